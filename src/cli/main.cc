@@ -1,0 +1,31 @@
+// covkit: one tool for C/C++ coverage. Subcommands are thin wrappers over the
+// library in src/; `covkit gcov` keeps gcov's own option syntax.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <cstring>
+
+#include "cli/gcov_command.h"
+#include "cli/version.h"
+
+int main(int argc, char** argv) {
+  // `covkit gcov` parses its options exactly like gcov (getopt_long), so it
+  // is dispatched before CLI11 sees them.
+  if (argc >= 2 && std::strcmp(argv[1], "gcov") == 0) return covkit::cli::run_gcov_command(argc - 1, argv + 1);
+
+  CLI::App app{"covkit: what your C and C++ code does when it runs (coverage, call tracing, sampling)"};
+  app.set_version_flag("--version", std::string("covkit ") + covkit::cli::kVersion);
+  app.require_subcommand(1);
+  app.footer(
+      "Subcommands:\n"
+      "  gcov     drop-in replacement for GCC's gcov (same options, same output);\n"
+      "           see `covkit gcov --help`\n");
+  auto* gcov = app.add_subcommand("gcov", "Drop-in gcov: annotated sources, JSON, summaries");
+  gcov->prefix_command();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return 0;
+}

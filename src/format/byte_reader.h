@@ -1,0 +1,52 @@
+#pragma once
+// Bounds-checked reader of the u32-word streams that make up .gcno/.gcda files.
+// Byte order is decided once from the magic number; every read checks the
+// remaining length so hostile input can only produce an error, never an
+// out-of-bounds access.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "format/parse_error.h"
+
+namespace covkit::format {
+
+class ByteReader {
+ public:
+  explicit ByteReader(std::span<const uint8_t> data) : data_(data) {}
+
+  // Reads the magic; returns false when neither byte order matches `expected`.
+  bool read_magic(uint32_t expected);
+  bool swapped() const { return swap_; }
+  void set_swapped(bool s) { swap_ = s; }
+
+  size_t position() const { return pos_; }
+  size_t size() const { return data_.size(); }
+  size_t remaining() const { return data_.size() - pos_; }
+  bool at_end() const { return pos_ >= data_.size(); }
+  // Limits reads to [position, end) for the duration of a record.
+  void set_limit(size_t end) { limit_ = end < data_.size() ? end : data_.size(); }
+  void clear_limit() { limit_ = SIZE_MAX; }
+  bool seek(size_t pos);
+
+  std::optional<uint32_t> u32();
+  std::optional<uint64_t> u64();  // gcov counters: low word first
+  // GCC >= 12: u32 byte length (0 = null) then exactly that many bytes.
+  // GCC < 12: u32 word length then that many NUL-padded words.
+  // Returns nullopt on overrun; `is_null` tells a NULL string from "".
+  std::optional<std::string> string(bool length_in_bytes, bool* is_null);
+
+  // The error text for a failed read at the current position.
+  ParseError overrun(const char* what) const;
+
+ private:
+  size_t end() const { return limit_ < data_.size() ? limit_ : data_.size(); }
+  std::span<const uint8_t> data_;
+  size_t pos_ = 0;
+  size_t limit_ = SIZE_MAX;
+  bool swap_ = false;
+};
+
+}  // namespace covkit::format

@@ -1,0 +1,124 @@
+#include "format/gcda_reader.h"
+
+#include <fmt/format.h>
+
+#include "format/byte_reader.h"
+#include "format/gcov_tags.h"
+
+namespace covkit::format {
+
+namespace {
+
+// Counter k of a function has tag kTagCounterBase + (k << 17).
+bool is_counter_tag(uint32_t tag) {
+  return tag >= kTagCounterBase && tag < kTagCounterBase + (32u << 17) && ((tag - kTagCounterBase) & 0x1ffff) == 0;
+}
+
+// Reads one record whose tag and length have been read; `r` is limited to it.
+std::optional<ParseError> read_record(ByteReader& r, DataRecord& rec, uint64_t len_bytes, bool bytes) {
+  uint32_t words = uint32_t(len_bytes / 4);
+  if (rec.tag == kTagObjectSummary) {
+    rec.kind = DataRecord::Kind::kSummary;
+    auto runs = r.u32(), sum_max = r.u32();
+    if (!runs || !sum_max) return ParseError{rec.offset, "object summary record too short"};
+    rec.runs = *runs;
+    rec.sum_max = *sum_max;
+    return std::nullopt;
+  }
+  if (rec.tag == kTagFunction) {
+    rec.kind = DataRecord::Kind::kFunction;
+    rec.placeholder = rec.length == 0;
+    if (words >= 3) {
+      rec.ident = *r.u32();
+      rec.lineno_checksum = *r.u32();
+      rec.cfg_checksum = *r.u32();
+      rec.has_ids = words == 3;
+    }
+    return std::nullopt;
+  }
+  if (rec.tag == kTagArcCounters) {
+    rec.kind = DataRecord::Kind::kCounters;
+    rec.num_counters = uint32_t(len_bytes / 8);
+    if (rec.all_zero) return std::nullopt;
+    rec.counters.reserve(rec.num_counters);
+    for (uint32_t i = 0; i < rec.num_counters; ++i) rec.counters.push_back(int64_t(*r.u64()));
+    return std::nullopt;
+  }
+  (void)bytes;
+  rec.kind = DataRecord::Kind::kOther;
+  rec.words.reserve(words);
+  for (uint32_t i = 0; i < words; ++i) rec.words.push_back(*r.u32());
+  return std::nullopt;
+}
+
+}  // namespace
+
+DataResult read_data(std::span<const uint8_t> data) {
+  DataFile file;
+  ByteReader r(data);
+  if (!r.read_magic(kDataMagic)) return HeaderError{HeaderProblem::kNotThisKind, 0, "not a gcov data file"};
+  file.swapped = r.swapped();
+  auto raw = r.u32();
+  if (!raw) return HeaderError{HeaderProblem::kTruncatedHeader, 0, "truncated header"};
+  auto v = GcovVersion::decode(*raw);
+  if (!v || !v->supported())
+    return HeaderError{HeaderProblem::kUnsupportedVersion, *raw,
+                       fmt::format("unsupported version '{}' (covkit reads GCC 8 to 14)", version_chars(*raw))};
+  file.version = *v;
+  auto stamp = r.u32();
+  if (!stamp) return HeaderError{HeaderProblem::kTruncatedHeader, *raw, "truncated header"};
+  file.stamp = *stamp;
+  if (v->header_has_checksum()) {
+    auto cs = r.u32();
+    if (!cs) return HeaderError{HeaderProblem::kTruncatedHeader, *raw, "truncated header"};
+    file.checksum = *cs;
+  }
+  const bool bytes = v->lengths_in_bytes();
+  while (!r.at_end()) {
+    size_t offset = r.position();
+    auto tag = r.u32();
+    if (!tag) {
+      file.error = ParseError{offset, fmt::format("{} stray bytes at end of file", r.remaining())};
+      break;
+    }
+    if (*tag == 0) break;
+    auto length = r.u32();
+    if (!length) {
+      file.error = ParseError{offset, fmt::format("record 0x{:08x} has no length word", *tag)};
+      break;
+    }
+    DataRecord rec;
+    rec.tag = *tag;
+    rec.length = *length;
+    rec.offset = offset;
+    // GCC >= 12 marks an all-zero counter record with a negative length and no payload.
+    int32_t signed_len = int32_t(*length);
+    uint64_t len_bytes;
+    uint64_t payload;
+    if (is_counter_tag(*tag) && signed_len < 0) {
+      rec.all_zero = true;
+      len_bytes = bytes ? uint64_t(-int64_t(signed_len)) : uint64_t(-int64_t(signed_len)) * 4;
+      payload = 0;
+    } else {
+      len_bytes = bytes ? uint64_t{*length} : uint64_t{*length} * 4;
+      payload = len_bytes;
+    }
+    size_t base = r.position();
+    if (payload > r.size() - base) {
+      file.error = ParseError{offset, fmt::format("record 0x{:08x} of {} bytes runs past the end of the file ({} bytes)",
+                                                  *tag, payload, r.size())};
+      break;
+    }
+    r.set_limit(base + payload);
+    if (auto err = read_record(r, rec, len_bytes, bytes)) {
+      file.error = *err;
+      break;
+    }
+    r.clear_limit();
+    r.seek(base + payload);
+    file.records.push_back(std::move(rec));
+  }
+  return file;
+}
+
+}  // namespace covkit::format

@@ -1,0 +1,227 @@
+#include "format/gcno_reader.h"
+
+#include <fmt/format.h>
+
+#include "format/byte_reader.h"
+#include "format/gcov_tags.h"
+
+namespace covkit::format {
+
+namespace {
+
+// Reads the records of one file. Each record is read inside its own length,
+// so a lying length can only yield an error.
+class NotesParser {
+ public:
+  NotesParser(std::span<const uint8_t> data, NotesFile& out) : r_(data), out_(out) {}
+
+  std::optional<HeaderError> header();
+  void body();
+
+ private:
+  bool fail(size_t offset, std::string message) {
+    out_.error = ParseError{offset, std::move(message)};
+    return false;
+  }
+  bool function_record(size_t base);
+  bool blocks_record(size_t base, uint32_t words);
+  bool arcs_record(size_t base, uint32_t words);
+  bool lines_record(size_t base);
+
+  ByteReader r_;
+  NotesFile& out_;
+  NotesFunction* fn_ = nullptr;  // function that subrecords attach to
+  uint32_t current_tag_ = 0;
+};
+
+std::optional<HeaderError> NotesParser::header() {
+  if (!r_.read_magic(kNotesMagic))
+    return HeaderError{HeaderProblem::kNotThisKind, 0, "not a gcov notes file"};
+  out_.swapped = r_.swapped();
+  auto raw = r_.u32();
+  if (!raw) return HeaderError{HeaderProblem::kTruncatedHeader, 0, "truncated header"};
+  auto v = GcovVersion::decode(*raw);
+  if (!v || !v->supported())
+    return HeaderError{HeaderProblem::kUnsupportedVersion, *raw,
+                       fmt::format("unsupported version '{}' (covkit reads GCC 8 to 14)",
+                                   version_chars(*raw))};
+  out_.version = *v;
+  auto stamp = r_.u32();
+  if (!stamp) return HeaderError{HeaderProblem::kTruncatedHeader, *raw, "truncated header"};
+  out_.stamp = *stamp;
+  if (v->header_has_checksum()) {
+    auto cs = r_.u32();
+    if (!cs) return HeaderError{HeaderProblem::kTruncatedHeader, *raw, "truncated header"};
+    out_.checksum = *cs;
+  }
+  // GCC 8 added the working directory and the unexecuted-blocks flag.
+  bool is_null = false;
+  auto cwd = r_.string(v->lengths_in_bytes(), &is_null);
+  auto unexec = cwd ? r_.u32() : std::nullopt;
+  if (!cwd || !unexec) return HeaderError{HeaderProblem::kTruncatedHeader, *raw, "truncated header"};
+  out_.cwd = *cwd;
+  out_.has_unexecuted_blocks = *unexec != 0;
+  return std::nullopt;
+}
+
+void NotesParser::body() {
+  const bool bytes = out_.version.lengths_in_bytes();
+  while (!r_.at_end()) {
+    size_t tag_offset = r_.position();
+    r_.clear_limit();
+    auto tag = r_.u32();
+    if (!tag) {
+      fail(tag_offset, fmt::format("{} stray bytes at end of file", r_.remaining()));
+      return;
+    }
+    if (*tag == 0) return;  // explicit end marker
+    auto length = r_.u32();
+    if (!length) {
+      fail(tag_offset, fmt::format("record 0x{:08x} has no length word", *tag));
+      return;
+    }
+    size_t base = r_.position();
+    uint64_t len_bytes = bytes ? uint64_t{*length} : uint64_t{*length} * 4;
+    if (len_bytes > r_.size() - base) {
+      fail(tag_offset, fmt::format("record 0x{:08x} of {} bytes runs past the end of the file ({} bytes)",
+                                   *tag, len_bytes, r_.size()));
+      return;
+    }
+    size_t end = base + len_bytes;
+    r_.set_limit(end);
+    bool ok = true;
+    uint32_t words = uint32_t(len_bytes / 4);
+    if (*tag == kTagFunction) {
+      ok = function_record(base);
+    } else if (fn_ && *tag == kTagBlocks) {
+      ok = blocks_record(base, words);
+    } else if (fn_ && *tag == kTagArcs) {
+      ok = arcs_record(base, words);
+    } else if (fn_ && *tag == kTagLines) {
+      ok = lines_record(base);
+    } else if (current_tag_ && !tag_is_subtag(current_tag_, *tag)) {
+      fn_ = nullptr;
+      current_tag_ = 0;
+    }
+    if (!ok) return;
+    r_.clear_limit();
+    r_.seek(end);
+  }
+}
+
+bool NotesParser::function_record(size_t base) {
+  const bool bytes = out_.version.lengths_in_bytes();
+  NotesFunction f;
+  auto ident = r_.u32(), lcs = r_.u32(), ccs = r_.u32();
+  if (!ident || !lcs || !ccs) return fail(base, "FUNCTION record too short");
+  auto name = r_.string(bytes, nullptr);
+  if (!name) return fail(base, "FUNCTION record: name runs past the end of the record");
+  auto artificial = r_.u32();
+  auto source = artificial ? r_.string(bytes, nullptr) : std::nullopt;
+  if (!artificial || !source) return fail(base, fmt::format("FUNCTION record for '{}' too short", *name));
+  auto sl = r_.u32(), sc = r_.u32(), el = r_.u32(), ec = r_.u32();
+  if (!sl || !sc || !el || !ec) return fail(base, fmt::format("FUNCTION record for '{}' too short", *name));
+  f.ident = *ident;
+  f.lineno_checksum = *lcs;
+  f.cfg_checksum = *ccs;
+  f.name = std::move(*name);
+  f.artificial = *artificial != 0;
+  f.source = std::move(*source);
+  f.start_line = *sl;
+  f.start_column = *sc;
+  f.end_line = *el;
+  f.end_column = *ec;
+  out_.functions.push_back(std::move(f));
+  fn_ = &out_.functions.back();
+  current_tag_ = kTagFunction;
+  return true;
+}
+
+bool NotesParser::blocks_record(size_t base, uint32_t words) {
+  if (fn_->num_blocks) {
+    fn_->extra_blocks_records++;
+    return true;
+  }
+  uint32_t n;
+  if (words == 1) {
+    n = *r_.u32();
+  } else {
+    // GCC before 10 wrote one flags word per block instead of a count.
+    n = words;
+  }
+  // Every block but EXIT has an arc leaving it, so a count far beyond the file
+  // size is a lie; refusing it keeps hostile files from exhausting memory.
+  if (n > r_.size() / 4 + 2)
+    return fail(base, fmt::format("function '{}' claims {} blocks, impossible in a file of {} bytes",
+                                  fn_->name, n, r_.size()));
+  fn_->num_blocks = n;
+  return true;
+}
+
+bool NotesParser::arcs_record(size_t base, uint32_t words) {
+  uint32_t nblocks = fn_->num_blocks.value_or(0);
+  auto src = r_.u32();
+  if (!src) return fail(base, "ARCS record too short");
+  if (*src >= nblocks)
+    return fail(base, fmt::format("function '{}': arc source block {} out of range ({} blocks)", fn_->name,
+                                  *src, nblocks));
+  for (const auto& rec : fn_->arcs)
+    if (rec.src == *src && !rec.arcs.empty())
+      return fail(base, fmt::format("function '{}': second ARCS record for block {}", fn_->name, *src));
+  NotesArcs rec;
+  rec.src = *src;
+  uint32_t n = words >= 1 ? (words - 1) / 2 : 0;
+  rec.arcs.reserve(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    size_t at = r_.position();
+    auto dst = r_.u32(), flags = r_.u32();
+    if (!dst || !flags) return fail(at, "ARCS record truncated");
+    if (*dst >= nblocks)
+      return fail(at, fmt::format("function '{}': arc destination block {} out of range ({} blocks)",
+                                  fn_->name, *dst, nblocks));
+    rec.arcs.push_back(NotesArc{*dst, *flags});
+  }
+  fn_->arcs.push_back(std::move(rec));
+  return true;
+}
+
+bool NotesParser::lines_record(size_t base) {
+  const bool bytes = out_.version.lengths_in_bytes();
+  auto block = r_.u32();
+  if (!block) return fail(base, "LINES record too short");
+  if (*block >= fn_->num_blocks.value_or(0))
+    return fail(base, fmt::format("function '{}': lines for block {} out of range ({} blocks)", fn_->name,
+                                  *block, fn_->num_blocks.value_or(0)));
+  NotesLines rec;
+  rec.block = *block;
+  while (true) {
+    size_t at = r_.position();
+    auto line = r_.u32();
+    if (!line) return fail(at, fmt::format("function '{}': LINES record not terminated", fn_->name));
+    if (*line) {
+      if (rec.locations.empty())
+        return fail(at, fmt::format("function '{}': line number before any file name", fn_->name));
+      rec.locations.back().lines.push_back(*line);
+      continue;
+    }
+    bool is_null = false;
+    auto file = r_.string(bytes, &is_null);
+    if (!file) return fail(at, fmt::format("function '{}': file name runs past the end of LINES", fn_->name));
+    if (is_null) break;
+    rec.locations.push_back(NotesLocation{std::move(*file), {}});
+  }
+  fn_->lines.push_back(std::move(rec));
+  return true;
+}
+
+}  // namespace
+
+NotesResult read_notes(std::span<const uint8_t> data) {
+  NotesFile file;
+  NotesParser parser(data, file);
+  if (auto err = parser.header()) return *err;
+  parser.body();
+  return file;
+}
+
+}  // namespace covkit::format

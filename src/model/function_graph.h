@@ -1,0 +1,86 @@
+#pragma once
+// The control-flow graph of one instrumented function with its counts: the
+// model that every view (gcov text, JSON, reports) is computed from.
+// Block 0 is the entry block and block 1 the exit block, as in GCC.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "format/gcno.h"
+
+namespace covkit::model {
+
+inline constexpr uint32_t kEntryBlock = 0;
+inline constexpr uint32_t kExitBlock = 1;
+
+struct Arc {
+  uint32_t src = 0;
+  uint32_t dst = 0;
+  int64_t count = 0;
+  bool count_valid = false;
+  bool on_tree = false;       // not instrumented: solved from the others
+  bool fake = false;          // exceptional exit (from a call) or setjmp entry (from ENTRY)
+  bool fall_through = false;
+  bool is_throw = false;            // to a catch handler
+  bool is_call_non_return = false;  // the fake exit of a call that may not return
+  bool is_nonlocal_return = false;  // the fake entry of a setjmp/catch receiver
+  bool is_unconditional = false;    // the only non-fake successor
+};
+
+// The source lines of a block in one file (a block can span files: headers, #line).
+struct BlockLocation {
+  uint32_t source = 0;  // index into the owner's source table
+  std::vector<uint32_t> lines;
+};
+
+struct Block {
+  uint32_t id = 0;  // own index once an arc names it (gcov prints it with -w)
+  std::vector<uint32_t> succ;  // arc indices, sorted by destination block
+  std::vector<uint32_t> pred;  // arc indices, in the order the notes file lists them
+  int64_t count = 0;
+  bool count_valid = false;
+  bool exceptional = false;     // reachable only through exceptional arcs
+  bool is_call_site = false;    // ends in a call that may throw or not return
+  bool is_call_return = false;  // the artificial block a call returns to
+  bool is_nonlocal_return = false;
+  std::vector<BlockLocation> locations;
+};
+
+struct Function {
+  std::string name;  // mangled
+  uint32_t ident = 0;
+  uint32_t lineno_checksum = 0;
+  uint32_t cfg_checksum = 0;
+  bool artificial = false;
+  bool has_catch = false;
+  uint32_t source = 0;  // index into the owner's source table
+  uint32_t start_line = 0, start_column = 0, end_line = 0, end_column = 0;
+
+  std::vector<Block> blocks;
+  std::vector<Arc> arcs;
+  // One counter per instrumented (non-tree) arc, in notes order.
+  std::vector<int64_t> counts;
+
+  uint32_t real_block_count() const { return blocks.size() >= 2 ? uint32_t(blocks.size() - 2) : 0; }
+};
+
+// Builds the graph of `notes`. `source_of` maps a file name to a source index;
+// it is called in the order the notes file mentions names.
+template <typename SourceOf>
+Function build_function(const format::NotesFunction& notes, SourceOf&& source_of);
+
+// Non-template part of build_function: blocks, arcs and flags.
+Function build_graph(const format::NotesFunction& notes);
+
+template <typename SourceOf>
+Function build_function(const format::NotesFunction& notes, SourceOf&& source_of) {
+  Function fn = build_graph(notes);
+  fn.source = source_of(notes.source);
+  for (const auto& rec : notes.lines) {
+    Block& b = fn.blocks[rec.block];
+    for (const auto& loc : rec.locations) b.locations.push_back(BlockLocation{source_of(loc.file), loc.lines});
+  }
+  return fn;
+}
+
+}  // namespace covkit::model

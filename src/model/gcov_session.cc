@@ -1,0 +1,405 @@
+#include "model/gcov_session.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+
+#include "format/gcov_tags.h"
+#include "model/counts.h"
+#include "model/flow_solver.h"
+#include "util/demangle.h"
+#include "util/file_io.h"
+#include "util/thread_pool.h"
+
+namespace covkit::model {
+
+std::vector<SessionFunction*>* SourceCoverage::functions_at(uint32_t line) {
+  auto it = by_start_line.find(line);
+  if (it == by_start_line.end()) return nullptr;
+  // std::sort, not stable_sort: ties (same line and column) must come out in
+  // the order gcov's own std::sort leaves them.
+  std::sort(it->second.begin(), it->second.end(), [](const SessionFunction* a, const SessionFunction* b) {
+    return a->fn.start_line == b->fn.start_line ? a->fn.start_column < b->fn.start_column
+                                                : a->fn.start_line < b->fn.start_line;
+  });
+  return &it->second;
+}
+
+void derive_file_names(const std::string& arg, const std::string& object_directory, std::string& notes,
+                       std::string& data) {
+  std::string name;
+  bool base = false;
+  if (!object_directory.empty()) {
+    name = object_directory;
+    base = util::is_directory(object_directory);
+    if (base && name.back() != '/') name += '/';
+  } else {
+    name = arg;
+  }
+  if (base) {
+    size_t slash = arg.rfind('/');
+    name += slash == std::string::npos ? arg : arg.substr(slash + 1);
+  }
+  // Strip the extension of the last path component.
+  size_t slash = name.rfind('/');
+  size_t dot = name.rfind('.');
+  if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) name.resize(dot);
+  notes = name + ".gcno";
+  data = name + ".gcda";
+}
+
+LoadedObject load_object(const std::string& arg, const std::string& object_directory) {
+  LoadedObject obj;
+  derive_file_names(arg, object_directory, obj.notes_name, obj.data_name);
+  if (auto bytes = util::read_file(obj.notes_name)) {
+    obj.notes_opened = true;
+    obj.notes_mtime = bytes->mtime;
+    auto res = format::read_notes(bytes->bytes);
+    if (auto* hdr = std::get_if<format::HeaderError>(&res)) {
+      obj.notes = *hdr;
+    } else {
+      auto& nf = std::get<format::NotesFile>(res);
+      // Build the graphs here, in parallel with other objects; source names
+      // become indices into local_names, remapped when merged.
+      std::unordered_map<std::string, uint32_t> local;
+      auto source_of = [&](const std::string& name) -> uint32_t {
+        auto [it, fresh] = local.emplace(name, uint32_t(obj.local_names.size()));
+        if (fresh) obj.local_names.push_back(name);
+        return it->second;
+      };
+      obj.functions.reserve(nf.functions.size());
+      for (const auto& f : nf.functions) obj.functions.push_back(build_function(f, source_of));
+      nf.functions.clear();  // the graphs hold everything needed now
+      obj.notes = std::move(nf);
+    }
+  }
+  if (auto bytes = util::read_file(obj.data_name)) {
+    obj.data_opened = true;
+    auto res = format::read_data(bytes->bytes);
+    if (auto* hdr = std::get_if<format::HeaderError>(&res))
+      obj.data = *hdr;
+    else
+      obj.data = std::move(std::get<format::DataFile>(res));
+  }
+  return obj;
+}
+
+const std::string& GcovSession::demangled_name(SessionFunction& f) {
+  if (f.demangled.empty()) f.demangled = util::demangle(f.fn.name);
+  return f.demangled;
+}
+
+const std::string& GcovSession::function_name(const SessionFunction& f) const {
+  return opts_.demangle ? demangled_name(const_cast<SessionFunction&>(f)) : f.fn.name;
+}
+
+void GcovSession::add_object(LoadedObject&& obj, const std::string& arg) {
+  bbg_file_name_ = obj.notes_name;
+  da_file_name_ = obj.data_name;
+  bbg_file_time_ = 0;
+  bbg_stamp_ = 0;
+  if (std::find(processed_files_.begin(), processed_files_.end(), da_file_name_) != processed_files_.end()) {
+    message(fmt::format("'{}' file is already processed\n", arg));
+    return;
+  }
+  processed_files_.push_back(da_file_name_);
+  read_notes(obj);
+  read_counts(obj);
+}
+
+void GcovSession::read_notes(LoadedObject& obj) {
+  if (!obj.notes_opened) {
+    message(fmt::format("{}:cannot open notes file\n", bbg_file_name_));
+    return_code_ = 1;
+    return;
+  }
+  bbg_file_time_ = obj.notes_mtime;
+  if (auto* hdr = std::get_if<format::HeaderError>(&obj.notes)) {
+    switch (hdr->problem) {
+      case format::HeaderProblem::kNotThisKind:
+        message(fmt::format("{}:not a gcov notes file\n", bbg_file_name_));
+        return_code_ = 2;
+        break;
+      case format::HeaderProblem::kUnsupportedVersion:
+        message(fmt::format("{}:{}\n", bbg_file_name_, hdr->message));
+        return_code_ = 3;
+        break;
+      case format::HeaderProblem::kTruncatedHeader:
+        message(fmt::format("{}:corrupted: {}\n", bbg_file_name_, hdr->message));
+        return_code_ = 4;
+        break;
+    }
+    return;
+  }
+  auto& nf = std::get<format::NotesFile>(obj.notes);
+  version_ = nf.version;
+  bbg_stamp_ = nf.stamp;
+  bbg_cwd_ = nf.cwd;
+  bbg_supports_has_unexecuted_blocks_ = nf.has_unexecuted_blocks;
+
+  auto newer = [this](const std::string& spelling) {
+    message(fmt::format("{}:source file is newer than notes file '{}'\n", spelling, bbg_file_name_));
+    if (!newer_notice_given_) {
+      message("(the message is displayed only once per source file)\n");
+      newer_notice_given_ = true;
+    }
+  };
+  std::vector<uint32_t> global(obj.local_names.size());
+  for (size_t i = 0; i < obj.local_names.size(); ++i) global[i] = sources_.find(obj.local_names[i], bbg_file_time_, newer);
+  coverage_.resize(sources_.entries().size());
+
+  for (Function& g : obj.functions) {
+    g.source = global[g.source];
+    for (Block& b : g.blocks)
+      for (BlockLocation& loc : b.locations) loc.source = global[loc.source];
+    auto sf = std::make_unique<SessionFunction>();
+    sf->fn = std::move(g);
+    functions_.push_back(sf.get());
+    ident_to_fn_[sf->fn.ident] = sf.get();
+    storage_.push_back(std::move(sf));
+  }
+  if (nf.error) {
+    message(fmt::format("{}:corrupted at byte {}: {}\n", bbg_file_name_, nf.error->offset, nf.error->message));
+    return_code_ = 4;
+  }
+  if (functions_.empty()) message(fmt::format("{}:no functions found\n", bbg_file_name_));
+}
+
+void GcovSession::read_counts(LoadedObject& obj) {
+  if (!obj.data_opened) {
+    message(fmt::format("{}:cannot open data file, assuming not executed\n", da_file_name_));
+    no_data_file_ = true;
+    return;
+  }
+  if (auto* hdr = std::get_if<format::HeaderError>(&obj.data)) {
+    switch (hdr->problem) {
+      case format::HeaderProblem::kNotThisKind:
+        message(fmt::format("{}:not a gcov data file\n", da_file_name_));
+        return_code_ = 2;
+        break;
+      case format::HeaderProblem::kUnsupportedVersion:
+        message(fmt::format("{}:{}\n", da_file_name_, hdr->message));
+        return_code_ = 3;
+        break;
+      case format::HeaderProblem::kTruncatedHeader:
+        message(fmt::format("{}:corrupted: {}\n", da_file_name_, hdr->message));
+        return_code_ = 4;
+        break;
+    }
+    return;
+  }
+  auto& df = std::get<format::DataFile>(obj.data);
+  if (df.version.raw != version_.raw) {
+    message(fmt::format("{}:version '{}', prefer version '{}'\n", da_file_name_, df.version.four_chars(),
+                        version_.four_chars()));
+    return_code_ = 3;
+  }
+  if (df.stamp != bbg_stamp_) {
+    message(fmt::format("{}:stamp mismatch with notes file\n", da_file_name_));
+    return_code_ = 5;
+    return;
+  }
+  const bool bytes = df.version.lengths_in_bytes();
+  SessionFunction* fn = nullptr;
+  auto mismatch = [&] { message(fmt::format("{}:profile mismatch for '{}'\n", da_file_name_, function_name(*fn))); };
+  for (const format::DataRecord& rec : df.records) {
+    switch (rec.kind) {
+      case format::DataRecord::Kind::kSummary:
+        object_runs_ = rec.runs;
+        break;
+      case format::DataRecord::Kind::kFunction:
+        if (rec.placeholder || !rec.has_ids) break;
+        {
+          auto it = ident_to_fn_.find(rec.ident);
+          fn = it == ident_to_fn_.end() ? nullptr : it->second;
+        }
+        if (fn && (rec.lineno_checksum != fn->fn.lineno_checksum || rec.cfg_checksum != fn->fn.cfg_checksum)) {
+          mismatch();
+          return;
+        }
+        break;
+      case format::DataRecord::Kind::kCounters: {
+        if (!fn) break;
+        uint64_t len = uint64_t(std::llabs(int64_t(int32_t(rec.length))));
+        if (!bytes) len *= 4;
+        if (len != uint64_t(fn->fn.counts.size()) * 8) {
+          mismatch();
+          return;
+        }
+        if (!rec.all_zero)
+          for (size_t i = 0; i < fn->fn.counts.size(); ++i)
+            fn->fn.counts[i] = add_counts(fn->fn.counts[i], rec.counters[i]);
+        break;
+      }
+      case format::DataRecord::Kind::kOther:
+        break;
+    }
+  }
+  if (df.error) {
+    message(fmt::format("{}:corrupted at byte {}: {}\n", da_file_name_, df.error->offset, df.error->message));
+    return_code_ = 4;
+  }
+}
+
+void GcovSession::process_all_functions() {
+  // Functions sharing a first line (template instantiations, C1/C2
+  // constructors) form a group that gcov prints in sections.
+  std::map<std::pair<uint32_t, uint32_t>, SessionFunction*> first_of;
+  for (SessionFunction* f : functions_) {
+    if (f->fn.artificial) continue;
+    auto [it, fresh] = first_of.emplace(std::make_pair(f->fn.source, f->fn.start_line), f);
+    if (!fresh) {
+      it->second->is_group = true;
+      f->is_group = true;
+    }
+  }
+  std::erase_if(functions_, [](SessionFunction* f) { return f->fn.artificial; });
+
+  std::vector<SessionFunction*> to_solve;
+  for (SessionFunction* f : functions_) {
+    // Without counters the function was not in the executable: some other
+    // instance was chosen. gcov still shows it when data files are missing.
+    if (f->fn.counts.empty() && !no_data_file_) continue;
+    SourceCoverage& home = coverage_[f->fn.source];
+    home.functions.push_back(f);
+    home.by_start_line[f->fn.start_line].push_back(f);
+    for (Block& b : f->fn.blocks)
+      for (BlockLocation& loc : b.locations) {
+        std::sort(loc.lines.begin(), loc.lines.end());
+        if (loc.lines.empty()) continue;
+        auto& lines = coverage_[loc.source].lines;
+        if (loc.lines.back() >= lines.size()) lines.resize(size_t(loc.lines.back()) + 1);
+      }
+    if (f->is_group && f->fn.end_line >= f->fn.start_line)
+      f->lines.resize(size_t(f->fn.end_line - f->fn.start_line) + 1);
+    to_solve.push_back(f);
+  }
+  std::vector<SolveProblems> problems(to_solve.size());
+  util::parallel_for(to_solve.size(), opts_.threads, [&](size_t i) {
+    Function& fn = to_solve[i]->fn;
+    problems[i] = solve_flow_graph(fn);
+    if (fn.has_catch) find_exception_blocks(fn);
+  });
+  for (size_t i = 0; i < to_solve.size(); ++i) {
+    const std::string& name = function_name(*to_solve[i]);
+    if (problems[i].lacks_entry_or_exit)
+      message(fmt::format("{}:'{}' lacks entry and/or exit blocks\n", bbg_file_name_, name));
+    if (problems[i].arcs_to_entry) message(fmt::format("{}:'{}' has arcs to entry block\n", bbg_file_name_, name));
+    if (problems[i].arcs_from_exit)
+      message(fmt::format("{}:'{}' has arcs from exit block\n", bbg_file_name_, name));
+  }
+}
+
+void GcovSession::add_line_counts(std::vector<std::pair<std::string, CoverageSummary>>* summaries) {
+  for (SessionFunction* sf : functions_) {
+    CoverageSummary cov;
+    Function& fn = sf->fn;
+    bool has_any_line = false;
+    const size_t nblocks = fn.blocks.size();
+    for (size_t ix = 0; ix != nblocks; ++ix) {
+      Block& block = fn.blocks[ix];
+      LineInfo* line = nullptr;
+      if (block.count && ix && ix + 1 != nblocks) sf->blocks_executed++;
+      for (const BlockLocation& loc : block.locations) {
+        for (uint32_t ln : loc.lines) {
+          LineInfo* target = nullptr;
+          if (sf->group_line(ln, loc.source) && ln - fn.start_line < sf->lines.size()) {
+            target = &sf->lines[ln - fn.start_line];
+          } else {
+            auto& lines = coverage_[loc.source].lines;
+            if (ln >= lines.size()) continue;  // a function gcov never placed (no counters)
+            target = &lines[ln];
+          }
+          line = target;
+          if (summaries) {
+            if (!line->exists) cov.lines++;
+            if (!line->count && block.count) cov.lines_executed++;
+          }
+          line->exists = true;
+          if (!block.exceptional) {
+            line->unexceptional = true;
+            if (block.count == 0) line->has_unexecuted_block = true;
+          }
+          line->count = add_counts(line->count, block.count);
+        }
+        has_any_line = true;
+        // Entry and exit blocks carry no code of their own. gcov takes the
+        // last block for the exit block, a quirk kept for identical output.
+        if (!ix || ix + 1 == nblocks) continue;
+        if (line) {
+          line->blocks.push_back(LineBlockRef{&fn, uint32_t(ix)});
+          if (opts_.branches)
+            for (uint32_t a : block.succ) line->branches.push_back(ArcRef{&fn, &fn.arcs[a]});
+        }
+      }
+    }
+    if (!has_any_line) message(fmt::format("{}:no lines for '{}'\n", bbg_file_name_, function_name(*sf)));
+    if (summaries) summaries->emplace_back(function_name(*sf), cov);
+  }
+}
+
+namespace {
+
+void add_branch_counts(CoverageSummary& c, const ArcRef& ref) {
+  const Arc& arc = *ref.arc;
+  const int64_t src_count = ref.fn->blocks[arc.src].count;
+  if (arc.is_call_non_return) {
+    c.calls++;
+    if (src_count) c.calls_executed++;
+  } else if (!arc.is_unconditional) {
+    c.branches++;
+    if (src_count) c.branches_executed++;
+    if (arc.count) c.branches_taken++;
+  }
+}
+
+void accumulate_line(LineInfo& line, SourceCoverage& src) {
+  for (const ArcRef& a : line.branches) add_branch_counts(src.coverage, a);
+  if (!line.blocks.empty()) {
+    line.count = line_count_from_blocks(line.blocks);
+    if (line.count > int64_t(src.maximum_count)) src.maximum_count = uint32_t(line.count);
+  }
+  if (line.exists) {
+    src.coverage.lines++;
+    if (line.count) src.coverage.lines_executed++;
+  }
+}
+
+}  // namespace
+
+void GcovSession::accumulate(uint32_t src_idx) {
+  SourceCoverage& src = coverage_[src_idx];
+  for (SessionFunction* f : src.functions)
+    if (f->fn.source == src_idx && f->is_group)
+      for (LineInfo& line : f->lines) accumulate_line(line, src);
+  for (LineInfo& line : src.lines) accumulate_line(line, src);
+  if (opts_.json) return;  // JSON keeps group lines apart
+  for (SessionFunction* f : src.functions) {
+    if (f->fn.source != src_idx || !f->is_group) continue;
+    for (size_t i = 0; i < f->lines.size(); ++i) {
+      const LineInfo& fl = f->lines[i];
+      if (!fl.exists) continue;
+      size_t ln = f->fn.start_line + i;
+      if (ln >= src.lines.size()) src.lines.resize(ln + 1);
+      LineInfo& sl = src.lines[ln];
+      if (!sl.exists) src.coverage.lines++;
+      if (!sl.count && fl.count) src.coverage.lines_executed++;
+      sl.count = add_counts(sl.count, fl.count);
+      sl.exists = true;
+      if (fl.has_unexecuted_block) sl.has_unexecuted_block = true;
+      if (fl.unexceptional) sl.unexceptional = true;
+    }
+  }
+}
+
+void GcovSession::release() {
+  functions_.clear();
+  storage_.clear();
+  ident_to_fn_.clear();
+  sources_.clear();
+  coverage_.clear();
+}
+
+}  // namespace covkit::model

@@ -1,0 +1,160 @@
+#pragma once
+// gcov's way of turning notes and data files into per-line coverage of source
+// files, as one object: read objects (in parallel), attach counters, solve the
+// graphs, place blocks on lines and count each line. One session is what one
+// gcov run accumulates (all objects in text mode; one object at a time in JSON
+// mode). Renderers in report/ read the result.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "format/gcda_reader.h"
+#include "format/gcno_reader.h"
+#include "model/function_graph.h"
+#include "model/line_cycles.h"
+#include "model/source_table.h"
+
+namespace covkit::model {
+
+struct ArcRef {
+  const Function* fn = nullptr;
+  const Arc* arc = nullptr;
+};
+
+struct LineInfo {
+  int64_t count = 0;
+  std::vector<ArcRef> branches;       // arcs leaving blocks that end on this line
+  std::vector<LineBlockRef> blocks;   // blocks that end on this line
+  bool exists = false;
+  bool unexceptional = false;
+  bool has_unexecuted_block = false;
+};
+
+// A function as a gcov run sees it: the graph plus its place among the others.
+struct SessionFunction {
+  Function fn;
+  std::string demangled;  // filled when a renderer needs it
+  bool is_group = false;  // shares its first line with another function (templates, C1/C2 ctors)
+  uint32_t blocks_executed = 0;
+  std::vector<LineInfo> lines;  // only for group functions: lines start_line..end_line
+
+  bool group_line(uint32_t line, uint32_t src) const {
+    return is_group && fn.source == src && fn.start_line <= line && line <= fn.end_line;
+  }
+};
+
+struct CoverageSummary {
+  int lines = 0, lines_executed = 0;
+  int branches = 0, branches_executed = 0, branches_taken = 0;
+  int calls = 0, calls_executed = 0;
+};
+
+struct SourceCoverage {
+  std::vector<LineInfo> lines;  // indexed by line number
+  CoverageSummary coverage;
+  uint32_t maximum_count = 0;  // 32 bits, as gcov keeps it (it only steers hotness colours)
+  std::vector<SessionFunction*> functions;
+  std::unordered_map<uint32_t, std::vector<SessionFunction*>> by_start_line;
+  // gcov's get_functions_at_location: sorts the functions starting at `line`
+  // by (line, column) in place, as gcov does each time it asks.
+  std::vector<SessionFunction*>* functions_at(uint32_t line);
+};
+
+// One command-line argument's files, read ahead of the sequential merge.
+struct LoadedObject {
+  std::string notes_name;  // the .gcno path gcov derives from the argument
+  std::string data_name;   // the .gcda path
+  // Notes: either parsed, or why not.
+  bool notes_opened = false;
+  int64_t notes_mtime = 0;
+  std::variant<std::monostate, format::NotesFile, format::HeaderError> notes;
+  bool data_opened = false;
+  std::variant<std::monostate, format::DataFile, format::HeaderError> data;
+  // Graphs built from the notes, with source indices into `local_names`.
+  std::vector<Function> functions;
+  std::vector<std::string> local_names;  // file names in order of first mention
+};
+
+// gcov's derivation of notes/data names from an argument and -o.
+void derive_file_names(const std::string& arg, const std::string& object_directory, std::string& notes,
+                       std::string& data);
+
+// Reads and parses one object (thread-safe; touches no session state).
+LoadedObject load_object(const std::string& arg, const std::string& object_directory);
+
+struct SessionOptions {
+  std::string source_prefix;  // -s
+  bool branches = false;      // -b: attach arcs to lines
+  bool json = false;          // -j: group lines are not summed into the file's lines
+  bool demangle = false;      // -m (names in messages)
+  unsigned threads = 1;
+};
+
+class GcovSession {
+ public:
+  explicit GcovSession(SessionOptions opts) : opts_(std::move(opts)), sources_(opts_.source_prefix) {}
+
+  // gcov's process_file: merges one loaded object into the session.
+  void add_object(LoadedObject&& obj, const std::string& arg);
+  // gcov's process_all_functions: groups, drops artificial functions, solves.
+  void process_all_functions();
+  // gcov's add_line_counts for every function; `summaries` receives, per
+  // function in order, its name and line coverage (for -f).
+  void add_line_counts(std::vector<std::pair<std::string, CoverageSummary>>* summaries);
+  // gcov's accumulate_line_counts for one source.
+  void accumulate(uint32_t src);
+  // gcov's release_structures (JSON mode, between arguments).
+  void release();
+
+  // Messages for stderr, in order; drained by the caller.
+  std::string take_messages() { return std::move(messages_); }
+  int return_code() const { return return_code_; }
+  void set_return_code(int rc) { return_code_ = rc; }
+
+  SourceTable& sources() { return sources_; }
+  SourceCoverage& coverage(uint32_t src) { return coverage_[src]; }
+  size_t source_count() const { return sources_.entries().size(); }
+  const std::vector<SessionFunction*>& functions() const { return functions_; }
+  const std::string& function_name(const SessionFunction& f) const;
+  static const std::string& demangled_name(SessionFunction& f);
+
+  // State gcov keeps across arguments and prints in headers.
+  const std::string& notes_name() const { return bbg_file_name_; }
+  const std::string& data_name() const { return da_file_name_; }
+  bool no_data_file() const { return no_data_file_; }
+  uint32_t object_runs() const { return object_runs_; }
+  bool has_unexecuted_blocks() const { return bbg_supports_has_unexecuted_blocks_; }
+  const std::optional<std::string>& notes_cwd() const { return bbg_cwd_; }
+  const format::GcovVersion& version() const { return version_; }
+
+ private:
+  void read_notes(LoadedObject& obj);
+  void read_counts(LoadedObject& obj);
+  void message(const std::string& m) { messages_ += m; }
+
+  SessionOptions opts_;
+  SourceTable sources_;
+  std::vector<SourceCoverage> coverage_;
+  std::vector<std::unique_ptr<SessionFunction>> storage_;
+  std::vector<SessionFunction*> functions_;  // gcov's `functions`, in reading order
+  std::unordered_map<uint32_t, SessionFunction*> ident_to_fn_;
+  std::vector<std::string> processed_files_;
+  std::string messages_;
+  int return_code_ = 0;
+
+  std::string bbg_file_name_, da_file_name_;
+  int64_t bbg_file_time_ = 0;
+  uint32_t bbg_stamp_ = 0;
+  bool bbg_supports_has_unexecuted_blocks_ = false;
+  std::optional<std::string> bbg_cwd_;
+  bool no_data_file_ = false;  // sticky for the whole run, as in gcov
+  uint32_t object_runs_ = 0;
+  bool newer_notice_given_ = false;
+  format::GcovVersion version_ = format::GcovVersion::from_gcc(12, 2);
+};
+
+}  // namespace covkit::model

@@ -1,0 +1,143 @@
+#include "model/line_cycles.h"
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "model/counts.h"
+
+namespace covkit::model {
+
+namespace {
+
+// The line's blocks as a small graph: node = distinct block, with its
+// successor arcs and a private copy of their counts that circuits consume.
+struct LocalArc {
+  int dst;  // node index, or -1 when the destination is not on the line
+  int64_t cs_count;
+};
+
+struct LocalNode {
+  LineBlockRef ref;
+  std::vector<LocalArc> succ;
+};
+
+class CircuitFinder {
+ public:
+  explicit CircuitFinder(std::vector<LocalNode>& nodes) : nodes_(nodes) {}
+
+  int64_t count_from(int start) {
+    path_.clear();
+    blocked_.clear();
+    block_lists_.clear();
+    start_ = start;
+    circuit(start);
+    return count_;
+  }
+
+ private:
+  // An arc can extend a circuit from `start_` when it stays on the line, still
+  // carries count, and does not lead to a block ordered before the start.
+  bool usable(const LocalArc& a) const {
+    return a.dst >= 0 && a.cs_count > 0 && nodes_[a.dst].ref.block >= nodes_[start_].ref.block;
+  }
+  bool is_blocked(int v) const { return std::find(blocked_.begin(), blocked_.end(), v) != blocked_.end(); }
+
+  void take_cycle() {
+    int64_t least = std::numeric_limits<int64_t>::max();
+    for (LocalArc* a : path_) least = std::min(least, a->cs_count);
+    count_ = add_counts(count_, least);
+    for (LocalArc* a : path_) a->cs_count = sub_counts(a->cs_count, least);
+  }
+
+  void unblock(int u) {
+    auto it = std::find(blocked_.begin(), blocked_.end(), u);
+    if (it == blocked_.end()) return;
+    size_t index = size_t(it - blocked_.begin());
+    blocked_.erase(it);
+    std::vector<int> to_unblock = std::move(block_lists_[index]);
+    block_lists_.erase(block_lists_.begin() + long(index));
+    for (int w : to_unblock) unblock(w);
+  }
+
+  bool circuit(int v) {
+    bool found = false;
+    blocked_.push_back(v);
+    block_lists_.emplace_back();
+    for (LocalArc& a : nodes_[v].succ) {
+      if (!usable(a)) continue;
+      path_.push_back(&a);
+      if (a.dst == start_) {
+        take_cycle();
+        found = true;
+      } else if (std::none_of(path_.begin(), path_.end(), [](LocalArc* p) { return p->cs_count <= 0; }) &&
+                 !is_blocked(a.dst)) {
+        found |= circuit(a.dst);
+      }
+      path_.pop_back();
+    }
+    if (found) {
+      unblock(v);
+    } else {
+      for (LocalArc& a : nodes_[v].succ) {
+        if (!usable(a)) continue;
+        auto it = std::find(blocked_.begin(), blocked_.end(), a.dst);
+        if (it == blocked_.end()) continue;
+        auto& list = block_lists_[size_t(it - blocked_.begin())];
+        if (std::find(list.begin(), list.end(), v) == list.end()) list.push_back(v);
+      }
+    }
+    return found;
+  }
+
+  std::vector<LocalNode>& nodes_;
+  std::vector<LocalArc*> path_;
+  std::vector<int> blocked_;
+  std::vector<std::vector<int>> block_lists_;
+  int start_ = 0;
+  int64_t count_ = 0;
+};
+
+}  // namespace
+
+int64_t line_count_from_blocks(std::span<const LineBlockRef> blocks) {
+  std::vector<LocalNode> nodes;
+  std::vector<int> order;  // node of each entry of `blocks`
+  order.reserve(blocks.size());
+  auto node_of = [&nodes](const LineBlockRef& r) -> int {
+    for (size_t i = 0; i < nodes.size(); ++i)
+      if (nodes[i].ref == r) return int(i);
+    return -1;
+  };
+  for (const LineBlockRef& r : blocks) {
+    int n = node_of(r);
+    if (n < 0) {
+      n = int(nodes.size());
+      nodes.push_back(LocalNode{r, {}});
+    }
+    order.push_back(n);
+  }
+
+  int64_t count = 0;
+  for (int n : order) {
+    const Function& fn = *nodes[n].ref.fn;
+    for (uint32_t idx : fn.blocks[nodes[n].ref.block].pred) {
+      const Arc& a = fn.arcs[idx];
+      if (node_of(LineBlockRef{&fn, a.src}) < 0) count = add_counts(count, a.count);
+    }
+  }
+  for (LocalNode& node : nodes) {
+    const Function& fn = *node.ref.fn;
+    for (uint32_t idx : fn.blocks[node.ref.block].succ) {
+      const Arc& a = fn.arcs[idx];
+      node.succ.push_back(LocalArc{node_of(LineBlockRef{&fn, a.dst}), a.count});
+    }
+  }
+
+  CircuitFinder finder(nodes);
+  int64_t cycles = 0;
+  for (int n : order) cycles = finder.count_from(n);
+  return add_counts(count, cycles);
+}
+
+}  // namespace covkit::model

@@ -1,0 +1,62 @@
+#include "report/gcov_file_names.h"
+
+#include "util/md5.h"
+
+namespace covkit::report {
+
+namespace {
+
+std::string base_name(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string strip_extension(std::string s) {
+  size_t dot = s.rfind('.');
+  if (dot != std::string::npos) s.resize(dot);
+  return s;
+}
+
+std::string mangle_name(const std::string& name, const NameOptions& o) {
+  return o.preserve_paths ? mangle_path(name) : base_name(name);
+}
+
+}  // namespace
+
+std::string mangle_path(std::string_view path) {
+  std::string out;
+  size_t pos = 0;
+  while (pos < path.size()) {
+    size_t probe = path.find('/', pos);
+    if (probe == std::string_view::npos) probe = path.size();
+    std::string_view part = path.substr(pos, probe - pos);
+    out += part == ".." ? std::string_view("^") : part;
+    if (probe < path.size()) {
+      out += '#';
+      probe++;
+    }
+    pos = probe;
+  }
+  return out;
+}
+
+std::string gcov_file_name(const std::string& input_name, const std::string& src_name, const NameOptions& o) {
+  if (o.hash_names) return mangle_name(src_name, o) + "##" + util::md5_hex(src_name) + ".gcov";
+  std::string out;
+  if (o.long_names && src_name != input_name) out += mangle_name(input_name, o) + "##";
+  return out + mangle_name(src_name, o) + ".gcov";
+}
+
+std::string json_file_name(const std::string& input_name, const NameOptions& o) {
+  std::string base = base_name(input_name);
+  std::string out = strip_extension(base);
+  if (o.hash_names) {
+    out += "##" + util::md5_hex(input_name);
+  } else if (o.preserve_paths && base != input_name) {
+    out += "##" + mangle_path(input_name);
+    out = strip_extension(out);
+  }
+  return out + ".gcov.json.gz";
+}
+
+}  // namespace covkit::report

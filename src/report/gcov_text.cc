@@ -1,0 +1,262 @@
+#include "report/gcov_text.h"
+
+#include <fmt/format.h>
+
+#include <string_view>
+#include <vector>
+
+#include "report/gcov_numbers.h"
+#include "util/file_io.h"
+
+namespace covkit::report {
+
+namespace {
+
+// GCC's colour escapes (SGR sequences with erase-to-end-of-line).
+constexpr std::string_view kReset = "\033[m\033[K";
+std::string sgr(std::string_view code) { return fmt::format("\033[{}m\033[K", code); }
+
+constexpr std::string_view kLineStart = "        -:    0:";
+constexpr std::string_view kSeparator = "------------------\n";
+
+void pad9(std::string& s) {
+  if (s.size() < 9) s.insert(0, 9 - s.size(), ' ');
+}
+
+// Splits like gcov's line reader: on '\n', a last line without one kept.
+std::vector<std::string_view> split_lines(const std::vector<uint8_t>& bytes) {
+  std::vector<std::string_view> lines;
+  std::string_view all(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  size_t pos = 0;
+  while (pos < all.size()) {
+    size_t nl = all.find('\n', pos);
+    if (nl == std::string_view::npos) {
+      lines.push_back(all.substr(pos));
+      break;
+    }
+    lines.push_back(all.substr(pos, nl - pos));
+    pos = nl + 1;
+  }
+  return lines;
+}
+
+class TextRenderer {
+ public:
+  TextRenderer(model::GcovSession& s, uint32_t src, const TextOptions& o)
+      : session_(s), src_idx_(src), src_(s.coverage(src)), entry_(s.sources().entries()[src]), o_(o) {}
+
+  TextResult run();
+
+ private:
+  void line_beginning(bool exists, bool unexceptional, bool has_unexecuted_block, int64_t count, uint32_t line_num,
+                      std::string_view exceptional_string, std::string_view unexceptional_string,
+                      uint32_t maximum_count);
+  void source_line(uint32_t line) {
+    out_ += ':';
+    // Printed like printf's %s: stops at a NUL byte.
+    std::string_view text = line >= 1 && line <= lines_.size() ? lines_[line - 1] : std::string_view();
+    out_ += text.substr(0, text.find('\0'));
+    out_ += '\n';
+  }
+  void line_details(const model::LineInfo& line, uint32_t line_num);
+  bool branch_count(int ix, const model::Function& fn, const model::Arc& arc);
+  void function_details(model::SessionFunction& f);
+  std::string fmt_count(int64_t top, int64_t bottom, int decimals) const {
+    return format_gcov(top, bottom, decimals, o_.human);
+  }
+
+  model::GcovSession& session_;
+  uint32_t src_idx_;
+  model::SourceCoverage& src_;
+  const model::SourceEntry& entry_;
+  const TextOptions& o_;
+  std::vector<std::string_view> lines_;
+  std::string out_;
+};
+
+void TextRenderer::line_beginning(bool exists, bool unexceptional, bool has_unexecuted_block, int64_t count,
+                                  uint32_t line_num, std::string_view exceptional_string,
+                                  std::string_view unexceptional_string, uint32_t maximum_count) {
+  std::string s;
+  if (exists) {
+    if (count > 0) {
+      s = fmt_count(count, 0, -1);
+      if (has_unexecuted_block && session_.has_unexecuted_blocks()) {
+        if (o_.colors) {
+          pad9(s);
+          s.insert(0, sgr("45;37"));
+          s += kReset;
+        } else {
+          s += '*';
+        }
+      }
+      pad9(s);
+    } else if (o_.colors) {
+      s = "0";
+      pad9(s);
+      s.insert(0, unexceptional ? sgr("41;37") : sgr("46;37"));
+      s += kReset;
+    } else {
+      s = unexceptional ? unexceptional_string : exceptional_string;
+      pad9(s);
+    }
+  } else {
+    s = "-";
+    pad9(s);
+  }
+  std::string linestr = fmt::format("{:5}", line_num);
+  if (o_.hotness && maximum_count) {
+    const int64_t max = maximum_count;
+    if (count * 2 > max)
+      linestr.insert(0, sgr("41"));
+    else if (count * 5 > max)
+      linestr.insert(0, sgr("43"));
+    else if (count * 10 > max)
+      linestr.insert(0, sgr("42"));
+    linestr += kReset;
+  }
+  out_ += s;
+  out_ += ':';
+  out_ += linestr;
+}
+
+bool TextRenderer::branch_count(int ix, const model::Function& fn, const model::Arc& arc) {
+  const int64_t src_count = fn.blocks[arc.src].count;
+  const int decimals = o_.counts ? -1 : 0;
+  if (arc.is_call_non_return) {
+    if (src_count)
+      out_ += fmt::format("call   {:2} returned {}\n", ix, fmt_count(src_count - arc.count, src_count, decimals));
+    else
+      out_ += fmt::format("call   {:2} never executed\n", ix);
+  } else if (!arc.is_unconditional) {
+    if (src_count)
+      out_ += fmt::format("branch {:2} taken {}{}", ix, fmt_count(arc.count, src_count, decimals),
+                          arc.fall_through ? " (fallthrough)" : arc.is_throw ? " (throw)" : "");
+    else
+      out_ += fmt::format("branch {:2} never executed", ix);
+    if (o_.verbose) out_ += fmt::format(" (BB {})", fn.blocks[arc.dst].id);
+    out_ += '\n';
+  } else if (o_.unconditional && !fn.blocks[arc.dst].is_call_return) {
+    if (src_count)
+      out_ += fmt::format("unconditional {:2} taken {}\n", ix, fmt_count(arc.count, src_count, decimals));
+    else
+      out_ += fmt::format("unconditional {:2} never executed\n", ix);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+void TextRenderer::line_details(const model::LineInfo& line, uint32_t line_num) {
+  if (o_.all_blocks) {
+    int ix = 0, jx = 0;
+    for (const model::LineBlockRef& ref : line.blocks) {
+      const model::Block& b = ref.fn->blocks[ref.block];
+      if (!b.is_call_return) {
+        // gcov passes the block's "exceptional" where the line's
+        // "unexceptional" goes, so '$$$$$' marks exceptional blocks.
+        line_beginning(line.exists, b.exceptional, false, b.count, line_num, "%%%%%", "$$$$$", 0);
+        out_ += fmt::format("-block {:2}", ix++);
+        if (o_.verbose) out_ += fmt::format(" (BB {})", b.id);
+        out_ += '\n';
+      }
+      if (o_.branches)
+        for (uint32_t a : b.succ) jx += branch_count(jx, *ref.fn, ref.fn->arcs[a]);
+    }
+  } else if (o_.branches) {
+    int ix = 0;
+    for (const model::ArcRef& a : line.branches) ix += branch_count(ix, *a.fn, *a.arc);
+  }
+}
+
+void TextRenderer::function_details(model::SessionFunction& f) {
+  if (!o_.branches) return;
+  const model::Function& fn = f.fn;
+  int64_t return_count = fn.blocks.size() > model::kExitBlock ? fn.blocks[model::kExitBlock].count : 0;
+  const int64_t called_count = fn.blocks.empty() ? 0 : fn.blocks[model::kEntryBlock].count;
+  if (fn.blocks.size() > model::kExitBlock)
+    for (uint32_t a : fn.blocks[model::kExitBlock].pred)
+      if (fn.arcs[a].fake) return_count -= fn.arcs[a].count;
+  out_ += fmt::format("function {} called {} returned {} blocks executed {}\n", session_.function_name(f),
+                      fmt_count(called_count, 0, -1), fmt_count(return_count, called_count, 0),
+                      fmt_count(f.blocks_executed, fn.real_block_count(), 0));
+}
+
+TextResult TextRenderer::run() {
+  TextResult result;
+  if (o_.colors)
+    out_ += fmt::format("{}Colorization: profile count: {}zero coverage (exceptional){} {}zero coverage (unexceptional){} "
+                        "{}unexecuted block{}\n",
+                        kLineStart, sgr("46"), kReset, sgr("41"), kReset, sgr("45"), kReset);
+  if (o_.hotness)
+    out_ += fmt::format("{}Colorization: line numbers: hotness: {}> 50%{} {}> 20%{} {}> 10%{}\n", kLineStart,
+                        sgr("41"), kReset, sgr("43"), kReset, sgr("42"), kReset);
+  out_ += fmt::format("{}Source:{}\n", kLineStart, entry_.display_name);
+  if (!o_.multiple_files) {
+    out_ += fmt::format("{}Graph:{}\n", kLineStart, session_.notes_name());
+    out_ += fmt::format("{}Data:{}\n", kLineStart, session_.no_data_file() ? "-" : session_.data_name());
+    out_ += fmt::format("{}Runs:{}\n", kLineStart, session_.object_runs());
+  }
+  auto file = util::read_file(entry_.name);
+  if (!file)
+    result.messages += fmt::format("Cannot open source file {}\n", entry_.name);
+  else if (entry_.file_time == 0)
+    out_ += fmt::format("{}Source is newer than graph\n", kLineStart);
+  if (file) lines_ = split_lines(file->bytes);
+
+  uint32_t line_start_group = 0;
+  std::vector<model::SessionFunction*>* fns = nullptr;
+  for (uint32_t line_num = 1; line_num <= lines_.size(); ++line_num) {
+    if (line_num >= src_.lines.size()) {
+      out_ += fmt::format("{:>9}:{:5}", "-", line_num);
+      source_line(line_num);
+      continue;
+    }
+    const model::LineInfo& line = src_.lines[line_num];
+    if (line_start_group == 0) {
+      fns = src_.functions_at(line_num);
+      if (fns && fns->size() > 1) {
+        // Functions may overlap partially: the group ends at the last end line.
+        for (auto* f : *fns)
+          if (f->fn.end_line > line_start_group) line_start_group = f->fn.end_line;
+      } else if (fns && fns->size() == 1) {
+        function_details(*fns->front());
+      }
+    }
+    line_beginning(line.exists, line.unexceptional, line.has_unexecuted_block, line.count, line_num, "=====",
+                   "#####", src_.maximum_count);
+    source_line(line_num);
+    line_details(line, line_num);
+    if (line_start_group == line_num) {
+      for (model::SessionFunction* f : *fns) {
+        out_ += kSeparator;
+        std::string name = session_.function_name(*f);
+        if (o_.colors) name = sgr("36") + name + std::string(kReset);
+        out_ += name;
+        out_ += ":\n";
+        function_details(*f);
+        for (size_t i = 0; i < f->lines.size(); ++i) {
+          const model::LineInfo& fl = f->lines[i];
+          uint32_t l = uint32_t(f->fn.start_line + i);
+          line_beginning(fl.exists, fl.unexceptional, fl.has_unexecuted_block, fl.count, l, "=====", "#####",
+                         src_.maximum_count);
+          source_line(l);
+          line_details(fl, l);
+        }
+      }
+      out_ += kSeparator;
+      line_start_group = 0;
+    }
+  }
+  (void)src_idx_;
+  result.text = std::move(out_);
+  return result;
+}
+
+}  // namespace
+
+TextResult render_gcov_text(model::GcovSession& session, uint32_t src, const TextOptions& o) {
+  return TextRenderer(session, src, o).run();
+}
+
+}  // namespace covkit::report

@@ -1,0 +1,29 @@
+#pragma once
+// The annotated-source (.gcov) view of one source file, identical to gcov's.
+#include <string>
+
+#include "model/gcov_session.h"
+
+namespace covkit::report {
+
+struct TextOptions {
+  bool all_blocks = false;     // -a
+  bool branches = false;       // -b
+  bool counts = false;         // -c: counts instead of percentages
+  bool human = false;          // -H
+  bool colors = false;         // -k
+  bool hotness = false;        // -q
+  bool verbose = false;        // -w
+  bool unconditional = false;  // -u
+  bool multiple_files = false;  // several inputs: no Graph/Data/Runs header
+};
+
+struct TextResult {
+  std::string text;
+  std::string messages;  // for stderr ("Cannot open source file ...")
+};
+
+// Renders source `src` of `session` (after accumulate()). Reads the source file.
+TextResult render_gcov_text(model::GcovSession& session, uint32_t src, const TextOptions& o);
+
+}  // namespace covkit::report

@@ -1,0 +1,83 @@
+#include "util/file_io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace covkit::util {
+
+std::optional<FileData> read_file(const std::string& path, std::string* error) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (error) *error = std::strerror(errno);
+    return std::nullopt;
+  }
+  FileData out;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0) {
+    out.mtime = st.st_mtime;
+    if (S_ISREG(st.st_mode) && st.st_size > 0) out.bytes.reserve(size_t(st.st_size));
+  }
+  uint8_t buf[65536];
+  while (true) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (error) *error = std::strerror(errno);
+      ::close(fd);
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    out.bytes.insert(out.bytes.end(), buf, buf + n);
+  }
+  ::close(fd);
+  return out;
+}
+
+bool write_file_atomic(const std::string& path, std::string_view content, std::string* error,
+                       WriteFailure* failure) {
+  if (failure) *failure = WriteFailure::kOpen;
+  std::string tmp = path + ".covkit-tmp." + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    if (error) *error = std::strerror(errno);
+    return false;
+  }
+  if (failure) *failure = WriteFailure::kWrite;
+  const char* p = content.data();
+  size_t left = content.size();
+  while (left) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (error) *error = std::strerror(errno);
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return false;
+    }
+    p += n;
+    left -= size_t(n);
+  }
+  if (::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    if (error) *error = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+std::optional<int64_t> file_mtime(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return int64_t(st.st_mtime);
+}
+
+bool is_directory(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+}  // namespace covkit::util
