@@ -168,7 +168,7 @@ void GcovRun::generate_results(const std::string& arg) {
   });
 
   report::JsonWriter doc;
-  report::begin_json_document(doc, session_, file_name);
+  report::begin_json_document(doc, session_);
   for (size_t i = 0; i < todo.size(); ++i) {
     uint32_t s = todo[i];
     const auto& cov = session_.coverage(s).coverage;
@@ -190,7 +190,7 @@ void GcovRun::generate_results(const std::string& arg) {
       out("\n");
     }
   }
-  report::end_json_document(doc);
+  report::end_json_document(doc, session_, file_name);
   if (o_.gcov_file && o_.json) {
     if (o_.use_stdout)
       out(doc.text() + "\n");

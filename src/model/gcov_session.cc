@@ -304,16 +304,17 @@ void GcovSession::add_line_counts(std::vector<std::pair<std::string, CoverageSum
       if (block.count && ix && ix + 1 != nblocks) sf->blocks_executed++;
       for (const BlockLocation& loc : block.locations) {
         for (uint32_t ln : loc.lines) {
-          LineInfo* target = nullptr;
-          if (sf->group_line(ln, loc.source) && ln - fn.start_line < sf->lines.size()) {
-            target = &sf->lines[ln - fn.start_line];
+          // A group function's lines are its own; gcov 11/12 leave them out
+          // of the function's -f summary.
+          const bool own_line = sf->group_line(ln, loc.source) && ln - fn.start_line < sf->lines.size();
+          if (own_line) {
+            line = &sf->lines[ln - fn.start_line];
           } else {
             auto& lines = coverage_[loc.source].lines;
             if (ln >= lines.size()) continue;  // a function gcov never placed (no counters)
-            target = &lines[ln];
+            line = &lines[ln];
           }
-          line = target;
-          if (summaries) {
+          if (summaries && !own_line) {
             if (!line->exists) cov.lines++;
             if (!line->count && block.count) cov.lines_executed++;
           }
@@ -355,13 +356,14 @@ void add_branch_counts(CoverageSummary& c, const ArcRef& ref) {
   }
 }
 
-void accumulate_line(LineInfo& line, SourceCoverage& src) {
-  for (const ArcRef& a : line.branches) add_branch_counts(src.coverage, a);
+void accumulate_line(LineInfo& line, SourceCoverage& src, bool add_coverage) {
+  if (add_coverage)
+    for (const ArcRef& a : line.branches) add_branch_counts(src.coverage, a);
   if (!line.blocks.empty()) {
     line.count = line_count_from_blocks(line.blocks);
     if (line.count > int64_t(src.maximum_count)) src.maximum_count = uint32_t(line.count);
   }
-  if (line.exists) {
+  if (line.exists && add_coverage) {
     src.coverage.lines++;
     if (line.count) src.coverage.lines_executed++;
   }
@@ -373,8 +375,10 @@ void GcovSession::accumulate(uint32_t src_idx) {
   SourceCoverage& src = coverage_[src_idx];
   for (SessionFunction* f : src.functions)
     if (f->fn.source == src_idx && f->is_group)
-      for (LineInfo& line : f->lines) accumulate_line(line, src);
-  for (LineInfo& line : src.lines) accumulate_line(line, src);
+      for (LineInfo& line : f->lines) accumulate_line(line, src, /*add_coverage=*/false);
+  // Group lines count in the file's summary only once, when summed below
+  // (gcov 11 and 12; so branches on them never reach the summary).
+  for (LineInfo& line : src.lines) accumulate_line(line, src, true);
   if (opts_.json) return;  // JSON keeps group lines apart
   for (SessionFunction* f : src.functions) {
     if (f->fn.source != src_idx || !f->is_group) continue;

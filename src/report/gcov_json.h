@@ -15,8 +15,8 @@ struct JsonOptions {
 // Writes the "files" entry for source `src` (after accumulate()).
 void write_json_source(JsonWriter& w, model::GcovSession& session, uint32_t src, const JsonOptions& o);
 
-// Opens the document: format_version, gcc_version, cwd, data_file, and "files": [.
-void begin_json_document(JsonWriter& w, const model::GcovSession& session, const std::string& data_file);
-void end_json_document(JsonWriter& w);
+// Opens the document up to "files": [; the rest of the members follow the files.
+void begin_json_document(JsonWriter& w, const model::GcovSession& session);
+void end_json_document(JsonWriter& w, const model::GcovSession& session, const std::string& data_file);
 
 }  // namespace covkit::report
