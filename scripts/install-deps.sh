@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs everything covkit needs to build and test, from Debian 12 packages.
+# Idempotent: does nothing when all packages are already present.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config
+  gcc-11 g++-11 gcc-12 g++-12 clang
+  libcli11-dev libfmt-dev nlohmann-json3-dev zlib1g-dev libiberty-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libdw-dev libelf-dev
+  lcov gcovr python3 dpkg-dev time
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds covkit twice (plain, and with AddressSanitizer + UBSan) and runs the
+# whole test suite on both: unit tests, differential tests against gcov 11 and
+# 12, a real Debian code base, hostile inputs, and a short fuzzing run.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/scripts/install-deps.sh"
+jobs=$(nproc)
+export COVKIT_REALCODE_CACHE=${COVKIT_REALCODE_CACHE:-$root/build-cache/realcode}
+status=0
+
+echo "== plain build"
+"$root/scripts/build.sh" "$root/build"
+(cd "$root/build" && ctest -j"$jobs" --output-on-failure --timeout 900) || status=1
+
+echo "== AddressSanitizer + UBSan build"
+"$root/scripts/build.sh" "$root/build-asan" -DCOVKIT_SANITIZE=ON
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+(cd "$root/build-asan" && ctest -j"$jobs" --output-on-failure --timeout 900) || status=1
+
+if [ -x "$root/fuzz/run_fuzzers.sh" ]; then
+  echo "== short fuzzing run"
+  "$root/fuzz/run_fuzzers.sh" "${COVKIT_FUZZ_SECONDS:-20}" || status=1
+fi
+exit $status
