@@ -42,6 +42,7 @@ class GcovRun {
   }
   std::string percent(int top, int bottom) { return report::format_gcov(top, bottom, 2, o_.human); }
   void executed_summary(int lines, int executed);
+  void debug_dump(uint32_t src);
   void file_summary(const std::string& name, const model::CoverageSummary& c);
   void generate_results(const std::string& arg);
   void write_gcov_file(const std::string& input_name, uint32_t src, const std::string& text);
@@ -59,6 +60,20 @@ void GcovRun::executed_summary(int lines, int executed) {
     out(fmt::format("Lines executed:{} of {}\n", percent(executed, lines), lines));
   else
     out("No executable lines\n");
+}
+
+// -D: gcov's dump of a source's functions, blocks and lines, on stderr.
+void GcovRun::debug_dump(uint32_t src) {
+  auto& cov = session_.coverage(src);
+  std::string d = fmt::format("source_info: {}\n", session_.sources().entries()[src].name);
+  for (const model::SessionFunction* f : cov.functions) {
+    d += fmt::format("  function_info: {}\n", session_.function_name(*f));
+    for (const model::Block& b : f->fn.blocks) d += fmt::format("    block_info id={}, count={} \n", b.id, b.count);
+  }
+  for (size_t ln = 1; ln < cov.lines.size(); ++ln) d += fmt::format("  line_info={}, count={}\n", ln, cov.lines[ln].count);
+  d += "\n";
+  std::fflush(stdout);
+  std::fwrite(d.data(), 1, d.size(), stderr);
 }
 
 void GcovRun::file_summary(const std::string& name, const model::CoverageSummary& c) {
@@ -172,6 +187,7 @@ void GcovRun::generate_results(const std::string& arg) {
   for (size_t i = 0; i < todo.size(); ++i) {
     uint32_t s = todo[i];
     const auto& cov = session_.coverage(s).coverage;
+    if (o_.debug) debug_dump(s);
     if (!o_.use_stdout) file_summary(session_.sources().entries()[s].display_name, cov);
     total_lines_ += cov.lines;
     total_executed_ += cov.lines_executed;

@@ -45,9 +45,15 @@ const struct option kLongOptions[] = {
     {nullptr, 0, nullptr, 0},
 };
 
+// Tools that drive gcov (lcov's geninfo, gcovr) read the GCC version from the
+// first line of `gcov -v`, so it keeps gcov's shape and names the newest
+// format covkit emulates; covkit's own version follows.
 void print_version() {
-  std::printf("covkit gcov %s (gcov-compatible; reads the notes and data files of GCC 8 to 14)\n", kVersion);
-  std::printf("covkit is free software. There is NO warranty.\n");
+  std::printf("gcov (covkit %s) 12.2.0\n", kVersion);
+  std::printf("covkit gcov reads the notes and data files of GCC 8 to 14 and writes what\n"
+              "the matching gcov writes.\n"
+              "This is free software. There is NO warranty; not even for MERCHANTABILITY or\n"
+              "FITNESS FOR A PARTICULAR PURPOSE.\n\n");
 }
 
 }  // namespace
