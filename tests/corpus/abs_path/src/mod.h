@@ -1,0 +1,4 @@
+static inline int mod_inline(int x)
+{
+	return x % 5;
+}

@@ -1,0 +1,3 @@
+SOURCES="main.c helper.c"
+LANG_KIND=c
+RUNS="./prog; ./prog"

@@ -1,0 +1,4 @@
+int calc(int a, int b)
+{
+	return a > b ? a - b : b - a;
+}

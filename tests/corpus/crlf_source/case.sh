@@ -1,0 +1,3 @@
+SOURCES="main.c mixed.c use.c"
+LANG_KIND=c
+RUNS="./prog; ./prog a b"

@@ -1,0 +1,1 @@
+static inline int helper(int i) { return i & 1 ? i : -i; }

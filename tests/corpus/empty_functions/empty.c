@@ -1,0 +1,1 @@
+void c_empty(void) {}

@@ -1,0 +1,3 @@
+SOURCES="left.cc right.cc"
+LANG_KIND=cxx
+RUNS="./prog; ./prog 1 2 3"

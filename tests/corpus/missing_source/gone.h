@@ -1,0 +1,1 @@
+static inline int gone_inline(int v) { return v * 3; }

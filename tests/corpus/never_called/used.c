@@ -1,0 +1,4 @@
+int used(int x)
+{
+	return x * 3;
+}

@@ -1,0 +1,1 @@
+int tail_fn(int a) { if (a) return 1; return 0; }

@@ -1,0 +1,6 @@
+#include "util.h"
+
+int from_b(int x)
+{
+	return sign(-x) * 10;
+}

@@ -1,0 +1,3 @@
+SOURCES="main.c a.c b.c"
+LANG_KIND=c
+RUNS="./prog; ./prog q"

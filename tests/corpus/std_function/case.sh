@@ -1,0 +1,3 @@
+SOURCES="main.cc"
+LANG_KIND=cxx
+RUNS="./prog; ./prog 1 2"

@@ -1,0 +1,3 @@
+SOURCES="src/main.c src/ring.c"
+LANG_KIND=c
+RUNS="./prog; ./prog a b"

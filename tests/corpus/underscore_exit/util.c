@@ -1,0 +1,4 @@
+int util_never_used(int x)
+{
+	return x + 1;
+}

@@ -1,0 +1,3 @@
+SOURCES="main.cc shapes.cc"
+LANG_KIND=cxx
+RUNS="./prog; ./prog q"
