@@ -86,6 +86,28 @@ LoadedObject load_object(const std::string& arg, const std::string& object_direc
   return obj;
 }
 
+SessionCarry advance_carry(SessionCarry carry, const LoadedObject& obj) {
+  auto& seen = carry.processed_files;
+  if (std::find(seen.begin(), seen.end(), obj.data_name) != seen.end()) return carry;
+  seen.push_back(obj.data_name);
+  if (const auto* nf = std::get_if<format::NotesFile>(&obj.notes)) {
+    carry.cwd = nf->cwd;
+    carry.version = nf->version;
+    carry.has_unexecuted_blocks = nf->has_unexecuted_blocks;
+  }
+  if (!obj.data_opened) carry.no_data_file = true;
+  return carry;
+}
+
+GcovSession::GcovSession(SessionOptions opts, SessionCarry carry)
+    : opts_(std::move(opts)),
+      sources_(opts_.source_prefix),
+      processed_files_(std::move(carry.processed_files)),
+      bbg_supports_has_unexecuted_blocks_(carry.has_unexecuted_blocks),
+      bbg_cwd_(std::move(carry.cwd)),
+      no_data_file_(carry.no_data_file),
+      version_(carry.version) {}
+
 const std::string& GcovSession::demangled_name(SessionFunction& f) {
   if (f.demangled.empty()) f.demangled = util::demangle(f.fn.name);
   return f.demangled;
@@ -112,7 +134,7 @@ void GcovSession::add_object(LoadedObject&& obj, const std::string& arg) {
 void GcovSession::read_notes(LoadedObject& obj) {
   if (!obj.notes_opened) {
     message(fmt::format("{}:cannot open notes file\n", bbg_file_name_));
-    return_code_ = 1;
+    set_return_code(1);
     return;
   }
   bbg_file_time_ = obj.notes_mtime;
@@ -120,15 +142,15 @@ void GcovSession::read_notes(LoadedObject& obj) {
     switch (hdr->problem) {
       case format::HeaderProblem::kNotThisKind:
         message(fmt::format("{}:not a gcov notes file\n", bbg_file_name_));
-        return_code_ = 2;
+        set_return_code(2);
         break;
       case format::HeaderProblem::kUnsupportedVersion:
         message(fmt::format("{}:{}\n", bbg_file_name_, hdr->message));
-        return_code_ = 3;
+        set_return_code(3);
         break;
       case format::HeaderProblem::kTruncatedHeader:
         message(fmt::format("{}:corrupted: {}\n", bbg_file_name_, hdr->message));
-        return_code_ = 4;
+        set_return_code(4);
         break;
     }
     return;
@@ -162,7 +184,7 @@ void GcovSession::read_notes(LoadedObject& obj) {
   }
   if (nf.error) {
     message(fmt::format("{}:corrupted at byte {}: {}\n", bbg_file_name_, nf.error->offset, nf.error->message));
-    return_code_ = 4;
+    set_return_code(4);
   }
   if (functions_.empty()) message(fmt::format("{}:no functions found\n", bbg_file_name_));
 }
@@ -177,15 +199,15 @@ void GcovSession::read_counts(LoadedObject& obj) {
     switch (hdr->problem) {
       case format::HeaderProblem::kNotThisKind:
         message(fmt::format("{}:not a gcov data file\n", da_file_name_));
-        return_code_ = 2;
+        set_return_code(2);
         break;
       case format::HeaderProblem::kUnsupportedVersion:
         message(fmt::format("{}:{}\n", da_file_name_, hdr->message));
-        return_code_ = 3;
+        set_return_code(3);
         break;
       case format::HeaderProblem::kTruncatedHeader:
         message(fmt::format("{}:corrupted: {}\n", da_file_name_, hdr->message));
-        return_code_ = 4;
+        set_return_code(4);
         break;
     }
     return;
@@ -194,11 +216,11 @@ void GcovSession::read_counts(LoadedObject& obj) {
   if (df.version.raw != version_.raw) {
     message(fmt::format("{}:version '{}', prefer version '{}'\n", da_file_name_, df.version.four_chars(),
                         version_.four_chars()));
-    return_code_ = 3;
+    set_return_code(3);
   }
   if (df.stamp != bbg_stamp_) {
     message(fmt::format("{}:stamp mismatch with notes file\n", da_file_name_));
-    return_code_ = 5;
+    set_return_code(5);
     return;
   }
   const bool bytes = df.version.lengths_in_bytes();
@@ -239,7 +261,7 @@ void GcovSession::read_counts(LoadedObject& obj) {
   }
   if (df.error) {
     message(fmt::format("{}:corrupted at byte {}: {}\n", da_file_name_, df.error->offset, df.error->message));
-    return_code_ = 4;
+    set_return_code(4);
   }
 }
 

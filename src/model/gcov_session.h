@@ -86,6 +86,19 @@ void derive_file_names(const std::string& arg, const std::string& object_directo
 // Reads and parses one object (thread-safe; touches no session state).
 LoadedObject load_object(const std::string& arg, const std::string& object_directory);
 
+// What a gcov run carries from one argument to the next in JSON mode, where
+// each argument is otherwise a session of its own.
+struct SessionCarry {
+  bool no_data_file = false;  // sticky: once a data file was missing
+  std::optional<std::string> cwd;
+  format::GcovVersion version = format::GcovVersion::from_gcc(12, 2);
+  bool has_unexecuted_blocks = false;
+  std::vector<std::string> processed_files;
+};
+
+// The carry after `obj` has been added (mirrors GcovSession::add_object).
+SessionCarry advance_carry(SessionCarry carry, const LoadedObject& obj);
+
 struct SessionOptions {
   std::string source_prefix;  // -s
   bool branches = false;      // -b: attach arcs to lines
@@ -96,7 +109,7 @@ struct SessionOptions {
 
 class GcovSession {
  public:
-  explicit GcovSession(SessionOptions opts) : opts_(std::move(opts)), sources_(opts_.source_prefix) {}
+  explicit GcovSession(SessionOptions opts, SessionCarry carry = {});
 
   // gcov's process_file: merges one loaded object into the session.
   void add_object(LoadedObject&& obj, const std::string& arg);
@@ -112,8 +125,14 @@ class GcovSession {
 
   // Messages for stderr, in order; drained by the caller.
   std::string take_messages() { return std::move(messages_); }
+  // gcov's exit status is the last one set; `return_code_set` tells whether
+  // this session set one at all.
   int return_code() const { return return_code_; }
-  void set_return_code(int rc) { return_code_ = rc; }
+  bool return_code_set() const { return return_code_set_; }
+  void set_return_code(int rc) {
+    return_code_ = rc;
+    return_code_set_ = true;
+  }
 
   SourceTable& sources() { return sources_; }
   SourceCoverage& coverage(uint32_t src) { return coverage_[src]; }
@@ -145,6 +164,7 @@ class GcovSession {
   std::vector<std::string> processed_files_;
   std::string messages_;
   int return_code_ = 0;
+  bool return_code_set_ = false;
 
   std::string bbg_file_name_, da_file_name_;
   int64_t bbg_file_time_ = 0;

@@ -1,0 +1,64 @@
+#include "cli/gcov_actions.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "util/file_io.h"
+
+namespace covkit::cli {
+
+namespace {
+
+void print(FILE* f, const std::string& s) {
+  if (f == stderr) std::fflush(stdout);
+  std::fwrite(s.data(), 1, s.size(), f);
+}
+
+void write_gcov(const Action& a, int& rc) {
+  util::WriteFailure failure{};
+  if (util::write_file_atomic(a.name, a.text, nullptr, &failure)) {
+    print(stdout, fmt::format("Creating '{}'\n", a.name));
+    return;
+  }
+  if (failure == util::WriteFailure::kOpen) {
+    print(stderr, fmt::format("Could not open output file '{}'\n", a.name));
+  } else {
+    print(stdout, fmt::format("Creating '{}'\n", a.name));
+    print(stderr, fmt::format("Error writing output file '{}'\n", a.name));
+  }
+  rc = 6;
+}
+
+// `a.text` holds the gzip bytes, compressed on a worker thread.
+void write_json(const Action& a, int& rc) {
+  print(stdout, fmt::format("Creating '{}'\n", a.name));
+  util::WriteFailure failure{};
+  if (util::write_file_atomic(a.name, a.text, nullptr, &failure)) return;
+  print(stderr, failure == util::WriteFailure::kOpen ? fmt::format("Cannot open JSON output file {}\n", a.name)
+                                                      : fmt::format("Error writing JSON output file {}\n", a.name));
+  rc = 6;
+}
+
+}  // namespace
+
+void perform(std::vector<Action>& actions, int& return_code) {
+  for (Action& a : actions) {
+    switch (a.kind) {
+      case Action::Kind::kOut: print(stdout, a.text); break;
+      case Action::Kind::kErr: print(stderr, a.text); break;
+      case Action::Kind::kWriteGcov: write_gcov(a, return_code); break;
+      case Action::Kind::kRemove:
+        ::unlink(a.name.c_str());
+        print(stdout, fmt::format("Removing '{}'\n", a.name));
+        break;
+      case Action::Kind::kWriteJson: write_json(a, return_code); break;
+      case Action::Kind::kReturnCode: return_code = a.code; break;
+    }
+    a.text.clear();
+    a.text.shrink_to_fit();
+  }
+}
+
+}  // namespace covkit::cli

@@ -1,0 +1,50 @@
+#pragma once
+// What a gcov run does to the outside world, as a list: text for stdout and
+// stderr, files to write or remove, exit statuses. Sessions are computed in
+// parallel into action lists; the lists are then carried out strictly in
+// argument order, so output never depends on the number of threads.
+#include <string>
+#include <vector>
+
+namespace covkit::cli {
+
+struct Action {
+  enum class Kind { kOut, kErr, kWriteGcov, kRemove, kWriteJson, kReturnCode };
+  Kind kind;
+  std::string name;  // file name (kWriteGcov, kRemove, kWriteJson)
+  std::string text;  // output text or file content
+  int code = 0;      // kReturnCode
+};
+
+class ActionList {
+ public:
+  void out(std::string s) { append(Action::Kind::kOut, {}, std::move(s)); }
+  void err(std::string s) {
+    if (!s.empty()) append(Action::Kind::kErr, {}, std::move(s));
+  }
+  void write_gcov(std::string name, std::string content) {
+    append(Action::Kind::kWriteGcov, std::move(name), std::move(content));
+  }
+  void remove(std::string name) { append(Action::Kind::kRemove, std::move(name), {}); }
+  void write_json(std::string name, std::string gzip_bytes) {
+    append(Action::Kind::kWriteJson, std::move(name), std::move(gzip_bytes));
+  }
+  void return_code(int code) { actions_.push_back(Action{Action::Kind::kReturnCode, {}, {}, code}); }
+  std::vector<Action>& actions() { return actions_; }
+
+ private:
+  void append(Action::Kind k, std::string name, std::string text) {
+    // Adjacent stdout text is merged: fewer, larger writes.
+    if (k == Action::Kind::kOut && !actions_.empty() && actions_.back().kind == k) {
+      actions_.back().text += text;
+      return;
+    }
+    actions_.push_back(Action{k, std::move(name), std::move(text), 0});
+  }
+  std::vector<Action> actions_;
+};
+
+// Carries out `actions` in order. `return_code` is updated as gcov would.
+void perform(std::vector<Action>& actions, int& return_code);
+
+}  // namespace covkit::cli
