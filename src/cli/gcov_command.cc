@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "report/gcov_numbers.h"
 #include "report/gcov_text.h"
 #include "util/gzip.h"
+#include "util/phase_timer.h"
 #include "util/thread_pool.h"
 
 namespace covkit::cli {
@@ -42,6 +45,7 @@ class SessionPlanner {
   void finish(const std::string& arg);
 
   ActionList& actions() { return actions_; }
+  const format::GcovVersion& version() const { return session_.version(); }
   int64_t total_lines() const { return total_lines_; }
   int64_t total_executed() const { return total_executed_; }
 
@@ -57,6 +61,7 @@ class SessionPlanner {
 
   const GcovOptions& o_;
   unsigned threads_;
+  util::PhaseTimer timer_;
   model::GcovSession session_;
   report::NameOptions names_;
   ActionList actions_;
@@ -97,10 +102,13 @@ std::string SessionPlanner::debug_dump(uint32_t src) {
 }
 
 void SessionPlanner::finish(const std::string& arg) {
+  timer_.mark("merge objects");
   session_.process_all_functions();
+  timer_.mark("solve graphs");
   flush_messages();
   std::vector<std::pair<std::string, model::CoverageSummary>> summaries;
   session_.add_line_counts(o_.function_summary ? &summaries : nullptr);
+  timer_.mark("place blocks on lines");
   flush_messages();
   for (const auto& [name, cov] : summaries)
     actions_.out(fmt::format("Function '{}'\n", name) + executed_summary(cov.lines, cov.lines_executed) + "\n");
@@ -118,6 +126,7 @@ void SessionPlanner::finish(const std::string& arg) {
     todo.push_back(s);
   }
   util::parallel_for(todo.size(), threads_, [&](size_t i) { session_.accumulate(todo[i]); });
+  timer_.mark("count lines");
 
   std::vector<std::string> rendered(todo.size()), messages(todo.size());
   const report::TextOptions topts{o_.all_blocks, o_.branches, o_.counts,        o_.human,
@@ -138,6 +147,7 @@ void SessionPlanner::finish(const std::string& arg) {
     }
   });
 
+  timer_.mark("render");
   report::JsonWriter doc;
   report::begin_json_document(doc, session_);
   for (size_t i = 0; i < todo.size(); ++i) {
@@ -180,7 +190,7 @@ void SessionPlanner::finish(const std::string& arg) {
       }
     }
   }
-  session_.release();
+  timer_.mark("plan output");
 }
 
 class GcovRun {
@@ -190,31 +200,40 @@ class GcovRun {
 
  private:
   void finish_run(int64_t lines, int64_t executed);
+  int exit_status(const format::GcovVersion& v) const;
+  model::SessionCarry initial_carry() const;
 
   const GcovOptions& o_;
   unsigned threads_;
   int return_code_ = 0;
+  std::unique_ptr<SessionPlanner> text_plan_;  // kept until exit (see run_gcov_command)
 };
 
 int GcovRun::run() {
   const size_t n = o_.files.size();
   // Reading and parsing is independent per object: all of it in parallel.
+  util::PhaseTimer timer;
   std::vector<model::LoadedObject> loaded(n);
   util::parallel_for(n, threads_, [&](size_t i) { loaded[i] = model::load_object(o_.files[i], o_.object_directory); });
+  timer.mark("read objects");
 
   if (!o_.json) {
     // Text mode: one session sums all objects (shared headers add up).
-    SessionPlanner plan(o_, threads_, {});
+    text_plan_ = std::make_unique<SessionPlanner>(o_, threads_, initial_carry());
+    SessionPlanner& plan = *text_plan_;
     for (size_t i = 0; i < n; ++i) plan.add(std::move(loaded[i]), o_.files[i], i, n);
     plan.finish(o_.files.back());
+    timer.mark("session");
     perform(plan.actions().actions(), return_code_);
+    timer.mark("write output");
     finish_run(plan.total_lines(), plan.total_executed());
-    return return_code_;
+    return exit_status(plan.version());
   }
 
   // JSON mode: each argument is a session of its own; only a little state
   // carries over, which is computed first so the sessions can run in parallel.
   std::vector<model::SessionCarry> carry(n);
+  carry[0] = initial_carry();
   for (size_t i = 0; i + 1 < n; ++i) carry[i + 1] = model::advance_carry(carry[i], loaded[i]);
   std::vector<std::unique_ptr<SessionPlanner>> plans(n);
   util::parallel_for(n, threads_, [&](size_t i) {
@@ -224,6 +243,7 @@ int GcovRun::run() {
   });
   int64_t lines = 0, executed = 0;
   bool notice_given = false;
+  format::GcovVersion last_version = plans.back()->version();
   for (auto& plan : plans) {
     // gcov explains "source file is newer" once per run, not per session.
     for (Action& a : plan->actions().actions()) {
@@ -239,8 +259,23 @@ int GcovRun::run() {
     plan.reset();
   }
   finish_run(lines, executed);
-  return return_code_;
+  return exit_status(last_version);
 }
+
+// Until a notes file says otherwise, covkit behaves as gcov 12, or as the
+// gcov named by COVKIT_GCOV_VERSION (e.g. 11).
+model::SessionCarry GcovRun::initial_carry() const {
+  model::SessionCarry carry;
+  if (const char* v = std::getenv("COVKIT_GCOV_VERSION")) {
+    int major = std::atoi(v);
+    if (major >= 8 && major <= 14) carry.version = format::GcovVersion::from_gcc(major, major == 11 ? 3 : major == 12 ? 2 : 1);
+  }
+  return carry;
+}
+
+// gcov 11 and older exit 0 whatever went wrong (error statuses came with
+// GCC 12); covkit answers as the gcov of the files it read last.
+int GcovRun::exit_status(const format::GcovVersion& v) const { return v.major < 12 ? 0 : return_code_; }
 
 void GcovRun::finish_run(int64_t lines, int64_t executed) {
   if (!o_.use_stdout) {
@@ -263,7 +298,17 @@ int run_gcov_command(int argc, char** argv) {
     case ParseOutcome::kExitFailure: return 1;
     case ParseOutcome::kRun: break;
   }
-  return GcovRun(opts).run();
+  GcovRun run(opts);
+  int rc = run.run();
+#if !defined(__SANITIZE_ADDRESS__)
+  // Freeing millions of small graph objects costs more than computing some of
+  // them; the process ends here anyway. Sanitizer builds free everything so
+  // leak checking still sees the whole program.
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::_Exit(rc);
+#endif
+  return rc;
 }
 
 }  // namespace covkit::cli

@@ -25,14 +25,6 @@ bool ByteReader::seek(size_t pos) {
   return true;
 }
 
-std::optional<uint32_t> ByteReader::u32() {
-  if (pos_ > end() || end() - pos_ < 4) return std::nullopt;
-  uint32_t v;
-  std::memcpy(&v, data_.data() + pos_, 4);
-  pos_ += 4;
-  return swap_ ? bswap(v) : v;
-}
-
 std::optional<uint64_t> ByteReader::u64() {
   auto lo = u32();
   if (!lo) return std::nullopt;

@@ -5,6 +5,7 @@
 // out-of-bounds access.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string>
@@ -31,7 +32,13 @@ class ByteReader {
   void clear_limit() { limit_ = SIZE_MAX; }
   bool seek(size_t pos);
 
-  std::optional<uint32_t> u32();
+  std::optional<uint32_t> u32() {  // inline: the readers' hot path
+    if (pos_ > end() || end() - pos_ < 4) return std::nullopt;
+    uint32_t v;
+    std::memcpy(&v, data_.data() + pos_, 4);
+    pos_ += 4;
+    return swap_ ? __builtin_bswap32(v) : v;
+  }
   std::optional<uint64_t> u64();  // gcov counters: low word first
   // GCC >= 12: u32 byte length (0 = null) then exactly that many bytes.
   // GCC < 12: u32 word length then that many NUL-padded words.

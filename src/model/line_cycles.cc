@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <unordered_map>
 #include <vector>
 
 #include "model/counts.h"
@@ -100,19 +101,60 @@ class CircuitFinder {
 
 }  // namespace
 
+namespace {
+
+// Maps a block to its node; linear for the usual handful of blocks, hashed
+// for the lines (long macros, generated code) that carry hundreds.
+class NodeIndex {
+ public:
+  int find(const LineBlockRef& r) const {
+    if (!hashed_.empty()) {
+      auto it = hashed_.find(key(r));
+      return it == hashed_.end() ? -1 : it->second;
+    }
+    for (size_t i = 0; i < refs_.size(); ++i)
+      if (refs_[i] == r) return int(i);
+    return -1;
+  }
+  int add(const LineBlockRef& r) {
+    int n = int(refs_.size());
+    refs_.push_back(r);
+    if (!hashed_.empty()) {
+      hashed_.emplace(key(r), n);
+    } else if (refs_.size() > kLinearLimit) {
+      for (size_t i = 0; i < refs_.size(); ++i) hashed_.emplace(key(refs_[i]), int(i));
+    }
+    return n;
+  }
+
+ private:
+  static constexpr size_t kLinearLimit = 16;
+  struct Key {
+    const Function* fn;
+    uint32_t block;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return std::hash<const void*>()(k.fn) * 31u + k.block;
+    }
+  };
+  static Key key(const LineBlockRef& r) { return Key{r.fn, r.block}; }
+  std::vector<LineBlockRef> refs_;
+  std::unordered_map<Key, int, KeyHash> hashed_;
+};
+
+}  // namespace
+
 int64_t line_count_from_blocks(std::span<const LineBlockRef> blocks) {
   std::vector<LocalNode> nodes;
   std::vector<int> order;  // node of each entry of `blocks`
   order.reserve(blocks.size());
-  auto node_of = [&nodes](const LineBlockRef& r) -> int {
-    for (size_t i = 0; i < nodes.size(); ++i)
-      if (nodes[i].ref == r) return int(i);
-    return -1;
-  };
+  NodeIndex index;
   for (const LineBlockRef& r : blocks) {
-    int n = node_of(r);
+    int n = index.find(r);
     if (n < 0) {
-      n = int(nodes.size());
+      n = index.add(r);
       nodes.push_back(LocalNode{r, {}});
     }
     order.push_back(n);
@@ -123,14 +165,14 @@ int64_t line_count_from_blocks(std::span<const LineBlockRef> blocks) {
     const Function& fn = *nodes[n].ref.fn;
     for (uint32_t idx : fn.blocks[nodes[n].ref.block].pred) {
       const Arc& a = fn.arcs[idx];
-      if (node_of(LineBlockRef{&fn, a.src}) < 0) count = add_counts(count, a.count);
+      if (index.find(LineBlockRef{&fn, a.src}) < 0) count = add_counts(count, a.count);
     }
   }
   for (LocalNode& node : nodes) {
     const Function& fn = *node.ref.fn;
     for (uint32_t idx : fn.blocks[node.ref.block].succ) {
       const Arc& a = fn.arcs[idx];
-      node.succ.push_back(LocalArc{node_of(LineBlockRef{&fn, a.dst}), a.count});
+      node.succ.push_back(LocalArc{index.find(LineBlockRef{&fn, a.dst}), a.count});
     }
   }
 

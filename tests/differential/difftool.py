@@ -307,6 +307,8 @@ def main():
     pristine = snapshot(build)
     ref_prefix = [args.gcov]
     cov_prefix = [args.covkit, "gcov"]
+    # Which gcov covkit imitates when no notes file tells it (e.g. none found).
+    os.environ["COVKIT_GCOV_VERSION"] = str(args.gccver)
     ref_label = args.gcov
     cov_label = "covkit"
     test = "diff.gcc%s.%s" % (args.gccver, args.case)
