@@ -1,0 +1,291 @@
+#!/usr/bin/env bash
+# fetch_and_build.sh PKG WORKDIR [GCCVER [OPT]]
+#
+# Fetches the Debian 12 source package PKG (apt-get source), builds it with
+# gcc-GCCVER and `--coverage -OPT -g` using the package's own upstream build
+# system, and runs (a subset of) its test suite so that .gcda files exist.
+#
+#   PKG     zstd (Debian source package libzstd) or zlib
+#   WORKDIR cache directory. Layout:
+#             WORKDIR/src/<srcpkg>/...             unpacked Debian source (cached)
+#             WORKDIR/<pkg>-gcc<VER>-<OPT>/        coverage build tree (cached)
+#             WORKDIR/<pkg>-gcc<VER>-<OPT>.log     full build/test log
+#   GCCVER  default 12
+#   OPT     O0 (default) or O2; default taken from $COVKIT_REALCODE_OPT
+#
+# A finished tree contains the marker file .covkit-realcode-tree; a second call
+# with the same arguments does nothing but print the summary again. Concurrent
+# calls on one WORKDIR are serialised with flock.
+#
+# Exit status: 0 ok, 77 the package (or a build dependency / the compiler)
+# cannot be fetched or installed, 1 anything else (build failure, ...).
+set -euo pipefail
+
+usage() { echo "usage: $0 PKG WORKDIR [GCCVER [O0|O2]]" >&2; exit 2; }
+[ $# -ge 2 ] && [ $# -le 4 ] || usage
+PKG=$1
+WORKDIR=$2
+GCCVER=${3:-12}
+OPT=${4:-${COVKIT_REALCODE_OPT:-O0}}
+case "$OPT" in O0|O1|O2|O3|Os|Og) ;; *) echo "$0: bad OPT '$OPT'" >&2; exit 2 ;; esac
+
+case "$PKG" in
+  zstd|libzstd) PKG=zstd; SRCPKG=libzstd
+                DEPS="make dpkg-dev xz-utils zlib1g-dev liblzma-dev liblz4-dev python3" ;;
+  zlib|zlib1g)  PKG=zlib; SRCPKG=zlib
+                DEPS="make dpkg-dev xz-utils" ;;
+  *) echo "$0: unsupported package '$PKG' (supported: zstd, zlib)" >&2; exit 2 ;;
+esac
+
+mkdir -p "$WORKDIR"
+WORKDIR=$(cd "$WORKDIR" && pwd -P)
+TREE=$WORKDIR/$PKG-gcc$GCCVER-$OPT
+LOG=$WORKDIR/$PKG-gcc$GCCVER-$OPT.log
+MARKER=$TREE/.covkit-realcode-tree
+NPROC=$(nproc 2>/dev/null || echo 2)
+
+skip() { echo "realcode: SKIP $PKG: $*" >&2; exit 77; }
+die()  { echo "realcode: FAIL $PKG gcc-$GCCVER -$OPT: $* (log: $LOG)" >&2; exit 1; }
+log()  { printf '[%(%H:%M:%S)T] %s\n' -1 "$*" >>"$LOG"; }
+run()  { log "+ $*"; "$@" >>"$LOG" 2>&1; }
+
+summary() {
+  local ngcno ngcda ndirs
+  ngcno=$(find "$TREE" -name '*.gcno' | wc -l)
+  ngcda=$(find "$TREE" -name '*.gcda' | wc -l)
+  ndirs=$(find "$TREE" -name '*.gcno' -printf '%h\n' | sort -u | wc -l)
+  echo "realcode: $PKG $(sed -n 's/^version=//p' "$MARKER") gcc-$GCCVER -$OPT: $1;" \
+       "$ngcno .gcno ($ngcda .gcda) in $ndirs dirs -> $TREE"
+}
+
+# Serialise concurrent runs (e.g. the normal and the ASan ctest run sharing
+# COVKIT_REALCODE_CACHE).
+exec 9>"$WORKDIR/.lock"
+flock 9
+
+if [ -f "$MARKER" ]; then
+  summary "cached"
+  exit 0
+fi
+: >"$LOG"
+
+# --------------------------------------------------------------------------
+# 1. tools and build dependencies
+# --------------------------------------------------------------------------
+APT_UPDATED=0
+apt_update() {
+  [ $APT_UPDATED = 1 ] && return 0
+  run apt-get update -q || return 1
+  APT_UPDATED=1
+}
+need_pkgs() {   # install the Debian packages in $@ that are not installed yet
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' \
+      || missing+=("$p")
+  done
+  [ ${#missing[@]} = 0 ] && return 0
+  [ "$(id -u)" = 0 ] || { log "not root, cannot install: ${missing[*]}"; return 1; }
+  apt_update || return 1
+  DEBIAN_FRONTEND=noninteractive run apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+if ! command -v "gcc-$GCCVER" >/dev/null || ! command -v "gcov-$GCCVER" >/dev/null \
+   || ! command -v "gcov-dump-$GCCVER" >/dev/null; then
+  need_pkgs "gcc-$GCCVER" || skip "gcc-$GCCVER/gcov-$GCCVER not available"
+fi
+# shellcheck disable=SC2086
+need_pkgs $DEPS || skip "cannot install build dependencies: $DEPS"
+
+# --------------------------------------------------------------------------
+# 2. deb-src entry + apt-get source (cached in WORKDIR/src)
+# --------------------------------------------------------------------------
+have_deb_src() {
+  grep -Eqs '^[[:space:]]*deb-src[[:space:]]' /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+    || grep -Eqs '^Types:.*\bdeb-src\b' /etc/apt/sources.list.d/*.sources
+}
+add_deb_src() {
+  local src=/etc/apt/sources.list.d/debian.sources
+  local dst=/etc/apt/sources.list.d/covkit-src.sources
+  if [ -f "$src" ]; then
+    # Copy the (non-security) stanzas with Types: deb as Types: deb-src.
+    awk '
+      function flush() {
+        if (isdeb && !sec && body != "") printf "Types: deb-src\n%s\n", body
+        body = ""; isdeb = 0; sec = 0
+      }
+      /^[[:space:]]*$/ { flush(); next }
+      /^#/ { next }
+      /^Types:/ { if ($0 ~ /[[:space:]]deb([[:space:]]|$)/) isdeb = 1; next }
+      /^URIs:/ { if ($0 ~ /security/) sec = 1 }
+      /^Suites:/ { if ($0 ~ /security/) sec = 1 }
+      { body = body $0 "\n" }
+      END { flush() }
+    ' "$src" >"$dst.tmp"
+  elif [ -f /etc/apt/sources.list ]; then
+    sed -n 's/^[[:space:]]*deb[[:space:]]/deb-src /p' /etc/apt/sources.list | grep -v security >"$dst.tmp" || true
+    dst=/etc/apt/sources.list.d/covkit-src.list
+    mv "$dst.tmp" "$dst" 2>/dev/null || true
+  fi
+  [ -s "$dst.tmp" ] && mv "$dst.tmp" "$dst"
+  rm -f "$dst.tmp"
+  log "added deb-src entry $dst"
+  APT_UPDATED=0
+}
+
+SRCROOT=$WORKDIR/src/$SRCPKG
+if [ ! -f "$SRCROOT/.fetched" ]; then
+  if ! have_deb_src; then
+    [ "$(id -u)" = 0 ] || skip "no deb-src entry and not root"
+    add_deb_src
+    have_deb_src || skip "could not add a deb-src entry"
+  fi
+  apt_update || skip "apt-get update failed"
+  rm -rf "$SRCROOT" && mkdir -p "$SRCROOT"
+  # APT::Sandbox::User=root: the _apt user cannot write into WORKDIR.
+  (cd "$SRCROOT" && run apt-get source -q -o APT::Sandbox::User=root "$SRCPKG") \
+    || skip "apt-get source $SRCPKG failed"
+  touch "$SRCROOT/.fetched"
+fi
+DSC=$(ls "$SRCROOT"/*.dsc | head -n1)
+VERSION=$(sed -n 's/^Version: //p' "$DSC")
+SRCDIR=$(find "$SRCROOT" -mindepth 1 -maxdepth 1 -type d | head -n1)
+[ -n "$SRCDIR" ] || die "no unpacked source in $SRCROOT"
+log "source $SRCPKG $VERSION in $SRCDIR"
+
+# --------------------------------------------------------------------------
+# 3. build (in place: the .gcda paths are compiled into the binaries, so the
+#    tree must be built where it will stay)
+# --------------------------------------------------------------------------
+rm -rf "$TREE"
+cp -a "$SRCDIR" "$TREE"
+export CC=gcc-$GCCVER
+export CFLAGS="--coverage -$OPT -g"
+export LDFLAGS="--coverage"
+unset CPPFLAGS MOREFLAGS || true
+export LC_ALL=C
+
+t0=$SECONDS
+build_zstd() {
+  cd "$TREE" || return 1
+  run make -j"$NPROC" -C lib libzstd.a || return 1
+  run make -j"$NPROC" -C programs zstd || return 1
+  run make -j"$NPROC" -C examples all || return 1
+  if [ "$OPT" = O0 ]; then
+    # The test programs compile the whole library once per program (with
+    # `gcc -o prog a.c b.c ...`, giving prog-a.gcno names); at -O2 that takes
+    # ~3 minutes on 2 cores, so the -O2 variant leaves them out.
+    run make -j"$NPROC" -C tests fuzzer zstreamtest datagen fullbench poolTests \
+        decodecorpus invalidDictionaries legacy longmatch || return 1
+  fi
+}
+test_zstd() {
+  cd "$TREE"
+  local z=$TREE/programs/zstd d=$TREE/rc-tmp
+  mkdir -p "$d"
+  # CLI exercises (run in the background alongside the unit tests: 2 cores).
+  (
+    set +e
+    cd "$d"
+    cat "$TREE"/lib/*/*.c "$TREE"/lib/*/*.h >corpus
+    for l in 1 3 5 7 12 19; do
+      "$z" -q -f -$l corpus -o c$l.zst && "$z" -q -d -f c$l.zst -o d$l && cmp -s corpus d$l || echo "zstd -$l roundtrip FAILED"
+    done
+    "$z" -q -f -T2 -6 --long=24 corpus -o mt.zst && "$z" -q -t mt.zst --long=24 || echo "zstd -T2 FAILED"
+    "$z" -q -f --ultra -20 "$TREE/lib/zstd.h" -o u.zst && "$z" -q -t u.zst || echo "zstd --ultra FAILED"
+    "$z" -q -f --fast=3 corpus -o fast.zst && "$z" -q -t fast.zst || echo "zstd --fast FAILED"
+    "$z" -q -f --rsyncable -T2 corpus -o rs.zst && "$z" -q -t rs.zst || echo "zstd --rsyncable FAILED"
+    "$z" -q -f --adapt corpus -o ad.zst && "$z" -q -t ad.zst || echo "zstd --adapt FAILED"
+    "$z" -q -f --patch-from="$TREE/lib/zstd.h" "$TREE/lib/zdict.h" -o p.zst \
+      && "$z" -q -d -f --patch-from="$TREE/lib/zstd.h" p.zst -o p.out && cmp -s p.out "$TREE/lib/zdict.h" \
+      || echo "zstd --patch-from FAILED"
+    for f in gzip xz lzma lz4; do
+      "$z" -q -f --format=$f corpus -o c.$f && "$z" -q -d -f c.$f -o dc.$f && cmp -s corpus dc.$f \
+        || echo "zstd --format=$f FAILED (format maybe not compiled in)"
+    done
+    "$z" -q -f --train "$TREE"/lib/*/*.c -o dict --maxdict=16K && \
+      "$z" -q -f -D dict "$TREE/lib/common/xxhash.c" -o dx.zst && "$z" -q -t -D dict dx.zst \
+      || echo "zstd --train FAILED"
+    "$z" -q -f --train-fastcover "$TREE"/lib/*/*.c -o dict2 --maxdict=16K || echo "train-fastcover FAILED"
+    "$z" -q -f --train-legacy "$TREE"/lib/*/*.c -o dict3 --maxdict=16K || echo "train-legacy FAILED"
+    "$z" -l -v c3.zst mt.zst >/dev/null || echo "zstd -l FAILED"
+    "$z" -q -b1 -e3 -i0 corpus >/dev/null 2>&1 || echo "zstd -b FAILED"
+    "$z" -q -t "$TREE"/tests/golden-decompression/* >/dev/null 2>&1
+    "$z" -q -t "$TREE"/tests/golden-compression/* >/dev/null 2>&1
+    "$z" -q -d -c <c1.zst | cmp -s - corpus || echo "zstd stdin FAILED"
+    # (zstd 1.5.4 segfaults if the --output-dir-flat directory does not exist)
+    mkdir -p "$d/flat"
+    "$z" -q -r -f "$TREE/lib/legacy" --output-dir-flat "$d/flat" || echo "zstd -r FAILED"
+    "$z" -h >/dev/null 2>&1; "$z" -H >/dev/null 2>&1; "$z" -V >/dev/null 2>&1
+    "$z" --no-such-option >/dev/null 2>&1
+    exit 0
+  ) >>"$LOG.cli" 2>&1 &
+  local clipid=$!
+  if [ "$OPT" = O0 ]; then
+    cd "$TREE/tests"
+    local py=python3; [ -x /usr/bin/python3 ] && py=/usr/bin/python3
+    (
+      run timeout 300 $py ./cli-tests/run.py --zstd "$TREE/programs/zstd" --datagen "$TREE/tests/datagen" \
+        || log "WARNING: cli-tests failed"
+    ) &
+    local clitests=$!
+    # Fixed seeds; -t1 skips the (slow) basic unit tests of fuzzer.
+    run timeout 300 ./fuzzer -s1234 -t1 -i20 || log "WARNING: fuzzer failed"
+    run timeout 300 ./zstreamtest -s1234 -t1 -i200 --no-big-tests || log "WARNING: zstreamtest failed"
+    run timeout 300 ./zstreamtest --newapi -s1234 -t1 -i50 --no-big-tests || log "WARNING: zstreamtest --newapi failed"
+    run timeout 300 ./decodecorpus -t -s1234 -n20 || log "WARNING: decodecorpus failed"
+    run timeout 300 ./poolTests || log "WARNING: poolTests failed"
+    run timeout 300 ./legacy || log "WARNING: legacy failed"
+    run timeout 300 ./invalidDictionaries || log "WARNING: invalidDictionaries failed"
+    # (longmatch is built but not run: 20s; its objects stay without .gcda)
+    wait "$clitests" || true
+  fi
+  run timeout 300 make -C "$TREE/examples" test || log "WARNING: examples test failed"
+  wait "$clipid" || true
+  cat "$LOG.cli" >>"$LOG"; rm -f "$LOG.cli"
+  rm -rf "$d" "$TREE"/tests/tmp* "$TREE"/tests/cli-tests/scratch 2>/dev/null || true
+}
+
+build_zlib() {
+  cd "$TREE" || return 1
+  run ./configure || return 1
+  run make -j"$NPROC" all || return 1
+}
+test_zlib() {
+  cd "$TREE"
+  run make test || log "WARNING: make test failed"
+  run make test64 || true
+  local d=$TREE/rc-tmp; mkdir -p "$d"
+  ( set +e
+    cat "$TREE"/*.c >"$d/corpus"
+    for l in 1 6 9 -f -h; do
+      "$TREE/minigzip" -c "-${l#-}" "$d/corpus" | "$TREE/minigzip" -d -c | cmp -s - "$d/corpus" || echo "minigzip $l FAILED"
+    done
+  ) >>"$LOG" 2>&1
+  rm -rf "$d"
+}
+
+log "building $PKG with CC=$CC CFLAGS='$CFLAGS' LDFLAGS='$LDFLAGS'"
+( "build_$PKG" ) || die "build failed"
+tb=$((SECONDS - t0))
+log "build took ${tb}s"
+t1=$SECONDS
+( "test_$PKG" ) || die "tests failed to run"
+tt=$((SECONDS - t1))
+log "tests took ${tt}s"
+
+ngcda=$(find "$TREE" -name '*.gcda' | wc -l)
+[ "$ngcda" -gt 0 ] || die "no .gcda files were produced"
+
+{
+  echo "pkg=$PKG"
+  echo "srcpkg=$SRCPKG"
+  echo "version=$VERSION"
+  echo "gccver=$GCCVER"
+  echo "opt=$OPT"
+  echo "cc=$("$CC" --version | head -n1)"
+  echo "root=$TREE"
+  echo "build_seconds=$tb"
+  echo "test_seconds=$tt"
+} >"$MARKER"
+summary "built in ${tb}s, tests ${tt}s"
