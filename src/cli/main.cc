@@ -9,6 +9,11 @@
 #include "cli/version.h"
 
 int main(int argc, char** argv) {
+  // Installed as (or linked to) `gcov`, covkit is gcov: tools such as lcov's
+  // --gcov-tool take one program name, not a command with a subcommand.
+  const char* base = std::strrchr(argv[0], '/');
+  base = base ? base + 1 : argv[0];
+  if (std::strncmp(base, "gcov", 4) == 0) return covkit::cli::run_gcov_command(argc, argv);
   // `covkit gcov` parses its options exactly like gcov (getopt_long), so it
   // is dispatched before CLI11 sees them.
   if (argc >= 2 && std::strcmp(argv[1], "gcov") == 0) return covkit::cli::run_gcov_command(argc - 1, argv + 1);
