@@ -16,7 +16,7 @@ void print(FILE* f, const std::string& s) {
   std::fwrite(s.data(), 1, s.size(), f);
 }
 
-void write_gcov(const Action& a, int& rc) {
+void write_gcov(const Action& a, ExitState& rc) {
   util::WriteFailure failure{};
   if (util::write_file_atomic(a.name, a.text, nullptr, &failure)) {
     print(stdout, fmt::format("Creating '{}'\n", a.name));
@@ -28,22 +28,22 @@ void write_gcov(const Action& a, int& rc) {
     print(stdout, fmt::format("Creating '{}'\n", a.name));
     print(stderr, fmt::format("Error writing output file '{}'\n", a.name));
   }
-  rc = 6;
+  rc.set(6);
 }
 
 // `a.text` holds the gzip bytes, compressed on a worker thread.
-void write_json(const Action& a, int& rc) {
+void write_json(const Action& a, ExitState& rc) {
   print(stdout, fmt::format("Creating '{}'\n", a.name));
   util::WriteFailure failure{};
   if (util::write_file_atomic(a.name, a.text, nullptr, &failure)) return;
   print(stderr, failure == util::WriteFailure::kOpen ? fmt::format("Cannot open JSON output file {}\n", a.name)
                                                       : fmt::format("Error writing JSON output file {}\n", a.name));
-  rc = 6;
+  rc.set(6);
 }
 
 }  // namespace
 
-void perform(std::vector<Action>& actions, int& return_code) {
+void perform(std::vector<Action>& actions, ExitState& return_code) {
   for (Action& a : actions) {
     switch (a.kind) {
       case Action::Kind::kOut: print(stdout, a.text); break;
@@ -54,7 +54,7 @@ void perform(std::vector<Action>& actions, int& return_code) {
         print(stdout, fmt::format("Removing '{}'\n", a.name));
         break;
       case Action::Kind::kWriteJson: write_json(a, return_code); break;
-      case Action::Kind::kReturnCode: return_code = a.code; break;
+      case Action::Kind::kReturnCode: return_code.set(a.code); break;
     }
     a.text.clear();
     a.text.shrink_to_fit();

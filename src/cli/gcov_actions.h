@@ -44,7 +44,19 @@ class ActionList {
   std::vector<Action> actions_;
 };
 
-// Carries out `actions` in order. `return_code` is updated as gcov would.
-void perform(std::vector<Action>& actions, int& return_code);
+// Exit statuses as gcov 12 sets them; `damage` keeps the last status that
+// means a file is damaged or output was lost (2, 4, 6), which covkit reports
+// even where gcov 11 would exit 0.
+struct ExitState {
+  int gcov12 = 0;
+  int damage = 0;
+  void set(int code) {
+    gcov12 = code;
+    if (code == 2 || code == 4 || code == 6) damage = code;
+  }
+};
+
+// Carries out `actions` in order, updating `exit` as gcov would.
+void perform(std::vector<Action>& actions, ExitState& exit);
 
 }  // namespace covkit::cli

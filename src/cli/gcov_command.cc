@@ -205,7 +205,7 @@ class GcovRun {
 
   const GcovOptions& o_;
   unsigned threads_;
-  int return_code_ = 0;
+  ExitState exit_;
   std::unique_ptr<SessionPlanner> text_plan_;  // kept until exit (see run_gcov_command)
 };
 
@@ -224,7 +224,7 @@ int GcovRun::run() {
     for (size_t i = 0; i < n; ++i) plan.add(std::move(loaded[i]), o_.files[i], i, n);
     plan.finish(o_.files.back());
     timer.mark("session");
-    perform(plan.actions().actions(), return_code_);
+    perform(plan.actions().actions(), exit_);
     timer.mark("write output");
     finish_run(plan.total_lines(), plan.total_executed());
     return exit_status(plan.version());
@@ -253,7 +253,7 @@ int GcovRun::run() {
       if (notice_given) a.text.erase(at, kNewerNotice.size());
       notice_given = true;
     }
-    perform(plan->actions().actions(), return_code_);
+    perform(plan->actions().actions(), exit_);
     lines += plan->total_lines();
     executed += plan->total_executed();
     plan.reset();
@@ -274,8 +274,10 @@ model::SessionCarry GcovRun::initial_carry() const {
 }
 
 // gcov 11 and older exit 0 whatever went wrong (error statuses came with
-// GCC 12); covkit answers as the gcov of the files it read last.
-int GcovRun::exit_status(const format::GcovVersion& v) const { return v.major < 12 ? 0 : return_code_; }
+// GCC 12). For their files covkit does the same for what happens in real
+// builds (missing files, stale data), but still fails on damaged files and
+// lost output, where nothing trustworthy came out.
+int GcovRun::exit_status(const format::GcovVersion& v) const { return v.major < 12 ? exit_.damage : exit_.gcov12; }
 
 void GcovRun::finish_run(int64_t lines, int64_t executed) {
   if (!o_.use_stdout) {

@@ -27,7 +27,8 @@ struct DataRecord {
   bool placeholder = false;
   bool has_ids = false;
   uint32_t ident = 0, lineno_checksum = 0, cfg_checksum = 0;
-  // kCounters: `all_zero` records carry no payload (GCC >= 12, negative length).
+  // kCounters (any counter kind; arcs are tag kTagArcCounters): `all_zero`
+  // records carry no payload (GCC >= 11 writes them with a negative length).
   uint32_t num_counters = 0;
   bool all_zero = false;
   std::vector<int64_t> counters;  // empty when all_zero
@@ -41,6 +42,7 @@ struct DataFile {
   uint32_t stamp = 0;
   uint32_t checksum = 0;  // GCC >= 12 only
   std::vector<DataRecord> records;
+  bool terminated = true;  // ends with a zero word, as libgcov writes it
   std::optional<ParseError> error;  // corrupt body: `records` holds what came before
 };
 

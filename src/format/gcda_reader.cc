@@ -36,7 +36,7 @@ std::optional<ParseError> read_record(ByteReader& r, DataRecord& rec, uint64_t l
     }
     return std::nullopt;
   }
-  if (rec.tag == kTagArcCounters) {
+  if (is_counter_tag(rec.tag)) {
     rec.kind = DataRecord::Kind::kCounters;
     rec.num_counters = uint32_t(len_bytes / 8);
     if (rec.all_zero) return std::nullopt;
@@ -74,6 +74,7 @@ DataResult read_data(std::span<const uint8_t> data) {
     file.checksum = *cs;
   }
   const bool bytes = v->lengths_in_bytes();
+  file.terminated = false;
   while (!r.at_end()) {
     size_t offset = r.position();
     auto tag = r.u32();
@@ -81,7 +82,10 @@ DataResult read_data(std::span<const uint8_t> data) {
       file.error = ParseError{offset, fmt::format("{} stray bytes at end of file", r.remaining())};
       break;
     }
-    if (*tag == 0) break;
+    if (*tag == 0) {
+      file.terminated = true;
+      break;
+    }
     auto length = r.u32();
     if (!length) {
       file.error = ParseError{offset, fmt::format("record 0x{:08x} has no length word", *tag)};
@@ -91,7 +95,7 @@ DataResult read_data(std::span<const uint8_t> data) {
     rec.tag = *tag;
     rec.length = *length;
     rec.offset = offset;
-    // GCC >= 12 marks an all-zero counter record with a negative length and no payload.
+    // GCC >= 11 marks an all-zero counter record with a negative length and no payload.
     int32_t signed_len = int32_t(*length);
     uint64_t len_bytes;
     uint64_t payload;

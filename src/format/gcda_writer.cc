@@ -67,11 +67,12 @@ std::vector<uint8_t> write_data(const DataFile& file) {
         break;
     }
   }
+  if (file.terminated) w.u32(0);
   return w.take();
 }
 
 void compact_zero_counters(DataFile& file) {
-  if (!file.version.lengths_in_bytes()) return;  // GCC < 12 always writes the payload
+  if (file.version.major < 11) return;  // older libgcov always writes the payload
   for (DataRecord& rec : file.records) {
     if (rec.kind != DataRecord::Kind::kCounters || rec.all_zero) continue;
     bool zero = true;

@@ -10,7 +10,7 @@ namespace covkit::format {
 
 std::vector<uint8_t> write_data(const DataFile& file);
 
-// Marks counter records whose values are all zero the way GCC >= 12 stores them.
+// Marks counter records whose values are all zero the way GCC >= 11 stores them.
 void compact_zero_counters(DataFile& file);
 
 }  // namespace covkit::format

@@ -12,6 +12,10 @@
 
 namespace covkit::format {
 
+// Line numbers above this are treated as corruption: real sources stay far
+// below it, and per-line tables of hostile files must not exhaust memory.
+inline constexpr uint32_t kMaxLineNumber = 1u << 23;
+
 struct NotesArc {
   uint32_t dst = 0;
   uint32_t flags = 0;  // kArcOnTree | kArcFake | kArcFallthrough

@@ -4,6 +4,7 @@
 
 #include "format/byte_reader.h"
 #include "format/gcov_tags.h"
+#include "util/printable.h"
 
 namespace covkit::format {
 
@@ -118,9 +119,12 @@ bool NotesParser::function_record(size_t base) {
   if (!name) return fail(base, "FUNCTION record: name runs past the end of the record");
   auto artificial = r_.u32();
   auto source = artificial ? r_.string(bytes, nullptr) : std::nullopt;
-  if (!artificial || !source) return fail(base, fmt::format("FUNCTION record for '{}' too short", *name));
+  if (!artificial || !source) return fail(base, fmt::format("FUNCTION record for '{}' too short", util::printable(*name)));
   auto sl = r_.u32(), sc = r_.u32(), el = r_.u32(), ec = r_.u32();
-  if (!sl || !sc || !el || !ec) return fail(base, fmt::format("FUNCTION record for '{}' too short", *name));
+  if (!sl || !sc || !el || !ec) return fail(base, fmt::format("FUNCTION record for '{}' too short", util::printable(*name)));
+  if (*sl > kMaxLineNumber || *el > kMaxLineNumber)
+    return fail(base, fmt::format("function '{}' spans lines {} to {}, beyond the limit of {}", util::printable(*name),
+                                  *sl, *el, kMaxLineNumber));
   f.ident = *ident;
   f.lineno_checksum = *lcs;
   f.cfg_checksum = *ccs;
@@ -153,7 +157,7 @@ bool NotesParser::blocks_record(size_t base, uint32_t words) {
   // size is a lie; refusing it keeps hostile files from exhausting memory.
   if (n > r_.size() / 4 + 2)
     return fail(base, fmt::format("function '{}' claims {} blocks, impossible in a file of {} bytes",
-                                  fn_->name, n, r_.size()));
+                                  util::printable(fn_->name), n, r_.size()));
   fn_->num_blocks = n;
   return true;
 }
@@ -163,11 +167,11 @@ bool NotesParser::arcs_record(size_t base, uint32_t words) {
   auto src = r_.u32();
   if (!src) return fail(base, "ARCS record too short");
   if (*src >= nblocks)
-    return fail(base, fmt::format("function '{}': arc source block {} out of range ({} blocks)", fn_->name,
+    return fail(base, fmt::format("function '{}': arc source block {} out of range ({} blocks)", util::printable(fn_->name),
                                   *src, nblocks));
   for (const auto& rec : fn_->arcs)
     if (rec.src == *src && !rec.arcs.empty())
-      return fail(base, fmt::format("function '{}': second ARCS record for block {}", fn_->name, *src));
+      return fail(base, fmt::format("function '{}': second ARCS record for block {}", util::printable(fn_->name), *src));
   NotesArcs rec;
   rec.src = *src;
   uint32_t n = words >= 1 ? (words - 1) / 2 : 0;
@@ -178,7 +182,7 @@ bool NotesParser::arcs_record(size_t base, uint32_t words) {
     if (!dst || !flags) return fail(at, "ARCS record truncated");
     if (*dst >= nblocks)
       return fail(at, fmt::format("function '{}': arc destination block {} out of range ({} blocks)",
-                                  fn_->name, *dst, nblocks));
+                                  util::printable(fn_->name), *dst, nblocks));
     rec.arcs.push_back(NotesArc{*dst, *flags});
   }
   fn_->arcs.push_back(std::move(rec));
@@ -190,23 +194,26 @@ bool NotesParser::lines_record(size_t base) {
   auto block = r_.u32();
   if (!block) return fail(base, "LINES record too short");
   if (*block >= fn_->num_blocks.value_or(0))
-    return fail(base, fmt::format("function '{}': lines for block {} out of range ({} blocks)", fn_->name,
+    return fail(base, fmt::format("function '{}': lines for block {} out of range ({} blocks)", util::printable(fn_->name),
                                   *block, fn_->num_blocks.value_or(0)));
   NotesLines rec;
   rec.block = *block;
   while (true) {
     size_t at = r_.position();
     auto line = r_.u32();
-    if (!line) return fail(at, fmt::format("function '{}': LINES record not terminated", fn_->name));
+    if (!line) return fail(at, fmt::format("function '{}': LINES record not terminated", util::printable(fn_->name)));
     if (*line) {
+      if (*line > kMaxLineNumber)
+        return fail(at, fmt::format("function '{}': line number {} beyond the limit of {}", util::printable(fn_->name),
+                                    *line, kMaxLineNumber));
       if (rec.locations.empty())
-        return fail(at, fmt::format("function '{}': line number before any file name", fn_->name));
+        return fail(at, fmt::format("function '{}': line number before any file name", util::printable(fn_->name)));
       rec.locations.back().lines.push_back(*line);
       continue;
     }
     bool is_null = false;
     auto file = r_.string(bytes, &is_null);
-    if (!file) return fail(at, fmt::format("function '{}': file name runs past the end of LINES", fn_->name));
+    if (!file) return fail(at, fmt::format("function '{}': file name runs past the end of LINES", util::printable(fn_->name)));
     if (is_null) break;
     rec.locations.push_back(NotesLocation{std::move(*file), {}});
   }

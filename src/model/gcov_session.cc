@@ -11,6 +11,7 @@
 #include "model/flow_solver.h"
 #include "util/demangle.h"
 #include "util/file_io.h"
+#include "util/printable.h"
 #include "util/thread_pool.h"
 
 namespace covkit::model {
@@ -162,7 +163,7 @@ void GcovSession::read_notes(LoadedObject& obj) {
   bbg_supports_has_unexecuted_blocks_ = nf.has_unexecuted_blocks;
 
   auto newer = [this](const std::string& spelling) {
-    message(fmt::format("{}:source file is newer than notes file '{}'\n", spelling, bbg_file_name_));
+    message(fmt::format("{}:source file is newer than notes file '{}'\n", util::printable(spelling), bbg_file_name_));
     if (!newer_notice_given_) {
       message("(the message is displayed only once per source file)\n");
       newer_notice_given_ = true;
@@ -225,7 +226,7 @@ void GcovSession::read_counts(LoadedObject& obj) {
   }
   const bool bytes = df.version.lengths_in_bytes();
   SessionFunction* fn = nullptr;
-  auto mismatch = [&] { message(fmt::format("{}:profile mismatch for '{}'\n", da_file_name_, function_name(*fn))); };
+  auto mismatch = [&] { message(fmt::format("{}:profile mismatch for '{}'\n", da_file_name_, util::printable(function_name(*fn)))); };
   for (const format::DataRecord& rec : df.records) {
     switch (rec.kind) {
       case format::DataRecord::Kind::kSummary:
@@ -243,7 +244,7 @@ void GcovSession::read_counts(LoadedObject& obj) {
         }
         break;
       case format::DataRecord::Kind::kCounters: {
-        if (!fn) break;
+        if (!fn || rec.tag != format::kTagArcCounters) break;  // other kinds: value profiles
         uint64_t len = uint64_t(std::llabs(int64_t(int32_t(rec.length))));
         if (!bytes) len *= 4;
         if (len != uint64_t(fn->fn.counts.size()) * 8) {
@@ -305,7 +306,7 @@ void GcovSession::process_all_functions() {
     if (fn.has_catch) find_exception_blocks(fn);
   });
   for (size_t i = 0; i < to_solve.size(); ++i) {
-    const std::string& name = function_name(*to_solve[i]);
+    const std::string name = util::printable(function_name(*to_solve[i]));
     if (problems[i].lacks_entry_or_exit)
       message(fmt::format("{}:'{}' lacks entry and/or exit blocks\n", bbg_file_name_, name));
     if (problems[i].arcs_to_entry) message(fmt::format("{}:'{}' has arcs to entry block\n", bbg_file_name_, name));
@@ -358,7 +359,7 @@ void GcovSession::add_line_counts(std::vector<std::pair<std::string, CoverageSum
         }
       }
     }
-    if (!has_any_line) message(fmt::format("{}:no lines for '{}'\n", bbg_file_name_, function_name(*sf)));
+    if (!has_any_line) message(fmt::format("{}:no lines for '{}'\n", bbg_file_name_, util::printable(function_name(*sf))));
     if (summaries) summaries->emplace_back(function_name(*sf), cov);
   }
 }

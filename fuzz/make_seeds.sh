@@ -1,0 +1,120 @@
+#!/bin/sh
+# Builds seed corpora for the fuzzers from real coverage files: small C and
+# C++ programs compiled with gcc-12 and gcc-11 --coverage (and one with
+# -fprofile-generate, for value-profile counters), run once, plus a few
+# synthetic images. Nothing binary is kept in the repository.
+#
+#   fuzz/make_seeds.sh OUTDIR      -> OUTDIR/{gcno,gcda,session}/
+set -eu
+out=${1:?usage: make_seeds.sh OUTDIR}
+here=$(cd "$(dirname "$0")" && pwd)
+badinput=$here/../tests/badinput
+mkdir -p "$out/gcno" "$out/gcda" "$out/session"
+out=$(cd "$out" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/covkit-seeds-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+cat > "$work/p.c" <<'C'
+#include "h.h"
+static int never(int x) { return x + 1; }
+static int sq(int x) { return x * x; }
+
+int main(int argc, char **argv)
+{
+  (void)argv;
+  int s = 0;
+  for (int i = 0; i < 10; i++)
+    s += sq(i);
+  for (int i = 0; i < 3; i++) for (int j = 0; j < 4; j++) s++;
+  switch (argc) {
+  case 1: s += twice(s); break;
+  case 2: s--; break;
+  default: s += never(s);
+  }
+  if (argc > 5)
+    s += never(s);
+  return s == 0;
+}
+C
+cat > "$work/h.h" <<'C'
+static inline int twice(int v)
+{
+  return v + v;
+}
+C
+cat > "$work/x.cc" <<'C'
+#include <stdexcept>
+template <typename T> T add(T a, T b) { return a + b; }
+struct P { int v; P(int x) : v(x) {} ~P() {} };
+static int risky(int i) { if (i % 3 == 0) throw std::runtime_error("x"); return i; }
+int main() {
+  int s = 0;
+  for (int i = 0; i < 7; i++) {
+    try { P p(risky(i)); s += p.v; } catch (const std::exception&) { s -= 1; }
+  }
+  return add(s, 1) + int(add(0.5, 0.5)) == 0;
+}
+C
+cat > "$work/j.c" <<'C'
+#include <setjmp.h>
+static jmp_buf env;
+static int depth;
+static void down(int n) { if (n == 0) longjmp(env, 1); down(n - 1); }
+int main(void)
+{
+  int hits = 0;
+  if (setjmp(env) == 0) { depth++; down(3); }
+  else hits++;
+  while (depth < 3) { if (setjmp(env) == 0) { depth++; down(depth); } else hits++; }
+  return hits == 0;
+}
+C
+
+n=0
+for cc in gcc-12 gcc-11; do
+  command -v $cc >/dev/null 2>&1 || { echo "make_seeds: $cc not found, skipped" >&2; continue; }
+  cxx=$(echo $cc | sed 's/gcc/g++/')
+  d=$work/$cc
+  mkdir -p "$d"
+  cp "$work/p.c" "$work/h.h" "$work/x.cc" "$work/j.c" "$d/"
+  (cd "$d" && $cc --coverage -O0 -o p p.c && ./p) >/dev/null 2>&1 || true
+  (cd "$d" && $cc --coverage -O2 -o j j.c && ./j) >/dev/null 2>&1 || true
+  if command -v $cxx >/dev/null 2>&1; then
+    (cd "$d" && $cxx --coverage -O0 -o x x.cc && ./x) >/dev/null 2>&1 || true
+  fi
+  mkdir -p "$d/pg"
+  cp "$work/p.c" "$work/h.h" "$d/pg/"
+  (cd "$d/pg" && $cc -fprofile-generate -O1 -o pg p.c && ./pg && ./pg a b c d e f) >/dev/null 2>&1 || true
+  for f in "$d"/*.gcno; do [ -e "$f" ] && cp "$f" "$out/gcno/$cc-$(basename "$f")" && n=$((n + 1)); done
+  for f in "$d"/*.gcda "$d"/pg/*.gcda; do [ -e "$f" ] && cp "$f" "$out/gcda/$cc-$(basename "$f")"; done
+  for f in "$d"/*.gcno; do
+    [ -e "$f" ] || continue
+    base=${f%.gcno}
+    python3 - "$f" "$base.gcda" "$out/session/$cc-$(basename "$base")" <<'PY'
+import os, struct, sys
+notes = open(sys.argv[1], "rb").read()
+data = open(sys.argv[2], "rb").read() if os.path.exists(sys.argv[2]) else b""
+for flags in (0x00, 0x01, 0x02, 0x0e, 0x3f, 0x83, 0x40):
+    with open("%s-%02x.bin" % (sys.argv[3], flags), "wb") as o:
+        o.write(bytes([flags]) + struct.pack("<I", len(notes)) + notes + data)
+PY
+  done
+done
+
+# Synthetic images: a dense graph on one line, both layouts.
+python3 - "$badinput" "$out" <<'PY'
+import struct, sys
+sys.path.insert(0, sys.argv[1])
+import gcovfiles as g
+out = sys.argv[2]
+for major in (12, 11):
+    fn, counters = g.complete_graph_function(6, count=7)
+    notes = g.build_notes([fn], major=major)
+    data = g.build_data([(7, 0, 0, counters)], major=major)
+    open("%s/gcno/synthetic-dense-%d.gcno" % (out, major), "wb").write(notes)
+    open("%s/gcda/synthetic-dense-%d.gcda" % (out, major), "wb").write(data)
+    for flags in (0x00, 0x23):
+        open("%s/session/synthetic-dense-%d-%02x.bin" % (out, major, flags), "wb").write(
+            bytes([flags]) + struct.pack("<I", len(notes)) + notes + data)
+PY
+echo "make_seeds: $(ls "$out/gcno" | wc -l) gcno, $(ls "$out/gcda" | wc -l) gcda, $(ls "$out/session" | wc -l) session seeds in $out"

@@ -1,0 +1,12 @@
+#pragma once
+// Names taken from coverage files go into one-line messages; a name holding
+// a newline or escape sequence must not break the line or the terminal.
+#include <string>
+#include <string_view>
+
+namespace covkit::util {
+
+// `s` with control bytes shown as \n, \t or \xNN; unchanged when it has none.
+std::string printable(std::string_view s);
+
+}  // namespace covkit::util

@@ -1,0 +1,100 @@
+// model/line_cycles: the count of a source line from the blocks on it.
+#include "model/line_cycles.h"
+
+#include <gtest/gtest.h>
+
+#include "graph_fixtures.h"
+
+namespace covkit::model {
+namespace {
+
+using namespace covkit::testing;
+
+std::vector<LineBlockRef> refs(const Function& fn, std::initializer_list<uint32_t> blocks) {
+  std::vector<LineBlockRef> out;
+  for (uint32_t b : blocks) out.push_back(LineBlockRef{&fn, b});
+  return out;
+}
+
+// `for (i = 0; i < N; i++) for (j = 0; j < M; j++) s++;` on one line: the
+// line runs once on entry, once per outer iteration and once per inner one,
+// 1 + N + N*M times (gcov prints 16 for N = 3, M = 4), not the sum of its
+// block counts.
+TEST(LineCycles, NestedLoopsOnOneLine) {
+  for (auto [n, m] : {std::pair<int64_t, int64_t>{3, 4}, {1, 1}, {10, 7}, {5, 0}}) {
+    Function fn = solved(nested_loops(), {1, n, n * m});
+    auto line = refs(fn, {2, 3, 4, 5, 6, 7});
+    EXPECT_EQ(line_count_from_blocks(line), 1 + n + n * m) << n << "x" << m;
+  }
+}
+
+TEST(LineCycles, NestedLoopsOnOneLineCalledTwice) {
+  // Two calls of 3 x 4 iterations each.
+  Function fn = solved(nested_loops(), {2, 6, 24});
+  EXPECT_EQ(line_count_from_blocks(refs(fn, {2, 3, 4, 5, 6, 7})), 2 + 6 + 24);
+}
+
+TEST(LineCycles, BlockOrderDoesNotMatter) {
+  Function fn = solved(nested_loops(), {1, 3, 12});
+  EXPECT_EQ(line_count_from_blocks(refs(fn, {7, 6, 5, 4, 3, 2})), 16);
+  EXPECT_EQ(line_count_from_blocks(refs(fn, {5, 2, 7, 3, 6, 4})), 16);
+}
+
+TEST(LineCycles, InnerLoopAloneOnALine) {
+  // `for (j..) s++;` alone: entered N times from outside, plus M*N circuits 5 -> 6 -> 5.
+  Function fn = solved(nested_loops(), {1, 3, 12});
+  EXPECT_EQ(line_count_from_blocks(refs(fn, {5, 6})), 3 + 12);
+}
+
+TEST(LineCycles, LoopConditionAndBody) {
+  // while (cond) body; on one line, 2 calls x 5 iterations: 2 entries + 10 circuits.
+  Function fn = solved(loop(), {2, 10});
+  EXPECT_EQ(line_count_from_blocks(refs(fn, {3, 4})), 12);
+  // The condition alone is entered from 2 and from 4, both off the line.
+  EXPECT_EQ(line_count_from_blocks(refs(fn, {3})), 12);
+  EXPECT_EQ(line_count_from_blocks(refs(fn, {4})), 10);
+}
+
+TEST(LineCycles, BlocksEnteredFromOutsideOnly) {
+  // if (c) a(); else b(); with both branches on one line: the entries 2->3
+  // (7) and 2->4 (3) come from outside the line, and there is no loop.
+  Function fn = solved(diamond(), {10, 7});
+  EXPECT_EQ(line_count_from_blocks(refs(fn, {3, 4})), 10);
+  EXPECT_EQ(line_count_from_blocks(refs(fn, {3})), 7);
+  EXPECT_EQ(line_count_from_blocks(refs(fn, {4})), 3);
+  EXPECT_EQ(line_count_from_blocks(refs(fn, {5})), 10);
+  // Blocks in sequence on one line: only the first is entered from outside.
+  EXPECT_EQ(line_count_from_blocks(refs(fn, {2, 3})), 10);
+  EXPECT_EQ(line_count_from_blocks(refs(fn, {2, 3, 4, 5})), 10);
+}
+
+TEST(LineCycles, SelfLoop) {
+  // Block 2 loops on itself 5 times after 1 entry.
+  auto n = notes_function(3, {{0, 2, kFall}, {2, 2, 0}, {2, 1, kTree}});
+  Function fn = solved(n, {1, 5});
+  ASSERT_EQ(fn.blocks[2].count, 6);
+  EXPECT_EQ(line_count_from_blocks(refs(fn, {2})), 6);
+}
+
+TEST(LineCycles, NeverExecutedLine) {
+  Function fn = solved(nested_loops(), {0, 0, 0});
+  EXPECT_EQ(line_count_from_blocks(refs(fn, {2, 3, 4, 5, 6, 7})), 0);
+}
+
+TEST(LineCycles, EmptyLine) { EXPECT_EQ(line_count_from_blocks({}), 0); }
+
+TEST(LineCycles, DuplicateBlockEntriesCountTheirEntriesTwice) {
+  // gcov sums the entries of line->blocks as listed, duplicates included.
+  Function fn = solved(diamond(), {10, 7});
+  EXPECT_EQ(line_count_from_blocks(refs(fn, {3, 3})), 14);
+}
+
+TEST(LineCycles, BlocksOfTwoFunctionsOnOneLine) {
+  Function a = solved(diamond(), {10, 7});
+  Function b = solved(loop(), {2, 10});
+  std::vector<LineBlockRef> line{{&a, 3}, {&b, 3}, {&b, 4}};
+  EXPECT_EQ(line_count_from_blocks(line), 7 + 12);
+}
+
+}  // namespace
+}  // namespace covkit::model
