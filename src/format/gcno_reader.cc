@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <unordered_map>
+
 #include "format/byte_reader.h"
 #include "format/gcov_tags.h"
 #include "util/printable.h"
@@ -29,11 +31,45 @@ class NotesParser {
   bool arcs_record(size_t base, uint32_t words);
   bool lines_record(size_t base);
 
+  // Per-line tables downstream are as long as the largest line of each file
+  // and each function's span; their sum must stay plausible for the file's size.
+  bool charge_lines(size_t at, const std::string& file, uint32_t line);
+  bool charge_span(size_t at, uint32_t start, uint32_t end);
+  bool over_budget(size_t at);
+
   ByteReader r_;
   NotesFile& out_;
+  std::unordered_map<std::string, uint32_t> max_line_;
+  const std::string* last_file_ = nullptr;
+  uint32_t* last_max_ = nullptr;
+  uint64_t line_budget_used_ = 0;
   NotesFunction* fn_ = nullptr;  // function that subrecords attach to
   uint32_t current_tag_ = 0;
 };
+
+bool NotesParser::over_budget(size_t at) {
+  const uint64_t budget = 16 * uint64_t(r_.size()) + (1u << 20);
+  if (line_budget_used_ <= budget) return true;
+  return fail(at, fmt::format("line numbers span {} lines in all, implausible for a file of {} bytes",
+                              line_budget_used_, r_.size()));
+}
+
+bool NotesParser::charge_lines(size_t at, const std::string& file, uint32_t line) {
+  if (!last_file_ || *last_file_ != file) {
+    auto it = max_line_.try_emplace(file, 0).first;
+    last_file_ = &it->first;
+    last_max_ = &it->second;
+  }
+  if (line <= *last_max_) return true;
+  line_budget_used_ += line - *last_max_;
+  *last_max_ = line;
+  return over_budget(at);
+}
+
+bool NotesParser::charge_span(size_t at, uint32_t start, uint32_t end) {
+  if (end >= start) line_budget_used_ += uint64_t(end - start) + 1;
+  return over_budget(at);
+}
 
 std::optional<HeaderError> NotesParser::header() {
   if (!r_.read_magic(kNotesMagic))
@@ -125,6 +161,7 @@ bool NotesParser::function_record(size_t base) {
   if (*sl > kMaxLineNumber || *el > kMaxLineNumber)
     return fail(base, fmt::format("function '{}' spans lines {} to {}, beyond the limit of {}", util::printable(*name),
                                   *sl, *el, kMaxLineNumber));
+  if (!charge_span(base, *sl, *el)) return false;
   f.ident = *ident;
   f.lineno_checksum = *lcs;
   f.cfg_checksum = *ccs;
@@ -208,6 +245,7 @@ bool NotesParser::lines_record(size_t base) {
                                     *line, kMaxLineNumber));
       if (rec.locations.empty())
         return fail(at, fmt::format("function '{}': line number before any file name", util::printable(fn_->name)));
+      if (!charge_lines(at, rec.locations.back().file, *line)) return false;
       rec.locations.back().lines.push_back(*line);
       continue;
     }

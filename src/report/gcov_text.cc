@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/counts.h"
 #include "report/gcov_numbers.h"
 #include "util/file_io.h"
 
@@ -106,12 +107,14 @@ void TextRenderer::line_beginning(bool exists, bool unexceptional, bool has_unex
   }
   std::string linestr = fmt::format("{:5}", line_num);
   if (o_.hotness && maximum_count) {
+    // Wrapping products: the same answers as gcov for any count, without UB.
     const int64_t max = maximum_count;
-    if (count * 2 > max)
+    auto times = [count](uint64_t k) { return int64_t(uint64_t(count) * k); };
+    if (times(2) > max)
       linestr.insert(0, sgr("41"));
-    else if (count * 5 > max)
+    else if (times(5) > max)
       linestr.insert(0, sgr("43"));
-    else if (count * 10 > max)
+    else if (times(10) > max)
       linestr.insert(0, sgr("42"));
     linestr += kReset;
   }
@@ -125,7 +128,7 @@ bool TextRenderer::branch_count(int ix, const model::Function& fn, const model::
   const int decimals = o_.counts ? -1 : 0;
   if (arc.is_call_non_return) {
     if (src_count)
-      out_ += fmt::format("call   {:2} returned {}\n", ix, fmt_count(src_count - arc.count, src_count, decimals));
+      out_ += fmt::format("call   {:2} returned {}\n", ix, fmt_count(model::sub_counts(src_count, arc.count), src_count, decimals));
     else
       out_ += fmt::format("call   {:2} never executed\n", ix);
   } else if (!arc.is_unconditional) {
@@ -176,7 +179,7 @@ void TextRenderer::function_details(model::SessionFunction& f) {
   const int64_t called_count = fn.blocks.empty() ? 0 : fn.blocks[model::kEntryBlock].count;
   if (fn.blocks.size() > model::kExitBlock)
     for (uint32_t a : fn.blocks[model::kExitBlock].pred)
-      if (fn.arcs[a].fake) return_count -= fn.arcs[a].count;
+      if (fn.arcs[a].fake) return_count = model::sub_counts(return_count, fn.arcs[a].count);
   out_ += fmt::format("function {} called {} returned {} blocks executed {}\n", session_.function_name(f),
                       fmt_count(called_count, 0, -1), fmt_count(return_count, called_count, 0),
                       fmt_count(f.blocks_executed, fn.real_block_count(), 0));

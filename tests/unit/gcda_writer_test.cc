@@ -154,6 +154,20 @@ TEST(GcdaWriter, EmptyCounterRecordIsNotCompacted) {
   EXPECT_EQ(write_data(f), b.bytes());
 }
 
+// An all-zero record claiming 2^31 bytes (GCC 12) or 2^31 words (GCC 11):
+// the writer must reproduce the length word without negating INT32_MIN
+// (signed overflow; UBSan reports it in sanitizer builds).
+TEST(GcdaWriter, AllZeroRecordWithLengthInt32Min) {
+  for (auto layout : {Layout::kGcc12, Layout::kGcc11}) {
+    GcovImageBuilder b(layout);
+    b.data_header(1).data_function(1, 2, 3).word(kTagArcCounters).word(0x80000000u).word(0);
+    DataFile f = parse(b.bytes());
+    ASSERT_EQ(f.records.size(), 2u);
+    EXPECT_TRUE(f.records[1].all_zero);
+    EXPECT_EQ(write_data(f), b.bytes());
+  }
+}
+
 // --- real files -------------------------------------------------------------
 
 // libgcov ends every data file with a zero word (the end tag); a file

@@ -443,11 +443,22 @@ TEST(GcnoReader, LineFileNameWithHugeLength) {
 TEST(GcnoReader, ExtremeLineNumbersAreCorruption) {
   auto b = with_header();
   b.function(1, 2, 3, "f", false, "f.c", 1, 1, 2, 1).blocks(3);
-  b.lines(2, {{"f.c", {kMaxLineNumber, 0x80000000u}}});
+  b.lines(2, {{"f.c", {5, 0x80000000u}}});
   const NotesFile nf = expect_notes(read_notes(b.bytes()));
   ASSERT_TRUE(nf.error);
   EXPECT_NE(nf.error->message.find("line number 2147483648 beyond the limit"), std::string::npos) << nf.error->message;
   EXPECT_TRUE(nf.functions[0].lines.empty());
+}
+
+// Below the per-line limit, the lines of all files together must still be
+// plausible for the file's size (each needs a table entry downstream).
+TEST(GcnoReader, LineSpanBeyondTheFileSizeBudgetIsCorruption) {
+  auto b = with_header();
+  b.function(1, 2, 3, "f", false, "f.c", 1, 1, 2, 1).blocks(3);
+  b.lines(2, {{"a.c", {kMaxLineNumber}}});
+  const NotesFile nf = expect_notes(read_notes(b.bytes()));
+  ASSERT_TRUE(nf.error);
+  EXPECT_NE(nf.error->message.find("implausible for a file of"), std::string::npos) << nf.error->message;
 }
 
 TEST(GcnoReader, ExtremeFunctionLinesAreCorruption) {
