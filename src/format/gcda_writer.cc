@@ -55,7 +55,7 @@ std::vector<uint8_t> write_data(const DataFile& file) {
         break;
       case DataRecord::Kind::kCounters:
         if (rec.all_zero) {
-          w.u32(uint32_t(-int32_t(length(uint64_t{rec.num_counters} * 8))));
+          w.u32(0u - length(uint64_t{rec.num_counters} * 8));  // "negative" length, wrapping
         } else {
           w.u32(length(uint64_t{rec.counters.size()} * 8));
           for (int64_t c : rec.counters) w.u64(uint64_t(c));

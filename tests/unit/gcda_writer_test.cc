@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "format/gcda_reader.h"
 #include "format/gcov_tags.h"
 #include "gcov_image_builder.h"
@@ -244,3 +246,18 @@ TEST(GcdaWriterReal, Gcc11ProfileGenerateRoundTrip) {
 
 }  // namespace
 }  // namespace covkit::format
+
+// Found by fuzz_gcda: an all-zero counter record whose "negative" length is
+// INT32_MIN must be written back without signed overflow, byte for byte.
+TEST(GcdaWriterEdge, MostNegativeZeroCounterLengthRoundTrips) {
+  const std::vector<uint32_t> words = {0x67636461, 0x4232322a, 7, 9, 0x01a10000, 0x80000000u, 0};
+  std::vector<uint8_t> bytes(words.size() * 4);
+  std::memcpy(bytes.data(), words.data(), bytes.size());
+  auto res = covkit::format::read_data(bytes);
+  auto* df = std::get_if<covkit::format::DataFile>(&res);
+  ASSERT_NE(df, nullptr);
+  ASSERT_EQ(df->records.size(), 1u);
+  EXPECT_TRUE(df->records[0].all_zero);
+  EXPECT_EQ(df->records[0].num_counters, 0x80000000u / 8);
+  EXPECT_EQ(covkit::format::write_data(*df), bytes);
+}
