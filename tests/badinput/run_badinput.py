@@ -28,6 +28,8 @@ import shutil
 import struct
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -79,13 +81,16 @@ CHECKED_SETS = [[], ["-j"], ["-b"]]
 SANITIZER_MARKERS = ("runtime error:", "AddressSanitizer", "LeakSanitizer", "UndefinedBehaviorSanitizer",
                      "terminate called", "MemorySanitizer", "ThreadSanitizer")
 
+# A damaged file of a few KB must not make covkit use more than this.
+MAX_RSS_MB = 1536
+
 INT64_MAX = (1 << 63) - 1
 INT64_MIN = 1 << 63  # as an unsigned bit pattern
 
 
 class Variant:
     def __init__(self, name, gcno, gcda, source=True, option_sets=None, expect_rc=None, expect_re=None,
-                 cwd_special=None, extra_args=None):
+                 cwd_special=None, extra_args=None, same_output_as=None):
         self.name = name
         self.gcno = gcno  # bytes, None (absent) or "dir"
         self.gcda = gcda
@@ -95,6 +100,7 @@ class Variant:
         self.expect_re = expect_re
         self.cwd_special = cwd_special  # "unwritable": run from a directory covkit cannot write
         self.extra_args = extra_args or []
+        self.same_output_as = same_output_as  # (gcno, gcda) whose stdout this pair must reproduce
 
 
 # --------------------------------------------------------------------------
@@ -155,6 +161,18 @@ def targeted_notes(gcno, tag):
         for f in by_kind.get(k, [])[:2]:
             for v in (0, 1 << 31, 0xFFFFFFFF):
                 w("%s-%s-%x@%d" % (tag, k, v, f.off), f.off, v)
+    # Per-line tables: several sources or group functions, each with lines
+    # near the largest line number a notes file may hold, from a file of 1 KB.
+    limit = 1 << 23
+    for label, group in (("sources", False), ("groups", True)):
+        fns = []
+        for i in range(4):
+            src = "p.c" if group else "m%d.c" % i
+            fns.append({"name": "m%d" % i, "source": src, "ident": 100 + i, "start_line": 1 if group else limit - 1,
+                        "end_line": limit - 1, "blocks": 3, "arcs": [(0, 2, 4), (2, 1, 1)],
+                        "lines": {2: [(src, [limit - 1])]}})
+        notes = g.build_notes(fns, stamp=img.word(8), major=img.major, minor=((img.version >> 8) & 0xFF) - 0x30)
+        out.append(("%s-many-%s-at-line-limit" % (tag, label), notes, {}))
     # Functions sharing a first line form a group whose lines gcov keeps per
     # function: give every function the same start line and odd end lines.
     for label, start, end_line in (("huge", 2, 0xFFFFFFF0), ("normal", 2, 3), ("backwards", 5, 1),
@@ -296,7 +314,8 @@ def targeted_data(gcda, tag, other_version_gcda):
 def file_level_variants(tag, gcno, gcda):
     out = []
     big_endian = (g.swap_byte_order(gcno, g.NOTES_MAGIC), g.swap_byte_order(gcda, g.DATA_MAGIC))
-    out.append(Variant("%s-big-endian" % tag, big_endian[0], big_endian[1], expect_rc=0))
+    out.append(Variant("%s-big-endian" % tag, big_endian[0], big_endian[1], expect_rc=0, same_output_as=(gcno, gcda),
+                       option_sets=[["-t"], ["-b", "-a", "-t"], ["-j", "-b", "-t"]]))
     out.append(Variant("%s-empty-gcno" % tag, b"", gcda, expect_rc=None,
                        expect_re=r"^%s:not a gcov notes file$" % re.escape(NOTES)))
     out.append(Variant("%s-empty-gcda" % tag, gcno, b"", expect_re=r"^%s:not a gcov data file$" % re.escape(DATA)))
@@ -428,7 +447,40 @@ def message_patterns(notes_paths, data_paths):
     ]
 
 
-def check_run(variant, opts, rc, stdout, stderr, elapsed, timed_out, sizes, patterns):
+def notes_major(gcno):
+    """The GCC major version of a notes file whose header covkit can read, else None."""
+    if not isinstance(gcno, (bytes, bytearray)) or len(gcno) < 16:
+        return None
+    for fmt in ("<I", ">I"):
+        if struct.unpack_from(fmt, gcno, 0)[0] != g.NOTES_MAGIC:
+            continue
+        v = struct.unpack_from(fmt, gcno, 4)[0]
+        c0, c1, c2 = (v >> 24) & 0xFF, (v >> 16) & 0xFF, (v >> 8) & 0xFF
+        if not (0x41 <= c0 <= 0x5A and 0x30 <= c1 <= 0x39 and 0x30 <= c2 <= 0x39):
+            return None
+        major = (c0 - 0x41) * 10 + (c1 - 0x30)
+        if not 8 <= major <= 14:
+            return None
+        pos = 16 if major >= 12 else 12
+        if pos + 4 > len(gcno):
+            return None
+        n = struct.unpack_from(fmt, gcno, pos)[0]
+        pos += 4 + (n if major >= 12 else 4 * n)
+        return major if pos + 4 <= len(gcno) else None
+    return None
+
+
+def expected_status(codes, major):
+    """gcov 12 exits with the last status set. With GCC 11 notes read last,
+    covkit exits like gcov 11 (0) except for damaged files and lost output
+    (2, 4, 6)."""
+    if major >= 12:
+        return codes[-1] if codes else 0
+    damage = [c for c in codes if c in (2, 4, 6)]
+    return damage[-1] if damage else 0
+
+
+def check_run(variant, opts, rc, stdout, stderr, elapsed, timed_out, sizes, patterns, major, rss_mb):
     problems = []
     if timed_out:
         return ["hang: no exit within the time limit (%.1fs)" % elapsed]
@@ -443,14 +495,16 @@ def check_run(variant, opts, rc, stdout, stderr, elapsed, timed_out, sizes, patt
             break
     if problems:
         return problems
-    last_code = 0
+    if rss_mb > MAX_RSS_MB:
+        problems.append("memory: used %d MB (limit %d MB)" % (rss_mb, MAX_RSS_MB))
+    codes = []
     for line in text.splitlines():
         for rx, code, kind in patterns:
             m = rx.match(line)
             if not m:
                 continue
             if code is not None:
-                last_code = code
+                codes.append(code)
             if kind:
                 path, offset = m.group(1), int(m.group(2))
                 size = sizes.get(path)
@@ -459,26 +513,15 @@ def check_run(variant, opts, rc, stdout, stderr, elapsed, timed_out, sizes, patt
             break
         else:
             problems.append("unexpected stderr line (multi-line or unknown message): %r" % line[:300])
-    # With files of GCC 11 (when its notes file could be read), covkit exits
-    # like gcov 11 (0) except for damaged files and lost output (2, 4, 6).
-    # patterns[1:5]: the notes file's header could not be read (truncated,
-    # missing, not a notes file, unsupported version).
-    notes_unread = any(rx.match(ln) for rx, _, _ in patterns[1:5] for ln in text.splitlines())
-    legacy = variant.name.startswith("g11") and not notes_unread
-    if legacy:
-        last_code = 0
-        for line in text.splitlines():
-            for rx, code, _ in patterns:
-                if rx.match(line):
-                    if code in (2, 4, 6):
-                        last_code = code
-                    break
-    if not problems and rc != last_code:
-        problems.append("exit status %d, but the last problem reported calls for %d" % (rc, last_code))
+    want = expected_status(codes, major)
+    if not problems and rc != want:
+        problems.append("exit status %d, but the problems reported (%s; GCC %d notes) call for %d" %
+                        (rc, ",".join(map(str, codes)) or "none", major, want))
     if not 0 <= rc <= 6:
         problems.append("exit status %d outside gcov's 0..6" % rc)
+    # expect_rc is gcov 12's status; with GCC 11 notes only damage statuses remain.
     expect_rc = variant.expect_rc
-    if legacy and expect_rc in (1, 3, 5):
+    if expect_rc is not None and major < 12 and expect_rc not in (2, 4, 6):
         expect_rc = 0
     if expect_rc is not None and rc != expect_rc:
         problems.append("expected exit status %d, got %d" % (expect_rc, rc))
@@ -501,8 +544,32 @@ def materialize(variant, vdir, source_dir):
             shutil.copy(os.path.join(source_dir, src), os.path.join(vdir, src))
 
 
-def run_variant(covkit, variant, vdir, source_dir, option_sets, timeout):
+def run_limited(cmd, cwd, timeout):
+    """Runs `cmd`; returns (status, stdout, stderr, seconds, timed out, peak RSS in MB).
+    A negative status is the signal that ended it."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.monotonic()
+        p = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=err)
+        killed = []
+        timer = threading.Timer(timeout, lambda: (killed.append(1), p.kill()))
+        timer.start()
+        _, status, usage = os.wait4(p.pid, 0)
+        timer.cancel()
+        p.returncode = os.waitstatus_to_exitcode(status)
+        elapsed = time.monotonic() - start
+        out.seek(0)
+        err.seek(0)
+        return p.returncode, out.read(), err.read(), elapsed, bool(killed), usage.ru_maxrss // 1024
+
+
+def run_variant(covkit, variant, vdir, source_dir, option_sets, timeout, good_gcno):
     materialize(variant, vdir, source_dir)
+    # The notes read last decide between gcov 12's and gcov 11's exit statuses.
+    major = 12
+    for gcno in [variant.gcno] + [good_gcno for _ in variant.extra_args]:
+        m = notes_major(gcno)
+        if m is not None:
+            major = m
     failures = []
     runs = 0
     sizes = {}
@@ -520,16 +587,18 @@ def run_variant(covkit, variant, vdir, source_dir, option_sets, timeout):
             cwd = "/proc" if os.path.isdir("/proc/self") else vdir
             target = os.path.join(vdir, DATA)
         cmd = [covkit, "gcov"] + opts + [target] + variant.extra_args
-        start = time.monotonic()
-        timed_out = False
-        try:
-            p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
-            rc, out, err = p.returncode, p.stdout, p.stderr
-        except subprocess.TimeoutExpired as e:
-            timed_out, rc, out, err = True, -9, e.stdout or b"", e.stderr or b""
-        elapsed = time.monotonic() - start
+        rc, out, err, elapsed, timed_out, rss_mb = run_limited(cmd, cwd, timeout)
         runs += 1
-        for problem in check_run(variant, opts, rc, out, err, elapsed, timed_out, sizes, patterns):
+        problems = check_run(variant, opts, rc, out, err, elapsed, timed_out, sizes, patterns, major, rss_mb)
+        if variant.same_output_as and not problems:
+            ref = Variant(variant.name + "-reference", *variant.same_output_as)
+            ref_dir = vdir + "-reference"
+            materialize(ref, ref_dir, source_dir)
+            ref_rc, ref_out, _, _, _, _ = run_limited(cmd, ref_dir, timeout)
+            shutil.rmtree(ref_dir, ignore_errors=True)
+            if (ref_rc, ref_out) != (rc, out):
+                problems.append("output differs from that of the original byte order")
+        for problem in problems:
             failures.append((variant.name, " ".join(["covkit", "gcov"] + opts + [target] + variant.extra_args), problem,
                              err.decode("utf-8", "replace")[-600:]))
     shutil.rmtree(vdir, ignore_errors=True)
@@ -567,6 +636,7 @@ def main():
     ap.add_argument("--compilers", default="gcc-12,gcc-11")
     ap.add_argument("--crashers", default=os.path.join(HERE, "crashers"))
     ap.add_argument("--keep-going", action="store_true", help="list every failure, not the first 40")
+    ap.add_argument("--only", help="run only the variants whose name matches this regular expression")
     args = ap.parse_args()
 
     covkit = os.path.abspath(args.covkit)
@@ -601,6 +671,9 @@ def main():
     for i, v in enumerate(crasher_variants(args.crashers, (first[1], first[2]))):
         jobs.append((v, first[0], v.option_sets))
 
+    if args.only:
+        jobs = [j for j in jobs if re.search(args.only, j[0].name)]
+
     # A valid pair beside every variant directory, for the two-inputs runs.
     good = os.path.join(workdir, "v", "good")
     os.makedirs(good)
@@ -614,7 +687,8 @@ def main():
     total_runs = 0
     failures = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(run_variant, covkit, v, os.path.join(workdir, "v", "%05d" % i), d, sets, args.timeout)
+        futures = [pool.submit(run_variant, covkit, v, os.path.join(workdir, "v", "%05d" % i), d, sets, args.timeout,
+                               gcno0)
                    for i, (v, d, sets) in enumerate(jobs)]
         for fut in futures:
             runs, fails = fut.result()
