@@ -10,17 +10,22 @@
 namespace covkit::util {
 
 std::optional<FileData> read_file(const std::string& path, std::string* error) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO named by a hostile notes file must not block the open;
+  // only regular files are read (a device like /dev/zero never ends).
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     if (error) *error = std::strerror(errno);
     return std::nullopt;
   }
   FileData out;
   struct stat st {};
-  if (::fstat(fd, &st) == 0) {
-    out.mtime = st.st_mtime;
-    if (S_ISREG(st.st_mode) && st.st_size > 0) out.bytes.reserve(size_t(st.st_size));
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (error) *error = "not a regular file";
+    ::close(fd);
+    return std::nullopt;
   }
+  out.mtime = st.st_mtime;
+  if (st.st_size > 0) out.bytes.reserve(size_t(st.st_size));
   uint8_t buf[65536];
   while (true) {
     ssize_t n = ::read(fd, buf, sizeof buf);

@@ -14,7 +14,8 @@ struct FileData {
   int64_t mtime = 0;  // seconds, as stat reports
 };
 
-// nullopt when the file cannot be opened; `error` receives strerror text.
+// nullopt when the file cannot be opened or is not a regular file (devices
+// and FIFOs never end or block); `error` receives the reason.
 std::optional<FileData> read_file(const std::string& path, std::string* error = nullptr);
 
 // Writes to a temporary file beside `path`, then renames it over `path`.
