@@ -16,15 +16,17 @@
 
 namespace covkit::model {
 
-std::vector<SessionFunction*>* SourceCoverage::functions_at(uint32_t line) {
-  auto it = by_start_line.find(line);
-  if (it == by_start_line.end()) return nullptr;
-  // std::sort, not stable_sort: ties (same line and column) must come out in
-  // the order gcov's own std::sort leaves them.
-  std::sort(it->second.begin(), it->second.end(), [](const SessionFunction* a, const SessionFunction* b) {
+void sort_by_start(std::vector<SessionFunction*>& fns) {
+  std::sort(fns.begin(), fns.end(), [](const SessionFunction* a, const SessionFunction* b) {
     return a->fn.start_line == b->fn.start_line ? a->fn.start_column < b->fn.start_column
                                                 : a->fn.start_line < b->fn.start_line;
   });
+}
+
+std::vector<SessionFunction*>* SourceCoverage::functions_at(uint32_t line) {
+  auto it = by_start_line.find(line);
+  if (it == by_start_line.end()) return nullptr;
+  sort_by_start(it->second);
   return &it->second;
 }
 

@@ -47,6 +47,10 @@ struct SessionFunction {
   }
 };
 
+// gcov's order of functions: by first line, then column. Sorted with std::sort
+// (not stable_sort) so that ties come out in the order gcov's own sort leaves them.
+void sort_by_start(std::vector<SessionFunction*>& fns);
+
 struct CoverageSummary {
   int lines = 0, lines_executed = 0;
   int branches = 0, branches_executed = 0, branches_taken = 0;

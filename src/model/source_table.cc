@@ -43,8 +43,7 @@ std::string canonicalize_name(std::string_view name) {
   return result;
 }
 
-uint32_t SourceTable::find(const std::string& spelling_in, int64_t notes_time, const NewerCallback& newer) {
-  const std::string spelling = spelling_in;
+uint32_t SourceTable::find(const std::string& spelling, int64_t notes_time, const NewerCallback& newer) {
   uint32_t idx;
   if (auto it = by_name_.find(spelling); it != by_name_.end()) {
     idx = it->second;

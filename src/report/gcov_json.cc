@@ -69,11 +69,7 @@ void write_json_source(JsonWriter& w, model::GcovSession& session, uint32_t src_
   model::SourceCoverage& src = session.coverage(src_idx);
   const model::SourceEntry& entry = session.sources().entries()[src_idx];
   w.begin_object();
-  // std::sort as gcov does: ties keep the order gcov's own sort gives them.
-  std::sort(src.functions.begin(), src.functions.end(), [](const auto* a, const auto* b) {
-    return a->fn.start_line == b->fn.start_line ? a->fn.start_column < b->fn.start_column
-                                                : a->fn.start_line < b->fn.start_line;
-  });
+  model::sort_by_start(src.functions);
   w.key("lines");
   w.begin_array();
   std::vector<model::SessionFunction*> open_fns;  // non-group functions whose body we are in
