@@ -8,6 +8,7 @@ packages=(
   libcli11-dev libfmt-dev nlohmann-json3-dev zlib1g-dev libiberty-dev
   libgtest-dev libgmock-dev libbenchmark-dev libdw-dev libelf-dev
   lcov gcovr python3 dpkg-dev time
+  libxml2-utils chromium fonts-dejavu-core git
 )
 missing=()
 for p in "${packages[@]}"; do

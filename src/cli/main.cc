@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "cli/gcov_command.h"
+#include "cli/report_command.h"
 #include "cli/version.h"
 
 int main(int argc, char** argv) {
@@ -18,15 +19,21 @@ int main(int argc, char** argv) {
   // is dispatched before CLI11 sees them.
   if (argc >= 2 && std::strcmp(argv[1], "gcov") == 0) return covkit::cli::run_gcov_command(argc - 1, argv + 1);
 
+  if (argc >= 2 && std::strcmp(argv[1], "report") == 0) return covkit::cli::run_report_command(argc - 1, argv + 1);
+
   CLI::App app{"covkit: what your C and C++ code does when it runs (coverage, call tracing, sampling)"};
   app.set_version_flag("--version", std::string("covkit ") + covkit::cli::kVersion);
   app.require_subcommand(1);
   app.footer(
       "Subcommands:\n"
       "  gcov     drop-in replacement for GCC's gcov (same options, same output);\n"
-      "           see `covkit gcov --help`\n");
+      "           see `covkit gcov --help`\n"
+      "  report   project-wide reports: lcov, Cobertura, SonarQube, Coveralls, JSON,\n"
+      "           HTML, Markdown, terminal; filters, merging, gates, diff coverage;\n"
+      "           see `covkit report --help`\n");
   auto* gcov = app.add_subcommand("gcov", "Drop-in gcov: annotated sources, JSON, summaries");
   gcov->prefix_command();
+  app.add_subcommand("report", "Project-wide coverage reports")->prefix_command();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -54,8 +54,15 @@ void derive_file_names(const std::string& arg, const std::string& object_directo
 }
 
 LoadedObject load_object(const std::string& arg, const std::string& object_directory) {
+  std::string notes, data;
+  derive_file_names(arg, object_directory, notes, data);
+  return load_object_files(std::move(notes), std::move(data));
+}
+
+LoadedObject load_object_files(std::string notes_name, std::string data_name) {
   LoadedObject obj;
-  derive_file_names(arg, object_directory, obj.notes_name, obj.data_name);
+  obj.notes_name = std::move(notes_name);
+  obj.data_name = std::move(data_name);
   if (auto bytes = util::read_file(obj.notes_name)) {
     obj.notes_opened = true;
     obj.notes_mtime = bytes->mtime;
@@ -78,7 +85,7 @@ LoadedObject load_object(const std::string& arg, const std::string& object_direc
       obj.notes = std::move(nf);
     }
   }
-  if (auto bytes = util::read_file(obj.data_name)) {
+  if (auto bytes = obj.data_name.empty() ? std::nullopt : util::read_file(obj.data_name)) {
     obj.data_opened = true;
     auto res = format::read_data(bytes->bytes);
     if (auto* hdr = std::get_if<format::HeaderError>(&res))

@@ -1,0 +1,129 @@
+#include "cli/report_options.h"
+
+#include <CLI/CLI.hpp>
+
+#include "model/source_paths.h"
+
+namespace covkit::cli {
+
+namespace {
+
+constexpr const char* kDescription =
+    "Coverage reports for a whole build: finds the .gcno/.gcda files under the\n"
+    "given build trees (default: the current directory), computes exactly what\n"
+    "gcov computes, adds runs and translation units together, and writes any\n"
+    "number of reports. With no output option it prints a summary table.";
+
+constexpr const char* kFooter =
+    "Exclusion markers in sources (disable with --no-exclusion-markers):\n"
+    "  LCOV_EXCL_LINE, LCOV_EXCL_START ... LCOV_EXCL_STOP      drop lines\n"
+    "  LCOV_EXCL_BR_LINE, LCOV_EXCL_BR_START ... _BR_STOP     drop branches\n"
+    "  LCOV_EXCL_EXCEPTION_BR_LINE/_START/_STOP               drop exception branches\n"
+    "  GCOVR_EXCL_* and GCOV_EXCL_* are the same markers.\n"
+    "\n"
+    "Exit status: 0 on success; 1 on bad usage or when nothing could be read;\n"
+    "2 when a --fail-under gate fails; 3 when an output could not be written.\n"
+    "\n"
+    "Examples:\n"
+    "  covkit report build/                          summary table\n"
+    "  covkit report --html cov/ --lcov cov.info build/\n"
+    "  covkit report --cobertura cov.xml --fail-under-line 80 build/\n"
+    "  covkit report --path-map /src=$PWD build/ /tmp/gcov-prefix/\n"
+    "  covkit report --diff origin/main --markdown pr.md build/\n"
+    "See docs/covkit-report.md for the formats and every option.";
+
+}  // namespace
+
+std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& o) {
+  CLI::App app{kDescription, "covkit report"};
+  app.footer(kFooter);
+  app.get_formatter()->column_width(36);
+  std::vector<std::string> maps;
+
+  app.add_option("paths", o.paths, "Build trees, data (GCOV_PREFIX) trees, or .gcda/.gcno files [default: .]");
+  auto* in = "Input";
+  app.add_option("-r,--root", o.root, "Project root: reported paths are relative to it [default: .]")->group(in);
+  app.add_option("--object-directory", o.object_directories,
+                 "Also look here for .gcno files (when data files live in another tree)")
+      ->group(in);
+  app.add_option("--source-prefix", o.source_prefix, "Remove this prefix from reported source paths")->group(in);
+  app.add_option("--path-map", maps,
+                 "OLD=NEW: sources recorded under OLD are found under NEW (builds moved between "
+                 "machines or containers); repeatable, first match wins")
+      ->group(in);
+  app.add_option("-a,--add-tracefile", o.tracefiles, "Add an lcov tracefile or covkit JSON file (repeatable)")
+      ->group(in);
+
+  auto* out = "Output";
+  app.add_option("--lcov", o.lcov, "Write an lcov tracefile (TN/SF/FN/FNDA/BRDA/DA records)")->group(out);
+  app.add_option("--cobertura,--xml", o.cobertura, "Write Cobertura XML (GitLab, Jenkins)")->group(out);
+  app.add_option("--sonarqube", o.sonarqube, "Write SonarQube generic coverage XML")->group(out);
+  app.add_option("--coveralls", o.coveralls, "Write a Coveralls API JSON file")->group(out);
+  app.add_option("--json", o.json, "Write covkit's JSON (see docs/report-formats.md)")->group(out);
+  app.add_option("--html", o.html, "Write a static HTML site into this directory")->group(out);
+  app.add_option("--markdown", o.markdown, "Write a Markdown summary (for pull requests)")->group(out);
+  app.add_flag("-s,--print-summary", o.print_summary, "Print the summary table even when writing files")
+      ->group(out);
+  app.add_option("-t,--test-name", o.test_name, "TN: name in the lcov tracefile")->group(out);
+  app.add_option("--title", o.title, "Title of the HTML report")->group(out);
+  app.add_option("--coveralls-service", o.coveralls_service, "service_name in the Coveralls file")->group(out);
+  app.add_flag("--show-instantiations", o.show_instantiations,
+               "Show each template instantiation's count of a line (HTML, JSON); counts are "
+               "always summed per line")
+      ->group(out);
+
+  auto* flt = "Filters";
+  app.add_option("-f,--filter", o.filters, "Keep only sources whose path matches this regex (repeatable)")
+      ->group(flt);
+  app.add_option("-e,--exclude", o.excludes, "Drop sources whose path matches this regex (repeatable)")->group(flt);
+  app.add_flag("--keep-system-headers", o.keep_system_headers,
+               "Keep /usr/include and compiler headers (dropped by default)")
+      ->group(flt);
+  app.add_flag("!--no-exclusion-markers", o.exclusion_markers, "Ignore LCOV_EXCL_*/GCOVR_EXCL_* markers")
+      ->group(flt);
+  app.add_flag("--exclude-throw-branches", o.exclude_throw_branches,
+               "Drop branches taken only when an exception is thrown")
+      ->group(flt);
+  app.add_flag("--exclude-unreachable-branches", o.exclude_unreachable_branches,
+               "Drop branches of code reachable only through exception or noreturn paths")
+      ->group(flt);
+  app.add_option("--diff", o.diff_rev,
+                 "Keep only lines changed since this git revision (diff coverage; needs git)")
+      ->group(flt);
+
+  auto* gate = "Gates";
+  app.add_option("--fail-under-line", o.fail_under_line, "Exit 2 if line coverage is below N percent")
+      ->check(CLI::Range(0.0, 100.0))
+      ->group(gate);
+  app.add_option("--fail-under-branch", o.fail_under_branch, "Exit 2 if branch coverage is below N percent")
+      ->check(CLI::Range(0.0, 100.0))
+      ->group(gate);
+  app.add_option("--fail-under-function", o.fail_under_function, "Exit 2 if function coverage is below N percent")
+      ->check(CLI::Range(0.0, 100.0))
+      ->group(gate);
+
+  auto* run = "Running";
+  app.add_option("-j,--jobs", o.threads, "Threads [default: all cores]")->group(run);
+  app.add_option("--color", o.color, "Colour the summary: auto, always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->group(run);
+  app.add_flag("-q,--quiet", o.quiet, "No warnings (errors are still printed)")->group(run);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  for (const auto& m : maps) {
+    std::pair<std::string, std::string> pm;
+    if (!model::parse_path_map(m, pm)) {
+      std::fprintf(stderr, "covkit report: --path-map %s: expected OLD=NEW\n", m.c_str());
+      return 1;
+    }
+    o.path_maps.push_back(std::move(pm));
+  }
+  if (o.paths.empty() && o.tracefiles.empty()) o.paths.push_back(".");
+  return std::nullopt;
+}
+
+}  // namespace covkit::cli

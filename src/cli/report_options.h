@@ -1,0 +1,47 @@
+#pragma once
+// Options of `covkit report`, parsed with CLI11.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace covkit::cli {
+
+struct ReportOptions {
+  // Where the data is.
+  std::vector<std::string> paths;  // build trees, data trees, or single .gcda/.gcno files
+  std::vector<std::string> object_directories;
+  std::string root = ".";
+  std::string source_prefix;
+  std::vector<std::pair<std::string, std::string>> path_maps;
+  std::vector<std::string> tracefiles;  // --add-tracefile
+
+  // What to write.
+  std::string lcov, cobertura, sonarqube, coveralls, json, html, markdown;
+  bool print_summary = false;  // the terminal table even when files are written
+  std::string test_name;
+  std::string title = "covkit coverage";
+  std::string coveralls_service = "covkit";
+
+  // What to count.
+  std::vector<std::string> filters, excludes;
+  bool keep_system_headers = false;
+  bool exclusion_markers = true;
+  bool exclude_throw_branches = false;
+  bool exclude_unreachable_branches = false;
+  bool show_instantiations = false;
+  std::string diff_rev;
+
+  // Gates.
+  std::optional<double> fail_under_line, fail_under_branch, fail_under_function;
+
+  unsigned threads = 0;  // 0: all cores
+  std::string color = "auto";
+  bool quiet = false;
+};
+
+// Parses argv (argv[0] is "report"). Returns an exit code when the run is
+// over already (--help, a usage error), nullopt to go on.
+std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& out);
+
+}  // namespace covkit::cli

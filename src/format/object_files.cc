@@ -1,0 +1,164 @@
+#include "format/object_files.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string_view>
+#include <system_error>
+
+namespace covkit::format {
+
+namespace fs = std::filesystem;
+
+std::string absolute_path(const std::string& path, const std::string& base) {
+  std::string joined;
+  if (!path.empty() && path[0] == '/') {
+    joined = path;
+  } else {
+    std::string b = base;
+    if (b.empty()) {
+      std::error_code ec;
+      b = fs::current_path(ec).string();
+    } else if (b[0] != '/') {
+      b = absolute_path(b);
+    }
+    joined = b + "/" + path;
+  }
+  std::vector<std::string_view> parts;
+  std::string_view rest = joined;
+  while (!rest.empty()) {
+    size_t slash = rest.find('/');
+    std::string_view part = rest.substr(0, slash);
+    rest = slash == std::string_view::npos ? std::string_view{} : rest.substr(slash + 1);
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+      continue;
+    }
+    parts.push_back(part);
+  }
+  std::string out;
+  for (std::string_view p : parts) {
+    out += '/';
+    out += p;
+  }
+  return out.empty() ? "/" : out;
+}
+
+namespace {
+
+bool has_suffix(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string stem_path(const std::string& path) { return path.substr(0, path.rfind('.')); }
+
+// How many trailing path components two stems share.
+size_t shared_tail(std::string_view a, std::string_view b) {
+  size_t n = 0;
+  while (!a.empty() && !b.empty()) {
+    size_t sa = a.rfind('/'), sb = b.rfind('/');
+    std::string_view ca = sa == std::string_view::npos ? a : a.substr(sa + 1);
+    std::string_view cb = sb == std::string_view::npos ? b : b.substr(sb + 1);
+    if (ca != cb) break;
+    ++n;
+    a = sa == std::string_view::npos ? std::string_view{} : a.substr(0, sa);
+    b = sb == std::string_view::npos ? std::string_view{} : b.substr(0, sb);
+  }
+  return n;
+}
+
+void walk(const std::string& root, std::set<std::string>& notes, std::set<std::string>& data,
+          std::vector<std::string>& warnings) {
+  std::error_code ec;
+  const std::string abs = absolute_path(root);
+  auto st = fs::status(abs, ec);
+  if (ec || !fs::exists(st)) {
+    warnings.push_back(fmt::format("{}: no such file or directory", root));
+    return;
+  }
+  auto add = [&](const std::string& p) {
+    if (has_suffix(p, ".gcno")) notes.insert(p);
+    else if (has_suffix(p, ".gcda")) data.insert(p);
+  };
+  if (!fs::is_directory(st)) {
+    if (!has_suffix(abs, ".gcno") && !has_suffix(abs, ".gcda"))
+      warnings.push_back(fmt::format("{}: neither a directory nor a .gcno/.gcda file", root));
+    add(abs);
+    return;
+  }
+  fs::recursive_directory_iterator it(abs, fs::directory_options::skip_permission_denied, ec), end;
+  if (ec) {
+    warnings.push_back(fmt::format("{}: cannot read directory: {}", root, ec.message()));
+    return;
+  }
+  for (; it != end; it.increment(ec)) {
+    if (ec) {
+      warnings.push_back(fmt::format("{}: {}", it->path().string(), ec.message()));
+      ec.clear();
+      continue;
+    }
+    if (it->is_regular_file(ec)) add(it->path().string());
+  }
+}
+
+}  // namespace
+
+ObjectSearch find_objects(const std::vector<std::string>& roots, const std::vector<std::string>& notes_dirs) {
+  ObjectSearch out;
+  std::set<std::string> notes, data;
+  for (const auto& r : roots) walk(r, notes, data, out.warnings);
+  for (const auto& r : notes_dirs) {
+    std::set<std::string> ignored;
+    walk(r, notes, ignored, out.warnings);
+  }
+  // Index notes by file stem ("foo" of ".../foo.gcno") for the tree-crossing case.
+  std::map<std::string, std::vector<std::string>> by_base;
+  for (const auto& n : notes) {
+    std::string stem = stem_path(n);
+    by_base[stem.substr(stem.rfind('/') + 1)].push_back(stem);
+  }
+  std::set<std::string> paired;
+  for (const auto& d : data) {
+    std::string stem = stem_path(d);
+    std::string match;
+    if (notes.count(stem + ".gcno")) {
+      match = stem;
+    } else {
+      auto it = by_base.find(stem.substr(stem.rfind('/') + 1));
+      size_t best = 0;
+      bool tie = false;
+      if (it != by_base.end())
+        for (const auto& cand : it->second) {
+          size_t n = shared_tail(stem, cand);
+          if (n > best) {
+            best = n, match = cand, tie = false;
+          } else if (n == best) {
+            tie = true;
+          }
+        }
+      if (match.empty()) {
+        out.warnings.push_back(fmt::format("{}: no matching .gcno file found; skipped", d));
+        continue;
+      }
+      if (tie) {
+        out.warnings.push_back(
+            fmt::format("{}: several .gcno files match equally well; skipped (pass the build tree that holds it)", d));
+        continue;
+      }
+    }
+    paired.insert(match + ".gcno");
+    out.objects.push_back({match + ".gcno", d});
+  }
+  for (const auto& n : notes)
+    if (!paired.count(n)) out.objects.push_back({n, ""});
+  std::sort(out.objects.begin(), out.objects.end(), [](const ObjectFiles& a, const ObjectFiles& b) {
+    return a.notes != b.notes ? a.notes < b.notes : a.data < b.data;
+  });
+  return out;
+}
+
+}  // namespace covkit::format

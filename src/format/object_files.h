@@ -1,0 +1,31 @@
+#pragma once
+// Finding the objects of a build: every .gcno (what was compiled) and the
+// .gcda files that hold its counts. A data file usually sits beside its notes
+// file, but GCOV_PREFIX/GCOV_PREFIX_STRIP runs, containers and CI artifacts
+// put data files in another tree; those are paired with the notes file whose
+// path shares the longest tail of directory names.
+#include <string>
+#include <vector>
+
+namespace covkit::format {
+
+struct ObjectFiles {
+  std::string notes;  // .gcno path
+  std::string data;   // .gcda path; empty when the object never ran
+};
+
+struct ObjectSearch {
+  std::vector<ObjectFiles> objects;  // sorted by notes, then data path
+  std::vector<std::string> warnings;  // one line each, naming the file
+};
+
+// Walks `roots` (directories, or single .gcda/.gcno files) and the extra
+// notes directories. Several data files may pair with one notes file (runs
+// kept apart); their counts add up downstream.
+ObjectSearch find_objects(const std::vector<std::string>& roots, const std::vector<std::string>& notes_dirs);
+
+// Lexically normalized absolute path ("." and ".." folded, no file system
+// access), relative paths taken against `base` (or the working directory).
+std::string absolute_path(const std::string& path, const std::string& base = {});
+
+}  // namespace covkit::format

@@ -1,0 +1,115 @@
+#include "model/coverage_merge.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "model/counts.h"
+
+namespace covkit::model {
+
+namespace {
+
+void merge_branches(std::vector<BranchCov>& into, std::vector<BranchCov>&& from) {
+  if (into.size() < from.size()) into.resize(from.size());
+  for (size_t i = 0; i < from.size(); ++i) {
+    BranchCov& b = into[i];
+    b.count = add_counts(b.count, from[i].count);
+    b.executed |= from[i].executed;
+    b.is_throw |= from[i].is_throw;
+    b.fallthrough |= from[i].fallthrough;
+    b.unreachable |= from[i].unreachable;
+  }
+}
+
+void merge_line(LineCov& into, LineCov&& from) {
+  into.count = add_counts(into.count, from.count);
+  into.excluded |= from.excluded;
+  // '*' means some block never ran: after merging, only if the line as a whole
+  // still has zero count anywhere we cannot tell; keep gcov's per-part flag.
+  into.unexecuted_block = into.unexecuted_block || from.unexecuted_block;
+  merge_branches(into.branches, std::move(from.branches));
+  for (LineInstance& inst : from.instances) {
+    auto it = std::find_if(into.instances.begin(), into.instances.end(),
+                           [&](const LineInstance& i) { return i.function == inst.function; });
+    if (it == into.instances.end())
+      into.instances.push_back(std::move(inst));
+    else
+      it->count = add_counts(it->count, inst.count);
+  }
+}
+
+void merge_function(FunctionCov& into, FunctionCov&& from) {
+  into.execution_count = add_counts(into.execution_count, from.execution_count);
+  into.blocks = std::max(into.blocks, from.blocks);
+  into.blocks_executed = std::max(into.blocks_executed, from.blocks_executed);
+  into.excluded |= from.excluded;
+  if (into.demangled.empty()) into.demangled = std::move(from.demangled);
+  if (into.end_line == 0) {
+    into.end_line = from.end_line;
+    into.end_column = from.end_column;
+  }
+}
+
+}  // namespace
+
+void normalize(FileCov& f) {
+  std::stable_sort(f.lines.begin(), f.lines.end(),
+                   [](const LineCov& a, const LineCov& b) { return a.number < b.number; });
+  size_t out = 0;
+  for (size_t i = 0; i < f.lines.size(); ++i) {
+    if (out > 0 && f.lines[out - 1].number == f.lines[i].number)
+      merge_line(f.lines[out - 1], std::move(f.lines[i]));
+    else if (out != i)
+      f.lines[out++] = std::move(f.lines[i]);
+    else
+      ++out;
+  }
+  f.lines.resize(out);
+
+  // Functions merge by name; the first occurrence keeps its place.
+  std::stable_sort(f.functions.begin(), f.functions.end(),
+                   [](const FunctionCov& a, const FunctionCov& b) { return a.name < b.name; });
+  out = 0;
+  for (size_t i = 0; i < f.functions.size(); ++i) {
+    if (out > 0 && f.functions[out - 1].name == f.functions[i].name)
+      merge_function(f.functions[out - 1], std::move(f.functions[i]));
+    else if (out != i)
+      f.functions[out++] = std::move(f.functions[i]);
+    else
+      ++out;
+  }
+  f.functions.resize(out);
+  std::stable_sort(f.functions.begin(), f.functions.end(), [](const FunctionCov& a, const FunctionCov& b) {
+    return a.start_line != b.start_line ? a.start_line < b.start_line : a.name < b.name;
+  });
+}
+
+void merge_file(FileCov& into, FileCov&& from) {
+  if (into.absolute_path.empty()) into.absolute_path = std::move(from.absolute_path);
+  into.lines.reserve(into.lines.size() + from.lines.size());
+  for (LineCov& l : from.lines) into.lines.push_back(std::move(l));
+  for (FunctionCov& fn : from.functions) into.functions.push_back(std::move(fn));
+  normalize(into);
+}
+
+void normalize(ProjectCov& p) {
+  std::stable_sort(p.files.begin(), p.files.end(), [](const FileCov& a, const FileCov& b) { return a.path < b.path; });
+  size_t out = 0;
+  for (size_t i = 0; i < p.files.size(); ++i) {
+    if (out > 0 && p.files[out - 1].path == p.files[i].path)
+      merge_file(p.files[out - 1], std::move(p.files[i]));
+    else if (out != i)
+      p.files[out++] = std::move(p.files[i]);
+    else
+      ++out;
+  }
+  p.files.resize(out);
+  for (FileCov& f : p.files) normalize(f);
+}
+
+void merge_project(ProjectCov& into, ProjectCov&& from) {
+  for (FileCov& f : from.files) into.files.push_back(std::move(f));
+  normalize(into);
+}
+
+}  // namespace covkit::model

@@ -1,0 +1,113 @@
+#include "model/exclusion_markers.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <vector>
+
+namespace covkit::model {
+
+namespace {
+
+constexpr std::array<std::string_view, 3> kPrefixes = {"LCOV_EXCL_", "GCOVR_EXCL_", "GCOV_EXCL_"};
+
+// The markers on one source line.
+struct LineMarkers {
+  bool line = false, start = false, stop = false;
+  bool br_line = false, br_start = false, br_stop = false;
+  bool ex_line = false, ex_start = false, ex_stop = false;
+};
+
+LineMarkers scan_line(std::string_view line) {
+  LineMarkers m;
+  for (std::string_view prefix : kPrefixes) {
+    size_t pos = 0;
+    while ((pos = line.find(prefix, pos)) != std::string_view::npos) {
+      pos += prefix.size();
+      std::string_view rest = line.substr(pos);
+      auto starts = [&](std::string_view w) { return rest.substr(0, w.size()) == w; };
+      if (starts("EXCEPTION_BR_LINE")) m.ex_line = true;
+      else if (starts("EXCEPTION_BR_START")) m.ex_start = true;
+      else if (starts("EXCEPTION_BR_STOP")) m.ex_stop = true;
+      else if (starts("BR_LINE")) m.br_line = true;
+      else if (starts("BR_START")) m.br_start = true;
+      else if (starts("BR_STOP")) m.br_stop = true;
+      else if (starts("LINE")) m.line = true;
+      else if (starts("START")) m.start = true;
+      else if (starts("STOP")) m.stop = true;
+    }
+  }
+  return m;
+}
+
+// One kind of START/STOP region: STOP is checked first, so a STOP line is
+// outside the region and a line with both closes it.
+struct Region {
+  const char* kind;
+  uint32_t open_at = 0;  // 0: not open
+
+  void update(bool start, bool stop, uint32_t n, const std::string& name, std::vector<std::string>& w) {
+    if (stop) {
+      if (!open_at) w.push_back(fmt::format("{}:{}: {}_STOP without a matching {}_START", name, n, kind, kind));
+      open_at = 0;
+    } else if (start) {
+      if (open_at)
+        w.push_back(fmt::format("{}:{}: {}_START inside the region opened at line {}", name, n, kind, open_at));
+      else
+        open_at = n;
+    }
+  }
+  void finish(const std::string& name, std::vector<std::string>& w) const {
+    if (open_at)
+      w.push_back(fmt::format("{}:{}: {}_START without a matching {}_STOP; excluded to the end of the file", name,
+                              open_at, kind, kind));
+  }
+};
+
+}  // namespace
+
+ExclusionRegions find_exclusions(std::string_view text, const std::string& name) {
+  ExclusionRegions r;
+  r.line.push_back(false);
+  r.branch.push_back(ExclusionRegions::kKeep);
+  Region lines{"LCOV_EXCL"}, branches{"LCOV_EXCL_BR"}, throws{"LCOV_EXCL_EXCEPTION_BR"};
+  uint32_t n = 0;
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+    ++n;
+    LineMarkers m;
+    if (line.find("_EXCL_") != std::string_view::npos) m = scan_line(line);
+    lines.update(m.start, m.stop, n, name, r.warnings);
+    branches.update(m.br_start, m.br_stop, n, name, r.warnings);
+    throws.update(m.ex_start, m.ex_stop, n, name, r.warnings);
+    r.line.push_back(m.line || lines.open_at != 0);
+    r.branch.push_back(m.br_line || branches.open_at    ? uint8_t(ExclusionRegions::kAllBranches)
+                       : m.ex_line || throws.open_at ? uint8_t(ExclusionRegions::kThrowBranches)
+                                                     : uint8_t(ExclusionRegions::kKeep));
+  }
+  lines.finish(name, r.warnings);
+  branches.finish(name, r.warnings);
+  throws.finish(name, r.warnings);
+  return r;
+}
+
+void apply_exclusions(FileCov& file, const ExclusionRegions& regions) {
+  auto in = [](const std::vector<bool>& v, uint32_t n) { return n < v.size() && v[n]; };
+  for (LineCov& l : file.lines) {
+    const uint8_t br = l.number < regions.branch.size() ? regions.branch[l.number] : uint8_t(ExclusionRegions::kKeep);
+    if (in(regions.line, l.number)) {
+      l.excluded = true;
+      l.branches.clear();
+    } else if (br == ExclusionRegions::kAllBranches) {
+      l.branches.clear();
+    } else if (br == ExclusionRegions::kThrowBranches) {
+      std::erase_if(l.branches, [](const BranchCov& b) { return b.is_throw; });
+    }
+  }
+  for (FunctionCov& f : file.functions)
+    if (in(regions.line, f.start_line)) f.excluded = true;
+}
+
+}  // namespace covkit::model

@@ -1,0 +1,84 @@
+#pragma once
+// The project-wide coverage model that every report renders: per source file,
+// its lines (count, branches), and its functions. It is tool-neutral: built
+// from .gcno/.gcda objects (project_builder), read from lcov tracefiles or
+// covkit JSON, or merged from several of those. Counts are exactly those
+// `covkit gcov` computes; merging follows lcov's rules (sum per line, per
+// branch position, per function name).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace covkit::model {
+
+struct BranchCov {
+  int64_t count = 0;
+  // Whether the line holding the branch ran (in any merged part). lcov shows
+  // the branch of a line that never ran as "-" rather than 0.
+  bool executed = false;
+  bool is_throw = false;     // taken only when an exception is thrown
+  bool fallthrough = false;  // the arc to the next block in source order
+  bool unreachable = false;  // leaves a block reachable only through exception/noreturn arcs
+};
+
+// One template instantiation's (or other group function's) count of a line,
+// kept when instantiations are shown apart.
+struct LineInstance {
+  std::string function;  // mangled name
+  int64_t count = 0;
+};
+
+struct LineCov {
+  uint32_t number = 0;
+  int64_t count = 0;
+  bool unexecuted_block = false;  // gcov's '*': some block on the line never ran
+  // Excluded lines (markers, --diff, ...) stay in the model so that the HTML
+  // can show them as excluded; every writer and every total skips them.
+  bool excluded = false;
+  std::vector<BranchCov> branches;  // already stripped of excluded branches
+  std::vector<LineInstance> instances;
+
+  bool covered() const { return count > 0; }
+};
+
+struct FunctionCov {
+  std::string name;       // mangled, as in the notes file (lcov's FN name)
+  std::string demangled;  // as gcov -m prints it
+  uint32_t start_line = 0, start_column = 0, end_line = 0, end_column = 0;
+  int64_t execution_count = 0;
+  uint32_t blocks = 0, blocks_executed = 0;
+  bool excluded = false;  // its first line is excluded
+
+  bool covered() const { return execution_count > 0; }
+};
+
+struct FileCov {
+  std::string path;  // as reports show it: relative to the root when inside it
+  std::string absolute_path;  // where the source was found (may not exist)
+  std::vector<LineCov> lines;          // sorted by number, one entry per number
+  std::vector<FunctionCov> functions;  // sorted by start line, then name
+
+  LineCov* find_line(uint32_t number);
+  const LineCov* find_line(uint32_t number) const;
+};
+
+struct ProjectCov {
+  std::vector<FileCov> files;  // sorted by path, one entry per path
+};
+
+struct Totals {
+  int64_t lines = 0, lines_covered = 0;
+  int64_t functions = 0, functions_covered = 0;
+  int64_t branches = 0, branches_covered = 0;
+
+  Totals& operator+=(const Totals& o);
+};
+
+Totals totals(const FileCov& f);
+Totals totals(const ProjectCov& p);
+
+// Percentage with one rule everywhere (an empty set is 100%, as gcovr and
+// genhtml show it); `ratio` is covered/total in [0, 1].
+double percent(int64_t covered, int64_t total);
+
+}  // namespace covkit::model

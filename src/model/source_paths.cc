@@ -1,0 +1,63 @@
+#include "model/source_paths.h"
+
+#include "format/object_files.h"
+
+namespace covkit::model {
+
+namespace {
+
+// `prefix` names a directory: it must end at a path component boundary.
+bool strip_dir_prefix(const std::string& path, const std::string& prefix, std::string& rest) {
+  if (prefix.empty() || path.compare(0, prefix.size(), prefix) != 0) return false;
+  if (path.size() == prefix.size()) {
+    rest.clear();
+    return true;
+  }
+  if (prefix.back() == '/') {
+    rest = path.substr(prefix.size());
+    return true;
+  }
+  if (path[prefix.size()] != '/') return false;
+  rest = path.substr(prefix.size() + 1);
+  return true;
+}
+
+}  // namespace
+
+SourcePathRules::SourcePathRules(std::string root, std::string source_prefix,
+                                 std::vector<std::pair<std::string, std::string>> maps)
+    : root_(format::absolute_path(root.empty() ? "." : root)),
+      source_prefix_(std::move(source_prefix)),
+      maps_(std::move(maps)) {}
+
+SourcePaths SourcePathRules::resolve(const std::string& recorded, const std::string& compile_dir) const {
+  return resolve_absolute(format::absolute_path(recorded, compile_dir));
+}
+
+SourcePaths SourcePathRules::resolve_absolute(const std::string& absolute) const {
+  SourcePaths p;
+  p.absolute = absolute;
+  std::string rest;
+  for (const auto& [from, to] : maps_) {
+    if (strip_dir_prefix(absolute, format::absolute_path(from), rest)) {
+      p.absolute = format::absolute_path(rest, to);
+      break;
+    }
+  }
+  p.display = p.absolute;
+  if (!source_prefix_.empty() && strip_dir_prefix(p.absolute, format::absolute_path(source_prefix_), rest) &&
+      !rest.empty())
+    p.display = rest;
+  else if (strip_dir_prefix(p.absolute, root_, rest) && !rest.empty())
+    p.display = rest;
+  return p;
+}
+
+bool parse_path_map(const std::string& spec, std::pair<std::string, std::string>& out) {
+  size_t eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0) return false;
+  out = {spec.substr(0, eq), spec.substr(eq + 1)};
+  return true;
+}
+
+}  // namespace covkit::model

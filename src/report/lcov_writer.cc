@@ -1,0 +1,64 @@
+#include "report/lcov_writer.h"
+
+#include <fmt/format.h>
+
+#include <iterator>
+
+namespace covkit::report {
+
+namespace {
+
+// lcov keys records by the SF path and expects absolute names.
+const std::string& record_path(const model::FileCov& f) {
+  return f.absolute_path.empty() ? f.path : f.absolute_path;
+}
+
+void write_record(std::string& out, const model::FileCov& f, const LcovOptions& o) {
+  auto it = std::back_inserter(out);
+  fmt::format_to(it, "TN:{}\nSF:{}\n", o.test_name, record_path(f));
+  int64_t found = 0, hit = 0;
+  for (const model::FunctionCov& fn : f.functions)
+    if (!fn.excluded) fmt::format_to(it, "FN:{},{}\n", fn.start_line, fn.name);
+  for (const model::FunctionCov& fn : f.functions) {
+    if (fn.excluded) continue;
+    fmt::format_to(it, "FNDA:{},{}\n", fn.execution_count, fn.name);
+    ++found;
+    hit += fn.covered();
+  }
+  fmt::format_to(it, "FNF:{}\nFNH:{}\n", found, hit);
+
+  found = hit = 0;
+  for (const model::LineCov& l : f.lines) {
+    if (l.excluded) continue;
+    for (size_t i = 0; i < l.branches.size(); ++i) {
+      const model::BranchCov& b = l.branches[i];
+      // A branch on a line that never ran is "-" (not executed), as geninfo writes it.
+      if (b.executed)
+        fmt::format_to(it, "BRDA:{},0,{},{}\n", l.number, i, b.count);
+      else
+        fmt::format_to(it, "BRDA:{},0,{},-\n", l.number, i);
+      ++found;
+      hit += b.count > 0;
+    }
+  }
+  if (found > 0) fmt::format_to(it, "BRF:{}\nBRH:{}\n", found, hit);
+
+  found = hit = 0;
+  for (const model::LineCov& l : f.lines) {
+    if (l.excluded) continue;
+    fmt::format_to(it, "DA:{},{}\n", l.number, l.count);
+    ++found;
+    hit += l.covered();
+  }
+  fmt::format_to(it, "LF:{}\nLH:{}\nend_of_record\n", found, hit);
+}
+
+}  // namespace
+
+std::string render_lcov(const model::ProjectCov& project, const LcovOptions& opts) {
+  std::string out;
+  for (const model::FileCov& f : project.files) write_record(out, f, opts);
+  return out;
+}
+
+}  // namespace covkit::report

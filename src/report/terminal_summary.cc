@@ -1,0 +1,63 @@
+#include "report/terminal_summary.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+
+namespace covkit::report {
+
+std::string format_percent(int64_t covered, int64_t total) {
+  if (total <= 0) return "-";
+  int64_t tenths = covered * 1000 / total;  // truncated
+  return fmt::format("{}.{}%", tenths / 10, tenths % 10);
+}
+
+namespace {
+
+// Red below 50%, yellow below 80%, green from there (lcov's default bands are 75/90;
+// gcovr's 75/90 for HTML; the terminal uses coarser bands so colour means something at a glance).
+std::string paint(const std::string& text, int64_t covered, int64_t total, bool color) {
+  if (!color || total <= 0) return text;
+  double p = 100.0 * double(covered) / double(total);
+  const char* code = p >= 90.0 ? "32" : p >= 75.0 ? "33" : "31";
+  return fmt::format("\033[{}m{}\033[0m", code, text);
+}
+
+std::string shorten(const std::string& path, size_t width) {
+  if (width == 0 || path.size() <= width || width < 4) return path;
+  return "..." + path.substr(path.size() - (width - 3));
+}
+
+}  // namespace
+
+std::string render_terminal_summary(const model::ProjectCov& project, const TerminalOptions& opts) {
+  size_t name_width = 4;  // "File"
+  for (const auto& f : project.files) name_width = std::max(name_width, f.path.size());
+  name_width = std::max<size_t>(5, opts.width ? std::min(name_width, opts.width) : name_width);
+
+  std::string out;
+  auto it = std::back_inserter(out);
+  auto row = [&](const std::string& name, const model::Totals& t) {
+    auto cell = [&](int64_t c, int64_t n) {
+      std::string pct = format_percent(c, n);
+      std::string padded = fmt::format("{:>7}", pct);
+      return fmt::format("{:>7} {:>7} {}", n, c, paint(padded, c, n, opts.color));
+    };
+    fmt::format_to(it, "{:<{}}  {}  {}  {}\n", shorten(name, name_width), name_width,
+                   cell(t.lines_covered, t.lines), cell(t.functions_covered, t.functions),
+                   cell(t.branches_covered, t.branches));
+  };
+  const std::string rule(name_width + 2 + 3 * 23 + 4, '-');
+  fmt::format_to(it, "{:<{}}  {:^23}  {:^23}  {:^23}\n", "", name_width, "Lines", "Functions", "Branches");
+  const std::string heads = fmt::format("{:>7} {:>7} {:>7}", "Total", "Exec", "Cover");
+  fmt::format_to(it, "{:<{}}  {}  {}  {}\n", "File", name_width, heads, heads, heads);
+  out += rule + "\n";
+  for (const auto& f : project.files) row(f.path, model::totals(f));
+  out += rule + "\n";
+  row("TOTAL", model::totals(project));
+  return out;
+}
+
+}  // namespace covkit::report
