@@ -4,12 +4,12 @@
 # -fprofile-generate, for value-profile counters), run once, plus a few
 # synthetic images. Nothing binary is kept in the repository.
 #
-#   fuzz/make_seeds.sh OUTDIR      -> OUTDIR/{gcno,gcda,session}/
+#   fuzz/make_seeds.sh OUTDIR      -> OUTDIR/{gcno,gcda,session,tracefile,diff}/
 set -eu
 out=${1:?usage: make_seeds.sh OUTDIR}
 here=$(cd "$(dirname "$0")" && pwd)
 badinput=$here/../tests/badinput
-mkdir -p "$out/gcno" "$out/gcda" "$out/session"
+mkdir -p "$out/gcno" "$out/gcda" "$out/session" "$out/tracefile" "$out/diff"
 out=$(cd "$out" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/covkit-seeds-XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -117,4 +117,65 @@ for major in (12, 11):
         open("%s/session/synthetic-dense-%d-%02x.bin" % (out, major, flags), "wb").write(
             bytes([flags]) + struct.pack("<I", len(notes)) + notes + data)
 PY
+# Tracefiles and diffs: small hand-written ones covering every record kind.
+cat > "$out/tracefile/lcov.info" <<'INFO'
+TN:t
+SF:/src/a.c
+FN:3,main
+FN:9,_Z3addii
+FNDA:1,main
+FNDA:0,_Z3addii
+FNF:2
+FNH:1
+BRDA:4,0,0,1
+BRDA:4,0,1,-
+BRDA:5,e0,2,0
+BRF:3
+BRH:1
+DA:3,1
+DA:4,1
+DA:5,0
+DA:9,0
+LF:4
+LH:2
+end_of_record
+SF:/src/a.c
+FNL:0,3,8
+FNA:0,2,main
+DA:3,2
+end_of_record
+INFO
+cat > "$out/tracefile/covkit.json" <<'JSON'
+{"format":"covkit-coverage","format_version":1,"files":[{"path":"a.c","absolute_path":"/src/a.c","lines":[{"line":3,"count":1,"branches":[{"count":1,"executed":true,"throw":false,"fallthrough":true,"unreachable":false},{"count":0,"executed":true,"throw":true,"fallthrough":false,"unreachable":false}]},{"line":4,"count":0,"unexecuted_block":true,"instances":[{"function":"_Z1fIiEvv","count":0}]}],"functions":[{"name":"main","demangled":"main","start_line":3,"start_column":5,"end_line":8,"end_column":1,"execution_count":1,"blocks":3,"blocks_executed":2}]}]}
+JSON
+cat > "$out/diff/git.diff" <<'DIFF'
+diff --git a/src/a.c b/src/a.c
+index 1111111..2222222 100644
+--- a/src/a.c
++++ b/src/a.c
+@@ -3,0 +4,2 @@ int main(void)
++  int x = 1;
++  return x;
+@@ -10 +12 @@
+-old
++new
+diff --git a/old name.c b/"new\tname.c"
+similarity index 90%
+rename from old name.c
+rename to "new\tname.c"
+--- a/old name.c
++++ "b/new\tname.c"
+@@ -1,2 +1,3 @@
+ a
++b
+ c
+diff --git a/gone.c b/gone.c
+deleted file mode 100644
+--- a/gone.c
++++ /dev/null
+@@ -1 +0,0 @@
+-x
+Binary files a/img.png and b/img.png differ
+DIFF
+
 echo "make_seeds: $(ls "$out/gcno" | wc -l) gcno, $(ls "$out/gcda" | wc -l) gcda, $(ls "$out/session" | wc -l) session seeds in $out"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Compiles examples/hello with --coverage, runs it twice, and shows the result
-# with `covkit gcov` (branch probabilities and function summaries on).
+# Compiles examples/hello with --coverage, runs it twice, shows the result
+# with `covkit gcov`, then writes the project reports with `covkit report`
+# (summary table, lcov tracefile, Cobertura XML, HTML site).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -13,3 +14,6 @@ gcc --coverage -O0 -g -o hello hello.c
 "$root/build/covkit" gcov -b hello.c
 echo "---- $work/hello.c.gcov"
 cat hello.c.gcov
+echo "---- covkit report"
+"$root/build/covkit" report --print-summary --lcov coverage.info --cobertura coverage.xml --html html .
+echo "reports: $work/coverage.info $work/coverage.xml $work/html/index.html"

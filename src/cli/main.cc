@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "cli/gcov_command.h"
+#include "cli/merge_command.h"
 #include "cli/report_command.h"
 #include "cli/version.h"
 
@@ -19,6 +20,7 @@ int main(int argc, char** argv) {
   // is dispatched before CLI11 sees them.
   if (argc >= 2 && std::strcmp(argv[1], "gcov") == 0) return covkit::cli::run_gcov_command(argc - 1, argv + 1);
 
+  if (argc >= 2 && std::strcmp(argv[1], "merge") == 0) return covkit::cli::run_merge_command(argc - 1, argv + 1);
   if (argc >= 2 && std::strcmp(argv[1], "report") == 0) return covkit::cli::run_report_command(argc - 1, argv + 1);
 
   CLI::App app{"covkit: what your C and C++ code does when it runs (coverage, call tracing, sampling)"};
@@ -30,10 +32,13 @@ int main(int argc, char** argv) {
       "           see `covkit gcov --help`\n"
       "  report   project-wide reports: lcov, Cobertura, SonarQube, Coveralls, JSON,\n"
       "           HTML, Markdown, terminal; filters, merging, gates, diff coverage;\n"
-      "           see `covkit report --help`\n");
+      "           see `covkit report --help`\n"
+      "  merge    add .gcda trees, lcov tracefiles or covkit JSON files together;\n"
+      "           see `covkit merge --help`\n");
   auto* gcov = app.add_subcommand("gcov", "Drop-in gcov: annotated sources, JSON, summaries");
   gcov->prefix_command();
   app.add_subcommand("report", "Project-wide coverage reports")->prefix_command();
+  app.add_subcommand("merge", "Add coverage data together")->prefix_command();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

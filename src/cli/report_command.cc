@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <regex>
 
@@ -14,12 +15,21 @@
 #include "cli/report_options.h"
 #include "cli/version.h"
 #include "format/object_files.h"
+#include "format/covkit_json_reader.h"
+#include "format/lcov_tracefile_reader.h"
 #include "model/coverage_filters.h"
 #include "model/coverage_merge.h"
+#include "model/diff_lines.h"
 #include "model/exclusion_markers.h"
 #include "model/path_filter.h"
 #include "model/project_builder.h"
+#include "report/cobertura_writer.h"
+#include "report/coveralls_writer.h"
+#include "report/covkit_json_writer.h"
+#include "report/html/html_site.h"
 #include "report/lcov_writer.h"
+#include "report/markdown_writer.h"
+#include "report/sonarqube_writer.h"
 #include "report/terminal_summary.h"
 #include "util/file_io.h"
 #include "util/printable.h"
@@ -60,6 +70,64 @@ void apply_markers(model::ProjectCov& project, unsigned threads, Reporter& log) 
   });
   for (auto& ws : warnings)
     for (auto& w : ws) log.warn(w);
+}
+
+// An lcov tracefile or a covkit JSON file, added to the report. Paths are
+// re-resolved so --path-map and --root apply to them too.
+bool add_tracefile(const std::string& name, const model::SourcePathRules& paths, const model::PathFilter& filter,
+                   model::ProjectCov& project, Reporter& log) {
+  std::string err;
+  auto data = util::read_file(name, &err);
+  if (!data) {
+    log.error(fmt::format("{}: cannot read: {}", name, err));
+    return false;
+  }
+  std::string_view text(reinterpret_cast<const char*>(data->bytes.data()), data->bytes.size());
+  size_t first = text.find_first_not_of(" \t\r\n");
+  const bool json = first != std::string_view::npos && text[first] == '{';
+  std::optional<format::ParseError> error;
+  model::ProjectCov added;
+  if (json) {
+    auto r = format::read_covkit_json(text);
+    added = std::move(r.project);
+    error = std::move(r.error);
+  } else {
+    auto r = format::read_lcov_tracefile(text);
+    added = std::move(r.project);
+    error = std::move(r.error);
+  }
+  if (error) {
+    log.error(fmt::format("{}: {}", name, error->message));
+    return false;
+  }
+  model::ProjectCov kept;
+  for (model::FileCov& f : added.files) {
+    model::SourcePaths p =
+        paths.resolve_absolute(format::absolute_path(f.absolute_path.empty() ? f.path : f.absolute_path));
+    if (!filter.keep(p)) continue;
+    f.path = std::move(p.display);
+    f.absolute_path = std::move(p.absolute);
+    kept.files.push_back(std::move(f));
+  }
+  model::merge_project(project, std::move(kept));
+  return true;
+}
+
+// Diff coverage: only lines changed since `rev` in the git repository that
+// holds the root.
+bool restrict_to_diff(model::ProjectCov& project, const std::string& rev, const std::string& root, Reporter& log) {
+  std::string toplevel, err;
+  auto changed = model::changed_lines_since(rev, root, &toplevel, &err);
+  if (!changed) {
+    log.error(fmt::format("--diff {}: {}", rev, err));
+    return false;
+  }
+  const std::string top = format::absolute_path(toplevel) + "/";
+  model::restrict_lines(project, [&](const model::FileCov& f, uint32_t line) {
+    if (f.absolute_path.compare(0, top.size(), top) != 0) return false;
+    return changed->contains(f.absolute_path.substr(top.size()), line);
+  });
+  return true;
 }
 
 bool write_output(const std::string& path, const std::string& content, Reporter& log) {
@@ -126,13 +194,48 @@ int run_report_command(int argc, char** argv) {
     return kExitUsage;
   }
 
+  for (const auto& t : o.tracefiles)
+    if (!add_tracefile(t, paths, *filter, project, log)) return kExitUsage;
+  if (!o.show_instantiations)
+    for (auto& f : project.files)
+      for (auto& l : f.lines) l.instances.clear();
+
   // 2. Filters on the model.
   if (o.exclusion_markers) apply_markers(project, threads, log);
   model::filter_branches(project, {o.exclude_throw_branches, o.exclude_unreachable_branches});
+  if (!o.diff_rev.empty() && !restrict_to_diff(project, o.diff_rev, paths.root(), log)) return kExitUsage;
 
   // 3. Views.
   bool write_ok = true;
+  const int64_t now = int64_t(std::time(nullptr));
+  const std::string version = std::string("covkit ") + kVersion;
   if (!o.lcov.empty()) write_ok &= write_output(o.lcov, report::render_lcov(project, {o.test_name}), log);
+  if (!o.cobertura.empty()) {
+    report::CoberturaOptions co{paths.root(), now, version};
+    write_ok &= write_output(o.cobertura, report::render_cobertura(project, co), log);
+  }
+  if (!o.sonarqube.empty()) write_ok &= write_output(o.sonarqube, report::render_sonarqube(project), log);
+  if (!o.coveralls.empty()) {
+    report::CoverallsOptions co;
+    co.service_name = o.coveralls_service;
+    if (const char* job = std::getenv("COVERALLS_SERVICE_JOB_ID")) co.service_job_id = job;
+    if (const char* token = std::getenv("COVERALLS_REPO_TOKEN")) co.repo_token = token;
+    write_ok &= write_output(o.coveralls, report::render_coveralls(project, co), log);
+  }
+  if (!o.json.empty()) write_ok &= write_output(o.json, report::render_covkit_json(project), log);
+  if (!o.markdown.empty()) write_ok &= write_output(o.markdown, report::render_markdown(project), log);
+  if (!o.html.empty()) {
+    report::html::HtmlOptions ho;
+    ho.title = o.title;
+    ho.show_instances = o.show_instantiations;
+    ho.timestamp = now;
+    ho.version = version;
+    std::string err;
+    if (!report::html::write_html_site(project, ho, o.html, &err)) {
+      log.error(err);
+      write_ok = false;
+    }
+  }
 
   const bool any_file = !o.lcov.empty() || !o.cobertura.empty() || !o.sonarqube.empty() || !o.coveralls.empty() ||
                         !o.json.empty() || !o.html.empty() || !o.markdown.empty();

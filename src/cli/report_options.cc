@@ -40,47 +40,47 @@ std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& o)
   app.get_formatter()->column_width(36);
   std::vector<std::string> maps;
 
-  app.add_option("paths", o.paths, "Build trees, data (GCOV_PREFIX) trees, or .gcda/.gcno files [default: .]");
+  app.add_option("paths", o.paths, "Build trees, data (GCOV_PREFIX) trees, or .gcda/.gcno files [default: .]")->type_name("PATH");
   auto* in = "Input";
-  app.add_option("-r,--root", o.root, "Project root: reported paths are relative to it [default: .]")->group(in);
+  app.add_option("-r,--root", o.root, "Project root: reported paths are relative to it [default: .]")->type_name("DIR")->group(in);
   app.add_option("--object-directory", o.object_directories,
-                 "Also look here for .gcno files (when data files live in another tree)")
+                 "Also look here for .gcno files (when data files live in another tree)")->type_name("DIR")
       ->group(in);
-  app.add_option("--source-prefix", o.source_prefix, "Remove this prefix from reported source paths")->group(in);
+  app.add_option("--source-prefix", o.source_prefix, "Remove this prefix from reported source paths")->type_name("DIR")->group(in);
   app.add_option("--path-map", maps,
                  "OLD=NEW: sources recorded under OLD are found under NEW (builds moved between "
-                 "machines or containers); repeatable, first match wins")
+                 "machines or containers); repeatable, first match wins")->type_name("OLD=NEW")
       ->group(in);
-  app.add_option("-a,--add-tracefile", o.tracefiles, "Add an lcov tracefile or covkit JSON file (repeatable)")
+  app.add_option("-a,--add-tracefile", o.tracefiles, "Add an lcov tracefile or covkit JSON file (repeatable)")->type_name("FILE")
       ->group(in);
 
   auto* out = "Output";
-  app.add_option("--lcov", o.lcov, "Write an lcov tracefile (TN/SF/FN/FNDA/BRDA/DA records)")->group(out);
-  app.add_option("--cobertura,--xml", o.cobertura, "Write Cobertura XML (GitLab, Jenkins)")->group(out);
-  app.add_option("--sonarqube", o.sonarqube, "Write SonarQube generic coverage XML")->group(out);
-  app.add_option("--coveralls", o.coveralls, "Write a Coveralls API JSON file")->group(out);
-  app.add_option("--json", o.json, "Write covkit's JSON (see docs/report-formats.md)")->group(out);
-  app.add_option("--html", o.html, "Write a static HTML site into this directory")->group(out);
-  app.add_option("--markdown", o.markdown, "Write a Markdown summary (for pull requests)")->group(out);
+  app.add_option("--lcov", o.lcov, "Write an lcov tracefile (TN/SF/FN/FNDA/BRDA/DA records)")->type_name("FILE")->group(out);
+  app.add_option("--cobertura,--xml", o.cobertura, "Write Cobertura XML (GitLab, Jenkins)")->type_name("FILE")->group(out);
+  app.add_option("--sonarqube", o.sonarqube, "Write SonarQube generic coverage XML")->type_name("FILE")->group(out);
+  app.add_option("--coveralls", o.coveralls, "Write a Coveralls API JSON file")->type_name("FILE")->group(out);
+  app.add_option("--json", o.json, "Write covkit's JSON (see docs/report-formats.md)")->type_name("FILE")->group(out);
+  app.add_option("--html", o.html, "Write a static HTML site into this directory")->type_name("DIR")->group(out);
+  app.add_option("--markdown", o.markdown, "Write a Markdown summary (for pull requests)")->type_name("FILE")->group(out);
   app.add_flag("-s,--print-summary", o.print_summary, "Print the summary table even when writing files")
       ->group(out);
-  app.add_option("-t,--test-name", o.test_name, "TN: name in the lcov tracefile")->group(out);
-  app.add_option("--title", o.title, "Title of the HTML report")->group(out);
-  app.add_option("--coveralls-service", o.coveralls_service, "service_name in the Coveralls file")->group(out);
+  app.add_option("-t,--test-name", o.test_name, "TN: name in the lcov tracefile")->type_name("NAME")->group(out);
+  app.add_option("--title", o.title, "Title of the HTML report")->type_name("TEXT")->group(out);
+  app.add_option("--coveralls-service", o.coveralls_service, "service_name in the Coveralls file")->type_name("NAME")->group(out);
   app.add_flag("--show-instantiations", o.show_instantiations,
                "Show each template instantiation's count of a line (HTML, JSON); counts are "
                "always summed per line")
       ->group(out);
 
   auto* flt = "Filters";
-  app.add_option("-f,--filter", o.filters, "Keep only sources whose path matches this regex (repeatable)")
+  app.add_option("-f,--filter", o.filters, "Keep only sources whose path matches this regex (repeatable)")->type_name("REGEX")
       ->group(flt);
-  app.add_option("-e,--exclude", o.excludes, "Drop sources whose path matches this regex (repeatable)")->group(flt);
+  app.add_option("-e,--exclude", o.excludes, "Drop sources whose path matches this regex (repeatable)")->type_name("REGEX")->group(flt);
   app.add_flag("--keep-system-headers", o.keep_system_headers,
                "Keep /usr/include and compiler headers (dropped by default)")
       ->group(flt);
-  app.add_flag("!--no-exclusion-markers", o.exclusion_markers, "Ignore LCOV_EXCL_*/GCOVR_EXCL_* markers")
-      ->group(flt);
+  bool no_markers = false;
+  app.add_flag("--no-exclusion-markers", no_markers, "Ignore LCOV_EXCL_*/GCOVR_EXCL_* markers")->group(flt);
   app.add_flag("--exclude-throw-branches", o.exclude_throw_branches,
                "Drop branches taken only when an exception is thrown")
       ->group(flt);
@@ -88,24 +88,24 @@ std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& o)
                "Drop branches of code reachable only through exception or noreturn paths")
       ->group(flt);
   app.add_option("--diff", o.diff_rev,
-                 "Keep only lines changed since this git revision (diff coverage; needs git)")
+                 "Keep only lines changed since this git revision (diff coverage; needs git)")->type_name("REV")
       ->group(flt);
 
   auto* gate = "Gates";
-  app.add_option("--fail-under-line", o.fail_under_line, "Exit 2 if line coverage is below N percent")
-      ->check(CLI::Range(0.0, 100.0))
+  app.add_option("--fail-under-line", o.fail_under_line, "Exit 2 if line coverage is below N percent")->type_name("N")
+      ->check(CLI::Range(0.0, 100.0).description(""))
       ->group(gate);
-  app.add_option("--fail-under-branch", o.fail_under_branch, "Exit 2 if branch coverage is below N percent")
-      ->check(CLI::Range(0.0, 100.0))
+  app.add_option("--fail-under-branch", o.fail_under_branch, "Exit 2 if branch coverage is below N percent")->type_name("N")
+      ->check(CLI::Range(0.0, 100.0).description(""))
       ->group(gate);
-  app.add_option("--fail-under-function", o.fail_under_function, "Exit 2 if function coverage is below N percent")
-      ->check(CLI::Range(0.0, 100.0))
+  app.add_option("--fail-under-function", o.fail_under_function, "Exit 2 if function coverage is below N percent")->type_name("N")
+      ->check(CLI::Range(0.0, 100.0).description(""))
       ->group(gate);
 
   auto* run = "Running";
-  app.add_option("-j,--jobs", o.threads, "Threads [default: all cores]")->group(run);
-  app.add_option("--color", o.color, "Colour the summary: auto, always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}))
+  app.add_option("-j,--jobs", o.threads, "Threads [default: all cores]")->type_name("N")->group(run);
+  app.add_option("--color", o.color, "Colour the summary: auto, always, never")->type_name("WHEN")
+      ->check(CLI::IsMember({"auto", "always", "never"}).description(""))
       ->group(run);
   app.add_flag("-q,--quiet", o.quiet, "No warnings (errors are still printed)")->group(run);
 
@@ -114,6 +114,7 @@ std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& o)
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
+  o.exclusion_markers = !no_markers;
   for (const auto& m : maps) {
     std::pair<std::string, std::string> pm;
     if (!model::parse_path_map(m, pm)) {

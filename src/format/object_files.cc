@@ -88,6 +88,9 @@ void walk(const std::string& root, std::set<std::string>& notes, std::set<std::s
     if (!has_suffix(abs, ".gcno") && !has_suffix(abs, ".gcda"))
       warnings.push_back(fmt::format("{}: neither a directory nor a .gcno/.gcda file", root));
     add(abs);
+    // A single file brings its partner from beside it (x.gcda <-> x.gcno).
+    const std::string partner = stem_path(abs) + (has_suffix(abs, ".gcda") ? ".gcno" : ".gcda");
+    if ((has_suffix(abs, ".gcno") || has_suffix(abs, ".gcda")) && fs::is_regular_file(partner, ec)) add(partner);
     return;
   }
   fs::recursive_directory_iterator it(abs, fs::directory_options::skip_permission_denied, ec), end;

@@ -1,0 +1,218 @@
+#include "report/cobertura_writer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+#include <map>
+#include <vector>
+
+namespace covkit::report {
+
+namespace {
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+// Length of the well-formed UTF-8 sequence starting at s[i] (Unicode's table
+// of well-formed byte sequences: no overlongs, no surrogates), 0 if none.
+size_t utf8_length(std::string_view s, size_t i) {
+  auto at = [&](size_t k) -> unsigned { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0x100u; };
+  auto in = [&](size_t k, unsigned lo, unsigned hi) { return at(k) >= lo && at(k) <= hi; };
+  const unsigned c = at(0);
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return in(1, 0x80, 0xBF) ? 2 : 0;
+  if (c == 0xE0) return in(1, 0xA0, 0xBF) && in(2, 0x80, 0xBF) ? 3 : 0;
+  if (c == 0xED) return in(1, 0x80, 0x9F) && in(2, 0x80, 0xBF) ? 3 : 0;
+  if (c >= 0xE1 && c <= 0xEF) return in(1, 0x80, 0xBF) && in(2, 0x80, 0xBF) ? 3 : 0;
+  if (c == 0xF0) return in(1, 0x90, 0xBF) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
+  if (c >= 0xF1 && c <= 0xF3) return in(1, 0x80, 0xBF) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
+  if (c == 0xF4) return in(1, 0x80, 0x8F) && in(2, 0x80, 0xBF) && in(3, 0x80, 0xBF) ? 4 : 0;
+  return 0;
+}
+
+using Out = std::back_insert_iterator<std::string>;
+
+// Lines and branches of [first, last] only: a method's own rates.
+model::Totals range_totals(const model::FileCov& f, uint32_t first, uint32_t last) {
+  auto lo = std::lower_bound(f.lines.begin(), f.lines.end(), first,
+                             [](const model::LineCov& l, uint32_t n) { return l.number < n; });
+  auto hi = std::upper_bound(lo, f.lines.end(), last,
+                             [](uint32_t n, const model::LineCov& l) { return n < l.number; });
+  model::FileCov part;
+  part.lines.assign(lo, hi);
+  return model::totals(part);
+}
+
+void write_line(Out out, const model::LineCov& l, std::string_view indent) {
+  if (l.branches.empty()) {
+    fmt::format_to(out, "{}<line number=\"{}\" hits=\"{}\" branch=\"false\"/>\n", indent, l.number, l.count);
+    return;
+  }
+  const int64_t total = static_cast<int64_t>(l.branches.size());
+  const int64_t covered = std::count_if(l.branches.begin(), l.branches.end(),
+                                        [](const model::BranchCov& b) { return b.count > 0; });
+  // Truncated like gcovr, so a partly covered line never shows 100%.
+  const int64_t pct = covered * 100 / total;
+  fmt::format_to(out,
+                 "{0}<line number=\"{1}\" hits=\"{2}\" branch=\"true\" condition-coverage=\"{3}% ({4}/{5})\">\n"
+                 "{0}  <conditions>\n"
+                 "{0}    <condition number=\"0\" type=\"jump\" coverage=\"{3}%\"/>\n"
+                 "{0}  </conditions>\n"
+                 "{0}</line>\n",
+                 indent, l.number, l.count, pct, covered, total);
+}
+
+void write_method(Out out, const model::FileCov& f, const model::FunctionCov& fn) {
+  const uint32_t last = std::max(fn.start_line, fn.end_line);
+  const model::Totals t = range_totals(f, fn.start_line, last);
+  const std::string& name = fn.demangled.empty() ? fn.name : fn.demangled;
+  fmt::format_to(out,
+                 "            <method name=\"{}\" signature=\"\" line-rate=\"{}\" branch-rate=\"{}\" "
+                 "complexity=\"0\">\n"
+                 "              <lines>\n",
+                 xml_escape(name), cobertura_rate(t.lines_covered, t.lines),
+                 cobertura_rate(t.branches_covered, t.branches));
+  // The method lists its first line only; the class lists every line.
+  const model::LineCov* first = f.find_line(fn.start_line);
+  if (first && !first->excluded)
+    write_line(out, *first, "                ");
+  else
+    fmt::format_to(out, "                <line number=\"{}\" hits=\"{}\" branch=\"false\"/>\n", fn.start_line,
+                   fn.execution_count);
+  fmt::format_to(out,
+                 "              </lines>\n"
+                 "            </method>\n");
+}
+
+void write_class(Out out, const model::FileCov& f, std::string_view base_name, const model::Totals& t) {
+  // gcovr's class name: the file name with '.' -> '_' (Jenkins shows it).
+  std::string class_name(base_name);
+  std::replace(class_name.begin(), class_name.end(), '.', '_');
+  fmt::format_to(out,
+                 "        <class name=\"{}\" filename=\"{}\" line-rate=\"{}\" branch-rate=\"{}\" complexity=\"0\">\n"
+                 "          <methods>\n",
+                 xml_escape(class_name), xml_escape(f.path), cobertura_rate(t.lines_covered, t.lines),
+                 cobertura_rate(t.branches_covered, t.branches));
+  for (const model::FunctionCov& fn : f.functions)
+    if (!fn.excluded) write_method(out, f, fn);
+  fmt::format_to(out,
+                 "          </methods>\n"
+                 "          <lines>\n");
+  for (const model::LineCov& l : f.lines)
+    if (!l.excluded) write_line(out, l, "            ");
+  fmt::format_to(out,
+                 "          </lines>\n"
+                 "        </class>\n");
+}
+
+struct Package {
+  std::vector<const model::FileCov*> files;
+  std::vector<model::Totals> file_totals;
+  model::Totals totals;
+};
+
+}  // namespace
+
+std::string xml_escape(std::string_view s) {
+  std::string r;
+  r.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      switch (c) {
+        case '&': r += "&amp;"; break;
+        case '<': r += "&lt;"; break;
+        case '>': r += "&gt;"; break;
+        case '"': r += "&quot;"; break;
+        case '\'': r += "&apos;"; break;
+        // References, so attribute-value normalisation keeps them.
+        case '\t': r += "&#9;"; break;
+        case '\n': r += "&#10;"; break;
+        case '\r': r += "&#13;"; break;
+        default:
+          // XML 1.0 cannot hold other C0 controls, not even as references.
+          if (c < 0x20)
+            r += kReplacement;
+          else
+            r += char(c);
+      }
+      ++i;
+      continue;
+    }
+    const size_t n = utf8_length(s, i);
+    const std::string_view seq = s.substr(i, n);
+    if (n == 0 || seq == "\xEF\xBF\xBE" || seq == "\xEF\xBF\xBF") {
+      r += kReplacement;
+      i += n == 0 ? 1 : n;
+    } else {
+      r += seq;
+      i += n;
+    }
+  }
+  return r;
+}
+
+std::string cobertura_rate(int64_t covered, int64_t total) {
+  if (total <= 0) return "1.0";
+  std::string s = fmt::format("{:.4f}", double(covered) / double(total));
+  if (covered < total && s == "1.0000") s = "0.9999";
+  if (covered > 0 && s == "0.0000") s = "0.0001";
+  while (s.size() > 3 && s.back() == '0') s.pop_back();  // keep one decimal: "1.0"
+  return s;
+}
+
+std::string render_cobertura(const model::ProjectCov& project, const CoberturaOptions& options) {
+  // One package per directory, named like gcovr ("src/util" -> "src.util",
+  // top-level files -> ""), in directory order; files keep path order.
+  std::map<std::string, Package> packages;
+  model::Totals all;
+  for (const model::FileCov& f : project.files) {
+    const size_t slash = f.path.rfind('/');
+    std::string dir = slash == std::string::npos ? std::string() : f.path.substr(0, slash);
+    Package& p = packages[std::move(dir)];
+    const model::Totals t = model::totals(f);
+    p.files.push_back(&f);
+    p.file_totals.push_back(t);
+    p.totals += t;
+    all += t;
+  }
+
+  std::string text;
+  Out out(text);
+  fmt::format_to(out,
+                 "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                 "<!DOCTYPE coverage SYSTEM 'http://cobertura.sourceforge.net/xml/coverage-04.dtd'>\n"
+                 "<coverage line-rate=\"{}\" branch-rate=\"{}\" lines-covered=\"{}\" lines-valid=\"{}\" "
+                 "branches-covered=\"{}\" branches-valid=\"{}\" complexity=\"0\" timestamp=\"{}\" version=\"{}\">\n"
+                 "  <sources>\n",
+                 cobertura_rate(all.lines_covered, all.lines), cobertura_rate(all.branches_covered, all.branches),
+                 all.lines_covered, all.lines, all.branches_covered, all.branches, options.timestamp,
+                 xml_escape(options.version));
+  if (!options.source_root.empty()) fmt::format_to(out, "    <source>{}</source>\n", xml_escape(options.source_root));
+  fmt::format_to(out,
+                 "  </sources>\n"
+                 "  <packages>\n");
+  for (const auto& [dir, p] : packages) {
+    std::string name = dir;
+    std::replace(name.begin(), name.end(), '/', '.');
+    fmt::format_to(out,
+                   "    <package name=\"{}\" line-rate=\"{}\" branch-rate=\"{}\" complexity=\"0\">\n"
+                   "      <classes>\n",
+                   xml_escape(name), cobertura_rate(p.totals.lines_covered, p.totals.lines),
+                   cobertura_rate(p.totals.branches_covered, p.totals.branches));
+    for (size_t i = 0; i < p.files.size(); ++i) {
+      const std::string& path = p.files[i]->path;
+      // npos + 1 == 0: a path without '/' is its own base name.
+      write_class(out, *p.files[i], std::string_view(path).substr(path.rfind('/') + 1), p.file_totals[i]);
+    }
+    fmt::format_to(out,
+                   "      </classes>\n"
+                   "    </package>\n");
+  }
+  fmt::format_to(out,
+                 "  </packages>\n"
+                 "</coverage>\n");
+  return text;
+}
+
+}  // namespace covkit::report

@@ -1,0 +1,32 @@
+#pragma once
+// Cobertura XML (coverage-04.dtd), the format GitLab merge-request diffs,
+// Jenkins and Azure DevOps read. Laid out the way gcovr writes it (packages
+// are directories, classes are files) so tools tuned to gcovr read ours alike.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "model/project_coverage.h"
+
+namespace covkit::report {
+
+struct CoberturaOptions {
+  std::string source_root;  // absolute directory that FileCov::path is relative to
+  int64_t timestamp = 0;    // seconds since the epoch (the caller passes time(nullptr))
+  std::string version;      // <coverage version=...>, e.g. "covkit 0.1.0"
+};
+
+std::string render_cobertura(const model::ProjectCov& project, const CoberturaOptions& options);
+
+// `s` as XML 1.0 text or attribute value: markup characters become entity or
+// character references, and what XML cannot hold at all (control characters,
+// invalid UTF-8, U+FFFE/U+FFFF) becomes U+FFFD, so any name gives a
+// well-formed document. Shared by the XML writers.
+std::string xml_escape(std::string_view s);
+
+// A Cobertura rate: covered/total with at most 4 decimals ("0.8333", "1.0");
+// an empty set is "1.0", and rounding never turns a partial rate into "1.0"
+// or a non-zero one into "0.0".
+std::string cobertura_rate(int64_t covered, int64_t total);
+
+}  // namespace covkit::report

@@ -1,0 +1,29 @@
+#pragma once
+// Coverage numbers as the pages show them: percentages, coloured bars, the
+// three summary cards, the legend.
+#include <cstdint>
+#include <string>
+
+#include "model/project_coverage.h"
+
+namespace covkit::report::html {
+
+// One decimal, rounded toward the middle: never "100.0%" while something is
+// missed, never "0.0%" once something ran.
+std::string percent_text(int64_t covered, int64_t total);
+// "hi" (>= 90%), "med" (>= 75%) or "lo": the bar colour, as genhtml grades.
+const char* rate_class(int64_t covered, int64_t total);
+// Full-precision value for data-* sort attributes.
+std::string sort_value(int64_t covered, int64_t total);
+
+// <span class="bar">, filled to the percentage.
+void append_bar(std::string& out, int64_t covered, int64_t total);
+// A table cell with bar, percentage and "covered/total".
+void append_metric_cell(std::string& out, int64_t covered, int64_t total);
+// Lines / Functions / Branches cards (id "totals").
+void append_totals_cards(std::string& out, const model::Totals& t);
+
+enum class LegendKind { kIndex, kSource };
+void append_legend(std::string& out, LegendKind kind);
+
+}  // namespace covkit::report::html

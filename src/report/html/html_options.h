@@ -1,0 +1,17 @@
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace covkit::report::html {
+
+struct HtmlOptions {
+  std::string title = "covkit coverage";
+  // Show LineCov.instances (per template instantiation counts) under a line.
+  bool show_instances = false;
+  // Seconds since the epoch shown as the generation date; 0 leaves the date
+  // out, so that two runs over the same data give identical pages.
+  int64_t timestamp = 0;
+  std::string version;  // shown as is in the header when set, e.g. "covkit 0.1.0"
+};
+
+}  // namespace covkit::report::html

@@ -1,0 +1,207 @@
+#include "report/html/html_source_page.h"
+
+#include <fmt/format.h>
+
+#include <iterator>
+#include <vector>
+
+#include "report/html/html_escape.h"
+#include "report/html/html_layout.h"
+#include "report/html/html_metrics.h"
+#include "report/html/html_names.h"
+#include "util/demangle.h"
+
+namespace covkit::report::html {
+
+namespace {
+
+// Views into `text`, one per line, without the '\n' (nor a DOS '\r').
+std::vector<std::string_view> split_lines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    size_t end = nl == std::string_view::npos ? text.size() : nl;
+    std::string_view line = text.substr(pos, end - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.push_back(line);
+    pos = end + 1;
+  }
+  return lines;
+}
+
+const char* line_class(const model::LineCov* line) {
+  if (!line) return "nocode";
+  if (line->excluded) return "excluded";
+  if (!line->covered()) return "uncovered";
+  for (const model::BranchCov& b : line->branches)
+    if (b.count == 0) return "partial";
+  return "covered";
+}
+
+std::string display_name(const std::string& demangled, const std::string& mangled) {
+  return demangled.empty() ? util::demangle(mangled) : demangled;
+}
+
+void append_branch_cell(std::string& out, const model::LineCov& line) {
+  out += "<td class=\"br\">";
+  if (!line.excluded && !line.branches.empty()) {
+    size_t taken = 0;
+    for (const model::BranchCov& b : line.branches) taken += b.count > 0;
+    size_t n = line.branches.size();
+    const char* cls = taken == 0 ? "none" : taken == n ? "all" : "some";
+    fmt::format_to(std::back_inserter(out),
+                   "<details class=\"branches {0}\"><summary title=\"{1} of {2} branches taken\">{1}/{2}</summary>"
+                   "<ul><li class=\"caption\">{1}/{2} branches taken</li>",
+                   cls, taken, n);
+    for (size_t k = 0; k < n; ++k) {
+      const model::BranchCov& b = line.branches[k];
+      fmt::format_to(std::back_inserter(out), "<li class=\"{}\">branch {}: ", b.count > 0 ? "taken" : "nottaken", k);
+      if (b.count > 0)
+        fmt::format_to(std::back_inserter(out), "taken {}\u00d7", b.count);
+      else
+        out += b.executed ? "never taken" : "not executed";
+      if (b.is_throw) out += " (throw)";
+      if (b.unreachable) out += " (unreachable)";
+      out += "</li>";
+    }
+    out += "</ul></details>";
+  }
+  out += "</td>";
+}
+
+void append_count_cell(std::string& out, const model::LineCov* line) {
+  out += "<td class=\"count\">";
+  if (line) {
+    if (line->excluded) {
+      out += "<span title=\"excluded\">\u2014</span>";
+    } else {
+      fmt::format_to(std::back_inserter(out), "{}", line->count);
+      // The star only tells something on a line that ran.
+      if (line->unexecuted_block && line->covered())
+        out += "<span class=\"star\" title=\"some blocks on this line never ran\">*</span>";
+    }
+  }
+  out += "</td>";
+}
+
+void append_instances(std::string& out, const model::LineCov& line) {
+  for (const model::LineInstance& inst : line.instances) {
+    fmt::format_to(std::back_inserter(out),
+                   "<tr class=\"instance\" data-line=\"{}\"><td class=\"num\"></td><td class=\"count\"></td>"
+                   "<td class=\"br\"></td><td class=\"inst\"><span class=\"icount\">{}</span>",
+                   line.number, inst.count);
+    append_escaped(out, display_name("", inst.function));
+    out += "</td></tr>\n";
+  }
+}
+
+void append_line_row(std::string& out, uint32_t number, const model::LineCov* line, std::string_view code,
+                     bool beyond_source, const HtmlOptions& opts) {
+  fmt::format_to(std::back_inserter(out),
+                 "<tr id=\"L{0}\" class=\"{1}\"><td class=\"num\"><a href=\"#L{0}\">{0}</a></td>", number,
+                 line_class(line));
+  append_count_cell(out, line);
+  if (line)
+    append_branch_cell(out, *line);
+  else
+    out += "<td class=\"br\"></td>";
+  out += "<td class=\"code\">";
+  if (beyond_source)
+    out += "<span class=\"beyond\">(no such line in the source)</span>";
+  else
+    append_escaped(out, code);
+  out += "</td></tr>\n";
+  if (line && opts.show_instances && !line->excluded) append_instances(out, *line);
+}
+
+void append_function_table(std::string& out, const model::FileCov& file) {
+  out += "<h2>Functions</h2>\n";
+  if (file.functions.empty()) {
+    out += "<p class=\"empty\">No functions.</p>\n";
+    return;
+  }
+  out +=
+      "<table class=\"functions sortable\" id=\"functions\">\n<thead><tr>"
+      "<th scope=\"col\" data-sort=\"name\" data-type=\"text\">Function</th>"
+      "<th scope=\"col\" data-sort=\"line\" data-type=\"number\">Line</th>"
+      "<th scope=\"col\" data-sort=\"calls\" data-type=\"number\">Calls</th>"
+      "<th scope=\"col\" data-sort=\"blocks\" data-type=\"number\">Blocks executed</th>"
+      "</tr></thead>\n<tbody>\n";
+  for (const model::FunctionCov& fn : file.functions) {
+    std::string name = display_name(fn.demangled, fn.name);
+    const char* cls = fn.excluded ? "excluded" : fn.covered() ? "covered" : "uncovered";
+    fmt::format_to(std::back_inserter(out), "<tr class=\"{}\" data-name=\"", cls);
+    append_escaped(out, name);
+    fmt::format_to(std::back_inserter(out), "\" data-line=\"{}\" data-calls=\"{}\" data-blocks=\"{}\">", fn.start_line,
+                   fn.excluded ? -1 : fn.execution_count, sort_value(fn.blocks_executed, fn.blocks));
+    fmt::format_to(std::back_inserter(out), "<td class=\"fn\"><a href=\"#L{}\" title=\"", fn.start_line);
+    append_escaped(out, fn.name);
+    out += "\">";
+    append_escaped(out, name);
+    fmt::format_to(std::back_inserter(out), "</a></td><td class=\"num-cell\">{}</td><td class=\"num-cell calls\">",
+                   fn.start_line);
+    if (fn.excluded)
+      out += "<span title=\"excluded\">\u2014</span>";
+    else
+      fmt::format_to(std::back_inserter(out), "{}", fn.execution_count);
+    out += "</td>";
+    append_metric_cell(out, fn.blocks_executed, fn.blocks);
+    out += "</tr>\n";
+  }
+  out += "</tbody>\n</table>\n";
+}
+
+}  // namespace
+
+std::string render_source_page(const model::FileCov& file, const std::string* source, std::string_view missing_reason,
+                               const HtmlOptions& opts) {
+  std::vector<std::string_view> text = source ? split_lines(*source) : std::vector<std::string_view>{};
+  std::string out;
+  // Escaped text plus ~200 bytes of markup per line: one allocation for most files.
+  out.reserve(8192 + (source ? source->size() + source->size() / 8 : 0) + (text.size() + file.lines.size()) * 200);
+  append_page_begin(out, opts, base_name_of(file.path), file.path);
+  out += "<h2 class=\"path\" title=\"";
+  append_escaped(out, file.absolute_path);
+  out += "\">";
+  append_escaped(out, file.path);
+  out += "</h2>\n";
+  append_totals_cards(out, model::totals(file));
+  if (!source) {
+    out += "<p class=\"notice\" id=\"source-missing\">Notice: source not found (<code>";
+    append_escaped(out, file.absolute_path);
+    out += "</code>";
+    if (!missing_reason.empty()) {
+      out += ": ";
+      append_escaped(out, missing_reason);
+    }
+    out += "). Only the lines with coverage data are shown.</p>\n";
+  } else if (!file.lines.empty() && file.lines.back().number > text.size()) {
+    fmt::format_to(std::back_inserter(out),
+                   "<p class=\"notice\" id=\"source-stale\">Notice: the coverage data names line {} but the source "
+                   "has {} lines; it may have changed since it was compiled.</p>\n",
+                   file.lines.back().number, text.size());
+  }
+  append_function_table(out, file);
+  out += "<h2>Source</h2>\n";
+  append_legend(out, LegendKind::kSource);
+  out +=
+      "<table class=\"source\" id=\"source\">\n<thead hidden><tr><th>Line</th><th>Count</th><th>Branches</th>"
+      "<th>Source</th></tr></thead>\n<tbody>\n";
+  // One pass over the text and the (sorted) model lines together; model
+  // lines past the end of the text, or all of them without a text, follow.
+  auto next = file.lines.begin();
+  for (size_t i = 0; i < text.size(); ++i) {
+    uint32_t number = uint32_t(i + 1);
+    while (next != file.lines.end() && next->number < number) ++next;  // line 0: no row
+    const model::LineCov* line = next != file.lines.end() && next->number == number ? &*next : nullptr;
+    append_line_row(out, number, line, text[i], false, opts);
+  }
+  for (; next != file.lines.end(); ++next)
+    if (next->number > text.size()) append_line_row(out, next->number, &*next, "", source != nullptr, opts);
+  out += "</tbody>\n</table>\n";
+  append_page_end(out);
+  return out;
+}
+
+}  // namespace covkit::report::html

@@ -1,0 +1,103 @@
+#include "report/markdown_writer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+#include <string_view>
+#include <vector>
+
+namespace covkit::report {
+
+namespace {
+
+// Path text for a table cell: '|' would end the cell and other punctuation
+// would turn into emphasis, links or HTML; control characters would break
+// the row. Backslash escapes render as the character itself.
+std::string cell_text(std::string_view s) {
+  std::string r;
+  r.reserve(s.size());
+  for (char c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      r += "\xEF\xBF\xBD";
+      continue;
+    }
+    if (std::string_view("\\`*_[]<>|~&#!").find(c) != std::string_view::npos) r += '\\';
+    r += c;
+  }
+  return r;
+}
+
+std::string cell(int64_t covered, int64_t total) {
+  return fmt::format("{} ({}/{})", markdown_percent(covered, total), covered, total);
+}
+
+struct Row {
+  const model::FileCov* file;
+  model::Totals totals;
+};
+
+// Lower line coverage first; among equals, more uncovered lines first.
+bool less_covered(const Row& a, const Row& b) {
+  const model::Totals& x = a.totals;
+  const model::Totals& y = b.totals;
+  // An empty file counts as fully covered (percent's rule): ratio 1/1.
+  const __int128 xc = x.lines ? x.lines_covered : 1, xt = x.lines ? x.lines : 1;
+  const __int128 yc = y.lines ? y.lines_covered : 1, yt = y.lines ? y.lines : 1;
+  if (xc * yt != yc * xt) return xc * yt < yc * xt;
+  const int64_t xu = x.lines - x.lines_covered, yu = y.lines - y.lines_covered;
+  if (xu != yu) return xu > yu;
+  return a.file->path < b.file->path;
+}
+
+}  // namespace
+
+std::string markdown_percent(int64_t covered, int64_t total) {
+  std::string s = fmt::format("{:.1f}", model::percent(covered, total));
+  if (total > 0 && covered < total && s == "100.0") s = "99.9";
+  if (covered > 0 && s == "0.0") s = "0.1";
+  return s + "%";
+}
+
+std::string render_markdown(const model::ProjectCov& project, const MarkdownOptions& options) {
+  std::vector<Row> rows;
+  rows.reserve(project.files.size());
+  for (const model::FileCov& f : project.files) rows.push_back({&f, model::totals(f)});
+  const model::Totals all = model::totals(project);
+
+  std::string text;
+  auto out = std::back_inserter(text);
+  fmt::format_to(out,
+                 "## {}\n\n"
+                 "| | Covered | Total | Percent |\n"
+                 "|:--|--:|--:|--:|\n"
+                 "| Lines | {} | {} | {} |\n"
+                 "| Functions | {} | {} | {} |\n"
+                 "| Branches | {} | {} | {} |\n",
+                 options.title, all.lines_covered, all.lines, markdown_percent(all.lines_covered, all.lines),
+                 all.functions_covered, all.functions, markdown_percent(all.functions_covered, all.functions),
+                 all.branches_covered, all.branches, markdown_percent(all.branches_covered, all.branches));
+  if (rows.empty()) {
+    text += "\nNo source files.\n";
+    return text;
+  }
+
+  const size_t file_count = rows.size();
+  if (options.max_files > 0 && rows.size() > options.max_files) {
+    std::partial_sort(rows.begin(), rows.begin() + std::ptrdiff_t(options.max_files), rows.end(), less_covered);
+    rows.resize(options.max_files);
+  }
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.file->path < b.file->path; });
+
+  text += "\n| File | Lines | Functions | Branches |\n|:--|--:|--:|--:|\n";
+  for (const Row& r : rows) {
+    const model::Totals& t = r.totals;
+    fmt::format_to(out, "| {} | {} | {} | {} |\n", cell_text(r.file->path), cell(t.lines_covered, t.lines),
+                   cell(t.functions_covered, t.functions), cell(t.branches_covered, t.branches));
+  }
+  if (rows.size() < file_count)
+    fmt::format_to(out, "\nShowing the {} files with the lowest line coverage of {}.\n", rows.size(), file_count);
+  return text;
+}
+
+}  // namespace covkit::report

@@ -1,0 +1,319 @@
+// model/coverage_merge: lcov's rules for adding coverage together (line
+// counts sum, branches add by position, functions by name, instances by
+// function) and normalization of what readers append in any order.
+#include "model/coverage_merge.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace covkit::model {
+namespace {
+
+BranchCov br(int64_t count, bool executed = true) {
+  BranchCov b;
+  b.count = count;
+  b.executed = executed;
+  return b;
+}
+
+LineCov line(uint32_t n, int64_t count, std::vector<BranchCov> branches = {}) {
+  LineCov l;
+  l.number = n;
+  l.count = count;
+  l.branches = std::move(branches);
+  return l;
+}
+
+FunctionCov fn(const std::string& name, uint32_t start, int64_t count) {
+  FunctionCov f;
+  f.name = name;
+  f.start_line = start;
+  f.execution_count = count;
+  return f;
+}
+
+FileCov file(const std::string& path, std::vector<LineCov> lines, std::vector<FunctionCov> fns = {}) {
+  FileCov f;
+  f.path = path;
+  f.absolute_path = "/p/" + path;
+  f.lines = std::move(lines);
+  f.functions = std::move(fns);
+  return f;
+}
+
+std::vector<uint32_t> numbers(const FileCov& f) {
+  std::vector<uint32_t> out;
+  for (const LineCov& l : f.lines) out.push_back(l.number);
+  return out;
+}
+
+std::vector<int64_t> counts(const FileCov& f) {
+  std::vector<int64_t> out;
+  for (const LineCov& l : f.lines) out.push_back(l.count);
+  return out;
+}
+
+TEST(MergeFile, LineCountsSumAndLinesUnite) {
+  FileCov a = file("a.c", {line(1, 2), line(3, 0), line(5, 7)});
+  FileCov b = file("a.c", {line(2, 1), line(3, 4), line(5, 1)});
+  merge_file(a, std::move(b));
+  EXPECT_EQ(numbers(a), (std::vector<uint32_t>{1, 2, 3, 5}));
+  EXPECT_EQ(counts(a), (std::vector<int64_t>{2, 1, 4, 8}));
+  Totals t = totals(a);
+  EXPECT_EQ(t.lines, 4);
+  EXPECT_EQ(t.lines_covered, 4);
+}
+
+TEST(MergeFile, ZeroPlusZeroStaysUncovered) {
+  FileCov a = file("a.c", {line(1, 0)});
+  merge_file(a, file("a.c", {line(1, 0)}));
+  ASSERT_EQ(a.lines.size(), 1u);
+  EXPECT_EQ(a.lines[0].count, 0);
+  EXPECT_EQ(totals(a).lines_covered, 0);
+}
+
+TEST(MergeFile, BranchesAddByPosition) {
+  FileCov a = file("a.c", {line(4, 1, {br(1), br(0)})});
+  FileCov b = file("a.c", {line(4, 2, {br(0), br(3)})});
+  merge_file(a, std::move(b));
+  ASSERT_EQ(a.lines.size(), 1u);
+  ASSERT_EQ(a.lines[0].branches.size(), 2u);
+  EXPECT_EQ(a.lines[0].branches[0].count, 1);
+  EXPECT_EQ(a.lines[0].branches[1].count, 3);
+  Totals t = totals(a);
+  EXPECT_EQ(t.branches, 2);
+  EXPECT_EQ(t.branches_covered, 2);
+}
+
+TEST(MergeFile, BranchListsOfDifferentLengths) {
+  // Longer into shorter: the extra positions are added to zero.
+  FileCov a = file("a.c", {line(4, 1, {br(1), br(0)})});
+  merge_file(a, file("a.c", {line(4, 1, {br(2), br(0), br(5), br(0)})}));
+  ASSERT_EQ(a.lines[0].branches.size(), 4u);
+  EXPECT_EQ(a.lines[0].branches[0].count, 3);
+  EXPECT_EQ(a.lines[0].branches[1].count, 0);
+  EXPECT_EQ(a.lines[0].branches[2].count, 5);
+  EXPECT_EQ(a.lines[0].branches[3].count, 0);
+  EXPECT_TRUE(a.lines[0].branches[2].executed);
+  // Shorter into longer: the tail is kept as it was.
+  FileCov c = file("a.c", {line(4, 1, {br(1), br(0), br(6)})});
+  merge_file(c, file("a.c", {line(4, 1, {br(1)})}));
+  ASSERT_EQ(c.lines[0].branches.size(), 3u);
+  EXPECT_EQ(c.lines[0].branches[0].count, 2);
+  EXPECT_EQ(c.lines[0].branches[1].count, 0);
+  EXPECT_EQ(c.lines[0].branches[2].count, 6);
+  // A line without branches merged with one that has them.
+  FileCov d = file("a.c", {line(4, 1)});
+  merge_file(d, file("a.c", {line(4, 1, {br(0), br(1)})}));
+  ASSERT_EQ(d.lines[0].branches.size(), 2u);
+  EXPECT_EQ(d.lines[0].branches[1].count, 1);
+  EXPECT_EQ(totals(d).branches, 2);
+}
+
+TEST(MergeFile, BranchFlagsAreOred) {
+  BranchCov t = br(0, false);
+  t.is_throw = true;
+  BranchCov u = br(0, false);
+  u.unreachable = true;
+  u.fallthrough = true;
+  FileCov a = file("a.c", {line(4, 0, {br(0, false), t, br(0, false)})});
+  FileCov b = file("a.c", {line(4, 1, {br(2, true), br(0, false), u})});
+  merge_file(a, std::move(b));
+  const auto& bs = a.lines[0].branches;
+  ASSERT_EQ(bs.size(), 3u);
+  EXPECT_TRUE(bs[0].executed);  // ran in one part: executed
+  EXPECT_EQ(bs[0].count, 2);
+  EXPECT_FALSE(bs[1].executed);  // ran in neither part: still "-"
+  EXPECT_TRUE(bs[1].is_throw);
+  EXPECT_FALSE(bs[1].unreachable);
+  EXPECT_FALSE(bs[2].executed);
+  EXPECT_TRUE(bs[2].unreachable);
+  EXPECT_TRUE(bs[2].fallthrough);
+  EXPECT_FALSE(bs[2].is_throw);
+}
+
+TEST(MergeFile, LineFlagsAreOred) {
+  LineCov l1 = line(2, 0);
+  l1.unexecuted_block = true;
+  LineCov l2 = line(2, 3);
+  l2.excluded = true;
+  FileCov a = file("a.c", {l1});
+  merge_file(a, file("a.c", {l2}));
+  ASSERT_EQ(a.lines.size(), 1u);
+  EXPECT_EQ(a.lines[0].count, 3);
+  EXPECT_TRUE(a.lines[0].unexecuted_block);
+  EXPECT_TRUE(a.lines[0].excluded);
+  EXPECT_EQ(totals(a).lines, 0);
+}
+
+TEST(MergeFile, FunctionsMergeByName) {
+  FunctionCov f1 = fn("_Z1fv", 3, 2);
+  f1.blocks = 4;
+  f1.blocks_executed = 2;
+  FunctionCov f2 = fn("_Z1fv", 3, 5);
+  f2.demangled = "f()";
+  f2.end_line = 9;
+  f2.end_column = 1;
+  f2.blocks = 4;
+  f2.blocks_executed = 3;
+  FileCov a = file("a.c", {}, {f1, fn("main", 10, 1)});
+  a.functions[0].demangled = "";
+  merge_file(a, file("a.c", {}, {f2, fn("_Z1gv", 1, 0)}));
+  ASSERT_EQ(a.functions.size(), 3u);
+  EXPECT_EQ(a.functions[0].name, "_Z1gv");  // sorted by start line
+  EXPECT_EQ(a.functions[0].execution_count, 0);
+  EXPECT_EQ(a.functions[1].name, "_Z1fv");
+  EXPECT_EQ(a.functions[1].execution_count, 7);
+  EXPECT_EQ(a.functions[1].demangled, "f()");  // taken from the part that has it
+  EXPECT_EQ(a.functions[1].end_line, 9u);
+  EXPECT_EQ(a.functions[1].end_column, 1u);
+  EXPECT_EQ(a.functions[1].blocks, 4u);
+  EXPECT_EQ(a.functions[1].blocks_executed, 3u);  // the best part (blocks cannot be matched up)
+  EXPECT_EQ(a.functions[2].name, "main");
+  Totals t = totals(a);
+  EXPECT_EQ(t.functions, 3);
+  EXPECT_EQ(t.functions_covered, 2);
+}
+
+TEST(MergeFile, FunctionKeepsItsFirstDemangledNameAndEnd) {
+  FunctionCov f1 = fn("_Z1fv", 3, 1);
+  f1.demangled = "f()";
+  f1.end_line = 5;
+  FunctionCov f2 = fn("_Z1fv", 3, 1);
+  f2.demangled = "other";
+  f2.end_line = 8;
+  f2.excluded = true;
+  FileCov a = file("a.c", {}, {f1});
+  merge_file(a, file("a.c", {}, {f2}));
+  ASSERT_EQ(a.functions.size(), 1u);
+  EXPECT_EQ(a.functions[0].demangled, "f()");
+  EXPECT_EQ(a.functions[0].end_line, 5u);
+  EXPECT_EQ(a.functions[0].execution_count, 2);
+  EXPECT_TRUE(a.functions[0].excluded);
+}
+
+TEST(MergeFile, SameNameOnDifferentLinesIsOneFunction) {
+  // Functions are keyed by name only, as lcov keys FN records.
+  FileCov a = file("a.c", {}, {fn("f", 3, 1)});
+  merge_file(a, file("a.c", {}, {fn("f", 7, 2)}));
+  ASSERT_EQ(a.functions.size(), 1u);
+  EXPECT_EQ(a.functions[0].start_line, 3u);
+  EXPECT_EQ(a.functions[0].execution_count, 3);
+}
+
+TEST(MergeFile, InstancesMergeByFunction) {
+  LineCov l1 = line(5, 3);
+  l1.instances = {{"_Z1fIiEvv", 1}, {"_Z1fIdEvv", 2}};
+  LineCov l2 = line(5, 10);
+  l2.instances = {{"_Z1fIdEvv", 4}, {"_Z1fIcEvv", 6}};
+  FileCov a = file("a.cc", {l1});
+  merge_file(a, file("a.cc", {l2}));
+  ASSERT_EQ(a.lines.size(), 1u);
+  EXPECT_EQ(a.lines[0].count, 13);
+  const auto& in = a.lines[0].instances;
+  ASSERT_EQ(in.size(), 3u);
+  EXPECT_EQ(in[0].function, "_Z1fIiEvv");
+  EXPECT_EQ(in[0].count, 1);
+  EXPECT_EQ(in[1].function, "_Z1fIdEvv");
+  EXPECT_EQ(in[1].count, 6);
+  EXPECT_EQ(in[2].function, "_Z1fIcEvv");
+  EXPECT_EQ(in[2].count, 6);
+}
+
+TEST(MergeFile, AbsolutePathIsTakenWhenMissing) {
+  FileCov a = file("a.c", {line(1, 1)});
+  a.absolute_path.clear();
+  FileCov b = file("a.c", {line(1, 1)});
+  b.absolute_path = "/other/a.c";
+  merge_file(a, std::move(b));
+  EXPECT_EQ(a.absolute_path, "/other/a.c");
+  FileCov c = file("a.c", {line(1, 1)});
+  merge_file(c, file("a.c", {line(1, 1)}));
+  EXPECT_EQ(c.absolute_path, "/p/a.c");
+}
+
+TEST(Normalize, SortsAndDedupesLines) {
+  FileCov f = file("a.c", {line(9, 1), line(2, 1, {br(1)}), line(9, 2), line(4, 0), line(2, 5, {br(0), br(2)}),
+                           line(9, 3)});
+  normalize(f);
+  EXPECT_EQ(numbers(f), (std::vector<uint32_t>{2, 4, 9}));
+  EXPECT_EQ(counts(f), (std::vector<int64_t>{6, 0, 6}));
+  ASSERT_EQ(f.lines[0].branches.size(), 2u);
+  EXPECT_EQ(f.lines[0].branches[0].count, 1);
+  EXPECT_EQ(f.lines[0].branches[1].count, 2);
+}
+
+TEST(Normalize, SortsAndDedupesFunctions) {
+  FileCov f = file("a.c", {}, {fn("z", 1, 1), fn("b", 5, 1), fn("a", 5, 0), fn("z", 1, 2), fn("b", 5, 4)});
+  normalize(f);
+  ASSERT_EQ(f.functions.size(), 3u);
+  EXPECT_EQ(f.functions[0].name, "z");
+  EXPECT_EQ(f.functions[0].execution_count, 3);
+  EXPECT_EQ(f.functions[1].name, "a");  // same line: by name
+  EXPECT_EQ(f.functions[2].name, "b");
+  EXPECT_EQ(f.functions[2].execution_count, 5);
+}
+
+TEST(Normalize, ProjectMergesFilesWithOnePath) {
+  ProjectCov p;
+  p.files = {file("b.c", {line(1, 1)}), file("a.c", {line(2, 1)}), file("b.c", {line(1, 2), line(3, 0)}),
+             file("a.c", {line(2, 4)})};
+  normalize(p);
+  ASSERT_EQ(p.files.size(), 2u);
+  EXPECT_EQ(p.files[0].path, "a.c");
+  EXPECT_EQ(counts(p.files[0]), (std::vector<int64_t>{5}));
+  EXPECT_EQ(p.files[1].path, "b.c");
+  EXPECT_EQ(numbers(p.files[1]), (std::vector<uint32_t>{1, 3}));
+  EXPECT_EQ(counts(p.files[1]), (std::vector<int64_t>{3, 0}));
+}
+
+TEST(Normalize, SingleFileOfUnsortedLinesIsSorted) {
+  ProjectCov p;
+  p.files = {file("a.c", {line(3, 1), line(1, 1), line(2, 0)})};
+  normalize(p);
+  EXPECT_EQ(numbers(p.files[0]), (std::vector<uint32_t>{1, 2, 3}));
+}
+
+TEST(MergeProject, SameDataTwiceDoublesCountsOnly) {
+  auto make = [] {
+    ProjectCov p;
+    p.files = {file("a.c", {line(1, 1, {br(1), br(0)}), line(2, 0)}, {fn("f", 1, 1), fn("g", 2, 0)}),
+               file("b.c", {line(1, 4)})};
+    return p;
+  };
+  ProjectCov p = make();
+  const Totals before = totals(p);
+  merge_project(p, make());
+  const Totals after = totals(p);
+  EXPECT_EQ(after.lines, before.lines);
+  EXPECT_EQ(after.lines_covered, before.lines_covered);
+  EXPECT_EQ(after.branches, before.branches);
+  EXPECT_EQ(after.branches_covered, before.branches_covered);
+  EXPECT_EQ(after.functions, before.functions);
+  EXPECT_EQ(after.functions_covered, before.functions_covered);
+  ASSERT_EQ(p.files.size(), 2u);
+  EXPECT_EQ(counts(p.files[0]), (std::vector<int64_t>{2, 0}));
+  EXPECT_EQ(p.files[0].lines[0].branches[0].count, 2);
+  EXPECT_EQ(p.files[0].functions[0].execution_count, 2);
+  EXPECT_EQ(counts(p.files[1]), (std::vector<int64_t>{8}));
+}
+
+TEST(MergeProject, NewFilesAreInsertedInPathOrder) {
+  ProjectCov p;
+  p.files = {file("b.c", {line(1, 1)})};
+  ProjectCov q;
+  q.files = {file("c.c", {line(1, 1)}), file("a.c", {line(1, 0)})};
+  merge_project(p, std::move(q));
+  ASSERT_EQ(p.files.size(), 3u);
+  EXPECT_EQ(p.files[0].path, "a.c");
+  EXPECT_EQ(p.files[1].path, "b.c");
+  EXPECT_EQ(p.files[2].path, "c.c");
+  merge_project(p, ProjectCov{});
+  EXPECT_EQ(p.files.size(), 3u);
+}
+
+}  // namespace
+}  // namespace covkit::model

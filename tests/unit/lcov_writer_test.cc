@@ -1,0 +1,149 @@
+// report/lcov_writer: the exact tracefile text lcov writes for a merged file.
+#include "report/lcov_writer.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace covkit::report {
+namespace {
+
+using model::BranchCov;
+using model::FileCov;
+using model::FunctionCov;
+using model::LineCov;
+using model::ProjectCov;
+
+BranchCov br(int64_t count, bool executed) {
+  BranchCov b;
+  b.count = count;
+  b.executed = executed;
+  return b;
+}
+
+LineCov line(uint32_t n, int64_t count, std::vector<BranchCov> branches = {}, bool excluded = false) {
+  LineCov l;
+  l.number = n;
+  l.count = count;
+  l.branches = std::move(branches);
+  l.excluded = excluded;
+  return l;
+}
+
+FunctionCov fn(const std::string& name, uint32_t start, int64_t count, bool excluded = false) {
+  FunctionCov f;
+  f.name = name;
+  f.start_line = start;
+  f.execution_count = count;
+  f.excluded = excluded;
+  return f;
+}
+
+ProjectCov sample() {
+  ProjectCov p;
+  FileCov a;
+  a.path = "a.c";
+  a.absolute_path = "/p/a.c";
+  a.functions = {fn("f", 1, 2), fn("_Z1gv", 5, 0), fn("h", 8, 1, true)};
+  a.lines = {line(1, 2, {br(2, true), br(0, true)}), line(2, 0, {br(0, false), br(0, false)}), line(5, 0),
+             line(8, 1, {br(1, true)}, true), line(9, 3, {br(0, true), br(3, true), br(1, true)})};
+  FileCov b;
+  b.path = "b.c";  // no absolute path: SF falls back to the displayed one
+  b.lines = {line(3, 7), line(4, 0, {}, true)};
+  p.files = {a, b};
+  return p;
+}
+
+TEST(LcovWriter, WholeTracefile) {
+  const std::string expected =
+      "TN:unit\n"
+      "SF:/p/a.c\n"
+      "FN:1,f\n"
+      "FN:5,_Z1gv\n"
+      "FNDA:2,f\n"
+      "FNDA:0,_Z1gv\n"
+      "FNF:2\n"
+      "FNH:1\n"
+      "BRDA:1,0,0,2\n"
+      "BRDA:1,0,1,0\n"
+      "BRDA:2,0,0,-\n"
+      "BRDA:2,0,1,-\n"
+      "BRDA:9,0,0,0\n"
+      "BRDA:9,0,1,3\n"
+      "BRDA:9,0,2,1\n"
+      "BRF:7\n"
+      "BRH:3\n"
+      "DA:1,2\n"
+      "DA:2,0\n"
+      "DA:5,0\n"
+      "DA:9,3\n"
+      "LF:4\n"
+      "LH:2\n"
+      "end_of_record\n"
+      "TN:unit\n"
+      "SF:b.c\n"
+      "FNF:0\n"
+      "FNH:0\n"
+      "DA:3,7\n"
+      "LF:1\n"
+      "LH:1\n"
+      "end_of_record\n";
+  EXPECT_EQ(render_lcov(sample(), {"unit"}), expected);
+}
+
+TEST(LcovWriter, EmptyTestNameAndDefaultOptions) {
+  ProjectCov p;
+  FileCov f;
+  f.path = "x.c";
+  f.absolute_path = "/x.c";
+  f.lines = {line(1, 0)};
+  p.files = {f};
+  const std::string expected =
+      "TN:\n"
+      "SF:/x.c\n"
+      "FNF:0\n"
+      "FNH:0\n"
+      "DA:1,0\n"
+      "LF:1\n"
+      "LH:0\n"
+      "end_of_record\n";
+  EXPECT_EQ(render_lcov(p), expected);
+  EXPECT_EQ(render_lcov(p, {""}), expected);
+}
+
+TEST(LcovWriter, EmptyProjectIsEmptyText) { EXPECT_EQ(render_lcov(ProjectCov{}, {"t"}), ""); }
+
+TEST(LcovWriter, BranchesOnlyOnExcludedLinesGiveNoBrfBrh) {
+  ProjectCov p;
+  FileCov f;
+  f.path = "x.c";
+  f.absolute_path = "/x.c";
+  f.lines = {line(1, 1), line(2, 1, {br(1, true), br(0, true)}, true)};
+  f.functions = {fn("only", 2, 1, true)};
+  p.files = {f};
+  const std::string expected =
+      "TN:\n"
+      "SF:/x.c\n"
+      "FNF:0\n"
+      "FNH:0\n"
+      "DA:1,1\n"
+      "LF:1\n"
+      "LH:1\n"
+      "end_of_record\n";
+  EXPECT_EQ(render_lcov(p), expected);
+}
+
+TEST(LcovWriter, ExecutedBranchWithZeroCountIsZeroNotDash) {
+  ProjectCov p;
+  FileCov f;
+  f.path = "x.c";
+  f.absolute_path = "/x.c";
+  f.lines = {line(4, 1, {br(0, true)}), line(6, 0, {br(0, false)})};
+  p.files = {f};
+  const std::string text = render_lcov(p);
+  EXPECT_NE(text.find("BRDA:4,0,0,0\nBRDA:6,0,0,-\nBRF:2\nBRH:0\n"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace covkit::report

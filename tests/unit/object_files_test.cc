@@ -1,0 +1,289 @@
+// format/object_files: finding .gcno/.gcda files in build and data trees,
+// pairing data files from other trees by the longest shared path tail, and
+// lexical path normalization.
+#include "format/object_files.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "test_support.h"
+
+namespace covkit::format {
+namespace {
+
+using testing::TempDir;
+
+// Creates an empty file (and its directories) below `t`; returns its path.
+std::string touch(const TempDir& t, const std::string& rel) {
+  std::string p = t / rel;
+  std::filesystem::create_directories(std::filesystem::path(p).parent_path());
+  EXPECT_TRUE(testing::write_text(p, ""));
+  return p;
+}
+
+std::string cwd() {
+  char buf[4096];
+  EXPECT_NE(::getcwd(buf, sizeof buf), nullptr);
+  return buf;
+}
+
+// --- absolute_path ------------------------------------------------------------
+
+TEST(AbsolutePath, AbsoluteNamesAreNormalizedLexically) {
+  EXPECT_EQ(absolute_path("/a/./b/../c"), "/a/c");
+  EXPECT_EQ(absolute_path("//a//b///"), "/a/b");
+  EXPECT_EQ(absolute_path("/a/b/../../.."), "/");
+  EXPECT_EQ(absolute_path("/../x"), "/x");
+  EXPECT_EQ(absolute_path("/"), "/");
+  EXPECT_EQ(absolute_path("/a/.b/..c"), "/a/.b/..c");  // dotted names are not "." or ".."
+}
+
+TEST(AbsolutePath, RelativeNamesJoinTheBase) {
+  EXPECT_EQ(absolute_path("src/a.c", "/build"), "/build/src/a.c");
+  EXPECT_EQ(absolute_path("../src/a.c", "/build/obj"), "/build/src/a.c");
+  EXPECT_EQ(absolute_path("./a.c", "/build/"), "/build/a.c");
+  EXPECT_EQ(absolute_path("", "/build/x/.."), "/build");
+  EXPECT_EQ(absolute_path("/abs/a.c", "/build"), "/abs/a.c");  // an absolute name ignores the base
+}
+
+TEST(AbsolutePath, RelativeNamesAndBasesUseTheWorkingDirectory) {
+  TempDir t;
+  testing::in_directory(t.path(), [&] {
+    const std::string here = cwd();
+    EXPECT_EQ(absolute_path("a.c"), here + "/a.c");
+    EXPECT_EQ(absolute_path("."), here);
+    EXPECT_EQ(absolute_path("a.c", "sub/dir"), here + "/sub/dir/a.c");
+    EXPECT_EQ(absolute_path("../a.c", "sub"), here + "/a.c");
+  });
+}
+
+// --- find_objects -----------------------------------------------------------------
+
+TEST(FindObjects, DataBesideItsNotesPairs) {
+  TempDir t;
+  std::string n = touch(t, "build/x.gcno");
+  std::string d = touch(t, "build/x.gcda");
+  std::string n2 = touch(t, "build/sub/y.gcno");
+  std::string d2 = touch(t, "build/sub/y.gcda");
+  touch(t, "build/sub/y.o");  // other files are ignored
+  ObjectSearch s = find_objects({t / "build"}, {});
+  EXPECT_TRUE(s.warnings.empty()) << s.warnings[0];
+  ASSERT_EQ(s.objects.size(), 2u);
+  EXPECT_EQ(s.objects[0].notes, n2);  // sorted by notes path: ".../build/sub/y" < ".../build/x"
+  EXPECT_EQ(s.objects[0].data, d2);
+  EXPECT_EQ(s.objects[1].notes, n);
+  EXPECT_EQ(s.objects[1].data, d);
+}
+
+TEST(FindObjects, NeverRunNotesIsAnObjectWithoutData) {
+  TempDir t;
+  std::string n = touch(t, "build/lib.gcno");
+  ObjectSearch s = find_objects({t / "build"}, {});
+  EXPECT_TRUE(s.warnings.empty());
+  ASSERT_EQ(s.objects.size(), 1u);
+  EXPECT_EQ(s.objects[0].notes, n);
+  EXPECT_EQ(s.objects[0].data, "");
+}
+
+TEST(FindObjects, PrefixTreePairsByLongestSharedTail) {
+  // A GCOV_PREFIX run: data under prefix/<stripped absolute build path>.
+  TempDir t;
+  std::string na = touch(t, "build/src/a/x.gcno");
+  std::string nb = touch(t, "build/src/b/x.gcno");
+  std::string nc = touch(t, "build/src/c/y.gcno");
+  std::string da = touch(t, "prefix/home/ci/build/src/a/x.gcda");
+  std::string dc = touch(t, "prefix/home/ci/build/src/c/y.gcda");
+  ObjectSearch s = find_objects({t / "build", t / "prefix"}, {});
+  EXPECT_TRUE(s.warnings.empty()) << s.warnings[0];
+  ASSERT_EQ(s.objects.size(), 3u);
+  EXPECT_EQ(s.objects[0].notes, na);
+  EXPECT_EQ(s.objects[0].data, da);
+  EXPECT_EQ(s.objects[1].notes, nb);
+  EXPECT_EQ(s.objects[1].data, "");
+  EXPECT_EQ(s.objects[2].notes, nc);
+  EXPECT_EQ(s.objects[2].data, dc);
+}
+
+TEST(FindObjects, DataFromSeveralTreesAllPairWithOneNotesFile) {
+  TempDir t;
+  std::string n = touch(t, "build/src/x.gcno");
+  std::string d0 = touch(t, "build/src/x.gcda");
+  std::string d1 = touch(t, "run1/src/x.gcda");
+  std::string d2 = touch(t, "run2/build/src/x.gcda");
+  ObjectSearch s = find_objects({t / "build", t / "run2", t / "run1"}, {});
+  EXPECT_TRUE(s.warnings.empty()) << s.warnings[0];
+  ASSERT_EQ(s.objects.size(), 3u);
+  for (const auto& o : s.objects) EXPECT_EQ(o.notes, n);
+  EXPECT_EQ(s.objects[0].data, d0);  // sorted by data path
+  EXPECT_EQ(s.objects[1].data, d1);
+  EXPECT_EQ(s.objects[2].data, d2);
+}
+
+TEST(FindObjects, AmbiguousTailIsAWarningAndSkipped) {
+  TempDir t;
+  std::string n1 = touch(t, "b1/src/x.gcno");
+  std::string n2 = touch(t, "b2/src/x.gcno");
+  std::string d = touch(t, "prefix/src/x.gcda");  // shares "src/x" with both
+  ObjectSearch s = find_objects({t / "b1", t / "b2", t / "prefix"}, {});
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_EQ(s.warnings[0],
+            d + ": several .gcno files match equally well; skipped (pass the build tree that holds it)");
+  ASSERT_EQ(s.objects.size(), 2u);
+  EXPECT_EQ(s.objects[0].notes, n1);
+  EXPECT_EQ(s.objects[0].data, "");
+  EXPECT_EQ(s.objects[1].notes, n2);
+  EXPECT_EQ(s.objects[1].data, "");
+}
+
+TEST(FindObjects, LongerTailBreaksATie) {
+  TempDir t;
+  touch(t, "b1/src/x.gcno");
+  std::string n2 = touch(t, "b2/lib/src/x.gcno");
+  touch(t, "b3/src/x.gcno");
+  std::string d = touch(t, "prefix/lib/src/x.gcda");  // "lib/src/x" only with b2
+  ObjectSearch s = find_objects({t / "b1", t / "b2", t / "b3", t / "prefix"}, {});
+  EXPECT_TRUE(s.warnings.empty()) << s.warnings[0];
+  ASSERT_EQ(s.objects.size(), 3u);
+  EXPECT_EQ(s.objects[1].notes, n2);
+  EXPECT_EQ(s.objects[1].data, d);
+  EXPECT_EQ(s.objects[0].data, "");
+  EXPECT_EQ(s.objects[2].data, "");
+}
+
+TEST(FindObjects, DataWithoutNotesIsAWarning) {
+  TempDir t;
+  std::string d = touch(t, "prefix/src/orphan.gcda");
+  std::string n = touch(t, "build/src/other.gcno");
+  ObjectSearch s = find_objects({t / "build", t / "prefix"}, {});
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_EQ(s.warnings[0], d + ": no matching .gcno file found; skipped");
+  ASSERT_EQ(s.objects.size(), 1u);
+  EXPECT_EQ(s.objects[0].notes, n);
+  EXPECT_EQ(s.objects[0].data, "");
+}
+
+TEST(FindObjects, NonexistentRootIsAWarning) {
+  TempDir t;
+  std::string n = touch(t, "build/x.gcno");
+  ObjectSearch s = find_objects({t / "nope", t / "build"}, {});
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_EQ(s.warnings[0], t / "nope" + ": no such file or directory");
+  ASSERT_EQ(s.objects.size(), 1u);
+  EXPECT_EQ(s.objects[0].notes, n);
+}
+
+TEST(FindObjects, NonexistentRootIsNamedAsGiven) {
+  TempDir t;
+  testing::in_directory(t.path(), [&] {
+    ObjectSearch s = find_objects({"missing/dir"}, {});
+    ASSERT_EQ(s.warnings.size(), 1u);
+    EXPECT_EQ(s.warnings[0], "missing/dir: no such file or directory");
+    EXPECT_TRUE(s.objects.empty());
+  });
+}
+
+TEST(FindObjects, SingleFileRootsBothGiven) {
+  TempDir t;
+  std::string n = touch(t, "build/x.gcno");
+  std::string d = touch(t, "build/x.gcda");
+  touch(t, "build/y.gcno");  // not named: not found
+  ObjectSearch s = find_objects({n, d}, {});
+  EXPECT_TRUE(s.warnings.empty()) << s.warnings[0];
+  ASSERT_EQ(s.objects.size(), 1u);
+  EXPECT_EQ(s.objects[0].notes, n);
+  EXPECT_EQ(s.objects[0].data, d);
+}
+
+TEST(FindObjects, SingleNotesFileRoot) {
+  TempDir t;
+  std::string n = touch(t, "build/x.gcno");
+  ObjectSearch s = find_objects({n}, {});
+  EXPECT_TRUE(s.warnings.empty());
+  ASSERT_EQ(s.objects.size(), 1u);
+  EXPECT_EQ(s.objects[0].notes, n);
+  EXPECT_EQ(s.objects[0].data, "");
+}
+
+TEST(FindObjects, SingleRelativeFileRootsAreMadeAbsolute) {
+  TempDir t;
+  touch(t, "build/x.gcno");
+  touch(t, "build/x.gcda");
+  testing::in_directory(t.path(), [&] {
+    const std::string here = cwd();
+    ObjectSearch s = find_objects({"build/./x.gcno", "build/x.gcda"}, {});
+    EXPECT_TRUE(s.warnings.empty()) << s.warnings[0];
+    ASSERT_EQ(s.objects.size(), 1u);
+    EXPECT_EQ(s.objects[0].notes, here + "/build/x.gcno");
+    EXPECT_EQ(s.objects[0].data, here + "/build/x.gcda");
+  });
+}
+
+// `covkit report --help` promises single .gcda files as roots; like gcov, a
+// data file named alone must find the notes file beside it.
+TEST(FindObjects, SingleDataFileRootPairsWithTheNotesBesideIt) {
+  TempDir t;
+  std::string n = touch(t, "build/x.gcno");
+  std::string d = touch(t, "build/x.gcda");
+  ObjectSearch s = find_objects({d}, {});
+  EXPECT_TRUE(s.warnings.empty()) << s.warnings[0];
+  ASSERT_EQ(s.objects.size(), 1u);
+  EXPECT_EQ(s.objects[0].notes, n);
+  EXPECT_EQ(s.objects[0].data, d);
+}
+
+TEST(FindObjects, SingleFileThatIsNoCoverageFileIsAWarning) {
+  TempDir t;
+  std::string f = touch(t, "build/x.o");
+  ObjectSearch s = find_objects({f}, {});
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_EQ(s.warnings[0], f + ": neither a directory nor a .gcno/.gcda file");
+  EXPECT_TRUE(s.objects.empty());
+}
+
+TEST(FindObjects, ObjectDirectoryGivesNotesOnly) {
+  TempDir t;
+  std::string n = touch(t, "objs/src/x.gcno");
+  touch(t, "objs/src/stale.gcda");  // data in a notes directory is not read
+  touch(t, "objs/src/stale.gcno");
+  std::string d = touch(t, "data/src/x.gcda");
+  ObjectSearch s = find_objects({t / "data"}, {t / "objs"});
+  EXPECT_TRUE(s.warnings.empty()) << s.warnings[0];
+  ASSERT_EQ(s.objects.size(), 2u);
+  EXPECT_EQ(s.objects[0].notes, t / "objs/src/stale.gcno");
+  EXPECT_EQ(s.objects[0].data, "");
+  EXPECT_EQ(s.objects[1].notes, n);
+  EXPECT_EQ(s.objects[1].data, d);
+}
+
+TEST(FindObjects, SameRootTwiceFindsEachFileOnce) {
+  TempDir t;
+  std::string n = touch(t, "build/x.gcno");
+  std::string d = touch(t, "build/x.gcda");
+  ObjectSearch s = find_objects({t / "build", t / "build/", t.path()}, {});
+  EXPECT_TRUE(s.warnings.empty());
+  ASSERT_EQ(s.objects.size(), 1u);
+  EXPECT_EQ(s.objects[0].notes, n);
+  EXPECT_EQ(s.objects[0].data, d);
+}
+
+TEST(FindObjects, DottedStemsPairByTheirFullStem) {
+  // CMake names objects "foo.c.gcno"; the stem is everything before the last '.'.
+  TempDir t;
+  std::string n1 = touch(t, "build/CMakeFiles/p.dir/foo.c.gcno");
+  std::string n2 = touch(t, "build/CMakeFiles/p.dir/foo.cc.gcno");
+  std::string d = touch(t, "prefix/CMakeFiles/p.dir/foo.cc.gcda");
+  ObjectSearch s = find_objects({t / "build", t / "prefix"}, {});
+  EXPECT_TRUE(s.warnings.empty()) << s.warnings[0];
+  ASSERT_EQ(s.objects.size(), 2u);
+  EXPECT_EQ(s.objects[0].notes, n1);
+  EXPECT_EQ(s.objects[0].data, "");
+  EXPECT_EQ(s.objects[1].notes, n2);
+  EXPECT_EQ(s.objects[1].data, d);
+}
+
+}  // namespace
+}  // namespace covkit::format

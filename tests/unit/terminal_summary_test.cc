@@ -1,0 +1,140 @@
+// report/terminal_summary: the summary table's exact text, '-' for empty
+// sets, percentages truncated toward zero, and colour only when asked.
+#include "report/terminal_summary.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace covkit::report {
+namespace {
+
+using model::BranchCov;
+using model::FileCov;
+using model::FunctionCov;
+using model::LineCov;
+using model::ProjectCov;
+
+LineCov line(uint32_t n, int64_t count, std::vector<int64_t> branches = {}) {
+  LineCov l;
+  l.number = n;
+  l.count = count;
+  for (int64_t b : branches) {
+    BranchCov bc;
+    bc.count = b;
+    bc.executed = true;
+    l.branches.push_back(bc);
+  }
+  return l;
+}
+
+FunctionCov fn(const std::string& name, uint32_t start, int64_t count) {
+  FunctionCov f;
+  f.name = name;
+  f.start_line = start;
+  f.execution_count = count;
+  return f;
+}
+
+// src/a.c: lines 2/3, functions 1/2, branches 1/2; b.h: lines 1/1, nothing else.
+ProjectCov small_project() {
+  ProjectCov p;
+  FileCov b;
+  b.path = "b.h";
+  b.lines = {line(1, 2)};
+  FileCov a;
+  a.path = "src/a.c";
+  a.lines = {line(1, 1, {1, 0}), line(2, 0), line(3, 5)};
+  a.functions = {fn("f", 1, 1), fn("g", 2, 0)};
+  LineCov excluded = line(4, 0, {0, 0});
+  excluded.excluded = true;  // not counted anywhere
+  a.lines.push_back(excluded);
+  p.files = {b, a};
+  return p;
+}
+
+TEST(TerminalSummary, ExactTable) {
+  const std::string expected =
+      "                  Lines                  Functions                Branches        \n"
+      "File       Total    Exec   Cover    Total    Exec   Cover    Total    Exec   Cover\n"
+      "----------------------------------------------------------------------------------\n"
+      "b.h            1       1  100.0%        0       0       -        0       0       -\n"
+      "src/a.c        3       2   66.6%        2       1   50.0%        2       1   50.0%\n"
+      "----------------------------------------------------------------------------------\n"
+      "TOTAL          4       3   75.0%        2       1   50.0%        2       1   50.0%\n";
+  EXPECT_EQ(render_terminal_summary(small_project(), {}), expected);
+}
+
+TEST(TerminalSummary, EmptyProjectHasOnlyHeadAndTotal) {
+  const std::string expected =
+      "                Lines                  Functions                Branches        \n"
+      "File     Total    Exec   Cover    Total    Exec   Cover    Total    Exec   Cover\n"
+      "--------------------------------------------------------------------------------\n"
+      "--------------------------------------------------------------------------------\n"
+      "TOTAL        0       0       -        0       0       -        0       0       -\n";
+  EXPECT_EQ(render_terminal_summary(ProjectCov{}, {}), expected);
+}
+
+TEST(TerminalSummary, ColourOnlyWhenAsked) {
+  // Lines 1/3 (33.3%), functions 3/4 (75.0%), branches 1/1 (100.0%): clearly
+  // red, yellow and green; no colour for '-'.
+  ProjectCov p;
+  FileCov f;
+  f.path = "c.c";
+  f.lines = {line(1, 1, {1}), line(2, 0), line(3, 0)};
+  f.functions = {fn("a", 1, 1), fn("b", 1, 1), fn("c", 1, 1), fn("d", 1, 0)};
+  FileCov g;
+  g.path = "d.c";
+  g.lines = {line(1, 0)};
+  p.files = {f, g};
+  const std::string plain = render_terminal_summary(p, {false, 0});
+  EXPECT_EQ(plain.find('\033'), std::string::npos);
+  const std::string colour = render_terminal_summary(p, {true, 0});
+  EXPECT_NE(colour.find("\nc.c          3       1 \033[31m  33.3%\033[0m        4       3 \033[33m  75.0%\033[0m        "
+                        "1       1 \033[32m 100.0%\033[0m\n"),
+            std::string::npos)
+      << colour;
+  EXPECT_NE(colour.find("\nd.c          1       0 \033[31m   0.0%\033[0m        0       0       -        0       0  "
+                        "     -\n"),
+            std::string::npos)
+      << colour;
+  // Removing the escapes gives the plain table back.
+  std::string stripped = colour;
+  for (const char* code : {"\033[32m", "\033[33m", "\033[31m", "\033[0m"})
+    for (size_t at; (at = stripped.find(code)) != std::string::npos;) stripped.erase(at, std::string(code).size());
+  EXPECT_EQ(stripped, plain);
+}
+
+TEST(TerminalSummary, LongPathsShortenedFromTheLeft) {
+  ProjectCov p;
+  FileCov f;
+  f.path = "very/long/path/name.c";
+  f.lines = {line(1, 1)};
+  p.files = {f};
+  const std::string table = render_terminal_summary(p, {false, 10});
+  EXPECT_NE(table.find("\n.../name.c        1       1  100.0%"), std::string::npos) << table;
+  EXPECT_NE(table.find("\nTOTAL             1       1  100.0%"), std::string::npos) << table;
+  // No limit: the whole path.
+  EXPECT_NE(render_terminal_summary(p, {}).find("\nvery/long/path/name.c        1"), std::string::npos);
+}
+
+TEST(FormatPercent, TruncatesTowardZero) {
+  EXPECT_EQ(format_percent(999, 1000), "99.9%");
+  EXPECT_EQ(format_percent(9999, 10000), "99.9%");  // never rounds up to 100.0%
+  EXPECT_EQ(format_percent(1000, 1000), "100.0%");
+  EXPECT_EQ(format_percent(1, 3), "33.3%");
+  EXPECT_EQ(format_percent(2, 3), "66.6%");  // truncated, not 66.7%
+  EXPECT_EQ(format_percent(1, 1000), "0.1%");
+  EXPECT_EQ(format_percent(1, 10000), "0.0%");
+  EXPECT_EQ(format_percent(0, 7), "0.0%");
+  EXPECT_EQ(format_percent(5, 8), "62.5%");
+}
+
+TEST(FormatPercent, EmptySetIsDash) {
+  EXPECT_EQ(format_percent(0, 0), "-");
+  EXPECT_EQ(format_percent(0, -1), "-");
+}
+
+}  // namespace
+}  // namespace covkit::report
