@@ -18,11 +18,6 @@ struct CoberturaOptions {
 
 std::string render_cobertura(const model::ProjectCov& project, const CoberturaOptions& options);
 
-// `s` as XML 1.0 text or attribute value: markup characters become entity or
-// character references, and what XML cannot hold at all (control characters,
-// invalid UTF-8, U+FFFE/U+FFFF) becomes U+FFFD, so any name gives a
-// well-formed document. Shared by the XML writers.
-std::string xml_escape(std::string_view s);
 
 // A Cobertura rate: covered/total with at most 4 decimals ("0.8333", "1.0");
 // an empty set is "1.0", and rounding never turns a partial rate into "1.0"

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <iterator>
 
-#include "report/cobertura_writer.h"  // xml_escape
+#include "report/xml_escape.h"
 
 namespace covkit::report {
 
