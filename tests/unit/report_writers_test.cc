@@ -8,6 +8,7 @@
 
 #include "model/project_coverage.h"
 #include "report/cobertura_writer.h"
+#include "report/xml_escape.h"
 #include "report/coveralls_writer.h"
 #include "report/markdown_writer.h"
 #include "report/sonarqube_writer.h"
