@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Compare `covkit report --lcov` with lcov 1.16's own capture of one built and
+# run tree (used by run_lcov_case.sh and run_lcov_realcode.sh).
+#
+# usage: lcov_tree_compare.sh COVKIT GCOV TREE OUTDIR [LABEL]
+#
+#   cd TREE
+#   COVKIT report -q --keep-system-headers --lcov OUTDIR/ours.info .
+#   lcov -q -c -i -d . --rc lcov_branch_coverage=1 --gcov-tool GCOV -o OUTDIR/base.info
+#   lcov -q -c    -d . --rc lcov_branch_coverage=1 --gcov-tool GCOV -o OUTDIR/run.info
+#   lcov -q -a base.info -a run.info --rc lcov_branch_coverage=1 -o OUTDIR/total.info
+#   lcov_compare.py ours.info total.info --strict --lcov-latin1
+#
+# (--lcov-latin1: lcov 1.16 writes non-ASCII function names in Latin-1, see
+# lcov_compare.py; the comparison then prints a note.)
+# Without any .gcda in TREE, `lcov -c` fails by design: total.info = base.info.
+# Then, if `COVKIT report --help` mentions --cobertura (and LCOV_NO_COBERTURA
+# is not 1), `COVKIT report -q --keep-system-headers --cobertura OUTDIR/out.xml .`
+# must validate with `xmllint --noout --nonet --dtdvalid cobertura-coverage-04.dtd`
+# (DTD: $COVKIT_COBERTURA_DTD, else ../../../shared/data/ from this directory,
+# i.e. /work/shared/data for the tree in /work/main; when the DTD or xmllint
+# is missing that part is skipped with a message).
+#
+# TREE is modified only by gcov runs of lcov (it writes nothing into it in
+# practice: geninfo runs gcov in a temporary directory). OUTDIR must exist and
+# should be outside TREE (or covkit/lcov might read each other's outputs --
+# they don't read .info files, but keep it clean).
+#
+# exit status: 0 same, 1 differences / a tool failed (the logs are printed).
+set -euo pipefail
+
+if [[ $# -lt 4 || $# -gt 5 ]]; then
+    echo "usage: $0 COVKIT GCOV TREE OUTDIR [LABEL]" >&2
+    exit 2
+fi
+COVKIT=$1 GCOV=$2 TREE=$3 O=$4 LABEL=${5:-$3}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+export LC_ALL=C LANG=C
+
+say() { printf '[lcov %s] %s\n' "$LABEL" "$*" >&2; }
+# lcov 1.16 on newer perls prints "Subroutine ... redefined" noise
+showlog() { grep -v -E '^Subroutine .* redefined at ' "$1" | tail -n "${2:-30}" >&2 || true; }
+
+cd "$TREE"
+RC=(--rc lcov_branch_coverage=1)
+
+# ---------------------------------------------------------------- covkit ---
+if ! "$COVKIT" report -q --keep-system-headers --lcov "$O/ours.info" . >"$O/covkit.log" 2>&1; then
+    showlog "$O/covkit.log"
+    say "FAIL: covkit report --lcov failed (cd $TREE && $COVKIT report -q --keep-system-headers --lcov $O/ours.info .)"
+    exit 1
+fi
+
+# ------------------------------------------------------------------ lcov ---
+if ! lcov -q -c -i -d . "${RC[@]}" --gcov-tool "$GCOV" -o "$O/base.info" >"$O/lcov-base.log" 2>&1; then
+    showlog "$O/lcov-base.log"
+    say "FAIL: lcov --initial capture failed (cd $TREE && lcov -c -i -d . --rc lcov_branch_coverage=1 --gcov-tool $GCOV -o base.info)"
+    exit 1
+fi
+if [[ -n $(find . -name '*.gcda' -print -quit) ]]; then
+    if ! lcov -q -c -d . "${RC[@]}" --gcov-tool "$GCOV" -o "$O/run.info" >"$O/lcov-run.log" 2>&1; then
+        showlog "$O/lcov-run.log"
+        say "FAIL: lcov capture failed (cd $TREE && lcov -c -d . --rc lcov_branch_coverage=1 --gcov-tool $GCOV -o run.info)"
+        exit 1
+    fi
+    if ! lcov -q -a "$O/base.info" -a "$O/run.info" "${RC[@]}" -o "$O/total.info" >"$O/lcov-add.log" 2>&1; then
+        showlog "$O/lcov-add.log"
+        say "FAIL: lcov -a base.info -a run.info failed"
+        exit 1
+    fi
+else
+    say "no .gcda in the tree: comparing with the --initial capture alone"
+    cp "$O/base.info" "$O/total.info"
+fi
+
+rc=0
+if ! python3 "$HERE/lcov_compare.py" "$O/ours.info" "$O/total.info" --strict --lcov-latin1 >"$O/compare.log" 2>&1; then
+    cat "$O/compare.log" >&2
+    say "FAIL: covkit and lcov disagree (covkit: $O/ours.info, lcov: $O/total.info)"
+    rc=1
+else
+    grep '^note:' "$O/compare.log" >&2 || true
+fi
+
+# ------------------------------------------------------------- cobertura ---
+if [[ ${LCOV_NO_COBERTURA:-0} != 1 ]]; then
+    DTD=${COVKIT_COBERTURA_DTD:-$HERE/../../../shared/data/cobertura-coverage-04.dtd}
+    if ! "$COVKIT" report --help 2>/dev/null | grep -q -e '--cobertura'; then
+        say "note: covkit report has no --cobertura yet, Cobertura check skipped"
+    elif [[ ! -f $DTD ]]; then
+        say "note: $DTD not found, Cobertura check skipped"
+    elif ! command -v xmllint >/dev/null 2>&1; then
+        say "note: xmllint not installed, Cobertura check skipped"
+    elif ! "$COVKIT" report -q --keep-system-headers --cobertura "$O/out.xml" . >"$O/cobertura.log" 2>&1; then
+        showlog "$O/cobertura.log"
+        say "FAIL: covkit report --cobertura failed (cd $TREE && $COVKIT report -q --keep-system-headers --cobertura out.xml .)"
+        rc=1
+    elif ! xmllint --noout --nonet --dtdvalid "$DTD" "$O/out.xml" >"$O/xmllint.log" 2>&1; then
+        # (the DOCTYPE names the DTD by its http URL: --nonet makes xmllint
+        # warn instead of trying the network; the warning is noise here)
+        grep -v -e 'network entity' -e 'failed to load external entity' -e '^<!DOCTYPE' -e '^ *\^$' \
+            "$O/xmllint.log" | head -n 30 >&2 || true
+        say "FAIL: Cobertura output does not validate (xmllint --noout --nonet --dtdvalid $DTD $O/out.xml)"
+        rc=1
+    fi
+fi
+
+[[ $rc -eq 0 ]] && say "OK ($(grep -c '^SF:' "$O/ours.info") source files)"
+exit "$rc"
