@@ -9,7 +9,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
+#include <optional>
 #include <regex>
+#include <unordered_map>
 
 #include "cli/progress_bar.h"
 #include "cli/report_options.h"
@@ -56,13 +59,19 @@ class Reporter {
 };
 
 // Markers are read from the sources themselves, in parallel; a missing source
-// is not an error (the report still has its counts).
+// is a warning, not an error (the report still has its counts).
 void apply_markers(model::ProjectCov& project, unsigned threads, Reporter& log) {
   std::vector<std::vector<std::string>> warnings(project.files.size());
   util::parallel_for(project.files.size(), threads, [&](size_t i) {
     model::FileCov& f = project.files[i];
-    auto data = util::read_file(f.absolute_path);
-    if (!data) return;
+    std::string err;
+    auto data = util::read_file(f.absolute_path, &err);
+    if (!data) {
+      warnings[i].push_back(fmt::format("{}: source not readable ({}); its counts are reported, its exclusion "
+                                        "markers cannot be (try --path-map OLD=NEW)",
+                                        f.absolute_path, err));
+      return;
+    }
     std::string_view text(reinterpret_cast<const char*>(data->bytes.data()), data->bytes.size());
     model::ExclusionRegions regions = model::find_exclusions(text, f.path);
     model::apply_exclusions(f, regions);
@@ -122,10 +131,23 @@ bool restrict_to_diff(model::ProjectCov& project, const std::string& rev, const 
     log.error(fmt::format("--diff {}: {}", rev, err));
     return false;
   }
-  const std::string top = format::absolute_path(toplevel) + "/";
+  // Compare real paths: the build may name the checkout through a symbolic
+  // link (GCC records $PWD) while git reports the resolved top level.
+  namespace fs = std::filesystem;
+  auto canonical = [](const std::string& p) {
+    std::error_code ec;
+    fs::path c = fs::weakly_canonical(p, ec);
+    return ec ? p : c.string();
+  };
+  const std::string top = canonical(format::absolute_path(toplevel)) + "/";
+  std::unordered_map<const model::FileCov*, std::optional<std::string>> rel;  // file -> path below top
   model::restrict_lines(project, [&](const model::FileCov& f, uint32_t line) {
-    if (f.absolute_path.compare(0, top.size(), top) != 0) return false;
-    return changed->contains(f.absolute_path.substr(top.size()), line);
+    auto [it, added] = rel.try_emplace(&f);
+    if (added) {
+      std::string abs = canonical(f.absolute_path);
+      if (abs.compare(0, top.size(), top) == 0) it->second = abs.substr(top.size());
+    }
+    return it->second && changed->contains(*it->second, line);
   });
   return true;
 }
@@ -175,6 +197,7 @@ int run_report_command(int argc, char** argv) {
   // 1. Objects.
   model::ProjectCov project;
   size_t objects_read = 0;
+  bool objects_found = false;
   if (!o.paths.empty()) {
     format::ObjectSearch search = format::find_objects(o.paths, o.object_directories);
     for (const auto& w : search.warnings) log.warn(w);
@@ -186,11 +209,14 @@ int run_report_command(int argc, char** argv) {
     bar.finish();
     for (const auto& m : built.messages) log.warn(m);
     objects_read = search.objects.size() - built.objects_failed;
-    if (search.objects.empty()) log.warn("no .gcno or .gcda files found under the given paths");
+    objects_found = !search.objects.empty();
+    if (search.objects.empty() && !o.tracefiles.empty())
+      log.warn("no .gcno or .gcda files found under the given paths");
     project = std::move(built.project);
   }
   if (objects_read == 0 && o.tracefiles.empty()) {
-    log.error("nothing to report: no readable coverage data");
+    log.error(o.paths.empty() || objects_found ? "nothing to report: no readable coverage data"
+                                               : "nothing to report: no .gcno or .gcda files found under the given paths");
     return kExitUsage;
   }
 

@@ -112,7 +112,9 @@ std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& o)
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help/--version exit 0; every usage error exits 1 as documented, not
+    // with CLI11's own codes (104-114).
+    return app.exit(e) == 0 ? 0 : 1;
   }
   o.exclusion_markers = !no_markers;
   for (const auto& m : maps) {

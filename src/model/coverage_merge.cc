@@ -93,10 +93,18 @@ void merge_file(FileCov& into, FileCov&& from) {
 }
 
 void normalize(ProjectCov& p) {
-  std::stable_sort(p.files.begin(), p.files.end(), [](const FileCov& a, const FileCov& b) { return a.path < b.path; });
+  // One entry per source: two sources may be displayed under one name
+  // (--source-prefix), so the absolute path decides (when both have one).
+  std::stable_sort(p.files.begin(), p.files.end(), [](const FileCov& a, const FileCov& b) {
+    return a.path != b.path ? a.path < b.path : a.absolute_path < b.absolute_path;
+  });
+  auto same = [](const FileCov& a, const FileCov& b) {
+    return a.path == b.path &&
+           (a.absolute_path == b.absolute_path || a.absolute_path.empty() || b.absolute_path.empty());
+  };
   size_t out = 0;
   for (size_t i = 0; i < p.files.size(); ++i) {
-    if (out > 0 && p.files[out - 1].path == p.files[i].path)
+    if (out > 0 && same(p.files[out - 1], p.files[i]))
       merge_file(p.files[out - 1], std::move(p.files[i]));
     else if (out != i)
       p.files[out++] = std::move(p.files[i]);
@@ -105,6 +113,21 @@ void normalize(ProjectCov& p) {
   }
   p.files.resize(out);
   for (FileCov& f : p.files) normalize(f);
+  // Different sources left with one displayed name are shown by their
+  // absolute paths, so no report (or HTML page name) confuses them.
+  bool renamed = false;
+  for (size_t i = 1; i < p.files.size(); ++i) {
+    if (p.files[i - 1].path != p.files[i].path) continue;
+    for (FileCov* f : {&p.files[i - 1], &p.files[i]})
+      if (!f->absolute_path.empty() && f->path != f->absolute_path) {
+        f->path = f->absolute_path;
+        renamed = true;
+      }
+  }
+  if (renamed)
+    std::stable_sort(p.files.begin(), p.files.end(), [](const FileCov& a, const FileCov& b) {
+      return a.path != b.path ? a.path < b.path : a.absolute_path < b.absolute_path;
+    });
 }
 
 void merge_project(ProjectCov& into, ProjectCov&& from) {

@@ -16,8 +16,8 @@ std::string format_percent(int64_t covered, int64_t total) {
 
 namespace {
 
-// Red below 50%, yellow below 80%, green from there (lcov's default bands are 75/90;
-// gcovr's 75/90 for HTML; the terminal uses coarser bands so colour means something at a glance).
+// Red below 75%, yellow below 90%, green from there: the bands of the HTML
+// report (and of genhtml and gcovr), so colours mean the same everywhere.
 std::string paint(const std::string& text, int64_t covered, int64_t total, bool color) {
   if (!color || total <= 0) return text;
   double p = 100.0 * double(covered) / double(total);

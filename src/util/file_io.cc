@@ -45,6 +45,32 @@ std::optional<FileData> read_file(const std::string& path, std::string* error) {
 bool write_file_atomic(const std::string& path, std::string_view content, std::string* error,
                        WriteFailure* failure) {
   if (failure) *failure = WriteFailure::kOpen;
+  // A device, FIFO or socket (/dev/stdout, /dev/null, a pipe) is written
+  // through: renaming a file over it would replace it (as root, even /dev/null).
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+      if (error) *error = std::strerror(errno);
+      return false;
+    }
+    if (failure) *failure = WriteFailure::kWrite;
+    for (size_t done = 0; done < content.size();) {
+      ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        if (error) *error = std::strerror(errno);
+        ::close(fd);
+        return false;
+      }
+      done += size_t(n);
+    }
+    if (::close(fd) != 0) {
+      if (error) *error = std::strerror(errno);
+      return false;
+    }
+    return true;
+  }
   std::string tmp = path + ".covkit-tmp." + std::to_string(::getpid());
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) {

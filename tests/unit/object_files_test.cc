@@ -235,6 +235,27 @@ TEST(FindObjects, SingleDataFileRootPairsWithTheNotesBesideIt) {
   EXPECT_EQ(s.objects[0].data, d);
 }
 
+TEST(FindObjects, SingleNotesFileRootBringsItsData) {
+  TempDir t;
+  std::string n = touch(t, "build/x.gcno");
+  std::string d = touch(t, "build/x.gcda");
+  touch(t, "build/y.gcda");  // not its partner
+  ObjectSearch s = find_objects({n}, {});
+  EXPECT_TRUE(s.warnings.empty()) << s.warnings[0];
+  ASSERT_EQ(s.objects.size(), 1u);
+  EXPECT_EQ(s.objects[0].notes, n);
+  EXPECT_EQ(s.objects[0].data, d);
+}
+
+TEST(FindObjects, SingleDataFileRootWithoutNotesIsAWarning) {
+  TempDir t;
+  std::string d = touch(t, "build/x.gcda");
+  ObjectSearch s = find_objects({d}, {});
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_EQ(s.warnings[0], d + ": no matching .gcno file found; skipped");
+  EXPECT_TRUE(s.objects.empty());
+}
+
 TEST(FindObjects, SingleFileThatIsNoCoverageFileIsAWarning) {
   TempDir t;
   std::string f = touch(t, "build/x.o");

@@ -1,0 +1,1096 @@
+#!/usr/bin/env python3
+"""End-to-end scenarios of `covkit report` (and one of `covkit merge`).
+
+Each scenario compiles small C/C++ programs with gcc-12/g++-12 --coverage in
+a fresh temporary directory, runs them, runs covkit and checks exact numbers
+in its lcov/terminal/JSON output, its stderr lines and its exit status.
+
+  run_report_cli.py --covkit PATH --scenario NAME   one scenario
+  run_report_cli.py --covkit PATH                   all of them
+  run_report_cli.py --list                          the scenario names
+
+Exit status: 0 passed, 1 failed, 77 skipped (a compiler or git is missing).
+"""
+import argparse
+import glob
+import gzip
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+
+COVKIT = None
+KEEP = False
+
+
+class Failure(Exception):
+    pass
+
+
+class Skip(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def eq(actual, expected, what):
+    if actual != expected:
+        raise Failure(f"{what}:\n--- expected ---\n{expected!r}\n--- actual ---\n{actual!r}")
+
+
+def need(program):
+    if shutil.which(program) is None:
+        raise Skip(f"{program} is not installed")
+
+
+def run(cmd, cwd, env=None, check_rc=True, timeout=60):
+    full_env = dict(os.environ)
+    full_env.update({"LC_ALL": "C", "GIT_CONFIG_NOSYSTEM": "1", "HOME": cwd})
+    full_env.pop("GCOV_PREFIX", None)
+    full_env.pop("GCOV_PREFIX_STRIP", None)
+    if env:
+        full_env.update(env)
+    p = subprocess.run(cmd, cwd=cwd, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       timeout=timeout)
+    if check_rc and p.returncode != 0:
+        raise Failure(f"{cmd} failed with {p.returncode}:\n{p.stdout}{p.stderr}")
+    return p
+
+
+def covkit(args, cwd):
+    """Runs `covkit ARGS` in `cwd`; returns (rc, stdout, stderr lines)."""
+    p = run([COVKIT] + args, cwd, check_rc=False)
+    return p.returncode, p.stdout, p.stderr.splitlines()
+
+
+def covkit_ok(args, cwd):
+    rc, out, err = covkit(args, cwd)
+    if rc != 0:
+        raise Failure(f"covkit {' '.join(args)}: exit {rc}\n" + "\n".join(err))
+    return out, err
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+# --- lcov and table parsing ------------------------------------------------------
+
+
+def parse_lcov(text):
+    """SF -> {'DA': {line: count}, 'BRDA': [(line, block, branch, taken)], 'FN': {name: line},
+    'FNDA': {name: count}, and the LF/LH/BRF/BRH/FNF/FNH numbers}."""
+    records = {}
+    cur = None
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key == "SF":
+            cur = records.setdefault(value, {"DA": {}, "BRDA": [], "FN": {}, "FNDA": {}})
+        elif key == "DA":
+            n, c = value.split(",")[:2]
+            cur["DA"][int(n)] = int(c)
+        elif key == "BRDA":
+            n, b, i, t = value.split(",")
+            cur["BRDA"].append((int(n), int(b), int(i), t))
+        elif key == "FN":
+            n, name = value.split(",", 1)
+            cur["FN"][name] = int(n)
+        elif key == "FNDA":
+            c, name = value.split(",", 1)
+            cur["FNDA"][name] = int(c)
+        elif key in ("LF", "LH", "BRF", "BRH", "FNF", "FNH"):
+            cur[key] = int(value)
+    return records
+
+
+def lcov_totals(text):
+    t = {k: 0 for k in ("LF", "LH", "BRF", "BRH", "FNF", "FNH")}
+    for rec in parse_lcov(text).values():
+        for k in t:
+            t[k] += rec.get(k, 0)
+    return t
+
+
+def table_rows(stdout):
+    """File (or TOTAL) -> the nine cells of its row in the summary table."""
+    rows = {}
+    for line in stdout.splitlines()[3:]:
+        if line.startswith("---"):
+            continue
+        cells = line.split()
+        rows[cells[0]] = cells[1:]
+    return rows
+
+
+# --- the programs ------------------------------------------------------------------
+
+UTIL_H = """int clamp(int v, int lo, int hi);
+int unused_fn(int x);
+"""
+
+UTIL_C = """#include "util.h"
+
+int clamp(int v, int lo, int hi) {
+  if (v < lo)
+    return lo;
+  if (v > hi)
+    return hi;
+  return v;
+}
+
+int unused_fn(int x) {
+  return x * 2;
+}
+"""
+
+MAIN_C = """#include <stdio.h>
+#include "util.h"
+
+int main(int argc, char **argv) {
+  int s = 0;
+  (void)argv;
+  for (int i = 0; i < 5; i++)
+    s += clamp(i, 1, 3);
+  if (argc > 1)
+    printf("args\\n");
+  printf("%d\\n", s);
+  return 0;
+}
+"""
+
+# Compiled, never linked: its notes file has no data file.
+NEVER_C = """int never_called(int a) {
+  if (a)
+    return 1;
+  return 0;
+}
+"""
+
+# The lcov tracefile of one run of prog (no arguments); @P@ is the project.
+C_PROJECT_LCOV = """TN:
+SF:@P@/src/main.c
+FN:4,main
+FNDA:1,main
+FNF:1
+FNH:1
+BRDA:7,0,0,5
+BRDA:7,0,1,1
+BRDA:9,0,0,0
+BRDA:9,0,1,1
+BRF:4
+BRH:3
+DA:4,1
+DA:5,1
+DA:7,6
+DA:8,5
+DA:9,1
+DA:10,0
+DA:11,1
+DA:12,1
+LF:8
+LH:7
+end_of_record
+TN:
+SF:@P@/src/never.c
+FN:1,never_called
+FNDA:0,never_called
+FNF:1
+FNH:0
+BRDA:2,0,0,-
+BRDA:2,0,1,-
+BRF:2
+BRH:0
+DA:1,0
+DA:2,0
+DA:3,0
+DA:4,0
+LF:4
+LH:0
+end_of_record
+TN:
+SF:@P@/src/util.c
+FN:3,clamp
+FN:11,unused_fn
+FNDA:5,clamp
+FNDA:0,unused_fn
+FNF:2
+FNH:1
+BRDA:4,0,0,1
+BRDA:4,0,1,4
+BRDA:6,0,0,1
+BRDA:6,0,1,3
+BRF:4
+BRH:4
+DA:3,5
+DA:4,5
+DA:5,1
+DA:6,4
+DA:7,1
+DA:8,3
+DA:11,0
+DA:12,0
+LF:8
+LH:6
+end_of_record
+"""
+
+C_PROJECT_TABLE = (
+    "                      Lines                  Functions                Branches        \n"
+    "File           Total    Exec   Cover    Total    Exec   Cover    Total    Exec   Cover\n"
+    "--------------------------------------------------------------------------------------\n"
+    "src/main.c         8       7   87.5%        1       1  100.0%        4       3   75.0%\n"
+    "src/never.c        4       0    0.0%        1       0    0.0%        2       0    0.0%\n"
+    "src/util.c         8       6   75.0%        2       1   50.0%        4       4  100.0%\n"
+    "--------------------------------------------------------------------------------------\n"
+    "TOTAL             20      13   65.0%        4       2   50.0%       10       7   70.0%\n")
+
+# Exclusion markers of every kind. Without markers: 17 lines, 5 functions,
+# 6 branches; with them: lines 5, 10-13 and 24, function debug_only and the
+# branches of lines 11 and 18 go.
+EXCL_C = """#include <stdlib.h>
+
+int checked(int x) {
+  if (x < 0)
+    abort(); /* LCOV_EXCL_LINE */
+  return x;
+}
+
+/* LCOV_EXCL_START */
+int debug_only(int x) {
+  if (x > 100)
+    return 1;
+  return 0;
+}
+/* LCOV_EXCL_STOP */
+
+int pick(int a, int b) {
+  if (a > b) /* LCOV_EXCL_BR_LINE */
+    return a;
+  return b;
+}
+
+int rare(int x) {
+  return x + 1; // GCOVR_EXCL_LINE
+}
+
+int main(void) {
+  int s = checked(3) + pick(1, 2);
+  return s == 0;
+}
+"""
+
+EXCL_LCOV = """TN:
+SF:@S@/excl.c
+FN:3,checked
+FN:17,pick
+FN:23,rare
+FN:27,main
+FNDA:1,checked
+FNDA:1,pick
+FNDA:0,rare
+FNDA:1,main
+FNF:4
+FNH:3
+BRDA:4,0,0,0
+BRDA:4,0,1,1
+BRF:2
+BRH:1
+DA:3,1
+DA:4,1
+DA:6,1
+DA:17,1
+DA:18,1
+DA:19,0
+DA:20,1
+DA:23,0
+DA:27,1
+DA:28,1
+DA:29,1
+LF:11
+LH:9
+end_of_record
+"""
+
+VECTOR_CC = """#include <vector>
+
+int sum(const std::vector<int>& v) {
+  int s = 0;
+  for (int x : v)
+    s += x;
+  return s;
+}
+
+int main() {
+  std::vector<int> v{1, 2, 3};
+  v.push_back(4);
+  return sum(v) == 10 ? 0 : 1;
+}
+"""
+
+EXCEPTIONS_CC = """#include <stdexcept>
+#include <string>
+
+static int parse(int x) {
+  if (x < 0)
+    throw std::runtime_error("negative");
+  return x * 2;
+}
+
+int main(int argc, char **) {
+  int total = 0;
+  for (int i = -1; i < argc + 1; i++) {
+    try {
+      total += parse(i);
+    } catch (const std::exception &e) {
+      total -= 1;
+    }
+  }
+  return total == 1 ? 0 : 1;
+}
+"""
+
+
+def c_project(tmp):
+    """tmp/proj: sources in src/, objects in build/, build/prog linked from
+    main.o and util.o (never.o is compiled but not linked). Not run yet."""
+    need("gcc-12")
+    proj = os.path.join(tmp, "proj")
+    write(f"{proj}/src/util.h", UTIL_H)
+    write(f"{proj}/src/util.c", UTIL_C)
+    write(f"{proj}/src/main.c", MAIN_C)
+    write(f"{proj}/src/never.c", NEVER_C)
+    os.makedirs(f"{proj}/build")
+    for name in ("util", "main", "never"):
+        run(["gcc-12", "--coverage", "-O0", "-c", f"src/{name}.c", "-o", f"build/{name}.o"], proj)
+    run(["gcc-12", "--coverage", "-o", "build/prog", "build/main.o", "build/util.o"], proj)
+    return proj
+
+
+def run_prog(proj, *args, env=None):
+    run([f"{proj}/build/prog"] + list(args), proj, env=env)
+
+
+def excl_project(tmp, name="m"):
+    """tmp/NAME/orig: src/excl.c built into build/excl and run once."""
+    need("gcc-12")
+    root = os.path.join(tmp, name, "orig")
+    write(f"{root}/src/excl.c", EXCL_C)
+    os.makedirs(f"{root}/build")
+    run(["gcc-12", "--coverage", "-O0", "-c", "src/excl.c", "-o", "build/excl.o"], root)
+    run(["gcc-12", "--coverage", "-o", "build/excl", "build/excl.o"], root)
+    run([f"{root}/build/excl"], root)
+    return root
+
+
+def cxx_program(tmp, name, source):
+    need("g++-12")
+    d = os.path.join(tmp, name)
+    write(f"{d}/{name}.cc", source)
+    run(["g++-12", "--coverage", "-O0", "-c", f"{name}.cc", "-o", f"{name}.o"], d)
+    run(["g++-12", "--coverage", "-o", name, f"{name}.o"], d)
+    run([f"{d}/{name}"], d, check_rc=False)
+    return d
+
+
+# --- scenarios -------------------------------------------------------------------------
+
+
+def scenario_summary(tmp):
+    """The default output: the summary table, exact."""
+    proj = c_project(tmp)
+    run_prog(proj)
+    out, err = covkit_ok(["report", "build"], proj)
+    eq(out, C_PROJECT_TABLE, "summary table")
+    eq(err, [], "stderr")
+    # -j 1 and an explicit root give the same table.
+    out, _ = covkit_ok(["report", "-j", "1", "--root", proj, f"{proj}/build"], tmp)
+    eq(out, C_PROJECT_TABLE, "summary table with --root")
+    # Colour only when asked (stdout is a pipe here, so "auto" means none).
+    out, _ = covkit_ok(["report", "build", "--color", "never"], proj)
+    eq(out, C_PROJECT_TABLE, "--color never")
+    out, _ = covkit_ok(["report", "build", "--color", "auto"], proj)
+    eq(out, C_PROJECT_TABLE, "--color auto on a pipe")
+    out, _ = covkit_ok(["report", "build", "--color", "always"], proj)
+    check("src/util.c         8       6 \033[" in out and "\033[32m 100.0%\033[0m" in out,
+          f"--color always paints the percentages: {out!r}")
+    for code in ("\033[31m", "\033[32m", "\033[33m", "\033[0m"):
+        out = out.replace(code, "")
+    eq(out, C_PROJECT_TABLE, "--color always without its escapes")
+
+
+def scenario_lcov(tmp):
+    """--lcov: the whole tracefile; no table unless -s."""
+    proj = c_project(tmp)
+    run_prog(proj)
+    out, err = covkit_ok(["report", "build", "--lcov", "out.info"], proj)
+    eq(out, "", "stdout when writing a file")
+    eq(err, [], "stderr")
+    eq(read(f"{proj}/out.info"), C_PROJECT_LCOV.replace("@P@", proj), "lcov tracefile")
+    out, _ = covkit_ok(["report", "build", "--lcov", "out2.info", "-s", "-t", "unit"], proj)
+    eq(out, C_PROJECT_TABLE, "table with -s")
+    eq(read(f"{proj}/out2.info"), C_PROJECT_LCOV.replace("@P@", proj).replace("TN:\n", "TN:unit\n"),
+       "lcov tracefile with a test name")
+
+
+def scenario_never_run(tmp):
+    """An object compiled but never linked counts at 0%; one that is linked but
+    not run too."""
+    proj = c_project(tmp)
+    out, err = covkit_ok(["report", "build"], proj)  # nothing ran at all
+    eq(err, [], "stderr (a missing data file is no warning)")
+    rows = table_rows(out)
+    eq(rows["src/never.c"], ["4", "0", "0.0%", "1", "0", "0.0%", "2", "0", "0.0%"], "never.c row")
+    eq(rows["src/util.c"], ["8", "0", "0.0%", "2", "0", "0.0%", "4", "0", "0.0%"], "util.c row")
+    eq(rows["TOTAL"], ["20", "0", "0.0%", "4", "0", "0.0%", "10", "0", "0.0%"], "TOTAL row")
+    run_prog(proj)
+    covkit_ok(["report", "build", "--lcov", "out.info"], proj)
+    rec = parse_lcov(read(f"{proj}/out.info"))[f"{proj}/src/never.c"]
+    eq(rec["DA"], {1: 0, 2: 0, 3: 0, 4: 0}, "never.c DA")
+    eq(rec["BRDA"], [(2, 0, 0, "-"), (2, 0, 1, "-")], "never.c BRDA: not executed")
+    eq(rec["FNDA"], {"never_called": 0}, "never.c FNDA")
+    eq((rec["LF"], rec["LH"], rec["BRF"], rec["BRH"], rec["FNF"], rec["FNH"]), (4, 0, 2, 0, 1, 0), "never.c totals")
+    # The notes file named alone.
+    out, _ = covkit_ok(["report", "build/never.gcno"], proj)
+    eq(table_rows(out)["TOTAL"], ["4", "0", "0.0%", "1", "0", "0.0%", "2", "0", "0.0%"], "never.gcno alone")
+
+
+def scenario_single_files(tmp):
+    """Single .gcda/.gcno files as PATHs: each brings its partner from beside it."""
+    proj = c_project(tmp)
+    run_prog(proj)
+    covkit_ok(["report", "build", "--lcov", "all.info"], proj)
+    every = parse_lcov(read(f"{proj}/all.info"))
+    for args, files in ((["build/util.gcda"], ["util.c"]), (["build/util.gcno"], ["util.c"]),
+                        (["build/main.gcda", "build/util.gcno"], ["main.c", "util.c"]),
+                        ([f"{proj}/build/never.gcno"], ["never.c"])):
+        out, err = covkit_ok(["report"] + args + ["--lcov", "one.info"], proj)
+        eq(err, [], f"stderr of {args}")
+        got = parse_lcov(read(f"{proj}/one.info"))
+        eq(sorted(got), [f"{proj}/src/{f}" for f in files], f"files of {args}")
+        for sf in got:
+            eq(got[sf], every[sf], f"{args}: {sf}")
+
+
+def scenario_source_prefix(tmp):
+    """--source-prefix shortens reported names, but two different sources stay
+    two files (src/util.c and util.c both display as "util.c" here)."""
+    need("gcc-12")
+    d = os.path.join(tmp, "sp")
+    write(f"{d}/util.c", "int f(void) { return 1; }\n")
+    write(f"{d}/src/util.c", "int g(void) { return 2; }\nint h(void) { return 3; }\n")
+    write(f"{d}/m.c", "int f(void);\nint main(void) { return f() - 1; }\n")
+    for src, obj in (("util.c", "u1.o"), ("src/util.c", "u2.o"), ("m.c", "m.o")):
+        run(["gcc-12", "--coverage", "-O0", "-c", src, "-o", obj], d)
+    run(["gcc-12", "--coverage", "-o", "p", "u1.o", "u2.o", "m.o"], d)
+    run([f"{d}/p"], d)
+    out, _ = covkit_ok(["report", ".", "--lcov", "plain.info", "-s"], d)
+    eq(sorted(table_rows(out)), ["TOTAL", "m.c", "src/util.c", "util.c"], "rows without a prefix")
+    eq(table_rows(out)["TOTAL"], ["4", "2", "50.0%", "4", "2", "50.0%", "0", "0", "-"], "TOTAL without a prefix")
+    out, _ = covkit_ok(["report", ".", "--source-prefix", "src", "--lcov", "prefix.info", "-s"], d)
+    # Same records (absolute SF); their order follows the displayed names, and
+    # the two util.c, both "util.c" after the prefix, are shown by absolute path.
+    records = lambda text: sorted(r for r in text.split("end_of_record\n") if r)
+    eq(records(read(f"{d}/prefix.info")), records(read(f"{d}/plain.info")),
+       "lcov (absolute SF) does not depend on the prefix")
+    eq(table_rows(out)["TOTAL"], ["4", "2", "50.0%", "4", "2", "50.0%", "0", "0", "-"], "TOTAL with a prefix")
+
+
+def strip_count(path):
+    return len([c for c in path.split("/") if c])
+
+
+def scenario_gcov_prefix(tmp):
+    """GCOV_PREFIX/GCOV_PREFIX_STRIP: data in other trees pairs with the build's
+    notes; one prefix run reports what the in-tree run reports; two add up."""
+    proj = c_project(tmp)
+    run_prog(proj)
+    in_tree = covkit_ok(["report", "build", "--lcov", "in_tree.info", "-s"], proj)[0]
+    expected = read(f"{proj}/in_tree.info")
+    eq(expected, C_PROJECT_LCOV.replace("@P@", proj), "in-tree lcov")
+    for f in glob.glob(f"{proj}/build/*.gcda"):
+        os.remove(f)
+
+    strip = str(strip_count(tmp))  # data lands in PREFIX/proj/build/*.gcda
+    run_prog(proj, env={"GCOV_PREFIX": f"{tmp}/pfx1", "GCOV_PREFIX_STRIP": strip})
+    eq(sorted(os.path.relpath(p, tmp) for p in glob.glob(f"{tmp}/pfx1/**/*.gcda", recursive=True)),
+       ["pfx1/proj/build/main.gcda", "pfx1/proj/build/util.gcda"], "data files of the prefix run")
+    eq(glob.glob(f"{proj}/build/*.gcda"), [], "no data in the build tree")
+
+    out, err = covkit_ok(["report", "build", f"{tmp}/pfx1", "--lcov", "p1.info", "-s"], proj)
+    eq(err, [], "stderr")
+    eq(read(f"{proj}/p1.info"), expected, "lcov of the prefix run")
+    eq(out, in_tree, "table of the prefix run")
+    # The data tree alone, with the notes from --object-directory.
+    covkit_ok(["report", f"{tmp}/pfx1", "--object-directory", "build", "--lcov", "p1b.info"], proj)
+    eq(read(f"{proj}/p1b.info"), expected, "lcov with --object-directory")
+
+    run_prog(proj, env={"GCOV_PREFIX": f"{tmp}/pfx2", "GCOV_PREFIX_STRIP": strip})
+    covkit_ok(["report", "build", f"{tmp}/pfx1", f"{tmp}/pfx2", "--lcov", "p12.info"], proj)
+    both = parse_lcov(read(f"{proj}/p12.info"))
+    one = parse_lcov(expected)
+    eq(sorted(both), sorted(one), "source files of two runs")
+    for sf in one:
+        eq(both[sf]["DA"], {n: 2 * c for n, c in one[sf]["DA"].items()}, f"{sf}: DA of two runs")
+        eq(both[sf]["FNDA"], {n: 2 * c for n, c in one[sf]["FNDA"].items()}, f"{sf}: FNDA of two runs")
+        eq(both[sf]["BRDA"], [(n, b, i, t if t == "-" else str(2 * int(t))) for n, b, i, t in one[sf]["BRDA"]],
+           f"{sf}: BRDA of two runs")
+    eq(lcov_totals(read(f"{proj}/p12.info")), lcov_totals(expected), "LF/LH/BRF/BRH/FNF/FNH of two runs")
+
+
+def scenario_path_map(tmp):
+    """Sources moved after the build: without --path-map they are not found
+    (HTML notice, markers cannot apply); with it, SF names the new place and
+    the markers apply."""
+    orig = excl_project(tmp)
+    moved = os.path.join(tmp, "m", "moved")
+    os.makedirs(moved)
+    shutil.move(f"{orig}/src", f"{moved}/src")
+
+    out, err = covkit_ok(["report", "build", "--lcov", "nomap.info", "--html", "html_nomap"], orig)
+    recs = parse_lcov(read(f"{orig}/nomap.info"))
+    eq(list(recs), [f"{orig}/src/excl.c"], "SF without a map")
+    rec = recs[f"{orig}/src/excl.c"]
+    eq((rec["LF"], rec["BRF"], rec["FNF"]), (17, 6, 5), "LF/BRF/FNF without the source (no markers)")
+    pages = [p for p in glob.glob(f"{orig}/html_nomap/*.html") if not p.endswith("index.html")]
+    eq(len(pages), 1, "source pages")
+    page = read(pages[0])
+    check("source not found" in page and f"{orig}/src/excl.c" in page,
+          "the HTML page says the source was not found and names it")
+
+    out, err = covkit_ok(["report", "build", "--path-map", f"{orig}/src={moved}/src", "--lcov", "map.info", "--html",
+                          "html_map", "-s"], orig)
+    eq(err, [], "stderr")
+    eq(read(f"{orig}/map.info"), EXCL_LCOV.replace("@S@", f"{moved}/src"), "lcov with the map")
+    eq(table_rows(out)["TOTAL"], ["11", "9", "81.8%", "4", "3", "75.0%", "2", "1", "50.0%"], "TOTAL with the map")
+    for p in glob.glob(f"{orig}/html_map/*.html"):
+        check("source not found" not in read(p), f"{p}: source found with the map")
+    # A map whose OLD only shares a prefix of a name does not apply.
+    covkit_ok(["report", "build", "--path-map", f"{orig}/sr={moved}/src", "--lcov", "partial.info"], orig)
+    eq(list(parse_lcov(read(f"{orig}/partial.info"))), [f"{orig}/src/excl.c"], "SF with a map of a partial name")
+    # First match wins.
+    covkit_ok(["report", "build", "--path-map", f"{orig}={moved}", "--path-map", f"{orig}/src={tmp}/nowhere",
+               "--lcov", "first.info"], orig)
+    eq(list(parse_lcov(read(f"{orig}/first.info"))), [f"{moved}/src/excl.c"], "SF with two maps")
+
+
+def scenario_markers(tmp):
+    """LCOV_EXCL_LINE, START/STOP, BR_LINE, GCOVR_EXCL_LINE; --no-exclusion-markers."""
+    root = excl_project(tmp)
+    out, err = covkit_ok(["report", "build", "--lcov", "on.info", "-s"], root)
+    eq(err, [], "stderr")
+    eq(read(f"{root}/on.info"), EXCL_LCOV.replace("@S@", f"{root}/src"), "lcov with markers")
+    eq(table_rows(out)["TOTAL"], ["11", "9", "81.8%", "4", "3", "75.0%", "2", "1", "50.0%"], "TOTAL with markers")
+
+    out, err = covkit_ok(["report", "build", "--no-exclusion-markers", "--lcov", "off.info", "-s"], root)
+    rec = parse_lcov(read(f"{root}/off.info"))[f"{root}/src/excl.c"]
+    eq((rec["LF"], rec["LH"], rec["FNF"], rec["FNH"], rec["BRF"], rec["BRH"]), (17, 9, 5, 3, 6, 2),
+       "totals without markers")
+    eq(sorted(rec["DA"]), [3, 4, 5, 6, 10, 11, 12, 13, 17, 18, 19, 20, 23, 24, 27, 28, 29], "DA lines without markers")
+    eq(rec["FN"]["debug_only"], 10, "debug_only is back")
+    eq(sorted({b[0] for b in rec["BRDA"]}), [4, 11, 18], "branch lines without markers")
+    eq(table_rows(out)["TOTAL"], ["17", "9", "52.9%", "5", "3", "60.0%", "6", "2", "33.3%"], "TOTAL without markers")
+
+    # An unclosed region: a warning naming the file and line; excluded to the end.
+    src = read(f"{root}/src/excl.c").splitlines()
+    src[26] += " // LCOV_EXCL_START"  # line 27: main
+    write(f"{root}/src/excl.c", "\n".join(src) + "\n")
+    out, err = covkit_ok(["report", "build", "--lcov", "open.info"], root)
+    eq(err, ["covkit report: src/excl.c:27: LCOV_EXCL_START without a matching LCOV_EXCL_STOP; excluded to the end "
+             "of the file"], "stderr for an unclosed region")
+    rec = parse_lcov(read(f"{root}/open.info"))[f"{root}/src/excl.c"]
+    eq((rec["LF"], rec["FNF"]), (8, 3), "LF/FNF with main excluded")
+    _, err = covkit_ok(["report", "build", "--lcov", "open.info", "-q"], root)
+    eq(err, [], "-q silences the warning")
+
+
+def scenario_filters(tmp):
+    """--filter/--exclude regexes on displayed and absolute names."""
+    proj = c_project(tmp)
+    run_prog(proj)
+
+    def files_and_total(args):
+        out, err = covkit_ok(["report", "build", "-s", "--lcov", "f.info"] + args, proj)
+        eq(err, [], f"stderr of {args}")
+        return sorted(parse_lcov(read(f"{proj}/f.info"))), table_rows(out)["TOTAL"]
+
+    p = f"{proj}/src/"
+    files, total = files_and_total(["--filter", "util"])
+    eq(files, [p + "util.c"], "--filter util")
+    eq(total, ["8", "6", "75.0%", "2", "1", "50.0%", "4", "4", "100.0%"], "TOTAL of --filter util")
+    files, total = files_and_total(["--exclude", r"main\.c$"])
+    eq(files, [p + "never.c", p + "util.c"], "--exclude main.c")
+    eq(total, ["12", "6", "50.0%", "3", "1", "33.3%", "6", "4", "66.6%"], "TOTAL of --exclude main.c")
+    files, _ = files_and_total(["-f", "^src/", "-e", "never", "-e", "util"])
+    eq(files, [p + "main.c"], "include then two excludes")
+    files, _ = files_and_total(["-f", "^src/main", "-f", "^src/never"])
+    eq(files, [p + "main.c", p + "never.c"], "two includes")
+    files, _ = files_and_total(["--filter", "^" + proj + r"/src/util\.c$"])  # the absolute name
+    eq(files, [p + "util.c"], "--filter on the absolute path")
+    files, _ = files_and_total(["--filter", "^/nowhere/"])
+    eq(files, [], "a filter nothing matches")
+
+
+def scenario_system_headers(tmp):
+    """System headers are dropped by default, kept with --keep-system-headers."""
+    d = cxx_program(tmp, "vec", VECTOR_CC)
+    out, err = covkit_ok(["report", ".", "--lcov", "def.info", "-s"], d)
+    eq(err, [], "stderr")
+    recs = parse_lcov(read(f"{d}/def.info"))
+    eq(list(recs), [f"{d}/vec.cc"], "SF by default")
+    eq(list(table_rows(out)), ["vec.cc", "TOTAL"], "table rows by default")
+    vec = recs[f"{d}/vec.cc"]
+    eq((vec["LF"], vec["LH"], vec["FNF"], vec["FNH"]), (10, 10, 2, 2), "vec.cc totals")
+
+    covkit_ok(["report", ".", "--keep-system-headers", "--lcov", "all.info"], d)
+    recs = parse_lcov(read(f"{d}/all.info"))
+    system = [sf for sf in recs if sf.startswith("/usr/")]
+    check("/usr/include/c++/12/bits/stl_vector.h" in system, f"stl_vector.h kept: {sorted(recs)}")
+    check(all(sf.startswith("/usr/include/") for sf in system), f"system headers: {system}")
+    eq(recs[f"{d}/vec.cc"], vec, "vec.cc is the same either way")
+    # --keep-system-headers still honours --exclude.
+    covkit_ok(["report", ".", "--keep-system-headers", "-e", "^/usr/include/c\\+\\+/12/bits/", "--lcov", "x.info"], d)
+    check(not any("/bits/" in sf for sf in parse_lcov(read(f"{d}/x.info"))), "bits/ excluded")
+
+
+def throw_branches_per_line(gcov_json):
+    out = {}
+    for f in gcov_json["files"]:
+        if f["file"].startswith("/usr/"):
+            continue
+        for line in f["lines"]:
+            n = sum(1 for b in line["branches"] if b["throw"])
+            if n:
+                out[line["line_number"]] = out.get(line["line_number"], 0) + n
+    return out
+
+
+def scenario_throw_branches(tmp):
+    """--exclude-throw-branches drops exactly the branches gcov marks "throw"."""
+    need("gcov-12")
+    d = cxx_program(tmp, "exc", EXCEPTIONS_CC)
+    # The throw branches, counted by gcov-12 itself and by `covkit gcov`.
+    os.makedirs(f"{d}/gcov")
+    run(["gcov-12", "--json-format", "-b", "-o", d, f"{d}/exc.gcda"], f"{d}/gcov")
+    gcov12 = throw_branches_per_line(json.load(gzip.open(glob.glob(f"{d}/gcov/*.gcov.json.gz")[0])))
+    p = run([COVKIT, "gcov", "-j", "-b", "-t", "exc.gcda"], d)
+    ours = throw_branches_per_line(json.loads(p.stdout))
+    eq(ours, gcov12, "throw branches per line, covkit gcov vs gcov-12")
+    throws = sum(gcov12.values())
+    eq(throws, 2, "throw branches in exc.cc")
+
+    covkit_ok(["report", ".", "--lcov", "all.info"], d)
+    covkit_ok(["report", ".", "--exclude-throw-branches", "--lcov", "nothrow.info"], d)
+    all_ = parse_lcov(read(f"{d}/all.info"))[f"{d}/exc.cc"]
+    nothrow = parse_lcov(read(f"{d}/nothrow.info"))[f"{d}/exc.cc"]
+    eq((all_["BRF"], all_["BRH"]), (10, 8), "BRF/BRH")
+    eq(all_["BRF"] - nothrow["BRF"], throws, "branches dropped by --exclude-throw-branches")
+    eq((nothrow["BRF"], nothrow["BRH"]), (8, 7), "BRF/BRH without throw branches")
+    for line, n in gcov12.items():
+        before = sum(1 for b in all_["BRDA"] if b[0] == line)
+        after = sum(1 for b in nothrow["BRDA"] if b[0] == line)
+        eq(before - after, n, f"branches dropped on line {line}")
+    eq(all_["DA"], nothrow["DA"], "lines are untouched")
+
+    # LCOV_EXCL_EXCEPTION_BR_LINE on one call line drops only its throw branch.
+    call_line = 14
+    check(call_line in gcov12, f"line {call_line} has a throw branch: {gcov12}")
+    src = read(f"{d}/exc.cc").splitlines()
+    src[call_line - 1] += " // LCOV_EXCL_EXCEPTION_BR_LINE"
+    write(f"{d}/exc.cc", "\n".join(src) + "\n")
+    covkit_ok(["report", ".", "--lcov", "marker.info"], d)
+    marked = parse_lcov(read(f"{d}/marker.info"))[f"{d}/exc.cc"]
+    eq(marked["BRF"], all_["BRF"] - gcov12[call_line], "BRF with the exception marker")
+    eq(sorted(b for b in marked["BRDA"] if b[0] != call_line), sorted(b for b in all_["BRDA"] if b[0] != call_line),
+       "other lines keep their branches")
+
+
+def scenario_gates(tmp):
+    """--fail-under-*: exit 2 and one stderr line per failing gate."""
+    proj = c_project(tmp)
+    run_prog(proj)  # lines 13/20 = 65%, functions 2/4 = 50%, branches 7/10 = 70%
+    rc, out, err = covkit(["report", "build", "--fail-under-line", "66"], proj)
+    eq(rc, 2, "exit status of a failing line gate")
+    eq(err, ["covkit report: line coverage 65.0% (13/20) is below --fail-under-line 66"], "stderr")
+    eq(out, C_PROJECT_TABLE, "the table is still printed")
+
+    rc, out, err = covkit(["report", "build", "--fail-under-line", "65.1", "--fail-under-branch", "70.5",
+                           "--fail-under-function", "51"], proj)
+    eq(rc, 2, "exit status of three failing gates")
+    eq(err, ["covkit report: line coverage 65.0% (13/20) is below --fail-under-line 65.1",
+             "covkit report: branch coverage 70.0% (7/10) is below --fail-under-branch 70.5",
+             "covkit report: function coverage 50.0% (2/4) is below --fail-under-function 51"], "stderr")
+
+    rc, _, err = covkit(["report", "build", "--fail-under-branch", "71", "--fail-under-line", "10"], proj)
+    eq(rc, 2, "exit status of a failing branch gate")
+    eq(err, ["covkit report: branch coverage 70.0% (7/10) is below --fail-under-branch 71"], "stderr")
+
+    rc, _, err = covkit(["report", "build", "--fail-under-function", "50.01", "--lcov", "g.info"], proj)
+    eq(rc, 2, "exit status of a failing function gate while writing a file")
+    eq(err, ["covkit report: function coverage 50.0% (2/4) is below --fail-under-function 50.01"], "stderr")
+    eq(read(f"{proj}/g.info"), C_PROJECT_LCOV.replace("@P@", proj), "the file is written anyway")
+
+    rc, out, err = covkit(["report", "build", "--fail-under-line", "65", "--fail-under-branch", "70",
+                           "--fail-under-function", "50"], proj)
+    eq((rc, err), (0, []), "gates met exactly")
+    rc, _, err = covkit(["report", "build", "--fail-under-line", "0", "--fail-under-branch", "0",
+                         "--fail-under-function", "0"], proj)
+    eq((rc, err), (0, []), "zero gates")
+    # A gate on an empty set (every file filtered out) does not fail.
+    rc, out, err = covkit(["report", "build", "-e", ".", "--fail-under-line", "100", "--fail-under-branch", "100",
+                           "--fail-under-function", "100"], proj)
+    eq((rc, err), (0, []), "gates on an empty project")
+    eq(table_rows(out)["TOTAL"], ["0", "0", "-", "0", "0", "-", "0", "0", "-"], "TOTAL of an empty project")
+
+
+DIFF_V1 = """int add(int a, int b) {
+  return a + b;
+}
+
+int sub(int a, int b) {
+  return a - b;
+}
+
+int main(void) {
+  int r = add(2, 3);
+  r = sub(r, 1);
+  return r == 4 ? 0 : 1;
+}
+"""
+
+DIFF_V2 = """int add(int a, int b) {
+  return a + b;
+}
+
+int sub(int a, int b) {
+  int d = a - b;
+  if (d < 0)
+    d = -d;
+  return d;
+}
+
+int main(void) {
+  int r = add(2, 3);
+  r = sub(r, 1);
+  return r == 4 ? 0 : 1;
+}
+"""
+
+
+def diff_repo(tmp, name="repo"):
+    """A git repository with calc.c at DIFF_V1 (HEAD~1) and DIFF_V2 (HEAD)."""
+    need("git")
+    need("gcc-12")
+    repo = os.path.join(tmp, name)
+    write(f"{repo}/calc.c", DIFF_V1)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"]
+    run(git + ["init", "-q", "."], repo)
+    run(git + ["add", "calc.c"], repo)
+    run(git + ["commit", "-q", "-m", "one"], repo)
+    write(f"{repo}/calc.c", DIFF_V2)  # lines 6-9 replace line 6
+    run(git + ["commit", "-q", "-a", "-m", "two"], repo)
+    return repo
+
+
+def build_calc(where):
+    """Builds and runs calc in `where` (with PWD=where, as a shell would)."""
+    os.makedirs(f"{where}/build")
+    env = {"PWD": where}
+    run(["gcc-12", "--coverage", "-O0", "-c", "calc.c", "-o", "build/calc.o"], where, env=env)
+    run(["gcc-12", "--coverage", "-o", "build/calc", "build/calc.o"], where, env=env)
+    run([f"{where}/build/calc"], where, env=env)
+
+
+def scenario_diff(tmp):
+    """--diff REV keeps only the lines changed since REV."""
+    repo = diff_repo(tmp)
+    build_calc(repo)
+    covkit_ok(["report", "build", "--lcov", "all.info"], repo)
+    eq(lcov_totals(read(f"{repo}/all.info"))["LF"], 11, "LF of the whole file")
+    out, err = covkit_ok(["report", "build", "--diff", "HEAD~1", "--lcov", "diff.info", "-s"], repo)
+    eq(err, [], "stderr")
+    rec = parse_lcov(read(f"{repo}/diff.info"))[f"{repo}/calc.c"]
+    eq(rec["DA"], {6: 1, 7: 1, 8: 0, 9: 1}, "DA of the changed lines")
+    eq((rec["LF"], rec["LH"], rec["BRF"], rec["BRH"], rec["FNF"]), (4, 3, 2, 1, 0), "LF/LH/BRF/BRH/FNF")
+    eq(table_rows(out)["TOTAL"], ["4", "3", "75.0%", "0", "0", "-", "2", "1", "50.0%"], "TOTAL")
+    # Gates apply to the changed lines only.
+    rc, _, err = covkit(["report", "build", "--diff", "HEAD~1", "--fail-under-line", "80"], repo)
+    eq((rc, err), (2, ["covkit report: line coverage 75.0% (3/4) is below --fail-under-line 80"]), "diff gate")
+    # No change since HEAD: nothing left to report, still exit 0.
+    rc, out, err = covkit(["report", "build", "--diff", "HEAD", "--lcov", "none.info"], repo)
+    eq((rc, err), (0, []), "--diff HEAD")
+    eq(read(f"{repo}/none.info"), "", "lcov of no changed lines")
+    # An uncommitted change counts (the working tree against REV).
+    write(f"{repo}/calc.c", DIFF_V2.replace("  return a + b;", "  return b + a;"))
+    covkit_ok(["report", "build", "--diff", "HEAD", "--lcov", "wt.info"], repo)
+    eq(parse_lcov(read(f"{repo}/wt.info"))[f"{repo}/calc.c"]["DA"], {2: 1}, "DA of a working-tree change")
+
+    rc, out, err = covkit(["report", "build", "--diff", "nosuchrev", "--lcov", "bad.info"], repo)
+    eq(rc, 1, "exit status of a bad revision")
+    eq(len(err), 1, f"one stderr line: {err}")
+    check(err[0].startswith("covkit report: --diff nosuchrev: ") and "nosuchrev" in err[0][30:],
+          f"the error names the revision: {err[0]}")
+    check(not os.path.exists(f"{repo}/bad.info"), "nothing written after a bad revision")
+
+
+def scenario_diff_through_symlink(tmp):
+    """--diff on a checkout reached through a symbolic link (a symlinked
+    workspace or home, macOS's /tmp): GCC records the linked path, git
+    reports the real one; the changed lines must still be found."""
+    repo = diff_repo(tmp, "real")
+    link = os.path.join(tmp, "link")
+    os.symlink(repo, link)
+    build_calc(link)
+    with open(f"{repo}/build/calc.gcno", "rb") as f:
+        check(link.encode() in f.read(), "gcc recorded the linked directory")
+    out, err = covkit_ok(["report", "build", "--diff", "HEAD~1", "--lcov", "diff.info", "-s"], link)
+    eq(err, [], "stderr")
+    eq(table_rows(out)["TOTAL"], ["4", "3", "75.0%", "0", "0", "-", "2", "1", "50.0%"], "TOTAL of the changed lines")
+    rc, _, err = covkit(["report", "build", "--diff", "HEAD~1", "--fail-under-line", "80"], link)
+    eq(rc, 2, "the gate sees the changed lines (a vacuous pass would hide them)")
+
+
+def scenario_tracefiles(tmp):
+    """--add-tracefile with lcov and covkit JSON: totals add up."""
+    proj = c_project(tmp)
+    run_prog(proj)
+    covkit_ok(["report", "build", "--lcov", "t1.info", "--json", "t1.json"], proj)
+    one = read(f"{proj}/t1.info")
+    eq(one, C_PROJECT_LCOV.replace("@P@", proj), "the first tracefile")
+
+    # Alone, each file reproduces the report it came from.
+    covkit_ok(["report", "-a", "t1.info", "--lcov", "from_info.info"], proj)
+    eq(read(f"{proj}/from_info.info"), one, "lcov from the lcov tracefile")
+    covkit_ok(["report", "-a", "t1.json", "--lcov", "from_json.info"], proj)
+    eq(read(f"{proj}/from_json.info"), one, "lcov from the JSON file")
+    out, _ = covkit_ok(["report", "-a", "t1.json"], proj)
+    eq(out, C_PROJECT_TABLE, "table from the JSON file")
+
+    # The same data twice: counts double, line/hit sets stay.
+    single = parse_lcov(one)
+    for args in (["build", "-a", "t1.info"], ["build", "-a", "t1.json"], ["-a", "t1.info", "-a", "t1.json"],
+                 ["--add-tracefile", "t1.info", "--add-tracefile", "t1.info"]):
+        covkit_ok(["report"] + args + ["--lcov", "sum.info"], proj)
+        text = read(f"{proj}/sum.info")
+        eq(lcov_totals(text), lcov_totals(one), f"{args}: LF/LH/BRF/BRH/FNF/FNH")
+        both = parse_lcov(text)
+        eq(sorted(both), sorted(single), f"{args}: files")
+        for sf, rec in single.items():
+            eq(both[sf]["DA"], {n: 2 * c for n, c in rec["DA"].items()}, f"{args}: {sf} DA")
+            eq(both[sf]["FNDA"], {n: 2 * c for n, c in rec["FNDA"].items()}, f"{args}: {sf} FNDA")
+            eq(both[sf]["BRDA"], [(n, b, i, t if t == "-" else str(2 * int(t))) for n, b, i, t in rec["BRDA"]],
+               f"{args}: {sf} BRDA")
+
+    # A tracefile and another run add their hits.
+    run_prog(proj, "x")  # the data files now hold two runs, one with an argument
+    covkit_ok(["report", "build", "--lcov", "t2.info"], proj)
+    covkit_ok(["report", "-a", "t1.info", "-a", "t2.info", "--lcov", "t12.info"], proj)
+    t12 = parse_lcov(read(f"{proj}/t12.info"))[f"{proj}/src/main.c"]
+    eq(t12["DA"][10], 1, "printf(\"args\") ran once")
+    eq(t12["DA"][4], 3, "main ran three times")
+    eq((t12["LH"], t12["BRH"]), (8, 4), "main.c LH/BRH")
+
+    # Filters apply to tracefiles too.
+    covkit_ok(["report", "-a", "t1.info", "-f", "util", "--lcov", "fil.info"], proj)
+    eq(list(parse_lcov(read(f"{proj}/fil.info"))), [f"{proj}/src/util.c"], "--filter on a tracefile")
+
+    rc, _, err = covkit(["report", "-a", "missing.info"], proj)
+    eq(rc, 1, "exit status of a missing tracefile")
+    eq(len(err), 1, f"one stderr line: {err}")
+    check(err[0].startswith("covkit report: missing.info: "), f"names the file: {err[0]}")
+
+
+def scenario_bad_output(tmp):
+    """An unwritable output: exit 3, one line naming it, other outputs written."""
+    proj = c_project(tmp)
+    run_prog(proj)
+    # A directory that does not exist (under the work directory, so that it
+    # cannot exist even for root).
+    bad = f"{tmp}/nonexistent/dir/x.info"
+    rc, out, err = covkit(["report", "build", "--lcov", bad, "--json", "ok.json", "--cobertura", "ok.xml"], proj)
+    eq(rc, 3, "exit status")
+    eq(err, [f"covkit report: {bad}: cannot write: No such file or directory"], "stderr")
+    check(os.path.getsize(f"{proj}/ok.json") > 0 and os.path.getsize(f"{proj}/ok.xml") > 0,
+          "the other outputs are written")
+    check(read(f"{proj}/ok.json").lstrip().startswith("{"), "ok.json is JSON")
+    eq(glob.glob(f"{proj}/*covkit-tmp*") + glob.glob(f"{tmp}/nonexistent*"), [], "nothing else left behind")
+    # A failing gate does not hide the write error.
+    rc, _, err = covkit(["report", "build", "--lcov", bad, "--fail-under-line", "99"], proj)
+    eq(rc, 3, "exit status with a failing gate too")
+    eq(err, [f"covkit report: {bad}: cannot write: No such file or directory",
+             "covkit report: line coverage 65.0% (13/20) is below --fail-under-line 99"], "stderr")
+    # Below a regular file, and a directory in place of the file.
+    write(f"{proj}/afile", "")
+    rc, _, err = covkit(["report", "build", "--lcov", "afile/x.info"], proj)
+    eq((rc, err), (3, ["covkit report: afile/x.info: cannot write: Not a directory"]), "below a file")
+    os.makedirs(f"{proj}/adir")
+    rc, _, err = covkit(["report", "build", "--lcov", "adir"], proj)
+    eq((rc, err), (3, ["covkit report: adir: cannot write: Is a directory"]), "a directory")
+    rc, _, err = covkit(["report", "build", "--html", "afile/html", "--lcov", "ok.info"], proj)
+    eq(rc, 3, "exit status of an HTML directory that cannot be made")
+    eq(len(err), 1, f"one stderr line: {err}")
+    check("afile/html" in err[0], f"names the directory: {err}")
+    eq(read(f"{proj}/ok.info"), C_PROJECT_LCOV.replace("@P@", proj), "the lcov file is still written")
+
+
+def scenario_corrupt_data(tmp):
+    """A truncated .gcda: a warning naming it, and the report still completes."""
+    proj = c_project(tmp)
+    run_prog(proj)
+    with open(f"{proj}/build/util.gcda", "r+b") as f:
+        f.truncate(30)
+    rc, out, err = covkit(["report", "build"], proj)
+    eq(rc, 0, "exit status")
+    check(len(err) >= 1, "a warning")
+    check(all(line.startswith("covkit report: ") for line in err), f"prefixed: {err}")
+    check(any(f"{proj}/build/util.gcda" in line for line in err), f"the warning names util.gcda: {err}")
+    rows = table_rows(out)
+    eq(rows["src/main.c"], ["8", "7", "87.5%", "1", "1", "100.0%", "4", "3", "75.0%"], "main.c is intact")
+    eq(sorted(rows), ["TOTAL", "src/main.c", "src/never.c", "src/util.c"], "every file is reported")
+    # Notes rebuilt after the run: the old data does not fit.
+    write(f"{proj}/src/never.c", NEVER_C.replace("return 1;", "return 2;"))
+    run_prog(proj)
+    run(["gcc-12", "--coverage", "-O0", "-c", "src/main.c", "-o", "build/main.o"], proj)
+    rc, out, err = covkit(["report", "build"], proj)
+    eq(rc, 0, "exit status with a stale data file")
+    eq([e for e in err if "main.gcda" in e], [f"covkit report: {proj}/build/main.gcda:stamp mismatch with notes file"],
+       "stamp mismatch warning")
+    eq(table_rows(out)["src/main.c"], ["8", "0", "0.0%", "1", "0", "0.0%", "4", "0", "0.0%"], "main.c without data")
+    # An empty data file.
+    open(f"{proj}/build/main.gcda", "w").close()
+    rc, out, err = covkit(["report", "build"], proj)
+    eq(rc, 0, "exit status with an empty data file")
+    check(any(f"{proj}/build/main.gcda" in line for line in err), f"the warning names main.gcda: {err}")
+
+
+def scenario_no_data(tmp):
+    """No coverage data at all: exit 1 with a one-line error."""
+    os.makedirs(f"{tmp}/empty/sub")
+    write(f"{tmp}/empty/sub/readme.txt", "nothing here\n")
+    rc, out, err = covkit(["report", "empty"], tmp)
+    eq(rc, 1, "exit status")
+    eq(out, "", "stdout")
+    eq(len(err), 1, f"one stderr line: {err}")
+    check(err[0].startswith("covkit report: "), f"prefixed: {err}")
+
+
+def scenario_bad_regex(tmp):
+    """Invalid regular expressions and --path-map: exit 1 before any work."""
+    for args in (["-f", "("], ["-e", "[a-"], ["--filter", "ok", "--exclude", "*bad"]):
+        rc, out, err = covkit(["report", "."] + args, tmp)
+        eq(rc, 1, f"exit status of {args}")
+        eq(len(err), 1, f"one stderr line for {args}: {err}")
+        check(err[0].startswith("covkit report: bad --filter/--exclude regular expression: "), f"message: {err}")
+    rc, _, err = covkit(["report", ".", "--path-map", "no-equals-sign"], tmp)
+    eq((rc, err), (1, ["covkit report: --path-map no-equals-sign: expected OLD=NEW"]), "bad --path-map")
+
+
+def scenario_usage_errors(tmp):
+    """`covkit report --help`: "1 on bad usage" -- for every kind of bad usage."""
+    rc, out, _ = covkit(["report", "--help"], tmp)
+    eq(rc, 0, "--help")
+    check("Exit status: 0 on success; 1 on bad usage" in out, "the help states the exit status")
+    wrong = []
+    for args in (["--no-such-option"], ["--color", "purple"], ["--fail-under-line", "101"],
+                 ["--fail-under-branch", "-1"], ["--jobs", "many"], ["--lcov"]):
+        rc, _, err = covkit(["report", "."] + args, tmp)
+        if rc != 1:
+            wrong.append(f"{' '.join(args)}: exit {rc} ({' / '.join(err)})")
+    check(not wrong, "bad usage must exit 1:\n  " + "\n  ".join(wrong))
+
+
+def scenario_output_to_fifo(tmp):
+    """Outputs that are not regular files (a FIFO here; /dev/stdout in CI
+    scripts) are written to, not replaced."""
+    proj = c_project(tmp)
+    run_prog(proj)
+    fifo = f"{proj}/out.fifo"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", fifo], stdout=subprocess.PIPE)
+    try:
+        rc, _, err = covkit(["report", "build", "--lcov", fifo], proj)
+        eq((rc, err), (0, []), "exit status and stderr")
+        check(stat.S_ISFIFO(os.stat(fifo).st_mode), "out.fifo is still a FIFO (covkit renamed a file over it)")
+        got, _ = reader.communicate(timeout=10)
+        eq(got.decode(), C_PROJECT_LCOV.replace("@P@", proj), "what the reader got")
+    finally:
+        if reader.poll() is None:
+            reader.kill()
+            reader.wait()
+
+
+def scenario_merge(tmp):
+    """`covkit merge` of two lcov tracefiles equals --add-tracefile of both."""
+    proj = c_project(tmp)
+    run_prog(proj)
+    covkit_ok(["report", "build", "--lcov", "a.info"], proj)
+    run_prog(proj, "x")
+    covkit_ok(["report", "build", "--lcov", "b.info"], proj)
+    out, err = covkit_ok(["merge", "-o", "merged.info", "a.info", "b.info"], proj)
+    eq(err, [], "merge stderr")
+    covkit_ok(["report", "-a", "a.info", "-a", "b.info", "--lcov", "added.info"], proj)
+    merged = read(f"{proj}/merged.info")
+    eq(merged, read(f"{proj}/added.info"), "merge vs --add-tracefile")
+    eq(parse_lcov(merged)[f"{proj}/src/main.c"]["DA"][4], 3, "main: 1 + 2 runs")
+
+
+SCENARIOS = {name[len("scenario_"):]: fn for name, fn in globals().items() if name.startswith("scenario_")}
+
+
+def run_scenario(name):
+    tmp = tempfile.mkdtemp(prefix=f"covkit-report-cli-{name}-")
+    tmp = os.path.realpath(tmp)
+    start = time.time()
+    try:
+        SCENARIOS[name](tmp)
+        print(f"PASS {name} ({time.time() - start:.1f} s)")
+        return 0
+    except Skip as e:
+        print(f"SKIP {name}: {e}")
+        return 77
+    except Failure as e:
+        print(f"FAIL {name}: {e}\n  (work directory: {tmp})")
+        return 1
+    finally:
+        if not KEEP:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main():
+    global COVKIT, KEEP
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--covkit")
+    ap.add_argument("--scenario", action="append", choices=sorted(SCENARIOS))
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--keep", action="store_true", help="keep the work directories")
+    a = ap.parse_args()
+    if a.list:
+        print(";".join(SCENARIOS))
+        return 0
+    if not a.covkit:
+        ap.error("--covkit is required")
+    COVKIT = os.path.abspath(a.covkit)
+    KEEP = a.keep
+    results = [run_scenario(n) for n in (a.scenario or SCENARIOS)]
+    if any(r == 1 for r in results):
+        return 1
+    if all(r == 77 for r in results):
+        return 77
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
