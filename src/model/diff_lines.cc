@@ -1,11 +1,5 @@
 #include "model/diff_lines.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,8 +8,7 @@
 #include <cstring>
 
 #include "util/printable.h"
-
-extern char** environ;
+#include "util/run_process.h"
 
 namespace covkit::model {
 
@@ -218,78 +211,6 @@ std::optional<ChangedLines> parse_unified_diff(std::string_view diff, std::strin
 
 namespace {
 
-struct ProcessResult {
-  int spawn_errno = 0;  // non-zero: the program could not be started
-  int exit_status = -1;  // -1 when killed by a signal
-  std::string out, err;
-};
-
-void close_fd(int& fd) {
-  if (fd >= 0) ::close(fd);
-  fd = -1;
-}
-
-// Runs `argv` (argv[0] looked up on PATH) with stdin from /dev/null and
-// returns all it wrote on stdout and stderr. No shell is involved.
-ProcessResult run_process(const std::vector<std::string>& argv) {
-  ProcessResult r;
-  int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
-    r.spawn_errno = errno;
-    close_fd(out_pipe[0]), close_fd(out_pipe[1]);
-    return r;
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = -1;
-  int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close_fd(out_pipe[1]);
-  close_fd(err_pipe[1]);
-  if (rc != 0) {
-    r.spawn_errno = rc;
-    close_fd(out_pipe[0]);
-    close_fd(err_pipe[0]);
-    return r;
-  }
-  // Both pipes are drained together so that a child filling one cannot block.
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-  std::string* sinks[2] = {&r.out, &r.err};
-  int open_fds = 2;
-  char buf[65536];
-  while (open_fds > 0) {
-    if (::poll(fds, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        ::close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_fds;
-      } else {
-        sinks[i]->append(buf, size_t(n));
-      }
-    }
-  }
-  for (pollfd& p : fds)
-    if (p.fd >= 0) ::close(p.fd);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  r.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
 std::string first_line(std::string_view s) {
   s = s.substr(0, s.find('\n'));
   if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
@@ -297,7 +218,7 @@ std::string first_line(std::string_view s) {
 }
 
 // The message for a git run that failed, or "" when it succeeded.
-std::string git_failure(const ProcessResult& r, const std::string& what) {
+std::string git_failure(const util::ProcessResult& r, const std::string& what) {
   if (r.spawn_errno == ENOENT) return "git is not installed (or not on PATH)";
   if (r.spawn_errno != 0) return fmt::format("cannot run git: {}", std::strerror(r.spawn_errno));
   if (r.exit_status == 0) return "";
@@ -317,14 +238,14 @@ std::optional<ChangedLines> changed_lines_since(const std::string& rev, const st
   // git would take "-..." as an option (--output=FILE writes files).
   if (rev.empty() || rev[0] == '-') return fail(fmt::format("'{}' is not a revision", util::printable(rev)));
 
-  ProcessResult top = run_process({"git", "-C", repo_dir, "rev-parse", "--show-toplevel"});
+  util::ProcessResult top = util::run_process({"git", "-C", repo_dir, "rev-parse", "--show-toplevel"});
   if (std::string f = git_failure(top, util::printable(repo_dir)); !f.empty()) return fail(f);
   std::string top_dir = top.out.substr(0, top.out.find('\n'));
 
   // Fixed prefixes and no diff.relative, whatever the user's configuration,
   // so that paths are relative to the top level and start with "b/";
   // no textconv, so that line numbers are those of the real file.
-  ProcessResult diff = run_process({"git", "-C", repo_dir, "-c", "diff.relative=false", "diff", "-U0", "--no-color",
+  util::ProcessResult diff = util::run_process({"git", "-C", repo_dir, "-c", "diff.relative=false", "diff", "-U0", "--no-color",
                                     "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", rev,
                                     "--"});
   if (std::string f = git_failure(diff, fmt::format("git diff {}", util::printable(rev))); !f.empty()) return fail(f);
