@@ -39,20 +39,22 @@ std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& o)
   app.footer(kFooter);
   app.get_formatter()->column_width(36);
   std::vector<std::string> maps;
+  // Repeatable options take one value per use (`-e X build/` must leave
+  // build/ as a path, as in gcovr).
 
   app.add_option("paths", o.paths, "Build trees, data (GCOV_PREFIX) trees, or .gcda/.gcno files [default: .]")->type_name("PATH");
   auto* in = "Input";
   app.add_option("-r,--root", o.root, "Project root: reported paths are relative to it [default: .]")->type_name("DIR")->group(in);
   app.add_option("--object-directory", o.object_directories,
                  "Also look here for .gcno files (when data files live in another tree)")->type_name("DIR")
-      ->group(in);
+      ->allow_extra_args(false)->group(in);
   app.add_option("--source-prefix", o.source_prefix, "Remove this prefix from reported source paths")->type_name("DIR")->group(in);
   app.add_option("--path-map", maps,
                  "OLD=NEW: sources recorded under OLD are found under NEW (builds moved between "
                  "machines or containers); repeatable, first match wins")->type_name("OLD=NEW")
-      ->group(in);
+      ->allow_extra_args(false)->group(in);
   app.add_option("-a,--add-tracefile", o.tracefiles, "Add an lcov tracefile or covkit JSON file (repeatable)")->type_name("FILE")
-      ->group(in);
+      ->allow_extra_args(false)->group(in);
 
   auto* out = "Output";
   app.add_option("--lcov", o.lcov, "Write an lcov tracefile (TN/SF/FN/FNDA/BRDA/DA records)")->type_name("FILE")->group(out);
@@ -74,8 +76,8 @@ std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& o)
 
   auto* flt = "Filters";
   app.add_option("-f,--filter", o.filters, "Keep only sources whose path matches this regex (repeatable)")->type_name("REGEX")
-      ->group(flt);
-  app.add_option("-e,--exclude", o.excludes, "Drop sources whose path matches this regex (repeatable)")->type_name("REGEX")->group(flt);
+      ->allow_extra_args(false)->group(flt);
+  app.add_option("-e,--exclude", o.excludes, "Drop sources whose path matches this regex (repeatable)")->type_name("REGEX")->allow_extra_args(false)->group(flt);
   app.add_flag("--keep-system-headers", o.keep_system_headers,
                "Keep /usr/include and compiler headers (dropped by default)")
       ->group(flt);
