@@ -718,6 +718,95 @@ def scenario_throw_branches(tmp):
        "other lines keep their branches")
 
 
+HANDLER_CC = """#include <stdexcept>
+
+static int parse(int x) {
+  if (x < 0)
+    throw std::runtime_error("negative");
+  return x * 2;
+}
+
+int main(int argc, char **) {
+  int total = 0;
+  for (int i = -1; i < argc + 1; i++) {
+    try {
+      total += parse(i);
+    } catch (const std::exception &e) {  // HANDLER
+      if (total > 100)                   // HANDLER
+        total = 0;
+      total -= 1;
+    }
+  }
+  return total == 1 ? 0 : 1;
+}
+"""
+
+
+def scenario_unreachable_branches(tmp):
+    """--exclude-unreachable-branches drops the branches of code reachable only
+    through exception arcs -- here the catch handler's type test and the `if`
+    inside it -- and nothing else."""
+    d = cxx_program(tmp, "handler", HANDLER_CC)
+    covkit_ok(["report", ".", "--lcov", "all.info"], d)
+    covkit_ok(["report", ".", "--exclude-unreachable-branches", "--lcov", "unr.info"], d)
+    all_ = parse_lcov(read(f"{d}/all.info"))[f"{d}/handler.cc"]
+    unr = parse_lcov(read(f"{d}/unr.info"))[f"{d}/handler.cc"]
+    handler = {n + 1 for n, text in enumerate(HANDLER_CC.splitlines()) if "// HANDLER" in text}
+    eq(sorted({b[0] for b in all_["BRDA"]} & handler), sorted(handler), "the handler lines have branches")
+    eq([b for b in unr["BRDA"] if b[0] in handler], [], "no branch left in the handler")
+    eq([b for b in all_["BRDA"] if b[0] not in handler], unr["BRDA"], "other branches untouched")
+    eq(all_["DA"], unr["DA"], "lines are untouched")
+
+
+TEMPLATE_H = """template <typename T>
+T twice(T v) {
+  if (v > T(0))
+    return v + v;
+  return T(0);
+}
+"""
+
+TEMPLATE_CC = """#include "twice.h"
+
+int main() {
+  int a = twice(3) + twice(-1);
+  double b = twice(2.5);
+  return a + b > 0 ? 0 : 1;
+}
+"""
+
+
+def scenario_instantiations(tmp):
+    """Template instantiations are one line, one count (the sum) everywhere;
+    --show-instantiations adds each instantiation's own count (JSON, HTML)."""
+    need("g++-12")
+    d = os.path.join(tmp, "tpl")
+    write(f"{d}/twice.h", TEMPLATE_H)
+    write(f"{d}/main.cc", TEMPLATE_CC)
+    run(["g++-12", "--coverage", "-O0", "-o", "main", "main.cc"], d)
+    run([f"{d}/main"], d)
+    covkit_ok(["report", ".", "--lcov", "t.info", "--json", "plain.json"], d)
+    rec = parse_lcov(read(f"{d}/t.info"))[f"{d}/twice.h"]
+    # twice<int> runs twice (3, -1), twice<double> once: line 3 ran 3 times,
+    # line 4 twice (3 and 2.5), line 5 once (-1).
+    eq({n: rec["DA"][n] for n in (3, 4, 5)}, {3: 3, 4: 2, 5: 1}, "summed line counts")
+    eq(sorted(rec["FNDA"].values()), [1, 2], "one function per instantiation")
+    plain = json.loads(read(f"{d}/plain.json"))
+    eq([l for f in plain["files"] for l in f["lines"] if "instances" in l], [], "no instances without the switch")
+
+    covkit_ok(["report", ".", "--show-instantiations", "--json", "inst.json", "--html", "html"], d)
+    inst = json.loads(read(f"{d}/inst.json"))
+    lines = {l["line"]: l for f in inst["files"] if f["path"] == "twice.h" for l in f["lines"]}
+    per_fn = {i["function"]: i["count"] for i in lines[4]["instances"]}
+    eq(sorted(per_fn.items()), [("_Z5twiceIdET_S0_", 1), ("_Z5twiceIiET_S0_", 1)], "line 4 per instantiation")
+    eq(lines[4]["count"], 2, "line 4 total")
+    eq(sorted(i["count"] for i in lines[5]["instances"]), [0, 1], "line 5 per instantiation")
+    page = [p for p in glob.glob(f"{d}/html/twice.h-*.html")]
+    eq(len(page), 1, "one page for twice.h")
+    check("twice&lt;double&gt;" in read(page[0]) or "twice<double>" in read(page[0]),
+          "the HTML names the instantiation")
+
+
 def scenario_gates(tmp):
     """--fail-under-*: exit 2 and one stderr line per failing gate."""
     proj = c_project(tmp)
