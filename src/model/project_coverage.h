@@ -3,8 +3,9 @@
 // its lines (count, branches), and its functions. It is tool-neutral: built
 // from .gcno/.gcda objects (project_builder), read from lcov tracefiles or
 // covkit JSON, or merged from several of those. Counts are exactly those
-// `covkit gcov` computes; merging follows lcov's rules (sum per line, per
-// branch position, per function name).
+// `covkit gcov` computes (except that negative counts, from threads racing on
+// counters, read as 0 per object, as lcov reads them); merging follows lcov's
+// rules (sum per line, per branch position, per function name).
 #include <cstdint>
 #include <string>
 #include <vector>
