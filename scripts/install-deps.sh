@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libdw-dev libelf-dev libmimalloc-dev
   lcov gcovr python3 dpkg-dev time
   libxml2-utils chromium fonts-dejavu-core git
+  uftrace graphviz libgraphviz-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,71 @@
+#pragma once
+// Reads a trace directory written by libcovkit-trace (docs/trace-format.md):
+// per process its metadata (clock calibration, loaded modules, thread names)
+// and per thread its event stream, decoded into enter/exit events with
+// absolute counters and function addresses. Works on directories of running
+// programs: it reads what has been written and drops a torn last event.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace covkit::format {
+
+struct TraceSegment {
+  uint64_t lo = 0, hi = 0;  // absolute addresses [lo, hi) of an executable PT_LOAD
+};
+
+struct TraceModule {
+  uint64_t base = 0;      // load bias (dlpi_addr)
+  uint64_t seen = 0;      // counter value when the runtime first saw it
+  std::string path;       // absolute; the main program's is the exe path
+  std::vector<TraceSegment> segments;
+};
+
+struct TraceEvent {
+  enum class Kind : uint8_t { kEnter, kExit };
+  Kind kind = Kind::kEnter;
+  uint64_t time = 0;     // counter (tsc ticks or ns, see TraceProcess::to_ns)
+  uint64_t address = 0;  // the function (enter only)
+};
+
+struct TraceThread {
+  uint32_t tid = 0;
+  std::string name;                    // from the metadata ("" if never named)
+  std::string file;                    // the .ckt path (for messages)
+  uint64_t start = 0;                  // header start counter
+  std::vector<uint64_t> initial_stack;  // frames open when the stream starts (fork), outermost first
+  std::vector<TraceEvent> events;      // perfectly nested after initial_stack
+  uint64_t lost = 0;                   // events the runtime reported dropped
+  bool ended = false;                  // the thread finished normally
+  bool truncated = false;              // the stream ended inside an event (still running, or killed)
+};
+
+struct TraceProcess {
+  uint32_t pid = 0, ppid = 0;
+  std::string exe;
+  bool tsc = false;  // counters are TSC ticks (else CLOCK_MONOTONIC ns)
+  std::vector<std::pair<uint64_t, uint64_t>> calib;  // (counter, mono ns), in file order
+  std::vector<TraceModule> modules;
+  std::vector<TraceThread> threads;  // sorted by tid
+  std::optional<uint64_t> end;       // counter at normal process end
+  std::vector<std::pair<uint64_t, uint32_t>> forks;  // (counter, child pid)
+
+  // Counter -> CLOCK_MONOTONIC ns, by the first and last calibration pairs.
+  uint64_t to_ns(uint64_t counter) const;
+  // The module whose segment holds `address` at time `when`, or nullptr.
+  const TraceModule* module_for(uint64_t address, uint64_t when) const;
+};
+
+struct TraceSet {
+  std::string dir;
+  std::vector<TraceProcess> processes;  // sorted by pid
+  std::vector<std::string> warnings;    // one line each, naming the file
+};
+
+// nullopt (and a one-line `error`) when `dir` is not a readable trace
+// directory; damaged files inside it become warnings.
+std::optional<TraceSet> read_trace_dir(const std::string& dir, std::string* error);
+
+}  // namespace covkit::format

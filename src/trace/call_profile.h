@@ -1,0 +1,61 @@
+#pragma once
+// What a trace says about calls, independent of how it is shown: per
+// function calls and inclusive/exclusive time, caller->callee edges, the call
+// tree, and the deepest stack. Functions are identified by their demangled
+// name (the same function in several processes or threads adds up).
+// Inclusive time counts only the outermost activation of a recursive
+// function, so it never exceeds the wall time of its thread.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "format/trace_reader.h"
+#include "trace/symbolizer.h"
+
+namespace covkit::trace {
+
+struct FunctionStats {
+  std::string name;  // demangled
+  std::string file;
+  uint32_t line = 0;
+  uint64_t calls = 0;
+  uint64_t inclusive_ns = 0, exclusive_ns = 0;
+  uint64_t min_ns = 0, max_ns = 0;  // of one call's inclusive time
+};
+
+struct EdgeStats {
+  std::string caller, callee;
+  uint64_t calls = 0;
+  uint64_t inclusive_ns = 0;  // time in callee when called from caller
+};
+
+struct CallTreeNode {
+  std::string name;
+  uint64_t calls = 0;
+  uint64_t inclusive_ns = 0, exclusive_ns = 0;
+  std::vector<CallTreeNode> children;  // in order of first call
+};
+
+struct ThreadProfile {
+  uint32_t pid = 0, tid = 0;
+  std::string name;
+  uint64_t wall_ns = 0;                 // first event to last
+  std::vector<FunctionStats> functions;  // sorted by inclusive time, descending
+  uint32_t max_depth = 0;
+  std::vector<std::string> deepest_chain;  // outermost first
+  CallTreeNode tree;                     // root: the thread itself (name = thread name)
+};
+
+struct CallProfile {
+  std::vector<FunctionStats> functions;  // all threads, sorted by inclusive time, descending
+  std::vector<EdgeStats> edges;          // sorted by caller, then callee
+  uint32_t max_depth = 0;                // most instrumented frames live at once on one thread
+  std::vector<std::string> deepest_chain;
+  std::vector<ThreadProfile> threads;    // by pid, then tid
+  uint64_t lost_events = 0;
+  uint64_t total_ns = 0;                 // sum of thread wall times
+};
+
+CallProfile build_profile(const format::TraceSet& trace, Symbolizer& symbols);
+
+}  // namespace covkit::trace
