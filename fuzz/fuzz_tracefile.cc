@@ -1,7 +1,9 @@
-// Fuzzes the lcov tracefile and covkit JSON readers with their writers: any
-// input a reader accepts must render to text that reads back to a model
-// rendering to the same text (a fixed point after one round), and no input
-// may crash, hang or trip a sanitizer.
+// Fuzzes the lcov tracefile and covkit JSON readers with their writers; no
+// input may crash, hang or trip a sanitizer. covkit JSON escapes everything,
+// so what its reader accepts must render to a fixed point after one round.
+// lcov has no escaping (a function named "2,f" or a path ending in CR cannot
+// be written back unchanged), so for lcov the property is: our output reads
+// back without error and with the same line and branch numbers.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -11,6 +13,7 @@
 
 #include "format/covkit_json_reader.h"
 #include "format/lcov_tracefile_reader.h"
+#include "model/project_coverage.h"
 #include "report/covkit_json_writer.h"
 #include "report/lcov_writer.h"
 
@@ -29,7 +32,12 @@ void lcov_round_trip(std::string_view text) {
   std::string once = report::render_lcov(first.project);
   auto second = format::read_lcov_tracefile(once);
   if (second.error) fail("lcov: own output rejected");
-  if (report::render_lcov(second.project) != once) fail("lcov: output is not a fixed point");
+  const model::Totals a = model::totals(first.project), b = model::totals(second.project);
+  // Function names may change (see above) and two may then merge; lines and
+  // branches are keyed by number and must survive exactly.
+  if (a.lines != b.lines || a.lines_covered != b.lines_covered || a.branches != b.branches ||
+      a.branches_covered != b.branches_covered)
+    fail("lcov: numbers changed on reading our own output");
 }
 
 void json_round_trip(std::string_view text) {
