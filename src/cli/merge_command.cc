@@ -72,7 +72,9 @@ std::optional<std::string> collect_data_files(const std::string& root, DataTrees
   for (; !ec && it != end; it.increment(ec)) {
     const fs::path& p = it->path();
     std::error_code file_ec;
-    if (p.extension() != ".gcda" || !it->is_regular_file(file_ec)) continue;
+    if (p.extension() != ".gcda") continue;
+    // A .gcda that is not a regular file would silently lose a run's counts.
+    if (!it->is_regular_file(file_ec)) return fmt::format("{}: not a regular file", util::printable(p.string()));
     trees[p.lexically_relative(root).generic_string()].push_back(p.string());
   }
   if (ec) return fmt::format("cannot read the directory: {}", ec.message());
@@ -138,12 +140,41 @@ int merge_data_trees(const std::vector<std::string>& inputs, const std::string& 
     if (auto* status = std::get_if<int>(&result)) return *status;
     merged.push_back({relative, std::move(std::get<std::string>(result))});
   }
+  // All or nothing: every file is staged beside its target (directories
+  // created as needed) before any is renamed into place; on a failure the
+  // staged files and the directories created for them are removed.
+  std::vector<fs::path> created_dirs;
+  std::vector<std::pair<std::string, std::string>> staged;  // (temporary, target)
+  auto roll_back = [&] {
+    for (const auto& [tmp, target] : staged) util::discard_staged(tmp);
+    for (auto it = created_dirs.rbegin(); it != created_dirs.rend(); ++it) fs::remove(*it, ec);
+  };
   for (const MergedFile& m : merged) {
     fs::path target = fs::path(out) / m.relative;
-    fs::create_directories(target.parent_path(), ec);
-    if (ec) return fail(target.parent_path().string(), fmt::format("cannot create the directory: {}", ec.message()));
+    std::vector<fs::path> missing;
+    for (fs::path d = target.parent_path(); !d.empty() && !fs::exists(d, ec); d = d.parent_path()) missing.push_back(d);
+    for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+      if (!fs::create_directory(*it, ec) || ec) {
+        roll_back();
+        return fail(it->string(), fmt::format("cannot create the directory: {}", ec ? ec.message() : "exists"));
+      }
+      created_dirs.push_back(*it);
+    }
+    if (fs::is_directory(target, ec)) {
+      roll_back();
+      return fail(target.string(), "is a directory");
+    }
     std::string error;
-    if (!util::write_file_atomic(target.string(), m.bytes, &error)) return fail(target.string(), error);
+    auto tmp = util::stage_file(target.string(), m.bytes, &error);
+    if (!tmp) {
+      roll_back();
+      return fail(target.string(), error);
+    }
+    staged.emplace_back(*tmp, target.string());
+  }
+  for (const auto& [tmp, target] : staged) {
+    std::string error;
+    if (!util::commit_staged(tmp, target, &error)) return fail(target, error);
   }
   return 0;
 }

@@ -145,7 +145,7 @@ std::optional<Failure> Record::da(std::string_view v) {
   auto count = parse_count(count_field);
   if (count.failure) return count.failure;
   LineCov& l = line_entry(lines_, number.value);
-  l.count = model::add_counts(l.count, count.value);  // lcov sums a line listed twice
+  l.count = model::add_report_counts(l.count, count.value);  // lcov sums a line listed twice
   return std::nullopt;
 }
 
@@ -217,7 +217,7 @@ std::optional<Failure> Record::fnda(std::string_view v) {
   auto count = parse_count(*count_field);
   if (count.failure) return count.failure;
   FunctionEntry& f = function(v);
-  f.count = model::add_counts(f.count, count.value);
+  f.count = model::add_report_counts(f.count, count.value);
   return std::nullopt;
 }
 
@@ -261,7 +261,7 @@ std::optional<Failure> Record::fna(std::string_view v) {
     f.start = leader->second.first;
     f.end = leader->second.second;
   }
-  f.count = model::add_counts(f.count, count.value);
+  f.count = model::add_report_counts(f.count, count.value);
   return std::nullopt;
 }
 

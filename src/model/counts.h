@@ -9,4 +9,12 @@ namespace covkit::model {
 inline int64_t add_counts(int64_t a, int64_t b) { return int64_t(uint64_t(a) + uint64_t(b)); }
 inline int64_t sub_counts(int64_t a, int64_t b) { return int64_t(uint64_t(a) - uint64_t(b)); }
 
+// Adding report counts (never negative) saturates: a sum beyond 2^63-1 stays
+// there instead of turning negative and unreadable in the output.
+inline int64_t add_report_counts(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) return b > 0 ? INT64_MAX : INT64_MIN;
+  return r;
+}
+
 }  // namespace covkit::model

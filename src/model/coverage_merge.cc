@@ -13,7 +13,7 @@ void merge_branches(std::vector<BranchCov>& into, std::vector<BranchCov>&& from)
   if (into.size() < from.size()) into.resize(from.size());
   for (size_t i = 0; i < from.size(); ++i) {
     BranchCov& b = into[i];
-    b.count = add_counts(b.count, from[i].count);
+    b.count = add_report_counts(b.count, from[i].count);
     b.executed |= from[i].executed;
     b.is_throw |= from[i].is_throw;
     b.fallthrough |= from[i].fallthrough;
@@ -22,7 +22,7 @@ void merge_branches(std::vector<BranchCov>& into, std::vector<BranchCov>&& from)
 }
 
 void merge_line(LineCov& into, LineCov&& from) {
-  into.count = add_counts(into.count, from.count);
+  into.count = add_report_counts(into.count, from.count);
   into.excluded |= from.excluded;
   // '*' means some block never ran: after merging, only if the line as a whole
   // still has zero count anywhere we cannot tell; keep gcov's per-part flag.
@@ -34,12 +34,12 @@ void merge_line(LineCov& into, LineCov&& from) {
     if (it == into.instances.end())
       into.instances.push_back(std::move(inst));
     else
-      it->count = add_counts(it->count, inst.count);
+      it->count = add_report_counts(it->count, inst.count);
   }
 }
 
 void merge_function(FunctionCov& into, FunctionCov&& from) {
-  into.execution_count = add_counts(into.execution_count, from.execution_count);
+  into.execution_count = add_report_counts(into.execution_count, from.execution_count);
   into.blocks = std::max(into.blocks, from.blocks);
   into.blocks_executed = std::max(into.blocks_executed, from.blocks_executed);
   into.excluded |= from.excluded;

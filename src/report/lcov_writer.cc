@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <iterator>
+#include <string_view>
 
 namespace covkit::report {
 
@@ -13,15 +14,24 @@ const std::string& record_path(const model::FileCov& f) {
   return f.absolute_path.empty() ? f.path : f.absolute_path;
 }
 
+// The format is line based with no escaping: a line break inside a name
+// (from a hostile notes or JSON file) would forge records, so it becomes '?'.
+std::string one_line(std::string_view s) {
+  std::string r(s);
+  for (char& c : r)
+    if (c == '\n' || c == '\r' || c == '\0') c = '?';
+  return r;
+}
+
 void write_record(std::string& out, const model::FileCov& f, const LcovOptions& o) {
   auto it = std::back_inserter(out);
-  fmt::format_to(it, "TN:{}\nSF:{}\n", o.test_name, record_path(f));
+  fmt::format_to(it, "TN:{}\nSF:{}\n", one_line(o.test_name), one_line(record_path(f)));
   int64_t found = 0, hit = 0;
   for (const model::FunctionCov& fn : f.functions)
-    if (!fn.excluded) fmt::format_to(it, "FN:{},{}\n", fn.start_line, fn.name);
+    if (!fn.excluded) fmt::format_to(it, "FN:{},{}\n", fn.start_line, one_line(fn.name));
   for (const model::FunctionCov& fn : f.functions) {
     if (fn.excluded) continue;
-    fmt::format_to(it, "FNDA:{},{}\n", fn.execution_count, fn.name);
+    fmt::format_to(it, "FNDA:{},{}\n", fn.execution_count, one_line(fn.name));
     ++found;
     hit += fn.covered();
   }
@@ -32,8 +42,9 @@ void write_record(std::string& out, const model::FileCov& f, const LcovOptions& 
     if (l.excluded) continue;
     for (size_t i = 0; i < l.branches.size(); ++i) {
       const model::BranchCov& b = l.branches[i];
-      // A branch on a line that never ran is "-" (not executed), as geninfo writes it.
-      if (b.executed)
+      // A branch on a line that never ran is "-" (not executed), as geninfo
+      // writes it; a branch with a count has run, whatever the flag says.
+      if (b.executed || b.count > 0)
         fmt::format_to(it, "BRDA:{},0,{},{}\n", l.number, i, b.count);
       else
         fmt::format_to(it, "BRDA:{},0,{},-\n", l.number, i);

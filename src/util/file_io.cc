@@ -42,8 +42,25 @@ std::optional<FileData> read_file(const std::string& path, std::string* error) {
   return out;
 }
 
-bool write_file_atomic(const std::string& path, std::string_view content, std::string* error,
-                       WriteFailure* failure) {
+namespace {
+
+bool write_all(int fd, std::string_view content, std::string* error) {
+  for (size_t done = 0; done < content.size();) {
+    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      if (error) *error = std::strerror(errno);
+      return false;
+    }
+    done += size_t(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::string> stage_file(const std::string& path, std::string_view content, std::string* error,
+                                      WriteFailure* failure) {
   if (failure) *failure = WriteFailure::kOpen;
   // A device, FIFO or socket (/dev/stdout, /dev/null, a pipe) is written
   // through: renaming a file over it would replace it (as root, even /dev/null).
@@ -52,52 +69,53 @@ bool write_file_atomic(const std::string& path, std::string_view content, std::s
     int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) {
       if (error) *error = std::strerror(errno);
-      return false;
+      return std::nullopt;
     }
     if (failure) *failure = WriteFailure::kWrite;
-    for (size_t done = 0; done < content.size();) {
-      ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        if (error) *error = std::strerror(errno);
-        ::close(fd);
-        return false;
-      }
-      done += size_t(n);
-    }
-    if (::close(fd) != 0) {
+    bool ok = write_all(fd, content, error);
+    if (::close(fd) != 0 && ok) {
       if (error) *error = std::strerror(errno);
-      return false;
+      ok = false;
     }
-    return true;
+    return ok ? std::optional<std::string>(std::string()) : std::nullopt;
   }
   std::string tmp = path + ".covkit-tmp." + std::to_string(::getpid());
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) {
     if (error) *error = std::strerror(errno);
-    return false;
+    return std::nullopt;
   }
   if (failure) *failure = WriteFailure::kWrite;
-  const char* p = content.data();
-  size_t left = content.size();
-  while (left) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      if (error) *error = std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return false;
-    }
-    p += n;
-    left -= size_t(n);
-  }
-  if (::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
+  bool ok = write_all(fd, content, error);
+  if (::close(fd) != 0 && ok) {
     if (error) *error = std::strerror(errno);
+    ok = false;
+  }
+  if (!ok) {
     ::unlink(tmp.c_str());
+    return std::nullopt;
+  }
+  return tmp;
+}
+
+bool commit_staged(const std::string& staged, const std::string& path, std::string* error) {
+  if (staged.empty()) return true;  // written through already
+  if (::rename(staged.c_str(), path.c_str()) != 0) {
+    if (error) *error = std::strerror(errno);
+    ::unlink(staged.c_str());
     return false;
   }
   return true;
+}
+
+void discard_staged(const std::string& staged) {
+  if (!staged.empty()) ::unlink(staged.c_str());
+}
+
+bool write_file_atomic(const std::string& path, std::string_view content, std::string* error,
+                       WriteFailure* failure) {
+  auto staged = stage_file(path, content, error, failure);
+  return staged && commit_staged(*staged, path, error);
 }
 
 std::optional<int64_t> file_mtime(const std::string& path) {

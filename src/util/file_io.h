@@ -24,6 +24,15 @@ enum class WriteFailure { kNone, kOpen, kWrite };
 bool write_file_atomic(const std::string& path, std::string_view content, std::string* error = nullptr,
                        WriteFailure* failure = nullptr);
 
+// The two halves of write_file_atomic, for writing several files all or
+// nothing: stage_file writes the content to a temporary file beside `path`
+// (or straight into a device/FIFO, returning ""), commit_staged renames it
+// over `path`, discard_staged removes it.
+std::optional<std::string> stage_file(const std::string& path, std::string_view content, std::string* error = nullptr,
+                                      WriteFailure* failure = nullptr);
+bool commit_staged(const std::string& staged, const std::string& path, std::string* error = nullptr);
+void discard_staged(const std::string& staged);
+
 std::optional<int64_t> file_mtime(const std::string& path);
 bool is_directory(const std::string& path);
 
