@@ -1,0 +1,97 @@
+/* Special events (define, lost, stack, end) and the held enters of min time. */
+#include "events.h"
+
+#include "modules.h"
+
+CKT_FN void ckt_func_set_offset(struct ckt_thread *t, uintptr_t fn, uint32_t off) {
+  uint32_t h = ckt_ft_hash(fn);
+  while (t->keys[h] != 0) {
+    if (t->keys[h] == fn) {
+      t->ids[h] = CKT_ID(t->ids[h]) | off << 16;
+      return;
+    }
+    h = (h + 1) & (CKT_FT_SIZE - 1);
+  }
+}
+
+CKT_FN void ckt_define(struct ckt_thread *t, uint32_t id, uintptr_t fn, uint64_t when) {
+  if (t->defined[id >> 3] & (1u << (id & 7))) return;
+  t->defined[id >> 3] |= (uint8_t)(1u << (id & 7));
+  uint8_t *p = ckt_stream_reserve(&t->s);
+  p = ckt_put_lead(p, CKT_KIND_SPECIAL, ckt_delta(t, when));
+  p = ckt_put_varint(p, CKT_SPECIAL_DEFINE);
+  p = ckt_put_varint(p, id);
+  t->s.cur = ckt_put_u64le(p, fn);
+}
+
+CKT_FN uint32_t ckt_func_entry_slow(struct ckt_thread *t, uintptr_t fn, uint64_t now, unsigned flags) {
+  uint32_t h = ckt_ft_hash(fn);
+  while (t->keys[h] != 0) {
+    if (t->keys[h] == fn) return t->ids[h];
+    h = (h + 1) & (CKT_FT_SIZE - 1);
+  }
+  if (t->nids >= CKT_MAX_IDS) return CKT_NO_ID;
+  ckt_modules_note(fn, now, flags & CKT_LOOKUP_ITERATE);
+  uint32_t id = t->nids++;
+  t->ids[h] = id | CKT_OFF_NONE << 16;
+  t->keys[h] = fn;
+  if (flags & CKT_LOOKUP_DEFINE) ckt_define(t, id, fn, now);
+  return t->ids[h];
+}
+
+CKT_FN void ckt_write_lost(struct ckt_thread *t, uint64_t now) {
+  uint32_t n = __atomic_load_n(&t->lost, __ATOMIC_RELAXED);
+  if (n == 0 || t->pend_lo != CKT_NONE) return;
+  uint8_t *p = ckt_stream_reserve(&t->s);
+  p = ckt_put_lead(p, CKT_KIND_SPECIAL, ckt_delta(t, now));
+  p = ckt_put_varint(p, CKT_SPECIAL_LOST);
+  t->s.cur = ckt_put_varint(p, n);
+  __atomic_fetch_sub(&t->lost, n, __ATOMIC_RELAXED);
+}
+
+CKT_FN void ckt_write_end(struct ckt_thread *t, uint64_t now) {
+  uint8_t *p = ckt_stream_reserve(&t->s);
+  p = ckt_put_lead(p, CKT_KIND_SPECIAL, ckt_delta(t, now));
+  t->s.cur = ckt_put_varint(p, CKT_SPECIAL_END);
+}
+
+CKT_FN void ckt_write_stack(struct ckt_thread *t, uint64_t now) {
+  const unsigned flags = CKT_LOOKUP_DEFINE;  /* no dl_iterate_phdr in the child's handler */
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < t->depth; i++) {
+    struct ckt_frame *f = &t->stack[i];
+    if (!(f->slot & CKT_WRITTEN)) continue;
+    if (ckt_func_entry_slow(t, f->fn, now, flags) == CKT_NO_ID) {
+      f->slot &= ~CKT_WRITTEN;  /* cannot be named: its exit is not written either */
+      continue;
+    }
+    n++;
+  }
+  uint8_t buf[256], *p = buf;
+  p = ckt_put_lead(p, CKT_KIND_SPECIAL, ckt_delta(t, now));
+  p = ckt_put_varint(p, CKT_SPECIAL_STACK);
+  p = ckt_put_varint(p, n);
+  for (uint32_t i = 0; i < t->depth; i++) {
+    struct ckt_frame *f = &t->stack[i];
+    if (!(f->slot & CKT_WRITTEN)) continue;
+    p = ckt_put_varint(p, CKT_ID(ckt_func_entry_slow(t, f->fn, now, flags)));
+    if (p - buf > (long)sizeof buf - 16) {
+      ckt_stream_put(&t->s, buf, (size_t)(p - buf));
+      p = buf;
+    }
+  }
+  ckt_stream_put(&t->s, buf, (size_t)(p - buf));
+}
+
+CKT_FN void ckt_flush_pending(struct ckt_thread *t) {
+  if (t->pend_lo == CKT_NONE) return;
+  for (uint32_t i = t->pend_lo; i < t->depth; i++) {
+    struct ckt_frame *f = &t->stack[i];
+    if (!(f->slot & CKT_PENDING)) continue;
+    const struct ckt_pend *p = &t->pend[i];
+    ckt_define(t, p->id, f->fn, p->time);
+    ckt_write_enter(t, p->time, p->id);
+    f->slot = (f->slot & ~CKT_PENDING) | CKT_WRITTEN;
+  }
+  t->pend_lo = CKT_NONE;
+}

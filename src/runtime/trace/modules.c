@@ -1,0 +1,210 @@
+/* Loaded objects and their executable segments. Readers of the segment set
+ * take no lock (an immutable array swapped atomically); changes happen under
+ * a spin lock that is never held while calling into the dynamic loader, so a
+ * thread inside dlopen (holding the loader lock) can always take it. */
+#include "modules.h"
+
+#include <elf.h>
+#include <link.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "process_meta.h"
+
+#define MAX_MODULES 1024
+#define MAX_SEGS 8
+
+struct module {
+  uint64_t base, seen, hash;
+  uint32_t nseg, live;
+  uint64_t lo[MAX_SEGS], hi[MAX_SEGS];
+  char path[CKT_PATH_MAX];
+};
+
+struct segset {
+  uint32_t n;
+  uint64_t lo[]; /* lo[0..n), then the matching hi[0..n) */
+};
+
+static struct module *modules;  /* MAX_MODULES, mapped at first use */
+static uint32_t nmodules;
+static struct segset *volatile segs;  /* current executable segments */
+static unsigned long long seen_adds, seen_subs;
+static int lock_word;
+
+CKT_FN void ckt_modules_lock(void) {
+  while (__atomic_exchange_n(&lock_word, 1, __ATOMIC_ACQUIRE)) sched_yield();
+}
+CKT_FN void ckt_modules_unlock(void) { __atomic_store_n(&lock_word, 0, __ATOMIC_RELEASE); }
+
+CKT_FN static int contains(uintptr_t a) {
+  struct segset *s = __atomic_load_n(&segs, __ATOMIC_ACQUIRE);
+  if (!s) return 0;
+  for (uint32_t i = 0; i < s->n; i++)
+    if (a >= s->lo[i] && a < s->lo[s->n + i]) return 1;
+  return 0;
+}
+
+/* ---- what dl_iterate_phdr reports, copied out (no lock of ours held) ---- */
+
+struct found {
+  uint64_t base;
+  uint32_t nseg, path_off;
+  uint64_t lo[MAX_SEGS], hi[MAX_SEGS];
+};
+struct scan {
+  struct found *f;
+  uint32_t n, cap;
+  char *pool;
+  size_t pool_used, pool_cap;
+  unsigned long long adds, subs;
+};
+
+CKT_FN static int counts_cb(struct dl_phdr_info *info, size_t size, void *arg) {
+  unsigned long long *c = arg;
+  if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+    c[0] = info->dlpi_adds;
+    c[1] = info->dlpi_subs;
+  }
+  return 1;  /* the first object is enough */
+}
+
+CKT_FN static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg) {
+  struct scan *sc = arg;
+  if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+    sc->adds = info->dlpi_adds;
+    sc->subs = info->dlpi_subs;
+  }
+  const char *name = info->dlpi_name ? info->dlpi_name : "";
+  int main_program = sc->n == 0 && name[0] == 0;
+  if (!main_program && !strchr(name, '/')) return 0;  /* linux-vdso.so.1: no file */
+  if (sc->n == sc->cap) return 1;
+  struct found *f = &sc->f[sc->n];
+  f->base = info->dlpi_addr;
+  f->nseg = 0;
+  for (int i = 0; i < info->dlpi_phnum && f->nseg < MAX_SEGS; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+    f->lo[f->nseg] = info->dlpi_addr + ph->p_vaddr;
+    f->hi[f->nseg] = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+    f->nseg++;
+  }
+  /* The path: the exe's for the main program, made absolute when relative. */
+  char cwd[CKT_PATH_MAX];
+  const char *prefix = "";
+  if (main_program) {
+    name = ckt_exe;
+  } else if (name[0] != '/' && getcwd(cwd, sizeof cwd - 1)) {
+    size_t c = strlen(cwd);
+    cwd[c] = '/';
+    cwd[c + 1] = 0;
+    prefix = cwd;
+  }
+  size_t need = strlen(prefix) + strlen(name) + 1;
+  if (sc->pool_used + need > sc->pool_cap) return 1;
+  f->path_off = (uint32_t)sc->pool_used;
+  strcpy(sc->pool + sc->pool_used, prefix);
+  strcat(sc->pool + sc->pool_used, name);
+  sc->pool_used += need;
+  sc->n++;
+  return 0;
+}
+
+CKT_FN static uint64_t hash_str(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211ull;
+  return h;
+}
+
+CKT_FN static void write_module(const struct module *m) {
+  struct ckt_line l;
+  ckt_line_init(&l, "module");
+  ckt_line_hex(&l, m->base);
+  ckt_line_u64(&l, m->seen);
+  ckt_line_char(&l, ' ');
+  ckt_line_str(&l, m->path);
+  ckt_meta_put(&l);
+  for (uint32_t i = 0; i < m->nseg; i++) {
+    ckt_line_init(&l, "segment");
+    ckt_line_hex(&l, m->base);
+    ckt_line_hex(&l, m->lo[i]);
+    ckt_line_hex(&l, m->hi[i]);
+    ckt_meta_put(&l);
+  }
+}
+
+#define SCAN_FOUND 512
+#define SCAN_POOL (1u << 20)
+
+CKT_FN static void refresh(uint64_t now) {
+  size_t bytes = SCAN_FOUND * sizeof(struct found) + SCAN_POOL;
+  void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (mem == MAP_FAILED) return;
+  struct scan sc = {.f = mem, .cap = SCAN_FOUND, .pool = (char *)mem + SCAN_FOUND * sizeof(struct found),
+                    .pool_cap = SCAN_POOL};
+  dl_iterate_phdr(scan_cb, &sc);
+
+  size_t nseg = 0;
+  for (uint32_t i = 0; i < sc.n; i++) nseg += sc.f[i].nseg;
+  struct segset *ns = mmap(NULL, sizeof *ns + 2 * nseg * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+  ckt_modules_lock();
+  if (!modules) {
+    void *m = mmap(NULL, MAX_MODULES * sizeof(struct module), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    modules = m == MAP_FAILED ? NULL : m;
+  }
+  for (uint32_t j = 0; j < nmodules; j++) modules[j].live = 0;
+  for (uint32_t i = 0; i < sc.n && modules; i++) {
+    const struct found *f = &sc.f[i];
+    const char *path = sc.pool + f->path_off;
+    uint64_t h = hash_str(path);
+    uint32_t j = 0;
+    while (j < nmodules && !(modules[j].base == f->base && modules[j].hash == h)) j++;
+    if (j == nmodules) {
+      if (nmodules == MAX_MODULES) continue;
+      struct module *m = &modules[nmodules++];
+      m->base = f->base;
+      m->seen = now;
+      m->hash = h;
+      m->nseg = f->nseg;
+      memcpy(m->lo, f->lo, sizeof m->lo);
+      memcpy(m->hi, f->hi, sizeof m->hi);
+      strncpy(m->path, path, sizeof m->path - 1);
+      write_module(m);
+    }
+    modules[j].live = 1;
+  }
+  if (ns != MAP_FAILED) {
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < sc.n; i++)
+      for (uint32_t s = 0; s < sc.f[i].nseg; s++) ns->lo[k++] = sc.f[i].lo[s];
+    for (uint32_t i = 0; i < sc.n; i++)
+      for (uint32_t s = 0; s < sc.f[i].nseg; s++) ns->lo[k++] = sc.f[i].hi[s];
+    ns->n = (uint32_t)nseg;
+    /* The old set is left mapped: another thread may still be reading it. */
+    __atomic_store_n(&segs, ns, __ATOMIC_RELEASE);
+  }
+  seen_adds = sc.adds;
+  seen_subs = sc.subs;
+  ckt_modules_unlock();
+  munmap(mem, bytes);
+}
+
+CKT_FN void ckt_modules_note(uintptr_t fn, uint64_t now, int may_iterate) {
+  if (!may_iterate) return;
+  if (contains(fn)) {
+    unsigned long long c[2] = {seen_adds, seen_subs};
+    dl_iterate_phdr(counts_cb, c);
+    if (c[0] == seen_adds && c[1] == seen_subs) return;
+  }
+  refresh(now);
+}
+
+CKT_FN void ckt_modules_write_live(void) {
+  for (uint32_t j = 0; j < nmodules; j++)
+    if (modules[j].live) write_module(&modules[j]);
+}

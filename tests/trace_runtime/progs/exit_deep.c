@@ -1,0 +1,15 @@
+/* exit() from deep inside: the atexit handler runs inside c (exit was called
+ * there), then the runtime closes every open frame and ends the streams. */
+#include <stdlib.h>
+
+void cleanup(void) {}
+void handler(void) { cleanup(); }
+void c(void) { exit(3); }
+void b(void) { c(); }
+void a(void) { b(); }
+
+int main(void) {
+  atexit(handler);
+  a();
+  return 0;
+}

@@ -1,0 +1,6 @@
+/* A shared library loaded with dlopen, instrumented too. */
+void plug_inner(void) {}
+int plug_entry(int n) {
+  for (int i = 0; i < n; i++) plug_inner();
+  return n;
+}

@@ -1,0 +1,484 @@
+#!/usr/bin/env python3
+"""Tests of libcovkit-trace: small programs whose call counts, edges and
+maximum depth are known by construction, compiled with -finstrument-functions
+(gcc-12 PIE and -no-pie, clang/clang++ where the compilers differ), run with
+LD_PRELOAD=libcovkit-trace.so (or linked with libcovkit-trace.a) and decoded
+by decode_trace.py, the reference decoder of docs/trace-format.md.
+
+  run_trace_tests.py --lib build/libcovkit-trace.so --static-lib build/libcovkit-trace.a \\
+      --work DIR SCENARIO...        (SCENARIO: see SCENARIOS below, or "all")
+
+Exit 0 when every scenario passes, 1 on a failure, 77 when gcc-12 is missing.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROGS = os.path.join(HERE, "progs")
+sys.path.insert(0, HERE)
+import decode_trace  # noqa: E402
+
+# Functions from system headers that clang instruments when it inlines them
+# (glibc's atoi wrapper): not part of the programs' answers.
+SYSTEM_INLINES = {"atoi", "atol", "strtol"}
+CLONE_SUFFIX = re.compile(r"\.(constprop|isra|part|cold|lto_priv)\.\d+$")
+
+
+class Failure(Exception):
+    pass
+
+
+class Env:
+    def __init__(self, args):
+        self.lib = os.path.abspath(args.lib)
+        self.static_lib = os.path.abspath(args.static_lib) if args.static_lib else None
+        self.work = os.path.abspath(args.work)
+        self.cc = {"gcc": shutil.which("gcc-12"), "g++": shutil.which("g++-12"),
+                   "clang": shutil.which("clang"), "clang++": shutil.which("clang++")}
+        self.verbose = args.verbose
+
+    def dir(self, name):
+        d = os.path.join(self.work, name)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        return d
+
+    def compile(self, out, compiler, sources, flags=(), link=()):
+        cc = self.cc[compiler]
+        cmd = [cc, "-finstrument-functions", "-g0"] + list(flags) + \
+            [os.path.join(PROGS, s) for s in sources] + ["-o", out] + list(link)
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise Failure(f"compile failed: {' '.join(cmd)}\n{r.stderr}")
+        return out
+
+    def run(self, exe, args=(), trace_dir=None, preload=True, extra_env=None, cwd=None, expect_rc=0):
+        env = {k: v for k, v in os.environ.items() if not k.startswith("COVKIT_TRACE")}
+        env.pop("LD_PRELOAD", None)
+        if preload:
+            env["LD_PRELOAD"] = self.lib
+        if trace_dir:
+            env["COVKIT_TRACE_DIR"] = trace_dir
+        env.update(extra_env or {})
+        r = subprocess.run([exe] + [str(a) for a in args], capture_output=True, text=True, env=env,
+                           cwd=cwd, timeout=60)
+        if expect_rc is not None and r.returncode != expect_rc:
+            raise Failure(f"{exe} {args}: exit {r.returncode}, expected {expect_rc}\n{r.stderr}")
+        return r
+
+
+def decode(d, allow_errors=False):
+    res = decode_trace.decode_dir(d)
+    if res["errors"] and not allow_errors:
+        raise Failure("decoder errors:\n  " + "\n  ".join(res["errors"]))
+    return res
+
+
+def norm(name):
+    return CLONE_SUFFIX.sub("", name)
+
+
+def summary(thread):
+    """calls and edges without system inlines, GCC clone suffixes merged."""
+    calls, edges = {}, {}
+    for n, c in thread["calls"].items():
+        n = norm(n)
+        if n not in SYSTEM_INLINES:
+            calls[n] = calls.get(n, 0) + c
+    for e, c in thread["edges"].items():
+        a, b = (norm(x) for x in e.split(" -> "))
+        if b not in SYSTEM_INLINES:
+            edges[f"{a} -> {b}"] = edges.get(f"{a} -> {b}", 0) + c
+    return calls, edges
+
+
+def expect_eq(what, got, want):
+    if got != want:
+        if isinstance(got, dict) and isinstance(want, dict):
+            diff = {k: (got.get(k), want.get(k)) for k in sorted(set(got) | set(want)) if got.get(k) != want.get(k)}
+            raise Failure(f"{what}: got != want on {diff}")
+        raise Failure(f"{what}: got {got!r}, want {want!r}")
+
+
+def one_process(res):
+    if len(res["processes"]) != 1:
+        raise Failure(f"expected one process, got {[p['pid'] for p in res['processes']]}")
+    return res["processes"][0]
+
+
+def one_thread(proc):
+    if len(proc["threads"]) != 1:
+        raise Failure(f"expected one thread, got {[t['tid'] for t in proc['threads']]}")
+    return proc["threads"][0]
+
+
+def check_thread(label, t, calls, edges, max_depth, ended=True, lost=0):
+    got_calls, got_edges = summary(t)
+    expect_eq(f"{label}: calls", got_calls, calls)
+    expect_eq(f"{label}: edges", got_edges, edges)
+    expect_eq(f"{label}: max depth", t["max_depth"], max_depth)
+    if lost is not None:
+        expect_eq(f"{label}: lost", t["lost"], lost)
+    expect_eq(f"{label}: ended", t["ended"] and t["end_event"], ended)
+    if ended:
+        expect_eq(f"{label}: frames open at the end", t["open_at_end"], [])
+        expect_eq(f"{label}: truncated", t["truncated"], False)
+
+
+def variants(env, cxx=False, pie_variants=True):
+    """(label, compiler, flags) for gcc-12 (PIE, -no-pie) and clang."""
+    gcc, clang = ("g++", "clang++") if cxx else ("gcc", "clang")
+    out = [(f"{gcc}-O0", gcc, ["-O0"]), (f"{gcc}-O2", gcc, ["-O2"])]
+    if pie_variants:
+        out.append((f"{gcc}-O2-nopie", gcc, ["-O2", "-fno-pie", "-no-pie"]))
+    if env.cc[clang]:
+        out += [(f"{clang}-O0", clang, ["-O0"]), (f"{clang}-O2", clang, ["-O2"])]
+    return out
+
+
+def fib_calls(k):
+    a, b = 0, 1  # calls(k) = 2*fib(k+1) - 1
+    for _ in range(k + 1):
+        a, b = b, a + b
+    return 2 * a - 1
+
+
+# ---------------------------------------------------------------- scenarios
+
+def t_recursion(env):
+    n, k = 50, 15
+    want_calls = {"main": 1, "rec": n, "fib": fib_calls(k)}
+    want_edges = {"<root> -> main": 1, "main -> rec": 1, "rec -> rec": n - 1, "main -> fib": 1,
+                  "fib -> fib": fib_calls(k) - 1}
+    d = env.dir("recursion")
+    for label, cc, flags in variants(env):
+        exe = env.compile(os.path.join(d, f"rec-{label}"), cc, ["recursion.c"], flags)
+        tr = os.path.join(d, f"trace-{label}")
+        r = env.run(exe, [n, k], tr)
+        expect_eq(f"{label}: output", r.stdout, "610\n")
+        proc = one_process(decode(tr))
+        t = one_thread(proc)
+        check_thread(label, t, want_calls, want_edges, n + 1)
+        expect_eq(f"{label}: process end", proc["end"], True)
+        expect_eq(f"{label}: thread name", t["name"], os.path.basename(exe)[:15])
+        if proc["exe"] != exe:
+            raise Failure(f"{label}: exe {proc['exe']}")
+        if proc["clock"] != "tsc" and open("/sys/devices/system/clocksource/clocksource0/current_clocksource").read().strip() == "tsc":
+            print(f"  note: clock {proc['clock']} on a tsc clocksource")
+    # Small chunks (many rollovers, events across chunk boundaries) and the
+    # CLOCK_MONOTONIC fallback.
+    exe = env.compile(os.path.join(d, "rec-chunks"), "gcc", ["recursion.c"], ["-O2"])
+    for label, extra in (("chunk16k", {"COVKIT_TRACE_CHUNK_KB": "16"}), ("mono", {"COVKIT_TRACE_CLOCK": "mono"})):
+        tr = os.path.join(d, f"trace-{label}")
+        kk = 20
+        env.run(exe, [n, kk], tr, extra_env=extra)
+        proc = one_process(decode(tr))
+        t = one_thread(proc)
+        check_thread(label, t, {"main": 1, "rec": n, "fib": fib_calls(kk)},
+                     {"<root> -> main": 1, "main -> rec": 1, "rec -> rec": n - 1, "main -> fib": 1,
+                      "fib -> fib": fib_calls(kk) - 1}, max(n, kk) + 1)
+        if label == "mono":
+            expect_eq("mono: clock", proc["clock"], "mono")
+        elif t["data_bytes"] < 4 * 16384:
+            raise Failure(f"chunk16k: only {t['data_bytes']} bytes, no rollover tested")
+
+
+def t_exceptions(env):
+    rounds, depth = 3, 5
+    want_calls = {"main": 1, "catcher": rounds, "thrower": rounds * (depth + 1) + 2 * 3,
+                  "after": (rounds + 1) // 2, "tail": 1, "run_callbacks": 1, "cb_throw": 2, "cb_ok": 2}
+    want_edges = {"<root> -> main": 1, "main -> catcher": rounds, "catcher -> thrower": rounds,
+                  "thrower -> thrower": rounds * depth + 2 * 2, "catcher -> after": (rounds + 1) // 2,
+                  "main -> tail": 1, "main -> run_callbacks": 1, "run_callbacks -> cb_throw": 2,
+                  "run_callbacks -> cb_ok": 2, "cb_throw -> thrower": 2}
+    d = env.dir("exceptions")
+    for label, cc, flags in variants(env, cxx=True):
+        exe = env.compile(os.path.join(d, f"exc-{label}"), cc, ["exceptions.cc"], flags)
+        tr = os.path.join(d, f"trace-{label}")
+        env.run(exe, [rounds, depth], tr)
+        t = one_thread(one_process(decode(tr)))
+        check_thread(label, t, want_calls, want_edges, 2 + depth + 1)
+
+
+def t_longjmp(env):
+    rounds, depth = 3, 10
+    want_calls = {"main": 1, "a": rounds + 5, "b": rounds + 5, "c": rounds + 5, "d": rounds + 3, "jumper": 2,
+                  "rl": depth, "via_pointer": 1, "e": 2}
+    want_edges = {"<root> -> main": 1, "main -> a": rounds + 1, "a -> b": rounds + 5, "b -> c": rounds + 5,
+                  "main -> d": rounds + 1, "main -> jumper": 2, "jumper -> a": 2, "jumper -> d": 2,
+                  "main -> rl": 1, "rl -> rl": depth - 1, "main -> via_pointer": 1, "via_pointer -> a": 2,
+                  "via_pointer -> e": 2}
+    d = env.dir("longjmp")
+    for label, cc, flags in variants(env):
+        exe = env.compile(os.path.join(d, f"lj-{label}"), cc, ["longjmp.c"], flags)
+        tr = os.path.join(d, f"trace-{label}")
+        env.run(exe, [rounds, depth], tr)
+        t = one_thread(one_process(decode(tr)))
+        check_thread(label, t, want_calls, want_edges, depth + 1)
+
+
+def t_threads(env):
+    n = 3
+    d = env.dir("threads")
+    for label, cc, flags in variants(env, pie_variants=False)[1::3]:  # gcc -O2, clang -O2
+        exe = env.compile(os.path.join(d, f"thr-{label}"), cc, ["threads.c"], flags + ["-pthread"])
+        tr = os.path.join(d, f"trace-{label}")
+        env.run(exe, [n], tr)
+        proc = one_process(decode(tr))
+        threads = proc["threads"]
+        expect_eq(f"{label}: streams", len(threads), n + 2)
+        expect_eq(f"{label}: distinct tids", len({t["tid"] for t in threads}), n + 2)
+        by_name = {t["name"]: t for t in threads}
+        main = [t for t in threads if t["tid"] == proc["pid"]]
+        if not main:
+            raise Failure(f"{label}: no stream for the main thread")
+        check_thread(f"{label} main", main[0], {"main": 1}, {"<root> -> main": 1}, 1)
+        for i in range(n):
+            t = by_name.get(f"worker-{i}")
+            if t is None:
+                raise Failure(f"{label}: no thread named worker-{i} in {sorted(by_name)}")
+            check_thread(f"{label} worker-{i}", t, {"worker": 1, "work": i + 1},
+                         {"<root> -> worker": 1, "worker -> work": i + 1}, 2)
+        t = by_name.get("quitter")
+        if t is None:
+            raise Failure(f"{label}: no thread named quitter")
+        # pthread_exit from level2: the runtime closes the three frames.
+        check_thread(f"{label} quitter", t, {"quitter": 1, "level1": 1, "level2": 1},
+                     {"<root> -> quitter": 1, "quitter -> level1": 1, "level1 -> level2": 1}, 3)
+
+
+def t_fork(env):
+    d = env.dir("fork")
+    for label, cc, flags in variants(env, pie_variants=False)[1::3]:
+        exe = env.compile(os.path.join(d, f"fork-{label}"), cc, ["forking.c"], flags)
+        tr = os.path.join(d, f"trace-{label}")
+        r = env.run(exe, [], tr)
+        child_pid = int(r.stdout.split()[1])
+        res = decode(tr)
+        procs = {p["pid"]: p for p in res["processes"]}
+        if len(procs) != 2 or child_pid not in procs:
+            raise Failure(f"{label}: processes {sorted(procs)}, child {child_pid}")
+        child = procs[child_pid]
+        parent = [p for p in procs.values() if p["pid"] != child_pid][0]
+        expect_eq(f"{label}: child ppid", child["ppid"], parent["pid"])
+        expect_eq(f"{label}: parent fork lines", [c for _, c in parent["forks"]], [child_pid])
+        expect_eq(f"{label}: child end", child["end"], True)
+        expect_eq(f"{label}: parent end", parent["end"], True)
+        if parent["forks"][0][0] <= 0:
+            raise Failure(f"{label}: fork time {parent['forks']}")
+        pt = one_thread(parent)
+        check_thread(f"{label} parent", pt, {"main": 1, "f1": 1, "f2": 1, "h": 1},
+                     {"<root> -> main": 1, "main -> f1": 1, "f1 -> f2": 1, "main -> h": 1}, 3)
+        ct = one_thread(child)
+        expect_eq(f"{label}: child initial stack", [norm(x) for x in ct["initial_stack"]], ["main", "f1", "f2"])
+        # The child returns through the inherited frames: exits without enters.
+        check_thread(f"{label} child", ct, {"g": 1}, {"f2 -> g": 1}, 4)
+        expect_eq(f"{label}: child events", ct["events"], 2 + 3)
+
+
+def t_exit_deep(env):
+    d = env.dir("exit_deep")
+    for label, cc, flags in variants(env, pie_variants=False)[1::3]:
+        exe = env.compile(os.path.join(d, f"exit-{label}"), cc, ["exit_deep.c"], flags)
+        tr = os.path.join(d, f"trace-{label}")
+        env.run(exe, [], tr, expect_rc=3)
+        proc = one_process(decode(tr))
+        expect_eq(f"{label}: process end", proc["end"], True)
+        t = one_thread(proc)
+        # exit() runs the atexit handler inside c; the runtime then closes
+        # c, b, a, main at the process end.
+        check_thread(label, t, {"main": 1, "a": 1, "b": 1, "c": 1, "handler": 1, "cleanup": 1},
+                     {"<root> -> main": 1, "main -> a": 1, "a -> b": 1, "b -> c": 1, "c -> handler": 1,
+                      "handler -> cleanup": 1}, 6)
+
+
+def t_dlopen(env):
+    d = env.dir("dlopen")
+    for label, cc, flags in variants(env, pie_variants=False)[1::3]:
+        plug = os.path.join(d, f"plugin-{label}.so")
+        env.compile(plug, cc, ["plugin.c"], flags + ["-fPIC", "-shared"])
+        exe = env.compile(os.path.join(d, f"dl-{label}"), cc, ["dlopen_main.c"], flags, ["-ldl"])
+        tr = os.path.join(d, f"trace-{label}")
+        env.run(exe, [plug], tr)
+        proc = one_process(decode(tr))
+        if plug not in proc["modules"]:
+            raise Failure(f"{label}: {plug} not among the modules {proc['modules']}")
+        t = one_thread(proc)
+        calls, edges = summary(t)
+        # call() is static and may be inlined (then its copy is still traced).
+        check_thread(label, t, {"main": 1, "call": 2, "plug_entry": 2, "plug_inner": 7, "local": 1},
+                     {"<root> -> main": 1, "main -> call": 2, "call -> plug_entry": 2,
+                      "plug_entry -> plug_inner": 7, "main -> local": 1}, 4)
+
+
+def t_static(env):
+    if not env.static_lib:
+        raise Failure("no --static-lib")
+    d = env.dir("static")
+    n, k = 30, 12
+    for label, flags in (("pie", ["-O2"]), ("nopie", ["-O2", "-fno-pie", "-no-pie"])):
+        exe = env.compile(os.path.join(d, f"rec-static-{label}"), "gcc", ["recursion.c"], flags,
+                          [env.static_lib, "-pthread"])
+        # Without COVKIT_TRACE_DIR: runs, writes nothing.
+        cwd = os.path.join(d, f"cwd-{label}")
+        os.makedirs(cwd)
+        r = env.run(exe, [n, k], None, preload=False, cwd=cwd)
+        expect_eq(f"static {label}: output", r.stdout, "144\n")
+        expect_eq(f"static {label}: files written without COVKIT_TRACE_DIR", os.listdir(cwd), [])
+        tr = os.path.join(d, f"trace-{label}")
+        env.run(exe, [n, k], tr, preload=False)
+        t = one_thread(one_process(decode(tr)))
+        check_thread(f"static {label}", t, {"main": 1, "rec": n, "fib": fib_calls(k)},
+                     {"<root> -> main": 1, "main -> rec": 1, "rec -> rec": n - 1, "main -> fib": 1,
+                      "fib -> fib": fib_calls(k) - 1}, n + 1)
+
+
+def t_ctor_dtor(env):
+    d = env.dir("ctor_dtor")
+    want_calls = {"ctor": 1, "in_ctor": 1, "main": 1, "at_exit_fn": 1, "dtor": 1, "in_dtor": 1}
+    want_edges = {"<root> -> ctor": 1, "ctor -> in_ctor": 1, "<root> -> main": 1, "<root> -> at_exit_fn": 1,
+                  "<root> -> dtor": 1, "dtor -> in_dtor": 1}
+    builds = [(label, cc, flags, [], True) for label, cc, flags in variants(env, pie_variants=False)[1::3]]
+    if env.static_lib:
+        builds.append(("gcc-static", "gcc", ["-O2"], [env.static_lib, "-pthread"], False))
+    for label, cc, flags, link, preload in builds:
+        exe = env.compile(os.path.join(d, f"cd-{label}"), cc, ["ctor_dtor.c"], flags, link)
+        tr = os.path.join(d, f"trace-{label}")
+        env.run(exe, [], tr, preload=preload)
+        proc = one_process(decode(tr))
+        expect_eq(f"{label}: process end", proc["end"], True)
+        check_thread(label, one_thread(proc), want_calls, want_edges, 2)
+
+
+def t_inert(env):
+    d = env.dir("inert")
+    exe = env.compile(os.path.join(d, "rec"), "gcc", ["recursion.c"], ["-O2"])
+    cwd = os.path.join(d, "cwd")
+    os.makedirs(cwd)
+    r = env.run(exe, [10, 10], None, cwd=cwd)
+    expect_eq("inert: output", r.stdout, "55\n")
+    expect_eq("inert: files", os.listdir(cwd), [])
+    # An unwritable directory: a warning, the program runs normally.
+    r = env.run(exe, [10, 10], "/proc/covkit-no-such-dir", cwd=cwd)
+    expect_eq("inert (bad dir): output", r.stdout, "55\n")
+    if "covkit-trace" not in r.stderr:
+        raise Failure(f"inert (bad dir): no warning on stderr: {r.stderr!r}")
+    # The library exports the two hooks only and never calls them itself.
+    out = subprocess.run(["nm", "-D", "--defined-only", env.lib], capture_output=True, text=True).stdout
+    exported = sorted(line.split()[-1] for line in out.splitlines() if line.strip())
+    expect_eq("exported symbols", exported, ["__cyg_profile_func_enter", "__cyg_profile_func_exit"])
+    out = subprocess.run(["objdump", "-d", env.lib], capture_output=True, text=True).stdout
+    calls = [line for line in out.splitlines() if re.search(r"call.*__cyg_profile", line)]
+    expect_eq("hook calls inside the runtime", calls, [])
+
+
+def t_limits(env):
+    d = env.dir("limits")
+    exe = env.compile(os.path.join(d, "limits"), "gcc", ["limits.c"], ["-O2"])
+    tr = os.path.join(d, "trace-depth")
+    env.run(exe, [20], tr, extra_env={"COVKIT_TRACE_MAX_DEPTH": "5"})
+    t = one_thread(one_process(decode(tr)))
+    check_thread("max depth 5", t, {"main": 1, "rec": 4, "quick": 1001, "slow": 1, "busy": 1},
+                 {"<root> -> main": 1, "main -> rec": 1, "rec -> rec": 3, "main -> quick": 1000,
+                  "main -> slow": 1, "main -> busy": 1, "busy -> quick": 1}, 5)
+    tr = os.path.join(d, "trace-time")
+    env.run(exe, [20], tr, extra_env={"COVKIT_TRACE_MIN_TIME_NS": "1000000"})
+    t = one_thread(one_process(decode(tr)))
+    check_thread("min time 1 ms", t, {"main": 1, "slow": 1, "busy": 1},
+                 {"<root> -> main": 1, "main -> slow": 1, "main -> busy": 1}, 2)
+    if t["min_leaf_ns"] is None or t["min_leaf_ns"] < 1e6:
+        raise Failure(f"min time: a leaf call of {t['min_leaf_ns']} ns was written")
+    tr = os.path.join(d, "trace-both")
+    env.run(exe, [20], tr, extra_env={"COVKIT_TRACE_MIN_TIME_NS": "1", "COVKIT_TRACE_MAX_DEPTH": "3"})
+    t = one_thread(one_process(decode(tr)))
+    check_thread("min time 1 ns, depth 3", t, {"main": 1, "rec": 2, "quick": 1001, "slow": 1, "busy": 1},
+                 {"<root> -> main": 1, "main -> rec": 1, "rec -> rec": 1, "main -> quick": 1000,
+                  "main -> slow": 1, "main -> busy": 1, "busy -> quick": 1}, 3)
+
+
+def t_signals(env):
+    d = env.dir("signals")
+    exe = env.compile(os.path.join(d, "sig"), "gcc", ["signals.c"], ["-O2"])
+    tr = os.path.join(d, "trace")
+    r = env.run(exe, [], tr)
+    handled = int(r.stdout.split()[1])
+    t = one_thread(one_process(decode(tr)))
+    calls, edges = summary(t)
+    recorded = calls.get("on_signal", 0)
+    expect_eq("signals: fib calls", calls.get("fib"), 20 * fib_calls(18))
+    # A handler that arrives inside a hook loses its enter and its exit.
+    expect_eq("signals: handler calls recorded + lost/2", recorded + t["lost"] / 2, handled)
+    expect_eq("signals: open frames", t["open_at_end"], [])
+    print(f"  signals: {handled} handler calls, {recorded} recorded, {t['lost']} events lost")
+
+
+def t_crash(env):
+    d = env.dir("crash")
+    exe = env.compile(os.path.join(d, "crash"), "gcc", ["crash.c"], ["-O2"])
+    depth = 40
+    for mode, label, rc in ((0, "_exit", 0), (1, "SIGSEGV", -11), (2, "SIGKILL", -9)):
+        tr = os.path.join(d, f"trace-{label}")
+        env.run(exe, [depth, mode], tr, expect_rc=rc)
+        proc = one_process(decode(tr))
+        expect_eq(f"{label}: process end", proc["end"], False)
+        t = one_thread(proc)
+        check_thread(label, t, {"main": 1, "rec": depth}, {"<root> -> main": 1, "main -> rec": 1,
+                                                            "rec -> rec": depth - 1}, depth + 1, ended=False)
+        expect_eq(f"{label}: open frames", len(t["open_at_end"]), depth + 1)
+
+
+def t_overflow(env):
+    cap = 1 << 18  # CKT_STACK_CAP in src/runtime/trace/thread_state.h
+    depth = cap + 8000
+    d = env.dir("overflow")
+    exe = env.compile(os.path.join(d, "deep"), "gcc", ["deep_stack.c"], ["-O0", "-pthread"])
+    tr = os.path.join(d, "trace")
+    r = env.run(exe, [depth], tr)
+    expect_eq("overflow: output", r.stdout, f"{depth}\n")
+    proc = one_process(decode(tr))
+    worker = [t for t in proc["threads"] if t["tid"] != proc["pid"]]
+    if len(worker) != 1:
+        raise Failure(f"overflow: threads {[t['tid'] for t in proc['threads']]}")
+    tracked = cap - 1  # run() takes the first frame
+    check_thread("overflow", worker[0], {"run": 1, "rec": tracked, "after": 1},
+                 {"<root> -> run": 1, "run -> rec": 1, "rec -> rec": tracked - 1, "run -> after": 1}, cap,
+                 lost=2 * (depth - tracked))
+
+
+SCENARIOS = {
+    "recursion": t_recursion, "exceptions": t_exceptions, "longjmp": t_longjmp, "threads": t_threads,
+    "fork": t_fork, "exit_deep": t_exit_deep, "ctor_dtor": t_ctor_dtor, "dlopen": t_dlopen, "static": t_static, "inert": t_inert,
+    "limits": t_limits, "signals": t_signals, "crash": t_crash, "overflow": t_overflow,
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lib", required=True)
+    ap.add_argument("--static-lib")
+    ap.add_argument("--work", required=True)
+    ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("scenarios", nargs="+")
+    args = ap.parse_args()
+    env = Env(args)
+    if not env.cc["gcc"] or not env.cc["g++"]:
+        print("gcc-12/g++-12 not found: skipped")
+        return 77
+    names = list(SCENARIOS) if args.scenarios == ["all"] else args.scenarios
+    failed = 0
+    for name in names:
+        try:
+            SCENARIOS[name](env)
+            print(f"PASS {name}")
+        except Failure as e:
+            failed += 1
+            print(f"FAIL {name}: {e}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
