@@ -8,6 +8,7 @@
 #include "cli/gcov_command.h"
 #include "cli/merge_command.h"
 #include "cli/report_command.h"
+#include "cli/trace_command.h"
 #include "cli/version.h"
 
 int main(int argc, char** argv) {
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
 
   if (argc >= 2 && std::strcmp(argv[1], "merge") == 0) return covkit::cli::run_merge_command(argc - 1, argv + 1);
   if (argc >= 2 && std::strcmp(argv[1], "report") == 0) return covkit::cli::run_report_command(argc - 1, argv + 1);
+  if (argc >= 2 && std::strcmp(argv[1], "trace") == 0) return covkit::cli::run_trace_command(argc - 1, argv + 1);
 
   CLI::App app{"covkit: what your C and C++ code does when it runs (coverage, call tracing, sampling)"};
   app.set_version_flag("--version", std::string("covkit ") + covkit::cli::kVersion);
@@ -34,11 +36,14 @@ int main(int argc, char** argv) {
       "           HTML, Markdown, terminal; filters, merging, gates, diff coverage;\n"
       "           see `covkit report --help`\n"
       "  merge    add .gcda trees, lcov tracefiles or covkit JSON files together;\n"
-      "           see `covkit merge --help`\n");
+      "           see `covkit merge --help`\n"
+      "  trace    record every call of a program built with -finstrument-functions;\n"
+      "           profiles, call trees, call graphs, timelines; see `covkit trace --help`\n");
   auto* gcov = app.add_subcommand("gcov", "Drop-in gcov: annotated sources, JSON, summaries");
   gcov->prefix_command();
   app.add_subcommand("report", "Project-wide coverage reports")->prefix_command();
   app.add_subcommand("merge", "Add coverage data together")->prefix_command();
+  app.add_subcommand("trace", "Record and report function calls (-finstrument-functions)")->prefix_command();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -40,6 +40,17 @@ struct TraceThread {
   uint64_t lost = 0;                   // events the runtime reported dropped
   bool ended = false;                  // the thread finished normally
   bool truncated = false;              // the stream ended inside an event (still running, or killed)
+  uint64_t bytes = 0;                  // bytes of the stream in use: header and decoded events
+  uint64_t last_time = 0;              // counter of the last event read, specials (end) included
+};
+
+// The counter -> ns conversion of one process, computed once: what
+// TraceProcess::to_ns does, for callers that convert every event.
+struct TraceClock {
+  bool identity = true;  // counters are ns already
+  uint64_t c0 = 0, n0 = 0;
+  double slope = 1.0;    // ns per counter tick
+  uint64_t operator()(uint64_t counter) const;
 };
 
 struct TraceProcess {
@@ -51,10 +62,19 @@ struct TraceProcess {
   std::vector<TraceThread> threads;  // sorted by tid
   std::optional<uint64_t> end;       // counter at normal process end
   std::vector<std::pair<uint64_t, uint32_t>> forks;  // (counter, child pid)
+  // A (counter, mono ns) pair taken by the reader at reading time, for a TSC
+  // process with only one `calib` line (still running, or killed): the
+  // second point of the slope (docs/trace-format.md, "Clock").
+  std::optional<std::pair<uint64_t, uint64_t>> now_calib;
 
-  // Counter -> CLOCK_MONOTONIC ns, by the first and last calibration pairs.
+  // Counter -> CLOCK_MONOTONIC ns, by the first and last calibration pairs
+  // (or the first and now_calib). Never decreasing in `counter`: pairs that
+  // go backwards are not used, and times before 0 are clamped to 0.
   uint64_t to_ns(uint64_t counter) const;
+  TraceClock clock() const;
   // The module whose segment holds `address` at time `when`, or nullptr.
+  // Among modules at the same place the latest seen at or before `when`
+  // wins; when all were seen after `when`, the earliest.
   const TraceModule* module_for(uint64_t address, uint64_t when) const;
 };
 

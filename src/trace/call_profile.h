@@ -5,6 +5,9 @@
 // name (the same function in several processes or threads adds up).
 // Inclusive time counts only the outermost activation of a recursive
 // function, so it never exceeds the wall time of its thread.
+// Frames of a thread's initial stack (a forked child starts inside its
+// parent's calls) add time but no calls and no edges: those were counted in
+// the parent's stream.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,7 +23,7 @@ struct FunctionStats {
   uint32_t line = 0;
   uint64_t calls = 0;
   uint64_t inclusive_ns = 0, exclusive_ns = 0;
-  uint64_t min_ns = 0, max_ns = 0;  // of one call's inclusive time
+  uint64_t min_ns = 0, max_ns = 0;  // of one call's inclusive time (0 when no call)
 };
 
 struct EdgeStats {
@@ -33,7 +36,7 @@ struct CallTreeNode {
   std::string name;
   uint64_t calls = 0;
   uint64_t inclusive_ns = 0, exclusive_ns = 0;
-  std::vector<CallTreeNode> children;  // in order of first call
+  std::vector<CallTreeNode> children;  // in order of first call; below depth 1000 one "[deeper calls]" node
 };
 
 struct ThreadProfile {

@@ -1,0 +1,55 @@
+#include "cli/trace_command.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <cstring>
+
+namespace covkit::cli {
+
+namespace {
+
+constexpr const char* kDescription =
+    "Traces every call of the functions built with -finstrument-functions and\n"
+    "reports what they did: calls, inclusive and exclusive time, callers and\n"
+    "callees, call trees, the deepest stack, call graphs and timelines.\n"
+    "\n"
+    "  gcc -finstrument-functions -g -O2 -o prog prog.c\n"
+    "  covkit trace record -- ./prog args      writes ./covkit-trace.data\n"
+    "  covkit trace report                     reads it\n";
+
+constexpr const char* kFooter =
+    "Each subcommand has its own --help. The trace directory format is\n"
+    "docs/trace-format.md; the manual is docs/covkit-trace.md.";
+
+}  // namespace
+
+int run_trace_command(int argc, char** argv) {
+  // The subcommands parse their own options (record passes everything after
+  // the program to it untouched), so they are dispatched before CLI11.
+  if (argc >= 2) {
+    if (std::strcmp(argv[1], "record") == 0) return run_trace_record(argc - 1, argv + 1);
+    if (std::strcmp(argv[1], "report") == 0) return run_trace_report(argc - 1, argv + 1);
+    if (std::strcmp(argv[1], "graph") == 0) return run_trace_graph(argc - 1, argv + 1);
+    if (std::strcmp(argv[1], "timeline") == 0) return run_trace_timeline(argc - 1, argv + 1);
+  }
+  CLI::App app{kDescription, "covkit trace"};
+  app.footer(kFooter);
+  app.require_subcommand(1);
+  app.add_subcommand("record", "Run a program with the tracing runtime preloaded; write a trace directory")
+      ->prefix_command();
+  app.add_subcommand("report", "Flat profile, callers and callees, call tree, deepest call chain")
+      ->prefix_command();
+  app.add_subcommand("graph", "Call graph (DOT, SVG, PNG, callgrind)")->prefix_command();
+  app.add_subcommand("timeline", "Per-thread timeline of calls")->prefix_command();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    std::fprintf(stderr, "covkit trace: %s (see covkit trace --help)\n", e.what());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace covkit::cli

@@ -1,0 +1,185 @@
+// `covkit trace graph`: the call graph of a trace as DOT, SVG or PNG
+// (rendered in-process by Graphviz), or as a Callgrind profile.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+#include "cli/trace_command.h"
+#include "format/trace_reader.h"
+#include "trace/call_graph_model.h"
+#include "trace/call_profile.h"
+#include "trace/callgrind_writer.h"
+#include "trace/dot_writer.h"
+#include "trace/graph_render.h"
+#include "trace/symbolizer.h"
+#include "util/file_io.h"
+#include "util/printable.h"
+
+namespace covkit::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kDescription =
+    "Draws the call graph of a trace recorded by `covkit trace record`.\n"
+    "\n"
+    "One box per function: its name, its inclusive time (with its callees) and,\n"
+    "in parentheses, its exclusive time (its own code), both as percentages of\n"
+    "the total time of all threads, and how often it was called. One arrow per\n"
+    "caller->callee pair, labelled with the number of calls. Colours go from\n"
+    "dark blue (little time) to red (all of it), as in gprof2dot; arrows thicken\n"
+    "with their share.\n"
+    "\n"
+    "SVG and PNG are rendered in-process by Graphviz (no `dot` program needed).\n"
+    "A Callgrind file holds every function, unpruned, for KCachegrind,\n"
+    "QCachegrind, callgrind_annotate or gprof2dot.\n";
+
+constexpr const char* kFooter =
+    "The format comes from the name of FILE: .dot or .gv, .svg, .png, and\n"
+    ".callgrind or a name starting with callgrind.out; --format overrides it.\n"
+    "--threshold, --focus and --depth shape the drawn graph, not Callgrind output.\n"
+    "\n"
+    "Exit status: 0 on success, 1 on any error (one line on stderr).\n"
+    "\n"
+    "Examples:\n"
+    "  covkit trace graph -o calls.svg                     the trace in ./covkit-trace.data\n"
+    "  covkit trace graph run1/ -o calls.png --threshold 2\n"
+    "  covkit trace graph -o parse.svg --focus parse_file --depth 2\n"
+    "  covkit trace graph -o callgrind.out.prog && kcachegrind callgrind.out.prog\n"
+    "  covkit trace graph -o calls.dot && dot -Tpdf calls.dot -o calls.pdf";
+
+constexpr const char* kDefaultDir = "covkit-trace.data";
+
+int fail(std::string_view file, std::string_view what) {
+  std::fprintf(stderr, "covkit trace graph: %s: %s\n", util::printable(file).c_str(), std::string(what).c_str());
+  return 1;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::optional<std::string> format_from_name(const std::string& out) {
+  fs::path p(out);
+  std::string ext = lower(p.extension().string());
+  std::string name = p.filename().string();
+  if (ext == ".dot" || ext == ".gv") return "dot";
+  if (ext == ".svg") return "svg";
+  if (ext == ".png") return "png";
+  if (ext == ".callgrind" || name.starts_with("callgrind.out")) return "callgrind";
+  return std::nullopt;
+}
+
+std::string human_time(uint64_t ns) {
+  if (ns < 1000) return fmt::format("{} ns", ns);
+  if (ns < 1000000) return fmt::format("{:.3g} µs", double(ns) / 1e3);
+  if (ns < 1000000000) return fmt::format("{:.3g} ms", double(ns) / 1e6);
+  return fmt::format("{:.4g} s", double(ns) / 1e9);
+}
+
+// "prog: 12.3 ms in 3 threads; 14 functions below 0.5% not shown".
+std::string graph_title(const format::TraceSet& trace, const trace::CallProfile& profile,
+                        const trace::CallGraph& graph, const trace::GraphOptions& options) {
+  std::set<std::string> programs;
+  for (const format::TraceProcess& p : trace.processes) programs.insert(fs::path(p.exe).filename().string());
+  std::string names;
+  for (const std::string& n : programs) names += (names.empty() ? "" : ", ") + (n.empty() ? "?" : n);
+  std::string title = fmt::format("{}: {} in {} thread{}", names, human_time(profile.total_ns), profile.threads.size(),
+                                  profile.threads.size() == 1 ? "" : "s");
+  if (trace.processes.size() > 1) title += fmt::format(" of {} processes", trace.processes.size());
+  if (!options.focus.empty()) title += fmt::format("; focus: {}", options.focus);
+  if (graph.dropped_nodes > 0)
+    title += fmt::format("; {} function{} not shown", graph.dropped_nodes, graph.dropped_nodes == 1 ? "" : "s");
+  return title;
+}
+
+}  // namespace
+
+int run_trace_graph(int argc, char** argv) {
+  CLI::App app{kDescription, "covkit trace graph"};
+  app.footer(kFooter);
+  app.get_formatter()->column_width(30);
+  std::string dir = kDefaultDir, out, format;
+  trace::GraphOptions options;
+  app.add_option("dir", dir, "The trace directory [default: covkit-trace.data]")->type_name("DIR");
+  app.add_option("-o,--output", out, "Where the graph goes: FILE.dot, FILE.svg, FILE.png or a Callgrind file")
+      ->required()
+      ->type_name("FILE");
+  app.add_option("--format", format, "dot, svg, png or callgrind [default: from the name of FILE]")
+      ->check(CLI::IsMember({"dot", "svg", "png", "callgrind"}).description(""))
+      ->type_name("FORMAT");
+  app.add_option("--threshold", options.threshold_percent,
+                 "Hide functions and calls with less than P percent of the total time [default: 0.5]")
+      ->check(CLI::Range(0.0, 100.0).description(""))
+      ->type_name("P");
+  app.add_option("--focus", options.focus,
+                 "Show only FUNC, the functions that lead to it and what it calls (a full demangled name, else "
+                 "one without its parameters or namespaces, else any part of a name; every match counts)")
+      ->type_name("FUNC");
+  app.add_option("--depth", options.depth,
+                 "Levels of callees shown below FUNC, or, without --focus, below the functions threads start in "
+                 "[default: all]")
+      ->check(CLI::Range(0, 1000000).description(""))
+      ->type_name("N");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    std::fprintf(stderr, "covkit trace graph: %s (see covkit trace graph --help)\n", e.what());
+    return 1;
+  }
+
+  if (format.empty()) {
+    auto guessed = format_from_name(out);
+    if (!guessed) return fail(out, "cannot tell the format from the name; use .dot, .svg, .png or --format");
+    format = *guessed;
+  }
+  std::error_code ec;
+  if (fs::is_directory(out, ec)) return fail(out, "is a directory");
+
+  std::string error;
+  auto trace = format::read_trace_dir(dir, &error);
+  if (!trace) return fail(dir, error);
+  // Problems inside the trace (damaged or cut files) are warnings, the first few shown.
+  constexpr size_t kShownWarnings = 20;
+  for (size_t i = 0; i < trace->warnings.size() && i < kShownWarnings; ++i)
+    std::fprintf(stderr, "covkit trace graph: warning: %s\n", trace->warnings[i].c_str());
+  if (trace->warnings.size() > kShownWarnings)
+    std::fprintf(stderr, "covkit trace graph: warning: %zu more problems\n", trace->warnings.size() - kShownWarnings);
+  trace::Symbolizer symbols;
+  trace::CallProfile profile = trace::build_profile(*trace, symbols);
+  if (profile.functions.empty())
+    return fail(dir, "no function calls in the trace (was the program built with -finstrument-functions?)");
+
+  std::string content;
+  if (format == "callgrind") {
+    trace::CallgrindOptions cg;
+    if (trace->processes.size() == 1) cg.command = trace->processes.front().exe;
+    content = trace::write_callgrind(profile, cg);
+  } else {
+    auto graph = trace::build_call_graph(profile, options, &error);
+    if (!graph) return fail(dir, error);
+    trace::DotOptions dot_options;
+    dot_options.title = graph_title(*trace, profile, *graph, options);
+    content = trace::write_dot(*graph, dot_options);
+    if (format != "dot") {
+      auto image = trace::render_dot(content, format, &error);
+      if (!image) return fail(out, error);
+      content = std::move(*image);
+    }
+  }
+  if (!util::write_file_atomic(out, content, &error)) return fail(out, error);
+  return 0;
+}
+
+}  // namespace covkit::cli

@@ -1,0 +1,296 @@
+#include "trace/call_profile.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace covkit::trace {
+
+namespace {
+
+constexpr uint32_t kNone = UINT32_MAX;
+// The call tree stops growing at this depth (deeper frames are folded into
+// one "[deeper calls]" node), so that a hostile or endlessly recursive trace
+// cannot make a tree whose recursive destruction overflows the stack.
+constexpr size_t kMaxTreeDepth = 1000;
+constexpr uint32_t kDeeperFn = UINT32_MAX - 1;
+constexpr const char* kDeeperName = "[deeper calls]";
+
+uint64_t pair_key(uint32_t a, uint32_t b) { return uint64_t(a) << 32 | b; }
+
+// Functions of all threads and processes, identified by demangled name.
+struct FunctionTable {
+  struct Entry {
+    std::string name, file;
+    uint32_t line = 0;
+  };
+  std::vector<Entry> entries;
+  std::unordered_map<std::string, uint32_t> by_name;
+
+  uint32_t intern(const SymbolInfo& info) {
+    auto [it, fresh] = by_name.try_emplace(info.name, uint32_t(entries.size()));
+    if (fresh) entries.push_back({info.name, info.file, info.line});
+    return it->second;
+  }
+};
+
+struct FnAcc {
+  uint32_t global = 0;
+  uint64_t calls = 0, incl = 0, excl = 0, min = UINT64_MAX, max = 0;
+  uint32_t active = 0;  // activations on the stack (recursion)
+};
+
+struct EdgeAcc {
+  uint64_t calls = 0, incl = 0;
+  uint32_t active = 0;
+};
+
+struct Node {
+  uint32_t fn = kNone;  // local function id, kDeeperFn, kNone for the root
+  uint64_t calls = 0, incl = 0, excl = 0;
+  std::vector<uint32_t> children;
+  uint32_t last_fn = kNone, last_child = 0;  // the child found last (loops call one callee again and again)
+};
+
+struct Frame {
+  uint32_t fn = 0;
+  uint32_t node = kNone;
+  uint64_t start = 0, child = 0;
+  EdgeAcc* edge = nullptr;      // caller -> this frame (nodes of unordered_map stay put)
+  uint32_t last_callee = kNone;  // this frame's last callee and its edge
+  EdgeAcc* last_edge = nullptr;
+  bool call = true;  // false for the frames of the initial stack: called before the stream began
+};
+
+class ThreadReplay {
+ public:
+  ThreadReplay(const format::TraceProcess& process, FunctionTable& table, Symbolizer& symbols, bool reloads)
+      : process_(process), table_(table), symbols_(symbols), reloads_(reloads) {
+    nodes_.emplace_back();
+  }
+
+  ThreadProfile run(const format::TraceThread& thread);
+
+  // After run(): per function (local ids) and per (caller, callee) local ids.
+  const std::vector<FnAcc>& functions() const { return fns_; }
+  const std::unordered_map<uint64_t, EdgeAcc>& edges() const { return edges_; }
+
+ private:
+  uint32_t function(uint64_t address, uint64_t when) {
+    // The same address is the same function unless a module was replaced
+    // at the same place (dlclose + dlopen): then the time decides.
+    if (!reloads_) {
+      auto it = by_address_.find(address);
+      if (it != by_address_.end()) return it->second;
+    }
+    uint32_t global = table_.intern(symbols_.lookup(process_, address, when));
+    auto [it, fresh] = local_.try_emplace(global, uint32_t(fns_.size()));
+    if (fresh) fns_.push_back(FnAcc{global});
+    if (!reloads_) by_address_.emplace(address, it->second);
+    return it->second;
+  }
+
+  uint32_t child_node(uint32_t parent, uint32_t fn) {
+    if (nodes_[parent].last_fn == fn) return nodes_[parent].last_child;
+    auto [it, fresh] = child_index_.try_emplace(pair_key(parent, fn), uint32_t(nodes_.size()));
+    if (fresh) {
+      nodes_.emplace_back();
+      nodes_.back().fn = fn;
+      nodes_[parent].children.push_back(it->second);
+    }
+    nodes_[parent].last_fn = fn;
+    nodes_[parent].last_child = it->second;
+    return it->second;
+  }
+
+  void push(uint32_t fn, uint64_t now, bool call = true) {
+    Frame f;
+    f.fn = fn;
+    f.start = now;
+    f.call = call;
+    const size_t depth = stack_.size() + 1;  // of the new frame
+    const uint32_t parent = stack_.empty() ? 0 : stack_.back().node;
+    if (depth <= kMaxTreeDepth) f.node = child_node(parent, fn);
+    else if (depth == kMaxTreeDepth + 1) f.node = child_node(parent, kDeeperFn);
+    if (f.node != kNone && call) ++nodes_[f.node].calls;
+    if (!stack_.empty() && call) {
+      Frame& caller = stack_.back();
+      if (caller.last_callee != fn) {
+        caller.last_callee = fn;
+        caller.last_edge = &edges_[pair_key(caller.fn, fn)];
+      }
+      f.edge = caller.last_edge;
+      ++f.edge->calls;
+      ++f.edge->active;
+    }
+    if (call) ++fns_[fn].calls;
+    ++fns_[fn].active;
+    stack_.push_back(f);
+    if (stack_.size() > max_depth_) {
+      // The deepest chain is kept as a prefix still equal to the stack
+      // (`valid_`), so each frame is copied at most once per push.
+      deepest_.resize(stack_.size());
+      for (size_t i = valid_; i < stack_.size(); ++i) deepest_[i] = stack_[i].fn;
+      valid_ = stack_.size();
+      max_depth_ = uint32_t(stack_.size());
+    }
+  }
+
+  void pop(uint64_t now) {
+    Frame f = stack_.back();
+    stack_.pop_back();
+    valid_ = std::min(valid_, stack_.size());
+    const uint64_t dur = now > f.start ? now - f.start : 0;
+    const uint64_t excl = dur - std::min(dur, f.child);
+    FnAcc& a = fns_[f.fn];
+    if (--a.active == 0) a.incl += dur;  // outermost activation only
+    a.excl += excl;
+    if (f.call) {  // an initial frame's duration is not that of a whole call
+      a.min = std::min(a.min, dur);
+      a.max = std::max(a.max, dur);
+    }
+    if (f.edge && --f.edge->active == 0) f.edge->incl += dur;
+    if (f.node != kNone) {
+      Node& n = nodes_[f.node];
+      n.incl += dur;
+      n.excl += n.fn == kDeeperFn ? dur : excl;
+    }
+    if (!stack_.empty()) stack_.back().child += dur;
+  }
+
+  CallTreeNode tree(uint32_t index) const {
+    const Node& n = nodes_[index];
+    CallTreeNode out;
+    if (n.fn == kDeeperFn) out.name = kDeeperName;
+    else if (n.fn != kNone) out.name = table_.entries[fns_[n.fn].global].name;
+    out.calls = n.calls;
+    out.inclusive_ns = n.incl;
+    out.exclusive_ns = n.excl;
+    out.children.reserve(n.children.size());
+    for (uint32_t c : n.children) out.children.push_back(tree(c));
+    return out;
+  }
+
+  const format::TraceProcess& process_;
+  FunctionTable& table_;
+  Symbolizer& symbols_;
+  const bool reloads_;
+  std::unordered_map<uint64_t, uint32_t> by_address_;  // address -> local id
+  std::unordered_map<uint32_t, uint32_t> local_;       // global id -> local id
+  std::vector<FnAcc> fns_;
+  std::unordered_map<uint64_t, EdgeAcc> edges_;  // (caller, callee) local ids
+  std::vector<Node> nodes_;                      // [0] is the thread
+  std::unordered_map<uint64_t, uint32_t> child_index_;
+  std::vector<Frame> stack_;
+  uint32_t max_depth_ = 0;
+  std::vector<uint32_t> deepest_;
+  size_t valid_ = 0;
+};
+
+ThreadProfile ThreadReplay::run(const format::TraceThread& t) {
+  ThreadProfile out;
+  out.tid = t.tid;
+  out.pid = process_.pid;
+  out.name = t.name;
+  const format::TraceClock to_ns = process_.clock();
+  const bool starts_open = !t.initial_stack.empty() || t.events.empty();
+  const uint64_t begin = to_ns(starts_open ? t.start : t.events.front().time);
+  // Frames left open close at the last thing the thread is known to have
+  // done, or at the process's end when it outlived its thread's stream.
+  uint64_t end_counter = std::max({t.start, t.last_time, t.events.empty() ? 0 : t.events.back().time});
+  if (process_.end && !t.ended && *process_.end > end_counter) end_counter = *process_.end;
+  const uint64_t end = std::max(begin, to_ns(end_counter));
+
+  // The initial stack (a forked child starts inside its parent's calls):
+  // open frames whose time here counts, but whose calls and edges were the
+  // parent's, counted in its stream.
+  for (uint64_t address : t.initial_stack) push(function(address, t.start), begin, false);
+  for (const format::TraceEvent& e : t.events) {
+    uint64_t now = std::max(begin, to_ns(e.time));
+    if (e.kind == format::TraceEvent::Kind::kEnter) push(function(e.address, e.time), now);
+    else if (!stack_.empty()) pop(now);  // the reader drops unmatched exits; a hand-made set may not
+  }
+  while (!stack_.empty()) pop(end);
+
+  out.wall_ns = end - begin;
+  out.max_depth = max_depth_;
+  for (uint32_t fn : deepest_) out.deepest_chain.push_back(table_.entries[fns_[fn].global].name);
+  for (const FnAcc& a : fns_) {
+    const auto& entry = table_.entries[a.global];
+    out.functions.push_back({entry.name, entry.file, entry.line, a.calls, a.incl, a.excl,
+                             a.calls ? a.min : 0, a.max});
+  }
+  std::sort(out.functions.begin(), out.functions.end(), [](const FunctionStats& a, const FunctionStats& b) {
+    return a.inclusive_ns != b.inclusive_ns ? a.inclusive_ns > b.inclusive_ns : a.name < b.name;
+  });
+  // The root is the thread: its time outside its instrumented callees is its own.
+  Node& root = nodes_[0];
+  root.calls = 1;
+  root.incl = out.wall_ns;
+  uint64_t inside = 0;
+  for (uint32_t c : root.children) inside += nodes_[c].incl;
+  root.excl = out.wall_ns - std::min(out.wall_ns, inside);
+  out.tree = tree(0);
+  out.tree.name = t.name.empty() ? "thread " + std::to_string(t.tid) : t.name;
+  return out;
+}
+
+}  // namespace
+
+CallProfile build_profile(const format::TraceSet& trace, Symbolizer& symbols) {
+  CallProfile profile;
+  FunctionTable table;
+  std::vector<FnAcc> totals;  // by global id
+  std::unordered_map<uint64_t, EdgeAcc> edges;  // (caller, callee) global ids
+  for (const format::TraceProcess& process : trace.processes) {
+    bool reloads = false;
+    for (size_t i = 0; i < process.modules.size() && !reloads; ++i)
+      for (size_t j = i + 1; j < process.modules.size() && !reloads; ++j)
+        reloads = process.modules[i].base == process.modules[j].base;
+    for (const format::TraceThread& thread : process.threads) {
+      ThreadReplay replay(process, table, symbols, reloads);
+      ThreadProfile tp = replay.run(thread);
+      if (totals.size() < table.entries.size()) totals.resize(table.entries.size());
+      for (const FnAcc& a : replay.functions()) {
+        FnAcc& s = totals[a.global];
+        s.global = a.global;
+        s.min = s.calls == 0 ? a.min : a.calls == 0 ? s.min : std::min(s.min, a.min);
+        s.calls += a.calls;
+        s.incl += a.incl;
+        s.excl += a.excl;
+        s.max = std::max(s.max, a.max);
+        s.active = 1;  // seen
+      }
+      for (const auto& [key, e] : replay.edges()) {
+        uint32_t caller = replay.functions()[uint32_t(key >> 32)].global;
+        uint32_t callee = replay.functions()[uint32_t(key)].global;
+        EdgeAcc& s = edges[pair_key(caller, callee)];
+        s.calls += e.calls;
+        s.incl += e.incl;
+      }
+      if (tp.max_depth > profile.max_depth) {
+        profile.max_depth = tp.max_depth;
+        profile.deepest_chain = tp.deepest_chain;
+      }
+      profile.lost_events += thread.lost;
+      profile.total_ns += tp.wall_ns;
+      profile.threads.push_back(std::move(tp));
+    }
+  }
+  for (const FnAcc& a : totals) {
+    if (!a.active) continue;
+    const auto& entry = table.entries[a.global];
+    profile.functions.push_back(
+        {entry.name, entry.file, entry.line, a.calls, a.incl, a.excl, a.calls ? a.min : 0, a.max});
+  }
+  std::sort(profile.functions.begin(), profile.functions.end(), [](const FunctionStats& a, const FunctionStats& b) {
+    return a.inclusive_ns != b.inclusive_ns ? a.inclusive_ns > b.inclusive_ns : a.name < b.name;
+  });
+  for (const auto& [key, e] : edges)
+    profile.edges.push_back({table.entries[uint32_t(key >> 32)].name, table.entries[uint32_t(key)].name, e.calls, e.incl});
+  std::sort(profile.edges.begin(), profile.edges.end(), [](const EdgeStats& a, const EdgeStats& b) {
+    return a.caller != b.caller ? a.caller < b.caller : a.callee < b.callee;
+  });
+  return profile;
+}
+
+}  // namespace covkit::trace

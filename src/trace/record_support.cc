@@ -1,0 +1,110 @@
+#include "trace/record_support.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+namespace covkit::trace {
+
+namespace {
+
+bool executable_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+}  // namespace
+
+ProgramInfo inspect_program(const std::string& path) {
+  ProgramInfo info;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return info;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return info;
+  }
+  elf_version(EV_CURRENT);
+  Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+  if (elf && elf_kind(elf) == ELF_K_ELF) {
+    info.elf = true;
+    size_t phnum = 0;
+    if (elf_getphdrnum(elf, &phnum) == 0)
+      for (size_t i = 0; i < phnum; ++i) {
+        GElf_Phdr ph;
+        if (gelf_getphdr(elf, int(i), &ph) && ph.p_type == PT_INTERP) info.dynamic = true;
+      }
+    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+      GElf_Shdr sh;
+      if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || sh.sh_entsize == 0)
+        continue;
+      Elf_Data* data = elf_getdata(scn, nullptr);
+      if (!data) continue;
+      size_t n = sh.sh_size / sh.sh_entsize;
+      for (size_t i = 0; i < n; ++i) {
+        GElf_Sym sym;
+        if (!gelf_getsym(data, int(i), &sym)) break;
+        const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
+        if (!name || std::strcmp(name, "__cyg_profile_func_enter") != 0) continue;
+        info.references_hooks = true;
+        if (sym.st_shndx != SHN_UNDEF) info.defines_hooks = true;
+      }
+    }
+  }
+  if (elf) elf_end(elf);
+  ::close(fd);
+  return info;
+}
+
+std::optional<std::string> find_program(const std::string& prog) {
+  if (prog.empty()) return std::nullopt;
+  if (prog.find('/') != std::string::npos) return executable_file(prog) ? std::optional(prog) : std::nullopt;
+  const char* env = std::getenv("PATH");
+  std::string path = env ? env : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t colon = path.find(':', start);
+    if (colon == std::string::npos) colon = path.size();
+    std::string dir = path.substr(start, colon - start);
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + prog;
+    if (executable_file(candidate)) return candidate;
+    start = colon + 1;
+  }
+  return std::nullopt;
+}
+
+std::optional<uint64_t> parse_duration_ns(std::string_view text) {
+  size_t unit_at = 0;
+  while (unit_at < text.size() && (std::isdigit(static_cast<unsigned char>(text[unit_at])) || text[unit_at] == '.'))
+    ++unit_at;
+  std::string_view number = text.substr(0, unit_at), unit = text.substr(unit_at);
+  if (number.empty() || number.front() == '.' || number.back() == '.') return std::nullopt;
+  double scale = 0;
+  if (unit.empty() || unit == "ns") scale = 1;
+  else if (unit == "us" || unit == "\xc2\xb5s") scale = 1e3;
+  else if (unit == "ms") scale = 1e6;
+  else if (unit == "s") scale = 1e9;
+  else return std::nullopt;
+  if (number.find('.') == std::string_view::npos) {
+    uint64_t v = 0;
+    auto [p, ec] = std::from_chars(number.data(), number.data() + number.size(), v);
+    if (ec != std::errc() || p != number.data() + number.size()) return std::nullopt;
+    if (scale > 1 && double(v) * scale >= 1.8e19) return std::nullopt;
+    return v * uint64_t(scale);
+  }
+  if (std::count(number.begin(), number.end(), '.') > 1) return std::nullopt;
+  double v = std::strtod(std::string(number).c_str(), nullptr) * scale;
+  if (!std::isfinite(v) || v >= 1.8e19) return std::nullopt;
+  return uint64_t(std::llround(v));
+}
+
+}  // namespace covkit::trace

@@ -1,0 +1,303 @@
+#include "trace/symbolizer.h"
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <unordered_map>
+#include <vector>
+
+#include "util/demangle.h"
+
+namespace covkit::trace {
+
+namespace {
+
+struct ElfSymbol {
+  uint64_t addr = 0, size = 0;
+  std::string name;
+  int rank = 0;  // lower is better among symbols at one address
+};
+
+// A pc range of one compile unit.
+struct CuRange {
+  uint64_t lo = 0, hi = 0;
+  size_t cu = 0;
+};
+
+struct CompileUnit {
+  Dwarf_Die die{};
+  bool indexed = false;
+  std::unordered_map<uint64_t, Dwarf_Off> functions;  // entry pc -> subprogram DIE
+};
+
+// Opens a regular file only: a module path from a damaged trace may name a
+// FIFO or a device, which must not block or be read forever.
+int open_regular(const std::string& path) {
+  if (path.empty()) return -1;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return -1;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+std::string hex(const unsigned char* p, size_t n) {
+  std::string s;
+  for (size_t i = 0; i < n; ++i) s += fmt::format("{:02x}", p[i]);
+  return s;
+}
+
+// One ELF file (and its separate debug file, if any), opened once.
+class ElfModule {
+ public:
+  explicit ElfModule(const std::string& path) {
+    fd_ = open_regular(path);
+    if (fd_ < 0) return;
+    elf_ = elf_begin(fd_, ELF_C_READ_MMAP, nullptr);
+    if (!elf_ || elf_kind(elf_) != ELF_K_ELF) return;
+    bool full_symtab = load_symbols(elf_);
+    open_debug_file(path);
+    if (debug_elf_ && !full_symtab) {
+      std::vector<ElfSymbol> main_symbols = std::move(symbols_);
+      symbols_.clear();
+      if (!load_symbols(debug_elf_) || symbols_.empty()) symbols_ = std::move(main_symbols);
+    }
+    // .dynsym and .symtab may both list a function: keep the best symbol per address.
+    std::sort(symbols_.begin(), symbols_.end(), [](const ElfSymbol& a, const ElfSymbol& b) {
+      return a.addr != b.addr ? a.addr < b.addr : a.rank < b.rank;
+    });
+    symbols_.erase(std::unique(symbols_.begin(), symbols_.end(),
+                               [](const ElfSymbol& a, const ElfSymbol& b) { return a.addr == b.addr; }),
+                   symbols_.end());
+    if (debug_elf_) dwarf_ = dwarf_begin_elf(debug_elf_, DWARF_C_READ, nullptr);
+    if (!dwarf_) dwarf_ = dwarf_begin_elf(elf_, DWARF_C_READ, nullptr);
+  }
+
+  ~ElfModule() {
+    if (dwarf_) dwarf_end(dwarf_);
+    if (debug_elf_) elf_end(debug_elf_);
+    if (debug_fd_ >= 0) ::close(debug_fd_);
+    if (elf_) elf_end(elf_);
+    if (fd_ >= 0) ::close(fd_);
+  }
+  ElfModule(const ElfModule&) = delete;
+  ElfModule& operator=(const ElfModule&) = delete;
+
+  // The function symbol at link-time address `rel`: one starting there, else
+  // one whose [value, value + size) holds it.
+  const ElfSymbol* symbol(uint64_t rel) const {
+    auto it = std::upper_bound(symbols_.begin(), symbols_.end(), rel,
+                               [](uint64_t a, const ElfSymbol& s) { return a < s.addr; });
+    if (it == symbols_.begin()) return nullptr;
+    --it;
+    if (it->addr == rel || rel - it->addr < it->size) return &*it;
+    return nullptr;
+  }
+
+  // Declaration file and line of the function entered at `rel` (DWARF),
+  // else the line of its first instruction.
+  void source(uint64_t rel, std::string* file, uint32_t* line) {
+    if (!dwarf_) return;
+    CompileUnit* cu = unit_for(rel);
+    if (!cu) return;
+    if (!cu->indexed) index_functions(*cu);
+    if (auto f = cu->functions.find(rel); f != cu->functions.end()) {
+      Dwarf_Die die;
+      int decl_line = 0;
+      if (dwarf_offdie(dwarf_, f->second, &die) && dwarf_decl_line(&die, &decl_line) == 0 && decl_line > 0) {
+        if (const char* name = dwarf_decl_file(&die)) {
+          *file = name;
+          *line = uint32_t(decl_line);
+          return;
+        }
+      }
+    }
+    if (Dwarf_Line* l = dwarf_getsrc_die(&cu->die, rel)) {
+      int lineno = 0;
+      const char* name = dwarf_linesrc(l, nullptr, nullptr);
+      if (name && dwarf_lineno(l, &lineno) == 0 && lineno > 0) {
+        *file = name;
+        *line = uint32_t(lineno);
+      }
+    }
+  }
+
+ private:
+  // Returns true when `elf` has a .symtab (else only .dynsym was read).
+  bool load_symbols(Elf* elf) {
+    Elf_Scn* symtab = nullptr;
+    Elf_Scn* dynsym = nullptr;
+    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+      GElf_Shdr sh;
+      if (!gelf_getshdr(scn, &sh)) continue;
+      if (sh.sh_type == SHT_SYMTAB) symtab = scn;
+      else if (sh.sh_type == SHT_DYNSYM) dynsym = scn;
+    }
+    Elf_Scn* scn = symtab ? symtab : dynsym;
+    if (!scn) return false;
+    GElf_Shdr sh;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (!gelf_getshdr(scn, &sh) || !data || sh.sh_entsize == 0) return symtab != nullptr;
+    size_t n = sh.sh_size / sh.sh_entsize;
+    for (size_t i = 0; i < n; ++i) {
+      GElf_Sym sym;
+      if (!gelf_getsym(data, int(i), &sym)) break;
+      int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
+      if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF || sym.st_value == 0) continue;
+      const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
+      if (!name || !*name) continue;
+      int rank = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+      symbols_.push_back({sym.st_value, sym.st_size, name, rank});
+    }
+    return symtab != nullptr;
+  }
+
+  // /usr/lib/debug/.build-id/xx/yyyy.debug, then the .gnu_debuglink places.
+  void open_debug_file(const std::string& path) {
+    std::vector<std::string> candidates;
+    const void* id = nullptr;
+    ssize_t n = dwelf_elf_gnu_build_id(elf_, &id);
+    if (n > 1) {
+      auto* p = static_cast<const unsigned char*>(id);
+      candidates.push_back("/usr/lib/debug/.build-id/" + hex(p, 1) + "/" + hex(p + 1, size_t(n) - 1) + ".debug");
+    }
+    GElf_Word crc = 0;
+    if (const char* link = dwelf_elf_gnu_debuglink(elf_, &crc)) {
+      std::string dir = path.substr(0, path.rfind('/') + 1);
+      candidates.push_back(dir + link);
+      candidates.push_back(dir + ".debug/" + link);
+      candidates.push_back("/usr/lib/debug" + dir + link);
+    }
+    for (const std::string& c : candidates) {
+      if (c == path) continue;
+      int fd = open_regular(c);
+      if (fd < 0) continue;
+      Elf* e = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+      if (e && elf_kind(e) == ELF_K_ELF) {
+        debug_fd_ = fd;
+        debug_elf_ = e;
+        return;
+      }
+      if (e) elf_end(e);
+      ::close(fd);
+    }
+  }
+
+  // The compile unit whose pc ranges hold `rel`. Built from the units' own
+  // ranges, so it does not depend on .debug_aranges being there.
+  CompileUnit* unit_for(uint64_t rel) {
+    if (!units_built_) build_units();
+    auto it = std::upper_bound(ranges_.begin(), ranges_.end(), rel,
+                               [](uint64_t a, const CuRange& r) { return a < r.lo; });
+    // Disjoint ranges: only the last one starting at or before `rel` can hold
+    // it; overlapping ones (unusual) are all tried.
+    while (it != ranges_.begin()) {
+      --it;
+      if (rel >= it->lo && rel < it->hi) return &units_[it->cu];
+      if (ranges_disjoint_) break;
+    }
+    return nullptr;
+  }
+
+  void build_units() {
+    units_built_ = true;
+    Dwarf_Off off = 0, next = 0;
+    size_t header = 0;
+    while (dwarf_nextcu(dwarf_, off, &next, &header, nullptr, nullptr, nullptr) == 0) {
+      Dwarf_Die die;
+      if (dwarf_offdie(dwarf_, off + header, &die)) {
+        size_t index = units_.size();
+        bool any = false;
+        Dwarf_Addr base = 0, start = 0, end = 0;
+        ptrdiff_t r = 0;
+        while ((r = dwarf_ranges(&die, r, &base, &start, &end)) > 0) {
+          if (end > start) ranges_.push_back({start, end, index}), any = true;
+        }
+        if (any) units_.push_back({die, false, {}});
+      }
+      off = next;
+    }
+    std::sort(ranges_.begin(), ranges_.end(), [](const CuRange& a, const CuRange& b) { return a.lo < b.lo; });
+    ranges_disjoint_ = true;
+    for (size_t i = 1; i < ranges_.size(); ++i)
+      if (ranges_[i].lo < ranges_[i - 1].hi) ranges_disjoint_ = false;
+  }
+
+  static int collect_function(Dwarf_Die* func, void* arg) {
+    auto* cu = static_cast<CompileUnit*>(arg);
+    Dwarf_Addr entry = 0;
+    if (dwarf_entrypc(func, &entry) == 0) cu->functions.emplace(entry, dwarf_dieoffset(func));
+    return DWARF_CB_OK;
+  }
+
+  void index_functions(CompileUnit& cu) {
+    cu.indexed = true;
+    dwarf_getfuncs(&cu.die, collect_function, &cu, 0);
+  }
+
+  int fd_ = -1, debug_fd_ = -1;
+  Elf* elf_ = nullptr;
+  Elf* debug_elf_ = nullptr;
+  Dwarf* dwarf_ = nullptr;
+  std::vector<ElfSymbol> symbols_;
+  bool units_built_ = false, ranges_disjoint_ = false;
+  std::vector<CompileUnit> units_;
+  std::vector<CuRange> ranges_;
+};
+
+std::string base_name(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+struct Symbolizer::Impl {
+  struct ModuleCache {
+    std::unique_ptr<ElfModule> elf;
+    std::unordered_map<uint64_t, SymbolInfo> by_rel;
+  };
+  std::unordered_map<std::string, ModuleCache> modules;
+  std::unordered_map<uint64_t, SymbolInfo> outside;  // addresses in no known module
+};
+
+Symbolizer::Symbolizer() : impl_(std::make_unique<Impl>()) { elf_version(EV_CURRENT); }
+Symbolizer::~Symbolizer() = default;
+
+const SymbolInfo& Symbolizer::lookup(const format::TraceProcess& process, uint64_t address, uint64_t when) {
+  const format::TraceModule* module = process.module_for(address, when);
+  if (!module) {
+    auto [it, fresh] = impl_->outside.try_emplace(address);
+    if (fresh) it->second.name = fmt::format("0x{:x} (unknown module)", address);
+    return it->second;
+  }
+  const uint64_t rel = address - module->base;
+  Impl::ModuleCache& cache = impl_->modules[module->path];
+  auto [it, fresh] = cache.by_rel.try_emplace(rel);
+  SymbolInfo& info = it->second;
+  if (!fresh) return info;
+  if (!cache.elf) cache.elf = std::make_unique<ElfModule>(module->path);
+  info.module = module->path;
+  if (const ElfSymbol* sym = cache.elf->symbol(rel)) {
+    info.known = true;
+    info.mangled = sym->name;
+    info.name = util::demangle(sym->name);
+    if (sym->addr != rel) info.name += fmt::format("+0x{:x}", rel - sym->addr);
+  } else {
+    info.name = fmt::format("0x{:x} ({})", address, module->path.empty() ? "unknown module" : base_name(module->path));
+  }
+  cache.elf->source(rel, &info.file, &info.line);
+  return info;
+}
+
+}  // namespace covkit::trace

@@ -1,0 +1,60 @@
+#pragma once
+// A trace as Chrome trace-event JSON (the "JSON Array/Object Format" that
+// Perfetto's UI and chrome://tracing open): one track per thread, one "X"
+// (complete) event per call, nested as the calls were.
+//
+//   {"traceEvents":[
+//   {"name":"process_name","ph":"M","ts":0,"pid":7,"tid":7,"args":{"name":"prog (7)"}},
+//   {"name":"thread_name","ph":"M","ts":0,"pid":7,"tid":7,"args":{"name":"prog"}},
+//   {"name":"main","ph":"X","ts":0.000,"dur":12.345,"pid":7,"tid":7,"args":{"file":"a.cc","line":3}},
+//   ...
+//   ],
+//   "displayTimeUnit":"ns"}
+//
+// Times are microseconds since the earliest thread start in the trace,
+// written with three decimals from integer nanoseconds (exact, no float
+// rounding), so an event's [ts, ts+dur] lies within its parent's. Events
+// of a thread come in call order (preorder): a parent before a child that
+// starts at the same time. Frames still open where a thread's stream ends
+// (running or killed program) end at its last event, or at the end of its
+// process when that ended normally later (as in CallProfile); frames open
+// when a stream starts (a forked child) begin at its start.
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "format/trace_reader.h"
+#include "trace/symbolizer.h"
+
+namespace covkit::trace {
+
+struct TimelineOptions {
+  uint64_t min_duration_ns = 0;  // calls shorter than this are left out
+  uint64_t max_events = 0;       // 0: all; else the longest calls, at most this many
+  bool source_args = true;       // args {"file": ..., "line": ...} when known
+};
+
+struct TimelineStats {
+  uint64_t calls = 0;       // calls in the trace
+  uint64_t written = 0;     // "X" events written
+  uint64_t too_short = 0;   // left out by min_duration_ns
+  uint64_t over_limit = 0;  // left out by max_events
+};
+
+// The function at `address` in `process` at counter time `when`
+// (Symbolizer::lookup, or a table in tests). Called once per written event;
+// the reference must stay valid until the next call.
+using SymbolLookup =
+    std::function<const SymbolInfo&(const format::TraceProcess& process, uint64_t address, uint64_t when)>;
+
+std::string write_timeline(const format::TraceSet& trace, const SymbolLookup& symbols,
+                           const TimelineOptions& options = {}, TimelineStats* stats = nullptr);
+
+// 1234567 ns -> "1234.567" (µs, three decimals).
+std::string format_microseconds(uint64_t ns);
+
+// `s` as a JSON string literal: quotes, backslashes and control characters
+// escaped, invalid UTF-8 as U+FFFD.
+std::string json_quote(std::string_view s);
+
+}  // namespace covkit::trace

@@ -1,0 +1,508 @@
+// The trace reader on hand-built directories: metadata lines, event
+// encodings, the states a running or killed program leaves (torn last event,
+// zero tail), and hostile bytes.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "format/trace_meta_parser.h"
+#include "format/trace_reader.h"
+#include "format/trace_stream_decoder.h"
+#include "test_support.h"
+
+namespace covkit::format {
+namespace {
+
+using covkit::testing::TempDir;
+using Kind = TraceEvent::Kind;
+
+// Writes a thread stream the way docs/trace-format.md describes it.
+struct StreamBuilder {
+  std::vector<uint8_t> b;
+
+  StreamBuilder(uint32_t pid, uint32_t tid, uint64_t start, uint32_t flags = 0) {
+    const char magic[] = "CKTRACE1";
+    b.assign(magic, magic + 8);
+    u32(pid);
+    u32(tid);
+    u64(start);
+    u32(flags);
+    b.resize(64, 0);
+  }
+  void u32(uint32_t v) {
+    for (int i = 0; i < 4; ++i) b.push_back(uint8_t(v >> (8 * i)));
+  }
+  void u64(uint64_t v) {
+    for (int i = 0; i < 8; ++i) b.push_back(uint8_t(v >> (8 * i)));
+  }
+  void varint(uint64_t v) {
+    do {
+      uint8_t byte = v & 0x7f;
+      v >>= 7;
+      b.push_back(byte | (v ? 0x80 : 0));
+    } while (v);
+  }
+  void lead(uint8_t kind, uint64_t delta) {
+    uint64_t more = delta >> 5;
+    b.push_back(uint8_t(kind | (more ? 4 : 0) | (delta & 31) << 3));
+    if (more) varint(more);
+  }
+  StreamBuilder& define(uint64_t id, uint64_t address, uint64_t delta = 0) {
+    lead(3, delta);
+    varint(1);
+    varint(id);
+    u64(address);
+    return *this;
+  }
+  StreamBuilder& enter(uint64_t id, uint64_t delta) {
+    lead(1, delta);
+    varint(id);
+    return *this;
+  }
+  StreamBuilder& exit(uint64_t delta) {
+    lead(2, delta);
+    return *this;
+  }
+  StreamBuilder& lost(uint64_t n) {
+    lead(3, 0);
+    varint(2);
+    varint(n);
+    return *this;
+  }
+  StreamBuilder& stack(const std::vector<uint64_t>& ids) {
+    lead(3, 0);
+    varint(3);
+    varint(ids.size());
+    for (uint64_t id : ids) varint(id);
+    return *this;
+  }
+  StreamBuilder& end(uint64_t delta = 0) {
+    lead(3, delta);
+    varint(4);
+    return *this;
+  }
+  StreamBuilder& zeros(size_t n) {
+    b.resize(b.size() + n, 0);
+    return *this;
+  }
+};
+
+std::string meta_text(uint32_t pid, const std::string& extra = "") {
+  return "covkit-trace 1\npid " + std::to_string(pid) + "\nppid 1\nexe /bin/prog\nclock mono\n" +
+         "calib 100 100\nmodule 0 100 /bin/prog\nsegment 0 1000 9000\n" + extra;
+}
+
+struct Decoded {
+  TraceThread thread;
+  StreamHeader header;
+  std::vector<std::string> warnings;
+  StreamStatus status;
+};
+
+Decoded decode(const std::vector<uint8_t>& bytes) {
+  Decoded d;
+  d.status = decode_trace_stream(bytes, "t.ckt", d.thread, d.header, d.warnings);
+  return d;
+}
+
+bool any_contains(const std::vector<std::string>& v, const std::string& s) {
+  for (const auto& w : v)
+    if (w.find(s) != std::string::npos) return true;
+  return false;
+}
+
+TEST(TraceStreamTest, DecodesEnterExitWithDeltasAndDefines) {
+  StreamBuilder s(7, 8, 1000);
+  s.define(0, 0x1000).define(200, 0x2000);
+  s.enter(0, 3).enter(200, 31).exit(32).exit(uint64_t(1) << 40).end(5);
+  Decoded d = decode(s.b);
+  ASSERT_EQ(d.status, StreamStatus::kOk);
+  EXPECT_TRUE(d.warnings.empty()) << d.warnings.front();
+  EXPECT_EQ(d.header.pid, 7u);
+  EXPECT_EQ(d.header.tid, 8u);
+  EXPECT_EQ(d.thread.start, 1000u);
+  ASSERT_EQ(d.thread.events.size(), 4u);
+  EXPECT_EQ(d.thread.events[0].kind, Kind::kEnter);
+  EXPECT_EQ(d.thread.events[0].address, 0x1000u);
+  EXPECT_EQ(d.thread.events[0].time, 1003u);
+  EXPECT_EQ(d.thread.events[1].address, 0x2000u);  // two-byte id
+  EXPECT_EQ(d.thread.events[1].time, 1034u);
+  EXPECT_EQ(d.thread.events[2].kind, Kind::kExit);
+  EXPECT_EQ(d.thread.events[2].time, 1066u);  // delta 32: low bits 0, varint 1
+  EXPECT_EQ(d.thread.events[3].time, 1066u + (uint64_t(1) << 40));
+  EXPECT_TRUE(d.thread.ended);
+  EXPECT_FALSE(d.thread.truncated);
+  EXPECT_EQ(d.thread.bytes, s.b.size());
+  EXPECT_EQ(d.thread.last_time, 1066u + (uint64_t(1) << 40) + 5);
+}
+
+TEST(TraceStreamTest, EndedFlagInHeader) {
+  StreamBuilder s(1, 1, 0, 1);
+  s.define(1, 0x1000).enter(1, 1).exit(1);
+  Decoded d = decode(s.b);
+  EXPECT_TRUE(d.thread.ended);
+  EXPECT_EQ(d.thread.events.size(), 2u);
+}
+
+TEST(TraceStreamTest, StackSpecialGivesInitialStackAndLostCounts) {
+  StreamBuilder s(1, 2, 50);
+  s.define(1, 0x1000).define(2, 0x2000).stack({1, 2}).lost(3).exit(10).lost(4).exit(10).enter(1, 1).exit(1);
+  Decoded d = decode(s.b);
+  EXPECT_TRUE(d.warnings.empty()) << d.warnings.front();
+  EXPECT_EQ(d.thread.initial_stack, (std::vector<uint64_t>{0x1000, 0x2000}));
+  EXPECT_EQ(d.thread.lost, 7u);
+  ASSERT_EQ(d.thread.events.size(), 4u);  // the two exits close the initial frames
+  EXPECT_EQ(d.thread.events[0].kind, Kind::kExit);
+  EXPECT_EQ(d.thread.events[1].time, 70u);
+}
+
+TEST(TraceStreamTest, ZeroTailEndsTheDataQuietly) {
+  StreamBuilder s(1, 1, 0);
+  s.define(1, 0x1000).enter(1, 1).exit(2).zeros(1 << 20);
+  Decoded d = decode(s.b);
+  EXPECT_TRUE(d.warnings.empty());
+  EXPECT_EQ(d.thread.events.size(), 2u);
+  EXPECT_FALSE(d.thread.truncated);
+  EXPECT_EQ(d.thread.bytes, s.b.size() - (1 << 20));
+}
+
+TEST(TraceStreamTest, EventBeingWrittenInZeroTailIsDroppedWithoutWarning) {
+  // The lead byte of an enter is there, its id byte is not yet (zero); and
+  // the id 0 was never defined.
+  StreamBuilder s(1, 1, 0);
+  s.define(1, 0x1000).enter(1, 1);
+  s.b.push_back(1 | (2 << 3));  // enter, delta 2, id still 0
+  s.zeros(4096);
+  Decoded d = decode(s.b);
+  EXPECT_TRUE(d.warnings.empty()) << d.warnings.front();
+  EXPECT_TRUE(d.thread.truncated);
+  ASSERT_EQ(d.thread.events.size(), 1u);
+
+  // Id 0 is defined: the half-written enter would decode as a whole one.
+  StreamBuilder u(1, 1, 0);
+  u.define(0, 0x1000).enter(0, 1).exit(1);
+  u.b.push_back(1 | (2 << 3));
+  u.zeros(4096);
+  Decoded f = decode(u.b);
+  EXPECT_TRUE(f.warnings.empty());
+  EXPECT_TRUE(f.thread.truncated);
+  EXPECT_EQ(f.thread.events.size(), 2u);
+  // A two-byte delta whose second byte is still zero.
+  StreamBuilder v(1, 1, 0);
+  v.define(1, 0x1000).enter(1, 1);
+  v.b.push_back(2 | 4 | (1 << 3));
+  v.b.push_back(0x85);
+  v.zeros(100);
+  Decoded g = decode(v.b);
+  EXPECT_TRUE(g.thread.truncated);
+  EXPECT_EQ(g.thread.events.size(), 1u);
+  // The same bytes in a stream whose header says it ended are whole.
+  StreamBuilder w(1, 1, 0, 1);
+  w.define(0, 0x1000).enter(0, 1);
+  w.zeros(10);
+  Decoded h = decode(w.b);
+  EXPECT_FALSE(h.thread.truncated);
+  EXPECT_EQ(h.thread.events.size(), 1u);
+
+  // A stack special whose frames are not written yet.
+  StreamBuilder t(1, 1, 0);
+  t.define(1, 0x1000);
+  t.lead(3, 0);
+  t.varint(3);
+  t.varint(2);
+  t.zeros(100);
+  Decoded e = decode(t.b);
+  EXPECT_TRUE(e.warnings.empty()) << e.warnings.front();
+  EXPECT_TRUE(e.thread.truncated);
+  EXPECT_TRUE(e.thread.initial_stack.empty());
+}
+
+TEST(TraceStreamTest, FileCutInsideAnEventIsAWarningWithItsOffset) {
+  StreamBuilder s(1, 1, 0);
+  s.define(300, 0x1000).enter(300, 1).exit(1);
+  const size_t cut_event = s.b.size();
+  s.enter(300, 1);
+  s.b.pop_back();  // the second byte of the id is missing
+  Decoded d = decode(s.b);
+  EXPECT_TRUE(d.thread.truncated);
+  EXPECT_EQ(d.thread.events.size(), 2u);
+  ASSERT_EQ(d.warnings.size(), 1u);
+  EXPECT_NE(d.warnings[0].find("t.ckt: byte " + std::to_string(cut_event)), std::string::npos) << d.warnings[0];
+
+  // A define cut in its address.
+  StreamBuilder t(1, 1, 0);
+  t.define(1, 0x1000);
+  t.b.resize(t.b.size() - 3);
+  Decoded e = decode(t.b);
+  EXPECT_TRUE(e.thread.truncated);
+  EXPECT_TRUE(any_contains(e.warnings, "byte 64"));
+}
+
+TEST(TraceStreamTest, HeaderStates) {
+  EXPECT_EQ(decode({}).status, StreamStatus::kNoHeader);
+  EXPECT_EQ(decode(std::vector<uint8_t>(1 << 16, 0)).status, StreamStatus::kNoHeader);
+  Decoded short_header = decode({'C', 'K', 'T'});
+  EXPECT_EQ(short_header.status, StreamStatus::kNotStream);
+  EXPECT_FALSE(short_header.warnings.empty());
+  std::vector<uint8_t> wrong(64, 'x');
+  Decoded bad = decode(wrong);
+  EXPECT_EQ(bad.status, StreamStatus::kNotStream);
+  EXPECT_TRUE(any_contains(bad.warnings, "magic"));
+  StreamBuilder only(1, 1, 5);
+  Decoded empty = decode(only.b);
+  EXPECT_EQ(empty.status, StreamStatus::kOk);
+  EXPECT_TRUE(empty.thread.events.empty());
+  EXPECT_TRUE(empty.warnings.empty());
+}
+
+TEST(TraceStreamTest, HostileStreamsStopWithAWarningAndKeepWhatCameBefore) {
+  struct Case {
+    const char* what;
+    std::vector<uint8_t> tail;
+  };
+  std::vector<Case> cases = {
+      {"undefined id", {1 | (1 << 3), 9}},
+      {"varint overflow", {1 | 4, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}},
+      {"delta beyond 64 bits", {2 | 4, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}},
+      {"kind 0", {0x08}},
+      {"unknown special", {3, 99}},
+      // A stack that claims 2^62 frames in a few bytes: refused before any allocation.
+      {"absurd stack", {3, 3, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40, 1, 1, 1}},
+      {"stack of undefined ids", {3, 3, 2, 7, 8}},
+  };
+  for (const Case& c : cases) {
+    StreamBuilder s(1, 1, 0);
+    s.define(1, 0x1000).enter(1, 1).exit(1);
+    const size_t good = s.b.size();
+    s.b.insert(s.b.end(), c.tail.begin(), c.tail.end());
+    s.b.push_back(0x55);  // not a zero tail: damage, not a write in progress
+    Decoded d = decode(s.b);
+    EXPECT_EQ(d.thread.events.size(), 2u) << c.what;
+    ASSERT_FALSE(d.warnings.empty()) << c.what;
+    EXPECT_NE(d.warnings[0].find("byte " + std::to_string(good)), std::string::npos) << c.what << ": " << d.warnings[0];
+    EXPECT_EQ(d.thread.bytes, good) << c.what;
+  }
+}
+
+TEST(TraceStreamTest, HugeIdsAndUnmatchedExitsAndClampedTime) {
+  StreamBuilder s(1, 1, UINT64_MAX - 10);
+  s.define(uint64_t(1) << 50, 0x1000).exit(1).enter(uint64_t(1) << 50, 1).exit(100).exit(1);
+  Decoded d = decode(s.b);
+  ASSERT_EQ(d.thread.events.size(), 2u);  // the stray exits are dropped
+  EXPECT_EQ(d.thread.events[0].address, 0x1000u);
+  EXPECT_EQ(d.thread.events[1].time, UINT64_MAX);  // clamped, never wrapped
+  EXPECT_TRUE(any_contains(d.warnings, "no open frame"));
+  EXPECT_TRUE(any_contains(d.warnings, "overflows"));
+}
+
+TEST(TraceStreamTest, RandomDamageNeverBreaksNesting) {
+  StreamBuilder base(1, 1, 0);
+  base.define(1, 0x1000).define(2, 0x2000).stack({1});
+  for (int i = 0; i < 200; ++i) base.enter(1 + i % 2, uint64_t(i) * 37).exit(uint64_t(i) << (i % 50));
+  base.lost(5).end();
+  std::mt19937 rng(12345);
+  for (int round = 0; round < 2000; ++round) {
+    std::vector<uint8_t> b = base.b;
+    int flips = 1 + int(rng() % 8);
+    for (int f = 0; f < flips; ++f) b[64 + rng() % (b.size() - 64)] = uint8_t(rng());
+    if (round % 3 == 0) b.resize(64 + rng() % (b.size() - 64));
+    Decoded d = decode(b);
+    ASSERT_EQ(d.status, StreamStatus::kOk);
+    int64_t depth = int64_t(d.thread.initial_stack.size());
+    uint64_t last = 0;
+    for (const TraceEvent& e : d.thread.events) {
+      depth += e.kind == Kind::kEnter ? 1 : -1;
+      ASSERT_GE(depth, 0) << "round " << round;
+      ASSERT_GE(e.time, last);
+      last = e.time;
+    }
+    ASSERT_LE(d.thread.bytes, b.size());
+    ASSERT_LE(d.thread.events.size(), b.size());
+  }
+}
+
+TEST(TraceStreamTest, LargeStreamsAreCountedFirstAndMatchTheCounts) {
+  StreamBuilder s(1, 1, 0);
+  s.define(1, 0x1000);
+  const int calls = 1600000;  // about 4.8 MB: above the size that is counted first
+  for (int i = 0; i < calls; ++i) s.enter(1, 1).exit(1);
+  s.zeros(1000);
+  Decoded d = decode(s.b);
+  EXPECT_EQ(d.thread.events.size(), size_t(2 * calls));
+  EXPECT_EQ(d.thread.events.capacity(), d.thread.events.size());
+  StreamCounts counts;
+  ASSERT_TRUE(count_trace_stream(s.b, counts));
+  EXPECT_EQ(counts.events, uint64_t(2 * calls));
+  EXPECT_EQ(counts.enters, uint64_t(calls));
+  EXPECT_EQ(counts.bytes, d.thread.bytes);
+  EXPECT_FALSE(count_trace_stream(std::vector<uint8_t>(10, 0), counts));
+}
+
+TEST(TraceMetaTest, ParsesEveryKeyAndIgnoresUnknownOnesAndTheUnfinishedLine) {
+  std::string text =
+      "covkit-trace 1\n"
+      "pid 42\n"
+      "ppid 41\n"
+      "exe /opt/my prog\n"
+      "clock tsc\n"
+      "calib 1000 5000\n"
+      "module 555500000000 1000 \"\"\n"
+      "segment 555500000000 555500001000 555500005000\n"
+      "module 7f0000000000 1000 /lib/libfoo.so\n"
+      "segment 7f0000000000 7f0000010000 7f0000020000\n"
+      "thread 42 main\n"
+      "thread 43 worker one\n"
+      "thread 42 renamed\n"
+      "future-key whatever\n"
+      "fork 2000 77\n"
+      "calib 3000 6000\n"
+      "end 4000\n"
+      "calib 5000 7";  // no newline: still being written
+  TraceProcess p;
+  std::vector<std::pair<uint32_t, std::string>> names;
+  std::vector<std::string> warnings;
+  ASSERT_EQ(parse_trace_meta(text, "42.meta", p, names, warnings), MetaStatus::kOk);
+  EXPECT_TRUE(warnings.empty()) << warnings.front();
+  EXPECT_EQ(p.pid, 42u);
+  EXPECT_EQ(p.ppid, 41u);
+  EXPECT_EQ(p.exe, "/opt/my prog");
+  EXPECT_TRUE(p.tsc);
+  ASSERT_EQ(p.calib.size(), 2u);
+  ASSERT_EQ(p.modules.size(), 2u);
+  EXPECT_EQ(p.modules[0].path, "/opt/my prog");  // "" is the main program
+  EXPECT_EQ(p.modules[0].base, 0x555500000000u);
+  ASSERT_EQ(p.modules[0].segments.size(), 1u);
+  EXPECT_EQ(p.modules[0].segments[0].lo, 0x555500001000u);
+  EXPECT_EQ(p.modules[1].path, "/lib/libfoo.so");
+  ASSERT_EQ(names.size(), 3u);
+  EXPECT_EQ(names[1].second, "worker one");
+  ASSERT_EQ(p.forks.size(), 1u);
+  EXPECT_EQ(p.forks[0].second, 77u);
+  EXPECT_EQ(p.end, 4000u);
+  // to_ns by the first and last pair: 0.5 ns per tick.
+  EXPECT_EQ(p.to_ns(1000), 5000u);
+  EXPECT_EQ(p.to_ns(2000), 5500u);
+  EXPECT_EQ(p.to_ns(0), 4500u);
+}
+
+TEST(TraceMetaTest, DamagedLinesAreWarningsWithOffsets) {
+  std::string text = "covkit-trace 1\npid x\nsegment 1 2\nmodule zz 1 /a\nsegment 99 10 20\nclock sundial\n";
+  TraceProcess p;
+  std::vector<std::pair<uint32_t, std::string>> names;
+  std::vector<std::string> warnings;
+  ASSERT_EQ(parse_trace_meta(text, "9.meta", p, names, warnings), MetaStatus::kOk);
+  EXPECT_EQ(warnings.size(), 5u);
+  EXPECT_TRUE(any_contains(warnings, "9.meta: byte 15:"));
+  EXPECT_TRUE(p.modules.empty());
+}
+
+TEST(TraceMetaTest, FirstLineDecides) {
+  TraceProcess p;
+  std::vector<std::pair<uint32_t, std::string>> names;
+  std::vector<std::string> w;
+  EXPECT_EQ(parse_trace_meta("", "m", p, names, w), MetaStatus::kEmpty);
+  EXPECT_EQ(parse_trace_meta("covkit-tr", "m", p, names, w), MetaStatus::kEmpty);
+  EXPECT_EQ(parse_trace_meta("hello\n", "m", p, names, w), MetaStatus::kNotMeta);
+  EXPECT_EQ(parse_trace_meta("covkit-trace 2\npid 1\n", "m", p, names, w), MetaStatus::kUnsupported);
+}
+
+TEST(TraceClockTest, BackwardsCalibrationIsNotUsed) {
+  TraceProcess p;
+  p.tsc = true;
+  p.calib = {{1000, 5000}, {3000, 6000}, {2000, 4000}};  // the last pair goes backwards in time
+  EXPECT_EQ(p.to_ns(3000), 6000u);
+  p.calib = {{1000, 5000}};
+  p.now_calib = std::make_pair(uint64_t(2000), uint64_t(7000));
+  EXPECT_EQ(p.to_ns(1500), 6000u);
+  EXPECT_EQ(p.to_ns(0), 3000u);
+  p.calib = {{1000, 10}};
+  p.now_calib = std::make_pair(uint64_t(2000), uint64_t(1010));
+  EXPECT_EQ(p.to_ns(0), 0u);  // before 0 ns: clamped
+  TraceProcess mono;
+  EXPECT_EQ(mono.to_ns(12345), 12345u);
+}
+
+TEST(TraceModulesTest, ModuleForPicksTheOneLoadedAtThatTime) {
+  TraceProcess p;
+  p.modules.push_back({0x7000, 100, "/a.so", {{0x8000, 0x9000}}});
+  p.modules.push_back({0x7000, 500, "/b.so", {{0x8000, 0x9000}}});
+  p.modules.push_back({0x1000, 100, "/prog", {{0x1000, 0x2000}}});
+  EXPECT_EQ(p.module_for(0x8100, 200)->path, "/a.so");
+  EXPECT_EQ(p.module_for(0x8100, 500)->path, "/b.so");
+  EXPECT_EQ(p.module_for(0x8100, 50)->path, "/a.so");  // before both: the earliest
+  EXPECT_EQ(p.module_for(0x1fff, 1000)->path, "/prog");
+  EXPECT_EQ(p.module_for(0x2000, 1000), nullptr);
+}
+
+TEST(TraceDirTest, ReadsProcessesAndThreadsSorted) {
+  TempDir dir;
+  ASSERT_TRUE(testing::write_text(dir / "20.meta", meta_text(20, "thread 21 worker\nthread 20 prog\n")));
+  ASSERT_TRUE(testing::write_text(dir / "10.meta", meta_text(10)));
+  StreamBuilder a(20, 21, 100), b(20, 20, 100), c(10, 10, 100);
+  a.define(1, 0x1000).enter(1, 5).exit(5);
+  b.define(1, 0x2000).enter(1, 1).zeros(1000);
+  c.define(1, 0x1000).end();
+  ASSERT_TRUE(testing::write_bytes(dir / "20-21.ckt", a.b));
+  ASSERT_TRUE(testing::write_bytes(dir / "20-20.ckt", b.b));
+  ASSERT_TRUE(testing::write_bytes(dir / "10-10.ckt", c.b));
+  ASSERT_TRUE(testing::write_bytes(dir / "10-11.ckt", std::vector<uint8_t>(4096, 0)));  // just created
+  ASSERT_TRUE(testing::write_text(dir / "notes.txt", "ignored"));
+  std::string error;
+  auto set = read_trace_dir(dir.path(), &error);
+  ASSERT_TRUE(set) << error;
+  EXPECT_TRUE(set->warnings.empty()) << set->warnings.front();
+  ASSERT_EQ(set->processes.size(), 2u);
+  EXPECT_EQ(set->processes[0].pid, 10u);
+  ASSERT_EQ(set->processes[0].threads.size(), 1u);
+  EXPECT_TRUE(set->processes[0].threads[0].ended);
+  const TraceProcess& p = set->processes[1];
+  ASSERT_EQ(p.threads.size(), 2u);
+  EXPECT_EQ(p.threads[0].tid, 20u);
+  EXPECT_EQ(p.threads[0].name, "prog");
+  EXPECT_EQ(p.threads[1].name, "worker");
+  EXPECT_EQ(p.threads[1].file, dir / "20-21.ckt");
+  EXPECT_EQ(p.threads[1].events.size(), 2u);
+  ASSERT_EQ(p.modules.size(), 1u);
+  EXPECT_EQ(p.module_for(0x1000, 200)->path, "/bin/prog");
+}
+
+TEST(TraceDirTest, DamagedDirectoriesGiveWarningsNotFailures) {
+  TempDir dir;
+  ASSERT_TRUE(testing::write_text(dir / "5.meta", "covkit-trace 9\npid 5\n"));  // another version
+  StreamBuilder s5(5, 5, 0);
+  ASSERT_TRUE(testing::write_bytes(dir / "5-5.ckt", s5.b));
+  StreamBuilder s6(6, 6, 0);  // no 6.meta
+  s6.define(1, 0x10).enter(1, 1);
+  ASSERT_TRUE(testing::write_bytes(dir / "6-6.ckt", s6.b));
+  StreamBuilder s7(7, 99, 0);  // header disagrees with the name
+  ASSERT_TRUE(testing::write_text(dir / "7.meta", meta_text(7)));
+  ASSERT_TRUE(testing::write_bytes(dir / "7-7.ckt", s7.b));
+  ASSERT_TRUE(testing::write_bytes(dir / "x.ckt", s7.b));
+  std::string error;
+  auto set = read_trace_dir(dir.path(), &error);
+  ASSERT_TRUE(set) << error;
+  ASSERT_EQ(set->processes.size(), 2u);  // 5 is skipped
+  EXPECT_EQ(set->processes[0].pid, 6u);
+  EXPECT_EQ(set->processes[0].threads[0].events.size(), 1u);
+  EXPECT_EQ(set->processes[1].threads[0].tid, 7u);
+  EXPECT_TRUE(any_contains(set->warnings, "version 9"));
+  EXPECT_TRUE(any_contains(set->warnings, "6.meta: missing"));
+  EXPECT_TRUE(any_contains(set->warnings, "7-7.ckt: byte 8"));
+  EXPECT_TRUE(any_contains(set->warnings, "x.ckt: not named"));
+}
+
+TEST(TraceDirTest, NotATraceDirectory) {
+  TempDir dir;
+  std::string error;
+  EXPECT_FALSE(read_trace_dir(dir.path(), &error));
+  EXPECT_NE(error.find("not a covkit trace directory"), std::string::npos);
+  EXPECT_FALSE(read_trace_dir(dir / "missing", &error));
+  ASSERT_TRUE(testing::write_text(dir / "f", "x"));
+  EXPECT_FALSE(read_trace_dir(dir / "f", &error));
+}
+
+}  // namespace
+}  // namespace covkit::format

@@ -1,0 +1,293 @@
+// `covkit trace timeline`: Chrome trace-event JSON from a hand-built TraceSet
+// (exact text, µs formatting, nesting, thread and process names, limits).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "format/trace_reader.h"
+#include "trace/timeline_writer.h"
+
+namespace {
+
+using covkit::format::TraceEvent;
+using covkit::format::TraceProcess;
+using covkit::format::TraceSet;
+using covkit::format::TraceThread;
+using covkit::trace::SymbolInfo;
+using covkit::trace::TimelineOptions;
+using covkit::trace::TimelineStats;
+using covkit::trace::write_timeline;
+
+TraceEvent enter(uint64_t t, uint64_t address) { return {TraceEvent::Kind::kEnter, t, address}; }
+TraceEvent leave(uint64_t t) { return {TraceEvent::Kind::kExit, t, 0}; }
+
+// A table instead of ELF files.
+class Symbols {
+ public:
+  Symbols() {
+    add(0x10, "main", "/src/m.cc", 3);
+    add(0x20, "std::vector<int>::operator[](unsigned long)", "", 0);
+    add(0x30, "work(int)", "/src/w.cc", 10);
+    add(0x40, "a\"b\\c", "/src/x.cc", 1);
+  }
+  covkit::trace::SymbolLookup lookup() {
+    return [this](const TraceProcess&, uint64_t address, uint64_t) -> const SymbolInfo& { return table_.at(address); };
+  }
+
+ private:
+  void add(uint64_t address, std::string name, std::string file, uint32_t line) {
+    SymbolInfo s;
+    s.name = std::move(name);
+    s.file = std::move(file);
+    s.line = line;
+    s.known = true;
+    table_[address] = s;
+  }
+  std::map<uint64_t, SymbolInfo> table_;
+};
+
+// Counters are CLOCK_MONOTONIC ns (clock mono).
+//   tid 100: main [1000, end) { vector[] [1000, 2500), work [2500, 4000),
+//                               vector[] [4200, end) { work [5000, 6234) } }
+//   the stream ends at 6234 with main and vector[] still open.
+//   tid 101 (no name): a"b\c [2000, 2001)
+TraceSet sample_trace() {
+  TraceSet set;
+  TraceProcess p;
+  p.pid = 100;
+  p.exe = "/usr/local/bin/prog";
+  TraceThread t;
+  t.tid = 100;
+  t.name = "prog";
+  t.start = 1000;
+  t.events = {enter(1000, 0x10), enter(1000, 0x20), leave(2500), enter(2500, 0x30), leave(4000),
+              enter(4200, 0x20), enter(5000, 0x30), leave(6234)};
+  p.threads.push_back(t);
+  TraceThread u;
+  u.tid = 101;
+  u.start = 1500;
+  u.events = {enter(2000, 0x40), leave(2001)};
+  p.threads.push_back(u);
+  set.processes.push_back(p);
+  return set;
+}
+
+// Per thread: ts never decreases, and every event lies within the enclosing
+// open event or after it (never across its end).
+void expect_nested(const std::string& text) {
+  nlohmann::json doc = nlohmann::json::parse(text);
+  ASSERT_TRUE(doc.contains("traceEvents"));
+  EXPECT_EQ(doc["displayTimeUnit"], "ns");
+  std::map<std::pair<int, int>, std::vector<std::pair<int64_t, int64_t>>> stacks;
+  std::map<std::pair<int, int>, int64_t> last_ts;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    auto key = std::make_pair(e["pid"].get<int>(), e["tid"].get<int>());
+    int64_t ts = std::llround(e["ts"].get<double>() * 1000), end = ts + std::llround(e["dur"].get<double>() * 1000);
+    if (last_ts.count(key)) {
+      EXPECT_GE(ts, last_ts[key]) << e.dump();
+    }
+    last_ts[key] = ts;
+    auto& stack = stacks[key];
+    while (!stack.empty() && !(stack.back().first <= ts && end <= stack.back().second)) {
+      EXPECT_GE(ts, stack.back().second) << "overlaps its parent: " << e.dump();
+      stack.pop_back();
+    }
+    stack.emplace_back(ts, end);
+  }
+}
+
+TEST(TimelineWriter, Microseconds) {
+  using covkit::trace::format_microseconds;
+  EXPECT_EQ(format_microseconds(0), "0.000");
+  EXPECT_EQ(format_microseconds(1), "0.001");
+  EXPECT_EQ(format_microseconds(999), "0.999");
+  EXPECT_EQ(format_microseconds(1000), "1.000");
+  EXPECT_EQ(format_microseconds(1234567), "1234.567");
+  EXPECT_EQ(format_microseconds(18446744073709551615ull), "18446744073709551.615");
+}
+
+TEST(TimelineWriter, JsonQuote) {
+  using covkit::trace::json_quote;
+  EXPECT_EQ(json_quote("a\"b\\c"), "\"a\\\"b\\\\c\"");
+  EXPECT_EQ(json_quote("std::vector<int>::operator[](unsigned long)"),
+            "\"std::vector<int>::operator[](unsigned long)\"");
+  EXPECT_EQ(json_quote("x\x01y\nz"), "\"x\\u0001y\\nz\"");
+  EXPECT_EQ(json_quote("bad\xFF"), "\"bad\xEF\xBF\xBD\"");
+  EXPECT_EQ(json_quote("caf\xC3\xA9"), "\"caf\xC3\xA9\"");
+}
+
+TEST(TimelineWriter, ExactOutput) {
+  Symbols symbols;
+  TimelineStats stats;
+  std::string json = write_timeline(sample_trace(), symbols.lookup(), {}, &stats);
+  EXPECT_EQ(json,
+            "{\"traceEvents\":[\n"
+            "{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":0,\"pid\":100,\"tid\":100,\"args\":{\"name\":\"prog (100)\"}},\n"
+            "{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":0,\"pid\":100,\"tid\":100,\"args\":{\"name\":\"prog\"}},\n"
+            "{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":0,\"pid\":100,\"tid\":101,\"args\":{\"name\":\"thread 101\"}},\n"
+            "{\"name\":\"main\",\"ph\":\"X\",\"ts\":0.000,\"dur\":5.234,\"pid\":100,\"tid\":100,"
+            "\"args\":{\"file\":\"/src/m.cc\",\"line\":3}},\n"
+            "{\"name\":\"std::vector<int>::operator[](unsigned long)\",\"ph\":\"X\",\"ts\":0.000,\"dur\":1.500,"
+            "\"pid\":100,\"tid\":100},\n"
+            "{\"name\":\"work(int)\",\"ph\":\"X\",\"ts\":1.500,\"dur\":1.500,\"pid\":100,\"tid\":100,"
+            "\"args\":{\"file\":\"/src/w.cc\",\"line\":10}},\n"
+            "{\"name\":\"std::vector<int>::operator[](unsigned long)\",\"ph\":\"X\",\"ts\":3.200,\"dur\":2.034,"
+            "\"pid\":100,\"tid\":100},\n"
+            "{\"name\":\"work(int)\",\"ph\":\"X\",\"ts\":4.000,\"dur\":1.234,\"pid\":100,\"tid\":100,"
+            "\"args\":{\"file\":\"/src/w.cc\",\"line\":10}},\n"
+            "{\"name\":\"a\\\"b\\\\c\",\"ph\":\"X\",\"ts\":1.000,\"dur\":0.001,\"pid\":100,\"tid\":101,"
+            "\"args\":{\"file\":\"/src/x.cc\",\"line\":1}}\n"
+            "],\n"
+            "\"displayTimeUnit\":\"ns\"}\n");
+  EXPECT_EQ(stats.calls, 6u);
+  EXPECT_EQ(stats.written, 6u);
+  expect_nested(json);
+}
+
+TEST(TimelineWriter, EqualStartParentFirst) {
+  TraceSet set;
+  TraceProcess p;
+  p.pid = 7;
+  TraceThread t;
+  t.tid = 7;
+  t.start = 50;
+  // Three frames entered at the same time, left at the same time.
+  t.events = {enter(50, 0x10), enter(50, 0x20), enter(50, 0x30), leave(80), leave(80), leave(80)};
+  p.threads.push_back(t);
+  set.processes.push_back(p);
+  Symbols symbols;
+  std::string json = write_timeline(set, symbols.lookup());
+  size_t a = json.find("\"main\""), b = json.find("operator[]"), c = json.find("work(int)");
+  ASSERT_NE(c, std::string::npos);
+  EXPECT_LT(a, b);
+  EXPECT_LT(b, c);
+  EXPECT_NE(json.find("\"process_name\",\"ph\":\"M\",\"ts\":0,\"pid\":7,\"tid\":7,\"args\":{\"name\":\"process (7)\"}"),
+            std::string::npos)
+      << json;
+  expect_nested(json);
+}
+
+TEST(TimelineWriter, ForkedChildStartsInsideItsParentsFrames) {
+  TraceSet set = sample_trace();
+  TraceProcess child;
+  child.pid = 200;
+  child.ppid = 100;
+  child.exe = "/usr/local/bin/prog";
+  TraceThread t;
+  t.tid = 200;
+  t.name = "prog";
+  t.start = 3000;
+  t.initial_stack = {0x10, 0x30};
+  t.events = {enter(3100, 0x40), leave(3200), leave(3300)};  // the second exit closes work(int)
+  child.threads.push_back(t);
+  set.processes.push_back(child);
+  Symbols symbols;
+  std::string json = write_timeline(set, symbols.lookup());
+  EXPECT_NE(json.find("{\"name\":\"main\",\"ph\":\"X\",\"ts\":2.000,\"dur\":0.300,\"pid\":200,\"tid\":200,"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("{\"name\":\"work(int)\",\"ph\":\"X\",\"ts\":2.000,\"dur\":0.300,\"pid\":200,\"tid\":200,"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("{\"name\":\"a\\\"b\\\\c\",\"ph\":\"X\",\"ts\":2.100,\"dur\":0.100,\"pid\":200,\"tid\":200,"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":0,\"pid\":200,\"tid\":200,\"args\":{\"name\":\"prog (200)\"}}"),
+            std::string::npos);
+  expect_nested(json);
+}
+
+TEST(TimelineWriter, OpenFramesEndWithTheirProcess) {
+  TraceSet set = sample_trace();
+  TraceProcess& p = set.processes[0];
+  p.end = 9000;                       // exit() after the last event of tid 100
+  p.threads[1].events.pop_back();     // tid 101 still inside a"b\c
+  p.threads[1].ended = true;          // ... but its stream says it ended: not extended
+  p.threads[1].last_time = 2500;      // its `end` special came later than its enter
+  Symbols symbols;
+  std::string json = write_timeline(set, symbols.lookup());
+  EXPECT_NE(json.find("{\"name\":\"main\",\"ph\":\"X\",\"ts\":0.000,\"dur\":8.000,\"pid\":100,\"tid\":100,"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"ts\":3.200,\"dur\":4.800,\"pid\":100,\"tid\":100}"), std::string::npos) << json;
+  EXPECT_NE(json.find("{\"name\":\"a\\\"b\\\\c\",\"ph\":\"X\",\"ts\":1.000,\"dur\":0.500,\"pid\":100,\"tid\":101,"),
+            std::string::npos)
+      << json;
+  expect_nested(json);
+}
+
+TEST(TimelineWriter, TscCountersAreConvertedToNanoseconds) {
+  TraceSet set;
+  TraceProcess p;
+  p.pid = 9;
+  p.tsc = true;
+  p.calib = {{10000, 1000000}, {30000, 1010000}};  // 2 ticks per ns
+  TraceThread t;
+  t.tid = 9;
+  t.start = 10000;
+  t.events = {enter(10000, 0x10), enter(12000, 0x30), leave(14002), leave(20000)};
+  p.threads.push_back(t);
+  set.processes.push_back(p);
+  Symbols symbols;
+  std::string json = write_timeline(set, symbols.lookup());
+  EXPECT_NE(json.find("\"name\":\"main\",\"ph\":\"X\",\"ts\":0.000,\"dur\":5.000,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"name\":\"work(int)\",\"ph\":\"X\",\"ts\":1.000,\"dur\":1.001,"), std::string::npos) << json;
+}
+
+TEST(TimelineWriter, MinDuration) {
+  Symbols symbols;
+  TimelineOptions o;
+  o.min_duration_ns = 1500;
+  TimelineStats stats;
+  std::string json = write_timeline(sample_trace(), symbols.lookup(), o, &stats);
+  EXPECT_EQ(stats.written, 4u);
+  EXPECT_EQ(stats.too_short, 2u);
+  EXPECT_EQ(json.find("\"dur\":1.234"), std::string::npos);
+  EXPECT_EQ(json.find("\"dur\":0.001"), std::string::npos);
+  EXPECT_NE(json.find("\"dur\":1.500"), std::string::npos);
+  // The thread without events still has its name.
+  EXPECT_NE(json.find("\"tid\":101,\"args\":{\"name\":\"thread 101\"}"), std::string::npos);
+  expect_nested(json);
+}
+
+TEST(TimelineWriter, MaxEventsKeepsTheLongest) {
+  Symbols symbols;
+  TimelineOptions o;
+  o.max_events = 3;
+  TimelineStats stats;
+  std::string json = write_timeline(sample_trace(), symbols.lookup(), o, &stats);
+  EXPECT_EQ(stats.calls, 6u);
+  EXPECT_EQ(stats.written, 3u);
+  EXPECT_EQ(stats.over_limit, 3u);
+  // main (5.234), the second vector[] (2.034), and of the two 1.500 calls
+  // the first (the parent-first order).
+  EXPECT_NE(json.find("\"ts\":0.000,\"dur\":5.234"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"ts\":3.200,\"dur\":2.034"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"ts\":0.000,\"dur\":1.500"), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"ts\":1.500,\"dur\":1.500"), std::string::npos) << json;
+  expect_nested(json);
+}
+
+TEST(TimelineWriter, NoSourceArgs) {
+  Symbols symbols;
+  TimelineOptions o;
+  o.source_args = false;
+  std::string json = write_timeline(sample_trace(), symbols.lookup(), o);
+  EXPECT_EQ(json.find("\"file\""), std::string::npos);
+}
+
+TEST(TimelineWriter, EmptyTrace) {
+  TimelineStats stats;
+  std::string json = write_timeline(TraceSet{}, Symbols().lookup(), {}, &stats);
+  EXPECT_EQ(json, "{\"traceEvents\":[\n\n],\n\"displayTimeUnit\":\"ns\"}\n");
+  EXPECT_EQ(stats.calls, 0u);
+  EXPECT_NO_THROW(nlohmann::json::parse(json));
+}
+
+}  // namespace
