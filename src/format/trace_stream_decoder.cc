@@ -215,7 +215,7 @@ void Decoder::run() {
         define(id, le64(&b_[pos_ - 8]));
       } else if (subtype == kLost) {
         at = pos_;
-        uint64_t count = 0, enters = 0;
+        uint64_t count = 0;
         r = varint(count);
         if (r != Read::kOk) {
           stop(r, event, at, "the lost count does not fit in 64 bits");
