@@ -1,5 +1,6 @@
 #include "trace/symbolizer.h"
 
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <fcntl.h>
@@ -13,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "format/object_files.h"
 #include "util/demangle.h"
 
 namespace covkit::trace {
@@ -110,13 +112,20 @@ class ElfModule {
     if (!dwarf_) return;
     CompileUnit* cu = unit_for(rel);
     if (!cu) return;
+    // DWARF 5 names files relative to the unit's compile directory: report
+    // them absolute and tidy, as for every other source.
+    auto full = [&](const char* name) {
+      Dwarf_Attribute attr;
+      const char* dir = dwarf_formstring(dwarf_attr(&cu->die, DW_AT_comp_dir, &attr));
+      return name[0] == '/' || !dir ? format::absolute_path(name) : format::absolute_path(name, dir);
+    };
     if (!cu->indexed) index_functions(*cu);
     if (auto f = cu->functions.find(rel); f != cu->functions.end()) {
       Dwarf_Die die;
       int decl_line = 0;
       if (dwarf_offdie(dwarf_, f->second, &die) && dwarf_decl_line(&die, &decl_line) == 0 && decl_line > 0) {
         if (const char* name = dwarf_decl_file(&die)) {
-          *file = name;
+          *file = full(name);
           *line = uint32_t(decl_line);
           return;
         }
@@ -126,14 +135,17 @@ class ElfModule {
       int lineno = 0;
       const char* name = dwarf_linesrc(l, nullptr, nullptr);
       if (name && dwarf_lineno(l, &lineno) == 0 && lineno > 0) {
-        *file = name;
+        *file = full(name);
         *line = uint32_t(lineno);
       }
     }
   }
 
  private:
-  // Returns true when `elf` has a .symtab (else only .dynsym was read).
+  // Returns true when `elf` has a .symtab. Functions come from .symtab
+  // (else .dynsym); from .dynsym also the undefined functions with a value:
+  // in a non-PIE program whose code takes a library function's address,
+  // that function's canonical address is the program's PLT stub.
   bool load_symbols(Elf* elf) {
     Elf_Scn* symtab = nullptr;
     Elf_Scn* dynsym = nullptr;
@@ -143,23 +155,30 @@ class ElfModule {
       if (sh.sh_type == SHT_SYMTAB) symtab = scn;
       else if (sh.sh_type == SHT_DYNSYM) dynsym = scn;
     }
-    Elf_Scn* scn = symtab ? symtab : dynsym;
-    if (!scn) return false;
+    if (symtab) read_symbols(elf, symtab, false);
+    if (dynsym) read_symbols(elf, dynsym, symtab != nullptr);
+    return symtab != nullptr;
+  }
+
+  void read_symbols(Elf* elf, Elf_Scn* scn, bool plt_stubs_only) {
     GElf_Shdr sh;
     Elf_Data* data = elf_getdata(scn, nullptr);
-    if (!gelf_getshdr(scn, &sh) || !data || sh.sh_entsize == 0) return symtab != nullptr;
+    if (!gelf_getshdr(scn, &sh) || !data || sh.sh_entsize == 0) return;
     size_t n = sh.sh_size / sh.sh_entsize;
     for (size_t i = 0; i < n; ++i) {
       GElf_Sym sym;
       if (!gelf_getsym(data, int(i), &sym)) break;
       int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
-      if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF || sym.st_value == 0) continue;
+      if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_value == 0) continue;
+      const bool plt_stub = sym.st_shndx == SHN_UNDEF;
+      if (plt_stubs_only && !plt_stub) continue;  // defined .dynsym entries repeat .symtab
       const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
       if (!name || !*name) continue;
-      int rank = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
-      symbols_.push_back({sym.st_value, sym.st_size, name, rank});
+      std::string_view shown = name;
+      if (plt_stub) shown = shown.substr(0, shown.find('@'));  // .symtab spells "atoi@GLIBC_2.2.5"
+      int rank = plt_stub ? 3 : bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+      symbols_.push_back({sym.st_value, plt_stub ? 0 : sym.st_size, std::string(shown), rank});
     }
-    return symtab != nullptr;
   }
 
   // /usr/lib/debug/.build-id/xx/yyyy.debug, then the .gnu_debuglink places.

@@ -30,9 +30,11 @@ CKT_FN uint32_t ckt_func_entry_slow(struct ckt_thread *t, uintptr_t fn, uint64_t
     if (t->keys[h] == fn) return t->ids[h];
     h = (h + 1) & (CKT_FT_SIZE - 1);
   }
-  if (t->nids >= CKT_MAX_IDS) return CKT_NO_ID;
+  /* Ids start at 1: an enter of id 0 would end in a zero byte, which a
+   * reader cannot tell from the unwritten tail of a running program. */
+  if (t->nids >= CKT_MAX_IDS - 1) return CKT_NO_ID;
   ckt_modules_note(fn, now, flags & CKT_LOOKUP_ITERATE);
-  uint32_t id = t->nids++;
+  uint32_t id = ++t->nids;
   t->ids[h] = id | CKT_OFF_NONE << 16;
   t->keys[h] = fn;
   if (flags & CKT_LOOKUP_DEFINE) ckt_define(t, id, fn, now);
