@@ -9,7 +9,7 @@ set -eu
 out=${1:?usage: make_seeds.sh OUTDIR}
 here=$(cd "$(dirname "$0")" && pwd)
 badinput=$here/../tests/badinput
-mkdir -p "$out/gcno" "$out/gcda" "$out/session" "$out/tracefile" "$out/diff"
+mkdir -p "$out/gcno" "$out/gcda" "$out/session" "$out/tracefile" "$out/diff" "$out/trace"
 out=$(cd "$out" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/covkit-seeds-XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -177,5 +177,32 @@ deleted file mode 100644
 -x
 Binary files a/img.png and b/img.png differ
 DIFF
+
+# Trace seeds (first byte: 0 = thread stream, 1 = metadata), per docs/trace-format.md.
+python3 - "$out/trace" <<'PY'
+import struct, sys
+out = sys.argv[1]
+def varint(v):
+    b = bytearray()
+    while True:
+        c = v & 0x7f; v >>= 7
+        b.append(c | (0x80 if v else 0))
+        if not v: return bytes(b)
+def lead(kind, delta):
+    more = delta >= 32
+    return bytes([kind | (4 if more else 0) | ((delta & 31) << 3)]) + (varint(delta >> 5) if more else b"")
+hdr = b"CKTRACE1" + struct.pack("<IIQI", 100, 101, 1000, 0) + bytes(36)
+ev = lead(3, 0) + varint(1) + varint(1) + struct.pack("<Q", 0x401000)   # define 1
+ev += lead(3, 0) + varint(1) + varint(2) + struct.pack("<Q", 0x401100)  # define 2
+ev += lead(1, 5) + varint(1) + lead(1, 40) + varint(2) + lead(2, 7) + lead(1, 300) + varint(2) + lead(2, 2)
+ev += lead(3, 1) + varint(2) + varint(3) + lead(2, 9) + lead(3, 0) + varint(4)
+open(out + "/stream.bin", "wb").write(b"\0" + hdr + ev)
+fork = lead(3, 0) + varint(1) + varint(1) + struct.pack("<Q", 0x401000) + lead(3, 0) + varint(3) + varint(1) + varint(1) + lead(2, 3)
+open(out + "/forked.bin", "wb").write(b"\0" + hdr + fork)
+meta = ("covkit-trace 1\npid 100\nppid 1\nexe /bin/prog\nclock tsc\ncalib 1000 5000000\n"
+        "module 0 1000 /bin/prog\nsegment 0 401000 402000\nmodule 7f0000000000 1200 /lib/libx.so\n"
+        "segment 7f0000000000 7f0000001000 7f0000002000\nthread 101 main\nfork 1300 102\ncalib 9000 13000000\nend 9100\n")
+open(out + "/meta.bin", "wb").write(b"\1" + meta.encode())
+PY
 
 echo "make_seeds: $(ls "$out/gcno" | wc -l) gcno, $(ls "$out/gcda" | wc -l) gcda, $(ls "$out/session" | wc -l) session seeds in $out"

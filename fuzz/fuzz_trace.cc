@@ -1,0 +1,65 @@
+// Fuzzes the trace readers: the first byte picks the half (thread stream or
+// process metadata), the rest is the file. Nothing may crash, hang or trip a
+// sanitizer, and a decoded stream must be perfectly nested.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "format/trace_meta_parser.h"
+#include "format/trace_stream_decoder.h"
+
+using namespace covkit::format;
+
+namespace {
+
+[[noreturn]] void fail(const char* what) {
+  std::fprintf(stderr, "fuzz_trace: %s\n", what);
+  std::abort();
+}
+
+void stream(std::span<const uint8_t> bytes) {
+  TraceThread thread;
+  StreamHeader header;
+  std::vector<std::string> warnings;
+  if (decode_trace_stream(bytes, "fuzz.ckt", thread, header, warnings) != StreamStatus::kOk) return;
+  // Nesting: never more exits than open frames (the initial stack counts as open).
+  int64_t depth = int64_t(thread.initial_stack.size());
+  for (const TraceEvent& e : thread.events) {
+    if (e.kind == TraceEvent::Kind::kEnter) {
+      ++depth;
+    } else if (--depth < 0) {
+      fail("an exit without an open frame");
+    }
+  }
+  StreamCounts counts;
+  (void)count_trace_stream(bytes, counts);
+}
+
+void meta(std::span<const uint8_t> bytes) {
+  TraceProcess process;
+  std::vector<std::pair<uint32_t, std::string>> names;
+  std::vector<std::string> warnings;
+  std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  parse_trace_meta(text, "fuzz.meta", process, names, warnings);
+  for (const auto& m : process.modules)
+    for (const auto& s : m.segments) (void)process.module_for(s.lo, m.seen);
+  (void)process.to_ns(0);
+  (void)process.to_ns(UINT64_MAX);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  std::span<const uint8_t> rest(data + 1, size - 1);
+  if (data[0] & 1)
+    meta(rest);
+  else
+    stream(rest);
+  return 0;
+}
