@@ -12,7 +12,6 @@ namespace covkit::trace {
 
 namespace {
 
-
 // One call on one thread, in ns since the trace's start.
 struct Frame {
   uint64_t begin = 0, end = 0;
