@@ -107,37 +107,9 @@ mkdir -p "$B"
 (cd "$CASE_DIR" && tar cf - --exclude=./case.sh .) | (cd "$B" && tar xf -)
 
 # ----------------------------------------------------------------- build ---
-objname() {     # source path -> object path (relative to $B)
-    local s=$1
-    if [[ $OBJ_STYLE == cmake ]]; then
-        printf 'build/%s.o' "$s"
-    else
-        printf 'build/%s.o' "${s%.*}"
-    fi
-}
-
-compile_one() {
-    local src=$1 obj comp
-    obj=$(objname "$src")
-    mkdir -p "$B/$(dirname "$obj")"
-    local -a flags=(--coverage -g)
-    case "$src" in
-        *.c) comp=$CC ;;
-        *.cc|*.cpp|*.cxx|*.C|*.c++) comp=$CXX ;;
-        *) die "don't know how to compile '$src'" ;;
-    esac
-    # word splitting of *_EXTRA is intended
-    # shellcheck disable=SC2206
-    flags+=($CFLAGS_EXTRA)
-    if [[ $comp == "$CXX" ]]; then
-        # shellcheck disable=SC2206
-        flags+=($CXXFLAGS_EXTRA)
-    fi
-    if ! (cd "$B" && "$comp" "${flags[@]}" -c "$src" -o "$obj") >"$T/compile.log" 2>&1; then
-        cat "$T/compile.log" >&2
-        die "compiling $src failed: $comp ${flags[*]} -c $src -o $obj"
-    fi
-}
+# objname SRC -> object path; compile_one SRC -> compiles it into $B.
+# shellcheck disable=SC1091
+source "$HERE/case_build.sh"
 
 LINK_OBJS=()
 OBJ_LIST=()     # "src<TAB>obj" for every compiled source, linked ones first
