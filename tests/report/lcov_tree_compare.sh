@@ -17,8 +17,7 @@
 # Then, if `COVKIT report --help` mentions --cobertura (and LCOV_NO_COBERTURA
 # is not 1), `COVKIT report -q --keep-system-headers --cobertura OUTDIR/out.xml .`
 # must validate with `xmllint --noout --nonet --dtdvalid cobertura-coverage-04.dtd`
-# (DTD: $COVKIT_COBERTURA_DTD, else ../../../shared/data/ from this directory,
-# i.e. /work/shared/data for the tree in /work/main; when the DTD or xmllint
+# (DTD: $COVKIT_COBERTURA_DTD, else tests/data/; when xmllint
 # is missing that part is skipped with a message).
 #
 # TREE is modified only by gcov runs of lcov (it writes nothing into it in
@@ -84,11 +83,11 @@ fi
 
 # ------------------------------------------------------------- cobertura ---
 if [[ ${LCOV_NO_COBERTURA:-0} != 1 ]]; then
-    DTD=${COVKIT_COBERTURA_DTD:-$HERE/../../../shared/data/cobertura-coverage-04.dtd}
+    DTD=${COVKIT_COBERTURA_DTD:-$HERE/../data/cobertura-coverage-04.dtd}
     if ! "$COVKIT" report --help 2>/dev/null | grep -q -e '--cobertura'; then
         say "note: covkit report has no --cobertura yet, Cobertura check skipped"
     elif [[ ! -f $DTD ]]; then
-        say "note: $DTD not found, Cobertura check skipped"
+        say "ERROR: $DTD not found"; rc=1
     elif ! command -v xmllint >/dev/null 2>&1; then
         say "note: xmllint not installed, Cobertura check skipped"
     elif ! "$COVKIT" report -q --keep-system-headers --cobertura "$O/out.xml" . >"$O/cobertura.log" 2>&1; then

@@ -11,8 +11,8 @@
 # (with no .gcda at all `lcov -c` fails: then total.info = base.info).
 # If `covkit report --help` mentions --cobertura, the Cobertura output is also
 # validated against cobertura-coverage-04.dtd with xmllint (the DTD is looked
-# up in $COVKIT_COBERTURA_DTD, else ../../../shared/data/ from this directory;
-# missing DTD or xmllint: that part is skipped with a message).
+# up in $COVKIT_COBERTURA_DTD, else tests/data/;
+# missing xmllint: that part is skipped with a message).
 #
 # usage: run_lcov_case.sh COVKIT GCCVER CASE_DIR
 #

@@ -17,15 +17,10 @@
 namespace covkit::report {
 namespace {
 
-// The DTD is shared data beside the source tree: /work/shared/data when the
-// sources are /work/main. A build may pass the path explicitly instead.
+// Cobertura's DTD ships with the tests (tests/data/).
 std::string dtd_path() {
-#ifdef COVKIT_COBERTURA_DTD
-  return COVKIT_COBERTURA_DTD;
-#else
   std::string here = __FILE__;  // .../tests/unit/cobertura_dtd_test.cc
-  return here.substr(0, here.rfind('/') + 1) + "../../../shared/data/cobertura-coverage-04.dtd";
-#endif
+  return here.substr(0, here.rfind('/') + 1) + "../data/cobertura-coverage-04.dtd";
 }
 
 bool exists(const std::string& path) {
@@ -95,14 +90,17 @@ model::ProjectCov nontrivial() {
   return p;
 }
 
-void require_xmllint(const std::string& dtd) {
-  if (!testing::have_program("xmllint")) GTEST_SKIP() << "xmllint is not installed (apt-get install libxml2-utils)";
-  if (!exists(dtd)) GTEST_SKIP() << "Cobertura DTD not found at " << dtd;
-}
+// GTEST_SKIP only leaves the function it is in: this is a macro so that it
+// leaves the test.
+#define REQUIRE_XMLLINT(dtd)                                                                    \
+  do {                                                                                          \
+    if (!testing::have_program("xmllint")) GTEST_SKIP() << "xmllint is not installed (libxml2-utils)"; \
+    ASSERT_TRUE(exists(dtd)) << "Cobertura DTD missing: " << (dtd);                             \
+  } while (0)
 
 TEST(CoberturaDtd, NontrivialProjectValidates) {
   const std::string dtd = dtd_path();
-  require_xmllint(dtd);
+  REQUIRE_XMLLINT(dtd);
   const std::string xml =
       render_cobertura(nontrivial(), {.source_root = "/work/<root> & 'co'", .timestamp = 1700000000,
                                       .version = "covkit \"0.1.0\""});
@@ -111,14 +109,14 @@ TEST(CoberturaDtd, NontrivialProjectValidates) {
 
 TEST(CoberturaDtd, EmptyProjectValidates) {
   const std::string dtd = dtd_path();
-  require_xmllint(dtd);
+  REQUIRE_XMLLINT(dtd);
   EXPECT_EQ(xmllint_complaints(render_cobertura({}, {}), dtd), "");
 }
 
 TEST(CoberturaDtd, InvalidDocumentIsRejected) {
   // Guards the check itself: xmllint must complain about a broken document.
   const std::string dtd = dtd_path();
-  require_xmllint(dtd);
+  REQUIRE_XMLLINT(dtd);
   EXPECT_NE(xmllint_complaints("<?xml version=\"1.0\"?>\n<coverage/>\n", dtd), "");
 }
 

@@ -16,7 +16,12 @@ static void spin_ms(int ms) {
 void rec(int n) {
   if (n > 1) rec(n - 1);
 }
-void quick(void) {}
+/* A few dozen ns of work, so that no call measures 0 ticks: with a 1 ns
+ * minimum a 0-tick call would rightly be dropped. */
+static volatile int sink;
+void quick(void) {
+  for (int i = 0; i < 50; i++) sink += i;
+}
 void slow(void) { spin_ms(3); }
 void busy(void) {
   quick();
