@@ -107,7 +107,7 @@ void keep_messages(std::string_view text, std::vector<std::string>& out) {
     std::string_view line = text.substr(0, nl);
     text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
     if (line.empty() || line.find(":cannot open data file, assuming not executed") != std::string_view::npos ||
-        line.ends_with(":no functions found"))
+        line.ends_with(":no functions found") || line == "(the message is displayed only once per source file)")
       continue;
     out.emplace_back(line);
   }
