@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "cli/trace_command.h"
+#include "cli/trace_warnings.h"
 #include "format/trace_reader.h"
 #include "trace/call_graph_model.h"
 #include "trace/call_profile.h"
@@ -150,12 +151,7 @@ int run_trace_graph(int argc, char** argv) {
   std::string error;
   auto trace = format::read_trace_dir(dir, &error);
   if (!trace) return fail(dir, error);
-  // Problems inside the trace (damaged or cut files) are warnings, the first few shown.
-  constexpr size_t kShownWarnings = 20;
-  for (size_t i = 0; i < trace->warnings.size() && i < kShownWarnings; ++i)
-    std::fprintf(stderr, "covkit trace graph: warning: %s\n", trace->warnings[i].c_str());
-  if (trace->warnings.size() > kShownWarnings)
-    std::fprintf(stderr, "covkit trace graph: warning: %zu more problems\n", trace->warnings.size() - kShownWarnings);
+  print_trace_warnings("graph", trace->warnings);
   trace::Symbolizer symbols;
   trace::CallProfile profile = trace::build_profile(*trace, symbols);
   if (profile.functions.empty())

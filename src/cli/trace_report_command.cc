@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/trace_command.h"
+#include "cli/trace_warnings.h"
 #include "format/trace_reader.h"
 #include "trace/call_profile.h"
 #include "trace/symbolizer.h"
@@ -294,11 +295,7 @@ int run_trace_report(int argc, char** argv) {
     std::fprintf(stderr, "covkit trace report: %s: %s\n", util::printable(o.dir).c_str(), error.c_str());
     return 1;
   }
-  constexpr size_t kShownWarnings = 20;
-  for (size_t i = 0; i < set->warnings.size() && i < kShownWarnings; ++i)
-    std::fprintf(stderr, "covkit trace report: warning: %s\n", set->warnings[i].c_str());
-  if (set->warnings.size() > kShownWarnings)
-    std::fprintf(stderr, "covkit trace report: warning: %zu more problems\n", set->warnings.size() - kShownWarnings);
+  print_trace_warnings("report", set->warnings);
 
   trace::Symbolizer symbols;
   trace::CallProfile profile = trace::build_profile(*set, symbols);

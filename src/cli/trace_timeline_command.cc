@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "cli/trace_command.h"
+#include "cli/trace_warnings.h"
 #include "format/trace_reader.h"
 #include "trace/record_support.h"
 #include "trace/symbolizer.h"
@@ -103,12 +104,7 @@ int run_trace_timeline(int argc, char** argv) {
   std::string error;
   auto trace = format::read_trace_dir(dir, &error);
   if (!trace) return fail(dir, error);
-  // Problems inside the trace (damaged or cut files) are warnings, the first few shown.
-  constexpr size_t kShownWarnings = 20;
-  for (size_t i = 0; i < trace->warnings.size() && i < kShownWarnings; ++i)
-    std::fprintf(stderr, "covkit trace timeline: warning: %s\n", trace->warnings[i].c_str());
-  if (trace->warnings.size() > kShownWarnings)
-    std::fprintf(stderr, "covkit trace timeline: warning: %zu more problems\n", trace->warnings.size() - kShownWarnings);
+  print_trace_warnings("timeline", trace->warnings);
 
   trace::Symbolizer symbols;
   trace::SymbolLookup lookup = [&](const format::TraceProcess& p, uint64_t address,
