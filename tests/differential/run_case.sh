@@ -59,28 +59,9 @@ done
 [[ -f $CASE_DIR/case.sh ]] || die "$CASE_DIR/case.sh missing"
 
 # ---------------------------------------------------------------- case.sh ---
-SOURCES=""          # compiled and linked, in this order
-NOLINK=""           # compiled (so .gcno exists) but not linked: never a .gcda
-LANG_KIND=c         # c -> link with gcc, cxx -> link with g++
-CFLAGS_EXTRA=""     # added to every compile (C and C++)
-CXXFLAGS_EXTRA=""   # added to C++ compiles only
-LDFLAGS_EXTRA=""    # added to the link
-REQUIRES_GCC=""     # minimum gcc major version
-OBJ_STYLE=plain     # plain: build/dir/x.o   cmake: build/dir/x.c.o
-RUNS=""             # bash snippet run in the build dir (set -e -o pipefail)
 # shellcheck disable=SC1091
-source "$CASE_DIR/case.sh"
-
-if [[ -n $REQUIRES_GCC ]] && (( GCCVER < REQUIRES_GCC )); then
-    say "SKIP: case requires gcc >= $REQUIRES_GCC"
-    exit 77
-fi
-[[ -n $SOURCES ]] || die "case.sh sets no SOURCES"
-case "$LANG_KIND" in
-    c) LINKER=$CC ;;
-    cxx) LINKER=$CXX ;;
-    *) die "LANG_KIND must be c or cxx, got '$LANG_KIND'" ;;
-esac
+source "$HERE/case_build.sh"
+load_case
 
 # --------------------------------------------------------------- tmp dir ---
 if [[ -n ${DIFF_TMPDIR:-} ]]; then
@@ -107,10 +88,6 @@ mkdir -p "$B"
 (cd "$CASE_DIR" && tar cf - --exclude=./case.sh .) | (cd "$B" && tar xf -)
 
 # ----------------------------------------------------------------- build ---
-# objname SRC -> object path; compile_one SRC -> compiles it into $B.
-# shellcheck disable=SC1091
-source "$HERE/case_build.sh"
-
 LINK_OBJS=()
 OBJ_LIST=()     # "src<TAB>obj" for every compiled source, linked ones first
 for s in $SOURCES; do

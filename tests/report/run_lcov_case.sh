@@ -68,28 +68,9 @@ done
 [[ -f $CASE_DIR/case.sh ]] || die "$CASE_DIR/case.sh missing"
 
 # ---------------------------------------------------------------- case.sh ---
-SOURCES=""
-NOLINK=""
-LANG_KIND=c
-CFLAGS_EXTRA=""
-CXXFLAGS_EXTRA=""
-LDFLAGS_EXTRA=""
-REQUIRES_GCC=""
-OBJ_STYLE=plain
-RUNS=""
 # shellcheck disable=SC1091
-source "$CASE_DIR/case.sh"
-
-if [[ -n $REQUIRES_GCC ]] && (( GCCVER < REQUIRES_GCC )); then
-    say "SKIP: case requires gcc >= $REQUIRES_GCC"
-    exit 77
-fi
-[[ -n $SOURCES ]] || die "case.sh sets no SOURCES"
-case "$LANG_KIND" in
-    c) LINKER=$CC ;;
-    cxx) LINKER=$CXX ;;
-    *) die "LANG_KIND must be c or cxx, got '$LANG_KIND'" ;;
-esac
+source "$HERE/../differential/case_build.sh"
+load_case
 
 # --------------------------------------------------------------- tmp dir ---
 if [[ -n ${LCOV_TMPDIR:-} ]]; then
@@ -116,10 +97,6 @@ mkdir -p "$B" "$O"
 (cd "$CASE_DIR" && tar cf - --exclude=./case.sh .) | (cd "$B" && tar xf -)
 
 # ----------------------------------------------------------------- build ---
-# objname/compile_one, shared with the gcov differential test.
-# shellcheck disable=SC1091
-source "$HERE/../differential/case_build.sh"
-
 LINK_OBJS=()
 for s in $SOURCES; do
     compile_one "$s"
