@@ -1,0 +1,141 @@
+#include "cli/command_line.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <exception>
+#include <new>
+#include <utility>
+#include <vector>
+
+#include "util/printable.h"
+
+namespace covkit::cli {
+
+namespace {
+
+// Options of gcovr, lcov, genhtml and gcov that covkit spells otherwise (or
+// needs no longer), with what to use instead. Users arrive with these in
+// their fingers and CI scripts.
+struct Translation {
+  std::string_view option;
+  std::string_view advice;
+};
+constexpr std::array kPeerOptions{
+    Translation{"--html-details", "--html DIR (every source file gets its own page)"},
+    Translation{"--html-nested", "--html DIR (with a page per directory)"},
+    Translation{"--html-self-contained", "--html DIR"},
+    Translation{"--html-title", "--title TEXT"},
+    Translation{"--txt", "-s/--print-summary (the table is printed anyway when no file is written)"},
+    Translation{"--xml-pretty", "--cobertura FILE"},
+    Translation{"--json-summary", "--json FILE"},
+    Translation{"--json-add-tracefile", "-a/--add-tracefile FILE"},
+    Translation{"--cobertura-add-tracefile", "-a/--add-tracefile FILE (lcov or covkit JSON)"},
+    Translation{"--exclude-directories", "-e/--exclude REGEX"},
+    Translation{"--gcov-executable", "nothing (covkit reads .gcno/.gcda files itself)"},
+    Translation{"--gcov-ignore-parse-errors", "nothing (damaged objects are reported and skipped)"},
+    Translation{"--branches", "nothing (branches are always counted)"},
+    Translation{"--capture", "covkit report --lcov FILE DIR"},
+    Translation{"--directory", "the directory as a PATH argument"},
+    Translation{"--output-file", "--lcov FILE"},
+    Translation{"--output-directory", "--html DIR"},
+    Translation{"--extract", "-f/--filter REGEX"},
+    Translation{"--remove", "-e/--exclude REGEX"},
+};
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// "--name" of every long option the app knows.
+std::vector<std::string> long_options(const CLI::App& app) {
+  std::vector<std::string> out;
+  for (const CLI::Option* o : app.get_options())
+    for (const std::string& n : o->get_lnames()) out.push_back("--" + n);
+  return out;
+}
+
+// The unknown options in CLI11's leftovers ("--txt", "--fail-under=80").
+std::vector<std::string> unknown_options(const std::vector<std::string>& extras) {
+  std::vector<std::string> out;
+  for (const std::string& e : extras)
+    if (e.starts_with("-")) out.push_back(e.substr(0, e.find('=')));
+  return out;
+}
+
+}  // namespace
+
+std::string suggest_option(const CLI::App& app, std::string_view unknown) {
+  for (const Translation& t : kPeerOptions)
+    if (t.option == unknown) return fmt::format("{} is gcovr's or lcov's; covkit uses {}", t.option, t.advice);
+  if (!unknown.starts_with("--")) return "";
+  std::string best;
+  size_t best_distance = 3;  // at most two edits away
+  for (const std::string& known : long_options(app)) {
+    size_t d = edit_distance(unknown, known);
+    if (d < best_distance) {
+      best_distance = d;
+      best = known;
+    }
+  }
+  return best.empty() ? best : fmt::format("did you mean {}?", best);
+}
+
+std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+    return std::nullopt;
+  } catch (const CLI::ParseError& e) {
+    // --help and --version print and succeed; every usage error exits 1 as
+    // the manuals say, not with CLI11's own codes (104-114).
+    if (e.get_exit_code() == 0) return app.exit(e);
+    const std::string name = app.get_name();
+    std::string line = fmt::format("{}: {}", name, util::printable(e.what()));
+    if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+      for (const std::string& unknown : unknown_options(app.remaining())) {
+        std::string hint = suggest_option(app, unknown);
+        if (!hint.empty()) line += "; " + hint;
+      }
+    }
+    std::fprintf(stderr, "%s (see %s --help)\n", line.c_str(), name.c_str());
+    return 1;
+  }
+}
+
+int fail(std::string_view command, std::string_view file, std::string_view message, int status) {
+  if (file.empty())
+    std::fprintf(stderr, "%s: %s\n", std::string(command).c_str(), util::printable(message).c_str());
+  else
+    std::fprintf(stderr, "%s: %s: %s\n", std::string(command).c_str(), util::printable(file).c_str(),
+                 util::printable(message).c_str());
+  return status;
+}
+
+int fail(std::string_view command, std::string_view file, const Error& error, int status) {
+  return fail(command, file, error.describe(), status);
+}
+
+int run_guarded(std::string_view command, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return fail(command, "", "out of memory (the input is larger than this machine can hold)");
+  } catch (const std::exception& e) {
+    return fail(command, "", fmt::format("internal error: {}", e.what()));
+  }
+}
+
+}  // namespace covkit::cli

@@ -1,0 +1,38 @@
+#pragma once
+// What every covkit command does the same way at the command line: parse
+// options with CLI11 (help, usage errors with a "did you mean"), print errors
+// as one line "covkit CMD: FILE: what", and turn what escapes a command
+// (allocation failure) into such a line instead of an abort.
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "util/expected.h"
+
+namespace covkit::cli {
+
+// Parses; nullopt means "run the command", a value is the exit status now
+// (0 after --help/--version, 1 after a usage error, which is printed as
+// "covkit CMD: what (see covkit CMD --help)", with a suggestion for an
+// unknown option that is close to a known one or that gcovr or lcov has).
+// `app`'s name is the command ("covkit report").
+std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv);
+
+// A hint for an unknown option (spelled as given, "--txt"), or "" when there
+// is none: what covkit uses for a gcovr/lcov option it spells otherwise, else
+// "did you mean --X?" for a known option within two edits.
+std::string suggest_option(const CLI::App& app, std::string_view unknown);
+
+// Prints "COMMAND: FILE: message" (or "COMMAND: message" when FILE is
+// empty), control characters escaped; returns `status`.
+int fail(std::string_view command, std::string_view file, std::string_view message, int status = 1);
+int fail(std::string_view command, std::string_view file, const Error& error, int status = 1);
+
+// Runs a command's body; an allocation failure or another exception that
+// escapes it becomes one line ("COMMAND: out of memory") and exit status 1.
+int run_guarded(std::string_view command, const std::function<int()>& body);
+
+}  // namespace covkit::cli
