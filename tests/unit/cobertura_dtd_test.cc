@@ -18,10 +18,8 @@ namespace covkit::report {
 namespace {
 
 // Cobertura's DTD ships with the tests (tests/data/).
-std::string dtd_path() {
-  std::string here = __FILE__;  // .../tests/unit/cobertura_dtd_test.cc
-  return here.substr(0, here.rfind('/') + 1) + "../data/cobertura-coverage-04.dtd";
-}
+// (Not found through __FILE__, which is relative under ccache's base_dir.)
+std::string dtd_path() { return std::string(COVKIT_TEST_DATA_DIR) + "/cobertura-coverage-04.dtd"; }
 
 bool exists(const std::string& path) {
   struct stat st;
