@@ -17,12 +17,12 @@ void print(FILE* f, const std::string& s) {
 }
 
 void write_gcov(const Action& a, ExitState& rc) {
-  util::WriteFailure failure{};
-  if (util::write_file_atomic(a.name, a.text, nullptr, &failure)) {
+  auto written = util::write_file_atomic(a.name, a.text);
+  if (written) {
     print(stdout, fmt::format("Creating '{}'\n", a.name));
     return;
   }
-  if (failure == util::WriteFailure::kOpen) {
+  if (written.error().stage == util::WriteStage::kOpen) {
     print(stderr, fmt::format("Could not open output file '{}'\n", a.name));
   } else {
     print(stdout, fmt::format("Creating '{}'\n", a.name));
@@ -34,9 +34,9 @@ void write_gcov(const Action& a, ExitState& rc) {
 // `a.text` holds the gzip bytes, compressed on a worker thread.
 void write_json(const Action& a, ExitState& rc) {
   print(stdout, fmt::format("Creating '{}'\n", a.name));
-  util::WriteFailure failure{};
-  if (util::write_file_atomic(a.name, a.text, nullptr, &failure)) return;
-  print(stderr, failure == util::WriteFailure::kOpen ? fmt::format("Cannot open JSON output file {}\n", a.name)
+  auto written = util::write_file_atomic(a.name, a.text);
+  if (written) return;
+  print(stderr, written.error().stage == util::WriteStage::kOpen ? fmt::format("Cannot open JSON output file {}\n", a.name)
                                                       : fmt::format("Error writing JSON output file {}\n", a.name));
   rc.set(6);
 }

@@ -87,9 +87,12 @@ struct MergedFile {
 };
 
 std::optional<format::DataFile> read_data_file(const std::string& path, std::string* error) {
-  auto data = util::read_file(path, error);
-  if (!data) return std::nullopt;
-  auto result = format::read_data(data->bytes);
+  auto data = util::read_file(path);
+  if (!data) {
+    *error = data.error().message;
+    return std::nullopt;
+  }
+  auto result = format::read_data(data->bytes());
   if (auto* h = std::get_if<format::HeaderError>(&result)) {
     *error = h->message;
     return std::nullopt;
@@ -106,9 +109,9 @@ std::optional<format::DataFile> read_data_file(const std::string& path, std::str
 std::variant<std::string, int> merge_one(const std::vector<std::string>& paths) {
   std::string error;
   if (paths.size() == 1) {  // copied as it is, byte for byte
-    auto data = util::read_file(paths[0], &error);
-    if (!data) return fail(paths[0], error);
-    return std::string(data->bytes.begin(), data->bytes.end());
+    auto data = util::read_file(paths[0]);
+    if (!data) return fail(paths[0], data.error().message);
+    return std::string(data->text());
   }
   auto sum = read_data_file(paths[0], &error);
   if (!sum) return fail(paths[0], error);
@@ -165,16 +168,15 @@ int merge_data_trees(const std::vector<std::string>& inputs, const std::string& 
       return fail(target.string(), "is a directory");
     }
     std::string error;
-    auto tmp = util::stage_file(target.string(), m.bytes, &error);
+    auto tmp = util::stage_file(target.string(), m.bytes);
     if (!tmp) {
       roll_back();
-      return fail(target.string(), error);
+      return fail(target.string(), tmp.error().message);
     }
     staged.emplace_back(*tmp, target.string());
   }
   for (const auto& [tmp, target] : staged) {
-    std::string error;
-    if (!util::commit_staged(tmp, target, &error)) return fail(target, error);
+    if (auto c = util::commit_staged(tmp, target); !c) return fail(target, c.error().message);
   }
   return 0;
 }
@@ -197,10 +199,9 @@ int merge_coverage_files(const std::vector<std::string>& inputs, const std::stri
                          const std::string& test_name) {
   model::ProjectCov total;
   for (const std::string& in : inputs) {
-    std::string error;
-    auto data = util::read_file(in, &error);
-    if (!data) return fail(in, error);
-    std::string_view text(reinterpret_cast<const char*>(data->bytes.data()), data->bytes.size());
+    auto data = util::read_file(in);
+    if (!data) return fail(in, data.error().message);
+    std::string_view text = data->text();
     auto kind = detect(in, text);
     if (!kind) return fail(in, "neither an lcov tracefile nor covkit JSON");
     model::ProjectCov project;
@@ -223,7 +224,7 @@ int merge_coverage_files(const std::vector<std::string>& inputs, const std::stri
   std::string error;
   std::error_code ec;
   if (fs::is_directory(out, ec)) return fail(out, "is a directory (merging tracefiles writes one file)");
-  if (!util::write_file_atomic(out, text, &error)) return fail(out, error);
+  if (auto w = util::write_file_atomic(out, text); !w) return fail(out, w.error().message);
   return 0;
 }
 

@@ -64,15 +64,14 @@ void apply_markers(model::ProjectCov& project, unsigned threads, Reporter& log) 
   std::vector<std::vector<std::string>> warnings(project.files.size());
   util::parallel_for(project.files.size(), threads, [&](size_t i) {
     model::FileCov& f = project.files[i];
-    std::string err;
-    auto data = util::read_file(f.absolute_path, &err);
+    auto data = util::read_file(f.absolute_path);
     if (!data) {
       warnings[i].push_back(fmt::format("{}: source not readable ({}); its counts are reported, its exclusion "
                                         "markers cannot be (try --path-map OLD=NEW)",
-                                        f.absolute_path, err));
+                                        f.absolute_path, data.error().message));
       return;
     }
-    std::string_view text(reinterpret_cast<const char*>(data->bytes.data()), data->bytes.size());
+    std::string_view text = data->text();
     model::ExclusionRegions regions = model::find_exclusions(text, f.path);
     model::apply_exclusions(f, regions);
     warnings[i] = std::move(regions.warnings);
@@ -85,13 +84,12 @@ void apply_markers(model::ProjectCov& project, unsigned threads, Reporter& log) 
 // re-resolved so --path-map and --root apply to them too.
 bool add_tracefile(const std::string& name, const model::SourcePathRules& paths, const model::PathFilter& filter,
                    model::ProjectCov& project, Reporter& log) {
-  std::string err;
-  auto data = util::read_file(name, &err);
+  auto data = util::read_file(name);
   if (!data) {
-    log.error(fmt::format("{}: cannot read: {}", name, err));
+    log.error(fmt::format("{}: cannot read: {}", name, data.error().message));
     return false;
   }
-  std::string_view text(reinterpret_cast<const char*>(data->bytes.data()), data->bytes.size());
+  std::string_view text = data->text();
   size_t first = text.find_first_not_of(" \t\r\n");
   const bool json = first != std::string_view::npos && text[first] == '{';
   std::optional<format::ParseError> error;
@@ -153,9 +151,9 @@ bool restrict_to_diff(model::ProjectCov& project, const std::string& rev, const 
 }
 
 bool write_output(const std::string& path, const std::string& content, Reporter& log) {
-  std::string err;
-  if (util::write_file_atomic(path, content, &err)) return true;
-  log.error(fmt::format("{}: cannot write: {}", path, err));
+  auto written = util::write_file_atomic(path, content);
+  if (written) return true;
+  log.error(fmt::format("{}: cannot write: {}", path, written.error().message));
   return false;
 }
 

@@ -174,7 +174,7 @@ int run_trace_graph(int argc, char** argv) {
       content = std::move(*image);
     }
   }
-  if (!util::write_file_atomic(out, content, &error)) return fail(out, error);
+  if (auto w = util::write_file_atomic(out, content); !w) return fail(out, w.error().message);
   return 0;
 }
 

@@ -150,7 +150,7 @@ void summarize(const std::string& dir, const std::string& prog) {
     if (it->path().extension() != ".ckt") continue;
     auto data = util::read_file(it->path().string());
     format::StreamCounts counts;
-    if (!data || !format::count_trace_stream(data->bytes, counts)) continue;
+    if (!data || !format::count_trace_stream(data->bytes(), counts)) continue;
     ++threads;
     pids.insert(uint32_t(std::strtoul(it->path().filename().c_str(), nullptr, 10)));
     events += counts.events;

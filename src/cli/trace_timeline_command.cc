@@ -115,7 +115,7 @@ int run_trace_timeline(int argc, char** argv) {
   std::string json = trace::write_timeline(*trace, lookup, options, &stats);
   if (stats.calls == 0)
     return fail(dir, "no function calls in the trace (was the program built with -finstrument-functions?)");
-  if (!util::write_file_atomic(out, json, &error)) return fail(out, error);
+  if (auto w = util::write_file_atomic(out, json); !w) return fail(out, w.error().message);
   if (stats.over_limit > 0)
     std::fprintf(stderr,
                  "covkit trace timeline: %s: the %llu longest of %llu calls written (--max-events; %llu shorter "

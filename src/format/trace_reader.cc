@@ -186,12 +186,11 @@ std::optional<TraceSet> read_trace_dir(const std::string& dir, std::string* erro
       set.warnings.push_back(fmt::format("{}/{}.meta: missing; the process's modules and clock are unknown",
                                          util::printable(dir), pid));
     } else {
-      std::string why;
-      auto data = util::read_file(files.meta, &why);
+      auto data = util::read_file(files.meta);
       if (!data) {
-        set.warnings.push_back(fmt::format("{}: {}", util::printable(files.meta), why));
+        set.warnings.push_back(fmt::format("{}: {}", util::printable(files.meta), data.error().message));
       } else {
-        std::string_view text(reinterpret_cast<const char*>(data->bytes.data()), data->bytes.size());
+        std::string_view text = data->text();
         MetaStatus st = parse_trace_meta(text, files.meta, process, names, set.warnings);
         if (st == MetaStatus::kUnsupported) continue;  // its streams may be another format as well
         if (process.pid != pid) {
@@ -205,15 +204,14 @@ std::optional<TraceSet> read_trace_dir(const std::string& dir, std::string* erro
     std::unordered_map<uint32_t, std::string> thread_names;  // the last `thread` line wins
     for (auto& [tid, name] : names) thread_names[tid] = std::move(name);
     for (const auto& [tid, path] : files.threads) {
-      std::string why;
-      auto data = util::read_file(path, &why);
+      auto data = util::read_file(path);
       if (!data) {
-        set.warnings.push_back(fmt::format("{}: {}", util::printable(path), why));
+        set.warnings.push_back(fmt::format("{}: {}", util::printable(path), data.error().message));
         continue;
       }
       TraceThread thread;
       StreamHeader header;
-      StreamStatus st = decode_trace_stream(data->bytes, path, thread, header, set.warnings);
+      StreamStatus st = decode_trace_stream(data->bytes(), path, thread, header, set.warnings);
       if (st != StreamStatus::kOk) continue;
       if (header.pid != pid || header.tid != tid)
         set.warnings.push_back(fmt::format("{}: byte 8: the header says pid {} tid {}; the file name wins",

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <map>
 
@@ -65,8 +66,8 @@ LoadedObject load_object_files(std::string notes_name, std::string data_name) {
   obj.data_name = std::move(data_name);
   if (auto bytes = util::read_file(obj.notes_name)) {
     obj.notes_opened = true;
-    obj.notes_mtime = bytes->mtime;
-    auto res = format::read_notes(bytes->bytes);
+    obj.notes_mtime = bytes->mtime();
+    auto res = format::read_notes(bytes->bytes());
     if (auto* hdr = std::get_if<format::HeaderError>(&res)) {
       obj.notes = *hdr;
     } else {
@@ -85,14 +86,20 @@ LoadedObject load_object_files(std::string notes_name, std::string data_name) {
       obj.notes = std::move(nf);
     }
   }
-  if (auto bytes = obj.data_name.empty() ? std::nullopt : util::read_file(obj.data_name)) {
-    obj.data_opened = true;
-    auto res = format::read_data(bytes->bytes);
-    if (auto* hdr = std::get_if<format::HeaderError>(&res))
-      obj.data = *hdr;
-    else
-      obj.data = std::move(std::get<format::DataFile>(res));
+  if (obj.data_name.empty()) return obj;
+  auto bytes = util::read_file(obj.data_name);
+  if (!bytes) {
+    // Absent is how an object that never ran looks; anything else (no
+    // permission, a FIFO, a device) is a run's counts that cannot be read.
+    if (bytes.error().errno_value != ENOENT) obj.data_open_error = bytes.error();
+    return obj;
   }
+  obj.data_opened = true;
+  auto res = format::read_data(bytes->bytes());
+  if (auto* hdr = std::get_if<format::HeaderError>(&res))
+    obj.data = *hdr;
+  else
+    obj.data = std::move(std::get<format::DataFile>(res));
   return obj;
 }
 

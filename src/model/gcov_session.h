@@ -17,6 +17,7 @@
 #include "model/function_graph.h"
 #include "model/line_cycles.h"
 #include "model/source_table.h"
+#include "util/expected.h"
 
 namespace covkit::model {
 
@@ -77,6 +78,7 @@ struct LoadedObject {
   int64_t notes_mtime = 0;
   std::variant<std::monostate, format::NotesFile, format::HeaderError> notes;
   bool data_opened = false;
+  std::optional<Error> data_open_error;  // exists but cannot be read (not set when absent)
   std::variant<std::monostate, format::DataFile, format::HeaderError> data;
   // Graphs built from the notes, with source indices into `local_names`.
   std::vector<Function> functions;

@@ -24,7 +24,7 @@ Json source_file(const model::FileCov& f) {
   std::string digest;
   size_t source_lines = 0;
   if (auto data = util::read_file(f.absolute_path)) {
-    const std::string_view text(reinterpret_cast<const char*>(data->bytes.data()), data->bytes.size());
+    const std::string_view text = data->text();
     digest = util::md5_hex(text);
     source_lines = count_lines(text);
   }

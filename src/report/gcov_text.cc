@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -25,7 +26,7 @@ void pad9(std::string& s) {
 }
 
 // Splits like gcov's line reader: on '\n', a last line without one kept.
-std::vector<std::string_view> split_lines(const std::vector<uint8_t>& bytes) {
+std::vector<std::string_view> split_lines(std::span<const uint8_t> bytes) {
   std::vector<std::string_view> lines;
   std::string_view all(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   size_t pos = 0;
@@ -205,7 +206,7 @@ TextResult TextRenderer::run() {
     result.messages += fmt::format("Cannot open source file {}\n", entry_.name);
   else if (entry_.file_time == 0)
     out_ += fmt::format("{}Source is newer than graph\n", kLineStart);
-  if (file) lines_ = split_lines(file->bytes);
+  if (file) lines_ = split_lines(file->bytes());
 
   uint32_t line_start_group = 0;
   std::vector<model::SessionFunction*>* fns = nullptr;

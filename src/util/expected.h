@@ -20,6 +20,7 @@ namespace covkit {
 struct Error {
   std::string message;             // one line, without the file name
   std::optional<uint64_t> offset;  // byte offset in the input, when one place is at fault
+  int errno_value = 0;             // the system's error number, when a system call failed
 
   Error() = default;
   explicit Error(std::string m) : message(std::move(m)) {}
@@ -31,11 +32,12 @@ struct Error {
   }
 };
 
-template <typename T>
+// E is Error, or a type derived from it that says more (util::WriteError).
+template <typename T, typename E = Error>
 class [[nodiscard]] Expected {
  public:
   Expected(T value) : v_(std::in_place_index<0>, std::move(value)) {}
-  Expected(Error error) : v_(std::in_place_index<1>, std::move(error)) {}
+  Expected(E error) : v_(std::in_place_index<1>, std::move(error)) {}
 
   bool has_value() const { return v_.index() == 0; }
   explicit operator bool() const { return has_value(); }
@@ -49,26 +51,26 @@ class [[nodiscard]] Expected {
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
 
-  const Error& error() const& { return std::get<1>(v_); }
-  Error&& error() && { return std::get<1>(std::move(v_)); }
+  const E& error() const& { return std::get<1>(v_); }
+  E&& error() && { return std::get<1>(std::move(v_)); }
 
  private:
-  std::variant<T, Error> v_;
+  std::variant<T, E> v_;
 };
 
 // Success or an Error, for operations without a value.
-template <>
-class [[nodiscard]] Expected<void> {
+template <typename E>
+class [[nodiscard]] Expected<void, E> {
  public:
   Expected() = default;
-  Expected(Error error) : error_(std::move(error)) {}
+  Expected(E error) : error_(std::move(error)) {}
 
   bool has_value() const { return !error_; }
   explicit operator bool() const { return has_value(); }
-  const Error& error() const { return *error_; }
+  const E& error() const { return *error_; }
 
  private:
-  std::optional<Error> error_;
+  std::optional<E> error_;
 };
 
 }  // namespace covkit

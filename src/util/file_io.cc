@@ -7,115 +7,160 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/mapped_file.h"
+
 namespace covkit::util {
 
-std::optional<FileData> read_file(const std::string& path, std::string* error) {
-  // O_NONBLOCK: a FIFO named by a hostile notes file must not block the open;
-  // only regular files are read (a device like /dev/zero never ends).
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
-    if (error) *error = std::strerror(errno);
-    return std::nullopt;
+namespace {
+
+// Files at least this large are mapped: below it a copy is cheaper than the
+// mapping's system calls and page faults.
+constexpr size_t kMapAtLeast = size_t(1) << 20;
+
+Error errno_error() {
+  Error e(std::strerror(errno));
+  e.errno_value = errno;
+  return e;
+}
+
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
   }
-  FileData out;
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+FileData::FileData(FileData&& o) noexcept { *this = std::move(o); }
+
+FileData& FileData::operator=(FileData&& o) noexcept {
+  if (this == &o) return *this;
+  release();
+  copy_ = std::move(o.copy_);
+  mapping_slot_ = o.mapping_slot_;
+  size_ = o.size_;
+  mtime_ = o.mtime_;
+  data_ = mapping_slot_ >= 0 ? o.data_ : copy_.data();
+  o.mapping_slot_ = -1;
+  o.data_ = nullptr;
+  o.size_ = 0;
+  return *this;
+}
+
+FileData::~FileData() { release(); }
+
+void FileData::release() {
+  if (mapping_slot_ >= 0) unmap_file(Mapping{data_, size_, mapping_slot_});
+  mapping_slot_ = -1;
+}
+
+Expected<FileData> read_file(const std::string& path) {
+  // O_NONBLOCK: a FIFO named by a hostile notes file must not block the open.
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (fd.get() < 0) return errno_error();
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    if (error) *error = "not a regular file";
-    ::close(fd);
-    return std::nullopt;
-  }
-  out.mtime = st.st_mtime;
-  if (st.st_size > 0) out.bytes.reserve(size_t(st.st_size));
-  uint8_t buf[65536];
-  while (true) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      if (error) *error = std::strerror(errno);
-      ::close(fd);
-      return std::nullopt;
+  if (::fstat(fd.get(), &st) != 0) return errno_error();
+  if (!S_ISREG(st.st_mode)) return Error("not a regular file");
+  FileData out;
+  out.mtime_ = st.st_mtime;
+  const size_t size = size_t(st.st_size);
+  if (size >= kMapAtLeast) {
+    Mapping m = map_file(fd.get(), size, path);
+    if (m.slot >= 0) {
+      out.data_ = m.data;
+      out.size_ = m.size;
+      out.mapping_slot_ = m.slot;
+      return out;
     }
-    if (n == 0) break;
-    out.bytes.insert(out.bytes.end(), buf, buf + n);
   }
-  ::close(fd);
+  // Read to the end, not to st_size: a file may grow while it is read.
+  out.copy_.resize(size > 0 ? size : 4096);
+  size_t used = 0;
+  while (true) {
+    if (used == out.copy_.size()) out.copy_.resize(out.copy_.size() * 2);
+    ssize_t n = ::read(fd.get(), out.copy_.data() + used, out.copy_.size() - used);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno_error();
+    if (n == 0) break;
+    used += size_t(n);
+  }
+  out.copy_.resize(used);
+  out.copy_.shrink_to_fit();
+  out.data_ = out.copy_.data();
+  out.size_ = used;
   return out;
 }
 
 namespace {
 
-bool write_all(int fd, std::string_view content, std::string* error) {
+Expected<void, WriteError> write_all(int fd, std::string_view content) {
   for (size_t done = 0; done < content.size();) {
     ssize_t n = ::write(fd, content.data() + done, content.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      if (error) *error = std::strerror(errno);
-      return false;
-    }
+    if (n < 0) return WriteError(WriteStage::kWrite, std::strerror(errno));
     done += size_t(n);
   }
-  return true;
+  return {};
+}
+
+// Writes and closes (a close can report the write's failure on NFS).
+Expected<void, WriteError> write_and_close(int fd, std::string_view content) {
+  auto written = write_all(fd, content);
+  if (::close(fd) != 0 && written) return WriteError(WriteStage::kWrite, std::strerror(errno));
+  return written;
 }
 
 }  // namespace
 
-std::optional<std::string> stage_file(const std::string& path, std::string_view content, std::string* error,
-                                      WriteFailure* failure) {
-  if (failure) *failure = WriteFailure::kOpen;
+Expected<std::string, WriteError> stage_file(const std::string& path, std::string_view content) {
   // A device, FIFO or socket (/dev/stdout, /dev/null, a pipe) is written
   // through: renaming a file over it would replace it (as root, even /dev/null).
   struct stat st;
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
     int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) {
-      if (error) *error = std::strerror(errno);
-      return std::nullopt;
-    }
-    if (failure) *failure = WriteFailure::kWrite;
-    bool ok = write_all(fd, content, error);
-    if (::close(fd) != 0 && ok) {
-      if (error) *error = std::strerror(errno);
-      ok = false;
-    }
-    return ok ? std::optional<std::string>(std::string()) : std::nullopt;
+    if (fd < 0) return WriteError(WriteStage::kOpen, std::strerror(errno));
+    if (auto w = write_and_close(fd, content); !w) return w.error();
+    return std::string();
   }
   std::string tmp = path + ".covkit-tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) {
-    if (error) *error = std::strerror(errno);
-    return std::nullopt;
-  }
-  if (failure) *failure = WriteFailure::kWrite;
-  bool ok = write_all(fd, content, error);
-  if (::close(fd) != 0 && ok) {
-    if (error) *error = std::strerror(errno);
-    ok = false;
-  }
-  if (!ok) {
+  // O_EXCL|O_NOFOLLOW: a name planted beside the target is never followed.
+  ::unlink(tmp.c_str());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0) return WriteError(WriteStage::kOpen, std::strerror(errno));
+  if (auto w = write_and_close(fd, content); !w) {
     ::unlink(tmp.c_str());
-    return std::nullopt;
+    return w.error();
   }
   return tmp;
 }
 
-bool commit_staged(const std::string& staged, const std::string& path, std::string* error) {
-  if (staged.empty()) return true;  // written through already
+Expected<void> commit_staged(const std::string& staged, const std::string& path) {
+  if (staged.empty()) return {};  // written through already
   if (::rename(staged.c_str(), path.c_str()) != 0) {
-    if (error) *error = std::strerror(errno);
+    Error e = errno_error();
     ::unlink(staged.c_str());
-    return false;
+    return e;
   }
-  return true;
+  return {};
 }
 
 void discard_staged(const std::string& staged) {
   if (!staged.empty()) ::unlink(staged.c_str());
 }
 
-bool write_file_atomic(const std::string& path, std::string_view content, std::string* error,
-                       WriteFailure* failure) {
-  auto staged = stage_file(path, content, error, failure);
-  return staged && commit_staged(*staged, path, error);
+Expected<void, WriteError> write_file_atomic(const std::string& path, std::string_view content) {
+  auto staged = stage_file(path, content);
+  if (!staged) return std::move(staged).error();
+  if (auto c = commit_staged(*staged, path); !c) return WriteError(WriteStage::kWrite, c.error().message);
+  return {};
 }
 
 std::optional<int64_t> file_mtime(const std::string& path) {

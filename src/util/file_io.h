@@ -1,36 +1,64 @@
 #pragma once
-// Whole-file reads and all-or-nothing writes: an output file is either the
+// Whole-file reads and all-or-nothing writes. A file read is mapped when it
+// is large (its bytes cost page cache, not heap: a 3 GB .gcda no longer takes
+// 3 GB of memory) and copied when small. An output file is either the
 // complete new content or untouched, never half written (full disk included).
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "util/expected.h"
+
 namespace covkit::util {
 
-struct FileData {
-  std::vector<uint8_t> bytes;
-  int64_t mtime = 0;  // seconds, as stat reports
+// A regular file's bytes, owned: a mapping (see mapped_file.h) or a copy.
+class FileData {
+ public:
+  FileData() = default;
+  FileData(FileData&& o) noexcept;
+  FileData& operator=(FileData&& o) noexcept;
+  FileData(const FileData&) = delete;
+  FileData& operator=(const FileData&) = delete;
+  ~FileData();
+
+  std::span<const uint8_t> bytes() const { return {data_, size_}; }
+  std::string_view text() const { return {reinterpret_cast<const char*>(data_), size_}; }
+  int64_t mtime() const { return mtime_; }  // seconds, as stat reports
+
+ private:
+  friend Expected<FileData> read_file(const std::string& path);
+  void release();
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  int64_t mtime_ = 0;
+  std::vector<uint8_t> copy_;  // small files
+  int mapping_slot_ = -1;      // large files: a registered mapping
 };
 
-// nullopt when the file cannot be opened or is not a regular file (devices
-// and FIFOs never end or block); `error` receives the reason.
-std::optional<FileData> read_file(const std::string& path, std::string* error = nullptr);
+// Only regular files are read: devices never end and FIFOs block (a hostile
+// notes file may name either as its source). The error's message is the
+// reason ("Permission denied", "not a regular file").
+Expected<FileData> read_file(const std::string& path);
+
+// Why a write failed: gcov words "could not open" and "error writing" apart.
+enum class WriteStage { kOpen, kWrite };
+struct WriteError : Error {
+  WriteStage stage = WriteStage::kOpen;
+  WriteError(WriteStage s, std::string m) : Error(std::move(m)), stage(s) {}
+};
 
 // Writes to a temporary file beside `path`, then renames it over `path`.
-// Returns false (and strerror text in `error`) when any step fails.
-enum class WriteFailure { kNone, kOpen, kWrite };
-bool write_file_atomic(const std::string& path, std::string_view content, std::string* error = nullptr,
-                       WriteFailure* failure = nullptr);
+Expected<void, WriteError> write_file_atomic(const std::string& path, std::string_view content);
 
 // The two halves of write_file_atomic, for writing several files all or
 // nothing: stage_file writes the content to a temporary file beside `path`
 // (or straight into a device/FIFO, returning ""), commit_staged renames it
 // over `path`, discard_staged removes it.
-std::optional<std::string> stage_file(const std::string& path, std::string_view content, std::string* error = nullptr,
-                                      WriteFailure* failure = nullptr);
-bool commit_staged(const std::string& staged, const std::string& path, std::string* error = nullptr);
+Expected<std::string, WriteError> stage_file(const std::string& path, std::string_view content);
+Expected<void> commit_staged(const std::string& staged, const std::string& path);
 void discard_staged(const std::string& staged);
 
 std::optional<int64_t> file_mtime(const std::string& path);

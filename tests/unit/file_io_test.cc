@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace {
@@ -12,9 +14,9 @@ namespace {
 // A notes file may name any path as its source: devices never end and FIFOs
 // block, so only regular files are read.
 TEST(FileIo, DevicesAreNotRead) {
-  std::string why;
-  EXPECT_FALSE(covkit::util::read_file("/dev/zero", &why));
-  EXPECT_EQ(why, "not a regular file");
+  auto data = covkit::util::read_file("/dev/zero");
+  ASSERT_FALSE(data);
+  EXPECT_EQ(data.error().message, "not a regular file");
 }
 
 TEST(FileIo, FifoDoesNotBlock) {
@@ -30,8 +32,64 @@ TEST(FileIo, RegularFileRoundTrip) {
   ASSERT_TRUE(covkit::util::write_file_atomic(path, "abc\n"));
   auto data = covkit::util::read_file(path);
   ASSERT_TRUE(data);
-  EXPECT_EQ(std::string(data->bytes.begin(), data->bytes.end()), "abc\n");
+  EXPECT_EQ(data->text(), "abc\n");
   ::unlink(path.c_str());
+}
+
+std::string temp_path(const char* what) {
+  return ::testing::TempDir() + "covkit_" + what + "_" + std::to_string(::getpid());
+}
+
+// Large files are mapped, not copied: same bytes either way.
+TEST(FileIo, LargeFileIsReadWhole) {
+  const std::string path = temp_path("large");
+  std::string content(3u << 20, '\0');
+  for (size_t i = 0; i < content.size(); ++i) content[i] = char(i * 7 + i / 4096);
+  ASSERT_TRUE(covkit::util::write_file_atomic(path, content));
+  {
+    auto data = covkit::util::read_file(path);
+    ASSERT_TRUE(data);
+    EXPECT_EQ(data->text(), content);
+    covkit::util::FileData moved = std::move(*data);  // the mapping moves with it
+    EXPECT_EQ(moved.text(), content);
+  }
+  ::unlink(path.c_str());
+}
+
+TEST(FileIo, MissingFileSaysWhy) {
+  auto data = covkit::util::read_file(temp_path("absent"));
+  ASSERT_FALSE(data);
+  EXPECT_EQ(data.error().errno_value, ENOENT);
+  EXPECT_EQ(data.error().message, "No such file or directory");
+}
+
+// A mapped file cut short under covkit (a program rewriting it) is one line
+// naming the file and exit status 1, not a crash.
+TEST(FileIoDeathTest, TruncatedWhileMappedIsOneLine) {
+  const std::string path = temp_path("shrinks");
+  ASSERT_TRUE(covkit::util::write_file_atomic(path, std::string(4u << 20, 'x')));
+  EXPECT_EXIT(
+      {
+        auto data = covkit::util::read_file(path);
+        if (!data) std::_Exit(3);
+        if (::truncate(path.c_str(), 0) != 0) std::_Exit(4);
+        volatile char c = data->text()[3u << 20];
+        (void)c;
+        std::_Exit(5);
+      },
+      ::testing::ExitedWithCode(1), "covkit: .*shrinks.*: the file shrank while covkit read it");
+  ::unlink(path.c_str());
+}
+
+TEST(FileIo, WriteFailureSaysWhichStage) {
+  auto w = covkit::util::write_file_atomic("/nonexistent-dir/x", "abc");
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().stage, covkit::util::WriteStage::kOpen);
+  if (::access("/dev/full", W_OK) == 0) {
+    auto full = covkit::util::write_file_atomic("/dev/full", "abc");
+    ASSERT_FALSE(full);
+    EXPECT_EQ(full.error().stage, covkit::util::WriteStage::kWrite);
+  }
 }
 
 }  // namespace

@@ -28,9 +28,9 @@ bool make_directories(const std::string& dir, std::string* error) {
 }
 
 bool write_one(const std::string& path, std::string_view content, std::string* error) {
-  std::string why;
-  if (util::write_file_atomic(path, content, &why)) return true;
-  if (error) *error = "cannot write " + util::printable(path) + ": " + why;
+  auto written = util::write_file_atomic(path, content);
+  if (written) return true;
+  if (error) *error = "cannot write " + util::printable(path) + ": " + written.error().message;
   return false;
 }
 
@@ -54,15 +54,14 @@ std::vector<std::string> unique_page_names(const model::ProjectCov& project) {
 // Reads, renders and writes one file's page; returns the error, if any.
 std::string write_source_page(const model::FileCov& file, const std::string& page_path, const HtmlOptions& opts) {
   const std::string& where = file.absolute_path.empty() ? file.path : file.absolute_path;
-  std::string why;
-  std::optional<util::FileData> data = util::read_file(where, &why);
+  auto data = util::read_file(where);
   std::string page;
   if (data) {
-    std::string text(data->bytes.begin(), data->bytes.end());
-    data.reset();  // halve the peak for large sources
+    std::string text(data->text());
+    data = util::FileData();  // halve the peak for large sources
     page = render_source_page(file, &text, "", opts);
   } else {
-    page = render_source_page(file, nullptr, why, opts);
+    page = render_source_page(file, nullptr, data.error().message, opts);
   }
   std::string error;
   write_one(page_path, page, &error);
