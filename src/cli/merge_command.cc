@@ -13,12 +13,11 @@
 #include <variant>
 #include <vector>
 
-#include "format/covkit_json_reader.h"
 #include "format/gcda_reader.h"
 #include "format/gcda_writer.h"
-#include "format/lcov_tracefile_reader.h"
 #include "model/coverage_merge.h"
 #include "model/data_merge.h"
+#include "model/load_coverage_file.h"
 #include "report/covkit_json_writer.h"
 #include "report/lcov_writer.h"
 #include "util/file_io.h"
@@ -183,40 +182,13 @@ int merge_data_trees(const std::vector<std::string>& inputs, const std::string& 
 
 // ---- tracefiles and covkit JSON -----------------------------------------
 
-enum class FileFormat { kLcov, kJson };
-
-std::optional<FileFormat> detect(const std::string& path, std::string_view text) {
-  size_t first = text.find_first_not_of(" \t\r\n");
-  std::string_view head = first == std::string_view::npos ? std::string_view{} : text.substr(first);
-  if (head.starts_with("{")) return FileFormat::kJson;
-  if (head.starts_with("TN:") || head.starts_with("SF:")) return FileFormat::kLcov;
-  if (path.ends_with(".info") || path.ends_with(".lcov")) return FileFormat::kLcov;
-  if (path.ends_with(".json")) return FileFormat::kJson;
-  return std::nullopt;
-}
-
 int merge_coverage_files(const std::vector<std::string>& inputs, const std::string& out, std::string format,
                          const std::string& test_name) {
   model::ProjectCov total;
   for (const std::string& in : inputs) {
-    auto data = util::read_file(in);
-    if (!data) return fail(in, data.error().message);
-    std::string_view text = data->text();
-    auto kind = detect(in, text);
-    if (!kind) return fail(in, "neither an lcov tracefile nor covkit JSON");
-    model::ProjectCov project;
-    std::optional<format::ParseError> parse_error;
-    if (*kind == FileFormat::kLcov) {
-      auto r = format::read_lcov_tracefile(text);
-      project = std::move(r.project);
-      parse_error = std::move(r.error);
-    } else {
-      auto r = format::read_covkit_json(text);
-      project = std::move(r.project);
-      parse_error = std::move(r.error);
-    }
-    if (parse_error) return fail(in, util::printable(parse_error->message));
-    model::merge_project(total, std::move(project));
+    auto project = model::load_coverage_file(in);
+    if (!project) return fail(in, project.error().message);
+    model::merge_project(total, std::move(*project));
   }
   if (format.empty()) format = out.ends_with(".json") ? "json" : "lcov";
   std::string text = format == "json" ? report::render_covkit_json(total)

@@ -18,12 +18,11 @@
 #include "cli/report_options.h"
 #include "cli/version.h"
 #include "format/object_files.h"
-#include "format/covkit_json_reader.h"
-#include "format/lcov_tracefile_reader.h"
 #include "model/coverage_filters.h"
 #include "model/coverage_merge.h"
 #include "model/diff_lines.h"
 #include "model/exclusion_markers.h"
+#include "model/load_coverage_file.h"
 #include "model/path_filter.h"
 #include "model/project_builder.h"
 #include "report/cobertura_writer.h"
@@ -84,31 +83,13 @@ void apply_markers(model::ProjectCov& project, unsigned threads, Reporter& log) 
 // re-resolved so --path-map and --root apply to them too.
 bool add_tracefile(const std::string& name, const model::SourcePathRules& paths, const model::PathFilter& filter,
                    model::ProjectCov& project, Reporter& log) {
-  auto data = util::read_file(name);
-  if (!data) {
-    log.error(fmt::format("{}: cannot read: {}", name, data.error().message));
-    return false;
-  }
-  std::string_view text = data->text();
-  size_t first = text.find_first_not_of(" \t\r\n");
-  const bool json = first != std::string_view::npos && text[first] == '{';
-  std::optional<format::ParseError> error;
-  model::ProjectCov added;
-  if (json) {
-    auto r = format::read_covkit_json(text);
-    added = std::move(r.project);
-    error = std::move(r.error);
-  } else {
-    auto r = format::read_lcov_tracefile(text);
-    added = std::move(r.project);
-    error = std::move(r.error);
-  }
-  if (error) {
-    log.error(fmt::format("{}: {}", name, error->message));
+  auto added = model::load_coverage_file(name);
+  if (!added) {
+    log.error(fmt::format("{}: {}", name, added.error().message));
     return false;
   }
   model::ProjectCov kept;
-  for (model::FileCov& f : added.files) {
+  for (model::FileCov& f : added->files) {
     model::SourcePaths p =
         paths.resolve_absolute(format::absolute_path(f.absolute_path.empty() ? f.path : f.absolute_path));
     if (!filter.keep(p)) continue;

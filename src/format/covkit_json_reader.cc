@@ -9,7 +9,6 @@
 #include <string>
 
 #include "format/gcno.h"  // kMaxLineNumber
-#include "model/coverage_merge.h"
 #include "util/printable.h"
 
 namespace covkit::format {
@@ -83,9 +82,9 @@ const char* type_name(const Json& j) {
 
 class Reader {
  public:
-  const std::optional<ParseError>& error() const { return error_; }
+  const std::optional<Error>& error() const { return error_; }
 
-  bool document(const Json& doc, model::ProjectCov& out) {
+  bool document(const Json& doc, CoverageRecords& out) {
     const Where root;
     if (!doc.is_object())
       return fail_plain(fmt::format("not a covkit coverage file: the document is {}, not an object", type_name(doc)));
@@ -102,23 +101,23 @@ class Reader {
           fmt::format("unsupported format_version {} (this covkit reads version {})", version, kCovkitJsonVersion));
     const Json* files = array(doc, "files", root, true);
     if (!files) return false;
-    out.files.reserve(files->size());
+    out.sources.reserve(files->size());
     for (size_t i = 0; i < files->size(); ++i) {
       const Where w{&root, "files", int64_t(i)};
-      model::FileCov f;
+      SourceRecord f;
       if (!file((*files)[i], w, f)) return false;
-      out.files.push_back(std::move(f));
+      out.sources.push_back(std::move(f));
     }
     return true;
   }
 
  private:
   bool fail(const std::string& where, const std::string& what) {
-    if (!error_) error_ = ParseError{0, where.empty() ? what : where + ": " + what};
+    if (!error_) error_ = Error(where.empty() ? what : where + ": " + what);
     return false;
   }
   bool fail_plain(const std::string& what) {
-    if (!error_) error_ = ParseError{0, what};
+    if (!error_) error_ = Error(what);
     return false;
   }
 
@@ -196,7 +195,7 @@ class Reader {
     return j.is_object() || fail(w.str(), fmt::format("must be an object, not {}", type_name(j)));
   }
 
-  bool file(const Json& j, const Where& w, model::FileCov& f) {
+  bool file(const Json& j, const Where& w, SourceRecord& f) {
     if (!object(j, w)) return false;
     if (!string(j, "path", w, true, f.path)) return false;
     if (f.path.empty()) return fail(Where{&w, "path"}.str(), "is empty");
@@ -206,7 +205,7 @@ class Reader {
     if (lines) {
       f.lines.reserve(lines->size());
       for (size_t i = 0; i < lines->size(); ++i) {
-        model::LineCov l;
+        LineRecord l;
         if (!line((*lines)[i], Where{&w, "lines", int64_t(i)}, l)) return false;
         f.lines.push_back(std::move(l));
       }
@@ -216,7 +215,7 @@ class Reader {
     if (functions) {
       f.functions.reserve(functions->size());
       for (size_t i = 0; i < functions->size(); ++i) {
-        model::FunctionCov fn;
+        FunctionRecord fn;
         if (!function((*functions)[i], Where{&w, "functions", int64_t(i)}, fn)) return false;
         f.functions.push_back(std::move(fn));
       }
@@ -224,7 +223,7 @@ class Reader {
     return true;
   }
 
-  bool line(const Json& j, const Where& w, model::LineCov& l) {
+  bool line(const Json& j, const Where& w, LineRecord& l) {
     if (!object(j, w)) return false;
     if (!ranged(j, "line", w, true, 1, kMaxLineNumber, l.number)) return false;
     if (!count(j, "count", w, true, l.count)) return false;
@@ -234,7 +233,7 @@ class Reader {
       for (size_t i = 0; i < bs->size(); ++i) {
         const Where bw{&w, "branches", int64_t(i)};
         const Json& b = (*bs)[i];
-        model::BranchCov bc;
+        BranchRecord bc;
         if (!object(b, bw) || !count(b, "count", bw, true, bc.count) || !boolean(b, "executed", bw, bc.executed) ||
             !boolean(b, "throw", bw, bc.is_throw) || !boolean(b, "fallthrough", bw, bc.fallthrough) ||
             !boolean(b, "unreachable", bw, bc.unreachable))
@@ -249,7 +248,7 @@ class Reader {
       for (size_t i = 0; i < is->size(); ++i) {
         const Where iw{&w, "instances", int64_t(i)};
         const Json& inst = (*is)[i];
-        model::LineInstance li;
+        InstanceRecord li;
         if (!object(inst, iw) || !string(inst, "function", iw, true, li.function) ||
             !count(inst, "count", iw, true, li.count))
           return false;
@@ -261,7 +260,7 @@ class Reader {
     return true;
   }
 
-  bool function(const Json& j, const Where& w, model::FunctionCov& fn) {
+  bool function(const Json& j, const Where& w, FunctionRecord& fn) {
     constexpr int64_t kU32 = std::numeric_limits<uint32_t>::max();
     // 0 is "unknown" for a function's lines (compiler-made functions have none).
     return object(j, w) && string(j, "name", w, true, fn.name) && string(j, "demangled", w, false, fn.demangled) &&
@@ -274,18 +273,15 @@ class Reader {
            ranged(j, "blocks_executed", w, false, 0, kU32, fn.blocks_executed);
   }
 
-  std::optional<ParseError> error_;
+  std::optional<Error> error_;
 };
 
 }  // namespace
 
-CovkitJsonResult read_covkit_json(std::string_view text) {
-  CovkitJsonResult r;
+Expected<CoverageRecords> read_covkit_json(std::string_view text) {
   try {
-    if (size_t at = too_deep_at(text); at != std::string_view::npos) {
-      r.error = ParseError{at, fmt::format("invalid covkit JSON: nested deeper than {} levels", kMaxDepth)};
-      return r;
-    }
+    if (size_t at = too_deep_at(text); at != std::string_view::npos)
+      return Error(at, fmt::format("invalid covkit JSON: nested deeper than {} levels", kMaxDepth));
     Json doc;
     try {
       doc = Json::parse(text.begin(), text.end());
@@ -293,25 +289,18 @@ CovkitJsonResult read_covkit_json(std::string_view text) {
       // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 2: ..."; keep the part after "] ".
       std::string what = e.what();
       if (size_t p = what.find("] "); p != std::string::npos) what.erase(0, p + 2);
-      r.error = ParseError{e.byte > 0 ? e.byte - 1 : 0, "invalid JSON: " + util::printable(what)};
-      return r;
+      return Error(e.byte > 0 ? e.byte - 1 : 0, "invalid JSON: " + util::printable(what));
     }
     Reader reader;
-    if (!reader.document(doc, r.project)) {
-      r.project.files.clear();
-      r.error = reader.error();
-      return r;
-    }
-    model::normalize(r.project);
+    CoverageRecords records;
+    if (!reader.document(doc, records)) return *reader.error();
+    return records;
   } catch (const std::bad_alloc&) {
-    r.project.files.clear();
-    r.error = ParseError{0, "out of memory reading covkit JSON"};
+    return Error("out of memory reading covkit JSON");
   } catch (const std::exception& e) {
     // The checks above should leave nothing to throw; never let it escape.
-    r.project.files.clear();
-    r.error = ParseError{0, std::string("invalid covkit JSON: ") + util::printable(e.what())};
+    return Error(std::string("invalid covkit JSON: ") + util::printable(e.what()));
   }
-  return r;
 }
 
 }  // namespace covkit::format

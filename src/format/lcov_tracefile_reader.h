@@ -1,22 +1,18 @@
 #pragma once
-// Reads lcov tracefiles (.info) as lcov 1.x and 2.x write them, into the
-// project model, so that `covkit merge` (and reports) can take what lcov,
-// gcovr or other tools produced. Records of the same source merge by lcov's
-// rules: lines add per number, branches per position on the line, functions
-// per name. Totals (LF, LH, FNF, ...) are ignored: they are recomputed.
-#include <optional>
+// Reads lcov tracefiles (.info) as lcov 1.x and 2.x write them, so that
+// `covkit merge` and `covkit report` can take what lcov, gcovr or other tools
+// produced. The result is the file's records as listed (model::
+// load_coverage_file applies lcov's rules to them); totals (LF, LH, FNF, ...)
+// are ignored, as they are recomputed.
 #include <string_view>
 
-#include "format/parse_error.h"
-#include "model/project_coverage.h"
+#include "format/coverage_records.h"
+#include "util/expected.h"
 
 namespace covkit::format {
 
-struct TracefileResult {
-  model::ProjectCov project;  // the complete records before any error
-  std::optional<ParseError> error;  // offset = byte offset of the line; message starts "line N: "
-};
-
-TracefileResult read_lcov_tracefile(std::string_view text);
+// On error: the byte offset of the offending line, and a message that
+// starts "line N: ".
+Expected<CoverageRecords> read_lcov_tracefile(std::string_view text);
 
 }  // namespace covkit::format

@@ -44,6 +44,12 @@ void merge_function(FunctionCov& into, FunctionCov&& from) {
   into.blocks_executed = std::max(into.blocks_executed, from.blocks_executed);
   into.excluded |= from.excluded;
   if (into.demangled.empty()) into.demangled = std::move(from.demangled);
+  // A record that named the function without its place (lcov's FNDA) takes
+  // the place from the first one that has it.
+  if (into.start_line == 0) {
+    into.start_line = from.start_line;
+    into.start_column = from.start_column;
+  }
   if (into.end_line == 0) {
     into.end_line = from.end_line;
     into.end_column = from.end_column;

@@ -858,9 +858,13 @@ def trace_message_problems(r, tool, arg, case, data):
     m = re.match(r"^%s(.*?): (.+)$" % re.escape(prefix), ln)
     if not m or m.group(1) != arg:
         return ["message does not start with the file name %s: %r" % (arg, ln[:200])]
-    is_json = data.lstrip(b" \t\r\n").startswith(b"{")
-    if tool == "merge" and not is_json:
-        is_json = arg.endswith(".json") and not re.match(rb"^[ \t\r\n]*(TN:|SF:)", data)
+    # covkit's one rule (format/coverage_file_format.h): '{' is JSON; a first
+    # content line "KEY:" is lcov; else the name decides.
+    stripped = data.lstrip(b" \t\r\n")
+    first_line = next((l.strip(b" \t\r") for l in data.split(b"\n") if l.strip(b" \t\r") and
+                       not l.strip(b" \t\r").startswith(b"#")), b"")
+    is_json = stripped.startswith(b"{") or (
+        stripped != b"" and not re.match(rb"^[A-Z]+:", first_line) and arg.endswith(".json"))
     if is_json:
         return []
     m = re.match(r"^line (\d+): \S", m.group(2))

@@ -1,0 +1,83 @@
+#include "model/load_coverage_file.h"
+
+#include <utility>
+
+#include "format/covkit_json_reader.h"
+#include "format/coverage_file_format.h"
+#include "format/lcov_tracefile_reader.h"
+#include "model/coverage_merge.h"
+#include "util/file_io.h"
+
+namespace covkit::model {
+
+namespace {
+
+BranchCov to_model(const format::BranchRecord& r) {
+  BranchCov b;
+  b.count = r.count;
+  b.executed = r.executed;
+  b.is_throw = r.is_throw;
+  b.fallthrough = r.fallthrough;
+  b.unreachable = r.unreachable;
+  return b;
+}
+
+LineCov to_model(format::LineRecord&& r) {
+  LineCov l;
+  l.number = r.number;
+  l.count = r.count;
+  l.unexecuted_block = r.unexecuted_block;
+  l.branches.reserve(r.branches.size());
+  for (const auto& b : r.branches) l.branches.push_back(to_model(b));
+  l.instances.reserve(r.instances.size());
+  for (auto& i : r.instances) l.instances.push_back(LineInstance{std::move(i.function), i.count});
+  return l;
+}
+
+FunctionCov to_model(format::FunctionRecord&& r) {
+  FunctionCov f;
+  f.name = std::move(r.name);
+  f.demangled = std::move(r.demangled);
+  f.start_line = r.start_line;
+  f.start_column = r.start_column;
+  f.end_line = r.end_line;
+  f.end_column = r.end_column;
+  f.execution_count = r.execution_count;
+  f.blocks = r.blocks;
+  f.blocks_executed = r.blocks_executed;
+  return f;
+}
+
+}  // namespace
+
+ProjectCov to_model(format::CoverageRecords&& records) {
+  ProjectCov p;
+  p.files.reserve(records.sources.size());
+  for (format::SourceRecord& s : records.sources) {
+    FileCov f;
+    f.path = std::move(s.path);
+    f.absolute_path = std::move(s.absolute_path);
+    f.lines.reserve(s.lines.size());
+    for (auto& l : s.lines) f.lines.push_back(to_model(std::move(l)));
+    f.functions.reserve(s.functions.size());
+    for (auto& fn : s.functions) f.functions.push_back(to_model(std::move(fn)));
+    p.files.push_back(std::move(f));
+  }
+  records.sources.clear();
+  normalize(p);
+  return p;
+}
+
+Expected<ProjectCov> load_coverage_file(const std::string& path) {
+  auto data = util::read_file(path);
+  if (!data) return data.error();
+  const std::string_view text = data->text();
+  auto kind = format::detect_coverage_format(path, text);
+  if (!kind) return Error("neither an lcov tracefile nor covkit JSON");
+  auto records = *kind == format::CoverageFileFormat::kLcov ? format::read_lcov_tracefile(text)
+                                                             : format::read_covkit_json(text);
+  if (!records) return std::move(records).error();
+  return to_model(std::move(*records));
+}
+
+}  // namespace covkit::model

@@ -1,0 +1,23 @@
+#pragma once
+// Coverage files into the project model: an lcov tracefile or a covkit JSON
+// file is detected, read as records, and turned into a ProjectCov by lcov's
+// rules (a line listed twice sums, branches add by position on their line,
+// functions by name, files sorted). The one way `covkit report -a` and
+// `covkit merge` read them.
+#include <string>
+
+#include "format/coverage_records.h"
+#include "model/project_coverage.h"
+#include "util/expected.h"
+
+namespace covkit::model {
+
+// Records -> model, normalized.
+ProjectCov to_model(format::CoverageRecords&& records);
+
+// Errors are one line without the file name: "neither an lcov tracefile nor
+// covkit JSON", the reader's message ("line 3: DA needs a line and a count"),
+// or why the file cannot be read.
+Expected<ProjectCov> load_coverage_file(const std::string& path);
+
+}  // namespace covkit::model
