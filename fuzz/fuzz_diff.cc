@@ -10,8 +10,7 @@
 #include "model/diff_lines.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  std::string err;
-  auto changed = covkit::model::parse_unified_diff(std::string_view(reinterpret_cast<const char*>(data), size), &err);
+  auto changed = covkit::model::parse_unified_diff(std::string_view(reinterpret_cast<const char*>(data), size));
   if (!changed) return 0;
   for (const auto& [path, ranges] : changed->ranges)
     for (size_t i = 0; i < ranges.size(); ++i) {

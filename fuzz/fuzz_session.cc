@@ -24,8 +24,8 @@
 #include "format/gcda_reader.h"
 #include "format/gcno_reader.h"
 #include "model/gcov_session.h"
-#include "report/gcov_json.h"
-#include "report/gcov_text.h"
+#include "report/gcov/gcov_json.h"
+#include "report/gcov/gcov_text.h"
 #include "report/json_writer.h"
 
 using namespace covkit;

@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/command_line.h"
 #include "model/source_paths.h"
 
 namespace covkit::cli {
@@ -21,7 +22,9 @@ constexpr const char* kFooter =
     "  LCOV_EXCL_EXCEPTION_BR_LINE/_START/_STOP               drop exception branches\n"
     "  GCOVR_EXCL_* and GCOV_EXCL_* are the same markers.\n"
     "\n"
-    "Exit status: 0 on success; 1 on bad usage or when nothing could be read;\n"
+    "Exit status: 0 on success; 1 on bad usage or when nothing could be read\n"
+    "(no objects found, or every one damaged or unreadable: the warnings say\n"
+    "which; damaged objects beside good ones are warnings, and counted);\n"
     "2 when a --fail-under gate fails; 3 when an output could not be written.\n"
     "\n"
     "Examples:\n"
@@ -94,13 +97,28 @@ std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& o)
       ->group(flt);
 
   auto* gate = "Gates";
-  app.add_option("--fail-under-line", o.fail_under_line, "Exit 2 if line coverage is below N percent")->type_name("N")
+  // "80%" is accepted as 80: that is how people write it (and gcovr
+  // users try it).
+  auto percent = [](std::string s) {
+    if (!s.empty() && s.back() == '%') s.pop_back();
+    return s;
+  };
+  app.add_option("--fail-under-line", o.fail_under_line,
+                 "Exit 2 if line coverage is below N percent, or if there are no lines at all")
+      ->type_name("N")
+      ->transform(percent)
       ->check(CLI::Range(0.0, 100.0).description(""))
       ->group(gate);
-  app.add_option("--fail-under-branch", o.fail_under_branch, "Exit 2 if branch coverage is below N percent")->type_name("N")
+  app.add_option("--fail-under-branch", o.fail_under_branch,
+                 "Exit 2 if branch coverage is below N percent (no branches at all pass)")
+      ->type_name("N")
+      ->transform(percent)
       ->check(CLI::Range(0.0, 100.0).description(""))
       ->group(gate);
-  app.add_option("--fail-under-function", o.fail_under_function, "Exit 2 if function coverage is below N percent")->type_name("N")
+  app.add_option("--fail-under-function", o.fail_under_function,
+                 "Exit 2 if function coverage is below N percent (no functions at all pass)")
+      ->type_name("N")
+      ->transform(percent)
       ->check(CLI::Range(0.0, 100.0).description(""))
       ->group(gate);
 
@@ -111,13 +129,7 @@ std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& o)
       ->group(run);
   app.add_flag("-q,--quiet", o.quiet, "No warnings (errors are still printed)")->group(run);
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    // --help/--version exit 0; every usage error exits 1 as documented, not
-    // with CLI11's own codes (104-114).
-    return app.exit(e) == 0 ? 0 : 1;
-  }
+  if (auto rc = parse_command_line(app, argc, argv)) return rc;
   o.exclusion_markers = !no_markers;
   for (const auto& m : maps) {
     std::pair<std::string, std::string> pm;

@@ -63,7 +63,7 @@ DataResult read_data(std::span<const uint8_t> data) {
   auto v = GcovVersion::decode(*raw);
   if (!v || !v->supported())
     return HeaderError{HeaderProblem::kUnsupportedVersion, *raw,
-                       fmt::format("unsupported version '{}' (covkit reads GCC 8 to 14)", version_chars(*raw))};
+                       unsupported_version_message(*raw)};
   file.version = *v;
   auto stamp = r.u32();
   if (!stamp) return HeaderError{HeaderProblem::kTruncatedHeader, *raw, "truncated header"};

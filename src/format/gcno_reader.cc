@@ -80,8 +80,7 @@ std::optional<HeaderError> NotesParser::header() {
   auto v = GcovVersion::decode(*raw);
   if (!v || !v->supported())
     return HeaderError{HeaderProblem::kUnsupportedVersion, *raw,
-                       fmt::format("unsupported version '{}' (covkit reads GCC 8 to 14)",
-                                   version_chars(*raw))};
+                       unsupported_version_message(*raw)};
   out_.version = *v;
   auto stamp = r_.u32();
   if (!stamp) return HeaderError{HeaderProblem::kTruncatedHeader, *raw, "truncated header"};

@@ -24,6 +24,15 @@ std::string GcovVersion::gcc_version_string() const { return fmt::format("{}.{}.
 
 std::string GcovVersion::four_chars() const { return version_chars(raw); }
 
+std::string unsupported_version_message(uint32_t raw) {
+  const std::string chars = version_chars(raw);
+  if (chars.size() == 4 && chars[0] == '4' && chars[3] == '*')
+    return "unsupported version '" + chars +
+           "' (GCC 4.x's format, which clang's --coverage writes: read it with `llvm-cov gcov` until covkit "
+           "does; covkit reads GCC 8 to 14)";
+  return "unsupported version '" + chars + "' (covkit reads GCC 8 to 14)";
+}
+
 std::string version_chars(uint32_t raw) {
   std::string s;
   for (int shift = 24; shift >= 0; shift -= 8) {

@@ -30,4 +30,9 @@ struct GcovVersion {
 // The printable four characters of any version word (as gcov prints them).
 std::string version_chars(uint32_t raw);
 
+// Why a version word is refused, for the reader's message: "unsupported
+// version 'X' (covkit reads GCC 8 to 14)", pointing users of clang's
+// --coverage (which writes GCC 4.x words, "408*" by default) to llvm-cov gcov.
+std::string unsupported_version_message(uint32_t raw);
+
 }  // namespace covkit::format

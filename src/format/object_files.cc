@@ -164,4 +164,22 @@ ObjectSearch find_objects(const std::vector<std::string>& roots, const std::vect
   return out;
 }
 
+std::vector<std::string> build_directories_below(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code type_ec;
+    if (!it->is_directory(type_ec)) continue;
+    for (const char* marker : {"CMakeCache.txt", "build.ninja", "meson-private", "config.status"}) {
+      if (fs::exists(it->path() / marker, type_ec)) {
+        found.push_back(it->path().string());
+        break;
+      }
+    }
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
 }  // namespace covkit::format

@@ -24,6 +24,11 @@ struct ObjectSearch {
 // kept apart); their counts add up downstream.
 ObjectSearch find_objects(const std::vector<std::string>& roots, const std::vector<std::string>& notes_dirs);
 
+// The subdirectories of `dir` (one level down) that look like build
+// directories (CMakeCache.txt, build.ninja, meson-private, config.status),
+// sorted: where to look when `dir` holds no coverage data.
+std::vector<std::string> build_directories_below(const std::string& dir);
+
 // Lexically normalized absolute path ("." and ".." folded, no file system
 // access), relative paths taken against `base` (or the working directory).
 std::string absolute_path(const std::string& path, const std::string& base = {});

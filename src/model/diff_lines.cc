@@ -142,17 +142,14 @@ void tidy(std::vector<std::pair<uint32_t, uint32_t>>& r) {
 
 }  // namespace
 
-std::optional<ChangedLines> parse_unified_diff(std::string_view diff, std::string* error) {
+Expected<ChangedLines> parse_unified_diff(std::string_view diff) {
   ChangedLines result;
   std::vector<std::pair<uint32_t, uint32_t>>* current = nullptr;  // null: deleted file or none yet
   bool have_file = false;     // a "+++" line was seen in this file's section
   bool binary_patch = false;  // inside "GIT binary patch" data
   uint64_t old_left = 0, new_left = 0, new_line = 0;
   size_t line_no = 0;
-  auto fail = [&](const std::string& what) {
-    if (error) *error = fmt::format("diff line {}: {}", line_no, what);
-    return std::nullopt;
-  };
+  auto fail = [&](const std::string& what) { return Error(fmt::format("diff line {}: {}", line_no, what)); };
   size_t pos = 0;
   while (pos < diff.size()) {
     size_t nl = diff.find('\n', pos);
@@ -229,12 +226,8 @@ std::string git_failure(const util::ProcessResult& r, const std::string& what) {
 
 }  // namespace
 
-std::optional<ChangedLines> changed_lines_since(const std::string& rev, const std::string& repo_dir,
-                                                std::string* toplevel, std::string* error) {
-  auto fail = [&](const std::string& what) {
-    if (error) *error = what;
-    return std::nullopt;
-  };
+Expected<ChangedLines> changed_lines_since(const std::string& rev, const std::string& repo_dir) {
+  auto fail = [](const std::string& what) { return Error(what); };
   // git would take "-..." as an option (--output=FILE writes files).
   if (rev.empty() || rev[0] == '-') return fail(fmt::format("'{}' is not a revision", util::printable(rev)));
 
@@ -249,10 +242,9 @@ std::optional<ChangedLines> changed_lines_since(const std::string& rev, const st
                                     "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", rev,
                                     "--"});
   if (std::string f = git_failure(diff, fmt::format("git diff {}", util::printable(rev))); !f.empty()) return fail(f);
-  std::string parse_error;
-  auto lines = parse_unified_diff(diff.out, &parse_error);
-  if (!lines) return fail(fmt::format("git diff {}: {}", util::printable(rev), parse_error));
-  if (toplevel) *toplevel = std::move(top_dir);
+  auto lines = parse_unified_diff(diff.out);
+  if (!lines) return fail(fmt::format("git diff {}: {}", util::printable(rev), lines.error().message));
+  lines->toplevel = std::move(top_dir);
   return lines;
 }
 

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "util/expected.h"
+
 namespace covkit::model {
 
 struct ChangedLines {
@@ -16,6 +18,7 @@ struct ChangedLines {
   // line ranges on the new side. Deleted files do not appear; a file whose
   // change only removed lines appears with no ranges.
   std::unordered_map<std::string, std::vector<std::pair<uint32_t, uint32_t>>> ranges;
+  std::string toplevel;  // changed_lines_since: the repository's top level
 
   bool contains(const std::string& path, uint32_t line) const;
 };
@@ -23,16 +26,14 @@ struct ChangedLines {
 // Parses `git diff` output (any context size; -U0 is what covkit runs):
 // "+++ b/path" headers (quoted C-style when git quotes them, a trailing tab
 // after names with spaces), "@@ -a,b +c,d @@" hunks, renames, new and deleted
-// files, binary files. nullopt with a one-line reason when the text is not a
-// diff git could have written.
-std::optional<ChangedLines> parse_unified_diff(std::string_view diff, std::string* error);
+// files, binary files. A one-line reason ("diff line N: ...") when the text
+// is not a diff git could have written.
+Expected<ChangedLines> parse_unified_diff(std::string_view diff);
 
 // Runs git in `repo_dir` (no shell: REV goes to git as one argument and may not
-// start with '-'): the top level into `toplevel`, then
-// `git diff -U0 --no-color --no-ext-diff REV --` parsed. nullopt with a
-// one-line reason when git is missing, `repo_dir` is not in a repository, or
-// git rejects REV (its first error line is quoted).
-std::optional<ChangedLines> changed_lines_since(const std::string& rev, const std::string& repo_dir,
-                                                std::string* toplevel, std::string* error);
+// start with '-'): the top level, then `git diff -U0 --no-color --no-ext-diff
+// REV --` parsed. A one-line reason when git is missing, `repo_dir` is not in
+// a repository, or git rejects REV (its first error line is quoted).
+Expected<ChangedLines> changed_lines_since(const std::string& rev, const std::string& repo_dir);
 
 }  // namespace covkit::model

@@ -5,6 +5,10 @@
 #include <array>
 #include <vector>
 
+#include "util/file_io.h"
+#include "util/printable.h"
+#include "util/thread_pool.h"
+
 namespace covkit::model {
 
 namespace {
@@ -108,6 +112,27 @@ void apply_exclusions(FileCov& file, const ExclusionRegions& regions) {
   }
   for (FunctionCov& f : file.functions)
     if (in(regions.line, f.start_line)) f.excluded = true;
+}
+
+std::vector<std::string> apply_source_exclusions(ProjectCov& project, unsigned threads) {
+  std::vector<std::vector<std::string>> warnings(project.files.size());
+  util::parallel_for(project.files.size(), threads, [&](size_t i) {
+    FileCov& f = project.files[i];
+    auto data = util::read_file(f.absolute_path);
+    if (!data) {
+      warnings[i].push_back(fmt::format("{}: source not readable ({}); its counts are reported, its exclusion "
+                                        "markers cannot be (try --path-map OLD=NEW)",
+                                        util::printable(f.absolute_path), data.error().message));
+      return;
+    }
+    ExclusionRegions regions = find_exclusions(data->text(), f.path);
+    apply_exclusions(f, regions);
+    warnings[i] = std::move(regions.warnings);
+  });
+  std::vector<std::string> all;
+  for (auto& ws : warnings)
+    for (auto& w : ws) all.push_back(std::move(w));
+  return all;
 }
 
 }  // namespace covkit::model

@@ -27,4 +27,9 @@ ExclusionRegions find_exclusions(std::string_view text, const std::string& name)
 // Marks excluded lines and functions and drops excluded branches.
 void apply_exclusions(FileCov& file, const ExclusionRegions& regions);
 
+// Reads every file's source (in parallel) and applies its markers. A source
+// that cannot be read keeps its counts; the returned warnings, one line
+// each in file order, say so and carry the markers' own warnings.
+std::vector<std::string> apply_source_exclusions(ProjectCov& project, unsigned threads);
+
 }  // namespace covkit::model

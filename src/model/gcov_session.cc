@@ -1,6 +1,5 @@
 #include "model/gcov_session.h"
 
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -12,7 +11,6 @@
 #include "model/flow_solver.h"
 #include "util/demangle.h"
 #include "util/file_io.h"
-#include "util/printable.h"
 #include "util/thread_pool.h"
 
 namespace covkit::model {
@@ -140,7 +138,7 @@ void GcovSession::add_object(LoadedObject&& obj, const std::string& arg) {
   bbg_file_time_ = 0;
   bbg_stamp_ = 0;
   if (std::find(processed_files_.begin(), processed_files_.end(), da_file_name_) != processed_files_.end()) {
-    message(fmt::format("'{}' file is already processed\n", arg));
+    report({DiagnosticKind::kAlreadyProcessed, arg});
     return;
   }
   processed_files_.push_back(da_file_name_);
@@ -150,24 +148,18 @@ void GcovSession::add_object(LoadedObject&& obj, const std::string& arg) {
 
 void GcovSession::read_notes(LoadedObject& obj) {
   if (!obj.notes_opened) {
-    message(fmt::format("{}:cannot open notes file\n", bbg_file_name_));
-    set_return_code(1);
+    report({DiagnosticKind::kNotesUnreadable, bbg_file_name_});
     return;
   }
   bbg_file_time_ = obj.notes_mtime;
   if (auto* hdr = std::get_if<format::HeaderError>(&obj.notes)) {
     switch (hdr->problem) {
-      case format::HeaderProblem::kNotThisKind:
-        message(fmt::format("{}:not a gcov notes file\n", bbg_file_name_));
-        set_return_code(2);
-        break;
+      case format::HeaderProblem::kNotThisKind: report({DiagnosticKind::kNotNotes, bbg_file_name_}); break;
       case format::HeaderProblem::kUnsupportedVersion:
-        message(fmt::format("{}:{}\n", bbg_file_name_, hdr->message));
-        set_return_code(3);
+        report({DiagnosticKind::kNotesUnsupported, bbg_file_name_, {}, hdr->message});
         break;
       case format::HeaderProblem::kTruncatedHeader:
-        message(fmt::format("{}:corrupted: {}\n", bbg_file_name_, hdr->message));
-        set_return_code(4);
+        report({DiagnosticKind::kNotesTruncated, bbg_file_name_, {}, hdr->message});
         break;
     }
     return;
@@ -179,11 +171,7 @@ void GcovSession::read_notes(LoadedObject& obj) {
   bbg_supports_has_unexecuted_blocks_ = nf.has_unexecuted_blocks;
 
   auto newer = [this](const std::string& spelling) {
-    message(fmt::format("{}:source file is newer than notes file '{}'\n", util::printable(spelling), bbg_file_name_));
-    if (!newer_notice_given_) {
-      message("(the message is displayed only once per source file)\n");
-      newer_notice_given_ = true;
-    }
+    report({DiagnosticKind::kSourceNewer, spelling, {}, {}, bbg_file_name_});
   };
   std::vector<uint32_t> global(obj.local_names.size());
   for (size_t i = 0; i < obj.local_names.size(); ++i) global[i] = sources_.find(obj.local_names[i], bbg_file_time_, newer);
@@ -199,50 +187,42 @@ void GcovSession::read_notes(LoadedObject& obj) {
     ident_to_fn_[sf->fn.ident] = sf.get();
     storage_.push_back(std::move(sf));
   }
-  if (nf.error) {
-    message(fmt::format("{}:corrupted at byte {}: {}\n", bbg_file_name_, nf.error->offset, nf.error->message));
-    set_return_code(4);
-  }
-  if (functions_.empty()) message(fmt::format("{}:no functions found\n", bbg_file_name_));
+  if (nf.error)
+    report({DiagnosticKind::kNotesCorrupt, bbg_file_name_, {}, nf.error->message, {}, nf.error->offset});
+  if (functions_.empty()) report({DiagnosticKind::kNoFunctions, bbg_file_name_});
 }
 
 void GcovSession::read_counts(LoadedObject& obj) {
   if (!obj.data_opened) {
-    message(fmt::format("{}:cannot open data file, assuming not executed\n", da_file_name_));
+    if (obj.data_open_error)
+      report({DiagnosticKind::kDataUnreadable, da_file_name_, {}, obj.data_open_error->message});
+    else
+      report({DiagnosticKind::kDataMissing, da_file_name_});
     no_data_file_ = true;
     return;
   }
   if (auto* hdr = std::get_if<format::HeaderError>(&obj.data)) {
     switch (hdr->problem) {
-      case format::HeaderProblem::kNotThisKind:
-        message(fmt::format("{}:not a gcov data file\n", da_file_name_));
-        set_return_code(2);
-        break;
+      case format::HeaderProblem::kNotThisKind: report({DiagnosticKind::kNotData, da_file_name_}); break;
       case format::HeaderProblem::kUnsupportedVersion:
-        message(fmt::format("{}:{}\n", da_file_name_, hdr->message));
-        set_return_code(3);
+        report({DiagnosticKind::kDataUnsupported, da_file_name_, {}, hdr->message});
         break;
       case format::HeaderProblem::kTruncatedHeader:
-        message(fmt::format("{}:corrupted: {}\n", da_file_name_, hdr->message));
-        set_return_code(4);
+        report({DiagnosticKind::kDataTruncated, da_file_name_, {}, hdr->message});
         break;
     }
     return;
   }
   auto& df = std::get<format::DataFile>(obj.data);
-  if (df.version.raw != version_.raw) {
-    message(fmt::format("{}:version '{}', prefer version '{}'\n", da_file_name_, df.version.four_chars(),
-                        version_.four_chars()));
-    set_return_code(3);
-  }
+  if (df.version.raw != version_.raw)
+    report({DiagnosticKind::kDataVersionMismatch, da_file_name_, {}, df.version.four_chars(), version_.four_chars()});
   if (df.stamp != bbg_stamp_) {
-    message(fmt::format("{}:stamp mismatch with notes file\n", da_file_name_));
-    set_return_code(5);
+    report({DiagnosticKind::kStampMismatch, da_file_name_});
     return;
   }
   const bool bytes = df.version.lengths_in_bytes();
   SessionFunction* fn = nullptr;
-  auto mismatch = [&] { message(fmt::format("{}:profile mismatch for '{}'\n", da_file_name_, util::printable(function_name(*fn)))); };
+  auto mismatch = [&] { report({DiagnosticKind::kProfileMismatch, da_file_name_, function_name(*fn)}); };
   for (const format::DataRecord& rec : df.records) {
     switch (rec.kind) {
       case format::DataRecord::Kind::kSummary:
@@ -276,10 +256,7 @@ void GcovSession::read_counts(LoadedObject& obj) {
         break;
     }
   }
-  if (df.error) {
-    message(fmt::format("{}:corrupted at byte {}: {}\n", da_file_name_, df.error->offset, df.error->message));
-    set_return_code(4);
-  }
+  if (df.error) report({DiagnosticKind::kDataCorrupt, da_file_name_, {}, df.error->message, {}, df.error->offset});
 }
 
 void GcovSession::process_all_functions() {
@@ -322,12 +299,10 @@ void GcovSession::process_all_functions() {
     if (fn.has_catch) find_exception_blocks(fn);
   });
   for (size_t i = 0; i < to_solve.size(); ++i) {
-    const std::string name = util::printable(function_name(*to_solve[i]));
-    if (problems[i].lacks_entry_or_exit)
-      message(fmt::format("{}:'{}' lacks entry and/or exit blocks\n", bbg_file_name_, name));
-    if (problems[i].arcs_to_entry) message(fmt::format("{}:'{}' has arcs to entry block\n", bbg_file_name_, name));
-    if (problems[i].arcs_from_exit)
-      message(fmt::format("{}:'{}' has arcs from exit block\n", bbg_file_name_, name));
+    const std::string& name = function_name(*to_solve[i]);
+    if (problems[i].lacks_entry_or_exit) report({DiagnosticKind::kLacksEntryExit, bbg_file_name_, name});
+    if (problems[i].arcs_to_entry) report({DiagnosticKind::kArcsToEntry, bbg_file_name_, name});
+    if (problems[i].arcs_from_exit) report({DiagnosticKind::kArcsFromExit, bbg_file_name_, name});
   }
 }
 
@@ -375,7 +350,7 @@ void GcovSession::add_line_counts(std::vector<std::pair<std::string, CoverageSum
         }
       }
     }
-    if (!has_any_line) message(fmt::format("{}:no lines for '{}'\n", bbg_file_name_, util::printable(function_name(*sf))));
+    if (!has_any_line) report({DiagnosticKind::kNoLines, bbg_file_name_, function_name(*sf)});
     if (summaries) summaries->emplace_back(function_name(*sf), cov);
   }
 }

@@ -16,6 +16,7 @@
 #include "format/gcno_reader.h"
 #include "model/function_graph.h"
 #include "model/line_cycles.h"
+#include "model/session_diagnostics.h"
 #include "model/source_table.h"
 #include "util/expected.h"
 
@@ -132,16 +133,8 @@ class GcovSession {
   // gcov's release_structures (JSON mode, between arguments).
   void release();
 
-  // Messages for stderr, in order; drained by the caller.
-  std::string take_messages() { return std::move(messages_); }
-  // gcov's exit status is the last one set; `return_code_set` tells whether
-  // this session set one at all.
-  int return_code() const { return return_code_; }
-  bool return_code_set() const { return return_code_set_; }
-  void set_return_code(int rc) {
-    return_code_ = rc;
-    return_code_set_ = true;
-  }
+  // What was wrong with the inputs, in order; drained by the caller.
+  std::vector<Diagnostic> take_diagnostics() { return std::move(diagnostics_); }
 
   SourceTable& sources() { return sources_; }
   SourceCoverage& coverage(uint32_t src) { return coverage_[src]; }
@@ -162,7 +155,7 @@ class GcovSession {
  private:
   void read_notes(LoadedObject& obj);
   void read_counts(LoadedObject& obj);
-  void message(const std::string& m) { messages_ += m; }
+  void report(Diagnostic d) { diagnostics_.push_back(std::move(d)); }
 
   SessionOptions opts_;
   SourceTable sources_;
@@ -171,9 +164,7 @@ class GcovSession {
   std::vector<SessionFunction*> functions_;  // gcov's `functions`, in reading order
   std::unordered_map<uint32_t, SessionFunction*> ident_to_fn_;
   std::vector<std::string> processed_files_;
-  std::string messages_;
-  int return_code_ = 0;
-  bool return_code_set_ = false;
+  std::vector<Diagnostic> diagnostics_;
 
   std::string bbg_file_name_, da_file_name_;
   int64_t bbg_file_time_ = 0;
@@ -182,7 +173,6 @@ class GcovSession {
   std::optional<std::string> bbg_cwd_;
   bool no_data_file_ = false;  // sticky for the whole run, as in gcov
   uint32_t object_runs_ = 0;
-  bool newer_notice_given_ = false;
   format::GcovVersion version_ = format::GcovVersion::from_gcc(12, 2);
 };
 

@@ -5,6 +5,7 @@
 #include "format/covkit_json_reader.h"
 #include "format/coverage_file_format.h"
 #include "format/lcov_tracefile_reader.h"
+#include "format/object_files.h"
 #include "model/coverage_merge.h"
 #include "util/file_io.h"
 
@@ -78,6 +79,22 @@ Expected<ProjectCov> load_coverage_file(const std::string& path) {
                                                              : format::read_covkit_json(text);
   if (!records) return std::move(records).error();
   return to_model(std::move(*records));
+}
+
+Expected<void> add_coverage_file(ProjectCov& into, const std::string& path, const SourcePathRules& paths,
+                                 const PathFilter& filter) {
+  auto added = load_coverage_file(path);
+  if (!added) return std::move(added).error();
+  ProjectCov kept;
+  for (FileCov& f : added->files) {
+    SourcePaths p = paths.resolve_absolute(format::absolute_path(f.absolute_path.empty() ? f.path : f.absolute_path));
+    if (!filter.keep(p)) continue;
+    f.path = std::move(p.display);
+    f.absolute_path = std::move(p.absolute);
+    kept.files.push_back(std::move(f));
+  }
+  merge_project(into, std::move(kept));
+  return {};
 }
 
 }  // namespace covkit::model

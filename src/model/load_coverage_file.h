@@ -7,7 +7,9 @@
 #include <string>
 
 #include "format/coverage_records.h"
+#include "model/path_filter.h"
 #include "model/project_coverage.h"
+#include "model/source_paths.h"
 #include "util/expected.h"
 
 namespace covkit::model {
@@ -19,5 +21,11 @@ ProjectCov to_model(format::CoverageRecords&& records);
 // covkit JSON", the reader's message ("line 3: DA needs a line and a count"),
 // or why the file cannot be read.
 Expected<ProjectCov> load_coverage_file(const std::string& path);
+
+// Loads `path` and adds it to `into` (`covkit report -a`), its sources
+// resolved by `paths` (so --path-map and --root apply to them too) and kept
+// or dropped by `filter`.
+Expected<void> add_coverage_file(ProjectCov& into, const std::string& path, const SourcePathRules& paths,
+                                 const PathFilter& filter);
 
 }  // namespace covkit::model

@@ -1,13 +1,9 @@
 #include "model/project_builder.h"
 
-#include <fmt/format.h>
-
 #include <atomic>
-#include <string_view>
 
 #include "model/coverage_merge.h"
 #include "model/gcov_session.h"
-#include "util/printable.h"
 #include "util/thread_pool.h"
 
 namespace covkit::model {
@@ -16,8 +12,9 @@ namespace {
 
 struct ObjectResult {
   std::vector<FileCov> files;
-  std::vector<std::string> messages;
+  std::vector<Diagnostic> diagnostics;
   bool failed = false;
+  bool damaged = false;
 };
 
 // Negative counts (lost updates between threads) and absurd ones are
@@ -27,15 +24,14 @@ struct ObjectResult {
 // prints).
 int64_t not_negative(int64_t count) { return count < 0 ? 0 : count; }
 
-void check_counters(const GcovSession& session, const std::string& data_name, std::vector<std::string>& out) {
+void check_counters(const GcovSession& session, const std::string& data_name, std::vector<Diagnostic>& out) {
   for (const SessionFunction* f : session.functions()) {
     for (const Arc& a : f->fn.arcs) {
       if (a.count >= 0 && a.count < kSuspiciousCount) continue;
-      out.push_back(fmt::format(
-          "{}: function {} (line {}): suspicious counter value {} ({})", data_name,
-          util::printable(session.function_name(*f)), f->fn.start_line, a.count,
-          a.count < 0 ? "negative: racing threads lost updates; build with -fprofile-update=atomic"
-                      : "too large to be real"));
+      Diagnostic d{DiagnosticKind::kSuspiciousCounter, data_name, session.function_name(*f)};
+      d.line = f->fn.start_line;
+      d.value = a.count;
+      out.push_back(std::move(d));
       break;
     }
   }
@@ -99,17 +95,14 @@ FileCov extract_source(GcovSession& session, uint32_t src_idx, const SourcePaths
   return fc;
 }
 
-// Session messages worth a report user's attention. An absent data file is
-// how a never-run object looks; gcov's note about it is not news here.
-void keep_messages(std::string_view text, std::vector<std::string>& out) {
-  while (!text.empty()) {
-    size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
-    if (line.empty() || line.find(":cannot open data file, assuming not executed") != std::string_view::npos ||
-        line.ends_with(":no functions found") || line == "(the message is displayed only once per source file)")
-      continue;
-    out.emplace_back(line);
+// Session diagnostics worth a report user's attention. An absent data file
+// is how a never-run object looks, and a notes file without functions is a
+// translation unit without code: neither is news here.
+void keep_diagnostics(std::vector<Diagnostic>&& all, ObjectResult& r) {
+  for (Diagnostic& d : all) {
+    if (d.damages_object()) r.damaged = true;
+    if (d.kind == DiagnosticKind::kDataMissing || d.kind == DiagnosticKind::kNoFunctions) continue;
+    r.diagnostics.push_back(std::move(d));
   }
 }
 
@@ -124,13 +117,13 @@ ObjectResult build_object(const format::ObjectFiles& files, const SourcePathRule
   session.add_object(std::move(obj), files.data.empty() ? files.notes : files.data);
   session.process_all_functions();
   session.add_line_counts(nullptr);
-  keep_messages(session.take_messages(), r.messages);
+  keep_diagnostics(session.take_diagnostics(), r);
   if (!notes_ok) {
-    r.failed = true;
+    r.failed = r.damaged = true;
     return r;
   }
   const std::string compile_dir = session.notes_cwd().value_or(files.notes.substr(0, files.notes.rfind('/')));
-  check_counters(session, files.data.empty() ? files.notes : files.data, r.messages);
+  check_counters(session, files.data.empty() ? files.notes : files.data, r.diagnostics);
   for (uint32_t s = 0; s < session.source_count(); ++s) {
     SourcePaths p = paths.resolve(session.sources().entries()[s].name, compile_dir);
     if (!filter.keep(p)) continue;
@@ -153,8 +146,9 @@ BuildResult build_project(const std::vector<format::ObjectFiles>& objects, const
   });
   BuildResult out;
   for (ObjectResult& r : results) {
-    for (auto& m : r.messages) out.messages.push_back(std::move(m));
+    for (auto& d : r.diagnostics) out.diagnostics.push_back(std::move(d));
     out.objects_failed += r.failed;
+    out.objects_damaged += r.damaged;
     for (FileCov& f : r.files) out.project.files.push_back(std::move(f));
   }
   normalize(out.project);

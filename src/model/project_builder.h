@@ -11,6 +11,7 @@
 #include "format/object_files.h"
 #include "model/path_filter.h"
 #include "model/project_coverage.h"
+#include "model/session_diagnostics.h"
 #include "model/source_paths.h"
 
 namespace covkit::model {
@@ -23,15 +24,15 @@ struct BuildOptions {
 
 struct BuildResult {
   ProjectCov project;
-  std::vector<std::string> messages;  // warnings, one line each, in object order
-  size_t objects_failed = 0;          // notes unreadable/corrupt: nothing usable
+  // What a report's user should hear of, in object order: every session
+  // diagnostic except the normal ones (an object that never ran, a notes
+  // file without functions), and suspicious counters.
+  std::vector<Diagnostic> diagnostics;
+  size_t objects_failed = 0;   // notes unreadable or unusable: nothing of the object is reported
+  size_t objects_damaged = 0;  // inputs damaged or unreadable: counts missing or partial (failed included)
 };
 
 BuildResult build_project(const std::vector<format::ObjectFiles>& objects, const SourcePathRules& paths,
                           const PathFilter& filter, const BuildOptions& opts);
-
-// Counter values beyond this are reported as suspicious (real programs do not
-// run a line 2^56 times; such values come from corrupt or racing counters).
-inline constexpr int64_t kSuspiciousCount = int64_t(1) << 56;
 
 }  // namespace covkit::model

@@ -468,7 +468,8 @@ def object_message_problems(lines):
             problems.append("stderr line without the 'covkit report: ' prefix (multi-line message?): %r" % ln[:200])
         elif REF_NOTES in ln or REF_DATA in ln or REF_SOURCE in ln:
             problems.append("message about the good object: %r" % ln[:200])
-        elif not any(n in ln for n in names) and not re.match(r"^covkit report: /.*?: source not readable \(", ln):
+        elif (not any(n in ln for n in names) and not re.match(r"^covkit report: /.*?: source not readable \(", ln)
+              and not re.match(r"^covkit report: \d+ of \d+ objects (has|have) damaged or unreadable inputs", ln)):
             problems.append("message names no file: %r" % ln[:200])
     return problems
 

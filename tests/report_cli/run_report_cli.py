@@ -845,10 +845,16 @@ def scenario_gates(tmp):
     rc, _, err = covkit(["report", "build", "--fail-under-line", "0", "--fail-under-branch", "0",
                          "--fail-under-function", "0"], proj)
     eq((rc, err), (0, []), "zero gates")
-    # A gate on an empty set (every file filtered out) does not fail.
+    # No lines at all means nothing was measured (a filter or path that
+    # matched nothing, damaged objects): the line gate fails, as gcovr's does;
+    # no branches or functions to cover pass (C code without branches).
     rc, out, err = covkit(["report", "build", "-e", ".", "--fail-under-line", "100", "--fail-under-branch", "100",
                            "--fail-under-function", "100"], proj)
-    eq((rc, err), (0, []), "gates on an empty project")
+    eq((rc, err), (2, ["covkit report: line coverage cannot be measured: there are no lines (check the paths and "
+                       "filters) and --fail-under-line 100 asks for some"]), "gates on an empty project")
+    rc, out, err = covkit(["report", "build", "-e", ".", "--fail-under-branch", "100", "--fail-under-function", "100"],
+                          proj)
+    eq((rc, err), (0, []), "branch and function gates on an empty project")
     eq(table_rows(out)["TOTAL"], ["0", "0", "-", "0", "0", "-", "0", "0", "-"], "TOTAL of an empty project")
 
 

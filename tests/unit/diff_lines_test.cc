@@ -12,16 +12,15 @@ namespace {
 using Ranges = std::vector<std::pair<uint32_t, uint32_t>>;
 
 ChangedLines must_parse(std::string_view diff) {
-  std::string error;
-  auto r = parse_unified_diff(diff, &error);
-  EXPECT_TRUE(r) << error;
+  auto r = parse_unified_diff(diff);
+  EXPECT_TRUE(r) << r.error().message;
   return r ? *r : ChangedLines{};
 }
 
 std::string parse_error(std::string_view diff) {
-  std::string error;
-  EXPECT_FALSE(parse_unified_diff(diff, &error));
-  return error;
+  auto r = parse_unified_diff(diff);
+  EXPECT_FALSE(r);
+  return r ? "" : r.error().message;
 }
 
 // What git 2.39 prints for a commit against a working tree with an added,
@@ -189,50 +188,49 @@ TEST_F(GitRepo, ChangedLinesSinceHead) {
   ASSERT_TRUE(testing::write_text(dir_ / "sub/a.c", "1\nTWO\n3\n4\n"));
   ASSERT_TRUE(testing::write_text(dir_ / "new file.c", "x\n"));
   ASSERT_EQ(testing::run_command("cd '" + dir_.path() + "' && git add -N 'new file.c'"), 0);
-  std::string top, error;
   // From a subdirectory, paths are still relative to the top level.
-  auto c = changed_lines_since("HEAD", dir_ / "sub", &top, &error);
-  ASSERT_TRUE(c) << error;
+  auto c = changed_lines_since("HEAD", dir_ / "sub");
+  ASSERT_TRUE(c) << c.error().message;
   char real[4096];
   ASSERT_TRUE(::realpath(dir_.path().c_str(), real));
-  EXPECT_EQ(top, real);
+  EXPECT_EQ(c->toplevel, real);
   EXPECT_EQ(c->ranges["sub/a.c"], (Ranges{{2, 2}, {4, 4}}));
   EXPECT_EQ(c->ranges["new file.c"], (Ranges{{1, 1}}));
 }
 
 TEST_F(GitRepo, UnknownRevisionQuotesGit) {
-  std::string top, error;
-  EXPECT_FALSE(changed_lines_since("no-such-rev", dir_.path(), &top, &error));
+  auto c = changed_lines_since("no-such-rev", dir_.path());
+  ASSERT_FALSE(c);
+  const std::string& error = c.error().message;
   EXPECT_NE(error.find("git diff no-such-rev: fatal:"), std::string::npos) << error;
   EXPECT_EQ(error.find('\n'), std::string::npos);
 }
 
 TEST_F(GitRepo, RevisionsThatLookLikeOptionsAreRefused) {
-  std::string top, error;
   std::string evil = dir_ / "pwned";
-  EXPECT_FALSE(changed_lines_since("--output=" + evil, dir_.path(), &top, &error));
-  EXPECT_EQ(error, "'--output=" + evil + "' is not a revision");
-  EXPECT_FALSE(changed_lines_since("HEAD; touch " + evil, dir_.path(), &top, &error));  // one argv word, no shell
+  auto c = changed_lines_since("--output=" + evil, dir_.path());
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().message, "'--output=" + evil + "' is not a revision");
+  EXPECT_FALSE(changed_lines_since("HEAD; touch " + evil, dir_.path()));  // one argv word, no shell
   EXPECT_NE(::access(evil.c_str(), F_OK), 0);
 }
 
 TEST(DiffLinesGit, NotARepository) {
   if (!testing::have_program("git")) GTEST_SKIP() << "git is not installed";
   testing::TempDir dir;
-  std::string top, error;
-  EXPECT_FALSE(changed_lines_since("HEAD", dir.path(), &top, &error));
-  EXPECT_NE(error.find("not a git repository"), std::string::npos) << error;
+  auto c = changed_lines_since("HEAD", dir.path());
+  ASSERT_FALSE(c);
+  EXPECT_NE(c.error().message.find("not a git repository"), std::string::npos) << c.error().message;
 }
 
 TEST(DiffLinesGit, GitMissing) {
   const char* old = std::getenv("PATH");
   std::string saved = old ? old : "";
   ::setenv("PATH", "/nonexistent-covkit", 1);
-  std::string top, error;
-  auto c = changed_lines_since("HEAD", ".", &top, &error);
+  auto c = changed_lines_since("HEAD", ".");
   ::setenv("PATH", saved.c_str(), 1);
-  EXPECT_FALSE(c);
-  EXPECT_EQ(error, "git is not installed (or not on PATH)");
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().message, "git is not installed (or not on PATH)");
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // report/gcov_file_names: output file names as gcov 12 chooses them
 // (checked against gcov-12 -p/-l/-x/-j output).
-#include "report/gcov_file_names.h"
+#include "report/gcov/gcov_file_names.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // report/gcov_numbers: percentages and counts exactly as gcov prints them.
 // Expectations checked against gcov-12 -b / -H output (e.g. a branch taken
 // 1 time in 200 prints "0%", 1 in 1000 prints "1%", 999 in 1000 "100%").
-#include "report/gcov_numbers.h"
+#include "report/gcov/gcov_numbers.h"
 
 #include <gtest/gtest.h>
 

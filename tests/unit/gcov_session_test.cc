@@ -11,6 +11,7 @@
 
 #include "format/gcov_tags.h"
 #include "gcov_image_builder.h"
+#include "report/gcov/gcov_messages.h"
 #include "test_support.h"
 
 namespace covkit::model {
@@ -64,8 +65,9 @@ TEST(DeriveFileNames, ObjectDirectory) {
 // --- the known program -------------------------------------------------------------
 
 struct Outcome {
-  std::string messages;
-  int rc = 0;
+  std::vector<Diagnostic> diagnostics;
+  std::string messages;  // as `covkit gcov` words them
+  int rc = 0;            // gcov 12's status: the last one a diagnostic set
   std::vector<std::pair<std::string, CoverageSummary>> summaries;
 };
 
@@ -80,8 +82,12 @@ Outcome run_session(const std::string& dir, const std::string& arg, F&& inspect,
     s.process_all_functions();
     s.add_line_counts(&o.summaries);
     for (uint32_t i = 0; i < s.source_count(); ++i) s.accumulate(i);
-    o.messages = s.take_messages();
-    o.rc = s.return_code();
+    o.diagnostics = s.take_diagnostics();
+    report::GcovMessages words;
+    for (const Diagnostic& d : o.diagnostics) {
+      o.messages += words.render(d);
+      if (d.gcov_status()) o.rc = d.gcov_status();
+    }
     inspect(s);
   });
   return o;
@@ -310,7 +316,10 @@ TEST(GcovSession, SameObjectTwice) {
     GcovSession s({});
     s.add_object(load_object("s.gcda", ""), "s.gcda");
     s.add_object(load_object("s.c", ""), "s.c");
-    EXPECT_EQ(s.take_messages(), "'s.c' file is already processed\n");
+    auto diagnostics = s.take_diagnostics();
+    ASSERT_EQ(diagnostics.size(), 1u);
+    EXPECT_EQ(diagnostics[0].kind, DiagnosticKind::kAlreadyProcessed);
+    EXPECT_EQ(report::GcovMessages().render(diagnostics[0]), "'s.c' file is already processed\n");
   });
 }
 

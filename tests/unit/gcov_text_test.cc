@@ -1,6 +1,6 @@
 // report/gcov_text: the annotated source as gcov prints it, and extreme
 // counts that must render without signed overflow (run under UBSan).
-#include "report/gcov_text.h"
+#include "report/gcov/gcov_text.h"
 
 #include <gtest/gtest.h>
 

@@ -5,6 +5,7 @@
 #include "model/project_builder.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "format/gcov_tags.h"
 #include "gcov_image_builder.h"
+#include "report/object_warnings.h"
 #include "test_support.h"
 
 namespace covkit::model {
@@ -97,11 +99,18 @@ std::vector<LineSummary> summarize(const FileCov& f) {
   return out;
 }
 
+// The diagnostics as `covkit report` words them.
+std::vector<std::string> messages(const BuildResult& r) {
+  std::vector<std::string> out;
+  for (const Diagnostic& d : r.diagnostics) out.push_back(report::object_warning(d));
+  return out;
+}
+
 TEST(BuildProject, LinesFunctionsAndBranches) {
   Tree t;
   t.write_data(t.data, {5, 3, 2, 3, 2}, 7);
   BuildResult r = build({{t.notes, t.data}}, t.dir.path());
-  EXPECT_TRUE(r.messages.empty()) << r.messages[0];
+  EXPECT_TRUE(messages(r).empty()) << messages(r)[0];
   EXPECT_EQ(r.objects_failed, 0u);
   ASSERT_EQ(r.project.files.size(), 2u);
   const FileCov& h = r.project.files[0];  // sorted by path
@@ -148,7 +157,7 @@ TEST(BuildProject, NotTakenBranchAndUncalledFunction) {
   Tree t;
   t.write_data(t.data, {4, 4, 0, 4, 0}, 0);
   BuildResult r = build({{t.notes, t.data}}, t.dir.path());
-  EXPECT_TRUE(r.messages.empty()) << r.messages[0];
+  EXPECT_TRUE(messages(r).empty()) << messages(r)[0];
   ASSERT_EQ(r.project.files.size(), 2u);
   const std::vector<LineSummary> s_lines = {{1, 4, {}}, {2, 4, {4, 0}}, {3, 4, {}}, {4, 0, {}}};
   EXPECT_EQ(summarize(r.project.files[1]), s_lines);
@@ -168,7 +177,7 @@ TEST(BuildProject, NotTakenBranchAndUncalledFunction) {
 TEST(BuildProject, NeverRunObjectCountsZero) {
   Tree t;  // no data file
   BuildResult r = build({{t.notes, ""}}, t.dir.path());
-  EXPECT_TRUE(r.messages.empty()) << r.messages[0];  // a missing data file is not news here
+  EXPECT_TRUE(messages(r).empty()) << messages(r)[0];  // a missing data file is not news here
   EXPECT_EQ(r.objects_failed, 0u);
   ASSERT_EQ(r.project.files.size(), 2u);
   const std::vector<LineSummary> s_lines = {{1, 0, {}}, {2, 0, {0, 0}}, {3, 0, {}}, {4, 0, {}}};
@@ -190,7 +199,7 @@ TEST(BuildProject, TwoDataFilesOfOneNotesFileAddUp) {
   t.write_data(t.data, {5, 3, 2, 3, 2}, 7);
   t.write_data(other / "s.gcda", {1, 1, 0, 1, 0}, 2);
   BuildResult r = build({{t.notes, t.data}, {t.notes, other / "s.gcda"}}, t.dir.path());
-  EXPECT_TRUE(r.messages.empty()) << r.messages[0];
+  EXPECT_TRUE(messages(r).empty()) << messages(r)[0];
   ASSERT_EQ(r.project.files.size(), 2u);
   const std::vector<LineSummary> s_lines = {{1, 6, {}}, {2, 6, {4, 2}}, {3, 4, {}}, {4, 2, {}}};
   EXPECT_EQ(summarize(r.project.files[1]), s_lines);
@@ -218,8 +227,8 @@ TEST(BuildProject, NegativeCounterIsReportedAndReadAsZero) {
   Tree t;
   t.write_data(t.data, {5, 3, 2, 3, 2}, -4);  // g's only counter
   BuildResult r = build({{t.notes, t.data}}, t.dir.path());
-  ASSERT_EQ(r.messages.size(), 1u);
-  EXPECT_EQ(r.messages[0], t.data +
+  ASSERT_EQ(messages(r).size(), 1u);
+  EXPECT_EQ(messages(r)[0], t.data +
                                ": function g (line 10): suspicious counter value -4 (negative: racing threads "
                                "lost updates; build with -fprofile-update=atomic)");
   ASSERT_EQ(r.project.files.size(), 2u);
@@ -237,8 +246,8 @@ TEST(BuildProject, NegativeBranchCounterIsReadAsZero) {
   Tree t;
   t.write_data(t.data, {5, 7, -2, 7, -2}, 1);
   BuildResult r = build({{t.notes, t.data}}, t.dir.path());
-  ASSERT_EQ(r.messages.size(), 1u);
-  EXPECT_EQ(r.messages[0], t.data +
+  ASSERT_EQ(messages(r).size(), 1u);
+  EXPECT_EQ(messages(r)[0], t.data +
                                ": function f (line 1): suspicious counter value -2 (negative: racing threads "
                                "lost updates; build with -fprofile-update=atomic)");
   const std::vector<LineSummary> s_lines = {{1, 5, {}}, {2, 5, {7, 0}}, {3, 7, {}}, {4, 0, {}}};
@@ -250,8 +259,8 @@ TEST(BuildProject, HugeCounterIsReported) {
   const int64_t huge = int64_t(1) << 57;
   t.write_data(t.data, {5, 3, 2, 3, 2}, huge);
   BuildResult r = build({{t.notes, t.data}}, t.dir.path());
-  ASSERT_EQ(r.messages.size(), 1u);
-  EXPECT_EQ(r.messages[0], t.data + ": function g (line 10): suspicious counter value 144115188075855872 (too "
+  ASSERT_EQ(messages(r).size(), 1u);
+  EXPECT_EQ(messages(r)[0], t.data + ": function g (line 10): suspicious counter value 144115188075855872 (too "
                                     "large to be real)");
   EXPECT_EQ(r.project.files[0].lines[0].count, huge);  // reported, still counted
 }
@@ -291,9 +300,43 @@ TEST(BuildProject, UnreadableNotesFailsTheObject) {
   t.write_data(t.data, {5, 3, 2, 3, 2}, 7);
   BuildResult r = build({{bad / "x.gcno", ""}, {t.notes, t.data}}, t.dir.path());
   EXPECT_EQ(r.objects_failed, 1u);
-  ASSERT_FALSE(r.messages.empty());
-  EXPECT_EQ(r.messages[0], bad / "x.gcno" + ":not a gcov notes file");
+  ASSERT_FALSE(messages(r).empty());
+  EXPECT_EQ(messages(r)[0], bad / "x.gcno" + ":not a gcov notes file");
   EXPECT_EQ(r.project.files.size(), 2u);  // the good object is still read
+  EXPECT_EQ(r.objects_damaged, 1u);
+}
+
+// A data file that exists but cannot be read is not an object that never
+// ran: it is said, and the object counts as damaged (zero counts).
+TEST(BuildProject, UnreadableDataIsDamageNotSilence) {
+  Tree t;
+  const std::string fifo = t.dir / "fifo.gcda";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  BuildResult r = build({{t.notes, fifo}}, t.dir.path());
+  EXPECT_EQ(r.objects_failed, 0u);
+  EXPECT_EQ(r.objects_damaged, 1u);
+  ASSERT_EQ(messages(r).size(), 1u);
+  EXPECT_EQ(messages(r)[0], fifo + ": cannot read the data file (not a regular file); its object is reported as "
+                                   "never run");
+  EXPECT_EQ(totals(r.project).lines_covered, 0);
+  EXPECT_GT(totals(r.project).lines, 0);
+  // An absent data file is how a never-run object looks: not news.
+  BuildResult absent = build({{t.notes, t.dir / "absent.gcda"}}, t.dir.path());
+  EXPECT_TRUE(messages(absent).empty());
+  EXPECT_EQ(absent.objects_damaged, 0u);
+}
+
+TEST(BuildProject, CorruptNotesBodyIsDamage) {
+  Tree t;
+  t.write_data(t.data, {5, 3, 2, 3, 2}, 7);
+  auto bytes = testing::read_bytes(t.notes);
+  ASSERT_GT(bytes.size(), 40u);
+  bytes.resize(bytes.size() - 6);  // cut inside the last record
+  testing::write_bytes(t.notes, bytes);
+  BuildResult r = build({{t.notes, t.data}}, t.dir.path());
+  EXPECT_EQ(r.objects_damaged, 1u);
+  ASSERT_FALSE(messages(r).empty());
+  EXPECT_NE(messages(r)[0].find(":corrupted at byte "), std::string::npos) << messages(r)[0];
 }
 
 TEST(BuildProject, ProgressIsCalledOncePerObject) {
@@ -315,7 +358,7 @@ TEST(BuildProject, ProgressIsCalledOncePerObject) {
 TEST(BuildProject, EmptyObjectListIsAnEmptyProject) {
   BuildResult r = build({}, "/");
   EXPECT_TRUE(r.project.files.empty());
-  EXPECT_TRUE(r.messages.empty());
+  EXPECT_TRUE(messages(r).empty());
   EXPECT_EQ(r.objects_failed, 0u);
 }
 
@@ -323,7 +366,7 @@ TEST(BuildProject, EmptyObjectListIsAnEmptyProject) {
 TEST(BuildProjectReal, KnownProgramGcc12) {
   COVKIT_REQUIRE_PROGRAM(p, "gcc-12");
   BuildResult r = build({{p.gcno_path, p.gcda_path}}, p.dir);
-  EXPECT_TRUE(r.messages.empty()) << r.messages[0];
+  EXPECT_TRUE(messages(r).empty()) << messages(r)[0];
   ASSERT_EQ(r.project.files.size(), 1u);
   const FileCov& f = r.project.files[0];
   EXPECT_EQ(f.path, "p.c");

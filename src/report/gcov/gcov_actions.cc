@@ -1,13 +1,14 @@
-#include "cli/gcov_actions.h"
+#include "report/gcov/gcov_actions.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
 
+#include "report/gcov/gcov_messages.h"
 #include "util/file_io.h"
 
-namespace covkit::cli {
+namespace covkit::report {
 
 namespace {
 
@@ -43,11 +44,15 @@ void write_json(const Action& a, ExitState& rc) {
 
 }  // namespace
 
-void perform(std::vector<Action>& actions, ExitState& return_code) {
+void perform(std::vector<Action>& actions, ExitState& return_code, GcovMessages& messages) {
   for (Action& a : actions) {
     switch (a.kind) {
       case Action::Kind::kOut: print(stdout, a.text); break;
       case Action::Kind::kErr: print(stderr, a.text); break;
+      case Action::Kind::kDiagnostic:
+        print(stderr, messages.render(*a.diagnostic));
+        if (int status = a.diagnostic->gcov_status()) return_code.set(status);
+        break;
       case Action::Kind::kWriteGcov: write_gcov(a, return_code); break;
       case Action::Kind::kRemove:
         ::unlink(a.name.c_str());
@@ -61,4 +66,4 @@ void perform(std::vector<Action>& actions, ExitState& return_code) {
   }
 }
 
-}  // namespace covkit::cli
+}  // namespace covkit::report

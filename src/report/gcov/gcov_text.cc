@@ -1,4 +1,4 @@
-#include "report/gcov_text.h"
+#include "report/gcov/gcov_text.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "model/counts.h"
-#include "report/gcov_numbers.h"
+#include "report/gcov/gcov_numbers.h"
 #include "util/file_io.h"
 
 namespace covkit::report {

@@ -3,17 +3,23 @@
 // stderr, files to write or remove, exit statuses. Sessions are computed in
 // parallel into action lists; the lists are then carried out strictly in
 // argument order, so output never depends on the number of threads.
+#include <optional>
 #include <string>
 #include <vector>
 
-namespace covkit::cli {
+#include "model/session_diagnostics.h"
+
+namespace covkit::report {
 
 struct Action {
-  enum class Kind { kOut, kErr, kWriteGcov, kRemove, kWriteJson, kReturnCode };
+  enum class Kind { kOut, kErr, kDiagnostic, kWriteGcov, kRemove, kWriteJson, kReturnCode };
   Kind kind;
   std::string name;  // file name (kWriteGcov, kRemove, kWriteJson)
   std::string text;  // output text or file content
   int code = 0;      // kReturnCode
+  // kDiagnostic: worded when carried out, so that gcov's once-per-run notes
+  // come once however many sessions ran in parallel.
+  std::optional<model::Diagnostic> diagnostic;
 };
 
 class ActionList {
@@ -29,7 +35,10 @@ class ActionList {
   void write_json(std::string name, std::string gzip_bytes) {
     append(Action::Kind::kWriteJson, std::move(name), std::move(gzip_bytes));
   }
-  void return_code(int code) { actions_.push_back(Action{Action::Kind::kReturnCode, {}, {}, code}); }
+  void diagnostic(model::Diagnostic d) {
+    actions_.push_back(Action{Action::Kind::kDiagnostic, {}, {}, 0, std::move(d)});
+  }
+  void return_code(int code) { actions_.push_back(Action{Action::Kind::kReturnCode, {}, {}, code, {}}); }
   std::vector<Action>& actions() { return actions_; }
 
  private:
@@ -39,7 +48,7 @@ class ActionList {
       actions_.back().text += text;
       return;
     }
-    actions_.push_back(Action{k, std::move(name), std::move(text), 0});
+    actions_.push_back(Action{k, std::move(name), std::move(text), 0, {}});
   }
   std::vector<Action> actions_;
 };
@@ -56,7 +65,9 @@ struct ExitState {
   }
 };
 
-// Carries out `actions` in order, updating `exit` as gcov would.
-void perform(std::vector<Action>& actions, ExitState& exit);
+// Carries out `actions` in order, updating `exit` as gcov would; `messages`
+// words the diagnostics (one for the whole run).
+class GcovMessages;
+void perform(std::vector<Action>& actions, ExitState& exit, GcovMessages& messages);
 
-}  // namespace covkit::cli
+}  // namespace covkit::report

@@ -1,4 +1,4 @@
-#include "report/gcov_json.h"
+#include "report/gcov/gcov_json.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "report/gcov_file_names.h"
+#include "report/gcov/gcov_file_names.h"
 
 #include "util/md5.h"
 

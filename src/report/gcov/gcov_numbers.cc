@@ -1,4 +1,4 @@
-#include "report/gcov_numbers.h"
+#include "report/gcov/gcov_numbers.h"
 
 #include <cinttypes>
 #include <cstdio>
