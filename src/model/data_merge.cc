@@ -167,38 +167,26 @@ bool append_unit(const DataFile& a, Unit ua, const DataFile& b, Unit ub, std::ve
 
 }  // namespace
 
-std::optional<DataFile> merge_data(const DataFile& a, const DataFile& b, std::string* error) {
-  std::string local;
-  if (!error) error = &local;
-  if (a.error || b.error) {
-    *error = "a data file is corrupt";
-    return std::nullopt;
-  }
-  if (a.version.raw != b.version.raw) {
-    *error = fmt::format("written by different GCC versions ({} vs {})", a.version.four_chars(), b.version.four_chars());
-    return std::nullopt;
-  }
+Expected<DataFile> merge_data(const DataFile& a, const DataFile& b) {
+  if (a.error || b.error) return Error("a data file is corrupt");
+  if (a.version.raw != b.version.raw)
+    return Error(fmt::format("written by different GCC versions ({} vs {})", a.version.four_chars(),
+                             b.version.four_chars()));
   // GCC 8's program summary holds histograms that libgcov rebuilds from the
   // whole program; they cannot be added from two files.
-  if (a.version.major < 9) {
-    *error = fmt::format("GCC {} data files cannot be merged (only GCC 9 and later)", a.version.major);
-    return std::nullopt;
-  }
-  if (a.stamp != b.stamp) {
-    *error = fmt::format("stamps differ (0x{:08x} vs 0x{:08x}): the object was compiled again in between", a.stamp,
-                         b.stamp);
-    return std::nullopt;
-  }
-  if (a.checksum != b.checksum) {
-    *error = fmt::format("checksums differ (0x{:08x} vs 0x{:08x}): the object was compiled again in between",
-                         a.checksum, b.checksum);
-    return std::nullopt;
-  }
+  if (a.version.major < 9)
+    return Error(fmt::format("GCC {} data files cannot be merged (only GCC 9 and later)", a.version.major));
+  if (a.stamp != b.stamp)
+    return Error(fmt::format("stamps differ (0x{:08x} vs 0x{:08x}): the object was compiled again in between",
+                             a.stamp, b.stamp));
+  if (a.checksum != b.checksum)
+    return Error(fmt::format("checksums differ (0x{:08x} vs 0x{:08x}): the object was compiled again in between",
+                             a.checksum, b.checksum));
   std::vector<Unit> ua = units_of(a), ub = units_of(b);
-  if (ua.size() != ub.size()) {
-    *error = fmt::format("the files hold different numbers of functions ({} records vs {})", ua.size(), ub.size());
-    return std::nullopt;
-  }
+  if (ua.size() != ub.size())
+    return Error(fmt::format("the files hold different numbers of functions ({} records vs {})", ua.size(),
+                             ub.size()));
+  std::string error;  // the helpers below still say why through a string
   DataFile out;
   out.version = a.version;
   out.swapped = a.swapped;
@@ -207,7 +195,7 @@ std::optional<DataFile> merge_data(const DataFile& a, const DataFile& b, std::st
   out.terminated = true;  // libgcov always ends the file with a zero word
   out.records.reserve(a.records.size());
   for (size_t i = 0; i < ua.size(); ++i)
-    if (!append_unit(a, ua[i], b, ub[i], out.records, error)) return std::nullopt;
+    if (!append_unit(a, ua[i], b, ub[i], out.records, &error)) return Error(error);
   format::compact_zero_counters(out);
   return out;
 }

@@ -17,12 +17,13 @@
 #include <string>
 
 #include "format/gcda.h"
+#include "util/expected.h"
 
 namespace covkit::model {
 
 // `a` + `b`, laid out like `a` (byte order, record order) and written as
-// libgcov would write it (GCC >= 11's all-zero records compacted). nullopt with
-// a one-line reason (without file names) when the two cannot be added.
-std::optional<format::DataFile> merge_data(const format::DataFile& a, const format::DataFile& b, std::string* error);
+// libgcov would write it (GCC >= 11's all-zero records compacted). A one-line
+// reason (without file names) when the two cannot be added.
+Expected<format::DataFile> merge_data(const format::DataFile& a, const format::DataFile& b);
 
 }  // namespace covkit::model

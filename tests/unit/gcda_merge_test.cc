@@ -73,17 +73,15 @@ DataFile file(std::vector<DataRecord> records, int gcc = 12) {
 }
 
 DataFile must_merge(const DataFile& a, const DataFile& b) {
-  std::string error;
-  auto m = merge_data(a, b, &error);
-  EXPECT_TRUE(m) << error;
+  auto m = merge_data(a, b);
+  EXPECT_TRUE(m) << m.error().message;
   return m ? *m : DataFile{};
 }
 
 std::string merge_error(const DataFile& a, const DataFile& b) {
-  std::string error;
-  auto m = merge_data(a, b, &error);
+  auto m = merge_data(a, b);
   EXPECT_FALSE(m);
-  return error;
+  return m ? "" : m.error().message;
 }
 
 TEST(DataMerge, AddsCountersAndSummary) {
@@ -189,7 +187,7 @@ TEST(DataMerge, DifferentBuildsAreErrors) {
   EXPECT_NE(merge_error(gcc8, gcc8).find("GCC 8"), std::string::npos);
   DataFile corrupt = a;
   corrupt.error = format::ParseError{12, "bad"};
-  EXPECT_FALSE(merge_data(a, corrupt, nullptr));
+  EXPECT_FALSE(merge_data(a, corrupt));
 }
 
 TEST(DataMerge, UnknownRecordsMustBeEqual) {

@@ -1,0 +1,123 @@
+// util/staged_tree: a tree written all or nothing, swapped in with one
+// rename, never written through a symbolic link.
+#include "util/staged_tree.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "test_support.h"
+
+namespace covkit::util {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_text(const std::string& path) {
+  auto bytes = testing::read_bytes(path);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+// write_text with the parent directories made first.
+bool put(const std::string& path, const std::string& text) {
+  fs::create_directories(fs::path(path).parent_path());
+  return testing::write_text(path, text);
+}
+
+size_t staging_leftovers(const std::string& parent) {
+  size_t n = 0;
+  for (const auto& e : fs::directory_iterator(parent))
+    if (e.path().filename().string().find(".covkit-staging-") != std::string::npos) ++n;
+  return n;
+}
+
+TEST(StagedTree, CreatesANewTree) {
+  testing::TempDir d;
+  auto t = StagedTree::begin(d / "out");
+  ASSERT_TRUE(t) << t.error().message;
+  ASSERT_TRUE(t->write("a/b/x.gcda", "new"));
+  EXPECT_FALSE(fs::exists(d / "out"));  // nothing until the commit
+  ASSERT_TRUE(t->commit());
+  EXPECT_EQ(read_text(d / "out/a/b/x.gcda"), "new");
+  EXPECT_EQ(staging_leftovers(d.path()), 0u);
+}
+
+// The other files of the target stay; a reader of the old tree keeps what it
+// opened; the swap is one step.
+TEST(StagedTree, KeepsOtherFilesAndSwapsInOneStep) {
+  testing::TempDir d;
+  ASSERT_TRUE(put(d / "out/keep.gcno", "notes"));
+  ASSERT_TRUE(put(d / "out/sub/x.gcda", "old"));
+  ASSERT_EQ(::symlink("keep.gcno", (d / "out/link").c_str()), 0);
+  int old_fd = ::open((d / "out/sub/x.gcda").c_str(), O_RDONLY);
+  ASSERT_GE(old_fd, 0);
+  {
+    auto t = StagedTree::begin(d / "out");
+    ASSERT_TRUE(t) << t.error().message;
+    ASSERT_TRUE(t->write("sub/x.gcda", "new"));
+    EXPECT_EQ(read_text(d / "out/sub/x.gcda"), "old");
+    ASSERT_TRUE(t->commit());
+  }
+  EXPECT_EQ(read_text(d / "out/sub/x.gcda"), "new");
+  EXPECT_EQ(read_text(d / "out/keep.gcno"), "notes");
+  EXPECT_TRUE(fs::is_symlink(d / "out/link"));
+  char buf[8] = {};
+  EXPECT_EQ(::pread(old_fd, buf, sizeof buf, 0), 3);
+  EXPECT_EQ(std::string(buf), "old");
+  ::close(old_fd);
+  EXPECT_EQ(staging_leftovers(d.path()), 0u);
+}
+
+TEST(StagedTree, NeverWritesThroughASymbolicLink) {
+  testing::TempDir d, elsewhere;
+  ASSERT_TRUE(put(d / "out/a.gcda", "old"));
+  ASSERT_EQ(::symlink(elsewhere.path().c_str(), (d / "out/sub").c_str()), 0);
+  ASSERT_EQ(::symlink((elsewhere / "victim").c_str(), (d / "out/b.gcda").c_str()), 0);
+  ASSERT_TRUE(put(elsewhere / "victim", "precious"));
+  auto t = StagedTree::begin(d / "out");
+  ASSERT_TRUE(t) << t.error().message;
+  auto through_dir = t->write("sub/x.gcda", "new");
+  ASSERT_FALSE(through_dir);
+  EXPECT_EQ(through_dir.error().message, d / "out/sub" + ": a symbolic link; refusing to write through it");
+  ASSERT_TRUE(t->write("b.gcda", "replaced"));  // the link is replaced, its target untouched
+  ASSERT_TRUE(t->commit());
+  EXPECT_FALSE(fs::exists(elsewhere / "x.gcda"));
+  EXPECT_EQ(read_text(elsewhere / "victim"), "precious");
+  EXPECT_FALSE(fs::is_symlink(d / "out/b.gcda"));
+  EXPECT_EQ(read_text(d / "out/b.gcda"), "replaced");
+}
+
+TEST(StagedTree, AbandonedLeavesTheTargetAlone) {
+  testing::TempDir d;
+  ASSERT_TRUE(put(d / "out/a.gcda", "old"));
+  {
+    auto t = StagedTree::begin(d / "out");
+    ASSERT_TRUE(t);
+    ASSERT_TRUE(t->write("a.gcda", "new"));
+    EXPECT_FALSE(t->write("../escape", "x"));
+    EXPECT_FALSE(t->write("/abs", "x"));
+  }
+  EXPECT_EQ(read_text(d / "out/a.gcda"), "old");
+  EXPECT_EQ(staging_leftovers(d.path()), 0u);
+}
+
+// What a killed run left (its pid is gone) is removed by the next one.
+TEST(StagedTree, RemovesWhatAKilledRunLeft) {
+  testing::TempDir d;
+  pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  ::waitpid(child, nullptr, 0);  // a pid that is surely gone
+  const std::string stale = d / (staging_prefix(d / "out") + std::to_string(child) + "-0000abcd");
+  ASSERT_TRUE(put(stale + "/half.gcda", "half"));
+  auto t = StagedTree::begin(d / "out");
+  ASSERT_TRUE(t);
+  EXPECT_FALSE(fs::exists(stale));
+}
+
+}  // namespace
+}  // namespace covkit::util
