@@ -21,7 +21,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktra
 # code) add minutes there and few new covkit code paths (GCC 11 files still
 # go through the sanitizers in the hostile-input tests), so they run in the
 # plain pass only.
-asan_skip='report_lcov_realcode|report_lcov_.*_gcc11|diff\.gcc11\.|realcode\.[a-z]*\.O2'
+asan_skip='big_inputs|report_lcov_realcode|report_lcov_.*_gcc11|diff\.gcc11\.|realcode\.[a-z]*\.O2'
 (cd "$root/build-asan" && ctest -j"$jobs" --output-on-failure --timeout 900 -E "$asan_skip") || status=1
 
 if [ -x "$root/fuzz/run_fuzzers.sh" ]; then

@@ -27,6 +27,8 @@ std::string_view first_content_line(std::string_view text) {
 }  // namespace
 
 std::optional<CoverageFileFormat> detect_coverage_format(std::string_view name, std::string_view text) {
+  // The start tells; a huge file is not scanned whole for its first line.
+  text = text.substr(0, size_t(1) << 20);
   size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string_view::npos && text[first] == '{') return CoverageFileFormat::kCovkitJson;
   if (starts_with_lcov_key(first_content_line(text))) return CoverageFileFormat::kLcov;

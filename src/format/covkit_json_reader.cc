@@ -21,12 +21,15 @@ using Json = nlohmann::json;
 // documents from costing stack or memory in the JSON library.
 constexpr int kMaxDepth = 16;
 
-// Byte offset where nesting first exceeds kMaxDepth, or npos.
+// Byte offset where nesting first exceeds kMaxDepth or a NUL byte stands
+// (never valid JSON, and a huge sparse file is all NULs: it is refused at
+// once instead of after a scan of gigabytes), or npos.
 size_t too_deep_at(std::string_view t) {
   int depth = 0;
   bool in_string = false, escaped = false;
   for (size_t i = 0; i < t.size(); ++i) {
     const char c = t[i];
+    if (c == '\0') return i;
     if (in_string) {
       if (escaped)
         escaped = false;
@@ -281,7 +284,8 @@ class Reader {
 Expected<CoverageRecords> read_covkit_json(std::string_view text) {
   try {
     if (size_t at = too_deep_at(text); at != std::string_view::npos)
-      return Error(at, fmt::format("invalid covkit JSON: nested deeper than {} levels", kMaxDepth));
+      return Error(at, text[at] == '\0' ? fmt::format("invalid JSON: a NUL byte at byte {}", at)
+                                         : fmt::format("invalid covkit JSON: nested deeper than {} levels", kMaxDepth));
     Json doc;
     try {
       doc = Json::parse(text.begin(), text.end());

@@ -14,8 +14,18 @@ bool is_counter_tag(uint32_t tag) {
   return tag >= kTagCounterBase && tag < kTagCounterBase + (32u << 17) && ((tag - kTagCounterBase) & 0x1ffff) == 0;
 }
 
+// Whether DataReadLimits asks for this record's counters; `ident` is that of
+// the function record before it (0 when none).
+bool wanted(const DataRecord& rec, const DataReadLimits& limits, uint32_t ident) {
+  if (rec.tag != kTagArcCounters) return limits.everything;
+  if (!limits.arcs_by_function) return true;
+  auto it = limits.arcs_by_function->find(ident);
+  return it != limits.arcs_by_function->end() && it->second == rec.num_counters;
+}
+
 // Reads one record whose tag and length have been read; `r` is limited to it.
-std::optional<ParseError> read_record(ByteReader& r, DataRecord& rec, uint64_t len_bytes, bool bytes) {
+std::optional<ParseError> read_record(ByteReader& r, DataRecord& rec, uint64_t len_bytes,
+                                      const DataReadLimits& limits, uint32_t ident) {
   uint32_t words = uint32_t(len_bytes / 4);
   if (rec.tag == kTagObjectSummary) {
     rec.kind = DataRecord::Kind::kSummary;
@@ -39,13 +49,13 @@ std::optional<ParseError> read_record(ByteReader& r, DataRecord& rec, uint64_t l
   if (is_counter_tag(rec.tag)) {
     rec.kind = DataRecord::Kind::kCounters;
     rec.num_counters = uint32_t(len_bytes / 8);
-    if (rec.all_zero) return std::nullopt;
+    if (rec.all_zero || !wanted(rec, limits, ident)) return std::nullopt;
     rec.counters.reserve(rec.num_counters);
     for (uint32_t i = 0; i < rec.num_counters; ++i) rec.counters.push_back(int64_t(*r.u64()));
     return std::nullopt;
   }
-  (void)bytes;
   rec.kind = DataRecord::Kind::kOther;
+  if (!limits.everything) return std::nullopt;
   rec.words.reserve(words);
   for (uint32_t i = 0; i < words; ++i) rec.words.push_back(*r.u32());
   return std::nullopt;
@@ -53,7 +63,7 @@ std::optional<ParseError> read_record(ByteReader& r, DataRecord& rec, uint64_t l
 
 }  // namespace
 
-DataResult read_data(std::span<const uint8_t> data) {
+DataResult read_data(std::span<const uint8_t> data, const DataReadLimits& limits) {
   DataFile file;
   ByteReader r(data);
   if (!r.read_magic(kDataMagic)) return HeaderError{HeaderProblem::kNotThisKind, 0, "not a gcov data file"};
@@ -74,6 +84,7 @@ DataResult read_data(std::span<const uint8_t> data) {
     file.checksum = *cs;
   }
   const bool bytes = v->lengths_in_bytes();
+  uint32_t ident = 0;  // of the last function record
   file.terminated = false;
   while (!r.at_end()) {
     size_t offset = r.position();
@@ -114,12 +125,14 @@ DataResult read_data(std::span<const uint8_t> data) {
       break;
     }
     r.set_limit(base + payload);
-    if (auto err = read_record(r, rec, len_bytes, bytes)) {
+    if (auto err = read_record(r, rec, len_bytes, limits, ident)) {
       file.error = *err;
       break;
     }
     r.clear_limit();
     r.seek(base + payload);
+    // As gcov (and GcovSession) do: a placeholder leaves the function as it was.
+    if (rec.kind == DataRecord::Kind::kFunction && !rec.placeholder && rec.has_ids) ident = rec.ident;
     file.records.push_back(std::move(rec));
   }
   return file;

@@ -253,7 +253,14 @@ Expected<CoverageRecords> read_lcov_tracefile(std::string_view text) {
     auto fail = [&](const std::string& message) {
       return Error(offset, fmt::format("line {}: {}", line_no, message));
     };
-    size_t nl = text.find('\n', pos);
+    // No tracefile line is this long (real paths and names are a few KB);
+    // the limit keeps a huge file without newlines from being scanned whole.
+    constexpr size_t kMaxLineBytes = size_t(16) << 20;
+    size_t nl = text.substr(0, pos + kMaxLineBytes + 1).find('\n', pos);
+    if (nl == std::string_view::npos && text.size() - pos > kMaxLineBytes) {
+      ++line_no;
+      return fail(fmt::format("longer than {} bytes: not a tracefile line", kMaxLineBytes));
+    }
     std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
     pos = nl == std::string_view::npos ? text.size() : nl + 1;
     ++line_no;

@@ -93,7 +93,15 @@ LoadedObject load_object_files(std::string notes_name, std::string data_name) {
     return obj;
   }
   obj.data_opened = true;
-  auto res = format::read_data(bytes->bytes());
+  // Only the arc counters of the notes' functions are used, and only when
+  // they have the notes' number of them (gcov's rule): nothing else is
+  // decoded, so a huge or hostile data file costs no memory.
+  std::unordered_map<uint32_t, size_t> arcs;
+  for (const Function& f : obj.functions) arcs.emplace(f.ident, f.counts.size());
+  format::DataReadLimits limits;
+  limits.arcs_by_function = &arcs;
+  limits.everything = false;
+  auto res = format::read_data(bytes->bytes(), limits);
   if (auto* hdr = std::get_if<format::HeaderError>(&res))
     obj.data = *hdr;
   else
@@ -243,7 +251,11 @@ void GcovSession::read_counts(LoadedObject& obj) {
         if (!fn || rec.tag != format::kTagArcCounters) break;  // other kinds: value profiles
         uint64_t len = uint64_t(std::llabs(int64_t(int32_t(rec.length))));
         if (!bytes) len *= 4;
-        if (len != uint64_t(fn->fn.counts.size()) * 8) {
+        // Counters not decoded (load_object_files decodes only those of this
+        // object's own functions) can only belong to another object's
+        // function of the same ident: a hostile file, called a mismatch.
+        if (len != uint64_t(fn->fn.counts.size()) * 8 ||
+            (!rec.all_zero && rec.counters.size() != fn->fn.counts.size())) {
           mismatch();
           return;
         }

@@ -1,6 +1,8 @@
 #include "util/thread_pool.h"
 
 #include <atomic>
+#include <exception>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -11,15 +13,27 @@ void parallel_for(size_t count, unsigned threads, const std::function<void(size_
     for (size_t i = 0; i < count; ++i) job(i);
     return;
   }
+  // An exception in a worker (allocation failure on a huge input) would end
+  // the process; the first one is carried to the caller instead, and the
+  // remaining jobs are not started.
   std::atomic<size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
   auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < count;) job(i);
+    try {
+      for (size_t i; (i = next.fetch_add(1)) < count;) job(i);
+    } catch (...) {
+      next.store(count);
+      std::lock_guard<std::mutex> lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+    }
   };
   std::vector<std::thread> pool;
   unsigned n = threads < count ? threads : unsigned(count);
   for (unsigned t = 1; t < n; ++t) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
 }
 
 unsigned default_threads() {
