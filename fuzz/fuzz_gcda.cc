@@ -57,12 +57,12 @@ void expect_same(const DataFile& a, const DataFile& b) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto first = read_data(std::span<const uint8_t>(data, size));
-  auto* df = std::get_if<DataFile>(&first);
+  auto* df = (first ? &*first : nullptr);
   if (!df) return 0;
   std::vector<uint8_t> written = write_data(*df);
   if (written.size() > size + 4) fail("writer output longer than its input (bytes written)", written.size());
   auto second = read_data(written);
-  auto* df2 = std::get_if<DataFile>(&second);
+  auto* df2 = (second ? &*second : nullptr);
   if (!df2) fail("written file does not read back", 0);
   if (df2->error) fail("written file reads back as corrupt", df2->records.size());
   expect_same(*df, *df2);
@@ -73,7 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   compact_zero_counters(compacted);
   std::vector<uint8_t> cw = write_data(compacted);
   auto third = read_data(cw);
-  auto* df3 = std::get_if<DataFile>(&third);
+  auto* df3 = (third ? &*third : nullptr);
   if (!df3 || df3->error) fail("compacted file does not read back", 0);
   if (df3->records.size() != df->records.size()) fail("compacting changed the record count", 0);
   return 0;

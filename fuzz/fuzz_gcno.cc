@@ -45,7 +45,7 @@ class CounterSource {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto res = format::read_notes(std::span<const uint8_t>(data, size));
-  auto* notes = std::get_if<format::NotesFile>(&res);
+  auto* notes = (res ? &*res : nullptr);
   if (!notes) return 0;
   CounterSource counters(data, size);
   for (const format::NotesFunction& nf : notes->functions) {

@@ -106,10 +106,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   obj.notes_opened = true;
   obj.notes_mtime = 4102444800;  // 2100: sources are never newer
   auto nres = format::read_notes(notes);
-  if (auto* hdr = std::get_if<format::HeaderError>(&nres)) {
+  if (auto* hdr = nres ? nullptr : &nres.error()) {
     obj.notes = *hdr;
   } else {
-    auto& nf = std::get<format::NotesFile>(nres);
+    auto& nf = *nres;
     if (skip_huge_lines && has_huge_lines(nf)) return 0;
     std::unordered_map<std::string, uint32_t> local;
     auto source_of = [&](const std::string& name) -> uint32_t {
@@ -125,10 +125,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!(flags & kNoDataFile)) {
     obj.data_opened = true;
     auto dres = format::read_data(counts);
-    if (auto* hdr = std::get_if<format::HeaderError>(&dres))
+    if (auto* hdr = dres ? nullptr : &dres.error())
       obj.data = *hdr;
     else
-      obj.data = std::move(std::get<format::DataFile>(dres));
+      obj.data = std::move(*dres);
   }
 
   const bool json = flags & kJson;

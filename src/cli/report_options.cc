@@ -132,12 +132,9 @@ std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& o)
   if (auto rc = parse_command_line(app, argc, argv)) return rc;
   o.exclusion_markers = !no_markers;
   for (const auto& m : maps) {
-    std::pair<std::string, std::string> pm;
-    if (!model::parse_path_map(m, pm)) {
-      std::fprintf(stderr, "covkit report: --path-map %s: expected OLD=NEW\n", m.c_str());
-      return 1;
-    }
-    o.path_maps.push_back(std::move(pm));
+    auto pm = model::parse_path_map(m);
+    if (!pm) return fail("covkit report", "--path-map " + m, pm.error());
+    o.path_maps.push_back(std::move(*pm));
   }
   if (o.paths.empty() && o.tracefiles.empty()) o.paths.push_back(".");
   return std::nullopt;

@@ -2,14 +2,13 @@
 #include <cstdint>
 #include <span>
 #include <unordered_map>
-#include <variant>
 
 #include "format/gcda.h"
 #include "format/gcno_reader.h"  // HeaderError
 
 namespace covkit::format {
 
-using DataResult = std::variant<DataFile, HeaderError>;
+using DataResult = Expected<DataFile, HeaderError>;
 
 // How much of a .gcda to decode. A reader that only counts (gcov, reports)
 // knows from the notes file which functions have how many arc counters and

@@ -2,22 +2,24 @@
 #include <cstdint>
 #include <span>
 #include <string>
-#include <variant>
+#include <utility>
 
 #include "format/gcno.h"
+#include "util/expected.h"
 
 namespace covkit::format {
 
 // Why a file could not be read at all (as opposed to a corrupt body).
 enum class HeaderProblem { kNotThisKind, kUnsupportedVersion, kTruncatedHeader };
 
-struct HeaderError {
+// An Error (its message: one line, without the file name) that says which.
+struct HeaderError : Error {
   HeaderProblem problem;
   uint32_t version_word = 0;
-  std::string message;  // one line, without the file name
+  HeaderError(HeaderProblem p, uint32_t word, std::string m) : Error(std::move(m)), problem(p), version_word(word) {}
 };
 
-using NotesResult = std::variant<NotesFile, HeaderError>;
+using NotesResult = Expected<NotesFile, HeaderError>;
 
 // Parses a whole .gcno image. Never reads outside `data`.
 NotesResult read_notes(std::span<const uint8_t> data);

@@ -46,10 +46,9 @@ Expected<format::DataFile> read_data_file(const std::string& path) {
   auto data = util::read_file(path);
   if (!data) return about(path, data.error().message);
   auto result = format::read_data(data->bytes());
-  if (auto* h = std::get_if<format::HeaderError>(&result)) return about(path, h->message);
-  auto& file = std::get<format::DataFile>(result);
-  if (file.error) return about(path, fmt::format("corrupt at byte {}: {}", file.error->offset, file.error->message));
-  return std::move(file);
+  if (!result) return about(path, result.error().message);
+  if (result->error) return about(path, result->error->describe());
+  return std::move(*result);
 }
 
 Expected<std::string> merge_one(const std::vector<std::string>& paths) {

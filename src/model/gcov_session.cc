@@ -66,10 +66,10 @@ LoadedObject load_object_files(std::string notes_name, std::string data_name) {
     obj.notes_opened = true;
     obj.notes_mtime = bytes->mtime();
     auto res = format::read_notes(bytes->bytes());
-    if (auto* hdr = std::get_if<format::HeaderError>(&res)) {
-      obj.notes = *hdr;
+    if (!res) {
+      obj.notes = res.error();
     } else {
-      auto& nf = std::get<format::NotesFile>(res);
+      auto& nf = *res;
       // Build the graphs here, in parallel with other objects; source names
       // become indices into local_names, remapped when merged.
       std::unordered_map<std::string, uint32_t> local;
@@ -102,10 +102,10 @@ LoadedObject load_object_files(std::string notes_name, std::string data_name) {
   limits.arcs_by_function = &arcs;
   limits.everything = false;
   auto res = format::read_data(bytes->bytes(), limits);
-  if (auto* hdr = std::get_if<format::HeaderError>(&res))
-    obj.data = *hdr;
+  if (!res)
+    obj.data = res.error();
   else
-    obj.data = std::move(std::get<format::DataFile>(res));
+    obj.data = std::move(*res);
   return obj;
 }
 

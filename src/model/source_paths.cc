@@ -53,11 +53,10 @@ SourcePaths SourcePathRules::resolve_absolute(const std::string& absolute) const
   return p;
 }
 
-bool parse_path_map(const std::string& spec, std::pair<std::string, std::string>& out) {
+Expected<std::pair<std::string, std::string>> parse_path_map(const std::string& spec) {
   size_t eq = spec.find('=');
-  if (eq == std::string::npos || eq == 0) return false;
-  out = {spec.substr(0, eq), spec.substr(eq + 1)};
-  return true;
+  if (eq == std::string::npos || eq == 0) return Error("expected OLD=NEW");
+  return std::make_pair(spec.substr(0, eq), spec.substr(eq + 1));
 }
 
 }  // namespace covkit::model

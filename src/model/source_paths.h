@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "util/expected.h"
+
 namespace covkit::model {
 
 struct SourcePaths {
@@ -30,7 +32,7 @@ class SourcePathRules {
   std::vector<std::pair<std::string, std::string>> maps_;
 };
 
-// Splits "OLD=NEW"; false when there is no '=' or OLD is empty.
-bool parse_path_map(const std::string& spec, std::pair<std::string, std::string>& out);
+// Splits "OLD=NEW" at the first '='; an error when there is none or OLD is empty.
+Expected<std::pair<std::string, std::string>> parse_path_map(const std::string& spec);
 
 }  // namespace covkit::model

@@ -225,17 +225,17 @@ TEST(DataMerge, MatchesGcovToolOnGcc12Bytes) {
                        0, 0x01000000, 12, 0x6dd0eed3, 0x1e93a577, 0xdb5de9e8, 0x01a10000, 8, 0x69, 0, 0x01000000,
                        12, 0x5da4423b, 0x047b7580, 0xdb5de9e8, 0x01a10000, 0xfffffff8, 0});
   auto a = format::read_data(run1), b = format::read_data(run2);
-  ASSERT_TRUE(std::holds_alternative<DataFile>(a));
-  ASSERT_TRUE(std::holds_alternative<DataFile>(b));
-  DataFile m = must_merge(std::get<DataFile>(a), std::get<DataFile>(b));
+  ASSERT_TRUE(a.has_value());
+  ASSERT_TRUE(b.has_value());
+  DataFile m = must_merge((*a), (*b));
   EXPECT_EQ(format::write_data(m), ref);
   // A single run merged with nothing but zeros comes back byte for byte.
-  DataFile zero = std::get<DataFile>(a);
+  DataFile zero = (*a);
   for (DataRecord& r : zero.records) {
     if (r.kind == Kind::kCounters) std::fill(r.counters.begin(), r.counters.end(), 0);
     if (r.kind == Kind::kSummary) r.runs = r.sum_max = 0;
   }
-  EXPECT_EQ(format::write_data(must_merge(std::get<DataFile>(a), zero)), run1);
+  EXPECT_EQ(format::write_data(must_merge((*a), zero)), run1);
 }
 
 }  // namespace

@@ -20,11 +20,11 @@ using testing::Layout;
 using Kind = DataRecord::Kind;
 
 DataFile expect_data(DataResult r) {
-  if (auto* h = std::get_if<HeaderError>(&r)) {
+  if (auto* h = (r ? nullptr : &r.error())) {
     ADD_FAILURE() << "header error: " << h->message;
     return {};
   }
-  return std::get<DataFile>(std::move(r));
+  return std::move(*r);
 }
 
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
@@ -125,14 +125,14 @@ TEST_P(GcdaSample, EveryPrefixIsHandled) {
     std::vector<uint8_t> prefix(full.begin(), full.begin() + long(n));
     auto r = read_data(prefix);
     if (n < 4) {
-      ASSERT_TRUE(std::holds_alternative<HeaderError>(r)) << n;
-      EXPECT_EQ(std::get<HeaderError>(r).problem, HeaderProblem::kNotThisKind);
+      ASSERT_TRUE(!r.has_value()) << n;
+      EXPECT_EQ(r.error().problem, HeaderProblem::kNotThisKind);
     } else if (n < hdr) {
-      ASSERT_TRUE(std::holds_alternative<HeaderError>(r)) << n;
-      EXPECT_EQ(std::get<HeaderError>(r).problem, HeaderProblem::kTruncatedHeader);
+      ASSERT_TRUE(!r.has_value()) << n;
+      EXPECT_EQ(r.error().problem, HeaderProblem::kTruncatedHeader);
     } else {
-      ASSERT_TRUE(std::holds_alternative<DataFile>(r)) << n;
-      const DataFile& df = std::get<DataFile>(r);
+      ASSERT_TRUE(r.has_value()) << n;
+      const DataFile& df = (*r);
       EXPECT_LE(df.records.size(), 7u);
       if (df.error) {
         EXPECT_LE(df.error->offset, n);
@@ -148,17 +148,17 @@ INSTANTIATE_TEST_SUITE_P(Layouts, GcdaSample, ::testing::ValuesIn(testing::all_i
 
 TEST(GcdaReader, EmptyFile) {
   auto r = read_data({});
-  ASSERT_TRUE(std::holds_alternative<HeaderError>(r));
-  EXPECT_EQ(std::get<HeaderError>(r).problem, HeaderProblem::kNotThisKind);
-  EXPECT_EQ(std::get<HeaderError>(r).message, "not a gcov data file");
+  ASSERT_TRUE(!r.has_value());
+  EXPECT_EQ(r.error().problem, HeaderProblem::kNotThisKind);
+  EXPECT_EQ(r.error().message, "not a gcov data file");
 }
 
 TEST(GcdaReader, NotesFileIsNotADataFile) {
   GcovImageBuilder b(Layout::kGcc12);
   b.notes_header(1, "/x", true);
   auto r = read_data(b.bytes());
-  ASSERT_TRUE(std::holds_alternative<HeaderError>(r));
-  EXPECT_EQ(std::get<HeaderError>(r).problem, HeaderProblem::kNotThisKind);
+  ASSERT_TRUE(!r.has_value());
+  EXPECT_EQ(r.error().problem, HeaderProblem::kNotThisKind);
 }
 
 TEST(GcdaReader, HeaderOnlyHasNoRecords) {
@@ -298,8 +298,8 @@ void check_known_data(const DataFile& df, const testing::CompiledProgram& p, int
   EXPECT_EQ(df.records[0].sum_max, 12u);
 
   auto notes = read_notes(p.gcno);
-  ASSERT_TRUE(std::holds_alternative<NotesFile>(notes));
-  const NotesFile& nf = std::get<NotesFile>(notes);
+  ASSERT_TRUE(notes.has_value());
+  const NotesFile& nf = (*notes);
   EXPECT_EQ(df.stamp, nf.stamp);
   ASSERT_EQ(nf.functions.size(), 3u);
   for (int i = 0; i < 3; ++i) {
@@ -325,16 +325,16 @@ void check_known_data(const DataFile& df, const testing::CompiledProgram& p, int
 TEST(GcdaReaderReal, Gcc12) {
   COVKIT_REQUIRE_PROGRAM(p, "gcc-12");
   auto r = read_data(p.gcda);
-  ASSERT_TRUE(std::holds_alternative<DataFile>(r));
-  EXPECT_FALSE(std::get<DataFile>(r).swapped);
-  check_known_data(std::get<DataFile>(r), p, 12);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_FALSE((*r).swapped);
+  check_known_data((*r), p, 12);
 }
 
 TEST(GcdaReaderReal, Gcc11) {
   COVKIT_REQUIRE_PROGRAM(p, "gcc-11");
   auto r = read_data(p.gcda);
-  ASSERT_TRUE(std::holds_alternative<DataFile>(r));
-  check_known_data(std::get<DataFile>(r), p, 11);
+  ASSERT_TRUE(r.has_value());
+  check_known_data((*r), p, 11);
 }
 
 TEST(GcdaReaderReal, BigEndianParsesIdentically) {
@@ -344,8 +344,8 @@ TEST(GcdaReaderReal, BigEndianParsesIdentically) {
     if (!p) GTEST_SKIP() << why;
     auto swapped = testing::swap_words(p->gcda);  // data files hold only words
     auto r = read_data(swapped);
-    ASSERT_TRUE(std::holds_alternative<DataFile>(r)) << cc;
-    const DataFile& df = std::get<DataFile>(r);
+    ASSERT_TRUE(r.has_value()) << cc;
+    const DataFile& df = (*r);
     EXPECT_TRUE(df.swapped);
     check_known_data(df, *p, cc == std::string("gcc-12") ? 12 : 11);
   }
@@ -361,8 +361,8 @@ TEST(GcdaReaderReal, AgreesWithGcovDump12) {
   EXPECT_NE(dump.find("0: 1 10 10 3 12 0 0 "), std::string::npos) << dump;
   EXPECT_NE(dump.find("COUNTERS arcs 1 counts (all zero)"), std::string::npos) << dump;
   auto r = read_data(p.gcda);
-  ASSERT_TRUE(std::holds_alternative<DataFile>(r));
-  const DataFile& df = std::get<DataFile>(r);
+  ASSERT_TRUE(r.has_value());
+  const DataFile& df = (*r);
   EXPECT_NE(dump.find("stamp " + std::to_string(df.stamp) + "\n"), std::string::npos);
   EXPECT_NE(dump.find("checksum " + std::to_string(df.checksum) + "\n"), std::string::npos);
 }

@@ -19,11 +19,11 @@ using testing::ImageParam;
 using testing::Layout;
 
 NotesFile expect_notes(NotesResult r) {
-  if (auto* h = std::get_if<HeaderError>(&r)) {
+  if (auto* h = (r ? nullptr : &r.error())) {
     ADD_FAILURE() << "header error: " << h->message;
     return {};
   }
-  return std::get<NotesFile>(std::move(r));
+  return std::move(*r);
 }
 
 // Two functions with every kind of record.
@@ -153,14 +153,14 @@ TEST_P(GcnoSample, EveryPrefixIsHandled) {
     std::vector<uint8_t> prefix(full.begin(), full.begin() + long(n));
     auto r = read_notes(prefix);
     if (n < 4) {
-      ASSERT_TRUE(std::holds_alternative<HeaderError>(r)) << n;
-      EXPECT_EQ(std::get<HeaderError>(r).problem, HeaderProblem::kNotThisKind) << n;
+      ASSERT_TRUE(!r.has_value()) << n;
+      EXPECT_EQ(r.error().problem, HeaderProblem::kNotThisKind) << n;
     } else if (n < hdr) {
-      ASSERT_TRUE(std::holds_alternative<HeaderError>(r)) << n;
-      EXPECT_EQ(std::get<HeaderError>(r).problem, HeaderProblem::kTruncatedHeader) << n;
+      ASSERT_TRUE(!r.has_value()) << n;
+      EXPECT_EQ(r.error().problem, HeaderProblem::kTruncatedHeader) << n;
     } else {
-      ASSERT_TRUE(std::holds_alternative<NotesFile>(r)) << n;
-      const NotesFile& nf = std::get<NotesFile>(r);
+      ASSERT_TRUE(r.has_value()) << n;
+      const NotesFile& nf = (*r);
       EXPECT_LE(nf.functions.size(), 2u);
       if (nf.error) {
         EXPECT_LE(nf.error->offset, n);
@@ -181,25 +181,25 @@ INSTANTIATE_TEST_SUITE_P(Layouts, GcnoSample, ::testing::ValuesIn(testing::all_i
 
 TEST(GcnoReader, EmptyFileIsNotANotesFile) {
   auto r = read_notes({});
-  ASSERT_TRUE(std::holds_alternative<HeaderError>(r));
-  EXPECT_EQ(std::get<HeaderError>(r).problem, HeaderProblem::kNotThisKind);
-  EXPECT_EQ(std::get<HeaderError>(r).message, "not a gcov notes file");
+  ASSERT_TRUE(!r.has_value());
+  EXPECT_EQ(r.error().problem, HeaderProblem::kNotThisKind);
+  EXPECT_EQ(r.error().message, "not a gcov notes file");
 }
 
 TEST(GcnoReader, DataFileIsNotANotesFile) {
   GcovImageBuilder b(Layout::kGcc12);
   b.data_header(1);
   auto r = read_notes(b.bytes());
-  ASSERT_TRUE(std::holds_alternative<HeaderError>(r));
-  EXPECT_EQ(std::get<HeaderError>(r).problem, HeaderProblem::kNotThisKind);
+  ASSERT_TRUE(!r.has_value());
+  EXPECT_EQ(r.error().problem, HeaderProblem::kNotThisKind);
 }
 
 TEST(GcnoReader, HeaderWithHugeCwdLengthIsTruncated) {
   GcovImageBuilder b(Layout::kGcc12);
   b.word(kNotesMagic).word(testing::kVersion12).word(1).word(0).word(0xfffffff0).word(0);
   auto r = read_notes(b.bytes());
-  ASSERT_TRUE(std::holds_alternative<HeaderError>(r));
-  EXPECT_EQ(std::get<HeaderError>(r).problem, HeaderProblem::kTruncatedHeader);
+  ASSERT_TRUE(!r.has_value());
+  EXPECT_EQ(r.error().problem, HeaderProblem::kTruncatedHeader);
 }
 
 TEST(GcnoReader, NullCwdReadsAsEmpty) {
@@ -648,8 +648,8 @@ void check_known_notes(const NotesFile& nf, const testing::CompiledProgram& p, i
 TEST(GcnoReaderReal, Gcc12) {
   COVKIT_REQUIRE_PROGRAM(p, "gcc-12");
   auto r = read_notes(p.gcno);
-  ASSERT_TRUE(std::holds_alternative<NotesFile>(r));
-  const NotesFile& nf = std::get<NotesFile>(r);
+  ASSERT_TRUE(r.has_value());
+  const NotesFile& nf = (*r);
   EXPECT_FALSE(nf.swapped);
   EXPECT_EQ(nf.version.minor, 2);
   check_known_notes(nf, p, 12);
@@ -658,8 +658,8 @@ TEST(GcnoReaderReal, Gcc12) {
 TEST(GcnoReaderReal, Gcc11) {
   COVKIT_REQUIRE_PROGRAM(p, "gcc-11");
   auto r = read_notes(p.gcno);
-  ASSERT_TRUE(std::holds_alternative<NotesFile>(r));
-  const NotesFile& nf = std::get<NotesFile>(r);
+  ASSERT_TRUE(r.has_value());
+  const NotesFile& nf = (*r);
   EXPECT_FALSE(nf.swapped);
   check_known_notes(nf, p, 11);
 }
@@ -710,11 +710,11 @@ TEST(GcnoReaderReal, Gcc12BigEndianParsesIdentically) {
   ASSERT_NE(swapped, p.gcno);
   auto a = read_notes(p.gcno);
   auto b = read_notes(swapped);
-  ASSERT_TRUE(std::holds_alternative<NotesFile>(a));
-  ASSERT_TRUE(std::holds_alternative<NotesFile>(b));
-  EXPECT_TRUE(std::get<NotesFile>(b).swapped);
-  EXPECT_FALSE(std::get<NotesFile>(b).error);
-  expect_same_notes(std::get<NotesFile>(a), std::get<NotesFile>(b));
+  ASSERT_TRUE(a.has_value());
+  ASSERT_TRUE(b.has_value());
+  EXPECT_TRUE((*b).swapped);
+  EXPECT_FALSE((*b).error);
+  expect_same_notes((*a), (*b));
 }
 
 TEST(GcnoReaderReal, Gcc11BigEndianParsesIdentically) {
@@ -723,11 +723,11 @@ TEST(GcnoReaderReal, Gcc11BigEndianParsesIdentically) {
   ASSERT_EQ(swapped.size(), p.gcno.size());
   auto a = read_notes(p.gcno);
   auto b = read_notes(swapped);
-  ASSERT_TRUE(std::holds_alternative<NotesFile>(a));
-  ASSERT_TRUE(std::holds_alternative<NotesFile>(b));
-  EXPECT_TRUE(std::get<NotesFile>(b).swapped);
-  EXPECT_FALSE(std::get<NotesFile>(b).error);
-  expect_same_notes(std::get<NotesFile>(a), std::get<NotesFile>(b));
+  ASSERT_TRUE(a.has_value());
+  ASSERT_TRUE(b.has_value());
+  EXPECT_TRUE((*b).swapped);
+  EXPECT_FALSE((*b).error);
+  expect_same_notes((*a), (*b));
 }
 
 // Cross-check with gcov-dump itself: its block counts and function names.
@@ -737,8 +737,8 @@ TEST(GcnoReaderReal, AgreesWithGcovDump12) {
   std::string dump;
   ASSERT_EQ(testing::run_command("gcov-dump-12 -l '" + p.gcno_path + "'", &dump), 0) << dump;
   auto r = read_notes(p.gcno);
-  ASSERT_TRUE(std::holds_alternative<NotesFile>(r));
-  const NotesFile& nf = std::get<NotesFile>(r);
+  ASSERT_TRUE(r.has_value());
+  const NotesFile& nf = (*r);
   EXPECT_NE(dump.find("stamp " + std::to_string(nf.stamp) + "\n"), std::string::npos);
   for (const NotesFunction& f : nf.functions) {
     std::string fn_line = "FUNCTION ident=" + std::to_string(f.ident) + ", ";

@@ -123,19 +123,19 @@ TEST(SourcePathRules, SourcePrefixAppliesAfterThePathMap) {
 }
 
 TEST(ParsePathMap, Forms) {
-  std::pair<std::string, std::string> pm;
-  ASSERT_TRUE(parse_path_map("/old=/new", pm));
-  EXPECT_EQ(pm.first, "/old");
-  EXPECT_EQ(pm.second, "/new");
-  ASSERT_TRUE(parse_path_map("/a=/b=c", pm));  // the first '=' splits
-  EXPECT_EQ(pm.first, "/a");
-  EXPECT_EQ(pm.second, "/b=c");
-  pm = {"keep", "me"};
-  EXPECT_FALSE(parse_path_map("=/new", pm));
-  EXPECT_FALSE(parse_path_map("/old", pm));
-  EXPECT_FALSE(parse_path_map("", pm));
-  EXPECT_EQ(pm.first, "keep");  // untouched on failure
-  EXPECT_EQ(pm.second, "me");
+  auto pm = parse_path_map("/old=/new");
+  ASSERT_TRUE(pm);
+  EXPECT_EQ(pm->first, "/old");
+  EXPECT_EQ(pm->second, "/new");
+  pm = parse_path_map("/a=/b=c");  // the first '=' splits
+  ASSERT_TRUE(pm);
+  EXPECT_EQ(pm->first, "/a");
+  EXPECT_EQ(pm->second, "/b=c");
+  for (const char* bad : {"=/new", "/old", ""}) {
+    auto r = parse_path_map(bad);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_EQ(r.error().message, "expected OLD=NEW");
+  }
 }
 
 }  // namespace
