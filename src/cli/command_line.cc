@@ -21,28 +21,29 @@ namespace {
 // their fingers and CI scripts.
 struct Translation {
   std::string_view option;
-  std::string_view advice;
+  std::string_view tool;    // whose option it is
+  std::string_view advice;  // what to use in covkit
 };
 constexpr std::array kPeerOptions{
-    Translation{"--html-details", "--html DIR (every source file gets its own page)"},
-    Translation{"--html-nested", "--html DIR (with a page per directory)"},
-    Translation{"--html-self-contained", "--html DIR"},
-    Translation{"--html-title", "--title TEXT"},
-    Translation{"--txt", "-s/--print-summary (the table is printed anyway when no file is written)"},
-    Translation{"--xml-pretty", "--cobertura FILE"},
-    Translation{"--json-summary", "--json FILE"},
-    Translation{"--json-add-tracefile", "-a/--add-tracefile FILE"},
-    Translation{"--cobertura-add-tracefile", "-a/--add-tracefile FILE (lcov or covkit JSON)"},
-    Translation{"--exclude-directories", "-e/--exclude REGEX"},
-    Translation{"--gcov-executable", "nothing (covkit reads .gcno/.gcda files itself)"},
-    Translation{"--gcov-ignore-parse-errors", "nothing (damaged objects are reported and skipped)"},
-    Translation{"--branches", "nothing (branches are always counted)"},
-    Translation{"--capture", "covkit report --lcov FILE DIR"},
-    Translation{"--directory", "the directory as a PATH argument"},
-    Translation{"--output-file", "--lcov FILE"},
-    Translation{"--output-directory", "--html DIR"},
-    Translation{"--extract", "-f/--filter REGEX"},
-    Translation{"--remove", "-e/--exclude REGEX"},
+    Translation{"--html-details", "gcovr", "--html DIR (every source file gets its own page)"},
+    Translation{"--html-nested", "gcovr", "--html DIR (with a page per directory)"},
+    Translation{"--html-self-contained", "gcovr", "--html DIR"},
+    Translation{"--html-title", "gcovr", "--title TEXT"},
+    Translation{"--txt", "gcovr", "-s/--print-summary (the table is printed anyway when no file is written)"},
+    Translation{"--xml-pretty", "gcovr", "--cobertura FILE"},
+    Translation{"--json-summary", "gcovr", "--json FILE"},
+    Translation{"--json-add-tracefile", "gcovr", "-a/--add-tracefile FILE"},
+    Translation{"--cobertura-add-tracefile", "gcovr", "-a/--add-tracefile FILE (lcov or covkit JSON)"},
+    Translation{"--exclude-directories", "gcovr", "-e/--exclude REGEX"},
+    Translation{"--gcov-executable", "gcovr", "nothing (covkit reads .gcno/.gcda files itself)"},
+    Translation{"--gcov-ignore-parse-errors", "gcovr", "nothing (damaged objects are reported and skipped)"},
+    Translation{"--branches", "gcovr", "nothing (branches are always counted)"},
+    Translation{"--capture", "lcov", "covkit report --lcov FILE DIR"},
+    Translation{"--directory", "lcov", "the directory as a PATH argument"},
+    Translation{"--output-file", "lcov", "--lcov FILE"},
+    Translation{"--extract", "lcov", "-f/--filter REGEX"},
+    Translation{"--remove", "lcov", "-e/--exclude REGEX"},
+    Translation{"--output-directory", "genhtml", "--html DIR"},
 };
 
 size_t edit_distance(std::string_view a, std::string_view b) {
@@ -78,19 +79,24 @@ std::vector<std::string> unknown_options(const std::vector<std::string>& extras)
 
 }  // namespace
 
-std::string suggest_option(const CLI::App& app, std::string_view unknown) {
-  for (const Translation& t : kPeerOptions)
-    if (t.option == unknown) return fmt::format("{} is gcovr's or lcov's; covkit uses {}", t.option, t.advice);
-  if (!unknown.starts_with("--")) return "";
+std::string closest(const std::vector<std::string>& candidates, std::string_view word) {
   std::string best;
   size_t best_distance = 3;  // at most two edits away
-  for (const std::string& known : long_options(app)) {
-    size_t d = edit_distance(unknown, known);
+  for (const std::string& known : candidates) {
+    size_t d = edit_distance(word, known);
     if (d < best_distance) {
       best_distance = d;
       best = known;
     }
   }
+  return best;
+}
+
+std::string suggest_option(const CLI::App& app, std::string_view unknown) {
+  for (const Translation& t : kPeerOptions)
+    if (t.option == unknown) return fmt::format("that is {}'s; here use {}", t.tool, t.advice);
+  if (!unknown.starts_with("--")) return "";
+  std::string best = closest(long_options(app), unknown);
   return best.empty() ? best : fmt::format("did you mean {}?", best);
 }
 
@@ -103,14 +109,22 @@ std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
     // the manuals say, not with CLI11's own codes (104-114).
     if (e.get_exit_code() == 0) return app.exit(e);
     const std::string name = app.get_name();
-    std::string line = fmt::format("{}: {}", name, util::printable(e.what()));
+    std::string what = e.what();
+    bool hinted = false;
     if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
-      for (const std::string& unknown : unknown_options(app.remaining())) {
-        std::string hint = suggest_option(app, unknown);
-        if (!hint.empty()) line += "; " + hint;
+      // Unknown options get covkit's words and a hint; stray arguments keep CLI11's.
+      const std::vector<std::string> unknown = unknown_options(app.remaining());
+      if (!unknown.empty()) {
+        what.clear();
+        for (const std::string& u : unknown) {
+          std::string hint = suggest_option(app, u);
+          hinted |= !hint.empty();
+          what += fmt::format("{}unknown option {}{}", what.empty() ? "" : "; ", u, hint.empty() ? "" : ": " + hint);
+        }
       }
     }
-    std::fprintf(stderr, "%s (see %s --help)\n", line.c_str(), name.c_str());
+    std::fprintf(stderr, "%s: %s%s\n", name.c_str(), util::printable(what).c_str(),
+                 hinted ? "" : fmt::format(" (see {} --help)", name).c_str());
     return 1;
   }
 }

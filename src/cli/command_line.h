@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "util/expected.h"
 
@@ -22,9 +23,13 @@ namespace covkit::cli {
 std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv);
 
 // A hint for an unknown option (spelled as given, "--txt"), or "" when there
-// is none: what covkit uses for a gcovr/lcov option it spells otherwise, else
-// "did you mean --X?" for a known option within two edits.
+// is none: "that is gcovr's; here use -s/--print-summary (...)" for an option
+// of gcovr, lcov or genhtml, else "did you mean --X?" for a known option
+// within two edits.
 std::string suggest_option(const CLI::App& app, std::string_view unknown);
+
+// The candidate within two edits of `word` (the closest), or "".
+std::string closest(const std::vector<std::string>& candidates, std::string_view word);
 
 // Prints "COMMAND: FILE: message" (or "COMMAND: message" when FILE is
 // empty), control characters escaped; returns `status`.

@@ -1,15 +1,61 @@
-// covkit: one tool for C/C++ coverage. Subcommands are thin wrappers over the
-// library in src/; `covkit gcov` keeps gcov's own option syntax.
-#include <CLI/CLI.hpp>
-
+// covkit: one tool for C/C++ coverage and call tracing. main() only picks the
+// subcommand; each parses its own options (`covkit gcov` keeps gcov's own
+// option syntax, so nothing may parse before it).
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
 
+#include "cli/command_line.h"
 #include "cli/gcov_command.h"
 #include "cli/merge_command.h"
 #include "cli/report_command.h"
 #include "cli/trace_command.h"
 #include "cli/version.h"
+
+namespace {
+
+struct Subcommand {
+  const char* name;
+  const char* summary;  // for the list; each has a --help of its own
+  int (*run)(int argc, char** argv);
+};
+
+constexpr Subcommand kSubcommands[] = {
+    {"gcov", "drop-in replacement for GCC's gcov: same options, same .gcov and JSON output",
+     covkit::cli::run_gcov_command},
+    {"report", "project-wide reports: lcov, Cobertura, SonarQube, Coveralls, JSON, HTML,\n"
+               "           Markdown, terminal; filters, merging, gates, diff coverage",
+     covkit::cli::run_report_command},
+    {"merge", "add .gcda trees, lcov tracefiles or covkit JSON files together", covkit::cli::run_merge_command},
+    {"trace", "record every call of a program built with -finstrument-functions;\n"
+              "           profiles, call trees, call graphs, timelines",
+     covkit::cli::run_trace_command},
+};
+
+void print_usage(FILE* to) {
+  std::fprintf(to,
+               "covkit %s: what your C and C++ code does when it runs\n"
+               "\n"
+               "Usage: covkit COMMAND [OPTIONS] [ARGS]\n"
+               "\n"
+               "Commands:\n",
+               covkit::cli::kVersion);
+  for (const Subcommand& s : kSubcommands) std::fprintf(to, "  %-8s %s\n", s.name, s.summary);
+  std::fprintf(to,
+               "\n"
+               "`covkit COMMAND --help` lists a command's options; docs/covkit-COMMAND.md is\n"
+               "its manual. Installed or linked as `gcov`, covkit is `covkit gcov`.\n"
+               "\n"
+               "Options:\n"
+               "  -h, --help     this list\n"
+               "  --version      covkit's version\n"
+               "\n"
+               "Exit status: a command's own; 1 for no or an unknown command.\n");
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // Installed as (or linked to) `gcov`, covkit is gcov: tools such as lcov's
@@ -17,37 +63,27 @@ int main(int argc, char** argv) {
   const char* base = std::strrchr(argv[0], '/');
   base = base ? base + 1 : argv[0];
   if (std::strncmp(base, "gcov", 4) == 0) return covkit::cli::run_gcov_command(argc, argv);
-  // `covkit gcov` parses its options exactly like gcov (getopt_long), so it
-  // is dispatched before CLI11 sees them.
-  if (argc >= 2 && std::strcmp(argv[1], "gcov") == 0) return covkit::cli::run_gcov_command(argc - 1, argv + 1);
 
-  if (argc >= 2 && std::strcmp(argv[1], "merge") == 0) return covkit::cli::run_merge_command(argc - 1, argv + 1);
-  if (argc >= 2 && std::strcmp(argv[1], "report") == 0) return covkit::cli::run_report_command(argc - 1, argv + 1);
-  if (argc >= 2 && std::strcmp(argv[1], "trace") == 0) return covkit::cli::run_trace_command(argc - 1, argv + 1);
-
-  CLI::App app{"covkit: what your C and C++ code does when it runs (coverage, call tracing, sampling)"};
-  app.set_version_flag("--version", std::string("covkit ") + covkit::cli::kVersion);
-  app.require_subcommand(1);
-  app.footer(
-      "Subcommands:\n"
-      "  gcov     drop-in replacement for GCC's gcov (same options, same output);\n"
-      "           see `covkit gcov --help`\n"
-      "  report   project-wide reports: lcov, Cobertura, SonarQube, Coveralls, JSON,\n"
-      "           HTML, Markdown, terminal; filters, merging, gates, diff coverage;\n"
-      "           see `covkit report --help`\n"
-      "  merge    add .gcda trees, lcov tracefiles or covkit JSON files together;\n"
-      "           see `covkit merge --help`\n"
-      "  trace    record every call of a program built with -finstrument-functions;\n"
-      "           profiles, call trees, call graphs, timelines; see `covkit trace --help`\n");
-  auto* gcov = app.add_subcommand("gcov", "Drop-in gcov: annotated sources, JSON, summaries");
-  gcov->prefix_command();
-  app.add_subcommand("report", "Project-wide coverage reports")->prefix_command();
-  app.add_subcommand("merge", "Add coverage data together")->prefix_command();
-  app.add_subcommand("trace", "Record and report function calls (-finstrument-functions)")->prefix_command();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+  if (argc < 2) {
+    print_usage(stdout);
+    return 1;
   }
-  return 0;
+  const std::string_view word = argv[1];
+  for (const Subcommand& s : kSubcommands)
+    if (word == s.name) return s.run(argc - 1, argv + 1);
+  if (word == "-h" || word == "--help" || word == "help") {
+    print_usage(stdout);
+    return 0;
+  }
+  if (word == "--version" || word == "-V") {
+    std::printf("covkit %s\n", covkit::cli::kVersion);
+    return 0;
+  }
+  std::vector<std::string> names;
+  for (const Subcommand& s : kSubcommands) names.emplace_back(s.name);
+  const std::string near = covkit::cli::closest(names, word);
+  return covkit::cli::fail("covkit", "",
+                           std::string(word.starts_with("-") ? "unknown option '" : "unknown command '") +
+                               std::string(word) + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?") +
+                               " (see covkit --help)");
 }

@@ -58,12 +58,20 @@ class Reporter {
   const ReportOptions& o_;
 };
 
-// Where to look instead, when a tree holds no coverage data: its
-// subdirectories that look like build directories.
+// Where to look instead when the paths hold no coverage data: a build
+// directory among their siblings (`covkit report src/` next to build/), or
+// the reason a build directory below them has none.
 std::string build_directory_hint(const std::vector<std::string>& paths) {
-  for (const std::string& p : paths)
-    for (const std::string& sub : format::build_directories_below(p))
-      return fmt::format(" (give the build directory: {} {})", kCommand, util::printable(sub));
+  for (const std::string& p : paths) {
+    const std::string abs = format::absolute_path(p);
+    for (const std::string& below : format::build_directories_below(abs))
+      return fmt::format(" ({} looks like a build directory but holds no .gcno files: was it built with "
+                         "--coverage?)",
+                         util::printable(below));
+    const std::string parent = abs.substr(0, abs.rfind('/'));
+    for (const std::string& sibling : format::build_directories_below(parent.empty() ? "/" : parent))
+      if (sibling != abs) return fmt::format(" (give the build directory: {} {})", kCommand, util::printable(sibling));
+  }
   return " (give the build directory, where the .gcno files are)";
 }
 

@@ -104,7 +104,9 @@ void walk(const std::string& root, std::set<std::string>& notes, std::set<std::s
       ec.clear();
       continue;
     }
-    if (it->is_regular_file(ec)) add(it->path().string());
+    // Not only regular files: a .gcda that is a FIFO or a device is a run's
+    // counts that cannot be read, which the report must say, not skip.
+    if (!it->is_directory(ec)) add(it->path().string());
   }
 }
 

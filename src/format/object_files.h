@@ -26,7 +26,7 @@ ObjectSearch find_objects(const std::vector<std::string>& roots, const std::vect
 
 // The subdirectories of `dir` (one level down) that look like build
 // directories (CMakeCache.txt, build.ninja, meson-private, config.status),
-// sorted: where to look when `dir` holds no coverage data.
+// sorted: where to look when a tree holds no coverage data.
 std::vector<std::string> build_directories_below(const std::string& dir);
 
 // Lexically normalized absolute path ("." and ".." folded, no file system

@@ -1149,6 +1149,79 @@ def scenario_merge(tmp):
     eq(parse_lcov(merged)[f"{proj}/src/main.c"]["DA"][4], 3, "main: 1 + 2 runs")
 
 
+def scenario_peer_options(tmp):
+    """gcovr's and lcov's spellings, and near misses, get a hint; N% is a
+    percentage for the gates; bare `covkit` lists the commands."""
+    proj = c_project(tmp)
+    run_prog(proj)
+    for args, want in (
+            (["--html-details", "h"], "covkit report: unknown option --html-details: that is gcovr's; here use --html DIR"),
+            (["--txt"], "covkit report: unknown option --txt: that is gcovr's; here use -s/--print-summary"),
+            (["--capture"], "covkit report: unknown option --capture: that is lcov's; here use covkit report --lcov"),
+            (["--fail-under-lines", "80"], "covkit report: unknown option --fail-under-lines: did you mean "
+                                           "--fail-under-line?")):
+        rc, out, err = covkit(["report", "build"] + args, proj)
+        eq(rc, 1, f"exit status of {args[0]}")
+        check(len(err) == 1 and err[0].startswith(want), f"{args[0]}: want a line starting {want!r}, got {err}")
+    rc, _, err = covkit(["report", "build", "--fail-under-line=80%"], proj)
+    eq((rc, err), (2, ["covkit report: line coverage 65.0% (13/20) is below --fail-under-line 80"]), "80% is 80")
+    rc, out, err = covkit([], proj)
+    eq(rc, 1, "bare covkit")
+    for command in ("gcov", "report", "merge", "trace"):
+        check(f"\n  {command} " in out, f"bare covkit lists {command}")
+    rc, out, err = covkit(["reprot"], proj)
+    eq((rc, err), (1, ["covkit: unknown command 'reprot'; did you mean 'report'? (see covkit --help)"]), "a typo")
+    rc, out, _ = covkit(["--help"], proj)
+    eq(rc, 0, "covkit --help")
+
+
+def scenario_nothing_to_report(tmp):
+    """No coverage data where covkit looked: the message names the place and
+    where to look instead (a build directory beside it), or why a build
+    directory below it has none."""
+    proj = c_project(tmp)
+    os.rename(f"{proj}/build", f"{proj}/out")
+    write(f"{proj}/out/CMakeCache.txt", "# a CMake build directory\n")
+    rc, out, err = covkit(["report", "src"], proj)
+    eq((rc, err), (1, [f"covkit report: nothing to report: no .gcno or .gcda files under {proj}/src (give the build "
+                       f"directory: covkit report {proj}/out)"]), "a build directory beside")
+    for f in glob.glob(f"{proj}/out/*.gc*"):
+        os.unlink(f)
+    rc, out, err = covkit(["report"], proj)
+    eq((rc, err), (1, [f"covkit report: nothing to report: no .gcno or .gcda files under {proj} ({proj}/out looks "
+                       "like a build directory but holds no .gcno files: was it built with --coverage?)"]),
+       "a build directory below without data")
+    rc, out, err = covkit(["report", "."], f"{proj}/src")
+    eq((rc, err), (1, [f"covkit report: nothing to report: no .gcno or .gcda files under {proj}/src (give the build "
+                       f"directory: covkit report {proj}/out)"]), "from inside the sources")
+
+
+def scenario_damaged_objects(tmp):
+    """A .gcda that exists but cannot be read (here a FIFO) is said and counted,
+    not taken for an object that never ran; nothing readable is exit 1, and a
+    gate never passes on nothing."""
+    proj = c_project(tmp)
+    run_prog(proj)
+    data = f"{proj}/build/util.gcda"
+    os.unlink(data)
+    os.mkfifo(data)
+    rc, out, err = covkit(["report", "build", "--fail-under-line", "10"], proj)
+    eq(rc, 0, "exit status with one damaged object")
+    eq(err, [f"covkit report: {data}: cannot read the data file (not a regular file); its object is reported as "
+             "never run",
+             "covkit report: 1 of 3 objects has damaged or unreadable inputs; its counts are missing or partial"],
+       "warnings")
+    eq(table_rows(out)["src/util.c"][1], "0", "util.c counts as not run")
+    # Every notes file damaged beyond its header: nothing could be read.
+    for notes in glob.glob(f"{proj}/build/*.gcno"):
+        with open(notes, "r+b") as f:
+            f.truncate(40)
+    rc, out, err = covkit(["report", "build", "--fail-under-line", "0"], proj)
+    eq(rc, 1, "exit status when every object is damaged")
+    check(err[-1] == "covkit report: nothing to report: none of the objects found could be read (see above)",
+          f"the last line says why: {err}")
+
+
 SCENARIOS = {name[len("scenario_"):]: fn for name, fn in globals().items() if name.startswith("scenario_")}
 
 
