@@ -20,14 +20,14 @@ bool stderr_is_terminal() {
   return isatty(STDERR_FILENO) && !(term && std::strcmp(term, "dumb") == 0);
 }
 
-ProgressBar::ProgressBar(std::string what, bool enabled)
-    : what_(std::move(what)), enabled_(enabled), start_(std::chrono::steady_clock::now()), last_draw_(start_) {}
+ProgressBar::ProgressBar(std::string what, bool enabled, Clock clock)
+    : what_(std::move(what)), enabled_(enabled), clock_(std::move(clock)), start_(clock_()), last_draw_(start_) {}
 
 ProgressBar::~ProgressBar() { finish(); }
 
 void ProgressBar::update(size_t done, size_t total) {
   if (!enabled_ || total == 0) return;
-  auto now = std::chrono::steady_clock::now();
+  auto now = clock_();
   if (now - start_ < kQuietPeriod) return;
   std::unique_lock lock(mu_, std::try_to_lock);
   if (!lock.owns_lock() || (drawn_ && now - last_draw_ < kRedrawPeriod && done < total)) return;

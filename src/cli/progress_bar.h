@@ -4,6 +4,7 @@
 // stay clean.
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <mutex>
 #include <string>
 
@@ -11,7 +12,9 @@ namespace covkit::cli {
 
 class ProgressBar {
  public:
-  explicit ProgressBar(std::string what, bool enabled);
+  using Clock = std::function<std::chrono::steady_clock::time_point()>;
+  // `clock` is the time source (tests pass one they advance themselves).
+  ProgressBar(std::string what, bool enabled, Clock clock = std::chrono::steady_clock::now);
   ~ProgressBar();
   // Thread-safe; cheap when nothing is drawn.
   void update(size_t done, size_t total);
@@ -20,6 +23,7 @@ class ProgressBar {
  private:
   std::string what_;
   bool enabled_;
+  Clock clock_;
   bool drawn_ = false;
   std::chrono::steady_clock::time_point start_, last_draw_;
   std::mutex mu_;

@@ -3,6 +3,7 @@
 // neither crash nor exhaust memory.
 #include "model/gcov_session.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -363,6 +364,15 @@ TEST(GcovSessionHostile, HugeLineNumberDoesNotExhaustMemory) {
     Files f = simple_pair(Layout::kGcc12, {1, line});
     Outcome o;
     EXPECT_NO_THROW(o = run_files(f)) << line;
+    // The notes file is damaged there (status 4); the function read before
+    // the damage is kept, without its lines.
+    EXPECT_EQ(o.rc, 4) << line;
+    EXPECT_EQ(o.messages, fmt::format("s.gcno:corrupted at byte 161: function 'f': line number {} beyond the limit "
+                                      "of 8388608\ns.gcno:no lines for 'f'\n",
+                                      line));
+    ASSERT_EQ(o.diagnostics.size(), 2u);
+    EXPECT_EQ(o.diagnostics[0].kind, DiagnosticKind::kNotesCorrupt);
+    EXPECT_EQ(o.diagnostics[0].offset, 161u);
   }
 }
 
@@ -383,6 +393,10 @@ TEST(GcovSessionHostile, HugeGroupRangeDoesNotExhaustMemory) {
   d.word(0);
   Outcome o;
   EXPECT_NO_THROW(o = run_files(Files{n.take(), d.take()}));
+  EXPECT_EQ(o.rc, 4);
+  EXPECT_EQ(o.messages,
+            "s.gcno:corrupted at byte 35: function 'g1' spans lines 1 to 4294967280, beyond the limit of 8388608\n"
+            "s.gcno:no functions found\n");
 }
 
 TEST(GcovSessionHostile, ExtremeCountersWrap) {

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
-#include <thread>
 
 namespace {
 
@@ -41,11 +40,21 @@ class StderrCapture {
   int saved_ = -1;
 };
 
+// A clock the test moves by hand: no test depends on the wall clock.
+struct FakeClock {
+  std::chrono::steady_clock::time_point now{};
+  void advance_ms(int ms) { now += std::chrono::milliseconds(ms); }
+  covkit::cli::ProgressBar::Clock source() {
+    return [this] { return now; };
+  }
+};
+
 TEST(ProgressBar, SilentWhenDisabled) {
   StderrCapture cap;
+  FakeClock clock;
   {
-    covkit::cli::ProgressBar bar("reading objects", false);
-    std::this_thread::sleep_for(std::chrono::milliseconds(450));
+    covkit::cli::ProgressBar bar("reading objects", false, clock.source());
+    clock.advance_ms(5000);
     bar.update(5, 10);
   }
   EXPECT_EQ(cap.text(), "");
@@ -53,9 +62,11 @@ TEST(ProgressBar, SilentWhenDisabled) {
 
 TEST(ProgressBar, QuietForShortRuns) {
   StderrCapture cap;
+  FakeClock clock;
   {
-    covkit::cli::ProgressBar bar("reading objects", true);
+    covkit::cli::ProgressBar bar("reading objects", true, clock.source());
     bar.update(5, 10);
+    clock.advance_ms(399);
     bar.update(10, 10);
   }
   EXPECT_EQ(cap.text(), "");
@@ -63,14 +74,36 @@ TEST(ProgressBar, QuietForShortRuns) {
 
 TEST(ProgressBar, DrawsAfterAMomentAndErasesItself) {
   StderrCapture cap;
+  FakeClock clock;
   {
-    covkit::cli::ProgressBar bar("reading objects", true);
-    std::this_thread::sleep_for(std::chrono::milliseconds(450));
+    covkit::cli::ProgressBar bar("reading objects", true, clock.source());
+    clock.advance_ms(400);
     bar.update(5, 10);
     bar.finish();
   }
   const std::string text = cap.text();
-  EXPECT_NE(text.find("\rreading objects [===============               ] 5/10"), std::string::npos) << text;
+  EXPECT_EQ(text, "\rreading objects [===============               ] 5/10\r\033[K");
+}
+
+// Redrawn at most every 100 ms, but always at the end.
+TEST(ProgressBar, RedrawsAtMostTenTimesASecond) {
+  StderrCapture cap;
+  FakeClock clock;
+  {
+    covkit::cli::ProgressBar bar("x", true, clock.source());
+    clock.advance_ms(500);
+    bar.update(1, 4);
+    clock.advance_ms(50);
+    bar.update(2, 4);  // too soon: not drawn
+    clock.advance_ms(50);
+    bar.update(3, 4);
+    bar.update(4, 4);  // the end is always drawn
+  }
+  const std::string text = cap.text();
+  EXPECT_NE(text.find("] 1/4"), std::string::npos) << text;
+  EXPECT_EQ(text.find("] 2/4"), std::string::npos) << text;
+  EXPECT_NE(text.find("] 3/4"), std::string::npos) << text;
+  EXPECT_NE(text.find("] 4/4"), std::string::npos) << text;
   EXPECT_EQ(text.substr(text.size() - 4), "\r\033[K");
 }
 
