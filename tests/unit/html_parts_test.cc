@@ -1,4 +1,4 @@
-// report/html building blocks: escaping, page names, percentages.
+// report/html building blocks: escaping, page names, rate classes and sort keys.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -52,18 +52,6 @@ TEST(HtmlNames, DirectoryAndBaseName) {
   EXPECT_EQ(base_name_of("b.c"), "b.c");
 }
 
-TEST(HtmlMetrics, PercentTextNeverRoundsToTheExtremes) {
-  EXPECT_EQ(percent_text(577, 1000), "57.7%");
-  EXPECT_EQ(percent_text(999, 1000), "99.9%");
-  EXPECT_EQ(percent_text(9999, 10000), "99.9%");
-  EXPECT_EQ(percent_text(1, 10000), "0.1%");
-  EXPECT_EQ(percent_text(0, 5), "0.0%");
-  EXPECT_EQ(percent_text(5, 5), "100.0%");
-  EXPECT_EQ(percent_text(0, 0), "100.0%");  // the model's rule for an empty set
-  EXPECT_EQ(percent_text(1, 3), "33.3%");
-  EXPECT_EQ(percent_text(2, 3), "66.6%");
-}
-
 TEST(HtmlMetrics, RateClassesAndSortValues) {
   EXPECT_STREQ(rate_class(9, 10), "hi");
   EXPECT_STREQ(rate_class(8, 10), "med");
@@ -71,7 +59,8 @@ TEST(HtmlMetrics, RateClassesAndSortValues) {
   EXPECT_STREQ(rate_class(7, 10), "lo");
   EXPECT_STREQ(rate_class(0, 0), "hi");
   EXPECT_EQ(sort_value(1, 3), "33.333333");
-  EXPECT_EQ(sort_value(0, 0), "100.000000");
+  EXPECT_EQ(sort_value(0, 0), "-1");  // nothing to cover sorts below 0%
+  EXPECT_EQ(sort_value(0, 4), "0.000000");
 }
 
 }  // namespace
