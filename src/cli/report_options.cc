@@ -81,6 +81,10 @@ std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& o)
   app.add_flag("--keep-system-headers", o.keep_system_headers,
                "Keep /usr/include and compiler headers (dropped by default)")
       ->group(flt);
+  app.add_flag("--keep-cmake-probes", o.keep_cmake_probes,
+               "Keep CMake's compiler-identification and try-compile sources (CMakeFiles/<version>/"
+               "CompilerId*/..., dropped by default)")
+      ->group(flt);
   bool no_markers = false;
   app.add_flag("--no-exclusion-markers", no_markers, "Ignore LCOV_EXCL_*/GCOVR_EXCL_* markers")->group(flt);
   app.add_flag("--exclude-throw-branches", o.exclude_throw_branches,
