@@ -187,7 +187,7 @@ int run_report_command(int argc, char** argv) {
 
   std::optional<model::PathFilter> filter;
   try {
-    filter.emplace(o.filters, o.excludes, o.keep_system_headers);
+    filter.emplace(o.filters, o.excludes, o.keep_system_headers, o.keep_cmake_probes);
   } catch (const std::regex_error& e) {
     log.error(fmt::format("bad --filter/--exclude regular expression: {}", e.what()));
     return kExitUsage;
@@ -256,9 +256,8 @@ int run_report_command(int argc, char** argv) {
     ho.show_instances = o.show_instantiations;
     ho.timestamp = now;
     ho.version = version;
-    std::string err;
-    if (!report::html::write_html_site(project, ho, o.html, &err)) {
-      log.error(err);
+    if (auto written = report::html::write_html_site(project, ho, o.html); !written) {
+      log.error(written.error().message);
       write_ok = false;
     }
   }
