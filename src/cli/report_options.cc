@@ -22,7 +22,10 @@ constexpr const char* kFooter =
     "  GCOVR_EXCL_* and GCOV_EXCL_* are the same markers.\n"
     "\n"
     "Exit status: 0 on success; 1 on bad usage or when nothing could be read;\n"
-    "2 when a --fail-under gate fails; 3 when an output could not be written.\n"
+    "2 when a --fail-under gate fails; 3 when an output could not be written\n"
+    "(or --html names a non-empty directory that covkit did not write).\n"
+    "Percentages: one decimal, rounded; 100.0% and 0.0% only when exact; '-'\n"
+    "when there is nothing to cover.\n"
     "\n"
     "Examples:\n"
     "  covkit report build/                          summary table\n"
@@ -62,7 +65,9 @@ std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& o)
   app.add_option("--sonarqube", o.sonarqube, "Write SonarQube generic coverage XML")->type_name("FILE")->group(out);
   app.add_option("--coveralls", o.coveralls, "Write a Coveralls API JSON file")->type_name("FILE")->group(out);
   app.add_option("--json", o.json, "Write covkit's JSON (see docs/report-formats.md)")->type_name("FILE")->group(out);
-  app.add_option("--html", o.html, "Write a static HTML site into this directory")->type_name("DIR")->group(out);
+  app.add_option("--html", o.html,
+                 "Write a static HTML site into this directory (missing, empty, or a site covkit wrote; "
+                 "replaced as a whole)")->type_name("DIR")->group(out);
   app.add_option("--markdown", o.markdown, "Write a Markdown summary (for pull requests)")->type_name("FILE")->group(out);
   app.add_flag("-s,--print-summary", o.print_summary, "Print the summary table even when writing files")
       ->group(out);

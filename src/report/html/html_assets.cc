@@ -78,12 +78,15 @@ tr.group th { background: var(--head); font-weight: 600; overflow-wrap: anywhere
 tr.group td { background: var(--head); }
 tr.group .nfiles { color: var(--muted); font-weight: 400; font-size: 12px; }
 tr.file td.name { padding-left: 34px; overflow-wrap: anywhere; }
+tbody.files tr.file td.name, tr.subdir td.name { padding-left: 10px; }
 button.toggle { background: none; border: 0; color: inherit; font: inherit; cursor: pointer;
                 padding: 0 4px 0 0; display: inline-block; transition: transform 0.1s; }
 tbody.collapsed button.toggle { transform: rotate(-90deg); }
 tbody.collapsed tr.file { display: none; }
 table.functions tr.uncovered td.calls { color: var(--unc-mark); font-weight: 600; }
 table.functions tr.excluded td { color: var(--exc-fg); }
+span.variant { display: inline-block; margin-left: 6px; padding: 0 5px; border-radius: 4px; font-size: 11px;
+               color: var(--muted); border: 1px solid var(--border); white-space: nowrap; }
 table.functions td.fn { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace;
                         font-size: 12.5px; word-break: break-all; }
 ul.legend { list-style: none; display: flex; flex-wrap: wrap; gap: 6px 18px; padding: 0; margin: 12px 0;
