@@ -523,6 +523,10 @@ TEST(HtmlSite, RefusesANonEmptyDirectoryItDidNotWrite) {
   ASSERT_EQ(::symlink(build.c_str(), (tmp / "link").c_str()), 0);
   EXPECT_FALSE(write_html_site(model::ProjectCov{}, HtmlOptions{}, tmp / "link"));
   EXPECT_EQ(entries(build), (std::vector<std::string>{"CMakeCache.txt", "CMakeFiles"}));
+  // A marker covkit did not write does not make a directory covkit's.
+  ASSERT_TRUE(covkit::testing::write_text(build + "/.covkit-html", "index.html\n"));
+  EXPECT_FALSE(write_html_site(model::ProjectCov{}, HtmlOptions{}, build));
+  EXPECT_EQ(entries(build), (std::vector<std::string>{".covkit-html", "CMakeCache.txt", "CMakeFiles"}));
 }
 
 TEST(HtmlSite, AnEmptyDirectoryIsUsedAndMarked) {

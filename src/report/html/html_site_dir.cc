@@ -49,9 +49,11 @@ std::optional<std::vector<std::string>> list_entries(const std::string& dir) {
   return names;
 }
 
-bool is_regular(const std::string& path) {
+// Without following a symbolic link: a link named like a page is removed as
+// a link.
+bool is_directory(const std::string& path) {
   struct stat st {};
-  return ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  return ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 // A name covkit itself could have written: one plain component. A marker is
@@ -157,6 +159,8 @@ Expected<StagedSite> StagedSite::begin(const std::string& out_dir) {
     absolute = fs::canonical(absolute, ec);
     if (ec) return Error(fmt::format("cannot use {} for the HTML report: {}", shown(target), ec.message()));
   }
+  if (absolute == absolute.root_path())  // no parent to stage beside
+    return Error(fmt::format("cannot write the HTML report into {}: give --html a directory of its own", shown(target)));
 
   struct stat st {};
   std::optional<mode_t> mode;
@@ -164,7 +168,7 @@ Expected<StagedSite> StagedSite::begin(const std::string& out_dir) {
     if (!S_ISDIR(st.st_mode)) return Error(fmt::format("cannot create directory {}: not a directory", shown(target)));
     auto entries = list_entries(absolute.string());
     if (!entries) return Error(fmt::format("cannot read directory {}: {}", shown(target), errno_text(errno)));
-    if (!entries->empty() && !is_regular(absolute / std::string(kMarkerFileName)))
+    if (!entries->empty() && marker_names(absolute.string()).empty())
       return Error(fmt::format(
           "{} is not empty and holds no covkit HTML report ({} is missing): give --html a new or empty directory",
           shown(target), kMarkerFileName));
@@ -175,9 +179,6 @@ Expected<StagedSite> StagedSite::begin(const std::string& out_dir) {
   } else {
     return Error(fmt::format("cannot use {} for the HTML report: {}", shown(target), errno_text(errno)));
   }
-  if (!absolute.has_filename() || absolute == absolute.root_path())
-    return Error(fmt::format("cannot write the HTML report into {}: give --html a directory of its own", shown(target)));
-
   int err = 0;
   std::optional<std::string> staging = make_staging_dir(absolute, mode, &err);
   if (!staging)
@@ -192,7 +193,7 @@ Expected<void> StagedSite::commit(std::span<const std::string> written) {
   for (const std::string& n : written) marker += n + '\n';
   std::string why;
   if (!util::write_file_atomic(staging_ + std::string(kMarkerFileName), marker, &why))
-    return Error(fmt::format("cannot write {}{}: {}", shown(staging_), kMarkerFileName, why));
+    return Error(fmt::format("cannot write {}/{}: {}", shown(target_), kMarkerFileName, why));
 
   const std::string staging = staging_.substr(0, staging_.size() - 1);
   std::vector<std::string> foreign;  // a user's files in the previous site: carried over
@@ -204,7 +205,7 @@ Expected<void> StagedSite::commit(std::span<const std::string> written) {
     if (!entries) return Error(fmt::format("cannot read directory {}: {}", shown(target_), errno_text(errno)));
     for (std::string& n : *entries) {
       if (previous.count(n)) continue;
-      if (now.count(n) || n == kMarkerFileName)
+      if (now.count(n))
         return Error(fmt::format("{}/{} was not written by covkit but the new report has a file of that name: move it "
                                  "away and run again",
                                  shown(target_), shown(n)));
@@ -227,7 +228,7 @@ Expected<void> StagedSite::commit(std::span<const std::string> written) {
   for (const std::string& n : foreign)
     if (::rename((old_site + '/' + n).c_str(), (absolute_ + '/' + n).c_str()) != 0) stuck.push_back(n);
   for (const std::string& n : previous)
-    if (is_regular(old_site + '/' + n)) ::unlink((old_site + '/' + n).c_str());
+    if (!is_directory(old_site + '/' + n)) ::unlink((old_site + '/' + n).c_str());
   if (::rmdir(old_site.c_str()) != 0 && !stuck.empty())
     return Error(fmt::format("the HTML report is in {}, but {} of the files that were there could not be moved into "
                              "it; they are in {}",
