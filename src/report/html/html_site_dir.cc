@@ -86,13 +86,14 @@ void remove_own_directory(const std::string& dir) {
   ::rmdir(dir.c_str());
 }
 
-// ".NAME.covkit-1a2b3c4d" beside `absolute`, created empty; its mode is
+// ".NAME.covkit-tmp.1a2b3c4d" beside `absolute` (".covkit-tmp." marks
+// covkit's temporary files, as util::write_file_atomic names them), created empty; its mode is
 // `mode` (the replaced directory's) or the umask's default.
 std::optional<std::string> make_staging_dir(const fs::path& absolute, std::optional<mode_t> mode, int* err) {
   std::random_device rd;
   std::mt19937_64 rng((uint64_t(rd()) << 32) ^ rd() ^ uint64_t(::getpid()));
   for (int attempt = 0; attempt < 100; ++attempt) {
-    std::string path = (absolute.parent_path() / ("." + absolute.filename().string() + ".covkit-" +
+    std::string path = (absolute.parent_path() / ("." + absolute.filename().string() + ".covkit-tmp." +
                                                    fmt::format("{:08x}", uint32_t(rng()))))
                            .string();
     if (::mkdir(path.c_str(), 0777) == 0) {

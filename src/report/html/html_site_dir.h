@@ -1,6 +1,6 @@
 #pragma once
 // The directory an HTML report goes into, replaced as a whole. A site is
-// staged in a new hidden sibling directory (".NAME.covkit-XXXXXXXX") and
+// staged in a new hidden sibling directory (".NAME.covkit-tmp.XXXXXXXX") and
 // swapped in with one rename (renameat2 RENAME_EXCHANGE), so a failed or
 // killed run leaves the previous site or the new one, never a mix, and stale
 // pages of an earlier report disappear with it.
