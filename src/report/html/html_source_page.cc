@@ -3,15 +3,14 @@
 #include <fmt/format.h>
 
 #include <iterator>
-#include <optional>
 #include <vector>
 
 #include "report/html/cpp_highlight.h"
 #include "report/html/html_escape.h"
+#include "report/html/html_function_name.h"
 #include "report/html/html_layout.h"
 #include "report/html/html_metrics.h"
 #include "report/html/html_names.h"
-#include "util/demangle.h"
 
 namespace covkit::report::html {
 
@@ -39,42 +38,6 @@ const char* line_class(const model::LineCov* line) {
   for (const model::BranchCov& b : line->branches)
     if (b.count == 0) return "partial";
   return "covered";
-}
-
-std::string display_name(const std::string& demangled, const std::string& mangled) {
-  return demangled.empty() ? util::demangle(mangled) : demangled;
-}
-
-// A badge after the name of a constructor or destructor variant, which the
-// demangled name alone does not tell apart from its siblings.
-void append_variant(std::string& out, const std::string& mangled) {
-  const char* code = nullptr;
-  const char* label = nullptr;
-  const char* title = nullptr;
-  switch (util::structor_kind(mangled)) {
-    case util::StructorKind::kNone:
-      return;
-    case util::StructorKind::kCompleteConstructor:
-      code = "C1", label = "complete", title = "complete-object constructor: builds the whole object";
-      break;
-    case util::StructorKind::kBaseConstructor:
-      code = "C2", label = "base", title = "base-object constructor: builds the object as a base-class part";
-      break;
-    case util::StructorKind::kAllocatingConstructor:
-      code = "C3", label = "allocating", title = "allocating constructor";
-      break;
-    case util::StructorKind::kDeletingDestructor:
-      code = "D0", label = "deleting", title = "deleting destructor: destroys the object, then frees it";
-      break;
-    case util::StructorKind::kCompleteDestructor:
-      code = "D1", label = "complete", title = "complete-object destructor: destroys the whole object";
-      break;
-    case util::StructorKind::kBaseDestructor:
-      code = "D2", label = "base", title = "base-object destructor: destroys the object as a base-class part";
-      break;
-  }
-  fmt::format_to(std::back_inserter(out), " <span class=\"variant\" title=\"{} ({})\">{} {}</span>", title, code, code,
-                 label);
 }
 
 void append_branch_cell(std::string& out, const model::LineCov& line) {
@@ -126,7 +89,7 @@ void append_instances(std::string& out, const model::LineCov& line) {
                    "<td class=\"br\"></td><td class=\"inst\"><span class=\"icount\">{}</span>",
                    line.number, inst.count);
     append_escaped(out, display_name("", inst.function));
-    append_variant(out, inst.function);
+    append_variant_badge(out, inst.function);
     out += "</td></tr>\n";
   }
 }
@@ -179,7 +142,7 @@ void append_function_table(std::string& out, const model::FileCov& file) {
     out += "\">";
     append_escaped(out, name);
     out += "</a>";
-    append_variant(out, fn.name);
+    append_variant_badge(out, fn.name);
     fmt::format_to(std::back_inserter(out), "</td><td class=\"num-cell\">{}</td><td class=\"num-cell calls\">",
                    fn.start_line);
     if (fn.excluded)
@@ -232,9 +195,8 @@ std::string render_source_page(const model::FileCov& file, const std::string* so
       "<th>Source</th></tr></thead>\n<tbody>\n";
   // One pass over the text and the (sorted) model lines together; model
   // lines past the end of the text, or all of them without a text, follow.
-  std::optional<CppHighlighter> highlighter;
-  if (source && is_c_family_source(file.path)) highlighter.emplace();
-  CppHighlighter* hl = highlighter ? &*highlighter : nullptr;
+  CppHighlighter highlighter;
+  CppHighlighter* hl = source && is_c_family_source(file.path) ? &highlighter : nullptr;
   auto next = file.lines.begin();
   for (size_t i = 0; i < text.size(); ++i) {
     uint32_t number = uint32_t(i + 1);

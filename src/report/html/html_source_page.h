@@ -3,7 +3,8 @@
 // its text (id "source") with one row per line (id "L<number>", class
 // covered / uncovered / partial / excluded / nocode), counts, branch details
 // and, optionally, per-instantiation counts. Constructor and destructor
-// variants (C1/C2/C3, D0/D1/D2), which share a name, are labelled.
+// variants (C1/C2/C3, D0/D1/D2), which share a name, are labelled
+// (html_function_name.h).
 #include <string>
 #include <string_view>
 
