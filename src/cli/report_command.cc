@@ -167,7 +167,7 @@ bool check_gates(const ReportOptions& o, const model::Totals& t, Reporter& log) 
     double p = model::percent(covered, total);
     if (p + 1e-9 < *min) {
       log.error(fmt::format("{} coverage {} ({}/{}) is below --fail-under-{} {}", what,
-                            report::format_percent(covered, total), covered, total, what, *min));
+                            report::format_percent_below(covered, total, *min), covered, total, what, *min));
       ok = false;
     }
   };

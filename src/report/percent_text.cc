@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace covkit::report {
 
@@ -16,6 +17,23 @@ std::string format_percent(int64_t covered, int64_t total) {
   if (tenths == 1000 && covered < total) tenths = 999;
   if (tenths == 0 && covered > 0) tenths = 1;
   return fmt::format("{}.{}%", tenths / 10, tenths % 10);
+}
+
+std::string format_percent_below(int64_t covered, int64_t total, double limit) {
+  std::string text = format_percent(covered, total);
+  if (total <= 0 || std::strtod(text.c_str(), nullptr) < limit) return text;
+  covered = std::clamp<int64_t>(covered, 0, total);
+  __int128 scale = 1000;  // the percentage times 10^decimals, truncated
+  for (int decimals = 2; decimals <= 12; ++decimals) {
+    scale *= 10;
+    const __int128 scaled = __int128(covered) * scale / total;
+    __int128 unit = 1;
+    for (int i = 0; i < decimals; ++i) unit *= 10;
+    const int64_t whole = int64_t(scaled / unit), fraction = int64_t(scaled % unit);
+    text = fmt::format("{}.{:0{}}%", whole, fraction, decimals);
+    if (std::strtod(text.c_str(), nullptr) < limit) break;
+  }
+  return text;
 }
 
 double percent_sort_key(int64_t covered, int64_t total) {

@@ -15,6 +15,12 @@ namespace covkit::report {
 
 std::string format_percent(int64_t covered, int64_t total);
 
+// For a failed gate's message: format_percent's text, unless rounding would
+// show a value that meets `limit` (80: 79.96% would print as "80.0%"); then
+// the truncated value with two or more decimals, as many as it takes
+// ("79.96%").
+std::string format_percent_below(int64_t covered, int64_t total, double limit);
+
 // For sorting: the exact percentage, or -1 when there is nothing to cover.
 double percent_sort_key(int64_t covered, int64_t total);
 

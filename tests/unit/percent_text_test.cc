@@ -41,6 +41,18 @@ TEST(FormatPercent, HugeCountsDoNotOverflow) {
   EXPECT_EQ(format_percent(1, kBig), "0.1%");
 }
 
+// A failed gate never prints a number that would pass it.
+TEST(FormatPercentBelow, AddsDecimalsWhenRoundingWouldMeetTheLimit) {
+  EXPECT_EQ(format_percent_below(13, 20, 66), "65.0%");       // already below: the usual text
+  EXPECT_EQ(format_percent_below(7996, 10000, 80), "79.96%");  // "80.0%" would meet 80
+  EXPECT_EQ(format_percent_below(79995, 100000, 80), "79.99%");
+  EXPECT_EQ(format_percent_below(99895, 100000, 99.9), "99.89%");
+  EXPECT_EQ(format_percent_below(7999999, 8000000, 99.99999), "99.9%");  // below the limit already
+  EXPECT_EQ(format_percent_below(2, 3, 66.7), "66.66%");
+  EXPECT_EQ(format_percent_below(9999, 10000, 100), "99.9%");  // the 100% rule already holds
+  EXPECT_EQ(format_percent_below(0, 0, 50), "-");
+}
+
 TEST(PercentOrder, NothingToCoverSortsBelowEveryValue) {
   EXPECT_LT(percent_sort_key(0, 0), percent_sort_key(0, 5));
   EXPECT_LT(percent_sort_key(0, 5), percent_sort_key(1, 5));
