@@ -37,7 +37,11 @@ std::string visible_text(const std::string& html) {
     if (html[i] == '&') {
       size_t semi = html.find(';', i);
       std::string entity = html.substr(i, semi - i + 1);
-      text += entity == "&amp;" ? "&" : entity == "&lt;" ? "<" : entity == "&gt;" ? ">" : entity == "&quot;" ? "\"" : "'";
+      text += entity == "&amp;"    ? "&"
+              : entity == "&lt;"   ? "<"
+              : entity == "&gt;"   ? ">"
+              : entity == "&quot;" ? "\""
+                                   : "'";
       i = semi;
       continue;
     }
@@ -55,8 +59,7 @@ bool only_own_tags(const std::string& html) {
       continue;
     }
     bool known = false;
-    for (char c : std::string("cspkn"))
-      known |= html.compare(i, 16, std::string("<span class=\"") + c + "\">") == 0;
+    for (char c : std::string("cspkn")) known |= html.compare(i, 16, std::string("<span class=\"") + c + "\">") == 0;
     if (!known || depth++ != 0) return false;  // spans never nest
   }
   return depth == 0;
@@ -67,9 +70,10 @@ TEST(CppHighlight, TokensOfOneLine) {
             "<span class=\"k\">int</span> x = <span class=\"n\">42</span>; <span class=\"c\">// the answer</span>");
   EXPECT_EQ(one("return a<b && s == \"x<y\";"),
             "<span class=\"k\">return</span> a&lt;b &amp;&amp; s == <span class=\"s\">&quot;x&lt;y&quot;</span>;");
-  EXPECT_EQ(one("char c = '\\''; /* q */ c++;"),
-            "<span class=\"k\">char</span> c = <span class=\"s\">&#39;\\&#39;&#39;</span>; <span class=\"c\">/* q */</span> "
-            "c++;");
+  EXPECT_EQ(
+      one("char c = '\\''; /* q */ c++;"),
+      "<span class=\"k\">char</span> c = <span class=\"s\">&#39;\\&#39;&#39;</span>; <span class=\"c\">/* q */</span> "
+      "c++;");
   // Keywords only as whole words; identifiers that contain them stay plain.
   EXPECT_EQ(one("integer do_it(format);"), "integer do_it(format);");
   EXPECT_EQ(one("x = 1'000'000ull + 0x1Fp-3 + .5e+10f + 3.;"),
@@ -77,15 +81,17 @@ TEST(CppHighlight, TokensOfOneLine) {
             "<span class=\"n\">.5e+10f</span> + <span class=\"n\">3.</span>;");
   EXPECT_EQ(one("a.b2 = v2;"), "a.b2 = v2;");
   EXPECT_EQ(one("auto s = u8\"a\" L'b' U\"c\";"),
-            "<span class=\"k\">auto</span> s = <span class=\"s\">u8&quot;a&quot;</span> <span class=\"s\">L&#39;b&#39;</span> "
+            "<span class=\"k\">auto</span> s = <span class=\"s\">u8&quot;a&quot;</span> <span "
+            "class=\"s\">L&#39;b&#39;</span> "
             "<span class=\"s\">U&quot;c&quot;</span>;");
   EXPECT_EQ(one("s = \"a\\\"b\" + R;"), "s = <span class=\"s\">&quot;a\\&quot;b&quot;</span> + R;");
 }
 
 TEST(CppHighlight, PreprocessorLines) {
   EXPECT_EQ(one("#include <vector>"), "<span class=\"p\">#include</span> <span class=\"s\">&lt;vector&gt;</span>");
-  EXPECT_EQ(one("  #  include \"a.h\" // why"),
-            "  <span class=\"p\">#  include</span> <span class=\"s\">&quot;a.h&quot;</span> <span class=\"c\">// why</span>");
+  EXPECT_EQ(
+      one("  #  include \"a.h\" // why"),
+      "  <span class=\"p\">#  include</span> <span class=\"s\">&quot;a.h&quot;</span> <span class=\"c\">// why</span>");
   EXPECT_EQ(one("#define MAX(a, b) ((a) > (b) ? (a) : 1)"),
             "<span class=\"p\">#define</span> MAX(a, b) ((a) &gt; (b) ? (a) : <span class=\"n\">1</span>)");
   EXPECT_EQ(one("#if defined(X) && X > 2"),
@@ -138,10 +144,28 @@ TEST(CppHighlight, BackslashContinuesStringsAndLineComments) {
 
 // Any bytes: the visible text is the input, and the only tags are ours.
 TEST(CppHighlight, HostileTextRoundTrips) {
-  const std::vector<std::string> samples = {
-      "</td></tr><script>alert(1)</script>", "\"<img src=x onerror=alert(1)>\"", "'&amp;'", "R\"(<b>)\"",
-      "/* <!-- */ -->", "#include <<script>>", "u8R\"((\"", "\xff\xfe\x80 int \xe2\x82\xac", "\\", "#", "'", "\"",
-      "R\"", "R\"12345678901234567(x)12345678901234567\"", "0x'", "1e", ".", "/", "/*", "*/", "//", "\t#\tdefine\t"};
+  const std::vector<std::string> samples = {"</td></tr><script>alert(1)</script>",
+                                            "\"<img src=x onerror=alert(1)>\"",
+                                            "'&amp;'",
+                                            "R\"(<b>)\"",
+                                            "/* <!-- */ -->",
+                                            "#include <<script>>",
+                                            "u8R\"((\"",
+                                            "\xff\xfe\x80 int \xe2\x82\xac",
+                                            "\\",
+                                            "#",
+                                            "'",
+                                            "\"",
+                                            "R\"",
+                                            "R\"12345678901234567(x)12345678901234567\"",
+                                            "0x'",
+                                            "1e",
+                                            ".",
+                                            "/",
+                                            "/*",
+                                            "*/",
+                                            "//",
+                                            "\t#\tdefine\t"};
   for (const std::string& s : samples) {
     std::string html = one(s);
     EXPECT_EQ(visible_text(html), s) << html;
@@ -166,7 +190,8 @@ TEST(CppHighlight, HostileTextRoundTrips) {
 TEST(CppHighlight, WhichFilesAreCOrCxx) {
   for (const char* p : {"a.c", "src/a.cc", "x.CPP", "inc/y.hpp", "z.h", "w.inl", "/usr/include/c++/12/vector", "m.ixx"})
     EXPECT_TRUE(is_c_family_source(p)) << p;
-  for (const char* p : {"a.f90", "b.py", "c.s", "gen/d.y", "e.cc.in", "src.d/f.rs"}) EXPECT_FALSE(is_c_family_source(p)) << p;
+  for (const char* p : {"a.f90", "b.py", "c.s", "gen/d.y", "e.cc.in", "src.d/f.rs"})
+    EXPECT_FALSE(is_c_family_source(p)) << p;
 }
 
 }  // namespace

@@ -43,7 +43,7 @@ TEST(FormatPercent, HugeCountsDoNotOverflow) {
 
 // A failed gate never prints a number that would pass it.
 TEST(FormatPercentBelow, AddsDecimalsWhenRoundingWouldMeetTheLimit) {
-  EXPECT_EQ(format_percent_below(13, 20, 66), "65.0%");       // already below: the usual text
+  EXPECT_EQ(format_percent_below(13, 20, 66), "65.0%");        // already below: the usual text
   EXPECT_EQ(format_percent_below(7996, 10000, 80), "79.96%");  // "80.0%" would meet 80
   EXPECT_EQ(format_percent_below(79995, 100000, 80), "79.99%");
   EXPECT_EQ(format_percent_below(99895, 100000, 99.9), "99.89%");
@@ -62,7 +62,7 @@ TEST(PercentOrder, NothingToCoverSortsBelowEveryValue) {
   EXPECT_FALSE(percent_less(0, 5, 0, 0));
   EXPECT_FALSE(percent_less(0, 0, 0, 0));
   EXPECT_TRUE(percent_less(1, 3, 1, 2));
-  EXPECT_FALSE(percent_less(2, 4, 1, 2));  // equal ratios
+  EXPECT_FALSE(percent_less(2, 4, 1, 2));                                                // equal ratios
   EXPECT_TRUE(percent_less(999999999999, 1000000000000, 1000000000000, 1000000000000));  // exact, no rounding
 }
 

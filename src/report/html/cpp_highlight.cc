@@ -11,6 +11,7 @@ namespace {
 
 // C11 and C++20 keywords, with the contextual `final` and `override`; sorted
 // for binary search.
+// clang-format off
 constexpr std::string_view kKeywords[] = {
     "_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary", "_Noreturn",
     "_Static_assert", "_Thread_local", "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand",
@@ -24,6 +25,7 @@ constexpr std::string_view kKeywords[] = {
     "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union",
     "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
 };
+// clang-format on
 
 static_assert(std::is_sorted(std::begin(kKeywords), std::end(kKeywords)));
 

@@ -33,9 +33,9 @@ class CppHighlighter {
   size_t directive(std::string& out, std::string_view line, size_t i);
 
   State state_ = State::kCode;
-  char quote_ = '"';          // kString: the closing quote
-  std::string raw_end_;       // kRawString: ")delimiter\""
-  bool continued_ = false;    // the previous line ended with a backslash
+  char quote_ = '"';        // kString: the closing quote
+  std::string raw_end_;     // kRawString: ")delimiter\""
+  bool continued_ = false;  // the previous line ended with a backslash
 };
 
 }  // namespace covkit::report::html

@@ -10,7 +10,9 @@
 namespace covkit::report::html {
 
 void append_files_table_head(std::string& out, std::string_view first_column) {
-  out += "<table class=\"files sortable\" id=\"files\">\n<thead><tr><th scope=\"col\" data-sort=\"name\" data-type=\"text\">";
+  out +=
+      "<table class=\"files sortable\" id=\"files\">\n<thead><tr><th scope=\"col\" data-sort=\"name\" "
+      "data-type=\"text\">";
   append_escaped(out, first_column);
   out +=
       "</th><th scope=\"col\" data-sort=\"line\" data-type=\"number\">Lines</th>"

@@ -17,12 +17,15 @@ struct Variant {
 };
 
 constexpr Variant kVariants[] = {
-    {util::StructorKind::kCompleteConstructor, "C1 complete", "complete-object constructor: builds the whole object (C1)"},
+    {util::StructorKind::kCompleteConstructor, "C1 complete",
+     "complete-object constructor: builds the whole object (C1)"},
     {util::StructorKind::kBaseConstructor, "C2 base",
      "base-object constructor: builds the object as a base-class part (C2)"},
     {util::StructorKind::kAllocatingConstructor, "C3 allocating", "allocating constructor (C3)"},
-    {util::StructorKind::kDeletingDestructor, "D0 deleting", "deleting destructor: destroys the object, then frees it (D0)"},
-    {util::StructorKind::kCompleteDestructor, "D1 complete", "complete-object destructor: destroys the whole object (D1)"},
+    {util::StructorKind::kDeletingDestructor, "D0 deleting",
+     "deleting destructor: destroys the object, then frees it (D0)"},
+    {util::StructorKind::kCompleteDestructor, "D1 complete",
+     "complete-object destructor: destroys the whole object (D1)"},
     {util::StructorKind::kBaseDestructor, "D2 base",
      "base-object destructor: destroys the object as a base-class part (D2)"},
 };

@@ -93,8 +93,8 @@ std::optional<std::string> make_staging_dir(const fs::path& absolute, std::optio
   std::random_device rd;
   std::mt19937_64 rng((uint64_t(rd()) << 32) ^ rd() ^ uint64_t(::getpid()));
   for (int attempt = 0; attempt < 100; ++attempt) {
-    std::string path = (absolute.parent_path() / ("." + absolute.filename().string() + ".covkit-tmp." +
-                                                   fmt::format("{:08x}", uint32_t(rng()))))
+    std::string path = (absolute.parent_path() /
+                        ("." + absolute.filename().string() + ".covkit-tmp." + fmt::format("{:08x}", uint32_t(rng()))))
                            .string();
     if (::mkdir(path.c_str(), 0777) == 0) {
       if (mode) ::chmod(path.c_str(), *mode & 07777);
@@ -161,7 +161,8 @@ Expected<StagedSite> StagedSite::begin(const std::string& out_dir) {
     if (ec) return Error(fmt::format("cannot use {} for the HTML report: {}", shown(target), ec.message()));
   }
   if (absolute == absolute.root_path())  // no parent to stage beside
-    return Error(fmt::format("cannot write the HTML report into {}: give --html a directory of its own", shown(target)));
+    return Error(
+        fmt::format("cannot write the HTML report into {}: give --html a directory of its own", shown(target)));
 
   struct stat st {};
   std::optional<mode_t> mode;
@@ -207,9 +208,10 @@ Expected<void> StagedSite::commit(std::span<const std::string> written) {
     for (std::string& n : *entries) {
       if (previous.count(n)) continue;
       if (now.count(n))
-        return Error(fmt::format("{}/{} was not written by covkit but the new report has a file of that name: move it "
-                                 "away and run again",
-                                 shown(target_), shown(n)));
+        return Error(
+            fmt::format("{}/{} was not written by covkit but the new report has a file of that name: move it "
+                        "away and run again",
+                        shown(target_), shown(n)));
       foreign.push_back(std::move(n));
     }
   }
@@ -231,9 +233,10 @@ Expected<void> StagedSite::commit(std::span<const std::string> written) {
   for (const std::string& n : previous)
     if (!is_directory(old_site + '/' + n)) ::unlink((old_site + '/' + n).c_str());
   if (::rmdir(old_site.c_str()) != 0 && !stuck.empty())
-    return Error(fmt::format("the HTML report is in {}, but {} of the files that were there could not be moved into "
-                             "it; they are in {}",
-                             shown(target_), stuck.size(), shown(old_site)));
+    return Error(
+        fmt::format("the HTML report is in {}, but {} of the files that were there could not be moved into "
+                    "it; they are in {}",
+                    shown(target_), stuck.size(), shown(old_site)));
   return {};
 }
 

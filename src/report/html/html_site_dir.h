@@ -44,9 +44,9 @@ class StagedSite {
  private:
   StagedSite(std::string target, std::string absolute, std::string staging, bool replaces);
 
-  std::string target_;    // as given
-  std::string absolute_;  // absolute, symbolic links resolved, no trailing '/'
-  std::string staging_;   // sibling of absolute_, with a trailing '/'
+  std::string target_;     // as given
+  std::string absolute_;   // absolute, symbolic links resolved, no trailing '/'
+  std::string staging_;    // sibling of absolute_, with a trailing '/'
   bool replaces_ = false;  // absolute_ exists (empty or a covkit site)
   bool committed_ = false;
 };
