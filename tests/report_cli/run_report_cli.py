@@ -1122,6 +1122,33 @@ def scenario_html_killed_run(tmp):
     print(f"  killed runs left: {sorted(seen)}")
 
 
+def scenario_html_mount_point(tmp):
+    """--html naming a mount point (a container's volume), which cannot be
+    renamed: the site moves in file by file, the stale page goes, the user's
+    file stays, the staging directory inside is removed. Skipped where this
+    process cannot mount a tmpfs."""
+    proj = c_project(tmp)
+    run_prog(proj)
+    site = f"{proj}/site"
+    os.makedirs(site)
+    if subprocess.run(["mount", "-t", "tmpfs", "covkit-test", site], capture_output=True).returncode != 0:
+        raise Skip("cannot mount a tmpfs (needs root and CAP_SYS_ADMIN)")
+    try:
+        covkit_ok(["report", "build", "--html", "site", "--title", "first"], proj)
+        eq(site_title(site), "first", "the first site")
+        pages = sorted(os.listdir(site))
+        write(f"{site}/NOTES.txt", "mine\n")
+        covkit_ok(["report", "build", "--html", "site", "--title", "second", "-e", "never"], proj)
+        eq(sorted(set(pages) - set(os.listdir(site))), [p for p in pages if p.startswith("src_never.c-")],
+           "only never.c's page is gone")
+        eq(read(f"{site}/NOTES.txt"), "mine\n", "the user's file stays")
+        os.remove(f"{site}/NOTES.txt")
+        eq(site_title(site), "second", "the second site, complete and listed in its marker")
+        eq(sorted(os.listdir(proj)), ["build", "site", "src"], "nothing left beside it")
+    finally:
+        subprocess.run(["umount", site], capture_output=True)
+
+
 CMAKE_LISTS = """cmake_minimum_required(VERSION 3.16)
 project(probe C CXX)
 add_executable(app main.c)
