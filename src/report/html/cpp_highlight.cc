@@ -184,6 +184,37 @@ size_t CppHighlighter::directive(std::string& out, std::string_view line, size_t
   return j;
 }
 
+// A literal from `start` (its prefix, if any) with its opening quote at
+// `quote`; `raw` for R"delim(...)delim" (which falls back to an ordinary
+// string when the delimiter is not one: over 16 characters, or with a space,
+// backslash or parenthesis).
+size_t CppHighlighter::literal(std::string& out, std::string_view line, size_t start, size_t quote, bool raw) {
+  if (raw) {
+    size_t open = quote + 1;
+    while (open < line.size() && open - quote <= 17 && line[open] != '(' && line[open] != ')' && line[open] != '\\' &&
+           line[open] != '"' && !is_blank(line[open]))
+      ++open;
+    if (open < line.size() && line[open] == '(' && open - quote <= 17) {
+      raw_end_ = ")" + std::string(line.substr(quote + 1, open - quote - 1)) + "\"";
+      size_t end = line.find(raw_end_, open + 1);
+      if (end == std::string_view::npos) {
+        append_span(out, 's', line.substr(start));
+        state_ = State::kRawString;
+        return line.size();
+      }
+      end += raw_end_.size();
+      append_span(out, 's', line.substr(start, end - start));
+      return end;
+    }
+  }
+  quote_ = line[quote];
+  bool closed = false;
+  size_t end = end_of_quoted(line, quote + 1, quote_, closed);
+  append_span(out, 's', line.substr(start, end - start));
+  if (!closed && continued_) state_ = State::kString;
+  return end;
+}
+
 size_t CppHighlighter::code(std::string& out, std::string_view line, size_t i) {
   size_t plain = i;  // start of the bytes not yet appended
   auto flush = [&](size_t to) {
@@ -212,61 +243,33 @@ size_t CppHighlighter::code(std::string& out, std::string_view line, size_t i) {
       i = plain = end;
       continue;
     }
-    size_t quote = std::string_view::npos;  // where a literal's quote is
-    size_t token_end = i + 1;
     if (c == '"' || c == '\'') {
-      quote = i;
-    } else if (starts_identifier(c)) {
-      size_t j = i + 1;
-      while (j < line.size() && continues_identifier(line[j])) ++j;
-      std::string_view word = line.substr(i, j - i);
-      const bool prefix = word == "u8" || word == "u" || word == "U" || word == "L";
-      const bool raw_prefix = word == "R" || word == "u8R" || word == "uR" || word == "UR" || word == "LR";
-      if (j < line.size() && ((prefix && (line[j] == '"' || line[j] == '\'')) || (raw_prefix && line[j] == '"'))) {
-        quote = j;
-      } else if (is_keyword(word)) {
-        flush(i);
-        append_span(out, 'k', word);
-        i = plain = j;
-        continue;
-      }
-      token_end = j;
-      if (quote != std::string_view::npos && raw_prefix) {
-        // R"delim( ... )delim": the delimiter is at most 16 plain characters.
-        size_t open = quote + 1;
-        while (open < line.size() && open - quote <= 17 && line[open] != '(' && line[open] != ')' &&
-               line[open] != '\\' && line[open] != '"' && !is_blank(line[open]))
-          ++open;
-        if (open < line.size() && line[open] == '(' && open - quote <= 17) {
-          flush(i);
-          raw_end_ = ")" + std::string(line.substr(quote + 1, open - quote - 1)) + "\"";
-          size_t end = line.find(raw_end_, open + 1);
-          if (end == std::string_view::npos) {
-            append_span(out, 's', line.substr(i));
-            state_ = State::kRawString;
-            return line.size();
-          }
-          end += raw_end_.size();
-          append_span(out, 's', line.substr(i, end - i));
-          i = plain = end;
-          continue;
-        }
-      }
-    }
-    if (quote != std::string_view::npos) {
       flush(i);
-      quote_ = line[quote];
-      bool closed = false;
-      size_t end = end_of_quoted(line, quote + 1, quote_, closed);
-      append_span(out, 's', line.substr(i, end - i));
-      if (!closed && continued_) {
-        state_ = State::kString;
-        return line.size();
-      }
-      i = plain = end;
+      i = plain = literal(out, line, i, i, false);
+      if (state_ != State::kCode) return i;
       continue;
     }
-    i = token_end;
+    if (!starts_identifier(c)) {
+      ++i;
+      continue;
+    }
+    size_t j = i + 1;
+    while (j < line.size() && continues_identifier(line[j])) ++j;
+    const std::string_view word = line.substr(i, j - i);
+    const bool prefix = word == "u8" || word == "u" || word == "U" || word == "L";
+    const bool raw_prefix = word == "R" || word == "u8R" || word == "uR" || word == "UR" || word == "LR";
+    if (j < line.size() && ((prefix && (line[j] == '"' || line[j] == '\'')) || (raw_prefix && line[j] == '"'))) {
+      flush(i);
+      i = plain = literal(out, line, i, j, raw_prefix);
+      if (state_ != State::kCode) return i;
+      continue;
+    }
+    if (is_keyword(word)) {
+      flush(i);
+      append_span(out, 'k', word);
+      plain = j;
+    }
+    i = j;
   }
   flush(line.size());
   return line.size();

@@ -30,6 +30,7 @@ class CppHighlighter {
   size_t block_comment(std::string& out, std::string_view line, size_t i, size_t search_from);
   size_t quoted(std::string& out, std::string_view line, size_t i);
   size_t raw_string(std::string& out, std::string_view line, size_t i);
+  size_t literal(std::string& out, std::string_view line, size_t start, size_t quote, bool raw);
   size_t directive(std::string& out, std::string_view line, size_t i);
 
   State state_ = State::kCode;
