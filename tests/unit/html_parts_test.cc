@@ -44,6 +44,17 @@ TEST(HtmlNames, PageNamesAreFlatSafeAndDistinct) {
   EXPECT_EQ(distinct.size(), 1000u);
 }
 
+TEST(HtmlNames, DirectoryPagesAreFlatAndApartFromFilePages) {
+  for (std::string d : {"src", "src/core", "/usr/include/c++/12", ".hidden", "../x", "we<ird>&\"dir'"}) {
+    std::string n = directory_page_name(d);
+    EXPECT_EQ(n.rfind("dir-", 0), 0u) << n;
+    EXPECT_TRUE(n.ends_with(".html")) << n;
+    EXPECT_NE(n, page_file_name(d));  // a file and a directory of one name get different pages
+    for (char c : n) EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') << n;
+  }
+  EXPECT_NE(directory_page_name("a/b_c"), directory_page_name("a_b/c"));
+}
+
 TEST(HtmlNames, DirectoryAndBaseName) {
   EXPECT_EQ(directory_of("src/a/b.c"), "src/a");
   EXPECT_EQ(directory_of("b.c"), ".");
