@@ -293,6 +293,20 @@ TEST(MarkdownWriter, MaxFilesKeepsTheLowestCoveredInPathOrder) {
   EXPECT_FALSE(contains(render_markdown(p), "Showing"));
 }
 
+// "-" (nothing to cover) sorts below every value, here too.
+TEST(MarkdownWriter, NothingToCoverCountsAsLowest) {
+  model::ProjectCov p;
+  model::FileCov a, e;
+  a.path = "a.c";
+  a.lines = {line(1, 0), line(2, 1)};
+  e.path = "e.h";
+  e.lines = {line(1, 1, {}, true)};  // excluded: no line left to cover
+  p.files = {a, e};
+  const std::string md = render_markdown(p, {.max_files = 1});
+  EXPECT_TRUE(contains(md, "| e.h | - (0/0) |")) << md;
+  EXPECT_FALSE(contains(md, "| a.c |")) << md;
+}
+
 TEST(MarkdownWriter, EscapesPathsAndSkipsExcluded) {
   model::ProjectCov p;
   model::FileCov f;
