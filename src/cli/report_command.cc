@@ -136,9 +136,8 @@ bool write_views(const ReportOptions& o, const model::ProjectCov& project, const
     ho.show_instances = o.show_instantiations;
     ho.timestamp = now;
     ho.version = version;
-    std::string err;
-    if (!report::html::write_html_site(project, ho, o.html, &err)) {
-      log.error(err);
+    if (auto site = report::html::write_html_site(project, ho, o.html); !site) {
+      log.error(site.error().message);
       ok = false;
     }
   }
@@ -160,7 +159,8 @@ bool check_gates(const ReportOptions& o, const model::Totals& totals, Reporter& 
                             f.what, f.what, f.what, f.minimum));
     else
       log.error(fmt::format("{} coverage {} ({}/{}) is below --fail-under-{} {}", f.what,
-                            report::format_percent(f.covered, f.total), f.covered, f.total, f.what, f.minimum));
+                            report::format_percent_below(f.covered, f.total, f.minimum), f.covered, f.total, f.what,
+                            f.minimum));
   }
   return failed.empty();
 }
@@ -170,7 +170,7 @@ int run_report(const ReportOptions& o) {
   const unsigned threads = o.threads ? o.threads : util::default_threads();
   std::optional<model::PathFilter> filter;
   try {
-    filter.emplace(o.filters, o.excludes, o.keep_system_headers);
+    filter.emplace(o.filters, o.excludes, o.keep_system_headers, o.keep_cmake_probes);
   } catch (const std::regex_error& e) {
     log.error(fmt::format("bad --filter/--exclude regular expression: {}", e.what()));
     return kExitUsage;

@@ -25,7 +25,10 @@ constexpr const char* kFooter =
     "Exit status: 0 on success; 1 on bad usage or when nothing could be read\n"
     "(no objects found, or every one damaged or unreadable: the warnings say\n"
     "which; damaged objects beside good ones are warnings, and counted);\n"
-    "2 when a --fail-under gate fails; 3 when an output could not be written.\n"
+    "2 when a --fail-under gate fails; 3 when an output could not be written\n"
+    "(or --html names a non-empty directory that covkit did not write).\n"
+    "Percentages: one decimal, rounded; 100.0% and 0.0% only when exact; '-'\n"
+    "when there is nothing to cover.\n"
     "\n"
     "Examples:\n"
     "  covkit report build/                          summary table\n"
@@ -65,7 +68,9 @@ std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& o)
   app.add_option("--sonarqube", o.sonarqube, "Write SonarQube generic coverage XML")->type_name("FILE")->group(out);
   app.add_option("--coveralls", o.coveralls, "Write a Coveralls API JSON file")->type_name("FILE")->group(out);
   app.add_option("--json", o.json, "Write covkit's JSON (see docs/report-formats.md)")->type_name("FILE")->group(out);
-  app.add_option("--html", o.html, "Write a static HTML site into this directory")->type_name("DIR")->group(out);
+  app.add_option("--html", o.html,
+                 "Write a static HTML site into this directory (missing, empty, or a site covkit wrote; "
+                 "replaced as a whole)")->type_name("DIR")->group(out);
   app.add_option("--markdown", o.markdown, "Write a Markdown summary (for pull requests)")->type_name("FILE")->group(out);
   app.add_flag("-s,--print-summary", o.print_summary, "Print the summary table even when writing files")
       ->group(out);
@@ -83,6 +88,10 @@ std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& o)
   app.add_option("-e,--exclude", o.excludes, "Drop sources whose path matches this regex (repeatable)")->type_name("REGEX")->allow_extra_args(false)->group(flt);
   app.add_flag("--keep-system-headers", o.keep_system_headers,
                "Keep /usr/include and compiler headers (dropped by default)")
+      ->group(flt);
+  app.add_flag("--keep-cmake-probes", o.keep_cmake_probes,
+               "Keep CMake's compiler-identification and try-compile sources (CMakeFiles/<version>/"
+               "CompilerId*/..., dropped by default)")
       ->group(flt);
   bool no_markers = false;
   app.add_flag("--no-exclusion-markers", no_markers, "Ignore LCOV_EXCL_*/GCOVR_EXCL_* markers")->group(flt);

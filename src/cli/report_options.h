@@ -26,6 +26,7 @@ struct ReportOptions {
   // What to count.
   std::vector<std::string> filters, excludes;
   bool keep_system_headers = false;
+  bool keep_cmake_probes = false;
   bool exclusion_markers = true;
   bool exclude_throw_branches = false;
   bool exclude_unreachable_branches = false;

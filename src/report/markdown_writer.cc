@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "report/percent_text.h"
+
 namespace covkit::report {
 
 namespace {
@@ -29,7 +31,7 @@ std::string cell_text(std::string_view s) {
 }
 
 std::string cell(int64_t covered, int64_t total) {
-  return fmt::format("{} ({}/{})", markdown_percent(covered, total), covered, total);
+  return fmt::format("{} ({}/{})", format_percent(covered, total), covered, total);
 }
 
 struct Row {
@@ -37,27 +39,19 @@ struct Row {
   model::Totals totals;
 };
 
-// Lower line coverage first; among equals, more uncovered lines first.
+// Lower line coverage first (percent_less: nothing to cover is lowest);
+// among equals, more uncovered lines first.
 bool less_covered(const Row& a, const Row& b) {
   const model::Totals& x = a.totals;
   const model::Totals& y = b.totals;
-  // An empty file counts as fully covered (percent's rule): ratio 1/1.
-  const __int128 xc = x.lines ? x.lines_covered : 1, xt = x.lines ? x.lines : 1;
-  const __int128 yc = y.lines ? y.lines_covered : 1, yt = y.lines ? y.lines : 1;
-  if (xc * yt != yc * xt) return xc * yt < yc * xt;
+  if (percent_less(x.lines_covered, x.lines, y.lines_covered, y.lines)) return true;
+  if (percent_less(y.lines_covered, y.lines, x.lines_covered, x.lines)) return false;
   const int64_t xu = x.lines - x.lines_covered, yu = y.lines - y.lines_covered;
   if (xu != yu) return xu > yu;
   return a.file->path < b.file->path;
 }
 
 }  // namespace
-
-std::string markdown_percent(int64_t covered, int64_t total) {
-  std::string s = fmt::format("{:.1f}", model::percent(covered, total));
-  if (total > 0 && covered < total && s == "100.0") s = "99.9";
-  if (covered > 0 && s == "0.0") s = "0.1";
-  return s + "%";
-}
 
 std::string render_markdown(const model::ProjectCov& project, const MarkdownOptions& options) {
   std::vector<Row> rows;
@@ -74,9 +68,9 @@ std::string render_markdown(const model::ProjectCov& project, const MarkdownOpti
                  "| Lines | {} | {} | {} |\n"
                  "| Functions | {} | {} | {} |\n"
                  "| Branches | {} | {} | {} |\n",
-                 options.title, all.lines_covered, all.lines, markdown_percent(all.lines_covered, all.lines),
-                 all.functions_covered, all.functions, markdown_percent(all.functions_covered, all.functions),
-                 all.branches_covered, all.branches, markdown_percent(all.branches_covered, all.branches));
+                 options.title, all.lines_covered, all.lines, format_percent(all.lines_covered, all.lines),
+                 all.functions_covered, all.functions, format_percent(all.functions_covered, all.functions),
+                 all.branches_covered, all.branches, format_percent(all.branches_covered, all.branches));
   if (rows.empty()) {
     text += "\nNo source files.\n";
     return text;

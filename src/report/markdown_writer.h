@@ -17,9 +17,4 @@ struct MarkdownOptions {
 
 std::string render_markdown(const model::ProjectCov& project, const MarkdownOptions& options = {});
 
-// covered/total as a percentage with one decimal ("83.3%"); an empty set is
-// "100.0%", and rounding never shows a partial set as 100.0% or a non-empty
-// covered one as 0.0%.
-std::string markdown_percent(int64_t covered, int64_t total);
-
 }  // namespace covkit::report

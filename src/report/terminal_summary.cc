@@ -6,13 +6,9 @@
 #include <cmath>
 #include <iterator>
 
-namespace covkit::report {
+#include "report/file_order.h"
 
-std::string format_percent(int64_t covered, int64_t total) {
-  if (total <= 0) return "-";
-  int64_t tenths = covered * 1000 / total;  // truncated
-  return fmt::format("{}.{}%", tenths / 10, tenths % 10);
-}
+namespace covkit::report {
 
 namespace {
 
@@ -54,7 +50,7 @@ std::string render_terminal_summary(const model::ProjectCov& project, const Term
   const std::string heads = fmt::format("{:>7} {:>7} {:>7}", "Total", "Exec", "Cover");
   fmt::format_to(it, "{:<{}}  {}  {}  {}\n", "File", name_width, heads, heads, heads);
   out += rule + "\n";
-  for (const auto& f : project.files) row(f.path, model::totals(f));
+  for (const model::FileCov* f : project_files_first(project)) row(f->path, model::totals(*f));
   out += rule + "\n";
   row("TOTAL", model::totals(project));
   return out;

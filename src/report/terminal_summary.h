@@ -1,10 +1,12 @@
 #pragma once
-// The table `covkit report` prints when asked for nothing else: per file and
-// in total, lines, functions and branches covered (gcovr's text summary, with
-// functions added). Colour only when writing to a terminal.
+// The table `covkit report` prints when asked for nothing else: per file
+// (the project's files first, file_order.h) and in total, lines, functions
+// and branches covered (gcovr's text summary, with functions added). Colour
+// only when writing to a terminal.
 #include <string>
 
 #include "model/project_coverage.h"
+#include "report/percent_text.h"  // format_percent, which the table and the gate messages use
 
 namespace covkit::report {
 
@@ -14,9 +16,5 @@ struct TerminalOptions {
 };
 
 std::string render_terminal_summary(const model::ProjectCov& project, const TerminalOptions& opts);
-
-// "83.3%" with one decimal, truncated toward zero so 99.96% never shows as
-// 100.0% (a gate that fails must not print a passing number); "-" when empty.
-std::string format_percent(int64_t covered, int64_t total);
 
 }  // namespace covkit::report

@@ -7,4 +7,19 @@ namespace covkit::util {
 // returns `name` itself when it is not a mangled C++ name.
 std::string demangle(const std::string& name);
 
+// Which constructor or destructor variant a mangled name is (Itanium C++
+// ABI: C1/C2/C3, D0/D1/D2), as libiberty reads it; kNone for anything else.
+// The variants share a demangled name, so a function list needs this to tell
+// them apart.
+enum class StructorKind {
+  kNone,
+  kCompleteConstructor,    // C1 (and CI1): the whole object, virtual bases included
+  kBaseConstructor,        // C2 (and CI2): as a base-class subobject
+  kAllocatingConstructor,  // C3
+  kDeletingDestructor,     // D0: destroys, then operator delete
+  kCompleteDestructor,     // D1
+  kBaseDestructor,         // D2
+};
+StructorKind structor_kind(const std::string& mangled);
+
 }  // namespace covkit::util

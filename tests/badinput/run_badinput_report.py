@@ -114,7 +114,8 @@ MAX_RSS_MB = rb.MAX_RSS_MB
 INT64_MAX = (1 << 63) - 1
 LINE_LIMIT = 1 << 23  # the largest line number covkit accepts
 SENTINEL = b"earlier output, must stay as it is\n"
-TMP_MARK = ".covkit-tmp."
+TMP_MARK = ".covkit-tmp."  # in the names of atomic writes' temporary files and of HTML staging directories
+HTML_MARKER = b"covkit html report: the files covkit wrote (it replaces them as a whole)\n"
 
 
 # --------------------------------------------------------------------------
@@ -914,7 +915,11 @@ def run_trace_case(run, case, cdir, index, good_lcov, good_json, objects):
             outputs = [("json" if out.endswith(".json") else "lcov", out)]
         if preexisting:
             for kind, rel in outputs:
-                write(os.path.join(rdir, rel, "index.html") if kind == "html" else os.path.join(rdir, rel), SENTINEL)
+                if kind == "html":  # an earlier covkit site: its marker lists its index
+                    write(os.path.join(rdir, rel, "index.html"), SENTINEL)
+                    write(os.path.join(rdir, rel, ".covkit-html"), HTML_MARKER + b"index.html\n")
+                else:
+                    write(os.path.join(rdir, rel), SENTINEL)
         before = {rel: snapshot(os.path.join(rdir, rel)) for _, rel in outputs}
         r = run(args, rdir)
         fails.ran("tracefiles/" + tool, r)

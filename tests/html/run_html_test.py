@@ -14,9 +14,13 @@ reader sees, not just the bytes covkit wrote:
     click reverses (and records #sort=... in the address), a directory's
     toggle hides its files;
   * a partial line's branch badge opens the list of its branches;
-  * screenshots of index.html and the sample.c page (light, and dark through
-    prefers-color-scheme emulation, and with a branch list open) into
-    --screenshots.
+  * the nested view: the index links the lib directory to its page, which
+    lists lib's files; a lib file's header links back to it;
+  * syntax highlighting: keywords, comments and preprocessor lines are
+    spans whose colour differs from plain code, in light and dark mode;
+  * screenshots of index.html, the lib directory page and the sample.c page
+    (light, and dark through prefers-color-scheme emulation, and with a
+    branch list open) into --screenshots.
 
 Exit status: 0 passed, 1 failed (reasons listed), 77 skipped (no Chromium
 or no gcc).
@@ -177,6 +181,41 @@ def check_source_page(c, chromium, profile, src, page_url, page_path):
     c.expect(screenshot(chromium, profile, page_url, page_path), f"screenshot {page_path}")
 
 
+def check_directory_pages(c, chromium, profile, site, dir_path):
+    """index -> lib's page -> half.c's page -> back to lib's page."""
+    with open(os.path.join(site, "index.html"), encoding="utf-8") as f:
+        index = f.read()
+    m = re.search(r'<tr class="group" data-name="lib"[^>]*>.*?<a href="([^"]+)">lib</a>', index)
+    c.expect(bool(m), "the index links the lib directory to its page")
+    if not m:
+        return
+    lib_page = html.unescape(m.group(1))
+    dom = dump_dom(chromium, profile, "file://" + os.path.join(site, lib_page))
+    c.expect('data-ready="1"' in dom, "sort.js ran on the directory page")
+    c.expect(file_names_in(dom) == ["full.c", "half.c"], f"lib's page lists its files: {file_names_in(dom)}")
+    m = re.search(r'<tr class="file" data-name="half.c"[^>]*><td class="name"><a href="([^"]+)"', dom)
+    half = dump_dom(chromium, profile, "file://" + os.path.join(site, html.unescape(m.group(1)))) if m else ""
+    c.expect(f'<span class="crumb"> / <a href="{lib_page}">lib</a>/half.c</span>' in half,
+             "half.c's header links lib to its page")
+    c.expect(screenshot(chromium, profile, "file://" + os.path.join(site, lib_page), dir_path), f"screenshot {dir_path}")
+
+
+HIGHLIGHT_JS = """(() => {
+  const source = document.getElementById('source');
+  const colour = sel => { const e = source.querySelector(sel); return e && getComputedStyle(e).color; };
+  return {plain: colour('tr.nocode td.code'), keyword: colour('td.code span.k'), comment: colour('td.code span.c'),
+          directive: colour('td.code span.p'), string: colour('td.code span.s'), number: colour('td.code span.n')};
+})()"""
+
+
+def check_highlighting(c, browser, scheme):
+    colours = browser.evaluate(HIGHLIGHT_JS)
+    kinds = ["keyword", "comment", "directive", "string", "number"]
+    c.expect(all(colours[k] for k in kinds), f"{scheme}: every kind of token is highlighted: {colours}")
+    c.expect(all(colours[k] != colours["plain"] for k in kinds) and len({colours[k] for k in kinds}) == len(kinds),
+             f"{scheme}: each kind has its own colour, none the plain text's: {colours}")
+
+
 def check_index_sorting(c, chromium, profile, index_url, index_path, site):
     with open(os.path.join(site, "index.html"), encoding="utf-8") as f:
         rows = table_rows(f.read())
@@ -233,6 +272,7 @@ def check_interaction(c, chromium, profile, index_url, page_url, partial_line, s
         c.expect("branches taken" in popup["text"] and "never taken" in popup["text"],
                  f"it lists the branches: {popup['text']!r}")
         browser.screenshot(os.path.join(shots, "html-source-branches.png"))
+        check_highlighting(c, browser, "light")
 
         # The dark palette, as a reader with a dark system theme sees it.
         browser.prefer_dark(True)
@@ -242,6 +282,7 @@ def check_interaction(c, chromium, profile, index_url, page_url, partial_line, s
         browser.screenshot(os.path.join(shots, "html-index-dark.png"))
         browser.open(page_url)
         browser.screenshot(os.path.join(shots, "html-source-dark.png"))
+        check_highlighting(c, browser, "dark")
 
 
 def main():
@@ -290,6 +331,8 @@ def main():
     c = Checks()
     check_source_page(c, chromium, profile, src, page_url, source_png)
     check_index_sorting(c, chromium, profile, index_url, index_png, site)
+    directory_png = os.path.join(args.screenshots, "html-directory.png")
+    check_directory_pages(c, chromium, profile, site, directory_png)
     partial_line = marker_line(os.path.join(src, "sample.c"), "MARK:branch-not-taken") - 1
     check_interaction(c, chromium, profile, index_url, page_url, partial_line, args.screenshots)
 
@@ -298,7 +341,7 @@ def main():
         return 1
     if args.docs_images:
         os.makedirs(args.docs_images, exist_ok=True)
-        for png in (index_png, source_png):
+        for png in (index_png, source_png, directory_png):
             shutil.copy(png, args.docs_images)
     print(f"\nall checks passed; screenshots in {args.screenshots}")
     return 0

@@ -572,7 +572,8 @@ def scenario_path_map(tmp):
     eq(list(recs), [f"{orig}/src/excl.c"], "SF without a map")
     rec = recs[f"{orig}/src/excl.c"]
     eq((rec["LF"], rec["BRF"], rec["FNF"]), (17, 6, 5), "LF/BRF/FNF without the source (no markers)")
-    pages = [p for p in glob.glob(f"{orig}/html_nomap/*.html") if not p.endswith("index.html")]
+    pages = [p for p in glob.glob(f"{orig}/html_nomap/*.html")
+             if not p.endswith("index.html") and not os.path.basename(p).startswith("dir-")]
     eq(len(pages), 1, "source pages")
     page = read(pages[0])
     check("source not found" in page and f"{orig}/src/excl.c" in page,
@@ -640,7 +641,7 @@ def scenario_filters(tmp):
     eq(total, ["8", "6", "75.0%", "2", "1", "50.0%", "4", "4", "100.0%"], "TOTAL of --filter util")
     files, total = files_and_total(["--exclude", r"main\.c$"])
     eq(files, [p + "never.c", p + "util.c"], "--exclude main.c")
-    eq(total, ["12", "6", "50.0%", "3", "1", "33.3%", "6", "4", "66.6%"], "TOTAL of --exclude main.c")
+    eq(total, ["12", "6", "50.0%", "3", "1", "33.3%", "6", "4", "66.7%"], "TOTAL of --exclude main.c")
     files, _ = files_and_total(["-f", "^src/", "-e", "never", "-e", "util"])
     eq(files, [p + "main.c"], "include then two excludes")
     files, _ = files_and_total(["-f", "^src/main", "-f", "^src/never"])
@@ -1046,6 +1047,140 @@ def scenario_bad_output(tmp):
     eq(len(err), 1, f"one stderr line: {err}")
     check("afile/html" in err[0], f"names the directory: {err}")
     eq(read(f"{proj}/ok.info"), C_PROJECT_LCOV.replace("@P@", proj), "the lcov file is still written")
+
+
+def tree_listing(top):
+    """Every path under `top` with its size (directories as -1), sorted."""
+    found = []
+    for d, dirs, files in os.walk(top):
+        found += [(os.path.relpath(os.path.join(d, n), top), -1) for n in dirs]
+        found += [(os.path.relpath(os.path.join(d, n), top), os.path.getsize(os.path.join(d, n))) for n in files]
+    return sorted(found)
+
+
+def scenario_html_output_dir(tmp):
+    """--html with the output directory forgotten (`--html build/`) refuses the
+    build tree before writing anything; a reused covkit site loses the pages
+    of files no longer reported, keeps a user's own files, and nothing is
+    left beside it."""
+    proj = c_project(tmp)
+    run_prog(proj)
+    before = tree_listing(f"{proj}/build")
+    rc, _, err = covkit(["report", "--html", "build/", "build/", "--lcov", "ok.info"], proj)
+    eq(rc, 3, "exit status")
+    eq(err, ["covkit report: build/ is not empty and holds no covkit HTML report (.covkit-html is missing): give "
+             "--html a new or empty directory"], "stderr")
+    eq(tree_listing(f"{proj}/build"), before, "the build tree is untouched")
+    eq(sorted(os.listdir(proj)), ["build", "ok.info", "src"], "nothing written beside it")
+
+    covkit_ok(["report", "build", "--html", "site"], proj)
+    pages = sorted(os.listdir(f"{proj}/site"))
+    never = [p for p in pages if p.startswith("src_never.c-")]
+    eq(len(never), 1, f"a page for never.c: {pages}")
+    write(f"{proj}/site/NOTES.txt", "mine\n")
+    covkit_ok(["report", "build", "--html", "site", "-e", "never"], proj)
+    now = sorted(os.listdir(f"{proj}/site"))
+    eq(sorted(set(pages) - set(now)), never, "only never.c's page is gone")
+    eq(sorted(set(now) - set(pages)), ["NOTES.txt"], "the user's file stays")
+    eq(sorted(os.listdir(proj)), ["build", "ok.info", "site", "src"], "no staging directory left")
+
+
+def site_title(site):
+    """The title every page of `site` carries, or None when the pages disagree
+    (a mix of two runs) or the site is incomplete."""
+    try:
+        with open(f"{site}/.covkit-html") as f:
+            listed = f.read().splitlines()[1:]
+    except FileNotFoundError:
+        return None
+    if sorted(listed + [".covkit-html"]) != sorted(os.listdir(site)):
+        return None
+    titles = set()
+    for name in listed:
+        if name.endswith(".html"):
+            text = read(f"{site}/{name}")
+            titles.add(text[text.index("<h1><a href=\"index.html\">") + 25:text.index("</a>", text.index("<h1>"))])
+    return titles.pop() if len(titles) == 1 else None
+
+
+def scenario_html_killed_run(tmp):
+    """A run killed at any moment leaves the previous site or the new one,
+    complete and unmixed (the site is staged beside and swapped in)."""
+    proj = c_project(tmp)
+    run_prog(proj)
+    covkit_ok(["report", "build", "--html", "site", "--title", "old"], proj)
+    eq(site_title(f"{proj}/site"), "old", "the first site, complete and listed in its marker")
+    seen = set()
+    for attempt in range(40):
+        title = f"run{attempt}"
+        p = subprocess.Popen([COVKIT, "report", "build", "--html", "site", "--title", title], cwd=proj,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep((attempt % 20) * 0.0007)
+        p.kill()
+        p.wait()
+        got = site_title(f"{proj}/site")
+        check(got is not None, f"attempt {attempt}: the site is a mix or incomplete")
+        seen.add("new" if got == title else "previous")
+        for d in glob.glob(f"{proj}/.site.covkit-*"):  # what a killed run leaves: its hidden staging directory
+            seen.add("killed while writing")
+            shutil.rmtree(d)
+    eq(sorted(os.listdir(proj)), ["build", "site", "src"], "only hidden staging directories were left")
+    print(f"  killed runs left: {sorted(seen)}")
+
+
+def scenario_html_mount_point(tmp):
+    """--html naming a mount point (a container's volume), which cannot be
+    renamed: the site moves in file by file, the stale page goes, the user's
+    file stays, the staging directory inside is removed. Skipped where this
+    process cannot mount a tmpfs."""
+    proj = c_project(tmp)
+    run_prog(proj)
+    site = f"{proj}/site"
+    os.makedirs(site)
+    if subprocess.run(["mount", "-t", "tmpfs", "covkit-test", site], capture_output=True).returncode != 0:
+        raise Skip("cannot mount a tmpfs (needs root and CAP_SYS_ADMIN)")
+    try:
+        covkit_ok(["report", "build", "--html", "site", "--title", "first"], proj)
+        eq(site_title(site), "first", "the first site")
+        pages = sorted(os.listdir(site))
+        write(f"{site}/NOTES.txt", "mine\n")
+        covkit_ok(["report", "build", "--html", "site", "--title", "second", "-e", "never"], proj)
+        eq(sorted(set(pages) - set(os.listdir(site))), [p for p in pages if p.startswith("src_never.c-")],
+           "only never.c's page is gone")
+        eq(read(f"{site}/NOTES.txt"), "mine\n", "the user's file stays")
+        os.remove(f"{site}/NOTES.txt")
+        eq(site_title(site), "second", "the second site, complete and listed in its marker")
+        eq(sorted(os.listdir(proj)), ["build", "site", "src"], "nothing left beside it")
+    finally:
+        subprocess.run(["umount", site], capture_output=True)
+
+
+CMAKE_LISTS = """cmake_minimum_required(VERSION 3.16)
+project(probe C CXX)
+add_executable(app main.c)
+"""
+
+
+def scenario_cmake_probes(tmp):
+    """CMake compiles its compiler-identification sources with the project's
+    --coverage flags; they are left out unless --keep-cmake-probes."""
+    need("gcc-12")
+    need("g++-12")
+    need("cmake")
+    src = f"{tmp}/p/src"
+    write(f"{src}/CMakeLists.txt", CMAKE_LISTS)
+    write(f"{src}/main.c", "int main(void) { return 0; }\n")
+    env = {"CC": "gcc-12", "CXX": "g++-12", "CFLAGS": "--coverage", "CXXFLAGS": "--coverage"}
+    run(["cmake", "-S", "src", "-B", "build"], f"{tmp}/p", env=env, timeout=120)
+    run(["cmake", "--build", "build"], f"{tmp}/p", env=env, timeout=120)
+    run([f"{tmp}/p/build/app"], f"{tmp}/p")
+    check(glob.glob(f"{tmp}/p/build/CMakeFiles/*/CompilerIdC/*.gcno"), "CMake left a probe's notes file")
+    out, err = covkit_ok(["report", "build"], f"{tmp}/p")
+    eq(sorted(table_rows(out)), ["TOTAL", "src/main.c"], "files by default")
+    out, err = covkit_ok(["report", "build", "--keep-cmake-probes"], f"{tmp}/p")
+    rows = sorted(table_rows(out))
+    check(any(r.endswith("/CompilerIdC/CMakeCCompilerId.c") for r in rows), f"the C probe is kept: {rows}")
+    check(any(r.endswith("/CompilerIdCXX/CMakeCXXCompilerId.cpp") for r in rows), f"the C++ probe is kept: {rows}")
 
 
 def scenario_corrupt_data(tmp):

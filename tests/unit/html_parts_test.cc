@@ -1,4 +1,4 @@
-// report/html building blocks: escaping, page names, percentages.
+// report/html building blocks: escaping, page names, rate classes and sort keys.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -44,24 +44,23 @@ TEST(HtmlNames, PageNamesAreFlatSafeAndDistinct) {
   EXPECT_EQ(distinct.size(), 1000u);
 }
 
+TEST(HtmlNames, DirectoryPagesAreFlatAndApartFromFilePages) {
+  for (std::string d : {"src", "src/core", "/usr/include/c++/12", ".hidden", "../x", "we<ird>&\"dir'"}) {
+    std::string n = directory_page_name(d);
+    EXPECT_EQ(n.rfind("dir-", 0), 0u) << n;
+    EXPECT_TRUE(n.ends_with(".html")) << n;
+    EXPECT_NE(n, page_file_name(d));  // a file and a directory of one name get different pages
+    for (char c : n) EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') << n;
+  }
+  EXPECT_NE(directory_page_name("a/b_c"), directory_page_name("a_b/c"));
+}
+
 TEST(HtmlNames, DirectoryAndBaseName) {
   EXPECT_EQ(directory_of("src/a/b.c"), "src/a");
   EXPECT_EQ(directory_of("b.c"), ".");
   EXPECT_EQ(directory_of("/b.c"), "/");
   EXPECT_EQ(base_name_of("src/a/b.c"), "b.c");
   EXPECT_EQ(base_name_of("b.c"), "b.c");
-}
-
-TEST(HtmlMetrics, PercentTextNeverRoundsToTheExtremes) {
-  EXPECT_EQ(percent_text(577, 1000), "57.7%");
-  EXPECT_EQ(percent_text(999, 1000), "99.9%");
-  EXPECT_EQ(percent_text(9999, 10000), "99.9%");
-  EXPECT_EQ(percent_text(1, 10000), "0.1%");
-  EXPECT_EQ(percent_text(0, 5), "0.0%");
-  EXPECT_EQ(percent_text(5, 5), "100.0%");
-  EXPECT_EQ(percent_text(0, 0), "100.0%");  // the model's rule for an empty set
-  EXPECT_EQ(percent_text(1, 3), "33.3%");
-  EXPECT_EQ(percent_text(2, 3), "66.6%");
 }
 
 TEST(HtmlMetrics, RateClassesAndSortValues) {
@@ -71,7 +70,8 @@ TEST(HtmlMetrics, RateClassesAndSortValues) {
   EXPECT_STREQ(rate_class(7, 10), "lo");
   EXPECT_STREQ(rate_class(0, 0), "hi");
   EXPECT_EQ(sort_value(1, 3), "33.333333");
-  EXPECT_EQ(sort_value(0, 0), "100.000000");
+  EXPECT_EQ(sort_value(0, 0), "-1");  // nothing to cover sorts below 0%
+  EXPECT_EQ(sort_value(0, 4), "0.000000");
 }
 
 }  // namespace

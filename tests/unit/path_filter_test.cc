@@ -96,6 +96,28 @@ TEST(IsSystemHeader, Directories) {
   EXPECT_FALSE(is_system_header(""));
 }
 
+TEST(IsCMakeProbe, CompilerIdentificationAndTryCompile) {
+  EXPECT_TRUE(is_cmake_probe("/p/build/CMakeFiles/3.25.1/CompilerIdC/CMakeCCompilerId.c"));
+  EXPECT_TRUE(is_cmake_probe("/p/build/CMakeFiles/3.25.1/CompilerIdCXX/CMakeCXXCompilerId.cpp"));
+  EXPECT_TRUE(is_cmake_probe("/b/CMakeFiles/3.28.0-rc1/CompilerIdCUDA/CMakeCUDACompilerId.cu"));
+  EXPECT_TRUE(is_cmake_probe("/b/CMakeFiles/CMakeScratch/TryCompile-abc/src.c"));
+  EXPECT_TRUE(is_cmake_probe("/b/CMakeFiles/CMakeTmp/CheckSymbolExists.c"));
+  EXPECT_FALSE(is_cmake_probe("/p/build/CMakeFiles/app.dir/main.c"));
+  EXPECT_FALSE(is_cmake_probe("/p/src/CompilerIdC/CMakeCCompilerId.c"));  // not under CMakeFiles/<version>
+  EXPECT_FALSE(is_cmake_probe("/b/CMakeFiles/3.25.1/CompilerIdC/CMakeCXXCompilerId.c"));  // languages differ
+  EXPECT_FALSE(is_cmake_probe("/b/CMakeFiles/3.25.1/CompilerIdC/x/CMakeCCompilerId.c"));
+  EXPECT_FALSE(is_cmake_probe("/b/CMakeFiles/3.25.1/CompilerId/CMakeCompilerId.c"));
+  EXPECT_FALSE(is_cmake_probe("src/a.c"));
+  EXPECT_FALSE(is_cmake_probe(""));
+}
+
+TEST(PathFilter, CMakeProbesDroppedUnlessKept) {
+  const std::string probe = "/p/build/CMakeFiles/3.25.1/CompilerIdCXX/CMakeCXXCompilerId.cpp";
+  EXPECT_FALSE(PathFilter({}, {}, false).keep(sp("build/CMakeFiles/3.25.1/CompilerIdCXX/CMakeCXXCompilerId.cpp", probe)));
+  EXPECT_TRUE(PathFilter({}, {}, false, /*keep_cmake_probes=*/true).keep(sp(probe, probe)));
+  EXPECT_TRUE(PathFilter({}, {}, false).keep(sp("build/CMakeFiles/app.dir/x.cpp", "/p/build/CMakeFiles/app.dir/x.cpp")));
+}
+
 TEST(PathFilter, BadPatternThrows) {
   EXPECT_THROW(PathFilter({"("}, {}, false), std::regex_error);
   EXPECT_THROW(PathFilter({}, {"[a-"}, false), std::regex_error);

@@ -243,13 +243,17 @@ TEST(CoverallsWriter, NonUtf8NamesStillGiveValidJson) {
 
 // ---- Markdown ----
 
-TEST(MarkdownWriter, PercentHasOneDecimalAndNeverRoundsToTheEnds) {
-  EXPECT_EQ(markdown_percent(0, 0), "100.0%");
-  EXPECT_EQ(markdown_percent(5, 6), "83.3%");
-  EXPECT_EQ(markdown_percent(1, 3), "33.3%");
-  EXPECT_EQ(markdown_percent(9999, 10000), "99.9%");
-  EXPECT_EQ(markdown_percent(1, 10000), "0.1%");
-  EXPECT_EQ(markdown_percent(0, 4), "0.0%");
+// The shared rule (percent_text_test.cc): 2/3 rounds to 66.7%, 0/0 is "-".
+TEST(MarkdownWriter, PercentagesFollowTheSharedRule) {
+  model::ProjectCov p;
+  model::FileCov f;
+  f.path = "r.c";
+  f.lines = {line(1, 1), line(2, 1), line(3, 0)};
+  p.files = {f};
+  const std::string md = render_markdown(p);
+  EXPECT_TRUE(contains(md, "| Lines | 2 | 3 | 66.7% |")) << md;
+  EXPECT_TRUE(contains(md, "| Functions | 0 | 0 | - |")) << md;
+  EXPECT_TRUE(contains(md, "| r.c | 66.7% (2/3) | - (0/0) | - (0/0) |")) << md;
 }
 
 TEST(MarkdownWriter, SummaryAndPerFileTables) {
@@ -264,7 +268,7 @@ TEST(MarkdownWriter, SummaryAndPerFileTables) {
             "\n"
             "| File | Lines | Functions | Branches |\n"
             "|:--|--:|--:|--:|\n"
-            "| main.cc | 100.0% (1/1) | 100.0% (1/1) | 100.0% (0/0) |\n"
+            "| main.cc | 100.0% (1/1) | 100.0% (1/1) | - (0/0) |\n"
             "| src/util/a.cc | 80.0% (4/5) | 100.0% (1/1) | 60.0% (3/5) |\n");
 }
 
@@ -289,6 +293,20 @@ TEST(MarkdownWriter, MaxFilesKeepsTheLowestCoveredInPathOrder) {
   EXPECT_FALSE(contains(render_markdown(p), "Showing"));
 }
 
+// "-" (nothing to cover) sorts below every value, here too.
+TEST(MarkdownWriter, NothingToCoverCountsAsLowest) {
+  model::ProjectCov p;
+  model::FileCov a, e;
+  a.path = "a.c";
+  a.lines = {line(1, 0), line(2, 1)};
+  e.path = "e.h";
+  e.lines = {line(1, 1, {}, true)};  // excluded: no line left to cover
+  p.files = {a, e};
+  const std::string md = render_markdown(p, {.max_files = 1});
+  EXPECT_TRUE(contains(md, "| e.h | - (0/0) |")) << md;
+  EXPECT_FALSE(contains(md, "| a.c |")) << md;
+}
+
 TEST(MarkdownWriter, EscapesPathsAndSkipsExcluded) {
   model::ProjectCov p;
   model::FileCov f;
@@ -297,13 +315,13 @@ TEST(MarkdownWriter, EscapesPathsAndSkipsExcluded) {
   f.functions = {function("h", "h", 2, 2, 0, true)};
   p.files = {f};
   const std::string md = render_markdown(p);
-  EXPECT_TRUE(contains(md, "| dir\\|x/my\\_file\\*.c | 100.0% (1/1) | 100.0% (0/0) | 100.0% (0/0) |")) << md;
+  EXPECT_TRUE(contains(md, "| dir\\|x/my\\_file\\*.c | 100.0% (1/1) | - (0/0) | - (0/0) |")) << md;
 }
 
 TEST(MarkdownWriter, EmptyProject) {
   const std::string md = render_markdown({});
-  EXPECT_TRUE(contains(md, "| Lines | 0 | 0 | 100.0% |"));
-  EXPECT_TRUE(contains(md, "| Branches | 0 | 0 | 100.0% |"));
+  EXPECT_TRUE(contains(md, "| Lines | 0 | 0 | - |"));
+  EXPECT_TRUE(contains(md, "| Branches | 0 | 0 | - |"));
   EXPECT_TRUE(contains(md, "No source files."));
   EXPECT_FALSE(contains(md, "| File |"));
 }

@@ -1,5 +1,5 @@
 // report/terminal_summary: the summary table's exact text, '-' for empty
-// sets, percentages truncated toward zero, and colour only when asked.
+// sets, percentages by the shared rule (percent_text.h), and colour only when asked.
 #include "report/terminal_summary.h"
 
 #include <gtest/gtest.h>
@@ -60,7 +60,7 @@ TEST(TerminalSummary, ExactTable) {
       "File       Total    Exec   Cover    Total    Exec   Cover    Total    Exec   Cover\n"
       "----------------------------------------------------------------------------------\n"
       "b.h            1       1  100.0%        0       0       -        0       0       -\n"
-      "src/a.c        3       2   66.6%        2       1   50.0%        2       1   50.0%\n"
+      "src/a.c        3       2   66.7%        2       1   50.0%        2       1   50.0%\n"
       "----------------------------------------------------------------------------------\n"
       "TOTAL          4       3   75.0%        2       1   50.0%        2       1   50.0%\n";
   EXPECT_EQ(render_terminal_summary(small_project(), {}), expected);
@@ -119,21 +119,38 @@ TEST(TerminalSummary, LongPathsShortenedFromTheLeft) {
   EXPECT_NE(render_terminal_summary(p, {}).find("\nvery/long/path/name.c        1"), std::string::npos);
 }
 
-TEST(FormatPercent, TruncatesTowardZero) {
-  EXPECT_EQ(format_percent(999, 1000), "99.9%");
-  EXPECT_EQ(format_percent(9999, 10000), "99.9%");  // never rounds up to 100.0%
-  EXPECT_EQ(format_percent(1000, 1000), "100.0%");
-  EXPECT_EQ(format_percent(1, 3), "33.3%");
-  EXPECT_EQ(format_percent(2, 3), "66.6%");  // truncated, not 66.7%
-  EXPECT_EQ(format_percent(1, 1000), "0.1%");
-  EXPECT_EQ(format_percent(1, 10000), "0.0%");
-  EXPECT_EQ(format_percent(0, 7), "0.0%");
-  EXPECT_EQ(format_percent(5, 8), "62.5%");
+// Files inside the root (relative paths) come before the others, whatever
+// their names: "/usr/..." sorts before "src/..." but is not the project.
+TEST(TerminalSummary, ProjectFilesFirst) {
+  ProjectCov p;
+  for (const char* path : {"/opt/dep/z.h", "/usr/include/stdio.h", "a.c", "src/b.c"}) {
+    FileCov f;
+    f.path = path;
+    f.lines = {line(1, 1)};
+    p.files.push_back(f);
+  }
+  const std::string table = render_terminal_summary(p, {});
+  const size_t a = table.find("\na.c "), b = table.find("\nsrc/b.c "), z = table.find("\n/opt/dep/z.h "),
+               s = table.find("\n/usr/include/stdio.h ");
+  ASSERT_NE(z, std::string::npos) << table;
+  ASSERT_NE(s, std::string::npos) << table;
+  EXPECT_LT(a, b);
+  EXPECT_LT(b, z);
+  EXPECT_LT(z, s);
 }
 
-TEST(FormatPercent, EmptySetIsDash) {
-  EXPECT_EQ(format_percent(0, 0), "-");
-  EXPECT_EQ(format_percent(0, -1), "-");
+// The rule itself is tested in percent_text_test.cc; here: the table uses it.
+TEST(TerminalSummary, PercentagesFollowTheSharedRule) {
+  ProjectCov p;
+  FileCov f;
+  f.path = "r.c";
+  for (uint32_t n = 1; n <= 3; ++n) f.lines.push_back(line(n, n < 3 ? 1 : 0));  // 2/3
+  f.functions = {fn("f", 1, 1)};
+  p.files = {f};
+  const std::string table = render_terminal_summary(p, {});
+  EXPECT_NE(table.find("\nr.c          3       2   66.7%        1       1  100.0%        0       0       -\n"),
+            std::string::npos)
+      << table;
 }
 
 }  // namespace

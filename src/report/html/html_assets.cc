@@ -15,6 +15,7 @@ std::string_view style_css() {
   --par-bg: #fff8c5; --par-mark: #9a6700;
   --exc-bg: #eef1f4; --exc-fg: #8c959f;
   --target: #ddf4ff; --shadow: rgba(31, 35, 40, 0.15); --badge-fg: #ffffff;
+  --syn-k: #8250df; --syn-s: #0a3069; --syn-c: #6e7781; --syn-p: #953800; --syn-n: #0550ae;
 }
 @media (prefers-color-scheme: dark) {
   :root {
@@ -25,6 +26,7 @@ std::string_view style_css() {
     --par-bg: #3a2d0c; --par-mark: #d29922;
     --exc-bg: #1c2128; --exc-fg: #6e7681;
     --target: #1b2f4a; --shadow: rgba(0, 0, 0, 0.5); --badge-fg: #0d1117;
+    --syn-k: #d2a8ff; --syn-s: #a5d6ff; --syn-c: #8b949e; --syn-p: #ffa657; --syn-n: #79c0ff;
   }
 }
 * { box-sizing: border-box; }
@@ -76,12 +78,15 @@ tr.group th { background: var(--head); font-weight: 600; overflow-wrap: anywhere
 tr.group td { background: var(--head); }
 tr.group .nfiles { color: var(--muted); font-weight: 400; font-size: 12px; }
 tr.file td.name { padding-left: 34px; overflow-wrap: anywhere; }
+tbody.files tr.file td.name, tr.subdir td.name { padding-left: 10px; }
 button.toggle { background: none; border: 0; color: inherit; font: inherit; cursor: pointer;
                 padding: 0 4px 0 0; display: inline-block; transition: transform 0.1s; }
 tbody.collapsed button.toggle { transform: rotate(-90deg); }
 tbody.collapsed tr.file { display: none; }
 table.functions tr.uncovered td.calls { color: var(--unc-mark); font-weight: 600; }
 table.functions tr.excluded td { color: var(--exc-fg); }
+span.variant { display: inline-block; margin-left: 6px; padding: 0 5px; border-radius: 4px; font-size: 11px;
+               color: var(--muted); border: 1px solid var(--border); white-space: nowrap; }
 table.functions td.fn { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace;
                         font-size: 12.5px; word-break: break-all; }
 ul.legend { list-style: none; display: flex; flex-wrap: wrap; gap: 6px 18px; padding: 0; margin: 12px 0;
@@ -115,6 +120,12 @@ tr.partial td.count, tr.partial td.code { background: var(--par-bg); }
 tr.partial td.count { color: var(--par-mark); }
 tr.excluded td.count, tr.excluded td.code { background: var(--exc-bg); color: var(--exc-fg); }
 tr:target td.num, tr:target td.code { background: var(--target); }
+td.code .k { color: var(--syn-k); }
+td.code .s { color: var(--syn-s); }
+td.code .c { color: var(--syn-c); font-style: italic; }
+td.code .p { color: var(--syn-p); }
+td.code .n { color: var(--syn-n); }
+tr.excluded td.code span { color: inherit; }
 .star { color: var(--par-mark); margin-left: 1px; }
 .beyond { color: var(--muted); font-style: italic; }
 details.branches { position: relative; display: inline-block; }

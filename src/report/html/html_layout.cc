@@ -7,7 +7,8 @@
 
 namespace covkit::report::html {
 
-void append_page_begin(std::string& out, const HtmlOptions& opts, std::string_view page_title, std::string_view crumb) {
+void append_page_begin(std::string& out, const HtmlOptions& opts, std::string_view page_title,
+                       std::string_view crumb_html) {
   out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   out += "<meta name=\"color-scheme\" content=\"light dark\">\n";
@@ -20,9 +21,9 @@ void append_page_begin(std::string& out, const HtmlOptions& opts, std::string_vi
   out += "\">\n</head>\n<body>\n<header class=\"top\">\n<h1><a href=\"index.html\">";
   append_escaped(out, opts.title);
   out += "</a>";
-  if (!crumb.empty()) {
+  if (!crumb_html.empty()) {
     out += "<span class=\"crumb\"> / ";
-    append_escaped(out, crumb);
+    out += crumb_html;
     out += "</span>";
   }
   out += "</h1>\n<p class=\"meta\">";

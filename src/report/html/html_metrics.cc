@@ -4,23 +4,19 @@
 
 #include <iterator>
 
-namespace covkit::report::html {
+#include "report/percent_text.h"
 
-std::string percent_text(int64_t covered, int64_t total) {
-  if (total <= 0) return fmt::format("{:.1f}%", model::percent(covered, total));
-  // Tenths by integer division: floating point would show 57.7% as 57.6%.
-  // Item counts (lines, branches) are far below the overflow bound.
-  int64_t tenths = covered * 1000 / total;
-  if (tenths == 0 && covered > 0) tenths = 1;
-  return fmt::format("{}.{}%", tenths / 10, tenths % 10);
-}
+namespace covkit::report::html {
 
 const char* rate_class(int64_t covered, int64_t total) {
   double p = model::percent(covered, total);
   return p >= 90.0 ? "hi" : p >= 75.0 ? "med" : "lo";
 }
 
-std::string sort_value(int64_t covered, int64_t total) { return fmt::format("{:.6f}", model::percent(covered, total)); }
+std::string sort_value(int64_t covered, int64_t total) {
+  if (total <= 0) return "-1";
+  return fmt::format("{:.6f}", percent_sort_key(covered, total));
+}
 
 void append_bar(std::string& out, int64_t covered, int64_t total) {
   fmt::format_to(std::back_inserter(out),
@@ -28,20 +24,19 @@ void append_bar(std::string& out, int64_t covered, int64_t total) {
                  model::percent(covered, total));
 }
 
-// Nothing to cover (a file without branches): percent() calls that 100%,
-// which sorts and totals well but would paint a green bar for nothing; the
-// pages show a dash on an empty track instead.
+// Nothing to cover (a file without branches): a dash on an empty track, not
+// a green bar for nothing.
 void append_metric_cell(std::string& out, int64_t covered, int64_t total) {
   if (total == 0) {
     out +=
         "<td class=\"metric na\" title=\"nothing to cover\"><span class=\"bar\" aria-hidden=\"true\"></span>"
-        "<span class=\"pct\">\u2014</span><span class=\"frac\">0/0</span></td>";
+        "<span class=\"pct\">-</span><span class=\"frac\">0/0</span></td>";
     return;
   }
   fmt::format_to(std::back_inserter(out), "<td class=\"metric {}\">", rate_class(covered, total));
   append_bar(out, covered, total);
   fmt::format_to(std::back_inserter(out), "<span class=\"pct\">{}</span><span class=\"frac\">{}/{}</span></td>",
-                 percent_text(covered, total), covered, total);
+                 format_percent(covered, total), covered, total);
 }
 
 namespace {
@@ -49,13 +44,13 @@ namespace {
 void append_card(std::string& out, const char* cls, const char* label, int64_t covered, int64_t total) {
   if (total == 0) {
     fmt::format_to(std::back_inserter(out),
-                   "<div class=\"card {} na\"><h3>{}</h3><div class=\"pct\">\u2014</div>"
+                   "<div class=\"card {} na\"><h3>{}</h3><div class=\"pct\">-</div>"
                    "<span class=\"bar\" aria-hidden=\"true\"></span><div class=\"frac\">nothing to cover</div></div>\n",
                    cls, label);
     return;
   }
   fmt::format_to(std::back_inserter(out), "<div class=\"card {} {}\"><h3>{}</h3><div class=\"pct\">{}</div>", cls,
-                 rate_class(covered, total), label, percent_text(covered, total));
+                 rate_class(covered, total), label, format_percent(covered, total));
   append_bar(out, covered, total);
   fmt::format_to(std::back_inserter(out), "<div class=\"frac\">{} of {} covered</div></div>\n", covered, total);
 }

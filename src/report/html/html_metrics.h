@@ -1,6 +1,6 @@
 #pragma once
-// Coverage numbers as the pages show them: percentages, coloured bars, the
-// three summary cards, the legend.
+// Coverage numbers as the pages show them: coloured bars, the three summary
+// cards, the legend. Percentages are report::format_percent's.
 #include <cstdint>
 #include <string>
 
@@ -8,12 +8,10 @@
 
 namespace covkit::report::html {
 
-// One decimal, rounded toward the middle: never "100.0%" while something is
-// missed, never "0.0%" once something ran.
-std::string percent_text(int64_t covered, int64_t total);
 // "hi" (>= 90%), "med" (>= 75%) or "lo": the bar colour, as genhtml grades.
 const char* rate_class(int64_t covered, int64_t total);
-// Full-precision value for data-* sort attributes.
+// Full-precision value for data-* sort attributes; "-1" for nothing to
+// cover, which sorts below every value (percent_text.h).
 std::string sort_value(int64_t covered, int64_t total);
 
 // <span class="bar">, filled to the percentage.

@@ -12,6 +12,10 @@ namespace covkit::report::html {
 // never starting with '.', never "index.html" or an asset name.
 std::string page_file_name(std::string_view source_path);
 
+// A directory's page: "dir-src_core-<10 hex of md5(path + '/')>.html". The
+// hash differs from any file's (no file path ends in '/').
+std::string directory_page_name(std::string_view directory);
+
 // The directory part of a report path ("." for a file at the root) and the
 // name within it; the index groups files by the former.
 std::string directory_of(std::string_view source_path);

@@ -5,11 +5,12 @@
 #include <iterator>
 #include <vector>
 
+#include "report/html/cpp_highlight.h"
 #include "report/html/html_escape.h"
+#include "report/html/html_function_name.h"
 #include "report/html/html_layout.h"
 #include "report/html/html_metrics.h"
 #include "report/html/html_names.h"
-#include "util/demangle.h"
 
 namespace covkit::report::html {
 
@@ -37,10 +38,6 @@ const char* line_class(const model::LineCov* line) {
   for (const model::BranchCov& b : line->branches)
     if (b.count == 0) return "partial";
   return "covered";
-}
-
-std::string display_name(const std::string& demangled, const std::string& mangled) {
-  return demangled.empty() ? util::demangle(mangled) : demangled;
 }
 
 void append_branch_cell(std::string& out, const model::LineCov& line) {
@@ -92,12 +89,15 @@ void append_instances(std::string& out, const model::LineCov& line) {
                    "<td class=\"br\"></td><td class=\"inst\"><span class=\"icount\">{}</span>",
                    line.number, inst.count);
     append_escaped(out, display_name("", inst.function));
+    append_variant_badge(out, inst.function);
     out += "</td></tr>\n";
   }
 }
 
+// `highlighter` is null for text that is not C or C++; when set, it sees
+// every line of the text in order.
 void append_line_row(std::string& out, uint32_t number, const model::LineCov* line, std::string_view code,
-                     bool beyond_source, const HtmlOptions& opts) {
+                     bool beyond_source, CppHighlighter* highlighter, const HtmlOptions& opts) {
   fmt::format_to(std::back_inserter(out),
                  "<tr id=\"L{0}\" class=\"{1}\"><td class=\"num\"><a href=\"#L{0}\">{0}</a></td>", number,
                  line_class(line));
@@ -109,6 +109,8 @@ void append_line_row(std::string& out, uint32_t number, const model::LineCov* li
   out += "<td class=\"code\">";
   if (beyond_source)
     out += "<span class=\"beyond\">(no such line in the source)</span>";
+  else if (highlighter)
+    highlighter->append_line(out, code);
   else
     append_escaped(out, code);
   out += "</td></tr>\n";
@@ -139,7 +141,9 @@ void append_function_table(std::string& out, const model::FileCov& file) {
     append_escaped(out, fn.name);
     out += "\">";
     append_escaped(out, name);
-    fmt::format_to(std::back_inserter(out), "</a></td><td class=\"num-cell\">{}</td><td class=\"num-cell calls\">",
+    out += "</a>";
+    append_variant_badge(out, fn.name);
+    fmt::format_to(std::back_inserter(out), "</td><td class=\"num-cell\">{}</td><td class=\"num-cell calls\">",
                    fn.start_line);
     if (fn.excluded)
       out += "<span title=\"excluded\">\u2014</span>";
@@ -155,12 +159,13 @@ void append_function_table(std::string& out, const model::FileCov& file) {
 }  // namespace
 
 std::string render_source_page(const model::FileCov& file, const std::string* source, std::string_view missing_reason,
-                               const HtmlOptions& opts) {
+                               std::string_view crumb_html, const HtmlOptions& opts) {
   std::vector<std::string_view> text = source ? split_lines(*source) : std::vector<std::string_view>{};
   std::string out;
-  // Escaped text plus ~200 bytes of markup per line: one allocation for most files.
-  out.reserve(8192 + (source ? source->size() + source->size() / 8 : 0) + (text.size() + file.lines.size()) * 200);
-  append_page_begin(out, opts, base_name_of(file.path), file.path);
+  // Escaped text, highlighting and ~200 bytes of markup per line: one
+  // allocation for most files.
+  out.reserve(8192 + (source ? source->size() + source->size() / 2 : 0) + (text.size() + file.lines.size()) * 200);
+  append_page_begin(out, opts, base_name_of(file.path), crumb_html);
   out += "<h2 class=\"path\" title=\"";
   append_escaped(out, file.absolute_path);
   out += "\">";
@@ -190,15 +195,17 @@ std::string render_source_page(const model::FileCov& file, const std::string* so
       "<th>Source</th></tr></thead>\n<tbody>\n";
   // One pass over the text and the (sorted) model lines together; model
   // lines past the end of the text, or all of them without a text, follow.
+  CppHighlighter highlighter;
+  CppHighlighter* hl = source && is_c_family_source(file.path) ? &highlighter : nullptr;
   auto next = file.lines.begin();
   for (size_t i = 0; i < text.size(); ++i) {
     uint32_t number = uint32_t(i + 1);
     while (next != file.lines.end() && next->number < number) ++next;  // line 0: no row
     const model::LineCov* line = next != file.lines.end() && next->number == number ? &*next : nullptr;
-    append_line_row(out, number, line, text[i], false, opts);
+    append_line_row(out, number, line, text[i], false, hl, opts);
   }
   for (; next != file.lines.end(); ++next)
-    if (next->number > text.size()) append_line_row(out, next->number, &*next, "", source != nullptr, opts);
+    if (next->number > text.size()) append_line_row(out, next->number, &*next, "", source != nullptr, nullptr, opts);
   out += "</tbody>\n</table>\n";
   append_page_end(out);
   return out;

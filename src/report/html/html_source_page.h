@@ -2,7 +2,9 @@
 // One source file's page: its totals, its functions (id "functions"), and
 // its text (id "source") with one row per line (id "L<number>", class
 // covered / uncovered / partial / excluded / nocode), counts, branch details
-// and, optionally, per-instantiation counts.
+// and, optionally, per-instantiation counts. Constructor and destructor
+// variants (C1/C2/C3, D0/D1/D2), which share a name, are labelled
+// (html_function_name.h).
 #include <string>
 #include <string_view>
 
@@ -13,7 +15,9 @@ namespace covkit::report::html {
 
 // `source` is the file's text, or null when it could not be read (then only
 // the lines the model knows are shown, under a notice giving `missing_reason`).
+// C and C++ text is highlighted (cpp_highlight.h). `crumb_html` is the
+// header's path, its directories linked (SiteMap::append_linked_path).
 std::string render_source_page(const model::FileCov& file, const std::string* source, std::string_view missing_reason,
-                               const HtmlOptions& opts);
+                               std::string_view crumb_html, const HtmlOptions& opts);
 
 }  // namespace covkit::report::html

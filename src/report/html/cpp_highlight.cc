@@ -1,0 +1,278 @@
+#include "report/html/cpp_highlight.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "report/html/html_escape.h"
+
+namespace covkit::report::html {
+
+namespace {
+
+// C11 and C++20 keywords, with the contextual `final` and `override`; sorted
+// for binary search.
+// clang-format off
+constexpr std::string_view kKeywords[] = {
+    "_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary", "_Noreturn",
+    "_Static_assert", "_Thread_local", "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand",
+    "bitor", "bool", "break", "case", "catch", "char", "char16_t", "char32_t", "char8_t", "class", "co_await",
+    "co_return", "co_yield", "compl", "concept", "const", "const_cast", "consteval", "constexpr", "constinit",
+    "continue", "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit",
+    "export", "extern", "false", "final", "float", "for", "friend", "goto", "if", "inline", "int", "long",
+    "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq",
+    "override", "private", "protected", "public", "register", "reinterpret_cast", "requires", "restrict",
+    "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch",
+    "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union",
+    "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
+};
+// clang-format on
+
+static_assert(std::is_sorted(std::begin(kKeywords), std::end(kKeywords)));
+
+bool is_keyword(std::string_view word) { return std::binary_search(std::begin(kKeywords), std::end(kKeywords), word); }
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+// Bytes of UTF-8 sequences (and GCC's '$') may appear in identifiers.
+bool starts_identifier(char c) {
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$' || static_cast<unsigned char>(c) >= 0x80;
+}
+bool continues_identifier(char c) { return starts_identifier(c) || is_digit(c); }
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v'; }
+
+void append_span(std::string& out, char cls, std::string_view text) {
+  if (text.empty()) return;
+  out += "<span class=\"";
+  out += cls;
+  out += "\">";
+  append_escaped(out, text);
+  out += "</span>";
+}
+
+// The end of a literal whose opening quote is before `i`: just after the
+// closing quote, or the line's end (then `closed` is false).
+size_t end_of_quoted(std::string_view line, size_t i, char quote, bool& closed) {
+  for (; i < line.size(); ++i) {
+    if (line[i] == '\\') {
+      ++i;
+    } else if (line[i] == quote) {
+      closed = true;
+      return i + 1;
+    }
+  }
+  closed = false;
+  return line.size();
+}
+
+// A pp-number from `i` (a digit, or '.' before one): digits, letters, '_',
+// '.', exponent signs and digit separators, as the preprocessor reads them.
+size_t end_of_number(std::string_view line, size_t i) {
+  for (++i; i < line.size();) {
+    char c = line[i];
+    if ((c == 'e' || c == 'E' || c == 'p' || c == 'P') && i + 1 < line.size() &&
+        (line[i + 1] == '+' || line[i + 1] == '-'))
+      i += 2;
+    else if (is_alnum(c) || c == '_' || c == '.')
+      ++i;
+    else if (c == '\'' && i + 1 < line.size() && is_alnum(line[i + 1]))
+      i += 2;
+    else
+      break;
+  }
+  return i;
+}
+
+}  // namespace
+
+bool is_c_family_source(std::string_view path) {
+  std::string_view name = path.substr(path.rfind('/') + 1);
+  size_t dot = name.rfind('.');
+  if (dot == std::string_view::npos || dot == 0) return true;
+  std::string ext(name.substr(dot + 1));
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  static constexpr std::string_view kExtensions[] = {"c",   "h",   "cc",  "cp",  "cpp", "cxx", "c++", "hpp", "hh",
+                                                     "hxx", "h++", "inl", "ipp", "tcc", "tpp", "ixx", "cppm"};
+  return std::find(std::begin(kExtensions), std::end(kExtensions), ext) != std::end(kExtensions);
+}
+
+void CppHighlighter::append_line(std::string& out, std::string_view line) {
+  const bool after_continuation = continued_;
+  continued_ = !line.empty() && line.back() == '\\';
+  size_t i = 0;
+  switch (state_) {
+    case State::kCode:
+      break;
+    case State::kBlockComment:
+      i = block_comment(out, line, 0, 0);
+      break;
+    case State::kLineComment:
+      append_span(out, 'c', line);
+      if (!continued_) state_ = State::kCode;
+      return;
+    case State::kString:
+      i = quoted(out, line, 0);
+      break;
+    case State::kRawString:
+      i = raw_string(out, line, 0);
+      break;
+  }
+  // A directive's '#' comes first on a line of its own (in a continued
+  // #define, a leading '#' is the stringizing operator).
+  if (i == 0 && state_ == State::kCode && !after_continuation) {
+    size_t j = 0;
+    while (j < line.size() && is_blank(line[j])) ++j;
+    if (j < line.size() && line[j] == '#') {
+      out.append(line.substr(0, j));
+      i = directive(out, line, j);
+    }
+  }
+  if (state_ == State::kCode) code(out, line, i);
+}
+
+size_t CppHighlighter::block_comment(std::string& out, std::string_view line, size_t i, size_t search_from) {
+  size_t end = line.find("*/", search_from);
+  if (end == std::string_view::npos) {
+    append_span(out, 'c', line.substr(i));
+    state_ = State::kBlockComment;
+    return line.size();
+  }
+  append_span(out, 'c', line.substr(i, end + 2 - i));
+  state_ = State::kCode;
+  return end + 2;
+}
+
+// A string or character literal continued from the previous line.
+size_t CppHighlighter::quoted(std::string& out, std::string_view line, size_t i) {
+  bool closed = false;
+  size_t end = end_of_quoted(line, i, quote_, closed);
+  append_span(out, 's', line.substr(i, end - i));
+  state_ = closed || !continued_ ? State::kCode : State::kString;
+  return end;
+}
+
+size_t CppHighlighter::raw_string(std::string& out, std::string_view line, size_t i) {
+  size_t end = line.find(raw_end_, i);
+  if (end == std::string_view::npos) {
+    append_span(out, 's', line.substr(i));
+    state_ = State::kRawString;
+    return line.size();
+  }
+  end += raw_end_.size();
+  append_span(out, 's', line.substr(i, end - i));
+  state_ = State::kCode;
+  return end;
+}
+
+size_t CppHighlighter::directive(std::string& out, std::string_view line, size_t i) {
+  size_t j = i + 1;
+  while (j < line.size() && is_blank(line[j])) ++j;
+  size_t name = j;
+  while (j < line.size() && continues_identifier(line[j])) ++j;
+  append_span(out, 'p', line.substr(i, j - i));
+  std::string_view word = line.substr(name, j - name);
+  if (word != "include" && word != "include_next" && word != "import") return j;
+  size_t k = j;
+  while (k < line.size() && is_blank(line[k])) ++k;
+  if (k < line.size() && line[k] == '<') {
+    size_t gt = line.find('>', k);
+    if (gt != std::string_view::npos) {
+      out.append(line.substr(j, k - j));
+      append_span(out, 's', line.substr(k, gt + 1 - k));
+      return gt + 1;
+    }
+  }
+  return j;
+}
+
+// A literal from `start` (its prefix, if any) with its opening quote at
+// `quote`; `raw` for R"delim(...)delim" (which falls back to an ordinary
+// string when the delimiter is not one: over 16 characters, or with a space,
+// backslash or parenthesis).
+size_t CppHighlighter::literal(std::string& out, std::string_view line, size_t start, size_t quote, bool raw) {
+  if (raw) {
+    size_t open = quote + 1;
+    while (open < line.size() && open - quote <= 17 && line[open] != '(' && line[open] != ')' && line[open] != '\\' &&
+           line[open] != '"' && !is_blank(line[open]))
+      ++open;
+    if (open < line.size() && line[open] == '(' && open - quote <= 17) {
+      raw_end_ = ")" + std::string(line.substr(quote + 1, open - quote - 1)) + "\"";
+      size_t end = line.find(raw_end_, open + 1);
+      if (end == std::string_view::npos) {
+        append_span(out, 's', line.substr(start));
+        state_ = State::kRawString;
+        return line.size();
+      }
+      end += raw_end_.size();
+      append_span(out, 's', line.substr(start, end - start));
+      return end;
+    }
+  }
+  quote_ = line[quote];
+  bool closed = false;
+  size_t end = end_of_quoted(line, quote + 1, quote_, closed);
+  append_span(out, 's', line.substr(start, end - start));
+  if (!closed && continued_) state_ = State::kString;
+  return end;
+}
+
+size_t CppHighlighter::code(std::string& out, std::string_view line, size_t i) {
+  size_t plain = i;  // start of the bytes not yet appended
+  auto flush = [&](size_t to) {
+    append_escaped(out, line.substr(plain, to - plain));
+    plain = to;
+  };
+  while (i < line.size()) {
+    const char c = line[i];
+    const char next = i + 1 < line.size() ? line[i + 1] : '\0';
+    if (c == '/' && next == '/') {
+      flush(i);
+      append_span(out, 'c', line.substr(i));
+      if (continued_) state_ = State::kLineComment;
+      return line.size();
+    }
+    if (c == '/' && next == '*') {
+      flush(i);
+      i = plain = block_comment(out, line, i, i + 2);  // "/*/" does not close
+      if (state_ != State::kCode) return i;
+      continue;
+    }
+    if (is_digit(c) || (c == '.' && is_digit(next))) {
+      flush(i);
+      size_t end = end_of_number(line, i);
+      append_span(out, 'n', line.substr(i, end - i));
+      i = plain = end;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      flush(i);
+      i = plain = literal(out, line, i, i, false);
+      if (state_ != State::kCode) return i;
+      continue;
+    }
+    if (!starts_identifier(c)) {
+      ++i;
+      continue;
+    }
+    size_t j = i + 1;
+    while (j < line.size() && continues_identifier(line[j])) ++j;
+    const std::string_view word = line.substr(i, j - i);
+    const bool prefix = word == "u8" || word == "u" || word == "U" || word == "L";
+    const bool raw_prefix = word == "R" || word == "u8R" || word == "uR" || word == "UR" || word == "LR";
+    if (j < line.size() && ((prefix && (line[j] == '"' || line[j] == '\'')) || (raw_prefix && line[j] == '"'))) {
+      flush(i);
+      i = plain = literal(out, line, i, j, raw_prefix);
+      if (state_ != State::kCode) return i;
+      continue;
+    }
+    if (is_keyword(word)) {
+      flush(i);
+      append_span(out, 'k', word);
+      plain = j;
+    }
+    i = j;
+  }
+  flush(line.size());
+  return line.size();
+}
+
+}  // namespace covkit::report::html

@@ -1,0 +1,42 @@
+#pragma once
+// Syntax highlighting of C and C++ for the source pages, done while the page
+// is written (no script, nothing fetched). One pass over the text, each byte
+// looked at a bounded number of times, so a 4,000-line file costs about as
+// much as escaping it. Tokens become <span class="X"> inside the line's cell:
+//   c comment   s string or character literal (raw strings too), #include's <name>
+//   p preprocessor directive (#include, # define)   k keyword   n number
+// A construct that spans lines (block comments, raw strings, continued
+// strings and // comments) is closed at the end of each line and reopened on
+// the next, so every row stays a well-formed fragment. Everything is escaped.
+#include <string>
+#include <string_view>
+
+namespace covkit::report::html {
+
+// Whether a file's name says it is C or C++ (by extension; a name without
+// one, like the standard library's <vector>, counts too).
+bool is_c_family_source(std::string_view path);
+
+class CppHighlighter {
+ public:
+  // Appends `line` (without its newline) highlighted; call once per line, in order.
+  void append_line(std::string& out, std::string_view line);
+
+ private:
+  enum class State { kCode, kBlockComment, kLineComment, kString, kRawString };
+
+  // Each scans from `i`, appends what it consumed and returns where it stopped.
+  size_t code(std::string& out, std::string_view line, size_t i);
+  size_t block_comment(std::string& out, std::string_view line, size_t i, size_t search_from);
+  size_t quoted(std::string& out, std::string_view line, size_t i);
+  size_t raw_string(std::string& out, std::string_view line, size_t i);
+  size_t literal(std::string& out, std::string_view line, size_t start, size_t quote, bool raw);
+  size_t directive(std::string& out, std::string_view line, size_t i);
+
+  State state_ = State::kCode;
+  char quote_ = '"';        // kString: the closing quote
+  std::string raw_end_;     // kRawString: ")delimiter\""
+  bool continued_ = false;  // the previous line ended with a backslash
+};
+
+}  // namespace covkit::report::html
