@@ -17,17 +17,8 @@ namespace covkit::report::html {
 
 namespace {
 
-// Messages name the output directory the reader knows, not the staging one.
-Expected<void> write_one(const StagedSite& site, const std::string& name, std::string_view content) {
-  auto written = util::write_file_atomic(site.dir() + name, content);
-  if (written) return {};
-  std::string shown = site.target();
-  if (!shown.ends_with('/')) shown += '/';
-  return Error("cannot write " + util::printable(shown + name) + ": " + written.error().message);
-}
-
 // Reads, renders and writes one file's page.
-Expected<void> write_source_page(const model::FileCov& file, const SiteMap& map, const StagedSite& site,
+Expected<void> write_source_page(const model::FileCov& file, const SiteMap& map, StagedSite& site,
                                  const std::string& page, const HtmlOptions& opts) {
   std::string crumb;
   map.append_linked_path(crumb, file.path);
@@ -41,7 +32,7 @@ Expected<void> write_source_page(const model::FileCov& file, const SiteMap& map,
   } else {
     html = render_source_page(file, nullptr, data.error().message, crumb, opts);
   }
-  return write_one(site, page, html);
+  return site.write(page, html);
 }
 
 }  // namespace
@@ -50,13 +41,13 @@ Expected<void> write_html_site(const model::ProjectCov& project, const HtmlOptio
   Expected<StagedSite> site = StagedSite::begin(out_dir);
   if (!site) return site.error();
   std::vector<std::string> written = {std::string(kStyleFileName), std::string(kScriptFileName)};
-  if (auto r = write_one(*site, written[0], style_css()); !r) return r;
-  if (auto r = write_one(*site, written[1], sort_js()); !r) return r;
+  if (auto r = site->write(written[0], style_css()); !r) return r;
+  if (auto r = site->write(written[1], sort_js()); !r) return r;
 
   const SiteMap map(project);
   for (const SiteDirectory& d : map.directories())
     if (!d.page.empty())
-      if (auto r = write_one(*site, d.page, render_directory_page(project, map, d, opts)); !r) return r;
+      if (auto r = site->write(d.page, render_directory_page(project, map, d, opts)); !r) return r;
   // Pages are independent: render them on worker threads, then report the
   // first failure in file order so the message does not depend on timing.
   std::vector<Expected<void>> results(project.files.size());
@@ -65,7 +56,7 @@ Expected<void> write_html_site(const model::ProjectCov& project, const HtmlOptio
   });
   for (const Expected<void>& r : results)
     if (!r) return r;
-  if (auto r = write_one(*site, "index.html", render_index_page(project, map, opts)); !r) return r;
+  if (auto r = site->write("index.html", render_index_page(project, map, opts)); !r) return r;
   std::vector<std::string> pages = map.page_names();
   written.insert(written.end(), pages.begin(), pages.end());
   written.push_back("index.html");
