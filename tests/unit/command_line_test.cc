@@ -1,0 +1,94 @@
+// cli/command_line: the hints for unknown options and commands, and the one
+// guard that turns what escapes a command into a line and an exit status.
+#include "cli/command_line.h"
+
+#include <gtest/gtest.h>
+
+#include <new>
+#include <stdexcept>
+
+namespace covkit::cli {
+namespace {
+
+// An app with a few of covkit report's options (CLI::App cannot be moved).
+struct ReportLike {
+  CLI::App app{"test", "covkit report"};
+  std::string s;
+  double d = 0;
+  ReportLike() {
+    app.add_option("--html", s);
+    app.add_option("--fail-under-line", d);
+    app.add_option("--filter", s);
+  }
+};
+
+TEST(SuggestOption, PeerToolsSpellingsGetCovkits) {
+  ReportLike r;
+  CLI::App& app = r.app;
+  EXPECT_EQ(suggest_option(app, "--html-details"),
+            "that is gcovr's; here use --html DIR (every source file gets its own page)");
+  EXPECT_EQ(suggest_option(app, "--capture"), "that is lcov's; here use covkit report --lcov FILE DIR");
+  EXPECT_EQ(suggest_option(app, "--output-directory"), "that is genhtml's; here use --html DIR");
+}
+
+TEST(SuggestOption, NearMissesWithinTwoEdits) {
+  ReportLike r;
+  CLI::App& app = r.app;
+  EXPECT_EQ(suggest_option(app, "--fail-under-lines"), "did you mean --fail-under-line?");
+  EXPECT_EQ(suggest_option(app, "--filtre"), "did you mean --filter?");
+  EXPECT_EQ(suggest_option(app, "--htm"), "did you mean --html?");
+  EXPECT_EQ(suggest_option(app, "--completely-else"), "");
+  EXPECT_EQ(suggest_option(app, "-x"), "");  // short options are not guessed at
+}
+
+TEST(Closest, PicksTheNearestWithinTwoEdits) {
+  const std::vector<std::string> commands{"gcov", "report", "merge", "trace"};
+  EXPECT_EQ(closest(commands, "reprot"), "report");
+  EXPECT_EQ(closest(commands, "marge"), "merge");
+  EXPECT_EQ(closest(commands, "trcae"), "trace");
+  EXPECT_EQ(closest(commands, "profile"), "");
+}
+
+TEST(ParseCommandLine, HelpSucceedsAndUnknownOptionsFail) {
+  ReportLike r1;
+  CLI::App& app = r1.app;
+  const char* help[] = {"covkit report", "--help"};
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(parse_command_line(app, 2, const_cast<char**>(help)), 0);
+  EXPECT_NE(testing::internal::GetCapturedStdout().find("--fail-under-line"), std::string::npos);
+
+  ReportLike r2;
+  CLI::App& app2 = r2.app;
+  const char* bad[] = {"covkit report", "--txt"};
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(parse_command_line(app2, 2, const_cast<char**>(bad)), 1);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "covkit report: unknown option --txt: that is gcovr's; here use -s/--print-summary (the table is "
+            "printed anyway when no file is written)\n");
+
+  ReportLike r3;
+  CLI::App& app3 = r3.app;
+  const char* ok[] = {"covkit report", "--html", "out"};
+  EXPECT_EQ(parse_command_line(app3, 3, const_cast<char**>(ok)), std::nullopt);
+}
+
+TEST(RunGuarded, EscapesBecomeOneLineAndStatusOne) {
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(run_guarded("covkit x", [] () -> int { throw std::bad_alloc(); }), 1);
+  EXPECT_EQ(run_guarded("covkit x", [] () -> int { throw std::runtime_error("boom"); }), 1);
+  EXPECT_EQ(run_guarded("covkit x", [] { return 3; }), 3);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "covkit x: out of memory (the input is larger than this machine can hold)\n"
+            "covkit x: internal error: boom\n");
+}
+
+TEST(Fail, NamesTheFileAndEscapesIt) {
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(fail("covkit merge", "a\nb.info", "line 2: bad"), 1);
+  EXPECT_EQ(fail("covkit merge", "", Error(12, "what"), 4), 4);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "covkit merge: a\\nb.info: line 2: bad\ncovkit merge: corrupt at byte 12: what\n");
+}
+
+}  // namespace
+}  // namespace covkit::cli
