@@ -25,6 +25,7 @@
 #include "format/gcno_reader.h"
 #include "model/gcov_session.h"
 #include "report/gcov/gcov_json.h"
+#include "report/gcov/gcov_messages.h"
 #include "report/gcov/gcov_text.h"
 #include "report/json_writer.h"
 
@@ -159,7 +160,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   report::end_json_document(doc, session, "fuzz.gcda");
-  (void)session.take_messages();
+  // Every diagnostic must word as one line (gcov's messages carry names
+  // from the hostile files).
+  report::GcovMessages words;
+  for (const model::Diagnostic& d : session.take_diagnostics()) {
+    const std::string text = words.render(d);
+    if (!text.empty() && text.back() != '\n') std::abort();
+  }
   session.release();
   return 0;
 }
