@@ -114,11 +114,11 @@ def parse_stream(path):
     if len(buf) < 64 or buf[:8] != b"CKTRACE1":
         raise FormatError(f"{path}: bad header")
     pid, tid, start, flags = struct.unpack_from("<IIQI", buf, 8)
-    hdr_calls, hdr_events = struct.unpack_from("<QQ", buf, 32)
+    hdr_calls, hdr_events, hdr_lost = struct.unpack_from("<QQQ", buf, 32)
     st = {"pid": pid, "tid": tid, "start": start, "ended_flag": bool(flags & 1), "events": [],
           "defines": {}, "lost": 0, "stack": [], "end_event": False, "truncated": False,
           "bytes": len(buf), "data_bytes": 0, "all_events": 0,
-          "header_counts": (hdr_calls, hdr_events) if flags & 2 else None}
+          "header_counts": (hdr_calls, hdr_events, hdr_lost) if flags & 2 else None}
     pos, now = 64, start
     events = st["events"]
     while pos < len(buf):
@@ -301,9 +301,9 @@ def decode_dir(d):
             result["errors"].append(f"{n}: header says {st['pid']}-{st['tid']}")
         if st["header_counts"] is not None:
             calls = sum(1 for e in st["events"] if e[0] == ENTER)
-            if st["header_counts"] != (calls, st["all_events"]):
-                result["errors"].append(f"{n}: header counts (calls, events) {st['header_counts']}, "
-                                        f"decoded {(calls, st['all_events'])}")
+            if st["header_counts"] != (calls, st["all_events"], st["lost"]):
+                result["errors"].append(f"{n}: header counts (calls, events, lost) {st['header_counts']}, "
+                                        f"decoded {(calls, st['all_events'], st['lost'])}")
         streams.setdefault(image, []).append(st)
     for image in sorted(set(metas) | set(streams), key=image_key):
         meta = metas.get(image)

@@ -499,15 +499,17 @@ def t_exec(env):
     check_thread("exec: second image", second, {"main": 1, "after": 3}, {"<root> -> main": 1, "main -> after": 3}, 2)
 
 
-def run_fib_limited(env, d, wrap, label, tr, out_dir=None):
+def run_fib_limited(env, d, wrap, label, tr, out_dir=None, private_mounts=False):
     """fib(25) (242785 calls, ~700 KiB of trace) under a wrapper that limits
     the space; the program's output and status must not change and the trace
     must say that events were lost."""
     exe = os.path.join(d, "rec")
     if not os.path.exists(exe):
         env.compile(exe, "gcc", ["recursion.c"], ["-O2"])
-    r = env.run("sh", ["-c", wrap, "sh", exe, 30, 25], tr, extra_env={"COVKIT_TRACE_CHUNK_KB": "16"},
-                expect_rc=None)
+    cmd = ["sh", "-c", wrap, "sh", exe, 30, 25]
+    if private_mounts:
+        cmd = ["unshare", "-m", "--propagation", "private"] + cmd
+    r = env.run(cmd[0], cmd[1:], tr, extra_env={"COVKIT_TRACE_CHUNK_KB": "16"}, expect_rc=None)
     expect_eq(f"{label}: exit status", r.returncode, 0)
     expect_eq(f"{label}: output", r.stdout, "75025\n")
     expect_eq(f"{label}: stderr", r.stderr, "")
@@ -542,7 +544,7 @@ def t_full_disk(env):
     os.makedirs(out)
     wrap = ('mount -t tmpfs -o size=512k covkit-full "$COVKIT_TRACE_DIR" || exit 99; '
             '"$@"; rc=$?; cp -a "$COVKIT_TRACE_DIR"/. ' + out + '; exit $rc')
-    t = run_fib_limited(env, d, wrap, "full tmpfs", tr, out_dir=out)
+    t = run_fib_limited(env, d, wrap, "full tmpfs", tr, out_dir=out, private_mounts=True)
     print(f"  full tmpfs: {t['enters']} calls written, {t['lost']} events lost")
 
 

@@ -48,6 +48,7 @@ CKT_FN void ckt_write_lost(struct ckt_thread *t, uint64_t now) {
   p = ckt_put_lead(p, CKT_KIND_SPECIAL, ckt_delta(t, now));
   p = ckt_put_varint(p, CKT_SPECIAL_LOST);
   t->s.cur = ckt_put_varint(p, n);
+  t->s.lost += n;
   __atomic_fetch_sub(&t->lost, n, __ATOMIC_RELAXED);
 }
 

@@ -137,6 +137,7 @@ CKT_FN static void write_tail(struct ckt_stream *s, uint64_t lost, int ended) {
     p = ckt_put_varint(p, CKT_SPECIAL_LOST);
     p = ckt_put_varint(p, lost);
     s->kept_events++;
+    s->lost += lost;
   }
   if (ended) {
     p = ckt_put_lead(p, CKT_KIND_SPECIAL, 0);
@@ -166,6 +167,7 @@ CKT_FN void ckt_stream_close(struct ckt_stream *s, int ended, uint64_t lost) {
   if (fd_is_ours(s) && ftruncate(s->fd, (off_t)used) == 0) {
     put_u64_at(s->fd, calls, CKT_HDR_CALLS);
     put_u64_at(s->fd, events, CKT_HDR_EVENTS);
+    put_u64_at(s->fd, s->lost, CKT_HDR_LOST);
     uint8_t flags[4] = {(uint8_t)(CKT_FLAG_COUNTS | (ended ? CKT_FLAG_ENDED : 0)), 0, 0, 0};
     if (pwrite(s->fd, flags, 4, CKT_HDR_FLAGS) != 4) { /* nothing more to do */ }
   }

@@ -18,6 +18,7 @@ struct ckt_stream {
   uint8_t *limit;   /* end of the current chunk: roll over when cur >= limit */
   uint64_t events;  /* events reserved (one ckt_stream_reserve each) */
   uint64_t calls;   /* enter events among them */
+  uint64_t lost;    /* the sum of the `lost` events written */
   uint8_t *map;     /* the current mapping (chunk + overlap page) */
   uint64_t map_off; /* its file offset */
   uint8_t *scratch; /* where events go once the file cannot grow (2 pages) */

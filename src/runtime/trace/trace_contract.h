@@ -44,7 +44,8 @@ enum {
   CKT_HDR_START = 16, /* u64: counter before the first event */
   CKT_HDR_FLAGS = 24, /* u32: CKT_FLAG_* */
   CKT_HDR_CALLS = 32, /* u64: enter events written (valid with CKT_FLAG_COUNTS) */
-  CKT_HDR_EVENTS = 40 /* u64: events written, specials included (likewise) */
+  CKT_HDR_EVENTS = 40, /* u64: events written, specials included (likewise) */
+  CKT_HDR_LOST = 48    /* u64: the sum of the stream's `lost` counts (likewise) */
 };
 enum {
   CKT_FLAG_ENDED = 1, /* the thread finished normally (set last) */
