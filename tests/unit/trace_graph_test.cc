@@ -182,6 +182,48 @@ TEST(CallGraphModel, EdgeBelowThresholdBetweenKeptNodes) {
   EXPECT_EQ(edge_names(*g), (std::vector<std::string>{"main->a(int)", "main->c", "a(int)->b", "a(int)->d"}));
 }
 
+// A box above the threshold whose calls are each below it still gets the
+// arrow of its heaviest caller; a caller below the threshold is shown then.
+TEST(CallGraphModel, AShownFunctionKeepsItsHeaviestCaller) {
+  CallProfile p;
+  p.total_ns = 1000;
+  // log (6%) is called from six functions of 1% each; p1..p6 are 1.2% each.
+  p.functions = {fn("main", 1, 1000, 900), fn("log", 60, 60, 60)};
+  for (int i = 1; i <= 6; ++i) {
+    std::string name = "p" + std::to_string(i);
+    p.functions.push_back(fn(name, 1, 12, 2));
+    p.edges.push_back(edge("main", name, 1, 12));
+    p.edges.push_back(edge(name, "log", 10, i == 4 ? 11 : 10));
+  }
+  std::sort(p.edges.begin(), p.edges.end(), [](const auto& a, const auto& b) {
+    return a.caller != b.caller ? a.caller < b.caller : a.callee < b.callee;
+  });
+  GraphOptions five;
+  five.threshold_percent = 5;
+  auto g = build_call_graph(p, five);
+  ASSERT_TRUE(g);
+  EXPECT_EQ(node_names(*g), (std::vector<std::string>{"main", "log", "p4"}));
+  EXPECT_EQ(edge_names(*g), (std::vector<std::string>{"main->p4", "p4->log"}));
+  EXPECT_EQ(g->dropped_nodes, 5u);
+  // Every shown function but the thread's root has an arrow in.
+  for (size_t i = 1; i < g->nodes.size(); ++i)
+    EXPECT_TRUE(std::any_of(g->edges.begin(), g->edges.end(), [&](const auto& e) { return e.callee == i; }))
+        << g->nodes[i].name;
+}
+
+// Only the heaviest caller's arrow is added: b (36%) gets a(int)->b (34%,
+// below the threshold) and none from c.
+TEST(CallGraphModel, OnlyTheHeaviestCallerIsAdded) {
+  CallProfile p = sample_profile();
+  p.functions[2].inclusive_ns = 360;  // b at 36%, called by a(int) (34%) and c (1%)
+  GraphOptions t;
+  t.threshold_percent = 36;
+  auto g = build_call_graph(p, t);
+  ASSERT_TRUE(g);
+  EXPECT_EQ(node_names(*g), (std::vector<std::string>{"main", "a(int)", "b"}));
+  EXPECT_EQ(edge_names(*g), (std::vector<std::string>{"main->a(int)", "a(int)->b"}));
+}
+
 TEST(CallGraphModel, FocusKeepsCallersChainAndCallees) {
   GraphOptions o;
   o.focus = "b";
