@@ -36,7 +36,7 @@ void stream(std::span<const uint8_t> bytes) {
       fail("an exit without an open frame");
     }
   }
-  StreamCounts counts;
+  StreamTally counts;
   (void)count_trace_stream(bytes, counts);
 }
 

@@ -1,5 +1,6 @@
-// `covkit trace graph`: the call graph of a trace as DOT, SVG or PNG
-// (rendered in-process by Graphviz), or as a Callgrind profile.
+// `covkit trace graph`: options, the profile, the call graph drawn as DOT,
+// SVG or PNG (rendered in-process by Graphviz) or written as a Callgrind
+// profile (src/trace/), an exit status.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -12,6 +13,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "cli/command_line.h"
 #include "cli/trace_command.h"
 #include "cli/trace_warnings.h"
 #include "format/trace_reader.h"
@@ -60,10 +62,12 @@ constexpr const char* kFooter =
 
 constexpr const char* kDefaultDir = "covkit-trace.data";
 
-int fail(std::string_view file, std::string_view what) {
-  std::fprintf(stderr, "covkit trace graph: %s: %s\n", util::printable(file).c_str(), std::string(what).c_str());
-  return 1;
-}
+constexpr std::string_view kCommand = "covkit trace graph";
+
+struct GraphCommandOptions {
+  std::string dir = kDefaultDir, out, format;
+  trace::GraphOptions graph;
+};
 
 std::string lower(std::string s) {
   for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
@@ -104,78 +108,83 @@ std::string graph_title(const format::TraceSet& trace, const trace::CallProfile&
   return title;
 }
 
-}  // namespace
 
-int run_trace_graph(int argc, char** argv) {
-  CLI::App app{kDescription, "covkit trace graph"};
-  app.footer(kFooter);
-  app.get_formatter()->column_width(30);
-  std::string dir = kDefaultDir, out, format;
-  trace::GraphOptions options;
-  app.add_option("dir", dir, "The trace directory [default: covkit-trace.data]")->type_name("DIR");
-  app.add_option("-o,--output", out, "Where the graph goes: FILE.dot, FILE.svg, FILE.png or a Callgrind file")
-      ->required()
-      ->type_name("FILE");
-  app.add_option("--format", format, "dot, svg, png or callgrind [default: from the name of FILE]")
-      ->check(CLI::IsMember({"dot", "svg", "png", "callgrind"}).description(""))
-      ->type_name("FORMAT");
-  app.add_option("--threshold", options.threshold_percent,
-                 "Hide functions and calls with less than P percent of the total time [default: 0.5]")
-      ->check(CLI::Range(0.0, 100.0).description(""))
-      ->type_name("P");
-  app.add_option("--focus", options.focus,
-                 "Show only FUNC, the functions that lead to it and what it calls (a full demangled name, else "
-                 "one without its parameters or namespaces, else any part of a name; every match counts)")
-      ->type_name("FUNC");
-  app.add_option("--depth", options.depth,
-                 "Levels of callees shown below FUNC, or, without --focus, below the functions threads start in "
-                 "[default: all]")
-      ->check(CLI::Range(0, 1000000).description(""))
-      ->type_name("N");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help
-    std::fprintf(stderr, "covkit trace graph: %s (see covkit trace graph --help)\n", e.what());
-    return 1;
-  }
+// The graph as DOT text, or nullopt (and a message) when --focus matches
+// nothing.
+std::optional<std::string> dot_text(const format::TraceSet& trace, const trace::CallProfile& profile,
+                                    const GraphCommandOptions& o, std::string& error) {
+  auto graph = trace::build_call_graph(profile, o.graph, &error);
+  if (!graph) return std::nullopt;
+  trace::DotOptions dot_options;
+  dot_options.title = graph_title(trace, profile, *graph, o.graph);
+  return trace::write_dot(*graph, dot_options);
+}
 
-  if (format.empty()) {
-    auto guessed = format_from_name(out);
-    if (!guessed) return fail(out, "cannot tell the format from the name; use .dot, .svg, .png or --format");
-    format = *guessed;
+int graph(GraphCommandOptions& o) {
+  if (o.format.empty()) {
+    auto guessed = format_from_name(o.out);
+    if (!guessed) return fail(kCommand, o.out, "cannot tell the format from the name; use .dot, .svg, .png or --format");
+    o.format = *guessed;
   }
   std::error_code ec;
-  if (fs::is_directory(out, ec)) return fail(out, "is a directory");
-
-  std::string error;
-  auto trace = format::read_trace_dir(dir, &error);
-  if (!trace) return fail(dir, error);
+  if (fs::is_directory(o.out, ec)) return fail(kCommand, o.out, "is a directory");
+  auto trace = format::read_trace_dir(o.dir);
+  if (!trace) return fail(kCommand, o.dir, trace.error());
   print_trace_warnings("graph", trace->warnings);
   trace::Symbolizer symbols;
   trace::CallProfile profile = trace::build_profile(*trace, symbols);
+  print_trace_warnings("graph", profile.warnings);
   if (profile.functions.empty())
-    return fail(dir, "no function calls in the trace (was the program built with -finstrument-functions?)");
-
-  std::string content;
-  if (format == "callgrind") {
+    return fail(kCommand, o.dir, "no function calls in the trace (was the program built with -finstrument-functions?)");
+  std::string content, error;
+  if (o.format == "callgrind") {
     trace::CallgrindOptions cg;
     if (trace->processes.size() == 1) cg.command = trace->processes.front().exe;
     content = trace::write_callgrind(profile, cg);
   } else {
-    auto graph = trace::build_call_graph(profile, options, &error);
-    if (!graph) return fail(dir, error);
-    trace::DotOptions dot_options;
-    dot_options.title = graph_title(*trace, profile, *graph, options);
-    content = trace::write_dot(*graph, dot_options);
-    if (format != "dot") {
-      auto image = trace::render_dot(content, format, &error);
-      if (!image) return fail(out, error);
+    auto dot = dot_text(*trace, profile, o, error);
+    if (!dot) return fail(kCommand, o.dir, error);
+    content = std::move(*dot);
+    if (o.format != "dot") {
+      auto image = trace::render_dot(content, o.format, &error);
+      if (!image) return fail(kCommand, o.out, error);
       content = std::move(*image);
     }
   }
-  if (!util::write_file_atomic(out, content, &error)) return fail(out, error);
+  if (!util::write_file_atomic(o.out, content, &error)) return fail(kCommand, o.out, error);
   return 0;
+}
+
+}  // namespace
+
+int run_trace_graph(int argc, char** argv) {
+  CLI::App app{kDescription, std::string(kCommand)};
+  app.footer(kFooter);
+  app.get_formatter()->column_width(30);
+  GraphCommandOptions o;
+  app.add_option("dir", o.dir, "The trace directory [default: covkit-trace.data]")->type_name("DIR");
+  app.add_option("-o,--output", o.out, "Where the graph goes: FILE.dot, FILE.svg, FILE.png or a Callgrind file")
+      ->required()
+      ->type_name("FILE");
+  app.add_option("--format", o.format, "dot, svg, png or callgrind [default: from the name of FILE]")
+      ->check(CLI::IsMember({"dot", "svg", "png", "callgrind"}).description(""))
+      ->type_name("FORMAT");
+  app.add_option("--threshold", o.graph.threshold_percent,
+                 "Hide functions and calls with less than P percent of the total time [default: 0.5]; a shown "
+                 "function keeps an arrow from its heaviest caller")
+      ->check(CLI::Range(0.0, 100.0).description(""))
+      ->type_name("P");
+  app.add_option("--focus", o.graph.focus,
+                 "Show only FUNC, the functions that lead to it and what it calls (a full demangled name, else "
+                 "one without its parameters or namespaces, else any part of a name; every match counts)")
+      ->type_name("FUNC");
+  app.add_option("--depth", o.graph.depth,
+                 "Levels of callees shown below FUNC, or, without --focus, below the functions threads start in "
+                 "[default: all]")
+      ->check(CLI::Range(0, 1000000).description(""))
+      ->type_name("N");
+  if (auto status = parse_command_line(app, argc, argv)) return *status;
+  return run_guarded(kCommand, [&] { return graph(o); });
 }
 
 }  // namespace covkit::cli
