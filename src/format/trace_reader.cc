@@ -137,17 +137,6 @@ TraceClock TraceProcess::clock() const {
   return c;
 }
 
-// Double precision: exact to the ns for 2^53 ns (104 days) from the first
-// pair, and fast enough to be called for every event.
-uint64_t TraceClock::operator()(uint64_t counter) const {
-  if (identity) return counter;
-  double offset = counter >= c0 ? double(counter - c0) * slope : -double(c0 - counter) * slope;
-  double ns = double(n0) + offset;
-  if (ns <= 0) return 0;
-  if (ns >= 18446744073709549568.0) return UINT64_MAX;
-  return uint64_t(ns);
-}
-
 uint64_t TraceProcess::to_ns(uint64_t counter) const { return clock()(counter); }
 
 const TraceModule* TraceProcess::module_for(uint64_t address, uint64_t when) const {

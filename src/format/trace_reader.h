@@ -67,7 +67,16 @@ struct TraceClock {
   bool identity = true;  // counters are ns already
   uint64_t c0 = 0, n0 = 0;
   double slope = 1.0;    // ns per counter tick
-  uint64_t operator()(uint64_t counter) const;
+  // Double precision: exact to the ns for 2^53 ns (104 days) from the first
+  // pair, and cheap enough to be called for every event.
+  uint64_t operator()(uint64_t counter) const {
+    if (identity) return counter;
+    double offset = counter >= c0 ? double(counter - c0) * slope : -double(c0 - counter) * slope;
+    double ns = double(n0) + offset;
+    if (ns <= 0) return 0;
+    if (ns >= 18446744073709549568.0) return UINT64_MAX;
+    return uint64_t(ns);
+  }
 };
 
 struct TraceProcess {

@@ -51,6 +51,7 @@ struct Node {
   uint64_t calls = 0, incl = 0, excl = 0;
   std::vector<uint32_t> children;
   uint32_t last_fn = kNone, last_child = 0;  // the child found last (loops call one callee again and again)
+  EdgeAcc* edge = nullptr;                    // parent's function -> this one (a path has one caller)
 };
 
 struct Frame {
@@ -126,11 +127,18 @@ class ThreadReplay {
     if (f.node != kNone && call) ++nodes_[f.node].calls;
     if (!stack_.empty() && call) {
       Frame& caller = stack_.back();
-      if (caller.last_callee != fn) {
-        caller.last_callee = fn;
-        caller.last_edge = &edges_[pair_key(caller.fn, fn)];
+      // The call path's node knows its edge; below the tree's depth (or in
+      // the "[deeper calls]" node) the caller's last callee may.
+      const bool own_node = f.node != kNone && nodes_[f.node].fn == fn;
+      f.edge = own_node ? nodes_[f.node].edge : nullptr;
+      if (!f.edge) {
+        if (caller.last_callee != fn) {
+          caller.last_callee = fn;
+          caller.last_edge = &edges_[pair_key(caller.fn, fn)];
+        }
+        f.edge = caller.last_edge;
+        if (own_node) nodes_[f.node].edge = f.edge;
       }
-      f.edge = caller.last_edge;
       ++f.edge->calls;
       ++f.edge->active;
     }

@@ -29,11 +29,19 @@ bool better(const Call& a, const Call& b) {
   return a.duration() != b.duration() ? a.duration() > b.duration() : a.order < b.order;
 }
 
-// The calls that pass the minimum duration, at most `limit` of them (0: no
-// limit), the best kept: a heap whose top is the worst kept call.
+// The calls that pass the minimum duration, at most max_events of them (0:
+// no limit), the best kept. Candidates collect in a buffer of 1.5 times the
+// limit; when it is full, the best `limit` are kept (nth_element) and the
+// worst of them becomes the bar a new call must clear: linear time, where a
+// heap paid a logarithm per call.
 class Selection {
  public:
-  Selection(const TimelineOptions& o, TimelineStats& stats) : o_(o), stats_(stats) {}
+  // `expected`: the calls the stream headers announce (0: unknown), so that
+  // the buffer is allocated once.
+  Selection(const TimelineOptions& o, TimelineStats& stats, uint64_t expected) : o_(o), stats_(stats) {
+    uint64_t room = o.max_events == 0 ? expected : std::min<uint64_t>(expected, capacity());
+    kept_.reserve(size_t(std::min<uint64_t>(room, uint64_t(1) << 26)));
+  }
 
   void offer(const Call& c) {
     ++stats_.calls;
@@ -41,28 +49,35 @@ class Selection {
       ++stats_.too_short;
       return;
     }
-    if (o_.max_events == 0 || kept_.size() < o_.max_events) {
-      kept_.push_back(c);
-      if (o_.max_events != 0) std::push_heap(kept_.begin(), kept_.end(), better);
-      return;
-    }
-    ++stats_.over_limit;
-    if (!better(c, kept_.front())) return;
-    std::pop_heap(kept_.begin(), kept_.end(), better);
-    kept_.back() = c;
-    std::push_heap(kept_.begin(), kept_.end(), better);
+    if (o_.max_events != 0 && have_bar_ && !better(c, bar_)) return;
+    kept_.push_back(c);
+    if (o_.max_events != 0 && kept_.size() >= capacity()) keep_best();
   }
 
   // The kept calls in output order.
   std::vector<Call> take() {
+    if (o_.max_events != 0 && kept_.size() > o_.max_events) keep_best();
+    stats_.over_limit = stats_.calls - stats_.too_short - kept_.size();
     std::sort(kept_.begin(), kept_.end(), [](const Call& a, const Call& b) { return a.order < b.order; });
     return std::move(kept_);
   }
 
  private:
+  uint64_t capacity() const { return o_.max_events + o_.max_events / 2 + 16; }
+
+  void keep_best() {
+    auto last = kept_.begin() + ptrdiff_t(o_.max_events - 1);
+    std::nth_element(kept_.begin(), last, kept_.end(), better);
+    bar_ = *last;
+    have_bar_ = true;
+    kept_.resize(o_.max_events);
+  }
+
   const TimelineOptions& o_;
   TimelineStats& stats_;
   std::vector<Call> kept_;
+  Call bar_;
+  bool have_bar_ = false;
 };
 
 // Calls of one thread are numbered from thread_index << 40 (2^40 calls per
@@ -179,7 +194,10 @@ void write_timeline(const format::TraceSet& trace, const SymbolLookup& symbols, 
   // Too short, then too many: the longest calls stay (a parent lasts at
   // least as long as its children, so what stays is mostly whole subtrees;
   // any subset of properly nested calls is properly nested).
-  Selection selection(options, counted);
+  uint64_t expected = 0;
+  for (const format::TraceProcess& p : trace.processes)
+    for (const format::TraceThread& t : p.threads) expected += t.counts ? t.counts->calls : t.events.size() / 2;
+  Selection selection(options, counted, expected);
   std::vector<std::pair<const format::TraceProcess*, const format::TraceThread*>> threads;
   for (const format::TraceProcess& p : trace.processes)
     for (const format::TraceThread& t : p.threads) {
