@@ -63,7 +63,7 @@ measure() {
   for _ in $(seq "$RUNS"); do
     /usr/bin/time -o "$WORK/time.out" -f "%e %U %S %M" "$@" >/dev/null 2>/dev/null
     read -r w u s m <"$WORK/time.out"
-    walls+=("$w"); cpus+=("$(echo "$u + $s" | bc | sed 's/^\./0./')")
+    walls+=("$w"); cpus+=("$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')")
     [ "$m" -gt "$rss" ] && rss=$m
   done
   printf '%s %s %s\n' "$(printf '%s\n' "${walls[@]}" | sort -n | sed -n "$(((RUNS + 1) / 2))p")" \
@@ -77,11 +77,11 @@ views() {  # views COVKIT TRACE TAG: the view commands, one per line
 }
 
 status=0
-ratio() { echo "scale=2; $1 / $2" | bc | sed 's/^\./0./'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 for tr in t1 t2; do
   files=$(ls "$WORK/$tr"/*.ckt "$WORK/$tr"/*.meta)
   read -r cw cc crss <<<"$(measure cat $files)"
-  [ "$(echo "$cw < 0.01" | bc)" = 1 ] && cw=0.01  # /usr/bin/time has 10 ms resolution
+  [ "$(awk -v c="$cw" 'BEGIN { print (c < 0.01) }')" = 1 ] && cw=0.01  # /usr/bin/time has 10 ms resolution
   echo
   echo "$tr: $(du -sh "$WORK/$tr" | cut -f1); cat FILES >/dev/null: ${cw} s, ${crss} KiB"
   printf '%-10s %-8s %8s %8s %10s %10s %10s\n' view covkit "wall s" "cpu s" "peak KiB" "time/cat" "RSS/cat"

@@ -21,8 +21,6 @@ namespace {
 // table has 65536 entries), in a hash map whose size is bounded by the
 // number of define events, hence by the file size.
 constexpr uint64_t kDenseIds = uint64_t(1) << 20;
-// Bytes read at a time.
-constexpr size_t kWindow = size_t(1) << 20;
 
 uint32_t le32(const uint8_t* p) {
   return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
@@ -101,9 +99,9 @@ StreamStatus parse_stream_header(std::span<const uint8_t> bytes, const std::stri
 class StreamDecoder::Impl {
  public:
   Impl(const StreamBytes& bytes, const std::string& file, uint64_t start, bool ended_flag,
-       std::vector<std::string>& warnings)
+       std::vector<std::string>& warnings, size_t window)
       : bytes_(bytes), file_(file), warnings_(warnings), ended_flag_(ended_flag), time_(start) {
-    buf_.resize(kWindow);
+    buf_.resize(std::max<size_t>(window, 1));
     base_ = kTraceHeaderSize;
     s_.bytes = kTraceHeaderSize;
     s_.last_time = start;
@@ -264,7 +262,7 @@ class StreamDecoder::Impl {
   }
 
   const StreamBytes& bytes_;
-  const std::string& file_;
+  const std::string file_;  // a copy: callers pass temporaries
   std::vector<std::string>& warnings_;
   const bool ended_flag_;
   std::vector<TraceEvent>* out_ = nullptr;
@@ -487,8 +485,8 @@ bool StreamDecoder::Impl::stack(uint64_t event) {
 }
 
 StreamDecoder::StreamDecoder(const StreamBytes& bytes, const std::string& file, uint64_t start, bool ended_flag,
-                             std::vector<std::string>& warnings)
-    : impl_(std::make_unique<Impl>(bytes, file, start, ended_flag, warnings)) {}
+                             std::vector<std::string>& warnings, size_t window)
+    : impl_(std::make_unique<Impl>(bytes, file, start, ended_flag, warnings, window)) {}
 
 StreamDecoder::~StreamDecoder() = default;
 
@@ -505,7 +503,7 @@ const StreamSummary& StreamDecoder::summary() const { return impl_->summary(); }
 // ---- whole streams in memory ----
 
 StreamStatus decode_trace_stream(std::span<const uint8_t> bytes, const std::string& file, TraceThread& thread,
-                                 StreamHeader& header, std::vector<std::string>& warnings) {
+                                 StreamHeader& header, std::vector<std::string>& warnings, size_t window) {
   StreamStatus st = parse_stream_header(bytes, file, header, warnings);
   if (st != StreamStatus::kOk) return st;
   thread.tid = header.tid;
@@ -520,7 +518,7 @@ StreamStatus decode_trace_stream(std::span<const uint8_t> bytes, const std::stri
     counter.count_rest();
     thread.events.reserve(thread.events.size() + counter.summary().events);
   }
-  StreamDecoder decoder(source, file, header.start, header.ended, warnings);
+  StreamDecoder decoder(source, file, header.start, header.ended, warnings, window);
   while (decoder.next(thread.events, SIZE_MAX - thread.events.size())) {
   }
   const StreamSummary& s = decoder.summary();

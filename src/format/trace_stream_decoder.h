@@ -76,11 +76,16 @@ struct StreamSummary {
   uint64_t specials = 0;                // other events decoded (define, lost, stack, end)
 };
 
+// Bytes read at a time.
+inline constexpr size_t kStreamWindow = size_t(1) << 20;
+
 class StreamDecoder {
  public:
   // Decodes `bytes` past the header; `start` and `ended_flag` come from it.
+  // `window`: bytes read at a time (tests and the fuzzer make it small; the
+  // events decoded do not depend on it).
   StreamDecoder(const StreamBytes& bytes, const std::string& file, uint64_t start, bool ended_flag,
-                std::vector<std::string>& warnings);
+                std::vector<std::string>& warnings, size_t window = kStreamWindow);
   ~StreamDecoder();
   StreamDecoder(const StreamDecoder&) = delete;
   StreamDecoder& operator=(const StreamDecoder&) = delete;
@@ -102,7 +107,8 @@ class StreamDecoder {
 // events, lost, ended, truncated, bytes, last_time); `header` receives the
 // header. For tests and the fuzzer: views read streams a block at a time.
 StreamStatus decode_trace_stream(std::span<const uint8_t> bytes, const std::string& file, TraceThread& thread,
-                                 StreamHeader& header, std::vector<std::string>& warnings);
+                                 StreamHeader& header, std::vector<std::string>& warnings,
+                                 size_t window = kStreamWindow);
 
 // Counts what decode_trace_stream would return without keeping the events:
 // false when `bytes` hold no stream.
