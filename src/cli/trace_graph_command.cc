@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -22,6 +21,7 @@
 #include "trace/callgrind_writer.h"
 #include "trace/dot_writer.h"
 #include "trace/graph_render.h"
+#include "trace/graph_title.h"
 #include "trace/symbolizer.h"
 #include "util/file_io.h"
 #include "util/printable.h"
@@ -85,41 +85,6 @@ std::optional<std::string> format_from_name(const std::string& out) {
   return std::nullopt;
 }
 
-std::string human_time(uint64_t ns) {
-  if (ns < 1000) return fmt::format("{} ns", ns);
-  if (ns < 1000000) return fmt::format("{:.3g} µs", double(ns) / 1e3);
-  if (ns < 1000000000) return fmt::format("{:.3g} ms", double(ns) / 1e6);
-  return fmt::format("{:.4g} s", double(ns) / 1e9);
-}
-
-// "prog: 12.3 ms in 3 threads; 14 functions below 0.5% not shown".
-std::string graph_title(const format::TraceSet& trace, const trace::CallProfile& profile,
-                        const trace::CallGraph& graph, const trace::GraphOptions& options) {
-  std::set<std::string> programs;
-  for (const format::TraceProcess& p : trace.processes) programs.insert(fs::path(p.exe).filename().string());
-  std::string names;
-  for (const std::string& n : programs) names += (names.empty() ? "" : ", ") + (n.empty() ? "?" : n);
-  std::string title = fmt::format("{}: {} in {} thread{}", names, human_time(profile.total_ns), profile.threads.size(),
-                                  profile.threads.size() == 1 ? "" : "s");
-  if (trace.processes.size() > 1) title += fmt::format(" of {} processes", trace.processes.size());
-  if (!options.focus.empty()) title += fmt::format("; focus: {}", options.focus);
-  if (graph.dropped_nodes > 0)
-    title += fmt::format("; {} function{} not shown", graph.dropped_nodes, graph.dropped_nodes == 1 ? "" : "s");
-  return title;
-}
-
-
-// The graph as DOT text, or nullopt (and a message) when --focus matches
-// nothing.
-std::optional<std::string> dot_text(const format::TraceSet& trace, const trace::CallProfile& profile,
-                                    const GraphCommandOptions& o, std::string& error) {
-  auto graph = trace::build_call_graph(profile, o.graph, &error);
-  if (!graph) return std::nullopt;
-  trace::DotOptions dot_options;
-  dot_options.title = graph_title(trace, profile, *graph, o.graph);
-  return trace::write_dot(*graph, dot_options);
-}
-
 int graph(GraphCommandOptions& o) {
   if (o.format.empty()) {
     auto guessed = format_from_name(o.out);
@@ -136,21 +101,24 @@ int graph(GraphCommandOptions& o) {
   print_trace_warnings("graph", profile.warnings);
   if (profile.functions.empty())
     return fail(kCommand, o.dir, "no function calls in the trace (was the program built with -finstrument-functions?)");
-  std::string content, error;
+  std::string content;
   if (o.format == "callgrind") {
     trace::CallgrindOptions cg;
     if (trace->processes.size() == 1) cg.command = trace->processes.front().exe;
     content = trace::write_callgrind(profile, cg);
   } else {
-    auto dot = dot_text(*trace, profile, o, error);
-    if (!dot) return fail(kCommand, o.dir, error);
-    content = std::move(*dot);
+    auto graph = trace::build_call_graph(profile, o.graph);
+    if (!graph) return fail(kCommand, o.dir, graph.error());
+    trace::DotOptions dot_options;
+    dot_options.title = trace::graph_title(*trace, profile, *graph, o.graph);
+    content = trace::write_dot(*graph, dot_options);
     if (o.format != "dot") {
-      auto image = trace::render_dot(content, o.format, &error);
-      if (!image) return fail(kCommand, o.out, error);
+      auto image = trace::render_dot(content, o.format);
+      if (!image) return fail(kCommand, o.out, image.error());
       content = std::move(*image);
     }
   }
+  std::string error;
   if (!util::write_file_atomic(o.out, content, &error)) return fail(kCommand, o.out, error);
   return 0;
 }

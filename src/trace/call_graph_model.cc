@@ -127,8 +127,7 @@ std::string function_base_name(const std::string& name) {
   return name;
 }
 
-std::optional<CallGraph> build_call_graph(const CallProfile& profile, const GraphOptions& options,
-                                          std::string* error) {
+Expected<CallGraph> build_call_graph(const CallProfile& profile, const GraphOptions& options) {
   CallGraph graph;
   uint64_t exclusive_sum = 0;
   for (const FunctionStats& f : profile.functions) exclusive_sum += f.exclusive_ns;
@@ -164,10 +163,7 @@ std::optional<CallGraph> build_call_graph(const CallProfile& profile, const Grap
   std::vector<bool> selected(nodes.size(), true), protect(nodes.size(), false);
   if (!options.focus.empty()) {
     std::vector<size_t> focus = match_focus(nodes, options.focus);
-    if (focus.empty()) {
-      if (error) *error = fmt::format("no function named '{}' in the trace", util::printable(options.focus));
-      return std::nullopt;
-    }
+    if (focus.empty()) return Error(fmt::format("no function named '{}' in the trace", util::printable(options.focus)));
     for (size_t f : focus) nodes[f].focus = true;
     reach(callers, focus, -1, protect);
     std::vector<bool> below(nodes.size(), false);

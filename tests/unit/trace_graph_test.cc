@@ -275,9 +275,9 @@ TEST(CallGraphModel, FocusByQualifiedOrUnqualifiedName) {
   EXPECT_EQ(node_names(*build_call_graph(p, o)),
             (std::vector<std::string>{"ns::Parser<char>::parse(char const*) const"}));
   o.focus = "nothere";
-  std::string error;
-  EXPECT_FALSE(build_call_graph(p, o, &error));
-  EXPECT_EQ(error, "no function named 'nothere' in the trace");
+  auto none = build_call_graph(p, o);
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().message, "no function named 'nothere' in the trace");
 }
 
 TEST(CallGraphModel, BaseName) {
@@ -357,11 +357,10 @@ TEST(GraphRender, SvgHoldsEveryName) {
   p.edges = {edge("main", "std::vector<int>::operator[](unsigned long)", 3, 60), edge("main", "a\"b\\c", 1, 30),
              edge("main", "operator<<(std::ostream&, X const&)", 1, 5)};
   std::string dot = write_dot(*build_call_graph(p, GraphOptions{}));
-  std::string error;
   ::testing::internal::CaptureStderr();
-  auto svg = covkit::trace::render_dot(dot, "svg", &error);
+  auto svg = covkit::trace::render_dot(dot, "svg");
   std::string stderr_text = ::testing::internal::GetCapturedStderr();
-  ASSERT_TRUE(svg) << error;
+  ASSERT_TRUE(svg) << svg.error().message;
   EXPECT_EQ(stderr_text, "");
   EXPECT_NE(svg->find("<svg"), std::string::npos);
   // SVG text is XML-escaped by Graphviz: each name shows exactly once.
@@ -372,33 +371,32 @@ TEST(GraphRender, SvgHoldsEveryName) {
 }
 
 TEST(GraphRender, Png) {
-  std::string error;
-  auto png = covkit::trace::render_dot(write_dot(*build_call_graph(sample_profile(), GraphOptions{})), "png", &error);
-  ASSERT_TRUE(png) << error;
+  auto png = covkit::trace::render_dot(write_dot(*build_call_graph(sample_profile(), GraphOptions{})), "png");
+  ASSERT_TRUE(png) << png.error().message;
   ASSERT_GT(png->size(), 8u);
   EXPECT_EQ(png->substr(0, 8), "\x89PNG\r\n\x1a\n");
 }
 
 TEST(GraphRender, ErrorsAreStringsNotStderr) {
-  std::string error;
   ::testing::internal::CaptureStderr();
-  auto bad = covkit::trace::render_dot("digraph { a -> ; }", "svg", &error);
+  auto bad = covkit::trace::render_dot("digraph { a -> ; }", "svg");
   std::string stderr_text = ::testing::internal::GetCapturedStderr();
-  EXPECT_FALSE(bad);
+  ASSERT_FALSE(bad);
   EXPECT_EQ(stderr_text, "");
+  std::string error = bad.error().message;
   EXPECT_EQ(error.find('\n'), std::string::npos) << error;
   EXPECT_NE(error.find("syntax error"), std::string::npos) << error;
 
   ::testing::internal::CaptureStderr();
-  auto unknown = covkit::trace::render_dot("digraph { a -> b; }", "nosuchformat", &error);
+  auto unknown = covkit::trace::render_dot("digraph { a -> b; }", "nosuchformat");
   stderr_text = ::testing::internal::GetCapturedStderr();
-  EXPECT_FALSE(unknown);
+  ASSERT_FALSE(unknown);
   EXPECT_EQ(stderr_text, "");
-  EXPECT_NE(error.find("nosuchformat"), std::string::npos) << error;
+  EXPECT_NE(unknown.error().message.find("nosuchformat"), std::string::npos) << unknown.error().message;
 
   // Graphviz still works after errors.
-  auto good = covkit::trace::render_dot("digraph { a -> b; }", "svg", &error);
-  ASSERT_TRUE(good) << error;
+  auto good = covkit::trace::render_dot("digraph { a -> b; }", "svg");
+  ASSERT_TRUE(good) << good.error().message;
   EXPECT_NE(good->find(">a<"), std::string::npos);
 }
 
