@@ -8,10 +8,10 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <regex>
 #include <system_error>
 #include <vector>
 
+#include "format/trace_file_names.h"
 #include "runtime/trace/trace_contract.h"
 #include "util/printable.h"
 
@@ -86,8 +86,7 @@ Expected<void> remove_old_recording(const std::string& old) {
 }  // namespace
 
 bool written_by_covkit(const std::string& name) {
-  static const std::regex pattern(R"((\d+(\.\d+)?\.meta)|(\d+(\.\d+)?-\d+(\.\d+)?\.ckt))");
-  return name == CKT_RECORD_MARKER || std::regex_match(name, pattern);
+  return name == CKT_RECORD_MARKER || format::parse_meta_name(name) || format::parse_stream_name(name);
 }
 
 RecordingDir::RecordingDir(RecordingDir&& other) noexcept
