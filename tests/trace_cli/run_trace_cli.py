@@ -1186,6 +1186,25 @@ def t_record_dir(env):
     expect_eq("a foreign DIR.old", sorted(os.listdir(tr + ".old")), ["mine.txt"])
 
 
+def t_full_disk(env):
+    """Under a file size limit the program's output and status are its own,
+    and record's summary and report say how many events were lost."""
+    env.need("gcc")
+    d = env.dir("full_disk")
+    exe = env.compile(os.path.join(d, "rec"), "gcc", [rt("recursion.c")], ["-O2"])
+    tr = os.path.join(d, "trace")
+    r = subprocess.run(["sh", "-c", 'ulimit -f 256; exec "$@"', "sh", env.covkit, "trace", "record", "-o", tr,
+                        "--", exe, "30", "25"], capture_output=True, text=True, timeout=60,
+                       env=env.clean_env({"COVKIT_TRACE_CHUNK_KB": "16"}))
+    expect_eq("full disk: exit status and output", (r.returncode, r.stdout), (0, "75025\n"))
+    m = re.search(r"(\d+) events lost", r.stderr)
+    if not m or int(m.group(1)) == 0:
+        raise Failure(f"full disk: the summary does not count lost events: {r.stderr.strip()!r}")
+    text = env.covkit_run(["trace", "report", tr]).stdout
+    if f"{m.group(1)} lost events" not in text.splitlines()[0]:
+        raise Failure(f"full disk: report's first line {text.splitlines()[0]!r}, want {m.group(1)} lost events")
+
+
 def t_exec(env):
     """A program that executes itself (same pid): both images are in the report."""
     env.need("gcc")
@@ -1224,7 +1243,7 @@ SCENARIOS = {
     "recursion": t_recursion, "exceptions": t_exceptions, "longjmp": t_longjmp, "threads": t_threads,
     "fork": t_fork, "exit_deep": t_exit_deep, "dlopen": t_dlopen, "pie": t_pie, "static": t_static,
     "noinstr": t_noinstr, "running": t_running, "graph": t_graph, "timeline": t_timeline, "uftrace": t_uftrace,
-    "golden": t_golden, "memory": t_memory, "record_dir": t_record_dir, "exec": t_exec,
+    "golden": t_golden, "memory": t_memory, "record_dir": t_record_dir, "exec": t_exec, "full_disk": t_full_disk,
     "thread_names": t_thread_names,
 }
 
