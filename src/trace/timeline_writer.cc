@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "format/trace_event_reader.h"
@@ -215,6 +217,7 @@ void write_timeline(const format::TraceSet& trace, const SymbolLookup& symbols, 
   };
   // Metadata: "ts" and "tid" are ignored by viewers, but some parsers drop
   // events without them (the main thread's tid stands for the process).
+  std::set<std::pair<uint32_t, uint32_t>> named;
   for (size_t i = 0; i < trace.processes.size(); ++i) {
     const format::TraceProcess& p = trace.processes[i];
     if (i == 0 || trace.processes[i - 1].pid != p.pid) {
@@ -223,6 +226,7 @@ void write_timeline(const format::TraceSet& trace, const SymbolLookup& symbols, 
       emit();
     }
     for (const format::TraceThread& t : p.threads) {
+      if (!named.emplace(p.pid, t.tid).second) continue;  // the same thread in an earlier image (exec)
       line = fmt::format(",\n{{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":0,\"pid\":{},\"tid\":{},\"args\":{{\"name\":{}}}}}",
                          p.pid, t.tid, json_quote(format::thread_display_name(t)));
       emit();
