@@ -317,12 +317,12 @@ bool StreamDecoder::Impl::fast_step() {
     if (id >= dense_defined_.size() || !dense_defined_[id]) return false;
     if (p[n - 1] == 0 && !ended_flag_) return false;  // possibly torn
     time_ = next;
-    store({TraceEvent::Kind::kEnter, time_, dense_[id], uint32_t(id)});
+    store({.kind = TraceEvent::Kind::kEnter, .fn_id = uint32_t(id), .time = time_, .address = dense_[id]});
     ++depth_;
   } else {
     if (depth_ == 0 || (p[n - 1] == 0 && !ended_flag_)) return false;
     time_ = next;
-    store({TraceEvent::Kind::kExit, time_, 0, 0});
+    store({.kind = TraceEvent::Kind::kExit, .time = time_});
     --depth_;
   }
   seen_event_ = true;
@@ -377,7 +377,7 @@ void StreamDecoder::Impl::step() {
     if (possibly_torn()) return;
     time_ = next;
     seen_event_ = true;
-    store({TraceEvent::Kind::kEnter, time_, address, id <= UINT32_MAX ? uint32_t(id) : 0});
+    store({.kind = TraceEvent::Kind::kEnter, .fn_id = id <= UINT32_MAX ? uint32_t(id) : 0, .time = time_, .address = address});
     ++depth_;
   } else if (kind == CKT_KIND_EXIT) {
     if (possibly_torn()) return;
@@ -386,7 +386,7 @@ void StreamDecoder::Impl::step() {
     if (depth_ == 0) {
       if (unmatched_exits_++ == 0) warn(event, "an exit with no open frame (dropped)");
     } else {
-      store({TraceEvent::Kind::kExit, time_, 0, 0});
+      store({.kind = TraceEvent::Kind::kExit, .time = time_});
       --depth_;
     }
   } else {

@@ -25,8 +25,8 @@ using covkit::trace::TimelineOptions;
 using covkit::trace::TimelineStats;
 using covkit::trace::write_timeline;
 
-TraceEvent enter(uint64_t t, uint64_t address) { return {TraceEvent::Kind::kEnter, t, address}; }
-TraceEvent leave(uint64_t t) { return {TraceEvent::Kind::kExit, t, 0}; }
+TraceEvent enter(uint64_t t, uint64_t address) { return {.kind = TraceEvent::Kind::kEnter, .time = t, .address = address}; }
+TraceEvent leave(uint64_t t) { return {.kind = TraceEvent::Kind::kExit, .time = t}; }
 
 // A table instead of ELF files.
 class Symbols {
