@@ -1,6 +1,8 @@
 // Fuzzes the trace readers: the first byte picks the half (thread stream or
-// process metadata), the rest is the file. Nothing may crash, hang or trip a
-// sanitizer, and a decoded stream must be perfectly nested.
+// process metadata) and, for a stream, a read window of 1 to 40 bytes; the
+// rest is the file. Nothing may crash, hang or trip a sanitizer, a decoded
+// stream must be perfectly nested, and read through the small window it must
+// decode exactly as read whole.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -22,11 +24,25 @@ namespace {
   std::abort();
 }
 
-void stream(std::span<const uint8_t> bytes) {
+// The stream decoded with a window of `window` bytes (views read files a
+// window at a time; what they decode must not depend on where windows end).
+bool same_with_window(std::span<const uint8_t> bytes, const TraceThread& whole,
+                      const std::vector<std::string>& whole_warnings, size_t window) {
+  TraceThread thread;
+  StreamHeader header;
+  std::vector<std::string> warnings;
+  decode_trace_stream(bytes, "fuzz.ckt", thread, header, warnings, window);
+  return thread.events == whole.events && thread.initial_stack == whole.initial_stack && thread.lost == whole.lost &&
+         thread.ended == whole.ended && thread.truncated == whole.truncated && thread.bytes == whole.bytes &&
+         thread.last_time == whole.last_time && warnings == whole_warnings;
+}
+
+void stream(std::span<const uint8_t> bytes, size_t window) {
   TraceThread thread;
   StreamHeader header;
   std::vector<std::string> warnings;
   if (decode_trace_stream(bytes, "fuzz.ckt", thread, header, warnings) != StreamStatus::kOk) return;
+  if (!same_with_window(bytes, thread, warnings, window)) fail("a small read window decodes otherwise");
   // Nesting: never more exits than open frames (the initial stack counts as open).
   int64_t depth = int64_t(thread.initial_stack.size());
   for (const TraceEvent& e : thread.events) {
@@ -36,7 +52,7 @@ void stream(std::span<const uint8_t> bytes) {
       fail("an exit without an open frame");
     }
   }
-  StreamCounts counts;
+  StreamTally counts;
   (void)count_trace_stream(bytes, counts);
 }
 
@@ -60,6 +76,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (data[0] & 1)
     meta(rest);
   else
-    stream(rest);
+    stream(rest, 1 + (data[0] >> 1) % 40);  // windows of 1 to 40 bytes
   return 0;
 }

@@ -178,7 +178,8 @@ deleted file mode 100644
 Binary files a/img.png and b/img.png differ
 DIFF
 
-# Trace seeds (first byte: 0 = thread stream, 1 = metadata), per docs/trace-format.md.
+# Trace seeds (first byte: bit 0 clear = thread stream, read through a window of
+# 1 + (byte >> 1) % 40 bytes; bit 0 set = metadata), per docs/trace-format.md.
 python3 - "$out/trace" <<'PY'
 import struct, sys
 out = sys.argv[1]

@@ -18,7 +18,7 @@
 #   WORKDIR/zstd-trace/                the instrumented build
 #   WORKDIR/zstd-src.tar               the input (the upstream tarball, 7.9 MB)
 #   WORKDIR/trace/                     the trace directory (~220 MB, 63 M calls;
-#                                      `trace report` needs ~3 GB of memory)
+#                                      the views read it a block at a time)
 #   WORKDIR/report.txt                 covkit trace report --limit 15
 #   WORKDIR/callgraph.png              the call graph as PNG, to look at
 #   WORKDIR/timeline.json.gz           the Chrome trace JSON (ui.perfetto.dev,
@@ -117,6 +117,7 @@ ZSTD=$BUILD/programs/zstd
 xz -dc "$SRCROOT"/*.orig.tar.xz >"$WORKDIR/zstd-src.tar"
 cd "$WORKDIR"
 say "covkit trace record -o trace -- zstd -T2 -B1MiB -q -f -o out.zst zstd-src.tar"
+rm -rf "$WORKDIR/trace" "$WORKDIR/trace.old"  # record would keep an earlier one as trace.old
 "$COVKIT" trace record -o "$WORKDIR/trace" -- "$ZSTD" -T2 -B1MiB -q -f -o out.zst zstd-src.tar
 "$ZSTD" -q -d -c out.zst | cmp -s - zstd-src.tar || die "out.zst does not decompress to the input"
 

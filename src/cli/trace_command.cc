@@ -2,8 +2,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include <cstdio>
 #include <cstring>
+
+#include "cli/command_line.h"
 
 namespace covkit::cli {
 
@@ -42,13 +43,7 @@ int run_trace_command(int argc, char** argv) {
       ->prefix_command();
   app.add_subcommand("graph", "Call graph (DOT, SVG, PNG, callgrind)")->prefix_command();
   app.add_subcommand("timeline", "Per-thread timeline of calls")->prefix_command();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help
-    std::fprintf(stderr, "covkit trace: %s (see covkit trace --help)\n", e.what());
-    return 1;
-  }
+  if (auto status = parse_command_line(app, argc, argv)) return *status;
   return 0;
 }
 

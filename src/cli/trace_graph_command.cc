@@ -1,5 +1,6 @@
-// `covkit trace graph`: the call graph of a trace as DOT, SVG or PNG
-// (rendered in-process by Graphviz), or as a Callgrind profile.
+// `covkit trace graph`: options, the profile, the call graph drawn as DOT,
+// SVG or PNG (rendered in-process by Graphviz) or written as a Callgrind
+// profile (src/trace/), an exit status.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -7,11 +8,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <system_error>
 
+#include "cli/command_line.h"
 #include "cli/trace_command.h"
 #include "cli/trace_warnings.h"
 #include "format/trace_reader.h"
@@ -20,6 +21,7 @@
 #include "trace/callgrind_writer.h"
 #include "trace/dot_writer.h"
 #include "trace/graph_render.h"
+#include "trace/graph_title.h"
 #include "trace/symbolizer.h"
 #include "util/file_io.h"
 #include "util/printable.h"
@@ -60,10 +62,12 @@ constexpr const char* kFooter =
 
 constexpr const char* kDefaultDir = "covkit-trace.data";
 
-int fail(std::string_view file, std::string_view what) {
-  std::fprintf(stderr, "covkit trace graph: %s: %s\n", util::printable(file).c_str(), std::string(what).c_str());
-  return 1;
-}
+constexpr std::string_view kCommand = "covkit trace graph";
+
+struct GraphCommandOptions {
+  std::string dir = kDefaultDir, out, format;
+  trace::GraphOptions graph;
+};
 
 std::string lower(std::string s) {
   for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
@@ -81,101 +85,73 @@ std::optional<std::string> format_from_name(const std::string& out) {
   return std::nullopt;
 }
 
-std::string human_time(uint64_t ns) {
-  if (ns < 1000) return fmt::format("{} ns", ns);
-  if (ns < 1000000) return fmt::format("{:.3g} µs", double(ns) / 1e3);
-  if (ns < 1000000000) return fmt::format("{:.3g} ms", double(ns) / 1e6);
-  return fmt::format("{:.4g} s", double(ns) / 1e9);
-}
-
-// "prog: 12.3 ms in 3 threads; 14 functions below 0.5% not shown".
-std::string graph_title(const format::TraceSet& trace, const trace::CallProfile& profile,
-                        const trace::CallGraph& graph, const trace::GraphOptions& options) {
-  std::set<std::string> programs;
-  for (const format::TraceProcess& p : trace.processes) programs.insert(fs::path(p.exe).filename().string());
-  std::string names;
-  for (const std::string& n : programs) names += (names.empty() ? "" : ", ") + (n.empty() ? "?" : n);
-  std::string title = fmt::format("{}: {} in {} thread{}", names, human_time(profile.total_ns), profile.threads.size(),
-                                  profile.threads.size() == 1 ? "" : "s");
-  if (trace.processes.size() > 1) title += fmt::format(" of {} processes", trace.processes.size());
-  if (!options.focus.empty()) title += fmt::format("; focus: {}", options.focus);
-  if (graph.dropped_nodes > 0)
-    title += fmt::format("; {} function{} not shown", graph.dropped_nodes, graph.dropped_nodes == 1 ? "" : "s");
-  return title;
+int graph(GraphCommandOptions& o) {
+  if (o.format.empty()) {
+    auto guessed = format_from_name(o.out);
+    if (!guessed) return fail(kCommand, o.out, "cannot tell the format from the name; use .dot, .svg, .png or --format");
+    o.format = *guessed;
+  }
+  std::error_code ec;
+  if (fs::is_directory(o.out, ec)) return fail(kCommand, o.out, "is a directory");
+  auto trace = format::read_trace_dir(o.dir);
+  if (!trace) return fail(kCommand, o.dir, trace.error());
+  print_trace_warnings("graph", trace->warnings);
+  trace::Symbolizer symbols;
+  trace::CallProfile profile = trace::build_profile(*trace, symbols);
+  print_trace_warnings("graph", profile.warnings);
+  if (profile.functions.empty())
+    return fail(kCommand, o.dir, "no function calls in the trace (was the program built with -finstrument-functions?)");
+  std::string content;
+  if (o.format == "callgrind") {
+    trace::CallgrindOptions cg;
+    if (trace->processes.size() == 1) cg.command = trace->processes.front().exe;
+    content = trace::write_callgrind(profile, cg);
+  } else {
+    auto graph = trace::build_call_graph(profile, o.graph);
+    if (!graph) return fail(kCommand, o.dir, graph.error());
+    trace::DotOptions dot_options;
+    dot_options.title = trace::graph_title(*trace, profile, *graph, o.graph);
+    content = trace::write_dot(*graph, dot_options);
+    if (o.format != "dot") {
+      auto image = trace::render_dot(content, o.format);
+      if (!image) return fail(kCommand, o.out, image.error());
+      content = std::move(*image);
+    }
+  }
+  if (auto w = util::write_file_atomic(o.out, content); !w) return fail(kCommand, o.out, w.error().message);
+  return 0;
 }
 
 }  // namespace
 
 int run_trace_graph(int argc, char** argv) {
-  CLI::App app{kDescription, "covkit trace graph"};
+  CLI::App app{kDescription, std::string(kCommand)};
   app.footer(kFooter);
   app.get_formatter()->column_width(30);
-  std::string dir = kDefaultDir, out, format;
-  trace::GraphOptions options;
-  app.add_option("dir", dir, "The trace directory [default: covkit-trace.data]")->type_name("DIR");
-  app.add_option("-o,--output", out, "Where the graph goes: FILE.dot, FILE.svg, FILE.png or a Callgrind file")
+  GraphCommandOptions o;
+  app.add_option("dir", o.dir, "The trace directory [default: covkit-trace.data]")->type_name("DIR");
+  app.add_option("-o,--output", o.out, "Where the graph goes: FILE.dot, FILE.svg, FILE.png or a Callgrind file")
       ->required()
       ->type_name("FILE");
-  app.add_option("--format", format, "dot, svg, png or callgrind [default: from the name of FILE]")
+  app.add_option("--format", o.format, "dot, svg, png or callgrind [default: from the name of FILE]")
       ->check(CLI::IsMember({"dot", "svg", "png", "callgrind"}).description(""))
       ->type_name("FORMAT");
-  app.add_option("--threshold", options.threshold_percent,
-                 "Hide functions and calls with less than P percent of the total time [default: 0.5]")
+  app.add_option("--threshold", o.graph.threshold_percent,
+                 "Hide functions and calls with less than P percent of the total time [default: 0.5]; a shown "
+                 "function keeps an arrow from its heaviest caller")
       ->check(CLI::Range(0.0, 100.0).description(""))
       ->type_name("P");
-  app.add_option("--focus", options.focus,
+  app.add_option("--focus", o.graph.focus,
                  "Show only FUNC, the functions that lead to it and what it calls (a full demangled name, else "
                  "one without its parameters or namespaces, else any part of a name; every match counts)")
       ->type_name("FUNC");
-  app.add_option("--depth", options.depth,
+  app.add_option("--depth", o.graph.depth,
                  "Levels of callees shown below FUNC, or, without --focus, below the functions threads start in "
                  "[default: all]")
       ->check(CLI::Range(0, 1000000).description(""))
       ->type_name("N");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help
-    std::fprintf(stderr, "covkit trace graph: %s (see covkit trace graph --help)\n", e.what());
-    return 1;
-  }
-
-  if (format.empty()) {
-    auto guessed = format_from_name(out);
-    if (!guessed) return fail(out, "cannot tell the format from the name; use .dot, .svg, .png or --format");
-    format = *guessed;
-  }
-  std::error_code ec;
-  if (fs::is_directory(out, ec)) return fail(out, "is a directory");
-
-  std::string error;
-  auto trace = format::read_trace_dir(dir, &error);
-  if (!trace) return fail(dir, error);
-  print_trace_warnings("graph", trace->warnings);
-  trace::Symbolizer symbols;
-  trace::CallProfile profile = trace::build_profile(*trace, symbols);
-  if (profile.functions.empty())
-    return fail(dir, "no function calls in the trace (was the program built with -finstrument-functions?)");
-
-  std::string content;
-  if (format == "callgrind") {
-    trace::CallgrindOptions cg;
-    if (trace->processes.size() == 1) cg.command = trace->processes.front().exe;
-    content = trace::write_callgrind(profile, cg);
-  } else {
-    auto graph = trace::build_call_graph(profile, options, &error);
-    if (!graph) return fail(dir, error);
-    trace::DotOptions dot_options;
-    dot_options.title = graph_title(*trace, profile, *graph, options);
-    content = trace::write_dot(*graph, dot_options);
-    if (format != "dot") {
-      auto image = trace::render_dot(content, format, &error);
-      if (!image) return fail(out, error);
-      content = std::move(*image);
-    }
-  }
-  if (auto w = util::write_file_atomic(out, content); !w) return fail(out, w.error().message);
-  return 0;
+  if (auto status = parse_command_line(app, argc, argv)) return *status;
+  return run_guarded(kCommand, [&] { return graph(o); });
 }
 
 }  // namespace covkit::cli

@@ -1,5 +1,5 @@
-// `covkit trace timeline`: a trace as Chrome trace-event JSON, for Perfetto
-// (ui.perfetto.dev) and chrome://tracing.
+// `covkit trace timeline`: options, the timeline (src/trace/timeline_writer)
+// streamed into the output file, an exit status.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -10,13 +10,14 @@
 #include <string_view>
 #include <system_error>
 
+#include "cli/command_line.h"
 #include "cli/trace_command.h"
 #include "cli/trace_warnings.h"
 #include "format/trace_reader.h"
-#include "trace/record_support.h"
+#include "trace/duration.h"
 #include "trace/symbolizer.h"
 #include "trace/timeline_writer.h"
-#include "util/file_io.h"
+#include "util/atomic_output.h"
 #include "util/printable.h"
 
 namespace covkit::cli {
@@ -37,7 +38,8 @@ constexpr const char* kDescription =
     "\n"
     "Big traces make big files (about 150 bytes per call) that browsers open\n"
     "slowly: --min-duration leaves out short calls, --max-events keeps the\n"
-    "longest calls only.\n";
+    "longest calls only. The trace is read once, a block at a time; memory holds\n"
+    "the calls to be written (about 40 bytes each), not the trace.\n";
 
 constexpr const char* kFooter =
     "T is a number with a unit: ns, us, ms or s (a bare number is nanoseconds).\n"
@@ -53,25 +55,58 @@ constexpr const char* kFooter =
 
 constexpr const char* kDefaultDir = "covkit-trace.data";
 
-int fail(std::string_view file, std::string_view what) {
-  std::fprintf(stderr, "covkit trace timeline: %s: %s\n", util::printable(file).c_str(), std::string(what).c_str());
-  return 1;
+constexpr std::string_view kCommand = "covkit trace timeline";
+
+struct TimelineCommandOptions {
+  std::string dir = kDefaultDir, out, min_duration;
+  bool no_source = false;
+  trace::TimelineOptions timeline;
+};
+
+int timeline(TimelineCommandOptions& o) {
+  if (!o.min_duration.empty()) {
+    auto t = trace::parse_duration_ns(o.min_duration);
+    if (!t) return fail(kCommand, "", fmt::format("--min-duration {}: not a duration (500ns, 10us, 2ms, 1s)", o.min_duration));
+    o.timeline.min_duration_ns = *t;
+  }
+  o.timeline.source_args = !o.no_source;
+  std::error_code ec;
+  if (fs::is_directory(o.out, ec)) return fail(kCommand, o.out, "is a directory");
+  auto trace = format::read_trace_dir(o.dir);
+  if (!trace) return fail(kCommand, o.dir, trace.error());
+  print_trace_warnings("timeline", trace->warnings);
+
+  auto output = util::AtomicOutput::open(o.out);
+  if (!output) return fail(kCommand, o.out, output.error());
+  trace::Symbolizer symbols;
+  trace::SymbolLookup lookup = [&](const format::TraceProcess& p, uint64_t address,
+                                   uint64_t when) -> const trace::SymbolInfo& { return symbols.lookup(p, address, when); };
+  trace::TimelineStats stats;
+  trace::write_timeline(*trace, lookup, o.timeline, [&](std::string_view piece) { output->write(piece); }, &stats);
+  print_trace_warnings("timeline", stats.warnings);
+  if (stats.calls == 0)  // the output is discarded
+    return fail(kCommand, o.dir, "no function calls in the trace (was the program built with -finstrument-functions?)");
+  if (auto committed = output->commit(); !committed) return fail(kCommand, o.out, committed.error());
+  if (stats.over_limit > 0)
+    std::fprintf(stderr,
+                 "%s: %s: the %llu longest of %llu calls written (--max-events; %llu shorter calls left out)\n",
+                 std::string(kCommand).c_str(), util::printable(o.out).c_str(), (unsigned long long)stats.written,
+                 (unsigned long long)stats.calls, (unsigned long long)stats.over_limit);
+  return 0;
 }
 
 }  // namespace
 
 int run_trace_timeline(int argc, char** argv) {
-  CLI::App app{kDescription, "covkit trace timeline"};
+  CLI::App app{kDescription, std::string(kCommand)};
   app.footer(kFooter);
   app.get_formatter()->column_width(30);
-  std::string dir = kDefaultDir, out, min_duration;
-  trace::TimelineOptions options;
-  options.max_events = 1000000;
-  bool no_source = false;
-  app.add_option("dir", dir, "The trace directory [default: covkit-trace.data]")->type_name("DIR");
-  app.add_option("-o,--output", out, "Where the JSON goes")->required()->type_name("FILE");
-  app.add_option("--min-duration", min_duration, "Leave out calls shorter than T [default: 0]")->type_name("T");
-  app.add_option("--max-events", options.max_events,
+  TimelineCommandOptions o;
+  o.timeline.max_events = 1000000;
+  app.add_option("dir", o.dir, "The trace directory [default: covkit-trace.data]")->type_name("DIR");
+  app.add_option("-o,--output", o.out, "Where the JSON goes")->required()->type_name("FILE");
+  app.add_option("--min-duration", o.min_duration, "Leave out calls shorter than T [default: 0]")->type_name("T");
+  app.add_option("--max-events", o.timeline.max_events,
                  "Write at most N calls, the longest; 0 for no limit [default: 1000000]")
       ->check(CLI::Validator(
           [](std::string& v) {
@@ -80,49 +115,9 @@ int run_trace_timeline(int argc, char** argv) {
           },
           ""))
       ->type_name("N");
-  app.add_flag("--no-source", no_source, "Leave out the file and line arguments of each call (smaller files)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help
-    std::fprintf(stderr, "covkit trace timeline: %s (see covkit trace timeline --help)\n", e.what());
-    return 1;
-  }
-  if (!min_duration.empty()) {
-    auto t = trace::parse_duration_ns(min_duration);
-    if (!t) {
-      std::fprintf(stderr, "covkit trace timeline: --min-duration %s: not a duration (500ns, 10us, 2ms, 1s)\n",
-                   util::printable(min_duration).c_str());
-      return 1;
-    }
-    options.min_duration_ns = *t;
-  }
-  options.source_args = !no_source;
-  std::error_code ec;
-  if (fs::is_directory(out, ec)) return fail(out, "is a directory");
-
-  std::string error;
-  auto trace = format::read_trace_dir(dir, &error);
-  if (!trace) return fail(dir, error);
-  print_trace_warnings("timeline", trace->warnings);
-
-  trace::Symbolizer symbols;
-  trace::SymbolLookup lookup = [&](const format::TraceProcess& p, uint64_t address,
-                                   uint64_t when) -> const trace::SymbolInfo& {
-    return symbols.lookup(p, address, when);
-  };
-  trace::TimelineStats stats;
-  std::string json = trace::write_timeline(*trace, lookup, options, &stats);
-  if (stats.calls == 0)
-    return fail(dir, "no function calls in the trace (was the program built with -finstrument-functions?)");
-  if (auto w = util::write_file_atomic(out, json); !w) return fail(out, w.error().message);
-  if (stats.over_limit > 0)
-    std::fprintf(stderr,
-                 "covkit trace timeline: %s: the %llu longest of %llu calls written (--max-events; %llu shorter "
-                 "calls left out)\n",
-                 util::printable(out).c_str(), (unsigned long long)stats.written,
-                 (unsigned long long)stats.calls, (unsigned long long)stats.over_limit);
-  return 0;
+  app.add_flag("--no-source", o.no_source, "Leave out the file and line arguments of each call (smaller files)");
+  if (auto status = parse_command_line(app, argc, argv)) return *status;
+  return run_guarded(kCommand, [&] { return timeline(o); });
 }
 
 }  // namespace covkit::cli

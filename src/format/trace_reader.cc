@@ -12,10 +12,13 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <cerrno>
+#include <cstring>
 #include <map>
 #include <system_error>
 #include <unordered_map>
 
+#include "format/trace_file_names.h"
 #include "format/trace_meta_parser.h"
 #include "format/trace_stream_decoder.h"
 #include "util/file_io.h"
@@ -83,19 +86,44 @@ void complete_calibration(TraceProcess& p, const std::string& meta, std::vector<
   p.now_calib.emplace(c0 + ticks, n0 + uint64_t(slope * ticks));
 }
 
-// "<digits>" -> number.
-std::optional<uint32_t> pid_number(std::string_view s) {
-  uint32_t v = 0;
-  if (s.empty() || s.size() > 10) return std::nullopt;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
+struct ImageFiles {
+  ImageName name;
+  std::string meta;
+  std::map<std::pair<uint32_t, uint32_t>, std::string> threads;  // (tid, sequence) -> .ckt path
+};
+
+// Images in order: by pid, then by sequence (exec order).
+using ImageKey = std::pair<uint32_t, uint32_t>;
+
+// The 64 header bytes of a stream file (fewer when it is shorter).
+std::vector<uint8_t> read_head(const std::string& path, std::string& why) {
+  auto bytes = StreamBytes::open(path);
+  if (!bytes) {
+    why = bytes.error().describe();
+    return {};
+  }
+  std::vector<uint8_t> head(kTraceHeaderSize);
+  ssize_t n = bytes->read(0, head.data(), head.size());
+  if (n < 0) {
+    why = std::strerror(errno);
+    return {};
+  }
+  head.resize(size_t(n));
+  return head;
 }
 
-struct ProcessFiles {
-  std::string meta;
-  std::map<uint32_t, std::string> threads;  // tid -> .ckt path
-};
+// A thread's name is its own only if it is not the one it inherited: a
+// thread starts with its creator's name, usually the program's, and keeps it
+// until it is given one. So a thread other than the main one whose name is
+// the main thread's first name or the program's file name (as the kernel
+// cuts it, 15 bytes) is shown as "thread TID".
+std::string own_name(uint32_t pid, uint32_t tid, const std::string& name, const std::string& main_first,
+                     const std::string& exe) {
+  if (tid == pid) return name;
+  std::string base = fs::path(exe).filename().string().substr(0, 15);
+  if (name == main_first || (!base.empty() && name == base)) return "";
+  return name;
+}
 
 }  // namespace
 
@@ -107,17 +135,6 @@ TraceClock TraceProcess::clock() const {
   c.n0 = calib.front().second;
   if (auto p = slope_point(*this)) c.slope = double(p->second - c.n0) / double(p->first - c.c0);
   return c;
-}
-
-// Double precision: exact to the ns for 2^53 ns (104 days) from the first
-// pair, and fast enough to be called for every event.
-uint64_t TraceClock::operator()(uint64_t counter) const {
-  if (identity) return counter;
-  double offset = counter >= c0 ? double(counter - c0) * slope : -double(c0 - counter) * slope;
-  double ns = double(n0) + offset;
-  if (ns <= 0) return 0;
-  if (ns >= 18446744073709549568.0) return UINT64_MAX;
-  return uint64_t(ns);
 }
 
 uint64_t TraceProcess::to_ns(uint64_t counter) const { return clock()(counter); }
@@ -139,52 +156,46 @@ const TraceModule* TraceProcess::module_for(uint64_t address, uint64_t when) con
   return best;
 }
 
-std::optional<TraceSet> read_trace_dir(const std::string& dir, std::string* error) {
+std::string thread_display_name(const TraceThread& thread) {
+  return thread.name.empty() ? fmt::format("thread {}", thread.tid) : thread.name;
+}
+
+Expected<TraceSet> read_trace_dir(const std::string& dir) {
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) {
-    if (error) *error = fs::exists(dir, ec) ? "not a directory" : "no such directory";
-    return std::nullopt;
-  }
-  std::map<uint32_t, ProcessFiles> found;
+  if (!fs::is_directory(dir, ec)) return Error(fs::exists(dir, ec) ? "not a directory" : "no such directory");
+  std::map<ImageKey, ImageFiles> found;
   TraceSet set;
   set.dir = dir;
   fs::directory_iterator it(dir, ec), end;
-  if (ec) {
-    if (error) *error = fmt::format("cannot read the directory: {}", ec.message());
-    return std::nullopt;
-  }
+  if (ec) return Error(fmt::format("cannot read the directory: {}", ec.message()));
   for (; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     std::error_code type_ec;
     if (!it->is_regular_file(type_ec)) continue;
-    if (name.ends_with(".meta")) {
-      if (auto pid = pid_number(std::string_view(name).substr(0, name.size() - 5)))
-        found[*pid].meta = it->path().string();
-    } else if (name.ends_with(".ckt")) {
-      std::string_view stem = std::string_view(name).substr(0, name.size() - 4);
-      size_t dash = stem.find('-');
-      auto pid = dash == std::string_view::npos ? std::nullopt : pid_number(stem.substr(0, dash));
-      auto tid = dash == std::string_view::npos ? std::nullopt : pid_number(stem.substr(dash + 1));
-      if (pid && tid) found[*pid].threads[*tid] = it->path().string();
-      else set.warnings.push_back(fmt::format("{}: not named <pid>-<tid>.ckt; not read", util::printable(it->path().string())));
+    if (auto image = parse_meta_name(name)) {
+      ImageFiles& f = found[{image->pid, image->sequence}];
+      f.name = *image;
+      f.meta = it->path().string();
+    } else if (auto stream = parse_stream_name(name)) {
+      ImageFiles& f = found[{stream->image.pid, stream->image.sequence}];
+      f.name = stream->image;
+      f.threads[{stream->tid, stream->sequence}] = it->path().string();
+    } else if (name.ends_with(CKT_STREAM_SUFFIX)) {
+      set.warnings.push_back(fmt::format("{}: not named IMAGE-<tid>.ckt; not read", util::printable(it->path().string())));
     }
   }
-  if (ec) {
-    if (error) *error = fmt::format("cannot read the directory: {}", ec.message());
-    return std::nullopt;
-  }
-  if (found.empty()) {
-    if (error) *error = "not a covkit trace directory (no .meta or .ckt files)";
-    return std::nullopt;
-  }
+  if (ec) return Error(fmt::format("cannot read the directory: {}", ec.message()));
+  if (found.empty()) return Error("not a covkit trace directory (no .meta or .ckt files)");
 
-  for (auto& [pid, files] : found) {
+  for (auto& [key, files] : found) {
+    const uint32_t pid = key.first;
     TraceProcess process;
     process.pid = pid;
+    process.image = files.name.stem;
     std::vector<std::pair<uint32_t, std::string>> names;
     if (files.meta.empty()) {
-      set.warnings.push_back(fmt::format("{}/{}.meta: missing; the process's modules and clock are unknown",
-                                         util::printable(dir), pid));
+      set.warnings.push_back(fmt::format("{}/{}{}: missing; the process's modules and clock are unknown",
+                                         util::printable(dir), util::printable(files.name.stem), CKT_META_SUFFIX));
     } else {
       auto data = util::read_file(files.meta);
       if (!data) {
@@ -202,23 +213,32 @@ std::optional<TraceSet> read_trace_dir(const std::string& dir, std::string* erro
       complete_calibration(process, files.meta, set.warnings);
     }
     std::unordered_map<uint32_t, std::string> thread_names;  // the last `thread` line wins
-    for (auto& [tid, name] : names) thread_names[tid] = std::move(name);
-    for (const auto& [tid, path] : files.threads) {
-      auto data = util::read_file(path);
-      if (!data) {
-        set.warnings.push_back(fmt::format("{}: {}", util::printable(path), data.error().message));
+    std::string main_first;
+    for (auto& [tid, name] : names) {
+      if (tid == pid && main_first.empty()) main_first = name;
+      thread_names[tid] = std::move(name);
+    }
+    for (const auto& [id, path] : files.threads) {
+      const uint32_t tid = id.first;
+      std::string why;
+      std::vector<uint8_t> head = read_head(path, why);
+      if (!why.empty()) {
+        set.warnings.push_back(fmt::format("{}: {}", util::printable(path), why));
         continue;
       }
-      TraceThread thread;
       StreamHeader header;
-      StreamStatus st = decode_trace_stream(data->bytes(), path, thread, header, set.warnings);
-      if (st != StreamStatus::kOk) continue;
+      if (parse_stream_header(head, path, header, set.warnings) != StreamStatus::kOk) continue;
       if (header.pid != pid || header.tid != tid)
-        set.warnings.push_back(fmt::format("{}: byte 8: the header says pid {} tid {}; the file name wins",
-                                           util::printable(path), header.pid, header.tid));
+        set.warnings.push_back(fmt::format("{}: byte {}: the header says pid {} tid {}; the file name wins",
+                                           util::printable(path), CKT_HDR_PID, header.pid, header.tid));
+      TraceThread thread;
       thread.tid = tid;
       thread.file = path;
-      if (auto n = thread_names.find(tid); n != thread_names.end()) thread.name = n->second;
+      thread.start = header.start;
+      thread.ended = header.ended;
+      thread.counts = header.counts;
+      if (auto n = thread_names.find(tid); n != thread_names.end())
+        thread.name = own_name(pid, tid, n->second, main_first, process.exe);
       process.threads.push_back(std::move(thread));
     }
     set.processes.push_back(std::move(process));

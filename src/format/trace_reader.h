@@ -1,14 +1,18 @@
 #pragma once
 // Reads a trace directory written by libcovkit-trace (docs/trace-format.md):
-// per process its metadata (clock calibration, loaded modules, thread names)
-// and per thread its event stream, decoded into enter/exit events with
-// absolute counters and function addresses. Works on directories of running
-// programs: it reads what has been written and drops a torn last event.
+// per process image its metadata (clock calibration, loaded modules, thread
+// names) and per thread the header of its event stream. The events
+// themselves are not read here: a trace may hold billions, so views pull
+// them a block at a time (format/trace_event_reader.h) and keep what they
+// need, never the events. Works on directories of running programs: it reads
+// what has been written and drops a torn last event.
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "util/expected.h"
 
 namespace covkit::format {
 
@@ -23,25 +27,39 @@ struct TraceModule {
   std::vector<TraceSegment> segments;
 };
 
+// 24 bytes: views read millions per second, a block at a time.
 struct TraceEvent {
   enum class Kind : uint8_t { kEnter, kExit };
   Kind kind = Kind::kEnter;
+  uint32_t fn_id = 0;    // the stream's id of the function (enter only; 0: unknown), dense from 1
   uint64_t time = 0;     // counter (tsc ticks or ns, see TraceProcess::to_ns)
   uint64_t address = 0;  // the function (enter only)
+  bool operator==(const TraceEvent&) const = default;
+};
+
+// What the runtime said about a whole stream in its header when the thread
+// ended (or the stream stopped): counts without reading the events.
+struct StreamCounts {
+  uint64_t calls = 0, events = 0, lost = 0;
 };
 
 struct TraceThread {
   uint32_t tid = 0;
-  std::string name;                    // from the metadata ("" if never named)
-  std::string file;                    // the .ckt path (for messages)
+  std::string name;                    // from the metadata ("" if the thread never had one of its own)
+  std::string file;                    // the .ckt path; "" for a thread built in memory (events below)
   uint64_t start = 0;                  // header start counter
+  bool ended = false;                  // the thread finished normally (header flag; the end event too, once read)
+  std::optional<StreamCounts> counts;  // from the header, when the runtime wrote them
+
+  // A thread built in memory (tests, tools) carries its events and what
+  // reading its stream would tell; for a stream file they are filled in by
+  // decode_trace_stream, and views get them from a TraceEventReader.
   std::vector<uint64_t> initial_stack;  // frames open when the stream starts (fork), outermost first
-  std::vector<TraceEvent> events;      // perfectly nested after initial_stack
-  uint64_t lost = 0;                   // events the runtime reported dropped
-  bool ended = false;                  // the thread finished normally
-  bool truncated = false;              // the stream ended inside an event (still running, or killed)
-  uint64_t bytes = 0;                  // bytes of the stream in use: header and decoded events
-  uint64_t last_time = 0;              // counter of the last event read, specials (end) included
+  std::vector<TraceEvent> events;       // perfectly nested after initial_stack
+  uint64_t lost = 0;                    // events the runtime reported dropped
+  bool truncated = false;               // the stream ended inside an event (still running, or killed)
+  uint64_t bytes = 0;                   // bytes of the stream in use: header and decoded events
+  uint64_t last_time = 0;               // counter of the last event read, specials (end) included
 };
 
 // The counter -> ns conversion of one process, computed once: what
@@ -50,11 +68,21 @@ struct TraceClock {
   bool identity = true;  // counters are ns already
   uint64_t c0 = 0, n0 = 0;
   double slope = 1.0;    // ns per counter tick
-  uint64_t operator()(uint64_t counter) const;
+  // Double precision: exact to the ns for 2^53 ns (104 days) from the first
+  // pair, and cheap enough to be called for every event.
+  uint64_t operator()(uint64_t counter) const {
+    if (identity) return counter;
+    double offset = counter >= c0 ? double(counter - c0) * slope : -double(c0 - counter) * slope;
+    double ns = double(n0) + offset;
+    if (ns <= 0) return 0;
+    if (ns >= 18446744073709549568.0) return UINT64_MAX;
+    return uint64_t(ns);
+  }
 };
 
 struct TraceProcess {
   uint32_t pid = 0, ppid = 0;
+  std::string image;  // the file stem: "<pid>", or "<pid>.<n>" for a later image of that pid (exec)
   std::string exe;
   bool tsc = false;  // counters are TSC ticks (else CLOCK_MONOTONIC ns)
   std::vector<std::pair<uint64_t, uint64_t>> calib;  // (counter, mono ns), in file order
@@ -80,12 +108,15 @@ struct TraceProcess {
 
 struct TraceSet {
   std::string dir;
-  std::vector<TraceProcess> processes;  // sorted by pid
+  std::vector<TraceProcess> processes;  // sorted by pid, then image
   std::vector<std::string> warnings;    // one line each, naming the file
 };
 
-// nullopt (and a one-line `error`) when `dir` is not a readable trace
-// directory; damaged files inside it become warnings.
-std::optional<TraceSet> read_trace_dir(const std::string& dir, std::string* error);
+// An Error when `dir` is not a readable trace directory; damaged files
+// inside it become warnings.
+Expected<TraceSet> read_trace_dir(const std::string& dir);
+
+// The name a view shows for a thread: its own name, else "thread TID".
+std::string thread_display_name(const TraceThread& thread);
 
 }  // namespace covkit::format

@@ -1,8 +1,12 @@
 #include "format/trace_stream_decoder.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <unordered_map>
 
@@ -11,9 +15,6 @@
 namespace covkit::format {
 
 namespace {
-
-enum : uint8_t { kEnter = 1, kExit = 2, kSpecial = 3 };
-enum : uint64_t { kDefine = 1, kLost = 2, kStack = 3, kEnd = 4 };
 
 // Ids below this live in a flat table (8 bytes each, so at most 8 MiB even
 // for a hostile stream); larger ones, which the runtime never writes (its
@@ -26,29 +27,161 @@ uint32_t le32(const uint8_t* p) {
 }
 uint64_t le64(const uint8_t* p) { return uint64_t(le32(p)) | uint64_t(le32(p + 4)) << 32; }
 
-class Decoder {
+}  // namespace
+
+// ---- bytes ----
+
+Expected<StreamBytes> StreamBytes::open(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return Error(std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Error("not a regular file");
+  }
+  return StreamBytes(fd);
+}
+
+StreamBytes::StreamBytes(StreamBytes&& other) noexcept : fd_(other.fd_), memory_(other.memory_) { other.fd_ = -1; }
+
+StreamBytes::~StreamBytes() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+ssize_t StreamBytes::read(uint64_t offset, uint8_t* out, size_t n) const {
+  if (fd_ < 0) {
+    if (offset >= memory_.size()) return 0;
+    size_t k = std::min<uint64_t>(n, memory_.size() - offset);
+    std::memcpy(out, memory_.data() + offset, k);
+    return ssize_t(k);
+  }
+  for (;;) {
+    ssize_t r = ::pread(fd_, out, n, off_t(offset));
+    if (r >= 0 || errno != EINTR) return r;
+  }
+}
+
+uint64_t StreamBytes::size() const {
+  if (fd_ < 0) return memory_.size();
+  struct stat st {};
+  return ::fstat(fd_, &st) == 0 ? uint64_t(st.st_size) : 0;
+}
+
+// ---- header ----
+
+StreamStatus parse_stream_header(std::span<const uint8_t> bytes, const std::string& file, StreamHeader& header,
+                                 std::vector<std::string>& warnings) {
+  const size_t head = std::min(bytes.size(), kTraceHeaderSize);
+  if (std::all_of(bytes.begin(), bytes.begin() + head, [](uint8_t c) { return c == 0; })) return StreamStatus::kNoHeader;
+  if (bytes.size() < kTraceHeaderSize) {
+    warnings.push_back(fmt::format("{}: byte 0: a header of {} bytes ({} expected); not read",
+                                   util::printable(file), bytes.size(), kTraceHeaderSize));
+    return StreamStatus::kNotStream;
+  }
+  if (std::memcmp(bytes.data() + CKT_HDR_MAGIC, CKT_MAGIC, 8) != 0) {
+    warnings.push_back(fmt::format("{}: byte 0: not a covkit thread stream (no {} magic); not read",
+                                   util::printable(file), CKT_MAGIC));
+    return StreamStatus::kNotStream;
+  }
+  header.pid = le32(&bytes[CKT_HDR_PID]);
+  header.tid = le32(&bytes[CKT_HDR_TID]);
+  header.start = le64(&bytes[CKT_HDR_START]);
+  const uint32_t flags = le32(&bytes[CKT_HDR_FLAGS]);
+  header.ended = flags & CKT_FLAG_ENDED;
+  header.counts.reset();
+  if (flags & CKT_FLAG_COUNTS)
+    header.counts = StreamCounts{le64(&bytes[CKT_HDR_CALLS]), le64(&bytes[CKT_HDR_EVENTS]), le64(&bytes[CKT_HDR_LOST])};
+  return StreamStatus::kOk;
+}
+
+// ---- events ----
+
+class StreamDecoder::Impl {
  public:
-  // With `count_only`, events are counted in `count` instead of stored.
-  Decoder(std::span<const uint8_t> bytes, const std::string& file, TraceThread& thread,
-          std::vector<std::string>& warnings, bool ended_flag, bool count_only = false)
-      : b_(bytes), file_(file), t_(thread), warnings_(warnings), ended_flag_(ended_flag), count_only_(count_only) {}
+  Impl(const StreamBytes& bytes, const std::string& file, uint64_t start, bool ended_flag,
+       std::vector<std::string>& warnings, size_t window)
+      : bytes_(bytes), file_(file), warnings_(warnings), ended_flag_(ended_flag), time_(start) {
+    buf_.resize(std::max<size_t>(window, 1));
+    base_ = kTraceHeaderSize;
+    s_.bytes = kTraceHeaderSize;
+    s_.last_time = start;
+    s_.ended = ended_flag;
+  }
 
-  uint64_t count = 0, enters = 0;
+  // Decodes events until `max` are in `out` (or counted) or the stream ends.
+  void run(std::vector<TraceEvent>* out, size_t max) {
+    out_ = out;
+    while (!done_ && (!out || out->size() < max)) step();
+    if (done_ && !finished_) finish();
+  }
 
-  void run();
+  bool done() const { return done_; }
+  const StreamSummary& summary() const { return s_; }
 
  private:
   enum class Read { kOk, kEof, kBad };
+
+  uint64_t pos() const { return base_ + pos_; }  // file offset of the next byte
+
+  // The next byte, reading the next window when this one is used up.
+  bool byte(uint8_t& b) {
+    if (pos_ == end_ && !refill()) return false;
+    b = buf_[pos_++];
+    last_byte_ = b;
+    return true;
+  }
+
+  bool refill() {
+    if (eof_) return false;
+    base_ += end_;
+    pos_ = end_ = 0;
+    ssize_t n = bytes_.read(base_, buf_.data(), buf_.size());
+    if (n < 0) {
+      warn(base_, fmt::format("cannot read: {}; the rest of the stream is ignored", std::strerror(errno)));
+      eof_ = true;
+      return false;
+    }
+    if (n == 0) {
+      eof_ = true;
+      return false;
+    }
+    end_ = size_t(n);
+    return true;
+  }
+
+  // At the end of the data: no byte, or a zero byte at an event boundary.
+  bool at_end() {
+    if (pos_ == end_ && !refill()) return true;
+    return buf_[pos_] == 0;
+  }
 
   // LEB128, at most 10 bytes and 64 bits.
   Read varint(uint64_t& v) {
     v = 0;
     for (unsigned shift = 0;; shift += 7) {
-      if (pos_ >= b_.size()) return Read::kEof;
-      uint8_t byte = b_[pos_++];
-      if (shift == 63 && (byte & 0xfe)) return Read::kBad;  // more than 64 bits
-      v |= uint64_t(byte & 0x7f) << shift;
-      if (!(byte & 0x80)) return Read::kOk;
+      uint8_t b;
+      if (!byte(b)) return Read::kEof;
+      if (shift == 63 && (b & 0xfe)) return Read::kBad;  // more than 64 bits
+      v |= uint64_t(b & 0x7f) << shift;
+      if (!(b & 0x80)) return Read::kOk;
+    }
+  }
+
+  // Every byte from file offset `from` to the end is zero. Looks at the
+  // window first: usually the next event's lead byte answers at once.
+  bool zero_from(uint64_t from) {
+    if (from >= base_ && from <= base_ + end_) {
+      for (size_t i = size_t(from - base_); i < end_; ++i)
+        if (buf_[i] != 0) return false;
+      from = base_ + end_;
+      if (eof_) return true;
+    }
+    uint8_t chunk[65536];
+    for (;;) {
+      ssize_t n = bytes_.read(from, chunk, sizeof chunk);
+      if (n <= 0) return true;
+      if (std::any_of(chunk, chunk + n, [](uint8_t c) { return c != 0; })) return false;
+      from += uint64_t(n);
     }
   }
 
@@ -78,12 +211,9 @@ class Decoder {
   }
 
   void store(const TraceEvent& e) {
-    if (count_only_) ++count, enters += e.kind == TraceEvent::Kind::kEnter;
-    else t_.events.push_back(e);
-  }
-
-  bool zero_from(size_t pos) const {
-    return std::all_of(b_.begin() + std::min(pos, b_.size()), b_.end(), [](uint8_t c) { return c == 0; });
+    ++s_.events;
+    s_.calls += e.kind == TraceEvent::Kind::kEnter;
+    if (out_) out_->push_back(e);
   }
 
   // The runtime writes an event's bytes in order into a zeroed file, so a
@@ -92,241 +222,328 @@ class Decoder {
   // zeros follow it in a stream that has not ended, may be incomplete: it is
   // dropped (the next read gets it whole).
   bool possibly_torn() {
-    if (ended_flag_ || b_[pos_ - 1] != 0 || !zero_from(pos_)) return false;
-    t_.truncated = true;
+    if (ended_flag_ || last_byte_ != 0 || !zero_from(pos())) return false;
+    s_.truncated = true;
     done_ = true;
     return true;
   }
 
-  void warn(size_t offset, const std::string& what) {
+  void warn(uint64_t offset, const std::string& what) {
     warnings_.push_back(fmt::format("{}: byte {}: {}", util::printable(file_), offset, what));
   }
 
   // The event that starts at `event` cannot be read past `at`. Stops decoding.
-  void stop(Read why, size_t event, size_t at, const std::string& what) {
+  void stop(Read why, uint64_t event, uint64_t at, const std::string& what) {
     if (why == Read::kEof) {
       // The file ends inside the event: a copy cut short, or a runtime that
       // sized its file to the data and was killed mid-write.
-      t_.truncated = true;
+      s_.truncated = true;
       warn(event, "the stream ends inside an event (cut short); the event is dropped");
     } else if (zero_from(at)) {
       // The event's first bytes are there and the rest is still zero: the
       // program is writing it right now (or was killed while doing so).
-      t_.truncated = true;
+      s_.truncated = true;
     } else {
       warn(event, what + "; the rest of the stream is ignored");
     }
     done_ = true;
   }
 
-  std::span<const uint8_t> b_;
-  const std::string& file_;
-  TraceThread& t_;
+  void step();
+  bool fast_step();
+  // false when the special event could not be read whole (decoding stops).
+  bool special(uint64_t event);
+  bool stack(uint64_t event);
+  void finish() {
+    finished_ = true;
+    if (unmatched_exits_ > 1)
+      warnings_.push_back(fmt::format("{}: {} exits with no open frame were dropped", util::printable(file_),
+                                      unmatched_exits_));
+  }
+
+  const StreamBytes& bytes_;
+  const std::string file_;  // a copy: callers pass temporaries
   std::vector<std::string>& warnings_;
-  const bool ended_flag_, count_only_;
-  size_t pos_ = kTraceHeaderSize;
-  bool done_ = false;
+  const bool ended_flag_;
+  std::vector<TraceEvent>* out_ = nullptr;
+  std::vector<uint8_t> buf_;
+  uint64_t base_ = 0;       // file offset of buf_[0]
+  size_t pos_ = 0, end_ = 0;
+  bool eof_ = false, done_ = false, finished_ = false;
+  uint8_t last_byte_ = 0;
+  uint64_t time_ = 0;
+  uint64_t depth_ = 0;  // open frames, initial stack included
+  uint64_t unmatched_exits_ = 0, stray_stacks_ = 0;
+  bool overflow_warned_ = false, seen_event_ = false;
   std::vector<uint64_t> dense_;
   std::vector<uint8_t> dense_defined_;
   std::unordered_map<uint64_t, uint64_t> sparse_;
+  StreamSummary s_;
 };
 
-void Decoder::run() {
-  uint64_t time = t_.start;
-  uint64_t depth = 0;  // open frames, initial stack included
-  uint64_t unmatched_exits = 0, stray_stacks = 0;
-  bool overflow_warned = false, seen_event = false;
-  t_.bytes = kTraceHeaderSize;
-  t_.last_time = time;
-  while (!done_) {
-    const size_t event = pos_;
-    if (pos_ >= b_.size() || b_[pos_] == 0) break;  // end of the data (or of the file)
-    const uint8_t lead = b_[pos_++];
-    const uint8_t kind = lead & 3;
-    if (kind == 0) {
-      stop(Read::kBad, event, event, fmt::format("lead byte 0x{:02x} has kind 0", lead));
-      break;
+// Enters and exits whose bytes are all in the window, decoded without a
+// check per byte: nearly every event. Anything else (a special, the end of
+// the window or of the data, a possibly torn event, an unknown id, an exit
+// without a frame, a time overflow) is left to the careful path, which
+// starts over from the same byte.
+bool StreamDecoder::Impl::fast_step() {
+  const uint8_t* const p = buf_.data() + pos_;
+  const uint8_t lead = p[0];
+  const unsigned kind = lead & 3;
+  if (kind != CKT_KIND_ENTER && kind != CKT_KIND_EXIT) return false;
+  size_t n = 1;
+  uint64_t delta = lead >> 3;
+  if (lead & 4) {
+    uint64_t more = 0;
+    for (unsigned shift = 0;; shift += 7) {
+      if (shift > 56) return false;
+      const uint8_t b = p[n++];
+      more |= uint64_t(b & 0x7f) << shift;
+      if (!(b & 0x80)) break;
     }
-    uint64_t delta = lead >> 3;
-    if (lead & 4) {
-      size_t at = pos_;
-      uint64_t more = 0;
-      Read r = varint(more);
-      if (r == Read::kOk && (more >> 59) != 0) r = Read::kBad;
-      if (r != Read::kOk) {
-        stop(r, event, at, "the time delta does not fit in 64 bits");
-        break;
-      }
-      delta |= more << 5;
-    }
-    uint64_t next = time + delta;
-    if (next < time) {  // wrapped: clamp, time never goes backwards
-      if (!overflow_warned) warn(event, "the time overflows 64 bits; clamped");
-      overflow_warned = true;
-      next = UINT64_MAX;
-    }
-
-    if (kind == kEnter) {
-      size_t at = pos_;
-      uint64_t id = 0, address = 0;
-      Read r = varint(id);
-      if (r == Read::kOk && !defined(id, &address)) r = Read::kBad;
-      if (r != Read::kOk) {
-        stop(r, event, at, fmt::format("enter of function id {}, which no define event introduced", id));
-        break;
-      }
-      if (possibly_torn()) break;
-      time = next;
-      seen_event = true;
-      store({TraceEvent::Kind::kEnter, time, address});
-      ++depth;
-    } else if (kind == kExit) {
-      if (possibly_torn()) break;
-      time = next;
-      seen_event = true;
-      if (depth == 0) {
-        if (unmatched_exits++ == 0) warn(event, "an exit with no open frame (dropped)");
-      } else {
-        store({TraceEvent::Kind::kExit, time, 0});
-        --depth;
-      }
-    } else {
-      size_t at = pos_;
-      uint64_t subtype = 0;
-      Read r = varint(subtype);
-      if (r != Read::kOk) {
-        stop(r, event, at, "the special event's subtype does not fit in 64 bits");
-        break;
-      }
-      if (subtype == kDefine) {
-        at = pos_;
-        uint64_t id = 0;
-        r = varint(id);
-        if (r != Read::kOk) {
-          stop(r, event, at, "the function id does not fit in 64 bits");
-          break;
-        }
-        if (b_.size() - pos_ < 8) {
-          stop(Read::kEof, event, pos_, "");
-          break;
-        }
-        pos_ += 8;
-        if (possibly_torn()) break;
-        define(id, le64(&b_[pos_ - 8]));
-      } else if (subtype == kLost) {
-        at = pos_;
-        uint64_t count = 0;
-        r = varint(count);
-        if (r != Read::kOk) {
-          stop(r, event, at, "the lost count does not fit in 64 bits");
-          break;
-        }
-        if (possibly_torn()) break;
-        t_.lost = count > UINT64_MAX - t_.lost ? UINT64_MAX : t_.lost + count;
-      } else if (subtype == kStack) {
-        at = pos_;
-        uint64_t n = 0;
-        r = varint(n);
-        // Each frame takes at least one byte: a count beyond the bytes left
-        // is a lie, refused before anything is allocated for it.
-        if (r == Read::kOk && n > b_.size() - pos_) r = zero_from(pos_) ? Read::kEof : Read::kBad;
-        if (r != Read::kOk) {
-          if (r == Read::kEof && pos_ < b_.size()) {  // the frames are not written yet
-            t_.truncated = true;
-            done_ = true;
-            break;
-          }
-          stop(r, event, at, fmt::format("a stack of {} frames in {} bytes", n, b_.size() - std::min(pos_, b_.size())));
-          break;
-        }
-        std::vector<uint64_t> frames;
-        frames.reserve(n);
-        for (uint64_t i = 0; i < n && r == Read::kOk; ++i) {
-          at = pos_;
-          uint64_t id = 0, address = 0;
-          r = varint(id);
-          if (r == Read::kOk && !defined(id, &address)) r = Read::kBad;
-          frames.push_back(address);
-        }
-        if (r != Read::kOk) {
-          stop(r, event, at, "a stack frame whose function id no define event introduced");
-          break;
-        }
-        if (possibly_torn()) break;
-        if (!seen_event && t_.initial_stack.empty()) {
-          depth = frames.size();
-          t_.initial_stack = std::move(frames);
-        } else if (stray_stacks++ == 0) {
-          warn(event, "a stack event after the stream started (ignored)");
-        }
-      } else if (subtype == kEnd) {
-        t_.ended = true;
-        done_ = true;
-      } else {
-        // Specials carry no length: one of an unknown subtype cannot be skipped.
-        stop(Read::kBad, event, event, fmt::format("special event of unknown subtype {}", subtype));
-        break;
-      }
-      time = next;
-    }
-    t_.bytes = pos_;
-    t_.last_time = time;
+    if (more >> 59) return false;
+    delta |= more << 5;
   }
-  if (unmatched_exits > 1)
-    warnings_.push_back(
-        fmt::format("{}: {} exits with no open frame were dropped", util::printable(file_), unmatched_exits));
-}
-
-}  // namespace
-
-bool count_trace_stream(std::span<const uint8_t> bytes, StreamCounts& counts) {
-  if (bytes.size() < kTraceHeaderSize || std::memcmp(bytes.data(), kTraceMagic, sizeof kTraceMagic) != 0)
-    return false;
-  TraceThread scratch;
-  scratch.start = le64(&bytes[16]);
-  std::vector<std::string> ignored;
-  std::string name;
-  Decoder counter(bytes, name, scratch, ignored, le32(&bytes[24]) & 1, true);
-  counter.run();
-  counts.events = counter.count;
-  counts.enters = counter.enters;
-  counts.bytes = scratch.bytes;
+  const uint64_t next = time_ + delta;
+  if (next < time_) return false;
+  if (kind == CKT_KIND_ENTER) {
+    uint64_t id = 0;
+    for (unsigned shift = 0;; shift += 7) {
+      if (shift > 56) return false;
+      const uint8_t b = p[n++];
+      id |= uint64_t(b & 0x7f) << shift;
+      if (!(b & 0x80)) break;
+    }
+    if (id >= dense_defined_.size() || !dense_defined_[id]) return false;
+    if (p[n - 1] == 0 && !ended_flag_) return false;  // possibly torn
+    time_ = next;
+    store({.kind = TraceEvent::Kind::kEnter, .fn_id = uint32_t(id), .time = time_, .address = dense_[id]});
+    ++depth_;
+  } else {
+    if (depth_ == 0 || (p[n - 1] == 0 && !ended_flag_)) return false;
+    time_ = next;
+    store({.kind = TraceEvent::Kind::kExit, .time = time_});
+    --depth_;
+  }
+  seen_event_ = true;
+  last_byte_ = p[n - 1];
+  pos_ += n;
+  s_.bytes = pos();
+  s_.last_time = time_;
   return true;
 }
 
+void StreamDecoder::Impl::step() {
+  // An event the fast path decodes takes at most 1 + 10 + 10 bytes.
+  if (end_ - pos_ >= 24 && fast_step()) return;
+  const uint64_t event = pos();
+  if (at_end()) {  // end of the data (or of the file)
+    done_ = true;
+    return;
+  }
+  uint8_t lead = 0;
+  byte(lead);
+  const uint8_t kind = lead & 3;
+  if (kind == 0) {
+    stop(Read::kBad, event, event, fmt::format("lead byte 0x{:02x} has kind 0", lead));
+    return;
+  }
+  uint64_t delta = lead >> 3;
+  if (lead & 4) {
+    uint64_t at = pos(), more = 0;
+    Read r = varint(more);
+    if (r == Read::kOk && (more >> 59) != 0) r = Read::kBad;
+    if (r != Read::kOk) {
+      stop(r, event, at, "the time delta does not fit in 64 bits");
+      return;
+    }
+    delta |= more << 5;
+  }
+  uint64_t next = time_ + delta;
+  if (next < time_) {  // wrapped: clamp, time never goes backwards
+    if (!overflow_warned_) warn(event, "the time overflows 64 bits; clamped");
+    overflow_warned_ = true;
+    next = UINT64_MAX;
+  }
+
+  if (kind == CKT_KIND_ENTER) {
+    uint64_t at = pos(), id = 0, address = 0;
+    Read r = varint(id);
+    if (r == Read::kOk && !defined(id, &address)) r = Read::kBad;
+    if (r != Read::kOk) {
+      stop(r, event, at, fmt::format("enter of function id {}, which no define event introduced", id));
+      return;
+    }
+    if (possibly_torn()) return;
+    time_ = next;
+    seen_event_ = true;
+    store({.kind = TraceEvent::Kind::kEnter, .fn_id = id <= UINT32_MAX ? uint32_t(id) : 0, .time = time_, .address = address});
+    ++depth_;
+  } else if (kind == CKT_KIND_EXIT) {
+    if (possibly_torn()) return;
+    time_ = next;
+    seen_event_ = true;
+    if (depth_ == 0) {
+      if (unmatched_exits_++ == 0) warn(event, "an exit with no open frame (dropped)");
+    } else {
+      store({.kind = TraceEvent::Kind::kExit, .time = time_});
+      --depth_;
+    }
+  } else {
+    if (!special(event)) return;
+    ++s_.specials;
+    time_ = next;
+  }
+  s_.bytes = pos();
+  s_.last_time = time_;
+}
+
+bool StreamDecoder::Impl::special(uint64_t event) {
+  uint64_t at = pos(), subtype = 0;
+  Read r = varint(subtype);
+  if (r != Read::kOk) {
+    stop(r, event, at, "the special event's subtype does not fit in 64 bits");
+    return false;
+  }
+  if (subtype == CKT_SPECIAL_DEFINE) {
+    at = pos();
+    uint64_t id = 0;
+    r = varint(id);
+    if (r != Read::kOk) {
+      stop(r, event, at, "the function id does not fit in 64 bits");
+      return false;
+    }
+    uint8_t a[8];
+    for (uint8_t& b : a)
+      if (!byte(b)) {
+        stop(Read::kEof, event, pos(), "");
+        return false;
+      }
+    if (possibly_torn()) return false;
+    define(id, le64(a));
+  } else if (subtype == CKT_SPECIAL_LOST) {
+    at = pos();
+    uint64_t count = 0;
+    r = varint(count);
+    if (r != Read::kOk) {
+      stop(r, event, at, "the lost count does not fit in 64 bits");
+      return false;
+    }
+    if (possibly_torn()) return false;
+    s_.lost = count > UINT64_MAX - s_.lost ? UINT64_MAX : s_.lost + count;
+  } else if (subtype == CKT_SPECIAL_STACK) {
+    return stack(event);
+  } else if (subtype == CKT_SPECIAL_END) {
+    s_.ended = true;
+    done_ = true;
+  } else {
+    // Specials carry no length: one of an unknown subtype cannot be skipped.
+    stop(Read::kBad, event, event, fmt::format("special event of unknown subtype {}", subtype));
+    return false;
+  }
+  return true;
+}
+
+bool StreamDecoder::Impl::stack(uint64_t event) {
+  uint64_t at = pos(), n = 0;
+  Read r = varint(n);
+  // Each frame takes at least one byte: a count beyond the bytes left is a
+  // lie, refused before anything is allocated for it.
+  const uint64_t size = std::max(bytes_.size(), base_ + end_);
+  const uint64_t left = size - std::min(size, pos());
+  if (r == Read::kOk && n > left) r = zero_from(pos()) ? Read::kEof : Read::kBad;
+  if (r != Read::kOk) {
+    if (r == Read::kEof && pos() < size) {  // the frames are not written yet
+      s_.truncated = true;
+      done_ = true;
+      return false;
+    }
+    stop(r, event, at, fmt::format("a stack of {} frames in {} bytes", n, left));
+    return false;
+  }
+  std::vector<uint64_t> frames;
+  frames.reserve(n);
+  for (uint64_t i = 0; i < n && r == Read::kOk; ++i) {
+    at = pos();
+    uint64_t id = 0, address = 0;
+    r = varint(id);
+    if (r == Read::kOk && !defined(id, &address)) r = Read::kBad;
+    frames.push_back(address);
+  }
+  if (r != Read::kOk) {
+    stop(r, event, at, "a stack frame whose function id no define event introduced");
+    return false;
+  }
+  if (possibly_torn()) return false;
+  if (!seen_event_ && s_.initial_stack.empty()) {
+    depth_ = frames.size();
+    s_.initial_stack = std::move(frames);
+  } else if (stray_stacks_++ == 0) {
+    warn(event, "a stack event after the stream started (ignored)");
+  }
+  return true;
+}
+
+StreamDecoder::StreamDecoder(const StreamBytes& bytes, const std::string& file, uint64_t start, bool ended_flag,
+                             std::vector<std::string>& warnings, size_t window)
+    : impl_(std::make_unique<Impl>(bytes, file, start, ended_flag, warnings, window)) {}
+
+StreamDecoder::~StreamDecoder() = default;
+
+bool StreamDecoder::next(std::vector<TraceEvent>& out, size_t max) {
+  const size_t before = out.size();
+  impl_->run(&out, max > SIZE_MAX - before ? SIZE_MAX : before + max);
+  return out.size() > before;
+}
+
+void StreamDecoder::count_rest() { impl_->run(nullptr, 0); }
+
+const StreamSummary& StreamDecoder::summary() const { return impl_->summary(); }
+
+// ---- whole streams in memory ----
+
 StreamStatus decode_trace_stream(std::span<const uint8_t> bytes, const std::string& file, TraceThread& thread,
-                                 StreamHeader& header, std::vector<std::string>& warnings) {
-  const size_t head = std::min(bytes.size(), kTraceHeaderSize);
-  if (std::all_of(bytes.begin(), bytes.begin() + head, [](uint8_t c) { return c == 0; })) return StreamStatus::kNoHeader;
-  if (bytes.size() < kTraceHeaderSize) {
-    warnings.push_back(fmt::format("{}: byte 0: a header of {} bytes (64 expected); not read",
-                                   util::printable(file), bytes.size()));
-    return StreamStatus::kNotStream;
-  }
-  if (std::memcmp(bytes.data(), kTraceMagic, sizeof kTraceMagic) != 0) {
-    warnings.push_back(fmt::format("{}: byte 0: not a covkit thread stream (no CKTRACE1 magic); not read",
-                                   util::printable(file)));
-    return StreamStatus::kNotStream;
-  }
-  header.pid = le32(&bytes[8]);
-  header.tid = le32(&bytes[12]);
+                                 StreamHeader& header, std::vector<std::string>& warnings, size_t window) {
+  StreamStatus st = parse_stream_header(bytes, file, header, warnings);
+  if (st != StreamStatus::kOk) return st;
   thread.tid = header.tid;
-  thread.start = le64(&bytes[16]);
-  const bool ended_flag = le32(&bytes[24]) & 1;
+  thread.start = header.start;
+  StreamBytes source(bytes);
   // A large stream is decoded twice: first to count its events, so that the
   // event vector is allocated once (no regrowth copies, no doubled peak).
   constexpr size_t kCountFirst = size_t(4) << 20;
   if (bytes.size() > kCountFirst) {
-    TraceThread scratch = thread;
     std::vector<std::string> ignored;
-    Decoder counter(bytes, file, scratch, ignored, ended_flag, true);
-    counter.run();
-    thread.events.reserve(counter.count);
+    StreamDecoder counter(source, file, header.start, header.ended, ignored);
+    counter.count_rest();
+    thread.events.reserve(thread.events.size() + counter.summary().events);
   }
-  Decoder(bytes, file, thread, warnings, ended_flag).run();
+  StreamDecoder decoder(source, file, header.start, header.ended, warnings, window);
+  while (decoder.next(thread.events, SIZE_MAX - thread.events.size())) {
+  }
+  const StreamSummary& s = decoder.summary();
+  thread.initial_stack = s.initial_stack;
+  thread.lost = s.lost;
   // The flag is set last, after the end event; either says the thread ended.
-  thread.ended = thread.ended || ended_flag;
+  thread.ended = s.ended || header.ended;
+  thread.truncated = s.truncated;
+  thread.bytes = s.bytes;
+  thread.last_time = s.last_time;
   return StreamStatus::kOk;
+}
+
+bool count_trace_stream(std::span<const uint8_t> bytes, StreamTally& counts) {
+  StreamHeader header;
+  std::vector<std::string> ignored;
+  if (bytes.size() < kTraceHeaderSize || parse_stream_header(bytes, "", header, ignored) != StreamStatus::kOk)
+    return false;
+  StreamBytes source(bytes);
+  StreamDecoder counter(source, "", header.start, header.ended, ignored);
+  counter.count_rest();
+  counts.events = counter.summary().events;
+  counts.enters = counter.summary().calls;
+  counts.bytes = counter.summary().bytes;
+  return true;
 }
 
 }  // namespace covkit::format

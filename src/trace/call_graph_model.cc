@@ -64,6 +64,39 @@ void reach(const std::vector<std::vector<size_t>>& next, const std::vector<size_
   }
 }
 
+// A shown function whose calls all fall below the threshold would be a box
+// without arrows, cut off from where its time comes from: it keeps the arrow
+// from its heaviest (selected) caller, and that caller is shown too, up to a
+// function that has an arrow or no caller.
+void keep_callers_of_shown(const std::vector<GraphEdge>& edges, const std::vector<std::vector<size_t>>& incoming,
+                           const std::vector<bool>& selected, std::vector<bool>& keep, std::vector<bool>& keep_edge) {
+  std::vector<size_t> work;
+  for (size_t i = 0; i < keep.size(); ++i)
+    if (keep[i]) work.push_back(i);
+  while (!work.empty()) {
+    size_t n = work.back();
+    work.pop_back();
+    size_t best = SIZE_MAX;
+    bool has_arrow = false;
+    for (size_t k : incoming[n]) {
+      const GraphEdge& e = edges[k];
+      if (e.caller == n) continue;  // recursion says nothing about where the time comes from
+      has_arrow = has_arrow || keep_edge[k];
+      if (!selected[e.caller]) continue;
+      if (best == SIZE_MAX || e.inclusive_ns > edges[best].inclusive_ns ||
+          (e.inclusive_ns == edges[best].inclusive_ns && e.calls > edges[best].calls))
+        best = k;
+    }
+    if (has_arrow || best == SIZE_MAX) continue;
+    keep_edge[best] = true;
+    size_t caller = edges[best].caller;
+    if (!keep[caller]) {
+      keep[caller] = true;
+      work.push_back(caller);
+    }
+  }
+}
+
 }  // namespace
 
 std::string function_base_name(const std::string& name) {
@@ -94,8 +127,7 @@ std::string function_base_name(const std::string& name) {
   return name;
 }
 
-std::optional<CallGraph> build_call_graph(const CallProfile& profile, const GraphOptions& options,
-                                          std::string* error) {
+Expected<CallGraph> build_call_graph(const CallProfile& profile, const GraphOptions& options) {
   CallGraph graph;
   uint64_t exclusive_sum = 0;
   for (const FunctionStats& f : profile.functions) exclusive_sum += f.exclusive_ns;
@@ -131,10 +163,7 @@ std::optional<CallGraph> build_call_graph(const CallProfile& profile, const Grap
   std::vector<bool> selected(nodes.size(), true), protect(nodes.size(), false);
   if (!options.focus.empty()) {
     std::vector<size_t> focus = match_focus(nodes, options.focus);
-    if (focus.empty()) {
-      if (error) *error = fmt::format("no function named '{}' in the trace", util::printable(options.focus));
-      return std::nullopt;
-    }
+    if (focus.empty()) return Error(fmt::format("no function named '{}' in the trace", util::printable(options.focus)));
     for (size_t f : focus) nodes[f].focus = true;
     reach(callers, focus, -1, protect);
     std::vector<bool> below(nodes.size(), false);
@@ -164,25 +193,33 @@ std::optional<CallGraph> build_call_graph(const CallProfile& profile, const Grap
   // A zero total gives every share 0: the threshold then means nothing.
   const bool thresholds = graph.total_ns != 0 && options.threshold_percent > 0;
   auto above = [&](double share) { return !thresholds || share * 100.0 >= options.threshold_percent; };
+  std::vector<bool> keep(nodes.size(), false), keep_edge(edges.size(), false);
+  for (size_t i = 0; i < nodes.size(); ++i) keep[i] = selected[i] && (protect[i] || above(nodes[i].inclusive_share));
+  std::vector<std::vector<size_t>> incoming(nodes.size());
+  for (size_t k = 0; k < edges.size(); ++k) {
+    const GraphEdge& e = edges[k];
+    incoming[e.callee].push_back(k);
+    keep_edge[k] = keep[e.caller] && keep[e.callee] && ((protect[e.caller] && protect[e.callee]) || above(e.share));
+  }
+  keep_callers_of_shown(edges, incoming, selected, keep, keep_edge);
   std::vector<size_t> renumber(nodes.size(), SIZE_MAX);
   for (size_t i = 0; i < nodes.size(); ++i) {
-    if (selected[i] && (protect[i] || above(nodes[i].inclusive_share))) {
+    if (keep[i]) {
       renumber[i] = graph.nodes.size();
       graph.nodes.push_back(std::move(nodes[i]));
     } else {
       ++graph.dropped_nodes;
     }
   }
-  for (const GraphEdge& e : edges) {
-    size_t a = renumber[e.caller], b = renumber[e.callee];
-    if (a != SIZE_MAX && b != SIZE_MAX && ((protect[e.caller] && protect[e.callee]) || above(e.share))) {
-      GraphEdge kept = e;
-      kept.caller = a;
-      kept.callee = b;
-      graph.edges.push_back(kept);
-    } else {
+  for (size_t k = 0; k < edges.size(); ++k) {
+    if (!keep_edge[k]) {
       ++graph.dropped_edges;
+      continue;
     }
+    GraphEdge kept = edges[k];
+    kept.caller = renumber[kept.caller];
+    kept.callee = renumber[kept.callee];
+    graph.edges.push_back(kept);
   }
   std::stable_sort(graph.edges.begin(), graph.edges.end(), [](const GraphEdge& x, const GraphEdge& y) {
     return x.caller != y.caller ? x.caller < y.caller : x.callee < y.callee;

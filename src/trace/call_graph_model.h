@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "trace/call_profile.h"
+#include "util/expected.h"
 
 namespace covkit::trace {
 
@@ -50,9 +51,8 @@ struct CallGraph {
   size_t dropped_nodes = 0, dropped_edges = 0;  // pruned away
 };
 
-// nullopt (and a one-line `error`) only when `focus` names no function.
-std::optional<CallGraph> build_call_graph(const CallProfile& profile, const GraphOptions& options,
-                                          std::string* error = nullptr);
+// An Error only when `focus` names no function.
+Expected<CallGraph> build_call_graph(const CallProfile& profile, const GraphOptions& options);
 
 // "ns::C<int>::f(int) const" -> "ns::C<int>::f": the name without its
 // parameter list and qualifiers (template arguments kept).

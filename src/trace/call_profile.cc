@@ -1,5 +1,7 @@
 #include "trace/call_profile.h"
 
+#include "format/trace_event_reader.h"
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -49,6 +51,7 @@ struct Node {
   uint64_t calls = 0, incl = 0, excl = 0;
   std::vector<uint32_t> children;
   uint32_t last_fn = kNone, last_child = 0;  // the child found last (loops call one callee again and again)
+  EdgeAcc* edge = nullptr;                    // parent's function -> this one (a path has one caller)
 };
 
 struct Frame {
@@ -68,13 +71,23 @@ class ThreadReplay {
     nodes_.emplace_back();
   }
 
-  ThreadProfile run(const format::TraceThread& thread);
+  ThreadProfile run(const format::TraceThread& thread, std::vector<std::string>& warnings, uint64_t& lost);
 
   // After run(): per function (local ids) and per (caller, callee) local ids.
   const std::vector<FnAcc>& functions() const { return fns_; }
   const std::unordered_map<uint64_t, EdgeAcc>& edges() const { return edges_; }
 
  private:
+  // The stream's function id names one address for the whole stream: a
+  // dense table avoids hashing the address of every call.
+  uint32_t function(const format::TraceEvent& e) {
+    if (reloads_ || e.fn_id == 0) return function(e.address, e.time);
+    if (e.fn_id >= by_id_.size()) by_id_.resize(std::max<size_t>(e.fn_id + 1, by_id_.size() * 2), kNone);
+    uint32_t& cached = by_id_[e.fn_id];
+    if (cached == kNone) cached = function(e.address, e.time);
+    return cached;
+  }
+
   uint32_t function(uint64_t address, uint64_t when) {
     // The same address is the same function unless a module was replaced
     // at the same place (dlclose + dlopen): then the time decides.
@@ -114,11 +127,18 @@ class ThreadReplay {
     if (f.node != kNone && call) ++nodes_[f.node].calls;
     if (!stack_.empty() && call) {
       Frame& caller = stack_.back();
-      if (caller.last_callee != fn) {
-        caller.last_callee = fn;
-        caller.last_edge = &edges_[pair_key(caller.fn, fn)];
+      // The call path's node knows its edge; below the tree's depth (or in
+      // the "[deeper calls]" node) the caller's last callee may.
+      const bool own_node = f.node != kNone && nodes_[f.node].fn == fn;
+      f.edge = own_node ? nodes_[f.node].edge : nullptr;
+      if (!f.edge) {
+        if (caller.last_callee != fn) {
+          caller.last_callee = fn;
+          caller.last_edge = &edges_[pair_key(caller.fn, fn)];
+        }
+        f.edge = caller.last_edge;
+        if (own_node) nodes_[f.node].edge = f.edge;
       }
-      f.edge = caller.last_edge;
       ++f.edge->calls;
       ++f.edge->active;
     }
@@ -175,6 +195,7 @@ class ThreadReplay {
   Symbolizer& symbols_;
   const bool reloads_;
   std::unordered_map<uint64_t, uint32_t> by_address_;  // address -> local id
+  std::vector<uint32_t> by_id_;                        // stream function id -> local id
   std::unordered_map<uint32_t, uint32_t> local_;       // global id -> local id
   std::vector<FnAcc> fns_;
   std::unordered_map<uint64_t, EdgeAcc> edges_;  // (caller, callee) local ids
@@ -186,29 +207,37 @@ class ThreadReplay {
   size_t valid_ = 0;
 };
 
-ThreadProfile ThreadReplay::run(const format::TraceThread& t) {
+ThreadProfile ThreadReplay::run(const format::TraceThread& t, std::vector<std::string>& warnings, uint64_t& lost) {
   ThreadProfile out;
   out.tid = t.tid;
   out.pid = process_.pid;
   out.name = t.name;
   const format::TraceClock to_ns = process_.clock();
-  const bool starts_open = !t.initial_stack.empty() || t.events.empty();
-  const uint64_t begin = to_ns(starts_open ? t.start : t.events.front().time);
-  // Frames left open close at the last thing the thread is known to have
-  // done, or at the process's end when it outlived its thread's stream.
-  uint64_t end_counter = std::max({t.start, t.last_time, t.events.empty() ? 0 : t.events.back().time});
-  if (process_.end && !t.ended && *process_.end > end_counter) end_counter = *process_.end;
-  const uint64_t end = std::max(begin, to_ns(end_counter));
-
+  format::TraceEventReader reader(t, warnings);
+  auto block = reader.next();
   // The initial stack (a forked child starts inside its parent's calls):
   // open frames whose time here counts, but whose calls and edges were the
-  // parent's, counted in its stream.
-  for (uint64_t address : t.initial_stack) push(function(address, t.start), begin, false);
-  for (const format::TraceEvent& e : t.events) {
-    uint64_t now = std::max(begin, to_ns(e.time));
-    if (e.kind == format::TraceEvent::Kind::kEnter) push(function(e.address, e.time), now);
-    else if (!stack_.empty()) pop(now);  // the reader drops unmatched exits; a hand-made set may not
+  // parent's, counted in its stream. Without it (and with events) the
+  // thread begins at its first event.
+  const bool starts_open = !reader.summary().initial_stack.empty() || block.empty();
+  const uint64_t begin = to_ns(starts_open ? t.start : block.front().time);
+  for (uint64_t address : reader.summary().initial_stack) push(function(address, t.start), begin, false);
+  uint64_t last_event = 0;
+  for (; !block.empty(); block = reader.next()) {
+    for (const format::TraceEvent& e : block) {
+      uint64_t now = std::max(begin, to_ns(e.time));
+      if (e.kind == format::TraceEvent::Kind::kEnter) push(function(e), now);
+      else if (!stack_.empty()) pop(now);  // the reader drops unmatched exits; a hand-made set may not
+    }
+    last_event = block.back().time;
   }
+  const format::StreamSummary& tail = reader.summary();
+  lost += tail.lost;
+  // Frames left open close at the last thing the thread is known to have
+  // done, or at the process's end when it outlived its thread's stream.
+  uint64_t end_counter = std::max({t.start, tail.last_time, last_event});
+  if (process_.end && !tail.ended && *process_.end > end_counter) end_counter = *process_.end;
+  const uint64_t end = std::max(begin, to_ns(end_counter));
   while (!stack_.empty()) pop(end);
 
   out.wall_ns = end - begin;
@@ -230,7 +259,7 @@ ThreadProfile ThreadReplay::run(const format::TraceThread& t) {
   for (uint32_t c : root.children) inside += nodes_[c].incl;
   root.excl = out.wall_ns - std::min(out.wall_ns, inside);
   out.tree = tree(0);
-  out.tree.name = t.name.empty() ? "thread " + std::to_string(t.tid) : t.name;
+  out.tree.name = format::thread_display_name(t);
   return out;
 }
 
@@ -246,9 +275,10 @@ CallProfile build_profile(const format::TraceSet& trace, Symbolizer& symbols) {
     for (size_t i = 0; i < process.modules.size() && !reloads; ++i)
       for (size_t j = i + 1; j < process.modules.size() && !reloads; ++j)
         reloads = process.modules[i].base == process.modules[j].base;
+    profile.processes += !process.threads.empty();
     for (const format::TraceThread& thread : process.threads) {
       ThreadReplay replay(process, table, symbols, reloads);
-      ThreadProfile tp = replay.run(thread);
+      ThreadProfile tp = replay.run(thread, profile.warnings, profile.lost_events);
       if (totals.size() < table.entries.size()) totals.resize(table.entries.size());
       for (const FnAcc& a : replay.functions()) {
         FnAcc& s = totals[a.global];
@@ -271,7 +301,6 @@ CallProfile build_profile(const format::TraceSet& trace, Symbolizer& symbols) {
         profile.max_depth = tp.max_depth;
         profile.deepest_chain = tp.deepest_chain;
       }
-      profile.lost_events += thread.lost;
       profile.total_ns += tp.wall_ns;
       profile.threads.push_back(std::move(tp));
     }

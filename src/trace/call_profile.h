@@ -55,10 +55,14 @@ struct CallProfile {
   uint32_t max_depth = 0;                // most instrumented frames live at once on one thread
   std::vector<std::string> deepest_chain;
   std::vector<ThreadProfile> threads;    // by pid, then tid
+  size_t processes = 0;                  // process images with threads
   uint64_t lost_events = 0;
   uint64_t total_ns = 0;                 // sum of thread wall times
+  std::vector<std::string> warnings;     // problems met reading the streams, one line each naming the file
 };
 
+// Reads each thread's stream once, a block at a time: memory grows with the
+// functions, edges and call paths, not with the events.
 CallProfile build_profile(const format::TraceSet& trace, Symbolizer& symbols);
 
 }  // namespace covkit::trace

@@ -60,13 +60,10 @@ struct Capture {
 
 }  // namespace
 
-std::optional<std::string> render_dot(std::string_view dot, const std::string& format, std::string* error) {
-  auto fail = [&](const std::string& what, const std::string& messages) -> std::optional<std::string> {
-    if (error) {
-      std::string detail = one_line(messages);
-      *error = detail.empty() ? what : what + ": " + detail;
-    }
-    return std::nullopt;
+Expected<std::string> render_dot(std::string_view dot, const std::string& format) {
+  auto fail = [&](const std::string& what, const std::string& messages) -> Expected<std::string> {
+    std::string detail = one_line(messages);
+    return Error(detail.empty() ? what : what + ": " + detail);
   };
   std::lock_guard<std::mutex> lock(graphviz_mutex);
   Capture capture;
@@ -83,11 +80,11 @@ std::optional<std::string> render_dot(std::string_view dot, const std::string& f
   char* data = nullptr;
   unsigned int length = 0;
   int status = gvRenderData(gvc, graph.get(), format.c_str(), &data, &length);
-  std::optional<std::string> result;
-  if (status == 0 && data) result.emplace(data, length);
+  const bool rendered = status == 0 && data;
+  std::string result = rendered ? std::string(data, length) : std::string();
   if (data) gvFreeRenderData(data);
   gvFreeLayout(gvc, graph.get());
-  if (!result) return fail("Graphviz could not render " + format, capture.text);
+  if (!rendered) return fail("Graphviz could not render " + format, capture.text);
   return result;
 }
 

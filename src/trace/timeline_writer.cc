@@ -4,35 +4,92 @@
 
 #include <algorithm>
 #include <limits>
+#include <set>
+#include <utility>
 #include <vector>
 
+#include "format/trace_event_reader.h"
 #include "util/utf8.h"
 
 namespace covkit::trace {
 
 namespace {
 
-// One call on one thread, in ns since the trace's start.
-struct Frame {
+// One call that may be written, in ns since the trace's start. `order` is
+// its place in the output: threads in trace order, calls in call order
+// (preorder), so a parent comes before a child that starts with it.
+struct Call {
   uint64_t begin = 0, end = 0;
   uint64_t address = 0, when = 0;  // for the symbol lookup
+  uint64_t order = 0;
+  uint64_t duration() const { return end - begin; }
 };
 
-struct ThreadFrames {
-  const format::TraceProcess* process = nullptr;
-  const format::TraceThread* thread = nullptr;
-  std::vector<Frame> frames;  // in call order (preorder)
-  std::vector<bool> keep;
-};
-
-std::string base_name(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
+// Which call is written first when there are too many: the longer, and of
+// equal ones the earlier in the output (so callers before callees).
+bool better(const Call& a, const Call& b) {
+  return a.duration() != b.duration() ? a.duration() > b.duration() : a.order < b.order;
 }
 
-// The calls of one thread. Times never go backwards (clamped), so a frame
-// always ends within its parent even if a calibration were off.
-void collect_frames(const format::TraceProcess& p, const format::TraceThread& t, uint64_t origin, ThreadFrames& out) {
+// The calls that pass the minimum duration, at most max_events of them (0:
+// no limit), the best kept. Candidates collect in a buffer of 1.5 times the
+// limit; when it is full, the best `limit` are kept (nth_element) and the
+// worst of them becomes the bar a new call must clear: linear time, where a
+// heap paid a logarithm per call.
+class Selection {
+ public:
+  // `expected`: the calls the stream headers announce (0: unknown), so that
+  // the buffer is allocated once.
+  Selection(const TimelineOptions& o, TimelineStats& stats, uint64_t expected) : o_(o), stats_(stats) {
+    uint64_t room = o.max_events == 0 ? expected : std::min<uint64_t>(expected, capacity());
+    kept_.reserve(size_t(std::min<uint64_t>(room, uint64_t(1) << 26)));
+  }
+
+  void offer(const Call& c) {
+    ++stats_.calls;
+    if (c.duration() < o_.min_duration_ns) {
+      ++stats_.too_short;
+      return;
+    }
+    if (o_.max_events != 0 && have_bar_ && !better(c, bar_)) return;
+    kept_.push_back(c);
+    if (o_.max_events != 0 && kept_.size() >= capacity()) keep_best();
+  }
+
+  // The kept calls in output order.
+  std::vector<Call> take() {
+    if (o_.max_events != 0 && kept_.size() > o_.max_events) keep_best();
+    stats_.over_limit = stats_.calls - stats_.too_short - kept_.size();
+    std::sort(kept_.begin(), kept_.end(), [](const Call& a, const Call& b) { return a.order < b.order; });
+    return std::move(kept_);
+  }
+
+ private:
+  uint64_t capacity() const { return o_.max_events + o_.max_events / 2 + 16; }
+
+  void keep_best() {
+    auto last = kept_.begin() + ptrdiff_t(o_.max_events - 1);
+    std::nth_element(kept_.begin(), last, kept_.end(), better);
+    bar_ = *last;
+    have_bar_ = true;
+    kept_.resize(o_.max_events);
+  }
+
+  const TimelineOptions& o_;
+  TimelineStats& stats_;
+  std::vector<Call> kept_;
+  Call bar_;
+  bool have_bar_ = false;
+};
+
+// Calls of one thread are numbered from thread_index << 40 (2^40 calls per
+// thread, 2^24 threads).
+constexpr unsigned kOrderBits = 40;
+
+// Replays one thread's stream. Times never go backwards (clamped), so a
+// frame always ends within its parent even if a calibration were off.
+void replay_thread(const format::TraceProcess& p, const format::TraceThread& t, uint64_t origin, uint64_t thread_index,
+                   Selection& selection, std::vector<std::string>& warnings) {
   const format::TraceClock to_ns = p.clock();  // as CallProfile converts
   uint64_t last = 0;
   auto ns = [&](uint64_t counter) {
@@ -41,29 +98,52 @@ void collect_frames(const format::TraceProcess& p, const format::TraceThread& t,
     last = std::max(last, v);
     return last;
   };
-  std::vector<size_t> open;
-  for (uint64_t address : t.initial_stack) {
-    open.push_back(out.frames.size());
-    out.frames.push_back({ns(t.start), 0, address, t.start});
-  }
-  uint64_t now = ns(t.start);
-  for (const format::TraceEvent& e : t.events) {
-    now = ns(e.time);
-    if (e.kind == format::TraceEvent::Kind::kEnter) {
-      open.push_back(out.frames.size());
-      out.frames.push_back({now, 0, e.address, e.time});
-    } else if (!open.empty()) {
-      out.frames[open.back()].end = now;
-      open.pop_back();
+  uint64_t order = thread_index << kOrderBits;
+  std::vector<Call> open;
+  format::TraceEventReader reader(t, warnings);
+  auto block = reader.next();
+  for (uint64_t address : reader.summary().initial_stack) open.push_back({ns(t.start), 0, address, t.start, order++});
+  uint64_t now = ns(t.start), last_event = 0;
+  for (; !block.empty(); block = reader.next()) {
+    for (const format::TraceEvent& e : block) {
+      now = ns(e.time);
+      if (e.kind == format::TraceEvent::Kind::kEnter) {
+        open.push_back({now, 0, e.address, e.time, order++});
+      } else if (!open.empty()) {
+        open.back().end = now;
+        selection.offer(open.back());
+        open.pop_back();
+      }
     }
+    last_event = block.back().time;
   }
   // Still open (a killed or running program, a thread still running at
   // exit): they end at the thread's last event (specials included), or at the
   // end of its process when that ended normally after it, as in the profile.
-  uint64_t end_counter = std::max({t.start, t.last_time, t.events.empty() ? 0 : t.events.back().time});
-  if (p.end && !t.ended && *p.end > end_counter) end_counter = *p.end;
+  const format::StreamSummary& tail = reader.summary();
+  uint64_t end_counter = std::max({t.start, tail.last_time, last_event});
+  if (p.end && !tail.ended && *p.end > end_counter) end_counter = *p.end;
   now = std::max(now, ns(end_counter));
-  for (size_t i : open) out.frames[i].end = now;
+  for (Call& c : open) {
+    c.end = now;
+    selection.offer(c);
+  }
+}
+
+std::string base_name(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// "prog (7)"; a pid that ran several images (exec) names them in order.
+std::string process_label(const format::TraceSet& trace, size_t i) {
+  std::string names;
+  for (const format::TraceProcess& p : trace.processes) {
+    if (p.pid != trace.processes[i].pid) continue;
+    std::string name = p.exe.empty() ? std::string("process") : base_name(p.exe);
+    names += (names.empty() ? "" : " \u2192 ") + name;
+  }
+  return fmt::format("{} ({})", names, trace.processes[i].pid);
 }
 
 }  // namespace
@@ -103,8 +183,8 @@ std::string json_quote(std::string_view s) {
   return out;
 }
 
-std::string write_timeline(const format::TraceSet& trace, const SymbolLookup& symbols, const TimelineOptions& options,
-                           TimelineStats* stats) {
+void write_timeline(const format::TraceSet& trace, const SymbolLookup& symbols, const TimelineOptions& options,
+                    const TextSink& out, TimelineStats* stats) {
   TimelineStats counted;
   // The origin: the earliest thread start of all processes (one clock,
   // CLOCK_MONOTONIC, so processes line up).
@@ -113,91 +193,65 @@ std::string write_timeline(const format::TraceSet& trace, const SymbolLookup& sy
     for (const format::TraceThread& t : p.threads) origin = std::min(origin, p.clock()(t.start));
   if (origin == std::numeric_limits<uint64_t>::max()) origin = 0;
 
-  std::vector<ThreadFrames> threads;
-  for (const format::TraceProcess& p : trace.processes)
-    for (const format::TraceThread& t : p.threads) {
-      ThreadFrames& tf = threads.emplace_back();
-      tf.process = &p;
-      tf.thread = &t;
-      collect_frames(p, t, origin, tf);
-      counted.calls += tf.frames.size();
-    }
-
   // Too short, then too many: the longest calls stay (a parent lasts at
   // least as long as its children, so what stays is mostly whole subtrees;
   // any subset of properly nested calls is properly nested).
-  std::vector<uint64_t> durations;
-  for (ThreadFrames& tf : threads) {
-    tf.keep.assign(tf.frames.size(), true);
-    for (size_t i = 0; i < tf.frames.size(); ++i) {
-      uint64_t d = tf.frames[i].end - tf.frames[i].begin;
-      if (d < options.min_duration_ns) {
-        tf.keep[i] = false;
-        ++counted.too_short;
-      } else {
-        durations.push_back(d);
-      }
+  uint64_t expected = 0;
+  for (const format::TraceProcess& p : trace.processes)
+    for (const format::TraceThread& t : p.threads) expected += t.counts ? t.counts->calls : t.events.size() / 2;
+  Selection selection(options, counted, expected);
+  std::vector<std::pair<const format::TraceProcess*, const format::TraceThread*>> threads;
+  for (const format::TraceProcess& p : trace.processes)
+    for (const format::TraceThread& t : p.threads) {
+      replay_thread(p, t, origin, threads.size(), selection, counted.warnings);
+      threads.emplace_back(&p, &t);
     }
-  }
-  if (options.max_events != 0 && durations.size() > options.max_events) {
-    auto nth = durations.begin() + ptrdiff_t(options.max_events - 1);
-    std::nth_element(durations.begin(), nth, durations.end(), std::greater<uint64_t>());
-    const uint64_t cutoff = *nth;
-    uint64_t longer = 0;
-    for (uint64_t d : durations) longer += d > cutoff;
-    uint64_t equal_left = options.max_events - longer;  // ties: the first in output order (parents first)
-    for (ThreadFrames& tf : threads)
-      for (size_t i = 0; i < tf.frames.size(); ++i) {
-        if (!tf.keep[i]) continue;
-        uint64_t d = tf.frames[i].end - tf.frames[i].begin;
-        if (d > cutoff) continue;
-        if (d == cutoff && equal_left > 0) {
-          --equal_left;
-          continue;
-        }
-        tf.keep[i] = false;
-        ++counted.over_limit;
-      }
-  }
+  std::vector<Call> calls = selection.take();
 
-  std::string out = "{\"traceEvents\":[\n";
+  out("{\"traceEvents\":[\n");
   bool first = true;
-  auto begin_event = [&] {
-    if (!first) out += ",\n";
+  std::string line;
+  auto emit = [&] {
+    out(first ? std::string_view(line).substr(2) : std::string_view(line));
     first = false;
   };
   // Metadata: "ts" and "tid" are ignored by viewers, but some parsers drop
   // events without them (the main thread's tid stands for the process).
-  for (const format::TraceProcess& p : trace.processes) {
-    begin_event();
-    std::string name = p.exe.empty() ? std::string("process") : base_name(p.exe);
-    out += fmt::format(R"({{"name":"process_name","ph":"M","ts":0,"pid":{},"tid":{},"args":{{"name":{}}}}})", p.pid, p.pid,
-                       json_quote(fmt::format("{} ({})", name, p.pid)));
+  std::set<std::pair<uint32_t, uint32_t>> named;
+  for (size_t i = 0; i < trace.processes.size(); ++i) {
+    const format::TraceProcess& p = trace.processes[i];
+    if (i == 0 || trace.processes[i - 1].pid != p.pid) {
+      line = fmt::format(",\n{{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":0,\"pid\":{},\"tid\":{},\"args\":{{\"name\":{}}}}}",
+                         p.pid, p.pid, json_quote(process_label(trace, i)));
+      emit();
+    }
     for (const format::TraceThread& t : p.threads) {
-      begin_event();
-      std::string tname = t.name.empty() ? fmt::format("thread {}", t.tid) : t.name;
-      out += fmt::format(R"({{"name":"thread_name","ph":"M","ts":0,"pid":{},"tid":{},"args":{{"name":{}}}}})", p.pid, t.tid,
-                         json_quote(tname));
+      if (!named.emplace(p.pid, t.tid).second) continue;  // the same thread in an earlier image (exec)
+      line = fmt::format(",\n{{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":0,\"pid\":{},\"tid\":{},\"args\":{{\"name\":{}}}}}",
+                         p.pid, t.tid, json_quote(format::thread_display_name(t)));
+      emit();
     }
   }
-  for (const ThreadFrames& tf : threads) {
-    for (size_t i = 0; i < tf.frames.size(); ++i) {
-      if (!tf.keep[i]) continue;
-      const Frame& f = tf.frames[i];
-      const SymbolInfo& sym = symbols(*tf.process, f.address, f.when);
-      begin_event();
-      out += fmt::format(R"({{"name":{},"ph":"X","ts":{},"dur":{},"pid":{},"tid":{})", json_quote(sym.name),
-                         format_microseconds(f.begin), format_microseconds(f.end - f.begin), tf.process->pid,
-                         tf.thread->tid);
-      if (options.source_args && !sym.file.empty())
-        out += fmt::format(R"(,"args":{{"file":{},"line":{}}})", json_quote(sym.file), sym.line);
-      out += '}';
-      ++counted.written;
-    }
+  for (const Call& c : calls) {
+    const auto& [process, thread] = threads[c.order >> kOrderBits];
+    const SymbolInfo& sym = symbols(*process, c.address, c.when);
+    line = fmt::format(",\n{{\"name\":{},\"ph\":\"X\",\"ts\":{},\"dur\":{},\"pid\":{},\"tid\":{}", json_quote(sym.name),
+                       format_microseconds(c.begin), format_microseconds(c.duration()), process->pid, thread->tid);
+    if (options.source_args && !sym.file.empty())
+      line += fmt::format(R"(,"args":{{"file":{},"line":{}}})", json_quote(sym.file), sym.line);
+    line += '}';
+    emit();
+    ++counted.written;
   }
-  out += "\n],\n\"displayTimeUnit\":\"ns\"}\n";
-  if (stats) *stats = counted;
-  return out;
+  out("\n],\n\"displayTimeUnit\":\"ns\"}\n");
+  if (stats) *stats = std::move(counted);
+}
+
+std::string write_timeline(const format::TraceSet& trace, const SymbolLookup& symbols, const TimelineOptions& options,
+                           TimelineStats* stats) {
+  std::string text;
+  write_timeline(trace, symbols, options, [&](std::string_view piece) { text += piece; }, stats);
+  return text;
 }
 
 }  // namespace covkit::trace

@@ -22,6 +22,8 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "format/trace_reader.h"
 #include "trace/symbolizer.h"
@@ -39,6 +41,7 @@ struct TimelineStats {
   uint64_t written = 0;     // "X" events written
   uint64_t too_short = 0;   // left out by min_duration_ns
   uint64_t over_limit = 0;  // left out by max_events
+  std::vector<std::string> warnings;  // problems met reading the streams, one line each naming the file
 };
 
 // The function at `address` in `process` at counter time `when`
@@ -47,6 +50,16 @@ struct TimelineStats {
 using SymbolLookup =
     std::function<const SymbolInfo&(const format::TraceProcess& process, uint64_t address, uint64_t when)>;
 
+// Where the JSON goes, piece by piece.
+using TextSink = std::function<void(std::string_view)>;
+
+// Reads each thread's stream once, a block at a time, keeping only the calls
+// that will be written (at most max_events of them) and each thread's open
+// frames: memory does not grow with the trace's length.
+void write_timeline(const format::TraceSet& trace, const SymbolLookup& symbols, const TimelineOptions& options,
+                    const TextSink& out, TimelineStats* stats = nullptr);
+
+// The same into a string (small traces, tests).
 std::string write_timeline(const format::TraceSet& trace, const SymbolLookup& symbols,
                            const TimelineOptions& options = {}, TimelineStats* stats = nullptr);
 

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/atomic_output.h"
 #include "util/mapped_file.h"
 
 namespace covkit::util {
@@ -99,67 +100,11 @@ Expected<FileData> read_file(const std::string& path) {
   return out;
 }
 
-namespace {
-
-Expected<void, WriteError> write_all(int fd, std::string_view content) {
-  for (size_t done = 0; done < content.size();) {
-    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return WriteError(WriteStage::kWrite, std::strerror(errno));
-    done += size_t(n);
-  }
-  return {};
-}
-
-// Writes and closes (a close can report the write's failure on NFS).
-Expected<void, WriteError> write_and_close(int fd, std::string_view content) {
-  auto written = write_all(fd, content);
-  if (::close(fd) != 0 && written) return WriteError(WriteStage::kWrite, std::strerror(errno));
-  return written;
-}
-
-}  // namespace
-
-Expected<std::string, WriteError> stage_file(const std::string& path, std::string_view content) {
-  // A device, FIFO or socket (/dev/stdout, /dev/null, a pipe) is written
-  // through: renaming a file over it would replace it (as root, even /dev/null).
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return WriteError(WriteStage::kOpen, std::strerror(errno));
-    if (auto w = write_and_close(fd, content); !w) return w.error();
-    return std::string();
-  }
-  std::string tmp = path + ".covkit-tmp." + std::to_string(::getpid());
-  // O_EXCL|O_NOFOLLOW: a name planted beside the target is never followed.
-  ::unlink(tmp.c_str());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-  if (fd < 0) return WriteError(WriteStage::kOpen, std::strerror(errno));
-  if (auto w = write_and_close(fd, content); !w) {
-    ::unlink(tmp.c_str());
-    return w.error();
-  }
-  return tmp;
-}
-
-Expected<void> commit_staged(const std::string& staged, const std::string& path) {
-  if (staged.empty()) return {};  // written through already
-  if (::rename(staged.c_str(), path.c_str()) != 0) {
-    Error e = errno_error();
-    ::unlink(staged.c_str());
-    return e;
-  }
-  return {};
-}
-
-void discard_staged(const std::string& staged) {
-  if (!staged.empty()) ::unlink(staged.c_str());
-}
-
 Expected<void, WriteError> write_file_atomic(const std::string& path, std::string_view content) {
-  auto staged = stage_file(path, content);
-  if (!staged) return std::move(staged).error();
-  if (auto c = commit_staged(*staged, path); !c) return WriteError(WriteStage::kWrite, c.error().message);
+  auto out = AtomicOutput::open(path);
+  if (!out) return WriteError(WriteStage::kOpen, out.error().message);
+  out->write(content);
+  if (auto c = out->commit(); !c) return WriteError(WriteStage::kWrite, c.error().message);
   return {};
 }
 

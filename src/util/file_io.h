@@ -50,16 +50,10 @@ struct WriteError : Error {
   WriteError(WriteStage s, std::string m) : Error(std::move(m)), stage(s) {}
 };
 
-// Writes to a temporary file beside `path`, then renames it over `path`.
+// Writes to a temporary file beside `path`, then renames it over `path`
+// (util::AtomicOutput; a device or FIFO is written through). Several files
+// all or nothing: util::StagedTree.
 Expected<void, WriteError> write_file_atomic(const std::string& path, std::string_view content);
-
-// The two halves of write_file_atomic, for writing several files all or
-// nothing: stage_file writes the content to a temporary file beside `path`
-// (or straight into a device/FIFO, returning ""), commit_staged renames it
-// over `path`, discard_staged removes it.
-Expected<std::string, WriteError> stage_file(const std::string& path, std::string_view content);
-Expected<void> commit_staged(const std::string& staged, const std::string& path);
-void discard_staged(const std::string& staged);
 
 std::optional<int64_t> file_mtime(const std::string& path);
 bool is_directory(const std::string& path);

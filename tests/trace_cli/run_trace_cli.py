@@ -386,8 +386,11 @@ def t_threads(env):
         raise Failure("\n  ".join([f"{len(errors)} problems:"] + errors))
 
 
+RECORD_MARKER = "covkit-record"  # CKT_RECORD_MARKER: what marks a directory as covkit trace record's
+
+
 def trace_files(tr):
-    return sorted(os.listdir(tr))
+    return sorted(n for n in os.listdir(tr) if n != RECORD_MARKER)
 
 
 def t_fork(env):
@@ -629,7 +632,7 @@ def t_noinstr(env):
                    "no trace was written"):
         if needle not in r.stderr:
             raise Failure(f"plain: {needle!r} not in the record stderr: {r.stderr!r}")
-    expect_eq("plain: files", os.listdir(tr) if os.path.isdir(tr) else [], [])
+    expect_eq("plain: files", trace_files(tr) if os.path.isdir(tr) else [], [])
     # Its exit status is passed on.
     exe = env.compile(os.path.join(d, "plain-exit"), "gcc", [rt("exit_deep.c")], ["-O2"], instrument=False)
     r = env.record(os.path.join(d, "trace-exit"), exe, expect_rc=3)
@@ -883,7 +886,7 @@ def check_timeline(path, label, rep=None, exact_counts=True):
         by_key = {(t["pid"], t["tid"]): t for t in rep["threads"]}
         expect_eq(f"{label}: timeline threads", sorted(per_thread), sorted(by_key))
         expect_eq(f"{label}: thread names", {k: tnames[k] for k in per_thread},
-                  {k: t["name"] for k, t in by_key.items()})
+                  {k: t["name"] or f"thread {t['tid']}" for k, t in by_key.items()})
         expect_eq(f"{label}: nesting depth per thread", depths, {k: t["max_depth"] for k, t in by_key.items()})
         if exact_counts:
             expect_eq(f"{label}: X events per function", counts, {f["name"]: f["calls"] for f in rep["functions"]})
@@ -1044,10 +1047,204 @@ def t_uftrace(env):
             print(f"  {label}: {len(got)} functions, {sum(got.values())} calls agree")
 
 
+# ------------------------------------------------------- hardening (issue 8)
+
+GOLDEN = os.path.join(HERE, "golden")
+
+
+def golden_views(env, d, name):
+    """The views of the golden trace NAME, as tests/trace_cli/golden/README.md says."""
+    src = os.path.join(GOLDEN, name)
+    w = os.path.join(d, name)
+    shutil.copytree(os.path.join(src, "trace"), os.path.join(w, "trace"))
+    shutil.copy2(os.path.join(src, "prog"), os.path.join(w, "prog"))
+    for n in os.listdir(os.path.join(w, "trace")):
+        if n.endswith(".meta"):
+            path = os.path.join(w, "trace", n)
+            text = open(path, encoding="utf-8").read().replace("@GOLDEN@", w)
+            open(path, "w", encoding="utf-8").write(text)
+    tr, out = os.path.join(w, "trace"), os.path.join(w, "out")
+    os.makedirs(out)
+    got = {}
+    got["report.json"] = env.covkit_run(["trace", "report", tr, "--json", "--tree", "--threads"]).stdout
+    got["report.txt"] = env.covkit_run(["trace", "report", tr, "--tree", "--threads"]).stdout.replace(w, "@GOLDEN@")
+    env.covkit_run(["trace", "graph", tr, "-o", os.path.join(out, "graph-all.dot"), "--threshold", "0"])
+    env.covkit_run(["trace", "graph", tr, "-o", os.path.join(out, "graph.dot")])
+    env.covkit_run(["trace", "graph", tr, "-o", os.path.join(out, "callgrind.out"), "--format", "callgrind"])
+    env.covkit_run(["trace", "timeline", tr, "-o", os.path.join(out, "timeline.json")])
+    for n in ("graph-all.dot", "graph.dot", "callgrind.out", "timeline.json"):
+        got[n] = open(os.path.join(out, n), encoding="utf-8").read().replace(w, "@GOLDEN@")
+    return got
+
+
+def t_golden(env):
+    """The views write exactly what they wrote before they streamed (golden/README.md)."""
+    d = env.dir("golden")
+    for name in ("threads", "fork", "cxx_mix"):
+        got = golden_views(env, d, name)
+        for n, text in got.items():
+            want = open(os.path.join(GOLDEN, name, "expected", n), encoding="utf-8").read()
+            if text != want:
+                diff = [f"{a!r} != {b!r}" for a, b in zip(text.splitlines(), want.splitlines()) if a != b][:3]
+                raise Failure(f"{name} {n}: differs from the expected output: {diff}")
+
+
+def peak_rss_kib(env, args):
+    """Peak resident memory of `covkit ARGS`, from wait4's rusage."""
+    proc = subprocess.Popen([env.covkit] + [str(a) for a in args], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, env=env.clean_env())
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    if proc.returncode != 0:
+        raise Failure(f"covkit {' '.join(map(str, args))}: exit {proc.returncode}: {err}")
+    return usage.ru_maxrss
+
+
+def t_memory(env):
+    """report, graph and timeline keep no per-event state: on a trace with
+    about 11 times the calls, their peak memory stays within a small bound
+    (a measured ratio with a generous margin; before, it grew by ~48 bytes
+    per call: 24 per event)."""
+    env.need("gcc")
+    d = env.dir("memory")
+    exe = env.compile(os.path.join(d, "rec"), "gcc", [rt("recursion.c")], ["-O2"])
+    traces = {}
+    for k in (22, 27):  # 57313 and 635621 fib calls
+        traces[k] = os.path.join(d, f"trace-{k}")
+        env.record(traces[k], exe, [10, k])
+    views = {
+        "report": lambda tr: ["trace", "report", tr, "--json", "--tree"],
+        "graph": lambda tr: ["trace", "graph", tr, "-o", os.path.join(d, "g.dot")],
+        # The timeline keeps the calls it writes: at most --max-events.
+        "timeline": lambda tr: ["trace", "timeline", tr, "-o", os.path.join(d, "t.json"), "--max-events", "1000"],
+    }
+    ratios = {}
+    for name, args in views.items():
+        small, large = peak_rss_kib(env, args(traces[22])), peak_rss_kib(env, args(traces[27]))
+        ratios[name] = large / small
+        if env.verbose:
+            print(f"  {name}: {small} KiB -> {large} KiB")
+    print("  peak RSS, 11x the calls: " + ", ".join(f"{n} x{r:.2f}" for n, r in ratios.items()))
+    bad = {n: round(r, 2) for n, r in ratios.items() if r > 1.25}
+    if bad:
+        raise Failure(f"peak memory grows with the trace's length: {bad}")
+
+
+def t_record_dir(env):
+    """record -o DIR never deletes what it did not write: a running recording
+    and a directory of other files are refused; an earlier recording moves to
+    DIR.old."""
+    env.need("gcc")
+    d = env.dir("record_dir")
+    sleeper = env.compile(os.path.join(d, "sleeper"), "gcc", [mine("sleeper.c")], ["-O2"])
+    rec = env.compile(os.path.join(d, "rec"), "gcc", [rt("recursion.c")], ["-O2"])
+    tr = os.path.join(d, "trace")
+    first = subprocess.Popen([env.covkit, "trace", "record", "-o", tr, "--", sleeper], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=env.clean_env())
+    try:
+        line = first.stdout.readline()
+        m = re.match(r"pid (\d+)$", line.strip())
+        if not m:
+            raise Failure(f"sleeper: first line {line!r}")
+        time.sleep(0.2)
+        live = trace_files(tr)
+        r = env.covkit_run(["trace", "record", "-o", tr, "--", rec, 5, 5], expect_rc=1)
+        if "right now" not in r.stderr:
+            raise Failure(f"a second record into a running recording: {r.stderr.strip()!r}")
+        expect_eq("the running recording's files after the refused second record", trace_files(tr), live)
+        os.kill(int(m.group(1)), signal.SIGKILL)
+        first.communicate(timeout=30)
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+    old_files = trace_files(tr)
+    r = env.record(tr, rec, [5, 5])
+    if "is now" not in r.stderr:
+        raise Failure(f"record over an earlier recording: no word of the move: {r.stderr!r}")
+    expect_eq("the earlier recording in DIR.old", trace_files(tr + ".old"), old_files)
+    # A third run replaces DIR.old (an earlier recording) with the second.
+    second = trace_files(tr)
+    env.record(tr, rec, [5, 5])
+    expect_eq("DIR.old after a third record", trace_files(tr + ".old"), second)
+    # A directory covkit did not fill (even with files named like a trace's).
+    other = os.path.join(d, "other")
+    os.makedirs(other)
+    for n in ("notes.txt", "1.meta", "1-1.ckt"):
+        open(os.path.join(other, n), "w").write("mine\n")
+    r = env.covkit_run(["trace", "record", "-o", other, "--", rec, 5, 5], expect_rc=1)
+    if "not a recording" not in r.stderr:
+        raise Failure(f"record into a directory of other files: {r.stderr.strip()!r}")
+    expect_eq("the other directory's files", sorted(os.listdir(other)), ["1-1.ckt", "1.meta", "notes.txt"])
+    # A DIR.old that is not an earlier recording is not removed.
+    os.rename(tr + ".old", tr + ".keep")
+    os.makedirs(tr + ".old")
+    open(os.path.join(tr + ".old", "mine.txt"), "w").write("mine\n")
+    r = env.covkit_run(["trace", "record", "-o", tr, "--", rec, 5, 5], expect_rc=1)
+    expect_eq("a foreign DIR.old", sorted(os.listdir(tr + ".old")), ["mine.txt"])
+
+
+def t_full_disk(env):
+    """Under a file size limit the program's output and status are its own,
+    and record's summary and report say how many events were lost."""
+    env.need("gcc")
+    d = env.dir("full_disk")
+    exe = env.compile(os.path.join(d, "rec"), "gcc", [rt("recursion.c")], ["-O2"])
+    tr = os.path.join(d, "trace")
+    r = subprocess.run(["sh", "-c", 'ulimit -f 256; exec "$@"', "sh", env.covkit, "trace", "record", "-o", tr,
+                        "--", exe, "30", "25"], capture_output=True, text=True, timeout=60,
+                       env=env.clean_env({"COVKIT_TRACE_CHUNK_KB": "16"}))
+    expect_eq("full disk: exit status and output", (r.returncode, r.stdout), (0, "75025\n"))
+    m = re.search(r"(\d+) events lost", r.stderr)
+    if not m or int(m.group(1)) == 0:
+        raise Failure(f"full disk: the summary does not count lost events: {r.stderr.strip()!r}")
+    text = env.covkit_run(["trace", "report", tr]).stdout
+    if f"{m.group(1)} lost events" not in text.splitlines()[0]:
+        raise Failure(f"full disk: report's first line {text.splitlines()[0]!r}, want {m.group(1)} lost events")
+
+
+def t_exec(env):
+    """A program that executes itself (same pid): both images are in the report."""
+    env.need("gcc")
+    d = env.dir("exec")
+    exe = env.compile(os.path.join(d, "exec_self"), "gcc", [rt("exec_self.c")], ["-O1"])
+    tr = os.path.join(d, "trace")
+    r = env.record(tr, exe)
+    expect_eq("exec: output", r.stdout, "before\nafter\n")
+    if "2 processes" not in r.stderr:
+        raise Failure(f"exec: record summary {r.stderr.strip()!r}")
+    rep = env.report(tr)
+    expect_eq("exec: calls", calls_of(rep["functions"]), {"main": 2, "before": 2, "go": 1, "after": 3})
+
+
+def t_thread_names(env):
+    """Timeline lanes carry the threads' own names (given after their start,
+    or still running at exit), else "thread TID"; never all the program's."""
+    env.need("gcc")
+    d = env.dir("thread_names")
+    exe = env.compile(os.path.join(d, "still"), "gcc", [rt("still_running.c")], ["-O1", "-pthread"])
+    tr = os.path.join(d, "trace")
+    env.record(tr, exe)
+    rep = env.report(tr, "--threads")
+    out = os.path.join(d, "t.json")
+    env.covkit_run(["trace", "timeline", tr, "-o", out])
+    tnames, _ = check_timeline(out, "thread names", rep)
+    pid = rep["threads"][0]["pid"]
+    names = sorted(tnames.values())
+    others = [n for n in names if n not in ("still", "late-name")]
+    expect_eq("thread names", sorted(set(names) - set(others)), ["late-name", "still"])
+    if len(others) != 1 or not re.fullmatch(r"thread \d+", others[0]) or others[0] == f"thread {pid}":
+        raise Failure(f"thread names: {names}, want the unnamed thread as 'thread TID'")
+
+
 SCENARIOS = {
     "recursion": t_recursion, "exceptions": t_exceptions, "longjmp": t_longjmp, "threads": t_threads,
     "fork": t_fork, "exit_deep": t_exit_deep, "dlopen": t_dlopen, "pie": t_pie, "static": t_static,
     "noinstr": t_noinstr, "running": t_running, "graph": t_graph, "timeline": t_timeline, "uftrace": t_uftrace,
+    "golden": t_golden, "memory": t_memory, "record_dir": t_record_dir, "exec": t_exec, "full_disk": t_full_disk,
+    "thread_names": t_thread_names,
 }
 
 

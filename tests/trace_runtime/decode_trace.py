@@ -3,7 +3,7 @@
 
 Written from the format document alone, independently of the C++ reader
 (src/format/trace_reader), so the two can check each other. Reads every
-<pid>.meta and <pid>-<tid>.ckt in DIR, resolves function addresses to names
+IMAGE.meta and IMAGE-<tid>[.<k>].ckt in DIR (IMAGE: <pid> or <pid>.<n>), resolves function addresses to names
 with `nm` on the executable and the modules of the `module` lines (minus
 their load bias), and replays each thread's events:
 
@@ -114,9 +114,11 @@ def parse_stream(path):
     if len(buf) < 64 or buf[:8] != b"CKTRACE1":
         raise FormatError(f"{path}: bad header")
     pid, tid, start, flags = struct.unpack_from("<IIQI", buf, 8)
+    hdr_calls, hdr_events, hdr_lost = struct.unpack_from("<QQQ", buf, 32)
     st = {"pid": pid, "tid": tid, "start": start, "ended_flag": bool(flags & 1), "events": [],
           "defines": {}, "lost": 0, "stack": [], "end_event": False, "truncated": False,
-          "bytes": len(buf), "data_bytes": 0}
+          "bytes": len(buf), "data_bytes": 0, "all_events": 0,
+          "header_counts": (hdr_calls, hdr_events, hdr_lost) if flags & 2 else None}
     pos, now = 64, start
     events = st["events"]
     while pos < len(buf):
@@ -163,6 +165,7 @@ def parse_stream(path):
                         raise FormatError(f"{path}: stack event after other events")
                     st["stack"] = ids
                 elif sub == END:
+                    st["all_events"] += 1
                     st["end_event"] = True
                     st["data_bytes"] = pos - 64
                     if pos < len(buf) and buf[pos] != 0:
@@ -174,6 +177,7 @@ def parse_stream(path):
             st["truncated"] = True  # a final event cut short
             pos = ev_start
             break
+        st["all_events"] += 1
         st["data_bytes"] = pos - 64
     st["last_time"] = now
     return st
@@ -261,23 +265,33 @@ def replay(st, resolve, to_ns):
             "errors": errors, "min_leaf_ns": min_leaf_ns}
 
 
+META_NAME = re.compile(r"(\d+)(?:\.(\d+))?\.meta")          # IMAGE.meta, IMAGE = <pid>[.<n>]
+STREAM_NAME = re.compile(r"(\d+(?:\.\d+)?)-(\d+)(?:\.\d+)?\.ckt")  # IMAGE-<tid>[.<k>].ckt
+
+
+def image_key(image):
+    pid, _, n = image.partition(".")
+    return (int(pid), int(n or 0))
+
+
 def decode_dir(d):
     result = {"dir": d, "processes": [], "errors": []}
     names = sorted(os.listdir(d))
     metas = {}
     for n in names:
-        m = re.fullmatch(r"(\d+)\.meta", n)
+        m = META_NAME.fullmatch(n)
         if m:
             try:
-                metas[int(m.group(1))] = parse_meta(os.path.join(d, n))
+                metas[n[:-len(".meta")]] = parse_meta(os.path.join(d, n))
             except (FormatError, ValueError) as e:
                 result["errors"].append(str(e))
     streams = {}
     for n in names:
-        m = re.fullmatch(r"(\d+)-(\d+)\.ckt", n)
+        m = STREAM_NAME.fullmatch(n)
         if not m:
             continue
-        pid, tid = int(m.group(1)), int(m.group(2))
+        image, tid = m.group(1), int(m.group(2))
+        pid = image_key(image)[0]
         try:
             st = parse_stream(os.path.join(d, n))
         except (FormatError, KeyError) as e:
@@ -285,34 +299,40 @@ def decode_dir(d):
             continue
         if (st["pid"], st["tid"]) != (pid, tid):
             result["errors"].append(f"{n}: header says {st['pid']}-{st['tid']}")
-        streams.setdefault(pid, []).append(st)
-    for pid in sorted(set(metas) | set(streams)):
-        meta = metas.get(pid)
+        if st["header_counts"] is not None:
+            calls = sum(1 for e in st["events"] if e[0] == ENTER)
+            if st["header_counts"] != (calls, st["all_events"], st["lost"]):
+                result["errors"].append(f"{n}: header counts (calls, events, lost) {st['header_counts']}, "
+                                        f"decoded {(calls, st['all_events'], st['lost'])}")
+        streams.setdefault(image, []).append(st)
+    for image in sorted(set(metas) | set(streams), key=image_key):
+        meta = metas.get(image)
+        pid = image_key(image)[0]
         if meta is None:
-            result["errors"].append(f"{pid}: thread streams without {pid}.meta")
+            result["errors"].append(f"{image}: thread streams without {image}.meta")
             continue
         resolve, to_ns = resolver(meta), to_ns_fn(meta)
-        proc = {"pid": pid, "ppid": meta["ppid"], "exe": meta["exe"], "clock": meta["clock"],
+        proc = {"pid": pid, "image": image, "ppid": meta["ppid"], "exe": meta["exe"], "clock": meta["clock"],
                 "calib": len(meta["calib"]), "end": meta["end"] is not None, "forks": meta["forks"],
                 "modules": [m["path"] for m in meta["modules"]], "threads": []}
-        for st in sorted(streams.get(pid, []), key=lambda s: s["tid"]):
+        for st in sorted(streams.get(image, []), key=lambda s: s["tid"]):
             r = replay(st, resolve, to_ns)
             calls_total = sum(1 for e in st["events"] if e[0] == ENTER)
             proc["threads"].append({
                 "tid": st["tid"], "name": meta["threads"].get(st["tid"], ""),
                 "ended": st["ended_flag"], "end_event": st["end_event"], "truncated": st["truncated"],
                 "lost": st["lost"], "initial_stack": [resolve(a) for a in st["stack"]],
-                "events": len(st["events"]), "enters": calls_total,
+                "events": len(st["events"]), "enters": calls_total, "header_counts": st["header_counts"],
                 "file_bytes": st["bytes"], "data_bytes": st["data_bytes"], **r})
             for e in r["errors"]:
-                result["errors"].append(f"{pid}-{st['tid']}: {e}")
+                result["errors"].append(f"{image}-{st['tid']}: {e}")
         result["processes"].append(proc)
     return result
 
 
 def print_text(res):
     for p in res["processes"]:
-        print(f"process {p['pid']} (ppid {p['ppid']}) {p['exe']} clock={p['clock']}"
+        print(f"process {p['image']} (ppid {p['ppid']}) {p['exe']} clock={p['clock']}"
               f" end={'yes' if p['end'] else 'no'} forks={[c for _, c in p['forks']]}")
         for t in p["threads"]:
             print(f"  thread {t['tid']} '{t['name']}': {t['enters']} calls, max depth {t['max_depth']},"

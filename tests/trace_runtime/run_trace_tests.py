@@ -449,10 +449,158 @@ def t_overflow(env):
                  lost=2 * (depth - tracked))
 
 
+def t_planted(env):
+    """A symlink planted under the runtime's file names (a trace directory
+    another user can write to) must not make the program open, truncate or
+    chmod its target, and the process's umask must hold."""
+    d = env.dir("planted")
+    exe = env.compile(os.path.join(d, "rec"), "gcc", ["recursion.c"], ["-O2"])
+    victim = os.path.join(d, "victim")
+    with open(victim, "w") as f:
+        f.write("secret\n")
+    os.chmod(victim, 0o600)
+    tr = os.path.join(d, "trace")
+    os.makedirs(tr)
+    # $$ is the pid the program keeps through exec.
+    script = 'ln -s "$1" "$2/$$.meta"; ln -s "$1" "$2/$$-$$.ckt"; shift 2; exec "$@"'
+    r = env.run("sh", ["-c", script, "sh", victim, tr, exe, 20, 10], tr)
+    expect_eq("planted: output", r.stdout, "55\n")
+    with open(victim, "rb") as f:
+        expect_eq("planted: victim content", f.read()[:32], b"secret\n")
+    expect_eq("planted: victim mode", oct(os.stat(victim).st_mode & 0o777), oct(0o600))
+    res = decode(tr, allow_errors=True)
+    proc = one_process(res)
+    expect_eq("planted: image name (the planted names are skipped)", proc["image"], f"{proc['pid']}.1")
+    check_thread("planted", one_thread(proc), {"main": 1, "rec": 20, "fib": fib_calls(10)},
+                 {"<root> -> main": 1, "main -> rec": 1, "rec -> rec": 19, "main -> fib": 1,
+                  "fib -> fib": fib_calls(10) - 1}, 21)
+    # The umask of the process decides the files' modes (no chmod).
+    tr = os.path.join(d, "trace-umask")
+    env.run("sh", ["-c", 'umask 077; exec "$@"', "sh", exe, 5, 5], tr)
+    modes = {n: oct(os.stat(os.path.join(tr, n)).st_mode & 0o777) for n in os.listdir(tr)}
+    expect_eq("umask 077: modes", set(modes.values()), {oct(0o600)})
+
+
+def t_exec(env):
+    """exec keeps the pid; each image keeps its own files."""
+    d = env.dir("exec")
+    exe = env.compile(os.path.join(d, "exec_self"), "gcc", ["exec_self.c"], ["-O1"])
+    tr = os.path.join(d, "trace")
+    r = env.run(exe, [], tr)
+    expect_eq("exec: output", r.stdout, "before\nafter\n")
+    res = decode(tr)
+    images = {p["image"]: p for p in res["processes"]}
+    pid = res["processes"][0]["pid"]
+    expect_eq("exec: images", sorted(images), [str(pid), f"{pid}.1"])
+    first, second = one_thread(images[str(pid)]), one_thread(images[f"{pid}.1"])
+    calls, _ = summary(first)
+    expect_eq("exec: first image calls", calls, {"main": 1, "before": 2, "go": 1})
+    expect_eq("exec: first image open at exec", [norm(x) for x in first["open_at_end"]], ["main", "go"])
+    check_thread("exec: second image", second, {"main": 1, "after": 3}, {"<root> -> main": 1, "main -> after": 3}, 2)
+
+
+def run_fib_limited(env, d, wrap, label, tr, out_dir=None, private_mounts=False):
+    """fib(25) (242785 calls, ~700 KiB of trace) under a wrapper that limits
+    the space; the program's output and status must not change and the trace
+    must say that events were lost."""
+    exe = os.path.join(d, "rec")
+    if not os.path.exists(exe):
+        env.compile(exe, "gcc", ["recursion.c"], ["-O2"])
+    cmd = ["sh", "-c", wrap, "sh", exe, 30, 25]
+    if private_mounts:
+        cmd = ["unshare", "-m", "--propagation", "private"] + cmd
+    r = env.run(cmd[0], cmd[1:], tr, extra_env={"COVKIT_TRACE_CHUNK_KB": "16"}, expect_rc=None)
+    expect_eq(f"{label}: exit status", r.returncode, 0)
+    expect_eq(f"{label}: output", r.stdout, "75025\n")
+    expect_eq(f"{label}: stderr", r.stderr, "")
+    t = one_thread(one_process(decode(out_dir or tr)))
+    if t["lost"] == 0:
+        raise Failure(f"{label}: no lost events in a trace that could not fit")
+    expect_eq(f"{label}: ended", t["ended"] and t["end_event"], True)
+    expect_eq(f"{label}: header counts", t["header_counts"] is not None, True)
+    calls, _ = summary(t)
+    if not 0 < calls.get("fib", 0) < fib_calls(25):
+        raise Failure(f"{label}: {calls.get('fib')} fib calls written")
+    return t
+
+
+def t_full_disk(env):
+    d = env.dir("full_disk")
+    # RLIMIT_FSIZE (ulimit -f, in KiB): growing a file past it is SIGXFSZ.
+    tr = os.path.join(d, "trace-ulimit")
+    t = run_fib_limited(env, d, 'ulimit -f 256; exec "$@"', "ulimit -f 256", tr)
+    size = max(os.path.getsize(os.path.join(tr, n)) for n in os.listdir(tr))
+    if size > 256 * 1024:
+        raise Failure(f"ulimit: a file of {size} bytes")
+    print(f"  ulimit -f 256: {t['enters']} calls written, {t['lost']} events lost")
+    # A really full file system: a 512 KiB tmpfs in a private mount namespace
+    # (root only); the trace is copied out before the namespace goes.
+    if subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode != 0:
+        print("  note: unshare -m not permitted: the full tmpfs case is skipped")
+        return
+    tr = os.path.join(d, "trace-tmpfs")
+    out = os.path.join(d, "trace-tmpfs-copy")
+    os.makedirs(tr)
+    os.makedirs(out)
+    wrap = ('mount -t tmpfs -o size=512k covkit-full "$COVKIT_TRACE_DIR" || exit 99; '
+            '"$@"; rc=$?; cp -a "$COVKIT_TRACE_DIR"/. ' + out + '; exit $rc')
+    t = run_fib_limited(env, d, wrap, "full tmpfs", tr, out_dir=out, private_mounts=True)
+    print(f"  full tmpfs: {t['enters']} calls written, {t['lost']} events lost")
+
+
+def t_still_running(env):
+    """Threads still running at the process end: their open calls stay in the
+    trace, also under min time, and their names as they are at the end."""
+    d = env.dir("still_running")
+    exe = env.compile(os.path.join(d, "still"), "gcc", ["still_running.c"], ["-O1", "-pthread"])
+    for label, extra in (("plain", {}), ("min time 1 ms", {"COVKIT_TRACE_MIN_TIME_NS": "1000000"})):
+        tr = os.path.join(d, "trace-" + label.replace(" ", "-"))
+        r = env.run(exe, [], tr, extra_env=extra)
+        expect_eq(f"{label}: output", r.stdout, "done\n")
+        proc = one_process(decode(tr))
+        waiter = [t for t in proc["threads"] if t["name"] == "late-name"]
+        if len(waiter) != 1:
+            raise Failure(f"{label}: thread names {[t['name'] for t in proc['threads']]}, no 'late-name'")
+        w = waiter[0]
+        expect_eq(f"{label}: waiter open at the end", [norm(x) for x in w["open_at_end"]], ["waiter", "blocker"])
+        calls, _ = summary(w)
+        want = {"waiter": 1, "blocker": 1} if extra else {"waiter": 1, "blocker": 1, "quick": 1}
+        expect_eq(f"{label}: waiter calls", calls, want)
+
+
+def t_layers(env):
+    """The runtime's files include one another in the one-way order of
+    src/runtime/README.md ("Include order"): a file includes only files of
+    earlier lines (and its own header)."""
+    root = os.path.join(os.path.dirname(os.path.dirname(HERE)), "src", "runtime")
+    readme = open(os.path.join(root, "README.md")).read()
+    section = readme.split("## Include order", 1)[1].split("\n\n")
+    block = next(b for b in section if b.startswith("    "))  # the indented list
+    layer = {}
+    for i, line in enumerate(block.splitlines()):
+        for name in line.replace(",", " ").split():
+            layer[name] = i
+    src = os.path.join(root, "trace")
+    files = sorted(f for f in os.listdir(src) if f.endswith((".c", ".h")))
+    problems = []
+    for f in files:
+        stem = f[:-2]
+        if stem not in layer:
+            problems.append(f"{f}: not in the README's include order")
+            continue
+        for inc in re.findall(r'#include "([^"]+)\.h"', open(os.path.join(src, f)).read()):
+            if inc != stem and layer.get(inc, 99) >= layer[stem]:
+                problems.append(f"{f} includes {inc}.h (line {layer.get(inc)} of the order, not before {layer[stem]})")
+    if problems:
+        raise Failure("\n  ".join(problems))
+
+
 SCENARIOS = {
     "recursion": t_recursion, "exceptions": t_exceptions, "longjmp": t_longjmp, "threads": t_threads,
     "fork": t_fork, "exit_deep": t_exit_deep, "ctor_dtor": t_ctor_dtor, "dlopen": t_dlopen, "static": t_static, "inert": t_inert,
     "limits": t_limits, "signals": t_signals, "crash": t_crash, "overflow": t_overflow,
+    "planted": t_planted, "exec": t_exec, "full_disk": t_full_disk, "still_running": t_still_running,
+    "layers": t_layers,
 }
 
 

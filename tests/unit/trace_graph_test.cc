@@ -182,6 +182,48 @@ TEST(CallGraphModel, EdgeBelowThresholdBetweenKeptNodes) {
   EXPECT_EQ(edge_names(*g), (std::vector<std::string>{"main->a(int)", "main->c", "a(int)->b", "a(int)->d"}));
 }
 
+// A box above the threshold whose calls are each below it still gets the
+// arrow of its heaviest caller; a caller below the threshold is shown then.
+TEST(CallGraphModel, AShownFunctionKeepsItsHeaviestCaller) {
+  CallProfile p;
+  p.total_ns = 1000;
+  // log (6%) is called from six functions of 1% each; p1..p6 are 1.2% each.
+  p.functions = {fn("main", 1, 1000, 900), fn("log", 60, 60, 60)};
+  for (int i = 1; i <= 6; ++i) {
+    std::string name = "p" + std::to_string(i);
+    p.functions.push_back(fn(name, 1, 12, 2));
+    p.edges.push_back(edge("main", name, 1, 12));
+    p.edges.push_back(edge(name, "log", 10, i == 4 ? 11 : 10));
+  }
+  std::sort(p.edges.begin(), p.edges.end(), [](const auto& a, const auto& b) {
+    return a.caller != b.caller ? a.caller < b.caller : a.callee < b.callee;
+  });
+  GraphOptions five;
+  five.threshold_percent = 5;
+  auto g = build_call_graph(p, five);
+  ASSERT_TRUE(g);
+  EXPECT_EQ(node_names(*g), (std::vector<std::string>{"main", "log", "p4"}));
+  EXPECT_EQ(edge_names(*g), (std::vector<std::string>{"main->p4", "p4->log"}));
+  EXPECT_EQ(g->dropped_nodes, 5u);
+  // Every shown function but the thread's root has an arrow in.
+  for (size_t i = 1; i < g->nodes.size(); ++i)
+    EXPECT_TRUE(std::any_of(g->edges.begin(), g->edges.end(), [&](const auto& e) { return e.callee == i; }))
+        << g->nodes[i].name;
+}
+
+// Only the heaviest caller's arrow is added: b (36%) gets a(int)->b (34%,
+// below the threshold) and none from c.
+TEST(CallGraphModel, OnlyTheHeaviestCallerIsAdded) {
+  CallProfile p = sample_profile();
+  p.functions[2].inclusive_ns = 360;  // b at 36%, called by a(int) (34%) and c (1%)
+  GraphOptions t;
+  t.threshold_percent = 36;
+  auto g = build_call_graph(p, t);
+  ASSERT_TRUE(g);
+  EXPECT_EQ(node_names(*g), (std::vector<std::string>{"main", "a(int)", "b"}));
+  EXPECT_EQ(edge_names(*g), (std::vector<std::string>{"main->a(int)", "a(int)->b"}));
+}
+
 TEST(CallGraphModel, FocusKeepsCallersChainAndCallees) {
   GraphOptions o;
   o.focus = "b";
@@ -233,9 +275,9 @@ TEST(CallGraphModel, FocusByQualifiedOrUnqualifiedName) {
   EXPECT_EQ(node_names(*build_call_graph(p, o)),
             (std::vector<std::string>{"ns::Parser<char>::parse(char const*) const"}));
   o.focus = "nothere";
-  std::string error;
-  EXPECT_FALSE(build_call_graph(p, o, &error));
-  EXPECT_EQ(error, "no function named 'nothere' in the trace");
+  auto none = build_call_graph(p, o);
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().message, "no function named 'nothere' in the trace");
 }
 
 TEST(CallGraphModel, BaseName) {
@@ -315,11 +357,10 @@ TEST(GraphRender, SvgHoldsEveryName) {
   p.edges = {edge("main", "std::vector<int>::operator[](unsigned long)", 3, 60), edge("main", "a\"b\\c", 1, 30),
              edge("main", "operator<<(std::ostream&, X const&)", 1, 5)};
   std::string dot = write_dot(*build_call_graph(p, GraphOptions{}));
-  std::string error;
   ::testing::internal::CaptureStderr();
-  auto svg = covkit::trace::render_dot(dot, "svg", &error);
+  auto svg = covkit::trace::render_dot(dot, "svg");
   std::string stderr_text = ::testing::internal::GetCapturedStderr();
-  ASSERT_TRUE(svg) << error;
+  ASSERT_TRUE(svg) << svg.error().message;
   EXPECT_EQ(stderr_text, "");
   EXPECT_NE(svg->find("<svg"), std::string::npos);
   // SVG text is XML-escaped by Graphviz: each name shows exactly once.
@@ -330,33 +371,32 @@ TEST(GraphRender, SvgHoldsEveryName) {
 }
 
 TEST(GraphRender, Png) {
-  std::string error;
-  auto png = covkit::trace::render_dot(write_dot(*build_call_graph(sample_profile(), GraphOptions{})), "png", &error);
-  ASSERT_TRUE(png) << error;
+  auto png = covkit::trace::render_dot(write_dot(*build_call_graph(sample_profile(), GraphOptions{})), "png");
+  ASSERT_TRUE(png) << png.error().message;
   ASSERT_GT(png->size(), 8u);
   EXPECT_EQ(png->substr(0, 8), "\x89PNG\r\n\x1a\n");
 }
 
 TEST(GraphRender, ErrorsAreStringsNotStderr) {
-  std::string error;
   ::testing::internal::CaptureStderr();
-  auto bad = covkit::trace::render_dot("digraph { a -> ; }", "svg", &error);
+  auto bad = covkit::trace::render_dot("digraph { a -> ; }", "svg");
   std::string stderr_text = ::testing::internal::GetCapturedStderr();
-  EXPECT_FALSE(bad);
+  ASSERT_FALSE(bad);
   EXPECT_EQ(stderr_text, "");
+  std::string error = bad.error().message;
   EXPECT_EQ(error.find('\n'), std::string::npos) << error;
   EXPECT_NE(error.find("syntax error"), std::string::npos) << error;
 
   ::testing::internal::CaptureStderr();
-  auto unknown = covkit::trace::render_dot("digraph { a -> b; }", "nosuchformat", &error);
+  auto unknown = covkit::trace::render_dot("digraph { a -> b; }", "nosuchformat");
   stderr_text = ::testing::internal::GetCapturedStderr();
-  EXPECT_FALSE(unknown);
+  ASSERT_FALSE(unknown);
   EXPECT_EQ(stderr_text, "");
-  EXPECT_NE(error.find("nosuchformat"), std::string::npos) << error;
+  EXPECT_NE(unknown.error().message.find("nosuchformat"), std::string::npos) << unknown.error().message;
 
   // Graphviz still works after errors.
-  auto good = covkit::trace::render_dot("digraph { a -> b; }", "svg", &error);
-  ASSERT_TRUE(good) << error;
+  auto good = covkit::trace::render_dot("digraph { a -> b; }", "svg");
+  ASSERT_TRUE(good) << good.error().message;
   EXPECT_NE(good->find(">a<"), std::string::npos);
 }
 

@@ -28,11 +28,11 @@ struct ThreadBuilder {
     t.start = start;
   }
   ThreadBuilder& enter(uint64_t at, uint64_t fn) {
-    t.events.push_back({Kind::kEnter, at, fn});
+    t.events.push_back({.kind = Kind::kEnter, .time = at, .address = fn});
     return *this;
   }
   ThreadBuilder& exit(uint64_t at) {
-    t.events.push_back({Kind::kExit, at, 0});
+    t.events.push_back({.kind = Kind::kExit, .time = at});
     return *this;
   }
 };

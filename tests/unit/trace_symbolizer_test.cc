@@ -10,7 +10,8 @@
 #include <string>
 
 #include "format/trace_reader.h"
-#include "trace/record_support.h"
+#include "trace/duration.h"
+#include "trace/program_info.h"
 #include "trace/symbolizer.h"
 #include "test_support.h"
 

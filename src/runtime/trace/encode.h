@@ -1,11 +1,10 @@
-/* Event encoding of the thread streams (docs/trace-format.md, "Thread stream"). */
+/* Event encoding of the thread streams (docs/trace-format.md, "Thread stream";
+ * the codes are in trace_contract.h). */
 #ifndef CKT_ENCODE_H
 #define CKT_ENCODE_H
 
 #include "ckt_base.h"
-
-enum { CKT_KIND_ENTER = 1, CKT_KIND_EXIT = 2, CKT_KIND_SPECIAL = 3 };
-enum { CKT_SPECIAL_DEFINE = 1, CKT_SPECIAL_LOST = 2, CKT_SPECIAL_STACK = 3, CKT_SPECIAL_END = 4 };
+#include "trace_contract.h"
 
 /* Longest event the hot path writes in one go (a `define`: 1 + 9 + 1 + 3 + 8). */
 #define CKT_MAX_EVENT 32

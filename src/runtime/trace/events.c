@@ -43,15 +43,17 @@ CKT_FN uint32_t ckt_func_entry_slow(struct ckt_thread *t, uintptr_t fn, uint64_t
 
 CKT_FN void ckt_write_lost(struct ckt_thread *t, uint64_t now) {
   uint32_t n = __atomic_load_n(&t->lost, __ATOMIC_RELAXED);
-  if (n == 0 || t->pend_lo != CKT_NONE) return;
+  if (n == 0 || t->pend_lo != CKT_NONE || t->s.broken) return;
   uint8_t *p = ckt_stream_reserve(&t->s);
   p = ckt_put_lead(p, CKT_KIND_SPECIAL, ckt_delta(t, now));
   p = ckt_put_varint(p, CKT_SPECIAL_LOST);
   t->s.cur = ckt_put_varint(p, n);
+  t->s.lost += n;
   __atomic_fetch_sub(&t->lost, n, __ATOMIC_RELAXED);
 }
 
 CKT_FN void ckt_write_end(struct ckt_thread *t, uint64_t now) {
+  if (t->s.broken) return;  /* a stopped stream gets its end from its close */
   uint8_t *p = ckt_stream_reserve(&t->s);
   p = ckt_put_lead(p, CKT_KIND_SPECIAL, ckt_delta(t, now));
   t->s.cur = ckt_put_varint(p, CKT_SPECIAL_END);
@@ -85,15 +87,42 @@ CKT_FN void ckt_write_stack(struct ckt_thread *t, uint64_t now) {
   ckt_stream_put(&t->s, buf, (size_t)(p - buf));
 }
 
-CKT_FN void ckt_flush_pending(struct ckt_thread *t) {
+CKT_FN static uint64_t stream_pos(const struct ckt_stream *s) {
+  return s->map_off + (uint64_t)(s->cur - s->map);
+}
+
+CKT_FN void ckt_write_held_enter(struct ckt_thread *t, uint32_t d, uint32_t id, uint64_t now) {
+  struct ckt_pend *p = &t->pend[d];
+  p->time = now;
+  p->id = id;
+  p->last = t->last;
+  p->pos = t->s.broken ? 0 : stream_pos(&t->s);
+  p->defined = !(t->defined[id >> 3] & (1u << (id & 7)));
+  ckt_define(t, id, t->stack[d].fn, now);
+  ckt_write_enter(t, now, id);
+}
+
+CKT_FN void ckt_keep_held(struct ckt_thread *t) {
   if (t->pend_lo == CKT_NONE) return;
   for (uint32_t i = t->pend_lo; i < t->depth; i++) {
     struct ckt_frame *f = &t->stack[i];
-    if (!(f->slot & CKT_PENDING)) continue;
-    const struct ckt_pend *p = &t->pend[i];
-    ckt_define(t, p->id, f->fn, p->time);
-    ckt_write_enter(t, p->time, p->id);
-    f->slot = (f->slot & ~CKT_PENDING) | CKT_WRITTEN;
+    if (f->slot & CKT_PENDING) f->slot = (f->slot & ~CKT_PENDING) | CKT_WRITTEN;
   }
   t->pend_lo = CKT_NONE;
+}
+
+CKT_FN int ckt_take_back(struct ckt_thread *t, uint32_t d) {
+  const struct ckt_pend *p = &t->pend[d];
+  struct ckt_stream *s = &t->s;
+  /* Only bytes still in the current mapping (the overlap page belongs to it
+   * as the start of the next chunk). */
+  if (s->broken || p->pos < s->map_off || p->pos > stream_pos(s)) return 0;
+  uint8_t *at = s->map + (p->pos - s->map_off);
+  for (uint8_t *b = at; b < s->cur; b++) *b = 0;
+  s->cur = at;
+  s->events -= 1u + p->defined;
+  s->calls -= 1;
+  t->last = p->last;
+  if (p->defined) t->defined[p->id >> 3] &= (uint8_t)~(1u << (p->id & 7));
+  return 1;
 }

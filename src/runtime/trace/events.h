@@ -18,6 +18,7 @@ CKT_INLINE void ckt_write_enter(struct ckt_thread *t, uint64_t when, uint32_t id
   uint8_t *p = ckt_stream_reserve(&t->s);
   p = ckt_put_lead(p, CKT_KIND_ENTER, ckt_delta(t, when));
   t->s.cur = ckt_put_varint(p, id);
+  t->s.calls++;
 }
 
 CKT_INLINE void ckt_write_exit(struct ckt_thread *t, uint64_t when) {
@@ -30,6 +31,7 @@ CKT_INLINE void ckt_write_enter_now(struct ckt_thread *t, uint64_t now, uint32_t
   uint8_t *p = ckt_stream_reserve(&t->s);
   p = ckt_put_lead(p, CKT_KIND_ENTER, now - t->last);
   t->last = now;
+  t->s.calls++;
   if (CKT_LIKELY(id < 128)) {
     *p++ = (uint8_t)id;
     t->s.cur = p;
@@ -68,12 +70,20 @@ CKT_FN void ckt_func_set_offset(struct ckt_thread *t, uintptr_t fn, uint32_t off
 /* `define` of id unless already in the stream. */
 CKT_FN void ckt_define(struct ckt_thread *t, uint32_t id, uintptr_t fn, uint64_t when);
 
-/* `lost` with the count dropped so far (not while enters are held). */
+/* `lost` with the count dropped so far (not while enters are held, nor
+ * into a stopped stream: its close writes the count). */
 CKT_FN void ckt_write_lost(struct ckt_thread *t, uint64_t now);
 CKT_FN void ckt_write_end(struct ckt_thread *t, uint64_t now);
 /* `stack`: defines and lists the written open frames (forked child). */
 CKT_FN void ckt_write_stack(struct ckt_thread *t, uint64_t now);
-/* Min time: writes the held enters (defines first), outermost first. */
-CKT_FN void ckt_flush_pending(struct ckt_thread *t);
+/* Min time: writes the enter of the frame at index d (a `define` first if
+ * needed) as a held one. */
+CKT_FN void ckt_write_held_enter(struct ckt_thread *t, uint32_t d, uint32_t id, uint64_t now);
+/* Min time: the held enters are kept for good, outermost first. */
+CKT_FN void ckt_keep_held(struct ckt_thread *t);
+/* Min time: takes back the held enter of the top frame (index d); 0 when it
+ * cannot be (a chunk was rolled over since, or the stream stopped): then it
+ * is kept. */
+CKT_FN int ckt_take_back(struct ckt_thread *t, uint32_t d);
 
 #endif

@@ -3,18 +3,22 @@
  * that starts with a `stack` event of the frames it inherited; the other
  * threads do not exist in the child and their states are dropped. The
  * parent's `fork <tsc> <child>` line is appended to the parent's .meta by
- * the child (the parent's handler does not know the child's pid). */
+ * the child (the parent's handler does not know the child's pid). The
+ * handlers are registered by process.c at the process start. */
 #include "fork.h"
 
 #include <pthread.h>
 #include <unistd.h>
 
+#include <string.h>
+
+#include "calib.h"
 #include "clock.h"
 #include "events.h"
 #include "modules.h"
-#include "process.h"
 #include "process_meta.h"
-#include "thread_state.h"
+#include "process_state.h"
+#include "thread_life.h"
 
 static uint64_t fork_time;
 static int locked;
@@ -27,7 +31,7 @@ CKT_FN static void prepare(void) {
     t->busy = 1;
     CKT_BARRIER();
     if (now < t->last) now = t->last;
-    ckt_flush_pending(t);  /* a held enter belongs to both streams */
+    ckt_keep_held(t);  /* a held enter belongs to both streams */
     CKT_BARRIER();
     t->busy = 0;
   }
@@ -53,17 +57,18 @@ CKT_FN static void child(void) {
   struct ckt_thread *t = ckt_tls;
   struct ckt_thread *keep = t && t->real ? t : NULL;
   ckt_registry_forget_others(keep);
-  pid_t parent_pid = ckt_pid;
+  char parent_image[sizeof ckt_image];
+  memcpy(parent_image, ckt_image, sizeof parent_image);
+  ckt_ppid = ckt_pid;
   ckt_pid = getpid();
-  ckt_ppid = parent_pid;
   if (!ckt_meta_open()) {
     ckt_process_set_inert();
     if (keep) ckt_thread_drop_in_child(keep);
     return;
   }
-  ckt_process_calib_start();
+  ckt_calib_start();
   ckt_modules_write_live();
-  ckt_meta_fork_to_parent(parent_pid, fork_time, ckt_pid);
+  ckt_meta_fork_to_parent(parent_image, fork_time, ckt_pid);
   if (keep) ckt_thread_restart_in_child(keep);
 }
 

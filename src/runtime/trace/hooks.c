@@ -7,7 +7,6 @@
 #include "events.h"
 #include "process.h"
 #include "shadow_stack.h"
-#include "thread_state.h"
 
 CKT_API void __cyg_profile_func_enter(void *this_fn, void *call_site);
 CKT_API void __cyg_profile_func_exit(void *this_fn, void *call_site);

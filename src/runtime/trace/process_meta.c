@@ -1,5 +1,7 @@
 /* The .meta file (docs/trace-format.md, "Process metadata"). O_APPEND and
- * one write per line, so readers never see a torn line. */
+ * one write per line, so readers never see a torn line; a line that would
+ * pass RLIMIT_FSIZE is not written (SIGXFSZ is the program's death), and
+ * after a failed write (a full disk) nothing more is. */
 #include "process_meta.h"
 
 #include <fcntl.h>
@@ -9,71 +11,68 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "config.h"
+#include "trace_contract.h"
+#include "trace_files.h"
 
 pid_t ckt_pid, ckt_ppid;
 char ckt_exe[CKT_PATH_MAX];
+char ckt_image[32];
 static int meta_fd = -1;
 static uint64_t meta_dev, meta_ino;  /* the program may close our descriptor and reuse its number */
 
-CKT_FN int ckt_meta_path(char *out, size_t size, const char *name) {
-  size_t d = strlen(ckt_cfg.dir), n = strlen(name);
-  if (d + 1 + n + 1 > size) return 0;
-  memcpy(out, ckt_cfg.dir, d);
-  out[d] = '/';
-  memcpy(out + d + 1, name, n + 1);
-  return 1;
-}
-
-CKT_FN static void write_line(int fd, struct ckt_line *l) {
+/* Writes the whole line or stops the file for good (returns 0). */
+CKT_FN static int write_line(int fd, struct ckt_line *l) {
   l->buf[l->n] = '\n';
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !ckt_file_fits((uint64_t)st.st_size + l->n + 1)) return 0;
   const char *p = l->buf;
   size_t left = l->n + 1;
   while (left > 0) {
     ssize_t w = write(fd, p, left);
-    if (w <= 0) return;
+    if (w <= 0) return 0;
     p += w;
     left -= (size_t)w;
   }
+  return 1;
+}
+
+CKT_FN static int meta_is_ours(void) {
+  struct stat st;
+  return meta_fd >= 0 && fstat(meta_fd, &st) == 0 && (uint64_t)st.st_dev == meta_dev &&
+         (uint64_t)st.st_ino == meta_ino;
 }
 
 CKT_FN void ckt_meta_put(struct ckt_line *l) {
-  struct stat st;
-  if (meta_fd < 0) return;
-  if (fstat(meta_fd, &st) != 0 || (uint64_t)st.st_dev != meta_dev || (uint64_t)st.st_ino != meta_ino) {
-    meta_fd = -1;
-    return;
-  }
-  write_line(meta_fd, l);
-}
-
-CKT_FN static void pid_name(char *out, pid_t pid, const char *suffix) {
-  struct ckt_line l;
-  ckt_line_init(&l, "");
-  ckt_line_u64(&l, (uint64_t)pid);
-  ckt_line_str(&l, suffix);
-  memcpy(out, l.buf + 1, l.n - 1);  /* without ckt_line_u64's leading space */
-  out[l.n - 1] = 0;
+  if (!meta_is_ours() || !write_line(meta_fd, l)) meta_fd = -1;
 }
 
 CKT_FN int ckt_meta_open(void) {
-  char name[64], path[CKT_PATH_MAX];
-  pid_name(name, ckt_pid, ".meta");
-  if (!ckt_meta_path(path, sizeof path, name)) return 0;
+  if (meta_is_ours()) close(meta_fd);  /* a forked child drops its parent's */
+  meta_fd = -1;
+  struct ckt_line stem;
+  ckt_line_init(&stem, "");
+  ckt_line_uint(&stem, (uint64_t)ckt_pid);
+  stem.buf[stem.n] = 0;
+  unsigned seq = 0;
+  int fd = ckt_file_create(stem.buf, CKT_META_SUFFIX, O_WRONLY | O_APPEND, &seq);
+  if (fd < 0) return 0;
   struct stat st;
-  if (meta_fd >= 0 && fstat(meta_fd, &st) == 0 && (uint64_t)st.st_dev == meta_dev &&
-      (uint64_t)st.st_ino == meta_ino)
-    close(meta_fd);  /* a forked child drops its parent's */
-  meta_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-  if (meta_fd < 0) return 0;
-  fchmod(meta_fd, 0644);
-  if (fstat(meta_fd, &st) != 0) {
-    close(meta_fd);
-    meta_fd = -1;
+  if (fstat(fd, &st) != 0) {
+    close(fd);
     return 0;
   }
+  meta_fd = fd;
   meta_dev = (uint64_t)st.st_dev;
   meta_ino = (uint64_t)st.st_ino;
+  struct ckt_line image;
+  ckt_line_init(&image, stem.buf);
+  if (seq > 0) {
+    ckt_line_char(&image, CKT_SEQUENCE_SEPARATOR);
+    ckt_line_uint(&image, seq);
+  }
+  size_t k = image.n < sizeof ckt_image - 1 ? image.n : sizeof ckt_image - 1;
+  memcpy(ckt_image, image.buf, k);
+  ckt_image[k] = 0;
 
   if (!ckt_exe[0]) {
     ssize_t n = readlink("/proc/self/exe", ckt_exe, sizeof ckt_exe - 1);
@@ -93,7 +92,7 @@ CKT_FN int ckt_meta_open(void) {
   ckt_meta_put(&l);
   ckt_line_init(&l, ckt_clock_tsc ? "clock tsc" : "clock mono");
   ckt_meta_put(&l);
-  return 1;
+  return meta_fd >= 0;
 }
 
 CKT_FN void ckt_meta_calib(uint64_t *counter, uint64_t *ns) {
@@ -105,15 +104,36 @@ CKT_FN void ckt_meta_calib(uint64_t *counter, uint64_t *ns) {
   ckt_meta_put(&l);
 }
 
-CKT_FN void ckt_meta_thread(pid_t tid) {
-  char name[17] = {0};
-  prctl(PR_GET_NAME, name, 0, 0, 0);
+CKT_FN static void put_thread(pid_t tid, const char *name) {
   struct ckt_line l;
   ckt_line_init(&l, "thread");
   ckt_line_u64(&l, (uint64_t)tid);
   ckt_line_char(&l, ' ');
   ckt_line_str(&l, name);
   ckt_meta_put(&l);
+}
+
+CKT_FN void ckt_meta_thread(pid_t tid) {
+  char name[17] = {0};
+  prctl(PR_GET_NAME, name, 0, 0, 0);
+  put_thread(tid, name);
+}
+
+CKT_FN void ckt_meta_other_thread(pid_t tid) {
+  struct ckt_line path;  /* /proc/self/task/<tid>/comm */
+  ckt_line_init(&path, "/proc/self/task/");
+  ckt_line_uint(&path, (uint64_t)tid);
+  ckt_line_str(&path, "/comm");
+  path.buf[path.n] = 0;
+  int fd = open(path.buf, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;  /* gone already */
+  char name[32];
+  ssize_t n = read(fd, name, sizeof name - 1);
+  close(fd);
+  if (n <= 0) return;
+  while (n > 0 && name[n - 1] == '\n') n--;
+  name[n] = 0;
+  put_thread(tid, name);
 }
 
 CKT_FN void ckt_meta_end(uint64_t when) {
@@ -123,16 +143,22 @@ CKT_FN void ckt_meta_end(uint64_t when) {
   ckt_meta_put(&l);
 }
 
-CKT_FN void ckt_meta_fork_to_parent(pid_t parent, uint64_t when, pid_t child) {
-  char name[64], path[CKT_PATH_MAX];
-  pid_name(name, parent, ".meta");
-  if (!ckt_meta_path(path, sizeof path, name)) return;
-  int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+CKT_FN void ckt_meta_fork_to_parent(const char *parent_image, uint64_t when, pid_t child) {
+  struct ckt_line name;
+  ckt_line_init(&name, parent_image);
+  ckt_line_str(&name, CKT_META_SUFFIX);
+  name.buf[name.n] = 0;
+  char path[CKT_PATH_MAX];
+  if (!ckt_dir_path(path, sizeof path, name.buf)) return;
+  int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return;
-  struct ckt_line l;
-  ckt_line_init(&l, "fork");
-  ckt_line_u64(&l, when);
-  ckt_line_u64(&l, (uint64_t)child);
-  write_line(fd, &l);
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    struct ckt_line l;
+    ckt_line_init(&l, "fork");
+    ckt_line_u64(&l, when);
+    ckt_line_u64(&l, (uint64_t)child);
+    write_line(fd, &l);
+  }
   close(fd);
 }

@@ -2,7 +2,7 @@
 #include "shadow_stack.h"
 
 #include "events.h"
-#include "process.h"
+#include "calib.h"
 
 CKT_FN uintptr_t ckt_slot_rescan(struct ckt_thread *t, uintptr_t fn, const uintptr_t *cfa, uintptr_t site) {
   uintptr_t slot = ckt_find_slot(cfa, site);
@@ -19,14 +19,16 @@ CKT_FN void ckt_pop_one(struct ckt_thread *t, uint64_t now) {
   uint32_t d = t->depth - 1;
   struct ckt_frame *f = &t->stack[d];
   if (f->slot & CKT_PENDING) {
-    if (now - t->pend[d].time >= t->min_ticks) {  /* long enough: it and its held callers */
-      ckt_flush_pending(t);
+    /* Short, no recorded callee: taken back if it still can be. Else it and
+     * its held callers are kept. */
+    if (now - t->pend[d].time < t->min_ticks && ckt_take_back(t, d)) {
       t->depth = d;
-      ckt_write_exit(t, now);
+      if (t->pend_lo >= d) t->pend_lo = CKT_NONE;
       return;
     }
-    t->depth = d;  /* short, no recorded callee: not written */
-    if (t->pend_lo >= d) t->pend_lo = CKT_NONE;
+    ckt_keep_held(t);
+    t->depth = d;
+    ckt_write_exit(t, now);
     return;
   }
   t->depth = d;
@@ -98,10 +100,9 @@ CKT_FN void ckt_enter_push(struct ckt_thread *t, uintptr_t fn, uintptr_t site, u
       ckt_count_lost(t);
       return;
     }
-    t->pend[d].time = now;
-    t->pend[d].id = CKT_ID(e);
     f->slot = slot | CKT_PENDING;
     if (t->pend_lo == CKT_NONE) t->pend_lo = d;
+    ckt_write_held_enter(t, d, CKT_ID(e), now);
     return;
   }
   uint32_t e = ckt_func_entry(t, fn, now, CKT_LOOKUP_ITERATE | CKT_LOOKUP_DEFINE);

@@ -22,13 +22,17 @@ CKT_FN void ckt_line_init(struct ckt_line *l, const char *key) {
   ckt_line_str(l, key);
 }
 
-CKT_FN void ckt_line_u64(struct ckt_line *l, uint64_t v) {
+CKT_FN void ckt_line_uint(struct ckt_line *l, uint64_t v) {
   char tmp[24];
   int i = 0;
   do tmp[i++] = (char)('0' + v % 10);
   while ((v /= 10) != 0);
-  ckt_line_char(l, ' ');
   while (i > 0) ckt_line_char(l, tmp[--i]);
+}
+
+CKT_FN void ckt_line_u64(struct ckt_line *l, uint64_t v) {
+  ckt_line_char(l, ' ');
+  ckt_line_uint(l, v);
 }
 
 CKT_FN void ckt_line_hex(struct ckt_line *l, uint64_t v) {

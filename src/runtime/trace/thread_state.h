@@ -18,7 +18,7 @@ struct ckt_frame {
   uintptr_t fn, slot, site, ra;
 };
 #define CKT_WRITTEN ((uintptr_t)1)
-#define CKT_PENDING ((uintptr_t)2)  /* min time: enter held (time and id in ckt_pend) */
+#define CKT_PENDING ((uintptr_t)2)  /* min time: enter held, may be taken back (see ckt_pend) */
 #define CKT_SLOT(f) ((f)->slot & ~(uintptr_t)7)
 
 /* Function id table: open addressing, address -> id (low 16 bits) and the
@@ -38,11 +38,19 @@ struct ckt_frame {
 #define CKT_STACK_CAP (1u << 18)
 #define CKT_NONE UINT32_MAX
 
-/* Min time: the held enter of a frame. The held frames are the recordable
- * frames above the written ones (a written frame's ancestors are written). */
+/* Min time: a held enter. It is written at once, where it belongs, so that
+ * a reader sees it when the thread never returns (killed, or still running
+ * at the process end), but it can be taken back: if the call proves short
+ * and no callee was recorded, the stream is rewound to `pos` (the enter and
+ * its `define`, if any, are zeroed) and the counter to `last`. The held
+ * frames are the recordable frames above the kept ones (a kept frame's
+ * ancestors are kept). */
 struct ckt_pend {
-  uint64_t time;
+  uint64_t time;   /* of the enter */
+  uint64_t pos;    /* file offset where its bytes start */
+  uint64_t last;   /* the thread's counter before it */
   uint32_t id;
+  uint8_t defined; /* its `define` was written with it */
 };
 
 enum { CKT_SLOW_MINTIME = 1, CKT_SLOW_OVERFLOW = 2 };
@@ -78,23 +86,15 @@ extern __thread struct ckt_thread *ckt_tls __attribute__((tls_model("initial-exe
 /* busy, not real: hooks return at once. */
 extern struct ckt_thread ckt_thread_off;
 
-/* First event of a thread: initializes the process if needed, creates the
- * state (or returns &ckt_thread_off). */
-CKT_FN struct ckt_thread *ckt_thread_attach(void);
-/* Normal end of the calling thread's stream: closes open frames, `end`,
- * header flag, `thread` line; the state is released. */
-CKT_FN void ckt_thread_finish(struct ckt_thread *t);
-/* Process-level registry, for fork. */
+CKT_FN pid_t ckt_gettid(void);
+/* The registry of live states (for fork and the process end). */
 CKT_FN void ckt_registry_lock(void);
 CKT_FN void ckt_registry_unlock(void);
+CKT_FN void ckt_registry_add(struct ckt_thread *t);
+CKT_FN void ckt_registry_remove(struct ckt_thread *t);
+/* The first state (under the lock; NULL when none). */
+CKT_FN struct ckt_thread *ckt_registry_first(void);
 /* In a forked child: releases every state but `keep` (threads that do not exist). */
 CKT_FN void ckt_registry_forget_others(struct ckt_thread *keep);
-CKT_FN pid_t ckt_gettid(void);
-/* The pthread key whose destructor ends a thread's stream; 0 on failure. */
-CKT_FN int ckt_thread_key_init(void);
-/* Forked child, forking thread: a new stream starting with `stack`. */
-CKT_FN void ckt_thread_restart_in_child(struct ckt_thread *t);
-/* Forked child that cannot trace: forget the state. */
-CKT_FN void ckt_thread_drop_in_child(struct ckt_thread *t);
 
 #endif

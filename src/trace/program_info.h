@@ -1,11 +1,9 @@
 #pragma once
-// What `covkit trace record` needs besides running the program: finding it
-// on PATH, telling whether it was built with -finstrument-functions, and
-// reading durations such as 10us.
+// The program `covkit trace record` runs: finding it on PATH, and telling
+// from its symbol tables whether it was built with -finstrument-functions.
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <string_view>
 
 namespace covkit::trace {
 
@@ -22,8 +20,5 @@ ProgramInfo inspect_program(const std::string& path);
 // `prog` as execvp would find it: as given when it holds a '/', else the
 // first executable regular file of that name in $PATH.
 std::optional<std::string> find_program(const std::string& prog);
-
-// "500ns", "10us", "2ms", "1.5s", or plain nanoseconds -> ns.
-std::optional<uint64_t> parse_duration_ns(std::string_view text);
 
 }  // namespace covkit::trace

@@ -1,0 +1,44 @@
+#pragma once
+// A thread's events for a view, a block at a time, from its stream file (or
+// from the events of a thread built in memory): what the views use instead
+// of holding a trace's events, which may be billions.
+//
+//   TraceEventReader r(thread, warnings);
+//   auto block = r.next();                     // the first block, then
+//   open(r.summary().initial_stack);           // frames open at the start
+//   for (; !block.empty(); block = r.next())
+//     for (const TraceEvent& e : block) ...
+//   r.summary().last_time ...                  // after the last block
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "format/trace_reader.h"
+#include "format/trace_stream_decoder.h"
+
+namespace covkit::format {
+
+class TraceEventReader {
+ public:
+  // Problems met while reading (a damaged or unreadable file) go to
+  // `warnings`, one line each naming the file.
+  TraceEventReader(const TraceThread& thread, std::vector<std::string>& warnings);
+
+  // The next events; empty at the end. Valid until the next call.
+  std::span<const TraceEvent> next();
+  // What the stream says besides its events: initial_stack once next() was
+  // called, the rest once next() returned an empty block.
+  const StreamSummary& summary() const { return summary_; }
+
+ private:
+  const TraceThread& thread_;
+  std::vector<std::string>& warnings_;
+  std::optional<StreamBytes> bytes_;
+  std::optional<StreamDecoder> decoder_;
+  std::vector<TraceEvent> block_;
+  StreamSummary summary_;
+  bool memory_done_ = false;
+};
+
+}  // namespace covkit::format

@@ -1,0 +1,59 @@
+/* The contract between libcovkit-trace (which writes a trace directory),
+ * covkit's reader (src/format/trace_*) and `covkit trace record` (which sets
+ * the runtime's environment): variable names, file names, the thread stream
+ * header and the event codes. docs/trace-format.md is its prose.
+ * C11 and C++, no dependencies, nothing but constants. */
+#ifndef COVKIT_TRACE_CONTRACT_H
+#define COVKIT_TRACE_CONTRACT_H
+
+/* ---- environment of the traced program ---- */
+#define CKT_ENV_DIR "COVKIT_TRACE_DIR"                 /* required: without it the runtime is inert */
+#define CKT_ENV_MAX_DEPTH "COVKIT_TRACE_MAX_DEPTH"     /* frames written at most (main alone is 1) */
+#define CKT_ENV_MIN_TIME_NS "COVKIT_TRACE_MIN_TIME_NS" /* leaf calls shorter than this are not written */
+#define CKT_ENV_CHUNK_KB "COVKIT_TRACE_CHUNK_KB"       /* tests: file growth step */
+#define CKT_ENV_CLOCK "COVKIT_TRACE_CLOCK"             /* tests: "mono" never uses the TSC */
+#define CKT_ENV_PREFIX "COVKIT_TRACE_"                 /* every variable above starts so */
+
+/* ---- file names, relative to the trace directory ----
+ * A process image is named IMAGE = "<pid>" or, when a file of that name
+ * exists already (the same pid after exec, or reused), "<pid>.<n>" with the
+ * smallest free n >= 1. Its files:
+ *   IMAGE.meta                 process metadata (text)
+ *   IMAGE-<tid>.ckt            one thread's event stream
+ *   IMAGE-<tid>.<k>.ckt        the same tid again in that image (k >= 1)
+ * Files are created with O_EXCL: the runtime never opens, truncates or
+ * follows a file it did not create. */
+#define CKT_META_SUFFIX ".meta"
+#define CKT_STREAM_SUFFIX ".ckt"
+#define CKT_SEQUENCE_SEPARATOR '.' /* "<pid>.<n>", "<tid>.<k>" */
+#define CKT_THREAD_SEPARATOR '-'   /* IMAGE "-" tid */
+#define CKT_MAX_SEQUENCE 9999      /* names tried per image or thread */
+
+/* Written by `covkit trace record` into the directories it creates (the
+ * runtime ignores it): marks a directory as a recording covkit may move
+ * aside, and is locked (flock) while the recording runs. */
+#define CKT_RECORD_MARKER "covkit-record"
+
+/* ---- thread stream header (little endian, CKT_HEADER_SIZE bytes) ---- */
+#define CKT_MAGIC "CKTRACE1" /* 8 bytes, no terminating zero in the file */
+enum {
+  CKT_HEADER_SIZE = 64,
+  CKT_HDR_MAGIC = 0,  /* 8 bytes */
+  CKT_HDR_PID = 8,    /* u32 */
+  CKT_HDR_TID = 12,   /* u32 */
+  CKT_HDR_START = 16, /* u64: counter before the first event */
+  CKT_HDR_FLAGS = 24, /* u32: CKT_FLAG_* */
+  CKT_HDR_CALLS = 32, /* u64: enter events written (valid with CKT_FLAG_COUNTS) */
+  CKT_HDR_EVENTS = 40, /* u64: events written, specials included (likewise) */
+  CKT_HDR_LOST = 48    /* u64: the sum of the stream's `lost` counts (likewise) */
+};
+enum {
+  CKT_FLAG_ENDED = 1, /* the thread finished normally (set last) */
+  CKT_FLAG_COUNTS = 2 /* CKT_HDR_CALLS and CKT_HDR_EVENTS are filled in */
+};
+
+/* ---- events ---- */
+enum { CKT_KIND_ENTER = 1, CKT_KIND_EXIT = 2, CKT_KIND_SPECIAL = 3 };
+enum { CKT_SPECIAL_DEFINE = 1, CKT_SPECIAL_LOST = 2, CKT_SPECIAL_STACK = 3, CKT_SPECIAL_END = 4 };
+
+#endif

@@ -1,0 +1,63 @@
+#include "trace/program_run.h"
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace covkit::trace {
+
+namespace {
+
+std::vector<char*> c_strings(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (std::string& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+}  // namespace
+
+Expected<ProgramEnd> run_program(const std::string& program, const std::vector<std::string>& args,
+                                 const std::vector<std::string>& environment) {
+  std::vector<std::string> arg_copy = args, env_copy = environment;
+  std::vector<char*> argv = c_strings(arg_copy), envp = c_strings(env_copy);
+
+  struct sigaction ignore {}, old_int {}, old_quit {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ::sigaction(SIGINT, &ignore, &old_int);
+  ::sigaction(SIGQUIT, &ignore, &old_quit);
+  // The program gets the default dispositions back.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGQUIT);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = -1;
+  int rc = ::posix_spawn(&pid, program.c_str(), nullptr, &attr, argv.data(), envp.data());
+  posix_spawnattr_destroy(&attr);
+  int status = 0;
+  if (rc == 0)
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGQUIT, &old_quit, nullptr);
+  if (rc != 0) return Error(std::strerror(rc));
+
+  ProgramEnd end;
+  if (WIFSIGNALED(status)) {
+    end.signal = WTERMSIG(status);
+    end.core_dumped = WCOREDUMP(status);
+  } else {
+    end.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  }
+  return end;
+}
+
+}  // namespace covkit::trace

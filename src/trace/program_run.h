@@ -1,0 +1,23 @@
+#pragma once
+// Running the traced program the way system() does: its standard streams
+// are its own, and while it runs ^C and ^\ are its to handle (covkit waits
+// to summarize what it wrote).
+#include <string>
+#include <vector>
+
+#include "util/expected.h"
+
+namespace covkit::trace {
+
+struct ProgramEnd {
+  int exit_status = 0;  // when it exited
+  int signal = 0;       // when a signal killed it (then exit_status is 0)
+  bool core_dumped = false;
+};
+
+// Runs `program` with `args` (args[0] is its name) and `environment`, and
+// waits for it; an Error when it cannot be started.
+Expected<ProgramEnd> run_program(const std::string& program, const std::vector<std::string>& args,
+                                 const std::vector<std::string>& environment);
+
+}  // namespace covkit::trace

@@ -1,0 +1,76 @@
+#include "trace/record_environment.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <string_view>
+#include <system_error>
+
+#include "runtime/trace/trace_contract.h"
+#include "util/printable.h"
+
+namespace covkit::trace {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kRuntimeName = "libcovkit-trace.so";
+
+bool is_setting(std::string_view entry, std::string_view name) {
+  return entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=';
+}
+
+}  // namespace
+
+Expected<std::string> find_runtime_library() {
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return Error(fmt::format("cannot find the covkit executable: {}", ec.message()));
+  fs::path dir = self.parent_path();
+  for (const fs::path& p : {dir / kRuntimeName, dir / ".." / "lib" / kRuntimeName,
+                            dir / ".." / "lib" / "covkit" / kRuntimeName}) {
+    if (!fs::is_regular_file(p, ec)) continue;
+    std::string found = fs::weakly_canonical(p, ec).string();
+    // ld.so splits LD_PRELOAD at spaces and colons.
+    if (found.find_first_of(" :") != std::string::npos)
+      return Error(fmt::format("{}: a path with a space or a colon cannot go into LD_PRELOAD",
+                               util::printable(found)));
+    return found;
+  }
+  return Error(fmt::format("{} not found next to the covkit executable", kRuntimeName));
+}
+
+std::vector<std::string> traced_environment(const std::vector<std::string>& environment,
+                                            const RecordSettings& settings) {
+  std::vector<std::string> env;
+  std::string preload = settings.runtime;
+  for (const std::string& e : environment) {
+    if (is_setting(e, "LD_PRELOAD") && !settings.runtime.empty()) {
+      std::string_view old = std::string_view(e).substr(std::string_view("LD_PRELOAD=").size());
+      if (!old.empty()) preload += ":" + std::string(old);
+      continue;
+    }
+    if (is_setting(e, CKT_ENV_DIR) || (settings.max_depth && is_setting(e, CKT_ENV_MAX_DEPTH)) ||
+        (settings.min_time_ns && is_setting(e, CKT_ENV_MIN_TIME_NS)))
+      continue;
+    env.push_back(e);
+  }
+  if (!settings.runtime.empty()) env.push_back("LD_PRELOAD=" + preload);
+  env.push_back(fmt::format("{}={}", CKT_ENV_DIR, settings.dir));
+  if (settings.max_depth) env.push_back(fmt::format("{}={}", CKT_ENV_MAX_DEPTH, *settings.max_depth));
+  if (settings.min_time_ns) env.push_back(fmt::format("{}={}", CKT_ENV_MIN_TIME_NS, *settings.min_time_ns));
+  return env;
+}
+
+std::string environment_help() {
+  return fmt::format(
+      "Environment given to PROG (the runtime's settings):\n"
+      "  LD_PRELOAD=<dir of covkit>/{} (before any LD_PRELOAD already set)\n"
+      "  {:<26} the trace directory (absolute)\n"
+      "  {:<26} from --max-depth\n"
+      "  {:<26} from --min-time\n",
+      kRuntimeName, CKT_ENV_DIR, CKT_ENV_MAX_DEPTH, CKT_ENV_MIN_TIME_NS);
+}
+
+}  // namespace covkit::trace

@@ -1,0 +1,32 @@
+#pragma once
+// What the traced program gets from `covkit trace record`: the runtime
+// preloaded and its settings (the variables of trace_contract.h).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/expected.h"
+
+namespace covkit::trace {
+
+struct RecordSettings {
+  std::string dir;                   // absolute trace directory
+  std::optional<uint32_t> max_depth;
+  std::optional<uint64_t> min_time_ns;
+  std::string runtime;               // libcovkit-trace.so to preload; "" for --static
+};
+
+// libcovkit-trace.so next to the running covkit executable (build tree), or
+// in ../lib or ../lib/covkit (installed); it must fit into LD_PRELOAD.
+Expected<std::string> find_runtime_library();
+
+// `environment` (NAME=VALUE entries) with the runtime's settings replaced
+// and the runtime put before any LD_PRELOAD already there.
+std::vector<std::string> traced_environment(const std::vector<std::string>& environment,
+                                            const RecordSettings& settings);
+
+// The runtime's settings as `covkit trace record --help` lists them.
+std::string environment_help();
+
+}  // namespace covkit::trace

@@ -1,0 +1,146 @@
+#include "trace/recording_dir.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+#include <vector>
+
+#include "format/trace_file_names.h"
+#include "runtime/trace/trace_contract.h"
+#include "util/printable.h"
+
+namespace covkit::trace {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+// Creates the marker in an empty directory and locks it; the descriptor.
+Expected<int> create_marker(const std::string& dir, const std::string& command) {
+  std::string path = dir + "/" + CKT_RECORD_MARKER;
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return Error(fmt::format("cannot create {}: {}", CKT_RECORD_MARKER, errno_text(errno)));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    return Error("another covkit trace record took the directory at the same moment");
+  }
+  std::string text = fmt::format("covkit trace record\ncommand {}\n", command);
+  if (::write(fd, text.data(), text.size()) < 0) { /* the marker's text is for people only */ }
+  return fd;
+}
+
+// The marker of a recording, locked: -1 when the recording still runs.
+enum class Marker { kAbsent, kIdle, kLive };
+Marker probe_marker(const std::string& dir) {
+  std::string path = dir + "/" + CKT_RECORD_MARKER;
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return Marker::kAbsent;
+  bool live = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);  // releases the probe's lock
+  return live ? Marker::kLive : Marker::kIdle;
+}
+
+// The first entry of `dir` that covkit did not write, or "".
+std::string foreign_entry(const std::string& dir, std::error_code& ec) {
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code type_ec;
+    std::string name = it->path().filename().string();
+    if (!it->is_regular_file(type_ec) || it->is_symlink(type_ec) || !written_by_covkit(name)) return name;
+  }
+  return "";
+}
+
+bool empty_dir(const std::string& dir, std::error_code& ec) {
+  return fs::directory_iterator(dir, ec) == fs::directory_iterator();
+}
+
+// Removes an idle earlier recording at `old`: only files covkit writes.
+Expected<void> remove_old_recording(const std::string& old) {
+  std::error_code ec;
+  if (probe_marker(old) != Marker::kIdle)
+    return Error(fmt::format("{} exists and is not an earlier recording of covkit trace record; move it away",
+                             util::printable(old)));
+  std::string foreign = foreign_entry(old, ec);
+  if (ec) return Error(fmt::format("cannot read {}: {}", util::printable(old), ec.message()));
+  if (!foreign.empty())
+    return Error(fmt::format("{} holds {}, which covkit did not write; move it away", util::printable(old),
+                             util::printable(foreign)));
+  std::vector<fs::path> files;
+  for (fs::directory_iterator it(old, ec), end; !ec && it != end; it.increment(ec)) files.push_back(it->path());
+  for (const fs::path& f : files)
+    if (!fs::remove(f, ec) || ec)
+      return Error(fmt::format("cannot remove {}: {}", util::printable(f.string()), ec.message()));
+  if (!fs::remove(old, ec) || ec)
+    return Error(fmt::format("cannot remove {}: {}", util::printable(old), ec.message()));
+  return {};
+}
+
+}  // namespace
+
+bool written_by_covkit(const std::string& name) {
+  return name == CKT_RECORD_MARKER || format::parse_meta_name(name) || format::parse_stream_name(name);
+}
+
+RecordingDir::RecordingDir(RecordingDir&& other) noexcept
+    : path_(std::move(other.path_)), moved_to_(std::move(other.moved_to_)), lock_fd_(other.lock_fd_) {
+  other.lock_fd_ = -1;
+}
+
+RecordingDir::~RecordingDir() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+}
+
+Expected<RecordingDir> prepare_recording_dir(const std::string& dir, const std::string& command) {
+  std::error_code ec;
+  std::string abs = fs::absolute(dir, ec).lexically_normal().string();
+  if (ec) abs = dir;
+  while (abs.size() > 1 && abs.back() == '/') abs.pop_back();
+
+  std::string moved_to;
+  if (fs::exists(abs, ec)) {
+    if (!fs::is_directory(abs, ec)) return Error("exists and is not a directory");
+    bool empty = empty_dir(abs, ec);
+    if (ec) return Error(fmt::format("cannot read the directory: {}", ec.message()));
+    if (!empty) {
+      switch (probe_marker(abs)) {
+        case Marker::kLive:
+          return Error("another covkit trace record is recording into it right now; give another -o");
+        case Marker::kAbsent: {
+          std::string first = foreign_entry(abs, ec);
+          if (first.empty()) first = fs::directory_iterator(abs, ec)->path().filename().string();
+          return Error(fmt::format(
+              "not empty and not a recording of covkit trace record (it holds {}); give another -o or empty it",
+              util::printable(first)));
+        }
+        case Marker::kIdle:
+          break;
+      }
+      // An earlier recording: kept as DIR.old, as perf keeps perf.data.old.
+      moved_to = abs + ".old";
+      if (fs::exists(moved_to, ec)) {
+        auto removed = remove_old_recording(moved_to);
+        if (!removed) return removed.error();
+      }
+      if (::rename(abs.c_str(), moved_to.c_str()) != 0)
+        return Error(fmt::format("cannot move the earlier recording to {}: {}", util::printable(moved_to),
+                                 errno_text(errno)));
+    }
+  }
+  fs::create_directories(abs, ec);
+  if (ec) return Error(fmt::format("cannot create the directory: {}", ec.message()));
+  if (!empty_dir(abs, ec))  // someone else's, created between our look and now
+    return Error("another program filled the directory while covkit prepared it; give another -o");
+  auto fd = create_marker(abs, command);
+  if (!fd) return std::move(fd).error();
+  return RecordingDir(abs, moved_to, *fd);
+}
+
+}  // namespace covkit::trace

@@ -1,0 +1,43 @@
+#pragma once
+// The directory `covkit trace record` writes into. covkit creates it (or
+// takes an empty one) and marks it with a CKT_RECORD_MARKER file that stays
+// locked (flock) while the recording runs. A directory that holds an
+// earlier recording is moved aside to DIR.old, as perf moves perf.data to
+// perf.data.old (an older DIR.old recording is removed first); a recording
+// still running, or a directory holding anything covkit did not write, is
+// refused. Nothing covkit did not write is ever deleted.
+#include <string>
+
+#include "util/expected.h"
+
+namespace covkit::trace {
+
+class RecordingDir {
+ public:
+  RecordingDir(RecordingDir&& other) noexcept;
+  RecordingDir& operator=(RecordingDir&&) = delete;
+  RecordingDir(const RecordingDir&) = delete;
+  ~RecordingDir();  // releases the lock
+
+  const std::string& path() const { return path_; }  // absolute, no trailing '/'
+  // Where an earlier recording went ("" when there was none).
+  const std::string& moved_to() const { return moved_to_; }
+
+ private:
+  friend Expected<RecordingDir> prepare_recording_dir(const std::string& dir, const std::string& command);
+  RecordingDir(std::string path, std::string moved_to, int lock_fd)
+      : path_(std::move(path)), moved_to_(std::move(moved_to)), lock_fd_(lock_fd) {}
+  std::string path_, moved_to_;
+  int lock_fd_ = -1;
+};
+
+// Creates or takes `dir` for a new recording of `command` (written into the
+// marker for people who wonder what the directory is). Errors name no file:
+// the caller prints `dir` before them.
+Expected<RecordingDir> prepare_recording_dir(const std::string& dir, const std::string& command);
+
+// True when `name` is a file name the runtime or the recorder writes
+// (IMAGE.meta, IMAGE-TID[.K].ckt, the marker).
+bool written_by_covkit(const std::string& name);
+
+}  // namespace covkit::trace
