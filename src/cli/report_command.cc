@@ -186,8 +186,10 @@ int run_report(const ReportOptions& o) {
       return kExitUsage;
     }
     if (objects.damaged == objects.found) {
-      log.error(fmt::format("nothing to report: {} of the objects found could be read (see above)",
-                            objects.found == 1 ? "the one" : "none"));
+      log.error(objects.found == 1
+                    ? std::string("nothing to report: the one object found could not be read (see above)")
+                    : fmt::format("nothing to report: none of the {} objects found could be read (see above)",
+                                  objects.found));
       return kExitUsage;
     }
   } else if (!o.paths.empty() && objects.found == 0) {

@@ -1353,8 +1353,27 @@ def scenario_damaged_objects(tmp):
             f.truncate(40)
     rc, out, err = covkit(["report", "build", "--fail-under-line", "0"], proj)
     eq(rc, 1, "exit status when every object is damaged")
-    check(err[-1] == "covkit report: nothing to report: none of the objects found could be read (see above)",
+    check(err[-1] == "covkit report: nothing to report: none of the 3 objects found could be read (see above)",
           f"the last line says why: {err}")
+
+
+def scenario_clang_notes(tmp):
+    """clang's --coverage files (GCC 4.8's format, '408*') are refused with a
+    pointer to llvm-cov gcov, by covkit gcov and covkit report alike."""
+    need("clang")
+    d = os.path.join(tmp, "c")
+    write(f"{d}/c.c", "int main(void) { return 0; }\n")
+    run(["clang", "--coverage", "-o", "c", "c.c"], d)
+    run([f"{d}/c"], d)
+    hint = ("unsupported version '408*' (GCC 4.x's format, which clang's --coverage writes: read it with "
+            "`llvm-cov gcov` until covkit does; covkit reads GCC 8 to 14)")
+    rc, _, err = covkit(["gcov", "c.c"], d)
+    eq((rc, err), (3, [f"c.gcno:{hint}", f"c.gcda:{hint}"]), "covkit gcov on clang's files")
+    rc, _, err = covkit(["report", "."], d)
+    eq(rc, 1, "covkit report on clang's files only")
+    eq(err[0], f"covkit report: {d}/c.gcno:{hint}", "the first line points to llvm-cov gcov")
+    eq(err[-1], "covkit report: nothing to report: the one object found could not be read (see above)",
+       "the last line")
 
 
 SCENARIOS = {name[len("scenario_"):]: fn for name, fn in globals().items() if name.startswith("scenario_")}
