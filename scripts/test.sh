@@ -18,9 +18,11 @@ run_ctest() {
   log=$(mktemp)
   (cd "$dir" && ctest "$@" 2>&1) | tee "$log"
   local rc=${PIPESTATUS[0]}
-  if [ -n "${CI:-}" ] && grep -q '(Skipped)' "$log"; then
+  # Tests that need a privilege rather than a tool (mounting a tmpfs) may skip.
+  local may_skip='report_cli\.html_mount_point'
+  if [ -n "${CI:-}" ] && grep '(Skipped)' "$log" | grep -Evq "$may_skip"; then
     echo "CI: these tests were skipped; every tool they need is installed here, so that is a failure:"
-    grep '(Skipped)' "$log"
+    grep '(Skipped)' "$log" | grep -Ev "$may_skip"
     rc=1
   fi
   rm -f "$log"
