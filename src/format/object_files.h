@@ -4,14 +4,20 @@
 // file, but GCOV_PREFIX/GCOV_PREFIX_STRIP runs, containers and CI artifacts
 // put data files in another tree; those are paired with the notes file whose
 // path shares the longest tail of directory names.
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "format/gcda.h"
 
 namespace covkit::format {
 
 struct ObjectFiles {
   std::string notes;  // .gcno path
   std::string data;   // .gcda path; empty when the object never ran
+  // Counts already in memory (a live snapshot of a running program): used
+  // instead of reading `data`, which then only names them.
+  std::shared_ptr<const DataFile> counts;
 };
 
 struct ObjectSearch {

@@ -58,7 +58,7 @@ LoadedObject load_object(const std::string& arg, const std::string& object_direc
   return load_object_files(std::move(notes), std::move(data));
 }
 
-LoadedObject load_object_files(std::string notes_name, std::string data_name) {
+LoadedObject load_object_files(std::string notes_name, std::string data_name, const format::DataFile* counts) {
   LoadedObject obj;
   obj.notes_name = std::move(notes_name);
   obj.data_name = std::move(data_name);
@@ -85,6 +85,11 @@ LoadedObject load_object_files(std::string notes_name, std::string data_name) {
     }
   }
   if (obj.data_name.empty()) return obj;
+  if (counts) {
+    obj.data_opened = true;
+    obj.data = *counts;
+    return obj;
+  }
   auto bytes = util::read_file(obj.data_name);
   if (!bytes) {
     // Absent is how an object that never ran looks; anything else (no

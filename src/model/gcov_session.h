@@ -93,8 +93,11 @@ void derive_file_names(const std::string& arg, const std::string& object_directo
 // Reads and parses one object (thread-safe; touches no session state).
 LoadedObject load_object(const std::string& arg, const std::string& object_directory);
 // The same for a notes and a data file named directly (they may live in
-// different trees); an empty data name means the object never ran.
-LoadedObject load_object_files(std::string notes_name, std::string data_name);
+// different trees); an empty data name means the object never ran. `counts`,
+// when given, are the data file's contents already in memory (a live
+// snapshot): the data file is then not read.
+LoadedObject load_object_files(std::string notes_name, std::string data_name,
+                               const format::DataFile* counts = nullptr);
 
 // What a gcov run carries from one argument to the next in JSON mode, where
 // each argument is otherwise a session of its own.

@@ -108,7 +108,7 @@ void keep_diagnostics(std::vector<Diagnostic>&& all, ObjectResult& r) {
 
 ObjectResult build_object(const format::ObjectFiles& files, const SourcePathRules& paths, const PathFilter& filter) {
   ObjectResult r;
-  LoadedObject obj = load_object_files(files.notes, files.data);
+  LoadedObject obj = load_object_files(files.notes, files.data, files.counts.get());
   const bool notes_ok = std::holds_alternative<format::NotesFile>(obj.notes);
   SessionOptions so;
   so.branches = true;

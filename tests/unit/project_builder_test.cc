@@ -13,6 +13,7 @@
 
 #include "format/gcov_tags.h"
 #include "gcov_image_builder.h"
+#include "format/gcda_reader.h"
 #include "report/object_warnings.h"
 #include "test_support.h"
 
@@ -263,6 +264,24 @@ TEST(BuildProject, HugeCounterIsReported) {
   EXPECT_EQ(messages(r)[0], t.data + ": function g (line 10): suspicious counter value 144115188075855872 (too "
                                     "large to be real)");
   EXPECT_EQ(r.project.files[0].lines[0].count, huge);  // reported, still counted
+}
+
+// Counts in memory (a live snapshot) give the model the file would give; the
+// data path then only names them (nothing is read from it).
+TEST(BuildProject, CountsInMemoryEqualTheFile) {
+  Tree t;
+  t.write_data(t.data, {5, 3, 2, 3, 2}, 7);
+  BuildResult from_file = build({{t.notes, t.data}}, t.dir.path());
+  auto parsed = format::read_data(testing::read_bytes(t.data));
+  ASSERT_TRUE(parsed);
+  format::ObjectFiles in_memory{t.notes, t.dir / "nowhere/s.gcda",
+                                std::make_shared<const format::DataFile>(std::move(*parsed))};
+  BuildResult from_memory = build({in_memory}, t.dir.path());
+  EXPECT_TRUE(messages(from_memory).empty());
+  ASSERT_EQ(from_memory.project.files.size(), from_file.project.files.size());
+  for (size_t i = 0; i < from_file.project.files.size(); ++i)
+    EXPECT_EQ(summarize(from_memory.project.files[i]), summarize(from_file.project.files[i])) << i;
+  EXPECT_EQ(totals(from_memory.project).lines_covered, totals(from_file.project).lines_covered);
 }
 
 TEST(BuildProject, FilterDropsSources) {
