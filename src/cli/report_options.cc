@@ -40,28 +40,23 @@ constexpr const char* kFooter =
 
 }  // namespace
 
-std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& o) {
-  CLI::App app{kDescription, "covkit report"};
-  app.footer(kFooter);
-  app.get_formatter()->column_width(36);
-  std::vector<std::string> maps;
-  // Repeatable options take one value per use (`-e X build/` must leave
-  // build/ as a path, as in gcovr).
-
-  app.add_option("paths", o.paths, "Build trees, data (GCOV_PREFIX) trees, or .gcda/.gcno files [default: .]")->type_name("PATH");
+void add_report_source_options(CLI::App& app, ReportOptions& o) {
   auto* in = "Input";
   app.add_option("-r,--root", o.root, "Project root: reported paths are relative to it [default: .]")->type_name("DIR")->group(in);
-  app.add_option("--object-directory", o.object_directories,
-                 "Also look here for .gcno files (when data files live in another tree)")->type_name("DIR")
-      ->allow_extra_args(false)->group(in);
   app.add_option("--source-prefix", o.source_prefix, "Remove this prefix from reported source paths")->type_name("DIR")->group(in);
-  app.add_option("--path-map", maps,
+  app.add_option("--path-map",
                  "OLD=NEW: sources recorded under OLD are found under NEW (builds moved between "
-                 "machines or containers); repeatable, first match wins")->type_name("OLD=NEW")
-      ->allow_extra_args(false)->group(in);
-  app.add_option("-a,--add-tracefile", o.tracefiles, "Add an lcov tracefile or covkit JSON file (repeatable)")->type_name("FILE")
-      ->allow_extra_args(false)->group(in);
+                 "machines or containers); repeatable, first match wins")
+      ->type_name("OLD=NEW")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->check([](const std::string& m) { return model::parse_path_map(m) ? std::string() : m + ": expected OLD=NEW"; },
+              "")
+      ->each([&o](const std::string& m) { o.path_maps.push_back(*model::parse_path_map(m)); })
+      ->group(in);
+}
 
+void add_report_view_options(CLI::App& app, ReportOptions& o) {
   auto* out = "Output";
   app.add_option("--lcov", o.lcov, "Write an lcov tracefile (TN/SF/FN/FNDA/BRDA/DA records)")->type_name("FILE")->group(out);
   app.add_option("--cobertura,--xml", o.cobertura, "Write Cobertura XML (GitLab, Jenkins)")->type_name("FILE")->group(out);
@@ -93,8 +88,9 @@ std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& o)
                "Keep CMake's compiler-identification and try-compile sources (CMakeFiles/<version>/"
                "CompilerId*/..., dropped by default)")
       ->group(flt);
-  bool no_markers = false;
-  app.add_flag("--no-exclusion-markers", no_markers, "Ignore LCOV_EXCL_*/GCOVR_EXCL_* markers")->group(flt);
+  app.add_flag_callback("--no-exclusion-markers", [&o] { o.exclusion_markers = false; },
+                        "Ignore LCOV_EXCL_*/GCOVR_EXCL_* markers")
+      ->group(flt);
   app.add_flag("--exclude-throw-branches", o.exclude_throw_branches,
                "Drop branches taken only when an exception is thrown")
       ->group(flt);
@@ -137,14 +133,23 @@ std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& o)
       ->check(CLI::IsMember({"auto", "always", "never"}).description(""))
       ->group(run);
   app.add_flag("-q,--quiet", o.quiet, "No warnings (errors are still printed)")->group(run);
+}
 
+std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& o) {
+  CLI::App app{kDescription, "covkit report"};
+  app.footer(kFooter);
+  app.get_formatter()->column_width(36);
+  // Repeatable options take one value per use (`-e X build/` must leave
+  // build/ as a path, as in gcovr).
+  app.add_option("paths", o.paths, "Build trees, data (GCOV_PREFIX) trees, or .gcda/.gcno files [default: .]")->type_name("PATH");
+  add_report_source_options(app, o);
+  app.add_option("--object-directory", o.object_directories,
+                 "Also look here for .gcno files (when data files live in another tree)")->type_name("DIR")
+      ->allow_extra_args(false)->group("Input");
+  app.add_option("-a,--add-tracefile", o.tracefiles, "Add an lcov tracefile or covkit JSON file (repeatable)")->type_name("FILE")
+      ->allow_extra_args(false)->group("Input");
+  add_report_view_options(app, o);
   if (auto rc = parse_command_line(app, argc, argv)) return rc;
-  o.exclusion_markers = !no_markers;
-  for (const auto& m : maps) {
-    auto pm = model::parse_path_map(m);
-    if (!pm) return fail("covkit report", "--path-map " + m, pm.error());
-    o.path_maps.push_back(std::move(*pm));
-  }
   if (o.paths.empty() && o.tracefiles.empty()) o.paths.push_back(".");
   return std::nullopt;
 }

@@ -1,5 +1,7 @@
 #pragma once
 // Options of `covkit report`, parsed with CLI11.
+#include <CLI/CLI.hpp>
+
 #include <optional>
 #include <string>
 #include <utility>
@@ -44,5 +46,11 @@ struct ReportOptions {
 // Parses argv (argv[0] is "report"). Returns an exit code when the run is
 // over already (--help, a usage error), nullopt to go on.
 std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& out);
+
+// The option groups, for commands that report from elsewhere (`covkit live
+// report`): where sources are (--root, --source-prefix, --path-map), and
+// what to write, count and gate (outputs, filters, gates, running).
+void add_report_source_options(CLI::App& app, ReportOptions& o);
+void add_report_view_options(CLI::App& app, ReportOptions& o);
 
 }  // namespace covkit::cli

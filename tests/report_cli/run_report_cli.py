@@ -1232,7 +1232,8 @@ def scenario_bad_regex(tmp):
         eq(len(err), 1, f"one stderr line for {args}: {err}")
         check(err[0].startswith("covkit report: bad --filter/--exclude regular expression: "), f"message: {err}")
     rc, _, err = covkit(["report", ".", "--path-map", "no-equals-sign"], tmp)
-    eq((rc, err), (1, ["covkit report: --path-map no-equals-sign: expected OLD=NEW"]), "bad --path-map")
+    eq((rc, err), (1, ["covkit report: --path-map: no-equals-sign: expected OLD=NEW (see covkit report --help)"]),
+       "bad --path-map")
 
 
 def scenario_usage_errors(tmp):
