@@ -48,14 +48,15 @@ constexpr int kExitWrite = 3;
 
 class Reporter {
  public:
-  explicit Reporter(const ReportOptions& o) : o_(o) {}
+  Reporter(const ReportOptions& o, std::string_view command) : o_(o), command_(command) {}
   void warn(const std::string& m) {
-    if (!o_.quiet) fail(kCommand, "", m);
+    if (!o_.quiet) fail(command_, "", m);
   }
-  void error(const std::string& m) { fail(kCommand, "", m); }
+  void error(const std::string& m) { fail(command_, "", m); }
 
  private:
   const ReportOptions& o_;
+  std::string_view command_;
 };
 
 // Where to look instead when the paths hold no coverage data: a build
@@ -81,28 +82,37 @@ std::string nothing_found(const std::vector<std::string>& paths) {
   return fmt::format("nothing to report: no .gcno or .gcda files under {}{}", searched, build_directory_hint(paths));
 }
 
+// The --filter/--exclude regexes, compiled; a bad one is said here.
+std::optional<model::PathFilter> make_filter(const ReportOptions& o, Reporter& log) {
+  try {
+    return model::PathFilter(o.filters, o.excludes, o.keep_system_headers, o.keep_cmake_probes);
+  } catch (const std::regex_error& e) {
+    log.error(fmt::format("bad --filter/--exclude regular expression: {}", e.what()));
+    return std::nullopt;
+  }
+}
+
 struct Objects {
   model::ProjectCov project;
   size_t found = 0, damaged = 0, failed = 0;
 };
 
-Objects read_objects(const ReportOptions& o, const model::SourcePathRules& paths, const model::PathFilter& filter,
-                     unsigned threads, Reporter& log) {
-  format::ObjectSearch search = format::find_objects(o.paths, o.object_directories);
-  for (const auto& w : search.warnings) log.warn(w);
+Objects read_objects(const ReportOptions& o, const std::vector<format::ObjectFiles>& objects,
+                     const model::SourcePathRules& paths, const model::PathFilter& filter, unsigned threads,
+                     Reporter& log) {
   ProgressBar bar("reading objects", stderr_is_terminal() && !o.quiet);
   model::BuildOptions bo;
   bo.threads = threads;
   bo.progress = [&](size_t done, size_t total) { bar.update(done, total); };
-  model::BuildResult built = model::build_project(search.objects, paths, filter, bo);
+  model::BuildResult built = model::build_project(objects, paths, filter, bo);
   bar.finish();
   for (const auto& d : built.diagnostics) log.warn(report::object_warning(d));
   // The summary of what went wrong comes after the details, so it is read.
   if (built.objects_damaged > 0)
     log.warn(fmt::format("{} of {} objects {} damaged or unreadable inputs; {} counts are missing or partial",
-                         built.objects_damaged, search.objects.size(), built.objects_damaged == 1 ? "has" : "have",
+                         built.objects_damaged, objects.size(), built.objects_damaged == 1 ? "has" : "have",
                          built.objects_damaged == 1 ? "its" : "their"));
-  return {std::move(built.project), search.objects.size(), built.objects_damaged, built.objects_failed};
+  return {std::move(built.project), objects.size(), built.objects_damaged, built.objects_failed};
 }
 
 bool write_output(const std::string& path, const std::string& content, Reporter& log) {
@@ -165,35 +175,23 @@ bool check_gates(const ReportOptions& o, const model::Totals& totals, Reporter& 
   return failed.empty();
 }
 
-int run_report(const ReportOptions& o) {
-  Reporter log(o);
+}  // namespace
+
+int report_objects(const ReportOptions& o, const std::vector<format::ObjectFiles>& found, std::string_view command) {
+  Reporter log(o, command);
   const unsigned threads = o.threads ? o.threads : util::default_threads();
-  std::optional<model::PathFilter> filter;
-  try {
-    filter.emplace(o.filters, o.excludes, o.keep_system_headers, o.keep_cmake_probes);
-  } catch (const std::regex_error& e) {
-    log.error(fmt::format("bad --filter/--exclude regular expression: {}", e.what()));
-    return kExitUsage;
-  }
+  std::optional<model::PathFilter> filter = make_filter(o, log);
+  if (!filter) return kExitUsage;
   model::SourcePathRules paths(o.root, o.source_prefix, o.path_maps);
 
   // 1. Objects and tracefiles into one model.
-  Objects objects;
-  if (!o.paths.empty()) objects = read_objects(o, paths, *filter, threads, log);
-  if (o.tracefiles.empty()) {
-    if (objects.found == 0) {
-      log.error(nothing_found(o.paths));
-      return kExitUsage;
-    }
-    if (objects.damaged == objects.found) {
-      log.error(objects.found == 1
-                    ? std::string("nothing to report: the one object found could not be read (see above)")
-                    : fmt::format("nothing to report: none of the {} objects found could be read (see above)",
-                                  objects.found));
-      return kExitUsage;
-    }
-  } else if (!o.paths.empty() && objects.found == 0) {
-    log.warn(nothing_found(o.paths));
+  Objects objects = read_objects(o, found, paths, *filter, threads, log);
+  if (o.tracefiles.empty() && objects.damaged == objects.found) {
+    log.error(objects.found == 1
+                  ? std::string("nothing to report: the one object found could not be read (see above)")
+                  : fmt::format("nothing to report: none of the {} objects found could be read (see above)",
+                                objects.found));
+    return kExitUsage;
   }
   model::ProjectCov project = std::move(objects.project);
   for (const auto& t : o.tracefiles) {
@@ -230,6 +228,27 @@ int run_report(const ReportOptions& o) {
   const bool gates_ok = check_gates(o, model::totals(project), log);
   if (!write_ok) return kExitWrite;
   return gates_ok ? 0 : kExitGate;
+}
+
+namespace {
+
+int run_report(const ReportOptions& o) {
+  Reporter log(o, kCommand);
+  if (!make_filter(o, log)) return kExitUsage;  // before any search
+  std::vector<format::ObjectFiles> objects;
+  if (!o.paths.empty()) {
+    format::ObjectSearch search = format::find_objects(o.paths, o.object_directories);
+    for (const auto& w : search.warnings) log.warn(w);
+    if (search.objects.empty()) {
+      if (o.tracefiles.empty()) {
+        log.error(nothing_found(o.paths));
+        return kExitUsage;
+      }
+      log.warn(nothing_found(o.paths));
+    }
+    objects = std::move(search.objects);
+  }
+  return report_objects(o, objects, kCommand);
 }
 
 }  // namespace

@@ -1,8 +1,19 @@
 #pragma once
+#include <string_view>
+#include <vector>
+
+#include "cli/report_options.h"
+#include "format/object_files.h"
 
 namespace covkit::cli {
 
 // `covkit report`: argv[0] is "report".
 int run_report_command(int argc, char** argv);
+
+// The report's stages once its objects are known (found under build trees,
+// or a running program's snapshot for `covkit live report`): the model,
+// tracefiles, filters, every view asked for, the gates; the exit status.
+// `command` starts every message ("covkit report").
+int report_objects(const ReportOptions& o, const std::vector<format::ObjectFiles>& objects, std::string_view command);
 
 }  // namespace covkit::cli
