@@ -1,0 +1,119 @@
+#include "live/process_stop.h"
+
+#include <dirent.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace covkit::live {
+
+namespace {
+
+Expected<std::vector<pid_t>> list_threads(pid_t pid) {
+  std::string dir = fmt::format("/proc/{}/task", pid);
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) {
+    Error e(std::strerror(errno));
+    e.errno_value = errno == ENOENT ? ESRCH : errno;
+    return e;
+  }
+  std::vector<pid_t> tids;
+  while (dirent* ent = ::readdir(d))
+    if (ent->d_name[0] >= '0' && ent->d_name[0] <= '9') tids.push_back(pid_t(std::atoi(ent->d_name)));
+  ::closedir(d);
+  std::sort(tids.begin(), tids.end());
+  return tids;
+}
+
+// Waits until `tid` reports its interrupt stop. Other stops (a signal
+// arriving meanwhile) are left pending for the thread: PTRACE_LISTEN is not
+// needed because the next stop comes from our interrupt.
+Expected<void> wait_stopped(pid_t tid) {
+  for (;;) {
+    int status = 0;
+    pid_t r = ::waitpid(tid, &status, __WALL);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      Error e(std::strerror(errno));
+      e.errno_value = errno == ECHILD ? ESRCH : errno;
+      return e;
+    }
+    if (WIFEXITED(status) || WIFSIGNALED(status)) {
+      Error e("thread exited");
+      e.errno_value = ESRCH;
+      return e;
+    }
+    if (!WIFSTOPPED(status)) continue;
+    // PTRACE_EVENT_STOP: our interrupt (or a group stop). A signal-delivery
+    // stop comes first if a signal was pending: re-inject it and wait again.
+    if ((status >> 16) == PTRACE_EVENT_STOP) return {};
+    int sig = WSTOPSIG(status);
+    if (::ptrace(PTRACE_CONT, tid, nullptr, reinterpret_cast<void*>(intptr_t(sig))) != 0) {
+      Error e(std::strerror(errno));
+      e.errno_value = errno;
+      return e;
+    }
+    ::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr);
+  }
+}
+
+}  // namespace
+
+Expected<ProcessStop> ProcessStop::stop(pid_t pid) {
+  ProcessStop s(pid);
+  s.began_ = std::chrono::steady_clock::now();
+  for (bool found_new = true; found_new;) {
+    found_new = false;
+    auto tids = list_threads(pid);
+    if (!tids) return tids.error();
+    for (pid_t tid : *tids) {
+      if (std::find(s.tids_.begin(), s.tids_.end(), tid) != s.tids_.end()) continue;
+      found_new = true;
+      if (::ptrace(PTRACE_SEIZE, tid, nullptr, nullptr) != 0) {
+        if (errno == ESRCH && tid != pid) continue;  // a thread that just ended
+        Error e(std::strerror(errno));
+        e.errno_value = errno;
+        return e;
+      }
+      s.tids_.push_back(tid);
+      if (::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) != 0 && errno != ESRCH) {
+        Error e(std::strerror(errno));
+        e.errno_value = errno;
+        return e;
+      }
+      if (auto w = wait_stopped(tid); !w) {
+        if (tid != pid && w.error().errno_value == ESRCH) {
+          s.tids_.pop_back();
+          continue;
+        }
+        return w.error();
+      }
+    }
+  }
+  return s;
+}
+
+ProcessStop::ProcessStop(ProcessStop&& o) noexcept
+    : pid_(o.pid_), tids_(std::move(o.tids_)), began_(o.began_), resumed_(o.resumed_) {
+  o.resumed_ = true;
+  o.tids_.clear();
+}
+
+std::chrono::nanoseconds ProcessStop::resume() {
+  if (!resumed_) {
+    for (pid_t tid : tids_) ::ptrace(PTRACE_DETACH, tid, nullptr, nullptr);
+    resumed_ = true;
+  }
+  return std::chrono::steady_clock::now() - began_;
+}
+
+ProcessStop::~ProcessStop() { resume(); }
+
+}  // namespace covkit::live
