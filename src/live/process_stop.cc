@@ -68,11 +68,15 @@ Expected<void> wait_stopped(pid_t tid) {
 
 Expected<ProcessStop> ProcessStop::stop(pid_t pid) {
   ProcessStop s(pid);
-  s.began_ = std::chrono::steady_clock::now();
+  // Seizing does not stop a thread; interrupting does. All threads are
+  // seized, then all interrupted, then all waited for: the pause is the
+  // slowest thread's way to its stop, not the sum of them (a thread that is
+  // runnable but not running must first get a CPU to stop).
   for (bool found_new = true; found_new;) {
     found_new = false;
     auto tids = list_threads(pid);
     if (!tids) return tids.error();
+    std::vector<pid_t> fresh;
     for (pid_t tid : *tids) {
       if (std::find(s.tids_.begin(), s.tids_.end(), tid) != s.tids_.end()) continue;
       found_new = true;
@@ -83,14 +87,14 @@ Expected<ProcessStop> ProcessStop::stop(pid_t pid) {
         return e;
       }
       s.tids_.push_back(tid);
-      if (::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) != 0 && errno != ESRCH) {
-        Error e(std::strerror(errno));
-        e.errno_value = errno;
-        return e;
-      }
+      fresh.push_back(tid);
+    }
+    if (s.began_ == std::chrono::steady_clock::time_point{}) s.began_ = std::chrono::steady_clock::now();
+    for (pid_t tid : fresh) ::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr);
+    for (pid_t tid : fresh) {
       if (auto w = wait_stopped(tid); !w) {
         if (tid != pid && w.error().errno_value == ESRCH) {
-          s.tids_.pop_back();
+          s.tids_.erase(std::find(s.tids_.begin(), s.tids_.end(), tid));
           continue;
         }
         return w.error();

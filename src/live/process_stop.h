@@ -4,8 +4,10 @@
 // PTRACE_INTERRUPT it and wait for its stop; detaching lets each thread go on
 // where it was (a blocking system call restarts). Threads started while
 // covkit seizes the others are caught by listing the threads again until no
-// new one appears (a stopped thread starts none). The pause is measured
-// from the first interrupt to the last detach.
+// new one appears (a stopped thread starts none). All threads are seized
+// first and then interrupted together, so the pause is the slowest thread's
+// way to its stop, not the sum. The pause is measured from the first
+// interrupt to the last detach.
 #include <sys/types.h>
 
 #include <chrono>
