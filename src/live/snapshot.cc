@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 
 #include <fmt/format.h>
 
@@ -23,9 +24,16 @@ namespace {
 
 constexpr size_t kMaxTopnPairs = 64;  // libgcov tracks at most 32 values
 
+// Running, or at least not exited: a zombie (killed, not yet reaped by its
+// parent) still has a /proc entry but no memory any more.
 bool alive(pid_t pid) {
-  struct stat st {};
-  return ::stat(fmt::format("/proc/{}", pid).c_str(), &st) == 0;
+  std::ifstream f(fmt::format("/proc/{}/stat", pid));
+  std::string line;
+  if (!std::getline(f, line)) return false;
+  size_t close = line.rfind(')');
+  if (close == std::string::npos || close + 2 >= line.size()) return false;
+  char state = line[close + 2];
+  return state != 'Z' && state != 'X' && state != 'x';
 }
 
 Error gone() {
@@ -263,10 +271,11 @@ Expected<void> read_and_reset(pid_t pid, const RemoteMemory& memory, Discovery& 
 }  // namespace
 
 Expected<Snapshot> take_snapshot(pid_t pid, const SnapshotOptions& options) {
-  if (!alive(pid)) return Error(fmt::format("no process {}", pid));
+  if (!alive(pid)) return Error(fmt::format("no process {} (or it has exited)", pid));
   RemoteMemory memory(pid);
   auto d = discover(pid, memory, options);
   if (!d) return alive(pid) ? d.error() : gone();
+  if (d->found.empty() && !alive(pid)) return gone();
   if (d->found.empty())
     return Error("no coverage data: no module of the process was built with --coverage (or its libgcov records "
                  "are not registered yet)");

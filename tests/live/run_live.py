@@ -527,6 +527,35 @@ def scenario_refusals(env, cc="gcc-12"):
     check(r.returncode == 1 and "--no-stop" in r.stderr, r.stderr)
 
 
+def scenario_exits(env, cc="gcc-12"):
+    """A process killed at any moment of a dump: one line and no partial file, or a complete dump."""
+    b = Build(env, cc)
+    outcomes = {}
+    for i in range(40):
+        s = Server(env, b)
+        s.cmd("w 200")
+        out = os.path.join(env.work, f"exit{i}")
+        shutil.rmtree(out, ignore_errors=True)
+        dumper = subprocess.Popen([env.covkit, "live", "dump", str(s.pid), "-o", out], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+        time.sleep((i % 10) * 0.002)
+        s.p.kill()
+        s.p.wait()
+        _, err = dumper.communicate(timeout=60)
+        if dumper.returncode == 0:
+            check(len(tree_files(out)) == 2, f"a complete dump has {len(tree_files(out))} files")
+            valid_for_gcov(env, b, out)
+            outcomes["complete"] = outcomes.get("complete", 0) + 1
+        else:
+            check(err.count("\n") == 1, f"not one line: {err!r}")
+            check(not os.path.exists(out), f"a failed dump left {out}")
+            key = "exited during the dump" if "exited during the dump" in err else \
+                "no process" if "no process" in err else None
+            check(key, f"a dying process gave: {err.strip()}")
+            outcomes[key] = outcomes.get(key, 0) + 1
+    print("exits:", outcomes)
+
+
 def patch_version(pid, exe, word):
     """Overwrites every gcov_info version word of the executable's list."""
     nm = subprocess.run(["nm", exe], capture_output=True, text=True).stdout
@@ -563,6 +592,7 @@ SCENARIOS = {
     "children": scenario_children,
     "load": scenario_load,
     "refusals": scenario_refusals,
+    "exits": scenario_exits,
 }
 
 
