@@ -160,6 +160,7 @@ Expected<ModuleRecords> decode_module(const MemorySource& memory, const ModuleBo
   for (uint64_t at_info = root->list; at_info != 0;) {
     if (!seen.insert(at_info).second) return at(at_info, "object list that loops");
     if (seen.size() > limits.max_objects) return at(at_info, "object list longer than any program's");
+    if (!points_into(bounds, at_info, 8)) return at(at_info, "object record outside the module");
     auto version = memory.u32(at_info);
     if (!version) return version.error();
     auto layout = layout_for_version(*version);

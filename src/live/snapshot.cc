@@ -300,9 +300,7 @@ Expected<Snapshot> take_snapshot(pid_t pid, const SnapshotOptions& options) {
   return snap;
 }
 
-namespace {
-
-format::DataFile data_file_of(const ModuleSnapshot& m, const ObjectSnapshot& o) {
+format::DataFile object_data_file(const ModuleSnapshot& m, const ObjectSnapshot& o) {
   using format::DataRecord;
   format::DataFile f;
   f.version = *format::GcovVersion::decode(o.record.version);
@@ -353,14 +351,12 @@ format::DataFile data_file_of(const ModuleSnapshot& m, const ObjectSnapshot& o) 
   return f;
 }
 
-}  // namespace
-
 Expected<std::map<std::string, format::DataFile>> snapshot_data_files(const Snapshot& snapshot) {
   std::map<std::string, format::DataFile> files;
   for (const ModuleSnapshot& m : snapshot.modules)
     for (const ObjectSnapshot& o : m.objects) {
       if (o.counts.size() != o.record.functions.size()) return Error("the snapshot holds no counters");
-      format::DataFile f = data_file_of(m, o);
+      format::DataFile f = object_data_file(m, o);
       auto [it, inserted] = files.emplace(o.record.filename, f);
       if (inserted) continue;
       auto sum = model::merge_data(it->second, f);

@@ -62,6 +62,11 @@ struct Snapshot {
 // an unknown libgcov layout, a record that does not validate.
 Expected<Snapshot> take_snapshot(pid_t pid, const SnapshotOptions& options);
 
+// One object's .gcda as libgcov writes it (a fresh file): the run counted
+// unless the module's root says it already was, placeholders for functions
+// another object owns, all-zero arrays without payload (not top-N ones).
+format::DataFile object_data_file(const ModuleSnapshot& module, const ObjectSnapshot& object);
+
 // The .gcda files libgcov would write now, into an empty directory, keyed by
 // the file name the program holds (absolute unless built otherwise). Two
 // modules holding one object (the same .o linked twice) are added as
