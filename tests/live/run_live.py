@@ -496,8 +496,12 @@ def scenario_refusals(env, cc="gcc-12"):
                          str(s.pid), "-o", os.path.join(tmp, "x")], ok=False)
             check(r.returncode == 1 and "belongs to user" in r.stderr and r.stderr.count("\n") == 1, r.stderr)
             check(not os.path.exists(os.path.join(tmp, "x")), "files written for another user's process")
-            # root may.
+            # root may; into the program's own files they are written as its
+            # user, so that its own exit can still add to them.
             env.covkit_live("dump", str(s.pid), "-o", os.path.join(tmp, "y"))
+            env.covkit_live("dump", "--reset", str(s.pid))
+            owners = {os.stat(b.gcda(n)).st_uid for n in ["server", "liblive"]}
+            check(owners == {65534}, f"own files owned by {owners}, not the program's user")
         finally:
             s.kill()
     # An unknown layout: the version word of the server's records turned
@@ -525,6 +529,40 @@ def scenario_refusals(env, cc="gcc-12"):
     # --reset --no-stop is refused.
     r = env.covkit_live("dump", "--reset", "--no-stop", "1", "-o", out, ok=False)
     check(r.returncode == 1 and "--no-stop" in r.stderr, r.stderr)
+
+
+def value_profile(env, cc):
+    """-fprofile-generate: top-N, indirect-call and time-profile counters too, byte for byte."""
+    if not shutil.which(cc):
+        raise Skip(f"{cc} not found")
+    root = env.dir("vp-" + cc)
+    exe = os.path.join(root, "vp")
+    env.run([cc, "-O2", "-c", os.path.join(PROGS, "valueprof_wait.c"), "-o", os.path.join(root, "wait.o")])
+    env.run([cc, "-O2", "-fprofile-generate", "-c", os.path.join(PROGS, "valueprof.c"),
+             "-o", os.path.join(root, "valueprof.o")])
+    env.run([cc, "-fprofile-generate", "-o", exe, os.path.join(root, "valueprof.o"), os.path.join(root, "wait.o")])
+    own, snap = env.dir("vp-own"), os.path.join(env.work, "vp-snap")
+    shutil.rmtree(snap, ignore_errors=True)
+    p = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=dict(os.environ, GCOV_PREFIX=own))
+    try:
+        for _ in range(100):  # until its loop is done and it waits
+            if open(f"/proc/{p.pid}/wchan").read() not in ("0", ""):
+                break
+            time.sleep(0.02)
+        time.sleep(0.2)
+        env.covkit_live("dump", str(p.pid), "-o", snap)
+        p.stdin.write(b"x")
+        p.stdin.close()
+        p.wait(timeout=20)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    same_trees(snap, own, f"{cc} -fprofile-generate")
+    _, funcs = read_gcda(list(tree_files(snap).values())[0])
+    kinds = {tag for arrays in funcs.values() for tag, _ in arrays}
+    # arcs, top-N values, indirect calls, time profile
+    want = {0x01a10000, 0x01a70000, 0x01a90000, 0x01af0000}
+    check(want <= kinds, f"counter kinds {sorted(hex(k) for k in kinds)}, want {sorted(hex(k) for k in want)}")
 
 
 def scenario_exits(env, cc="gcc-12"):
@@ -593,6 +631,8 @@ SCENARIOS = {
     "load": scenario_load,
     "refusals": scenario_refusals,
     "exits": scenario_exits,
+    "value_profile_gcc11": lambda e: value_profile(e, "gcc-11"),
+    "value_profile_gcc12": lambda e: value_profile(e, "gcc-12"),
 }
 
 
