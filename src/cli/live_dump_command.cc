@@ -47,7 +47,7 @@ constexpr const char* kFooter =
     "Exit status: 0 when every file was written; 1 on any error (one line on\n"
     "stderr; then no file was written): no such process, not allowed, no coverage\n"
     "data, a libgcov layout covkit does not know (it reads GCC 11 and 12), the\n"
-    "process exited during the dump.\n"
+    "process exited during the dump, an existing file that cannot be added to.\n"
     "\n"
     "Examples:\n"
     "  covkit live dump 1234 -o /tmp/snap && covkit report /tmp/snap/home/me/build\n"
@@ -108,8 +108,8 @@ int run_live_dump(int argc, char** argv) {
   app.add_flag("--reset", o.request.reset,
                "Zero the counters in the same stop: successive dumps are deltas that add up exactly");
   app.add_flag("--no-stop", o.no_stop,
-               "Read without stopping the process: no pause, but counters read at slightly different moments "
-               "(exact only for -fprofile-update=atomic builds; not with --reset)");
+               "Read without stopping the process: no pause, but the counters are read while threads go on "
+               "counting, so the snapshot is not one instant (not with --reset)");
   app.add_flag("--children", o.request.children,
                "Also dump every descendant process (with -o: each into DIR/PID/ unless --merge)");
   app.add_flag("--merge", o.request.merge, "With --children: add the processes together, as libgcov adds runs");

@@ -115,6 +115,17 @@ Expected<DumpResult> dump(const DumpRequest& request) {
   return result;
 }
 
+Expected<std::map<std::string, format::DataFile>> snapshot_files(pid_t pid, bool stop, ProcessSummary* summary) {
+  SnapshotOptions options;
+  options.stop = stop;
+  auto snap = take_snapshot(pid, options);
+  if (!snap) return about(pid, snap.error());
+  if (summary) *summary = summary_of(*snap);
+  auto files = snapshot_data_files(*snap);
+  if (!files) return about(pid, files.error());
+  return std::move(*files);
+}
+
 Expected<ResetResult> reset(const ResetRequest& request) {
   ResetResult result;
   ObjectSources sources(request.sources);

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,14 @@ struct DumpResult {
 };
 
 Expected<DumpResult> dump(const DumpRequest& request);
+
+// The hook for `covkit live report` (and --watch): the .gcda files the
+// process's libgcov would write now, in memory, keyed by their .gcda path
+// as the program names it (the .gcno is beside it), read in one stop (or
+// none, `stop` false), errors worded as dump words them. Nothing in the
+// process changes.
+Expected<std::map<std::string, format::DataFile>> snapshot_files(pid_t pid, bool stop = true,
+                                                                 ProcessSummary* summary = nullptr);
 
 struct ResetRequest {
   pid_t pid = 0;
