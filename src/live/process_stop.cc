@@ -32,36 +32,43 @@ Expected<std::vector<pid_t>> list_threads(pid_t pid) {
   return tids;
 }
 
-// Waits until `tid` reports its interrupt stop. Other stops (a signal
-// arriving meanwhile) are left pending for the thread: PTRACE_LISTEN is not
-// needed because the next stop comes from our interrupt.
-Expected<void> wait_stopped(pid_t tid) {
-  for (;;) {
+// Waits until every thread of `pending` has reported its interrupt stop,
+// taking the reports in the order the kernel gives them (waitpid(-1)): a
+// process killed meanwhile reports its threads' deaths first and its leader's
+// last (the kernel holds the leader back until the others are reaped), so
+// waiting for one thread by its id could wait forever. A signal that arrives
+// first is handed back to the thread and the interrupt repeated. Threads that
+// died are removed from `tids`; the leader's death is the error ESRCH.
+Expected<void> wait_all_stopped(pid_t leader, std::vector<pid_t> pending, std::vector<pid_t>& tids) {
+  auto gone = [] {
+    Error e("the process exited");
+    e.errno_value = ESRCH;
+    return e;
+  };
+  bool leader_dead = false;
+  while (!pending.empty()) {
     int status = 0;
-    pid_t r = ::waitpid(tid, &status, __WALL);
+    pid_t r = ::waitpid(-1, &status, __WALL);
     if (r < 0 && errno == EINTR) continue;
-    if (r < 0) {
-      Error e(std::strerror(errno));
-      e.errno_value = errno == ECHILD ? ESRCH : errno;
-      return e;
-    }
+    if (r < 0) return gone();  // ECHILD: no tracee left
+    auto it = std::find(pending.begin(), pending.end(), r);
     if (WIFEXITED(status) || WIFSIGNALED(status)) {
-      Error e("thread exited");
-      e.errno_value = ESRCH;
-      return e;
+      if (it != pending.end()) pending.erase(it);
+      tids.erase(std::remove(tids.begin(), tids.end(), r), tids.end());
+      leader_dead = leader_dead || r == leader;
+      continue;
     }
-    if (!WIFSTOPPED(status)) continue;
-    // PTRACE_EVENT_STOP: our interrupt (or a group stop). A signal-delivery
-    // stop comes first if a signal was pending: re-inject it and wait again.
-    if ((status >> 16) == PTRACE_EVENT_STOP) return {};
+    if (!WIFSTOPPED(status) || it == pending.end()) continue;
+    if ((status >> 16) == PTRACE_EVENT_STOP) {
+      pending.erase(it);
+      continue;
+    }
     int sig = WSTOPSIG(status);
-    if (::ptrace(PTRACE_CONT, tid, nullptr, reinterpret_cast<void*>(intptr_t(sig))) != 0) {
-      Error e(std::strerror(errno));
-      e.errno_value = errno;
-      return e;
-    }
-    ::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr);
+    if (::ptrace(PTRACE_CONT, r, nullptr, reinterpret_cast<void*>(intptr_t(sig))) == 0)
+      ::ptrace(PTRACE_INTERRUPT, r, nullptr, nullptr);
   }
+  if (leader_dead) return gone();
+  return {};
 }
 
 }  // namespace
@@ -91,15 +98,7 @@ Expected<ProcessStop> ProcessStop::stop(pid_t pid) {
     }
     if (s.began_ == std::chrono::steady_clock::time_point{}) s.began_ = std::chrono::steady_clock::now();
     for (pid_t tid : fresh) ::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr);
-    for (pid_t tid : fresh) {
-      if (auto w = wait_stopped(tid); !w) {
-        if (tid != pid && w.error().errno_value == ESRCH) {
-          s.tids_.erase(std::find(s.tids_.begin(), s.tids_.end(), tid));
-          continue;
-        }
-        return w.error();
-      }
-    }
+    if (auto w = wait_all_stopped(pid, fresh, s.tids_); !w) return w.error();
   }
   return s;
 }

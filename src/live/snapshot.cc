@@ -293,7 +293,7 @@ Expected<Snapshot> take_snapshot(pid_t pid, const SnapshotOptions& options) {
     done = read_and_reset(pid, memory, *d, options, snap);
   }
   if (!done) return alive(pid) ? done.error() : gone();
-  if (d->found.empty()) return Error("no coverage data left: the modules were unloaded");
+  if (d->found.empty()) return alive(pid) ? Error("no coverage data left: the modules were unloaded") : gone();
   for (const ModuleSnapshot& m : d->found)
     for (const ObjectSnapshot& o : m.objects) snap.functions += o.record.functions.size();
   snap.modules = std::move(d->found);
