@@ -56,10 +56,14 @@ Expected<std::optional<std::vector<uint8_t>>> read_below(const std::string& dir,
     bool last = slash == std::string::npos;
     int next = ::openat(fd, part.c_str(), (last ? O_RDONLY : O_RDONLY | O_DIRECTORY) | O_NOFOLLOW | O_CLOEXEC);
     int err = errno;
+    struct stat link {};
+    bool is_link = next < 0 && ::fstatat(fd, part.c_str(), &link, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(link.st_mode);
     ::close(fd);
     if (next < 0) {
       if (err == ENOENT) return std::optional<std::vector<uint8_t>>();
-      return Error(fmt::format("{}/{}: {}", dir, rel, err == ELOOP ? "is a symbolic link (never followed)" : std::strerror(err)));
+      std::string where = fmt::format("{}/{}", dir, rel.substr(0, slash));
+      if (is_link) return Error(fmt::format("{}: is a symbolic link; covkit never writes through one", where));
+      return Error(fmt::format("{}: {}", where, std::strerror(err)));
     }
     fd = next;
     if (last) break;
