@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <ctime>
+
 #include "live/access_check.h"
 #include "live/object_sources.h"
 #include "live/process_tree.h"
@@ -56,6 +59,19 @@ Expected<void> add_files(FileSet& into, FileSet&& more) {
   return {};
 }
 
+// A dump whose files could not be written after its reset would lose what
+// the program did since the previous one: it goes to a new directory under
+// $TMPDIR instead, and the error says where.
+Error rescue(const DumpRequest& request, const FileSet& files, const TargetPlace& place, const Error& why) {
+  if (!request.reset) return why;
+  const char* tmp = std::getenv("TMPDIR");
+  std::string dir = fmt::format("{}/covkit-live-rescue-{}-{}", tmp && *tmp ? tmp : "/tmp", request.pid,
+                                std::time(nullptr));
+  if (write_dump(files, place, DumpTarget{dir, false}))
+    return Error(fmt::format("{} (the counters were reset: this dump was written under {} instead)", why.message, dir));
+  return Error(fmt::format("{} (the counters were reset and this dump could not be saved)", why.message));
+}
+
 }  // namespace
 
 Expected<DumpResult> dump(const DumpRequest& request) {
@@ -102,14 +118,14 @@ Expected<DumpResult> dump(const DumpRequest& request) {
       if (auto r = add_files(all, std::move(t.files)); !r) return r.error();
     DumpTarget target{request.directory, request.reset};
     auto written = write_dump(all, taken.front().place, target);
-    if (!written) return written.error();
+    if (!written) return rescue(request, all, taken.front().place, written.error());
     result.files = std::move(*written);
     return result;
   }
   for (Taken& t : taken) {
     DumpTarget target{fmt::format("{}/{}", request.directory, t.pid), request.reset};
     auto written = write_dump(t.files, t.place, target);
-    if (!written) return written.error();
+    if (!written) return rescue(request, t.files, t.place, written.error());
     result.files.insert(result.files.end(), written->begin(), written->end());
   }
   return result;

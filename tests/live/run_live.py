@@ -527,6 +527,19 @@ def scenario_refusals(env, cc="gcc-12"):
         check(os.path.islink(os.path.join(trap, first)), "the planted link was touched")
     finally:
         s.kill()
+    # A --reset dump that cannot be written is not lost: it goes under $TMPDIR.
+    s = Server(env, b)
+    try:
+        blocker = os.path.join(env.work, "a-file")
+        open(blocker, "w").close()
+        rescue_root = env.dir("rescue")
+        r = env.covkit_live("dump", "--reset", str(s.pid), "-o", os.path.join(blocker, "sub"), ok=False,
+                            env=dict(os.environ, TMPDIR=rescue_root))
+        check(r.returncode == 1 and "written under" in r.stderr and r.stderr.count("\n") == 1, r.stderr)
+        saved = [os.path.join(rescue_root, d) for d in os.listdir(rescue_root)]
+        check(len(saved) == 1 and len(tree_files(saved[0])) == 2, f"rescued: {saved}")
+    finally:
+        s.kill()
     # --reset --no-stop is refused.
     r = env.covkit_live("dump", "--reset", "--no-stop", "1", "-o", out, ok=False)
     check(r.returncode == 1 and "--no-stop" in r.stderr, r.stderr)
