@@ -9,6 +9,7 @@
 
 #include "cli/command_line.h"
 #include "cli/gcov_command.h"
+#include "cli/live_command.h"
 #include "cli/merge_command.h"
 #include "cli/report_command.h"
 #include "cli/trace_command.h"
@@ -32,6 +33,9 @@ constexpr Subcommand kSubcommands[] = {
     {"trace", "record every call of a program built with -finstrument-functions;\n"
               "           profiles, call trees, call graphs, timelines",
      covkit::cli::run_trace_command},
+    {"live", "read (dump, reset) the coverage counters of running programs built with\n"
+             "           --coverage, without stopping them for long",
+     covkit::cli::run_live_command},
 };
 
 void print_usage(FILE* to) {

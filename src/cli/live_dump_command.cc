@@ -1,0 +1,121 @@
+// `covkit live dump PID`: options, one call (live/live_dump), what was done
+// and how long the process was stopped, an exit status.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <string>
+
+#include "cli/command_line.h"
+#include "cli/live_command.h"
+#include "live/live_dump.h"
+
+namespace covkit::cli {
+
+namespace {
+
+constexpr std::string_view kCommand = "covkit live dump";
+
+constexpr const char* kDescription =
+    "Writes the coverage counters of a running process as .gcda files, byte for\n"
+    "byte what the program's own libgcov would write at that instant (what\n"
+    "__gcov_dump() would write): every module built with --coverage (the\n"
+    "executable, its shared libraries, dlopen'ed ones), every counter kind, the\n"
+    "object summary and run count. gcov, `covkit gcov` and `covkit report` read\n"
+    "them as usual. The program needs no rebuild, no library and no help.\n"
+    "\n"
+    "By default every thread of the process is stopped while the counters are\n"
+    "read (and zeroed, with --reset), so the snapshot is one instant; the pause\n"
+    "is printed. Only what the kernel's ptrace rules allow: the same user, or\n"
+    "root (and Yama's ptrace_scope).\n"
+    "\n"
+    "Where the files go:\n"
+    "  -o DIR   DIR/<the .gcda's absolute path>, as GCOV_PREFIX=DIR would put it;\n"
+    "           the files are written all or nothing, never through a symbolic link\n"
+    "  no -o    the program's own .gcda paths (its GCOV_PREFIX honoured), added to\n"
+    "           what is there as libgcov adds, written as the program's user;\n"
+    "           needs --reset (see below)\n"
+    "\n"
+    "Counting each thing once: with --reset a dump is `__gcov_dump();\n"
+    "__gcov_reset();` done from outside: the counters restart from zero and the\n"
+    "run is marked counted, so the dumps plus what the program writes when it\n"
+    "exits add up exactly to everything it did, one run. A dump without --reset\n"
+    "holds everything so far, so it is only written to files that do not exist\n"
+    "yet (a new -o directory): never add it to anything.\n";
+
+constexpr const char* kFooter =
+    "Exit status: 0 when every file was written; 1 on any error (one line on\n"
+    "stderr; then no file was written): no such process, not allowed, no coverage\n"
+    "data, a libgcov layout covkit does not know (it reads GCC 11 and 12), the\n"
+    "process exited during the dump, an existing file that cannot be added to.\n"
+    "\n"
+    "Examples:\n"
+    "  covkit live dump 1234 -o /tmp/snap && covkit report /tmp/snap/home/me/build\n"
+    "  covkit live dump --reset 1234              into the program's own files\n"
+    "  covkit live dump --reset 1234 -o d1; ...; covkit live dump --reset 1234 -o d2\n"
+    "  covkit live dump --children --merge 1234 -o snap   a pre-fork server, added up\n"
+    "\n"
+    "The manual is docs/covkit-live.md.";
+
+struct DumpOptions {
+  live::DumpRequest request;
+  bool no_stop = false;
+  bool verbose = false;
+};
+
+int run(DumpOptions& o) {
+  o.request.stop = !o.no_stop;
+  if (o.request.merge && !o.request.children) return fail(kCommand, "", "--merge needs --children");
+  if (o.request.directory.empty() && !o.request.reset)
+    return fail(kCommand, "",
+                "without -o the dump goes into the program's own .gcda files, which the program adds to again when "
+                "it exits: use --reset (so nothing is counted twice), or -o DIR for a snapshot");
+  auto done = live::dump(o.request);
+  if (!done) return fail(kCommand, "", done.error());
+  for (const std::string& w : done->warnings) std::fprintf(stderr, "covkit live dump: warning: %s\n", w.c_str());
+  for (const live::WrittenFile& f : done->files)
+    if (f.replaced)
+      std::fprintf(stderr, "covkit live dump: warning: %s: replaced (it held another compilation's data, as libgcov "
+                   "replaces it)\n", f.path.c_str());
+  for (const live::ProcessSummary& p : done->processes) {
+    if (o.verbose)
+      for (const std::string& m : p.module_notes) std::printf("pid %d: %s\n", p.pid, m.c_str());
+    std::string pause = p.stopped ? fmt::format("{} threads stopped for {:.3f} ms", p.threads, p.pause.count() / 1e6)
+                                  : std::string("not stopped (--no-stop)");
+    std::printf("pid %d: %zu modules, %zu objects, %zu functions, %zu counters; %s%s\n", p.pid, p.modules, p.objects,
+                p.functions, p.counters, pause.c_str(), o.request.reset ? "; counters reset" : "");
+  }
+  size_t added = 0;
+  for (const live::WrittenFile& f : done->files) {
+    added += f.added;
+    if (o.verbose) std::printf("%s %s\n", f.added ? "added to" : "wrote", f.path.c_str());
+  }
+  std::printf("%zu files written (%zu added to existing ones)%s%s\n", done->files.size(), added,
+              o.request.directory.empty() ? "" : " under ", o.request.directory.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int run_live_dump(int argc, char** argv) {
+  CLI::App app{kDescription, std::string(kCommand)};
+  app.footer(kFooter);
+  app.get_formatter()->column_width(26);
+  DumpOptions o;
+  app.add_option("PID", o.request.pid, "The process to dump")->required()->check(CLI::PositiveNumber);
+  app.add_option("-o,--output", o.request.directory, "Write the files under DIR (created if needed)")
+      ->type_name("DIR");
+  app.add_flag("--reset", o.request.reset,
+               "Zero the counters in the same stop: successive dumps are deltas that add up exactly");
+  app.add_flag("--no-stop", o.no_stop,
+               "Read without stopping the process: no pause, but the counters are read while threads go on "
+               "counting, so the snapshot is not one instant (not with --reset)");
+  app.add_flag("--children", o.request.children,
+               "Also dump every descendant process (with -o: each into DIR/PID/ unless --merge)");
+  app.add_flag("--merge", o.request.merge, "With --children: add the processes together, as libgcov adds runs");
+  app.add_flag("-v,--verbose", o.verbose, "Also list each module (how its root was found) and each file");
+  if (auto status = parse_command_line(app, argc, argv)) return *status;
+  return run_guarded(kCommand, [&] { return run(o); });
+}
+
+}  // namespace covkit::cli

@@ -1,0 +1,64 @@
+// `covkit live reset PID [SOURCE...]`: options, one call (live/live_dump),
+// an exit status.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cli/command_line.h"
+#include "cli/live_command.h"
+#include "live/live_dump.h"
+
+namespace covkit::cli {
+
+namespace {
+
+constexpr std::string_view kCommand = "covkit live reset";
+
+constexpr const char* kDescription =
+    "Zeroes the coverage counters of a running process built with --coverage, as\n"
+    "__gcov_reset() inside it would: all of them, or only those of the objects\n"
+    "built from the SOURCE files named (found through each object's .gcno, which\n"
+    "names its sources; without one, an object named after the source: foo.c ->\n"
+    "foo.gcda or foo.c.gcda). Every thread is stopped for the reset, so no thread\n"
+    "is half way through an update (builds with -fprofile-update=atomic: exact;\n"
+    "others may keep a counter in a register across a loop, see the manual).\n"
+    "\n"
+    "When the program exits, its .gcda files then hold what it did after the reset,\n"
+    "added to what they held before (one run more).\n";
+
+constexpr const char* kFooter =
+    "Exit status: 0 on success; 1 on any error (one line on stderr): no such\n"
+    "process, not allowed, no coverage data, an unknown libgcov layout, a SOURCE\n"
+    "that no object was built from.\n"
+    "\n"
+    "Examples:\n"
+    "  covkit live reset 1234                  every counter\n"
+    "  covkit live reset 1234 src/parser.c     the objects built from parser.c\n"
+    "\n"
+    "The manual is docs/covkit-live.md.";
+
+}  // namespace
+
+int run_live_reset(int argc, char** argv) {
+  CLI::App app{kDescription, std::string(kCommand)};
+  app.footer(kFooter);
+  app.get_formatter()->column_width(26);
+  live::ResetRequest request;
+  app.add_option("PID", request.pid, "The process")->required()->check(CLI::PositiveNumber);
+  app.add_option("SOURCE", request.sources, "Reset only the objects built from these source files");
+  app.add_flag("--children", request.children, "Also reset every descendant process");
+  if (auto status = parse_command_line(app, argc, argv)) return *status;
+  return run_guarded(kCommand, [&] {
+    auto done = live::reset(request);
+    if (!done) return fail(kCommand, "", done.error());
+    for (const live::ProcessSummary& p : done->processes)
+      std::printf("pid %d: %zu threads stopped for %.3f ms\n", p.pid, p.threads, p.pause.count() / 1e6);
+    std::printf("%zu objects reset\n", done->objects_reset);
+    return 0;
+  });
+}
+
+}  // namespace covkit::cli

@@ -1,0 +1,269 @@
+#include "live/dump_output.h"
+
+#include <fcntl.h>
+#include <sys/fsuid.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "format/gcda_reader.h"
+#include "format/gcda_writer.h"
+#include "model/data_merge.h"
+#include "util/file_io.h"
+#include "util/staged_tree.h"
+
+namespace covkit::live {
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+std::string as_text(const std::vector<uint8_t>& bytes) {
+  return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+// libgcov's own handling of GCOV_PREFIX_STRIP: drop that many leading
+// directories of an absolute name.
+std::string strip_dirs(const std::string& name, int strip) {
+  size_t at = 0;
+  for (int i = 0; i < strip; ++i) {
+    size_t next = name.find('/', at + 1);
+    if (next == std::string::npos) break;
+    at = next;
+  }
+  return name.substr(at);
+}
+
+// Reads DIR/REL without following a symbolic link anywhere below DIR;
+// nullopt when there is no such file.
+Expected<std::optional<std::vector<uint8_t>>> read_below(const std::string& dir, const std::string& rel) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return std::optional<std::vector<uint8_t>>();  // no DIR yet: nothing to add to
+  size_t at = 0;
+  for (;;) {
+    size_t slash = rel.find('/', at);
+    std::string part = rel.substr(at, slash == std::string::npos ? std::string::npos : slash - at);
+    bool last = slash == std::string::npos;
+    int next = ::openat(fd, part.c_str(), (last ? O_RDONLY : O_RDONLY | O_DIRECTORY) | O_NOFOLLOW | O_CLOEXEC);
+    int err = errno;
+    struct stat link {};
+    bool is_link = next < 0 && ::fstatat(fd, part.c_str(), &link, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(link.st_mode);
+    ::close(fd);
+    if (next < 0) {
+      if (err == ENOENT) return std::optional<std::vector<uint8_t>>();
+      std::string where = fmt::format("{}/{}", dir, rel.substr(0, slash));
+      if (is_link) return Error(fmt::format("{}: is a symbolic link; covkit never writes through one", where));
+      return Error(fmt::format("{}: {}", where, std::strerror(err)));
+    }
+    fd = next;
+    if (last) break;
+    at = slash + 1;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Error(fmt::format("{}/{}: not a regular file", dir, rel));
+  }
+  std::vector<uint8_t> bytes;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    bytes.insert(bytes.end(), buf, buf + n);
+  }
+  ::close(fd);
+  return std::optional<std::vector<uint8_t>>(std::move(bytes));
+}
+
+// Runs `body` with the file-system identity of the target's user when covkit
+// is root and the target is not: files are created as theirs, and the
+// kernel checks their rights, not root's, on every path component.
+template <typename F>
+auto as_user(const TargetPlace& place, F body) {
+  bool switch_id = ::geteuid() == 0 && place.uid != 0;
+  if (switch_id) {
+    ::setfsgid(place.gid);
+    ::setfsuid(place.uid);
+  }
+  auto result = body();
+  if (switch_id) {
+    ::setfsuid(0);
+    ::setfsgid(0);
+  }
+  return result;
+}
+
+// mkdir -p of the parent of `path`, as libgcov does before it opens a file.
+Expected<void> make_parents(const std::string& path) {
+  for (size_t at = path.find('/', 1); at != std::string::npos; at = path.find('/', at + 1)) {
+    std::string dir = path.substr(0, at);
+    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+      return Error(fmt::format("{}: cannot create the directory: {}", dir, std::strerror(errno)));
+  }
+  return {};
+}
+
+Expected<std::optional<std::vector<uint8_t>>> read_existing(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return std::optional<std::vector<uint8_t>>();
+    return Error(fmt::format("{}: {}", path, std::strerror(errno)));
+  }
+  auto data = util::read_file(path);
+  if (!data) return Error(fmt::format("{}: {}", path, data.error().message));
+  return std::optional<std::vector<uint8_t>>(std::vector<uint8_t>(data->bytes().begin(), data->bytes().end()));
+}
+
+struct Planned {
+  std::string where;  // -o: relative below DIR; else the absolute path
+  std::vector<uint8_t> bytes;
+  bool added = false, replaced = false;
+};
+
+Expected<Planned> plan_one(const std::optional<std::vector<uint8_t>>& existing, const format::DataFile& now,
+                           const std::string& where, const std::string& shown, bool may_add) {
+  Planned p;
+  p.where = where;
+  if (!existing) {
+    p.bytes = format::write_data(now);
+    return p;
+  }
+  if (!may_add)
+    return Error(fmt::format("{}: exists; a dump without --reset holds everything the process did so far, so adding "
+                             "it to this file could count that twice (use --reset, or a new -o directory)",
+                             shown));
+  auto merged = merge_like_libgcov(*existing, now, &p.replaced);
+  if (!merged) return Error(fmt::format("{}: {}", shown, merged.error().message));
+  p.added = !p.replaced;
+  p.bytes = format::write_data(*merged);
+  return p;
+}
+
+}  // namespace
+
+Expected<TargetPlace> target_place(pid_t pid) {
+  TargetPlace place;
+  struct stat st {};
+  std::string proc = fmt::format("/proc/{}", pid);
+  if (::stat(proc.c_str(), &st) != 0) return Error(fmt::format("no process {}", pid));
+  // The real ids of the process (/proc/PID/status "Uid:" and "Gid:").
+  std::string status = slurp(proc + "/status");
+  auto field = [&](const char* name) -> std::optional<unsigned> {
+    size_t at = status.find(name);
+    if (at == std::string::npos) return std::nullopt;
+    return unsigned(std::strtoul(status.c_str() + at + std::strlen(name), nullptr, 10));
+  };
+  auto uid = field("\nUid:"), gid = field("\nGid:");
+  if (!uid || !gid) return Error(fmt::format("cannot read the owner of process {}", pid));
+  place.uid = *uid;
+  place.gid = *gid;
+  char buf[4096];
+  ssize_t n = ::readlink((proc + "/cwd").c_str(), buf, sizeof buf - 1);
+  if (n > 0) place.cwd.assign(buf, size_t(n));
+  std::string env = slurp(proc + "/environ");
+  for (size_t at = 0; at < env.size();) {
+    size_t end = env.find('\0', at);
+    if (end == std::string::npos) end = env.size();
+    std::string_view var(env.data() + at, end - at);
+    if (var.starts_with("GCOV_PREFIX=")) place.gcov_prefix = std::string(var.substr(12));
+    if (var.starts_with("GCOV_PREFIX_STRIP=")) place.gcov_prefix_strip = std::atoi(std::string(var.substr(18)).c_str());
+    at = end + 1;
+  }
+  return place;
+}
+
+std::string program_path(const TargetPlace& place, const std::string& gcda) {
+  if (gcda.empty() || gcda[0] != '/') return place.cwd + "/" + gcda;
+  if (place.gcov_prefix.empty()) return gcda;
+  return place.gcov_prefix + strip_dirs(gcda, place.gcov_prefix_strip);
+}
+
+std::string path_below_directory(const TargetPlace& place, const std::string& gcda) {
+  std::string abs = gcda.empty() || gcda[0] != '/' ? place.cwd + "/" + gcda : gcda;
+  size_t first = abs.find_first_not_of('/');
+  return first == std::string::npos ? abs : abs.substr(first);
+}
+
+Expected<format::DataFile> merge_like_libgcov(std::span<const uint8_t> existing, const format::DataFile& now,
+                                              bool* replaced) {
+  *replaced = false;
+  auto old = format::read_data(existing);
+  if (!old) return Error("is not a .gcda file of this program (libgcov would not write it either)");
+  if (old->error) return Error("is damaged (" + old->error->describe() + "); libgcov would not write it either");
+  if (old->version.raw != now.version.raw)
+    return Error(fmt::format("was written by GCC {} and the program's libgcov is GCC {}; libgcov would not write it",
+                             old->version.gcc_version_string(), now.version.gcc_version_string()));
+  // libgcov keeps a file of the same compilation and replaces another:
+  // GCC 11 compares the stamp, GCC 12 the object's checksum (not the stamp).
+  bool same = now.version.header_has_checksum() ? old->checksum == now.checksum : old->stamp == now.stamp;
+  if (!same) {
+    *replaced = true;
+    return now;
+  }
+  format::DataFile base = std::move(*old);
+  base.stamp = now.stamp;  // GCC 12 writes its own stamp
+  auto sum = model::merge_data(base, now);
+  if (!sum) return Error(sum.error().message + " (libgcov would refuse this merge too)");
+  return std::move(*sum);
+}
+
+Expected<std::vector<WrittenFile>> write_dump(const std::map<std::string, format::DataFile>& files,
+                                              const TargetPlace& place, const DumpTarget& target) {
+  std::vector<Planned> plans;
+  std::vector<WrittenFile> written;
+  if (!target.directory.empty()) {
+    for (const auto& [gcda, data] : files) {
+      std::string rel = path_below_directory(place, gcda);
+      std::string shown = target.directory + "/" + rel;
+      auto existing = read_below(target.directory, rel);
+      if (!existing) return existing.error();
+      auto p = plan_one(*existing, data, rel, shown, target.may_add);
+      if (!p) return p.error();
+      written.push_back({shown, p->added, p->replaced});
+      plans.push_back(std::move(*p));
+    }
+    auto tree = util::StagedTree::begin(target.directory);
+    if (!tree) return tree.error();
+    for (const Planned& p : plans)
+      if (auto w = tree->write(p.where, as_text(p.bytes)); !w) return w.error();
+    if (auto c = tree->commit(); !c) return c.error();
+    return written;
+  }
+  // The program's own paths: every file is checked before the first write.
+  auto planned = as_user(place, [&]() -> Expected<void> {
+    for (const auto& [gcda, data] : files) {
+      std::string path = program_path(place, gcda);
+      auto existing = read_existing(path);
+      if (!existing) return existing.error();
+      auto p = plan_one(*existing, data, path, path, target.may_add);
+      if (!p) return p.error();
+      written.push_back({path, p->added, p->replaced});
+      plans.push_back(std::move(*p));
+    }
+    return {};
+  });
+  if (!planned) return planned.error();
+  auto wrote = as_user(place, [&]() -> Expected<void> {
+    for (const Planned& p : plans) {
+      if (auto d = make_parents(p.where); !d) return d.error();
+      if (auto w = util::write_file_atomic(p.where, as_text(p.bytes)); !w)
+        return Error(fmt::format("{}: {}", p.where, w.error().message));
+    }
+    return {};
+  });
+  if (!wrote) return wrote.error();
+  return written;
+}
+
+}  // namespace covkit::live

@@ -1,0 +1,69 @@
+#pragma once
+// Where a dump's .gcda files go and what they hold there.
+//
+// Under `-o DIR` each file goes to DIR/<its absolute name>, as GCOV_PREFIX=DIR
+// would place it, the whole set committed at once (util::StagedTree: all or
+// nothing, never through a symbolic link). Without -o, each file goes where
+// the program itself would write it (its GCOV_PREFIX and GCOV_PREFIX_STRIP,
+// its working directory for a relative name), written as the program's own
+// user (so the program can still update it when it exits, and so a
+// symbolic link planted in its directories gets no more than that user's
+// rights), each file atomically.
+//
+// An existing file is added to as libgcov adds to it (merge_like_libgcov);
+// the caller decides whether adding is allowed (a dump without --reset holds
+// everything the process did so far, so adding it to a file that may already
+// hold part of that would count it twice).
+#include <sys/types.h>
+
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "format/gcda.h"
+#include "util/expected.h"
+
+namespace covkit::live {
+
+// What of the target's identity and environment decides file placement.
+struct TargetPlace {
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::string cwd;           // its working directory (for relative names)
+  std::string gcov_prefix;   // GCOV_PREFIX of its environment, if any
+  int gcov_prefix_strip = 0;
+};
+
+Expected<TargetPlace> target_place(pid_t pid);
+
+// The path libgcov in the target would open for `gcda`.
+std::string program_path(const TargetPlace& place, const std::string& gcda);
+// The path below DIR for `gcda`: its absolute name without the leading '/'.
+std::string path_below_directory(const TargetPlace& place, const std::string& gcda);
+
+// `existing` + `now` as libgcov's merge at dump time does it: counters and
+// runs add; a file of another compilation (GCC 11: another stamp; GCC 12:
+// another checksum) is replaced, with `*replaced` set; a file that is no
+// .gcda, of another GCC version, or whose functions do not match is an error
+// (libgcov leaves such a file alone and writes nothing).
+Expected<format::DataFile> merge_like_libgcov(std::span<const uint8_t> existing, const format::DataFile& now,
+                                              bool* replaced);
+
+struct DumpTarget {
+  std::string directory;   // -o DIR; empty: the program's own paths
+  bool may_add = true;     // existing files may be added to (else: refused)
+};
+
+struct WrittenFile {
+  std::string path;   // as shown to the user
+  bool added = false;  // added to an existing file
+  bool replaced = false;  // an existing file of another compilation was replaced
+};
+
+// Writes every file or none (under -o; without -o every file is computed
+// and checked first, then written one by one, each atomically).
+Expected<std::vector<WrittenFile>> write_dump(const std::map<std::string, format::DataFile>& files,
+                                              const TargetPlace& place, const DumpTarget& target);
+
+}  // namespace covkit::live

@@ -1,0 +1,41 @@
+#pragma once
+// Stopping every thread of a process for an instant, as a debugger does,
+// without a signal the program could see: PTRACE_SEIZE each thread, then
+// PTRACE_INTERRUPT it and wait for its stop; detaching lets each thread go on
+// where it was (a blocking system call restarts). Threads started while
+// covkit seizes the others are caught by listing the threads again until no
+// new one appears (a stopped thread starts none). All threads are seized
+// first and then interrupted together, so the pause is the slowest thread's
+// way to its stop, not the sum. The pause is measured from the first
+// interrupt to the last detach.
+#include <sys/types.h>
+
+#include <chrono>
+#include <vector>
+
+#include "util/expected.h"
+
+namespace covkit::live {
+
+class ProcessStop {
+ public:
+  // Stops every thread of `pid`. The error says why not (permissions, a
+  // debugger already attached, the process gone).
+  static Expected<ProcessStop> stop(pid_t pid);
+  ProcessStop(ProcessStop&& o) noexcept;
+  ProcessStop& operator=(ProcessStop&&) = delete;
+  ~ProcessStop();  // resumes
+
+  // Lets every thread go on; returns how long the process was stopped.
+  std::chrono::nanoseconds resume();
+  size_t threads() const { return tids_.size(); }
+
+ private:
+  ProcessStop(pid_t pid) : pid_(pid) {}
+  pid_t pid_;
+  std::vector<pid_t> tids_;  // seized and stopped
+  std::chrono::steady_clock::time_point began_{};
+  bool resumed_ = false;
+};
+
+}  // namespace covkit::live

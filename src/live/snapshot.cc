@@ -1,0 +1,369 @@
+#include "live/snapshot.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "format/gcda_writer.h"
+#include "format/gcov_tags.h"
+#include "format/gcov_version.h"
+#include "live/process_maps.h"
+#include "live/process_modules.h"
+#include "live/process_stop.h"
+#include "live/remote_memory.h"
+#include "model/data_merge.h"
+
+namespace covkit::live {
+
+namespace {
+
+constexpr size_t kMaxTopnPairs = 64;  // libgcov tracks at most 32 values
+
+// Running, or at least not exited: a zombie (killed, not yet reaped by its
+// parent) still has a /proc entry but no memory any more.
+bool alive(pid_t pid) {
+  std::ifstream f(fmt::format("/proc/{}/stat", pid));
+  std::string line;
+  if (!std::getline(f, line)) return false;
+  size_t close = line.rfind(')');
+  if (close == std::string::npos || close + 2 >= line.size()) return false;
+  char state = line[close + 2];
+  return state != 'Z' && state != 'X' && state != 'x';
+}
+
+Error gone() {
+  Error e("the process exited during the dump; nothing was written");
+  e.errno_value = ESRCH;
+  return e;
+}
+
+// The records of every module with coverage data, found before any stop.
+struct Discovery {
+  std::vector<Mapping> maps;
+  std::vector<Module> modules;
+  std::vector<ModuleSnapshot> found;
+};
+
+Expected<Discovery> discover(pid_t pid, const RemoteMemory& memory, const SnapshotOptions& options) {
+  Discovery d;
+  auto maps = read_maps(pid);
+  if (!maps) return maps.error();
+  d.maps = std::move(*maps);
+  d.modules = find_modules(d.maps, memory);
+  for (const ModuleRoot& r : find_roots(pid, d.modules, memory)) {
+    const Module& m = d.modules[r.module];
+    auto records = decode_module(memory, m.bounds, r.address);
+    if (!records) return Error(fmt::format("{}: {}", m.path, records.error().message));
+    if (records->objects.empty()) continue;  // constructors not run yet
+    ModuleSnapshot ms;
+    ms.path = m.path;
+    ms.source = r.source;
+    ms.root = records->root;
+    ms.layout = records->layout;
+    for (ObjectRecord& o : records->objects) {
+      // Decided now, while the program runs: the choice may read files.
+      bool selected = !options.reset_only || options.reset_only(o.filename);
+      ms.objects.push_back({std::move(o), selected, {}});
+    }
+    d.found.push_back(std::move(ms));
+  }
+  return d;
+}
+
+bool same_maps(const std::vector<Mapping>& a, const std::vector<Mapping>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].start != b[i].start || a[i].end != b[i].end || a[i].inode != b[i].inode) return false;
+  return true;
+}
+
+// Whether the lists are still what discovery saw: each root and each
+// object's link, re-read in one go.
+Expected<bool> lists_unchanged(const RemoteMemory& memory, const std::vector<ModuleSnapshot>& found) {
+  std::vector<RemotePiece> pieces;
+  std::vector<uint64_t> words;
+  size_t n = 0;
+  for (const ModuleSnapshot& m : found) n += 2 + m.objects.size();
+  words.resize(n);
+  size_t k = 0;
+  for (const ModuleSnapshot& m : found) {
+    pieces.push_back({m.root.address, &words[k++], 8});
+    pieces.push_back({m.root.address + 8, &words[k++], 8});
+    for (const ObjectSnapshot& o : m.objects) pieces.push_back({o.record.address + 8, &words[k++], 8});
+  }
+  if (auto r = memory.read_pieces(pieces); !r) return r.error();
+  k = 0;
+  for (const ModuleSnapshot& m : found) {
+    if (words[k++] != m.root.list) return false;
+    if (uint32_t(words[k++]) != m.root.flags) return false;
+    for (size_t i = 0; i < m.objects.size(); ++i) {
+      uint64_t want = i + 1 < m.objects.size() ? m.objects[i + 1].record.address : 0;
+      if (words[k++] != want) return false;
+    }
+  }
+  return true;
+}
+
+// Every counter array, read with as few system calls as possible: arrays
+// are gathered into spans (libgcov's counters sit side by side in .bss).
+struct Span {
+  uint64_t start = 0, end = 0;
+  std::vector<int64_t> words;
+};
+
+Expected<std::vector<Span>> read_counter_spans(const RemoteMemory& memory, const std::vector<ModuleSnapshot>& found) {
+  std::vector<std::pair<uint64_t, uint64_t>> arrays;
+  for (const ModuleSnapshot& m : found)
+    for (const ObjectSnapshot& o : m.objects)
+      for (const FunctionRecord& f : o.record.functions)
+        for (const CounterArray& c : f.counters)
+          if (c.num) arrays.emplace_back(c.values, c.values + uint64_t(c.num) * 8);
+  std::sort(arrays.begin(), arrays.end());
+  std::vector<Span> spans;
+  for (auto [s, e] : arrays) {
+    if (!spans.empty() && s <= spans.back().end + 256) {
+      spans.back().end = std::max(spans.back().end, e);
+      continue;
+    }
+    spans.push_back({s, e, {}});
+  }
+  std::vector<RemotePiece> pieces;
+  for (Span& sp : spans) {
+    sp.words.resize((sp.end - sp.start) / 8);
+    pieces.push_back({sp.start, sp.words.data(), sp.words.size() * 8});
+  }
+  if (auto r = memory.read_pieces(pieces); !r) return r.error();
+  return spans;
+}
+
+const int64_t* values_at(const std::vector<Span>& spans, uint64_t address) {
+  auto it = std::upper_bound(spans.begin(), spans.end(), address,
+                             [](uint64_t a, const Span& s) { return a < s.start; });
+  --it;
+  return it->words.data() + (address - it->start) / 8;
+}
+
+// A top-N counter's list, on disk: value/count pairs after total and length.
+// The nodes live wherever libgcov allocated them (its pools or the heap);
+// each read must succeed and the list must end within bounds.
+Expected<void> append_topn(const RemoteMemory& memory, const int64_t* triple, std::vector<int64_t>& out) {
+  std::vector<int64_t> pairs;
+  uint64_t node = uint64_t(triple[2]);
+  while (node != 0) {
+    if (pairs.size() / 2 >= kMaxTopnPairs) return Error(fmt::format("top-N list at 0x{:x} does not end", node));
+    int64_t kv[3];
+    if (node % 8 != 0) return Error(fmt::format("misaligned top-N node 0x{:x}", node));
+    if (auto r = memory.read(node, kv, sizeof kv); !r) return r.error();
+    pairs.push_back(kv[0]);
+    pairs.push_back(kv[1]);
+    node = uint64_t(kv[2]);
+  }
+  out.push_back(triple[0]);
+  out.push_back(int64_t(pairs.size() / 2));
+  out.insert(out.end(), pairs.begin(), pairs.end());
+  return {};
+}
+
+Expected<void> fill_counts(const RemoteMemory& memory, const std::vector<Span>& spans, ModuleSnapshot& m,
+                           size_t& counters_read) {
+  m.run_max = 0;
+  for (ObjectSnapshot& o : m.objects) {
+    o.counts.assign(o.record.functions.size(), {});
+    for (size_t f = 0; f < o.record.functions.size(); ++f) {
+      const FunctionRecord& fn = o.record.functions[f];
+      for (size_t c = 0; c < fn.counters.size(); ++c) {
+        const CounterArray& arr = fn.counters[c];
+        const int64_t* v = arr.num ? values_at(spans, arr.values) : nullptr;
+        std::vector<int64_t> out;
+        if (is_topn_kind(arr.kind)) {
+          for (uint32_t i = 0; i < arr.num; i += 3)
+            if (auto r = append_topn(memory, v + i, out); !r) return Error(fmt::format("{}: {}", o.record.filename, r.error().message));
+        } else {
+          out.assign(v, v + arr.num);
+        }
+        // libgcov's run_max: the first counter array of every function.
+        if (c == 0 && fn.address != 0)
+          for (uint32_t i = 0; i < arr.num; ++i) m.run_max = std::max(m.run_max, v[i]);
+        counters_read += arr.num;
+        o.counts[f].push_back(std::move(out));
+      }
+    }
+  }
+  return {};
+}
+
+Expected<size_t> reset_counters(const RemoteMemory& memory, std::vector<ModuleSnapshot>& found) {
+  // Only the arrays of functions each object owns, as __gcov_reset clears
+  // them (a COMDAT copy's counters are its owner's).
+  size_t largest = 0, objects = 0;
+  std::vector<std::pair<uint64_t, size_t>> arrays;
+  for (const ModuleSnapshot& m : found)
+    for (const ObjectSnapshot& o : m.objects) {
+      if (!o.reset_selected) continue;
+      ++objects;
+      for (const FunctionRecord& f : o.record.functions)
+        if (f.address != 0 && f.owned)
+          for (const CounterArray& c : f.counters)
+            if (c.num) {
+              arrays.emplace_back(c.values, size_t(c.num) * 8);
+              largest = std::max(largest, size_t(c.num) * 8);
+            }
+    }
+  std::vector<uint8_t> zeros(largest);
+  std::vector<RemotePiece> pieces;
+  for (auto [at, len] : arrays) pieces.push_back({at, zeros.data(), len});
+  if (auto r = memory.write_pieces(pieces); !r) return r.error();
+  return objects;
+}
+
+Expected<void> mark_run_counted(const RemoteMemory& memory, std::vector<ModuleSnapshot>& found) {
+  for (ModuleSnapshot& m : found) {
+    if (m.root.run_counted()) continue;
+    uint32_t flags = m.root.flags | 2u;  // run_counted; `dumped` stays
+    RemotePiece p{m.root.address + 8, &flags, 4};
+    if (auto r = memory.write_pieces({&p, 1}); !r) return r.error();
+  }
+  return {};
+}
+
+// Everything that happens while the process is stopped (or, with
+// --no-stop, while it runs).
+Expected<void> read_and_reset(pid_t pid, const RemoteMemory& memory, Discovery& d, const SnapshotOptions& options,
+                              Snapshot& snap) {
+  if (options.stop) {
+    // Discovery ran while the program ran: a module loaded or unloaded
+    // since, or a list that changed, is found again, now that it cannot.
+    auto maps = read_maps(pid);
+    if (!maps) return maps.error();
+    bool same = same_maps(*maps, d.maps);
+    if (same) {
+      auto unchanged = lists_unchanged(memory, d.found);
+      if (!unchanged) return unchanged.error();
+      same = *unchanged;
+    }
+    if (!same) {
+      auto again = discover(pid, memory, options);
+      if (!again) return again.error();
+      d = std::move(*again);
+    }
+  }
+  if (options.read) {
+    auto spans = read_counter_spans(memory, d.found);
+    if (!spans) return spans.error();
+    for (ModuleSnapshot& m : d.found)
+      if (auto r = fill_counts(memory, *spans, m, snap.counters_read); !r) return r;
+  }
+  if (options.reset) {
+    auto n = reset_counters(memory, d.found);
+    if (!n) return n.error();
+    snap.objects_reset = *n;
+  }
+  if (options.mark_run_counted)
+    if (auto r = mark_run_counted(memory, d.found); !r) return r;
+  return {};
+}
+
+}  // namespace
+
+Expected<Snapshot> take_snapshot(pid_t pid, const SnapshotOptions& options) {
+  if (!alive(pid)) return Error(fmt::format("no process {} (or it has exited)", pid));
+  RemoteMemory memory(pid);
+  auto d = discover(pid, memory, options);
+  if (!d) return alive(pid) ? d.error() : gone();
+  if (d->found.empty() && !alive(pid)) return gone();
+  if (d->found.empty())
+    return Error("no coverage data: no module of the process was built with --coverage (or its libgcov records "
+                 "are not registered yet)");
+  Snapshot snap;
+  snap.pid = pid;
+  Expected<void> done;
+  if (options.stop) {
+    auto stop = ProcessStop::stop(pid);
+    if (!stop) return alive(pid) ? stop.error() : gone();
+    snap.stopped = true;
+    snap.threads = stop->threads();
+    done = read_and_reset(pid, memory, *d, options, snap);
+    snap.pause = stop->resume();
+  } else {
+    done = read_and_reset(pid, memory, *d, options, snap);
+  }
+  if (!done) return alive(pid) ? done.error() : gone();
+  if (d->found.empty()) return alive(pid) ? Error("no coverage data left: the modules were unloaded") : gone();
+  for (const ModuleSnapshot& m : d->found)
+    for (const ObjectSnapshot& o : m.objects) snap.functions += o.record.functions.size();
+  snap.modules = std::move(d->found);
+  return snap;
+}
+
+format::DataFile object_data_file(const ModuleSnapshot& m, const ObjectSnapshot& o) {
+  using format::DataRecord;
+  format::DataFile f;
+  f.version = *format::GcovVersion::decode(o.record.version);
+  f.stamp = o.record.stamp;
+  f.checksum = o.record.checksum;
+  DataRecord summary;
+  summary.kind = DataRecord::Kind::kSummary;
+  summary.tag = format::kTagObjectSummary;
+  // libgcov counts the run (and adds its largest counter) once per process:
+  // not again after __gcov_dump (or covkit's dump --reset) marked it counted.
+  if (!m.root.run_counted()) {
+    summary.runs = 1;
+    summary.sum_max = uint32_t(uint64_t(m.run_max));
+  }
+  f.records.push_back(summary);
+  for (size_t i = 0; i < o.record.functions.size(); ++i) {
+    const FunctionRecord& fn = o.record.functions[i];
+    DataRecord rec;
+    rec.kind = DataRecord::Kind::kFunction;
+    rec.tag = format::kTagFunction;
+    if (fn.address == 0 || !fn.owned) {
+      rec.placeholder = true;  // written by the object that owns it
+      f.records.push_back(rec);
+      continue;
+    }
+    rec.has_ids = true;
+    rec.ident = fn.ident;
+    rec.lineno_checksum = fn.lineno_checksum;
+    rec.cfg_checksum = fn.cfg_checksum;
+    f.records.push_back(rec);
+    for (size_t c = 0; c < fn.counters.size(); ++c) {
+      DataRecord ctr;
+      ctr.kind = DataRecord::Kind::kCounters;
+      ctr.tag = format::kTagCounterBase + (fn.counters[c].kind << 17);
+      ctr.counters = o.counts[i][c];
+      ctr.num_counters = uint32_t(ctr.counters.size());
+      // libgcov writes an all-zero array as a bare negative length, except
+      // top-N arrays, which it always streams.
+      bool zero = !is_topn_kind(fn.counters[c].kind) &&
+                  std::all_of(ctr.counters.begin(), ctr.counters.end(), [](int64_t v) { return v == 0; });
+      if (zero) {
+        ctr.all_zero = true;
+        ctr.counters.clear();
+      }
+      f.records.push_back(std::move(ctr));
+    }
+  }
+  return f;
+}
+
+Expected<std::map<std::string, format::DataFile>> snapshot_data_files(const Snapshot& snapshot) {
+  std::map<std::string, format::DataFile> files;
+  for (const ModuleSnapshot& m : snapshot.modules)
+    for (const ObjectSnapshot& o : m.objects) {
+      if (o.counts.size() != o.record.functions.size()) return Error("the snapshot holds no counters");
+      format::DataFile f = object_data_file(m, o);
+      auto [it, inserted] = files.emplace(o.record.filename, f);
+      if (inserted) continue;
+      auto sum = model::merge_data(it->second, f);
+      if (!sum) return Error(fmt::format("{}: {}", o.record.filename, sum.error().message));
+      it->second = std::move(*sum);
+    }
+  return files;
+}
+
+}  // namespace covkit::live

@@ -1,0 +1,687 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `covkit live` on real programs: a multi-threaded test
+server (progs/) built with gcc-11 and gcc-12, PIE and not, with a shared
+library that has its own counters and a dlopen'ed plugin, is dumped while it
+waits on its command pipe, and the files are compared byte for byte with the
+ones its own libgcov writes at the same point (__gcov_dump() called from the
+uninstrumented control loop, so no counter moves in between), with gcov's
+output of a run that did the same work and exited, and under load.
+
+  run_live.py --covkit build/covkit [--work DIR] [--keep] [-v] SCENARIO...  (or "all")
+  run_live.py --list
+
+Exit 0 when every scenario passes, 1 on a failure, 77 when a compiler a
+scenario needs is missing.
+"""
+import argparse
+import filecmp
+import os
+import re
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROGS = os.path.join(HERE, "progs")
+
+
+class Failure(Exception):
+    pass
+
+
+class Skip(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+class Env:
+    def __init__(self, args):
+        self.covkit = os.path.abspath(args.covkit)
+        self.work = os.path.abspath(args.work)
+        self.verbose = args.verbose
+
+    def dir(self, *parts):
+        d = os.path.join(self.work, *parts)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        return d
+
+    def log(self, *a):
+        if self.verbose:
+            print(*a, flush=True)
+
+    def run(self, argv, ok=True, **kw):
+        self.log("$", " ".join(argv))
+        p = subprocess.run(argv, capture_output=True, text=True, **kw)
+        self.log(p.stdout + p.stderr)
+        if ok and p.returncode != 0:
+            raise Failure(f"{' '.join(argv)} exited {p.returncode}: {p.stderr.strip()}")
+        return p
+
+    def covkit_live(self, *args, ok=True, **kw):
+        return self.run([self.covkit, "live", *args], ok=ok, **kw)
+
+
+# ------------------------------------------------------------------ building
+
+class Build:
+    """The server, its shared library and its plugin, built by one compiler."""
+
+    def __init__(self, env, cc, pie=True, atomic=False, solo=False, strip=False, tag=""):
+        if not shutil.which(cc):
+            raise Skip(f"{cc} not found")
+        name = f"{cc}-{'pie' if pie else 'nopie'}{'-atomic' if atomic else ''}{'-solo' if solo else ''}" \
+               f"{'-stripped' if strip else ''}{tag}"
+        self.root = env.dir("build", name)
+        self.obj = os.path.join(self.root, "obj")
+        os.makedirs(self.obj)
+        self.cc = cc
+        self.major = int(re.search(r"(\d+)", cc).group(1))
+        cov = ["--coverage", "-O2", "-g"] + (["-fprofile-update=atomic"] if atomic else [])
+        pic = ["-fPIC"] if pie else ["-fno-pie"]
+        def cc_run(args):
+            env.run([cc] + args, cwd=self.obj)
+        # The control loop is not instrumented (see progs/control.c).
+        cc_run(["-O2", "-fPIC", "-c", os.path.join(PROGS, "control.c"), "-o", os.path.join(self.obj, "control.o")])
+        for src in ["server", "liblive", "plugin"]:
+            cc_run(cov + ["-fPIC" if src != "server" else pic[0], "-c", os.path.join(PROGS, src + ".c"),
+                          "-o", os.path.join(self.obj, src + ".o")])
+        self.plugin = os.path.join(self.root, "plugin.so")
+        cc_run(["--coverage", "-shared", "-o", self.plugin, os.path.join(self.obj, "plugin.o")])
+        self.exe = os.path.join(self.root, "server")
+        objs = [os.path.join(self.obj, "server.o"), os.path.join(self.obj, "control.o")]
+        link = ["--coverage", "-o", self.exe] + (["-pie"] if pie else ["-no-pie"])
+        if solo:  # the library linked in: one module, one root
+            cc_run(link + objs + [os.path.join(self.obj, "liblive.o"), "-ldl", "-lpthread"])
+        else:
+            lib = os.path.join(self.root, "liblive.so")
+            cc_run(["--coverage", "-shared", "-o", lib, os.path.join(self.obj, "liblive.o")])
+            cc_run(link + objs + ["-L" + self.root, "-llive", "-Wl,-rpath," + self.root, "-ldl", "-lpthread"])
+        if strip:
+            env.run(["strip", self.exe])
+
+    def gcda(self, name):
+        return os.path.join(self.obj, name + ".gcda")
+
+
+class Server:
+    """A running test server; `cmd` sends one command and waits for its answer."""
+
+    def __init__(self, env, build, prefix=None, uid=None):
+        self.env = env
+        e = dict(os.environ, PLUGIN=build.plugin)
+        e.pop("GCOV_PREFIX", None)
+        if prefix:
+            e["GCOV_PREFIX"] = prefix
+        argv = [build.exe]
+        if uid is not None:
+            argv = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"] + argv
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=e,
+                                  cwd=build.root)
+        self.pid = self.p.pid
+        if uid is not None:  # setpriv execs the server: same pid
+            pass
+        self.cmd("w 0")  # started and idle
+
+    def cmd(self, line):
+        self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+        answer = self.p.stdout.readline().strip()
+        if line != "q" and answer == "":
+            raise Failure(f"the server did not answer {line!r}")
+        return answer
+
+    def quit(self):
+        try:
+            self.p.stdin.write("q\n")
+            self.p.stdin.flush()
+        except BrokenPipeError:
+            pass
+        self.p.wait(timeout=20)
+
+    def kill(self):
+        if self.p.poll() is None:
+            self.p.kill()
+            self.p.wait()
+
+
+# ------------------------------------------------------------------ .gcda files
+
+def read_gcda(path):
+    """{function ident: [counter arrays]}, plus the summary (runs, sum_max)."""
+    data = open(path, "rb").read()
+    words = struct.unpack("<%dI" % (len(data) // 4), data[: len(data) // 4 * 4])
+    check(words[0] == 0x67636461, f"{path}: not a .gcda file")
+    version = words[1]
+    major = (((version >> 24) & 0xFF) - ord("A")) * 10 + ((version >> 16) & 0xFF) - ord("0")
+    pos = 4 if major >= 12 else 3
+    in_bytes = major >= 12
+    funcs, summary, ident = {}, None, None
+    while pos < len(words):
+        tag = words[pos]
+        if tag == 0:
+            break
+        length = words[pos + 1]
+        signed = length - (1 << 32) if length & 0x80000000 else length
+        n_words = (abs(signed) // 4 if in_bytes else abs(signed))
+        body = words[pos + 2: pos + 2 + (0 if signed < 0 else n_words)]
+        if tag == 0xA1000000:
+            summary = (body[0], body[1])
+        elif tag == 0x01000000:
+            ident = body[0] if body else None
+            if ident is not None:
+                funcs[ident] = []
+        elif (tag & 0xFFFF0000) >= 0x01A10000 and (tag & 0xFFFF0000) < 0x01B00000:
+            if signed < 0:
+                counts = [0] * (n_words // 2)
+            else:
+                counts = [body[i] | (body[i + 1] << 32) for i in range(0, len(body), 2)]
+            funcs[ident].append((tag, counts))
+        pos += 2 + (0 if signed < 0 else n_words)
+    return summary, funcs
+
+
+def tree_files(root):
+    out = {}
+    for d, _, files in os.walk(root):
+        for f in files:
+            if f.endswith(".gcda"):
+                p = os.path.join(d, f)
+                out[os.path.relpath(p, root)] = p
+    return out
+
+
+def same_trees(a, b, what):
+    fa, fb = tree_files(a), tree_files(b)
+    check(sorted(fa) == sorted(fb), f"{what}: files differ: {sorted(fa)} vs {sorted(fb)}")
+    check(fa, f"{what}: no .gcda file at all")
+    for rel in fa:
+        check(filecmp.cmp(fa[rel], fb[rel], shallow=False), f"{what}: {rel} differs (cmp {fa[rel]} {fb[rel]})")
+    return len(fa)
+
+
+def gcov_lines(env, build, gcda_tree, cc):
+    """gcov's text for the server's sources, from a tree holding the build's .gcda files."""
+    out = env.dir(os.path.basename(gcda_tree.rstrip("/")) + "-gcov")
+    sources = []
+    for src in ["server", "liblive", "plugin"]:
+        found = [p for rel, p in tree_files(gcda_tree).items() if rel.endswith("/" + src + ".gcda")]
+        if not found:
+            continue
+        shutil.copy(found[0], os.path.join(out, src + ".gcda"))
+        shutil.copy(os.path.join(build.obj, src + ".gcno"), os.path.join(out, src + ".gcno"))
+        sources.append(os.path.join(PROGS, src + ".c"))
+    gcov = cc.replace("gcc", "gcov")
+    env.run([gcov, "-b", "-c", "-o", out] + sources, cwd=out)
+    texts = {}
+    for f in sorted(os.listdir(out)):
+        if f.endswith(".gcov"):
+            texts[f] = open(os.path.join(out, f)).read()
+    check(texts, f"gcov wrote nothing for {gcda_tree}")
+    return texts
+
+
+def valid_for_gcov(env, build, gcda_tree):
+    """`covkit gcov` reads every file of the tree with its notes, without a complaint."""
+    scratch = env.dir("valid-scratch")
+    for rel, p in tree_files(gcda_tree).items():
+        base = os.path.basename(p)[:-5]
+        shutil.copy(p, os.path.join(scratch, base + ".gcda"))
+        shutil.copy(os.path.join(build.obj, base + ".gcno"), os.path.join(scratch, base + ".gcno"))
+        r = env.run([env.covkit, "gcov", "-n", "-o", scratch, os.path.join(PROGS, base + ".c")], cwd=scratch)
+        check(r.stderr == "", f"{gcda_tree}: {r.stderr}")
+
+
+def dump_pause(stdout):
+    m = re.search(r"stopped for ([0-9.]+) ms", stdout)
+    check(m, f"no pause printed: {stdout!r}")
+    return float(m.group(1))
+
+
+# ------------------------------------------------------------------ scenarios
+
+def oracle(env, cc, pie, strip=False, solo=False, expect_source=None):
+    """A dump equals the program's own __gcov_dump() at the same point, byte for byte."""
+    b = Build(env, cc, pie=pie, strip=strip, solo=solo)
+    own = env.dir("own-" + os.path.basename(b.root))
+    snap = os.path.join(env.work, "snap-" + os.path.basename(b.root))
+    shutil.rmtree(snap, ignore_errors=True)
+    s = Server(env, b, prefix=own)
+    try:
+        s.cmd("w 1000")
+        if not solo:
+            s.cmd("l")
+        s.cmd("w 37")
+        r = env.covkit_live("dump", "-v", str(s.pid), "-o", snap)
+        dump_pause(r.stdout)
+        if expect_source:
+            check(expect_source in r.stdout, f"root not found by {expect_source}: {r.stdout}")
+        s.cmd("d")
+    finally:
+        s.quit()
+    n = same_trees(snap, own, f"{cc} {'pie' if pie else 'no-pie'}")
+    check(n == (2 if solo else 3), f"expected {2 if solo else 3} files, got {n}")
+
+
+def scenario_gcov_equal(env, cc="gcc-12"):
+    """Dumped while idle == a run that did the same work and exited, line for line in gcov."""
+    b = Build(env, cc)
+    snap = os.path.join(env.work, "snap-gcov-equal")
+    shutil.rmtree(snap, ignore_errors=True)
+    exited = env.dir("exited")
+    s = Server(env, b)
+    try:
+        for c in ["w 500", "l", "w 20"]:
+            s.cmd(c)
+        env.covkit_live("dump", str(s.pid), "-o", snap)
+    finally:
+        s.kill()  # killed: its own exit writes nothing
+    s2 = Server(env, b, prefix=exited)
+    for c in ["w 500", "l", "w 20"]:
+        s2.cmd(c)
+    s2.quit()
+    a, e = gcov_lines(env, b, snap, cc), gcov_lines(env, b, exited, cc)
+    check(sorted(a) == sorted(e), f"gcov files differ: {sorted(a)} vs {sorted(e)}")
+    for name in a:
+        check(a[name] == e[name], f"{name}: gcov's output differs between the dump and the exited run")
+    check("job" in a.get("server.c.gcov", ""), "server.c.gcov misses job()")
+
+
+def scenario_reset(env, cc="gcc-12"):
+    """covkit live reset, then work == __gcov_reset() in the program, then the same work."""
+    b = Build(env, cc)
+    mine, theirs = env.dir("reset-mine"), env.dir("reset-theirs")
+    s = Server(env, b, prefix=mine)
+    s.cmd("w 400")
+    r = env.covkit_live("reset", str(s.pid))
+    check("objects reset" in r.stdout, r.stdout)
+    s.cmd("w 300")
+    s.cmd("d")
+    s.quit()
+    t = Server(env, b, prefix=theirs)
+    t.cmd("w 400")
+    t.cmd("r")
+    t.cmd("w 300")
+    t.cmd("d")
+    t.quit()
+    same_trees(mine, theirs, "reset")
+    # Only some objects: the library's counters stay.
+    s = Server(env, b)
+    snap = os.path.join(env.work, "reset-some")
+    shutil.rmtree(snap, ignore_errors=True)
+    s.cmd("w 50")
+    env.covkit_live("reset", str(s.pid), os.path.join(PROGS, "server.c"))
+    env.covkit_live("dump", str(s.pid), "-o", snap)
+    s.kill()
+    files = tree_files(snap)
+    srv = [p for r_, p in files.items() if r_.endswith("server.gcda")][0]
+    lib = [p for r_, p in files.items() if r_.endswith("liblive.gcda")][0]
+    check(all(all(v == 0 for _, c in f for v in c) for f in read_gcda(srv)[1].values()), "server.c not reset")
+    check(any(any(v for _, c in f for v in c) for f in read_gcda(lib)[1].values()), "liblive.c reset too")
+    r = env.covkit_live("reset", "1", "nowhere.c", ok=False) if False else None
+
+
+def scenario_deltas(env, cc="gcc-12"):
+    """dump --reset into the program's own files, then its exit == the program's own dump+reset, exit."""
+    b = Build(env, cc)
+    mine, theirs = env.dir("deltas-mine"), env.dir("deltas-theirs")
+    s = Server(env, b, prefix=mine)
+    s.cmd("w 100")
+    env.covkit_live("dump", "--reset", str(s.pid))
+    s.cmd("l")
+    s.cmd("w 200")
+    env.covkit_live("dump", "--reset", str(s.pid))
+    s.cmd("w 50")
+    s.quit()
+    t = Server(env, b, prefix=theirs)
+    for c in ["w 100", "d", "r", "l", "w 200", "d", "r", "w 50"]:
+        t.cmd(c)
+    t.quit()
+    same_trees(mine, theirs, "dump --reset into the program's files, then exit")
+    # Under -o: the deltas and the exit file, added with covkit merge, give
+    # the counts of one run that did everything.
+    b_dirs = [os.path.join(env.work, f"delta{i}") for i in range(2)]
+    for d in b_dirs:
+        shutil.rmtree(d, ignore_errors=True)
+    exit_dir, whole = env.dir("delta-exit"), env.dir("delta-whole")
+    s = Server(env, b, prefix=exit_dir)
+    s.cmd("w 100")
+    env.covkit_live("dump", "--reset", str(s.pid), "-o", b_dirs[0])
+    s.cmd("w 200")
+    env.covkit_live("dump", "--reset", str(s.pid), "-o", b_dirs[1])
+    s.cmd("w 50")
+    s.quit()
+    merged = os.path.join(env.work, "delta-merged")
+    shutil.rmtree(merged, ignore_errors=True)
+    env.run([env.covkit, "merge", "-o", merged] + b_dirs + [exit_dir])
+    t = Server(env, b, prefix=whole)
+    for c in ["w 100", "w 200", "w 50"]:
+        t.cmd(c)
+    t.quit()
+    a, e = gcov_lines(env, b, merged, cc), gcov_lines(env, b, whole, cc)
+    for name in e:
+        check(a.get(name) == e[name], f"{name}: deltas + exit differ from one whole run")
+    # A dump without --reset never adds to an existing file.
+    s = Server(env, b, prefix=mine)
+    r = env.covkit_live("dump", str(s.pid), "-o", b_dirs[0], ok=False)
+    check(r.returncode == 1 and "without --reset" in r.stderr, f"a view was added to a file: {r.stderr}")
+    r = env.covkit_live("dump", str(s.pid), ok=False)
+    check(r.returncode == 1 and "--reset" in r.stderr, f"own paths without --reset: {r.stderr}")
+    s.kill()
+
+
+def scenario_children(env, cc="gcc-12"):
+    """--children --merge == the parent's and the child's own dumps added by libgcov."""
+    b = Build(env, cc)
+    own = env.dir("children-own")
+    snap, sep = os.path.join(env.work, "children-snap"), os.path.join(env.work, "children-sep")
+    for d in (snap, sep):
+        shutil.rmtree(d, ignore_errors=True)
+    s = Server(env, b, prefix=own)
+    s.cmd("w 100")
+    child = int(s.cmd("f"))
+    s.cmd("w 40")
+    env.covkit_live("dump", "--children", "--merge", str(s.pid), "-o", snap)
+    r = env.covkit_live("dump", "--children", str(s.pid), "-o", sep)
+    check(r.stdout.count("pid ") == 2, r.stdout)
+    check(os.path.isdir(os.path.join(sep, str(s.pid))) and os.path.isdir(os.path.join(sep, str(child))),
+          "--children without --merge: no DIR/PID per process")
+    s.cmd("d")
+    os.kill(child, signal.SIGTERM)
+    for _ in range(100):
+        if not os.path.exists(f"/proc/{child}") or open(f"/proc/{child}/stat").read().split()[2] == "Z":
+            break
+        time.sleep(0.05)
+    s.quit()
+    same_trees(snap, own, "--children --merge")
+    summary, _ = read_gcda([p for r_, p in tree_files(snap).items() if r_.endswith("server.gcda")][0])
+    check(summary[0] == 2, f"two processes, runs {summary[0]}")
+
+
+def scenario_load(env, cc="gcc-12"):
+    """50+ dumps under load: all valid and monotone; the last adds up exactly."""
+    b = Build(env, cc, atomic=True)
+    s = Server(env, b)
+    snaps, pauses = [], []
+    try:
+        s.cmd("L")
+        for i in range(55):
+            d = os.path.join(env.work, f"load{i}")
+            shutil.rmtree(d, ignore_errors=True)
+            r = env.covkit_live("dump", str(s.pid), "-o", d, *(["--no-stop"] if i % 5 == 4 else []))
+            if "stopped for" in r.stdout:
+                pauses.append(dump_pause(r.stdout))
+            snaps.append(d)
+        iterations = int(s.cmd("S"))
+        final = os.path.join(env.work, "load-final")
+        shutil.rmtree(final, ignore_errors=True)
+        env.covkit_live("dump", str(s.pid), "-o", final)
+        # Deltas under load, then the rest: they add up to everything.
+        s.cmd("L")
+        deltas = []
+        for i in range(10):
+            d = os.path.join(env.work, f"loaddelta{i}")
+            shutil.rmtree(d, ignore_errors=True)
+            env.covkit_live("dump", "--reset", str(s.pid), "-o", d)
+            deltas.append(d)
+        total = int(s.cmd("S"))
+        d = os.path.join(env.work, "loaddelta-last")
+        shutil.rmtree(d, ignore_errors=True)
+        env.covkit_live("dump", "--reset", str(s.pid), "-o", d)
+        deltas.append(d)
+    finally:
+        s.kill()
+    prev = None
+    for d in snaps + [final]:
+        files = tree_files(d)
+        check(len(files) == 2, f"{d}: {len(files)} files")
+        cur = {}
+        for rel, p in files.items():
+            for ident, arrays in read_gcda(p)[1].items():
+                for k, (tag, counts) in enumerate(arrays):
+                    for j, v in enumerate(counts):
+                        cur[(rel, ident, k, j)] = v
+        if prev is not None:
+            for key, v in prev.items():
+                check(cur.get(key, -1) >= v, f"{d}: counter {key} went down ({v} -> {cur.get(key)})")
+        prev = cur
+        valid_for_gcov(env, b, d)
+    # job() ran 10 times at start-up and once per load iteration.
+    text = gcov_lines(env, b, final, cc)["server.c.gcov"]
+    m = re.search(r"function job called (\d+)", text)
+    check(m and int(m.group(1)) == 10 + iterations, f"job called {m and m.group(1)}, want {10 + iterations}")
+    merged = os.path.join(env.work, "loaddelta-merged")
+    shutil.rmtree(merged, ignore_errors=True)
+    env.run([env.covkit, "merge", "-o", merged] + deltas)
+    text = gcov_lines(env, b, merged, cc)["server.c.gcov"]
+    m = re.search(r"function job called (\d+)", text)
+    # The first delta holds everything before it (nothing was reset before).
+    check(m and int(m.group(1)) == 10 + total, f"deltas: job called {m and m.group(1)}, want {10 + total}")
+    print(f"load: {len(snaps)} dumps, pause median {sorted(pauses)[len(pauses) // 2]:.3f} ms, "
+          f"max {max(pauses):.3f} ms; {iterations} + {total - iterations} iterations")
+
+
+def scenario_refusals(env, cc="gcc-12"):
+    b = Build(env, cc)
+    out = os.path.join(env.work, "refused")
+    # No coverage data.
+    p = subprocess.Popen(["sleep", "30"])
+    try:
+        r = env.covkit_live("dump", str(p.pid), "-o", out, ok=False)
+        check(r.returncode == 1 and "no coverage data" in r.stderr and r.stderr.count("\n") == 1, r.stderr)
+    finally:
+        p.kill()
+        p.wait()
+    check(not os.path.exists(out), "a refused dump wrote files")
+    # No such process.
+    r = env.covkit_live("dump", "999999999", "-o", out, ok=False)
+    check(r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr)
+    # Another user: the server runs as 65534, covkit as 65533.
+    if os.geteuid() == 0 and shutil.which("setpriv"):
+        os.chmod(env.work, 0o755)
+        for d in [b.root, b.obj]:
+            os.chmod(d, 0o777)
+        s = Server(env, b, uid=65534)
+        try:
+            tmp = env.dir("other-user")
+            os.chmod(tmp, 0o777)
+            r = env.run(["setpriv", "--reuid=65533", "--regid=65533", "--clear-groups", env.covkit, "live", "dump",
+                         str(s.pid), "-o", os.path.join(tmp, "x")], ok=False)
+            check(r.returncode == 1 and "belongs to user" in r.stderr and r.stderr.count("\n") == 1, r.stderr)
+            check(not os.path.exists(os.path.join(tmp, "x")), "files written for another user's process")
+            # root may; into the program's own files they are written as its
+            # user, so that its own exit can still add to them.
+            env.covkit_live("dump", str(s.pid), "-o", os.path.join(tmp, "y"))
+            env.covkit_live("dump", "--reset", str(s.pid))
+            owners = {os.stat(b.gcda(n)).st_uid for n in ["server", "liblive"]}
+            check(owners == {65534}, f"own files owned by {owners}, not the program's user")
+        finally:
+            s.kill()
+    # An unknown layout: the version word of the server's records turned
+    # into GCC 13's, in the running process.
+    s = Server(env, b)
+    try:
+        r = env.covkit_live("dump", "-v", str(s.pid), "-o", os.path.join(env.work, "ok-first"))
+        patch_version(s.pid, b.exe, 0x4233312A)  # "B31*"
+        r = env.covkit_live("dump", str(s.pid), "-o", out, ok=False)
+        check(r.returncode == 1 and "GCC 13.1" in r.stderr and "unknown" in r.stderr, r.stderr)
+        check(not os.path.exists(out), "a refused dump wrote files")
+    finally:
+        s.kill()
+    # A symbolic link planted under -o DIR is never written through.
+    s = Server(env, b)
+    try:
+        trap, victim = env.dir("trap"), env.dir("victim")
+        first = b.obj.strip("/").split("/")[0]
+        os.symlink(victim, os.path.join(trap, first))
+        r = env.covkit_live("dump", str(s.pid), "-o", trap, ok=False)
+        check(not any(True for _ in os.scandir(victim)), "written through a symbolic link")
+        check(r.returncode == 1 and "symbolic link" in r.stderr and r.stderr.count("\n") == 1, r.stderr)
+        check(os.path.islink(os.path.join(trap, first)), "the planted link was touched")
+    finally:
+        s.kill()
+    # A --reset dump that cannot be written is not lost: it goes under $TMPDIR.
+    s = Server(env, b)
+    try:
+        blocker = os.path.join(env.work, "a-file")
+        open(blocker, "w").close()
+        rescue_root = env.dir("rescue")
+        r = env.covkit_live("dump", "--reset", str(s.pid), "-o", os.path.join(blocker, "sub"), ok=False,
+                            env=dict(os.environ, TMPDIR=rescue_root))
+        check(r.returncode == 1 and "written under" in r.stderr and r.stderr.count("\n") == 1, r.stderr)
+        saved = [os.path.join(rescue_root, d) for d in os.listdir(rescue_root)]
+        check(len(saved) == 1 and len(tree_files(saved[0])) == 2, f"rescued: {saved}")
+    finally:
+        s.kill()
+    # --reset --no-stop is refused.
+    r = env.covkit_live("dump", "--reset", "--no-stop", "1", "-o", out, ok=False)
+    check(r.returncode == 1 and "--no-stop" in r.stderr, r.stderr)
+
+
+def value_profile(env, cc):
+    """-fprofile-generate: top-N, indirect-call and time-profile counters too, byte for byte."""
+    if not shutil.which(cc):
+        raise Skip(f"{cc} not found")
+    root = env.dir("vp-" + cc)
+    exe = os.path.join(root, "vp")
+    env.run([cc, "-O2", "-c", os.path.join(PROGS, "valueprof_wait.c"), "-o", os.path.join(root, "wait.o")])
+    env.run([cc, "-O2", "-fprofile-generate", "-c", os.path.join(PROGS, "valueprof.c"),
+             "-o", os.path.join(root, "valueprof.o")])
+    env.run([cc, "-fprofile-generate", "-o", exe, os.path.join(root, "valueprof.o"), os.path.join(root, "wait.o")])
+    own, snap = env.dir("vp-own"), os.path.join(env.work, "vp-snap")
+    shutil.rmtree(snap, ignore_errors=True)
+    p = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=dict(os.environ, GCOV_PREFIX=own))
+    try:
+        for _ in range(100):  # until its loop is done and it waits
+            if open(f"/proc/{p.pid}/wchan").read() not in ("0", ""):
+                break
+            time.sleep(0.02)
+        time.sleep(0.2)
+        env.covkit_live("dump", str(p.pid), "-o", snap)
+        p.stdin.write(b"x")
+        p.stdin.close()
+        p.wait(timeout=20)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    same_trees(snap, own, f"{cc} -fprofile-generate")
+    _, funcs = read_gcda(list(tree_files(snap).values())[0])
+    kinds = {tag for arrays in funcs.values() for tag, _ in arrays}
+    # arcs, top-N values, indirect calls, time profile
+    want = {0x01a10000, 0x01a70000, 0x01a90000, 0x01af0000}
+    check(want <= kinds, f"counter kinds {sorted(hex(k) for k in kinds)}, want {sorted(hex(k) for k in want)}")
+
+
+def scenario_exits(env, cc="gcc-12"):
+    """A process killed at any moment of a dump: one line and no partial file, or a complete dump."""
+    b = Build(env, cc)
+    outcomes = {}
+    for i in range(40):
+        s = Server(env, b)
+        s.cmd("w 200")
+        out = os.path.join(env.work, f"exit{i}")
+        shutil.rmtree(out, ignore_errors=True)
+        dumper = subprocess.Popen([env.covkit, "live", "dump", str(s.pid), "-o", out], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+        time.sleep((i % 10) * 0.002)
+        s.p.kill()
+        s.p.wait()
+        _, err = dumper.communicate(timeout=60)
+        if dumper.returncode == 0:
+            check(len(tree_files(out)) == 2, f"a complete dump has {len(tree_files(out))} files")
+            valid_for_gcov(env, b, out)
+            outcomes["complete"] = outcomes.get("complete", 0) + 1
+        else:
+            check(err.count("\n") == 1, f"not one line: {err!r}")
+            check(not os.path.exists(out), f"a failed dump left {out}")
+            key = "exited during the dump" if "exited during the dump" in err else \
+                "no process" if "no process" in err else None
+            check(key, f"a dying process gave: {err.strip()}")
+            outcomes[key] = outcomes.get(key, 0) + 1
+    print("exits:", outcomes)
+
+
+def patch_version(pid, exe, word):
+    """Overwrites every gcov_info version word of the executable's list."""
+    nm = subprocess.run(["nm", exe], capture_output=True, text=True).stdout
+    root = int(re.search(r"^([0-9a-f]+) \w __gcov_root$", nm, re.M).group(1), 16)
+    base = 0
+    for line in open(f"/proc/{pid}/maps"):
+        if line.split()[-1] == exe and int(line.split()[2], 16) == 0:
+            base = int(line.split("-")[0], 16)
+            break
+    kind = open(exe, "rb").read(18)[16]
+    if kind == 2:  # ET_EXEC: addresses are absolute
+        base = 0
+    with open(f"/proc/{pid}/mem", "r+b", buffering=0) as mem:
+        mem.seek(base + root)
+        info = struct.unpack("<Q", mem.read(8))[0]
+        while info:
+            mem.seek(info)
+            mem.write(struct.pack("<I", word))
+            mem.seek(info + 8)
+            info = struct.unpack("<Q", mem.read(8))[0]
+
+
+SCENARIOS = {
+    "oracle_gcc11_pie": lambda e: oracle(e, "gcc-11", True),
+    "oracle_gcc11_nopie": lambda e: oracle(e, "gcc-11", False),
+    "oracle_gcc12_pie": lambda e: oracle(e, "gcc-12", True),
+    "oracle_gcc12_nopie": lambda e: oracle(e, "gcc-12", False),
+    "stripped_master": lambda e: oracle(e, "gcc-12", True, strip=True, expect_source="dynsym __gcov_master"),
+    "stripped_scan_gcc11": lambda e: oracle(e, "gcc-11", False, strip=True, solo=True, expect_source="by scan"),
+    "stripped_scan_gcc12": lambda e: oracle(e, "gcc-12", True, strip=True, solo=True, expect_source="by scan"),
+    "gcov_equal": scenario_gcov_equal,
+    "reset": scenario_reset,
+    "deltas": scenario_deltas,
+    "children": scenario_children,
+    "load": scenario_load,
+    "refusals": scenario_refusals,
+    "exits": scenario_exits,
+    "value_profile_gcc11": lambda e: value_profile(e, "gcc-11"),
+    "value_profile_gcc12": lambda e: value_profile(e, "gcc-12"),
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--covkit", default="build/covkit")
+    ap.add_argument("--work", default="/tmp/covkit-live-tests")
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("scenarios", nargs="*")
+    args = ap.parse_args()
+    if args.list:
+        print("\n".join(SCENARIOS))
+        return 0
+    names = list(SCENARIOS) if args.scenarios in ([], ["all"]) else args.scenarios
+    status = 0
+    for name in names:
+        env = Env(args)
+        env.work = os.path.join(os.path.abspath(args.work), name)
+        shutil.rmtree(env.work, ignore_errors=True)
+        os.makedirs(env.work)
+        try:
+            SCENARIOS[name](env)
+            print(f"PASS {name}")
+            if not args.keep:
+                shutil.rmtree(env.work, ignore_errors=True)
+        except Skip as s:
+            print(f"SKIP {name}: {s}")
+            status = status or 77
+        except Failure as f:
+            print(f"FAIL {name}: {f}")
+            status = 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
