@@ -9,6 +9,7 @@
 
 #include "cli/command_line.h"
 #include "cli/gcov_command.h"
+#include "cli/live_unpack_command.h"
 #include "cli/merge_command.h"
 #include "cli/report_command.h"
 #include "cli/trace_command.h"
@@ -32,6 +33,11 @@ constexpr Subcommand kSubcommands[] = {
     {"trace", "record every call of a program built with -finstrument-functions;\n"
               "           profiles, call trees, call graphs, timelines",
      covkit::cli::run_trace_command},
+    // Temporary: `covkit live unpack` until the `covkit live` dispatcher
+    // (branch live-dump) lands and takes it as a subcommand.
+    {"live-unpack", "a freestanding target's coverage stream back into .gcda files\n"
+                    "           (temporary name of `covkit live unpack`)",
+     covkit::cli::run_live_unpack},
 };
 
 void print_usage(FILE* to) {
