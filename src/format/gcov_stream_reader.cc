@@ -54,9 +54,11 @@ std::optional<std::string> unexpected_record(const DataRecord& rec) {
 
 // The "gcfn" header at `at`: magic, version, name. Sets `entry`'s name and
 // returns the offset of the data after it.
-Expected<size_t> read_header(std::span<const uint8_t> bytes, size_t at, StreamEntry& entry, GcovVersion& version) {
+Expected<size_t> read_header(std::span<const uint8_t> bytes, size_t at, StreamEntry& entry, GcovVersion& version,
+                             bool& swapped) {
   ByteReader r(bytes.subspan(at));
   if (!r.read_magic(kFilenameMagic)) return not_an_entry(bytes, at);
+  swapped = r.swapped();
   auto raw = r.u32();
   if (!raw) return Error(at + 4, "the stream ends inside a \"gcfn\" header");
   auto v = GcovVersion::decode(*raw);
@@ -85,7 +87,7 @@ Expected<size_t> read_header(std::span<const uint8_t> bytes, size_t at, StreamEn
 
 // The .gcda bytes at `at`, up to and including their end word.
 Expected<void> read_entry_data(std::span<const uint8_t> bytes, size_t at, const GcovVersion& version,
-                               StreamEntry& entry) {
+                               bool swapped, StreamEntry& entry) {
   const std::string name = util::printable(entry.filename);
   auto data = read_data(bytes.subspan(at));
   if (!data) {
@@ -95,6 +97,9 @@ Expected<void> read_entry_data(std::span<const uint8_t> bytes, size_t at, const 
                                  : e.problem == HeaderProblem::kTruncatedHeader ? "the stream ends inside the header"
                                                                                  : e.message));
   }
+  // One target writes both in its byte order.
+  if (data->swapped != swapped)
+    return Error(at, fmt::format("{}: data in the other byte order than its \"gcfn\" header", name));
   if (data->version.raw != version.raw)
     return Error(at + 4, fmt::format("{}: data of version '{}' under a \"gcfn\" header of version '{}'", name,
                                      data->version.four_chars(), version.four_chars()));
@@ -124,10 +129,11 @@ Expected<GcovStream> read_gcov_stream(std::span<const uint8_t> bytes) {
     StreamEntry entry;
     entry.offset = at;
     GcovVersion version;
-    auto data_at = read_header(bytes, at, entry, version);
+    bool swapped = false;
+    auto data_at = read_header(bytes, at, entry, version, swapped);
     if (!data_at) return std::move(data_at).error();
     entry.data_offset = *data_at;
-    if (auto d = read_entry_data(bytes, *data_at, version, entry); !d) return d.error();
+    if (auto d = read_entry_data(bytes, *data_at, version, swapped, entry); !d) return d.error();
     at = entry.data_offset + entry.data.bytes_read;
     stream.entries.push_back(std::move(entry));
   }

@@ -48,6 +48,18 @@ TEST(GcovStreamReader, ReadsTheTargetsByteOrder) {
   EXPECT_EQ(stream->entries[0].data.records[1].counters, (std::vector<int64_t>{5}));
 }
 
+TEST(GcovStreamReader, HeaderAndDataShareOneByteOrder) {
+  GcovImageBuilder header(Layout::kGcc12);
+  header.word(kFilenameMagic).word(testing::kVersion12).string("/b/x.gcda");
+  GcovImageBuilder data(Layout::kGcc12, /*big_endian=*/true);
+  data.data_header(1, 2).word(0);
+  std::vector<uint8_t> bytes = header.bytes();
+  bytes.insert(bytes.end(), data.bytes().begin(), data.bytes().end());
+  EXPECT_EQ(error_of(bytes), fmt::format("corrupt at byte {}: /b/x.gcda: data in the other byte order than its "
+                                         "\"gcfn\" header",
+                                         header.size()));
+}
+
 TEST(GcovStreamReader, RefusesWhatIsNoStream) {
   EXPECT_EQ(error_of({}), "corrupt at byte 0: the stream is empty");
   GcovImageBuilder gcda(Layout::kGcc12);
