@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -71,36 +73,56 @@ Expected<std::string> read_stdin() {
   }
 }
 
+// STREAM's bytes: a file mapped (a 20 GB log costs no memory), or stdin.
+struct Input {
+  std::string shown;  // for messages
+  std::optional<util::FileData> file;
+  std::string piped;
+  std::string_view text() const { return file ? file->text() : std::string_view(piped); }
+  std::span<const uint8_t> bytes() const {
+    return {reinterpret_cast<const uint8_t*>(text().data()), text().size()};
+  }
+};
+
+Expected<Input> read_input(const std::string& path) {
+  Input in;
+  in.shown = path == "-" ? "<stdin>" : path;
+  if (path == "-") {
+    auto text = read_stdin();
+    if (!text) return std::move(text).error();
+    in.piped = std::move(*text);
+  } else {
+    auto data = util::read_file(path);
+    if (!data) return std::move(data).error();
+    in.file = std::move(*data);
+  }
+  return in;
+}
+
+std::string summary_line(const model::UnpackResult& result, const std::string& out) {
+  size_t added = 0;
+  for (const auto& f : result.files) added += f.added_to_existing;
+  return fmt::format("{} .gcda file{} from {} dump{} written to {} ({} added to files already there)",
+                     result.files.size(), result.files.size() == 1 ? "" : "s", result.dumps,
+                     result.dumps == 1 ? "" : "s", util::printable(out), added);
+}
+
 int unpack(const std::string& stream_path, const std::string& out, const std::string& format_name,
            const model::UnpackOptions& options, bool quiet) {
-  std::string from_stdin;
-  std::optional<util::FileData> mapped;
-  std::string_view input;
-  if (stream_path == "-") {
-    auto text = read_stdin();
-    if (!text) return fail(kCommand, "<stdin>", text.error().message);
-    from_stdin = std::move(*text);
-    input = from_stdin;
-  } else {
-    auto data = util::read_file(stream_path);
-    if (!data) return fail(kCommand, stream_path, data.error().message);
-    mapped = std::move(*data);
-    input = mapped->text();
-  }
-  const std::string shown = stream_path == "-" ? "<stdin>" : stream_path;
-  const auto raw = std::span(reinterpret_cast<const uint8_t*>(input.data()), input.size());
-  const bool binary = format_name == "binary" || (format_name == "auto" && format::looks_like_binary_stream(raw));
-
+  auto in = read_input(stream_path);
+  if (!in) return fail(kCommand, stream_path == "-" ? "<stdin>" : stream_path, in.error().message);
+  const bool binary =
+      format_name == "binary" || (format_name == "auto" && format::looks_like_binary_stream(in->bytes()));
   std::optional<format::HexDump> hex;
   if (!binary) {
-    auto decoded = format::decode_hex_dump(input);
-    if (!decoded) return fail(kCommand, shown, decoded.error());
+    auto decoded = format::decode_hex_dump(in->text());
+    if (!decoded) return fail(kCommand, in->shown, decoded.error());
     hex = std::move(*decoded);
   }
   // Errors of the stream are told in terms of the input the user has.
-  auto placed = [&](const Error& e) { return hex ? hex->locate(e, input) : e; };
-  auto stream = format::read_gcov_stream(hex ? std::span<const uint8_t>(hex->bytes) : raw);
-  if (!stream) return fail(kCommand, shown, placed(stream.error()));
+  auto placed = [&](const Error& e) { return hex ? hex->locate(e, in->text()) : e; };
+  auto stream = format::read_gcov_stream(hex ? std::span<const uint8_t>(hex->bytes) : in->bytes());
+  if (!stream) return fail(kCommand, in->shown, placed(stream.error()));
   auto result = model::write_unpacked_stream(*stream, out, options);
   if (!result) {
     // Errors about an entry of the stream (a name, data that cannot be
@@ -109,15 +131,9 @@ int unpack(const std::string& stream_path, const std::string& out, const std::st
     const Error& e = result.error();
     if (!e.offset) return fail(kCommand, "", e.message);
     const Error at = placed(e);
-    return fail(kCommand, shown, fmt::format("at byte {}: {}", *at.offset, at.message));
+    return fail(kCommand, in->shown, fmt::format("at byte {}: {}", *at.offset, at.message));
   }
-  if (!quiet) {
-    size_t added = 0;
-    for (const auto& f : result->files) added += f.added_to_existing;
-    std::printf("%zu .gcda file%s from %zu dump%s written to %s (%zu added to files already there)\n",
-                result->files.size(), result->files.size() == 1 ? "" : "s", result->dumps,
-                result->dumps == 1 ? "" : "s", util::printable(out).c_str(), added);
-  }
+  if (!quiet) std::printf("%s\n", summary_line(*result, out).c_str());
   return 0;
 }
 
