@@ -155,12 +155,23 @@ def main():
         failures.append(f"20 GB of zeros: status {p.returncode}, {p.stderr!r}")
     else:
         print(f"ok 20 GB of zeros ({took:.1f}s): {p.stderr.strip()}")
+    # An absolute name goes below the output directory, as under GCOV_PREFIX.
+    target = os.path.join(outside, "victim.gcda")
+    absolute = os.path.join(work, "absolute.stream")
+    with open(absolute, "wb") as f:
+        f.write(entry(target, [5]))
+    p = subprocess.run([covkit, *command, absolute, "-o", out, "-q"], capture_output=True, text=True)
+    below = out + target
+    if p.returncode != 0 or not os.path.isfile(below) or os.path.exists(target):
+        failures.append(f"absolute name: status {p.returncode}, {p.stderr!r}, below: {os.path.isfile(below)}")
+    else:
+        print(f"ok absolute name {target} written to {below}")
     if snapshot(outside):
         failures.append("something was written outside the output directory")
     if failures:
         print("\n".join(failures), file=sys.stderr)
         return 1
-    print(f"{len(cases) + 1} passed, 0 failed")
+    print(f"{len(cases) + 2} passed, 0 failed")
     return 0
 
 
