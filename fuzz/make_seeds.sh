@@ -4,12 +4,12 @@
 # -fprofile-generate, for value-profile counters), run once, plus a few
 # synthetic images. Nothing binary is kept in the repository.
 #
-#   fuzz/make_seeds.sh OUTDIR      -> OUTDIR/{gcno,gcda,session,tracefile,diff}/
+#   fuzz/make_seeds.sh OUTDIR      -> OUTDIR/{gcno,gcda,session,tracefile,diff,trace,stream}/
 set -eu
 out=${1:?usage: make_seeds.sh OUTDIR}
 here=$(cd "$(dirname "$0")" && pwd)
 badinput=$here/../tests/badinput
-mkdir -p "$out/gcno" "$out/gcda" "$out/session" "$out/tracefile" "$out/diff" "$out/trace"
+mkdir -p "$out/gcno" "$out/gcda" "$out/session" "$out/tracefile" "$out/diff" "$out/trace" "$out/stream"
 out=$(cd "$out" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/covkit-seeds-XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -100,6 +100,37 @@ for flags in (0x00, 0x01, 0x02, 0x0e, 0x3f, 0x83, 0x40):
 PY
   done
 done
+
+# Coverage streams (fuzz_stream: first byte even = binary, odd = hex lines):
+# the gcc-12 .gcda files as __gcov_info_to_gcda sends them (no object
+# summary), each behind a "gcfn" header, one and two dumps per stream.
+python3 - "$out/gcda" "$out/stream" <<'PY'
+import glob, os, struct, sys
+src, out = sys.argv[1], sys.argv[2]
+def streamed(path):
+    data = open(path, "rb").read()
+    if data[4:8] != b"*22B":  # gcc-12's little-endian version word only
+        return None
+    body = data[:16]
+    if struct.unpack_from("<I", data, 16)[0] == 0xA1000000:  # the summary goes
+        body += data[16 + 8 + 8:]
+    else:
+        body += data[16:]
+    name = ("/build/" + os.path.basename(path)).encode() + b"\0"
+    return struct.pack("<III", 0x6763666E, 0x4232322A, len(name)) + name + body
+def hex_line(at, chunk):
+    check = (sum(struct.pack(">I", at)) + sum(chunk)) & 0xFF
+    return "[uart] :gcov:%08x:%s:%02x\r\n" % (at, chunk.hex(), check)
+def hex_lines(data):
+    lines = [hex_line(at, data[at:at + 32]) for at in range(0, len(data), 32)]
+    return ("".join(lines) + hex_line(len(data), b"")).encode()
+streams = [s for s in (streamed(p) for p in sorted(glob.glob(src + "/gcc-12-*.gcda"))) if s]
+for i, s in enumerate(streams):
+    open("%s/stream-%d.bin" % (out, i), "wb").write(b"\0" + s + s)
+    open("%s/hex-%d.txt" % (out, i), "wb").write(b"\1" + hex_lines(s))
+if streams:
+    open("%s/stream-all.bin" % out, "wb").write(b"\0" + b"".join(streams))
+PY
 
 # Synthetic images: a dense graph on one line, both layouts.
 python3 - "$badinput" "$out" <<'PY'

@@ -8,9 +8,6 @@ int run_live_command(int argc, char** argv);
 // The subcommands; argv[0] is the subcommand's name.
 int run_live_dump(int argc, char** argv);   // cli/live_dump_command.cc
 int run_live_reset(int argc, char** argv);  // cli/live_reset_command.cc
-// Not part of every build: the dispatcher calls them when CMake finds their
-// files (COVKIT_HAVE_LIVE_REPORT / COVKIT_HAVE_LIVE_UNPACK), and otherwise
-// answers "not available in this build".
 int run_live_report(int argc, char** argv);  // cli/live_report_command.cc
 int run_live_unpack(int argc, char** argv);  // cli/live_unpack_command.cc
 

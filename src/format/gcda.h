@@ -43,6 +43,9 @@ struct DataFile {
   uint32_t checksum = 0;  // GCC >= 12 only
   std::vector<DataRecord> records;
   bool terminated = true;  // ends with a zero word, as libgcov writes it
+  // Bytes read: through the zero word (or to where the body broke off). A
+  // file inside a longer stream (covkit live unpack) ends there.
+  size_t bytes_read = 0;
   std::optional<ParseError> error;  // corrupt body: `records` holds what came before
 };
 

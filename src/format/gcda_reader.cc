@@ -135,6 +135,7 @@ DataResult read_data(std::span<const uint8_t> data, const DataReadLimits& limits
     if (rec.kind == DataRecord::Kind::kFunction && !rec.placeholder && rec.has_ids) ident = rec.ident;
     file.records.push_back(std::move(rec));
   }
+  file.bytes_read = r.position();
   return file;
 }
 

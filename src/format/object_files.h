@@ -17,7 +17,7 @@ struct ObjectFiles {
   std::string data;   // .gcda path; empty when the object never ran
   // Counts already in memory (a live snapshot of a running program): used
   // instead of reading `data`, which then only names them.
-  std::shared_ptr<const DataFile> counts;
+  std::shared_ptr<const DataFile> counts = nullptr;
 };
 
 struct ObjectSearch {

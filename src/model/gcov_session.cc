@@ -1,9 +1,12 @@
 #include "model/gcov_session.h"
 
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 
 #include "format/gcov_tags.h"
@@ -58,11 +61,31 @@ LoadedObject load_object(const std::string& arg, const std::string& object_direc
   return load_object_files(std::move(notes), std::move(data));
 }
 
+namespace {
+
+// Why a notes file cannot be read, in words a user can act on. A
+// kernel-style tree (/sys/kernel/debug/gcov) holds links into the build
+// tree: one that leads nowhere means the build tree moved or is gone.
+std::string notes_unreadable_reason(const std::string& path, const Error& error) {
+  std::error_code ec;
+  if (!std::filesystem::is_symlink(path, ec)) return error.message;
+  const std::filesystem::path target = std::filesystem::read_symlink(path, ec);
+  if (ec) return error.message;
+  return fmt::format("a symbolic link to {}: {} (a kernel-style tree links into the build tree, which must stay "
+                     "where it was built)",
+                     target.string(), error.message);
+}
+
+}  // namespace
+
 LoadedObject load_object_files(std::string notes_name, std::string data_name, const format::DataFile* counts) {
+
   LoadedObject obj;
   obj.notes_name = std::move(notes_name);
   obj.data_name = std::move(data_name);
-  if (auto bytes = util::read_file(obj.notes_name)) {
+  auto notes_bytes = util::read_file(obj.notes_name);
+  if (!notes_bytes) obj.notes_open_error = notes_unreadable_reason(obj.notes_name, notes_bytes.error());
+  if (auto& bytes = notes_bytes) {
     obj.notes_opened = true;
     obj.notes_mtime = bytes->mtime();
     auto res = format::read_notes(bytes->bytes());
@@ -161,7 +184,7 @@ void GcovSession::add_object(LoadedObject&& obj, const std::string& arg) {
 
 void GcovSession::read_notes(LoadedObject& obj) {
   if (!obj.notes_opened) {
-    report({DiagnosticKind::kNotesUnreadable, bbg_file_name_});
+    report({DiagnosticKind::kNotesUnreadable, bbg_file_name_, {}, obj.notes_open_error});
     return;
   }
   bbg_file_time_ = obj.notes_mtime;

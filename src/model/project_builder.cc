@@ -1,5 +1,6 @@
 #include "model/project_builder.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include "model/coverage_merge.h"
@@ -97,11 +98,15 @@ FileCov extract_source(GcovSession& session, uint32_t src_idx, const SourcePaths
 
 // Session diagnostics worth a report user's attention. An absent data file
 // is how a never-run object looks, and a notes file without functions is a
-// translation unit without code: neither is news here.
+// translation unit without code: neither is news here; nor is the stamp
+// mismatch gcov adds after notes it could not open (no stamp to match).
 void keep_diagnostics(std::vector<Diagnostic>&& all, ObjectResult& r) {
+  const bool no_notes = std::any_of(all.begin(), all.end(),
+                                    [](const Diagnostic& d) { return d.kind == DiagnosticKind::kNotesUnreadable; });
   for (Diagnostic& d : all) {
     if (d.damages_object()) r.damaged = true;
     if (d.kind == DiagnosticKind::kDataMissing || d.kind == DiagnosticKind::kNoFunctions) continue;
+    if (no_notes && d.kind == DiagnosticKind::kStampMismatch) continue;
     r.diagnostics.push_back(std::move(d));
   }
 }

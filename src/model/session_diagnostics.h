@@ -12,7 +12,7 @@ namespace covkit::model {
 
 enum class DiagnosticKind {
   kAlreadyProcessed,     // the same data file given twice (file: the argument)
-  kNotesUnreadable,      // the notes file cannot be opened
+  kNotesUnreadable,      // the notes file cannot be opened (detail: why; gcov does not say)
   kNotNotes,             // not a .gcno (wrong magic)
   kNotesUnsupported,     // a version covkit does not read (detail says which)
   kNotesTruncated,       // the header is cut short (detail)

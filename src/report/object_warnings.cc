@@ -12,18 +12,21 @@ std::string object_warning(const model::Diagnostic& d) {
     case model::DiagnosticKind::kDataUnreadable:
       return fmt::format("{}: cannot read the data file ({}); its object is reported as never run",
                          util::printable(d.file), d.detail);
+    case model::DiagnosticKind::kNotesUnreadable:
+      if (d.detail.empty()) break;
+      return fmt::format("{}: cannot open the notes file: {}", util::printable(d.file), d.detail);
     case model::DiagnosticKind::kSuspiciousCounter:
       return fmt::format("{}: function {} (line {}): suspicious counter value {} ({})", util::printable(d.file),
                          util::printable(d.function), d.line, d.value,
                          d.value < 0 ? "negative: racing threads lost updates; build with -fprofile-update=atomic"
                                      : "too large to be real");
-    default: {
-      // gcov's line, without its once-per-run notes (a fresh wording each time).
-      std::string text = GcovMessages().render(d);
-      if (size_t nl = text.find('\n'); nl != std::string::npos) text.resize(nl);
-      return text;
-    }
+    default:
+      break;
   }
+  // gcov's line, without its once-per-run notes (a fresh wording each time).
+  std::string text = GcovMessages().render(d);
+  if (size_t nl = text.find('\n'); nl != std::string::npos) text.resize(nl);
+  return text;
 }
 
 }  // namespace covkit::report

@@ -1377,6 +1377,116 @@ def scenario_clang_notes(tmp):
        "the last line")
 
 
+# --- kernel-style trees ----------------------------------------------------------
+
+
+def kernel_serialized(data):
+    """A .gcda as the Linux kernel's gcov code writes it into debugfs (its own
+    serializer, kernel/gcov/gcc_4_7.c): no object summary, checksum 0."""
+    import struct
+    magic, version, stamp, _checksum, tag = struct.unpack_from("<5I", data)
+    check(tag == 0xA1000000, "a libgcov .gcda starts with its summary")
+    return struct.pack("<4I", magic, version, stamp, 0) + data[16 + 16:]
+
+
+def kernel_trees(tmp, proj):
+    """Runs the program with GCOV_PREFIX=tmp/abs (no strip): tmp/abs then
+    mirrors the build tree's absolute path, as /sys/kernel/debug/gcov does,
+    and gets the kernel's .gcno links beside each .gcda: absolute (as the
+    kernel makes them) in abs/, relative in rel/, absolute again in kernel/
+    whose .gcda files are serialized as the kernel does. Returns the three
+    roots and the mirrored build directory below each."""
+    run_prog(proj, env={"GCOV_PREFIX": f"{tmp}/abs"})
+    below = f"{proj}/build".lstrip("/")
+    data_dir = f"{tmp}/abs/{below}"
+    eq(sorted(os.listdir(data_dir)), ["main.gcda", "util.gcda"], "data files of the prefix run")
+    shutil.copytree(f"{tmp}/abs", f"{tmp}/kernel")
+    for root in ("abs", "kernel"):
+        for name in ("main", "util"):
+            os.symlink(f"{proj}/build/{name}.gcno", f"{tmp}/{root}/{below}/{name}.gcno")
+    for name in ("main", "util"):
+        path = f"{tmp}/kernel/{below}/{name}.gcda"
+        with open(path, "rb") as f:
+            data = f.read()
+        with open(path, "wb") as f:
+            f.write(kernel_serialized(data))
+    shutil.copytree(f"{tmp}/abs", f"{tmp}/rel", symlinks=True)
+    for name in ("main", "util"):
+        link = f"{tmp}/rel/{below}/{name}.gcno"
+        os.remove(link)
+        os.symlink(os.path.relpath(f"{proj}/build/{name}.gcno", os.path.dirname(link)), link)
+    return {root: f"{tmp}/{root}/{below}" for root in ("abs", "rel", "kernel")}
+
+
+def gcov_outputs(tool, args, cwd):
+    """Runs gcov-12 or covkit gcov; returns status, stdout, stderr and every
+    file it wrote (JSON decompressed), then removes those files."""
+    before = set(os.listdir(cwd))
+    p = run([tool] + args, cwd, check_rc=False)
+    files = {}
+    for name in sorted(set(os.listdir(cwd)) - before):
+        path = os.path.join(cwd, name)
+        opener = gzip.open if name.endswith(".gz") else open
+        with opener(path, "rb") as f:
+            files[name] = f.read()
+        os.remove(path)
+    return p.returncode, p.stdout, p.stderr, files
+
+
+def scenario_kernel_tree(tmp):
+    """A tree laid out like the kernel's /sys/kernel/debug/gcov (.gcda files
+    under the build tree's absolute path, .gcno links into the build tree):
+    with absolute links, relative links and the kernel's own serialization,
+    `covkit report` reports what the build tree itself reports, from any
+    working directory (sources resolve from the notes' compile directory),
+    `covkit gcov` writes exactly what gcov 12 writes, and a link whose build
+    tree moved away is named as such (without gcov's stamp-mismatch noise)."""
+    need("gcov-12")
+    proj = c_project(tmp)
+    run_prog(proj)
+    covkit_ok(["report", "build/main.gcda", "build/util.gcda", "--lcov", "expected.info"], proj)
+    expected = read(f"{proj}/expected.info")
+    check("SF:" + f"{proj}/src/util.c" in expected, "the expected report names util.c absolutely")
+    for f in glob.glob(f"{proj}/build/*.gcda"):
+        os.remove(f)
+    trees = kernel_trees(tmp, proj)
+
+    for root, data_dir in trees.items():
+        for cwd in (proj, tmp, data_dir):
+            out, err = covkit_ok(["report", f"{tmp}/{root}", "--lcov", f"{tmp}/{root}.info"], cwd)
+            eq(err, [], f"{root} from {cwd}: stderr")
+            eq(read(f"{tmp}/{root}.info"), expected, f"{root} from {cwd}: the report of the build tree")
+
+        invocations = [
+            (proj, ["-b", "-c", "-o", data_dir, "src/main.c"]),        # the kernel's documented way
+            (proj, ["-b", "-c", "-o", data_dir, f"{proj}/src/util.c"]),
+            (tmp, ["-a", "-b", "-c", "-p", f"{data_dir}/main.gcda", f"{data_dir}/util.gcda"]),
+            (data_dir, ["-b", "-c", "-f", "main.gcda", "util.gcno"]),
+            (proj, ["-j", "-b", "-o", data_dir, "src/util.c"]),
+            (tmp, ["-l", "-x", "-o", data_dir, "main.c"]),
+        ]
+        for cwd, args in invocations:
+            theirs = gcov_outputs("gcov-12", args, cwd)
+            ours = gcov_outputs(COVKIT, ["gcov"] + args, cwd)
+            eq(ours, theirs, f"{root}: covkit gcov {' '.join(args)} (in {cwd}) against gcov-12")
+            check(theirs[0] != 0 or theirs[3], f"{root}: gcov {' '.join(args)} wrote something")
+
+    # The build tree moved: the links lead nowhere.
+    os.rename(f"{proj}/build", f"{proj}/build.moved")
+    rc, out, err = covkit(["report", f"{tmp}/abs"], tmp)
+    data_dir = trees["abs"]
+    eq(err, [f"covkit report: {data_dir}/main.gcno: cannot open the notes file: a symbolic link to "
+             f"{proj}/build/main.gcno: No such file or directory (a kernel-style tree links into the build tree, "
+             "which must stay where it was built)",
+             f"covkit report: {data_dir}/util.gcno: cannot open the notes file: a symbolic link to "
+             f"{proj}/build/util.gcno: No such file or directory (a kernel-style tree links into the build tree, "
+             "which must stay where it was built)",
+             "covkit report: 2 of 2 objects have damaged or unreadable inputs; their counts are missing or partial",
+             "covkit report: nothing to report: none of the 2 objects found could be read (see above)"],
+       "a tree whose build tree moved")
+    eq(rc, 1, "exit status with nothing to report")
+
+
 SCENARIOS = {name[len("scenario_"):]: fn for name, fn in globals().items() if name.startswith("scenario_")}
 
 

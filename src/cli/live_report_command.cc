@@ -1,0 +1,159 @@
+// `covkit live report PID [report options]`: a running process's counters,
+// read in one stop (live/live_dump), straight into `covkit report`'s stages
+// (report_objects) with no .gcda file on disk; --watch repeats it.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/command_line.h"
+#include "cli/live_command.h"
+#include "cli/report_command.h"
+#include "cli/report_options.h"
+#include "live/live_dump.h"
+#include "live/process_tree.h"
+
+namespace covkit::cli {
+
+namespace {
+
+constexpr std::string_view kCommand = "covkit live report";
+
+constexpr const char* kDescription =
+    "Reads the coverage counters of a running process (as `covkit live dump`\n"
+    "does: every module built with --coverage, every thread stopped for the\n"
+    "read) and reports on them as `covkit report` would on the .gcda files the\n"
+    "program would write now: terminal summary, lcov, Cobertura, JSON, HTML...\n"
+    "No file is written but the reports asked for, and the process's counters\n"
+    "are left as they are. The .gcno files are found beside the .gcda paths\n"
+    "the program was compiled with (the build tree must still be there).\n"
+    "\n"
+    "With --watch SECONDS the report is made again every SECONDS until the\n"
+    "process exits or covkit is interrupted: the terminal summary is redrawn,\n"
+    "the files (an HTML site included) are replaced, each all at once.";
+
+constexpr const char* kFooter =
+    "Exit status: 0 when the report was written (and the gates passed); 1 on\n"
+    "an error (no such process, not allowed, no coverage data, an unknown libgcov\n"
+    "layout, the process exited during the read), 2 when a --fail-under gate\n"
+    "failed, 3 when an output could not be written. With --watch: that of the\n"
+    "last report; 0 when the process exited after at least one.\n"
+    "\n"
+    "Examples:\n"
+    "  covkit live report 1234                      the terminal summary\n"
+    "  covkit live report 1234 --html cov/ --lcov cov.info\n"
+    "  covkit live report 1234 --watch 5            a summary redrawn every 5 s\n"
+    "  covkit live report --children 1234           a pre-fork server, added up\n"
+    "\n"
+    "Every output, filter and gate option is that of `covkit report` (see its\n"
+    "--help and docs/covkit-report.md); the manual is docs/covkit-live.md.";
+
+struct LiveReportOptions {
+  pid_t pid = 0;
+  bool no_stop = false;
+  bool children = false;
+  double watch = 0;  // seconds; 0: once
+  ReportOptions report;
+};
+
+// The .gcno that goes with a .gcda path the program was compiled with.
+std::string notes_beside(const std::string& data) {
+  std::string notes = data;
+  if (notes.ends_with(".gcda")) notes.replace(notes.size() - 5, 5, ".gcno");
+  return notes;
+}
+
+// One snapshot of the process (and, with --children, of its descendants,
+// added together as runs are) as report objects whose counts are in memory.
+Expected<std::vector<format::ObjectFiles>> snapshot_objects(const LiveReportOptions& o) {
+  std::vector<pid_t> pids{o.pid};
+  if (o.children)
+    for (pid_t child : live::descendants(o.pid)) pids.push_back(child);
+  std::vector<format::ObjectFiles> objects;
+  for (pid_t pid : pids) {
+    auto files = live::snapshot_files(pid, !o.no_stop);
+    if (!files) {
+      // A descendant that is not instrumented (a helper it ran) is not an error.
+      if (pid != o.pid && files.error().message.find("no coverage data") != std::string::npos) continue;
+      return files.error();
+    }
+    for (auto& [data, counts] : *files)
+      objects.push_back({notes_beside(data), data, std::make_shared<const format::DataFile>(std::move(counts))});
+  }
+  return objects;
+}
+
+bool process_alive(pid_t pid) { return kill(pid, 0) == 0 || errno == EPERM; }
+
+int report_once(const LiveReportOptions& o) {
+  auto objects = snapshot_objects(o);
+  if (!objects) return fail(kCommand, "", objects.error());
+  return report_objects(o.report, *objects, kCommand);
+}
+
+int watch(const LiveReportOptions& o) {
+  const bool tty = isatty(STDOUT_FILENO);
+  const auto period = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(o.watch));
+  int status = 0;
+  bool reported = false;
+  for (auto next = std::chrono::steady_clock::now();; next += period) {
+    if (!process_alive(o.pid)) break;
+    auto objects = snapshot_objects(o);
+    if (!objects) {
+      // The process ending between two reports is how a watch normally ends.
+      if (reported && !process_alive(o.pid)) break;
+      return fail(kCommand, "", objects.error());
+    }
+    if (tty) std::fputs("\033[H\033[2J", stdout);  // redraw in place
+    const std::time_t now = std::time(nullptr);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%H:%M:%S", std::localtime(&now));
+    std::printf("pid %d at %s (every %gs; Ctrl-C stops)\n", o.pid, stamp, o.watch);
+    std::fflush(stdout);
+    status = report_objects(o.report, *objects, kCommand);
+    std::fflush(stdout);
+    reported = true;
+    if (status == 1 || status == 3) return status;  // an error that repeating will not mend
+    std::this_thread::sleep_until(next + period);
+    if (std::chrono::steady_clock::now() > next + 2 * period) next = std::chrono::steady_clock::now() - period;
+  }
+  std::printf("pid %d has exited\n", o.pid);
+  return 0;
+}
+
+int run(const LiveReportOptions& o) { return o.watch > 0 ? watch(o) : report_once(o); }
+
+}  // namespace
+
+int run_live_report(int argc, char** argv) {
+  CLI::App app{kDescription, std::string(kCommand)};
+  app.footer(kFooter);
+  app.get_formatter()->column_width(34);
+  LiveReportOptions o;
+  app.add_option("PID", o.pid, "The process to report on")->required()->check(CLI::PositiveNumber);
+  auto* live = app.add_option_group("Process");
+  live->add_flag("--no-stop", o.no_stop,
+                 "Read without stopping the process: no pause, but the counters move while they are read, so "
+                 "the snapshot is not one instant");
+  live->add_flag("--children", o.children,
+                 "Add every descendant process's counters (pre-fork servers), as libgcov adds runs");
+  live->add_option("--watch", o.watch, "Report again every SECONDS until the process exits")
+      ->type_name("SECONDS")
+      ->check(CLI::PositiveNumber);
+  add_report_source_options(app, o.report);
+  add_report_view_options(app, o.report);
+  if (auto status = parse_command_line(app, argc, argv)) return *status;
+  return run_guarded(kCommand, [&] { return run(o); });
+}
+
+}  // namespace covkit::cli
