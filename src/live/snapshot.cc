@@ -345,6 +345,11 @@ format::DataFile object_data_file(const ModuleSnapshot& m, const ObjectSnapshot&
         ctr.all_zero = true;
         ctr.counters.clear();
       }
+      // The raw length field, as the file would hold it: readers of the
+      // model check it against the notes (gcov's rule), as for a file.
+      const uint64_t n_bytes = uint64_t{ctr.num_counters} * 8;
+      ctr.length = uint32_t(f.version.lengths_in_bytes() ? n_bytes : n_bytes / 4);
+      if (zero) ctr.length = 0u - ctr.length;
       f.records.push_back(std::move(ctr));
     }
   }

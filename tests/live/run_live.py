@@ -607,6 +607,95 @@ def scenario_exits(env, cc="gcc-12"):
             outcomes[key] = outcomes.get(key, 0) + 1
     print("exits:", outcomes)
 
+def lcov_of(env, build, *roots):
+    """`covkit report`'s lcov tracefile of .gcda trees paired with the build's notes."""
+    out = os.path.join(env.work, f"lcov-{len(os.listdir(env.work))}.info")
+    env.run([env.covkit, "report", "-q", "--root", PROGS, "--lcov", out, build.obj, *roots])
+    return open(out).read()
+
+
+def scenario_report(env, cc="gcc-12"):
+    """live report == live dump + covkit report on the files, for every output; nothing in the process changes."""
+    b = Build(env, cc)
+    snap, again = os.path.join(env.work, "report-snap"), os.path.join(env.work, "report-again")
+    s = Server(env, b)
+    try:
+        for c in ["w 300", "l", "w 7"]:
+            s.cmd(c)
+        live = os.path.join(env.work, "live.info")
+        js, html = os.path.join(env.work, "live.json"), os.path.join(env.work, "html")
+        r = env.covkit_live("report", str(s.pid), "--root", PROGS, "--lcov", live, "--json", js, "--html", html,
+                            "--print-summary")
+        check("TOTAL" in r.stdout or "Total" in r.stdout or "total" in r.stdout.lower(), f"no summary: {r.stdout!r}")
+        check(os.path.isfile(os.path.join(html, "index.html")), "--html wrote no index.html")
+        check(os.path.getsize(js) > 0, "--json wrote nothing")
+        # The report left the counters as they were: a dump now is the same
+        # as a dump after a second report.
+        env.covkit_live("dump", str(s.pid), "-o", snap)
+        env.covkit_live("report", str(s.pid), "--root", PROGS, "--lcov", os.path.join(env.work, "second.info"))
+        env.covkit_live("dump", str(s.pid), "-o", again)
+        same_trees(snap, again, "a dump before and after live report")
+        from_files = lcov_of(env, b, snap)
+        check(open(live).read() == from_files, "live report's lcov differs from covkit report on the dumped files")
+        check("FNDA:1,main" in from_files and "liblive.c" in from_files and "plugin.c" in from_files,
+              "the lcov misses the executable's, the library's or the plugin's counters")
+        # --children adds the processes as libgcov adds runs: as dump --children --merge.
+        child = int(s.cmd("f"))
+        s.cmd("w 11")
+        merged = os.path.join(env.work, "report-merged")
+        env.covkit_live("dump", "--children", "--merge", str(s.pid), "-o", merged)
+        both = os.path.join(env.work, "children.info")
+        env.covkit_live("report", "--children", str(s.pid), "--root", PROGS, "--lcov", both)
+        check(open(both).read() == lcov_of(env, b, merged), "live report --children differs from dump --children --merge")
+        os.kill(child, signal.SIGKILL)
+        # Gates and refusals are covkit report's and covkit live's.
+        r = env.covkit_live("report", str(s.pid), "--root", PROGS, "--fail-under-line", "100", ok=False)
+        check(r.returncode == 2, f"a failed gate exits 2, not {r.returncode}: {r.stderr}")
+    finally:
+        s.kill()
+    r = env.covkit_live("report", str(s.pid), ok=False)
+    check(r.returncode == 1 and r.stderr.count("\n") == 1 and "covkit live report" in r.stderr,
+          f"a gone process: one line and exit 1, got {r.returncode}: {r.stderr!r}")
+    check(not os.path.exists(os.path.join(env.work, "gone.info")), "a file was written for a gone process")
+
+
+def scenario_report_watch(env, cc="gcc-12"):
+    """--watch reports again until the process exits; the last report equals the program's own files at exit."""
+    b = Build(env, cc)
+    exited = env.dir("watch-exited")
+    s = Server(env, b, prefix=exited)
+    out = os.path.join(env.work, "watch.info")
+    w = subprocess.Popen([env.covkit, "live", "report", str(s.pid), "--watch", "0.2", "--root", PROGS,
+                          "--lcov", out, "--print-summary"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    try:
+        s.cmd("w 100")
+        time.sleep(0.5)
+        s.cmd("l")
+        s.cmd("w 33")
+        # Reports after the last work: the file then holds the final counts.
+        deadline = time.time() + 20
+        seen = 0
+        while time.time() < deadline:
+            time.sleep(0.3)
+            if os.path.exists(out) and "FNDA:" in open(out).read():
+                seen += 1
+                if seen >= 3:
+                    break
+        s.quit()
+        stdout, stderr = w.communicate(timeout=30)
+    finally:
+        s.kill()
+        if w.poll() is None:
+            w.kill()
+            w.wait()
+    env.log(stdout, stderr)
+    check(w.returncode == 0, f"--watch ended with {w.returncode}: {stderr}")
+    check(stdout.count(f"pid {s.pid} at ") >= 3, f"fewer than 3 reports: {stdout!r}")
+    check(f"pid {s.pid} has exited" in stdout, f"the end is not said: {stdout!r}")
+    check(open(out).read() == lcov_of(env, b, exited),
+          "the last --watch report differs from the program's own .gcda files at exit")
+
 
 def patch_version(pid, exe, word):
     """Overwrites every gcov_info version word of the executable's list."""
@@ -647,6 +736,8 @@ SCENARIOS = {
     "exits": scenario_exits,
     "value_profile_gcc11": lambda e: value_profile(e, "gcc-11"),
     "value_profile_gcc12": lambda e: value_profile(e, "gcc-12"),
+    "report": scenario_report,
+    "report_watch": scenario_report_watch,
 }
 
 

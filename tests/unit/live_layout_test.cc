@@ -142,6 +142,9 @@ TEST(LiveLayout, WritesWhatLibgcovWrites) {
   EXPECT_EQ(back->records[1].ident, 7u);
   EXPECT_EQ(back->records[2].counters, (std::vector<int64_t>{5, 0, 7}));
   EXPECT_TRUE(back->records[3].placeholder);
+  // In memory (covkit live report) the records hold the length fields the
+  // file holds: the model checks them against the notes.
+  EXPECT_EQ(f.records[2].length, back->records[2].length);
   // After a dump that counted the run, libgcov adds no run and no maximum.
   ms.root.flags = 2;
   auto again = format::read_data(format::write_data(object_data_file(ms, os)));
@@ -153,6 +156,9 @@ TEST(LiveLayout, WritesWhatLibgcovWrites) {
   format::DataFile z = object_data_file(ms, os);
   EXPECT_TRUE(z.records[2].all_zero);
   EXPECT_EQ(z.records[2].num_counters, 3u);
+  auto z_back = format::read_data(format::write_data(z));
+  ASSERT_TRUE(z_back);
+  EXPECT_EQ(z.records[2].length, z_back->records[2].length);
 }
 
 TEST(LiveLayout, DecodesGcc11RecordsWithoutChecksum) {
@@ -168,6 +174,7 @@ TEST(LiveLayout, DecodesGcc11RecordsWithoutChecksum) {
   auto back = format::read_data(format::write_data(object_data_file(ms, os)));
   ASSERT_TRUE(back);
   EXPECT_EQ(back->version.major, 11);
+  EXPECT_EQ(object_data_file(ms, os).records[2].length, back->records[2].length);  // in words
   // Data in what is padding in GCC 11 is not GCC 11's layout.
   m.put32(kInfo + 20, 1);
   EXPECT_NE(refusal(m).find("padding"), std::string::npos);
