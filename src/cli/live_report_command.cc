@@ -141,15 +141,17 @@ int run_live_report(int argc, char** argv) {
   app.get_formatter()->column_width(34);
   LiveReportOptions o;
   app.add_option("PID", o.pid, "The process to report on")->required()->check(CLI::PositiveNumber);
-  auto* live = app.add_option_group("Process");
-  live->add_flag("--no-stop", o.no_stop,
-                 "Read without stopping the process: no pause, but the counters move while they are read, so "
-                 "the snapshot is not one instant");
-  live->add_flag("--children", o.children,
-                 "Add every descendant process's counters (pre-fork servers), as libgcov adds runs");
-  live->add_option("--watch", o.watch, "Report again every SECONDS until the process exits")
+  app.add_flag("--no-stop", o.no_stop,
+               "Read without stopping the process: no pause, but the counters move while they are read, so "
+               "the snapshot is not one instant")
+      ->group("Process");
+  app.add_flag("--children", o.children,
+               "Add every descendant process's counters (pre-fork servers), as libgcov adds runs")
+      ->group("Process");
+  app.add_option("--watch", o.watch, "Report again every SECONDS until the process exits (or Ctrl-C)")
       ->type_name("SECONDS")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::PositiveNumber)
+      ->group("Process");
   add_report_source_options(app, o.report);
   add_report_view_options(app, o.report);
   if (auto status = parse_command_line(app, argc, argv)) return *status;

@@ -58,7 +58,7 @@ constexpr const char* kFooter =
     "  covkit live unpack uart.log -o cov/            DIR/<absolute build path>/*.gcda\n"
     "  covkit live unpack --strip 3 dump.bin -o build/  /home/me/fw/build/x.gcda -> build/x.gcda\n"
     "  covkit report cov/                              then report as usual\n"
-    "See docs/covkit-live-unpack.md for the stream and hex formats.";
+    "See docs/covkit-live.md, UNPACK for the stream and hex formats.";
 
 // Standard input to its end, held in memory (a pipe cannot be mapped).
 Expected<std::string> read_stdin() {
