@@ -697,6 +697,19 @@ def scenario_report_watch(env, cc="gcc-12"):
           "the last --watch report differs from the program's own .gcda files at exit")
 
 
+def scenario_cli(env):
+    """Bare `covkit live` lists its commands; a mistyped one gets a suggestion; every one has --help."""
+    r = env.covkit_live(ok=False)
+    check(r.returncode == 1 and all(c in r.stderr for c in ["dump", "reset", "report", "unpack"]),
+          f"bare covkit live: {r.returncode} {r.stderr!r}")
+    r = env.covkit_live("dunp", ok=False)
+    check(r.returncode == 1 and "did you mean 'dump'" in r.stderr and r.stderr.count("\n") == 1,
+          f"covkit live dunp: {r.stderr!r}")
+    for sub in ["dump", "reset", "report", "unpack"]:
+        r = env.covkit_live(sub, "--help")
+        check(f"covkit live {sub}" in r.stdout and "docs/covkit-live.md" in r.stdout, f"{sub} --help: {r.stdout!r}")
+
+
 def patch_version(pid, exe, word):
     """Overwrites every gcov_info version word of the executable's list."""
     nm = subprocess.run(["nm", exe], capture_output=True, text=True).stdout
@@ -738,6 +751,7 @@ SCENARIOS = {
     "value_profile_gcc12": lambda e: value_profile(e, "gcc-12"),
     "report": scenario_report,
     "report_watch": scenario_report_watch,
+    "cli": scenario_cli,
 }
 
 
