@@ -6,18 +6,19 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <optional>
 
 #include <fmt/format.h>
+
+#include "live/proc_files.h"
 
 namespace covkit::live {
 
 namespace {
 
 std::string read_small(const std::string& path) {
-  std::ifstream f(path);
-  return std::string(std::istreambuf_iterator<char>(f), {});
+  auto text = read_proc_file(path);
+  return text ? std::move(*text) : std::string();  // gone: nothing to tell
 }
 
 std::optional<long> status_field(const std::string& status, const char* name) {

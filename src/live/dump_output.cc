@@ -8,12 +8,12 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include "format/gcda_reader.h"
+#include "live/proc_files.h"
 #include "format/gcda_writer.h"
 #include "model/data_merge.h"
 #include "util/file_io.h"
@@ -24,8 +24,8 @@ namespace covkit::live {
 namespace {
 
 std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
+  auto text = read_proc_file(path);
+  return text ? std::move(*text) : std::string();  // gone: nothing to tell
 }
 
 std::string as_text(const std::vector<uint8_t>& bytes) {
@@ -165,7 +165,12 @@ Expected<TargetPlace> target_place(pid_t pid) {
     return unsigned(std::strtoul(status.c_str() + at + std::strlen(name), nullptr, 10));
   };
   auto uid = field("\nUid:"), gid = field("\nGid:");
-  if (!uid || !gid) return Error(fmt::format("cannot read the owner of process {}", pid));
+  if (!uid || !gid) {
+    // The process exited between the stat and the read.
+    Error e(fmt::format("no process {} (or it has exited)", pid));
+    e.errno_value = ESRCH;
+    return e;
+  }
   place.uid = *uid;
   place.gid = *gid;
   char buf[4096];

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "live/proc_files.h"
+
 namespace covkit::live {
 
 namespace {
@@ -75,30 +77,9 @@ Expected<std::vector<Mapping>> parse_maps(std::string_view text) {
 }
 
 Expected<std::vector<Mapping>> read_maps(pid_t pid) {
-  // /proc files report size 0: read until the end, not by size.
-  std::string path = fmt::format("/proc/{}/maps", pid);
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    Error e(std::strerror(errno));
-    e.errno_value = errno;
-    return e;
-  }
-  std::string text;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      Error e(std::strerror(errno));
-      e.errno_value = errno;
-      ::close(fd);
-      return e;
-    }
-    if (n == 0) break;
-    text.append(buf, size_t(n));
-  }
-  ::close(fd);
-  return parse_maps(text);
+  auto text = read_proc_file(fmt::format("/proc/{}/maps", pid));
+  if (!text) return text.error();
+  return parse_maps(*text);
 }
 
 }  // namespace covkit::live

@@ -3,9 +3,10 @@
 #include <dirent.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <string>
+
+#include "live/proc_files.h"
 
 namespace covkit::live {
 
@@ -14,9 +15,9 @@ std::vector<pid_t> descendants(pid_t pid) {
   if (DIR* d = ::opendir("/proc")) {
     while (dirent* ent = ::readdir(d)) {
       if (ent->d_name[0] < '0' || ent->d_name[0] > '9') continue;
-      std::ifstream f(std::string("/proc/") + ent->d_name + "/stat");
-      std::string line;
-      std::getline(f, line);
+      auto stat = read_proc_file(std::string("/proc/") + ent->d_name + "/stat");
+      if (!stat) continue;  // gone since the listing
+      const std::string& line = *stat;
       // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
       size_t close = line.rfind(')');
       if (close == std::string::npos || close + 4 >= line.size()) continue;

@@ -5,13 +5,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 
 #include <fmt/format.h>
 
 #include "format/gcda_writer.h"
 #include "format/gcov_tags.h"
 #include "format/gcov_version.h"
+#include "live/proc_files.h"
 #include "live/process_maps.h"
 #include "live/process_modules.h"
 #include "live/process_stop.h"
@@ -27,14 +27,19 @@ constexpr size_t kMaxTopnPairs = 64;  // libgcov tracks at most 32 values
 // Running, or at least not exited: a zombie (killed, not yet reaped by its
 // parent) still has a /proc entry but no memory any more.
 bool alive(pid_t pid) {
-  std::ifstream f(fmt::format("/proc/{}/stat", pid));
-  std::string line;
-  if (!std::getline(f, line)) return false;
+  auto stat = read_proc_file(fmt::format("/proc/{}/stat", pid));
+  if (!stat) return false;
+  const std::string& line = *stat;
   size_t close = line.rfind(')');
   if (close == std::string::npos || close + 2 >= line.size()) return false;
   char state = line[close + 2];
   return state != 'Z' && state != 'X' && state != 'x';
 }
+
+// A process whose memory is gone (ESRCH from process_vm_readv) is exiting,
+// even while /proc still shows it running: its exit tears down the memory
+// before the state becomes Z.
+bool exiting(pid_t pid, const Error& e) { return process_gone(e) || !alive(pid); }
 
 Error gone() {
   Error e("the process exited during the dump; nothing was written");
@@ -58,7 +63,11 @@ Expected<Discovery> discover(pid_t pid, const RemoteMemory& memory, const Snapsh
   for (const ModuleRoot& r : find_roots(pid, d.modules, memory)) {
     const Module& m = d.modules[r.module];
     auto records = decode_module(memory, m.bounds, r.address);
-    if (!records) return Error(fmt::format("{}: {}", m.path, records.error().message));
+    if (!records) {
+      Error e(fmt::format("{}: {}", m.path, records.error().message));
+      e.errno_value = records.error().errno_value;  // ESRCH: the process is exiting
+      return e;
+    }
     if (records->objects.empty()) continue;  // constructors not run yet
     ModuleSnapshot ms;
     ms.path = m.path;
@@ -274,7 +283,7 @@ Expected<Snapshot> take_snapshot(pid_t pid, const SnapshotOptions& options) {
   if (!alive(pid)) return Error(fmt::format("no process {} (or it has exited)", pid));
   RemoteMemory memory(pid);
   auto d = discover(pid, memory, options);
-  if (!d) return alive(pid) ? d.error() : gone();
+  if (!d) return exiting(pid, d.error()) ? gone() : d.error();
   if (d->found.empty() && !alive(pid)) return gone();
   if (d->found.empty())
     return Error("no coverage data: no module of the process was built with --coverage (or its libgcov records "
@@ -284,7 +293,7 @@ Expected<Snapshot> take_snapshot(pid_t pid, const SnapshotOptions& options) {
   Expected<void> done;
   if (options.stop) {
     auto stop = ProcessStop::stop(pid);
-    if (!stop) return alive(pid) ? stop.error() : gone();
+    if (!stop) return exiting(pid, stop.error()) ? gone() : stop.error();
     snap.stopped = true;
     snap.threads = stop->threads();
     done = read_and_reset(pid, memory, *d, options, snap);
@@ -292,7 +301,7 @@ Expected<Snapshot> take_snapshot(pid_t pid, const SnapshotOptions& options) {
   } else {
     done = read_and_reset(pid, memory, *d, options, snap);
   }
-  if (!done) return alive(pid) ? done.error() : gone();
+  if (!done) return exiting(pid, done.error()) ? gone() : done.error();
   if (d->found.empty()) return alive(pid) ? Error("no coverage data left: the modules were unloaded") : gone();
   for (const ModuleSnapshot& m : d->found)
     for (const ObjectSnapshot& o : m.objects) snap.functions += o.record.functions.size();
