@@ -37,6 +37,23 @@ Error at(uint64_t address, std::string_view what) {
 }
 
 // An aligned pointer into the module, holding `len` bytes.
+// A record copied out of the process, read field by field (the target's
+// byte order is the host's: covkit reads processes of its own machine).
+struct RawRecord {
+  explicit RawRecord(size_t size) : bytes(size) {}
+  uint32_t u32(size_t off) const {
+    uint32_t v;
+    std::memcpy(&v, bytes.data() + off, 4);
+    return v;
+  }
+  uint64_t u64(size_t off) const {
+    uint64_t v;
+    std::memcpy(&v, bytes.data() + off, 8);
+    return v;
+  }
+  std::vector<uint8_t> bytes;
+};
+
 bool points_into(const ModuleBounds& b, uint64_t p, uint64_t len, bool writable = false) {
   return p != 0 && p % 8 == 0 && b.holds(p, len, writable);
 }
@@ -50,27 +67,17 @@ Expected<FunctionRecord> decode_function(const MemorySource& memory, const Modul
   unsigned active = __builtin_popcount(kinds);
   uint64_t size = layout.fn_counters + uint64_t(layout.ctr_size) * active;
   if (!points_into(bounds, address, size)) return at(address, "function record outside the module");
-  std::vector<uint8_t> raw(size);
-  if (auto r = memory.read(address, raw.data(), raw.size()); !r) return r.error();
-  auto word32 = [&](size_t off) {
-    uint32_t v;
-    std::memcpy(&v, raw.data() + off, 4);
-    return v;
-  };
-  auto word64 = [&](size_t off) {
-    uint64_t v;
-    std::memcpy(&v, raw.data() + off, 8);
-    return v;
-  };
-  fn.owned = word64(0) == object;
-  fn.ident = word32(8);
-  fn.lineno_checksum = word32(12);
-  fn.cfg_checksum = word32(16);
+  RawRecord raw(size);
+  if (auto r = memory.read(address, raw.bytes.data(), raw.bytes.size()); !r) return r.error();
+  fn.owned = raw.u64(0) == object;
+  fn.ident = raw.u32(8);
+  fn.lineno_checksum = raw.u32(12);
+  fn.cfg_checksum = raw.u32(16);
   size_t slot = 0;
   for (unsigned kind = 0; kind < layout.counter_kinds; ++kind) {
     if (!(kinds & (1u << kind))) continue;
     size_t off = layout.fn_counters + layout.ctr_size * slot++;
-    CounterArray c{kind, word32(off), word64(off + 8)};
+    CounterArray c{kind, raw.u32(off), raw.u64(off + 8)};
     if (c.num > limits.max_counters)
       return at(address, fmt::format("function {} claims {} counters of kind {}", fn.ident, c.num, kind));
     if (is_topn_kind(kind) && c.num % 3 != 0)
@@ -102,41 +109,31 @@ Expected<RootRecord> decode_root(const MemorySource& memory, const ModuleBounds&
 Expected<ObjectRecord> decode_object(const MemorySource& memory, const ModuleBounds& bounds, uint64_t address,
                                      const GcovLayout& layout, const DecodeLimits& limits) {
   if (!points_into(bounds, address, layout.info_size)) return at(address, "object record outside the module");
-  std::vector<uint8_t> raw(layout.info_size);
-  if (auto r = memory.read(address, raw.data(), raw.size()); !r) return r.error();
-  auto word32 = [&](size_t off) {
-    uint32_t v;
-    std::memcpy(&v, raw.data() + off, 4);
-    return v;
-  };
-  auto word64 = [&](size_t off) {
-    uint64_t v;
-    std::memcpy(&v, raw.data() + off, 8);
-    return v;
-  };
+  RawRecord raw(layout.info_size);
+  if (auto r = memory.read(address, raw.bytes.data(), raw.bytes.size()); !r) return r.error();
   ObjectRecord obj;
   obj.address = address;
-  obj.version = word32(0);
+  obj.version = raw.u32(0);
   auto own = layout_for_version(obj.version);
   if (!own || own->gcc_major != layout.gcc_major) return at(address, unknown_layout_message(obj.version));
-  obj.stamp = word32(16);
-  obj.checksum = layout.has_checksum ? word32(20) : 0;
-  if (!layout.has_checksum && word32(20) != 0) return at(address, "object record with data in GCC 11's padding");
-  uint64_t filename = word64(layout.info_filename);
+  obj.stamp = raw.u32(16);
+  obj.checksum = layout.has_checksum ? raw.u32(20) : 0;
+  if (!layout.has_checksum && raw.u32(20) != 0) return at(address, "object record with data in GCC 11's padding");
+  uint64_t filename = raw.u64(layout.info_filename);
   if (filename == 0 || !bounds.holds(filename, 1)) return at(address, "object record whose file name leaves the module");
   auto name = memory.c_string(filename, limits.max_filename);
   if (!name) return at(address, "object record whose file name " + name.error().message);
   if (name->empty()) return at(address, "object record with an empty file name");
   obj.filename = std::move(*name);
   for (unsigned kind = 0; kind < layout.counter_kinds; ++kind) {
-    uint64_t merge = word64(layout.info_merge + 8 * kind);
+    uint64_t merge = raw.u64(layout.info_merge + 8 * kind);
     if (merge == 0) continue;
     if (!bounds.holds_code(merge)) return at(address, fmt::format("merge function of kind {} outside the module's code", kind));
     obj.kinds |= 1u << kind;
   }
-  uint32_t n = word32(layout.info_n_functions);
+  uint32_t n = raw.u32(layout.info_n_functions);
   if (n > limits.max_functions) return at(address, fmt::format("object record claims {} functions", n));
-  uint64_t functions = word64(layout.info_functions);
+  uint64_t functions = raw.u64(layout.info_functions);
   if (n != 0 && !points_into(bounds, functions, uint64_t(n) * 8)) return at(address, "function table outside the module");
   std::vector<uint64_t> table(n);
   if (n != 0)

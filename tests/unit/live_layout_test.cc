@@ -96,6 +96,23 @@ Image one_object(uint32_t version = kB22) {
   return m;
 }
 
+// The snapshot of one_object()'s module: its one object's counters as read
+// in a stop ({5, 0, 7} arcs; its second function belongs to another object).
+struct OneSnapshot {
+  ModuleSnapshot module;
+  ObjectSnapshot object;
+};
+
+OneSnapshot snapshot_of(const Image& m, uint64_t run_max = 7) {
+  auto mod = decode_module(m, m.bounds(), kRoot);
+  EXPECT_TRUE(mod) << mod.error().message;
+  OneSnapshot s{{}, {mod->objects[0], true, {{{5, 0, 7}}, {{0}}}}};
+  s.module.root = mod->root;
+  s.module.layout = mod->layout;
+  s.module.run_max = run_max;
+  return s;
+}
+
 std::string refusal(const Image& m) {
   auto mod = decode_module(m, m.bounds(), kRoot);
   return mod ? "" : mod.error().message;
@@ -122,14 +139,7 @@ TEST(LiveLayout, DecodesGcc12Records) {
 }
 
 TEST(LiveLayout, WritesWhatLibgcovWrites) {
-  Image m = one_object();
-  auto mod = decode_module(m, m.bounds(), kRoot);
-  ASSERT_TRUE(mod);
-  ModuleSnapshot ms;
-  ms.root = mod->root;
-  ms.layout = mod->layout;
-  ms.run_max = 7;
-  ObjectSnapshot os{mod->objects[0], true, {{{5, 0, 7}}, {{0}}}};
+  auto [ms, os] = snapshot_of(one_object());
   format::DataFile f = object_data_file(ms, os);
   std::vector<uint8_t> bytes = format::write_data(f);
   auto back = format::read_data(bytes);
@@ -281,14 +291,7 @@ TEST(LiveElf, ReadsItsOwnExecutable) {
 }
 
 TEST(LiveMerge, AddsAsLibgcovAdds) {
-  Image m = one_object();
-  auto mod = decode_module(m, m.bounds(), kRoot);
-  ASSERT_TRUE(mod);
-  ModuleSnapshot ms;
-  ms.root = mod->root;
-  ms.layout = mod->layout;
-  ms.run_max = 7;
-  ObjectSnapshot os{mod->objects[0], true, {{{5, 0, 7}}, {{0}}}};
+  auto [ms, os] = snapshot_of(one_object());
   format::DataFile now = object_data_file(ms, os);
   std::vector<uint8_t> old = format::write_data(now);
   bool replaced = true;
