@@ -34,6 +34,7 @@ struct TimelineOptions {
   uint64_t min_duration_ns = 0;  // calls shorter than this are left out
   uint64_t max_events = 0;       // 0: all; else the longest calls, at most this many
   bool source_args = true;       // args {"file": ..., "line": ...} when known
+  unsigned threads = 0;          // thread streams replayed at once (0: one per core); the output is the same
 };
 
 struct TimelineStats {
