@@ -286,6 +286,8 @@ class StreamDecoder::Impl {
   void step();
   bool fast_step();
   size_t bulk(TraceEvent* out, size_t max);
+  template <bool kStore>
+  size_t bulk_loop(TraceEvent* out, size_t max);  // kStore false: counts
   // false when the special event could not be read whole (decoding stops).
   bool special(uint64_t event);
   bool stack(uint64_t event);
@@ -375,6 +377,11 @@ bool StreamDecoder::Impl::fast_step() {
 // It stops, leaving the event to step(), exactly where fast_step would
 // refuse: the decoded events do not depend on which path took them.
 size_t StreamDecoder::Impl::bulk(TraceEvent* out, size_t max) {
+  return out ? bulk_loop<true>(out, max) : bulk_loop<false>(nullptr, max);
+}
+
+template <bool kStore>
+size_t StreamDecoder::Impl::bulk_loop(TraceEvent* out, size_t max) {
   // An event the loop decodes takes at most 1 + 9 + 9 bytes; it looks no
   // further than 24 bytes past an event's start, like fast_step.
   if (end_ - pos_ < 24) return 0;
@@ -387,7 +394,6 @@ size_t StreamDecoder::Impl::bulk(TraceEvent* out, size_t max) {
   const bool torn_possible = !ended_flag_;
   uint64_t time = time_, depth = depth_, calls = 0;
   size_t n = 0;
-  uint8_t last = last_byte_;
   while (p <= limit && n < max) {
     const uint8_t lead = p[0];
     const unsigned kind = lead & 3;
@@ -424,23 +430,22 @@ size_t StreamDecoder::Impl::bulk(TraceEvent* out, size_t max) {
       if (id >= ids || !defined[id]) break;
       if (q[-1] == 0 && torn_possible) break;
       time = next;
-      if (out) out[n] = {.kind = TraceEvent::Kind::kEnter, .fn_id = uint32_t(id), .time = time, .address = address[id]};
+      if constexpr (kStore) out[n] = {.kind = TraceEvent::Kind::kEnter, .fn_id = uint32_t(id), .time = time, .address = address[id]};
       ++calls;
       ++depth;
     } else {
       if (depth == 0 || (q[-1] == 0 && torn_possible)) break;
       time = next;
-      if (out) out[n] = {.kind = TraceEvent::Kind::kExit, .time = time};
+      if constexpr (kStore) out[n] = {.kind = TraceEvent::Kind::kExit, .time = time};
       --depth;
     }
-    last = q[-1];
     p = q;
     ++n;
   }
   if (n == 0) return 0;
   time_ = time;
   depth_ = depth;
-  last_byte_ = last;
+  last_byte_ = p[-1];  // the last event's last byte
   seen_event_ = true;
   pos_ += size_t(p - start);
   s_.events += n;
