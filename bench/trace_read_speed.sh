@@ -7,7 +7,8 @@
 # Two traces: one thread (bench/trace/fib.c, fib(BENCH_N)) and several
 # threads (bench/trace/fib_threads.c, BENCH_THREADS x fib(BENCH_TN)).
 # Hot: the files in the page cache (a warm-up run first), median of
-# BENCH_RUNS. Cold: the page cache dropped before each run (needs root and
+# BENCH_RUNS. Rates are by wall time; the CPU time (all threads) is given
+# as well, since on a busy machine the wall time measures the other load. Cold: the page cache dropped before each run (needs root and
 # /proc/sys/vm/drop_caches; skipped otherwise), median of BENCH_COLD_RUNS.
 # With OLD_COVKIT its numbers are printed beside and the outputs of both
 # (report text and --json, graph -o X.dot, timeline) must be identical.
@@ -40,7 +41,7 @@ JOBS=${BENCH_JOBS:+--jobs $BENCH_JOBS}
 export LC_ALL=C
 unset COVKIT_TRACE_DIR COVKIT_TRACE_MAX_DEPTH COVKIT_TRACE_MIN_TIME_NS LD_PRELOAD
 
-for tool in "$COVKIT" "$CC"; do
+for tool in "$COVKIT" /usr/bin/time "$CC"; do
   command -v "$tool" >/dev/null || { echo "trace_read_speed.sh: $tool not found" >&2; exit 2; }
 done
 if [ -n "${BENCH_DIR:-}" ]; then
@@ -63,37 +64,41 @@ EV_1=$(record "$WORK/one" "$WORK/fib" "$N")
 EV_T=$(record "$WORK/threads" "$WORK/fib_threads" "$THREADS" "$TN")
 
 now() { date +%s%N; }
-median() { sort -n | sed -n "$((($(wc -l) + 1) / 2))p"; }
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 drop_caches() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 
-# seconds MODE RUNS COMMAND...: the median wall time, in seconds, of RUNS
-# runs (MODE hot: after a warm-up; cold: the page cache dropped before each).
+# seconds MODE RUNS COMMAND...: the median wall time and the median CPU
+# time (user + system, all threads), in seconds, of RUNS runs (MODE hot:
+# after a warm-up; cold: the page cache dropped before each).
 seconds() {
   local mode=$1 runs=$2; shift 2
   if [ "$mode" = hot ]; then "$@" >/dev/null 2>&1 || { echo "FAILED: $*" >&2; return 1; }; fi
+  local walls=() cpus=()
   for _ in $(seq "$runs"); do
     [ "$mode" = cold ] && drop_caches
     local t0; t0=$(now)
-    "$@" >/dev/null 2>&1 || { echo "FAILED: $*" >&2; return 1; }
-    echo $(( $(now) - t0 ))
-  done | median | awk '{ printf "%.4f", $1 / 1e9 }'
+    /usr/bin/time -o "$WORK/time.out" -f "%U %S" "$@" >/dev/null 2>&1 || { echo "FAILED: $*" >&2; return 1; }
+    walls+=($(( $(now) - t0 )))
+    cpus+=("$(awk '{ printf "%.3f", $1 + $2 }' "$WORK/time.out")")
+  done
+  echo "$(printf '%s\n' "${walls[@]}" | median | awk '{ printf "%.4f", $1 / 1e9 }') $(printf '%s\n' "${cpus[@]}" | median)"
 }
 
 status=0
-printf '%-8s %-5s %-9s %-4s %9s %10s %9s %9s\n' trace cache command tool "wall s" "M events/s" "MB/s" "x cat"
+printf '%-8s %-5s %-9s %-4s %8s %8s %10s %8s %8s %8s\n' trace cache command tool "wall s" "cpu s" "M events/s" "MB/s" "wall/cat" "ns/event"
 for tr in one threads; do
   files=$(ls "$WORK/$tr"/*.ckt "$WORK/$tr"/*.meta)
   bytes=$(cat $files | wc -c)
   events=$([ "$tr" = one ] && echo "$EV_1" || echo "$EV_T")
   for mode in hot $([ "$COLD" = 1 ] && echo cold); do
     runs=$([ "$mode" = hot ] && echo "$RUNS" || echo "$COLD_RUNS")
-    cat_s=$(seconds "$mode" "$runs" cat $files)
-    row() {  # row COMMAND TOOL SECONDS
-      awk -v tr="$tr" -v m="$mode" -v c="$1" -v t="$2" -v s="$3" -v e="$events" -v b="$bytes" -v k="$cat_s" 'BEGIN {
+    read -r cat_s cat_cpu <<<"$(seconds "$mode" "$runs" cat $files)"
+    row() {  # row COMMAND TOOL WALL CPU: rates by wall time; CPU ns per event
+      awk -v tr="$tr" -v m="$mode" -v c="$1" -v t="$2" -v s="$3" -v u="$4" -v e="$events" -v b="$bytes" -v k="$cat_s" 'BEGIN {
         if (s <= 0) s = 0.0001
-        printf "%-8s %-5s %-9s %-4s %9.3f %10.1f %9.0f %9.1f\n", tr, m, c, t, s, e / s / 1e6, b / s / 1e6, s / k }'
+        printf "%-8s %-5s %-9s %-4s %8.3f %8.2f %10.1f %8.0f %8.1f %8.1f\n", tr, m, c, t, s, u, e / s / 1e6, b / s / 1e6, s / k, u * 1e9 / e }'
     }
-    row cat cat "$cat_s"
+    row cat cat "$cat_s" "$cat_cpu"
     for tool in new ${OLD:+old}; do
       bin=$COVKIT; jobs=$JOBS
       [ "$tool" = old ] && { bin=$OLD; jobs=; }
@@ -103,8 +108,9 @@ for tr in one threads; do
                "timeline|$bin trace timeline $WORK/$tr -o $WORK/$tool-$tr.json $jobs")
       fi
       for c in "${cmds[@]}"; do
-        s=$(seconds "$mode" "$runs" ${c#*|}) || { status=1; continue; }
-        row "${c%%|*}" "$tool" "$s"
+        read -r s u <<<"$(seconds "$mode" "$runs" ${c#*|})" || { status=1; continue; }
+        [ -n "$s" ] || { status=1; continue; }
+        row "${c%%|*}" "$tool" "$s" "$u"
       done
     done
   done

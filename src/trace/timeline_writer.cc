@@ -199,10 +199,27 @@ std::string process_label(const format::TraceSet& trace, size_t i) {
 
 }  // namespace
 
-std::string format_microseconds(uint64_t ns) { return fmt::format("{}.{:03}", ns / 1000, ns % 1000); }
+std::string format_microseconds(uint64_t ns) {
+  std::string out;
+  append_microseconds(out, ns);
+  return out;
+}
+
+void append_microseconds(std::string& out, uint64_t ns) {
+  out += fmt::format_int(ns / 1000).c_str();
+  const unsigned rest = unsigned(ns % 1000);
+  const char digits[] = {'.', char('0' + rest / 100), char('0' + rest / 10 % 10), char('0' + rest % 10)};
+  out.append(digits, sizeof digits);
+}
 
 std::string json_quote(std::string_view s) {
-  std::string out = "\"";
+  std::string out;
+  append_json_quoted(out, s);
+  return out;
+}
+
+void append_json_quoted(std::string& out, std::string_view s) {
+  out += '"';
   for (size_t i = 0; i < s.size();) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
@@ -231,7 +248,6 @@ std::string json_quote(std::string_view s) {
     }
   }
   out += '"';
-  return out;
 }
 
 void write_timeline(const format::TraceSet& trace, const SymbolLookup& symbols, const TimelineOptions& options,
@@ -292,13 +308,30 @@ void write_timeline(const format::TraceSet& trace, const SymbolLookup& symbols, 
       emit();
     }
   }
+  // A million calls by default: each line is put together by appending
+  // (what fmt::format of the whole line gave, without parsing a format
+  // string and making temporaries per call, which cost more than reading
+  // the trace).
   for (const Call& c : calls) {
     const auto& [process, thread] = threads[c.order >> kOrderBits];
     const SymbolInfo& sym = symbols(*process, c.address, c.when);
-    line = fmt::format(",\n{{\"name\":{},\"ph\":\"X\",\"ts\":{},\"dur\":{},\"pid\":{},\"tid\":{}", json_quote(sym.name),
-                       format_microseconds(c.begin), format_microseconds(c.duration()), process->pid, thread->tid);
-    if (options.source_args && !sym.file.empty())
-      line += fmt::format(R"(,"args":{{"file":{},"line":{}}})", json_quote(sym.file), sym.line);
+    line.assign(",\n{\"name\":");
+    append_json_quoted(line, sym.name);
+    line += ",\"ph\":\"X\",\"ts\":";
+    append_microseconds(line, c.begin);
+    line += ",\"dur\":";
+    append_microseconds(line, c.duration());
+    line += ",\"pid\":";
+    line += fmt::format_int(process->pid).c_str();
+    line += ",\"tid\":";
+    line += fmt::format_int(thread->tid).c_str();
+    if (options.source_args && !sym.file.empty()) {
+      line += ",\"args\":{\"file\":";
+      append_json_quoted(line, sym.file);
+      line += ",\"line\":";
+      line += fmt::format_int(sym.line).c_str();
+      line += '}';
+    }
     line += '}';
     emit();
     ++counted.written;

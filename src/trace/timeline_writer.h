@@ -66,9 +66,11 @@ std::string write_timeline(const format::TraceSet& trace, const SymbolLookup& sy
 
 // 1234567 ns -> "1234.567" (µs, three decimals).
 std::string format_microseconds(uint64_t ns);
+void append_microseconds(std::string& out, uint64_t ns);
 
 // `s` as a JSON string literal: quotes, backslashes and control characters
 // escaped, invalid UTF-8 as U+FFFD.
 std::string json_quote(std::string_view s);
+void append_json_quoted(std::string& out, std::string_view s);  // json_quote(s) appended to out
 
 }  // namespace covkit::trace
