@@ -104,7 +104,6 @@ class Candidates {
   explicit Candidates(Selection& to) : to_(to), min_(to.options().min_duration_ns), limited_(to.options().max_events != 0) {
     batch_.reserve(kBatch);
   }
-  ~Candidates() { flush(); }
 
   void offer(const Call& c) {
     ++calls_;
@@ -117,6 +116,7 @@ class Candidates {
     if (batch_.size() == kBatch) flush();
   }
 
+  // After the last offer (not in a destructor: it allocates, and may throw).
   void flush() {
     to_.add(calls_, too_short_, batch_, bar_, have_bar_);
     calls_ = too_short_ = 0;
@@ -280,6 +280,7 @@ void write_timeline(const format::TraceSet& trace, const SymbolLookup& symbols, 
   util::parallel_for(threads.size(), workers, [&](size_t i) {
     Candidates candidates(selection);
     replay_thread(*threads[i].first, *threads[i].second, origin, i, candidates, warnings[i], background);
+    candidates.flush();
   });
   for (auto& w : warnings) counted.warnings.insert(counted.warnings.end(), w.begin(), w.end());
   std::vector<Call> calls = selection.take();
