@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <system_error>
+
 #include "util/printable.h"
 
 namespace covkit::format {
@@ -36,8 +38,12 @@ TraceEventReader::TraceEventReader(const TraceThread& thread, std::vector<std::s
   }
   bytes_.emplace(std::move(*opened));
   if (background) {
-    pipe_ = std::make_unique<EventPipe>(*bytes_, thread);
-    return;
+    try {
+      pipe_ = std::make_unique<EventPipe>(*bytes_, thread);
+      return;
+    } catch (const std::system_error&) {
+      // No thread to be had (a process or memory limit): decoded here.
+    }
   }
   decoder_.emplace(*bytes_, thread.file, thread.start, thread.ended, warnings_);
   block_.resize(kBlock);

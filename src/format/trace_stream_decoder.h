@@ -95,7 +95,8 @@ class StreamDecoder {
   // Appends up to `max` events to `out` (after initial_stack, perfectly
   // nested); false when the stream is done and nothing was appended.
   bool next(std::vector<TraceEvent>& out, size_t max);
-  // The same into `out`, the fast way: how many events (0 when done).
+  // The same into `out` (not empty), the fast way: how many events (0 when
+  // the stream is done).
   size_t next(std::span<TraceEvent> out);
   // Reads the rest, counting events without keeping them.
   void count_rest();
