@@ -52,8 +52,19 @@ void stream(std::span<const uint8_t> bytes, size_t window) {
       fail("an exit without an open frame");
     }
   }
+  // The bulk loop (what the views and count_trace_stream use) decodes
+  // what the event-at-a-time path above decoded.
+  StreamBytes source(bytes);
+  std::vector<std::string> bulk_warnings;
+  StreamDecoder bulk(source, "fuzz.ckt", header.start, header.ended, bulk_warnings, window);
+  std::vector<TraceEvent> events, block(1 + window % 97);
+  for (size_t n; (n = bulk.next(std::span<TraceEvent>(block))) > 0;) events.insert(events.end(), block.begin(), block.begin() + n);
+  if (events != thread.events || bulk_warnings != warnings || bulk.summary().bytes != thread.bytes ||
+      bulk.summary().last_time != thread.last_time || bulk.summary().truncated != thread.truncated)
+    fail("the bulk loop decodes otherwise");
   StreamTally counts;
   (void)count_trace_stream(bytes, counts);
+  if (counts.events != thread.events.size() || counts.bytes != thread.bytes) fail("counting decodes otherwise");
 }
 
 void meta(std::span<const uint8_t> bytes) {

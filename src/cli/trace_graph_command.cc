@@ -66,6 +66,7 @@ constexpr std::string_view kCommand = "covkit trace graph";
 
 struct GraphCommandOptions {
   std::string dir = kDefaultDir, out, format;
+  unsigned jobs = 0;  // 0: one per core
   trace::GraphOptions graph;
 };
 
@@ -97,7 +98,7 @@ int graph(GraphCommandOptions& o) {
   if (!trace) return fail(kCommand, o.dir, trace.error());
   print_trace_warnings("graph", trace->warnings);
   trace::Symbolizer symbols;
-  trace::CallProfile profile = trace::build_profile(*trace, symbols);
+  trace::CallProfile profile = trace::build_profile(*trace, symbols, o.jobs);
   print_trace_warnings("graph", profile.warnings);
   if (profile.functions.empty())
     return fail(kCommand, o.dir, "no function calls in the trace (was the program built with -finstrument-functions?)");
@@ -149,6 +150,9 @@ int run_trace_graph(int argc, char** argv) {
                  "Levels of callees shown below FUNC, or, without --focus, below the functions threads start in "
                  "[default: all]")
       ->check(CLI::Range(0, 1000000).description(""))
+      ->type_name("N");
+  app.add_option("-j,--jobs", o.jobs, "Replay N thread streams at once [default: one per core]")
+      ->check(CLI::Range(1, 1024).description(""))
       ->type_name("N");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   return run_guarded(kCommand, [&] { return graph(o); });

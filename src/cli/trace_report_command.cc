@@ -55,6 +55,7 @@ struct ReportOptions {
   std::string dir = "covkit-trace.data";
   bool json = false;
   std::string callers;
+  unsigned jobs = 0;  // 0: one per core
   trace::ProfileView view;
 };
 
@@ -63,7 +64,7 @@ int report(ReportOptions& o) {
   if (!set) return fail(kCommand, o.dir, set.error());
   print_trace_warnings("report", set->warnings);
   trace::Symbolizer symbols;
-  trace::CallProfile profile = trace::build_profile(*set, symbols);
+  trace::CallProfile profile = trace::build_profile(*set, symbols, o.jobs);
   print_trace_warnings("report", profile.warnings);
   if (!o.callers.empty()) {
     o.view.callers = trace::match_functions(profile, o.callers);
@@ -94,6 +95,9 @@ int run_trace_report(int argc, char** argv) {
       ->check(CLI::IsMember({"calls", "inclusive", "exclusive", "name"}))
       ->type_name("KEY");
   app.add_option("--limit", o.view.limit, "Show the first N functions of the flat profile (0: all) [default: 0]")
+      ->type_name("N");
+  app.add_option("-j,--jobs", o.jobs, "Replay N thread streams at once [default: one per core]")
+      ->check(CLI::Range(1, 1024).description(""))
       ->type_name("N");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   return run_guarded(kCommand, [&] { return report(o); });

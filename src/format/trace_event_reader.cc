@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <system_error>
+
 #include "util/printable.h"
 
 namespace covkit::format {
@@ -14,7 +16,7 @@ constexpr size_t kBlock = 1024;
 
 }  // namespace
 
-TraceEventReader::TraceEventReader(const TraceThread& thread, std::vector<std::string>& warnings)
+TraceEventReader::TraceEventReader(const TraceThread& thread, std::vector<std::string>& warnings, bool background)
     : thread_(thread), warnings_(warnings) {
   if (thread.file.empty()) {  // built in memory: everything is known
     summary_.initial_stack = thread.initial_stack;
@@ -35,9 +37,19 @@ TraceEventReader::TraceEventReader(const TraceThread& thread, std::vector<std::s
     return;
   }
   bytes_.emplace(std::move(*opened));
+  if (background) {
+    try {
+      pipe_ = std::make_unique<EventPipe>(*bytes_, thread);
+      return;
+    } catch (const std::system_error&) {
+      // No thread to be had (a process or memory limit): decoded here.
+    }
+  }
   decoder_.emplace(*bytes_, thread.file, thread.start, thread.ended, warnings_);
-  block_.reserve(kBlock);
+  block_.resize(kBlock);
 }
+
+TraceEventReader::~TraceEventReader() = default;  // the pipe (if any) stops before the bytes close
 
 std::span<const TraceEvent> TraceEventReader::next() {
   if (thread_.file.empty()) {
@@ -45,16 +57,27 @@ std::span<const TraceEvent> TraceEventReader::next() {
     memory_done_ = true;
     return thread_.events;
   }
+  if (pipe_) {
+    auto block = pipe_->next();
+    if (summary_.initial_stack.empty()) summary_.initial_stack = pipe_->initial_stack();
+    if (block.empty() && !pipe_done_) {
+      pipe_done_ = true;
+      summary_ = pipe_->summary();
+      summary_.ended = summary_.ended || thread_.ended;
+      warnings_.insert(warnings_.end(), pipe_->warnings().begin(), pipe_->warnings().end());
+    }
+    return block;
+  }
   if (!decoder_) return {};
-  block_.clear();
-  if (!decoder_->next(block_, kBlock)) {
+  const size_t n = decoder_->next(block_);
+  if (n == 0) {
     summary_ = decoder_->summary();
     summary_.ended = summary_.ended || thread_.ended;
     return {};
   }
   if (summary_.initial_stack.empty() && !decoder_->summary().initial_stack.empty())
     summary_.initial_stack = decoder_->summary().initial_stack;
-  return block_;
+  return std::span<const TraceEvent>(block_.data(), n);
 }
 
 }  // namespace covkit::format

@@ -9,11 +9,13 @@
 //   for (; !block.empty(); block = r.next())
 //     for (const TraceEvent& e : block) ...
 //   r.summary().last_time ...                  // after the last block
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "format/trace_event_pipe.h"
 #include "format/trace_reader.h"
 #include "format/trace_stream_decoder.h"
 
@@ -22,8 +24,11 @@ namespace covkit::format {
 class TraceEventReader {
  public:
   // Problems met while reading (a damaged or unreadable file) go to
-  // `warnings`, one line each naming the file.
-  TraceEventReader(const TraceThread& thread, std::vector<std::string>& warnings);
+  // `warnings`, one line each naming the file. `background`: the stream is
+  // decoded on a thread of its own, ahead of the caller (a core to spare);
+  // the events, summary and warnings are the same.
+  TraceEventReader(const TraceThread& thread, std::vector<std::string>& warnings, bool background = false);
+  ~TraceEventReader();
 
   // The next events; empty at the end. Valid until the next call.
   std::span<const TraceEvent> next();
@@ -36,9 +41,11 @@ class TraceEventReader {
   std::vector<std::string>& warnings_;
   std::optional<StreamBytes> bytes_;
   std::optional<StreamDecoder> decoder_;
+  std::unique_ptr<EventPipe> pipe_;  // instead of decoder_, in the background
   std::vector<TraceEvent> block_;
   StreamSummary summary_;
   bool memory_done_ = false;
+  bool pipe_done_ = false;
 };
 
 }  // namespace covkit::format

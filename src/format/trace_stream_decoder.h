@@ -56,6 +56,8 @@ class StreamBytes {
   // Up to n bytes at `offset`: how many (0 at the end), -1 on a read error.
   ssize_t read(uint64_t offset, uint8_t* out, size_t n) const;
   uint64_t size() const;  // now
+  // Hints that [offset, offset + n) will be read soon (files only).
+  void will_need(uint64_t offset, size_t n) const;
 
  private:
   explicit StreamBytes(int fd) : fd_(fd) {}
@@ -93,6 +95,9 @@ class StreamDecoder {
   // Appends up to `max` events to `out` (after initial_stack, perfectly
   // nested); false when the stream is done and nothing was appended.
   bool next(std::vector<TraceEvent>& out, size_t max);
+  // The same into `out` (not empty), the fast way: how many events (0 when
+  // the stream is done).
+  size_t next(std::span<TraceEvent> out);
   // Reads the rest, counting events without keeping them.
   void count_rest();
   // Complete after next() returned false or count_rest().

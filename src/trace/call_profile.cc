@@ -3,7 +3,11 @@
 #include "format/trace_event_reader.h"
 
 #include <algorithm>
+#include <memory>
+#include <mutex>
 #include <unordered_map>
+
+#include "util/thread_pool.h"
 
 namespace covkit::trace {
 
@@ -28,9 +32,9 @@ struct FunctionTable {
   std::vector<Entry> entries;
   std::unordered_map<std::string, uint32_t> by_name;
 
-  uint32_t intern(const SymbolInfo& info) {
+  uint32_t intern(const Entry& info) {
     auto [it, fresh] = by_name.try_emplace(info.name, uint32_t(entries.size()));
-    if (fresh) entries.push_back({info.name, info.file, info.line});
+    if (fresh) entries.push_back(info);
     return it->second;
   }
 };
@@ -64,16 +68,31 @@ struct Frame {
   bool call = true;  // false for the frames of the initial stack: called before the stream began
 };
 
+// The replays of several threads share the symbolizer, behind a lock taken
+// once per new address, never per event. Each replay names its functions
+// itself (by demangled name, in order of first call); the global table is
+// filled from them afterwards in trace order, so that a name gets the file
+// and line of its first appearance in the trace, as when the threads were
+// replayed one after the other.
+struct SharedSymbols {
+  Symbolizer& symbols;
+  std::mutex lock;
+};
+
 class ThreadReplay {
  public:
-  ThreadReplay(const format::TraceProcess& process, FunctionTable& table, Symbolizer& symbols, bool reloads)
-      : process_(process), table_(table), symbols_(symbols), reloads_(reloads) {
+  ThreadReplay(const format::TraceProcess& process, SharedSymbols& shared, bool reloads)
+      : process_(process), shared_(shared), reloads_(reloads) {
     nodes_.emplace_back();
   }
 
-  ThreadProfile run(const format::TraceThread& thread, std::vector<std::string>& warnings, uint64_t& lost);
-
-  // After run(): per function (local ids) and per (caller, callee) local ids.
+  // The events (on any thread), then the profile (in trace order: it
+  // interns the thread's functions into `table`).
+  // `background`: decode the stream on a thread of its own (a core to spare).
+  void replay(const format::TraceThread& thread, std::vector<std::string>& warnings, uint64_t& lost,
+              bool background);
+  ThreadProfile finish(const format::TraceThread& thread, FunctionTable& table);
+  // After finish(): per function (local ids) and per (caller, callee) local ids.
   const std::vector<FnAcc>& functions() const { return fns_; }
   const std::unordered_map<uint64_t, EdgeAcc>& edges() const { return edges_; }
 
@@ -95,9 +114,17 @@ class ThreadReplay {
       auto it = by_address_.find(address);
       if (it != by_address_.end()) return it->second;
     }
-    uint32_t global = table_.intern(symbols_.lookup(process_, address, when));
-    auto [it, fresh] = local_.try_emplace(global, uint32_t(fns_.size()));
-    if (fresh) fns_.push_back(FnAcc{global});
+    FunctionTable::Entry info;
+    {
+      std::lock_guard<std::mutex> hold(shared_.lock);
+      const SymbolInfo& found = shared_.symbols.lookup(process_, address, when);
+      info = {found.name, found.file, found.line};
+    }
+    auto [it, fresh] = local_.try_emplace(info.name, uint32_t(fns_.size()));
+    if (fresh) {
+      fns_.push_back(FnAcc{});
+      names_.push_back(std::move(info));
+    }
     if (!reloads_) by_address_.emplace(address, it->second);
     return it->second;
   }
@@ -155,6 +182,37 @@ class ThreadReplay {
     }
   }
 
+  // push(fn, now) for the common call: a callee its caller's call path
+  // met last time, whose edge is known, within the tree's depth. Does
+  // exactly what push does then, without its tests for the rare cases.
+  void enter(uint32_t fn, uint64_t now) {
+    const size_t depth = stack_.size();  // of the caller
+    if (depth == 0 || depth >= kMaxTreeDepth) return push(fn, now);
+    const Node& parent = nodes_[stack_.back().node];  // a node: within the tree's depth
+    if (parent.last_fn != fn) return push(fn, now);
+    const uint32_t index = parent.last_child;  // the (parent, fn) node: its fn is fn
+    Node& node = nodes_[index];
+    EdgeAcc* const edge = node.edge;
+    if (!edge) return push(fn, now);
+    ++node.calls;
+    ++edge->calls;
+    ++edge->active;
+    FnAcc& a = fns_[fn];
+    ++a.calls;
+    ++a.active;
+    Frame& f = stack_.emplace_back();
+    f.fn = fn;
+    f.node = index;
+    f.start = now;
+    f.edge = edge;
+    if (depth + 1 > max_depth_) {
+      deepest_.resize(depth + 1);
+      for (size_t i = valid_; i <= depth; ++i) deepest_[i] = stack_[i].fn;
+      valid_ = depth + 1;
+      max_depth_ = uint32_t(depth + 1);
+    }
+  }
+
   void pop(uint64_t now) {
     Frame f = stack_.back();
     stack_.pop_back();
@@ -181,7 +239,7 @@ class ThreadReplay {
     const Node& n = nodes_[index];
     CallTreeNode out;
     if (n.fn == kDeeperFn) out.name = kDeeperName;
-    else if (n.fn != kNone) out.name = table_.entries[fns_[n.fn].global].name;
+    else if (n.fn != kNone) out.name = names_[n.fn].name;
     out.calls = n.calls;
     out.inclusive_ns = n.incl;
     out.exclusive_ns = n.excl;
@@ -191,12 +249,11 @@ class ThreadReplay {
   }
 
   const format::TraceProcess& process_;
-  FunctionTable& table_;
-  Symbolizer& symbols_;
+  SharedSymbols& shared_;
   const bool reloads_;
   std::unordered_map<uint64_t, uint32_t> by_address_;  // address -> local id
   std::vector<uint32_t> by_id_;                        // stream function id -> local id
-  std::unordered_map<uint32_t, uint32_t> local_;       // global id -> local id
+  std::unordered_map<std::string, uint32_t> local_;    // demangled name -> local id
   std::vector<FnAcc> fns_;
   std::unordered_map<uint64_t, EdgeAcc> edges_;  // (caller, callee) local ids
   std::vector<Node> nodes_;                      // [0] is the thread
@@ -205,15 +262,14 @@ class ThreadReplay {
   uint32_t max_depth_ = 0;
   std::vector<uint32_t> deepest_;
   size_t valid_ = 0;
+  std::vector<FunctionTable::Entry> names_;  // by local id; finish() makes them the table's
+  uint64_t begin_ = 0, end_ = 0;             // ns, of the thread
 };
 
-ThreadProfile ThreadReplay::run(const format::TraceThread& t, std::vector<std::string>& warnings, uint64_t& lost) {
-  ThreadProfile out;
-  out.tid = t.tid;
-  out.pid = process_.pid;
-  out.name = t.name;
+void ThreadReplay::replay(const format::TraceThread& t, std::vector<std::string>& warnings, uint64_t& lost,
+                          bool background) {
   const format::TraceClock to_ns = process_.clock();
-  format::TraceEventReader reader(t, warnings);
+  format::TraceEventReader reader(t, warnings, background);
   auto block = reader.next();
   // The initial stack (a forked child starts inside its parent's calls):
   // open frames whose time here counts, but whose calls and edges were the
@@ -226,7 +282,7 @@ ThreadProfile ThreadReplay::run(const format::TraceThread& t, std::vector<std::s
   for (; !block.empty(); block = reader.next()) {
     for (const format::TraceEvent& e : block) {
       uint64_t now = std::max(begin, to_ns(e.time));
-      if (e.kind == format::TraceEvent::Kind::kEnter) push(function(e), now);
+      if (e.kind == format::TraceEvent::Kind::kEnter) enter(function(e), now);
       else if (!stack_.empty()) pop(now);  // the reader drops unmatched exits; a hand-made set may not
     }
     last_event = block.back().time;
@@ -239,12 +295,27 @@ ThreadProfile ThreadReplay::run(const format::TraceThread& t, std::vector<std::s
   if (process_.end && !tail.ended && *process_.end > end_counter) end_counter = *process_.end;
   const uint64_t end = std::max(begin, to_ns(end_counter));
   while (!stack_.empty()) pop(end);
+  begin_ = begin;
+  end_ = end;
+}
 
-  out.wall_ns = end - begin;
+ThreadProfile ThreadReplay::finish(const format::TraceThread& t, FunctionTable& table) {
+  // In order of first call, as the replay met them: the table gets the
+  // names in the order a replay one thread after the other interned them.
+  for (size_t i = 0; i < fns_.size(); ++i) {
+    fns_[i].global = table.intern(names_[i]);
+    names_[i] = table.entries[fns_[i].global];  // the file and line of the name's first appearance
+  }
+  ThreadProfile out;
+  out.tid = t.tid;
+  out.pid = process_.pid;
+  out.name = t.name;
+  out.wall_ns = end_ - begin_;
   out.max_depth = max_depth_;
-  for (uint32_t fn : deepest_) out.deepest_chain.push_back(table_.entries[fns_[fn].global].name);
-  for (const FnAcc& a : fns_) {
-    const auto& entry = table_.entries[a.global];
+  for (uint32_t fn : deepest_) out.deepest_chain.push_back(names_[fn].name);
+  for (size_t i = 0; i < fns_.size(); ++i) {
+    const FnAcc& a = fns_[i];
+    const auto& entry = names_[i];
     out.functions.push_back({entry.name, entry.file, entry.line, a.calls, a.incl, a.excl,
                              a.calls ? a.min : 0, a.max});
   }
@@ -265,11 +336,26 @@ ThreadProfile ThreadReplay::run(const format::TraceThread& t, std::vector<std::s
 
 }  // namespace
 
-CallProfile build_profile(const format::TraceSet& trace, Symbolizer& symbols) {
+CallProfile build_profile(const format::TraceSet& trace, Symbolizer& symbols, unsigned threads) {
   CallProfile profile;
   FunctionTable table;
+  SharedSymbols shared{symbols, {}};
   std::vector<FnAcc> totals;  // by global id
   std::unordered_map<uint64_t, EdgeAcc> edges;  // (caller, callee) global ids
+
+  // Every thread stream is one job; their events are replayed in parallel,
+  // a batch at a time, and the results are merged in trace order, exactly as
+  // when the threads were replayed one after the other.
+  struct Job {
+    const format::TraceProcess* process = nullptr;
+    const format::TraceThread* thread = nullptr;
+    bool reloads = false;
+    std::unique_ptr<ThreadReplay> replay;  // while its batch runs
+    ThreadProfile profile;
+    std::vector<std::string> warnings;
+    uint64_t lost = 0;
+  };
+  std::vector<Job> jobs;
   for (const format::TraceProcess& process : trace.processes) {
     bool reloads = false;
     for (size_t i = 0; i < process.modules.size() && !reloads; ++i)
@@ -277,8 +363,32 @@ CallProfile build_profile(const format::TraceSet& trace, Symbolizer& symbols) {
         reloads = process.modules[i].base == process.modules[j].base;
     profile.processes += !process.threads.empty();
     for (const format::TraceThread& thread : process.threads) {
-      ThreadReplay replay(process, table, symbols, reloads);
-      ThreadProfile tp = replay.run(thread, profile.warnings, profile.lost_events);
+      Job& job = jobs.emplace_back();
+      job.process = &process;
+      job.thread = &thread;
+      job.reloads = reloads;
+    }
+  }
+  if (threads == 0) threads = util::default_threads();
+  // A batch holds its replays' tables until they are merged: a few per
+  // worker, so that memory does not grow with the number of threads.
+  const size_t batch = size_t(threads) * 4;
+  // With a core per stream to spare (one thread on two cores), each stream
+  // is decoded on one core and replayed on another.
+  const bool background = jobs.size() * 2 <= threads;
+  for (size_t first = 0; first < jobs.size(); first += batch) {
+    const size_t count = std::min(batch, jobs.size() - first);
+    util::parallel_for(count, threads, [&](size_t k) {
+      Job& job = jobs[first + k];
+      job.replay = std::make_unique<ThreadReplay>(*job.process, shared, job.reloads);
+      job.replay->replay(*job.thread, job.warnings, job.lost, background);
+    });
+    for (size_t k = 0; k < count; ++k) {
+      Job& job = jobs[first + k];
+      ThreadReplay& replay = *job.replay;
+      job.profile = replay.finish(*job.thread, table);
+      profile.warnings.insert(profile.warnings.end(), job.warnings.begin(), job.warnings.end());
+      profile.lost_events += job.lost;
       if (totals.size() < table.entries.size()) totals.resize(table.entries.size());
       for (const FnAcc& a : replay.functions()) {
         FnAcc& s = totals[a.global];
@@ -297,12 +407,14 @@ CallProfile build_profile(const format::TraceSet& trace, Symbolizer& symbols) {
         s.calls += e.calls;
         s.incl += e.incl;
       }
+      ThreadProfile& tp = job.profile;
       if (tp.max_depth > profile.max_depth) {
         profile.max_depth = tp.max_depth;
         profile.deepest_chain = tp.deepest_chain;
       }
       profile.total_ns += tp.wall_ns;
       profile.threads.push_back(std::move(tp));
+      job.replay.reset();
     }
   }
   for (const FnAcc& a : totals) {

@@ -62,7 +62,9 @@ struct CallProfile {
 };
 
 // Reads each thread's stream once, a block at a time: memory grows with the
-// functions, edges and call paths, not with the events.
-CallProfile build_profile(const format::TraceSet& trace, Symbolizer& symbols);
+// functions, edges and call paths, not with the events. The streams of
+// several threads are replayed on up to `threads` threads (0: one per core);
+// the result does not depend on how many.
+CallProfile build_profile(const format::TraceSet& trace, Symbolizer& symbols, unsigned threads = 0);
 
 }  // namespace covkit::trace

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <limits>
+#include <mutex>
 #include <set>
 #include <utility>
 #include <vector>
 
 #include "format/trace_event_reader.h"
+#include "util/thread_pool.h"
 #include "util/utf8.h"
 
 namespace covkit::trace {
@@ -35,7 +37,10 @@ bool better(const Call& a, const Call& b) {
 // no limit), the best kept. Candidates collect in a buffer of 1.5 times the
 // limit; when it is full, the best `limit` are kept (nth_element) and the
 // worst of them becomes the bar a new call must clear: linear time, where a
-// heap paid a logarithm per call.
+// heap paid a logarithm per call. Threads replayed in parallel hand their
+// candidates over a batch at a time (Candidates), under a lock: which calls
+// are kept does not depend on the order they come in (`better` is a strict
+// order, `order` being unique), so neither does the output.
 class Selection {
  public:
   // `expected`: the calls the stream headers announce (0: unknown), so that
@@ -45,15 +50,21 @@ class Selection {
     kept_.reserve(size_t(std::min<uint64_t>(room, uint64_t(1) << 26)));
   }
 
-  void offer(const Call& c) {
-    ++stats_.calls;
-    if (c.duration() < o_.min_duration_ns) {
-      ++stats_.too_short;
-      return;
+  // Takes a batch: `calls` calls were offered, `too_short` of them too
+  // short, `batch` holds the others that cleared the bar as the offerer knew
+  // it. Returns the bar now (`have` false: none yet).
+  void add(uint64_t calls, uint64_t too_short, std::vector<Call>& batch, Call& bar, bool& have) {
+    std::lock_guard<std::mutex> hold(lock_);
+    stats_.calls += calls;
+    stats_.too_short += too_short;
+    for (const Call& c : batch) {
+      if (o_.max_events != 0 && have_bar_ && !better(c, bar_)) continue;
+      kept_.push_back(c);
+      if (o_.max_events != 0 && kept_.size() >= capacity()) keep_best();
     }
-    if (o_.max_events != 0 && have_bar_ && !better(c, bar_)) return;
-    kept_.push_back(c);
-    if (o_.max_events != 0 && kept_.size() >= capacity()) keep_best();
+    batch.clear();
+    bar = bar_;
+    have = have_bar_;
   }
 
   // The kept calls in output order.
@@ -63,6 +74,8 @@ class Selection {
     std::sort(kept_.begin(), kept_.end(), [](const Call& a, const Call& b) { return a.order < b.order; });
     return std::move(kept_);
   }
+
+  const TimelineOptions& options() const { return o_; }
 
  private:
   uint64_t capacity() const { return o_.max_events + o_.max_events / 2 + 16; }
@@ -77,7 +90,45 @@ class Selection {
 
   const TimelineOptions& o_;
   TimelineStats& stats_;
+  std::mutex lock_;
   std::vector<Call> kept_;
+  Call bar_;
+  bool have_bar_ = false;
+};
+
+// One thread's side of a Selection: counts and filters its calls against
+// the bar it last saw (which only rises, so this drops nothing the
+// Selection would keep) and hands the rest over in batches.
+class Candidates {
+ public:
+  explicit Candidates(Selection& to) : to_(to), min_(to.options().min_duration_ns), limited_(to.options().max_events != 0) {
+    batch_.reserve(kBatch);
+  }
+
+  void offer(const Call& c) {
+    ++calls_;
+    if (c.duration() < min_) {
+      ++too_short_;
+      return;
+    }
+    if (limited_ && have_bar_ && !better(c, bar_)) return;
+    batch_.push_back(c);
+    if (batch_.size() == kBatch) flush();
+  }
+
+  // After the last offer (not in a destructor: it allocates, and may throw).
+  void flush() {
+    to_.add(calls_, too_short_, batch_, bar_, have_bar_);
+    calls_ = too_short_ = 0;
+  }
+
+ private:
+  static constexpr size_t kBatch = 4096;
+  Selection& to_;
+  const uint64_t min_;
+  const bool limited_;
+  std::vector<Call> batch_;
+  uint64_t calls_ = 0, too_short_ = 0;
   Call bar_;
   bool have_bar_ = false;
 };
@@ -89,7 +140,7 @@ constexpr unsigned kOrderBits = 40;
 // Replays one thread's stream. Times never go backwards (clamped), so a
 // frame always ends within its parent even if a calibration were off.
 void replay_thread(const format::TraceProcess& p, const format::TraceThread& t, uint64_t origin, uint64_t thread_index,
-                   Selection& selection, std::vector<std::string>& warnings) {
+                   Candidates& selection, std::vector<std::string>& warnings, bool background) {
   const format::TraceClock to_ns = p.clock();  // as CallProfile converts
   uint64_t last = 0;
   auto ns = [&](uint64_t counter) {
@@ -100,7 +151,7 @@ void replay_thread(const format::TraceProcess& p, const format::TraceThread& t, 
   };
   uint64_t order = thread_index << kOrderBits;
   std::vector<Call> open;
-  format::TraceEventReader reader(t, warnings);
+  format::TraceEventReader reader(t, warnings, background);
   auto block = reader.next();
   for (uint64_t address : reader.summary().initial_stack) open.push_back({ns(t.start), 0, address, t.start, order++});
   uint64_t now = ns(t.start), last_event = 0;
@@ -148,10 +199,27 @@ std::string process_label(const format::TraceSet& trace, size_t i) {
 
 }  // namespace
 
-std::string format_microseconds(uint64_t ns) { return fmt::format("{}.{:03}", ns / 1000, ns % 1000); }
+std::string format_microseconds(uint64_t ns) {
+  std::string out;
+  append_microseconds(out, ns);
+  return out;
+}
+
+void append_microseconds(std::string& out, uint64_t ns) {
+  out += fmt::format_int(ns / 1000).c_str();
+  const unsigned rest = unsigned(ns % 1000);
+  const char digits[] = {'.', char('0' + rest / 100), char('0' + rest / 10 % 10), char('0' + rest % 10)};
+  out.append(digits, sizeof digits);
+}
 
 std::string json_quote(std::string_view s) {
-  std::string out = "\"";
+  std::string out;
+  append_json_quoted(out, s);
+  return out;
+}
+
+void append_json_quoted(std::string& out, std::string_view s) {
+  out += '"';
   for (size_t i = 0; i < s.size();) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
@@ -180,7 +248,6 @@ std::string json_quote(std::string_view s) {
     }
   }
   out += '"';
-  return out;
 }
 
 void write_timeline(const format::TraceSet& trace, const SymbolLookup& symbols, const TimelineOptions& options,
@@ -202,10 +269,20 @@ void write_timeline(const format::TraceSet& trace, const SymbolLookup& symbols, 
   Selection selection(options, counted, expected);
   std::vector<std::pair<const format::TraceProcess*, const format::TraceThread*>> threads;
   for (const format::TraceProcess& p : trace.processes)
-    for (const format::TraceThread& t : p.threads) {
-      replay_thread(p, t, origin, threads.size(), selection, counted.warnings);
-      threads.emplace_back(&p, &t);
-    }
+    for (const format::TraceThread& t : p.threads) threads.emplace_back(&p, &t);
+  // The threads' streams are replayed in parallel; their warnings are
+  // kept in trace order.
+  std::vector<std::vector<std::string>> warnings(threads.size());
+  const unsigned workers = options.threads ? options.threads : util::default_threads();
+  // With a core per stream to spare, each stream is also decoded on a core
+  // of its own (as in build_profile).
+  const bool background = threads.size() * 2 <= workers;
+  util::parallel_for(threads.size(), workers, [&](size_t i) {
+    Candidates candidates(selection);
+    replay_thread(*threads[i].first, *threads[i].second, origin, i, candidates, warnings[i], background);
+    candidates.flush();
+  });
+  for (auto& w : warnings) counted.warnings.insert(counted.warnings.end(), w.begin(), w.end());
   std::vector<Call> calls = selection.take();
 
   out("{\"traceEvents\":[\n");
@@ -232,13 +309,30 @@ void write_timeline(const format::TraceSet& trace, const SymbolLookup& symbols, 
       emit();
     }
   }
+  // A million calls by default: each line is put together by appending
+  // (what fmt::format of the whole line gave, without parsing a format
+  // string and making temporaries per call, which cost more than reading
+  // the trace).
   for (const Call& c : calls) {
     const auto& [process, thread] = threads[c.order >> kOrderBits];
     const SymbolInfo& sym = symbols(*process, c.address, c.when);
-    line = fmt::format(",\n{{\"name\":{},\"ph\":\"X\",\"ts\":{},\"dur\":{},\"pid\":{},\"tid\":{}", json_quote(sym.name),
-                       format_microseconds(c.begin), format_microseconds(c.duration()), process->pid, thread->tid);
-    if (options.source_args && !sym.file.empty())
-      line += fmt::format(R"(,"args":{{"file":{},"line":{}}})", json_quote(sym.file), sym.line);
+    line.assign(",\n{\"name\":");
+    append_json_quoted(line, sym.name);
+    line += ",\"ph\":\"X\",\"ts\":";
+    append_microseconds(line, c.begin);
+    line += ",\"dur\":";
+    append_microseconds(line, c.duration());
+    line += ",\"pid\":";
+    line += fmt::format_int(process->pid).c_str();
+    line += ",\"tid\":";
+    line += fmt::format_int(thread->tid).c_str();
+    if (options.source_args && !sym.file.empty()) {
+      line += ",\"args\":{\"file\":";
+      append_json_quoted(line, sym.file);
+      line += ",\"line\":";
+      line += fmt::format_int(sym.line).c_str();
+      line += '}';
+    }
     line += '}';
     emit();
     ++counted.written;

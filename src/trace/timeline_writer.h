@@ -34,6 +34,7 @@ struct TimelineOptions {
   uint64_t min_duration_ns = 0;  // calls shorter than this are left out
   uint64_t max_events = 0;       // 0: all; else the longest calls, at most this many
   bool source_args = true;       // args {"file": ..., "line": ...} when known
+  unsigned threads = 0;          // thread streams replayed at once (0: one per core); the output is the same
 };
 
 struct TimelineStats {
@@ -65,9 +66,11 @@ std::string write_timeline(const format::TraceSet& trace, const SymbolLookup& sy
 
 // 1234567 ns -> "1234.567" (µs, three decimals).
 std::string format_microseconds(uint64_t ns);
+void append_microseconds(std::string& out, uint64_t ns);
 
 // `s` as a JSON string literal: quotes, backslashes and control characters
 // escaped, invalid UTF-8 as U+FFFD.
 std::string json_quote(std::string_view s);
+void append_json_quoted(std::string& out, std::string_view s);  // json_quote(s) appended to out
 
 }  // namespace covkit::trace

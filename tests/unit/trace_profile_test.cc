@@ -4,11 +4,14 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "format/trace_reader.h"
 #include "trace/call_profile.h"
+#include "trace/profile_json.h"
+#include "trace/profile_view.h"
 #include "trace/symbolizer.h"
 
 namespace covkit::trace {
@@ -282,6 +285,42 @@ TEST(CallProfileTest, StrayExitsInAHandMadeSetAreIgnored) {
   Symbolizer symbols;
   CallProfile p = build_profile(one_thread(b.t), symbols);
   EXPECT_EQ(fn(p.functions, N(kMain)).calls, 1u);
+}
+
+// Threads replayed in parallel give the profile of one after the other:
+// the same JSON (threads, trees, file and line) for any number of workers.
+TEST(CallProfileTest, ParallelReplayChangesNothing) {
+  format::TraceSet set;
+  std::mt19937 rng(9);
+  for (uint32_t pid : {1u, 2u, 3u}) {
+    format::TraceProcess proc;
+    proc.pid = pid;
+    for (uint32_t k = 0; k < 5; ++k) {
+      ThreadBuilder t(pid * 100 + k);
+      uint64_t now = 0;
+      int depth = 0;
+      for (int i = 0; i < 3000; ++i) {
+        now += rng() % 50;
+        if (depth > 0 && rng() % 2) {
+          t.exit(now);
+          --depth;
+        } else {
+          t.enter(now, 0x1000 * (1 + rng() % 6));
+          ++depth;
+        }
+      }
+      proc.threads.push_back(t.t);
+    }
+    set.processes.push_back(proc);
+  }
+  ProfileView view;
+  view.threads = view.tree = true;
+  Symbolizer one_symbols;
+  const std::string one = profile_json(build_profile(set, one_symbols, 1), view);
+  for (unsigned workers : {2u, 3u, 8u}) {
+    Symbolizer symbols;
+    EXPECT_EQ(profile_json(build_profile(set, symbols, workers), view), one) << workers << " workers";
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "format/trace_event_reader.h"
@@ -104,9 +105,9 @@ struct ReadEvents {
   std::vector<std::string> warnings;
   size_t blocks = 0;
 };
-ReadEvents read_events(const TraceThread& t) {
+ReadEvents read_events(const TraceThread& t, bool background = false) {
   ReadEvents r;
-  TraceEventReader reader(t, r.warnings);
+  TraceEventReader reader(t, r.warnings, background);
   for (auto block = reader.next(); !block.empty(); block = reader.next()) {
     r.events.insert(r.events.end(), block.begin(), block.end());
     ++r.blocks;
@@ -618,10 +619,8 @@ TEST(TraceDirTest, HeaderCountsAreRead) {
   EXPECT_TRUE(thread.ended);
 }
 
-// Where the read windows end does not change what is decoded: valid,
-// running (zero tail), cut and damaged streams through windows of a few
-// bytes decode as through one window, warnings included.
-TEST(TraceStreamTest, ReadWindowsDoNotChangeTheDecoding) {
+// Valid, running (zero tail), cut and damaged streams.
+std::vector<std::vector<uint8_t>> assorted_streams() {
   StreamBuilder s(1, 1, 0);
   s.define(1, 0x1000).define(200, 0x7fff12345678).stack({1});
   std::mt19937 rng(3);
@@ -641,6 +640,18 @@ TEST(TraceStreamTest, ReadWindowsDoNotChangeTheDecoding) {
   damaged[900] = 0x03;  // a special...
   damaged[901] = 0x7f;  // ...of an unknown subtype
   cases.push_back(damaged);
+  std::vector<uint8_t> unknown_id = s.b;
+  unknown_id[1000] = 0x01;  // an enter...
+  unknown_id[1001] = 0x05;  // ...of an id no define introduced
+  cases.push_back(unknown_id);
+  return cases;
+}
+
+// Where the read windows end does not change what is decoded: the assorted
+// streams through windows of a few bytes decode as through one window,
+// warnings included.
+TEST(TraceStreamTest, ReadWindowsDoNotChangeTheDecoding) {
+  const std::vector<std::vector<uint8_t>> cases = assorted_streams();
   for (size_t c = 0; c < cases.size(); ++c) {
     Decoded whole = decode(cases[c]);
     StreamTally tally;  // counting meets the same problems, without a place to tell them
@@ -693,6 +704,85 @@ TEST(TraceEventReaderTest, BlocksOfAFileEqualTheWholeStream) {
   EXPECT_EQ(r.summary.last_time, whole.thread.last_time);
   EXPECT_EQ(r.summary.truncated, whole.thread.truncated);
   EXPECT_GT(r.blocks, 5u);
+}
+
+// The bulk loop (StreamDecoder::next into a span, what the views use) and
+// the event-at-a-time path (next into a vector) decode the same events with
+// the same warnings and summary, whatever the block and window sizes.
+TEST(TraceStreamTest, TheBulkLoopDecodesAsTheCarefulPath) {
+  std::vector<std::vector<uint8_t>> cases = assorted_streams();
+  {
+    StreamBuilder big(1, 1, 0);
+    big.define(1, 0x1000);
+    for (uint64_t id = 2; id < 300; ++id) big.define(id, 0x1000 + id);
+    std::mt19937 rng(11);
+    for (int i = 0; i < 20000; ++i) big.enter(1 + rng() % 299, rng() % 200).exit(rng() % (uint64_t(1) << (rng() % 40)));
+    cases.push_back(big.b);
+  }
+  for (size_t c = 0; c < cases.size(); ++c) {
+    StreamHeader header;
+    std::vector<std::string> ignored;
+    ASSERT_EQ(parse_stream_header(cases[c], "t.ckt", header, ignored), StreamStatus::kOk);
+    StreamBytes bytes(cases[c]);
+    std::vector<std::string> careful_warnings;
+    StreamDecoder careful(bytes, "t.ckt", header.start, header.ended, careful_warnings);
+    std::vector<TraceEvent> expected;
+    while (careful.next(expected, 7)) {
+    }
+    for (size_t block : {1, 3, 1024}) {
+      for (size_t window : {25, 100, 1 << 20}) {
+        std::vector<std::string> warnings;
+        StreamDecoder bulk(bytes, "t.ckt", header.start, header.ended, warnings, window);
+        std::vector<TraceEvent> got, buffer(block);
+        for (size_t n; (n = bulk.next(std::span<TraceEvent>(buffer))) > 0;) got.insert(got.end(), buffer.begin(), buffer.begin() + n);
+        const std::string where = "case " + std::to_string(c) + ", block " + std::to_string(block) + ", window " + std::to_string(window);
+        EXPECT_TRUE(got == expected) << where;
+        EXPECT_EQ(warnings, careful_warnings) << where;
+        const StreamSummary &a = bulk.summary(), &b = careful.summary();
+        EXPECT_EQ(a.initial_stack, b.initial_stack) << where;
+        EXPECT_EQ(std::tie(a.lost, a.ended, a.truncated, a.bytes, a.last_time, a.events, a.calls, a.specials),
+                  std::tie(b.lost, b.ended, b.truncated, b.bytes, b.last_time, b.events, b.calls, b.specials))
+            << where;
+      }
+    }
+  }
+}
+
+// Decoded on a thread of its own, a stream file gives the same events,
+// summary and warnings.
+TEST(TraceEventReaderTest, BackgroundDecodingChangesNothing) {
+  StreamBuilder s(1, 1, 0);
+  s.define(1, 0x1000).define(2, 0x2000).stack({1});
+  std::mt19937 rng(5);
+  for (int i = 0; i < 200000; ++i) s.enter(1 + rng() % 2, rng() % 100).exit(rng() % 3000);
+  std::vector<uint8_t> damaged = s.b;
+  damaged[damaged.size() - 100] = 0x03;  // a special of an unknown subtype
+  damaged[damaged.size() - 99] = 0x7f;
+  TempDir dir;
+  int k = 0;
+  for (const auto& bytes : {s.b, damaged}) {
+    const std::string name = std::to_string(++k) + "-1.ckt";
+    ASSERT_TRUE(testing::write_bytes(dir / name, bytes));
+    TraceThread t;
+    t.tid = 1;
+    t.file = dir / name;
+    ReadEvents fore = read_events(t), back = read_events(t, true);
+    EXPECT_TRUE(back.events == fore.events) << name;
+    EXPECT_EQ(back.warnings, fore.warnings) << name;
+    EXPECT_EQ(back.summary.initial_stack, fore.summary.initial_stack) << name;
+    EXPECT_EQ(std::tie(back.summary.lost, back.summary.bytes, back.summary.last_time, back.summary.truncated),
+              std::tie(fore.summary.lost, fore.summary.bytes, fore.summary.last_time, fore.summary.truncated))
+        << name;
+    EXPECT_GT(back.blocks, 1u);
+  }
+  {  // a reader dropped before the end stops its thread
+    TraceThread t;
+    t.tid = 1;
+    t.file = dir / "1-1.ckt";
+    std::vector<std::string> warnings;
+    TraceEventReader reader(t, warnings, true);
+    EXPECT_FALSE(reader.next().empty());
+  }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <map>
 #include <regex>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -297,6 +298,38 @@ TEST(TimelineWriter, EmptyTrace) {
   EXPECT_EQ(json, "{\"traceEvents\":[\n\n],\n\"displayTimeUnit\":\"ns\"}\n");
   EXPECT_EQ(stats.calls, 0u);
   EXPECT_NO_THROW(nlohmann::json::parse(json));
+}
+
+// Threads replayed in parallel write the same file, the same calls kept
+// under --max-events and the same counts, for any number of workers.
+TEST(TimelineWriter, ParallelReplayChangesNothing) {
+  TraceSet set;
+  for (uint32_t pid : {100u, 200u}) {
+    TraceProcess p = sample_trace().processes[0];
+    p.pid = pid;
+    for (uint32_t k = 0; k < 6; ++k) {
+      TraceThread t = p.threads[k % 2];
+      t.tid = pid + 10 + k;
+      for (TraceEvent& e : t.events) e.time += k * 7;
+      p.threads.push_back(t);
+    }
+    set.processes.push_back(p);
+  }
+  Symbols symbols;
+  for (uint64_t max_events : {0, 1, 5, 20}) {
+    TimelineOptions o;
+    o.max_events = max_events;
+    o.threads = 1;
+    TimelineStats one_stats;
+    const std::string one = write_timeline(set, symbols.lookup(), o, &one_stats);
+    for (unsigned workers : {2u, 4u}) {
+      o.threads = workers;
+      TimelineStats stats;
+      EXPECT_EQ(write_timeline(set, symbols.lookup(), o, &stats), one) << max_events << " events, " << workers;
+      EXPECT_EQ(std::tie(stats.calls, stats.written, stats.too_short, stats.over_limit),
+                std::tie(one_stats.calls, one_stats.written, one_stats.too_short, one_stats.over_limit));
+    }
+  }
 }
 
 }  // namespace

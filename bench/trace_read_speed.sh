@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# trace_read_speed.sh [COVKIT [OLD_COVKIT]]
+#
+# How fast `covkit trace report/graph/timeline` read a trace, next to reading
+# its files with `cat` (the speed of the page cache, or of the disk when the
+# cache is dropped): events/s, MB/s of trace data and the ratio covkit/cat.
+# Two traces: one thread (bench/trace/fib.c, fib(BENCH_N)) and several
+# threads (bench/trace/fib_threads.c, BENCH_THREADS x fib(BENCH_TN)).
+# Hot: the files in the page cache (a warm-up run first), median of
+# BENCH_RUNS. Rates are by wall time; the CPU time (all threads) is given
+# as well, since on a busy machine the wall time measures the other load. Cold: the page cache dropped before each run (needs root and
+# /proc/sys/vm/drop_caches; skipped otherwise), median of BENCH_COLD_RUNS.
+# With OLD_COVKIT its numbers are printed beside and the outputs of both
+# (report text and --json, graph -o X.dot, timeline) must be identical.
+# Exit 0 (a measurement); 1 when a command failed or the outputs differ;
+# 2 on setup errors.
+#
+# Environment:
+#   BENCH_N=32          fib(N) of the one-thread trace (7.0 M calls, 14 M events, 27 MiB)
+#   BENCH_THREADS=4     threads of the other trace
+#   BENCH_TN=30         fib(TN) on each of them (4 x 2.7 M calls)
+#   BENCH_RUNS=5        hot runs per command (median)
+#   BENCH_COLD_RUNS=3   cold runs per command (median; 0: no cold runs)
+#   BENCH_JOBS          --jobs of covkit (default: covkit's, one per core)
+#   BENCH_CC=gcc-12     compiler
+#   BENCH_DIR=DIR       where the binaries and traces go (default: a temporary
+#                       directory next to covkit, on its disk; removed at the end)
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+if [ $# -gt 2 ]; then echo "usage: $0 [COVKIT [OLD_COVKIT]]" >&2; exit 2; fi
+COVKIT=$(realpath "${1:-$HERE/../build/covkit}")
+OLD=${2:+$(realpath "$2")}
+N=${BENCH_N:-32}
+THREADS=${BENCH_THREADS:-4}
+TN=${BENCH_TN:-30}
+RUNS=${BENCH_RUNS:-5}
+COLD_RUNS=${BENCH_COLD_RUNS:-3}
+CC=${BENCH_CC:-gcc-12}
+JOBS=${BENCH_JOBS:+--jobs $BENCH_JOBS}
+export LC_ALL=C
+unset COVKIT_TRACE_DIR COVKIT_TRACE_MAX_DEPTH COVKIT_TRACE_MIN_TIME_NS LD_PRELOAD
+
+for tool in "$COVKIT" /usr/bin/time "$CC"; do
+  command -v "$tool" >/dev/null || { echo "trace_read_speed.sh: $tool not found" >&2; exit 2; }
+done
+if [ -n "${BENCH_DIR:-}" ]; then
+  WORK=$BENCH_DIR; mkdir -p "$WORK"
+else
+  WORK=$(mktemp -d "$(dirname "$COVKIT")/trace_read_speed.XXXXXX"); trap 'rm -rf "$WORK"' EXIT
+fi
+COLD=0
+if [ "$COLD_RUNS" -gt 0 ] && [ -w /proc/sys/vm/drop_caches ]; then COLD=1; fi
+
+"$CC" -O2 -finstrument-functions -o "$WORK/fib" "$HERE/trace/fib.c" || exit 2
+"$CC" -O2 -finstrument-functions -pthread -o "$WORK/fib_threads" "$HERE/trace/fib_threads.c" || exit 2
+record() {  # record DIR COMMAND...: prints the events of the recording
+  local dir=$1; shift
+  rm -rf "$dir" "$dir.old"
+  "$COVKIT" trace record -o "$dir" -- "$@" >/dev/null 2>"$WORK/record.err" || { cat "$WORK/record.err" >&2; exit 2; }
+  sed -n 's/.* \([0-9][0-9]*\) events .*/\1/p' "$WORK/record.err" | head -1
+}
+EV_1=$(record "$WORK/one" "$WORK/fib" "$N")
+EV_T=$(record "$WORK/threads" "$WORK/fib_threads" "$THREADS" "$TN")
+
+now() { date +%s%N; }
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+drop_caches() { sync; echo 3 >/proc/sys/vm/drop_caches; }
+
+# seconds MODE RUNS COMMAND...: the median wall time and the median CPU
+# time (user + system, all threads), in seconds, of RUNS runs (MODE hot:
+# after a warm-up; cold: the page cache dropped before each).
+seconds() {
+  local mode=$1 runs=$2; shift 2
+  if [ "$mode" = hot ]; then "$@" >/dev/null 2>&1 || { echo "FAILED: $*" >&2; return 1; }; fi
+  local walls=() cpus=()
+  for _ in $(seq "$runs"); do
+    [ "$mode" = cold ] && drop_caches
+    local t0; t0=$(now)
+    /usr/bin/time -o "$WORK/time.out" -f "%U %S" "$@" >/dev/null 2>&1 || { echo "FAILED: $*" >&2; return 1; }
+    walls+=($(( $(now) - t0 )))
+    cpus+=("$(awk '{ printf "%.3f", $1 + $2 }' "$WORK/time.out")")
+  done
+  echo "$(printf '%s\n' "${walls[@]}" | median | awk '{ printf "%.4f", $1 / 1e9 }') $(printf '%s\n' "${cpus[@]}" | median)"
+}
+
+status=0
+printf '%-8s %-5s %-9s %-4s %8s %8s %10s %8s %8s %8s\n' trace cache command tool "wall s" "cpu s" "M events/s" "MB/s" "wall/cat" "ns/event"
+for tr in one threads; do
+  files=$(ls "$WORK/$tr"/*.ckt "$WORK/$tr"/*.meta)
+  bytes=$(cat $files | wc -c)
+  events=$([ "$tr" = one ] && echo "$EV_1" || echo "$EV_T")
+  for mode in hot $([ "$COLD" = 1 ] && echo cold); do
+    runs=$([ "$mode" = hot ] && echo "$RUNS" || echo "$COLD_RUNS")
+    read -r cat_s cat_cpu <<<"$(seconds "$mode" "$runs" cat $files)"
+    row() {  # row COMMAND TOOL WALL CPU: rates by wall time; CPU ns per event
+      awk -v tr="$tr" -v m="$mode" -v c="$1" -v t="$2" -v s="$3" -v u="$4" -v e="$events" -v b="$bytes" -v k="$cat_s" 'BEGIN {
+        if (s <= 0) s = 0.0001
+        printf "%-8s %-5s %-9s %-4s %8.3f %8.2f %10.1f %8.0f %8.1f %8.1f\n", tr, m, c, t, s, u, e / s / 1e6, b / s / 1e6, s / k, u * 1e9 / e }'
+    }
+    row cat cat "$cat_s" "$cat_cpu"
+    for tool in new ${OLD:+old}; do
+      bin=$COVKIT; jobs=$JOBS
+      [ "$tool" = old ] && { bin=$OLD; jobs=; }
+      cmds=("report|$bin trace report $WORK/$tr $jobs")
+      if [ "$mode" = hot ]; then
+        cmds+=("graph|$bin trace graph $WORK/$tr -o $WORK/$tool-$tr.dot $jobs"
+               "timeline|$bin trace timeline $WORK/$tr -o $WORK/$tool-$tr.json $jobs")
+      fi
+      for c in "${cmds[@]}"; do
+        read -r s u <<<"$(seconds "$mode" "$runs" ${c#*|})" || { status=1; continue; }
+        [ -n "$s" ] || { status=1; continue; }
+        row "${c%%|*}" "$tool" "$s" "$u"
+      done
+    done
+  done
+  if [ -n "$OLD" ]; then
+    for args in "" "--json" "--tree --threads"; do
+      "$COVKIT" trace report "$WORK/$tr" $args $JOBS >"$WORK/new.txt" 2>&1
+      "$OLD" trace report "$WORK/$tr" $args >"$WORK/old.txt" 2>&1
+      cmp -s "$WORK/new.txt" "$WORK/old.txt" || { echo "outputs differ: $tr report $args"; status=1; }
+    done
+    for f in "$tr.dot" "$tr.json"; do
+      cmp -s "$WORK/new-$f" "$WORK/old-$f" || { echo "outputs differ: $f"; status=1; }
+    done
+  fi
+  echo "  $tr: $events events, $bytes bytes in $(echo $files | wc -w) files ($(awk -v b="$bytes" -v e="$events" 'BEGIN { printf "%.2f", b / e }') bytes/event)"
+done
+[ "$COLD" = 1 ] || echo "(no cold runs: needs root and /proc/sys/vm/drop_caches, and BENCH_COLD_RUNS > 0)"
+[ -n "$OLD" ] && [ "$status" = 0 ] && echo "outputs of new and old identical"
+exit $status
