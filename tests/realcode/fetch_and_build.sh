@@ -6,7 +6,7 @@
 # system, and runs (a subset of) its test suite so that .gcda files exist.
 #
 #   PKG     zstd (Debian source package libzstd), zlib, or lighttpd (a server
-#           for tests/live/run_lighttpd.sh; built with -fprofile-update=atomic
+#           for tests/live/run_lighttpd.py; built with -fprofile-update=atomic
 #           too, so counters reset under load stay exact, and without pcre2,
 #           zlib, bzip2 and openssl, so it needs no library to build)
 #   WORKDIR cache directory. Layout:
@@ -166,7 +166,7 @@ rm -rf "$TREE"
 cp -a "$SRCDIR" "$TREE"
 export CC=gcc-$GCCVER
 export CFLAGS="--coverage -$OPT -g"
-[ "$PKG" = lighttpd ] && CFLAGS="$CFLAGS -fprofile-update=atomic"
+if [ "$PKG" = lighttpd ]; then CFLAGS="$CFLAGS -fprofile-update=atomic"; fi
 export LDFLAGS="--coverage"
 unset CPPFLAGS MOREFLAGS || true
 export LC_ALL=C
