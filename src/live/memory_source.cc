@@ -36,9 +36,29 @@ Expected<std::string> MemorySource::c_string(uint64_t address, size_t max) const
 
 bool ModuleBounds::holds(uint64_t address, uint64_t len, bool need_writable) const {
   if (address + len < address) return false;  // wraps
-  for (const AddressRange& r : ranges_)
-    if (address >= r.start && address + len <= r.end) return !need_writable || r.writable;
-  return false;
+  if (len == 0) {
+    for (const AddressRange& r : ranges_)
+      if (address >= r.start && address <= r.end) return !need_writable || r.writable;
+    return false;
+  }
+  // The span may cross from one range into the next when they touch: a
+  // segment's .bss that goes past the last page of the file is mapped
+  // anonymously, so one counter array can start in the file's writable page
+  // and end in the anonymous one (lighttpd's mod_accesslog.so). Each step
+  // moves to a range that starts at or before `at` and ends after it, so the
+  // walk ends after at most ranges_.size() steps.
+  uint64_t at = address, end = address + len;
+  for (size_t step = 0; step <= ranges_.size() && at < end; ++step) {
+    const AddressRange* next = nullptr;
+    for (const AddressRange& r : ranges_)
+      if (at >= r.start && at < r.end && (!need_writable || r.writable)) {
+        next = &r;
+        break;
+      }
+    if (!next) return false;
+    at = next->end;
+  }
+  return at >= end;
 }
 
 bool ModuleBounds::holds_code(uint64_t address) const {

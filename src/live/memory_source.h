@@ -41,7 +41,8 @@ class ModuleBounds {
   ModuleBounds() = default;
   explicit ModuleBounds(std::vector<AddressRange> ranges) : ranges_(std::move(ranges)) {}
 
-  // [address, address + len) lies inside one range (writable if asked).
+  // [address, address + len) lies inside ranges that follow each other
+  // without a gap (all writable if asked).
   bool holds(uint64_t address, uint64_t len, bool need_writable = false) const;
   // `address` is in an executable range (a function pointer).
   bool holds_code(uint64_t address) const;

@@ -5,7 +5,10 @@
 # gcc-GCCVER and `--coverage -OPT -g` using the package's own upstream build
 # system, and runs (a subset of) its test suite so that .gcda files exist.
 #
-#   PKG     zstd (Debian source package libzstd) or zlib
+#   PKG     zstd (Debian source package libzstd), zlib, or lighttpd (a server
+#           for tests/live/run_lighttpd.py; built with -fprofile-update=atomic
+#           too, so counters reset under load stay exact, and without pcre2,
+#           zlib, bzip2 and openssl, so it needs no library to build)
 #   WORKDIR cache directory. Layout:
 #             WORKDIR/src/<srcpkg>/...             unpacked Debian source (cached)
 #             WORKDIR/<pkg>-gcc<VER>-<OPT>/        coverage build tree (cached)
@@ -34,7 +37,9 @@ case "$PKG" in
                 DEPS="make dpkg-dev xz-utils zlib1g-dev liblzma-dev liblz4-dev python3" ;;
   zlib|zlib1g)  PKG=zlib; SRCPKG=zlib
                 DEPS="make dpkg-dev xz-utils" ;;
-  *) echo "$0: unsupported package '$PKG' (supported: zstd, zlib)" >&2; exit 2 ;;
+  lighttpd)     SRCPKG=lighttpd
+                DEPS="make dpkg-dev xz-utils pkg-config" ;;
+  *) echo "$0: unsupported package '$PKG' (supported: zstd, zlib, lighttpd)" >&2; exit 2 ;;
 esac
 
 mkdir -p "$WORKDIR"
@@ -161,6 +166,7 @@ rm -rf "$TREE"
 cp -a "$SRCDIR" "$TREE"
 export CC=gcc-$GCCVER
 export CFLAGS="--coverage -$OPT -g"
+if [ "$PKG" = lighttpd ]; then CFLAGS="$CFLAGS -fprofile-update=atomic"; fi
 export LDFLAGS="--coverage"
 unset CPPFLAGS MOREFLAGS || true
 export LC_ALL=C
@@ -263,6 +269,21 @@ test_zlib() {
     done
   ) >>"$LOG" 2>&1
   rm -rf "$d"
+}
+
+build_lighttpd() {
+  cd "$TREE" || return 1
+  run ./configure --without-pcre2 --without-zlib --without-bzip2 --without-openssl \
+      --prefix="$TREE/inst" || return 1
+  run make -j"$NPROC" || return 1
+}
+test_lighttpd() {
+  # Only a start: the server is driven by its test. -tt loads the modules too.
+  cd "$TREE"
+  printf 'server.document-root = "%s"\nserver.port = 1\n' "$TREE" >rc-test.conf
+  run ./src/lighttpd -tt -f rc-test.conf -m "$TREE/src/.libs" || log "WARNING: lighttpd -tt failed"
+  run ./src/lighttpd -v
+  rm -f rc-test.conf
 }
 
 log "building $PKG with CC=$CC CFLAGS='$CFLAGS' LDFLAGS='$LDFLAGS'"

@@ -327,3 +327,24 @@ TEST(LivePlace, PathsAsLibgcovOpensThem) {
 
 }  // namespace
 }  // namespace covkit::live
+
+// A segment's .bss past the last page of the file is an anonymous mapping
+// right after the file's writable page, so the module's writable data is two
+// ranges that touch, and a counter array may lie across the seam (found with
+// lighttpd's mod_accesslog.so). A gap, or a read-only piece, still refuses.
+TEST(LiveBounds, SpansRangesThatTouch) {
+  covkit::live::ModuleBounds b({{0x1000, 0x2000, false, true},   // code
+                  {0x3000, 0x3800, false, false},  // RELRO
+                  {0x3800, 0x4000, true, false},   // file-backed data
+                  {0x4000, 0x4400, true, false},   // anonymous .bss tail
+                  {0x5000, 0x6000, true, false}}); // after a gap
+  EXPECT_TRUE(b.holds(0x3f00, 0x200, true));
+  EXPECT_TRUE(b.holds(0x3800, 0xc00, true));
+  EXPECT_FALSE(b.holds(0x3800, 0xc08, true));       // one word past the end
+  EXPECT_FALSE(b.holds(0x4300, 0xd00, true));       // across the gap
+  EXPECT_FALSE(b.holds(0x3700, 0x200, true));       // starts in RELRO
+  EXPECT_TRUE(b.holds(0x3700, 0x200, false));
+  EXPECT_TRUE(b.holds(0x4400, 0, true));
+  EXPECT_FALSE(b.holds(0x4400, 8, true));
+  EXPECT_FALSE(b.holds(UINT64_MAX - 4, 8, true));   // wraps
+}
