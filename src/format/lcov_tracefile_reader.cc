@@ -157,7 +157,9 @@ Expected<void> Record::fn(std::string_view v) {
   if (!start) return start.error();
   uint32_t end = 0;
   size_t comma = v.find(',');
-  if (comma != std::string_view::npos && comma > 0 &&
+  // "digits," with nothing after it is a name ("FN:4,10," written for a
+  // hostile name "10,"), not an end line with no name.
+  if (comma != std::string_view::npos && comma > 0 && comma + 1 < v.size() &&
       v.substr(0, comma).find_first_not_of("0123456789") == std::string_view::npos) {
     auto e = parse_line_number(v.substr(0, comma));
     if (!e) return e.error();

@@ -229,5 +229,21 @@ TEST(LcovTracefileReader, RoundTripsThroughTheLcovWriter) {
   EXPECT_EQ(report::render_lcov(again), text);
 }
 
+TEST(LcovTracefileReader, OwnOutputOfANameThatLooksLikeAnEndLineReadsBack) {
+  // Found by fuzz_tracefile: "FN:4,0,10," is a function "10," (end line 0);
+  // covkit writes it "FN:4,10,", which must read back, not as an end line
+  // with no name.
+  auto p = must_read("SF:/src/a.c\nFN:4,0,10,\nFNDA:1,10,\nDA:4,1\nend_of_record\n");
+  ASSERT_EQ(p.files.size(), 1u);
+  ASSERT_EQ(p.files[0].functions.size(), 1u);
+  EXPECT_EQ(p.files[0].functions[0].name, "10,");
+  std::string once = report::render_lcov(p);
+  auto again = must_read(once);
+  ASSERT_EQ(again.files.size(), 1u);
+  ASSERT_EQ(again.files[0].functions.size(), 1u);
+  EXPECT_EQ(again.files[0].functions[0].name, "10,");
+  EXPECT_EQ(report::render_lcov(again), once);
+}
+
 }  // namespace
 }  // namespace covkit::format
