@@ -5,8 +5,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <csignal>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -20,6 +18,7 @@
 #include "cli/report_command.h"
 #include "cli/report_options.h"
 #include "live/live_dump.h"
+#include "live/proc_files.h"
 #include "live/process_tree.h"
 
 namespace covkit::cli {
@@ -92,8 +91,6 @@ Expected<std::vector<format::ObjectFiles>> snapshot_objects(const LiveReportOpti
   return objects;
 }
 
-bool process_alive(pid_t pid) { return kill(pid, 0) == 0 || errno == EPERM; }
-
 int report_once(const LiveReportOptions& o) {
   auto objects = snapshot_objects(o);
   if (!objects) return fail(kCommand, "", objects.error());
@@ -107,11 +104,11 @@ int watch(const LiveReportOptions& o) {
   int status = 0;
   bool reported = false;
   for (auto next = std::chrono::steady_clock::now();; next += period) {
-    if (!process_alive(o.pid)) break;
+    if (!live::process_running(o.pid)) break;
     auto objects = snapshot_objects(o);
     if (!objects) {
       // The process ending between two reports is how a watch normally ends.
-      if (reported && !process_alive(o.pid)) break;
+      if (reported && !live::process_running(o.pid)) break;
       return fail(kCommand, "", objects.error());
     }
     if (tty) std::fputs("\033[H\033[2J", stdout);  // redraw in place

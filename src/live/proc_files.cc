@@ -38,4 +38,14 @@ Expected<std::string> read_proc_file(const std::string& path) {
   return text;
 }
 
+bool process_running(pid_t pid) {
+  auto stat = read_proc_file("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat) return false;
+  const std::string& line = *stat;
+  size_t close = line.rfind(')');  // the name may hold spaces and parentheses
+  if (close == std::string::npos || close + 2 >= line.size()) return false;
+  char state = line[close + 2];
+  return state != 'Z' && state != 'X' && state != 'x';
+}
+
 }  // namespace covkit::live

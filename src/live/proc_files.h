@@ -3,6 +3,8 @@
 // report size 0, so they are read until the end; and a read that fails
 // because the process died (ESRCH) is an error value, never an exception
 // (std::ifstream throws from its buffer in that case).
+#include <sys/types.h>
+
 #include <string>
 
 #include "util/expected.h"
@@ -10,5 +12,9 @@
 namespace covkit::live {
 
 Expected<std::string> read_proc_file(const std::string& path);
+
+// Running, or at least not exited: a zombie (killed, not yet reaped by its
+// parent) still has a /proc entry but no memory any more.
+bool process_running(pid_t pid);
 
 }  // namespace covkit::live

@@ -24,22 +24,10 @@ namespace {
 
 constexpr size_t kMaxTopnPairs = 64;  // libgcov tracks at most 32 values
 
-// Running, or at least not exited: a zombie (killed, not yet reaped by its
-// parent) still has a /proc entry but no memory any more.
-bool alive(pid_t pid) {
-  auto stat = read_proc_file(fmt::format("/proc/{}/stat", pid));
-  if (!stat) return false;
-  const std::string& line = *stat;
-  size_t close = line.rfind(')');
-  if (close == std::string::npos || close + 2 >= line.size()) return false;
-  char state = line[close + 2];
-  return state != 'Z' && state != 'X' && state != 'x';
-}
-
 // A process whose memory is gone (ESRCH from process_vm_readv) is exiting,
 // even while /proc still shows it running: its exit tears down the memory
 // before the state becomes Z.
-bool exiting(pid_t pid, const Error& e) { return process_gone(e) || !alive(pid); }
+bool exiting(pid_t pid, const Error& e) { return process_gone(e) || !process_running(pid); }
 
 Error gone() {
   Error e("the process exited during the dump; nothing was written");
@@ -280,11 +268,11 @@ Expected<void> read_and_reset(pid_t pid, const RemoteMemory& memory, Discovery& 
 }  // namespace
 
 Expected<Snapshot> take_snapshot(pid_t pid, const SnapshotOptions& options) {
-  if (!alive(pid)) return Error(fmt::format("no process {} (or it has exited)", pid));
+  if (!process_running(pid)) return Error(fmt::format("no process {} (or it has exited)", pid));
   RemoteMemory memory(pid);
   auto d = discover(pid, memory, options);
   if (!d) return exiting(pid, d.error()) ? gone() : d.error();
-  if (d->found.empty() && !alive(pid)) return gone();
+  if (d->found.empty() && !process_running(pid)) return gone();
   if (d->found.empty())
     return Error("no coverage data: no module of the process was built with --coverage (or its libgcov records "
                  "are not registered yet)");
@@ -302,7 +290,7 @@ Expected<Snapshot> take_snapshot(pid_t pid, const SnapshotOptions& options) {
     done = read_and_reset(pid, memory, *d, options, snap);
   }
   if (!done) return exiting(pid, done.error()) ? gone() : done.error();
-  if (d->found.empty()) return alive(pid) ? Error("no coverage data left: the modules were unloaded") : gone();
+  if (d->found.empty()) return process_running(pid) ? Error("no coverage data left: the modules were unloaded") : gone();
   for (const ModuleSnapshot& m : d->found)
     for (const ObjectSnapshot& o : m.objects) snap.functions += o.record.functions.size();
   snap.modules = std::move(d->found);
