@@ -22,6 +22,7 @@ import signal
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -74,12 +75,16 @@ class Env:
 class Build:
     """The server, its shared library and its plugin, built by one compiler."""
 
-    def __init__(self, env, cc, pie=True, atomic=False, solo=False, strip=False, tag=""):
+    def __init__(self, env, cc, pie=True, atomic=False, solo=False, strip=False, tag="", base=None):
         if not shutil.which(cc):
             raise Skip(f"{cc} not found")
         name = f"{cc}-{'pie' if pie else 'nopie'}{'-atomic' if atomic else ''}{'-solo' if solo else ''}" \
                f"{'-stripped' if strip else ''}{tag}"
-        self.root = env.dir("build", name)
+        if base:  # outside the work directory (see scenario_refusals)
+            self.root = os.path.join(base, name)
+            os.makedirs(self.root)
+        else:
+            self.root = env.dir("build", name)
         self.obj = os.path.join(self.root, "obj")
         os.makedirs(self.obj)
         self.cc = cc
@@ -485,10 +490,15 @@ def scenario_refusals(env, cc="gcc-12"):
     check(r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr)
     # Another user: the server runs as 65534, covkit as 65533.
     if os.geteuid() == 0 and shutil.which("setpriv"):
-        os.chmod(env.work, 0o755)
-        for d in [b.root, b.obj]:
+        # The other user must reach the program and its libraries: the work
+        # directory may lie below one only root can enter (a 0700 home or
+        # mktemp -d), so this server is built in a directory of its own in /tmp.
+        scratch = tempfile.mkdtemp(prefix="covkit-live-other-")
+        os.chmod(scratch, 0o755)
+        other = Build(env, cc, base=scratch)
+        for d in [other.root, other.obj]:
             os.chmod(d, 0o777)
-        s = Server(env, b, uid=65534)
+        s = Server(env, other, uid=65534)
         try:
             tmp = env.dir("other-user")
             os.chmod(tmp, 0o777)
@@ -500,10 +510,11 @@ def scenario_refusals(env, cc="gcc-12"):
             # user, so that its own exit can still add to them.
             env.covkit_live("dump", str(s.pid), "-o", os.path.join(tmp, "y"))
             env.covkit_live("dump", "--reset", str(s.pid))
-            owners = {os.stat(b.gcda(n)).st_uid for n in ["server", "liblive"]}
+            owners = {os.stat(other.gcda(n)).st_uid for n in ["server", "liblive"]}
             check(owners == {65534}, f"own files owned by {owners}, not the program's user")
         finally:
             s.kill()
+            shutil.rmtree(scratch, ignore_errors=True)
     # An unknown layout: the version word of the server's records turned
     # into GCC 13's, in the running process.
     s = Server(env, b)
