@@ -193,7 +193,15 @@ int report_objects(const ReportOptions& o, const std::vector<format::ObjectFiles
                                 objects.found));
     return kExitUsage;
   }
-  model::ProjectCov project = std::move(objects.project);
+  return report_project(o, std::move(objects.project), command);
+}
+
+int report_project(const ReportOptions& o, model::ProjectCov project, std::string_view command) {
+  Reporter log(o, command);
+  const unsigned threads = o.threads ? o.threads : util::default_threads();
+  std::optional<model::PathFilter> filter = make_filter(o, log);
+  if (!filter) return kExitUsage;
+  model::SourcePathRules paths(o.root, o.source_prefix, o.path_maps);
   for (const auto& t : o.tracefiles) {
     if (auto added = model::add_coverage_file(project, t, paths, *filter); !added) {
       log.error(fmt::format("{}: {}", util::printable(t), added.error().message));

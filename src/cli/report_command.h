@@ -4,6 +4,7 @@
 
 #include "cli/report_options.h"
 #include "format/object_files.h"
+#include "model/project_coverage.h"
 
 namespace covkit::cli {
 
@@ -15,5 +16,9 @@ int run_report_command(int argc, char** argv);
 // tracefiles, filters, every view asked for, the gates; the exit status.
 // `command` starts every message ("covkit report").
 int report_objects(const ReportOptions& o, const std::vector<format::ObjectFiles>& objects, std::string_view command);
+
+// The stages after the objects: tracefiles added, filters, views, gates.
+// For models that come from elsewhere (`covkit sample report`).
+int report_project(const ReportOptions& o, model::ProjectCov project, std::string_view command);
 
 }  // namespace covkit::cli

@@ -27,6 +27,7 @@ struct LineRecord {
   uint32_t number = 0;
   int64_t count = 0;
   bool unexecuted_block = false;
+  bool inferred = false;  // covkit sample: covered by inference only
   std::vector<BranchRecord> branches;  // in the order the file lists them
   std::vector<InstanceRecord> instances;
 };

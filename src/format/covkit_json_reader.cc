@@ -231,6 +231,7 @@ class Reader {
     if (!ranged(j, "line", w, true, 1, kMaxLineNumber, l.number)) return false;
     if (!count(j, "count", w, true, l.count)) return false;
     if (!boolean(j, "unexecuted_block", w, l.unexecuted_block)) return false;
+    if (!boolean(j, "inferred", w, l.inferred)) return false;
     if (const Json* bs = array(j, "branches", w, false)) {
       l.branches.reserve(bs->size());
       for (size_t i = 0; i < bs->size(); ++i) {

@@ -22,6 +22,12 @@ void merge_branches(std::vector<BranchCov>& into, std::vector<BranchCov>&& from)
 }
 
 void merge_line(LineCov& into, LineCov&& from) {
+  // Inferred only while no part observed it: a part that covered the line
+  // without inference wins; a part that did not cover it says nothing.
+  if (from.covered() && !from.inferred)
+    into.inferred = false;
+  else if (!into.covered() && from.covered())
+    into.inferred = from.inferred;
   into.count = add_report_counts(into.count, from.count);
   into.excluded |= from.excluded;
   // '*' means some block never ran: after merging, only if the line as a whole

@@ -28,6 +28,7 @@ LineCov to_model(format::LineRecord&& r) {
   l.number = r.number;
   l.count = r.count;
   l.unexecuted_block = r.unexecuted_block;
+  l.inferred = r.inferred;
   l.branches.reserve(r.branches.size());
   for (const auto& b : r.branches) l.branches.push_back(to_model(b));
   l.instances.reserve(r.instances.size());

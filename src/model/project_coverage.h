@@ -33,6 +33,9 @@ struct LineCov {
   uint32_t number = 0;
   int64_t count = 0;
   bool unexecuted_block = false;  // gcov's '*': some block on the line never ran
+  // Covered only by inference (covkit sample: a dominator or post-dominator
+  // of an observed block), never observed itself. Reports show it when asked.
+  bool inferred = false;
   // Excluded lines (markers, --diff, ...) stay in the model so that the HTML
   // can show them as excluded; every writer and every total skips them.
   bool excluded = false;

@@ -17,6 +17,7 @@ Json line_json(const model::LineCov& l) {
   j["line"] = l.number;
   j["count"] = l.count;
   if (l.unexecuted_block) j["unexecuted_block"] = true;
+  if (l.inferred) j["inferred"] = true;
   if (!l.branches.empty()) {
     Json bs = Json::array();
     for (const model::BranchCov& b : l.branches)

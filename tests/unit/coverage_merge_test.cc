@@ -317,3 +317,29 @@ TEST(MergeProject, NewFilesAreInsertedInPathOrder) {
 
 }  // namespace
 }  // namespace covkit::model
+
+namespace covkit::model {
+namespace {
+
+LineCov inferred_line(uint32_t n, int64_t count, bool inferred) {
+  LineCov l = line(n, count);
+  l.inferred = inferred;
+  return l;
+}
+
+// covkit sample: a line stays "inferred" only while no merged part saw it run.
+TEST(MergeFile, InferredOnlyWhileNoPartObservedTheLine) {
+  FileCov a = file("a.c", {inferred_line(1, 1, true), inferred_line(2, 1, true), inferred_line(3, 0, false),
+                           inferred_line(4, 2, false)});
+  merge_file(a, file("a.c", {inferred_line(1, 1, true), inferred_line(2, 3, false), inferred_line(3, 1, true),
+                             inferred_line(4, 1, true)}));
+  ASSERT_EQ(a.lines.size(), 4u);
+  EXPECT_TRUE(a.lines[0].inferred);   // inferred in both
+  EXPECT_FALSE(a.lines[1].inferred);  // observed in the second
+  EXPECT_TRUE(a.lines[2].inferred);   // not covered in the first: the second decides
+  EXPECT_FALSE(a.lines[3].inferred);  // observed in the first
+  EXPECT_EQ(counts(a), (std::vector<int64_t>{2, 4, 1, 3}));
+}
+
+}  // namespace
+}  // namespace covkit::model

@@ -63,6 +63,7 @@ model::ProjectCov sample() {
   a.absolute_path = "/abs/src/a.cc";
   a.lines = {line(1, 2), line(2, 0), line(3, 7), line(4, 0, true), line(8388608, std::numeric_limits<int64_t>::max())};
   a.lines[1].unexecuted_block = true;
+  a.lines[0].inferred = true;  // covkit sample --show-inferred
   a.lines[2].branches = {{.count = 7, .executed = true, .is_throw = false, .fallthrough = true, .unreachable = false},
                          {.count = 0, .executed = true, .is_throw = true, .fallthrough = false, .unreachable = true}};
   a.lines[2].instances = {{"_Z1tIiEvv", 4}, {"_Z1tIlEvv", 3}};
@@ -103,8 +104,8 @@ void expect_same(const model::ProjectCov& x, const model::ProjectCov& y) {
     for (size_t k = 0; k < f.lines.size(); ++k) {
       const model::LineCov& l = f.lines[k];
       const model::LineCov& m = g.lines[k];
-      EXPECT_EQ(std::tie(l.number, l.count, l.unexecuted_block, l.excluded),
-                std::tie(m.number, m.count, m.unexecuted_block, m.excluded))
+      EXPECT_EQ(std::tie(l.number, l.count, l.unexecuted_block, l.excluded, l.inferred),
+                std::tie(m.number, m.count, m.unexecuted_block, m.excluded, m.inferred))
           << f.path << ":" << l.number;
       EXPECT_TRUE(same_list(l.branches, m.branches)) << f.path << ":" << l.number;
       EXPECT_TRUE(same_list(l.instances, m.instances)) << f.path << ":" << l.number;
@@ -126,7 +127,7 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 TEST(CovkitJsonWriter, ExactFragments) {
   const std::string j = render_covkit_json(sample());
   EXPECT_EQ(j.rfind(R"J({"format":"covkit-coverage","format_version":1,"files":[{"path":"src/a.cc",)J"
-                    R"J("absolute_path":"/abs/src/a.cc","lines":[{"line":1,"count":2},)J"
+                    R"J("absolute_path":"/abs/src/a.cc","lines":[{"line":1,"count":2,"inferred":true},)J"
                     R"J({"line":2,"count":0,"unexecuted_block":true},)J"
                     R"J({"line":3,"count":7,"branches":[)J"
                     R"J({"count":7,"executed":true,"throw":false,"fallthrough":true,"unreachable":false},)J"

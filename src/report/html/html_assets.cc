@@ -127,6 +127,7 @@ td.code .p { color: var(--syn-p); }
 td.code .n { color: var(--syn-n); }
 tr.excluded td.code span { color: inherit; }
 .star { color: var(--par-mark); margin-left: 1px; }
+.inferred { color: var(--par-mark); margin-left: 2px; font-style: italic; }
 .beyond { color: var(--muted); font-style: italic; }
 details.branches { position: relative; display: inline-block; }
 details.branches summary { cursor: pointer; list-style: none; padding: 0 5px; border-radius: 4px;

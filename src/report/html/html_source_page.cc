@@ -77,6 +77,9 @@ void append_count_cell(std::string& out, const model::LineCov* line) {
       // The star only tells something on a line that ran.
       if (line->unexecuted_block && line->covered())
         out += "<span class=\"star\" title=\"some blocks on this line never ran\">*</span>";
+      // covkit sample --show-inferred: known to have run, but not seen to.
+      if (line->inferred && line->covered())
+        out += "<span class=\"inferred\" title=\"inferred: a block that must have run with an observed one\">i</span>";
     }
   }
   out += "</td>";
