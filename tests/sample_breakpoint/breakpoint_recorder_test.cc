@@ -254,6 +254,31 @@ TEST_F(Libraries, NotFollowedWhenTurnedOff) {
   EXPECT_TRUE(names(rec, rec.hits, exe_).count("main"));
 }
 
+TEST(BreakpointRecorder, VforkedChildExecs) {
+  BUILD_OR_SKIP(first, "spawns.c", "spawns", "");
+  BUILD_OR_SKIP(second, "second.c", "second", "-pie -fPIE");
+  int status = -1;
+  auto rec = record({first, second}, {first, second}, &status);
+  EXPECT_EQ(status, 0);
+  expect_consistent(rec);
+  ASSERT_EQ(rec.images.size(), 2u);
+  EXPECT_EQ(rec.images[1].executable, second);
+  EXPECT_NE(rec.images[0].pid, rec.images[1].pid);
+  EXPECT_EQ(only(names(rec, rec.hits, first), {"main", "after_spawn", "never_called"}),
+            (Names{"main", "after_spawn"}));
+  EXPECT_EQ(only(names(rec, rec.hits, second), {"g1", "g2", "g3", "main"}), (Names{"g1", "g2", "main"}));
+}
+
+TEST(BreakpointRecorder, StaticExecutableHasNoLinkerToFollow) {
+  std::string exe = build("calls.c", "calls_static", "-static");
+  if (exe.empty() || !std::filesystem::exists(exe)) GTEST_SKIP() << "no static libc";
+  int status = -1;
+  auto rec = record({exe}, {exe}, &status);
+  EXPECT_EQ(status, 3);
+  expect_consistent(rec);
+  EXPECT_EQ(only(names(rec, rec.hits, exe), {"f1", "f5", "f6", "main"}), (Names{"f1", "f5", "main"}));
+}
+
 TEST(BreakpointRecorder, ProgramThatCannotRun) {
   std::vector<std::string> argv = {Scratch::dir() + "/no-such-program"};
   int status = -1;
