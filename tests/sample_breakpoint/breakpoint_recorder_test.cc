@@ -244,6 +244,19 @@ TEST_F(Libraries, LinkedAndDlopened) {
   EXPECT_EQ(names(rec, rec.planted, plugin_), (Names{"lib_used", "lib_unused"}));
 }
 
+TEST_F(Libraries, DlcloseThenAnotherFileAtTheSameAddress) {
+  std::string exe = build("reload.c", "reload", "", "-ldl");
+  std::string other = build("lib.c", "bp_plugin2.so", "-shared -fPIC");
+  int status = -1;
+  auto rec = record({exe, plugin_, other}, {exe, plugin_, other}, &status);
+  EXPECT_EQ(status, 0);
+  expect_consistent(rec);
+  // Addresses are per image: when `other` reuses the plugin's range, a hit
+  // there names a function of either file. Each file's own call is seen.
+  EXPECT_TRUE(names(rec, rec.hits, plugin_).count("lib_used"));
+  EXPECT_TRUE(names(rec, rec.hits, other).count("lib_unused"));
+}
+
 TEST_F(Libraries, NotFollowedWhenTurnedOff) {
   int status = -1;
   BreakpointOptions options;
