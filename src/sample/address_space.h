@@ -43,6 +43,9 @@ class AddressSpace {
   // The executable mappings of each module planted, by path.
   std::map<std::string, std::vector<format::SampleMapping>> modules;
   uint64_t r_brk = 0;  // the dynamic linker's hook; 0 when not followed
+  // The program caught a SIGTRAP of its own: a breakpoint in its handler
+  // would make the kernel reset the handler, so stops are checked for that.
+  bool watch_sigtrap = false;
 
  private:
   Expected<void> write_byte(pid_t tid, uint64_t address, uint8_t byte);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -17,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "live/proc_files.h"
 #include "live/process_maps.h"
 #include "sample/address_space.h"
 #include "sample/dynamic_linker_hook.h"
@@ -37,6 +39,16 @@ struct Thread {
   std::shared_ptr<AddressSpace> space;  // null until the first exec
   bool fresh = false;                   // its start-up SIGSTOP is still to come
 };
+
+// Whether the process catches SIGTRAP (SigCgt of /proc/PID/task/TID/status).
+bool catches_sigtrap(pid_t tid) {
+  auto status = live::read_proc_file(fmt::format("/proc/{}/task/{}/status", tid, tid));
+  if (!status) return false;
+  size_t at = status->find("SigCgt:");
+  if (at == std::string::npos) return false;
+  uint64_t mask = std::strtoull(status->c_str() + at + 7, nullptr, 16);
+  return (mask >> (SIGTRAP - 1)) & 1;
+}
 
 bool is_exec_file(const live::Mapping& m) {
   return m.executable && !m.path.empty() && m.path[0] == '/' && !m.path.ends_with(" (deleted)");
@@ -229,6 +241,14 @@ bool Recorder::on_trap(pid_t tid) {
   AddressSpace& space = *t.space;
   PlantedSite* site = space.table().find(at);
   if (!site) return false;  // the program's own int3
+  if (space.watch_sigtrap && !catches_sigtrap(tid)) {
+    // The int3 fired while the thread blocked SIGTRAP (in the program's
+    // handler): the kernel has already put SIGTRAP back to its default.
+    space.watch_sigtrap = false;
+    warn(fmt::format("process {}: a breakpoint at 0x{:x} fired inside the program's SIGTRAP handler; the "
+                     "kernel reset its SIGTRAP handler to the default",
+                     tid, at));
+  }
   if (site->planned && hit_.insert({space.image(), at}).second) recording_.hits.push_back({space.image(), at});
   if (site->persistent) {
     // The linker's list changed: plant in what it mapped, then return from
@@ -298,6 +318,7 @@ format::SampleRecording Recorder::run(pid_t root, int* exit_status) {
         continue;
       }
     }
+    if (sig == SIGTRAP && it->second.space && catches_sigtrap(tid)) it->second.space->watch_sigtrap = true;
     resume(tid, sig);  // the program's own signal, unchanged
   }
   threads_.clear();

@@ -20,7 +20,11 @@
 // covkit waits for every traced process, children that outlive the program
 // too. Known limit (as under gdb): an int3 that fires while the thread
 // blocks SIGTRAP (inside the program's own SIGTRAP handler) makes the kernel
-// reset the program's SIGTRAP disposition to the default.
+// reset the program's SIGTRAP disposition to the default; the recording
+// then carries a warning saying so.
+// Addresses are per image: a module dlclose'd and another mapped at the
+// same range later are told apart only by the image's mappings (both are
+// listed), so a hit there may belong to either.
 #include <span>
 #include <string>
 

@@ -207,9 +207,12 @@ TEST(BreakpointRecorder, ProgramsOwnSigtrapReachesItsHandler) {
 TEST(BreakpointRecorder, KnownLimitBreakpointInsideSigtrapHandler) {
   BUILD_OR_SKIP(exe, "sigtrap.c", "sigtrap", "");
   int status = -1;
-  auto rec = record({exe}, {exe}, &status);
+  auto rec = record_breakpoints(std::vector<std::string>{exe}, function_entry_provider({exe}), {}, &status);
+  ASSERT_TRUE(rec) << rec.error().message;
   EXPECT_EQ(status, 128 + SIGTRAP);
-  EXPECT_EQ(only(names(rec, rec.hits, exe), {"main", "on_trap"}), (Names{"main", "on_trap"}));
+  EXPECT_EQ(only(names(*rec, rec->hits, exe), {"main", "on_trap"}), (Names{"main", "on_trap"}));
+  ASSERT_EQ(rec->warnings.size(), 1u);  // and the user is told why
+  EXPECT_NE(rec->warnings[0].find("fired inside the program's SIGTRAP handler"), std::string::npos);
 }
 
 TEST(BreakpointRecorder, CrashKeepsTheHitsSoFar) {
