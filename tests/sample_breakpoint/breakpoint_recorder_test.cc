@@ -270,6 +270,19 @@ TEST_F(Libraries, NotFollowedWhenTurnedOff) {
   EXPECT_TRUE(names(rec, rec.hits, exe_).count("main"));
 }
 
+TEST(BreakpointRecorder, ExecFromAThreadThatIsNotTheLeader) {
+  BUILD_OR_SKIP(first, "thread_execs.c", "thread_execs", "-pthread");
+  BUILD_OR_SKIP(second, "second.c", "second", "-pie -fPIE");
+  int status = -1;
+  auto rec = record({first, second}, {first, second}, &status);
+  EXPECT_EQ(status, 5);
+  expect_consistent(rec);
+  ASSERT_EQ(rec.images.size(), 2u);
+  EXPECT_EQ(rec.images[0].pid, rec.images[1].pid);  // the process id, not the thread's
+  EXPECT_EQ(only(names(rec, rec.hits, first), {"in_thread", "body", "main"}), (Names{"in_thread", "body", "main"}));
+  EXPECT_EQ(only(names(rec, rec.hits, second), {"g1", "g2", "g3", "main"}), (Names{"g1", "g2", "main"}));
+}
+
 TEST(BreakpointRecorder, VforkedChildExecs) {
   BUILD_OR_SKIP(first, "spawns.c", "spawns", "");
   BUILD_OR_SKIP(second, "second.c", "second", "-pie -fPIE");
