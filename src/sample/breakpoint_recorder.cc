@@ -1,0 +1,354 @@
+#include "sample/breakpoint_recorder.h"
+
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <set>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "live/proc_files.h"
+#include "live/process_maps.h"
+#include "sample/address_space.h"
+#include "sample/dynamic_linker_hook.h"
+#include "sample/elf_module_file.h"
+#include "sample/traced_launch.h"
+
+namespace covkit::sample {
+
+namespace {
+
+// What one module's file gives, read once per run (many processes map it).
+struct ModuleData {
+  std::optional<ElfModuleFile> file;  // nullopt when it could not be read
+  std::vector<uint64_t> vaddrs;       // the provider's answer
+};
+
+struct Thread {
+  std::shared_ptr<AddressSpace> space;  // null until the first exec
+  bool fresh = false;                   // its start-up SIGSTOP is still to come
+};
+
+// Whether the process catches SIGTRAP (SigCgt of /proc/PID/task/TID/status).
+bool catches_sigtrap(pid_t tid) {
+  auto status = live::read_proc_file(fmt::format("/proc/{}/task/{}/status", tid, tid));
+  if (!status) return false;
+  size_t at = status->find("SigCgt:");
+  if (at == std::string::npos) return false;
+  uint64_t mask = std::strtoull(status->c_str() + at + 7, nullptr, 16);
+  return (mask >> (SIGTRAP - 1)) & 1;
+}
+
+bool is_exec_file(const live::Mapping& m) {
+  return m.executable && !m.path.empty() && m.path[0] == '/' && !m.path.ends_with(" (deleted)");
+}
+
+class Recorder {
+ public:
+  Recorder(const BreakpointProvider& provider, const BreakpointOptions& options)
+      : provider_(provider), options_(options) {
+    recording_.mode = "breakpoint";
+  }
+  ~Recorder() {
+    // Only after an error: nothing traced may outlive the recorder.
+    for (auto& [tid, t] : threads_) ::kill(tid, SIGKILL);
+    int status;
+    while (!threads_.empty() && (::waitpid(-1, &status, __WALL) >= 0 || errno == EINTR)) {
+    }
+  }
+
+  format::SampleRecording run(pid_t root, int* exit_status);
+
+ private:
+  void on_exec(pid_t tid);
+  void plant_linker_hook(pid_t tid, AddressSpace& space);
+  void on_new_task(pid_t parent, pid_t child, int event);
+  bool on_trap(pid_t tid);
+  void scan_modules(pid_t tid, AddressSpace& space);
+  const ModuleData& module_data(const std::string& path);
+  void add_mappings(uint32_t image, const std::string& path, const std::vector<format::SampleMapping>& maps);
+  // Once per image: a forked child that maps a library its parent maps
+  // too plants the same addresses in its own copy.
+  void add_planted(uint32_t image, uint64_t address) {
+    if (planted_.insert({image, address}).second) recording_.planted.push_back({image, address});
+  }
+  void warn(std::string message) { recording_.warnings.push_back(std::move(message)); }
+  void resume(pid_t tid, int sig) { ::ptrace(PTRACE_CONT, tid, nullptr, reinterpret_cast<void*>(intptr_t(sig))); }
+
+  const BreakpointProvider& provider_;
+  const BreakpointOptions& options_;
+  format::SampleRecording recording_;
+  std::unordered_map<pid_t, Thread> threads_;
+  std::set<pid_t> early_stops_;  // new tasks that stopped before their parent's event told of them
+  std::map<std::string, ModuleData> modules_;
+  std::set<std::pair<uint32_t, uint64_t>> hit_, planted_;
+};
+
+const ModuleData& Recorder::module_data(const std::string& path) {
+  auto [it, inserted] = modules_.try_emplace(path);
+  if (!inserted) return it->second;
+  ModuleData& d = it->second;
+  auto file = read_elf_module(path);
+  if (!file) {
+    warn(file.error().message);
+    return d;
+  }
+  d.file = std::move(*file);
+  auto vaddrs = provider_(ModuleIdentity{path, d.file->build_id});
+  if (!vaddrs)
+    warn(fmt::format("{}: no breakpoints planted: {}", path, vaddrs.error().message));
+  else
+    d.vaddrs = std::move(*vaddrs);
+  return d;
+}
+
+void Recorder::add_mappings(uint32_t image, const std::string& path,
+                            const std::vector<format::SampleMapping>& maps) {
+  auto& list = recording_.images[image].mappings;
+  for (const format::SampleMapping& m : maps) {
+    bool known = std::any_of(list.begin(), list.end(), [&](const format::SampleMapping& k) {
+      return k.start == m.start && k.end == m.end && k.path == path;
+    });
+    if (!known) list.push_back(m);
+  }
+  std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.start < b.start; });
+}
+
+// Plants the plan of every module mapped executable since the last look,
+// and forgets the modules that are gone (dlclose), whose addresses a later
+// module may reuse.
+void Recorder::scan_modules(pid_t tid, AddressSpace& space) {
+  auto maps = live::read_maps(tid);
+  if (!maps) {
+    warn(fmt::format("process {}: {}", tid, maps.error().message));
+    return;
+  }
+  std::map<std::string, std::vector<format::SampleMapping>> now;
+  for (const live::Mapping& m : *maps)
+    if (is_exec_file(m)) now[m.path].push_back({m.start, m.end, m.offset, m.path, ""});
+  for (auto it = space.modules.begin(); it != space.modules.end();) {
+    auto cur = now.find(it->first);
+    if (cur != now.end() && cur->second.front().start == it->second.front().start) {
+      ++it;
+      continue;
+    }
+    for (const format::SampleMapping& m : it->second) space.table().forget(m.start, m.end);
+    it = space.modules.erase(it);
+  }
+  for (auto& [path, mapped] : now) {
+    if (space.modules.count(path)) continue;
+    const ModuleData& data = module_data(path);
+    for (format::SampleMapping& m : mapped) m.build_id = data.file ? data.file->build_id : "";
+    add_mappings(space.image(), path, mapped);
+    space.modules[path] = mapped;
+    if (!data.file || data.vaddrs.empty()) continue;
+    std::vector<uint64_t> sites;
+    size_t outside = 0;
+    for (uint64_t v : data.vaddrs) {
+      std::optional<uint64_t> at = file_to_runtime(v, data.file->loads, mapped);
+      if (!at) {
+        ++outside;
+        continue;
+      }
+      // The linker's hook is planted already: now the plan's site too.
+      PlantedSite* hook = space.table().find(*at);
+      if (hook && hook->persistent && !hook->planned) {
+        hook->planned = true;
+        add_planted(space.image(), *at);
+      }
+      sites.push_back(*at);
+    }
+    if (outside) warn(fmt::format("{}: {} planned addresses are in no executable mapping", path, outside));
+    auto planted = space.plant(tid, sites, true, false);
+    if (!planted) {
+      warn(fmt::format("{}: {}", path, planted.error().message));
+      continue;
+    }
+    for (uint64_t a : *planted) add_planted(space.image(), a);
+  }
+}
+
+void Recorder::on_exec(pid_t tid) {
+  unsigned long former = 0;
+  ::ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &former);
+  // A thread other than the leader exec'd: it has taken the leader's id.
+  if (pid_t(former) != tid) threads_.erase(pid_t(former));
+
+  format::SampleImage image;
+  image.id = uint32_t(recording_.images.size());
+  image.pid = tid;
+  char exe[4096];
+  ssize_t n = ::readlink(fmt::format("/proc/{}/exe", tid).c_str(), exe, sizeof exe - 1);
+  if (n > 0) image.executable.assign(exe, size_t(n));
+  recording_.images.push_back(std::move(image));
+  auto space = std::make_shared<AddressSpace>(tid, recording_.images.back().id);
+  threads_[tid] = Thread{space, false};
+
+  // The linker's hook first: its code is read to check its shape before
+  // the plan may patch an int3 over it (the plan's own site there is then
+  // marked in scan_modules).
+  if (options_.libraries) plant_linker_hook(tid, *space);
+  scan_modules(tid, *space);
+}
+
+void Recorder::plant_linker_hook(pid_t tid, AddressSpace& space) {
+  auto maps = live::read_maps(tid);
+  if (!maps) return;
+  auto hook = find_r_brk(tid, *maps);
+  if (!hook) {
+    warn(hook.error().message);
+    return;
+  }
+  if (!*hook) return;  // static: the executable is all there is
+  space.r_brk = **hook;
+  if (auto r = space.plant(tid, std::span(&space.r_brk, 1), false, true); !r) {
+    warn(fmt::format("process {}: libraries not followed: {}", tid, r.error().message));
+    space.r_brk = 0;
+  }
+}
+
+void Recorder::on_new_task(pid_t parent, pid_t child, int event) {
+  auto it = threads_.find(parent);
+  std::shared_ptr<AddressSpace> space = it == threads_.end() ? nullptr : it->second.space;
+  // A fork copies the text, int3s and all; threads and a vfork child
+  // (until it execs) share the parent's.
+  if (space && event == PTRACE_EVENT_FORK) space = std::shared_ptr<AddressSpace>(space->fork_copy(child));
+  bool stopped = early_stops_.erase(child) > 0;
+  threads_[child] = Thread{space, !stopped};
+  if (stopped) resume(child, 0);
+}
+
+// A SIGTRAP: true when it was one of ours (and the thread is ready to go on).
+bool Recorder::on_trap(pid_t tid) {
+  Thread& t = threads_[tid];
+  if (!t.space) return false;
+  siginfo_t info{};
+  if (::ptrace(PTRACE_GETSIGINFO, tid, nullptr, &info) != 0 || info.si_code != SI_KERNEL) return false;
+  user_regs_struct regs{};
+  if (::ptrace(PTRACE_GETREGS, tid, nullptr, &regs) != 0) return false;
+  uint64_t at = regs.rip - 1;
+  AddressSpace& space = *t.space;
+  PlantedSite* site = space.table().find(at);
+  if (!site) return false;  // the program's own int3
+  if (space.watch_sigtrap && !catches_sigtrap(tid)) {
+    // The int3 fired while the thread blocked SIGTRAP (in the program's
+    // handler): the kernel has already put SIGTRAP back to its default.
+    space.watch_sigtrap = false;
+    warn(fmt::format("process {}: a breakpoint at 0x{:x} fired inside the program's SIGTRAP handler; the "
+                     "kernel reset its SIGTRAP handler to the default",
+                     tid, at));
+  }
+  if (site->planned && hit_.insert({space.image(), at}).second) recording_.hits.push_back({space.image(), at});
+  if (site->persistent) {
+    // The linker's list changed: plant in what it mapped, then return from
+    // _dl_debug_state for it (it is a bare return; see dynamic_linker_hook.h).
+    scan_modules(tid, space);
+    errno = 0;
+    long ret = ::ptrace(PTRACE_PEEKDATA, tid, reinterpret_cast<void*>(regs.rsp), nullptr);
+    if (errno != 0) return false;
+    regs.rip = uint64_t(ret);
+    regs.rsp += 8;
+    return ::ptrace(PTRACE_SETREGS, tid, nullptr, &regs) == 0;
+  }
+  // Restored now, or by another thread that hit it at the same time: either
+  // way the original instruction is back under the rewound RIP.
+  if (auto r = space.restore(tid, at); !r) warn(r.error().message);
+  return ::ptrace(PTRACE_POKEUSER, tid, reinterpret_cast<void*>(offsetof(user_regs_struct, rip)),
+                  reinterpret_cast<void*>(at)) == 0;
+}
+
+format::SampleRecording Recorder::run(pid_t root, int* exit_status) {
+  threads_[root] = Thread{};
+  int root_status = 0;
+  while (!threads_.empty()) {
+    int status = 0;
+    pid_t tid = ::waitpid(-1, &status, __WALL);
+    if (tid < 0) {
+      if (errno == EINTR) continue;
+      break;  // ECHILD: nothing traced is left
+    }
+    if (WIFEXITED(status) || WIFSIGNALED(status)) {
+      if (tid == root) root_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      threads_.erase(tid);
+      continue;
+    }
+    if (!WIFSTOPPED(status)) continue;
+    int sig = WSTOPSIG(status), event = status >> 16;
+    auto it = threads_.find(tid);
+    if (it == threads_.end()) {
+      early_stops_.insert(tid);  // resumed when its parent's event comes
+      continue;
+    }
+    if (sig == SIGTRAP && event != 0) {
+      if (event == PTRACE_EVENT_EXEC) {
+        on_exec(tid);
+      } else if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK || event == PTRACE_EVENT_CLONE) {
+        unsigned long child = 0;
+        if (::ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &child) == 0) on_new_task(tid, pid_t(child), event);
+      }
+      resume(tid, 0);
+      continue;
+    }
+    if (sig == SIGSTOP && it->second.fresh) {
+      it->second.fresh = false;
+      resume(tid, 0);
+      continue;
+    }
+    if (sig == SIGTRAP && on_trap(tid)) {
+      resume(tid, 0);
+      continue;
+    }
+    if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
+      // A group-stop (no siginfo) is already the signal's effect; passing
+      // the signal again would be ignored anyway.
+      siginfo_t info;
+      if (::ptrace(PTRACE_GETSIGINFO, tid, nullptr, &info) != 0 && errno == EINVAL) {
+        resume(tid, 0);
+        continue;
+      }
+    }
+    if (sig == SIGTRAP && it->second.space && catches_sigtrap(tid)) it->second.space->watch_sigtrap = true;
+    resume(tid, sig);  // the program's own signal, unchanged
+  }
+  threads_.clear();
+  if (exit_status) *exit_status = root_status;
+  return std::move(recording_);
+}
+
+}  // namespace
+
+Expected<format::SampleRecording> record_breakpoints(std::span<const std::string> argv,
+                                                      const BreakpointProvider& provider,
+                                                      const BreakpointOptions& options, int* exit_status) {
+  // As system() does: ^C and ^\ are the program's to handle while it runs
+  // (it gets the default dispositions back), and covkit keeps what it saw.
+  struct sigaction ignore {}, old_int {}, old_quit {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ::sigaction(SIGINT, &ignore, &old_int);
+  ::sigaction(SIGQUIT, &ignore, &old_quit);
+  auto root = launch_traced(argv);
+  format::SampleRecording recording;
+  if (root) {
+    Recorder recorder(provider, options);
+    recording = recorder.run(*root, exit_status);
+  }
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGQUIT, &old_quit, nullptr);
+  if (!root) return root.error();
+  recording.command.assign(argv.begin(), argv.end());
+  return recording;
+}
+
+}  // namespace covkit::sample

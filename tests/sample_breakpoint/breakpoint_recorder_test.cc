@@ -1,0 +1,321 @@
+// The breakpoint recorder on real programs (progs/*.c, compiled with gcc-12
+// here), planted with function entries: which functions ran is known from
+// each program's source, so the hits, intersected with the functions the
+// program defines for the test, must be exactly those.
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "sample/breakpoint_recorder.h"
+#include "sample/elf_module_file.h"
+
+namespace covkit::sample {
+namespace {
+
+using Names = std::set<std::string>;
+
+// One scratch directory for the whole test program, removed at the end.
+class Scratch : public ::testing::Environment {
+ public:
+  static std::string dir() { return dir_; }
+  void SetUp() override {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "covkit_bp_XXXXXX").string();
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+    dir_ = std::filesystem::canonical(tmpl).string();  // as /proc/PID/maps names the files
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+ private:
+  static inline std::string dir_;
+};
+::testing::Environment* const scratch = ::testing::AddGlobalTestEnvironment(new Scratch);
+
+// Compiles progs/`source` into the scratch directory once; "" when gcc-12
+// is missing (the test then skips).
+std::string build(const std::string& source, const std::string& out, const std::string& flags,
+                  const std::string& libs = "") {
+  static std::map<std::string, std::string> built;
+  std::string path = Scratch::dir() + "/" + out;
+  if (built.count(path)) return built[path];
+  if (std::system("command -v gcc-12 >/dev/null 2>&1") != 0) return "";
+  std::string cmd = "gcc-12 -O1 -g " + flags + " -o " + path + " " + COVKIT_BP_PROGS + "/" + source + " " + libs;
+  if (std::system(cmd.c_str()) != 0) ADD_FAILURE() << "failed: " << cmd;
+  return built[path] = path;
+}
+
+#define BUILD_OR_SKIP(var, ...)                       \
+  std::string var = build(__VA_ARGS__);               \
+  if (var.empty()) GTEST_SKIP() << "gcc-12 missing";
+
+format::SampleRecording record(const std::vector<std::string>& argv, const std::vector<std::string>& only,
+                               int* status, BreakpointOptions options = {}) {
+  auto r = record_breakpoints(argv, function_entry_provider(only), options, status);
+  if (!r) {
+    ADD_FAILURE() << r.error().message;
+    return {};
+  }
+  for (const std::string& w : r->warnings) ADD_FAILURE() << "warning: " << w;
+  return std::move(*r);
+}
+
+// The names of the functions of `module` whose entries are among `sites`
+// (of any image, or of the images whose executable is `in_image`).
+Names names(const format::SampleRecording& rec, const std::vector<format::BlockHit>& sites,
+            const std::string& module, const std::string& in_image = "") {
+  auto file = read_elf_module(module);
+  auto symbols = function_symbols(module);
+  EXPECT_TRUE(file && symbols);
+  if (!file || !symbols) return {};
+  Names out;
+  for (const format::BlockHit& hit : sites) {
+    const format::SampleImage& image = rec.images.at(hit.image);
+    if (!in_image.empty() && image.executable != in_image) continue;
+    std::vector<format::SampleMapping> maps;
+    for (const format::SampleMapping& m : image.mappings)
+      if (m.path == module) maps.push_back(m);
+    auto vaddr = runtime_to_file(hit.address, file->loads, maps);
+    if (!vaddr) continue;
+    for (const FunctionSymbol& s : *symbols)
+      if (s.vaddr == *vaddr) out.insert(s.name);
+  }
+  return out;
+}
+
+Names only(const Names& all, const Names& keep) {
+  Names out;
+  for (const std::string& n : all)
+    if (keep.count(n)) out.insert(n);
+  return out;
+}
+
+void expect_consistent(const format::SampleRecording& rec) {
+  EXPECT_EQ(rec.mode, "breakpoint");
+  std::set<std::pair<uint32_t, uint64_t>> planted;
+  for (const format::BlockHit& p : rec.planted) planted.insert({p.image, p.address});
+  EXPECT_EQ(planted.size(), rec.planted.size()) << "an address planted twice in one image";
+  for (const format::BlockHit& h : rec.hits) EXPECT_TRUE(planted.count({h.image, h.address})) << h.address;
+}
+
+void calls(const std::string& flags, const std::string& out) {
+  std::string exe = build("calls.c", out, flags);
+  if (exe.empty()) GTEST_SKIP() << "gcc-12 missing";
+  int status = -1;
+  auto rec = record({exe}, {exe}, &status);
+  EXPECT_EQ(status, 3);
+  expect_consistent(rec);
+  ASSERT_EQ(rec.images.size(), 1u);
+  EXPECT_EQ(rec.images[0].executable, exe);
+  bool has_build_id = false;
+  for (const auto& m : rec.images[0].mappings)
+    if (m.path == exe) has_build_id = !m.build_id.empty();
+  EXPECT_TRUE(has_build_id);
+  Names mine = {"f1", "f2", "f3", "f4", "f5", "f6", "main"};
+  EXPECT_EQ(only(names(rec, rec.hits, exe), mine), (Names{"f1", "f2", "f3", "f4", "f5", "main"}));
+  EXPECT_EQ(only(names(rec, rec.planted, exe), mine), mine);  // f6: planted, never hit
+}
+
+TEST(BreakpointRecorder, CallsPie) { calls("-pie -fPIE", "calls_pie"); }
+TEST(BreakpointRecorder, CallsNoPie) { calls("-no-pie -fno-PIE", "calls_nopie"); }
+
+TEST(BreakpointRecorder, EveryModuleIncludingLibcAndTheLinker) {
+  BUILD_OR_SKIP(exe, "calls.c", "calls_pie", "-pie -fPIE");
+  int status = -1;
+  auto rec = record({exe}, {}, &status);  // no restriction: libc and ld.so too
+  EXPECT_EQ(status, 3);
+  expect_consistent(rec);
+  EXPECT_EQ(only(names(rec, rec.hits, exe), {"f5", "f6", "main"}), (Names{"f5", "main"}));
+  std::set<std::string> modules_hit;
+  for (const auto& h : rec.hits)
+    for (const auto& m : rec.images[h.image].mappings)
+      if (h.address >= m.start && h.address < m.end) modules_hit.insert(std::filesystem::path(m.path).filename());
+  EXPECT_TRUE(modules_hit.count("libc.so.6"));
+  EXPECT_TRUE(modules_hit.count("ld-linux-x86-64.so.2"));
+}
+
+TEST(BreakpointRecorder, ForkedChildAndParent) {
+  BUILD_OR_SKIP(exe, "forks.c", "forks", "");
+  int status = -1;
+  auto rec = record({exe}, {exe}, &status);
+  EXPECT_EQ(status, 0);
+  expect_consistent(rec);
+  // The child shares its parent's image: the hits are the union.
+  EXPECT_EQ(rec.images.size(), 1u);
+  EXPECT_EQ(only(names(rec, rec.hits, exe), {"in_child", "in_parent", "never", "main"}),
+            (Names{"in_child", "in_parent", "main"}));
+}
+
+TEST(BreakpointRecorder, Threads) {
+  BUILD_OR_SKIP(exe, "threads.c", "threads", "-pthread");
+  int status = -1;
+  auto rec = record({exe}, {exe}, &status);
+  EXPECT_EQ(status, 0);
+  expect_consistent(rec);
+  EXPECT_EQ(only(names(rec, rec.hits, exe), {"t0", "t1", "t2", "t3", "shared", "body", "unused_in_threads"}),
+            (Names{"t0", "t1", "t2", "t3", "shared", "body"}));
+}
+
+TEST(BreakpointRecorder, ExecStartsANewImage) {
+  BUILD_OR_SKIP(first, "execs.c", "execs", "");
+  BUILD_OR_SKIP(second, "second.c", "second", "-pie -fPIE");
+  int status = -1;
+  auto rec = record({first, second}, {first, second}, &status);
+  EXPECT_EQ(status, 5);
+  expect_consistent(rec);
+  ASSERT_EQ(rec.images.size(), 2u);
+  EXPECT_EQ(rec.images[0].executable, first);
+  EXPECT_EQ(rec.images[1].executable, second);
+  EXPECT_EQ(rec.images[0].pid, rec.images[1].pid);
+  EXPECT_EQ(only(names(rec, rec.hits, first, first), {"before_exec", "after_failed_exec"}), (Names{"before_exec"}));
+  EXPECT_EQ(only(names(rec, rec.hits, second, second), {"g1", "g2", "g3", "main"}), (Names{"g1", "g2", "main"}));
+  EXPECT_TRUE(names(rec, rec.planted, second, second).count("g3"));
+}
+
+// Function entries of `exe` but those named in `skip`.
+BreakpointProvider entries_except(const std::string& exe, const Names& skip) {
+  BreakpointPlan plan;
+  plan.modules.push_back({exe, "", {}});
+  auto symbols = function_symbols(exe);
+  EXPECT_TRUE(symbols);
+  if (symbols)
+    for (const FunctionSymbol& s : *symbols)
+      if (!skip.count(s.name)) plan.modules[0].vaddrs.push_back(s.vaddr);
+  return plan_provider(plan);
+}
+
+TEST(BreakpointRecorder, ProgramsOwnSigtrapReachesItsHandler) {
+  BUILD_OR_SKIP(exe, "sigtrap.c", "sigtrap", "");
+  int status = -1;
+  auto rec = record_breakpoints(std::vector<std::string>{exe}, entries_except(exe, {"on_trap"}), {}, &status);
+  ASSERT_TRUE(rec) << rec.error().message;
+  EXPECT_EQ(status, 0) << "20 + the handler's runs when not 0";
+  EXPECT_EQ(only(names(*rec, rec->hits, exe), {"main", "on_trap"}), (Names{"main"}));
+}
+
+// Known limitation, as under a debugger: an int3 that fires while the
+// thread blocks SIGTRAP (here: inside the program's SIGTRAP handler) makes
+// the kernel reset the program's SIGTRAP disposition to the default before
+// covkit sees the stop. The handler's first run is recorded and completes;
+// the program's next SIGTRAP (its own int3) then kills it.
+TEST(BreakpointRecorder, KnownLimitBreakpointInsideSigtrapHandler) {
+  BUILD_OR_SKIP(exe, "sigtrap.c", "sigtrap", "");
+  int status = -1;
+  auto rec = record_breakpoints(std::vector<std::string>{exe}, function_entry_provider({exe}), {}, &status);
+  ASSERT_TRUE(rec) << rec.error().message;
+  EXPECT_EQ(status, 128 + SIGTRAP);
+  EXPECT_EQ(only(names(*rec, rec->hits, exe), {"main", "on_trap"}), (Names{"main", "on_trap"}));
+  ASSERT_EQ(rec->warnings.size(), 1u);  // and the user is told why
+  EXPECT_NE(rec->warnings[0].find("fired inside the program's SIGTRAP handler"), std::string::npos);
+}
+
+TEST(BreakpointRecorder, CrashKeepsTheHitsSoFar) {
+  BUILD_OR_SKIP(exe, "crash.c", "crash", "");
+  int status = -1;
+  auto rec = record({exe}, {exe}, &status);
+  EXPECT_EQ(status, 128 + 11);
+  expect_consistent(rec);
+  EXPECT_EQ(only(names(rec, rec.hits, exe), {"before_crash", "after_crash", "main"}),
+            (Names{"before_crash", "main"}));
+}
+
+class Libraries : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    lib_ = build("lib.c", "libbp_lib.so", "-shared -fPIC");
+    plugin_ = build("lib.c", "bp_plugin.so", "-shared -fPIC");
+    exe_ = build("linked.c", "linked", "-pie -fPIE -L" + Scratch::dir() + " -Wl,-rpath," + Scratch::dir(),
+                 "-lbp_lib -ldl");
+    if (exe_.empty()) GTEST_SKIP() << "gcc-12 missing";
+  }
+  std::string lib_, plugin_, exe_;
+};
+
+TEST_F(Libraries, LinkedAndDlopened) {
+  int status = -1;
+  auto rec = record({exe_, plugin_}, {exe_, lib_, plugin_}, &status);
+  EXPECT_EQ(status, 0);
+  expect_consistent(rec);
+  EXPECT_EQ(names(rec, rec.hits, lib_), (Names{"lib_used"}));
+  EXPECT_EQ(names(rec, rec.hits, plugin_), (Names{"lib_used"}));
+  EXPECT_EQ(names(rec, rec.planted, plugin_), (Names{"lib_used", "lib_unused"}));
+}
+
+TEST_F(Libraries, DlcloseThenAnotherFileAtTheSameAddress) {
+  std::string exe = build("reload.c", "reload", "", "-ldl");
+  std::string other = build("lib.c", "bp_plugin2.so", "-shared -fPIC");
+  int status = -1;
+  auto rec = record({exe, plugin_, other}, {exe, plugin_, other}, &status);
+  EXPECT_EQ(status, 0);
+  expect_consistent(rec);
+  // Addresses are per image: when `other` reuses the plugin's range, a hit
+  // there names a function of either file. Each file's own call is seen.
+  EXPECT_TRUE(names(rec, rec.hits, plugin_).count("lib_used"));
+  EXPECT_TRUE(names(rec, rec.hits, other).count("lib_unused"));
+}
+
+TEST_F(Libraries, NotFollowedWhenTurnedOff) {
+  int status = -1;
+  BreakpointOptions options;
+  options.libraries = false;
+  auto rec = record({exe_, plugin_}, {exe_, lib_, plugin_}, &status, options);
+  EXPECT_EQ(status, 0);
+  EXPECT_TRUE(names(rec, rec.planted, lib_).empty());
+  EXPECT_TRUE(names(rec, rec.hits, exe_).count("main"));
+}
+
+TEST(BreakpointRecorder, ExecFromAThreadThatIsNotTheLeader) {
+  BUILD_OR_SKIP(first, "thread_execs.c", "thread_execs", "-pthread");
+  BUILD_OR_SKIP(second, "second.c", "second", "-pie -fPIE");
+  int status = -1;
+  auto rec = record({first, second}, {first, second}, &status);
+  EXPECT_EQ(status, 5);
+  expect_consistent(rec);
+  ASSERT_EQ(rec.images.size(), 2u);
+  EXPECT_EQ(rec.images[0].pid, rec.images[1].pid);  // the process id, not the thread's
+  EXPECT_EQ(only(names(rec, rec.hits, first), {"in_thread", "body", "main"}), (Names{"in_thread", "body", "main"}));
+  EXPECT_EQ(only(names(rec, rec.hits, second), {"g1", "g2", "g3", "main"}), (Names{"g1", "g2", "main"}));
+}
+
+TEST(BreakpointRecorder, VforkedChildExecs) {
+  BUILD_OR_SKIP(first, "spawns.c", "spawns", "");
+  BUILD_OR_SKIP(second, "second.c", "second", "-pie -fPIE");
+  int status = -1;
+  auto rec = record({first, second}, {first, second}, &status);
+  EXPECT_EQ(status, 0);
+  expect_consistent(rec);
+  ASSERT_EQ(rec.images.size(), 2u);
+  EXPECT_EQ(rec.images[1].executable, second);
+  EXPECT_NE(rec.images[0].pid, rec.images[1].pid);
+  EXPECT_EQ(only(names(rec, rec.hits, first), {"main", "after_spawn", "never_called"}),
+            (Names{"main", "after_spawn"}));
+  EXPECT_EQ(only(names(rec, rec.hits, second), {"g1", "g2", "g3", "main"}), (Names{"g1", "g2", "main"}));
+}
+
+TEST(BreakpointRecorder, StaticExecutableHasNoLinkerToFollow) {
+  std::string exe = build("calls.c", "calls_static", "-static");
+  if (exe.empty() || !std::filesystem::exists(exe)) GTEST_SKIP() << "no static libc";
+  int status = -1;
+  auto rec = record({exe}, {exe}, &status);
+  EXPECT_EQ(status, 3);
+  expect_consistent(rec);
+  EXPECT_EQ(only(names(rec, rec.hits, exe), {"f1", "f5", "f6", "main"}), (Names{"f1", "f5", "main"}));
+}
+
+TEST(BreakpointRecorder, ProgramThatCannotRun) {
+  std::vector<std::string> argv = {Scratch::dir() + "/no-such-program"};
+  int status = -1;
+  auto r = record_breakpoints(argv, function_entry_provider(), {}, &status);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("no-such-program: cannot run: No such file or directory"), std::string::npos)
+      << r.error().message;
+}
+
+}  // namespace
+}  // namespace covkit::sample
