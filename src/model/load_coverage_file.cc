@@ -86,8 +86,13 @@ Expected<void> add_coverage_file(ProjectCov& into, const std::string& path, cons
                                  const PathFilter& filter) {
   auto added = load_coverage_file(path);
   if (!added) return std::move(added).error();
+  add_project(into, std::move(*added), paths, filter);
+  return {};
+}
+
+void add_project(ProjectCov& into, ProjectCov&& added, const SourcePathRules& paths, const PathFilter& filter) {
   ProjectCov kept;
-  for (FileCov& f : added->files) {
+  for (FileCov& f : added.files) {
     SourcePaths p = paths.resolve_absolute(format::absolute_path(f.absolute_path.empty() ? f.path : f.absolute_path));
     if (!filter.keep(p)) continue;
     f.path = std::move(p.display);
@@ -95,7 +100,6 @@ Expected<void> add_coverage_file(ProjectCov& into, const std::string& path, cons
     kept.files.push_back(std::move(f));
   }
   merge_project(into, std::move(kept));
-  return {};
 }
 
 }  // namespace covkit::model

@@ -28,4 +28,8 @@ Expected<ProjectCov> load_coverage_file(const std::string& path);
 Expected<void> add_coverage_file(ProjectCov& into, const std::string& path, const SourcePathRules& paths,
                                  const PathFilter& filter);
 
+// Adds a model made elsewhere (covkit sample's analysis): each file's
+// absolute path resolved by `paths`, kept or dropped by `filter`, merged.
+void add_project(ProjectCov& into, ProjectCov&& added, const SourcePathRules& paths, const PathFilter& filter);
+
 }  // namespace covkit::model
