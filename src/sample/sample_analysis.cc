@@ -104,12 +104,12 @@ Expected<SampleCoverage> analyze_recording(const format::SampleRecording& record
 
   Observations obs(modules.ptrs.size());
   for (size_t m = 0; m < modules.ptrs.size(); ++m) obs[m].resize(modules.ptrs[m]->functions.size());
-  std::vector<RecoveryStats> stats(1);
+  RecoveryStats stats;
   for (size_t i = 0; i < recording.samples.size(); ++i) {
     const format::Sample& s = recording.samples[i];
     const AddressMap* map = map_of(s.image);
     if (!map) return Error(fmt::format("sample {} names image {}, which the recording does not list", i, s.image));
-    count(obs, recover_blocks(modules.ptrs, evidence(*map, s), &stats[0]));
+    count(obs, recover_blocks(modules.ptrs, evidence(*map, s), &stats));
   }
   for (size_t i = 0; i < recording.hits.size(); ++i) {
     const format::BlockHit& h = recording.hits[i];
@@ -117,9 +117,11 @@ Expected<SampleCoverage> analyze_recording(const format::SampleRecording& record
     if (!map) return Error(fmt::format("hit {} names image {}, which the recording does not list", i, h.image));
     SampleEvidence e;
     e.ip = map->locate(h.address);
-    count(obs, recover_blocks(modules.ptrs, e, &stats[0]));
+    count(obs, recover_blocks(modules.ptrs, e, &stats));
   }
-  out.unplaced_addresses = stats[0].unplaced;
+  out.unplaced_addresses = stats.unplaced;
+  out.ranges = stats.ranges;
+  out.ranges_dropped = stats.ranges_dropped;
 
   format::CoverageRecords records;
   std::map<std::string, std::set<uint32_t>> inferred;
@@ -147,12 +149,6 @@ Expected<SampleCoverage> analyze_recording(const format::SampleRecording& record
     ModuleCoverage mc = module_coverage(cfg, *lines, states, options.source_root);
     for (auto& s : mc.records.sources) records.sources.push_back(std::move(s));
     for (auto& [path, ls] : mc.inferred_only) inferred[path].insert(ls.begin(), ls.end());
-  }
-  // Ranges are counted over all modules together; the summary of the
-  // first module carries them when there is only one (the usual case).
-  if (modules.summaries.size() == 1) {
-    modules.summaries[0].ranges = stats[0].ranges;
-    modules.summaries[0].ranges_dropped = stats[0].ranges_dropped;
   }
   out.coverage = model::to_model(std::move(records));
   for (auto& [path, ls] : inferred) out.inferred_only_lines[path] = {ls.begin(), ls.end()};

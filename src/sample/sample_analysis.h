@@ -50,7 +50,6 @@ struct AnalysisOptions {
 struct ModuleSummary {
   std::string path;
   size_t functions = 0, blocks = 0, blocks_observed = 0, blocks_inferred = 0;
-  uint64_t ranges = 0, ranges_dropped = 0;  // branch ranges seen / contradicting the CFG
   std::vector<std::string> warnings;        // one line each, naming the file
 };
 
@@ -61,6 +60,10 @@ struct SampleCoverage {
   std::vector<ModuleSummary> modules;
   std::vector<std::string> warnings;  // not tied to one module
   uint64_t unplaced_addresses = 0;    // evidence outside every analyzed function
+  // Branch-to-branch ranges seen, and those dropped because they
+  // contradict the CFG (many dropped: a filtered branch stack, or code the
+  // CFG gets wrong).
+  uint64_t ranges = 0, ranges_dropped = 0;
 };
 
 // Unreadable or stripped modules are warnings, not failures (the model

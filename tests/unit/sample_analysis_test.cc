@@ -124,6 +124,53 @@ TEST(SampleAnalysis, BreakpointHitsAtFunctionEntries) {
   EXPECT_TRUE(cov->inferred_only_lines.empty());
 }
 
+// A branch vector as a branch stack would record main calling used() and
+// used() returning, then main calling printf: the ranges between the
+// branches are straight-line code, so used()'s line and main's call line ran.
+TEST(SampleAnalysis, BranchVectorRangesBecomeLines) {
+  Built b;
+  if (!build(b, "-O1 -g -no-pie -fno-pie")) GTEST_SKIP() << b.why;
+  auto img = load_binary_image(b.exe);
+  ASSERT_TRUE(img);
+  format::SampleRecording r = identity_recording(*img, b.exe);
+  ModuleCfg m = build_module_cfg(std::move(*img));
+  const FunctionCfg *main_fn = nullptr, *used = nullptr;
+  for (const FunctionCfg& f : m.functions) {
+    if (f.name == "main") main_fn = &f;
+    if (f.name == "used") used = &f;
+  }
+  ASSERT_TRUE(main_fn && used);
+  const BasicBlock* call_used = nullptr;
+  for (const BasicBlock& blk : main_fn->blocks)
+    if (blk.callee == used->address) call_used = &blk;
+  ASSERT_NE(call_used, nullptr);
+  int after = main_fn->block_at(call_used->end);
+  ASSERT_GE(after, 0);
+  const BasicBlock& printf_call = main_fn->blocks[size_t(after)];
+  ASSERT_EQ(printf_call.kind, BlockEnd::call);
+  const BasicBlock& used_block = used->blocks.back();
+  ASSERT_EQ(used_block.kind, BlockEnd::ret);
+
+  format::Sample s;
+  s.branches = {{call_used->last_insn_address(main_fn->insns), used->address},
+                {used_block.last_insn_address(used->insns), call_used->end},
+                {printf_call.last_insn_address(main_fn->insns), 0x10}};  // into code not mapped
+  r.samples.push_back(s);
+  AnalysisOptions opt;
+  opt.inference = InferenceMode::none;
+  auto cov = analyze_recording(r, opt);
+  ASSERT_TRUE(cov) << cov.error().message;
+  EXPECT_EQ(cov->ranges, 2u);
+  EXPECT_EQ(cov->ranges_dropped, 0u);
+  EXPECT_EQ(cov->unplaced_addresses, 1u);  // the last target
+  const model::FileCov* file = find_file(cov->coverage, "p.c");
+  ASSERT_NE(file, nullptr);
+  ASSERT_TRUE(file->find_line(3) && file->find_line(6) && file->find_line(11));
+  EXPECT_EQ(file->find_line(3)->count, 1);
+  EXPECT_EQ(file->find_line(11)->count, 1);
+  EXPECT_EQ(file->find_line(6)->count, 0);
+}
+
 TEST(SampleAnalysis, BreakpointSitesCoverEveryFunctionEntryOrItsImplier) {
   Built b;
   if (!build(b, "-O1 -g -no-pie -fno-pie")) GTEST_SKIP() << b.why;
