@@ -25,6 +25,9 @@ struct Modules {
   std::vector<const ModuleCfg*> ptrs;
   std::vector<ModuleSummary> summaries;
   std::map<std::string, int> by_path;  // -1: could not be loaded
+  // Whether some mapping uses the module (all of them may have been
+  // refused for a build-id mismatch: then it is no part of the coverage).
+  std::vector<char> mapped;
 };
 
 bool analyzable(const std::string& path, const AnalysisOptions& options) {
@@ -64,6 +67,10 @@ std::vector<int> map_image(Modules& m, const format::SampleImage& image, const A
                                        "its samples are ignored",
                                        map.path, m.ptrs[size_t(module)]->image.build_id(), map.build_id));
       module = -1;
+    }
+    if (module >= 0) {
+      m.mapped.resize(m.ptrs.size(), 0);
+      m.mapped[size_t(module)] = 1;
     }
     out.push_back(module);
   }
@@ -125,7 +132,9 @@ Expected<SampleCoverage> analyze_recording(const format::SampleRecording& record
 
   format::CoverageRecords records;
   std::map<std::string, std::set<uint32_t>> inferred;
+  modules.mapped.resize(modules.ptrs.size(), 0);
   for (size_t m = 0; m < modules.ptrs.size(); ++m) {
+    if (!modules.mapped[m]) continue;
     const ModuleCfg& cfg = *modules.ptrs[m];
     ModuleSummary& sum = modules.summaries[m];
     ModuleBlockStates states;
@@ -152,7 +161,8 @@ Expected<SampleCoverage> analyze_recording(const format::SampleRecording& record
   }
   out.coverage = model::to_model(std::move(records));
   for (auto& [path, ls] : inferred) out.inferred_only_lines[path] = {ls.begin(), ls.end()};
-  out.modules = std::move(modules.summaries);
+  for (size_t m = 0; m < modules.summaries.size(); ++m)
+    if (modules.mapped[m]) out.modules.push_back(std::move(modules.summaries[m]));
   return out;
 }
 

@@ -240,6 +240,27 @@ TEST(SampleAnalysis, DamagedFilesAreWarningsNamingThem) {
   EXPECT_EQ(cov->warnings[0].find(text + ": not an ELF file"), 0u) << cov->warnings[0];
   EXPECT_EQ(cov->warnings[1].find(truncated + ": "), 0u) << cov->warnings[1];
   EXPECT_TRUE(cov->coverage.files.empty());
+  EXPECT_TRUE(cov->modules.empty());
+}
+
+// A file rebuilt since the recording holds other code at the recorded
+// addresses: its evidence must not be read against it.
+TEST(SampleAnalysis, BuildIdMismatchIgnoresTheModule) {
+  Built b;
+  if (!build(b, "-O1 -g -no-pie -fno-pie -Wl,--build-id")) GTEST_SKIP() << b.why;
+  auto img = load_binary_image(b.exe);
+  ASSERT_TRUE(img);
+  ASSERT_FALSE(img->build_id().empty());
+  format::SampleRecording r = identity_recording(*img, b.exe);
+  for (auto& m : r.images[0].mappings) m.build_id = "00112233";
+  r.hits.push_back({0, img->functions().front().address});
+  auto cov = analyze_recording(r, AnalysisOptions{});
+  ASSERT_TRUE(cov);
+  ASSERT_EQ(cov->warnings.size(), 1u);
+  EXPECT_EQ(cov->warnings[0].find(b.exe + ": build-id " + img->build_id()), 0u) << cov->warnings[0];
+  EXPECT_EQ(cov->unplaced_addresses, 1u);
+  // It is no part of the coverage: its lines would be another build's.
+  EXPECT_TRUE(cov->coverage.files.empty());
 }
 
 TEST(SampleAnalysis, SampleNamingAMissingImageIsAnError) {
