@@ -1,0 +1,220 @@
+#include "sample/binary_image.h"
+
+#include <gelf.h>
+#include <libelf.h>
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace covkit::sample {
+
+namespace {
+
+struct ElfHandle {
+  Elf* elf = nullptr;
+  ~ElfHandle() {
+    if (elf) elf_end(elf);
+  }
+};
+
+std::string section_name(Elf* elf, size_t shstrndx, const GElf_Shdr& sh) {
+  const char* n = elf_strptr(elf, shstrndx, sh.sh_name);
+  return n ? n : "";
+}
+
+std::string hex(std::span<const uint8_t> bytes) {
+  std::string out;
+  for (uint8_t b : bytes) out += fmt::format("{:02x}", b);
+  return out;
+}
+
+// NT_GNU_BUILD_ID from any note section.
+std::string read_build_id(Elf* elf) {
+  for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn));) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (!data) continue;
+    GElf_Nhdr nh;
+    size_t off = 0, name_off, desc_off;
+    while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+      if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+          std::string_view(static_cast<const char*>(data->d_buf) + name_off, 3) == "GNU")
+        return hex({static_cast<const uint8_t*>(data->d_buf) + desc_off, nh.n_descsz});
+    }
+  }
+  return {};
+}
+
+// Function symbols (defined, with a size) of the first symbol table of
+// `type`; aliases at one address keep the first global name.
+std::vector<FunctionSymbol> read_functions(Elf* elf, Elf64_Word type) {
+  std::map<uint64_t, std::pair<FunctionSymbol, bool>> by_address;  // -> (symbol, global)
+  for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn));) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || sh.sh_entsize == 0) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (!data) continue;
+    size_t count = sh.sh_size / sh.sh_entsize;
+    for (size_t i = 0; i < count; ++i) {
+      GElf_Sym sym;
+      if (!gelf_getsym(data, int(i), &sym)) break;
+      if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_size == 0 || sym.st_shndx == SHN_UNDEF) continue;
+      const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
+      if (!name || !*name) continue;
+      bool global = GELF_ST_BIND(sym.st_info) != STB_LOCAL;
+      auto it = by_address.find(sym.st_value);
+      if (it != by_address.end() && (it->second.second || !global)) continue;
+      by_address[sym.st_value] = {FunctionSymbol{name, sym.st_value, sym.st_size}, global};
+    }
+  }
+  std::vector<FunctionSymbol> out;
+  for (auto& [addr, entry] : by_address) out.push_back(std::move(entry.first));
+  return out;
+}
+
+// GOT slot -> imported name, from the PLT's and the -fno-plt GOT's relocations.
+std::map<uint64_t, std::string> read_got_names(Elf* elf) {
+  std::map<uint64_t, std::string> out;
+  for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn));) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || sh.sh_entsize == 0) continue;
+    Elf_Scn* symscn = elf_getscn(elf, sh.sh_link);
+    GElf_Shdr symsh;
+    if (!symscn || !gelf_getshdr(symscn, &symsh)) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    Elf_Data* syms = elf_getdata(symscn, nullptr);
+    if (!data || !syms) continue;
+    for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; ++i) {
+      GElf_Rela rela;
+      if (!gelf_getrela(data, int(i), &rela)) break;
+      auto rtype = GELF_R_TYPE(rela.r_info);
+      if (rtype != R_X86_64_JUMP_SLOT && rtype != R_X86_64_GLOB_DAT) continue;
+      GElf_Sym sym;
+      if (!gelf_getsym(syms, int(GELF_R_SYM(rela.r_info)), &sym)) continue;
+      const char* name = elf_strptr(elf, symsh.sh_link, sym.st_name);
+      if (name && *name) out[rela.r_offset] = name;
+    }
+  }
+  return out;
+}
+
+// PLT stubs are 16-byte entries holding `jmp *slot(%rip)` (ff 25 disp32,
+// maybe after a bnd prefix or endbr64) in .plt, .plt.sec or .plt.got.
+std::map<uint64_t, std::string> read_plt_names(Elf* elf, size_t shstrndx,
+                                               const std::map<uint64_t, std::string>& got) {
+  std::map<uint64_t, std::string> out;
+  for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn));) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS) continue;
+    std::string name = section_name(elf, shstrndx, sh);
+    if (name != ".plt" && name != ".plt.sec" && name != ".plt.got") continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (!data || !data->d_buf) continue;
+    const auto* b = static_cast<const uint8_t*>(data->d_buf);
+    for (size_t stub = 0; stub + 16 <= data->d_size; stub += 16) {
+      for (size_t i = stub; i + 6 <= stub + 16; ++i) {
+        if (b[i] != 0xff || b[i + 1] != 0x25) continue;
+        int32_t disp = int32_t(uint32_t(b[i + 2]) | uint32_t(b[i + 3]) << 8 | uint32_t(b[i + 4]) << 16 |
+                               uint32_t(b[i + 5]) << 24);
+        uint64_t slot = sh.sh_addr + i + 6 + uint64_t(int64_t(disp));
+        if (auto it = got.find(slot); it != got.end()) out[sh.sh_addr + stub] = it->second;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Expected<BinaryImage> load_binary_image(const std::string& path) {
+  Expected<util::FileData> file = util::read_file(path);
+  if (!file) return file.error();
+  BinaryImage img;
+  img.path_ = path;
+  img.data_ = std::make_shared<util::FileData>(std::move(*file));
+  elf_version(EV_CURRENT);
+  std::span<const uint8_t> bytes = img.data_->bytes();
+  ElfHandle h;
+  h.elf = elf_memory(const_cast<char*>(reinterpret_cast<const char*>(bytes.data())), bytes.size());
+  if (!h.elf || elf_kind(h.elf) != ELF_K_ELF) return Error("not an ELF file");
+  GElf_Ehdr eh;
+  if (!gelf_getehdr(h.elf, &eh)) return Error(fmt::format("damaged ELF header: {}", elf_errmsg(-1)));
+  if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64)
+    return Error("not an x86-64 ELF file (covkit sample reads x86-64 code only)");
+  img.pie_ = eh.e_type == ET_DYN;
+  size_t phnum = 0;
+  if (elf_getphdrnum(h.elf, &phnum) != 0) return Error("damaged program headers");
+  for (size_t i = 0; i < phnum; ++i) {
+    GElf_Phdr ph;
+    if (!gelf_getphdr(h.elf, int(i), &ph) || ph.p_type != PT_LOAD) continue;
+    if (ph.p_offset > bytes.size() || ph.p_filesz > bytes.size() - ph.p_offset)
+      return Error(fmt::format("a loadable segment lies beyond the end of the file ({} bytes)", bytes.size()));
+    img.segments_.push_back({ph.p_vaddr, ph.p_offset, ph.p_filesz, ph.p_memsz, (ph.p_flags & PF_X) != 0});
+  }
+  if (img.segments_.empty()) return Error("no loadable segments");
+  size_t shstrndx = 0;
+  if (elf_getshdrstrndx(h.elf, &shstrndx) != 0) shstrndx = 0;
+  img.build_id_ = read_build_id(h.elf);
+  img.functions_ = read_functions(h.elf, SHT_SYMTAB);
+  if (img.functions_.empty()) img.functions_ = read_functions(h.elf, SHT_DYNSYM);
+  // Symbols outside the executable segments (damaged tables) would send
+  // the disassembler into data; drop them.
+  std::erase_if(img.functions_, [&](const FunctionSymbol& f) {
+    return !img.is_executable(f.address) || img.bytes_at(f.address, f.size).empty();
+  });
+  if (img.functions_.empty()) img.symbols_problem_ = "no function symbols (stripped?): functions unknown";
+  img.got_names_ = read_got_names(h.elf);
+  img.plt_names_ = read_plt_names(h.elf, shstrndx, img.got_names_);
+  return img;
+}
+
+std::optional<uint64_t> BinaryImage::vaddr_of_offset(uint64_t offset) const {
+  for (const LoadSegment& s : segments_)
+    if (offset >= s.offset && offset - s.offset < s.file_size) return s.vaddr + (offset - s.offset);
+  return std::nullopt;
+}
+
+std::span<const uint8_t> BinaryImage::bytes_at(uint64_t vaddr, uint64_t size) const {
+  for (const LoadSegment& s : segments_) {
+    if (vaddr < s.vaddr || vaddr - s.vaddr >= s.file_size) continue;
+    uint64_t off = vaddr - s.vaddr;
+    if (size > s.file_size - off) return {};
+    return data_->bytes().subspan(s.offset + off, size);
+  }
+  return {};
+}
+
+bool BinaryImage::is_executable(uint64_t vaddr) const {
+  for (const LoadSegment& s : segments_)
+    if (s.executable && vaddr >= s.vaddr && vaddr - s.vaddr < s.mem_size) return true;
+  return false;
+}
+
+const FunctionSymbol* BinaryImage::function_at(uint64_t vaddr) const {
+  auto it = std::upper_bound(functions_.begin(), functions_.end(), vaddr,
+                             [](uint64_t a, const FunctionSymbol& f) { return a < f.address; });
+  if (it == functions_.begin()) return nullptr;
+  --it;
+  return vaddr - it->address < it->size ? &*it : nullptr;
+}
+
+const FunctionSymbol* BinaryImage::function_starting_at(uint64_t vaddr) const {
+  const FunctionSymbol* f = function_at(vaddr);
+  return f && f->address == vaddr ? f : nullptr;
+}
+
+std::string BinaryImage::callee_name(uint64_t vaddr) const {
+  if (auto it = plt_names_.find(vaddr); it != plt_names_.end()) return it->second;
+  if (const FunctionSymbol* f = function_starting_at(vaddr)) return f->name;
+  return {};
+}
+
+std::string BinaryImage::got_slot_name(uint64_t vaddr) const {
+  auto it = got_names_.find(vaddr);
+  return it == got_names_.end() ? std::string() : it->second;
+}
+
+}  // namespace covkit::sample

@@ -1,0 +1,70 @@
+#pragma once
+// One ELF module as the analysis needs it: its build-id, the program headers
+// that turn file offsets into addresses, the bytes at any loaded address,
+// its functions (symbols with a size) and the names behind its PLT stubs
+// and GOT slots, so that a call to exit@plt is known to be a call to exit.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "util/expected.h"
+#include "util/file_io.h"
+
+namespace covkit::sample {
+
+struct FunctionSymbol {
+  std::string name;  // as the symbol table spells it (mangled); gcc's foo.cold is its own symbol
+  uint64_t address = 0, size = 0;
+};
+
+struct LoadSegment {
+  uint64_t vaddr = 0, offset = 0, file_size = 0, mem_size = 0;
+  bool executable = false;
+};
+
+class BinaryImage {
+ public:
+  const std::string& path() const { return path_; }
+  const std::string& build_id() const { return build_id_; }  // lower-case hex, empty when absent
+  bool position_independent() const { return pie_; }         // ET_DYN
+  const std::vector<FunctionSymbol>& functions() const { return functions_; }  // sorted by address
+  // Why functions() is empty ("no symbol table (stripped)"), else empty.
+  const std::string& symbols_problem() const { return symbols_problem_; }
+
+  // The file-relative virtual address of a file offset (through PT_LOAD).
+  std::optional<uint64_t> vaddr_of_offset(uint64_t offset) const;
+  // `size` bytes at `vaddr` from the file (empty when not all of them are in it).
+  std::span<const uint8_t> bytes_at(uint64_t vaddr, uint64_t size) const;
+  bool is_executable(uint64_t vaddr) const;
+  const std::vector<LoadSegment>& segments() const { return segments_; }
+
+  // The function whose [address, address+size) holds vaddr; nullptr if none.
+  const FunctionSymbol* function_at(uint64_t vaddr) const;
+  // The function starting exactly at vaddr; nullptr if none.
+  const FunctionSymbol* function_starting_at(uint64_t vaddr) const;
+  // What a direct call or jump to vaddr calls: a function's name, or for a
+  // PLT stub the imported symbol's name (as "exit"); empty when unknown.
+  std::string callee_name(uint64_t vaddr) const;
+  // The imported symbol whose GOT slot is at vaddr (call *slot(%rip) with -fno-plt).
+  std::string got_slot_name(uint64_t vaddr) const;
+
+ private:
+  friend Expected<BinaryImage> load_binary_image(const std::string& path);
+  std::string path_, build_id_, symbols_problem_;
+  bool pie_ = false;
+  std::shared_ptr<util::FileData> data_;
+  std::vector<LoadSegment> segments_;
+  std::vector<FunctionSymbol> functions_;
+  std::map<uint64_t, std::string> plt_names_;  // stub address -> imported name
+  std::map<uint64_t, std::string> got_names_;  // GOT slot -> imported name
+};
+
+// Errors name what is wrong in one line ("not an ELF file", "not x86-64");
+// the caller adds the path. A stripped file loads, with symbols_problem set.
+Expected<BinaryImage> load_binary_image(const std::string& path);
+
+}  // namespace covkit::sample

@@ -1,0 +1,129 @@
+#include "sample/coverage_builder.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "util/demangle.h"
+
+namespace covkit::sample {
+
+namespace {
+
+struct LineState {
+  int64_t count = 0;
+  bool covered = false, observed = false, unexecuted_block = false;
+};
+
+struct FileState {
+  std::map<uint32_t, LineState> lines;
+  std::vector<format::FunctionRecord> functions;
+};
+
+// gcc's hot/cold splitting makes foo.cold a symbol of its own, but it is
+// part of foo: its lines count, it is not a function of the source.
+bool is_cold_part(const std::string& name) {
+  return name.ends_with(".cold") || name.find(".cold.") != std::string::npos;
+}
+
+// The entry's declaration (DW_AT_decl_line), else the line of the entry address.
+std::optional<DeclLine> function_start(const LineTable& lines, uint64_t entry) {
+  if (auto it = lines.subprograms.find(entry); it != lines.subprograms.end()) return it->second;
+  std::optional<DeclLine> out;
+  lines.for_each_overlapping(entry, entry + 1, [&](const LineRange& r) {
+    if (!out) out = DeclLine{r.file, r.line};
+  });
+  return out;
+}
+
+format::FunctionRecord function_record(const FunctionCfg& f, const std::vector<BlockState>& states, uint32_t line) {
+  format::FunctionRecord r;
+  r.name = f.name;
+  r.demangled = util::demangle(f.name);
+  r.start_line = line;
+  r.blocks = uint32_t(f.blocks.size());
+  for (const BlockState& s : states) r.blocks_executed += s.executed ? 1 : 0;
+  if (!states.empty() && states[0].executed) r.execution_count = std::max<int64_t>(states[0].count, 1);
+  return r;
+}
+
+void place_blocks(const FunctionCfg& f, const std::vector<BlockState>& states, const LineTable& lines,
+                  std::map<uint32_t, FileState>& files) {
+  // First the executable lines (is_stmt rows), then what ran over them.
+  lines.for_each_overlapping(f.address, f.address + f.size, [&](const LineRange& r) {
+    if (r.is_stmt) files[r.file].lines.try_emplace(r.line);
+  });
+  for (size_t b = 0; b < f.blocks.size() && b < states.size(); ++b) {
+    const BlockState& s = states[b];
+    lines.for_each_overlapping(f.blocks[b].start, f.blocks[b].end, [&](const LineRange& r) {
+      auto file = files.find(r.file);
+      if (file == files.end()) return;
+      auto line = file->second.lines.find(r.line);
+      if (line == file->second.lines.end()) return;
+      LineState& l = line->second;
+      if (!s.executed) {
+        l.unexecuted_block = true;
+        return;
+      }
+      l.covered = true;
+      l.observed = l.observed || s.observed;
+      l.count = std::max(l.count, std::max<int64_t>(s.count, 1));
+    });
+  }
+}
+
+}  // namespace
+
+std::string report_path(const std::string& absolute, const std::string& source_root) {
+  if (source_root.empty()) return absolute;
+  std::filesystem::path rel = std::filesystem::path(absolute).lexically_relative(
+      std::filesystem::path(source_root).lexically_normal());
+  if (rel.empty() || *rel.begin() == "..") return absolute;
+  return rel.string();
+}
+
+ModuleCoverage module_coverage(const ModuleCfg& module, const LineTable& lines, const ModuleBlockStates& states,
+                               const std::string& source_root) {
+  ModuleCoverage out;
+  static const std::vector<BlockState> kNone;
+  if (!lines.has_debug_info) {
+    format::SourceRecord src;
+    src.path = module.image.path();
+    src.absolute_path = module.image.path();
+    for (size_t i = 0; i < module.functions.size(); ++i) {
+      const auto& st = i < states.functions.size() ? states.functions[i] : kNone;
+      if (!is_cold_part(module.functions[i].name)) src.functions.push_back(function_record(module.functions[i], st, 0));
+    }
+    if (!src.functions.empty()) out.records.sources.push_back(std::move(src));
+    return out;
+  }
+  std::map<uint32_t, FileState> files;  // by LineTable file index
+  for (size_t i = 0; i < module.functions.size(); ++i) {
+    const FunctionCfg& f = module.functions[i];
+    const auto& st = i < states.functions.size() ? states.functions[i] : kNone;
+    place_blocks(f, st, lines, files);
+    if (is_cold_part(f.name)) continue;
+    // Functions the line table knows nothing of (crt startup code) are
+    // not sources the user wrote: left out.
+    if (auto start = function_start(lines, f.address))
+      files[start->file].functions.push_back(function_record(f, st, start->line));
+  }
+  for (auto& [index, state] : files) {
+    if (state.lines.empty() && state.functions.empty()) continue;
+    format::SourceRecord src;
+    src.absolute_path = lines.files[index];
+    src.path = report_path(src.absolute_path, source_root);
+    for (const auto& [number, l] : state.lines) {
+      format::LineRecord r;
+      r.number = number;
+      r.count = l.covered ? l.count : 0;
+      r.unexecuted_block = l.covered && l.unexecuted_block;
+      src.lines.push_back(std::move(r));
+      if (l.covered && !l.observed) out.inferred_only[src.path].insert(number);
+    }
+    src.functions = std::move(state.functions);
+    out.records.sources.push_back(std::move(src));
+  }
+  return out;
+}
+
+}  // namespace covkit::sample

@@ -1,0 +1,120 @@
+#include "sample/line_table.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+namespace covkit::sample {
+
+namespace {
+
+class FileTable {
+ public:
+  explicit FileTable(std::vector<std::string>& files) : files_(files) {}
+  uint32_t index(const std::string& comp_dir, const char* name) {
+    std::filesystem::path p(name ? name : "");
+    if (p.is_relative() && !comp_dir.empty()) p = std::filesystem::path(comp_dir) / p;
+    std::string s = p.lexically_normal().string();
+    auto [it, fresh] = ids_.try_emplace(s, uint32_t(files_.size()));
+    if (fresh) files_.push_back(s);
+    return it->second;
+  }
+
+ private:
+  std::vector<std::string>& files_;
+  std::map<std::string, uint32_t> ids_;
+};
+
+std::string comp_dir_of(Dwarf_Die* cu) {
+  Dwarf_Attribute a;
+  const char* s = dwarf_attr(cu, DW_AT_comp_dir, &a) ? dwarf_formstring(&a) : nullptr;
+  return s ? s : "";
+}
+
+void read_lines(Dwarf_Die* cu, const std::string& comp_dir, FileTable& files, std::vector<LineRange>& out) {
+  Dwarf_Lines* lines = nullptr;
+  size_t n = 0;
+  if (dwarf_getsrclines(cu, &lines, &n) != 0) return;
+  for (size_t i = 0; i + 1 < n; ++i) {
+    Dwarf_Line* l = dwarf_onesrcline(lines, i);
+    Dwarf_Line* next = dwarf_onesrcline(lines, i + 1);
+    bool end = false, stmt = false;
+    Dwarf_Addr lo = 0, hi = 0;
+    int line = 0;
+    if (!l || !next || dwarf_lineendsequence(l, &end) != 0 || end) continue;
+    if (dwarf_lineaddr(l, &lo) != 0 || dwarf_lineaddr(next, &hi) != 0 || hi < lo) continue;
+    // gcc's location views give a statement a row of no length when its
+    // first instruction also starts the next row (`return x * 3 + 1;` is
+    // an is_stmt row of length 0 then a non-statement row of the same
+    // line): the statement starts at that address, so it is kept as a
+    // point there.
+    if (hi == lo) hi = lo + 1;
+    if (dwarf_lineno(l, &line) != 0 || line <= 0) continue;
+    dwarf_linebeginstatement(l, &stmt);
+    out.push_back({lo, hi, files.index(comp_dir, dwarf_linesrc(l, nullptr, nullptr)), uint32_t(line), stmt});
+  }
+}
+
+// Subprograms with code (an entry address), anywhere in the unit's tree
+// (namespaces, classes, nested functions).
+void read_subprograms(Dwarf_Die* parent, const std::string& comp_dir, FileTable& files,
+                      std::map<uint64_t, DeclLine>& out, int depth) {
+  Dwarf_Die child;
+  if (depth > 64 || dwarf_child(parent, &child) != 0) return;
+  do {
+    int tag = dwarf_tag(&child);
+    if (tag == DW_TAG_subprogram) {
+      Dwarf_Addr lo;
+      int line = 0;
+      if (dwarf_lowpc(&child, &lo) == 0 && dwarf_decl_line(&child, &line) == 0 && line > 0)
+        out.try_emplace(lo, DeclLine{files.index(comp_dir, dwarf_decl_file(&child)), uint32_t(line)});
+    }
+    if (tag == DW_TAG_namespace || tag == DW_TAG_class_type || tag == DW_TAG_structure_type ||
+        tag == DW_TAG_subprogram)
+      read_subprograms(&child, comp_dir, files, out, depth + 1);
+  } while (dwarf_siblingof(&child, &child) == 0);
+}
+
+}  // namespace
+
+Expected<LineTable> load_line_table(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    Error e(fmt::format("cannot open: {}", std::strerror(errno)));
+    e.errno_value = errno;
+    return e;
+  }
+  LineTable t;
+  Dwarf* dbg = dwarf_begin(fd, DWARF_C_READ);
+  if (!dbg) {
+    ::close(fd);
+    return t;  // no DWARF at all
+  }
+  FileTable files(t.files);
+  Dwarf_Off off = 0, next = 0;
+  size_t header = 0;
+  while (dwarf_nextcu(dbg, off, &next, &header, nullptr, nullptr, nullptr) == 0) {
+    Dwarf_Die cu;
+    if (dwarf_offdie(dbg, off + header, &cu)) {
+      std::string dir = comp_dir_of(&cu);
+      read_lines(&cu, dir, files, t.ranges);
+      read_subprograms(&cu, dir, files, t.subprograms, 0);
+    }
+    off = next;
+  }
+  dwarf_end(dbg);
+  ::close(fd);
+  std::stable_sort(t.ranges.begin(), t.ranges.end(), [](const LineRange& a, const LineRange& b) { return a.lo < b.lo; });
+  t.has_debug_info = !t.ranges.empty();
+  return t;
+}
+
+}  // namespace covkit::sample

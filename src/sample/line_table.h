@@ -1,0 +1,55 @@
+#pragma once
+// A module's DWARF line table (libdw, dwarf_getsrclines per compilation
+// unit) as address ranges -> (file, line), plus the declaration line of
+// each subprogram by its entry address. Inlined code needs nothing more:
+// the line table already names the inlined function's file and line at
+// each of its addresses.
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "util/expected.h"
+
+namespace covkit::sample {
+
+struct LineRange {
+  uint64_t lo = 0, hi = 0;  // [lo, hi); a row of no length is [lo, lo + 1)
+  uint32_t file = 0;        // index in LineTable::files
+  uint32_t line = 0;
+  bool is_stmt = false;
+};
+
+struct DeclLine {
+  uint32_t file = 0, line = 0;
+};
+
+struct LineTable {
+  bool has_debug_info = false;      // false: no .debug_info/.debug_line (or none libdw can read)
+  std::vector<std::string> files;   // absolute (joined with the unit's comp_dir), normalized
+  std::vector<LineRange> ranges;    // sorted by lo; may overlap across units
+  std::map<uint64_t, DeclLine> subprograms;  // entry address -> declaration
+
+  // Calls f(range) for every range that overlaps [lo, hi).
+  template <typename F>
+  void for_each_overlapping(uint64_t lo, uint64_t hi, F&& f) const;
+};
+
+// A file without debug information is not an error (has_debug_info ==
+// false); a file that cannot be opened is.
+Expected<LineTable> load_line_table(const std::string& path);
+
+template <typename F>
+void LineTable::for_each_overlapping(uint64_t lo, uint64_t hi, F&& f) const {
+  // Ranges are short and sorted by lo; start a little before the first
+  // one starting at or after lo to catch the range that straddles it.
+  auto it = std::lower_bound(ranges.begin(), ranges.end(), lo,
+                             [](const LineRange& r, uint64_t a) { return r.lo < a; });
+  while (it != ranges.begin() && std::prev(it)->hi > lo) --it;
+  for (; it != ranges.end() && it->lo < hi; ++it)
+    if (it->hi > lo) f(*it);
+}
+
+}  // namespace covkit::sample

@@ -1,0 +1,213 @@
+#include "sample/sample_analysis.h"
+
+#include <capstone/x86.h>
+
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "model/load_coverage_file.h"
+#include "sample/address_map.h"
+#include "sample/coverage_builder.h"
+#include "sample/dominators.h"
+#include "sample/line_table.h"
+#include "sample/path_recovery.h"
+
+namespace covkit::sample {
+
+namespace {
+
+// Observation counts: [module][function] -> block -> samples.
+using Observations = std::vector<std::vector<std::map<int, int64_t>>>;
+
+struct Modules {
+  std::vector<std::unique_ptr<ModuleCfg>> cfgs;
+  std::vector<const ModuleCfg*> ptrs;
+  std::vector<ModuleSummary> summaries;
+  std::map<std::string, int> by_path;  // -1: could not be loaded
+  // Whether some mapping uses the module (all of them may have been
+  // refused for a build-id mismatch: then it is no part of the coverage).
+  std::vector<char> mapped;
+};
+
+bool analyzable(const std::string& path, const AnalysisOptions& options) {
+  if (path.empty() || path.front() != '/') return false;  // [vdso], anonymous code
+  for (const std::string& p : options.skip_prefixes)
+    if (path.starts_with(p)) return false;
+  return true;
+}
+
+int load_module(Modules& m, const std::string& path, std::vector<std::string>& warnings) {
+  if (auto it = m.by_path.find(path); it != m.by_path.end()) return it->second;
+  Expected<BinaryImage> img = load_binary_image(path);
+  if (!img) {
+    warnings.push_back(fmt::format("{}: {}", path, img.error().describe()));
+    return m.by_path[path] = -1;
+  }
+  ModuleSummary s;
+  s.path = path;
+  if (!img->symbols_problem().empty()) s.warnings.push_back(fmt::format("{}: {}", path, img->symbols_problem()));
+  m.cfgs.push_back(std::make_unique<ModuleCfg>(build_module_cfg(std::move(*img))));
+  m.ptrs.push_back(m.cfgs.back().get());
+  m.summaries.push_back(std::move(s));
+  return m.by_path[path] = int(m.cfgs.size() - 1);
+}
+
+// Module index per mapping of one image.
+std::vector<int> map_image(Modules& m, const format::SampleImage& image, const AnalysisOptions& options,
+                           std::vector<std::string>& warnings) {
+  std::vector<int> out;
+  std::set<std::string> mismatch_told;
+  for (const format::SampleMapping& map : image.mappings) {
+    int module = analyzable(map.path, options) ? load_module(m, map.path, warnings) : -1;
+    if (module >= 0 && !map.build_id.empty() && !m.ptrs[size_t(module)]->image.build_id().empty() &&
+        map.build_id != m.ptrs[size_t(module)]->image.build_id()) {
+      if (mismatch_told.insert(map.path).second)
+        warnings.push_back(fmt::format("{}: build-id {} differs from the recorded {} (the file changed since); "
+                                       "its samples are ignored",
+                                       map.path, m.ptrs[size_t(module)]->image.build_id(), map.build_id));
+      module = -1;
+    }
+    if (module >= 0) {
+      m.mapped.resize(m.ptrs.size(), 0);
+      m.mapped[size_t(module)] = 1;
+    }
+    out.push_back(module);
+  }
+  return out;
+}
+
+Located locate(const AddressMap& map, uint64_t a) { return map.locate(a); }
+
+SampleEvidence evidence(const AddressMap& map, const format::Sample& s) {
+  SampleEvidence e;
+  for (const format::BranchPair& b : s.branches) e.branches.push_back({locate(map, b.from), locate(map, b.to)});
+  for (uint64_t a : s.steps) e.steps.push_back(locate(map, a));
+  for (uint64_t a : s.stack) e.stack.push_back(locate(map, a));
+  if (s.ip) e.ip = locate(map, s.ip);
+  return e;
+}
+
+void count(Observations& obs, const std::vector<ModuleBlock>& blocks) {
+  for (const ModuleBlock& b : blocks) ++obs[size_t(b.module)][size_t(b.block.function)][b.block.block];
+}
+
+}  // namespace
+
+Expected<SampleCoverage> analyze_recording(const format::SampleRecording& recording, const AnalysisOptions& options) {
+  SampleCoverage out;
+  Modules modules;
+  std::vector<std::vector<int>> image_modules;
+  for (const format::SampleImage& image : recording.images)
+    image_modules.push_back(map_image(modules, image, options, out.warnings));
+  std::vector<AddressMap> maps;
+  for (size_t i = 0; i < recording.images.size(); ++i)
+    maps.emplace_back(recording.images[i], image_modules[i], modules.ptrs);
+  auto map_of = [&](uint32_t id) -> const AddressMap* {
+    for (size_t i = 0; i < recording.images.size(); ++i)
+      if (recording.images[i].id == id) return &maps[i];
+    return nullptr;
+  };
+
+  Observations obs(modules.ptrs.size());
+  for (size_t m = 0; m < modules.ptrs.size(); ++m) obs[m].resize(modules.ptrs[m]->functions.size());
+  RecoveryStats stats;
+  for (size_t i = 0; i < recording.samples.size(); ++i) {
+    const format::Sample& s = recording.samples[i];
+    const AddressMap* map = map_of(s.image);
+    if (!map) return Error(fmt::format("sample {} names image {}, which the recording does not list", i, s.image));
+    count(obs, recover_blocks(modules.ptrs, evidence(*map, s), &stats));
+  }
+  for (size_t i = 0; i < recording.hits.size(); ++i) {
+    const format::BlockHit& h = recording.hits[i];
+    const AddressMap* map = map_of(h.image);
+    if (!map) return Error(fmt::format("hit {} names image {}, which the recording does not list", i, h.image));
+    SampleEvidence e;
+    e.ip = map->locate(h.address);
+    count(obs, recover_blocks(modules.ptrs, e, &stats));
+  }
+  out.unplaced_addresses = stats.unplaced;
+  out.ranges = stats.ranges;
+  out.ranges_dropped = stats.ranges_dropped;
+
+  format::CoverageRecords records;
+  std::map<std::string, std::set<uint32_t>> inferred;
+  modules.mapped.resize(modules.ptrs.size(), 0);
+  for (size_t m = 0; m < modules.ptrs.size(); ++m) {
+    if (!modules.mapped[m]) continue;
+    const ModuleCfg& cfg = *modules.ptrs[m];
+    ModuleSummary& sum = modules.summaries[m];
+    ModuleBlockStates states;
+    for (size_t f = 0; f < cfg.functions.size(); ++f) {
+      states.functions.push_back(infer_blocks(cfg.functions[f], obs[m][f], options.inference));
+      for (const BlockState& b : states.functions.back()) {
+        sum.blocks_observed += b.observed;
+        sum.blocks_inferred += b.executed && !b.observed;
+      }
+      sum.blocks += cfg.functions[f].blocks.size();
+    }
+    sum.functions = cfg.functions.size();
+    Expected<LineTable> lines = load_line_table(cfg.image.path());
+    if (!lines) {
+      sum.warnings.push_back(fmt::format("{}: {}", cfg.image.path(), lines.error().describe()));
+      continue;
+    }
+    if (!lines->has_debug_info && !cfg.functions.empty())
+      sum.warnings.push_back(fmt::format("{}: no debug information (built without -g?): function-level results only",
+                                         cfg.image.path()));
+    ModuleCoverage mc = module_coverage(cfg, *lines, states, options.source_root);
+    for (auto& s : mc.records.sources) records.sources.push_back(std::move(s));
+    for (auto& [path, ls] : mc.inferred_only) inferred[path].insert(ls.begin(), ls.end());
+  }
+  out.coverage = model::to_model(std::move(records));
+  for (auto& [path, ls] : inferred) out.inferred_only_lines[path] = {ls.begin(), ls.end()};
+  for (size_t m = 0; m < modules.summaries.size(); ++m)
+    if (modules.mapped[m]) out.modules.push_back(std::move(modules.summaries[m]));
+  return out;
+}
+
+namespace {
+
+bool is_padding(const FunctionCfg& f, const BasicBlock& b) {
+  for (size_t i = b.first_insn; i < b.first_insn + b.insn_count; ++i) {
+    const DecodedInsn& d = f.insns[i];
+    bool pad = d.id == X86_INS_NOP || d.flow == Flow::halt || d.flow == Flow::invalid;
+    if (!pad) return false;
+  }
+  return true;
+}
+
+void function_sites(const FunctionCfg& f, std::vector<uint64_t>& out) {
+  if (f.blocks.empty()) return;
+  Graph g = f.graph();
+  DominatorTree dom = compute_dominators(g);
+  PostDominatorTree pdom = compute_post_dominators(g, f.exits(true));
+  std::vector<char> implied(f.blocks.size(), 0);  // has a dominator-tree child that post-dominates it
+  for (int c = 0; c < g.size(); ++c) {
+    int parent = dom.idom[size_t(c)];
+    if (parent >= 0 && parent != c && pdom.post_dominates(c, parent)) implied[size_t(parent)] = 1;
+  }
+  for (size_t b = 0; b < f.blocks.size(); ++b) {
+    bool reachable = dom.idom[b] != -1;
+    if (reachable ? !implied[b] : !is_padding(f, f.blocks[b])) out.push_back(f.blocks[b].start);
+  }
+}
+
+}  // namespace
+
+std::vector<uint64_t> breakpoint_sites(const ModuleCfg& module) {
+  std::vector<uint64_t> out;
+  for (const FunctionCfg& f : module.functions) function_sites(f, out);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+Expected<std::vector<uint64_t>> breakpoint_sites(const std::string& path) {
+  Expected<BinaryImage> img = load_binary_image(path);
+  if (!img) return Error(fmt::format("{}: {}", path, img.error().describe()));
+  if (!img->symbols_problem().empty()) return Error(fmt::format("{}: {}", path, img->symbols_problem()));
+  return breakpoint_sites(build_module_cfg(std::move(*img)));
+}
+
+}  // namespace covkit::sample
