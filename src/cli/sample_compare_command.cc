@@ -1,0 +1,181 @@
+// `covkit sample compare DIR... --against BUILD`: sampled coverage against
+// instrumented coverage of the same program and workload (the truth):
+// recall, precision and frequency divergence (sample/coverage_compare).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/command_line.h"
+#include "cli/report_options.h"
+#include "cli/sample_command.h"
+#include "cli/sample_options.h"
+#include "format/object_files.h"
+#include "model/load_coverage_file.h"
+#include "model/project_builder.h"
+#include "report/object_warnings.h"
+#include "sample/coverage_compare.h"
+#include "sample/sampled_coverage.h"
+#include "util/file_io.h"
+#include "util/printable.h"
+#include "util/thread_pool.h"
+
+namespace covkit::cli {
+
+namespace {
+
+constexpr std::string_view kCommand = "covkit sample compare";
+
+constexpr const char* kDescription =
+    "Measures how close sampled coverage comes to the truth: the same program\n"
+    "built with --coverage (and the same optimization), run on the same\n"
+    "workload, its .gcda files under BUILD. Lines count where both sides call\n"
+    "them executable; a line both cover is a hit, one only the sample covers a\n"
+    "false positive, one only the truth covers a miss.\n"
+    "\n"
+    "  recall     = hits / (hits + misses)           how much of the truth the sample found\n"
+    "  precision  = hits / (hits + false positives)  how much of the sample is true\n"
+    "  divergence = Jensen-Shannon divergence (base 2) of the two line-count\n"
+    "               distributions: 0 the same shape, 1 nothing in common\n"
+    "\n"
+    "Per file by default; --functions adds a row per function (the truth's\n"
+    "line ranges). The recordings are added together first, as in\n"
+    "`covkit sample report`.";
+
+constexpr const char* kFooter =
+    "Exit status: 0 when the comparison was printed; 1 on an error (a recording\n"
+    "or the truth cannot be read, nothing in common).\n"
+    "\n"
+    "Examples:\n"
+    "  covkit sample compare rec1 rec2 rec3 --against build-cov/\n"
+    "  covkit sample compare rec --against build-cov/ --functions --json cmp.json\n"
+    "  covkit sample compare rec --against build-cov/ --csv-summary   recall,precision,divergence,...";
+
+struct Options {
+  std::vector<std::string> dirs;
+  std::string against;
+  SampleAnalysisFlags analysis;
+  bool functions = false, csv_summary = false;
+  std::string json;
+  ReportOptions report;  // --root, --path-map, --filter, --exclude
+};
+
+std::string percent(double x) { return fmt::format("{:.1f}%", 100 * x); }
+
+void print_row(const std::string& name, const sample::Agreement& a) {
+  const int64_t common = a.true_positive + a.false_positive + a.false_negative + a.true_negative;
+  std::printf("%-50s %7lld %7lld %7lld %7lld %8s %9s\n", util::printable(name).c_str(), (long long)common,
+              (long long)(a.true_positive + a.false_negative), (long long)(a.true_positive + a.false_positive),
+              (long long)a.true_positive, percent(a.recall()).c_str(), percent(a.precision()).c_str());
+}
+
+void print_table(const sample::Comparison& c, bool functions) {
+  std::printf("%-50s %7s %7s %7s %7s %8s %9s\n", "File", "Lines", "Truth", "Sampled", "Both", "Recall", "Precision");
+  for (const sample::FileAgreement& f : c.files) {
+    print_row(f.path, f.lines);
+    if (functions)
+      for (const sample::FunctionAgreement& fn : f.functions) print_row("  " + fn.name, fn.lines);
+  }
+  print_row("TOTAL", c.lines);
+  std::printf("lines executable on one side only: %lld in the truth, %lld in the sample\n",
+              (long long)c.only_truth, (long long)c.only_sampled);
+  if (!c.files_only_truth.empty() || !c.files_only_sampled.empty())
+    std::printf("files on one side only: %zu in the truth, %zu in the sample\n", c.files_only_truth.size(),
+                c.files_only_sampled.size());
+  std::printf("frequency divergence (Jensen-Shannon): %.4f\n", c.divergence);
+}
+
+nlohmann::ordered_json agreement_json(const sample::Agreement& a) {
+  return {{"true_positive", a.true_positive}, {"false_positive", a.false_positive},
+          {"false_negative", a.false_negative}, {"true_negative", a.true_negative},
+          {"recall", a.recall()}, {"precision", a.precision()}};
+}
+
+std::string comparison_json(const sample::Comparison& c) {
+  nlohmann::ordered_json files = nlohmann::ordered_json::array();
+  for (const sample::FileAgreement& f : c.files) {
+    nlohmann::ordered_json fns = nlohmann::ordered_json::array();
+    for (const sample::FunctionAgreement& fn : f.functions)
+      fns.push_back({{"name", fn.name}, {"start_line", fn.start_line}, {"end_line", fn.end_line},
+                     {"lines", agreement_json(fn.lines)}});
+    files.push_back({{"path", f.path}, {"lines", agreement_json(f.lines)}, {"only_truth", f.only_truth},
+                     {"only_sampled", f.only_sampled}, {"functions", std::move(fns)}});
+  }
+  nlohmann::ordered_json j = {{"format", "covkit-sample-compare"}, {"format_version", 1},
+                              {"lines", agreement_json(c.lines)}, {"only_truth", c.only_truth},
+                              {"only_sampled", c.only_sampled}, {"divergence", c.divergence},
+                              {"files", std::move(files)}, {"files_only_truth", c.files_only_truth},
+                              {"files_only_sampled", c.files_only_sampled}};
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+int run(const Options& o) {
+  std::optional<model::PathFilter> filter = make_path_filter(kCommand, o.report);
+  if (!filter) return 1;
+  const model::SourcePathRules paths(o.report.root, o.report.source_prefix, o.report.path_maps);
+
+  format::ObjectSearch search = format::find_objects({o.against}, {});
+  if (search.objects.empty())
+    return fail(kCommand, o.against, "no .gcno or .gcda files: give the --coverage build of the program");
+  model::BuildOptions bo;
+  bo.threads = o.report.threads ? o.report.threads : util::default_threads();
+  model::BuildResult truth = model::build_project(search.objects, paths, *filter, bo);
+  if (!o.report.quiet)
+    for (const auto& d : truth.diagnostics) fail(kCommand, "", "warning: " + report::object_warning(d), 0);
+
+  sample::SampledCoverageOptions so;
+  so.analysis = make_analysis_options(o.analysis, o.report.root);
+  auto cov = sample::load_sampled_coverage(o.dirs, so);
+  if (!cov) return fail(kCommand, "", cov.error());
+  if (!o.report.quiet) print_analysis_warnings(kCommand, *cov);
+  model::ProjectCov sampled;
+  model::add_project(sampled, std::move(cov->coverage), paths, *filter);
+
+  const sample::Comparison c = sample::compare_coverage(sampled, truth.project);
+  if (c.files.empty())
+    return fail(kCommand, "", "the sample and the truth have no source file in common (same program? --path-map?)");
+  if (!o.json.empty())
+    if (auto w = util::write_file_atomic(o.json, comparison_json(c)); !w)
+      return fail(kCommand, o.json, fmt::format("cannot write: {}", w.error().message), 3);
+  if (o.csv_summary)
+    std::printf("%.6f,%.6f,%.6f,%lld,%lld,%lld\n", c.lines.recall(), c.lines.precision(), c.divergence,
+                (long long)c.lines.true_positive, (long long)c.lines.false_negative,
+                (long long)c.lines.false_positive);
+  else
+    print_table(c, o.functions);
+  return 0;
+}
+
+}  // namespace
+
+int run_sample_compare(int argc, char** argv) {
+  CLI::App app{kDescription, std::string(kCommand)};
+  app.footer(kFooter);
+  app.get_formatter()->column_width(34);
+  Options o;
+  app.add_option("DIR", o.dirs, "Recording directories (covkit sample record -o DIR)")->required()->check(CLI::ExistingDirectory);
+  app.add_option("--against", o.against, "The --coverage build whose .gcda files hold the truth")
+      ->required()
+      ->type_name("BUILD")
+      ->check(CLI::ExistingPath);
+  add_sample_analysis_options(app, o.analysis);
+  app.add_flag("--functions", o.functions, "A row per function under each file")->group("Output");
+  app.add_option("--json", o.json, "Write the comparison as JSON (per file and function)")->type_name("FILE")->group("Output");
+  app.add_flag("--csv-summary", o.csv_summary,
+               "Print one line instead of the table: recall,precision,divergence,hits,misses,false_positives")
+      ->group("Output");
+  add_report_source_options(app, o.report);
+  app.add_option("-f,--filter", o.report.filters, "Keep only sources whose path matches this regex (repeatable)")
+      ->type_name("REGEX")->allow_extra_args(false)->group("Filters");
+  app.add_option("-e,--exclude", o.report.excludes, "Drop sources whose path matches this regex (repeatable)")
+      ->type_name("REGEX")->allow_extra_args(false)->group("Filters");
+  app.add_option("-j,--jobs", o.report.threads, "Threads for reading the truth [default: all cores]")->type_name("N");
+  app.add_flag("-q,--quiet", o.report.quiet, "No warnings (errors are still printed)");
+  if (auto status = parse_command_line(app, argc, argv)) return *status;
+  return run_guarded(kCommand, [&] { return run(o); });
+}
+
+}  // namespace covkit::cli

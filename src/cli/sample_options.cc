@@ -1,0 +1,48 @@
+#include "cli/sample_options.h"
+
+#include <fmt/format.h>
+
+#include <regex>
+
+#include "cli/command_line.h"
+#include "model/source_paths.h"
+
+namespace covkit::cli {
+
+void add_sample_analysis_options(CLI::App& app, SampleAnalysisFlags& flags) {
+  app.add_option("--inference", flags.inference,
+                 "Blocks added to those observed: none; dominators (sound: a block that ran had its dominators "
+                 "run); shye (also post-dominators, as the 2005 paper: wrong where a call does not return); "
+                 "sound (post-dominators too, but never across a call) [default: dominators]")
+      ->check(CLI::IsMember({"none", "dominators", "shye", "sound"}))
+      ->type_name("MODE")
+      ->group("Analysis");
+  app.add_flag("--include-system", flags.include_system,
+               "Also analyse system libraries (/lib, /usr/lib: libc and the like)")
+      ->group("Analysis");
+}
+
+sample::AnalysisOptions make_analysis_options(const SampleAnalysisFlags& flags, const std::string& root) {
+  sample::AnalysisOptions a;
+  a.inference = sample::parse_inference_mode(flags.inference).value_or(sample::InferenceMode::dominators);
+  a.source_root = model::SourcePathRules(root, "", {}).root();
+  if (flags.include_system) a.skip_prefixes.clear();
+  return a;
+}
+
+void print_analysis_warnings(std::string_view command, const sample::SampleCoverage& cov) {
+  for (const std::string& w : cov.warnings) fail(command, "", "warning: " + w, 0);
+  for (const sample::ModuleSummary& m : cov.modules)
+    for (const std::string& w : m.warnings) fail(command, "", "warning: " + w, 0);
+}
+
+std::optional<model::PathFilter> make_path_filter(std::string_view command, const ReportOptions& o) {
+  try {
+    return model::PathFilter(o.filters, o.excludes, o.keep_system_headers, o.keep_cmake_probes);
+  } catch (const std::regex_error& e) {
+    fail(command, "", fmt::format("bad --filter/--exclude regular expression: {}", e.what()));
+    return std::nullopt;
+  }
+}
+
+}  // namespace covkit::cli
