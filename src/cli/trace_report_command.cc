@@ -64,7 +64,10 @@ int report(ReportOptions& o) {
   if (!set) return fail(kCommand, o.dir, set.error());
   print_trace_warnings("report", set->warnings);
   trace::Symbolizer symbols;
-  trace::CallProfile profile = trace::build_profile(*set, symbols, o.jobs);
+  // Call paths are shown only by --json, --tree and --callers: without
+  // them a stream can be read in parallel parts.
+  const bool call_paths = o.json || o.view.tree || !o.callers.empty();
+  trace::CallProfile profile = trace::build_profile(*set, symbols, o.jobs, call_paths);
   print_trace_warnings("report", profile.warnings);
   if (!o.callers.empty()) {
     o.view.callers = trace::match_functions(profile, o.callers);
