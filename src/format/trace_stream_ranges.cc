@@ -88,7 +88,8 @@ bool RangeDecoder::refill() {
 size_t RangeDecoder::next(std::span<TraceEvent> out) {
   size_t n = 0;
   while (!done_ && n < out.size()) {
-    if (end_ - pos_ < kMaxEvent && base_ + end_ < to_.offset && !refill()) {
+    // Refilled when no event may start in the window any more (see limit).
+    if (end_ - pos_ <= kMaxEvent && base_ + end_ < to_.offset && !refill()) {
       s_.unusual = true;  // the file is shorter than it was
       break;
     }

@@ -227,6 +227,11 @@ TEST(TraceSplitProfileTest, ManyFunctionsAndLongGaps) {
   }
 }
 
+TEST(TraceSplitProfileTest, PartsLongerThanTheDecodersWindow) {
+  // Parts of 1.25 MiB are read a 1 MiB window at a time.
+  check(random_stream(11, 5 << 18, 500000, true).b, true);
+}
+
 TEST(TraceSplitProfileTest, DeepRecursionAcrossChunksAndOpenAtTheEnd) {
   StreamWriter w(0, 64);
   uint64_t now = 0;
