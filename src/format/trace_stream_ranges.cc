@@ -60,7 +60,8 @@ std::vector<StreamRestart> find_restarts(const StreamBytes& bytes, const StreamH
 
 RangeDecoder::RangeDecoder(const StreamBytes& bytes, const StreamRestart& from, const StreamRestart& to)
     : bytes_(bytes), to_(to), base_(from.offset), time_(from.time) {
-  buf_.resize(kWindow + kMaxEvent);
+  // No larger than the part: small chunks make many parts.
+  buf_.resize(size_t(std::min<uint64_t>(kWindow, to.offset - from.offset + kMaxEvent)) + kMaxEvent);
   s_.end_time = from.time;
 }
 
@@ -73,7 +74,7 @@ bool RangeDecoder::refill() {
   base_ += pos_;
   pos_ = 0;
   end_ = keep;
-  const uint64_t want = std::min<uint64_t>(kWindow - keep, to_.offset - (base_ + keep));
+  const uint64_t want = std::min<uint64_t>(buf_.size() - kMaxEvent - keep, to_.offset - (base_ + keep));
   size_t got = 0;
   while (got < want) {
     const ssize_t n = bytes_.read(base_ + keep + got, buf_.data() + keep + got, size_t(want - got));

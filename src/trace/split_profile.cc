@@ -156,8 +156,13 @@ class Stitch {
     if (part.best != INT64_MIN && int64_t(depth) + part.best > int64_t(out_.max_depth)) {
       if (int64_t(depth) + part.best > int64_t(UINT32_MAX)) return false;
       out_.max_depth = uint32_t(int64_t(depth) + part.best);
-      out_.deepest.clear();
-      for (size_t i = 0; i < depth - part.best_exits; ++i) out_.deepest.push_back(stack_[i].fn);
+      // The chain's first `valid_` frames are still those of the stack: only
+      // the rest is copied (a stack that keeps growing is not copied whole
+      // per part).
+      const size_t keep = size_t(depth - part.best_exits);
+      out_.deepest.resize(keep);
+      for (size_t i = std::min(valid_, keep); i < keep; ++i) out_.deepest[i] = stack_[i].fn;
+      valid_ = keep;
       out_.deepest.insert(out_.deepest.end(), part.best_chain.begin(), part.best_chain.end());
     }
     for (size_t i = 0; i < part.segments.size(); ++i) {
@@ -222,6 +227,7 @@ class Stitch {
   void pop(uint64_t now) {
     const StitchFrame f = stack_.back();
     stack_.pop_back();
+    valid_ = std::min(valid_, stack_.size());
     const uint64_t dur = now > f.start ? now - f.start : 0;
     SplitFunction& a = function(f.fn);
     if (--active(f.fn) == 0) a.incl += dur;
@@ -235,6 +241,7 @@ class Stitch {
   std::vector<StitchFrame> stack_;
   std::vector<uint32_t> active_;  // by id
   std::vector<uint8_t> defined_;  // by id
+  size_t valid_ = 0;              // frames of out_.deepest still equal to the stack's
 };
 
 constexpr size_t kBlock = 1024;
