@@ -99,7 +99,7 @@ int run_trace_report(int argc, char** argv) {
       ->type_name("KEY");
   app.add_option("--limit", o.view.limit, "Show the first N functions of the flat profile (0: all) [default: 0]")
       ->type_name("N");
-  app.add_option("-j,--jobs", o.jobs, "Replay N thread streams at once [default: one per core]")
+  app.add_option("-j,--jobs", o.jobs, "Replay N thread streams at once, or the parts of fewer streams [default: one per core]")
       ->check(CLI::Range(1, 1024).description(""))
       ->type_name("N");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
