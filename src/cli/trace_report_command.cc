@@ -64,7 +64,10 @@ int report(ReportOptions& o) {
   if (!set) return fail(kCommand, o.dir, set.error());
   print_trace_warnings("report", set->warnings);
   trace::Symbolizer symbols;
-  trace::CallProfile profile = trace::build_profile(*set, symbols, o.jobs);
+  // Call paths are shown only by --json, --tree and --callers: without
+  // them a stream can be read in parallel parts.
+  const bool call_paths = o.json || o.view.tree || !o.callers.empty();
+  trace::CallProfile profile = trace::build_profile(*set, symbols, o.jobs, call_paths);
   print_trace_warnings("report", profile.warnings);
   if (!o.callers.empty()) {
     o.view.callers = trace::match_functions(profile, o.callers);
@@ -96,7 +99,7 @@ int run_trace_report(int argc, char** argv) {
       ->type_name("KEY");
   app.add_option("--limit", o.view.limit, "Show the first N functions of the flat profile (0: all) [default: 0]")
       ->type_name("N");
-  app.add_option("-j,--jobs", o.jobs, "Replay N thread streams at once [default: one per core]")
+  app.add_option("-j,--jobs", o.jobs, "Replay N thread streams at once, or the parts of fewer streams [default: one per core]")
       ->check(CLI::Range(1, 1024).description(""))
       ->type_name("N");
   if (auto status = parse_command_line(app, argc, argv)) return *status;

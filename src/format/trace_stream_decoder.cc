@@ -89,7 +89,8 @@ StreamStatus parse_stream_header(std::span<const uint8_t> bytes, const std::stri
                                    util::printable(file), bytes.size(), kTraceHeaderSize));
     return StreamStatus::kNotStream;
   }
-  if (std::memcmp(bytes.data() + CKT_HDR_MAGIC, CKT_MAGIC, 8) != 0) {
+  const bool v1 = std::memcmp(bytes.data() + CKT_HDR_MAGIC, CKT_MAGIC_V1, 8) == 0;
+  if (!v1 && std::memcmp(bytes.data() + CKT_HDR_MAGIC, CKT_MAGIC, 8) != 0) {
     warnings.push_back(fmt::format("{}: byte 0: not a covkit thread stream (no {} magic); not read",
                                    util::printable(file), CKT_MAGIC));
     return StreamStatus::kNotStream;
@@ -99,6 +100,8 @@ StreamStatus parse_stream_header(std::span<const uint8_t> bytes, const std::stri
   header.start = le64(&bytes[CKT_HDR_START]);
   const uint32_t flags = le32(&bytes[CKT_HDR_FLAGS]);
   header.ended = flags & CKT_FLAG_ENDED;
+  // Version 1 has no syncs; its field is zero (unknown) there anyway.
+  header.chunk = v1 ? 0 : le32(&bytes[CKT_HDR_CHUNK]);
   header.counts.reset();
   if (flags & CKT_FLAG_COUNTS)
     header.counts = StreamCounts{le64(&bytes[CKT_HDR_CALLS]), le64(&bytes[CKT_HDR_EVENTS]), le64(&bytes[CKT_HDR_LOST])};
@@ -143,6 +146,16 @@ class StreamDecoder::Impl {
     }
     if (done_ && !finished_) finish();
     return n;
+  }
+
+  void resume(const StreamResume& at) {
+    for (const auto& [id, address] : at.defines) define(id, address);
+    base_ = at.offset;
+    s_.bytes = at.offset;
+    time_ = at.time;
+    s_.last_time = at.time;
+    depth_ = at.depth;
+    seen_event_ = true;
   }
 
   bool done() const { return done_; }
@@ -555,6 +568,19 @@ bool StreamDecoder::Impl::special(uint64_t event) {
     s_.lost = count > UINT64_MAX - s_.lost ? UINT64_MAX : s_.lost + count;
   } else if (subtype == CKT_SPECIAL_STACK) {
     return stack(event);
+  } else if (subtype == CKT_SPECIAL_SYNC) {
+    // A restart point for parallel readers (trace_stream_ranges.h); read
+    // front to back it says nothing new.
+    for (int field = 0; field < 2; ++field) {
+      at = pos();
+      uint64_t value = 0;
+      r = varint(value);
+      if (r != Read::kOk) {
+        stop(r, event, at, "the sync event's fields do not fit in 64 bits");
+        return false;
+      }
+    }
+    if (possibly_torn()) return false;
   } else if (subtype == CKT_SPECIAL_END) {
     s_.ended = true;
     done_ = true;
@@ -609,6 +635,12 @@ bool StreamDecoder::Impl::stack(uint64_t event) {
 StreamDecoder::StreamDecoder(const StreamBytes& bytes, const std::string& file, uint64_t start, bool ended_flag,
                              std::vector<std::string>& warnings, size_t window)
     : impl_(std::make_unique<Impl>(bytes, file, start, ended_flag, warnings, window)) {}
+
+StreamDecoder::StreamDecoder(const StreamBytes& bytes, const std::string& file, const StreamResume& resume,
+                             bool ended_flag, std::vector<std::string>& warnings, size_t window)
+    : impl_(std::make_unique<Impl>(bytes, file, resume.time, ended_flag, warnings, window)) {
+  impl_->resume(resume);
+}
 
 StreamDecoder::~StreamDecoder() = default;
 

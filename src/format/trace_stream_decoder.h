@@ -34,6 +34,7 @@ struct StreamHeader {
   uint32_t pid = 0, tid = 0;
   uint64_t start = 0;
   bool ended = false;                  // CKT_FLAG_ENDED
+  uint32_t chunk = 0;                  // bytes per chunk, where syncs are (0: none, version 1)
   std::optional<StreamCounts> counts;  // CKT_FLAG_COUNTS
 };
 
@@ -75,11 +76,20 @@ struct StreamSummary {
   uint64_t bytes = 0;                   // header and decoded events
   uint64_t last_time = 0;               // counter of the last event read, specials included
   uint64_t events = 0, calls = 0;       // enter and exit events decoded; enters
-  uint64_t specials = 0;                // other events decoded (define, lost, stack, end)
+  uint64_t specials = 0;                // other events decoded (define, lost, stack, sync, end)
 };
 
 // Bytes read at a time.
 inline constexpr size_t kStreamWindow = size_t(1) << 20;
+
+// Where a decoder starts inside a stream: a restart point (a `sync`, see
+// trace_stream_ranges.h) with what the events before it left behind.
+struct StreamResume {
+  uint64_t offset = 0;  // of the sync event, past the header
+  uint64_t time = 0;    // its counter
+  uint64_t depth = 0;   // frames open there
+  std::vector<std::pair<uint64_t, uint64_t>> defines;  // (id, address) defined before it, in order
+};
 
 class StreamDecoder {
  public:
@@ -87,6 +97,10 @@ class StreamDecoder {
   // `window`: bytes read at a time (tests and the fuzzer make it small; the
   // events decoded do not depend on it).
   StreamDecoder(const StreamBytes& bytes, const std::string& file, uint64_t start, bool ended_flag,
+                std::vector<std::string>& warnings, size_t window = kStreamWindow);
+  // Decodes from a restart point on (its summary counts what follows it;
+  // initial_stack stays empty, a stack event there is a stray one).
+  StreamDecoder(const StreamBytes& bytes, const std::string& file, const StreamResume& resume, bool ended_flag,
                 std::vector<std::string>& warnings, size_t window = kStreamWindow);
   ~StreamDecoder();
   StreamDecoder(const StreamDecoder&) = delete;

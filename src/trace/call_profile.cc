@@ -1,6 +1,7 @@
 #include "trace/call_profile.h"
 
 #include "format/trace_event_reader.h"
+#include "trace/split_profile.h"
 
 #include <algorithm>
 #include <memory>
@@ -91,6 +92,11 @@ class ThreadReplay {
   // `background`: decode the stream on a thread of its own (a core to spare).
   void replay(const format::TraceThread& thread, std::vector<std::string>& warnings, uint64_t& lost,
               bool background);
+  // The flat profile only, the stream read in parallel parts on `threads`
+  // threads; false when it cannot be (then this replay must be dropped: it
+  // may have named functions).
+  bool replay_split(const format::TraceThread& thread, std::vector<std::string>& warnings, uint64_t& lost,
+                    unsigned threads);
   ThreadProfile finish(const format::TraceThread& thread, FunctionTable& table);
   // After finish(): per function (local ids) and per (caller, callee) local ids.
   const std::vector<FnAcc>& functions() const { return fns_; }
@@ -299,6 +305,49 @@ void ThreadReplay::replay(const format::TraceThread& t, std::vector<std::string>
   end_ = end;
 }
 
+bool ThreadReplay::replay_split(const format::TraceThread& t, std::vector<std::string>& warnings, uint64_t& lost,
+                                unsigned threads) {
+  if (reloads_ || t.file.empty()) return false;
+  auto bytes = format::StreamBytes::open(t.file);
+  if (!bytes) return false;
+  uint8_t head[format::kTraceHeaderSize];
+  if (bytes->read(0, head, sizeof head) != ssize_t(sizeof head)) return false;
+  format::StreamHeader header;
+  std::vector<std::string> ignored;
+  if (format::parse_stream_header(head, t.file, header, ignored) != format::StreamStatus::kOk) return false;
+  std::vector<std::string> found;
+  auto split = split_profile(*bytes, header, t.file, process_.clock(), process_.end, threads, found);
+  if (!split) return false;
+  // The stream's ids to functions, in order of first call as the replay
+  // names them; recursion was judged by id, so two ids of one name (the
+  // same function at two addresses) need the replay in order.
+  std::vector<uint32_t> local(split->functions.size(), kNone);
+  std::vector<uint8_t> taken;
+  for (uint32_t id : split->order) {
+    const uint32_t fn = function(split->address[id], split->functions[id].first);
+    if (fn >= taken.size()) taken.resize(fn + 1, 0);
+    if (taken[fn]) return false;
+    taken[fn] = 1;
+    local[id] = fn;
+  }
+  for (uint32_t id : split->order) {
+    const SplitFunction& f = split->functions[id];
+    FnAcc& a = fns_[local[id]];
+    a.calls = f.calls;
+    a.incl = f.incl;
+    a.excl = f.excl;
+    a.min = f.min;
+    a.max = f.max;
+  }
+  max_depth_ = split->max_depth;
+  for (uint32_t id : split->deepest) deepest_.push_back(local[id]);
+  begin_ = split->begin;
+  end_ = split->end;
+  lost += split->lost;
+  warnings.insert(warnings.end(), found.begin(), found.end());
+  return true;
+}
+
 ThreadProfile ThreadReplay::finish(const format::TraceThread& t, FunctionTable& table) {
   // In order of first call, as the replay met them: the table gets the
   // names in the order a replay one thread after the other interned them.
@@ -336,7 +385,7 @@ ThreadProfile ThreadReplay::finish(const format::TraceThread& t, FunctionTable& 
 
 }  // namespace
 
-CallProfile build_profile(const format::TraceSet& trace, Symbolizer& symbols, unsigned threads) {
+CallProfile build_profile(const format::TraceSet& trace, Symbolizer& symbols, unsigned threads, bool call_paths) {
   CallProfile profile;
   FunctionTable table;
   SharedSymbols shared{symbols, {}};
@@ -376,13 +425,22 @@ CallProfile build_profile(const format::TraceSet& trace, Symbolizer& symbols, un
   // With a core per stream to spare (one thread on two cores), each stream
   // is decoded on one core and replayed on another.
   const bool background = jobs.size() * 2 <= threads;
+  // Fewer streams than cores: each is read in parallel parts, one stream
+  // after the other (only the flat profile can be stitched so far).
+  const bool split = !call_paths && jobs.size() < threads;
+  auto run = [&](Job& job) {
+    job.replay = std::make_unique<ThreadReplay>(*job.process, shared, job.reloads);
+    if (split && job.replay->replay_split(*job.thread, job.warnings, job.lost, threads)) return;
+    if (split) job.replay = std::make_unique<ThreadReplay>(*job.process, shared, job.reloads);
+    job.replay->replay(*job.thread, job.warnings, job.lost, background);
+  };
   for (size_t first = 0; first < jobs.size(); first += batch) {
     const size_t count = std::min(batch, jobs.size() - first);
-    util::parallel_for(count, threads, [&](size_t k) {
-      Job& job = jobs[first + k];
-      job.replay = std::make_unique<ThreadReplay>(*job.process, shared, job.reloads);
-      job.replay->replay(*job.thread, job.warnings, job.lost, background);
-    });
+    if (split) {
+      for (size_t k = 0; k < count; ++k) run(jobs[first + k]);
+    } else {
+      util::parallel_for(count, threads, [&](size_t k) { run(jobs[first + k]); });
+    }
     for (size_t k = 0; k < count; ++k) {
       Job& job = jobs[first + k];
       ThreadReplay& replay = *job.replay;

@@ -64,7 +64,12 @@ struct CallProfile {
 // Reads each thread's stream once, a block at a time: memory grows with the
 // functions, edges and call paths, not with the events. The streams of
 // several threads are replayed on up to `threads` threads (0: one per core);
-// the result does not depend on how many.
-CallProfile build_profile(const format::TraceSet& trace, Symbolizer& symbols, unsigned threads = 0);
+// the result does not depend on how many. Without `call_paths` the edges
+// and the call trees (below their roots) are left empty, and a trace of
+// fewer threads than `threads` has each stream read in parallel parts
+// (split_profile.h) where it can: the flat profile, depths and times are
+// the same.
+CallProfile build_profile(const format::TraceSet& trace, Symbolizer& symbols, unsigned threads = 0,
+                          bool call_paths = true);
 
 }  // namespace covkit::trace

@@ -22,7 +22,7 @@ import subprocess
 import sys
 
 ENTER, EXIT, SPECIAL = 1, 2, 3
-DEFINE, LOST, STACK, END = 1, 2, 3, 4
+DEFINE, LOST, STACK, END, SYNC = 1, 2, 3, 4, 5
 
 
 class FormatError(Exception):
@@ -111,7 +111,7 @@ def read_varint(buf, pos):
 def parse_stream(path):
     with open(path, "rb") as f:
         buf = f.read()
-    if len(buf) < 64 or buf[:8] != b"CKTRACE1":
+    if len(buf) < 64 or buf[:8] not in (b"CKTRACE1", b"CKTRACE2"):
         raise FormatError(f"{path}: bad header")
     pid, tid, start, flags = struct.unpack_from("<IIQI", buf, 8)
     hdr_calls, hdr_events, hdr_lost = struct.unpack_from("<QQQ", buf, 32)
@@ -164,6 +164,11 @@ def parse_stream(path):
                     if events or st["stack"]:
                         raise FormatError(f"{path}: stack event after other events")
                     st["stack"] = ids
+                elif sub == SYNC:
+                    counter, pos = read_varint(buf, pos)
+                    at, pos = read_varint(buf, pos)
+                    if counter != now or at != ev_start:
+                        raise FormatError(f"{path}: sync at offset {ev_start} says {counter} at {at}")
                 elif sub == END:
                     st["all_events"] += 1
                     st["end_event"] = True

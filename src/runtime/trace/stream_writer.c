@@ -59,7 +59,8 @@ CKT_FN static void stop(struct ckt_stream *s) {
   s->kept_calls = s->calls;
 }
 
-CKT_FN int ckt_stream_open(struct ckt_stream *s, pid_t tid, uint64_t start, uint8_t *scratch) {
+CKT_FN int ckt_stream_open(struct ckt_stream *s, pid_t tid, uint64_t start, uint8_t *scratch,
+                           const uint64_t *last) {
   struct ckt_line stem;  /* IMAGE-<tid> */
   ckt_line_init(&stem, ckt_image);
   ckt_line_char(&stem, CKT_THREAD_SEPARATOR);
@@ -68,6 +69,7 @@ CKT_FN int ckt_stream_open(struct ckt_stream *s, pid_t tid, uint64_t start, uint
 
   memset(s, 0, sizeof *s);
   s->scratch = scratch;
+  s->last = last;
   unsigned seq;
   s->fd = ckt_file_create(stem.buf, CKT_STREAM_SUFFIX, O_RDWR, &seq);
   if (s->fd < 0) return 0;
@@ -88,11 +90,14 @@ CKT_FN int ckt_stream_open(struct ckt_stream *s, pid_t tid, uint64_t start, uint
   for (int i = 0; i < 4; i++) h[CKT_HDR_PID + i] = (uint8_t)(p32 >> (8 * i));
   for (int i = 0; i < 4; i++) h[CKT_HDR_TID + i] = (uint8_t)(t32 >> (8 * i));
   ckt_put_u64le(h + CKT_HDR_START, start);
+  uint32_t c32 = ckt_cfg.chunk_bytes;
+  for (int i = 0; i < 4; i++) h[CKT_HDR_CHUNK + i] = (uint8_t)(c32 >> (8 * i));
   s->cur = h + CKT_HEADER_SIZE;
   return 1;
 }
 
-CKT_FN uint8_t *ckt_stream_rollover(struct ckt_stream *s) {
+/* The next chunk mapped; cur past the bytes of the event that crossed into it. */
+CKT_FN static uint8_t *next_chunk(struct ckt_stream *s) {
   if (s->broken) return drop(s);
   size_t chunk = ckt_cfg.chunk_bytes, over = overlap_bytes();
   uint8_t *old = s->map;
@@ -106,13 +111,31 @@ CKT_FN uint8_t *ckt_stream_rollover(struct ckt_stream *s) {
   return s->cur;
 }
 
+CKT_FN uint8_t *ckt_stream_rollover(struct ckt_stream *s) {
+  uint8_t *p = next_chunk(s);
+  if (s->broken) return p;
+  /* The restart point: the time the next delta starts from and the sync's
+   * own offset, by which a reader that looks from the chunk's start knows
+   * it found one (the crossing event's bytes come first). Once per chunk,
+   * on this slow path: the hot path is unchanged. */
+  uint64_t at = s->map_off + (uint64_t)(p - s->map);
+  p = ckt_put_lead(p, CKT_KIND_SPECIAL, 0);
+  p = ckt_put_varint(p, CKT_SPECIAL_SYNC);
+  p = ckt_put_varint(p, *s->last);
+  p = ckt_put_varint(p, at);
+  s->events++;
+  s->cur = p;
+  return p;
+}
+
 CKT_FN void ckt_stream_put(struct ckt_stream *s, const uint8_t *bytes, size_t n) {
   size_t over = overlap_bytes();
   uint8_t *start = s->cur, *start_map = s->map;
   const int was_broken = s->broken;
   while (n > 0) {
-    uint8_t *p = ckt_stream_reserve(s);
-    s->events--;  /* one event, however many reserves it takes */
+    /* Mid-event: the next chunk gets no `sync` (a reader decodes across). */
+    uint8_t *p = s->cur;
+    if (p >= s->limit) p = next_chunk(s);
     if (s->broken) {
       /* Stopped inside the event: the file ends before it. */
       if (!was_broken && s->map == start_map) s->tail = start;

@@ -27,14 +27,18 @@ struct ckt_stream {
   uint8_t *tail;    /* broken: where the written data ends (room for a `lost` event) */
   uint64_t dropped; /* broken: events not written */
   uint64_t kept_events, kept_calls;  /* broken: the counts of the written events */
+  const uint64_t *last; /* the thread's counter of its last event: the time of a `sync` */
   uint64_t dev, ino; /* of fd: a program that closes every descriptor may
                         reuse its number for a file of its own */
 };
 
 /* Creates the file (a new name, see trace_contract.h), writes the header; 0
- * on failure (nothing left open). */
-CKT_FN int ckt_stream_open(struct ckt_stream *s, pid_t tid, uint64_t start, uint8_t *scratch);
-/* Maps the next chunk; returns the new cur. */
+ * on failure (nothing left open). `last`: the thread's counter (read when a
+ * chunk starts, for its `sync`). */
+CKT_FN int ckt_stream_open(struct ckt_stream *s, pid_t tid, uint64_t start, uint8_t *scratch,
+                           const uint64_t *last);
+/* Maps the next chunk at an event boundary and writes its `sync` (the
+ * restart point of a parallel reader); returns the new cur. */
 CKT_FN uint8_t *ckt_stream_rollover(struct ckt_stream *s);
 /* Appends n bytes of any length (cold events such as `stack`). */
 CKT_FN void ckt_stream_put(struct ckt_stream *s, const uint8_t *bytes, size_t n);

@@ -62,7 +62,7 @@ CKT_FN struct ckt_thread *ckt_thread_create(void) {
   stack_bounds(t);
   t->last = ckt_now();
   errno = 0;
-  if (!ckt_stream_open(&t->s, t->tid, t->last, t->scratch)) {
+  if (!ckt_stream_open(&t->s, t->tid, t->last, t->scratch, &t->last)) {
     if (!out_of_space(errno)) ckt_warn("cannot create a thread stream in", ckt_cfg.dir);
     munmap(mem, bytes);
     return NULL;
@@ -117,7 +117,7 @@ CKT_FN void ckt_thread_restart_in_child(struct ckt_thread *t) {
   t->pend_lo = CKT_NONE;  /* flushed by the prepare handler */
   memset(t->defined, 0, sizeof t->defined);
   t->last = ckt_now();
-  if (!ckt_stream_open(&t->s, t->tid, t->last, t->scratch)) {
+  if (!ckt_stream_open(&t->s, t->tid, t->last, t->scratch, &t->last)) {
     ckt_thread_drop_in_child(t);
     return;
   }

@@ -35,7 +35,10 @@
 #define CKT_RECORD_MARKER "covkit-record"
 
 /* ---- thread stream header (little endian, CKT_HEADER_SIZE bytes) ---- */
-#define CKT_MAGIC "CKTRACE1" /* 8 bytes, no terminating zero in the file */
+#define CKT_MAGIC "CKTRACE2" /* 8 bytes, no terminating zero in the file */
+/* The previous version: no `sync` events, CKT_HDR_CHUNK zero. Readers read
+ * both; the runtime writes CKT_MAGIC. */
+#define CKT_MAGIC_V1 "CKTRACE1"
 enum {
   CKT_HEADER_SIZE = 64,
   CKT_HDR_MAGIC = 0,  /* 8 bytes */
@@ -43,6 +46,8 @@ enum {
   CKT_HDR_TID = 12,   /* u32 */
   CKT_HDR_START = 16, /* u64: counter before the first event */
   CKT_HDR_FLAGS = 24, /* u32: CKT_FLAG_* */
+  CKT_HDR_CHUNK = 28, /* u32: bytes per chunk: a `sync` follows the event that
+                         crosses each multiple of it (0: unknown) */
   CKT_HDR_CALLS = 32, /* u64: enter events written (valid with CKT_FLAG_COUNTS) */
   CKT_HDR_EVENTS = 40, /* u64: events written, specials included (likewise) */
   CKT_HDR_LOST = 48    /* u64: the sum of the stream's `lost` counts (likewise) */
@@ -54,6 +59,7 @@ enum {
 
 /* ---- events ---- */
 enum { CKT_KIND_ENTER = 1, CKT_KIND_EXIT = 2, CKT_KIND_SPECIAL = 3 };
-enum { CKT_SPECIAL_DEFINE = 1, CKT_SPECIAL_LOST = 2, CKT_SPECIAL_STACK = 3, CKT_SPECIAL_END = 4 };
+enum { CKT_SPECIAL_DEFINE = 1, CKT_SPECIAL_LOST = 2, CKT_SPECIAL_STACK = 3, CKT_SPECIAL_END = 4,
+       CKT_SPECIAL_SYNC = 5 /* restart point: varint counter, varint own file offset */ };
 
 #endif

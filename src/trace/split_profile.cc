@@ -1,0 +1,328 @@
+#include "trace/split_profile.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "format/trace_stream_ranges.h"
+#include "util/thread_pool.h"
+
+namespace covkit::trace {
+
+namespace {
+
+using format::TraceEvent;
+
+struct OpenFrame {
+  uint32_t fn = 0;
+  uint64_t start = 0, child = 0;  // ns
+};
+
+// The time between two exits of frames opened before the part: its calls
+// at the part's depth 0 are children of the innermost such frame.
+struct Segment {
+  uint64_t child = 0;  // inclusive time of those calls
+  // Per function, the inclusive time of its calls that were outermost within
+  // the part: they count when no frame before the part is one of its.
+  std::vector<std::pair<uint32_t, uint64_t>> incl;
+  uint64_t exit = 0;  // ns of the exit that ends it (none for the last)
+};
+
+// What one part adds, relative to the stack it starts on.
+struct Part {
+  format::RangeSummary summary;
+  std::vector<std::pair<uint32_t, SplitFunction>> functions;  // in order of first call in the part
+  std::vector<Segment> segments;  // one more than the exits of frames opened before the part
+  std::vector<OpenFrame> open;    // frames opened in the part and still open at its end
+  int64_t best = INT64_MIN;       // deepest point: part frames minus earlier frames closed by then
+  uint64_t best_exits = 0;        // earlier frames closed at that point
+  std::vector<uint32_t> best_chain;  // the part's frames there
+  std::optional<uint64_t> first_time;  // counter of its first enter or exit
+  std::vector<std::pair<uint32_t, uint64_t>> addresses;  // the last part's ids (from its decoder)
+};
+
+// The replay of call_profile.cc on a part, with the frames before it unknown.
+class PartReplay {
+ public:
+  PartReplay(Part& part, const format::TraceClock& to_ns) : part_(part), to_ns_(to_ns) {}
+
+  void event(const TraceEvent& e) {
+    if (!part_.first_time) part_.first_time = e.time;
+    const uint64_t now = to_ns_(e.time);
+    if (e.kind == TraceEvent::Kind::kEnter) enter(e.fn_id, now, e.time);
+    else exit(now);
+  }
+
+  void finish() {
+    flush(0);
+    part_.open = stack_;
+    for (uint32_t id : order_) part_.functions.emplace_back(id, fns_[id]);
+  }
+
+ private:
+  void enter(uint32_t fn, uint64_t now, uint64_t counter) {
+    if (fn >= fns_.size()) {
+      const size_t n = std::max<size_t>(fn + 1, fns_.size() * 2);
+      fns_.resize(n);
+      active_.resize(n, 0);
+      incl_.resize(n, 0);
+    }
+    SplitFunction& f = fns_[fn];
+    if (f.calls++ == 0) {
+      order_.push_back(fn);
+      f.first = counter;
+    }
+    ++active_[fn];
+    stack_.push_back({fn, now, 0});
+    const int64_t rel = int64_t(stack_.size()) - int64_t(exits_);
+    if (rel > part_.best) {
+      part_.best = rel;
+      part_.best_exits = exits_;
+      part_.best_chain.resize(stack_.size());
+      for (size_t i = valid_; i < stack_.size(); ++i) part_.best_chain[i] = stack_[i].fn;
+      valid_ = stack_.size();
+    }
+  }
+
+  void exit(uint64_t now) {
+    if (stack_.empty()) {  // closes a frame opened before the part
+      flush(now);
+      ++exits_;
+      return;
+    }
+    const OpenFrame f = stack_.back();
+    stack_.pop_back();
+    valid_ = std::min(valid_, stack_.size());
+    const uint64_t dur = now > f.start ? now - f.start : 0;
+    SplitFunction& a = fns_[f.fn];
+    a.excl += dur - std::min(dur, f.child);
+    a.min = std::min(a.min, dur);
+    a.max = std::max(a.max, dur);
+    if (--active_[f.fn] == 0 && dur > 0) {
+      if (incl_[f.fn] == 0) touched_.push_back(f.fn);
+      incl_[f.fn] += dur;
+    }
+    if (!stack_.empty()) stack_.back().child += dur;
+    else child_ += dur;
+  }
+
+  void flush(uint64_t exit) {
+    Segment& s = part_.segments.emplace_back();
+    s.child = child_;
+    s.exit = exit;
+    for (uint32_t fn : touched_) {
+      s.incl.emplace_back(fn, incl_[fn]);
+      incl_[fn] = 0;
+    }
+    touched_.clear();
+    child_ = 0;
+  }
+
+  Part& part_;
+  const format::TraceClock& to_ns_;
+  std::vector<SplitFunction> fns_;  // by id (incl unused: see Segment)
+  std::vector<uint32_t> active_, order_, touched_;
+  std::vector<uint64_t> incl_;
+  std::vector<OpenFrame> stack_;
+  uint64_t exits_ = 0, child_ = 0;
+  size_t valid_ = 0;
+};
+
+struct StitchFrame {
+  uint32_t fn = 0;
+  uint64_t start = 0, child = 0;
+};
+
+// The parts in order, on the real stack: exact numbers, or false when a part
+// does not fit (an id used undefined or redefined, an exit of no frame).
+class Stitch {
+ public:
+  explicit Stitch(SplitProfile& out) : out_(out) {}
+
+  bool ids(const Part& part) {
+    for (uint64_t id : part.summary.needed)
+      if (id >= defined_.size() || !defined_[id]) return false;
+    for (const auto& [id, address] : part.summary.defines)
+      if (id == 0 || id >= format::kRangeMaxId || !define(id, address)) return false;
+    for (const auto& [id, address] : part.addresses)
+      if (!define(id, address)) return false;
+    return true;
+  }
+
+  bool add(const Part& part) {
+    if (!ids(part)) return false;
+    const uint64_t depth = stack_.size();
+    const uint64_t exits = part.segments.size() - 1;
+    if (exits > depth) return false;
+    if (part.best != INT64_MIN && int64_t(depth) + part.best > int64_t(out_.max_depth)) {
+      if (int64_t(depth) + part.best > int64_t(UINT32_MAX)) return false;
+      out_.max_depth = uint32_t(int64_t(depth) + part.best);
+      // The chain's first `valid_` frames are still those of the stack: only
+      // the rest is copied (a stack that keeps growing is not copied whole
+      // per part).
+      const size_t keep = size_t(depth - part.best_exits);
+      out_.deepest.resize(keep);
+      for (size_t i = std::min(valid_, keep); i < keep; ++i) out_.deepest[i] = stack_[i].fn;
+      valid_ = keep;
+      out_.deepest.insert(out_.deepest.end(), part.best_chain.begin(), part.best_chain.end());
+    }
+    for (size_t i = 0; i < part.segments.size(); ++i) {
+      const Segment& s = part.segments[i];
+      for (const auto& [fn, sum] : s.incl)
+        if (fn >= active_.size() || active_[fn] == 0) function(fn).incl += sum;
+      if (!stack_.empty()) stack_.back().child += s.child;
+      if (i + 1 < part.segments.size()) pop(s.exit);
+    }
+    for (const auto& [fn, f] : part.functions) {
+      SplitFunction& a = function(fn);
+      if (a.calls == 0) {
+        out_.order.push_back(fn);
+        a.first = f.first;
+      }
+      a.calls += f.calls;
+      a.excl += f.excl;
+      a.min = std::min(a.min, f.min);
+      a.max = std::max(a.max, f.max);
+    }
+    for (const OpenFrame& f : part.open) {
+      ++active(f.fn);
+      stack_.push_back({f.fn, f.start, f.child});
+    }
+    out_.lost = part.summary.lost > UINT64_MAX - out_.lost ? UINT64_MAX : out_.lost + part.summary.lost;
+    return true;
+  }
+
+  void close(uint64_t end) {
+    while (!stack_.empty()) pop(end);
+  }
+
+  size_t depth() const { return stack_.size(); }
+  std::vector<std::pair<uint64_t, uint64_t>> defines() const {
+    std::vector<std::pair<uint64_t, uint64_t>> out;
+    for (size_t id = 0; id < defined_.size(); ++id)
+      if (defined_[id]) out.emplace_back(id, out_.address[id]);
+    return out;
+  }
+
+ private:
+  bool define(uint64_t id, uint64_t address) {
+    if (id >= defined_.size()) {
+      defined_.resize(id + 1, 0);
+      out_.address.resize(id + 1, 0);
+    }
+    if (defined_[id] && out_.address[id] != address) return false;  // read in order, ids would change meaning
+    defined_[id] = 1;
+    out_.address[id] = address;
+    return true;
+  }
+
+  SplitFunction& function(uint32_t fn) {
+    if (fn >= out_.functions.size()) out_.functions.resize(fn + 1);
+    return out_.functions[fn];
+  }
+  uint32_t& active(uint32_t fn) {
+    if (fn >= active_.size()) active_.resize(fn + 1, 0);
+    return active_[fn];
+  }
+
+  void pop(uint64_t now) {
+    const StitchFrame f = stack_.back();
+    stack_.pop_back();
+    valid_ = std::min(valid_, stack_.size());
+    const uint64_t dur = now > f.start ? now - f.start : 0;
+    SplitFunction& a = function(f.fn);
+    if (--active(f.fn) == 0) a.incl += dur;
+    a.excl += dur - std::min(dur, f.child);
+    a.min = std::min(a.min, dur);
+    a.max = std::max(a.max, dur);
+    if (!stack_.empty()) stack_.back().child += dur;
+  }
+
+  SplitProfile& out_;
+  std::vector<StitchFrame> stack_;
+  std::vector<uint32_t> active_;  // by id
+  std::vector<uint8_t> defined_;  // by id
+  size_t valid_ = 0;              // frames of out_.deepest still equal to the stack's
+};
+
+constexpr size_t kBlock = 1024;
+
+void replay_part(const format::StreamBytes& bytes, const format::StreamRestart& from, const format::StreamRestart& to,
+                 const format::TraceClock& to_ns, Part& part) {
+  format::RangeDecoder decoder(bytes, from, to);
+  PartReplay replay(part, to_ns);
+  std::vector<TraceEvent> block(kBlock);
+  for (size_t n; (n = decoder.next(block)) > 0;)
+    for (size_t i = 0; i < n; ++i) replay.event(block[i]);
+  part.summary = decoder.summary();
+  replay.finish();
+}
+
+}  // namespace
+
+std::optional<SplitProfile> split_profile(const format::StreamBytes& bytes, const format::StreamHeader& header,
+                                          const std::string& file, const format::TraceClock& to_ns,
+                                          std::optional<uint64_t> process_end, unsigned threads,
+                                          std::vector<std::string>& warnings) {
+  // Times are converted per part: the replay's clamp to the thread's first
+  // event is then a no-op only if the conversion never goes backwards.
+  if (!to_ns.identity && !(to_ns.slope >= 0)) return std::nullopt;
+  const std::vector<format::StreamRestart> restarts = format::find_restarts(bytes, header);
+  if (restarts.size() < 2) return std::nullopt;
+  SplitProfile out;
+  Stitch stitch(out);
+  std::optional<uint64_t> first;
+  // Parts are replayed a batch at a time and stitched in order: memory
+  // holds a batch's results, whatever the length of the stream.
+  const size_t parts = restarts.size() - 1;  // the last restart starts the tail
+  const size_t batch = size_t(std::max(threads, 1u)) * 4;
+  for (size_t at = 0; at < parts; at += batch) {
+    std::vector<Part> results(std::min(batch, parts - at));
+    util::parallel_for(results.size(), threads, [&](size_t k) {
+      replay_part(bytes, restarts[at + k], restarts[at + k + 1], to_ns, results[k]);
+    });
+    for (const Part& part : results) {
+      if (part.summary.unusual || !stitch.add(part)) return std::nullopt;
+      if (!first) first = part.first_time;
+    }
+  }
+  // The tail, from the last restart point on, as a front to back read would
+  // see it: the end of the data, a program still writing, a damaged end.
+  format::StreamResume resume{restarts.back().offset, restarts.back().time, stitch.depth(), stitch.defines()};
+  std::vector<std::string> tail_warnings;
+  format::StreamDecoder decoder(bytes, file, resume, header.ended, tail_warnings);
+  Part tail;
+  PartReplay replay(tail, to_ns);
+  std::vector<TraceEvent> block(kBlock);
+  std::vector<uint64_t> address;  // by id, as the tail's decoder resolved it (0: not yet)
+  for (size_t n; (n = decoder.next(std::span<TraceEvent>(block))) > 0;)
+    for (size_t i = 0; i < n; ++i) {
+      const TraceEvent& e = block[i];
+      if (e.kind == TraceEvent::Kind::kEnter) {
+        if (e.fn_id == 0 || e.fn_id >= format::kRangeMaxId) return std::nullopt;
+        if (e.fn_id >= address.size()) address.resize(std::max<size_t>(e.fn_id + 1, address.size() * 2), 0);
+        if (address[e.fn_id] == 0) {
+          address[e.fn_id] = e.address | uint64_t(1) << 63;  // marked: an address may be 0
+          tail.addresses.emplace_back(e.fn_id, e.address);
+        } else if (address[e.fn_id] != (e.address | uint64_t(1) << 63)) {
+          return std::nullopt;  // redefined: its calls are of two functions
+        }
+      }
+      replay.event(e);
+    }
+  replay.finish();
+  const format::StreamSummary& s = decoder.summary();
+  tail.summary.lost = s.lost;
+  if (!stitch.add(tail)) return std::nullopt;
+  if (!first) first = tail.first_time;
+  if (!first) return std::nullopt;  // no event: the front to back replay begins at the start
+  out.first_time = *first;
+  out.begin = to_ns(*first);
+  uint64_t end_counter = std::max(header.start, s.last_time);
+  if (process_end && !s.ended && *process_end > end_counter) end_counter = *process_end;
+  out.end = std::max(out.begin, to_ns(end_counter));
+  stitch.close(out.end);
+  warnings.insert(warnings.end(), tail_warnings.begin(), tail_warnings.end());
+  return out;
+}
+
+}  // namespace covkit::trace

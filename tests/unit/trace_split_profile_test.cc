@@ -1,0 +1,319 @@
+// A thread stream read in parallel parts (trace/split_profile.h) against the
+// same stream replayed front to back: streams written as the runtime writes
+// them (a sync after the event that crosses each chunk boundary), with
+// boundaries everywhere (chunks of 48 bytes up), random call trees, deep
+// recursion across chunks, calls open at the end, a stream still being
+// written; and an old (version 1) stream, which has no restart points.
+#include <gtest/gtest.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "format/trace_stream_decoder.h"
+#include "format/trace_stream_ranges.h"
+#include "runtime/trace/trace_contract.h"
+#include "trace/call_profile.h"
+#include "trace/split_profile.h"
+#include "trace/symbolizer.h"
+
+namespace covkit::trace {
+namespace {
+
+void put_varint(std::vector<uint8_t>& b, uint64_t v) {
+  while (v >= 0x80) {
+    b.push_back(uint8_t(v | 0x80));
+    v >>= 7;
+  }
+  b.push_back(uint8_t(v));
+}
+
+void put_le(std::vector<uint8_t>& b, size_t at, uint64_t v, int n) {
+  for (int i = 0; i < n; ++i) b[at + i] = uint8_t(v >> (8 * i));
+}
+
+// Writes a stream the way the runtime does (stream_writer.c, events.c).
+struct StreamWriter {
+  std::vector<uint8_t> b;
+  uint64_t last = 0, boundary = 0;
+  uint32_t chunk = 0;
+  bool v1 = false;
+  std::vector<uint64_t> address;  // by id (0: not defined yet)
+
+  StreamWriter(uint64_t start, uint32_t chunk_bytes, bool version1 = false) : last(start), chunk(chunk_bytes), v1(version1) {
+    b.reserve(size_t(1) << 16);  // (also keeps GCC 12 from a false -Warray-bounds on the growth)
+    b.resize(CKT_HEADER_SIZE, 0);
+    std::memcpy(b.data(), version1 ? CKT_MAGIC_V1 : CKT_MAGIC, 8);
+    put_le(b, CKT_HDR_PID, 1, 4);
+    put_le(b, CKT_HDR_TID, 1, 4);
+    put_le(b, CKT_HDR_START, start, 8);
+    if (!version1) put_le(b, CKT_HDR_CHUNK, chunk, 4);
+    boundary = chunk;
+  }
+  // ckt_stream_reserve: an event that starts at or past the chunk's end
+  // rolls over, and the new chunk's sync comes first.
+  void reserve() {
+    if (b.size() < boundary) return;
+    while (boundary <= b.size()) boundary += chunk;
+    if (v1) return;
+    const uint64_t at = b.size();
+    b.push_back(CKT_KIND_SPECIAL);
+    put_varint(b, CKT_SPECIAL_SYNC);
+    put_varint(b, last);
+    put_varint(b, at);
+  }
+  void lead(unsigned kind, uint64_t when) {
+    const uint64_t d = when - last;
+    last = when;
+    if (d < 32) {
+      b.push_back(uint8_t(kind | d << 3));
+    } else {
+      b.push_back(uint8_t(kind | 4 | (d & 31) << 3));
+      put_varint(b, d >> 5);
+    }
+  }
+  void enter(uint32_t id, uint64_t fn, uint64_t when) {
+    if (id >= address.size()) address.resize(id + 1, 0);
+    if (address[id] == 0) {
+      address[id] = fn;
+      reserve();
+      lead(CKT_KIND_SPECIAL, when);
+      put_varint(b, CKT_SPECIAL_DEFINE);
+      put_varint(b, id);
+      for (int i = 0; i < 8; ++i) b.push_back(uint8_t(fn >> (8 * i)));
+    }
+    reserve();
+    lead(CKT_KIND_ENTER, when);
+    put_varint(b, id);
+  }
+  void exit(uint64_t when) {
+    reserve();
+    lead(CKT_KIND_EXIT, when);
+  }
+  void lost(uint64_t n, uint64_t when) {
+    reserve();
+    lead(CKT_KIND_SPECIAL, when);
+    put_varint(b, CKT_SPECIAL_LOST);
+    put_varint(b, n);
+  }
+  void end(uint64_t when) {
+    reserve();
+    lead(CKT_KIND_SPECIAL, when);
+    put_varint(b, CKT_SPECIAL_END);
+    put_le(b, CKT_HDR_FLAGS, CKT_FLAG_ENDED, 4);
+  }
+};
+
+// A random walk over a call tree: `functions` ids (some recursive), times
+// with small and large gaps, a deep recursion, calls left open at the end.
+StreamWriter random_stream(unsigned seed, uint32_t chunk, size_t events, bool ended, bool v1 = false,
+                           size_t functions = 12) {
+  std::mt19937_64 rng(seed);
+  StreamWriter w(1000, chunk, v1);
+  uint64_t now = 1000;
+  size_t depth = 0;
+  auto tick = [&] {
+    const unsigned r = unsigned(rng() % 10);
+    now += r < 6 ? rng() % 32 : r < 9 ? rng() % 5000 : rng() % 10000000;
+    return now;
+  };
+  auto id = [&] { return uint32_t(1 + rng() % functions); };
+  for (size_t i = 0; i < events; ++i) {
+    const unsigned r = unsigned(rng() % 100);
+    if (r == 0) {  // a deep recursion, unwound later by the walk
+      const uint32_t f = id();
+      for (int k = 0; k < 300; ++k, ++depth) w.enter(f, 0x1000 * f, tick());
+    } else if (r == 1) {
+      w.lost(1 + rng() % 3, tick());
+    } else if (depth > 0 && r < 50) {
+      w.exit(tick());
+      --depth;
+    } else {
+      const uint32_t f = id();
+      w.enter(f, 0x1000 * f, tick());
+      ++depth;
+    }
+  }
+  if (ended) {
+    w.end(tick());
+  } else {
+    w.b.resize(w.b.size() + 64, 0);  // the unwritten rest of a chunk
+  }
+  return w;
+}
+
+struct TempFile {
+  std::string path;
+  explicit TempFile(const std::vector<uint8_t>& bytes) {
+    path = (std::filesystem::temp_directory_path() / fmt::format("covkit-split-{}-{}.ckt", ::getpid(), counter()++)).string();
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  }
+  ~TempFile() { std::remove(path.c_str()); }
+  static int& counter() {
+    static int n = 0;
+    return n;
+  }
+};
+
+format::TraceSet trace_of(const std::string& file, uint64_t start) {
+  format::TraceSet set;
+  set.processes.emplace_back();
+  set.processes[0].pid = 1;
+  format::TraceThread& t = set.processes[0].threads.emplace_back();
+  t.tid = 1;
+  t.file = file;
+  t.start = start;
+  return set;
+}
+
+void expect_same(const std::vector<FunctionStats>& a, const std::vector<FunctionStats>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].name, b[i].name);
+    EXPECT_EQ(a[i].calls, b[i].calls) << a[i].name;
+    EXPECT_EQ(a[i].inclusive_ns, b[i].inclusive_ns) << a[i].name;
+    EXPECT_EQ(a[i].exclusive_ns, b[i].exclusive_ns) << a[i].name;
+    EXPECT_EQ(a[i].min_ns, b[i].min_ns) << a[i].name;
+    EXPECT_EQ(a[i].max_ns, b[i].max_ns) << a[i].name;
+  }
+}
+
+// The stream read in parts and front to back: the same profile. `split`:
+// whether the parts were used (else the stream was read in order anyway).
+void check(const std::vector<uint8_t>& bytes, bool split) {
+  TempFile file(bytes);
+  format::StreamHeader header;
+  std::vector<std::string> warnings;
+  ASSERT_EQ(format::parse_stream_header(bytes, file.path, header, warnings), format::StreamStatus::kOk);
+  format::StreamBytes memory(bytes);
+  std::vector<std::string> split_warnings;
+  auto parts = split_profile(memory, header, file.path, format::TraceClock{}, std::nullopt, 2, split_warnings);
+  EXPECT_EQ(parts.has_value(), split);
+
+  const format::TraceSet set = trace_of(file.path, header.start);
+  Symbolizer s1, s2;
+  const CallProfile in_order = build_profile(set, s1, 1, true);
+  const CallProfile in_parts = build_profile(set, s2, 2, false);
+  expect_same(in_order.functions, in_parts.functions);
+  ASSERT_EQ(in_order.threads.size(), 1u);
+  ASSERT_EQ(in_parts.threads.size(), 1u);
+  expect_same(in_order.threads[0].functions, in_parts.threads[0].functions);
+  EXPECT_EQ(in_order.max_depth, in_parts.max_depth);
+  EXPECT_EQ(in_order.deepest_chain, in_parts.deepest_chain);
+  EXPECT_EQ(in_order.total_ns, in_parts.total_ns);
+  EXPECT_EQ(in_order.threads[0].wall_ns, in_parts.threads[0].wall_ns);
+  EXPECT_EQ(in_order.lost_events, in_parts.lost_events);
+  EXPECT_EQ(in_order.warnings, in_parts.warnings);
+}
+
+TEST(TraceSplitProfileTest, RandomCallTreesMatchTheReplayInOrder) {
+  for (unsigned seed = 0; seed < 12; ++seed)
+    for (uint32_t chunk : {48u, 61u, 200u, 1024u}) {
+      SCOPED_TRACE(fmt::format("seed {} chunk {}", seed, chunk));
+      check(random_stream(seed, chunk, 4000, seed % 2 == 0).b, true);
+    }
+}
+
+TEST(TraceSplitProfileTest, ManyFunctionsAndLongGaps) {
+  for (unsigned seed = 0; seed < 4; ++seed) {
+    SCOPED_TRACE(seed);
+    check(random_stream(100 + seed, 97, 20000, true, false, 300).b, true);
+  }
+}
+
+TEST(TraceSplitProfileTest, PartsLongerThanTheDecodersWindow) {
+  // Parts of 1.25 MiB are read a 1 MiB window at a time.
+  check(random_stream(11, 5 << 18, 500000, true).b, true);
+}
+
+TEST(TraceSplitProfileTest, DeepRecursionAcrossChunksAndOpenAtTheEnd) {
+  StreamWriter w(0, 64);
+  uint64_t now = 0;
+  for (int i = 0; i < 2000; ++i) w.enter(1 + i % 2, 0x1000 * (1 + i % 2), now += 3);  // mutual recursion
+  for (int i = 0; i < 1500; ++i) w.exit(now += 40);  // 500 left open
+  w.enter(3, 0x3000, now += 1);
+  w.b.resize(w.b.size() + 32, 0);
+  check(w.b, true);
+}
+
+TEST(TraceSplitProfileTest, OneIdTwoAddressesReadsInOrder) {
+  // Two ids of one function (one address): recursion is judged by name,
+  // which the parts cannot: the stream is read in order, with the same result.
+  StreamWriter w(0, 48);
+  uint64_t now = 0;
+  for (int i = 0; i < 400; ++i) {
+    w.enter(1 + i % 2, 0x5000, now += 7);
+    if (i % 3 == 2) w.exit(now += 11);
+  }
+  w.end(now += 5);
+  TempFile file(w.b);
+  const format::TraceSet set = trace_of(file.path, 0);
+  Symbolizer s1, s2;
+  const CallProfile a = build_profile(set, s1, 1, true), b = build_profile(set, s2, 2, false);
+  expect_same(a.functions, b.functions);
+  EXPECT_EQ(a.deepest_chain, b.deepest_chain);
+}
+
+TEST(TraceSplitProfileTest, RestartPointsAreFoundWhereTheRuntimeWritesThem) {
+  StreamWriter w = random_stream(7, 128, 3000, true);
+  format::StreamHeader header;
+  std::vector<std::string> warnings;
+  ASSERT_EQ(format::parse_stream_header(w.b, "s", header, warnings), format::StreamStatus::kOk);
+  EXPECT_EQ(header.chunk, 128u);
+  format::StreamBytes bytes(w.b);
+  const auto restarts = format::find_restarts(bytes, header);
+  // One per boundary with an event starting past it (the last may have none).
+  EXPECT_GE(restarts.size(), (w.b.size() - 1) / 128);
+  EXPECT_LE(restarts.size(), 1 + (w.b.size() - 1) / 128);
+  for (size_t i = 1; i < restarts.size(); ++i) {
+    EXPECT_GE(restarts[i].offset, i * 128);
+    EXPECT_LT(restarts[i].offset, i * 128 + 32);
+  }
+  // Read front to back, a sync is no event of the profile.
+  format::TraceThread thread;
+  EXPECT_EQ(format::decode_trace_stream(w.b, "s", thread, header, warnings), format::StreamStatus::kOk);
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_TRUE(thread.ended);
+}
+
+TEST(TraceSplitProfileTest, VersionOneStreamsStillRead) {
+  // CKTRACE1 (traces made before restart points): no syncs, read in order.
+  StreamWriter w = random_stream(3, 64, 3000, true, /*v1=*/true);
+  format::TraceThread thread;
+  format::StreamHeader header;
+  std::vector<std::string> warnings;
+  EXPECT_EQ(format::decode_trace_stream(w.b, "s", thread, header, warnings), format::StreamStatus::kOk);
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(header.chunk, 0u);
+  EXPECT_TRUE(thread.ended);
+  EXPECT_FALSE(thread.events.empty());
+  check(w.b, false);
+}
+
+TEST(TraceSplitProfileTest, DamageInAPartReadsInOrder) {
+  // An unknown special in the middle: the parts refuse, the replay in order
+  // stops there with its warning; both give the same.
+  StreamWriter w = random_stream(5, 100, 3000, true);
+  const size_t at = w.b.size() / 2;
+  // Find an event start after `at`: the sync of the chunk there.
+  format::StreamHeader header;
+  std::vector<std::string> warnings;
+  ASSERT_EQ(format::parse_stream_header(w.b, "s", header, warnings), format::StreamStatus::kOk);
+  format::StreamBytes bytes(w.b);
+  const auto restarts = format::find_restarts(bytes, header);
+  for (const auto& r : restarts)
+    if (r.offset > at) {
+      w.b[r.offset + 1] = 9;  // sync -> an unknown subtype
+      break;
+    }
+  check(w.b, false);
+}
+
+}  // namespace
+}  // namespace covkit::trace
