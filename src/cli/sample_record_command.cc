@@ -144,7 +144,7 @@ int run_sample_record(int argc, char** argv) {
   app.add_option("--mode", o.mode, "branch: branch vectors by single-stepping (default); pc: addresses and stacks only")
       ->type_name("MODE");
   app.add_option("--period", o.period,
-                 "Mean thread CPU time between samples [default: 50ms for branch (about 3-4% overhead without a "
+                 "Mean thread CPU time between samples [default: 80ms for branch (about 3% overhead without a "
                  "PMU), 10ms for pc]; 100us, 5ms, 1s")
       ->type_name("T");
   app.add_option("--vector-length", o.vector_length, "Taken branches per sample in branch mode [default: 16]")

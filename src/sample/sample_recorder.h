@@ -14,10 +14,11 @@
 
 namespace covkit::sample {
 
-// Without a PMU every sample costs ~150 single steps of ~12 us (about
-// 1.5-2 ms, docs/sample-format.md); 50 ms of thread CPU time between
-// samples keeps that near 3-4%. A pc sample costs a few microseconds.
-inline constexpr uint64_t kDefaultBranchPeriodNs = 50'000'000;
+// Without a PMU a branch sample costs ~155 single steps, measured at about
+// 2.5 ms on this (shared) VM: 5-6% at 50 ms of thread CPU time between
+// samples, so the default is 80 ms (about 3%, room for busier machines;
+// docs/sample-format.md, Cost). A pc sample costs a few microseconds.
+inline constexpr uint64_t kDefaultBranchPeriodNs = 80'000'000;
 inline constexpr uint64_t kDefaultPcPeriodNs = 10'000'000;
 
 struct RecordRequest {

@@ -14,7 +14,7 @@
 #define CKS_ENV_STEP_CAP "COVKIT_SAMPLE_STEP_CAP"   /* single steps per sample at most */
 
 enum {
-  CKS_DEFAULT_PERIOD_NS = 50000000, /* 50 ms of thread CPU time */
+  CKS_DEFAULT_PERIOD_NS = 80000000, /* 80 ms of thread CPU time: see docs/sample-format.md, Cost */
   CKS_DEFAULT_VECTOR = 16,
   CKS_MIN_VECTOR = 4,
   CKS_MAX_VECTOR = 64,
