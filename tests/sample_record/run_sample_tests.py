@@ -138,6 +138,25 @@ def scenario_branch(args, work):
     check_branch_samples(rec, 0, prog)
 
 
+def scenario_stack(args, work):
+    """With frame pointers (-O0: gcc-12 leaves them out of -O2 leaf functions
+    even when asked), the stacks walk back into the program (spin_work
+    returns into main) and every return address is in executable code."""
+    compile_prog(work, "loop", ["-O0", "-fno-omit-frame-pointer", "-o", os.path.join(work, "loop_fp")])
+    prog = os.path.join(work, "loop_fp")
+    out, _ = record(args, work, "stack", prog, "0.3", mode="pc", expect_status=0)
+    rec = Recording(args.covkit, out)
+    maps = rec.images[0]["maps"]
+    prog_maps = [m for m in maps if m[2] == prog]
+    walked = 0
+    for s in rec.samples:
+        for a in s["stack"]:
+            check(in_maps(maps, a), f"return address {a:#x} outside the executable mappings")
+        if in_maps(prog_maps, s["ip"]) and any(in_maps(prog_maps, a) for a in s["stack"]):
+            walked += 1
+    check(walked * 2 >= len(rec.samples), f"only {walked} of {len(rec.samples)} stacks reach the program's caller")
+
+
 def scenario_pc(args, work):
     prog = compile_prog(work, "loop")
     out, _ = record(args, work, "pc", prog, "0.3", mode="pc", expect_status=0)
