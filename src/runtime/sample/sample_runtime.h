@@ -37,6 +37,7 @@ extern uint64_t cks_lost; /* atomic */
 
 /* ---- maps.c: executable mappings with build-ids (not in signal context) ---- */
 CKS_FN void cks_write_mappings(void);
+CKS_FN void cks_refresh_mappings(void); /* writes them again only after a dlopen or dlclose */
 
 /* ---- thread.c: per-thread state and timer ---- */
 struct cks_thread {

@@ -109,6 +109,7 @@ CKS_API int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *
   struct cks_thread *t = __atomic_load_n(&cks_active, __ATOMIC_RELAXED) ? cks_thread_create() : NULL;
   if (!t) return real(thread, attr, fn, arg);
   cks_check_handlers();
+  cks_refresh_mappings(); /* objects dlopened since, before a crash can lose them */
   t->start_fn = fn;
   t->start_arg = arg;
   int r = real(thread, attr, thread_trampoline, t);
