@@ -113,6 +113,14 @@ struct FileReader {
         samples.push_back(std::move(s));
         return {};
       }
+      case CKS_KIND_BRANCHES: {
+        if (samples.empty() || !samples.back().branches.empty())
+          return corrupt(name, at, "BRANCHES record without a SAMPLE record of its own before it");
+        if ((size - CKS_REC_HEADER) % 16 != 0) return corrupt(name, at, "BRANCHES record of half a pair");
+        for (const uint8_t* p = r + CKS_REC_HEADER; p < r + size; p += 16)
+          samples.back().branches.push_back({get64(p), get64(p + 8)});
+        return {};
+      }
       case CKS_KIND_WARNING: {
         auto text = c_string(r + CKS_REC_HEADER, size - CKS_REC_HEADER);
         if (!text) return corrupt(name, at, "warning text without a terminating NUL");

@@ -82,6 +82,15 @@ Expected<std::string> encode_image(const SampleRecording& rec, const SampleImage
     r.append(s.steps.data(), 8 * s.steps.size());
     if (r.size() > CKS_MAX_RECORD) return Error(fmt::format("a sample of {} steps is too large for one record", s.steps.size()));
     r.finish_into(out, CKS_KIND_SAMPLE, static_cast<uint16_t>(s.stop));
+    if (!s.branches.empty()) {
+      Record b(CKS_REC_HEADER);
+      for (const BranchPair& p : s.branches) {
+        b.append(&p.from, 8);
+        b.append(&p.to, 8);
+      }
+      if (b.size() > CKS_MAX_RECORD) return Error(fmt::format("a sample of {} branches is too large for one record", s.branches.size()));
+      b.finish_into(out, CKS_KIND_BRANCHES);
+    }
   }
   for (const auto* list : {&rec.hits, &rec.planted})
     for (const BlockHit& h : *list) {

@@ -43,6 +43,7 @@ SampleRecording example() {
   r.samples.push_back(s);
   s.image = 2;
   s.steps.clear();
+  s.branches = {{0x1100, 0x1000}, {0x1050, 0x1010}};
   s.stop = 0;
   r.samples.push_back(s);
   r.hits.push_back({1, 0x1100});
@@ -96,6 +97,11 @@ TEST(SampleRecording, RoundTrip) {
     EXPECT_EQ(out->samples[i].stack, in.samples[i].stack);
     EXPECT_EQ(out->samples[i].steps, in.samples[i].steps);
     EXPECT_EQ(out->samples[i].stop, in.samples[i].stop);
+    ASSERT_EQ(out->samples[i].branches.size(), in.samples[i].branches.size());
+    for (size_t k = 0; k < in.samples[i].branches.size(); ++k) {
+      EXPECT_EQ(out->samples[i].branches[k].from, in.samples[i].branches[k].from);
+      EXPECT_EQ(out->samples[i].branches[k].to, in.samples[i].branches[k].to);
+    }
   }
   ASSERT_EQ(out->hits.size(), 1u);
   EXPECT_EQ(out->hits[0].image, 1u);

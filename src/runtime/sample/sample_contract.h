@@ -49,7 +49,8 @@ enum {
   CKS_KIND_WARNING = 4, /* one line of text: what went wrong */
   CKS_KIND_END = 5,     /* the image ended normally (exit) */
   CKS_KIND_HIT = 6,     /* breakpoint mode: a block ran */
-  CKS_KIND_PLANTED = 7  /* breakpoint mode: a breakpoint was planted */
+  CKS_KIND_PLANTED = 7, /* breakpoint mode: a breakpoint was planted */
+  CKS_KIND_BRANCHES = 8 /* taken branches of the SAMPLE record just before (hardware, imports) */
 };
 
 /* IMAGE: then the executable path (/proc/self/exe), NUL-terminated. */
@@ -91,7 +92,9 @@ enum {
   CKS_SAMPLE_STOP_BLOCKED = 8  /* SIGTRAP was blocked or not covkit's: no steps */
 };
 
-/* WARNING: the text, NUL-terminated. END: u64 lost samples at offset 16.
+/* BRANCHES: u64 (from, to) pairs, oldest first, from offset 16 to the
+ * record's end; never written by the runtime (its samples have steps).
+ * WARNING: the text, NUL-terminated. END: u64 lost samples at offset 16.
  * HIT and PLANTED: u64 address at offset 16. */
 enum { CKS_END_LOST = 16, CKS_END_FIXED = 24, CKS_HIT_ADDRESS = 16, CKS_HIT_FIXED = 24 };
 
