@@ -41,8 +41,8 @@ struct RecordOutcome {
   std::string read_error;
 };
 
-// Errors: the directory or the runtime (`stage` says which for the exit
-// status: 127 when the program could not be started).
+// Errors: the directory, the runtime, or the program that could not be
+// started (`program_not_started`: covkit then exits 127, as a shell would).
 struct RecordError : Error {
   bool program_not_started = false;
   RecordError(std::string m, bool not_started) : Error(std::move(m)), program_not_started(not_started) {}
