@@ -12,6 +12,7 @@
 #include "cli/live_command.h"
 #include "cli/merge_command.h"
 #include "cli/report_command.h"
+#include "cli/sample_command.h"
 #include "cli/trace_command.h"
 #include "cli/version.h"
 
@@ -36,6 +37,9 @@ constexpr Subcommand kSubcommands[] = {
     {"live", "read (dump, reset) the coverage counters of running programs built with\n"
              "           --coverage, without stopping them for long",
      covkit::cli::run_live_command},
+    {"sample", "coverage of uninstrumented programs by sampling them (branch vectors\n"
+               "           emulated by single-stepping where there is no PMU)",
+     covkit::cli::run_sample_command},
 };
 
 void print_usage(FILE* to) {

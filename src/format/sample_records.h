@@ -19,11 +19,16 @@ struct SampleMapping {
   uint64_t file_offset = 0;     // of `start` in the file
   std::string path;             // as the process mapped it
   std::string build_id;         // lower-case hex of NT_GNU_BUILD_ID; empty when the file has none
+  uint64_t dev = 0, inode = 0;  // of the file when it was mapped (0: unknown), to tell a changed file
 };
 
 struct SampleImage {
   uint32_t id = 0;         // index in SampleRecording::images
   int32_t pid = 0;         // the process, for messages
+  int32_t ppid = 0;        // its parent when the image started (a fork's child names its parent)
+  uint64_t start_ns = 0;   // CLOCK_REALTIME when the image started
+  bool ended = false;      // it ran its exit handlers (false: killed, crashed, or still running)
+  std::string file;        // the file it was read from, for messages ("" when built in memory)
   std::string executable;  // /proc/PID/exe when recorded
   std::vector<SampleMapping> mappings;  // sorted by start
 };
@@ -42,6 +47,7 @@ struct Sample {
   // after the sample fired, in order; empty for hardware samples.
   std::vector<uint64_t> steps;
   std::vector<uint64_t> stack;  // return addresses of the active frames, innermost first
+  uint32_t stop = 0;            // why stepping stopped: CKS_SAMPLE_STOP_* of runtime/sample/sample_contract.h
 };
 
 // Breakpoint mode: the first instruction of a block (or a function) ran.
@@ -55,6 +61,8 @@ struct SampleRecording {
   uint64_t period_ns = 0;         // mean sampling period (0 for breakpoint mode)
   uint32_t vector_length = 0;     // taken branches per sample (branch mode)
   std::vector<std::string> command;
+  std::string start_time;         // ISO 8601 UTC, when the recording started
+  std::string covkit_version;     // of the covkit that wrote recording.json
   std::vector<SampleImage> images;
   std::vector<Sample> samples;
   std::vector<BlockHit> hits;

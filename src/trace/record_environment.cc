@@ -23,7 +23,8 @@ bool is_setting(std::string_view entry, std::string_view name) {
 
 }  // namespace
 
-Expected<std::string> find_runtime_library() {
+Expected<std::string> find_runtime_library(std::string_view name) {
+  const std::string kRuntimeName(name);
   std::error_code ec;
   fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return Error(fmt::format("cannot find the covkit executable: {}", ec.message()));
@@ -39,6 +40,22 @@ Expected<std::string> find_runtime_library() {
     return found;
   }
   return Error(fmt::format("{} not found next to the covkit executable", kRuntimeName));
+}
+
+std::vector<std::string> preloaded_environment(const std::vector<std::string>& environment,
+                                               const std::string& library) {
+  std::vector<std::string> env;
+  std::string preload = library;
+  for (const std::string& e : environment) {
+    if (is_setting(e, "LD_PRELOAD")) {
+      std::string_view old = std::string_view(e).substr(std::string_view("LD_PRELOAD=").size());
+      if (!old.empty()) preload += ":" + std::string(old);
+      continue;
+    }
+    env.push_back(e);
+  }
+  env.push_back("LD_PRELOAD=" + preload);
+  return env;
 }
 
 std::vector<std::string> traced_environment(const std::vector<std::string>& environment,

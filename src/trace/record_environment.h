@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "util/expected.h"
@@ -17,9 +18,14 @@ struct RecordSettings {
   std::string runtime;               // libcovkit-trace.so to preload; "" for --static
 };
 
-// libcovkit-trace.so next to the running covkit executable (build tree), or
-// in ../lib or ../lib/covkit (installed); it must fit into LD_PRELOAD.
-Expected<std::string> find_runtime_library();
+// libcovkit-trace.so (or another runtime `name`, such as covkit sample's)
+// next to the running covkit executable (build tree), or in ../lib or
+// ../lib/covkit (installed); it must fit into LD_PRELOAD.
+Expected<std::string> find_runtime_library(std::string_view name = "libcovkit-trace.so");
+
+// `environment` with `library` put before any LD_PRELOAD already there.
+std::vector<std::string> preloaded_environment(const std::vector<std::string>& environment,
+                                               const std::string& library);
 
 // `environment` (NAME=VALUE entries) with the runtime's settings replaced
 // and the runtime put before any LD_PRELOAD already there.

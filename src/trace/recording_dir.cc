@@ -24,15 +24,15 @@ namespace {
 std::string errno_text(int err) { return std::strerror(err); }
 
 // Creates the marker in an empty directory and locks it; the descriptor.
-Expected<int> create_marker(const std::string& dir, const std::string& command) {
+Expected<int> create_marker(const std::string& dir, const std::string& command, const RecorderFiles& files) {
   std::string path = dir + "/" + CKT_RECORD_MARKER;
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) return Error(fmt::format("cannot create {}: {}", CKT_RECORD_MARKER, errno_text(errno)));
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     ::close(fd);
-    return Error("another covkit trace record took the directory at the same moment");
+    return Error(fmt::format("another {} took the directory at the same moment", files.tool));
   }
-  std::string text = fmt::format("covkit trace record\ncommand {}\n", command);
+  std::string text = fmt::format("{}\ncommand {}\n", files.tool, command);
   if (::write(fd, text.data(), text.size()) < 0) { /* the marker's text is for people only */ }
   return fd;
 }
@@ -49,11 +49,12 @@ Marker probe_marker(const std::string& dir) {
 }
 
 // The first entry of `dir` that covkit did not write, or "".
-std::string foreign_entry(const std::string& dir, std::error_code& ec) {
+std::string foreign_entry(const std::string& dir, const RecorderFiles& files, std::error_code& ec) {
+  auto written = files.written ? files.written : written_by_covkit;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code type_ec;
     std::string name = it->path().filename().string();
-    if (!it->is_regular_file(type_ec) || it->is_symlink(type_ec) || !written_by_covkit(name)) return name;
+    if (!it->is_regular_file(type_ec) || it->is_symlink(type_ec) || !written(name)) return name;
   }
   return "";
 }
@@ -63,19 +64,19 @@ bool empty_dir(const std::string& dir, std::error_code& ec) {
 }
 
 // Removes an idle earlier recording at `old`: only files covkit writes.
-Expected<void> remove_old_recording(const std::string& old) {
+Expected<void> remove_old_recording(const std::string& old, const RecorderFiles& files) {
   std::error_code ec;
   if (probe_marker(old) != Marker::kIdle)
-    return Error(fmt::format("{} exists and is not an earlier recording of covkit trace record; move it away",
-                             util::printable(old)));
-  std::string foreign = foreign_entry(old, ec);
+    return Error(fmt::format("{} exists and is not an earlier recording of {}; move it away",
+                             util::printable(old), files.tool));
+  std::string foreign = foreign_entry(old, files, ec);
   if (ec) return Error(fmt::format("cannot read {}: {}", util::printable(old), ec.message()));
   if (!foreign.empty())
     return Error(fmt::format("{} holds {}, which covkit did not write; move it away", util::printable(old),
                              util::printable(foreign)));
-  std::vector<fs::path> files;
-  for (fs::directory_iterator it(old, ec), end; !ec && it != end; it.increment(ec)) files.push_back(it->path());
-  for (const fs::path& f : files)
+  std::vector<fs::path> entries;
+  for (fs::directory_iterator it(old, ec), end; !ec && it != end; it.increment(ec)) entries.push_back(it->path());
+  for (const fs::path& f : entries)
     if (!fs::remove(f, ec) || ec)
       return Error(fmt::format("cannot remove {}: {}", util::printable(f.string()), ec.message()));
   if (!fs::remove(old, ec) || ec)
@@ -98,7 +99,8 @@ RecordingDir::~RecordingDir() {
   if (lock_fd_ >= 0) ::close(lock_fd_);
 }
 
-Expected<RecordingDir> prepare_recording_dir(const std::string& dir, const std::string& command) {
+Expected<RecordingDir> prepare_recording_dir(const std::string& dir, const std::string& command,
+                                             const RecorderFiles& files) {
   std::error_code ec;
   std::string abs = fs::absolute(dir, ec).lexically_normal().string();
   if (ec) abs = dir;
@@ -112,21 +114,28 @@ Expected<RecordingDir> prepare_recording_dir(const std::string& dir, const std::
     if (!empty) {
       switch (probe_marker(abs)) {
         case Marker::kLive:
-          return Error("another covkit trace record is recording into it right now; give another -o");
+          return Error(fmt::format("another {} is recording into it right now; give another -o", files.tool));
         case Marker::kAbsent: {
-          std::string first = foreign_entry(abs, ec);
+          std::string first = foreign_entry(abs, files, ec);
           if (first.empty()) first = fs::directory_iterator(abs, ec)->path().filename().string();
           return Error(fmt::format(
-              "not empty and not a recording of covkit trace record (it holds {}); give another -o or empty it",
+              "not empty and not a recording of {} (it holds {}); give another -o or empty it", files.tool,
               util::printable(first)));
         }
-        case Marker::kIdle:
+        case Marker::kIdle: {
+          // The marker alone does not say whose: another recorder's
+          // recording (or files added to one) is not moved aside either.
+          std::string first = foreign_entry(abs, files, ec);
+          if (!first.empty())
+            return Error(fmt::format("not a recording of {} (it holds {}); give another -o or empty it", files.tool,
+                                     util::printable(first)));
           break;
+        }
       }
       // An earlier recording: kept as DIR.old, as perf keeps perf.data.old.
       moved_to = abs + ".old";
       if (fs::exists(moved_to, ec)) {
-        auto removed = remove_old_recording(moved_to);
+        auto removed = remove_old_recording(moved_to, files);
         if (!removed) return removed.error();
       }
       if (::rename(abs.c_str(), moved_to.c_str()) != 0)
@@ -138,7 +147,7 @@ Expected<RecordingDir> prepare_recording_dir(const std::string& dir, const std::
   if (ec) return Error(fmt::format("cannot create the directory: {}", ec.message()));
   if (!empty_dir(abs, ec))  // someone else's, created between our look and now
     return Error("another program filled the directory while covkit prepared it; give another -o");
-  auto fd = create_marker(abs, command);
+  auto fd = create_marker(abs, command, files);
   if (!fd) return std::move(fd).error();
   return RecordingDir(abs, moved_to, *fd);
 }

@@ -12,6 +12,14 @@
 
 namespace covkit::trace {
 
+// Which recorder owns a directory: its name in messages and the marker,
+// and the files it writes (so `covkit sample record` shares this with
+// `covkit trace record`, each refusing the other's recordings).
+struct RecorderFiles {
+  const char* tool = "covkit trace record";
+  bool (*written)(const std::string& name) = nullptr;  // nullptr: written_by_covkit
+};
+
 class RecordingDir {
  public:
   RecordingDir(RecordingDir&& other) noexcept;
@@ -24,7 +32,8 @@ class RecordingDir {
   const std::string& moved_to() const { return moved_to_; }
 
  private:
-  friend Expected<RecordingDir> prepare_recording_dir(const std::string& dir, const std::string& command);
+  friend Expected<RecordingDir> prepare_recording_dir(const std::string& dir, const std::string& command,
+                                                      const RecorderFiles& files);
   RecordingDir(std::string path, std::string moved_to, int lock_fd)
       : path_(std::move(path)), moved_to_(std::move(moved_to)), lock_fd_(lock_fd) {}
   std::string path_, moved_to_;
@@ -34,7 +43,8 @@ class RecordingDir {
 // Creates or takes `dir` for a new recording of `command` (written into the
 // marker for people who wonder what the directory is). Errors name no file:
 // the caller prints `dir` before them.
-Expected<RecordingDir> prepare_recording_dir(const std::string& dir, const std::string& command);
+Expected<RecordingDir> prepare_recording_dir(const std::string& dir, const std::string& command,
+                                             const RecorderFiles& files = {});
 
 // True when `name` is a file name the runtime or the recorder writes
 // (IMAGE.meta, IMAGE-TID[.K].ckt, the marker).

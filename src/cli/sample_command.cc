@@ -1,0 +1,64 @@
+#include "cli/sample_command.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "cli/command_line.h"
+
+namespace covkit::cli {
+
+namespace {
+
+constexpr const char* kDescription =
+    "Coverage of programs that were not built for it, by sampling them while\n"
+    "they run: no rebuild, no instrumentation, no PMU needed.\n"
+    "\n"
+    "  covkit sample record -- ./prog args     writes ./covkit-sample.data\n"
+    "  covkit sample dump                      the samples as text\n"
+    "  covkit sample import-perf perf.txt      perf's branch stacks, where there is a PMU\n";
+
+constexpr const char* kFooter =
+    "Each subcommand has its own --help. The recording format is\n"
+    "docs/sample-format.md.";
+
+struct Entry {
+  const char* name;
+  int (*run)(int, char**);
+};
+constexpr Entry kSubcommands[] = {
+    {"record", run_sample_record}, {"dump", run_sample_dump}, {"import-perf", run_sample_import_perf}};
+
+}  // namespace
+
+int run_sample_command(int argc, char** argv) {
+  // The subcommands parse their own options (record passes everything after
+  // the program to it untouched), so they are dispatched before CLI11.
+  if (argc >= 2)
+    for (const Entry& e : kSubcommands)
+      if (std::strcmp(argv[1], e.name) == 0) return e.run(argc - 1, argv + 1);
+  CLI::App app{kDescription, "covkit sample"};
+  app.footer(kFooter);
+  app.require_subcommand(1);
+  app.add_subcommand("record", "Run a program under the sampling runtime; write a recording directory")
+      ->prefix_command();
+  app.add_subcommand("dump", "Print a recording's images, mappings and samples as text")->prefix_command();
+  app.add_subcommand("import-perf", "Save perf's hardware branch stacks (perf script -F pid,tid,ip,brstack) as a recording")
+      ->prefix_command();
+  if (argc < 2) {  // bare `covkit sample`: what there is to do
+    std::fputs(app.help().c_str(), stderr);
+    return 1;
+  }
+  if (argv[1][0] != '-') {
+    std::string hint = closest({"record", "dump", "import-perf"}, argv[1]);
+    return fail("covkit sample", "",
+                std::string("'") + argv[1] + "' is not a covkit sample command (record, dump, import-perf)" +
+                    (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+  }
+  if (auto status = parse_command_line(app, argc, argv)) return *status;
+  return 0;
+}
+
+}  // namespace covkit::cli

@@ -1,0 +1,39 @@
+// `covkit sample dump [DIR]`: a recording as text (src/sample/sample_text).
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <string>
+
+#include "cli/command_line.h"
+#include "cli/sample_command.h"
+#include "format/sample_recording_reader.h"
+#include "sample/sample_text.h"
+#include "sample/steps_to_branches.h"
+
+namespace covkit::cli {
+
+int run_sample_dump(int argc, char** argv) {
+  constexpr std::string_view kCommand = "covkit sample dump";
+  CLI::App app{"Prints a recording of covkit sample record as text: its settings, each process\n"
+               "image with its executable mappings, each sample (thread, address, stack,\n"
+               "single-stepped addresses), warnings and lost samples. Lines start with\n"
+               "their kind (recording, command, image, mapping, sample, stack, steps,\n"
+               "branches, warning, lost). The branches are those the steps imply, from the\n"
+               "lengths of the instructions in the mapped files (disassembled).",
+               std::string(kCommand)};
+  std::string dir = "covkit-sample.data";
+  bool no_steps = false;
+  app.add_option("DIR", dir, "Recording directory [default: ./covkit-sample.data]");
+  app.add_flag("--no-steps", no_steps, "Leave out the single-stepped addresses");
+  if (auto status = parse_command_line(app, argc, argv)) return *status;
+  return run_guarded(kCommand, [&] {
+    auto rec = format::read_sample_recording(dir);
+    if (!rec) return fail(kCommand, dir, rec.error());
+    if (!no_steps) sample::fill_branches(*rec);  // the taken branches the steps imply
+    std::string text = sample::recording_text(*rec, !no_steps);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return 0;
+  });
+}
+
+}  // namespace covkit::cli

@@ -1,0 +1,160 @@
+// `covkit sample record [OPTIONS] [--] PROG [ARGS...]`: options, then the
+// recording (src/sample/sample_recorder), then PROG's exit status.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cli/command_line.h"
+#include "cli/sample_command.h"
+#include "cli/version.h"
+#include "sample/sample_environment.h"
+#include "sample/sample_mode.h"
+#include "sample/sample_recorder.h"
+#include "trace/duration.h"
+#include "trace/program_info.h"
+#include "util/printable.h"
+
+extern char** environ;
+
+namespace covkit::cli {
+
+namespace {
+
+constexpr std::string_view kCommand = "covkit sample record";
+
+constexpr const char* kDescription =
+    "Runs PROG with ARGS under the sampling runtime (libcovkit-sample.so, found\n"
+    "next to covkit, preloaded with LD_PRELOAD). Every thread gets a timer of its\n"
+    "own CPU time that fires at random intervals around the period; at each tick\n"
+    "the runtime records where the thread is and its frame-pointer call stack.\n"
+    "\n"
+    "--mode branch (the default) then single-steps the thread (the x86 trap\n"
+    "flag) until it has taken N branches (--vector-length), recording every\n"
+    "instruction address: the branch vector a PMU's branch stack would give,\n"
+    "emulated where there is none (virtual machines). --mode pc records the\n"
+    "tick's address and stack only, at a fraction of the cost.\n"
+    "\n"
+    "Children that PROG forks are sampled too, and programs it executes (each\n"
+    "process image writes its own file, with its executable mappings and their\n"
+    "build-ids). A crash of PROG leaves the samples written until then.\n"
+    "\n"
+    "The recording directory is created (an empty one is taken). One that holds\n"
+    "an earlier sample recording is moved to DIR.old first; anything else is\n"
+    "refused. covkit writes one summary line on stderr when PROG ends, and exits\n"
+    "with PROG's exit status (128 + the signal number when a signal killed it).\n";
+
+constexpr const char* kFooterEnd =
+    "\n"
+    "Exit status: PROG's; 128 + N when signal N killed it; 127 when PROG cannot be\n"
+    "found or run, 1 on covkit's own errors (one line on stderr).\n"
+    "\n"
+    "Examples:\n"
+    "  covkit sample record -- ./prog input.txt\n"
+    "  covkit sample record --mode pc --period 1ms -o /tmp/s -- make check\n"
+    "  covkit sample record --vector-length 32 -- ./server --once";
+
+class RecordFormatter : public CLI::Formatter {
+ public:
+  std::string make_usage(const CLI::App*, std::string) const override {
+    return "Usage: covkit sample record [OPTIONS] [--] PROG [ARGS...]\n";
+  }
+};
+
+struct Options {
+  std::string mode = "branch", period, dir = "covkit-sample.data";
+  uint32_t vector_length = 16;
+};
+
+std::vector<std::string> current_environment() {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) env.emplace_back(*e);
+  return env;
+}
+
+void warn(const std::string& what) {
+  std::fprintf(stderr, "%s: warning: %s\n", std::string(kCommand).c_str(), what.c_str());
+}
+
+int record(const Options& o, std::vector<std::string> command) {
+  if (!command.empty() && command.front() == "--") command.erase(command.begin());
+  if (command.empty()) return fail(kCommand, "", "no program to run (see covkit sample record --help)");
+  auto mode = sample::parse_mode(o.mode);
+  if (!mode) return fail(kCommand, "", fmt::format("--mode {}: not a mode (branch, pc)", o.mode));
+  if (*mode == sample::SampleMode::breakpoint)
+    return fail(kCommand, "", "--mode breakpoint is not part of this build (branch, pc)");
+  sample::RecordRequest r;
+  r.mode = *mode;
+  if (!o.period.empty()) {
+    auto ns = trace::parse_duration_ns(o.period);
+    if (!ns || *ns < 100'000)
+      return fail(kCommand, "", fmt::format("--period {}: not a duration of at least 100us (100us, 5ms, 1s)", o.period));
+    r.period_ns = *ns;
+  }
+  r.vector_length = o.vector_length;
+  auto prog = trace::find_program(command[0]);
+  if (!prog) return fail(kCommand, command[0], "command not found", 127);
+  trace::ProgramInfo info = trace::inspect_program(*prog);
+  if (info.elf && !info.dynamic)
+    warn(fmt::format("{} is statically linked, so LD_PRELOAD cannot load the runtime: nothing will be sampled",
+                     util::printable(*prog)));
+  r.program = *prog;
+  r.command = command;
+  r.dir = o.dir;
+  r.environment = current_environment();
+  r.covkit_version = kVersion;
+
+  auto out = sample::record_samples(r);
+  if (!out) return fail(kCommand, "", out.error().message, out.error().program_not_started ? 127 : 1);
+  if (!out->moved_to.empty())
+    std::fprintf(stderr, "%s: the earlier recording in %s is now %s\n", std::string(kCommand).c_str(),
+                 util::printable(o.dir).c_str(), util::printable(out->moved_to).c_str());
+  if (!out->recording)
+    warn(fmt::format("the recording in {} cannot be read: {}", util::printable(out->dir), out->read_error));
+  else if (out->recording->images.empty())
+    warn(fmt::format("nothing was written in {}: {} did not load the runtime (a static or setuid program, or one "
+                     "that clears LD_PRELOAD?)",
+                     util::printable(out->dir), util::printable(*prog)));
+  else {
+    for (const std::string& w : out->recording->warnings) warn(util::printable(w));
+    std::fprintf(stderr, "%s: %s\n", std::string(kCommand).c_str(),
+                 sample::sample_summary_line(*out->recording, out->dir).c_str());
+  }
+  const trace::ProgramEnd& end = out->end;
+  if (end.signal != 0) {
+    const char* name = sigabbrev_np(end.signal);
+    std::fprintf(stderr, "%s: %s was killed by signal %d (SIG%s)%s; the recording holds what was written until then\n",
+                 std::string(kCommand).c_str(), util::printable(command[0]).c_str(), end.signal, name ? name : "?",
+                 end.core_dumped ? ", core dumped" : "");
+    return 128 + end.signal;
+  }
+  return end.exit_status;
+}
+
+}  // namespace
+
+int run_sample_record(int argc, char** argv) {
+  CLI::App app{kDescription, std::string(kCommand)};
+  app.formatter(std::make_shared<RecordFormatter>());
+  app.footer(sample::sample_environment_help() + kFooterEnd);
+  app.get_formatter()->column_width(30);
+  Options o;
+  app.add_option("--mode", o.mode, "branch: branch vectors by single-stepping (default); pc: addresses and stacks only")
+      ->type_name("MODE");
+  app.add_option("--period", o.period,
+                 "Mean thread CPU time between samples [default: 80ms for branch (about 3% overhead without a "
+                 "PMU), 10ms for pc]; 100us, 5ms, 1s")
+      ->type_name("T");
+  app.add_option("--vector-length", o.vector_length, "Taken branches per sample in branch mode [default: 16]")
+      ->check(CLI::Range(4, 64))
+      ->type_name("N");
+  app.add_option("-o,--output", o.dir, "Recording directory [default: ./covkit-sample.data]")->type_name("DIR");
+  // Everything from PROG on is PROG's.
+  app.prefix_command();
+  if (auto status = parse_command_line(app, argc, argv)) return *status;
+  return run_guarded(kCommand, [&] { return record(o, app.remaining()); });
+}
+
+}  // namespace covkit::cli

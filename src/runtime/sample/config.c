@@ -1,0 +1,31 @@
+/* The runtime's settings from the environment (sample_contract.h), read in
+ * the constructor: out-of-range values fall back to the defaults rather
+ * than stop the program. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sample_runtime.h"
+
+struct cks_config cks_cfg;
+
+static uint64_t number(const char *name, uint64_t dflt, uint64_t lo, uint64_t hi) {
+  const char *s = getenv(name);
+  if (!s || !*s) return dflt;
+  char *end;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (*end || v < lo || v > hi) return dflt;
+  return v;
+}
+
+CKS_FN int cks_read_config(void) {
+  const char *dir = getenv(CKS_ENV_DIR);
+  if (!dir || !*dir || strlen(dir) >= sizeof cks_cfg.dir - 64) return 0;
+  strcpy(cks_cfg.dir, dir);
+  const char *mode = getenv(CKS_ENV_MODE);
+  cks_cfg.branch_mode = !(mode && strcmp(mode, "pc") == 0);
+  /* below 100 us the timer would only measure the handler itself */
+  cks_cfg.period_ns = number(CKS_ENV_PERIOD_NS, CKS_DEFAULT_PERIOD_NS, 100000, 3600ull * 1000000000ull);
+  cks_cfg.vector = (uint32_t)number(CKS_ENV_VECTOR, CKS_DEFAULT_VECTOR, CKS_MIN_VECTOR, CKS_MAX_VECTOR);
+  cks_cfg.step_cap = (uint32_t)number(CKS_ENV_STEP_CAP, CKS_DEFAULT_STEP_CAP, 16, CKS_MAX_STEP_CAP);
+  return 1;
+}

@@ -1,0 +1,165 @@
+/* The signal handlers: the CPU-time tick (SIGPROF) takes the IP and the
+ * frame-pointer stack, and in branch mode sets the trap flag; each single-
+ * step trap (SIGTRAP) appends the new IP until the vector of taken branches
+ * is full, the step cap is reached, or the next instruction would enter the
+ * kernel (stepping across a syscall could leave TF set while the program
+ * blocks SIGTRAP, which the kernel answers by killing it). The tick timer
+ * is one-shot and re-armed only here: if the program takes SIGPROF for
+ * itself, it sees at most one tick per thread from the runtime. */
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "sample_runtime.h"
+
+#define TRAP_FLAG 0x100
+
+static int warned_trap_taken, warned_trap_blocked;
+
+static void put32(uint64_t *rec, int at, uint32_t v) { memcpy((char *)rec + at, &v, 4); }
+
+static uint64_t *stack_area(struct cks_thread *t) { return t->record + CKS_SAMPLE_FIXED / 8; }
+static uint64_t *steps_area(struct cks_thread *t) { return stack_area(t) + t->nstack; }
+
+/* Return addresses by the frame-pointer chain, reading only [rsp, stack
+ * top) of the thread's own stack: code without frame pointers yields a
+ * short or meaningless chain, never a fault. */
+static void walk_stack(struct cks_thread *t, const greg_t *g) {
+  uint64_t *out = stack_area(t);
+  uint32_t n = 0;
+  uintptr_t lo = (uintptr_t)g[REG_RSP], hi = t->stack_hi, fp = (uintptr_t)g[REG_RBP];
+  if (lo >= t->stack_lo && lo < hi) {
+    while (n < CKS_MAX_STACK && fp >= lo && fp <= hi - 16 && (fp & 7) == 0) {
+      const uint64_t *frame = (const uint64_t *)fp;
+      if (frame[1] == 0) break;
+      out[n++] = frame[1];
+      if (frame[0] <= fp) break;
+      fp = (uintptr_t)frame[0];
+    }
+  }
+  t->nstack = n;
+}
+
+/* syscall (0f 05), sysenter (0f 34), int 0x80 (cd 80). The second byte is
+ * read only after an opcode byte that announces it, so it is mapped. */
+static int enters_kernel(uint64_t ip) {
+  const unsigned char *p = (const unsigned char *)ip;
+  if (p[0] == 0x0f) return p[1] == 0x05 || p[1] == 0x34;
+  return p[0] == 0xcd && p[1] == 0x80;
+}
+
+static void emit(struct cks_thread *t, uint32_t stop) {
+  uint64_t *rec = t->record;
+  put32(rec, CKS_SAMPLE_TID, (uint32_t)t->tid);
+  put32(rec, CKS_SAMPLE_NSTACK, t->nstack);
+  put32(rec, CKS_SAMPLE_NSTEPS, t->nsteps);
+  put32(rec, CKS_SAMPLE_TAKEN, t->taken);
+  memcpy((char *)rec + CKS_SAMPLE_IP, &t->ip, 8);
+  uint32_t size = CKS_SAMPLE_FIXED + 8u * (t->nstack + t->nsteps);
+  cks_write_record(rec, size, CKS_KIND_SAMPLE, (uint16_t)stop);
+  t->stepping = 0;
+  cks_thread_arm(t);
+}
+
+static void on_tick(int sig, siginfo_t *si, void *ctx) {
+  (void)sig;
+  struct cks_thread *t = cks_self();
+  if (!t || si->si_code != SI_TIMER || t->stepping) return;
+  ucontext_t *uc = ctx;
+  greg_t *g = uc->uc_mcontext.gregs;
+  t->ip = (uint64_t)g[REG_RIP];
+  t->nsteps = t->taken = 0;
+  walk_stack(t, g);
+  if (!cks_cfg.branch_mode) {
+    emit(t, 0);
+    return;
+  }
+  if (sigismember(&uc->uc_sigmask, SIGTRAP)) {
+    cks_warn_once(&warned_trap_blocked, "the program blocked SIGTRAP: some samples have no steps");
+    emit(t, CKS_SAMPLE_STOP_BLOCKED);
+    return;
+  }
+  if (!cks_handlers_ours(SIGTRAP)) {
+    cks_warn_once(&warned_trap_taken,
+                  "the program installed its own SIGTRAP handler: samples from then on have no steps");
+    emit(t, CKS_SAMPLE_STOP_BLOCKED);
+    return;
+  }
+  steps_area(t)[0] = t->ip;
+  t->nsteps = 1;
+  t->prev = t->ip;
+  if (enters_kernel(t->ip)) {
+    emit(t, CKS_SAMPLE_STOP_SYSCALL);
+    return;
+  }
+  t->stepping = 1;
+  g[REG_EFL] |= TRAP_FLAG;
+}
+
+static void on_trap(int sig, siginfo_t *si, void *ctx) {
+  (void)sig;
+  ucontext_t *uc = ctx;
+  greg_t *g = uc->uc_mcontext.gregs;
+  struct cks_thread *t = cks_self();
+  if (!t || !t->stepping) {
+    if (si->si_code == TRAP_TRACE) { /* a step left over (a thread ending, TF pushed by pushf) */
+      g[REG_EFL] &= ~TRAP_FLAG;
+      return;
+    }
+    /* Not a step: the program's own int3 or raise(SIGTRAP). What would
+     * have happened without the runtime happens: the default action, once
+     * this handler returns and SIGTRAP is unblocked. */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(SIGTRAP, &dfl, NULL);
+    syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGTRAP);
+    return;
+  }
+  uint64_t ip = (uint64_t)g[REG_RIP];
+  steps_area(t)[t->nsteps++] = ip;
+  uint64_t delta = ip - t->prev;
+  if (delta < 1 || delta > 15) t->taken++;
+  t->prev = ip;
+  uint32_t stop = 0;
+  if (t->taken >= cks_cfg.vector)
+    stop = CKS_SAMPLE_STOP_VECTOR;
+  else if (t->nsteps >= cks_cfg.step_cap)
+    stop = CKS_SAMPLE_STOP_CAP;
+  else if (enters_kernel(ip))
+    stop = CKS_SAMPLE_STOP_SYSCALL;
+  if (stop) {
+    g[REG_EFL] &= ~TRAP_FLAG;
+    emit(t, stop);
+  }
+}
+
+CKS_FN int cks_handlers_ours(int sig) {
+  struct sigaction cur;
+  if (sigaction(sig, NULL, &cur) != 0 || !(cur.sa_flags & SA_SIGINFO)) return 0;
+  return cur.sa_sigaction == (sig == SIGPROF ? on_tick : on_trap);
+}
+
+static int install(int sig, void (*fn)(int, siginfo_t *, void *)) {
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = fn;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaddset(&sa.sa_mask, SIGPROF);
+  sigaddset(&sa.sa_mask, SIGTRAP);
+  if (sigaction(sig, NULL, &old) == 0 && old.sa_handler != SIG_DFL) {
+    cks_warn(sig == SIGPROF ? "the program had a SIGPROF handler before the runtime started: not sampled"
+                            : "the program had a SIGTRAP handler before the runtime started: pc samples only");
+    return 0;
+  }
+  return sigaction(sig, &sa, NULL) == 0;
+}
+
+CKS_FN int cks_install_handlers(void) {
+  if (!install(SIGPROF, on_tick)) return 0;
+  if (cks_cfg.branch_mode && !install(SIGTRAP, on_trap)) cks_cfg.branch_mode = 0;
+  return 1;
+}

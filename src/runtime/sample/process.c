@@ -1,0 +1,63 @@
+/* The image's life: the constructor starts sampling (file, first maps,
+ * handlers, the main thread's timer); a fork's child starts its own file
+ * and re-arms the forking thread (timers are not inherited); the destructor
+ * writes the final maps and the END record. exec needs nothing: the new
+ * image inherits LD_PRELOAD and the environment and starts again. */
+#include <pthread.h>
+#include <signal.h>
+
+#include "sample_runtime.h"
+
+int cks_active;
+static int warned_prof, warned_trap;
+
+CKS_FN void cks_check_handlers(void) {
+  if (!cks_handlers_ours(SIGPROF))
+    cks_warn_once(&warned_prof,
+                  "the program installed its own SIGPROF handler: sampling stopped there (the program's handler "
+                  "saw at most one tick per thread)");
+  if (cks_cfg.branch_mode && !cks_handlers_ours(SIGTRAP))
+    cks_warn_once(&warned_trap, "the program installed its own SIGTRAP handler: samples from then on have no steps");
+}
+
+static void start_image(void) {
+  cks_write_image_record();
+  cks_write_mappings();
+}
+
+static void fork_child(void) {
+  if (!cks_active) return;
+  cks_lost = 0;
+  warned_prof = warned_trap = 0;
+  if (!cks_open_image_file()) {
+    cks_active = 0;
+    return;
+  }
+  start_image();
+  struct cks_thread *t = cks_self();
+  if (t) {
+    t->stepping = 0;
+    cks_thread_start(t);
+  }
+}
+
+__attribute__((constructor)) static void sample_start(void) {
+  if (!cks_read_config() || !cks_open_image_file()) return;
+  start_image();
+  if (!cks_thread_key_init() || !cks_install_handlers()) return;
+  struct cks_thread *t = cks_thread_create();
+  if (!t) {
+    cks_warn("cannot map the main thread's sample buffer: not sampled");
+    return;
+  }
+  pthread_atfork(NULL, NULL, fork_child);
+  __atomic_store_n(&cks_active, 1, __ATOMIC_RELEASE);
+  cks_thread_start(t);
+}
+
+__attribute__((destructor)) static void sample_end(void) {
+  if (!cks_active) return;
+  cks_check_handlers();
+  cks_write_mappings(); /* objects dlopened since the start */
+  cks_write_end();
+}

@@ -1,0 +1,101 @@
+/* The contract between libcovkit-sample (which writes sample files into a
+ * recording directory), covkit's reader and writer
+ * (src/format/sample_recording_*) and `covkit sample record` (which sets the
+ * runtime's environment): variable names, file names and record layouts.
+ * docs/sample-format.md is its prose. C11 and C++, nothing but constants. */
+#ifndef COVKIT_SAMPLE_CONTRACT_H
+#define COVKIT_SAMPLE_CONTRACT_H
+
+/* ---- environment of the sampled program ---- */
+#define CKS_ENV_DIR "COVKIT_SAMPLE_DIR"             /* required: without it the runtime is inert */
+#define CKS_ENV_MODE "COVKIT_SAMPLE_MODE"           /* "branch" (default) or "pc" */
+#define CKS_ENV_PERIOD_NS "COVKIT_SAMPLE_PERIOD_NS" /* mean thread CPU time between samples */
+#define CKS_ENV_VECTOR "COVKIT_SAMPLE_VECTOR"       /* taken branches per sample, 4..64 */
+#define CKS_ENV_STEP_CAP "COVKIT_SAMPLE_STEP_CAP"   /* single steps per sample at most */
+
+enum {
+  CKS_DEFAULT_PERIOD_NS = 80000000, /* 80 ms of thread CPU time: see docs/sample-format.md, Cost */
+  CKS_DEFAULT_VECTOR = 16,
+  CKS_MIN_VECTOR = 4,
+  CKS_MAX_VECTOR = 64,
+  CKS_DEFAULT_STEP_CAP = 4096,
+  CKS_MAX_STEP_CAP = 65536,
+  CKS_MAX_STACK = 128 /* return addresses per sample */
+};
+
+/* ---- file names, relative to the recording directory ----
+ * Each process image (a process, or what an exec made of it) writes one
+ * file IMAGE.cks, IMAGE = "<pid>-<n>" with the smallest n >= 0 whose file
+ * does not exist yet (created with O_EXCL). covkit writes recording.json. */
+#define CKS_FILE_SUFFIX ".cks"
+#define CKS_RECORDING_JSON "recording.json"
+#define CKS_MAX_SEQUENCE 9999
+
+/* ---- records ----
+ * A .cks file is a sequence of records, each written by one write(2) to a
+ * file opened O_APPEND, so that threads never interleave. Little endian.
+ * Every record starts with a CKS_REC_HEADER-byte header:
+ *   u32 magic (CKS_MAGIC), u16 kind, u16 flags, u32 size (whole record,
+ *   header included, a multiple of 8), u32 reserved (0). */
+#define CKS_MAGIC 0x314b5343u /* "CSK1" */
+enum {
+  CKS_REC_HEADER = 16,
+  CKS_MAX_RECORD = 1 << 20 /* readers refuse larger records */
+};
+enum {
+  CKS_KIND_IMAGE = 1,   /* first record: the process image */
+  CKS_KIND_MAPPING = 2, /* one executable file mapping */
+  CKS_KIND_SAMPLE = 3,  /* one sample */
+  CKS_KIND_WARNING = 4, /* one line of text: what went wrong */
+  CKS_KIND_END = 5,     /* the image ended normally (exit) */
+  CKS_KIND_HIT = 6,     /* breakpoint mode: a block ran */
+  CKS_KIND_PLANTED = 7, /* breakpoint mode: a breakpoint was planted */
+  CKS_KIND_BRANCHES = 8 /* taken branches of the SAMPLE record just before (hardware, imports) */
+};
+
+/* IMAGE: then the executable path (/proc/self/exe), NUL-terminated. */
+enum {
+  CKS_IMAGE_PID = 16,      /* u32 */
+  CKS_IMAGE_PPID = 20,     /* u32 */
+  CKS_IMAGE_START_NS = 24, /* u64: CLOCK_REALTIME when the image started */
+  CKS_IMAGE_FIXED = 32
+};
+
+/* MAPPING: then the build-id bytes, then the path, NUL-terminated. */
+enum {
+  CKS_MAP_START = 16,  /* u64 */
+  CKS_MAP_END = 24,    /* u64 (exclusive) */
+  CKS_MAP_OFFSET = 32, /* u64: file offset of START */
+  CKS_MAP_DEV = 40,    /* u64: st_dev of the file (0: unknown) */
+  CKS_MAP_INODE = 48,  /* u64: st_ino of the file (0: unknown) */
+  CKS_MAP_BUILD_ID_SIZE = 56, /* u32: bytes of build-id (0..CKS_MAX_BUILD_ID) */
+  CKS_MAP_PATH_SIZE = 60,     /* u32: bytes of path, its NUL included */
+  CKS_MAP_FIXED = 64,
+  CKS_MAX_BUILD_ID = 64
+};
+
+/* SAMPLE: then u64 stack[nstack] (return addresses, innermost first), then
+ * u64 steps[nsteps] (steps[0] is IP, then every address single-stepped to). */
+enum {
+  CKS_SAMPLE_TID = 16,    /* u32 */
+  CKS_SAMPLE_NSTACK = 20, /* u32 */
+  CKS_SAMPLE_NSTEPS = 24, /* u32 */
+  CKS_SAMPLE_TAKEN = 28,  /* u32: steps that did not follow their predecessor by 1..15 bytes */
+  CKS_SAMPLE_IP = 32,     /* u64 */
+  CKS_SAMPLE_FIXED = 40
+};
+/* flags of a SAMPLE record: why stepping stopped */
+enum {
+  CKS_SAMPLE_STOP_VECTOR = 1,  /* the vector was full */
+  CKS_SAMPLE_STOP_CAP = 2,     /* the step cap */
+  CKS_SAMPLE_STOP_SYSCALL = 4, /* the next instruction enters the kernel */
+  CKS_SAMPLE_STOP_BLOCKED = 8  /* SIGTRAP was blocked or not covkit's: no steps */
+};
+
+/* BRANCHES: u64 (from, to) pairs, oldest first, from offset 16 to the
+ * record's end; never written by the runtime (its samples have steps).
+ * WARNING: the text, NUL-terminated. END: u64 lost samples at offset 16.
+ * HIT and PLANTED: u64 address at offset 16. */
+enum { CKS_END_LOST = 16, CKS_END_FIXED = 24, CKS_HIT_ADDRESS = 16, CKS_HIT_FIXED = 24 };
+
+#endif

@@ -1,0 +1,72 @@
+/* libcovkit-sample: what the files of the runtime share. The runtime runs
+ * inside the sampled program: C11, no allocation and only async-signal-safe
+ * calls in the signal handlers, nothing that could make the program fail. */
+#ifndef CKS_SAMPLE_RUNTIME_H
+#define CKS_SAMPLE_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "sample_contract.h"
+
+#define CKS_FN __attribute__((visibility("hidden")))
+#define CKS_API __attribute__((visibility("default")))
+
+/* ---- config.c: the environment, read once per image ---- */
+struct cks_config {
+  char dir[4096];
+  int branch_mode; /* 1: single-step after each tick; 0: pc only */
+  uint64_t period_ns;
+  uint32_t vector, step_cap;
+};
+extern struct cks_config cks_cfg;
+CKS_FN int cks_read_config(void); /* 0: inert (no directory) */
+
+/* ---- sample_file.c: the image's .cks file ---- */
+CKS_FN int cks_open_image_file(void); /* 0 on failure (then the runtime stays inert) */
+/* Appends one record (header filled in here); async-signal-safe. Counts a
+ * lost record when the file is gone, full or at its size limit. */
+CKS_FN void cks_write_record(void *rec, uint32_t size, uint16_t kind, uint16_t flags);
+CKS_FN void cks_write_image_record(void);
+CKS_FN void cks_warn(const char *text); /* a WARNING record; async-signal-safe */
+CKS_FN void cks_warn_once(int *flag, const char *text);
+CKS_FN void cks_write_end(void);
+extern uint64_t cks_lost; /* atomic */
+
+/* ---- maps.c: executable mappings with build-ids (not in signal context) ---- */
+CKS_FN void cks_write_mappings(void);
+CKS_FN void cks_refresh_mappings(void); /* writes them again only after a dlopen or dlclose */
+
+/* ---- thread.c: per-thread state and timer ---- */
+struct cks_thread {
+  int tid;
+  int timer_ok, stepping;
+  timer_t timer;
+  uint64_t rng;
+  uintptr_t stack_lo, stack_hi; /* the thread's stack, captured at its start */
+  uint64_t prev;                /* last stepped address */
+  uint32_t nsteps, nstack, taken, stop;
+  uint64_t ip;
+  size_t mapped; /* bytes of this mapping */
+  void *(*start_fn)(void *); /* a new thread's function and argument (pthread_create) */
+  void *start_arg;
+  /* the record being built: header, fixed part, stack, steps */
+  uint64_t record[];
+};
+CKS_FN struct cks_thread *cks_thread_create(void); /* mmap; NULL on failure */
+CKS_FN void cks_thread_start(struct cks_thread *t); /* this thread's: stack, timer, TLS */
+CKS_FN void cks_thread_arm(struct cks_thread *t);   /* the next tick, jittered */
+CKS_FN struct cks_thread *cks_self(void);
+CKS_FN int cks_thread_key_init(void);
+CKS_FN void cks_check_handlers(void); /* warns when the program took SIGPROF/SIGTRAP */
+
+/* ---- handlers.c ---- */
+CKS_FN int cks_install_handlers(void);
+CKS_FN int cks_handlers_ours(int sig);
+
+/* ---- process.c ---- */
+extern int cks_active;
+
+#endif

@@ -1,0 +1,37 @@
+#include "sample/sample_environment.h"
+
+#include <fmt/format.h>
+
+#include <string_view>
+
+#include "runtime/sample/sample_contract.h"
+#include "trace/record_environment.h"
+
+namespace covkit::sample {
+
+std::vector<std::string> sampled_environment(const std::vector<std::string>& environment,
+                                             const SampleSettings& settings) {
+  std::vector<std::string> env;
+  // The program's own COVKIT_SAMPLE_* (a recording inside a recording) give way.
+  for (const std::string& e : environment)
+    if (!std::string_view(e).starts_with("COVKIT_SAMPLE_")) env.push_back(e);
+  env = trace::preloaded_environment(env, settings.runtime);
+  env.push_back(fmt::format("{}={}", CKS_ENV_DIR, settings.dir));
+  env.push_back(fmt::format("{}={}", CKS_ENV_MODE, settings.branch ? "branch" : "pc"));
+  env.push_back(fmt::format("{}={}", CKS_ENV_PERIOD_NS, settings.period_ns));
+  env.push_back(fmt::format("{}={}", CKS_ENV_VECTOR, settings.vector_length));
+  return env;
+}
+
+std::string sample_environment_help() {
+  return fmt::format(
+      "Environment given to PROG (the runtime's settings):\n"
+      "  LD_PRELOAD=<dir of covkit>/{} (before any LD_PRELOAD already set)\n"
+      "  {:<24} the recording directory (absolute)\n"
+      "  {:<24} branch or pc, from --mode\n"
+      "  {:<24} from --period\n"
+      "  {:<24} from --vector-length\n",
+      kSampleRuntimeName, CKS_ENV_DIR, CKS_ENV_MODE, CKS_ENV_PERIOD_NS, CKS_ENV_VECTOR);
+}
+
+}  // namespace covkit::sample

@@ -1,0 +1,70 @@
+#include "sample/steps_to_branches.h"
+
+#include <capstone/capstone.h>
+
+#include "util/file_io.h"
+
+namespace covkit::sample {
+
+std::vector<format::BranchPair> steps_to_branches(const std::vector<uint64_t>& steps, const InstructionLength& length) {
+  std::vector<format::BranchPair> out;
+  for (size_t i = 0; i + 1 < steps.size(); ++i) {
+    uint64_t here = steps[i], next = steps[i + 1];
+    if (next == here) continue;
+    std::optional<uint32_t> len = length(here);
+    bool taken = len ? next != here + *len : (next < here || next - here > 15);
+    if (taken) out.push_back({here, next});
+  }
+  return out;
+}
+
+struct ImageDecoder::Files {
+  csh handle = 0;
+  bool open = false;
+  std::map<std::string, std::optional<util::FileData>> data;  // by path; nullopt: unreadable
+};
+
+ImageDecoder::ImageDecoder(const format::SampleImage& image) : image_(image), files_(std::make_unique<Files>()) {
+  files_->open = cs_open(CS_ARCH_X86, CS_MODE_64, &files_->handle) == CS_ERR_OK;
+}
+
+ImageDecoder::~ImageDecoder() {
+  if (files_->open) cs_close(&files_->handle);
+}
+
+std::optional<uint32_t> ImageDecoder::length(uint64_t address) {
+  if (!files_->open) return std::nullopt;
+  for (const format::SampleMapping& m : image_.mappings) {
+    if (address < m.start || address >= m.end) continue;
+    auto [it, added] = files_->data.try_emplace(m.path);
+    if (added) {
+      auto data = util::read_file(m.path);
+      if (data) it->second = std::move(*data);
+    }
+    if (!it->second) return std::nullopt;
+    auto bytes = it->second->bytes();
+    uint64_t offset = m.file_offset + (address - m.start);
+    if (offset >= bytes.size()) return std::nullopt;
+    const uint8_t* code = bytes.data() + offset;
+    size_t size = std::min<size_t>(16, bytes.size() - offset);
+    cs_insn* insn = nullptr;
+    size_t n = cs_disasm(files_->handle, code, size, address, 1, &insn);
+    std::optional<uint32_t> len;
+    if (n == 1) len = insn[0].size;
+    if (n) cs_free(insn, n);
+    return len;
+  }
+  return std::nullopt;
+}
+
+void fill_branches(format::SampleRecording& rec) {
+  std::vector<std::unique_ptr<ImageDecoder>> decoders;
+  for (const format::SampleImage& im : rec.images) decoders.push_back(std::make_unique<ImageDecoder>(im));
+  for (format::Sample& s : rec.samples) {
+    if (s.steps.empty() || !s.branches.empty() || s.image >= decoders.size()) continue;
+    ImageDecoder& d = *decoders[s.image];
+    s.branches = steps_to_branches(s.steps, [&d](uint64_t a) { return d.length(a); });
+  }
+}
+
+}  // namespace covkit::sample
