@@ -17,6 +17,8 @@ constexpr const char* kDescription =
     "they run: no rebuild, no instrumentation, no PMU needed.\n"
     "\n"
     "  covkit sample record -- ./prog args     writes ./covkit-sample.data\n"
+    "  covkit sample report covkit-sample.data coverage of the sources (every covkit report output)\n"
+    "  covkit sample compare DIR --against B   recall and precision against a --coverage build\n"
     "  covkit sample dump                      the samples as text\n"
     "  covkit sample import-perf perf.txt      perf's branch stacks, where there is a PMU\n";
 
@@ -29,7 +31,8 @@ struct Entry {
   int (*run)(int, char**);
 };
 constexpr Entry kSubcommands[] = {
-    {"record", run_sample_record}, {"dump", run_sample_dump}, {"import-perf", run_sample_import_perf}};
+    {"record", run_sample_record},   {"report", run_sample_report},           {"compare", run_sample_compare},
+    {"dump", run_sample_dump},       {"import-perf", run_sample_import_perf}};
 
 }  // namespace
 
@@ -44,6 +47,9 @@ int run_sample_command(int argc, char** argv) {
   app.require_subcommand(1);
   app.add_subcommand("record", "Run a program under the sampling runtime; write a recording directory")
       ->prefix_command();
+  app.add_subcommand("report", "Coverage of the sources from recordings, as covkit report writes it")->prefix_command();
+  app.add_subcommand("compare", "Recall and precision of recordings against a --coverage build's truth")
+      ->prefix_command();
   app.add_subcommand("dump", "Print a recording's images, mappings and samples as text")->prefix_command();
   app.add_subcommand("import-perf", "Save perf's hardware branch stacks (perf script -F pid,tid,ip,brstack) as a recording")
       ->prefix_command();
@@ -52,9 +58,9 @@ int run_sample_command(int argc, char** argv) {
     return 1;
   }
   if (argv[1][0] != '-') {
-    std::string hint = closest({"record", "dump", "import-perf"}, argv[1]);
+    std::string hint = closest({"record", "report", "compare", "dump", "import-perf"}, argv[1]);
     return fail("covkit sample", "",
-                std::string("'") + argv[1] + "' is not a covkit sample command (record, dump, import-perf)" +
+                std::string("'") + argv[1] + "' is not a covkit sample command (record, report, compare, dump, import-perf)" +
                     (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
   }
   if (auto status = parse_command_line(app, argc, argv)) return *status;

@@ -10,6 +10,8 @@
 #include "cli/command_line.h"
 #include "cli/sample_command.h"
 #include "cli/version.h"
+#include "sample/breakpoint_session.h"
+#include "sample/sample_analysis.h"
 #include "sample/sample_environment.h"
 #include "sample/sample_mode.h"
 #include "sample/sample_recorder.h"
@@ -36,6 +38,13 @@ constexpr const char* kDescription =
     "instruction address: the branch vector a PMU's branch stack would give,\n"
     "emulated where there is none (virtual machines). --mode pc records the\n"
     "tick's address and stack only, at a fraction of the cost.\n"
+    "\n"
+    "--mode breakpoint needs no runtime: covkit runs PROG under ptrace, plants\n"
+    "an int3 at the start of every block of the program and its own libraries\n"
+    "that no other block implies (the CFG's dominators; system libraries are\n"
+    "left alone), and removes each on its first hit: exact block coverage at a\n"
+    "cost per block reached (~20 us here), not per execution. Statically\n"
+    "linked programs work too.\n"
     "\n"
     "Children that PROG forks are sampled too, and programs it executes (each\n"
     "process image writes its own file, with its executable mappings and their\n"
@@ -82,9 +91,7 @@ int record(const Options& o, std::vector<std::string> command) {
   if (!command.empty() && command.front() == "--") command.erase(command.begin());
   if (command.empty()) return fail(kCommand, "", "no program to run (see covkit sample record --help)");
   auto mode = sample::parse_mode(o.mode);
-  if (!mode) return fail(kCommand, "", fmt::format("--mode {}: not a mode (branch, pc)", o.mode));
-  if (*mode == sample::SampleMode::breakpoint)
-    return fail(kCommand, "", "--mode breakpoint is not part of this build (branch, pc)");
+  if (!mode) return fail(kCommand, "", fmt::format("--mode {}: not a mode (branch, breakpoint, pc)", o.mode));
   sample::RecordRequest r;
   r.mode = *mode;
   if (!o.period.empty()) {
@@ -97,7 +104,7 @@ int record(const Options& o, std::vector<std::string> command) {
   auto prog = trace::find_program(command[0]);
   if (!prog) return fail(kCommand, command[0], "command not found", 127);
   trace::ProgramInfo info = trace::inspect_program(*prog);
-  if (info.elf && !info.dynamic)
+  if (info.elf && !info.dynamic && *mode != sample::SampleMode::breakpoint)
     warn(fmt::format("{} is statically linked, so LD_PRELOAD cannot load the runtime: nothing will be sampled",
                      util::printable(*prog)));
   r.program = *prog;
@@ -106,7 +113,9 @@ int record(const Options& o, std::vector<std::string> command) {
   r.environment = current_environment();
   r.covkit_version = kVersion;
 
-  auto out = sample::record_samples(r);
+  auto out = *mode == sample::SampleMode::breakpoint
+                 ? sample::record_breakpoint_session(r, sample::AnalysisOptions{}.skip_prefixes)
+                 : sample::record_samples(r);
   if (!out) return fail(kCommand, "", out.error().message, out.error().program_not_started ? 127 : 1);
   if (!out->moved_to.empty())
     std::fprintf(stderr, "%s: the earlier recording in %s is now %s\n", std::string(kCommand).c_str(),
@@ -141,7 +150,8 @@ int run_sample_record(int argc, char** argv) {
   app.footer(sample::sample_environment_help() + kFooterEnd);
   app.get_formatter()->column_width(30);
   Options o;
-  app.add_option("--mode", o.mode, "branch: branch vectors by single-stepping (default); pc: addresses and stacks only")
+  app.add_option("--mode", o.mode, "branch: branch vectors by single-stepping (default); breakpoint: exact blocks, one-shot int3s; pc: addresses and stacks only")
+      ->check(CLI::IsMember({"branch", "breakpoint", "pc"}))
       ->type_name("MODE");
   app.add_option("--period", o.period,
                  "Mean thread CPU time between samples [default: 80ms for branch (about 3% overhead without a "

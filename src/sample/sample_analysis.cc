@@ -34,7 +34,8 @@ bool analyzable(const std::string& path, const AnalysisOptions& options) {
   if (path.empty() || path.front() != '/') return false;  // [vdso], anonymous code
   for (const std::string& p : options.skip_prefixes)
     if (path.starts_with(p)) return false;
-  return true;
+  // covkit's own runtimes ran in the process, but they are not the user's code.
+  return !path.ends_with("/libcovkit-sample.so") && !path.ends_with("/libcovkit-trace.so");
 }
 
 int load_module(Modules& m, const std::string& path, std::vector<std::string>& warnings) {

@@ -74,6 +74,9 @@ std::string sample_summary_line(const format::SampleRecording& rec, const std::s
     steps += s.steps.size();
   }
   auto plural = [](uint64_t n, const char* one, const char* many) { return fmt::format("{} {}", n, n == 1 ? one : many); };
+  if (rec.mode == "breakpoint")
+    return fmt::format("{}, {} of {} breakpoints hit; recording in {}", plural(rec.images.size(), "image", "images"),
+                       rec.hits.size(), rec.planted.size(), util::printable(dir));
   std::string line = fmt::format("{}, {}, {}", plural(rec.images.size(), "image", "images"),
                                  plural(threads.size(), "thread", "threads"),
                                  plural(rec.samples.size(), "sample", "samples"));

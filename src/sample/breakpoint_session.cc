@@ -1,0 +1,57 @@
+#include "sample/breakpoint_session.h"
+
+#include <fmt/format.h>
+
+#include <ctime>
+
+#include "format/sample_recording_writer.h"
+#include "sample/breakpoint_recorder.h"
+#include "sample/cfg_breakpoint_provider.h"
+#include "sample/sample_recording_dir.h"
+#include "util/printable.h"
+
+namespace covkit::sample {
+
+namespace {
+
+std::string utc_now() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
+
+Expected<RecordOutcome, RecordError> record_breakpoint_session(const RecordRequest& r,
+                                                                std::vector<std::string> skip_prefixes) {
+  std::string joined;
+  for (const std::string& w : r.command) joined += (joined.empty() ? "" : " ") + w;
+  auto dir = prepare_sample_dir(r.dir, joined);
+  if (!dir) return RecordError(fmt::format("{}: {}", util::printable(r.dir), dir.error().message), false);
+
+  std::vector<std::string> argv = r.command;
+  argv[0] = r.program;
+  int status = 0;
+  const std::string started = utc_now();
+  auto rec = record_breakpoints(argv, cfg_breakpoint_provider(std::move(skip_prefixes)), BreakpointOptions{}, &status);
+  if (!rec) return RecordError(rec.error().message, true);
+  rec->mode = "breakpoint";
+  rec->command = r.command;
+  rec->start_time = started;
+  rec->covkit_version = r.covkit_version;
+  if (auto ok = format::write_sample_recording(dir->path(), *rec); !ok)
+    return RecordError(fmt::format("{}: {}", util::printable(dir->path()), ok.error().message), false);
+
+  RecordOutcome out;
+  out.dir = dir->path();
+  out.moved_to = dir->moved_to();
+  if (status >= 128) out.end.signal = status - 128;
+  else out.end.exit_status = status;
+  out.recording = std::move(*rec);
+  return out;
+}
+
+}  // namespace covkit::sample

@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""Scenarios of `covkit sample report` and `covkit sample compare`: one
+program compiled twice by gcc-12 (-O2 -g, and -O2 -g --coverage for the
+truth), run on the same input plain, under `covkit sample record` and
+instrumented; the sampled coverage is checked against the truth gcov
+measured, and against what the program does by construction.
+
+  run_sample_cli.py --covkit build/covkit --work DIR SCENARIO
+
+Exit 77 (skip) when gcc-12 is missing."""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def run(argv, **kw):
+    return subprocess.run(argv, capture_output=True, text=True, timeout=300, **kw)
+
+
+def build(work):
+    """The program plain and with --coverage, and the truth of one run."""
+    src = os.path.join(work, "accuracy.c")
+    shutil.copy(os.path.join(HERE, "progs", "accuracy.c"), src)
+    plain = os.path.join(work, "plain")
+    cov_dir = os.path.join(work, "truth")
+    os.makedirs(cov_dir, exist_ok=True)
+    subprocess.run(["gcc-12", "-O2", "-g", "-o", plain, src], check=True, cwd=work)
+    subprocess.run(["gcc-12", "-O2", "-g", "--coverage", "-o", os.path.join(cov_dir, "prog"), src],
+                   check=True, cwd=cov_dir)
+    return plain, cov_dir
+
+
+def truth_run(cov_dir, rounds):
+    for f in os.listdir(cov_dir):
+        if f.endswith(".gcda"):
+            os.unlink(os.path.join(cov_dir, f))
+    p = run([os.path.join(cov_dir, "prog"), str(rounds)])
+    check(p.returncode == 0, f"truth run failed: {p.stderr}")
+    return p.stdout
+
+
+def record(args, work, name, plain, rounds, mode, period=None):
+    out = os.path.join(work, name)
+    shutil.rmtree(out, ignore_errors=True)
+    argv = [args.covkit, "sample", "record", "--mode", mode, "-o", out]
+    if period:
+        argv += ["--period", period]
+    p = run(argv + ["--", plain, str(rounds)])
+    check(p.returncode == 0, f"record --mode {mode} exited {p.returncode}: {p.stderr}")
+    return out, p.stdout
+
+
+def compare(args, dirs, cov_dir, *extra):
+    p = run([args.covkit, "sample", "compare", *dirs, "--against", cov_dir, "--csv-summary", *extra])
+    check(p.returncode == 0, f"compare exited {p.returncode}: {p.stderr}")
+    recall, precision, divergence, hits, misses, false_pos = p.stdout.strip().split(",")
+    return float(recall), float(precision), int(hits), int(misses), int(false_pos)
+
+
+def lcov_lines(text, source_suffix):
+    """{line: count} of the tracefile's record for the source."""
+    lines, current = {}, None
+    for row in text.splitlines():
+        if row.startswith("SF:"):
+            current = row[3:].endswith(source_suffix)
+        elif current and row.startswith("DA:"):
+            n, c = row[3:].split(",")[:2]
+            lines[int(n)] = int(c)
+    return lines
+
+
+def source_line(text, needle):
+    for i, row in enumerate(text.splitlines(), 1):
+        if needle in row:
+            return i
+    raise Failure(f"no line with {needle!r}")
+
+
+def scenario_breakpoint(args, work):
+    """One run in breakpoint mode is the truth, line for line."""
+    plain, cov_dir = build(work)
+    expected_out = truth_run(cov_dir, 300)
+    rec, out = record(args, work, "bp.rec", plain, 300, "breakpoint")
+    check(out == expected_out, f"the program's output changed under breakpoints: {out!r} vs {expected_out!r}")
+    recall, precision, hits, misses, false_pos = compare(args, [rec], cov_dir)
+    check(misses == 0 and false_pos == 0 and hits > 10,
+          f"breakpoint mode: {hits} hits, {misses} misses, {false_pos} false positives (recall {recall}, "
+          f"precision {precision})")
+    # never()'s body is listed, with 0: the report shows what was missed.
+    lcov = os.path.join(work, "bp.info")
+    p = run([args.covkit, "sample", "report", rec, "--lcov", lcov, "-r", work])
+    check(p.returncode == 0, f"sample report: {p.stderr}")
+    text = open(os.path.join(work, "accuracy.c")).read()
+    lines = lcov_lines(open(lcov).read(), "accuracy.c")
+    body = source_line(text, "long y = x * 7 + 1;")
+    check(lines.get(body) == 0, f"never()'s line {body} should be listed with 0, got {lines.get(body)}")
+    work_line = source_line(text, "printf(\"%ld\\n\", t);")
+    check(lines.get(work_line, 0) > 0, f"main()'s printf line {work_line} should be covered: {lines.get(work_line)}")
+
+
+def scenario_branch(args, work):
+    """Sampled branch vectors never claim a line that did not run."""
+    plain, cov_dir = build(work)
+    truth_run(cov_dir, 600000)
+    dirs = []
+    for i in range(2):
+        rec, _ = record(args, work, f"br{i}.rec", plain, 600000, "branch", "2ms")
+        dirs.append(rec)
+    recall, precision, hits, misses, false_pos = compare(args, dirs, cov_dir)
+    check(false_pos == 0, f"branch mode claimed {false_pos} lines that did not run")
+    check(hits >= 5, f"branch mode found only {hits} covered lines (recall {recall})")
+    # --show-inferred marks inferred lines, and only covered ones.
+    js = os.path.join(work, "br.json")
+    p = run([args.covkit, "sample", "report", *dirs, "--json", js, "--show-inferred", "-r", work])
+    check(p.returncode == 0, f"sample report: {p.stderr}")
+    doc = json.load(open(js))
+    for f in doc["files"]:
+        for line in f["lines"]:
+            if line.get("inferred"):
+                check(line["count"] > 0, f"an uncovered line marked inferred: {line}")
+    # Without inference there is no more coverage than with it.
+    r0 = compare(args, dirs, cov_dir, "--inference", "none")
+    check(r0[2] <= hits, f"--inference none covers more ({r0[2]}) than dominators ({hits})")
+
+
+def scenario_pc(args, work):
+    plain, cov_dir = build(work)
+    truth_run(cov_dir, 600000)
+    rec, _ = record(args, work, "pc.rec", plain, 600000, "pc", "1ms")
+    recall, precision, hits, misses, false_pos = compare(args, [rec], cov_dir)
+    check(false_pos == 0, f"pc mode claimed {false_pos} lines that did not run")
+    check(hits >= 1, f"pc mode found nothing (recall {recall})")
+
+
+def scenario_errors(args, work):
+    """Bad input: one line naming what is wrong, exit 1; never a crash."""
+    plain, cov_dir = build(work)
+    bad = os.path.join(work, "bad.rec")
+    shutil.rmtree(bad, ignore_errors=True)
+    os.makedirs(bad)
+    with open(os.path.join(bad, "recording.json"), "w") as f:
+        f.write("{not json")
+    p = run([args.covkit, "sample", "report", bad])
+    check(p.returncode == 1, f"corrupt recording: exit {p.returncode}")
+    check(len(p.stderr.strip().splitlines()) == 1 and "bad.rec" in p.stderr,
+          f"corrupt recording: want one line naming it, got {p.stderr!r}")
+    rec, _ = record(args, work, "ok.rec", plain, 10, "breakpoint")
+    p = run([args.covkit, "sample", "compare", rec, "--against", work + "/nothing-here"])
+    check(p.returncode != 0 and "nothing-here" in p.stderr, f"missing truth: {p.returncode} {p.stderr!r}")
+    empty = os.path.join(work, "empty-truth")
+    os.makedirs(empty, exist_ok=True)
+    p = run([args.covkit, "sample", "compare", rec, "--against", empty])
+    check(p.returncode == 1 and "--coverage" in p.stderr, f"empty truth: {p.returncode} {p.stderr!r}")
+    p = run([args.covkit, "sample"])
+    check(p.returncode == 1 and "report" in p.stderr and "compare" in p.stderr, f"bare sample: {p.stderr!r}")
+    p = run([args.covkit, "sample", "reprot"])
+    check(p.returncode == 1 and "did you mean 'report'" in p.stderr, f"near miss: {p.stderr!r}")
+
+
+SCENARIOS = {"breakpoint": scenario_breakpoint, "branch": scenario_branch, "pc": scenario_pc,
+             "errors": scenario_errors}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--covkit", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("scenario", choices=sorted(SCENARIOS))
+    args = ap.parse_args()
+    if not shutil.which("gcc-12"):
+        print("gcc-12 not found", file=sys.stderr)
+        return 77
+    work = os.path.join(os.path.abspath(args.work), args.scenario)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    try:
+        SCENARIOS[args.scenario](args, work)
+    except Failure as e:
+        print(f"FAIL {args.scenario}: {e}", file=sys.stderr)
+        return 1
+    print(f"ok {args.scenario}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
