@@ -238,3 +238,11 @@ open(out + "/meta.bin", "wb").write(b"\1" + meta.encode())
 PY
 
 echo "make_seeds: $(ls "$out/gcno" | wc -l) gcno, $(ls "$out/gcda" | wc -l) gcda, $(ls "$out/session" | wc -l) session seeds in $out"
+
+# covkit sample inputs (fuzz_sample: first byte = kind % 3): recordings made
+# with `covkit sample record` (fuzz/seeds/sample), each under its kind.
+mkdir -p "$out/sample"
+seeds=$(cd "$(dirname "$0")" && pwd -P)/seeds/sample
+for f in "$seeds"/*.cks; do { printf '\000'; cat "$f"; } >"$out/sample/$(basename "$f").bin"; done
+for f in "$seeds"/*.json; do { printf '\001'; cat "$f"; } >"$out/sample/$(basename "$f").bin"; done
+for f in "$seeds"/*.txt; do { printf '\002'; cat "$f"; } >"$out/sample/$(basename "$f").bin"; done

@@ -85,7 +85,9 @@ struct FileReader {
         m.inode = get64(r + CKS_MAP_INODE);
         uint32_t id_size = get32(r + CKS_MAP_BUILD_ID_SIZE), path_size = get32(r + CKS_MAP_PATH_SIZE);
         if (m.end <= m.start) return corrupt(name, at, fmt::format("mapping [{:#x}, {:#x}) is empty", m.start, m.end));
-        if (id_size > CKS_MAX_BUILD_ID) return corrupt(name, at, fmt::format("build-id of {} bytes", id_size));
+        // need() checked the fixed part only: the build-id must fit what is left.
+        if (id_size > CKS_MAX_BUILD_ID || id_size > size - CKS_MAP_FIXED)
+          return corrupt(name, at, fmt::format("build-id of {} bytes does not fit the record", id_size));
         if (path_size == 0 || path_size > size - CKS_MAP_FIXED - id_size)
           return corrupt(name, at, fmt::format("path of {} bytes does not fit the record", path_size));
         m.build_id = hex(r + CKS_MAP_FIXED, id_size);

@@ -165,6 +165,15 @@ TEST(SampleRecording, CorruptFieldsAreNamed) {
             std::string::npos);
   EXPECT_NE(damaged(image_size + CKS_MAP_PATH_SIZE, 5000).find("does not fit"), std::string::npos);
   EXPECT_NE(damaged(image_size + CKS_MAP_BUILD_ID_SIZE, 65).find("build-id of 65"), std::string::npos);
+  // A build-id within the limit but longer than what is left of the record
+  // (found by fuzz_sample: the reader went on past the record's end).
+  uint32_t mapping_size;
+  std::memcpy(&mapping_size, bytes.data() + image_size + 8, 4);
+  const uint32_t too_long = mapping_size - CKS_MAP_FIXED + 8;
+  ASSERT_LE(too_long, uint32_t(CKS_MAX_BUILD_ID));
+  EXPECT_NE(damaged(image_size + CKS_MAP_BUILD_ID_SIZE, too_long)
+                .find(fmt::format("build-id of {} bytes does not fit the record", too_long)),
+            std::string::npos);
   EXPECT_NE(damaged(image_size + CKS_MAP_END, 0).find("is empty"), std::string::npos);
   // A sample whose counts do not match its record's size.
   size_t at = 0;

@@ -1,0 +1,58 @@
+// Fuzzes the readers of covkit sample's inputs: a recording's IMAGE.cks
+// bytes (written by the runtime inside an arbitrary program, so never
+// trusted), recording.json, and perf's branch-stack text. Input:
+// [kind:1][bytes]; kind % 3: 0 = .cks, 1 = recording.json, 2 = perf text.
+// No input may crash, hang or trip a sanitizer, and what a reader accepts
+// must be no bigger than the input can hold.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <span>
+#include <string_view>
+
+#include "format/sample_recording_reader.h"
+#include "sample/perf_script_import.h"
+
+using namespace covkit;
+
+namespace {
+
+[[noreturn]] void fail(const char* what) {
+  std::fprintf(stderr, "fuzz_sample: %s\n", what);
+  std::abort();
+}
+
+// Every address a sample holds came from 8 bytes of the input.
+void check_bounded(const format::SampleRecording& rec, size_t input_size) {
+  size_t words = 0;
+  for (const format::Sample& s : rec.samples) words += s.steps.size() + s.stack.size() + 2 * s.branches.size();
+  words += rec.hits.size() + rec.planted.size();
+  if (words * 8 > input_size * 8 + 64) fail("more addresses than the input holds");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 1) return 0;
+  const std::span<const uint8_t> bytes(data + 1, size - 1);
+  const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
+  switch (data[0] % 3) {
+    case 0: {
+      format::SampleRecording rec;
+      if (format::read_sample_file(bytes, "1-0.cks", rec)) check_bounded(rec, bytes.size());
+      break;
+    }
+    case 1: {
+      format::SampleRecording rec;
+      (void)format::read_recording_json(text, rec);
+      break;
+    }
+    default: {
+      auto rec = sample::import_perf_script(text, {});
+      if (rec) check_bounded(*rec, bytes.size());
+      break;
+    }
+  }
+  return 0;
+}
