@@ -11,15 +11,16 @@
 # (`covkit sample compare`) and the overhead ratio (time under covkit / time
 # plain); the CSV goes to WORKDIR/accuracy-OPT.csv for docs/covkit-sample.md.
 #
-# Environment: OPT (O2 default; O1), RUNS (5), PERIODS (branch mode periods;
-# default "10ms 20ms 50ms"), MODES ("breakpoint branch pc").
+# Environment: OPT (O2 default; O1), RUNS (5), PERIODS (periods of branch
+# and pc mode; default "20ms 80ms"), MODES ("breakpoint branch pc"), TAG
+# (a name for this run: accuracy-OPT-TAG.csv, so runs do not overwrite each other).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
 COVKIT=$(readlink -f "${1:-$ROOT/build/covkit}")
 WORKDIR=${2:-${COVKIT_REALCODE_CACHE:-$ROOT/build/realcode}}
 OPT=${OPT:-O2}
 RUNS=${RUNS:-5}
-PERIODS=${PERIODS:-10ms 20ms 50ms}
+PERIODS=${PERIODS:-20ms 80ms}
 MODES=${MODES:-breakpoint branch pc}
 mkdir -p "$WORKDIR"
 WORKDIR=$(cd "$WORKDIR" && pwd -P)
@@ -39,70 +40,73 @@ fi
 # 3. The workload, the same for every run.
 CORPUS=$WORKDIR/sample-corpus
 [ -s "$CORPUS" ] || cat "$SRCDIR"/lib/*/*.c "$SRCDIR"/lib/*/*.h >"$CORPUS"
-workload() {  # ZSTD
-  local z=$1 d
-  d=$(mktemp -d)
-  for l in 1 3 9 19; do "$z" -q -f -$l "$CORPUS" -o "$d/c.zst" && "$z" -q -d -f "$d/c.zst" -o "$d/out"; done
-  "$z" -q -f -T2 --long=24 -6 "$CORPUS" -o "$d/mt.zst" && "$z" -q -t --long=24 "$d/mt.zst"
-  "$z" -q -l "$d/mt.zst" >/dev/null
-  rm -rf "$d"
+# The workload as a script of its own, so /usr/bin/time measures it whole
+# (CPU time: the machine may be busy with other work; wall time is printed too).
+WORKLOAD=$WORKDIR/sample-workload.sh
+cat >"$WORKLOAD" <<'SH'
+#!/usr/bin/env bash
+# sample-workload.sh ZSTD CORPUS: compress and decompress at several levels,
+# multithreaded with long distance matching, then test and list.
+z=$1 corpus=$2
+d=$(mktemp -d)
+for l in 1 3 9 19; do "$z" -q -f -$l "$corpus" -o "$d/c.zst" && "$z" -q -d -f "$d/c.zst" -o "$d/out"; done
+"$z" -q -f -T2 --long=24 -6 "$corpus" -o "$d/mt.zst" && "$z" -q -t --long=24 "$d/mt.zst"
+"$z" -q -l "$d/mt.zst" >/dev/null
+rm -rf "$d"
+SH
+chmod +x "$WORKLOAD"
+workload() { "$WORKLOAD" "$1" "$CORPUS"; }
+cpu_time() {  # COMMAND... -> user+sys seconds of it and its children
+  /usr/bin/time -f "%U %S" -o "$WORKDIR/.time" "$@" >/dev/null 2>&1 || true
+  awk '{ print $1 + $2 }' "$WORKDIR/.time"
 }
-now() { date +%s.%N; }
 
 # The truth: the workload alone in the coverage build's counters.
 find "$TRUTH" -name '*.gcda' -delete
 workload "$TRUTH/programs/zstd"
 
-t0=$(now); workload "$PLAIN/programs/zstd"; t1=$(now)
-PLAIN_TIME=$(echo "$t1 - $t0" | bc -l)
-echo "zstd $OPT: workload plain ${PLAIN_TIME}s"
+PLAIN_TIME=$(cpu_time "$WORKLOAD" "$PLAIN/programs/zstd" "$CORPUS")
+echo "zstd $OPT: workload plain ${PLAIN_TIME}s of CPU"
 
-CSV=$WORKDIR/accuracy-$OPT.csv
-echo "mode,period,runs,recall,precision,divergence,overhead" >"$CSV"
-RECS=$WORKDIR/sample-recordings-$OPT
+CSV=$WORKDIR/accuracy-$OPT${TAG:+-$TAG}.csv
+echo "mode,period,runs,recall,precision,divergence,hits,misses,false_positives,overhead" >"$CSV"
+RECS=$WORKDIR/sample-recordings-$OPT${TAG:+-$TAG}
 rm -rf "$RECS" && mkdir -p "$RECS"
 
 # Each workload step is its own process: a recording per step, and the
 # run's recordings are added together by `sample compare`.
-record_run() {  # MODE PERIOD OUTDIR -> seconds
-  local mode=$1 period=$2 out=$3 step=0 t0 t1
+record_run() {  # MODE PERIOD OUTDIR -> CPU seconds, covkit's included
+  local mode=$1 period=$2 out=$3
   mkdir -p "$out"
-  t0=$(now)
-  COVKIT_SAMPLE_WRAP="$COVKIT sample record --mode $mode ${period:+--period $period}" \
-    workload_wrapped "$out"
-  t1=$(now)
-  echo "$t1 - $t0" | bc -l
-}
-workload_wrapped() {  # OUTDIR: the workload with every zstd run recorded
-  local out=$1 n=0
   local wrapper=$out/zstd
   cat >"$wrapper" <<WRAP
 #!/usr/bin/env bash
 n=\$(ls -d "$out"/rec.* 2>/dev/null | wc -l)
-exec $COVKIT_SAMPLE_WRAP -o "$out/rec.\$n.\$\$" -- "$PLAIN/programs/zstd" "\$@"
+exec "$COVKIT" sample record --mode $mode ${period:+--period $period} -o "$out/rec.\$n" -- "$PLAIN/programs/zstd" "\$@"
 WRAP
   chmod +x "$wrapper"
-  workload "$wrapper" 2>/dev/null
+  cpu_time "$WORKLOAD" "$wrapper" "$CORPUS"
 }
 
 compare() {  # LABEL OVERHEAD DIRS...
   local label=$1 overhead=$2; shift 2
   local line
-  line=$("$COVKIT" sample compare "$@" --against "$TRUTH" --csv-summary)
+  line=$("$COVKIT" sample compare "$@" --against "$TRUTH" --path-map "$PLAIN=$TRUTH" -q --csv-summary)
   echo "$label,$line,$overhead" >>"$CSV"
-  printf '%-28s %s  overhead %.3f\n' "$label" "$line" "$overhead"
+  printf '%-28s %s  overhead %s\n' "$label" "$line" "$overhead"
 }
 
 for mode in $MODES; do
-  periods=""
+  periods=-  # breakpoint mode has no period
   [ "$mode" = breakpoint ] || periods=$PERIODS
-  for period in ${periods:-""}; do
+  for period in $periods; do
+    [ "$period" = - ] && period=""
     runs=$RUNS; [ "$mode" = breakpoint ] && runs=1
     dirs=()
     for r in $(seq 1 "$runs"); do
       out=$RECS/$mode-${period:-once}-$r
       t=$(record_run "$mode" "$period" "$out")
-      overhead=$(echo "$t / $PLAIN_TIME" | bc -l)
+      overhead=$(awk -v a="$t" -v b="$PLAIN_TIME" 'BEGIN { printf "%.3f", a / b }')
       dirs+=("$out"/rec.*)
       compare "$mode,${period:-},$r" "$overhead" "${dirs[@]}"
     done

@@ -6,6 +6,7 @@
 
 #include "format/sample_recording_writer.h"
 #include "sample/breakpoint_recorder.h"
+#include "sample/breakpoint_site_cache.h"
 #include "sample/cfg_breakpoint_provider.h"
 #include "sample/sample_recording_dir.h"
 #include "util/printable.h"
@@ -36,7 +37,7 @@ Expected<RecordOutcome, RecordError> record_breakpoint_session(const RecordReque
   argv[0] = r.program;
   int status = 0;
   const std::string started = utc_now();
-  auto rec = record_breakpoints(argv, cfg_breakpoint_provider(std::move(skip_prefixes)), BreakpointOptions{}, &status);
+  auto rec = record_breakpoints(argv, cfg_breakpoint_provider(std::move(skip_prefixes), default_site_cache_dir()), BreakpointOptions{}, &status);
   if (!rec) return RecordError(rec.error().message, true);
   rec->mode = "breakpoint";
   rec->command = r.command;

@@ -11,6 +11,8 @@
 
 namespace covkit::sample {
 
-BreakpointProvider cfg_breakpoint_provider(std::vector<std::string> skip_prefixes);
+// `cache_dir`: where sites are kept per build-id (breakpoint_site_cache.h);
+// "" computes them every time.
+BreakpointProvider cfg_breakpoint_provider(std::vector<std::string> skip_prefixes, std::string cache_dir);
 
 }  // namespace covkit::sample
