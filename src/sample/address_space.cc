@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -25,6 +26,10 @@ std::unique_ptr<AddressSpace> AddressSpace::fork_copy(pid_t child) const {
 }
 
 Expected<void> AddressSpace::write_byte(pid_t tid, uint64_t address, uint8_t byte) {
+  return write_bytes(tid, address, std::span(&byte, 1));
+}
+
+Expected<void> AddressSpace::write_bytes(pid_t tid, uint64_t address, std::span<const uint8_t> bytes) {
   // The file of the process's main thread, or of the stopped thread when
   // that one is gone (a leader that exited before its threads has no memory).
   for (int attempt = 0; attempt < 2; ++attempt) {
@@ -32,7 +37,8 @@ Expected<void> AddressSpace::write_byte(pid_t tid, uint64_t address, uint8_t byt
       mem_pid_ = attempt == 0 ? pid_ : tid;
       mem_fd_ = ::open(fmt::format("/proc/{}/mem", mem_pid_).c_str(), O_RDWR | O_CLOEXEC);
     }
-    if (mem_fd_ >= 0 && ::pwrite(mem_fd_, &byte, 1, off_t(address)) == 1) return {};
+    if (mem_fd_ >= 0 && ::pwrite(mem_fd_, bytes.data(), bytes.size(), off_t(address)) == ssize_t(bytes.size()))
+      return {};
     int err = errno;
     if (mem_fd_ >= 0) ::close(mem_fd_);
     mem_fd_ = -1;
@@ -58,11 +64,41 @@ Expected<std::vector<uint64_t>> AddressSpace::plant(pid_t tid, std::span<const u
   std::vector<uint64_t> planted;
   for (size_t i = 0; i < fresh.size(); ++i) {
     if (original[i] == kInt3) continue;  // the program's own breakpoint: its SIGTRAP stays its own
-    if (auto r = write_byte(tid, fresh[i], kInt3); !r) return r.error();
-    table_.add(fresh[i], original[i], planned, persistent);
     planted.push_back(fresh[i]);
   }
+  if (auto r = write_int3s(tid, planted); !r) return r.error();
+  for (size_t i = 0, k = 0; i < fresh.size(); ++i)
+    if (k < planted.size() && planted[k] == fresh[i]) {
+      table_.add(fresh[i], original[i], planned, persistent);
+      ++k;
+    }
   return planted;
+}
+
+// A module's sites are tens of thousands of addresses a few bytes apart:
+// written one pwrite per site, planting cost more than the run. Sites close
+// together are patched in a copy of the text between them and written back
+// at once (the process is stopped; its text is not written by anyone else).
+Expected<void> AddressSpace::write_int3s(pid_t tid, std::vector<uint64_t> sites) {
+  constexpr uint64_t kSpan = 64 * 1024;
+  std::sort(sites.begin(), sites.end());
+  for (size_t first = 0; first < sites.size();) {
+    size_t last = first;
+    while (last + 1 < sites.size() && sites[last + 1] - sites[first] < kSpan) ++last;
+    const uint64_t start = sites[first];
+    std::vector<uint8_t> text(sites[last] - start + 1);
+    std::vector<live::RemotePiece> piece{{start, text.data(), text.size()}};
+    bool copied = bool(live::RemoteMemory(tid).read_pieces(piece));
+    if (copied) {
+      for (size_t i = first; i <= last; ++i) text[sites[i] - start] = kInt3;
+      copied = bool(write_bytes(tid, start, text));
+    }
+    if (!copied)  // a span across an unmapped hole: one site at a time
+      for (size_t i = first; i <= last; ++i)
+        if (auto r = write_byte(tid, sites[i], kInt3); !r) return r.error();
+    first = last + 1;
+  }
+  return {};
 }
 
 Expected<bool> AddressSpace::restore(pid_t tid, uint64_t address) {

@@ -49,6 +49,9 @@ class AddressSpace {
 
  private:
   Expected<void> write_byte(pid_t tid, uint64_t address, uint8_t byte);
+  Expected<void> write_int3s(pid_t tid, std::vector<uint64_t> sites);
+  // Bytes into the process's memory (text included, through /proc/PID/mem).
+  Expected<void> write_bytes(pid_t tid, uint64_t address, std::span<const uint8_t> bytes);
   pid_t pid_;
   uint32_t image_;
   BreakpointTable table_;
