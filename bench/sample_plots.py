@@ -44,13 +44,14 @@ def axes(title, xlabel, xticks, ylabel="recall"):
 def series_lines(out, series, xpos):
     for i, (name, points) in enumerate(sorted(series.items())):
         color = COLORS[i % len(COLORS)]
+        dash = ' stroke-dasharray="5,3"' if name.startswith("pc") else ""
         pts = [(xpos(x), T + (H - T - B) * (1 - y)) for x, y in sorted(points)]
-        out.append('<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>' %
-                   (color, " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)))
+        out.append('<polyline fill="none" stroke="%s" stroke-width="2"%s points="%s"/>' %
+                   (color, dash, " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)))
         for x, y in pts:
             out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{color}"/>')
         ly = T + 14 + 18 * i
-        out.append(f'<line x1="{W - R + 10}" y1="{ly - 4}" x2="{W - R + 28}" y2="{ly - 4}" stroke="{color}" stroke-width="2"/>')
+        out.append(f'<line x1="{W - R + 10}" y1="{ly - 4}" x2="{W - R + 28}" y2="{ly - 4}" stroke="{color}" stroke-width="2"{dash}/>')
         out.append(f'<text x="{W - R + 32}" y="{ly}">{name}</text>')
 
 
@@ -85,12 +86,12 @@ def main():
 
     by_period = defaultdict(list)
     for (mode, ms), (runs, recall) in best.items():
-        by_period[f"{mode} ({runs} runs)"].append((ms, recall))
+        by_period[mode].append((ms, recall))
     periods = sorted({ms for pts in by_period.values() for ms, _ in pts})
     import math
     lo, hi = math.log10(periods[0]), math.log10(periods[-1])
     xp = lambda ms: L + (W - L - R) * ((math.log10(ms) - lo) / max(hi - lo, 1e-9))
-    out = axes("covkit sample: recall against the sampling period (zstd -O2)", "period (ms of thread CPU time, log)",
+    out = axes("covkit sample: recall against the period (most runs added)", "period (ms of thread CPU time, log)",
                [(f"{p:g}", xp(p)) for p in periods])
     series_lines(out, by_period, xp)
     out.append("</svg>")
