@@ -16,10 +16,9 @@
 #include "sample/sample_mode.h"
 #include "sample/sample_recorder.h"
 #include "trace/duration.h"
+#include "trace/program_run.h"
 #include "trace/program_info.h"
 #include "util/printable.h"
-
-extern char** environ;
 
 namespace covkit::cli {
 
@@ -77,12 +76,6 @@ struct Options {
   uint32_t vector_length = 16;
 };
 
-std::vector<std::string> current_environment() {
-  std::vector<std::string> env;
-  for (char** e = environ; *e; ++e) env.emplace_back(*e);
-  return env;
-}
-
 void warn(const std::string& what) {
   std::fprintf(stderr, "%s: warning: %s\n", std::string(kCommand).c_str(), what.c_str());
 }
@@ -110,7 +103,7 @@ int record(const Options& o, std::vector<std::string> command) {
   r.program = *prog;
   r.command = command;
   r.dir = o.dir;
-  r.environment = current_environment();
+  r.environment = trace::current_environment();
   r.covkit_version = kVersion;
 
   auto out = *mode == sample::SampleMode::breakpoint

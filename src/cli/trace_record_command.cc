@@ -19,8 +19,6 @@
 #include "trace/recording_summary.h"
 #include "util/printable.h"
 
-extern char** environ;
-
 namespace covkit::cli {
 
 namespace {
@@ -95,12 +93,6 @@ void check_program(const std::string& prog, bool static_runtime) {
                      name));
 }
 
-std::vector<std::string> current_environment() {
-  std::vector<std::string> env;
-  for (char** e = environ; *e; ++e) env.emplace_back(*e);
-  return env;
-}
-
 std::string joined(const std::vector<std::string>& words) {
   std::string out;
   for (const std::string& w : words) out += (out.empty() ? "" : " ") + w;
@@ -132,7 +124,7 @@ int record(const RecordOptions& o, std::vector<std::string> command) {
                  util::printable(o.dir).c_str(), util::printable(dir->moved_to()).c_str());
   settings.dir = dir->path();
 
-  auto end = trace::run_program(*prog, command, trace::traced_environment(current_environment(), settings));
+  auto end = trace::run_program(*prog, command, trace::traced_environment(trace::current_environment(), settings));
   if (!end) return fail(kCommand, *prog, fmt::format("cannot run: {}", end.error().describe()), 127);
 
   trace::RecordingSummary summary = trace::summarize_recording(dir->path());

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <ctime>
-
 #include "format/sample_recording_writer.h"
 #include "sample/breakpoint_recorder.h"
 #include "sample/breakpoint_site_cache.h"
@@ -12,19 +10,6 @@
 #include "util/printable.h"
 
 namespace covkit::sample {
-
-namespace {
-
-std::string utc_now() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-}  // namespace
 
 Expected<RecordOutcome, RecordError> record_breakpoint_session(const RecordRequest& r,
                                                                 std::vector<std::string> skip_prefixes) {

@@ -15,8 +15,6 @@
 
 namespace covkit::sample {
 
-namespace {
-
 std::string utc_now() {
   std::time_t now = std::time(nullptr);
   std::tm tm{};
@@ -25,6 +23,8 @@ std::string utc_now() {
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
 }
+
+namespace {
 
 std::string joined(const std::vector<std::string>& words) {
   std::string out;

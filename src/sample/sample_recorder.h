@@ -49,6 +49,9 @@ struct RecordError : Error {
 };
 Expected<RecordOutcome, RecordError> record_samples(const RecordRequest& request);
 
+// Now, as recording.json states a recording's start ("2026-11-24T19:00:00Z").
+std::string utc_now();
+
 // "2 images, 3 threads, 40 samples (5.1 KiB of steps), 0 lost; recording in DIR"
 std::string sample_summary_line(const format::SampleRecording& rec, const std::string& dir);
 

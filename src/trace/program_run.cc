@@ -7,7 +7,15 @@
 #include <cerrno>
 #include <cstring>
 
+extern char** environ;
+
 namespace covkit::trace {
+
+std::vector<std::string> current_environment() {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) env.emplace_back(*e);
+  return env;
+}
 
 namespace {
 

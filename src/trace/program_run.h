@@ -17,6 +17,9 @@ struct ProgramEnd {
 
 // Runs `program` with `args` (args[0] is its name) and `environment`, and
 // waits for it; an Error when it cannot be started.
+// covkit's own environment, NAME=VALUE, to hand on to the program it runs.
+std::vector<std::string> current_environment();
+
 Expected<ProgramEnd> run_program(const std::string& program, const std::vector<std::string>& args,
                                  const std::vector<std::string>& environment);
 
