@@ -206,8 +206,9 @@ std::vector<uint64_t> breakpoint_sites(const ModuleCfg& module) {
 
 Expected<std::vector<uint64_t>> breakpoint_sites(const std::string& path) {
   Expected<BinaryImage> img = load_binary_image(path);
-  if (!img) return Error(fmt::format("{}: {}", path, img.error().describe()));
-  if (!img->symbols_problem().empty()) return Error(fmt::format("{}: {}", path, img->symbols_problem()));
+  // Messages without the path: the caller names the module (one line, once).
+  if (!img) return Error(img.error().describe());
+  if (!img->symbols_problem().empty()) return Error(img->symbols_problem());
   return breakpoint_sites(build_module_cfg(std::move(*img)));
 }
 

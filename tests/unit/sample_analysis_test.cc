@@ -210,6 +210,8 @@ TEST(SampleAnalysis, StrippedFileIsOneClearWarning) {
   auto sites = breakpoint_sites(b.exe);
   ASSERT_FALSE(sites);
   EXPECT_NE(sites.error().message.find("functions unknown"), std::string::npos);
+  // The recorder names the module: the message must not name it again.
+  EXPECT_EQ(sites.error().message.find(b.exe), std::string::npos) << sites.error().message;
 }
 
 TEST(SampleAnalysis, DamagedFilesAreWarningsNamingThem) {
