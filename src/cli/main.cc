@@ -37,8 +37,8 @@ constexpr Subcommand kSubcommands[] = {
     {"live", "read (dump, reset) the coverage counters of running programs built with\n"
              "           --coverage, without stopping them for long",
      covkit::cli::run_live_command},
-    {"sample", "coverage of uninstrumented programs by sampling them (branch vectors\n"
-               "           emulated by single-stepping where there is no PMU)",
+    {"sample", "coverage of programs built without --coverage: one-shot breakpoints\n"
+               "           (exact blocks) or sampled branch vectors; report, compare",
      covkit::cli::run_sample_command},
 };
 
