@@ -82,16 +82,6 @@ std::string nothing_found(const std::vector<std::string>& paths) {
   return fmt::format("nothing to report: no .gcno or .gcda files under {}{}", searched, build_directory_hint(paths));
 }
 
-// The --filter/--exclude regexes, compiled; a bad one is said here.
-std::optional<model::PathFilter> make_filter(const ReportOptions& o, Reporter& log) {
-  try {
-    return model::PathFilter(o.filters, o.excludes, o.keep_system_headers, o.keep_cmake_probes);
-  } catch (const std::regex_error& e) {
-    log.error(fmt::format("bad --filter/--exclude regular expression: {}", e.what()));
-    return std::nullopt;
-  }
-}
-
 struct Objects {
   model::ProjectCov project;
   size_t found = 0, damaged = 0, failed = 0;
@@ -180,7 +170,7 @@ bool check_gates(const ReportOptions& o, const model::Totals& totals, Reporter& 
 int report_objects(const ReportOptions& o, const std::vector<format::ObjectFiles>& found, std::string_view command) {
   Reporter log(o, command);
   const unsigned threads = o.threads ? o.threads : util::default_threads();
-  std::optional<model::PathFilter> filter = make_filter(o, log);
+  std::optional<model::PathFilter> filter = make_path_filter(command, o);
   if (!filter) return kExitUsage;
   model::SourcePathRules paths(o.root, o.source_prefix, o.path_maps);
 
@@ -199,7 +189,7 @@ int report_objects(const ReportOptions& o, const std::vector<format::ObjectFiles
 int report_project(const ReportOptions& o, model::ProjectCov project, std::string_view command) {
   Reporter log(o, command);
   const unsigned threads = o.threads ? o.threads : util::default_threads();
-  std::optional<model::PathFilter> filter = make_filter(o, log);
+  std::optional<model::PathFilter> filter = make_path_filter(command, o);
   if (!filter) return kExitUsage;
   model::SourcePathRules paths(o.root, o.source_prefix, o.path_maps);
   for (const auto& t : o.tracefiles) {
@@ -242,7 +232,7 @@ namespace {
 
 int run_report(const ReportOptions& o) {
   Reporter log(o, kCommand);
-  if (!make_filter(o, log)) return kExitUsage;  // before any search
+  if (!make_path_filter(kCommand, o)) return kExitUsage;  // before any search
   std::vector<format::ObjectFiles> objects;
   if (!o.paths.empty()) {
     format::ObjectSearch search = format::find_objects(o.paths, o.object_directories);

@@ -1,6 +1,9 @@
 #include "cli/report_options.h"
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <regex>
 
 #include "cli/command_line.h"
 #include "model/source_paths.h"
@@ -152,6 +155,15 @@ std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& o)
   if (auto rc = parse_command_line(app, argc, argv)) return rc;
   if (o.paths.empty() && o.tracefiles.empty()) o.paths.push_back(".");
   return std::nullopt;
+}
+
+std::optional<model::PathFilter> make_path_filter(std::string_view command, const ReportOptions& o) {
+  try {
+    return model::PathFilter(o.filters, o.excludes, o.keep_system_headers, o.keep_cmake_probes);
+  } catch (const std::regex_error& e) {
+    fail(command, "", fmt::format("bad --filter/--exclude regular expression: {}", e.what()));
+    return std::nullopt;
+  }
 }
 
 }  // namespace covkit::cli

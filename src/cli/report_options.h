@@ -3,9 +3,12 @@
 #include <CLI/CLI.hpp>
 
 #include <optional>
+#include <string_view>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "model/path_filter.h"
 
 namespace covkit::cli {
 
@@ -52,5 +55,9 @@ std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& ou
 // what to write, count and gate (outputs, filters, gates, running).
 void add_report_source_options(CLI::App& app, ReportOptions& o);
 void add_report_view_options(CLI::App& app, ReportOptions& o);
+
+// --filter/--exclude compiled; a bad expression is said in one line
+// ("COMMAND: bad --filter/--exclude regular expression: ...") and nullopt.
+std::optional<model::PathFilter> make_path_filter(std::string_view command, const ReportOptions& o);
 
 }  // namespace covkit::cli

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <regex>
-
 #include "cli/command_line.h"
 #include "model/source_paths.h"
 
@@ -34,15 +32,6 @@ void print_analysis_warnings(std::string_view command, const sample::SampleCover
   for (const std::string& w : cov.warnings) fail(command, "", "warning: " + w, 0);
   for (const sample::ModuleSummary& m : cov.modules)
     for (const std::string& w : m.warnings) fail(command, "", "warning: " + w, 0);
-}
-
-std::optional<model::PathFilter> make_path_filter(std::string_view command, const ReportOptions& o) {
-  try {
-    return model::PathFilter(o.filters, o.excludes, o.keep_system_headers, o.keep_cmake_probes);
-  } catch (const std::regex_error& e) {
-    fail(command, "", fmt::format("bad --filter/--exclude regular expression: {}", e.what()));
-    return std::nullopt;
-  }
 }
 
 }  // namespace covkit::cli

@@ -21,7 +21,5 @@ void add_sample_analysis_options(CLI::App& app, SampleAnalysisFlags& flags);
 sample::AnalysisOptions make_analysis_options(const SampleAnalysisFlags& flags, const std::string& root);
 // One line per module warning and recording warning, on stderr.
 void print_analysis_warnings(std::string_view command, const sample::SampleCoverage& cov);
-// --filter/--exclude compiled; a bad expression said in one line (nullopt).
-std::optional<model::PathFilter> make_path_filter(std::string_view command, const ReportOptions& o);
 
 }  // namespace covkit::cli
