@@ -11,15 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "sample/function_symbol.h"
 #include "util/expected.h"
 #include "util/file_io.h"
 
 namespace covkit::sample {
-
-struct FunctionSymbol {
-  std::string name;  // as the symbol table spells it (mangled); gcc's foo.cold is its own symbol
-  uint64_t address = 0, size = 0;
-};
 
 struct LoadSegment {
   uint64_t vaddr = 0, offset = 0, file_size = 0, mem_size = 0;

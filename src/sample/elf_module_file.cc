@@ -106,10 +106,10 @@ Expected<std::vector<FunctionSymbol>> function_symbols(const std::string& path) 
     if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_size == 0 || sym.st_shndx >= SHN_LORESERVE) return;
     GElf_Shdr sh;
     Elf_Scn* scn = elf_getscn(elf, sym.st_shndx);
-    if (scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR)) out.push_back({sym.st_value, name});
+    if (scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR)) out.push_back({name, sym.st_value, sym.st_size});
   };
   for_each_symbol(elf, has_table(elf, SHT_SYMTAB) ? SHT_SYMTAB : SHT_DYNSYM, visit);
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.vaddr < b.vaddr; });
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.address < b.address; });
   return out;
 }
 
@@ -118,7 +118,7 @@ Expected<std::vector<uint64_t>> function_entries(const std::string& path) {
   if (!symbols) return symbols.error();
   std::vector<uint64_t> out;
   for (const FunctionSymbol& s : *symbols)
-    if (out.empty() || out.back() != s.vaddr) out.push_back(s.vaddr);
+    if (out.empty() || out.back() != s.address) out.push_back(s.address);
   return out;
 }
 

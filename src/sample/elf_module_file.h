@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "live/elf_image.h"
+#include "sample/function_symbol.h"
 #include "util/expected.h"
 
 namespace covkit::sample {
@@ -22,11 +23,6 @@ struct ElfModuleFile {
 };
 
 Expected<ElfModuleFile> read_elf_module(const std::string& path);
-
-struct FunctionSymbol {
-  uint64_t vaddr = 0;
-  std::string name;
-};
 
 // The functions the file defines, each as the symbol table names it:
 // STT_FUNC symbols of nonzero size in executable sections (.symtab, or

@@ -84,7 +84,7 @@ Names names(const format::SampleRecording& rec, const std::vector<format::BlockH
     auto vaddr = runtime_to_file(hit.address, file->loads, maps);
     if (!vaddr) continue;
     for (const FunctionSymbol& s : *symbols)
-      if (s.vaddr == *vaddr) out.insert(s.name);
+      if (s.address == *vaddr) out.insert(s.name);
   }
   return out;
 }
@@ -186,7 +186,7 @@ BreakpointProvider entries_except(const std::string& exe, const Names& skip) {
   EXPECT_TRUE(symbols);
   if (symbols)
     for (const FunctionSymbol& s : *symbols)
-      if (!skip.count(s.name)) plan.modules[0].vaddrs.push_back(s.vaddr);
+      if (!skip.count(s.name)) plan.modules[0].vaddrs.push_back(s.address);
   return plan_provider(plan);
 }
 
