@@ -68,7 +68,7 @@ class Recorder {
     }
   }
 
-  format::SampleRecording run(pid_t root, int* exit_status);
+  format::SampleRecording run(pid_t root, trace::ProgramEnd* end);
 
  private:
   void on_exec(pid_t tid);
@@ -268,9 +268,9 @@ bool Recorder::on_trap(pid_t tid) {
                   reinterpret_cast<void*>(at)) == 0;
 }
 
-format::SampleRecording Recorder::run(pid_t root, int* exit_status) {
+format::SampleRecording Recorder::run(pid_t root, trace::ProgramEnd* end) {
   threads_[root] = Thread{};
-  int root_status = 0;
+  trace::ProgramEnd root_end;
   while (!threads_.empty()) {
     int status = 0;
     pid_t tid = ::waitpid(-1, &status, __WALL);
@@ -279,7 +279,11 @@ format::SampleRecording Recorder::run(pid_t root, int* exit_status) {
       break;  // ECHILD: nothing traced is left
     }
     if (WIFEXITED(status) || WIFSIGNALED(status)) {
-      if (tid == root) root_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      if (tid == root) {
+        root_end = {};
+        if (WIFEXITED(status)) root_end.exit_status = WEXITSTATUS(status);
+        else root_end.signal = WTERMSIG(status), root_end.core_dumped = WCOREDUMP(status);
+      }
       threads_.erase(tid);
       continue;
     }
@@ -322,7 +326,7 @@ format::SampleRecording Recorder::run(pid_t root, int* exit_status) {
     resume(tid, sig);  // the program's own signal, unchanged
   }
   threads_.clear();
-  if (exit_status) *exit_status = root_status;
+  if (end) *end = root_end;
   return std::move(recording_);
 }
 
@@ -330,7 +334,7 @@ format::SampleRecording Recorder::run(pid_t root, int* exit_status) {
 
 Expected<format::SampleRecording> record_breakpoints(std::span<const std::string> argv,
                                                       const BreakpointProvider& provider,
-                                                      const BreakpointOptions& options, int* exit_status) {
+                                                      const BreakpointOptions& options, trace::ProgramEnd* end) {
   // As system() does: ^C and ^\ are the program's to handle while it runs
   // (it gets the default dispositions back), and covkit keeps what it saw.
   struct sigaction ignore {}, old_int {}, old_quit {};
@@ -342,7 +346,7 @@ Expected<format::SampleRecording> record_breakpoints(std::span<const std::string
   format::SampleRecording recording;
   if (root) {
     Recorder recorder(provider, options);
-    recording = recorder.run(*root, exit_status);
+    recording = recorder.run(*root, end);
   }
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGQUIT, &old_quit, nullptr);

@@ -14,7 +14,7 @@
 // A forked child shares its parent's image: same file, same addresses, so
 // the image's hits are the union over the processes forked from it.
 // The program's own signals (SIGTRAP of its raise() and its own int3s
-// included) reach it unchanged; its exit status is returned like a shell's.
+// included) reach it unchanged; how it ended is returned.
 // While it runs, ^C and ^\ are the program's (covkit ignores them, as
 // `covkit trace record` does), so an interrupted run still gives its hits.
 // covkit waits for every traced process, children that outlive the program
@@ -30,6 +30,7 @@
 
 #include "format/sample_records.h"
 #include "sample/breakpoint_plan.h"
+#include "trace/program_run.h"
 #include "util/expected.h"
 
 namespace covkit::sample {
@@ -42,11 +43,11 @@ struct BreakpointOptions {
 
 // Runs argv (argv[0] searched in PATH) to its end, and that of every process
 // it started, and returns what was planted and hit; mode "breakpoint".
-// `exit_status` (may be null) gets the program's exit code, or 128 + N when
-// signal N killed it. A program that crashes still yields its hits so far.
+// `end` (may be null) gets how the program ended: its exit status, or the
+// signal that killed it (exit(130) and SIGINT are told apart). A program that crashes still yields its hits so far.
 // An Error only when the program cannot be started or traced.
 Expected<format::SampleRecording> record_breakpoints(std::span<const std::string> argv,
                                                       const BreakpointProvider& provider,
-                                                      const BreakpointOptions& options, int* exit_status);
+                                                      const BreakpointOptions& options, trace::ProgramEnd* end);
 
 }  // namespace covkit::sample

@@ -20,9 +20,9 @@ Expected<RecordOutcome, RecordError> record_breakpoint_session(const RecordReque
 
   std::vector<std::string> argv = r.command;
   argv[0] = r.program;
-  int status = 0;
+  trace::ProgramEnd end;
   const std::string started = utc_now();
-  auto rec = record_breakpoints(argv, cfg_breakpoint_provider(std::move(skip_prefixes), default_site_cache_dir()), BreakpointOptions{}, &status);
+  auto rec = record_breakpoints(argv, cfg_breakpoint_provider(std::move(skip_prefixes), default_site_cache_dir()), BreakpointOptions{}, &end);
   if (!rec) return RecordError(rec.error().message, true);
   rec->mode = "breakpoint";
   rec->command = r.command;
@@ -34,8 +34,7 @@ Expected<RecordOutcome, RecordError> record_breakpoint_session(const RecordReque
   RecordOutcome out;
   out.dir = dir->path();
   out.moved_to = dir->moved_to();
-  if (status >= 128) out.end.signal = status - 128;
-  else out.end.exit_status = status;
+  out.end = end;
   out.recording = std::move(*rec);
   return out;
 }

@@ -55,8 +55,15 @@ std::string build(const std::string& source, const std::string& out, const std::
   std::string var = build(__VA_ARGS__);               \
   if (var.empty()) GTEST_SKIP() << "gcc-12 missing";
 
+// The program exited (no signal killed it) with `code`.
+::testing::AssertionResult exited(const trace::ProgramEnd& end, int code) {
+  if (end.signal == 0 && end.exit_status == code) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "ended with exit status " << end.exit_status << ", signal " << end.signal
+                                       << "; expected exit status " << code;
+}
+
 format::SampleRecording record(const std::vector<std::string>& argv, const std::vector<std::string>& only,
-                               int* status, BreakpointOptions options = {}) {
+                               trace::ProgramEnd* status, BreakpointOptions options = {}) {
   auto r = record_breakpoints(argv, function_entry_provider(only), options, status);
   if (!r) {
     ADD_FAILURE() << r.error().message;
@@ -107,9 +114,9 @@ void expect_consistent(const format::SampleRecording& rec) {
 void calls(const std::string& flags, const std::string& out) {
   std::string exe = build("calls.c", out, flags);
   if (exe.empty()) GTEST_SKIP() << "gcc-12 missing";
-  int status = -1;
+  trace::ProgramEnd status;
   auto rec = record({exe}, {exe}, &status);
-  EXPECT_EQ(status, 3);
+  EXPECT_TRUE(exited(status, 3));
   expect_consistent(rec);
   ASSERT_EQ(rec.images.size(), 1u);
   EXPECT_EQ(rec.images[0].executable, exe);
@@ -127,9 +134,9 @@ TEST(BreakpointRecorder, CallsNoPie) { calls("-no-pie -fno-PIE", "calls_nopie");
 
 TEST(BreakpointRecorder, EveryModuleIncludingLibcAndTheLinker) {
   BUILD_OR_SKIP(exe, "calls.c", "calls_pie", "-pie -fPIE");
-  int status = -1;
+  trace::ProgramEnd status;
   auto rec = record({exe}, {}, &status);  // no restriction: libc and ld.so too
-  EXPECT_EQ(status, 3);
+  EXPECT_TRUE(exited(status, 3));
   expect_consistent(rec);
   EXPECT_EQ(only(names(rec, rec.hits, exe), {"f5", "f6", "main"}), (Names{"f5", "main"}));
   std::set<std::string> modules_hit;
@@ -142,9 +149,9 @@ TEST(BreakpointRecorder, EveryModuleIncludingLibcAndTheLinker) {
 
 TEST(BreakpointRecorder, ForkedChildAndParent) {
   BUILD_OR_SKIP(exe, "forks.c", "forks", "");
-  int status = -1;
+  trace::ProgramEnd status;
   auto rec = record({exe}, {exe}, &status);
-  EXPECT_EQ(status, 0);
+  EXPECT_TRUE(exited(status, 0));
   expect_consistent(rec);
   // The child shares its parent's image: the hits are the union.
   EXPECT_EQ(rec.images.size(), 1u);
@@ -154,9 +161,9 @@ TEST(BreakpointRecorder, ForkedChildAndParent) {
 
 TEST(BreakpointRecorder, Threads) {
   BUILD_OR_SKIP(exe, "threads.c", "threads", "-pthread");
-  int status = -1;
+  trace::ProgramEnd status;
   auto rec = record({exe}, {exe}, &status);
-  EXPECT_EQ(status, 0);
+  EXPECT_TRUE(exited(status, 0));
   expect_consistent(rec);
   EXPECT_EQ(only(names(rec, rec.hits, exe), {"t0", "t1", "t2", "t3", "shared", "body", "unused_in_threads"}),
             (Names{"t0", "t1", "t2", "t3", "shared", "body"}));
@@ -165,9 +172,9 @@ TEST(BreakpointRecorder, Threads) {
 TEST(BreakpointRecorder, ExecStartsANewImage) {
   BUILD_OR_SKIP(first, "execs.c", "execs", "");
   BUILD_OR_SKIP(second, "second.c", "second", "-pie -fPIE");
-  int status = -1;
+  trace::ProgramEnd status;
   auto rec = record({first, second}, {first, second}, &status);
-  EXPECT_EQ(status, 5);
+  EXPECT_TRUE(exited(status, 5));
   expect_consistent(rec);
   ASSERT_EQ(rec.images.size(), 2u);
   EXPECT_EQ(rec.images[0].executable, first);
@@ -192,10 +199,10 @@ BreakpointProvider entries_except(const std::string& exe, const Names& skip) {
 
 TEST(BreakpointRecorder, ProgramsOwnSigtrapReachesItsHandler) {
   BUILD_OR_SKIP(exe, "sigtrap.c", "sigtrap", "");
-  int status = -1;
+  trace::ProgramEnd status;
   auto rec = record_breakpoints(std::vector<std::string>{exe}, entries_except(exe, {"on_trap"}), {}, &status);
   ASSERT_TRUE(rec) << rec.error().message;
-  EXPECT_EQ(status, 0) << "20 + the handler's runs when not 0";
+  EXPECT_TRUE(exited(status, 0)) << "20 + the handler's runs when not 0";
   EXPECT_EQ(only(names(*rec, rec->hits, exe), {"main", "on_trap"}), (Names{"main"}));
 }
 
@@ -206,20 +213,32 @@ TEST(BreakpointRecorder, ProgramsOwnSigtrapReachesItsHandler) {
 // the program's next SIGTRAP (its own int3) then kills it.
 TEST(BreakpointRecorder, KnownLimitBreakpointInsideSigtrapHandler) {
   BUILD_OR_SKIP(exe, "sigtrap.c", "sigtrap", "");
-  int status = -1;
+  trace::ProgramEnd status;
   auto rec = record_breakpoints(std::vector<std::string>{exe}, function_entry_provider({exe}), {}, &status);
   ASSERT_TRUE(rec) << rec.error().message;
-  EXPECT_EQ(status, 128 + SIGTRAP);
+  EXPECT_EQ(status.signal, SIGTRAP);
+  EXPECT_EQ(status.exit_status, 0);
   EXPECT_EQ(only(names(*rec, rec->hits, exe), {"main", "on_trap"}), (Names{"main", "on_trap"}));
   ASSERT_EQ(rec->warnings.size(), 1u);  // and the user is told why
   EXPECT_NE(rec->warnings[0].find("fired inside the program's SIGTRAP handler"), std::string::npos);
 }
 
+// exit(130) is an exit status, not SIGINT: a shell-style int could not
+// tell them apart, and `covkit sample record` passed on the wrong one.
+TEST(BreakpointRecorder, ExitStatusAbove128IsNotASignal) {
+  BUILD_OR_SKIP(exe, "exit_status.c", "exit_status", "");
+  trace::ProgramEnd status;
+  auto rec = record({exe, "130"}, {exe}, &status);
+  EXPECT_TRUE(exited(status, 130));
+  EXPECT_EQ(only(names(rec, rec.hits, exe), {"main", "leave"}), (Names{"main", "leave"}));
+}
+
 TEST(BreakpointRecorder, CrashKeepsTheHitsSoFar) {
   BUILD_OR_SKIP(exe, "crash.c", "crash", "");
-  int status = -1;
+  trace::ProgramEnd status;
   auto rec = record({exe}, {exe}, &status);
-  EXPECT_EQ(status, 128 + 11);
+  EXPECT_EQ(status.signal, SIGSEGV);
+  EXPECT_EQ(status.exit_status, 0);
   expect_consistent(rec);
   EXPECT_EQ(only(names(rec, rec.hits, exe), {"before_crash", "after_crash", "main"}),
             (Names{"before_crash", "main"}));
@@ -238,9 +257,9 @@ class Libraries : public ::testing::Test {
 };
 
 TEST_F(Libraries, LinkedAndDlopened) {
-  int status = -1;
+  trace::ProgramEnd status;
   auto rec = record({exe_, plugin_}, {exe_, lib_, plugin_}, &status);
-  EXPECT_EQ(status, 0);
+  EXPECT_TRUE(exited(status, 0));
   expect_consistent(rec);
   EXPECT_EQ(names(rec, rec.hits, lib_), (Names{"lib_used"}));
   EXPECT_EQ(names(rec, rec.hits, plugin_), (Names{"lib_used"}));
@@ -250,9 +269,9 @@ TEST_F(Libraries, LinkedAndDlopened) {
 TEST_F(Libraries, DlcloseThenAnotherFileAtTheSameAddress) {
   std::string exe = build("reload.c", "reload", "", "-ldl");
   std::string other = build("lib.c", "bp_plugin2.so", "-shared -fPIC");
-  int status = -1;
+  trace::ProgramEnd status;
   auto rec = record({exe, plugin_, other}, {exe, plugin_, other}, &status);
-  EXPECT_EQ(status, 0);
+  EXPECT_TRUE(exited(status, 0));
   expect_consistent(rec);
   // Addresses are per image: when `other` reuses the plugin's range, a hit
   // there names a function of either file. Each file's own call is seen.
@@ -261,11 +280,11 @@ TEST_F(Libraries, DlcloseThenAnotherFileAtTheSameAddress) {
 }
 
 TEST_F(Libraries, NotFollowedWhenTurnedOff) {
-  int status = -1;
+  trace::ProgramEnd status;
   BreakpointOptions options;
   options.libraries = false;
   auto rec = record({exe_, plugin_}, {exe_, lib_, plugin_}, &status, options);
-  EXPECT_EQ(status, 0);
+  EXPECT_TRUE(exited(status, 0));
   EXPECT_TRUE(names(rec, rec.planted, lib_).empty());
   EXPECT_TRUE(names(rec, rec.hits, exe_).count("main"));
 }
@@ -273,9 +292,9 @@ TEST_F(Libraries, NotFollowedWhenTurnedOff) {
 TEST(BreakpointRecorder, ExecFromAThreadThatIsNotTheLeader) {
   BUILD_OR_SKIP(first, "thread_execs.c", "thread_execs", "-pthread");
   BUILD_OR_SKIP(second, "second.c", "second", "-pie -fPIE");
-  int status = -1;
+  trace::ProgramEnd status;
   auto rec = record({first, second}, {first, second}, &status);
-  EXPECT_EQ(status, 5);
+  EXPECT_TRUE(exited(status, 5));
   expect_consistent(rec);
   ASSERT_EQ(rec.images.size(), 2u);
   EXPECT_EQ(rec.images[0].pid, rec.images[1].pid);  // the process id, not the thread's
@@ -286,9 +305,9 @@ TEST(BreakpointRecorder, ExecFromAThreadThatIsNotTheLeader) {
 TEST(BreakpointRecorder, VforkedChildExecs) {
   BUILD_OR_SKIP(first, "spawns.c", "spawns", "");
   BUILD_OR_SKIP(second, "second.c", "second", "-pie -fPIE");
-  int status = -1;
+  trace::ProgramEnd status;
   auto rec = record({first, second}, {first, second}, &status);
-  EXPECT_EQ(status, 0);
+  EXPECT_TRUE(exited(status, 0));
   expect_consistent(rec);
   ASSERT_EQ(rec.images.size(), 2u);
   EXPECT_EQ(rec.images[1].executable, second);
@@ -301,16 +320,16 @@ TEST(BreakpointRecorder, VforkedChildExecs) {
 TEST(BreakpointRecorder, StaticExecutableHasNoLinkerToFollow) {
   std::string exe = build("calls.c", "calls_static", "-static");
   if (exe.empty() || !std::filesystem::exists(exe)) GTEST_SKIP() << "no static libc";
-  int status = -1;
+  trace::ProgramEnd status;
   auto rec = record({exe}, {exe}, &status);
-  EXPECT_EQ(status, 3);
+  EXPECT_TRUE(exited(status, 3));
   expect_consistent(rec);
   EXPECT_EQ(only(names(rec, rec.hits, exe), {"f1", "f5", "f6", "main"}), (Names{"f1", "f5", "main"}));
 }
 
 TEST(BreakpointRecorder, ProgramThatCannotRun) {
   std::vector<std::string> argv = {Scratch::dir() + "/no-such-program"};
-  int status = -1;
+  trace::ProgramEnd status;
   auto r = record_breakpoints(argv, function_entry_provider(), {}, &status);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("no-such-program: cannot run: No such file or directory"), std::string::npos)

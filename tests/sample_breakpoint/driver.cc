@@ -35,8 +35,8 @@ int main(int argc, char** argv) {
   std::error_code ec;
   if (!all) only.push_back(std::filesystem::canonical(command[0], ec).string());
   auto began = std::chrono::steady_clock::now();
-  int status = 0;
-  auto rec = record_breakpoints(command, function_entry_provider(only), options, &status);
+  covkit::trace::ProgramEnd end;
+  auto rec = record_breakpoints(command, function_entry_provider(only), options, &end);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   if (!rec) {
     std::fprintf(stderr, "%s\n", rec.error().message.c_str());
@@ -45,5 +45,5 @@ int main(int argc, char** argv) {
   for (const std::string& w : rec->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   std::fprintf(stderr, "images %zu planted %zu hits %zu seconds %.4f\n", rec->images.size(), rec->planted.size(),
                rec->hits.size(), seconds);
-  return status;
+  return end.signal ? 128 + end.signal : end.exit_status;  // as a shell reports it
 }
