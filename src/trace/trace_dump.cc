@@ -146,8 +146,10 @@ void dump_stream(const std::string& path, const std::string& name, const TextSin
     const auto step = walker.next(r);
     if (step == format::StreamRecordWalker::Step::kRecord) {
       ++stats.records;
-      out(fmt::format("{:>10} {:>4} {:<6} 0x{:02x} {:>12} {:>20}  {}\n", r.offset, r.size, record_kind(r.kind),
-                      r.lead, r.delta, r.time, record_fields(r)));
+      std::string line = fmt::format("{:>10} {:>4} {:<6} 0x{:02x} {:>12} {:>20}  {}", r.offset, r.size,
+                                     record_kind(r.kind), r.lead, r.delta, r.time, record_fields(r));
+      line.erase(line.find_last_not_of(' ') + 1);
+      out(line + "\n");
       continue;
     }
     if (step == format::StreamRecordWalker::Step::kEnd) {
