@@ -1207,6 +1207,14 @@ def t_full_disk(env):
     text = env.covkit_run(["trace", "report", tr]).stdout
     if f"{m.group(1)} lost events" not in text.splitlines()[0]:
         raise Failure(f"full disk: report's first line {text.splitlines()[0]!r}, want {m.group(1)} lost events")
+    # The replay shows where the events were lost, and the calls left open by them.
+    text = env.covkit_run(["trace", "replay", tr, "--no-duration"]).stdout
+    if f"/* {m.group(1)} events lost */" not in text or "} /* main (open at the end) */" not in text:
+        raise Failure(f"full disk: replay without the lost line or the open main: {text[-600:]!r}")
+    # dump --raw shows the lost record with its count.
+    text = env.covkit_run(["trace", "dump", tr, "--raw"]).stdout
+    if not re.search(rf" lost +0x[0-9a-f]{{2}} .* count {m.group(1)}$", text, re.M):
+        raise Failure(f"full disk: dump --raw without the lost record: {text[-600:]!r}")
 
 
 def t_exec(env):
