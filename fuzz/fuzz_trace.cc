@@ -14,6 +14,7 @@
 
 #include "format/trace_meta_parser.h"
 #include "format/trace_stream_decoder.h"
+#include "format/trace_stream_records.h"
 
 using namespace covkit::format;
 
@@ -65,6 +66,24 @@ void stream(std::span<const uint8_t> bytes, size_t window) {
   StreamTally counts;
   (void)count_trace_stream(bytes, counts);
   if (counts.events != thread.events.size() || counts.bytes != thread.bytes) fail("counting decodes otherwise");
+  // The raw walk of `trace dump --raw`: records follow each other without a
+  // gap, and on a stream the decoder read whole without a word, it finds
+  // the same enters and exits.
+  StreamRecordWalker walker(source, header.start, window);
+  StreamRecord r;
+  uint64_t at = kTraceHeaderSize, enters = 0, exits = 0;
+  StreamRecordWalker::Step step;
+  while ((step = walker.next(r)) == StreamRecordWalker::Step::kRecord) {
+    if (r.offset != at || r.size == 0) fail("raw records do not follow each other");
+    at = r.offset + r.size;
+    enters += r.kind == StreamRecord::Kind::kEnter;
+    exits += r.kind == StreamRecord::Kind::kExit;
+  }
+  if (step == StreamRecordWalker::Step::kEnd && warnings.empty() && !thread.truncated) {
+    uint64_t dec_enters = 0;
+    for (const TraceEvent& e : thread.events) dec_enters += e.kind == TraceEvent::Kind::kEnter;
+    if (dec_enters != enters || thread.events.size() - dec_enters != exits) fail("the raw walk finds other events");
+  }
 }
 
 void meta(std::span<const uint8_t> bytes) {

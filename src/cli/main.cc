@@ -32,7 +32,7 @@ constexpr Subcommand kSubcommands[] = {
      covkit::cli::run_report_command},
     {"merge", "add .gcda trees, lcov tracefiles or covkit JSON files together", covkit::cli::run_merge_command},
     {"trace", "record every call of a program built with -finstrument-functions;\n"
-              "           profiles, call trees, call graphs, timelines",
+              "           profiles, call trees, call graphs, timelines, replay",
      covkit::cli::run_trace_command},
     {"live", "read (dump, reset) the coverage counters of running programs built with\n"
              "           --coverage, without stopping them for long",

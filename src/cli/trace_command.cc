@@ -13,7 +13,8 @@ namespace {
 constexpr const char* kDescription =
     "Traces every call of the functions built with -finstrument-functions and\n"
     "reports what they did: calls, inclusive and exclusive time, callers and\n"
-    "callees, call trees, the deepest stack, call graphs and timelines.\n"
+    "callees, call trees, the deepest stack, call graphs, timelines, and the\n"
+    "calls one by one (replay, dump).\n"
     "\n"
     "  gcc -finstrument-functions -g -O2 -o prog prog.c\n"
     "  covkit trace record -- ./prog args      writes ./covkit-trace.data\n"
@@ -33,6 +34,8 @@ int run_trace_command(int argc, char** argv) {
     if (std::strcmp(argv[1], "report") == 0) return run_trace_report(argc - 1, argv + 1);
     if (std::strcmp(argv[1], "graph") == 0) return run_trace_graph(argc - 1, argv + 1);
     if (std::strcmp(argv[1], "timeline") == 0) return run_trace_timeline(argc - 1, argv + 1);
+    if (std::strcmp(argv[1], "replay") == 0) return run_trace_replay(argc - 1, argv + 1);
+    if (std::strcmp(argv[1], "dump") == 0) return run_trace_dump(argc - 1, argv + 1);
   }
   CLI::App app{kDescription, "covkit trace"};
   app.footer(kFooter);
@@ -43,6 +46,10 @@ int run_trace_command(int argc, char** argv) {
       ->prefix_command();
   app.add_subcommand("graph", "Call graph (DOT, SVG, PNG, callgrind)")->prefix_command();
   app.add_subcommand("timeline", "Per-thread timeline of calls")->prefix_command();
+  app.add_subcommand("replay", "The calls and returns as indented text with times, as uftrace replay shows them")
+      ->prefix_command();
+  app.add_subcommand("dump", "Every record of the trace files as on disk (--raw), or every event decoded")
+      ->prefix_command();
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   return 0;
 }

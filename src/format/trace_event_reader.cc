@@ -16,7 +16,8 @@ constexpr size_t kBlock = 1024;
 
 }  // namespace
 
-TraceEventReader::TraceEventReader(const TraceThread& thread, std::vector<std::string>& warnings, bool background)
+TraceEventReader::TraceEventReader(const TraceThread& thread, std::vector<std::string>& warnings,
+                                   const EventReadOptions& options)
     : thread_(thread), warnings_(warnings) {
   if (thread.file.empty()) {  // built in memory: everything is known
     summary_.initial_stack = thread.initial_stack;
@@ -37,7 +38,7 @@ TraceEventReader::TraceEventReader(const TraceThread& thread, std::vector<std::s
     return;
   }
   bytes_.emplace(std::move(*opened));
-  if (background) {
+  if (options.background && !options.lost_events) {
     try {
       pipe_ = std::make_unique<EventPipe>(*bytes_, thread);
       return;
@@ -45,7 +46,8 @@ TraceEventReader::TraceEventReader(const TraceThread& thread, std::vector<std::s
       // No thread to be had (a process or memory limit): decoded here.
     }
   }
-  decoder_.emplace(*bytes_, thread.file, thread.start, thread.ended, warnings_);
+  decoder_.emplace(*bytes_, thread.file, thread.start, thread.ended, warnings_, options.window);
+  decoder_->report_lost(options.lost_events);
   block_.resize(kBlock);
 }
 

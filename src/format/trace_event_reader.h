@@ -21,13 +21,24 @@
 
 namespace covkit::format {
 
+struct EventReadOptions {
+  // The stream is decoded on a thread of its own, ahead of the caller (a
+  // core to spare); the events, summary and warnings are the same.
+  bool background = false;
+  // Bytes read from the file at a time: a view that reads many streams at
+  // once (trace replay merges them) takes less, so that memory stays small.
+  size_t window = kStreamWindow;
+  // Where the runtime dropped events, as kLost events (not in background).
+  bool lost_events = false;
+};
+
 class TraceEventReader {
  public:
   // Problems met while reading (a damaged or unreadable file) go to
-  // `warnings`, one line each naming the file. `background`: the stream is
-  // decoded on a thread of its own, ahead of the caller (a core to spare);
-  // the events, summary and warnings are the same.
-  TraceEventReader(const TraceThread& thread, std::vector<std::string>& warnings, bool background = false);
+  // `warnings`, one line each naming the file.
+  TraceEventReader(const TraceThread& thread, std::vector<std::string>& warnings, const EventReadOptions& options);
+  TraceEventReader(const TraceThread& thread, std::vector<std::string>& warnings, bool background = false)
+      : TraceEventReader(thread, warnings, EventReadOptions{.background = background}) {}
   ~TraceEventReader();
 
   // The next events; empty at the end. Valid until the next call.

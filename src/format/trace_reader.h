@@ -29,11 +29,13 @@ struct TraceModule {
 
 // 24 bytes: views read millions per second, a block at a time.
 struct TraceEvent {
-  enum class Kind : uint8_t { kEnter, kExit };
+  // kLost only from a reader that asked for them (EventReadOptions::lost_events):
+  // the runtime dropped `address` events here.
+  enum class Kind : uint8_t { kEnter, kExit, kLost };
   Kind kind = Kind::kEnter;
   uint32_t fn_id = 0;    // the stream's id of the function (enter only; 0: unknown), dense from 1
   uint64_t time = 0;     // counter (tsc ticks or ns, see TraceProcess::to_ns)
-  uint64_t address = 0;  // the function (enter only)
+  uint64_t address = 0;  // the function (enter only); kLost: how many events were dropped
   bool operator==(const TraceEvent&) const = default;
 };
 

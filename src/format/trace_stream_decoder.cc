@@ -138,10 +138,10 @@ class StreamDecoder::Impl {
       n += bulk(out ? out + n : nullptr, out ? max - n : SIZE_MAX);
       if (done_ || (out && n == max)) break;
       // The event the bulk loop stopped at, through the careful path.
-      const uint64_t before = s_.events;
+      const uint64_t before = emitted_;
       sink_ = out ? out + n : nullptr;
       step();
-      n += size_t(s_.events - before);
+      n += size_t(emitted_ - before);
       sink_ = nullptr;
     }
     if (done_ && !finished_) finish();
@@ -160,6 +160,7 @@ class StreamDecoder::Impl {
 
   bool done() const { return done_; }
   const StreamSummary& summary() const { return s_; }
+  void report_lost(bool on) { report_lost_ = on; }
 
  private:
   enum class Read { kOk, kEof, kBad };
@@ -259,6 +260,11 @@ class StreamDecoder::Impl {
   void store(const TraceEvent& e) {
     ++s_.events;
     s_.calls += e.kind == TraceEvent::Kind::kEnter;
+    emit(e);
+  }
+
+  void emit(const TraceEvent& e) {
+    ++emitted_;
     if (out_) out_->push_back(e);
     if (sink_) *sink_ = e;
   }
@@ -325,6 +331,9 @@ class StreamDecoder::Impl {
   uint64_t time_ = 0;
   uint64_t depth_ = 0;  // open frames, initial stack included
   uint64_t unmatched_exits_ = 0, stray_stacks_ = 0;
+  uint64_t emitted_ = 0;      // events handed out (with kLost ones when reported)
+  uint64_t lost_here_ = 0;    // the count of the `lost` special just read
+  bool report_lost_ = false;  // hand `lost` specials out as kLost events
   bool overflow_warned_ = false, seen_event_ = false;
   std::vector<uint64_t> dense_;
   std::vector<uint8_t> dense_defined_;
@@ -462,6 +471,7 @@ size_t StreamDecoder::Impl::bulk_loop(TraceEvent* out, size_t max) {
   seen_event_ = true;
   pos_ += size_t(p - start);
   s_.events += n;
+  emitted_ += n;
   s_.calls += calls;
   s_.bytes = pos();
   s_.last_time = time_;
@@ -525,9 +535,11 @@ void StreamDecoder::Impl::step() {
       --depth_;
     }
   } else {
+    lost_here_ = 0;
     if (!special(event)) return;
     ++s_.specials;
     time_ = next;
+    if (report_lost_ && lost_here_ > 0) emit({.kind = TraceEvent::Kind::kLost, .time = time_, .address = lost_here_});
   }
   s_.bytes = pos();
   s_.last_time = time_;
@@ -566,6 +578,7 @@ bool StreamDecoder::Impl::special(uint64_t event) {
     }
     if (possibly_torn()) return false;
     s_.lost = count > UINT64_MAX - s_.lost ? UINT64_MAX : s_.lost + count;
+    lost_here_ = count;
   } else if (subtype == CKT_SPECIAL_STACK) {
     return stack(event);
   } else if (subtype == CKT_SPECIAL_SYNC) {
@@ -653,6 +666,8 @@ bool StreamDecoder::next(std::vector<TraceEvent>& out, size_t max) {
 size_t StreamDecoder::next(std::span<TraceEvent> out) { return out.empty() ? 0 : impl_->run_into(out.data(), out.size()); }
 
 void StreamDecoder::count_rest() { impl_->run_into(nullptr, 0); }
+
+void StreamDecoder::report_lost(bool on) { impl_->report_lost(on); }
 
 const StreamSummary& StreamDecoder::summary() const { return impl_->summary(); }
 

@@ -114,6 +114,10 @@ class StreamDecoder {
   size_t next(std::span<TraceEvent> out);
   // Reads the rest, counting events without keeping them.
   void count_rest();
+  // From now on each `lost` special also comes out as a kLost event at its
+  // place (not counted in the summary's events): for views that show where
+  // the runtime dropped events. Off by default.
+  void report_lost(bool on);
   // Complete after next() returned false or count_rest().
   const StreamSummary& summary() const;
 

@@ -1103,7 +1103,7 @@ def peak_rss_kib(env, args):
 
 
 def t_memory(env):
-    """report, graph and timeline keep no per-event state: on a trace with
+    """report, graph, timeline, replay and dump keep no per-event state: on a trace with
     about 11 times the calls, their peak memory stays within a small bound
     (a measured ratio with a generous margin; before, it grew by ~48 bytes
     per call: 24 per event)."""
@@ -1119,6 +1119,10 @@ def t_memory(env):
         "graph": lambda tr: ["trace", "graph", tr, "-o", os.path.join(d, "g.dot")],
         # The timeline keeps the calls it writes: at most --max-events.
         "timeline": lambda tr: ["trace", "timeline", tr, "-o", os.path.join(d, "t.json"), "--max-events", "1000"],
+        # The replay keeps each thread's open calls (and with -t, the lines of the last T).
+        "replay": lambda tr: ["trace", "replay", tr],
+        "replay -t": lambda tr: ["trace", "replay", tr, "-t", "1us"],
+        "dump --raw": lambda tr: ["trace", "dump", tr, "--raw"],
     }
     ratios = {}
     for name, args in views.items():
@@ -1203,6 +1207,14 @@ def t_full_disk(env):
     text = env.covkit_run(["trace", "report", tr]).stdout
     if f"{m.group(1)} lost events" not in text.splitlines()[0]:
         raise Failure(f"full disk: report's first line {text.splitlines()[0]!r}, want {m.group(1)} lost events")
+    # The replay shows where the events were lost, and the calls left open by them.
+    text = env.covkit_run(["trace", "replay", tr, "--no-duration"]).stdout
+    if f"/* {m.group(1)} events lost */" not in text or "} /* main (open at the end) */" not in text:
+        raise Failure(f"full disk: replay without the lost line or the open main: {text[-600:]!r}")
+    # dump --raw shows the lost record with its count.
+    text = env.covkit_run(["trace", "dump", tr, "--raw"]).stdout
+    if not re.search(rf" lost +0x[0-9a-f]{{2}} .* count {m.group(1)}$", text, re.M):
+        raise Failure(f"full disk: dump --raw without the lost record: {text[-600:]!r}")
 
 
 def t_exec(env):
@@ -1239,12 +1251,349 @@ def t_thread_names(env):
         raise Failure(f"thread names: {names}, want the unnamed thread as 'thread TID'")
 
 
+# ------------------------------------------------------- replay and dump (issue 11)
+
+REPLAY_LINE = re.compile(r"^(?P<dur>.{11} )?\[\s*(?P<tid>\d+)\](?P<ts> +\d+\.\d{9})? \| (?P<text>.*)$")
+
+
+def parse_replay(text, duration=True):
+    """`covkit trace replay` (or `uftrace replay -f tid[,duration]`) text ->
+    per line (tid, kind, depth, name, ns): kind enter ("f() {"), leaf
+    ("f();"), exit ("} /* f */") or note ("/* ... */"); ns: the duration
+    column in ns (None when blank)."""
+    lines = text.splitlines()
+    if not lines or not lines[0].startswith("#"):
+        raise Failure(f"replay: no header line: {text[:300]!r}")
+    out = []
+    for line in lines[1:]:
+        if not line.strip():
+            continue
+        m = REPLAY_LINE.match(line)
+        if not m or (duration and m.group("dur") is None):
+            raise Failure(f"replay: line {line!r} is not DURATION [TID] | FUNCTION")
+        body = m.group("text")
+        stripped = body.lstrip(" ")
+        indent = len(body) - len(stripped)
+        if indent % 2:
+            raise Failure(f"replay: odd indentation in {line!r}")
+        depth = indent // 2
+        ns = None
+        if m.group("dur") and m.group("dur").strip():
+            num, unit = m.group("dur").split()
+            ns = round(float(num) * {"us": 1e3, "ms": 1e6, "s": 1e9}[unit])
+        text_ = re.sub(r"\s*/\* (before fork|open at the end) \*/$", "", stripped)
+        if text_.startswith("}"):
+            mm = re.match(r"\} /\* (.*?)( \(open at the end\))? \*/$", text_)
+            if not mm:
+                raise Failure(f"replay: closing line {line!r}")
+            out.append((int(m.group("tid")), "exit", depth, mm.group(1), ns))
+        elif text_.startswith("/*"):
+            out.append((int(m.group("tid")), "note", depth, text_, ns))
+        elif text_.endswith(" {"):
+            out.append((int(m.group("tid")), "enter", depth, text_[:-2], ns))
+        elif text_.endswith(";"):
+            out.append((int(m.group("tid")), "leaf", depth, text_[:-1], ns))
+        else:
+            raise Failure(f"replay: cannot read {line!r}")
+    return out
+
+
+def bare(name):
+    """"main()" -> "main" (uftrace and covkit write C functions so)."""
+    return name[:-2] if name.endswith("()") else name
+
+
+def call_sequences(parsed, skip=SYSTEM_INLINES, allow_open=False):
+    """Per tid the calls in order as (depth, name), after checking that every
+    thread's lines nest: each `}` closes the last open `{` of its thread, at
+    its depth, and a call's line is one deeper than its caller's."""
+    seqs, stacks = {}, {}
+    for tid, kind, depth, name, _ in parsed:
+        stack = stacks.setdefault(tid, [])
+        seq = seqs.setdefault(tid, [])
+        if kind in ("enter", "leaf"):
+            if depth != len(stack) and not (stack and depth > len(stack)):
+                raise Failure(f"replay: thread {tid}: {name} at depth {depth} under {stack}")
+            if bare(name) not in skip:
+                seq.append((depth, bare(name)))
+            if kind == "enter":
+                stack.append((depth, bare(name)))
+        elif kind == "exit":
+            if not stack or stack[-1] != (depth, name):
+                raise Failure(f"replay: thread {tid}: '}} /* {name} */' at depth {depth} closes {stack[-1:]}")
+            stack.pop()
+    open_ = {t: s for t, s in stacks.items() if s}
+    if open_ and not allow_open:
+        raise Failure(f"replay: calls never closed: {open_}")
+    return seqs
+
+
+def replay(env, tr, *opts, expect_rc=0, allow_stderr=False):
+    r = env.covkit_run(["trace", "replay", tr] + list(opts), expect_rc=expect_rc)
+    if r.stderr.strip() and not allow_stderr:
+        raise Failure(f"replay {tr} {opts}: unexpected stderr: {r.stderr.strip()[:1000]}")
+    return r
+
+
+def replay_calls(env, tr, *opts):
+    """The one thread's calls in order, (depth, name)."""
+    seqs = call_sequences(parse_replay(replay(env, tr, *opts).stdout, "--no-duration" not in opts))
+    if len(seqs) != 1:
+        raise Failure(f"replay {opts}: {len(seqs)} threads, want 1")
+    return next(iter(seqs.values()))
+
+
+def recursion_sequence(n):
+    """recursion N 2: main > rec x N, then main > fib > fib, fib."""
+    return [(0, "main")] + [(1 + i, "rec") for i in range(n)] + [(1, "fib"), (2, "fib"), (2, "fib")]
+
+
+def longjmp_sequence(rounds, depth):
+    seq = [(0, "main")]
+    for _ in range(rounds):
+        seq += [(1, "a"), (2, "b"), (3, "c"), (1, "d")]
+    seq += [(1, "a"), (2, "b"), (3, "c")]
+    for _ in range(2):
+        seq += [(1, "jumper"), (2, "a"), (3, "b"), (4, "c"), (2, "d")]
+    seq += [(1 + i, "rl") for i in range(depth)] + [(1, "d"), (1, "via_pointer")]
+    seq += [(2, "a"), (3, "b"), (4, "c"), (2, "e")] * 2
+    return seq
+
+
+def exceptions_sequence(rounds, depth):
+    seq = [(0, "main")]
+    for r in range(1, rounds + 1):
+        seq += [(1, "catcher")] + [(2 + i, "thrower") for i in range(depth + 1)]
+        if r % 2:
+            seq.append((2, "after"))
+    seq += [(1, "tail"), (1, "run_callbacks")]
+    seq += ([(2, "cb_throw")] + [(3 + i, "thrower") for i in range(3)] + [(2, "cb_ok")]) * 2
+    return seq
+
+
+def threads_sequences(n):
+    return sorted([[(0, "main")], [(0, "quitter"), (1, "level1"), (2, "level2")]] +
+                  [[(0, "worker")] + [(1, "work")] * (i + 1) for i in range(n)])
+
+
+def t_replay(env):
+    """The replay's calls, depths and nesting are those of the programs by
+    construction (recursion, longjmp, exceptions with and without exit hooks,
+    threads), with gcc and clang at -O0 and -O2; then every filter."""
+    env.need("gcc", "g++", "clang", "clang++")
+    d = env.dir("replay")
+    for label, cc, flags in builds(env):
+        exe = env.compile(os.path.join(d, f"rec-{label}"), cc, [rt("recursion.c")], flags)
+        tr = os.path.join(d, f"trace-rec-{label}")
+        env.record(tr, exe, [30, 2])
+        expect_eq(f"{label} recursion 30 2", replay_calls(env, tr), recursion_sequence(30))
+        exe = env.compile(os.path.join(d, f"lj-{label}"), cc, [rt("longjmp.c")], flags)
+        tr = os.path.join(d, f"trace-lj-{label}")
+        env.record(tr, exe, [3, 10])
+        expect_eq(f"{label} longjmp 3 10", replay_calls(env, tr), longjmp_sequence(3, 10))
+    for label, cc, flags in builds(env, cxx=True):
+        exe = env.compile(os.path.join(d, f"exc-{label}"), cc, [rt("exceptions.cc")], flags)
+        tr = os.path.join(d, f"trace-exc-{label}")
+        env.record(tr, exe, [EXC_ROUNDS, EXC_DEPTH])
+        expect_eq(f"{label} exceptions", replay_calls(env, tr, "--no-duration"),
+                  exceptions_sequence(EXC_ROUNDS, EXC_DEPTH))
+    for label, cc, flags in builds(env, opts=("-O2",)):
+        exe = env.compile(os.path.join(d, f"thr-{label}"), cc, [rt("threads.c")], flags + ["-pthread", "-D_GNU_SOURCE"])
+        tr = os.path.join(d, f"trace-thr-{label}")
+        env.record(tr, exe, [6])
+        r = replay(env, tr, "--time")
+        parsed = parse_replay(r.stdout)
+        expect_eq(f"{label} threads: per-thread calls", sorted(call_sequences(parsed).values()), threads_sequences(6))
+        # One sequence in time order: the timestamps never go back.
+        stamps = [float(REPLAY_LINE.match(line).group("ts")) for line in r.stdout.splitlines()[1:]]
+        if stamps != sorted(stamps):
+            raise Failure(f"{label} threads: lines not in time order")
+        # --tid: one thread's lines, the same as in the whole replay.
+        quitter = next(t for t, seq in call_sequences(parsed).items() if seq[0] == (0, "quitter"))
+        expect_eq(f"{label} threads --tid", replay_calls(env, tr, "--tid", quitter),
+                  [(0, "quitter"), (1, "level1"), (2, "level2")])
+        replay(env, tr, "--tid", "999999999", expect_rc=1, allow_stderr=True)
+
+    # Filters, on the longjmp trace of gcc -O2.
+    tr = os.path.join(d, "trace-lj-gcc-O2")
+    full = longjmp_sequence(3, 10)
+    expect_eq("-F jumper", replay_calls(env, tr, "-F", "jumper"),
+              [(0, "jumper"), (1, "a"), (2, "b"), (3, "c"), (1, "d")] * 2)
+    expect_eq("-F jumper -D 2", replay_calls(env, tr, "-F", "jumper", "-D", "2"),
+              [(0, "jumper"), (1, "a"), (1, "d")] * 2)
+    expect_eq("--depth 2", replay_calls(env, tr, "--depth", "2"), [c for c in full if c[0] < 2])
+    no_a, hide = [], None
+    for depth, name in full:
+        if hide is not None and depth > hide:
+            continue
+        hide = depth if name == "a" else None
+        if name != "a":
+            no_a.append((depth, name))
+    expect_eq("-N a", replay_calls(env, tr, "-N", "a"), no_a)
+    expect_eq("-F rl -N c", replay_calls(env, tr, "-F", "rl", "-N", "c"), [(i, "rl") for i in range(10)])
+    r = replay(env, tr, "-F", "no_such_function", expect_rc=1, allow_stderr=True)
+    if "no_such_function: no such function" not in r.stderr:
+        raise Failure(f"-F of no function: {r.stderr!r}")
+    # -t T: exactly the calls that lasted T or more (what the replay says they
+    # lasted), T between two durations of the trace.
+    tr = os.path.join(d, "trace-rec-gcc-O0")
+    parsed = parse_replay(replay(env, tr).stdout)
+    durations, stack = [], []
+    for tid, kind, depth, name, ns in parsed:
+        if kind == "enter":
+            stack.append(len(durations))
+            durations.append([depth, bare(name), None])
+        elif kind == "leaf":
+            durations.append([depth, bare(name), ns])
+        elif kind == "exit":
+            durations[stack.pop()][2] = ns
+    values = sorted({x[2] for x in durations})
+    gaps = [(b - a, (a + b) // 2) for a, b in zip(values, values[1:]) if b - a > 2]
+    if not gaps:
+        raise Failure(f"-t: no two distinct durations in {values}")
+    t = max(gaps)[1]
+    want = [(dd, n) for dd, n, ns in durations if ns >= t]
+    expect_eq(f"-t {t}ns", replay_calls(env, tr, "-t", f"{t}ns"), want)
+    if len(want) in (0, len(durations)):
+        raise Failure(f"-t {t}ns hides all or nothing: the check says nothing")
+
+
+def uftrace_sequences(env, d, exe, args, label):
+    ud = os.path.join(d, f"uftrace-{label}")
+    shutil.rmtree(ud, ignore_errors=True)
+    r = subprocess.run(["uftrace", "record", "--no-libcall", "-d", ud, exe] + [str(a) for a in args],
+                       capture_output=True, text=True, timeout=120, env=env.clean_env())
+    if r.returncode != 0:
+        raise Failure(f"uftrace record {exe}: exit {r.returncode}: {r.stderr[-1000:]}")
+    r = subprocess.run(["uftrace", "replay", "-d", ud, "-f", "duration,tid", "--no-pager"],
+                       capture_output=True, text=True, timeout=120, env=env.clean_env())
+    if r.returncode != 0:
+        raise Failure(f"uftrace replay -d {ud}: exit {r.returncode}: {r.stderr[-1000:]}")
+    # Kernel events are comment lines; calls never returned (pthread_exit)
+    # are listed after "uftrace stopped tracing", not closed.
+    text = r.stdout.split("\nuftrace stopped tracing")[0]
+    text = "\n".join(line for line in text.splitlines() if "/* linux:" not in line)
+    return call_sequences(parse_replay(text), allow_open=True)
+
+
+def t_replay_uftrace(env):
+    """The same programs under `uftrace record` + `uftrace replay`: the same
+    calls, nesting and per-thread order (durations differ)."""
+    env.need("uftrace", "gcc", "g++")
+    d = env.dir("replay_uftrace")
+    cases = [("recursion-gcc-O0", "gcc", [rt("recursion.c")], ["-O0"], [30, 2]),
+             ("recursion-gcc-O2", "gcc", [rt("recursion.c")], ["-O2"], [12, 6]),
+             ("threads-gcc-O2", "gcc", [rt("threads.c")], ["-O2", "-pthread", "-D_GNU_SOURCE"], [4]),
+             ("exceptions-g++-O2", "g++", [rt("exceptions.cc")], ["-O2"], [EXC_ROUNDS, EXC_DEPTH])]
+    for label, cc, srcs, flags, args in cases:
+        exe = env.compile(os.path.join(d, label), cc, srcs, flags)
+        tr = os.path.join(d, f"trace-{label}")
+        env.record(tr, exe, args)
+        got = sorted(call_sequences(parse_replay(replay(env, tr).stdout)).values())
+        want = sorted(uftrace_sequences(env, d, exe, args, label).values())
+        expect_eq(f"{label}: covkit replay vs uftrace replay (calls per thread)", got, want)
+        if env.verbose:
+            print(f"  {label}: {sum(len(s) for s in got)} calls in {len(got)} threads agree")
+
+
+def t_replay_golden(env):
+    """The replay of the golden traces (golden/README.md): --no-duration, and
+    with durations and timestamps (the trace is fixed, so are its times)."""
+    d = env.dir("replay_golden")
+    for name in ("threads", "fork"):
+        src = os.path.join(GOLDEN, name)
+        w = os.path.join(d, name)
+        shutil.copytree(os.path.join(src, "trace"), os.path.join(w, "trace"))
+        shutil.copy2(os.path.join(src, "prog"), os.path.join(w, "prog"))
+        for n in os.listdir(os.path.join(w, "trace")):
+            if n.endswith(".meta"):
+                path = os.path.join(w, "trace", n)
+                text = open(path, encoding="utf-8").read().replace("@GOLDEN@", w)
+                open(path, "w", encoding="utf-8").write(text)
+        tr = os.path.join(w, "trace")
+        got = {"replay.txt": replay(env, tr, "--no-duration").stdout,
+               "replay-time.txt": replay(env, tr, "--time").stdout}
+        for n, text in got.items():
+            want = open(os.path.join(GOLDEN, name, "expected", n), encoding="utf-8").read()
+            if text != want:
+                diff = [f"{a!r} != {b!r}" for a, b in zip(text.splitlines(), want.splitlines()) if a != b][:3]
+                raise Failure(f"{name} {n}: differs from the expected output: {diff or 'lengths differ'}")
+        call_sequences(parse_replay(got["replay.txt"], duration=False))  # and it nests
+
+
+def t_dump(env):
+    """dump --raw lists every record as on disk; a damaged stream shows what
+    could be read, then one line naming the file and the offset, exit 1."""
+    env.need("gcc")
+    d = env.dir("dump")
+    exe = env.compile(os.path.join(d, "rec"), "gcc", [rt("recursion.c")], ["-O1"])
+    tr = os.path.join(d, "trace")
+    env.record(tr, exe, [4, 3])
+    r = env.covkit_run(["trace", "dump", tr, "--raw"])
+    kinds = re.findall(r"^\s+(\d+)\s+(\d+) (enter|exit|define|lost|stack|end|sync) ", r.stdout, re.M)
+    enters = sum(1 for k in kinds if k[2] == "enter")
+    calls = sum(calls_of(env.report(tr)["functions"]).values())
+    expect_eq("dump --raw: enter records vs calls", enters, calls)
+    expect_eq("dump --raw: exits", sum(1 for k in kinds if k[2] == "exit"), enters)
+    if not any(k[2] == "define" for k in kinds) or kinds[-1][2] != "end" or "covkit-trace 1" not in r.stdout:
+        raise Failure(f"dump --raw: no define, no end record, or no meta text:\n{r.stdout[:2000]}")
+    # Records follow each other: each starts where the one before ended.
+    for (o1, s1, _), (o2, _, _) in zip(kinds, kinds[1:]):
+        if int(o1) + int(s1) != int(o2):
+            raise Failure(f"dump --raw: record at {o1} of {s1} bytes, next at {o2}")
+    # The decoded listing: one line per event, names resolved.
+    r = env.covkit_run(["trace", "dump", tr])
+    expect_eq("dump: enter lines", len(re.findall(r" enter +\d+  ", r.stdout)), calls)
+    if not re.search(r" enter +1  main$", r.stdout, re.M):
+        raise Failure(f"dump: no enter of main at depth 1:\n{r.stdout[:1500]}")
+    # Damage: a special of an unknown subtype where the 5th enter was.
+    stream = [n for n in os.listdir(tr) if n.endswith(".ckt")][0]
+    path = os.path.join(tr, stream)
+    enter_offsets = [int(o) for o, _, k in kinds if k == "enter"]
+    at = enter_offsets[4]
+    data = bytearray(open(path, "rb").read())
+    bad = os.path.join(d, "bad")
+    shutil.copytree(tr, bad)
+    data[at:at + 2] = bytes([0x03, 0x09])
+    open(os.path.join(bad, stream), "wb").write(data)
+    r = env.covkit_run(["trace", "dump", bad, "--raw"], expect_rc=1)
+    err = r.stderr.strip().splitlines()
+    want = f"covkit trace dump: {os.path.join(bad, stream)}: byte {at}: special event of unknown subtype 9"
+    expect_eq("dump --raw of a damaged stream: stderr", err, [want])
+    expect_eq("dump --raw of a damaged stream: records shown before the damage",
+              sum(1 for line in r.stdout.splitlines() if re.match(r"\s+\d+\s+\d+ enter ", line)), 4)
+    r = env.covkit_run(["trace", "dump", bad], expect_rc=1)
+    if f"byte {at}: special event of unknown subtype 9" not in r.stderr:
+        raise Failure(f"dump of a damaged stream: stderr {r.stderr!r}")
+    r = replay(env, bad, allow_stderr=True)
+    if f"byte {at}" not in r.stderr or "(open at the end)" not in r.stdout:
+        raise Failure(f"replay of a damaged stream: {r.stderr!r}\n{r.stdout[-500:]}")
+    # Cut inside an event, a bad header, a non-zero byte after the end of the data.
+    for what, mangle, message in (
+            ("cut", lambda b: b[:at + 1], None),
+            ("header", lambda b: b"XXTRACE2" + b[8:], "byte 0: not a covkit thread stream"),
+            ("tail", lambda b: b + b"\0\0\x05", "after the end of the data")):
+        case = os.path.join(d, what)
+        shutil.rmtree(case, ignore_errors=True)
+        shutil.copytree(tr, case)
+        orig = bytes(open(path, "rb").read())
+        open(os.path.join(case, stream), "wb").write(mangle(orig))
+        r = env.covkit_run(["trace", "dump", case, "--raw"], expect_rc=None)
+        if what == "cut":
+            # An enter's lead byte alone: the id is missing.
+            message = f"byte {at}: the file ends inside this event"
+        if r.returncode != 1 or len(r.stderr.strip().splitlines()) != 1 or message not in r.stderr or \
+                os.path.join(case, stream) not in r.stderr:
+            raise Failure(f"dump --raw, {what}: exit {r.returncode}, stderr {r.stderr!r}")
+
+
 SCENARIOS = {
     "recursion": t_recursion, "exceptions": t_exceptions, "longjmp": t_longjmp, "threads": t_threads,
     "fork": t_fork, "exit_deep": t_exit_deep, "dlopen": t_dlopen, "pie": t_pie, "static": t_static,
     "noinstr": t_noinstr, "running": t_running, "graph": t_graph, "timeline": t_timeline, "uftrace": t_uftrace,
     "golden": t_golden, "memory": t_memory, "record_dir": t_record_dir, "exec": t_exec, "full_disk": t_full_disk,
-    "thread_names": t_thread_names,
+    "thread_names": t_thread_names, "replay": t_replay, "replay_uftrace": t_replay_uftrace,
+    "replay_golden": t_replay_golden, "dump": t_dump,
 }
 
 
