@@ -683,6 +683,26 @@ def t_pg_catch(env):
                               "written at the next call, not at its return")
 
 
+def t_pg_stacks(env):
+    """Hooked frames on other stacks: a coroutine's frames stay open while
+    main's return (found under them), and a sigaltstack handler is left by
+    siglongjmp; the program runs as without the runtime and every call is
+    counted (the nesting across stacks is by slot only: not checked)."""
+    d = env.dir("pg_stacks")
+    for hook, _ in PG_HOOKS:
+        for opt in ("-O0", "-O2"):
+            label = f"{hook}{opt}"
+            exe = env.compile(os.path.join(d, f"co-{label}"), "gcc", ["coroutines.c"], [opt], hook=hook)
+            tr = os.path.join(d, f"trace-{label}")
+            r = env.run(exe, [], tr)
+            expect_eq(f"{label}: output", r.stdout, "done\n")
+            t = one_thread(one_process(decode(tr)))
+            expect_eq(f"{label}: calls", summary(t)[0], {"main": 1, "resume": 4, "co_body": 1, "yield_back": 3,
+                                                          "handler": 3, "in_handler": 3})
+            expect_eq(f"{label}: lost", t["lost"], 0)
+            expect_eq(f"{label}: open at the end", t["open_at_end"], [])
+
+
 def gprof_calls(exe, gmon):
     """Call counts per function from gprof's call graph (the arcs glibc's
     mcount recorded): the primary lines "[i] %time self children N[+R] name [i]"."""
@@ -775,7 +795,7 @@ SCENARIOS = {
     "fork": t_fork, "exit_deep": t_exit_deep, "ctor_dtor": t_ctor_dtor, "dlopen": t_dlopen, "static": t_static, "inert": t_inert,
     "limits": t_limits, "signals": t_signals, "crash": t_crash, "overflow": t_overflow,
     "planted": t_planted, "exec": t_exec, "full_disk": t_full_disk, "still_running": t_still_running,
-    "layers": t_layers, "pg_returns": t_pg_returns, "pg_catch": t_pg_catch, "pg_gmon": t_pg_gmon, "pg_uftrace": t_pg_uftrace,
+    "layers": t_layers, "pg_returns": t_pg_returns, "pg_catch": t_pg_catch, "pg_stacks": t_pg_stacks, "pg_gmon": t_pg_gmon, "pg_uftrace": t_pg_uftrace,
 }
 
 

@@ -11,6 +11,7 @@
  *    shadow stack full) is not hooked: its enter and exit are lost (2).
  * Hot path: per-thread state only, no lock, allocation or system call. */
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include "calib.h"
 #include "clock.h"
@@ -19,7 +20,6 @@
 #include "process_meta.h"
 #include "process_state.h"
 #include "return_hook.h"
-#include "warn.h"
 
 CKT_FN uintptr_t ckt_pg_enter(uintptr_t *slot, uintptr_t self, unsigned kind)
     __attribute__((visibility("hidden")));
@@ -94,8 +94,13 @@ CKT_INLINE void pop_dead(struct ckt_thread *t, uintptr_t s, uint64_t now) {
   }
 }
 
+/* The runtime lost a return address it replaced: the program cannot go on. */
 CKT_COLD static void fatal(const char *what) {
-  ckt_warn(what, "(the program cannot return: aborted)");
+  static const char head[] = "covkit-trace: ", tail[] = ": the program cannot return (a bug: please report it)\n";
+  size_t n = 0;
+  while (what[n]) n++;
+  if (write(2, head, sizeof head - 1) < 0 || write(2, what, n) < 0 || write(2, tail, sizeof tail - 1) < 0) {
+  }
   __builtin_trap();
 }
 
@@ -193,7 +198,7 @@ CKT_FN uintptr_t ckt_pg_exit(uintptr_t slot) {
       }
       ckt_pop_one(t, now);
     } else {
-      site = ckt_hooked_site(t, slot);
+      site = ckt_orphan_take(t, slot);
       if (!site) fatal("an exit trampoline found no return address");
     }
     ckt_write_lost(t, now);

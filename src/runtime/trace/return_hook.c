@@ -19,6 +19,18 @@ CKT_FN void ckt_orphan_add(struct ckt_thread *t, uintptr_t slot, uintptr_t site)
   o->site = site;
 }
 
+CKT_FN uintptr_t ckt_orphan_take(struct ckt_thread *t, uintptr_t slot) {
+  for (uint32_t i = 0; i < CKT_ORPHANS; i++) {
+    struct ckt_orphan *o = &t->orphans[i];
+    if (o->slot == slot) {
+      uintptr_t site = o->site;
+      o->slot = o->site = 0;
+      return site;
+    }
+  }
+  return 0;
+}
+
 /* A frame above sp on the thread's own stack: its slot is live memory. */
 CKT_FN static int live_above(const struct ckt_thread *t, uintptr_t slot, uintptr_t sp) {
   return slot > sp && slot >= t->stack_lo && slot < t->stack_hi;

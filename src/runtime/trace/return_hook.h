@@ -24,6 +24,9 @@ extern char ckt_pg_return[] __attribute__((visibility("hidden")));
 CKT_FN uintptr_t ckt_hooked_site(const struct ckt_thread *t, uintptr_t slot);
 /* Remembers a hooked frame closed while maybe still live. */
 CKT_FN void ckt_orphan_add(struct ckt_thread *t, uintptr_t slot, uintptr_t site);
+/* The original return address of the orphan at `slot`, forgotten now (it
+ * returned); 0 when none. */
+CKT_FN uintptr_t ckt_orphan_take(struct ckt_thread *t, uintptr_t slot);
 /* Puts the original return address back into the slots of the hooked
  * frames above `sp` on the thread's stack (those still holding the
  * trampoline). */
