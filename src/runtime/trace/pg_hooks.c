@@ -99,8 +99,10 @@ CKT_COLD static void fatal(const char *what) {
   static const char head[] = "covkit-trace: ", tail[] = ": the program cannot return (a bug: please report it)\n";
   size_t n = 0;
   while (what[n]) n++;
-  if (write(2, head, sizeof head - 1) < 0 || write(2, what, n) < 0 || write(2, tail, sizeof tail - 1) < 0) {
-  }
+  ssize_t w = write(2, head, sizeof head - 1);  /* nothing to do if stderr is gone */
+  w = write(2, what, n);
+  w = write(2, tail, sizeof tail - 1);
+  (void)w;
   __builtin_trap();
 }
 
