@@ -27,10 +27,11 @@ constexpr std::string_view kCommand = "covkit trace record";
 
 constexpr const char* kDescription =
     "Runs PROG with ARGS, recording every call of its functions built with\n"
-    "-finstrument-functions (GCC or Clang), in PROG and in the libraries it\n"
-    "loads. The tracing runtime (libcovkit-trace.so, found next to covkit) is\n"
-    "preloaded with LD_PRELOAD; each thread writes its own stream into the\n"
-    "trace directory, so recording costs a few bytes and nanoseconds per call.\n"
+    "-finstrument-functions, -pg or -pg -mfentry (GCC or Clang; -pg on x86-64),\n"
+    "in PROG and in the libraries it loads. The tracing runtime\n"
+    "(libcovkit-trace.so, found next to covkit) is preloaded with LD_PRELOAD;\n"
+    "each thread writes its own stream into the trace directory, so recording\n"
+    "costs a few bytes and nanoseconds per call.\n"
     "Children that PROG forks are traced too (their own files in the same\n"
     "directory), and so are programs it executes when they are instrumented\n"
     "(each image keeps its own files, also under the same pid).\n"
@@ -43,7 +44,15 @@ constexpr const char* kDescription =
     "PROG's standard input, output and error are its own; covkit writes one\n"
     "summary line on stderr when PROG ends, and exits with PROG's exit status\n"
     "(128 + the signal number when a signal killed it). A full disk or file\n"
-    "size limit stops the trace, never PROG: the summary counts the lost events.\n";
+    "size limit stops the trace, never PROG: the summary counts the lost events.\n"
+    "\n"
+    "-pg builds: the runtime's mcount/__fentry__ replace glibc's, and a -pg\n"
+    "function's exit is seen by replacing its return address while it runs\n"
+    "(see docs/covkit-trace.md, \"Hooks\"). PROG still writes gprof's gmon.out\n"
+    "into its working directory, with its time histogram but without call counts\n"
+    "(those are the trace's). Only calls that the compiled code makes are seen:\n"
+    "inlined calls and tail-call loops are not (-finstrument-functions records\n"
+    "inlined copies too).\n";
 
 constexpr const char* kFooterEnd =
     "\n"
@@ -52,6 +61,7 @@ constexpr const char* kFooterEnd =
     "\n"
     "Examples:\n"
     "  covkit trace record -- ./prog input.txt\n"
+    "  gcc -pg -mfentry -O2 prog.c -o prog && covkit trace record -- ./prog\n"
     "  covkit trace record -o /tmp/t --max-depth 20 --min-time 10us -- make check\n"
     "  covkit trace record --static -- ./prog-linked-with-the-runtime";
 
@@ -78,14 +88,18 @@ void warn(const std::string& what) { std::fprintf(stderr, "%s: warning: %s\n", s
 void check_program(const std::string& prog, bool static_runtime) {
   trace::ProgramInfo info = trace::inspect_program(prog);
   const std::string name = util::printable(prog);
-  if (info.elf && !info.references_hooks)
-    warn(fmt::format("{} has no instrumented functions (it does not reference __cyg_profile_func_enter): build it "
-                     "with -finstrument-functions; only instrumented code (such as instrumented shared libraries) "
-                     "will be traced",
+  if (info.elf && !info.references_hooks && !info.references_pg_hooks)
+    warn(fmt::format("{} has no instrumented functions (it references none of __cyg_profile_func_enter, mcount, "
+                     "__fentry__): build it with -finstrument-functions or -pg; only instrumented code (such as "
+                     "instrumented shared libraries) will be traced",
                      name));
   if (info.elf && !info.dynamic && !static_runtime)
     warn(fmt::format("{} is statically linked, so LD_PRELOAD cannot load the runtime: link it with the runtime and "
                      "use --static",
+                     name));
+  if (info.dynamic && info.defines_pg_hooks && !static_runtime)
+    warn(fmt::format("{} defines mcount or __fentry__ itself (linked with a runtime?); its own definition wins "
+                     "over the preloaded one: use --static if it is covkit's",
                      name));
   if (info.defines_hooks && !static_runtime)
     warn(fmt::format("{} defines __cyg_profile_func_enter itself (linked with a runtime?); its own definition wins "

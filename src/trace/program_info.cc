@@ -51,9 +51,16 @@ ProgramInfo inspect_program(const std::string& path) {
         GElf_Sym sym;
         if (!gelf_getsym(data, int(i), &sym)) break;
         const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
-        if (!name || std::strcmp(name, "__cyg_profile_func_enter") != 0) continue;
-        info.references_hooks = true;
-        if (sym.st_shndx != SHN_UNDEF) info.defines_hooks = true;
+        if (!name) continue;
+        bool defined = sym.st_shndx != SHN_UNDEF;
+        if (std::strcmp(name, "__cyg_profile_func_enter") == 0) {
+          info.references_hooks = true;
+          info.defines_hooks |= defined;
+        } else if (std::strcmp(name, "mcount") == 0 || std::strcmp(name, "_mcount") == 0 ||
+                   std::strcmp(name, "__fentry__") == 0) {
+          info.references_pg_hooks = true;
+          info.defines_pg_hooks |= defined;
+        }
       }
     }
   }

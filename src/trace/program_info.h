@@ -1,6 +1,7 @@
 #pragma once
 // The program `covkit trace record` runs: finding it on PATH, and telling
-// from its symbol tables whether it was built with -finstrument-functions.
+// from its symbol tables whether it was built with -finstrument-functions or
+// -pg (mcount, or __fentry__ with -mfentry).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -11,6 +12,8 @@ struct ProgramInfo {
   bool elf = false;               // libelf could read it as an ELF file
   bool references_hooks = false;  // __cyg_profile_func_enter in .symtab or .dynsym (undefined or defined)
   bool defines_hooks = false;     // ... defined there: a tracing runtime is linked in
+  bool references_pg_hooks = false;  // mcount, _mcount or __fentry__ (-pg [-mfentry]), undefined or defined
+  bool defines_pg_hooks = false;     // ... defined there (a runtime linked in, or a static glibc's)
   bool dynamic = false;           // has an interpreter (PT_INTERP), so LD_PRELOAD applies
 };
 

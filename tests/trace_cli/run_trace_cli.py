@@ -80,7 +80,10 @@ class Env:
         return d
 
     def compile(self, out, compiler, sources, flags=(), link=(), instrument=True):
-        cmd = [self.cc[compiler]] + (["-finstrument-functions"] if instrument else []) + \
+        """instrument: True (-finstrument-functions), False, or the list of
+        flags that instrument (-pg builds)."""
+        inst = ["-finstrument-functions"] if instrument is True else list(instrument or [])
+        cmd = [self.cc[compiler]] + inst + \
             list(flags) + list(sources) + ["-o", out] + list(link)
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
@@ -1047,6 +1050,62 @@ def t_uftrace(env):
             print(f"  {label}: {len(got)} functions, {sum(got.values())} calls agree")
 
 
+# -pg hooks: the flags of each, and those that keep the calls of the source
+# at -O2 (-pg hooks only the calls the compiled code makes).
+PG_BUILDS = (("pg", ["-pg"]), ("fentry", ["-pg", "-mfentry"]))
+PG_KEEP_CALLS = ["-fno-inline", "-fno-partial-inlining", "-fno-optimize-sibling-calls", "-fno-ipa-pure-const",
+                 "-fno-ipa-icf"]
+
+
+def t_pg(env):
+    """record on -pg and -pg -mfentry binaries as on -finstrument-functions
+    ones: no warning, the known answers (calls kept at -O2), graph and
+    timeline; the static runtime linked into a -pg program; uftrace's
+    counts on fully optimized -pg binaries."""
+    env.need("gcc", "g++", "uftrace")
+    d = env.dir("pg")
+    for hook, inst in PG_BUILDS:
+        for opt in ("-O0", "-O2"):
+            label = f"{hook}{opt}"
+            keep = PG_KEEP_CALLS if opt != "-O0" else []
+            exe = env.compile(os.path.join(d, f"rec-{label}"), "gcc", [rt("recursion.c")], [opt] + keep,
+                              instrument=inst)
+            tr = os.path.join(d, f"trace-rec-{label}")
+            r = env.record(tr, exe, [20, 10], opts=["--max-depth", "1000"])
+            if "warning" in r.stderr:
+                raise Failure(f"{label}: record warned: {r.stderr!r}")
+            expect_eq(f"{label}: output", r.stdout, f"{fib(10)}\n")
+            expect_profile(f"{label} recursion", env.report(tr), *recursion_answer(20, 10))
+            env.covkit_run(["trace", "graph", tr, "-o", os.path.join(d, f"g-{label}.dot")])
+            env.covkit_run(["trace", "timeline", tr, "-o", os.path.join(d, f"t-{label}.json")])
+            check_timeline(os.path.join(d, f"t-{label}.json"), f"{label} timeline")
+            exe = env.compile(os.path.join(d, f"exc-{label}"), "g++", [rt("exceptions.cc")], [opt] + keep,
+                              instrument=inst)
+            tr = os.path.join(d, f"trace-exc-{label}")
+            env.record(tr, exe, [EXC_ROUNDS, EXC_DEPTH])
+            expect_profile(f"{label} exceptions", env.report(tr), *exceptions_answer())
+        # The runtime linked in: --static.
+        exe = env.compile(os.path.join(d, f"rec-static-{hook}"), "gcc", [rt("recursion.c")], ["-O0"],
+                          [env.static_lib, "-pthread"], instrument=inst)
+        tr = os.path.join(d, f"trace-static-{hook}")
+        r = env.record(tr, exe, [20, 10], ["--static"])
+        if "warning" in r.stderr:
+            raise Failure(f"{hook} --static: record warned: {r.stderr!r}")
+        expect_profile(f"{hook} --static", env.report(tr), *recursion_answer(20, 10))
+        r = env.record(os.path.join(d, f"trace-static-{hook}-nostatic"), exe, [20, 10])
+        if "mcount or __fentry__" not in r.stderr or "--static" not in r.stderr:
+            raise Failure(f"{hook}: runtime linked in, record without --static: no warning: {r.stderr!r}")
+        # Fully optimized: whatever the binary calls, uftrace agrees.
+        for name, cc, src, args in (("rec", "gcc", rt("recursion.c"), [30, 15]),
+                                    ("cxx_mix", "g++", mine("cxx_mix.cc"), [3, 6])):
+            label = f"{name}-{hook}-O2-uftrace"
+            exe = env.compile(os.path.join(d, label), cc, [src], ["-O2"], instrument=inst)
+            tr = os.path.join(d, f"trace-{label}")
+            env.record(tr, exe, args)
+            expect_eq(f"{label}: covkit calls vs uftrace calls", calls_of(env.report(tr)["functions"]),
+                      uftrace_counts(env, d, exe, args, label))
+
+
 # ------------------------------------------------------- hardening (issue 8)
 
 GOLDEN = os.path.join(HERE, "golden")
@@ -1593,7 +1652,7 @@ SCENARIOS = {
     "noinstr": t_noinstr, "running": t_running, "graph": t_graph, "timeline": t_timeline, "uftrace": t_uftrace,
     "golden": t_golden, "memory": t_memory, "record_dir": t_record_dir, "exec": t_exec, "full_disk": t_full_disk,
     "thread_names": t_thread_names, "replay": t_replay, "replay_uftrace": t_replay_uftrace,
-    "replay_golden": t_replay_golden, "dump": t_dump,
+    "replay_golden": t_replay_golden, "dump": t_dump, "pg": t_pg,
 }
 
 

@@ -33,7 +33,7 @@ class FormatError(Exception):
 
 def parse_meta(path):
     meta = {"pid": None, "ppid": None, "exe": None, "clock": None, "calib": [], "modules": [],
-            "segments": [], "threads": {}, "forks": [], "end": None, "version": None}
+            "segments": [], "threads": {}, "forks": [], "end": None, "version": None, "hooks": []}
     with open(path, "rb") as f:
         data = f.read().decode("utf-8", "replace")
     lines = data.split("\n")
@@ -77,6 +77,8 @@ def parse_meta(path):
             meta["forks"].append((int(t), int(child)))
         elif key == "end":
             meta["end"] = int(rest)
+        elif key == "hook":
+            meta["hooks"].append(rest)
     return meta
 
 
@@ -243,6 +245,7 @@ def replay(st, resolve, to_ns):
     callee_seen = [True] * len(stack)
     max_depth = len(stack)
     min_leaf_ns = None
+    longest_ns = {}  # function -> its longest closed call
     for kind, t, addr in st["events"]:
         if kind == ENTER:
             name = resolve(addr)
@@ -260,14 +263,16 @@ def replay(st, resolve, to_ns):
             if not stack:
                 errors.append(f"exit without an open frame at counter {t}")
                 continue
-            stack.pop()
+            name = stack.pop()
             t0 = times.pop()
             leaf = not callee_seen.pop()
+            if t0 is not None:
+                longest_ns[name] = max(longest_ns.get(name, 0), to_ns(t) - to_ns(t0))
             if leaf and t0 is not None:
                 d = to_ns(t) - to_ns(t0)
                 min_leaf_ns = d if min_leaf_ns is None else min(min_leaf_ns, d)
     return {"calls": calls, "edges": edges, "max_depth": max_depth, "open_at_end": stack,
-            "errors": errors, "min_leaf_ns": min_leaf_ns}
+            "errors": errors, "min_leaf_ns": min_leaf_ns, "longest_ns": longest_ns}
 
 
 META_NAME = re.compile(r"(\d+)(?:\.(\d+))?\.meta")          # IMAGE.meta, IMAGE = <pid>[.<n>]
@@ -318,7 +323,7 @@ def decode_dir(d):
             continue
         resolve, to_ns = resolver(meta), to_ns_fn(meta)
         proc = {"pid": pid, "image": image, "ppid": meta["ppid"], "exe": meta["exe"], "clock": meta["clock"],
-                "calib": len(meta["calib"]), "end": meta["end"] is not None, "forks": meta["forks"],
+                "hooks": meta["hooks"], "calib": len(meta["calib"]), "end": meta["end"] is not None, "forks": meta["forks"],
                 "modules": [m["path"] for m in meta["modules"]], "threads": []}
         for st in sorted(streams.get(image, []), key=lambda s: s["tid"]):
             r = replay(st, resolve, to_ns)

@@ -157,6 +157,16 @@ TEST(RecordSupportTest, InstrumentedProgramsAreRecognized) {
   ProgramInfo p = inspect_program(dir / "p");
   EXPECT_TRUE(p.references_hooks);
   EXPECT_FALSE(p.defines_hooks);
+  EXPECT_FALSE(p.references_pg_hooks);
+  // -pg calls mcount, -pg -mfentry __fentry__ (both glibc's: not defined in the program).
+  for (const char* flags : {"-pg", "-pg -mfentry"}) {
+    ASSERT_EQ(covkit::testing::run_command("cd '" + dir.path() + "' && gcc-12 " + flags + " -o pg p.c", &out), 0) << out;
+    ProgramInfo pg = inspect_program(dir / "pg");
+    EXPECT_FALSE(pg.references_hooks) << flags;
+    EXPECT_TRUE(pg.references_pg_hooks) << flags;
+    EXPECT_FALSE(pg.defines_pg_hooks) << flags;
+  }
+  EXPECT_FALSE(self.references_pg_hooks);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@ pid_t ckt_pid, ckt_ppid;
 char ckt_exe[CKT_PATH_MAX];
 char ckt_image[32];
 static int meta_fd = -1;
+static unsigned hooks_named;  /* CKT_HOOK_* bits with a `hook` line in this image's file */
 static uint64_t meta_dev, meta_ino;  /* the program may close our descriptor and reuse its number */
 
 /* Writes the whole line or stops the file for good (returns 0). */
@@ -92,6 +93,9 @@ CKT_FN int ckt_meta_open(void) {
   ckt_meta_put(&l);
   ckt_line_init(&l, ckt_clock_tsc ? "clock tsc" : "clock mono");
   ckt_meta_put(&l);
+  unsigned named = __atomic_exchange_n(&hooks_named, 0, __ATOMIC_RELAXED);  /* again in a child's file */
+  for (unsigned bit = 1; bit <= CKT_HOOK_FENTRY; bit <<= 1)
+    if (named & bit) ckt_meta_hook(bit);
   return meta_fd >= 0;
 }
 
@@ -161,4 +165,11 @@ CKT_FN void ckt_meta_fork_to_parent(const char *parent_image, uint64_t when, pid
     write_line(fd, &l);
   }
   close(fd);
+}
+
+CKT_FN void ckt_meta_hook(unsigned hook) {
+  if (__atomic_fetch_or(&hooks_named, hook, __ATOMIC_RELAXED) & hook) return;
+  struct ckt_line l;
+  ckt_line_init(&l, hook == CKT_HOOK_MCOUNT ? "hook mcount" : "hook fentry");
+  ckt_meta_put(&l);
 }

@@ -12,7 +12,7 @@
 #include "config.h"
 #include "events.h"
 #include "process_meta.h"
-#include "shadow_stack.h"
+#include "return_hook.h"
 #include "warn.h"
 
 static pthread_key_t key;
@@ -77,6 +77,9 @@ CKT_FN void ckt_thread_finish(struct ckt_thread *t) {
   ckt_tls = &ckt_thread_off;
   CKT_BARRIER();
   t->busy = 1;
+  /* -pg frames still open never return through the trampoline now (the
+   * thread or process is ending), but nothing may meet it either. */
+  ckt_unhook_live(t, (uintptr_t)__builtin_frame_address(0));
   uint64_t now = ckt_now();
   if (now < t->last) now = t->last;
   ckt_close_all(t, now);
@@ -99,6 +102,7 @@ CKT_FN int ckt_thread_key_init(void) { return pthread_key_create(&key, key_destr
 CKT_FN void ckt_thread_drop_in_child(struct ckt_thread *t) {
   ckt_tls = &ckt_thread_off;
   CKT_BARRIER();
+  ckt_unhook_live(t, (uintptr_t)__builtin_frame_address(0));  /* the child returns through them untraced */
   ckt_stream_abandon(&t->s);
   ckt_registry_remove(t);
   pthread_setspecific(key, NULL);

@@ -19,6 +19,9 @@ struct ckt_frame {
 };
 #define CKT_WRITTEN ((uintptr_t)1)
 #define CKT_PENDING ((uintptr_t)2)  /* min time: enter held, may be taken back (see ckt_pend) */
+/* -pg hooks: the slot holds the exit trampoline's address while the call
+ * runs, and `site` the original return address (see return_hook.h). */
+#define CKT_HOOKED ((uintptr_t)4)
 #define CKT_SLOT(f) ((f)->slot & ~(uintptr_t)7)
 
 /* Function id table: open addressing, address -> id (low 16 bits) and the
@@ -55,6 +58,14 @@ struct ckt_pend {
 
 enum { CKT_SLOW_MINTIME = 1, CKT_SLOW_OVERFLOW = 2 };
 
+/* -pg hooks: hooked frames closed while maybe still live (found under
+ * frames of another stack: a coroutine's), so that their trampoline can
+ * still return. */
+#define CKT_ORPHANS 64
+struct ckt_orphan {
+  uintptr_t slot, site;
+};
+
 struct ckt_thread {
   /* The hot fields, one cache line (the state is page aligned). */
   uint64_t last;        /* counter of the last written event */
@@ -78,6 +89,8 @@ struct ckt_thread {
   uintptr_t stack_lo, stack_hi;  /* the thread's stack (whole address space if unknown) */
   size_t map_bytes;     /* this state's mapping */
   struct ckt_thread *next, *prev;  /* registry of live states */
+  uint32_t norphans;    /* -pg hooks: orphans[] written so far (a ring) */
+  struct ckt_orphan orphans[CKT_ORPHANS];
   uint8_t defined[CKT_MAX_IDS / 8];  /* ids whose `define` is in the stream */
   uint8_t scratch[8192];
 };

@@ -7,7 +7,9 @@
 static int depth;
 
 int rec(int n) { return n > 1 ? rec(n - 1) + 1 : 1; }
-void after(void) {}
+/* Not empty: GCC drops the calls of an empty function (no side effect),
+ * which -pg builds (unlike -finstrument-functions ones) would show. */
+void after(void) { __asm__ __volatile__(""); }
 
 void *run(void *arg) {
   (void)arg;

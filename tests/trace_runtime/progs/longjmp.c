@@ -19,7 +19,9 @@ FRAME void c(int jump) {
 }
 FRAME void b(int jump) { c(jump); }
 FRAME void a(int jump) { b(jump); }
-FRAME void d(void) {}
+/* Not empty: GCC drops the calls of an empty function (no side effect),
+ * which -pg builds (unlike -finstrument-functions ones) would show. */
+FRAME void d(void) { __asm__ __volatile__(""); }
 
 FRAME void rl(int n) {
   if (n == 1) longjmp(jb, 2);

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void work(void) {}
+/* Not empty: GCC drops the calls of an empty function (no side effect),
+ * which -pg builds (unlike -finstrument-functions ones) would show. */
+void work(void) { __asm__ __volatile__(""); }
 
 void *worker(void *arg) {
   int i = (int)(long)arg;
