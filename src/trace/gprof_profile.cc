@@ -17,7 +17,16 @@ namespace covkit::trace {
 
 namespace {
 
-constexpr uint64_t kUnit = 2;  // gprof's UNIT: histogram addresses are in 2-byte units
+constexpr uint64_t kUnit = 2;
+
+// gprof.c's default_excluded_list (put in its -E, -P and -Q tables).
+bool excluded_by_default(const std::string& name) {
+  static constexpr const char* kNames[] = {"_gprof_mcount", "mcount", "_mcount", "__mcount", "__mcount_internal",
+                                           "__mcleanup"};
+  for (const char* n : kNames)
+    if (name == n) return true;
+  return false;
+}  // gprof's UNIT: histogram addresses are in 2-byte units
 
 struct Histogram {
   uint64_t low_pc = 0, high_pc = 0;
@@ -111,7 +120,13 @@ struct Builder {
           if (bin_high < sym_low) break;
           if (bin_low >= sym_high) continue;
           const uint64_t overlap = std::min(bin_high, sym_high) - std::max(bin_low, sym_low);
-          if (overlap > 0) p.nodes[j].time += double(overlap) * count_time / p.hist_scale;
+          if (overlap > 0) {
+            const double credit = double(overlap) * count_time / p.hist_scale;
+            if (p.nodes[j].excluded)
+              p.total_time -= credit;
+            else
+              p.nodes[j].time += credit;
+          }
         }
       }
     }
@@ -232,7 +247,8 @@ struct Builder {
     glibc_merge_sort(top_sorted, [&](size_t l, size_t r) { return p.nodes[l].top_order - p.nodes[r].top_order; });
 
     // propagate_flags: from the top callers down. With no -f/-F/-e/-E
-    // symbol lists every function ends up printed and passing its time on.
+    // symbol lists every function but the excluded ones ends up printed and
+    // passing its time on.
     size_t old_head = SIZE_MAX;
     for (size_t i = n; i-- > 0;) {
       const size_t child = top_sorted[i];
@@ -241,8 +257,11 @@ struct Builder {
         inherit_flags(child);
       }
       GprofNode& c = p.nodes[child];
-      if (!c.print_flag) c.print_flag = true;
-      if (c.prop_fract == 0.0) c.prop_fract = 1.0;
+      c.print_flag = !c.excluded;
+      if (c.excluded)
+        c.prop_fract = 0.0;
+      else if (c.prop_fract == 0.0)
+        c.prop_fract = 1.0;
       c.prop_self = c.time * c.prop_fract;
       p.print_time += c.prop_self;
     }
@@ -291,6 +310,7 @@ Expected<GprofProfile, GprofInputError> build_gprof_profile(const GprofSymbolTab
     node.addr = s.addr;
     node.is_static = s.is_static;
     node.is_func = s.is_func;
+    node.excluded = excluded_by_default(s.name);
     b.p.nodes.push_back(std::move(node));
   }
   for (const GprofInput& in : inputs) {

@@ -48,6 +48,11 @@ struct GprofNode {
   std::string file;        // source file (for static functions in the index), "" when unknown
   uint64_t addr = 0;
   bool is_static = false, is_func = true, is_cycle = false;
+  // One of the profiler's own functions (mcount, __mcount_internal...),
+  // which gprof always leaves out: its samples count for nobody, it is not
+  // in the flat profile, and in the call graph it is neither printed nor
+  // passes time on.
+  bool excluded = false;
   double time = 0;           // self time from the histogram (a cycle: its members'), ticks
   double child_time = 0;     // time of callees propagated to it
   uint64_t ncalls = 0;       // calls from other functions (a cycle: from outside it)
