@@ -137,13 +137,15 @@ TEST(GprofSymbols, OnePerAddressByGprofsPreferences) {
 }
 
 // main [0x1000, 0x1010), f [0x1010, 0x1014), g [0x1014, 0x1020), h [0x1020,
-// 0x1030): 4-byte buckets over [0x1000, 0x1030).
+// 0x1030), then end [0x1030, 0x1038) past the histogram, as _fini is in
+// real programs: gprof reads past its table for the last symbol's end, and
+// covkit credits that symbol with nothing.
 GprofSymbolTable table() {
   GprofSymbolTable t;
-  t.symbols = {sym("main", 0x1000), sym("f", 0x1010), sym("g", 0x1014), sym("h", 0x1020)};
+  t.symbols = {sym("main", 0x1000), sym("f", 0x1010), sym("g", 0x1014), sym("h", 0x1020), sym("end", 0x1030)};
   t.text_vma = 0x1000;
-  t.text_size = 0x30;
-  finalize_gprof_symbols(t.symbols, 0x1030);
+  t.text_size = 0x38;
+  finalize_gprof_symbols(t.symbols, 0x1038);
   return t;
 }
 
@@ -206,8 +208,8 @@ TEST(GprofProfile, CycleAsAWhole) {
                                      {0x1016, 0x1020, 2}});
   auto p = build_gprof_profile(t, {{"gmon.out", f}});
   ASSERT_TRUE(p);
-  ASSERT_EQ(p->nodes.size(), 5u);  // four functions and one cycle
-  const auto& cyc = p->nodes[4];
+  ASSERT_EQ(p->nodes.size(), 6u);  // five functions and one cycle
+  const auto& cyc = p->nodes[5];
   EXPECT_TRUE(cyc.is_cycle);
   EXPECT_EQ(cyc.ncalls, 1u);       // from main
   EXPECT_EQ(cyc.self_calls, 9u);   // among f and g
@@ -215,6 +217,20 @@ TEST(GprofProfile, CycleAsAWhole) {
   EXPECT_EQ(p->nodes[2].cycle, 1);
   EXPECT_DOUBLE_EQ(cyc.prop_child, 6.0);  // h's time through g
   EXPECT_DOUBLE_EQ(p->nodes[0].child_time, 6.0);
+}
+
+TEST(GprofProfile, LastSymbolGetsNoSamples) {
+  GprofSymbolTable t;
+  t.symbols = {sym("main", 0x1000), sym("last", 0x1010)};
+  finalize_gprof_symbols(t.symbols, 0x1020);
+  auto f = gmon({0, 0, 0, 0, 0, 0}, {});
+  f.histograms[0].buckets = {3, 5};  // [0x1000, 0x1010) and [0x1010, 0x1020)
+  f.histograms[0].high_pc = 0x1020;
+  auto p = build_gprof_profile(t, {{"gmon.out", f}});
+  ASSERT_TRUE(p);
+  EXPECT_DOUBLE_EQ(p->nodes[0].time, 3.0);
+  EXPECT_DOUBLE_EQ(p->nodes[1].time, 0.0);
+  EXPECT_DOUBLE_EQ(p->total_time, 8.0);  // counted in the total all the same
 }
 
 TEST(GprofProfile, TwoFilesAddUp) {
@@ -235,6 +251,19 @@ TEST(GprofProfile, DisagreeingHistogramsNameTheFile) {
   auto p = build_gprof_profile(t, {{"a", a}, {"b", b}});
   ASSERT_FALSE(p);
   EXPECT_EQ(p.error().path, "b");
+}
+
+TEST(GprofText, BlockCountsAreListedWithTheirFunction) {
+  auto t = table();
+  auto f = gmon({0, 0, 0, 0, 0, 0}, {});
+  f.block_counts = {{0x1012, 7}, {0x1024, 1ull << 33}, {0x2000, 1}};
+  auto p = build_gprof_profile(t, {{"gmon.out", f}});
+  ASSERT_TRUE(p);
+  std::string text = gprof_block_counts_text(*p, t);
+  EXPECT_NE(text.find("0x1012                    7  f\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("0x1024           8589934592  h\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("0x2000                    1  ??\n"), std::string::npos) << text;
+  EXPECT_EQ(gprof_block_counts_text(*build_gprof_profile(t, {{"g", gmon({0}, {})}}), t), "");
 }
 
 TEST(GprofText, DisplayNamesAsBfdDemangles) {
