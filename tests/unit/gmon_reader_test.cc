@@ -17,7 +17,7 @@ struct Bytes {
   std::vector<uint8_t> b;
   void u8(uint8_t v) { b.push_back(v); }
   void le(uint64_t v, int n) {
-    for (int i = 0; i < n; ++i) b.push_back(uint8_t(v >> (8 * i)));
+    for (int i = 0; i < n; ++i) b.push_back(i < 8 ? uint8_t(v >> (8 * i)) : 0);
   }
   void text(const char* s, size_t n) {
     for (size_t i = 0; i < n; ++i) b.push_back(i < std::strlen(s) ? uint8_t(s[i]) : 0);
