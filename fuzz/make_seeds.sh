@@ -246,3 +246,18 @@ seeds=$(cd "$(dirname "$0")" && pwd -P)/seeds/sample
 for f in "$seeds"/*.cks; do { printf '\000'; cat "$f"; } >"$out/sample/$(basename "$f").bin"; done
 for f in "$seeds"/*.json; do { printf '\001'; cat "$f"; } >"$out/sample/$(basename "$f").bin"; done
 for f in "$seeds"/*.txt; do { printf '\002'; cat "$f"; } >"$out/sample/$(basename "$f").bin"; done
+
+# gmon.out files (fuzz_gmon): a program built with -pg, run once (a
+# recursion, a cycle, a call through a pointer); plus its first records only.
+mkdir -p "$out/gmon"
+cat > "$work/g.c" <<'C'
+static int f(int n) { return n < 2 ? n : f(n - 1) + f(n - 2); }
+int odd(int n);
+int even(int n) { return n == 0 ? 1 : odd(n - 1); }
+int odd(int n) { return n == 0 ? 0 : even(n - 1); }
+int main(void) { int (*p)(int) = even; return (f(15) + p(21)) == 1; }
+C
+if gcc-12 -pg -o "$work/g" "$work/g.c" 2>/dev/null && (cd "$work" && ./g || true) && [ -e "$work/gmon.out" ]; then
+  cp "$work/gmon.out" "$out/gmon/run.gmon"
+  head -c 200 "$work/gmon.out" >"$out/gmon/head.gmon"
+fi

@@ -9,6 +9,7 @@
 
 #include "cli/command_line.h"
 #include "cli/gcov_command.h"
+#include "cli/gprof_command.h"
 #include "cli/live_command.h"
 #include "cli/merge_command.h"
 #include "cli/report_command.h"
@@ -34,6 +35,9 @@ constexpr Subcommand kSubcommands[] = {
     {"trace", "record every call of a program built with -finstrument-functions;\n"
               "           profiles, call trees, call graphs, timelines, replay",
      covkit::cli::run_trace_command},
+    {"gprof", "gprof's flat profile and call graph of a program built with -pg (gmon.out),\n"
+              "           byte for byte; or the call graph drawn (DOT, SVG, Callgrind)",
+     covkit::cli::run_gprof_command},
     {"live", "read (dump, reset) the coverage counters of running programs built with\n"
              "           --coverage, without stopping them for long",
      covkit::cli::run_live_command},

@@ -14,6 +14,14 @@ std::string demangle(const std::string& name) {
   return out;
 }
 
+std::optional<std::string> demangle_or_none(const std::string& name) {
+  char* d = cplus_demangle(name.c_str(), DMGL_PARAMS | DMGL_ANSI);
+  if (!d) return std::nullopt;
+  std::string out(d);
+  std::free(d);
+  return out;
+}
+
 StructorKind structor_kind(const std::string& mangled) {
   switch (is_gnu_v3_mangled_ctor(mangled.c_str())) {
     case gnu_v3_complete_object_ctor:

@@ -1,4 +1,5 @@
 #pragma once
+#include <optional>
 #include <string>
 
 namespace covkit::util {
@@ -6,6 +7,10 @@ namespace covkit::util {
 // Demangles like gcov (libiberty's cplus_demangle with parameters);
 // returns `name` itself when it is not a mangled C++ name.
 std::string demangle(const std::string& name);
+
+// cplus_demangle with parameters and cv-qualifiers (DMGL_PARAMS | DMGL_ANSI,
+// what binutils' bfd_demangle asks); nullopt when `name` is not mangled.
+std::optional<std::string> demangle_or_none(const std::string& name);
 
 // Which constructor or destructor variant a mangled name is (Itanium C++
 // ABI: C1/C2/C3, D0/D1/D2), as libiberty reads it; kNone for anything else.

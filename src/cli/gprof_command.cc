@@ -1,0 +1,233 @@
+// `covkit gprof`: gprof's command line (getopt, options anywhere, PROG then
+// gmon files), the symbols, the gmon files, the analysis, then gprof's text
+// or a drawn call graph. docs/covkit-gprof.md is its manual.
+#include "cli/gprof_command.h"
+
+#include <getopt.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cli/command_line.h"
+#include "format/gmon_reader.h"
+#include "trace/call_graph_model.h"
+#include "trace/callgrind_writer.h"
+#include "trace/dot_writer.h"
+#include "trace/gprof_graph.h"
+#include "trace/gprof_profile.h"
+#include "trace/gprof_symbols.h"
+#include "trace/gprof_text.h"
+#include "trace/graph_render.h"
+#include "util/file_io.h"
+
+namespace covkit::cli {
+
+namespace {
+
+constexpr const char* kCommand = "covkit gprof";
+
+constexpr const char* kHelp =
+    "Usage: covkit gprof [OPTIONS] PROG [GMON...]\n"
+    "       covkit gprof [OPTIONS] GMON PROG\n"
+    "\n"
+    "gprof's report of a program built with `gcc -pg`: the flat profile (time\n"
+    "in each function from the program's PC samples, calls from its call-graph\n"
+    "arcs), the call graph (each function with its callers and callees, time\n"
+    "propagated from callees to callers, cycles of mutual recursion collapsed)\n"
+    "and the index by function name, byte for byte what `gprof -b` prints.\n"
+    "\n"
+    "PROG is the profiled program [default: a.out]; GMON the gmon.out files it\n"
+    "wrote [default: gmon.out]. Several files are added up, as gprof does. A\n"
+    "first argument that is a gmon file (it starts with \"gmon\") and a second\n"
+    "that is not are taken the other way round.\n"
+    "\n"
+    "Options:\n"
+    "  -b, --brief                    Print no explanations (covkit never prints\n"
+    "                                 gprof's; accepted so gprof command lines work)\n"
+    "  -p, --flat-profile             Print the flat profile (alone, unless -q is\n"
+    "                                 given too)\n"
+    "  -P, --no-flat-profile          Print everything but the flat profile\n"
+    "  -q, --graph                    Print the call graph and its index (alone,\n"
+    "                                 unless -p is given too)\n"
+    "  -Q, --no-graph                 Print everything but the call graph\n"
+    "  -z, --display-unused-functions List functions never called and never\n"
+    "                                 sampled too\n"
+    "  --format FORMAT                text (gprof's report) [default], dot, svg,\n"
+    "                                 png or callgrind (the call graph drawn as\n"
+    "                                 `covkit trace graph` draws it, or a Callgrind\n"
+    "                                 profile for KCachegrind)\n"
+    "  -o, --output FILE              Write to FILE instead of standard output\n"
+    "                                 (needed for svg and png)\n"
+    "  --threshold P                  dot/svg/png: hide functions and calls below P\n"
+    "                                 percent of the total time [default: 0.5]\n"
+    "  -h, --help                     This help\n"
+    "\n"
+    "gprof's symbol-selection options (-p/-q with a symbol, -e, -f, -k...),\n"
+    "line-level profiles (-l), annotated source (-A), gmon.sum (-s) and BSD\n"
+    "output (-T) are not supported. Basic-block count records (tag 2) are\n"
+    "listed after the index when a file has them (gprof reads them only with -l).\n"
+    "\n"
+    "Exit status: 0 on success, 1 on any error (one line on stderr naming the\n"
+    "file).\n"
+    "\n"
+    "Examples:\n"
+    "  gcc -pg -O2 -o prog prog.c && ./prog && covkit gprof -b prog\n"
+    "  covkit gprof -b -p prog gmon.out run2/gmon.out     two runs added up\n"
+    "  covkit gprof prog --format svg -o calls.svg\n";
+
+enum : int { kOptFormat = 1000, kOptThreshold };
+
+enum Style : unsigned { kFlat = 1, kGraph = 2 };
+
+}  // namespace
+
+int run_gprof_command(int argc, char** argv) {
+  static const option kLong[] = {
+      {"brief", no_argument, nullptr, 'b'},
+      {"flat-profile", no_argument, nullptr, 'p'},
+      {"no-flat-profile", no_argument, nullptr, 'P'},
+      {"graph", no_argument, nullptr, 'q'},
+      {"no-graph", no_argument, nullptr, 'Q'},
+      {"display-unused-functions", no_argument, nullptr, 'z'},
+      {"format", required_argument, nullptr, kOptFormat},
+      {"output", required_argument, nullptr, 'o'},
+      {"threshold", required_argument, nullptr, kOptThreshold},
+      {"help", no_argument, nullptr, 'h'},
+      {nullptr, 0, nullptr, 0},
+  };
+  unsigned style = 0, user_specified = 0;
+  trace::GprofTextOptions text;
+  std::string format = "text", out;
+  trace::GraphOptions graph_options;
+  optind = 0;  // reset: getopt may have run before in this process (tests)
+  opterr = 0;
+  int ch;
+  while ((ch = getopt_long(argc, argv, ":bpPqQzo:h", kLong, nullptr)) != -1) {
+    switch (ch) {
+      case 'b':
+        break;
+      case 'p':
+        style |= kFlat;
+        user_specified |= kFlat;
+        break;
+      case 'P':
+        style &= ~kFlat;
+        user_specified |= kFlat;
+        break;
+      case 'q':
+        style |= kGraph;
+        user_specified |= kGraph;
+        break;
+      case 'Q':
+        style &= ~kGraph;
+        user_specified |= kGraph;
+        break;
+      case 'z':
+        text.ignore_zeros = false;
+        break;
+      case 'o':
+        out = optarg;
+        break;
+      case kOptFormat:
+        format = optarg;
+        if (format != "text" && format != "dot" && format != "svg" && format != "png" && format != "callgrind")
+          return fail(kCommand, "", "--format must be text, dot, svg, png or callgrind, not '" + format + "'");
+        break;
+      case kOptThreshold: {
+        char* end = nullptr;
+        graph_options.threshold_percent = std::strtod(optarg, &end);
+        if (!end || *end || graph_options.threshold_percent < 0 || graph_options.threshold_percent > 100)
+          return fail(kCommand, "", std::string("--threshold must be a percentage, not '") + optarg + "'");
+        break;
+      }
+      case 'h':
+        std::fputs(kHelp, stdout);
+        return 0;
+      case ':':
+        return fail(kCommand, "", std::string("option '") + argv[optind - 1] + "' needs a value (see --help)");
+      default: {
+        std::string what = optopt ? std::string("-") + char(optopt) : std::string(argv[optind - 1]);
+        return fail(kCommand, "", "unknown option '" + what + "' (see covkit gprof --help)");
+      }
+    }
+  }
+  std::vector<std::string> args(argv + optind, argv + argc);
+  if ((format == "svg" || format == "png") && out.empty())
+    return fail(kCommand, "", "--format " + format + " needs -o FILE");
+
+  return run_guarded(kCommand, [&]() -> int {
+    std::string prog = "a.out";
+    std::vector<std::string> gmons;
+    if (!args.empty()) {
+      // `covkit gprof gmon.out PROG`: recognised by the magic.
+      auto is_gmon = [](const std::string& path) {
+        auto data = util::read_file(path);
+        return data && format::has_gmon_magic(data->bytes());
+      };
+      if (args.size() >= 2 && is_gmon(args[0]) && !is_gmon(args[1])) std::swap(args[0], args[1]);
+      prog = args[0];
+      gmons.assign(args.begin() + 1, args.end());
+    }
+    if (gmons.empty()) gmons.push_back("gmon.out");
+
+    auto symbols = trace::read_gprof_symbols(prog);
+    if (!symbols) return fail(kCommand, prog, symbols.error());
+    std::vector<trace::GprofInput> inputs;
+    for (const std::string& g : gmons) {
+      auto data = format::read_gmon(g);
+      if (!data) return fail(kCommand, g, data.error());
+      inputs.push_back({g, std::move(*data)});
+    }
+    auto profile = trace::build_gprof_profile(*symbols, inputs);
+    if (!profile) return fail(kCommand, profile.error().path, profile.error().describe());
+
+    if (style == 0) {
+      if (profile->has_histogram) style |= kFlat;
+      if (profile->has_call_graph) style |= kGraph;
+      style &= ~user_specified;
+    }
+    if ((style & kFlat) && !profile->has_histogram)
+      return fail(kCommand, gmons.front(), "no histogram records: no flat profile (try -q)");
+    if ((style & kGraph) && !profile->has_call_graph)
+      return fail(kCommand, gmons.front(), "no call-graph records: no call graph (try -p)");
+
+    std::string content;
+    if (format == "text") {
+      text.flat = style & kFlat;
+      text.graph = style & kGraph;
+      content = trace::gprof_text(*profile, text);
+      content += trace::gprof_block_counts_text(*profile, *symbols);
+    } else {
+      trace::CallProfile calls = trace::gprof_call_profile(*profile);
+      if (format == "callgrind") {
+        trace::CallgrindOptions cg;
+        cg.command = prog;
+        content = trace::write_callgrind(calls, cg);
+      } else {
+        auto graph = trace::build_call_graph(calls, graph_options);
+        if (!graph) return fail(kCommand, prog, graph.error());
+        trace::DotOptions dot;
+        dot.title = prog + ": gprof call graph";
+        content = trace::write_dot(*graph, dot);
+        if (format != "dot") {
+          auto image = trace::render_dot(content, format);
+          if (!image) return fail(kCommand, out, image.error());
+          content = std::move(*image);
+        }
+      }
+    }
+    if (out.empty() || out == "-") {
+      if (std::fwrite(content.data(), 1, content.size(), stdout) != content.size() || std::fflush(stdout) != 0)
+        return fail(kCommand, "<stdout>", std::strerror(errno));
+      return 0;
+    }
+    if (auto w = util::write_file_atomic(out, content); !w) return fail(kCommand, out, w.error().message);
+    return 0;
+  });
+}
+
+}  // namespace covkit::cli
