@@ -4,12 +4,17 @@
 # Cost of function-call tracing per call, libcovkit-trace against
 # `uftrace record`, side by side in one run, on the same program of tiny
 # calls: bench/trace/fib.c (recursive fib(N), 2*F(N+1)-1 calls of fib plus
-# main; 2,692,538 calls for N = 30) built with gcc-12 -O2 -finstrument-functions.
+# main; 2,692,538 calls for N = 30) built with gcc-12 -O2 and the compiler hook
+# BENCH_HOOK: instrument (-finstrument-functions, the default), pg (-pg: mcount
+# after the prologue) or fentry (-pg -mfentry: __fentry__ before it).
 #
 # Configurations (each timed BENCH_RUNS times, interleaved round by round after
 # one warm-up round; the median is reported):
 #   plain        fib built without -finstrument-functions (information only)
-#   baseline     the instrumented binary without a tracer (glibc's empty hooks)
+#   baseline     instrument: the instrumented binary without a tracer (glibc's
+#                empty hooks); pg, fentry: the plain build (without a tracer
+#                a -pg binary runs glibc's mcount and writes gmon.out: that is
+#                gprof's cost, not a baseline), so ns/call is the hook's whole cost
 #   covkit       COVKIT_TRACE_DIR=DIR LD_PRELOAD=libcovkit-trace.so ./fib N
 #                with DIR on tmpfs and on the disk (next to covkit)
 #   covkit-cli   `covkit trace record -o DIR -- ./fib N` on tmpfs (when that
@@ -30,6 +35,7 @@
 #                        COVKIT_TRACE_LIB (default libcovkit-trace.so next to covkit)
 #   BENCH_RUNS=5         timed runs per configuration
 #   BENCH_N=30           fib(N)
+#   BENCH_HOOK=instrument  instrument | pg | fentry
 #   BENCH_CC=gcc-12      compiler
 #   BENCH_UFTRACE=uftrace
 #   BENCH_TMPFS=/dev/shm where the tmpfs traces go
@@ -54,6 +60,7 @@ UFTRACE=${BENCH_UFTRACE:-uftrace}
 TMPFS=${BENCH_TMPFS:-/dev/shm}
 DISK=${BENCH_DISK:-$(dirname "$COVKIT")}
 CLI=${BENCH_CLI:-auto}
+HOOK=${BENCH_HOOK:-instrument}
 DECODER=$HERE/../tests/trace_runtime/decode_trace.py
 export LC_ALL=C
 unset COVKIT_TRACE_DIR COVKIT_TRACE_MAX_DEPTH COVKIT_TRACE_MIN_TIME_NS COVKIT_TRACE_CHUNK_KB \
@@ -65,6 +72,14 @@ for t in "$CC" "$UFTRACE" python3; do command -v "$t" >/dev/null || die "$t not 
 case "$RUNS" in ''|*[!0-9]*|0) die "BENCH_RUNS must be a positive integer" ;; esac
 case "$N" in ''|*[!0-9]*) die "BENCH_N must be a non-negative integer" ;; esac
 [ "$N" -le 45 ] || die "BENCH_N=$N: too many calls"
+# -fno-optimize-sibling-calls: -pg, unlike -finstrument-functions, lets GCC
+# turn fib's second call into a jump, and the hooks would see fewer calls.
+case "$HOOK" in
+  instrument) HOOK_FLAGS=(-finstrument-functions) ;;
+  pg)         HOOK_FLAGS=(-pg -fno-optimize-sibling-calls) ;;
+  fentry)     HOOK_FLAGS=(-pg -mfentry -fno-optimize-sibling-calls) ;;
+  *)          die "BENCH_HOOK=$HOOK: instrument, pg or fentry" ;;
+esac
 HAVE_COVKIT=0; [ -x "$COVKIT" ] && HAVE_COVKIT=1
 if [ "$CLI" = auto ]; then
   CLI=0
@@ -85,7 +100,8 @@ fstype() { stat -f -c %T "$1"; }
 # into a loop (which the hooks prevent in the instrumented build), so both
 # builds make the same calls.
 SRC=$HERE/trace/fib.c
-"$CC" -O2 -finstrument-functions "$SRC" -o "$WD/fib_inst" || die "$CC failed"
+cd "$WD" || die "cannot enter $WD"  # a -pg program writes gmon.out in its working directory
+"$CC" -O2 "${HOOK_FLAGS[@]}" "$SRC" -o "$WD/fib_inst" || die "$CC failed"
 "$CC" -O2 -fno-optimize-sibling-calls "$SRC" -o "$WD/fib_plain" || die "$CC failed"
 a=0 b=1
 for ((i = 0; i < N; i++)); do t=$((a + b)); a=$b; b=$t; done   # a = F(N), b = F(N+1)
@@ -104,13 +120,16 @@ CFGS+=(uf_shm uf_disk)
 declare -A LABEL TDIR
 LABEL[plain]="plain -O2 (no hooks)";    TDIR[plain]=
 LABEL[base]="baseline (empty hooks)";   TDIR[base]=
+[ "$HOOK" = instrument ] || LABEL[base]="baseline (plain)"
 LABEL[ck_shm]="covkit tmpfs";           TDIR[ck_shm]=$WS/covkit
 LABEL[ck_disk]="covkit disk";           TDIR[ck_disk]=$WD/covkit
 LABEL[ckcli_shm]="covkit-cli tmpfs";    TDIR[ckcli_shm]=$WS/covkit-cli
 LABEL[uf_shm]="uftrace tmpfs";          TDIR[uf_shm]=$WS/uftrace
 LABEL[uf_disk]="uftrace disk";          TDIR[uf_disk]=$WD/uftrace
 cmd_plain()     { "$WD/fib_plain" "$N"; }
-cmd_base()      { "$WD/fib_inst" "$N"; }
+cmd_base() {
+  if [ "$HOOK" = instrument ]; then "$WD/fib_inst" "$N"; else "$WD/fib_plain" "$N"; fi
+}
 cmd_ck_shm()    { COVKIT_TRACE_DIR=${TDIR[ck_shm]} LD_PRELOAD=$LIB "$WD/fib_inst" "$N"; }
 cmd_ck_disk()   { COVKIT_TRACE_DIR=${TDIR[ck_disk]} LD_PRELOAD=$LIB "$WD/fib_inst" "$N"; }
 cmd_ckcli_shm() { "$COVKIT" trace record -o "${TDIR[ckcli_shm]}" -- "$WD/fib_inst" "$N"; }
@@ -139,7 +158,8 @@ median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR]=$1} END{if (NR == 0) {pr
   printf "%.4f", NR % 2 ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
 minmax() { tr ' ' '\n' | grep . | sort -g | awk 'NR==1{lo=$1} {hi=$1} END{printf "%.3f-%.3f", lo, hi}'; }
 
-echo "trace_vs_uftrace: fib($N) = $FIBN, $FIB_CALLS calls of fib + main = $CALLS calls per run"
+echo "trace_vs_uftrace: fib($N) = $FIBN, $FIB_CALLS calls of fib + main = $CALLS calls per run;" \
+  "hook $HOOK ($CC -O2 ${HOOK_FLAGS[*]})"
 echo "  $("$CC" --version | head -1); $("$UFTRACE" --version 2>&1 | head -1)"
 echo "  runtime $LIB; covkit-cli: $([ "$CLI" = 1 ] && echo "$COVKIT trace record" || echo "not timed")"
 echo "  tmpfs $WS ($(fstype "$WS")), disk $WD ($(fstype "$WD"))"
@@ -177,7 +197,11 @@ for c in "${CFGS[@]}"; do
   printf '%-24s %9.3f %13s %9.3f %12s %12s %12s %10s\n' "${LABEL[$c]}" "${MCPU[$c]}" \
     "$(minmax <<<"${CPU[$c]:-}")" "${MWALL[$c]}" "${NSCPU[$c]}" "${NSWALL[$c]}" "${BYTES[$c]}" "${BPC[$c]}"
 done
-echo "(ns/call = (time - baseline) / $CALLS calls; plain's negative value is the cost of glibc's empty hooks)"
+if [ "$HOOK" = instrument ]; then
+  echo "(ns/call = (time - baseline) / $CALLS calls; plain's negative value is the cost of glibc's empty hooks)"
+else
+  echo "(ns/call = (time - baseline) / $CALLS calls; the baseline is the plain build)"
+fi
 echo
 
 # Parts of the traces.
