@@ -272,7 +272,9 @@ Expected<Snapshot> take_snapshot(pid_t pid, const SnapshotOptions& options) {
   RemoteMemory memory(pid);
   auto d = discover(pid, memory, options);
   if (!d) return exiting(pid, d.error()) ? gone() : d.error();
-  if (d->found.empty() && !process_running(pid)) return gone();
+  // No mapping at all: the exit has already detached the process's memory
+  // (/proc/PID/maps reads empty) while /proc may still show it running.
+  if (d->found.empty() && (d->maps.empty() || !process_running(pid))) return gone();
   if (d->found.empty())
     return Error("no coverage data: no module of the process was built with --coverage (or its libgcov records "
                  "are not registered yet)");
