@@ -36,7 +36,7 @@ Error not_an_entry(std::span<const uint8_t> bytes, size_t at) {
 std::optional<std::string> unexpected_record(const DataRecord& rec) {
   switch (rec.kind) {
     case DataRecord::Kind::kFunction:
-      if (rec.length == 0 || rec.has_ids) return std::nullopt;
+      if (rec.length == 0 || rec.length == 12) return std::nullopt;  // not 13..15: has_ids counts whole words
       return fmt::format("function record of {} bytes (libgcov writes 0 or 12)", rec.length);
     case DataRecord::Kind::kCounters: {
       const uint32_t magnitude = rec.all_zero ? 0u - rec.length : rec.length;

@@ -134,6 +134,20 @@ TEST(GcovStreamReader, RefusesRecordsLibgcovNeverStreams) {
                         at));
 }
 
+// Found by fuzz_stream: a function record of 13..15 bytes holds the three
+// words and parses, but libgcov writes 0 or 12, and the stream's bytes could
+// not be written back from what was read.
+TEST(GcovStreamReader, FunctionRecordOfOddLengthIsRefused) {
+  GcovImageBuilder s(Layout::kGcc12);
+  s.word(kFilenameMagic).word(testing::kVersion12).string("/b/x.gcda");
+  s.data_header(1, 2);
+  const size_t at = s.size();
+  s.record_words(kTagFunction, 14, {1, 2, 3}).raw(std::string_view("\0\0", 2));
+  s.record_words(kTagArcCounters, 8, {4, 0}).word(0);
+  EXPECT_EQ(error_of(s.bytes()),
+            fmt::format("corrupt at byte {}: /b/x.gcda: function record of 14 bytes (libgcov writes 0 or 12)", at));
+}
+
 TEST(GcovStreamReader, VersionsMustBeGcc12OnAndAgree) {
   GcovImageBuilder old(Layout::kGcc12);
   old.word(kFilenameMagic).word(testing::kVersion11).string("/b/x.gcda");
