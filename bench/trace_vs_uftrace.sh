@@ -52,7 +52,7 @@ case "$COVKIT" in
   */*) COVKIT=$(cd "$(dirname "$COVKIT")" 2>/dev/null && pwd)/$(basename "$COVKIT") ;;
   *)   COVKIT=$(command -v "$COVKIT") ;;
 esac
-LIB=${COVKIT_TRACE_LIB:-$(dirname "$COVKIT")/libcovkit-trace.so}
+LIB=$(realpath -m "${COVKIT_TRACE_LIB:-$(dirname "$COVKIT")/libcovkit-trace.so}")  # absolute: the runs happen in a work directory
 RUNS=${BENCH_RUNS:-5}
 N=${BENCH_N:-30}
 CC=${BENCH_CC:-gcc-12}
