@@ -15,7 +15,12 @@
 # compared (every function, exactly); the pg build is also recorded by
 # `uftrace record` and its per-function counts (`uftrace report`) compared.
 # Prints the calls, the functions, the differences and the CPU time of each
-# recorded run next to the same build run untraced.
+# recorded run next to the same build run untraced. Then gprof: the pg build
+# run untraced (`zstd -19` on the input) writes gmon.out, and `covkit gprof`
+# is compared with GNU gprof (-b, -b -p, -b -q, -b -z) byte for byte; the
+# lines that differ are counted and shown (information: not in the exit
+# status while the index's file labels of static functions copied from
+# headers differ, see docs/covkit-gprof.md).
 # Exit 0 when every count agrees, 1 when one differs, 2 on setup errors.
 #
 # Environment: BENCH_INPUT_KB (slice of the corpus, default 256),
@@ -122,5 +127,21 @@ SH
   for d in "$WORK"/uf/*; do counts_uftrace "$d"; done | unclone >"$WORK/counts-uftrace"
   echo "  uftrace record on the pg build: $(wc -l <"$WORK/counts-uftrace") functions, cpu $t s"
   compare "uftrace(pg) = covkit(pg)" "$WORK/counts-uftrace" "$WORK/counts-pg"
+fi
+if command -v gprof >/dev/null; then
+  z=$WORKDIR/zstd-hook-pg/programs/zstd
+  mkdir -p "$WORK/gprof" && cd "$WORK/gprof" || die "cd $WORK/gprof"
+  "$z" -q -f -T1 -19 "$WORK/input" -o c.zst || die "the pg build failed to run"
+  echo "gprof on the pg build's gmon.out ($(stat -c %s gmon.out) bytes), covkit gprof against GNU gprof:"
+  for opts in "-b" "-b -p" "-b -q" "-b -z"; do
+    # shellcheck disable=SC2086
+    gprof $opts "$z" gmon.out >gnu.txt 2>&1; "$COVKIT" gprof $opts "$z" gmon.out >ours.txt 2>&1
+    if cmp -s gnu.txt ours.txt; then
+      printf '  %-6s identical (%d lines)\n' "$opts" "$(wc -l <gnu.txt)"
+    else
+      printf '  %-6s %d of %d lines differ, e.g.:\n' "$opts" "$(diff gnu.txt ours.txt | grep -c '^<')" "$(wc -l <gnu.txt)"
+      diff gnu.txt ours.txt | grep '^[<>]' | head -2 | cut -c1-150 | sed 's/^/      /'
+    fi
+  done
 fi
 exit $status
