@@ -14,14 +14,11 @@
 
 #include "cli/command_line.h"
 #include "format/gmon_reader.h"
-#include "trace/call_graph_model.h"
-#include "trace/callgrind_writer.h"
-#include "trace/dot_writer.h"
 #include "trace/gprof_graph.h"
 #include "trace/gprof_profile.h"
 #include "trace/gprof_symbols.h"
 #include "trace/gprof_text.h"
-#include "trace/graph_render.h"
+#include "trace/graph_output.h"
 #include "util/file_io.h"
 
 namespace covkit::cli {
@@ -202,23 +199,14 @@ int run_gprof_command(int argc, char** argv) {
       content = trace::gprof_text(*profile, text);
       content += trace::gprof_block_counts_text(*profile, *symbols);
     } else {
-      trace::CallProfile calls = trace::gprof_call_profile(*profile);
-      if (format == "callgrind") {
-        trace::CallgrindOptions cg;
-        cg.command = prog;
-        content = trace::write_callgrind(calls, cg);
-      } else {
-        auto graph = trace::build_call_graph(calls, graph_options);
-        if (!graph) return fail(kCommand, prog, graph.error());
-        trace::DotOptions dot;
-        dot.title = prog + ": gprof call graph";
-        content = trace::write_dot(*graph, dot);
-        if (format != "dot") {
-          auto image = trace::render_dot(content, format);
-          if (!image) return fail(kCommand, out, image.error());
-          content = std::move(*image);
-        }
-      }
+      trace::GraphOutputOptions draw;
+      draw.format = format;
+      draw.graph = graph_options;
+      draw.callgrind.command = prog;
+      draw.title = [&](const trace::CallGraph&) { return prog + ": gprof call graph"; };
+      auto drawn = trace::draw_call_profile(trace::gprof_call_profile(*profile), draw);
+      if (!drawn) return fail(kCommand, drawn.error().rendering ? out : prog, drawn.error());
+      content = std::move(*drawn);
     }
     if (out.empty() || out == "-") {
       if (std::fwrite(content.data(), 1, content.size(), stdout) != content.size() || std::fflush(stdout) != 0)

@@ -16,11 +16,8 @@
 #include "cli/trace_command.h"
 #include "cli/trace_warnings.h"
 #include "format/trace_reader.h"
-#include "trace/call_graph_model.h"
 #include "trace/call_profile.h"
-#include "trace/callgrind_writer.h"
-#include "trace/dot_writer.h"
-#include "trace/graph_render.h"
+#include "trace/graph_output.h"
 #include "trace/graph_title.h"
 #include "trace/symbolizer.h"
 #include "util/file_io.h"
@@ -102,24 +99,14 @@ int graph(GraphCommandOptions& o) {
   print_trace_warnings("graph", profile.warnings);
   if (profile.functions.empty())
     return fail(kCommand, o.dir, "no function calls in the trace (was the program built with -finstrument-functions?)");
-  std::string content;
-  if (o.format == "callgrind") {
-    trace::CallgrindOptions cg;
-    if (trace->processes.size() == 1) cg.command = trace->processes.front().exe;
-    content = trace::write_callgrind(profile, cg);
-  } else {
-    auto graph = trace::build_call_graph(profile, o.graph);
-    if (!graph) return fail(kCommand, o.dir, graph.error());
-    trace::DotOptions dot_options;
-    dot_options.title = trace::graph_title(*trace, profile, *graph, o.graph);
-    content = trace::write_dot(*graph, dot_options);
-    if (o.format != "dot") {
-      auto image = trace::render_dot(content, o.format);
-      if (!image) return fail(kCommand, o.out, image.error());
-      content = std::move(*image);
-    }
-  }
-  if (auto w = util::write_file_atomic(o.out, content); !w) return fail(kCommand, o.out, w.error().message);
+  trace::GraphOutputOptions draw;
+  draw.format = o.format;
+  draw.graph = o.graph;
+  if (trace->processes.size() == 1) draw.callgrind.command = trace->processes.front().exe;
+  draw.title = [&](const trace::CallGraph& graph) { return trace::graph_title(*trace, profile, graph, o.graph); };
+  auto content = trace::draw_call_profile(profile, draw);
+  if (!content) return fail(kCommand, content.error().rendering ? o.out : o.dir, content.error());
+  if (auto w = util::write_file_atomic(o.out, *content); !w) return fail(kCommand, o.out, w.error().message);
   return 0;
 }
 
