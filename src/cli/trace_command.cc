@@ -11,7 +11,7 @@ namespace covkit::cli {
 namespace {
 
 constexpr const char* kDescription =
-    "Traces every call of the functions built with -finstrument-functions and\n"
+    "Traces every call of the functions built with -finstrument-functions or -pg and\n"
     "reports what they did: calls, inclusive and exclusive time, callers and\n"
     "callees, call trees, the deepest stack, call graphs, timelines, and the\n"
     "calls one by one (replay, dump).\n"
@@ -36,6 +36,7 @@ int run_trace_command(int argc, char** argv) {
     if (std::strcmp(argv[1], "timeline") == 0) return run_trace_timeline(argc - 1, argv + 1);
     if (std::strcmp(argv[1], "replay") == 0) return run_trace_replay(argc - 1, argv + 1);
     if (std::strcmp(argv[1], "dump") == 0) return run_trace_dump(argc - 1, argv + 1);
+    if (std::strcmp(argv[1], "attach") == 0) return run_trace_attach(argc - 1, argv + 1);
   }
   CLI::App app{kDescription, "covkit trace"};
   app.footer(kFooter);
@@ -49,6 +50,8 @@ int run_trace_command(int argc, char** argv) {
   app.add_subcommand("replay", "The calls and returns as indented text with times, as uftrace replay shows them")
       ->prefix_command();
   app.add_subcommand("dump", "Every record of the trace files as on disk (--raw), or every event decoded")
+      ->prefix_command();
+  app.add_subcommand("attach", "Switch the tracing of a running process (recorded with --signal) on, then off")
       ->prefix_command();
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   return 0;

@@ -12,5 +12,6 @@ int run_trace_graph(int argc, char** argv);     // cli/trace_graph_command.cc
 int run_trace_timeline(int argc, char** argv);  // cli/trace_timeline_command.cc
 int run_trace_replay(int argc, char** argv);    // cli/trace_replay_command.cc
 int run_trace_dump(int argc, char** argv);      // cli/trace_dump_command.cc
+int run_trace_attach(int argc, char** argv);    // cli/trace_attach_command.cc
 
 }  // namespace covkit::cli

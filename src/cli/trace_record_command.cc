@@ -4,8 +4,12 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <optional>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -13,10 +17,13 @@
 #include "cli/trace_command.h"
 #include "trace/duration.h"
 #include "trace/program_info.h"
+#include "runtime/trace/trace_contract.h"
 #include "trace/program_run.h"
 #include "trace/record_environment.h"
+#include "trace/record_filters.h"
 #include "trace/recording_dir.h"
 #include "trace/recording_summary.h"
+#include "util/file_io.h"
 #include "util/printable.h"
 
 namespace covkit::cli {
@@ -52,7 +59,16 @@ constexpr const char* kDescription =
     "into its working directory, with its time histogram but without call counts\n"
     "(those are the trace's). Only calls that the compiled code makes are seen:\n"
     "inlined calls and tail-call loops are not (-finstrument-functions records\n"
-    "inlined copies too).\n";
+    "inlined copies too).\n"
+    "\n"
+    "Filters (-F, -N, -T) name functions by PATTERN: a function's whole name (its\n"
+    "symbol, its demangled name, or that name without parameters: ns::f), or, when\n"
+    "PATTERN holds regular-expression characters, every function whose demangled\n"
+    "name it matches (POSIX extended, searched: '^ns::', 'parse_.*'). They apply to\n"
+    "PROG and the libraries it loads at start; a call not recorded is still\n"
+    "followed, so the trace stays exactly nested. With any filter, trigger or\n"
+    "--signal every call takes the runtime's slower path (about twice the cost per\n"
+    "call); calls not recorded write nothing.\n";
 
 constexpr const char* kFooterEnd =
     "\n"
@@ -63,7 +79,10 @@ constexpr const char* kFooterEnd =
     "  covkit trace record -- ./prog input.txt\n"
     "  gcc -pg -mfentry -O2 prog.c -o prog && covkit trace record -- ./prog\n"
     "  covkit trace record -o /tmp/t --max-depth 20 --min-time 10us -- make check\n"
-    "  covkit trace record --static -- ./prog-linked-with-the-runtime";
+    "  covkit trace record --static -- ./prog-linked-with-the-runtime\n"
+    "  covkit trace record -F parse_config -N 'ns::small_.*' -- ./prog\n"
+    "  covkit trace record --signal USR2 --trace-off -- ./server &\n"
+    "  covkit trace attach --for 10s $!";
 
 constexpr const char* kDefaultDir = "covkit-trace.data";
 
@@ -77,9 +96,10 @@ class RecordFormatter : public CLI::Formatter {
 };
 
 struct RecordOptions {
-  std::string dir = kDefaultDir, min_time;
+  std::string dir = kDefaultDir, min_time, signal;
   std::optional<uint32_t> max_depth;
-  bool static_runtime = false;
+  bool static_runtime = false, trace_off = false;
+  std::vector<std::string> only, notrace, triggers;
 };
 
 void warn(const std::string& what) { std::fprintf(stderr, "%s: warning: %s\n", std::string(kCommand).c_str(), what.c_str()); }
@@ -113,6 +133,67 @@ std::string joined(const std::vector<std::string>& words) {
   return out;
 }
 
+// -F, -N and -T as rules; an Error names the option and what is wrong.
+Expected<std::vector<trace::FilterRule>> filter_rules(const RecordOptions& o) {
+  std::vector<trace::FilterRule> rules;
+  for (const auto& [option, patterns, action] :
+       {std::tuple{"-F", &o.only, trace::FilterAction::only}, std::tuple{"-N", &o.notrace, trace::FilterAction::notrace}})
+    for (const std::string& p : *patterns) {
+      auto rule = trace::parse_filter_rule(action, p);
+      if (!rule) return Error(fmt::format("{} {}", option, rule.error().message));
+      rules.push_back(std::move(*rule));
+    }
+  for (const std::string& t : o.triggers) {
+    auto rule = trace::parse_trigger_rule(t);
+    if (!rule) return Error(fmt::format("-T {}", rule.error().message));
+    rules.push_back(std::move(*rule));
+  }
+  return rules;
+}
+
+// The functions the rules name (before anything is created: a pattern that
+// names nothing must not cost the earlier recording its place).
+Expected<trace::FilterPlan> name_functions(const std::vector<trace::FilterRule>& rules, const std::string& prog) {
+  trace::FilterPlan plan = trace::plan_filters(rules, trace::startup_modules(prog));
+  bool any_only = false, only_matched = false;
+  for (const trace::FilterRule& r : rules) {
+    if (r.action != trace::FilterAction::only) continue;
+    any_only = true;
+    if (std::find(plan.unmatched.begin(), plan.unmatched.end(), r.pattern) == plan.unmatched.end())
+      only_matched = true;
+  }
+  for (const std::string& p : plan.unmatched)
+    warn(fmt::format("'{}' names no function of {} or of the libraries it loads at start (dlopen'd libraries "
+                     "cannot be filtered)",
+                     util::printable(p), util::printable(prog)));
+  // Recording everything would be the opposite of what -F asked.
+  if (any_only && !only_matched) return Error("no function matches any -F pattern: nothing would be recorded");
+  return plan;
+}
+
+// The filter file in the recording's directory; its path.
+Expected<std::string> write_filters(const trace::FilterPlan& plan, const std::string& dir) {
+  std::string path = dir + "/" + CKT_FILTER_FILE;
+  if (auto written = util::write_file_atomic(path, trace::filter_file_text(plan)); !written)
+    return Error(fmt::format("cannot write {}: {}", util::printable(path), written.error().message));
+  return path;
+}
+
+// "USR2", "SIGUSR2" or a number.
+std::optional<int> signal_number(const std::string& name) {
+  std::string_view n = name;
+  if (n.starts_with("SIG")) n.remove_prefix(3);
+  if (!n.empty() && std::all_of(n.begin(), n.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    int v = n.size() > 3 ? 0 : std::stoi(std::string(n));
+    return v > 0 && v < NSIG ? std::optional(v) : std::nullopt;
+  }
+  for (int s = 1; s < NSIG; ++s) {
+    const char* abbrev = sigabbrev_np(s);
+    if (abbrev && n == abbrev) return s;
+  }
+  return std::nullopt;
+}
+
 int record(const RecordOptions& o, std::vector<std::string> command) {
   if (!command.empty() && command.front() == "--") command.erase(command.begin());
   if (command.empty()) return fail(kCommand, "", "no program to run (see covkit trace record --help)");
@@ -123,9 +204,24 @@ int record(const RecordOptions& o, std::vector<std::string> command) {
     if (!settings.min_time_ns)
       return fail(kCommand, "", fmt::format("--min-time {}: not a duration (500ns, 10us, 2ms, 1s)", o.min_time));
   }
+  auto rules = filter_rules(o);
+  if (!rules) return fail(kCommand, "", rules.error().message);
+  if (!o.signal.empty()) {
+    auto sig = signal_number(o.signal);
+    if (!sig || *sig == SIGKILL || *sig == SIGSTOP)
+      return fail(kCommand, "", fmt::format("--signal {}: not a signal that can be caught (USR1, USR2, ...)", o.signal));
+    settings.signal = *sig;
+  }
+  settings.start_off = o.trace_off;
   auto prog = trace::find_program(command[0]);
   if (!prog) return fail(kCommand, command[0], "command not found", 127);
   check_program(*prog, o.static_runtime);
+  std::optional<trace::FilterPlan> plan;
+  if (!rules->empty()) {
+    auto named = name_functions(*rules, *prog);
+    if (!named) return fail(kCommand, "", named.error().message);
+    plan = std::move(*named);
+  }
   if (!o.static_runtime) {
     auto runtime = trace::find_runtime_library();
     if (!runtime) return fail(kCommand, "", runtime.error());
@@ -137,6 +233,11 @@ int record(const RecordOptions& o, std::vector<std::string> command) {
     std::fprintf(stderr, "%s: the earlier recording in %s is now %s\n", std::string(kCommand).c_str(),
                  util::printable(o.dir).c_str(), util::printable(dir->moved_to()).c_str());
   settings.dir = dir->path();
+  if (plan) {
+    auto filters = write_filters(*plan, dir->path());
+    if (!filters) return fail(kCommand, "", filters.error().message);
+    settings.filter_file = *filters;
+  }
 
   auto end = trace::run_program(*prog, command, trace::traced_environment(trace::current_environment(), settings));
   if (!end) return fail(kCommand, *prog, fmt::format("cannot run: {}", end.error().describe()), 127);
@@ -175,6 +276,22 @@ int run_trace_record(int argc, char** argv) {
                  "Do not record calls shorter than T that call no recorded function; T: 500ns, 10us, 2ms, 1s or "
                  "plain nanoseconds")
       ->type_name("T");
+  app.add_option("-F,--filter", o.only,
+                 "Record only calls of the functions PATTERN names and what they call (repeatable); "
+                 "--max-depth then counts from them")
+      ->type_name("PATTERN");
+  app.add_option("-N,--notrace", o.notrace,
+                 "Record neither calls of the functions PATTERN names nor what they call (repeatable)")
+      ->type_name("PATTERN");
+  app.add_option("-T,--trigger", o.triggers,
+                 "PATTERN@trace_on or PATTERN@trace_off: entering such a function switches tracing on (that call "
+                 "recorded) or off (not recorded) for the whole process (repeatable)")
+      ->type_name("PATTERN@ACTION");
+  app.add_option("--signal", o.signal,
+                 "Signal SIG (USR1, USR2, a number) switches tracing on and off; covkit trace attach sends it")
+      ->type_name("SIG");
+  app.add_flag("--trace-off", o.trace_off,
+               "Start with tracing switched off (switched on by -T, --signal or covkit trace attach)");
   app.add_flag("--static", o.static_runtime,
                "PROG carries the runtime itself (linked with it, or fully static): do not preload "
                "libcovkit-trace.so, only set COVKIT_TRACE_*");

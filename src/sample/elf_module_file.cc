@@ -1,83 +1,15 @@
 #include "sample/elf_module_file.h"
 
 #include <elfutils/libdwelf.h>
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
-#include <unistd.h>
-
-#include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <functional>
 
 #include <fmt/format.h>
 
+#include "format/elf_symbols.h"
+
 namespace covkit::sample {
 
-namespace {
-
-// An open ELF file; closed on every path out.
-class OpenElf {
- public:
-  static Expected<OpenElf> open(const std::string& path) {
-    elf_version(EV_CURRENT);
-    OpenElf f;
-    f.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (f.fd_ < 0) {
-      Error e(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
-      e.errno_value = errno;
-      return e;
-    }
-    f.elf_ = elf_begin(f.fd_, ELF_C_READ_MMAP, nullptr);
-    if (!f.elf_ || elf_kind(f.elf_) != ELF_K_ELF || gelf_getclass(f.elf_) != ELFCLASS64)
-      return Error(fmt::format("{}: not a 64-bit ELF file", path));
-    return f;
-  }
-  OpenElf(OpenElf&& o) noexcept : fd_(std::exchange(o.fd_, -1)), elf_(std::exchange(o.elf_, nullptr)) {}
-  OpenElf(const OpenElf&) = delete;
-  ~OpenElf() {
-    if (elf_) elf_end(elf_);
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Elf* elf() const { return elf_; }
-
- private:
-  OpenElf() = default;
-  int fd_ = -1;
-  Elf* elf_ = nullptr;
-};
-
-// Calls `visit` for each defined symbol of the first table of type `type`.
-void for_each_symbol(Elf* elf, uint32_t type, const std::function<void(const GElf_Sym&, const char*)>& visit) {
-  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
-    GElf_Shdr sh;
-    if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || sh.sh_entsize == 0) continue;
-    Elf_Data* data = elf_getdata(scn, nullptr);
-    if (!data) continue;
-    size_t count = sh.sh_size / sh.sh_entsize;
-    for (size_t i = 0; i < count; ++i) {
-      GElf_Sym sym;
-      if (!gelf_getsym(data, int(i), &sym) || sym.st_shndx == SHN_UNDEF) continue;
-      const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
-      visit(sym, name ? name : "");
-    }
-    return;
-  }
-}
-
-bool has_table(Elf* elf, uint32_t type) {
-  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
-    GElf_Shdr sh;
-    if (gelf_getshdr(scn, &sh) && sh.sh_type == type) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 Expected<ElfModuleFile> read_elf_module(const std::string& path) {
-  auto f = OpenElf::open(path);
+  auto f = format::OpenElf::open(path);
   if (!f) return f.error();
   ElfModuleFile out;
   GElf_Ehdr eh;
@@ -95,44 +27,6 @@ Expected<ElfModuleFile> read_elf_module(const std::string& path) {
   ssize_t n = dwelf_elf_gnu_build_id(f->elf(), &id);
   for (ssize_t i = 0; i < n; ++i) out.build_id += fmt::format("{:02x}", static_cast<const uint8_t*>(id)[i]);
   return out;
-}
-
-Expected<std::vector<FunctionSymbol>> function_symbols(const std::string& path) {
-  auto f = OpenElf::open(path);
-  if (!f) return f.error();
-  Elf* elf = f->elf();
-  std::vector<FunctionSymbol> out;
-  auto visit = [&](const GElf_Sym& sym, const char* name) {
-    if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_size == 0 || sym.st_shndx >= SHN_LORESERVE) return;
-    GElf_Shdr sh;
-    Elf_Scn* scn = elf_getscn(elf, sym.st_shndx);
-    if (scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR)) out.push_back({name, sym.st_value, sym.st_size});
-  };
-  for_each_symbol(elf, has_table(elf, SHT_SYMTAB) ? SHT_SYMTAB : SHT_DYNSYM, visit);
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.address < b.address; });
-  return out;
-}
-
-Expected<std::vector<uint64_t>> function_entries(const std::string& path) {
-  auto symbols = function_symbols(path);
-  if (!symbols) return symbols.error();
-  std::vector<uint64_t> out;
-  for (const FunctionSymbol& s : *symbols)
-    if (out.empty() || out.back() != s.address) out.push_back(s.address);
-  return out;
-}
-
-Expected<std::optional<uint64_t>> symbol_address(const std::string& path, std::string_view name) {
-  auto f = OpenElf::open(path);
-  if (!f) return f.error();
-  std::optional<uint64_t> found;
-  for (uint32_t type : {uint32_t(SHT_SYMTAB), uint32_t(SHT_DYNSYM)}) {
-    for_each_symbol(f->elf(), type, [&](const GElf_Sym& sym, const char* n) {
-      if (!found && name == n) found = sym.st_value;
-    });
-    if (found) break;
-  }
-  return found;
 }
 
 }  // namespace covkit::sample

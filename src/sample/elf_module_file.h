@@ -24,17 +24,10 @@ struct ElfModuleFile {
 
 Expected<ElfModuleFile> read_elf_module(const std::string& path);
 
-// The functions the file defines, each as the symbol table names it:
-// STT_FUNC symbols of nonzero size in executable sections (.symtab, or
-// .dynsym when stripped), sorted by address (aliases each listed).
-Expected<std::vector<FunctionSymbol>> function_symbols(const std::string& path);
-
-// Entries of the functions the file defines: STT_FUNC symbols of nonzero
-// size in executable sections (.symtab, or .dynsym when stripped), sorted,
-// aliases once. ELF virtual addresses.
-Expected<std::vector<uint64_t>> function_entries(const std::string& path);
-
-// The value of the defined symbol `name` (.symtab first, then .dynsym).
-Expected<std::optional<uint64_t>> symbol_address(const std::string& path, std::string_view name);
+// The file's functions and symbols (format/elf_symbols.h), as the recorder
+// has always named them.
+using format::function_entries;
+using format::function_symbols;
+using format::symbol_address;
 
 }  // namespace covkit::sample

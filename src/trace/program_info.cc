@@ -38,7 +38,12 @@ ProgramInfo inspect_program(const std::string& path) {
     if (elf_getphdrnum(elf, &phnum) == 0)
       for (size_t i = 0; i < phnum; ++i) {
         GElf_Phdr ph;
-        if (gelf_getphdr(elf, int(i), &ph) && ph.p_type == PT_INTERP) info.dynamic = true;
+        if (!gelf_getphdr(elf, int(i), &ph) || ph.p_type != PT_INTERP) continue;
+        info.dynamic = true;
+        size_t size = 0;
+        const char* raw = elf_rawfile(elf, &size);
+        if (raw && ph.p_offset < size && ph.p_filesz <= size - ph.p_offset)
+          info.interpreter = std::string(raw + ph.p_offset, strnlen(raw + ph.p_offset, ph.p_filesz));
       }
     for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
       GElf_Shdr sh;

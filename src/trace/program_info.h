@@ -15,6 +15,7 @@ struct ProgramInfo {
   bool references_pg_hooks = false;  // mcount, _mcount or __fentry__ (-pg [-mfentry]), undefined or defined
   bool defines_pg_hooks = false;     // ... defined there (a runtime linked in, or a static glibc's)
   bool dynamic = false;           // has an interpreter (PT_INTERP), so LD_PRELOAD applies
+  std::string interpreter;        // PT_INTERP's path (the dynamic loader), "" when none
 };
 
 // Reads the symbol tables of the ELF file at `path` (nothing is run).

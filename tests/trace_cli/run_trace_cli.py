@@ -1106,6 +1106,191 @@ def t_pg(env):
                       uftrace_counts(env, d, exe, args, label))
 
 
+# ------------------------------------------------- filters while recording
+
+# progs/filters.cc as a tree: (name, children); "TOGGLE" is raise(SIGUSR2).
+def filters_tree(rounds, signal):
+    def leaf():
+        return ("leaf(int)", [])
+
+    def helper():
+        return ("helper(int)", [leaf(), leaf(), leaf(), ("ns::tiny(int)", [])])
+
+    def work():
+        return ("work(int)", [helper(), leaf()])
+
+    kids = []
+    for _ in range(rounds):
+        kids += [work(), ("quiet(int)", [helper()])]
+    kids += [("on()", []), work(), ("off()", []), work()]
+    if signal:
+        kids += [("TOGGLE", []), work(), ("TOGGLE", []), work()]
+    return ("main", kids)
+
+
+def filters_answer(tree, only=(), notrace=(), max_depth=None, on=(), off=(), start_on=True):
+    """The calls, edges and max_depth a recording with these filters holds:
+    written = tracing on, outside every -N call, inside an -F call (when
+    any), less than max_depth frames below the outermost -F call (or main).
+    Triggers act on entry, before the decision."""
+    calls, edges = {}, {}
+    state = {"on": start_on, "depth": 0}
+
+    def walk(node, parent, in_only, only_base, in_notrace, depth):
+        name, kids = node
+        if name == "TOGGLE":
+            state["on"] = not state["on"]
+            return
+        if name in on:
+            state["on"] = True
+        if name in off:
+            state["on"] = False
+        if name in only and in_only is None:
+            in_only, only_base = depth, depth
+        if name in notrace:
+            in_notrace = True
+        base = only_base if only else 0
+        written = state["on"] and not in_notrace and (not only or in_only is not None) and \
+            (max_depth is None or depth - base < max_depth)
+        wdepth = parent[1] + 1 if written else parent[1]
+        if written:
+            calls[name] = calls.get(name, 0) + 1
+            if parent[0] is not None:
+                edges[(parent[0], name)] = edges.get((parent[0], name), 0) + 1
+            state["depth"] = max(state["depth"], wdepth)
+        for k in kids:
+            walk(k, (name, wdepth) if written else parent, in_only, only_base, in_notrace, depth + 1)
+
+    walk(tree, (None, 0), None, None, False, 0)
+    return calls, edges, state["depth"]
+
+
+FILTER_CASES = (
+    ("only", ["-F", "work"], dict(only={"work(int)"})),
+    ("notrace", ["-N", "helper"], dict(notrace={"helper(int)"})),
+    ("only-depth", ["-F", "work", "--max-depth", "2"], dict(only={"work(int)"}, max_depth=2)),
+    ("only-notrace", ["-F", "work", "-N", "leaf(int)"], dict(only={"work(int)"}, notrace={"leaf(int)"})),
+    ("exact-no-params", ["-F", "ns::tiny"], dict(only={"ns::tiny(int)"})),
+    ("regex", ["-N", "^ns::", "-N", "^q[a-z]+"], dict(notrace={"ns::tiny(int)", "quiet(int)"})),
+    ("depth", ["--max-depth", "3", "-N", "off"], dict(max_depth=3, notrace={"off()"})),
+    ("triggers", ["-T", "on@trace_on", "-T", "off@trace_off", "--trace-off"],
+     dict(on={"on()"}, off={"off()"}, start_on=False)),
+)
+
+
+def t_filters(env):
+    """-F/-N (exact names, names without parameters, regular expressions),
+    --max-depth counted from the -F call, -T triggers, --signal with
+    --trace-off: calls, edges and max_depth equal to the known call tree
+    filtered, for -finstrument-functions (gcc, clang), -pg and -pg -mfentry;
+    a pattern naming nothing is refused before the earlier recording moves."""
+    env.need("g++", "clang++")
+    d = env.dir("filters")
+    src = mine("filters.cc")
+    builds = (("gcc-O0", "g++", ["-O0"], True), ("gcc-O2", "g++", ["-O2"], True),
+              ("clang-O2", "clang++", ["-O2"], True), ("pg-O2", "g++", ["-O2"], ["-pg"]),
+              ("fentry-O2", "g++", ["-O2"], ["-pg", "-mfentry"]))
+    rounds = 3
+    for label, cc, flags, inst in builds:
+        exe = env.compile(os.path.join(d, f"filters-{label}"), cc, [src], flags, instrument=inst)
+        tr = os.path.join(d, f"trace-{label}")
+        env.record(tr, exe, [rounds])
+        expect_profile(f"{label} unfiltered", env.report(tr), *filters_answer(filters_tree(rounds, False)))
+        for case, opts, want in FILTER_CASES:
+            r = env.record(tr, exe, [rounds], opts=opts)
+            if "warning" in r.stderr:
+                raise Failure(f"{label} {case}: record warned: {r.stderr!r}")
+            expect_profile(f"{label} {case}", env.report(tr), *filters_answer(filters_tree(rounds, False), **want))
+        env.record(tr, exe, [rounds, "signal"], opts=["--signal", "USR2", "--trace-off"])
+        expect_profile(f"{label} signal", env.report(tr),
+                       *filters_answer(filters_tree(rounds, True), start_on=False))
+    # Refused before anything moves: the last recording stays where it is.
+    before = sorted(os.listdir(tr))
+    r = env.covkit_run(["trace", "record", "-o", tr, "-F", "no_such_function", "--", exe, rounds], expect_rc=1)
+    for want in ("no_such_function", "no function matches any -F pattern"):
+        if want not in r.stderr:
+            raise Failure(f"-F naming nothing: {want!r} not in {r.stderr!r}")
+    expect_eq("-F naming nothing: the earlier recording", sorted(os.listdir(tr)), before)
+    for opts, want in ((["-F", "a["], "not a regular expression"), (["-T", "work@sometimes"], "trace_on or trace_off"),
+                       (["--signal", "KILL"], "can be caught"), (["--signal", "NOPE"], "can be caught")):
+        r = env.covkit_run(["trace", "record", "-o", tr] + opts + ["--", exe, rounds], expect_rc=1)
+        if want not in r.stderr or len(r.stderr.strip().splitlines()) != 1:
+            raise Failure(f"record {opts}: want one line with {want!r}, got {r.stderr!r}")
+    # A -N pattern that names nothing is a warning, not an error.
+    r = env.record(tr, exe, [rounds], opts=["-N", "no_such_function"])
+    if "no_such_function" not in r.stderr or "warning" not in r.stderr:
+        raise Failure(f"-N naming nothing: no warning: {r.stderr!r}")
+
+
+def t_attach(env):
+    """covkit trace attach: a process recorded with --signal USR2 --trace-off
+    is traced only while attached (--for, and --on/--off); a process not
+    started by covkit, or started without --signal, is refused in one line."""
+    env.need("gcc")
+    d = env.dir("attach")
+    exe = env.compile(os.path.join(d, "sleeper"), "gcc", [mine("sleeper.c")], ["-O0"])
+    ticks = 600  # 5 ms apart: 3 s in all
+    tr = os.path.join(d, "trace")
+    cmd = [env.covkit, "trace", "record", "-o", tr, "--signal", "USR2", "--trace-off", "--", exe, str(ticks)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env.clean_env())
+    try:
+        pid = None
+        for _ in range(200):  # the sleeper, child of covkit
+            kids = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+            if kids:
+                pid = int(kids[0])
+                break
+            time.sleep(0.01)
+        if pid is None:
+            raise Failure("attach: the recorded program did not start")
+        time.sleep(0.3)
+        r = env.covkit_run(["trace", "attach", "--for", "500ms", pid])
+        if "switched off" not in r.stderr:
+            raise Failure(f"attach --for: {r.stderr!r}")
+        time.sleep(0.3)
+        env.covkit_run(["trace", "attach", "--on", pid])
+        time.sleep(0.3)
+        env.covkit_run(["trace", "attach", "--off", pid])
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    if proc.returncode != 0:
+        raise Failure(f"attach: record exited {proc.returncode}: {err!r}")
+    rep = env.report(tr)
+    got = calls_of(rep["functions"]).get("tick", 0)
+    # ~160 ticks attached of 600; the bounds leave room for a slow machine.
+    if not 10 <= got <= ticks - 100:
+        raise Failure(f"attach: {got} of {ticks} ticks recorded: tracing was not switched on and off")
+    if "main" in calls_of(rep["functions"]) or rep["max_depth"] > 2:
+        raise Failure(f"attach: main (open before tracing) recorded, or max_depth {rep['max_depth']} > 2")
+    # Refusals.
+    r = env.covkit_run(["trace", "attach", os.getpid()], expect_rc=1)
+    if "not started by covkit trace record" not in r.stderr:
+        raise Failure(f"attach to a process not recorded: {r.stderr!r}")
+    plain = subprocess.Popen([env.covkit, "trace", "record", "-o", os.path.join(d, "plain"), "--", exe, "100"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env.clean_env())
+    try:
+        kid = None
+        for _ in range(200):
+            kids = subprocess.run(["pgrep", "-P", str(plain.pid)], capture_output=True, text=True).stdout.split()
+            if kids:
+                kid = kids[0]
+                break
+            time.sleep(0.01)
+        time.sleep(0.1)
+        r = env.covkit_run(["trace", "attach", kid], expect_rc=1)
+        if "without --signal" not in r.stderr:
+            raise Failure(f"attach to a process recorded without --signal: {r.stderr!r}")
+    finally:
+        plain.kill()
+        plain.wait()
+    r = env.covkit_run(["trace", "attach", "2147483646"], expect_rc=1)
+    if "does not exist" not in r.stderr:
+        raise Failure(f"attach to no process: {r.stderr!r}")
+
+
 # ------------------------------------------------------- hardening (issue 8)
 
 GOLDEN = os.path.join(HERE, "golden")
@@ -1656,7 +1841,7 @@ SCENARIOS = {
     "noinstr": t_noinstr, "running": t_running, "graph": t_graph, "timeline": t_timeline, "uftrace": t_uftrace,
     "golden": t_golden, "memory": t_memory, "record_dir": t_record_dir, "exec": t_exec, "full_disk": t_full_disk,
     "thread_names": t_thread_names, "replay": t_replay, "replay_uftrace": t_replay_uftrace,
-    "replay_golden": t_replay_golden, "dump": t_dump, "pg": t_pg,
+    "replay_golden": t_replay_golden, "dump": t_dump, "pg": t_pg, "filters": t_filters, "attach": t_attach,
 }
 
 

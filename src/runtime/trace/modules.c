@@ -112,7 +112,7 @@ CKT_FN static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg) {
   return 0;
 }
 
-CKT_FN static uint64_t hash_str(const char *s) {
+CKT_FN uint64_t ckt_path_hash(const char *s) {
   uint64_t h = 1469598103934665603ull;
   for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211ull;
   return h;
@@ -161,7 +161,7 @@ CKT_FN static void refresh(uint64_t now) {
   for (uint32_t i = 0; i < sc.n && modules; i++) {
     const struct found *f = &sc.f[i];
     const char *path = sc.pool + f->path_off;
-    uint64_t h = hash_str(path);
+    uint64_t h = ckt_path_hash(path);
     uint32_t j = 0;
     while (j < nmodules && !(modules[j].base == f->base && modules[j].hash == h)) j++;
     if (j == nmodules) {
@@ -207,4 +207,22 @@ CKT_FN void ckt_modules_note(uintptr_t fn, uint64_t now, int may_iterate) {
 CKT_FN void ckt_modules_write_live(void) {
   for (uint32_t j = 0; j < nmodules; j++)
     if (modules[j].live) write_module(&modules[j]);
+}
+
+CKT_FN int ckt_modules_locate(uintptr_t a, uint64_t *base, uint64_t *path_hash) {
+  int found = 0;
+  ckt_modules_lock();
+  for (uint32_t j = 0; j < nmodules && !found; j++) {
+    const struct module *m = &modules[j];
+    if (!m->live) continue;
+    for (uint32_t i = 0; i < m->nseg; i++)
+      if (a >= m->lo[i] && a < m->hi[i]) {
+        *base = m->base;
+        *path_hash = m->hash;
+        found = 1;
+        break;
+      }
+  }
+  ckt_modules_unlock();
+  return found;
 }

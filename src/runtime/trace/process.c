@@ -10,6 +10,7 @@
 #include "calib.h"
 #include "clock.h"
 #include "config.h"
+#include "filters.h"
 #include "fork.h"
 #include "process_meta.h"
 #include "process_state.h"
@@ -31,7 +32,7 @@ CKT_FN static int mkdir_p(const char *dir) {
 }
 
 CKT_FN static int start(void) {
-  if (!ckt_config_load()) return 0;
+  if (!ckt_config_load() || !ckt_filters_load()) return 0;
   if (!mkdir_p(ckt_cfg.dir)) {
     ckt_warn("cannot create the trace directory", ckt_cfg.dir);
     return 0;

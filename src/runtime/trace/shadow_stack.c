@@ -3,6 +3,7 @@
 
 #include "events.h"
 #include "calib.h"
+#include "filters.h"
 
 CKT_FN uintptr_t ckt_slot_rescan(struct ckt_thread *t, uintptr_t fn, const uintptr_t *cfa, uintptr_t site) {
   uintptr_t slot = ckt_find_slot(cfa, site);
@@ -18,6 +19,7 @@ CKT_FN void ckt_count_lost(struct ckt_thread *t) {
 CKT_FN void ckt_pop_one(struct ckt_thread *t, uint64_t now) {
   uint32_t d = t->depth - 1;
   struct ckt_frame *f = &t->stack[d];
+  if (t->slow & CKT_SLOW_FILTER) ckt_filter_pop(t, d);
   if (f->slot & CKT_PENDING) {
     /* Short, no recorded callee: taken back if it still can be. Else it and
      * its held callers are kept. */
@@ -93,7 +95,12 @@ CKT_FN void ckt_enter_push(struct ckt_thread *t, uintptr_t fn, uintptr_t site, u
   f->ra = ra;
   f->slot = slot;
   t->depth = d + 1;
-  if (d >= t->max_depth) return;
+  if (t->slow & CKT_SLOW_FILTER) {
+    uint32_t e = ckt_func_entry(t, fn, now, CKT_LOOKUP_ITERATE);
+    if (!ckt_filter_push(t, d, fn, e)) return;
+  } else if (d >= t->max_depth) {
+    return;
+  }
   if (t->min_ticks) {  /* held until it proves long or has a recorded callee */
     uint32_t e = ckt_func_entry(t, fn, now, CKT_LOOKUP_ITERATE);
     if (e == CKT_NO_ID) {
@@ -112,6 +119,7 @@ CKT_FN void ckt_enter_push(struct ckt_thread *t, uintptr_t fn, uintptr_t site, u
     return;
   }
   f->slot = slot | CKT_WRITTEN;
+  ckt_define(t, CKT_ID(e), fn, now);  /* a filter's lookup above added it undefined */
   ckt_write_enter(t, now, CKT_ID(e));
 }
 

@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "config.h"
 #include "events.h"
+#include "filters.h"
 #include "process_meta.h"
 #include "return_hook.h"
 #include "warn.h"
@@ -58,6 +59,8 @@ CKT_FN struct ckt_thread *ckt_thread_create(void) {
   t->fast_depth = t->max_depth < CKT_STACK_CAP ? t->max_depth : CKT_STACK_CAP;
   t->min_ticks = ckt_min_ticks;
   t->slow = t->min_ticks ? CKT_SLOW_MINTIME : 0;
+  t->only_lo = t->notrace_lo = CKT_NONE;
+  if (ckt_filter_active) t->slow |= CKT_SLOW_FILTER;
   t->tid = ckt_gettid();
   stack_bounds(t);
   t->last = ckt_now();

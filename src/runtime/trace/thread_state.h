@@ -56,7 +56,7 @@ struct ckt_pend {
   uint8_t defined; /* its `define` was written with it */
 };
 
-enum { CKT_SLOW_MINTIME = 1, CKT_SLOW_OVERFLOW = 2 };
+enum { CKT_SLOW_MINTIME = 1, CKT_SLOW_OVERFLOW = 2, CKT_SLOW_FILTER = 4 /* filters.h */ };
 
 /* -pg hooks: hooked frames closed while maybe still live (found under
  * frames of another stack: a coroutine's), so that their trampoline can
@@ -89,9 +89,12 @@ struct ckt_thread {
   uintptr_t stack_lo, stack_hi;  /* the thread's stack (whole address space if unknown) */
   size_t map_bytes;     /* this state's mapping */
   struct ckt_thread *next, *prev;  /* registry of live states */
+  uint32_t only_lo;     /* filters: outermost open -F frame, CKT_NONE if none */
+  uint32_t notrace_lo;  /* filters: outermost open -N frame, CKT_NONE if none */
   uint32_t norphans;    /* -pg hooks: orphans[] written so far (a ring) */
   struct ckt_orphan orphans[CKT_ORPHANS];
   uint8_t defined[CKT_MAX_IDS / 8];  /* ids whose `define` is in the stream */
+  uint8_t fflags[CKT_MAX_IDS];       /* filters: CKT_FF_* of each id (untouched pages cost nothing) */
   uint8_t scratch[8192];
 };
 

@@ -12,7 +12,28 @@
 #define CKT_ENV_MIN_TIME_NS "COVKIT_TRACE_MIN_TIME_NS" /* leaf calls shorter than this are not written */
 #define CKT_ENV_CHUNK_KB "COVKIT_TRACE_CHUNK_KB"       /* tests: file growth step */
 #define CKT_ENV_CLOCK "COVKIT_TRACE_CLOCK"             /* tests: "mono" never uses the TSC */
+#define CKT_ENV_FILTERS "COVKIT_TRACE_FILTERS"         /* file of function ranges and what to do with them */
+#define CKT_ENV_SIGNAL "COVKIT_TRACE_SIGNAL"           /* signal number that switches tracing on and off */
+#define CKT_ENV_START "COVKIT_TRACE_START"             /* "off": tracing starts switched off */
 #define CKT_ENV_PREFIX "COVKIT_TRACE_"                 /* every variable above starts so */
+
+/* ---- filters (CKT_ENV_FILTERS, written by `covkit trace record -F/-N/-T`) ----
+ * Text. The first line is CKT_FILTERS_MAGIC; then one line per function:
+ *   <actions> <lo> <hi> <module path>
+ * actions: one or more of the CKT_FILTER_* letters; lo, hi: lower-case hex
+ * addresses [lo, hi) relative to the module's load address (its ELF virtual
+ * addresses for a PIE or shared library); the path as the dynamic loader
+ * names the module (the executable's: its canonical path). Lines sorted by
+ * path, then lo. */
+#define CKT_FILTERS_MAGIC "covkit-filters 1"
+#define CKT_FILTER_FILE "covkit-filters" /* its name in the trace directory */
+#define CKT_FILTER_ONLY 'F'    /* record only these calls and what they call */
+#define CKT_FILTER_NOTRACE 'N' /* record neither these calls nor what they call */
+#define CKT_FILTER_ON '+'      /* entering one switches tracing on */
+#define CKT_FILTER_OFF '-'     /* entering one switches tracing off */
+/* CKT_ENV_SIGNAL from sigqueue(): the value says what to do; any other
+ * sender (kill) toggles. */
+enum { CKT_SIGNAL_VALUE_ON = 1, CKT_SIGNAL_VALUE_OFF = 2 };
 
 /* ---- file names, relative to the trace directory ----
  * A process image is named IMAGE = "<pid>" or, when a file of that name

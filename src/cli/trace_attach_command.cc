@@ -1,0 +1,97 @@
+// `covkit trace attach [OPTIONS] PID`: switches the tracing of a process
+// recorded with --signal on, waits, and switches it off (src/trace/
+// tracing_switch).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <string>
+
+#include "cli/command_line.h"
+#include "cli/trace_command.h"
+#include "trace/duration.h"
+#include "trace/tracing_switch.h"
+#include "util/printable.h"
+
+namespace covkit::cli {
+
+namespace {
+
+constexpr std::string_view kCommand = "covkit trace attach";
+
+constexpr const char* kDescription =
+    "Switches on the tracing of PID, a process that covkit trace record started\n"
+    "with --signal SIG (and usually --trace-off), waits, then switches it off:\n"
+    "calls are recorded only while attached, into the process's own trace\n"
+    "directory, without restarting it. The wait ends after --for, when PID ends,\n"
+    "or at Ctrl-C. --on and --off only send the switch and return.\n"
+    "\n"
+    "The switch is SIG sent with sigqueue() and a value (on or off); a plain\n"
+    "`kill -SIG PID` toggles. Threads see it at their next call. Calls already\n"
+    "open when tracing starts are not recorded (their returns are not either),\n"
+    "so the trace stays nested.\n";
+
+constexpr const char* kFooter =
+    "\n"
+    "Exit status: 0 when the switch was sent (and, waiting, PID did not end\n"
+    "before it could be switched off); 1 otherwise (one line on stderr).\n"
+    "\n"
+    "Examples:\n"
+    "  covkit trace record -o srv.trace --signal USR2 --trace-off -- ./server &\n"
+    "  covkit trace attach --for 30s $!\n"
+    "  covkit trace report srv.trace\n"
+    "  covkit trace attach --on 4242; sleep 5; covkit trace attach --off 4242";
+
+struct AttachOptions {
+  pid_t pid = 0;
+  std::string duration;
+  bool on = false, off = false;
+};
+
+int attach(const AttachOptions& o) {
+  auto process = trace::find_traced_process(o.pid);
+  if (!process) return fail(kCommand, "", process.error().message);
+  if (o.on || o.off) {
+    if (auto sent = trace::switch_tracing(*process, o.on); !sent) return fail(kCommand, "", sent.error().message);
+    std::fprintf(stderr, "%s: tracing of process %d switched %s (trace directory %s)\n",
+                 std::string(kCommand).c_str(), int(o.pid), o.on ? "on" : "off",
+                 util::printable(process->dir).c_str());
+    return 0;
+  }
+  double seconds = -1;
+  if (!o.duration.empty()) {
+    auto ns = trace::parse_duration_ns(o.duration);
+    if (!ns) return fail(kCommand, "", fmt::format("--for {}: not a duration (500ms, 10s, 1.5s)", o.duration));
+    seconds = double(*ns) / 1e9;
+  }
+  if (auto sent = trace::switch_tracing(*process, true); !sent) return fail(kCommand, "", sent.error().message);
+  std::fprintf(stderr, "%s: tracing process %d into %s%s\n", std::string(kCommand).c_str(), int(o.pid),
+               util::printable(process->dir).c_str(), seconds < 0 ? "; Ctrl-C to stop" : "");
+  if (trace::wait_for_process(o.pid, seconds)) {
+    std::fprintf(stderr, "%s: process %d ended while traced\n", std::string(kCommand).c_str(), int(o.pid));
+    return 0;
+  }
+  if (auto sent = trace::switch_tracing(*process, false); !sent) return fail(kCommand, "", sent.error().message);
+  std::fprintf(stderr, "%s: tracing of process %d switched off\n", std::string(kCommand).c_str(), int(o.pid));
+  return 0;
+}
+
+}  // namespace
+
+int run_trace_attach(int argc, char** argv) {
+  CLI::App app{kDescription, std::string(kCommand)};
+  app.footer(kFooter);
+  app.get_formatter()->column_width(30);
+  AttachOptions o;
+  app.add_option("PID", o.pid, "The process (started by covkit trace record --signal SIG)")->required()->type_name("");
+  app.add_option("--for", o.duration, "Switch off after T (500ms, 10s; plain nanoseconds) [default: at Ctrl-C or PID's end]")
+      ->type_name("T");
+  auto* on = app.add_flag("--on", o.on, "Only switch tracing on");
+  auto* off = app.add_flag("--off", o.off, "Only switch tracing off");
+  on->excludes(off);
+  app.get_option("--for")->excludes(on)->excludes(off);
+  if (auto status = parse_command_line(app, argc, argv)) return *status;
+  return run_guarded(kCommand, [&] { return attach(o); });
+}
+
+}  // namespace covkit::cli

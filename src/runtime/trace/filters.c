@@ -1,0 +1,194 @@
+/* Filters and the on/off switch (see filters.h). */
+#include "filters.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "modules.h"
+#include "trace_contract.h"
+#include "warn.h"
+
+int ckt_filter_active;
+static int has_only;     /* some -F function: outside them nothing is written */
+static int tracing = 1;  /* the switch (atomic: signal handlers and triggers set it) */
+
+/* The ranges of the filter file, grouped by module (path hash), sorted by lo. */
+struct range {
+  uint64_t module, lo, hi;
+  uint8_t flags;
+};
+static struct range *ranges;
+static uint32_t nranges;
+
+CKT_FN static uint8_t flag_of(char c) {
+  switch (c) {
+    case CKT_FILTER_ONLY: return CKT_FF_ONLY;
+    case CKT_FILTER_NOTRACE: return CKT_FF_NOTRACE;
+    case CKT_FILTER_ON: return CKT_FF_ON;
+    case CKT_FILTER_OFF: return CKT_FF_OFF;
+    default: return 0;
+  }
+}
+
+CKT_FN static int hex_field(const char **p, const char *end, uint64_t *out) {
+  const char *s = *p;
+  uint64_t v = 0;
+  int n = 0;
+  for (; s < end && *s != ' '; s++, n++) {
+    int d = *s >= '0' && *s <= '9' ? *s - '0' : *s >= 'a' && *s <= 'f' ? *s - 'a' + 10 : -1;
+    if (d < 0 || n == 16) return 0;
+    v = v << 4 | (uint64_t)d;
+  }
+  if (n == 0 || s == end) return 0;
+  *out = v;
+  *p = s + 1;
+  return 1;
+}
+
+/* Parses the whole file (mapped at `text`, `size` bytes) into `ranges`. */
+CKT_FN static int parse(const char *text, size_t size) {
+  const char *end = text + size, *p = text;
+  size_t magic = strlen(CKT_FILTERS_MAGIC);
+  if (size < magic + 1 || memcmp(text, CKT_FILTERS_MAGIC, magic) != 0 || text[magic] != '\n') return 0;
+  p += magic + 1;
+  uint32_t lines = 0;
+  for (const char *q = p; q < end; q++) lines += *q == '\n';
+  if (lines == 0) return 1;
+  ranges = mmap(NULL, lines * sizeof *ranges, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (ranges == MAP_FAILED) {
+    ranges = NULL;
+    return 0;
+  }
+  while (p < end) {
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    if (!eol) return 0;
+    struct range *r = &ranges[nranges];
+    r->flags = 0;
+    for (; p < eol && *p != ' '; p++) {
+      uint8_t f = flag_of(*p);
+      if (!f) return 0;
+      r->flags |= f;
+    }
+    if (p == eol || r->flags == 0) return 0;
+    p++;
+    if (!hex_field(&p, eol, &r->lo) || !hex_field(&p, eol, &r->hi) || r->hi <= r->lo || p == eol) return 0;
+    char path[CKT_PATH_MAX];
+    size_t n = (size_t)(eol - p);
+    if (n >= sizeof path) return 0;
+    memcpy(path, p, n);
+    path[n] = 0;
+    r->module = ckt_path_hash(path);
+    if (nranges && r->module == r[-1].module && r->lo < r[-1].lo) return 0;  /* not sorted */
+    if (r->flags & CKT_FF_ONLY) has_only = 1;
+    nranges++;
+    p = eol + 1;
+  }
+  return 1;
+}
+
+CKT_FN static int load_file(const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  struct stat st;
+  int ok = 0;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m != MAP_FAILED) {
+      ok = parse(m, (size_t)st.st_size);
+      munmap(m, (size_t)st.st_size);
+    }
+  }
+  close(fd);
+  return ok;
+}
+
+CKT_FN int ckt_filters_load(void) {
+  const char *file = getenv(CKT_ENV_FILTERS);
+  const char *start = getenv(CKT_ENV_START);
+  const char *sig = getenv(CKT_ENV_SIGNAL);
+  if (start && strcmp(start, "off") == 0) __atomic_store_n(&tracing, 0, __ATOMIC_RELAXED);
+  if (file && *file) {
+    if (!load_file(file)) {
+      ckt_warn("cannot read the filter file", file);
+      return 0;
+    }
+  }
+  ckt_filter_active = nranges > 0 || (sig && *sig) || !__atomic_load_n(&tracing, __ATOMIC_RELAXED);
+  return 1;
+}
+
+/* The flags of the function at `fn`: its module's group of ranges (groups
+ * are few: a linear scan), then a binary search by address. */
+CKT_FN static uint8_t lookup(uintptr_t fn) {
+  uint64_t base, module;
+  if (nranges == 0 || !ckt_modules_locate(fn, &base, &module)) return 0;
+  uint32_t first = 0;
+  while (first < nranges && ranges[first].module != module) first++;
+  if (first == nranges) return 0;
+  uint32_t lo = first, hi = first;
+  while (hi < nranges && ranges[hi].module == module) hi++;
+  uint64_t a = fn - base;
+  while (lo < hi) { /* the first range starting above a */
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (ranges[mid].lo <= a) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo > first && a < ranges[lo - 1].hi ? ranges[lo - 1].flags : 0;
+}
+
+CKT_FN int ckt_filter_push(struct ckt_thread *t, uint32_t d, uintptr_t fn, uint32_t id) {
+  uint8_t flags = 0;
+  if (id != CKT_NO_ID) {
+    uint8_t *known = &t->fflags[CKT_ID(id)];
+    if (!(*known & CKT_FF_KNOWN)) *known = (uint8_t)(lookup(fn) | CKT_FF_KNOWN);
+    flags = *known & (uint8_t)~CKT_FF_KNOWN;
+  }
+  if (flags & CKT_FF_ON) __atomic_store_n(&tracing, 1, __ATOMIC_RELAXED);
+  if (flags & CKT_FF_OFF) __atomic_store_n(&tracing, 0, __ATOMIC_RELAXED);
+  if ((flags & CKT_FF_ONLY) && t->only_lo == CKT_NONE) t->only_lo = d;
+  if ((flags & CKT_FF_NOTRACE) && t->notrace_lo == CKT_NONE) t->notrace_lo = d;
+  if (!__atomic_load_n(&tracing, __ATOMIC_RELAXED) || t->notrace_lo != CKT_NONE) return 0;
+  uint32_t base = 0;
+  if (has_only) {
+    if (t->only_lo == CKT_NONE) return 0;
+    base = t->only_lo;  /* --max-depth counts from the outermost -F call */
+  }
+  return d - base < t->max_depth;
+}
+
+/* ---- the signal (CKT_ENV_SIGNAL) ---- */
+
+CKT_FN static void on_signal(int sig, siginfo_t *info, void *context) {
+  (void)sig;
+  (void)context;
+  int v = info && info->si_code == SI_QUEUE ? info->si_value.sival_int : 0;
+  if (v == CKT_SIGNAL_VALUE_ON) __atomic_store_n(&tracing, 1, __ATOMIC_RELAXED);
+  else if (v == CKT_SIGNAL_VALUE_OFF) __atomic_store_n(&tracing, 0, __ATOMIC_RELAXED);
+  else __atomic_xor_fetch(&tracing, 1, __ATOMIC_RELAXED);
+}
+
+/* Installed at load time, not at the first call: a signal sent before the
+ * program's first instrumented call must not kill it (SIGUSR2's default).
+ * A handler the program installs later for the same signal replaces it. */
+__attribute__((constructor)) CKT_FN static void install_signal(void) {
+  const char *dir = getenv(CKT_ENV_DIR), *s = getenv(CKT_ENV_SIGNAL);
+  if (!dir || !*dir || !s || !*s) return;
+  int sig = 0;
+  for (; *s; s++) {
+    if (*s < '0' || *s > '9' || sig > 1000) return;
+    sig = sig * 10 + (*s - '0');
+  }
+  if (sig <= 0 || sig >= NSIG || sig == SIGKILL || sig == SIGSTOP) return;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_signal;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaction(sig, &sa, NULL);
+}

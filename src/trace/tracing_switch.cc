@@ -1,0 +1,134 @@
+#include "trace/tracing_switch.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <string_view>
+
+#include "runtime/trace/trace_contract.h"
+
+namespace covkit::trace {
+
+namespace {
+
+std::string_view setting(std::string_view environ, std::string_view name) {
+  size_t pos = 0;
+  while (pos < environ.size()) {
+    size_t end = environ.find('\0', pos);
+    if (end == std::string_view::npos) end = environ.size();
+    std::string_view entry = environ.substr(pos, end - pos);
+    if (entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=')
+      return entry.substr(name.size() + 1);
+    pos = end + 1;
+  }
+  return {};
+}
+
+// /proc files report size 0: read until the end, not by size.
+Expected<std::string> read_proc_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error(std::strerror(errno));
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      ::close(fd);
+      return Error(std::strerror(e));
+    }
+    if (n == 0) break;
+    out.append(buf, size_t(n));
+  }
+  ::close(fd);
+  return out;
+}
+
+volatile std::sig_atomic_t interrupted = 0;
+void on_interrupt(int) { interrupted = 1; }
+
+}  // namespace
+
+Expected<TracedProcess> find_traced_process(pid_t pid) {
+  if (pid <= 0) return Error(fmt::format("{}: not a process id", pid));
+  const std::string path = fmt::format("/proc/{}/environ", pid);
+  auto env = read_proc_file(path);
+  if (!env) {
+    if (::kill(pid, 0) != 0 && errno == ESRCH) return Error(fmt::format("process {} does not exist", pid));
+    return Error(fmt::format("cannot read {}: {}", path, env.error().message));
+  }
+  std::string_view all(*env);
+  TracedProcess p;
+  p.pid = pid;
+  p.dir = std::string(setting(all, CKT_ENV_DIR));
+  if (p.dir.empty())
+    return Error(fmt::format("process {} was not started by covkit trace record (no {} in its environment)", pid,
+                             CKT_ENV_DIR));
+  std::string_view sig = setting(all, CKT_ENV_SIGNAL);
+  int n = 0;
+  for (char c : sig) n = c >= '0' && c <= '9' && n < 1000 ? n * 10 + (c - '0') : -1;
+  if (sig.empty() || n <= 0 || n >= NSIG)
+    return Error(fmt::format("process {} was recorded without --signal, so its tracing cannot be switched "
+                             "(covkit trace record --signal USR2 --trace-off -- PROG)",
+                             pid));
+  p.signal = n;
+  return p;
+}
+
+Expected<void> switch_tracing(const TracedProcess& process, bool on) {
+  union sigval value {};
+  value.sival_int = on ? CKT_SIGNAL_VALUE_ON : CKT_SIGNAL_VALUE_OFF;
+  if (::sigqueue(process.pid, process.signal, value) != 0)
+    return Error(fmt::format("cannot signal process {}: {}", process.pid, std::strerror(errno)));
+  return {};
+}
+
+bool wait_for_process(pid_t pid, double seconds) {
+  interrupted = 0;
+  struct sigaction sa {}, old_int {}, old_term {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, &old_int);
+  ::sigaction(SIGTERM, &sa, &old_term);
+  int pidfd = int(::syscall(SYS_pidfd_open, pid, 0));
+  using clock = std::chrono::steady_clock;
+  const auto deadline = clock::now() + std::chrono::duration<double>(seconds < 0 ? 0 : seconds);
+  bool ended = false;
+  while (!interrupted) {
+    int wait_ms = 100;
+    if (seconds >= 0) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()).count();
+      if (left <= 0) break;
+      wait_ms = int(std::min<long long>(left, 100));
+    }
+    if (pidfd >= 0) {
+      struct pollfd p {pidfd, POLLIN, 0};
+      if (::poll(&p, 1, wait_ms) > 0) {
+        ended = true;
+        break;
+      }
+    } else {
+      if (::kill(pid, 0) != 0 && errno == ESRCH) {
+        ended = true;
+        break;
+      }
+      ::usleep(useconds_t(wait_ms) * 1000);
+    }
+  }
+  if (pidfd >= 0) ::close(pidfd);
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGTERM, &old_term, nullptr);
+  return ended;
+}
+
+}  // namespace covkit::trace

@@ -1,0 +1,31 @@
+#pragma once
+// Switching the tracing of a running process on and off (covkit trace
+// attach): a process started by `covkit trace record --signal SIG` has the
+// runtime's settings in its environment (/proc/PID/environ); the signal,
+// sent with sigqueue and a value, says on or off (trace_contract.h).
+#include <string>
+#include <sys/types.h>
+
+#include "util/expected.h"
+
+namespace covkit::trace {
+
+struct TracedProcess {
+  pid_t pid = 0;
+  std::string dir;  // its trace directory (CKT_ENV_DIR)
+  int signal = 0;   // CKT_ENV_SIGNAL
+};
+
+// What /proc/PID/environ says; an Error (one line) when the process does not
+// exist, cannot be read, was not started by covkit trace record, or was
+// started without --signal.
+Expected<TracedProcess> find_traced_process(pid_t pid);
+
+// Sends the switch; an Error when the process is gone or not ours to signal.
+Expected<void> switch_tracing(const TracedProcess& process, bool on);
+
+// Waits until the process ends, `seconds` pass (< 0: no limit) or an
+// interrupt (SIGINT, SIGTERM) arrives; true when the process ended.
+bool wait_for_process(pid_t pid, double seconds);
+
+}  // namespace covkit::trace
