@@ -16,6 +16,7 @@
 #include "cli/command_line.h"
 #include "cli/trace_command.h"
 #include "trace/duration.h"
+#include "trace/patch_sites.h"
 #include "trace/program_info.h"
 #include "runtime/trace/trace_contract.h"
 #include "trace/program_run.h"
@@ -35,6 +36,7 @@ constexpr std::string_view kCommand = "covkit trace record";
 constexpr const char* kDescription =
     "Runs PROG with ARGS, recording every call of its functions built with\n"
     "-finstrument-functions, -pg or -pg -mfentry (GCC or Clang; -pg on x86-64),\n"
+    "or with -fpatchable-function-entry=N[,M] (N - M >= 5; x86-64) and named by --patch,\n"
     "in PROG and in the libraries it loads. The tracing runtime\n"
     "(libcovkit-trace.so, found next to covkit) is preloaded with LD_PRELOAD;\n"
     "each thread writes its own stream into the trace directory, so recording\n"
@@ -81,6 +83,7 @@ constexpr const char* kFooterEnd =
     "  covkit trace record -o /tmp/t --max-depth 20 --min-time 10us -- make check\n"
     "  covkit trace record --static -- ./prog-linked-with-the-runtime\n"
     "  covkit trace record -F parse_config -N 'ns::small_.*' -- ./prog\n"
+    "  gcc -fpatchable-function-entry=5 -O2 prog.c -o prog && covkit trace record --patch 'parse_.*' -- ./prog\n"
     "  covkit trace record --signal USR2 --trace-off -- ./server &\n"
     "  covkit trace attach --for 10s $!";
 
@@ -99,16 +102,20 @@ struct RecordOptions {
   std::string dir = kDefaultDir, min_time, signal;
   std::optional<uint32_t> max_depth;
   bool static_runtime = false, trace_off = false;
-  std::vector<std::string> only, notrace, triggers;
+  std::vector<std::string> only, notrace, triggers, patch;
 };
 
 void warn(const std::string& what) { std::fprintf(stderr, "%s: warning: %s\n", std::string(kCommand).c_str(), what.c_str()); }
 
 // What PROG's symbol tables say about how it can be traced.
-void check_program(const std::string& prog, bool static_runtime) {
+void check_program(const std::string& prog, bool static_runtime, bool patching) {
   trace::ProgramInfo info = trace::inspect_program(prog);
   const std::string name = util::printable(prog);
-  if (info.elf && !info.references_hooks && !info.references_pg_hooks)
+  if (info.patchable && !patching && !info.references_hooks && !info.references_pg_hooks)
+    warn(fmt::format("{} has patchable function entries (-fpatchable-function-entry) and no other hook: without "
+                     "--patch PATTERN none of them is traced",
+                     name));
+  else if (info.elf && !info.references_hooks && !info.references_pg_hooks && !info.patchable)
     warn(fmt::format("{} has no instrumented functions (it references none of __cyg_profile_func_enter, mcount, "
                      "__fentry__): build it with -finstrument-functions or -pg; only instrumented code (such as "
                      "instrumented shared libraries) will be traced",
@@ -171,6 +178,25 @@ Expected<trace::FilterPlan> name_functions(const std::vector<trace::FilterRule>&
   return plan;
 }
 
+// The functions with patchable entries that --patch names.
+Expected<trace::PatchPlan> patch_sites(const std::vector<std::string>& patterns, const std::string& prog) {
+  std::vector<trace::FilterRule> rules;
+  for (const std::string& p : patterns) {
+    auto rule = trace::parse_filter_rule(trace::FilterAction::only, p);
+    if (!rule) return Error(fmt::format("--patch {}", rule.error().message));
+    rules.push_back(std::move(*rule));
+  }
+  trace::PatchPlan plan = trace::plan_patches(rules, trace::startup_modules(prog));
+  if (plan.patchable == 0)
+    return Error(fmt::format("--patch: {} and the libraries it loads at start have no patchable function entries "
+                             "(build with -fpatchable-function-entry=5)",
+                             util::printable(prog)));
+  for (const std::string& p : plan.unmatched)
+    warn(fmt::format("--patch '{}' names no function with a patchable entry", util::printable(p)));
+  if (plan.sites.empty()) return Error("no function with a patchable entry matches any --patch pattern");
+  return plan;
+}
+
 // The filter file in the recording's directory; its path.
 Expected<std::string> write_filters(const trace::FilterPlan& plan, const std::string& dir) {
   std::string path = dir + "/" + CKT_FILTER_FILE;
@@ -215,7 +241,13 @@ int record(const RecordOptions& o, std::vector<std::string> command) {
   settings.start_off = o.trace_off;
   auto prog = trace::find_program(command[0]);
   if (!prog) return fail(kCommand, command[0], "command not found", 127);
-  check_program(*prog, o.static_runtime);
+  check_program(*prog, o.static_runtime, !o.patch.empty());
+  std::optional<trace::PatchPlan> patches;
+  if (!o.patch.empty()) {
+    auto sites = patch_sites(o.patch, *prog);
+    if (!sites) return fail(kCommand, "", sites.error().message);
+    patches = std::move(*sites);
+  }
   std::optional<trace::FilterPlan> plan;
   if (!rules->empty()) {
     auto named = name_functions(*rules, *prog);
@@ -233,6 +265,12 @@ int record(const RecordOptions& o, std::vector<std::string> command) {
     std::fprintf(stderr, "%s: the earlier recording in %s is now %s\n", std::string(kCommand).c_str(),
                  util::printable(o.dir).c_str(), util::printable(dir->moved_to()).c_str());
   settings.dir = dir->path();
+  if (patches) {
+    std::string path = dir->path() + "/" + CKT_PATCH_FILE;
+    if (auto written = util::write_file_atomic(path, trace::patch_file_text(*patches)); !written)
+      return fail(kCommand, "", fmt::format("cannot write {}: {}", util::printable(path), written.error().message));
+    settings.patch_file = path;
+  }
   if (plan) {
     auto filters = write_filters(*plan, dir->path());
     if (!filters) return fail(kCommand, "", filters.error().message);
@@ -287,6 +325,10 @@ int run_trace_record(int argc, char** argv) {
                  "PATTERN@trace_on or PATTERN@trace_off: entering such a function switches tracing on (that call "
                  "recorded) or off (not recorded) for the whole process (repeatable)")
       ->type_name("PATTERN@ACTION");
+  app.add_option("--patch", o.patch,
+                 "Trace the functions PATTERN names that were built with -fpatchable-function-entry: their NOPs "
+                 "become calls at load; the others keep their NOPs and cost nothing more (repeatable; '.' names all)")
+      ->type_name("PATTERN");
   app.add_option("--signal", o.signal,
                  "Signal SIG (USR1, USR2, a number) switches tracing on and off; covkit trace attach sends it")
       ->type_name("SIG");

@@ -85,6 +85,31 @@ Expected<std::vector<uint64_t>> function_entries(const std::string& path) {
   return out;
 }
 
+Expected<std::vector<uint64_t>> patchable_entries(const std::string& path) {
+  auto f = OpenElf::open(path);
+  if (!f) return f.error();
+  Elf* elf = f->elf();
+  size_t names = 0;
+  if (elf_getshdrstrndx(elf, &names) != 0) return Error(fmt::format("{}: no section names", path));
+  std::vector<uint64_t> out;
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr sh;
+    const char* name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, names, sh.sh_name) : nullptr;
+    if (!name || std::strcmp(name, "__patchable_function_entries") != 0 || sh.sh_type == SHT_NOBITS) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (!data || !data->d_buf) continue;
+    const size_t n = data->d_size / sizeof(uint64_t);
+    for (size_t i = 0; i < n; ++i) {
+      uint64_t a;
+      std::memcpy(&a, static_cast<const char*>(data->d_buf) + i * sizeof a, sizeof a);
+      if (a != 0) out.push_back(a);  // 0: left to a relocation (not seen in linked files)
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 Expected<std::optional<uint64_t>> symbol_address(const std::string& path, std::string_view name) {
   auto f = OpenElf::open(path);
   if (!f) return f.error();

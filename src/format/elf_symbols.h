@@ -52,6 +52,11 @@ Expected<std::vector<FunctionSymbol>> function_symbols(const std::string& path);
 // Entries of those functions: sorted, aliases once.
 Expected<std::vector<uint64_t>> function_entries(const std::string& path);
 
+// The addresses GCC and clang list in __patchable_function_entries
+// (-fpatchable-function-entry=N[,M]: where each function's N NOPs start, M
+// of them before its entry), sorted; empty when the file has none.
+Expected<std::vector<uint64_t>> patchable_entries(const std::string& path);
+
 // The value of the defined symbol `name` (.symtab first, then .dynsym).
 Expected<std::optional<uint64_t>> symbol_address(const std::string& path, std::string_view name);
 

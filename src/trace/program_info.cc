@@ -45,10 +45,15 @@ ProgramInfo inspect_program(const std::string& path) {
         if (raw && ph.p_offset < size && ph.p_filesz <= size - ph.p_offset)
           info.interpreter = std::string(raw + ph.p_offset, strnlen(raw + ph.p_offset, ph.p_filesz));
       }
+    size_t section_names = 0;
+    bool named_sections = elf_getshdrstrndx(elf, &section_names) == 0;
     for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
       GElf_Shdr sh;
-      if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || sh.sh_entsize == 0)
-        continue;
+      if (!gelf_getshdr(scn, &sh)) continue;
+      const char* section = named_sections ? elf_strptr(elf, section_names, sh.sh_name) : nullptr;
+      if (section && std::strcmp(section, "__patchable_function_entries") == 0 && sh.sh_size > 0)
+        info.patchable = true;
+      if ((sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || sh.sh_entsize == 0) continue;
       Elf_Data* data = elf_getdata(scn, nullptr);
       if (!data) continue;
       size_t n = sh.sh_size / sh.sh_entsize;

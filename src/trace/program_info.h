@@ -16,6 +16,7 @@ struct ProgramInfo {
   bool defines_pg_hooks = false;     // ... defined there (a runtime linked in, or a static glibc's)
   bool dynamic = false;           // has an interpreter (PT_INTERP), so LD_PRELOAD applies
   std::string interpreter;        // PT_INTERP's path (the dynamic loader), "" when none
+  bool patchable = false;         // has __patchable_function_entries (-fpatchable-function-entry)
 };
 
 // Reads the symbol tables of the ELF file at `path` (nothing is run).

@@ -72,7 +72,7 @@ std::vector<std::string> traced_environment(const std::vector<std::string>& envi
     // value in the environment must not filter or silence it.
     if (is_setting(e, CKT_ENV_DIR) || (settings.max_depth && is_setting(e, CKT_ENV_MAX_DEPTH)) ||
         (settings.min_time_ns && is_setting(e, CKT_ENV_MIN_TIME_NS)) || is_setting(e, CKT_ENV_FILTERS) ||
-        is_setting(e, CKT_ENV_SIGNAL) || is_setting(e, CKT_ENV_START))
+        is_setting(e, CKT_ENV_PATCH) || is_setting(e, CKT_ENV_SIGNAL) || is_setting(e, CKT_ENV_START))
       continue;
     env.push_back(e);
   }
@@ -81,6 +81,7 @@ std::vector<std::string> traced_environment(const std::vector<std::string>& envi
   if (settings.max_depth) env.push_back(fmt::format("{}={}", CKT_ENV_MAX_DEPTH, *settings.max_depth));
   if (settings.min_time_ns) env.push_back(fmt::format("{}={}", CKT_ENV_MIN_TIME_NS, *settings.min_time_ns));
   if (!settings.filter_file.empty()) env.push_back(fmt::format("{}={}", CKT_ENV_FILTERS, settings.filter_file));
+  if (!settings.patch_file.empty()) env.push_back(fmt::format("{}={}", CKT_ENV_PATCH, settings.patch_file));
   if (settings.signal) env.push_back(fmt::format("{}={}", CKT_ENV_SIGNAL, settings.signal));
   if (settings.start_off) env.push_back(fmt::format("{}=off", CKT_ENV_START));
   return env;
@@ -94,10 +95,11 @@ std::string environment_help() {
       "  {:<26} from --max-depth\n"
       "  {:<26} from --min-time\n"
       "  {:<26} from -F, -N, -T: DIR/{} (the functions' address ranges)\n"
+      "  {:<26} from --patch: DIR/{} (the entries to patch)\n"
       "  {:<26} from --signal (its number)\n"
       "  {:<26} \"off\" with --trace-off\n",
       kRuntimeName, CKT_ENV_DIR, CKT_ENV_MAX_DEPTH, CKT_ENV_MIN_TIME_NS, CKT_ENV_FILTERS, CKT_FILTER_FILE,
-      CKT_ENV_SIGNAL, CKT_ENV_START);
+      CKT_ENV_PATCH, CKT_PATCH_FILE, CKT_ENV_SIGNAL, CKT_ENV_START);
 }
 
 }  // namespace covkit::trace

@@ -17,6 +17,7 @@ struct RecordSettings {
   std::optional<uint64_t> min_time_ns;
   std::string runtime;               // libcovkit-trace.so to preload; "" for --static
   std::string filter_file;           // CKT_ENV_FILTERS: "" when no -F/-N/-T
+  std::string patch_file;            // CKT_ENV_PATCH: "" when no --patch
   int signal = 0;                    // CKT_ENV_SIGNAL: 0 when no --signal
   bool start_off = false;            // CKT_ENV_START=off (--trace-off)
 };

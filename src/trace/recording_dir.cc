@@ -87,7 +87,7 @@ Expected<void> remove_old_recording(const std::string& old, const RecorderFiles&
 }  // namespace
 
 bool written_by_covkit(const std::string& name) {
-  return name == CKT_RECORD_MARKER || name == CKT_FILTER_FILE || format::parse_meta_name(name) ||
+  return name == CKT_RECORD_MARKER || name == CKT_FILTER_FILE || name == CKT_PATCH_FILE || format::parse_meta_name(name) ||
          format::parse_stream_name(name);
 }
 

@@ -1128,11 +1128,12 @@ def filters_tree(rounds, signal):
     return ("main", kids)
 
 
-def filters_answer(tree, only=(), notrace=(), max_depth=None, on=(), off=(), start_on=True):
+def filters_answer(tree, only=(), notrace=(), max_depth=None, on=(), off=(), start_on=True, visible=None):
     """The calls, edges and max_depth a recording with these filters holds:
     written = tracing on, outside every -N call, inside an -F call (when
     any), less than max_depth frames below the outermost -F call (or main).
-    Triggers act on entry, before the decision."""
+    Triggers act on entry, before the decision. `visible`: the functions
+    the runtime sees at all (--patch); the others are not frames to it."""
     calls, edges = {}, {}
     state = {"on": start_on, "depth": 0}
 
@@ -1140,6 +1141,10 @@ def filters_answer(tree, only=(), notrace=(), max_depth=None, on=(), off=(), sta
         name, kids = node
         if name == "TOGGLE":
             state["on"] = not state["on"]
+            return
+        if visible is not None and name not in visible:
+            for k in kids:
+                walk(k, parent, in_only, only_base, in_notrace, depth)
             return
         if name in on:
             state["on"] = True
@@ -1289,6 +1294,73 @@ def t_attach(env):
     r = env.covkit_run(["trace", "attach", "2147483646"], expect_rc=1)
     if "does not exist" not in r.stderr:
         raise Failure(f"attach to no process: {r.stderr!r}")
+
+
+FILTERS_NAMES = ("main", "work(int)", "quiet(int)", "helper(int)", "leaf(int)", "ns::tiny(int)", "on()", "off()")
+
+PATCH_CASES = (
+    ("all", ["--patch", "."], dict(visible=set(FILTERS_NAMES))),
+    ("one", ["--patch", "work"], dict(visible={"work(int)"})),
+    ("exact-no-params", ["--patch", "helper", "--patch", "leaf(int)"], dict(visible={"helper(int)", "leaf(int)"})),
+    ("regex", ["--patch", "^(ns::|main)"], dict(visible={"ns::tiny(int)", "main"})),
+    ("with-filters", ["--patch", ".", "-F", "work", "-N", "leaf", "--max-depth", "2"],
+     dict(visible=set(FILTERS_NAMES), only={"work(int)"}, notrace={"leaf(int)"}, max_depth=2)),
+    ("unpatched-helper", ["--patch", "work", "--patch", "leaf", "--patch", "ns::tiny", "--max-depth", "2"],
+     dict(visible={"work(int)", "leaf(int)", "ns::tiny(int)"}, max_depth=2)),
+)
+PATCH_BUILDS = (("gcc-5", "g++", ["-O2", "-fpatchable-function-entry=5"]),
+                ("gcc-7-2", "g++", ["-O2", "-fpatchable-function-entry=7,2"]),
+                ("gcc-cet", "g++", ["-O2", "-fpatchable-function-entry=5", "-fcf-protection"]),
+                ("clang-5", "clang++", ["-O2", "-fpatchable-function-entry=5"]))
+
+
+def t_patch(env):
+    """-fpatchable-function-entry with --patch: the named functions' NOPs
+    become calls at load (GCC's N and N,M forms, after an endbr64 with
+    -fcf-protection, clang's nopl); the counts, edges and depth of the known
+    call tree seen through the patched functions only, with and without
+    filters; recursion and exceptions exact as with the other hooks; a
+    pattern naming nothing, or a program without patchable entries, refused;
+    a patchable program recorded without --patch warned about."""
+    env.need("g++", "clang++")
+    d = env.dir("patch")
+    rounds = 3
+    for label, cc, flags in PATCH_BUILDS:
+        exe = env.compile(os.path.join(d, f"filters-{label}"), cc, [mine("filters.cc")], flags, instrument=False)
+        tr = os.path.join(d, f"trace-{label}")
+        for case, opts, want in PATCH_CASES:
+            r = env.record(tr, exe, [rounds], opts=opts)
+            if "warning" in r.stderr or "not patched" in r.stderr:
+                raise Failure(f"{label} {case}: record warned: {r.stderr!r}")
+            expect_eq(f"{label} {case}: output", r.stdout, env.record(tr + ".plain", exe, [rounds]).stdout)
+            expect_profile(f"{label} {case}", env.report(tr), *filters_answer(filters_tree(rounds, False), **want))
+            meta = [f for f in os.listdir(tr) if f.endswith(".meta")]
+            if "hook patch" not in open(os.path.join(tr, meta[0])).read():
+                raise Failure(f"{label} {case}: .meta without `hook patch`")
+    r = env.record(os.path.join(d, "unpatched"), exe, [rounds])
+    if "patchable function entries" not in r.stderr or "--patch" not in r.stderr:
+        raise Failure(f"patchable program recorded without --patch: no warning: {r.stderr!r}")
+    for flags in (["-O0"], ["-O2"] + PG_KEEP_CALLS):
+        label = "-".join(flags[:1])
+        exe = env.compile(os.path.join(d, f"rec{label}"), "gcc", [rt("recursion.c")],
+                          flags + ["-fpatchable-function-entry=5"], instrument=False)
+        env.record(os.path.join(d, f"trace-rec{label}"), exe, [20, 10], opts=["--patch", "."])
+        expect_profile(f"recursion {label}", env.report(os.path.join(d, f"trace-rec{label}")), *recursion_answer(20, 10))
+        exe = env.compile(os.path.join(d, f"exc{label}"), "g++", [rt("exceptions.cc")],
+                          flags + ["-fpatchable-function-entry=5"], instrument=False)
+        env.record(os.path.join(d, f"trace-exc{label}"), exe, [EXC_ROUNDS, EXC_DEPTH], opts=["--patch", "."])
+        expect_profile(f"exceptions {label}", env.report(os.path.join(d, f"trace-exc{label}")), *exceptions_answer())
+    # Refusals: one line, exit 1, nothing created.
+    plain = env.compile(os.path.join(d, "plain"), "g++", [mine("filters.cc")], ["-O2"], instrument=False)
+    for exe_, opts, want in ((exe, ["--patch", "no_such_function"], "matches any --patch pattern"),
+                             (plain, ["--patch", "."], "no patchable function entries"),
+                             (exe, ["--patch", "a["], "not a regular expression")):
+        out = os.path.join(d, "refused")
+        r = env.covkit_run(["trace", "record", "-o", out] + opts + ["--", exe_, rounds], expect_rc=1)
+        if want not in r.stderr.splitlines()[-1]:
+            raise Failure(f"record {opts}: want {want!r} in the last line, got {r.stderr!r}")
+        if os.path.exists(out):
+            raise Failure(f"record {opts}: refused but created {out}")
 
 
 # ------------------------------------------------------- hardening (issue 8)
@@ -1842,6 +1914,7 @@ SCENARIOS = {
     "golden": t_golden, "memory": t_memory, "record_dir": t_record_dir, "exec": t_exec, "full_disk": t_full_disk,
     "thread_names": t_thread_names, "replay": t_replay, "replay_uftrace": t_replay_uftrace,
     "replay_golden": t_replay_golden, "dump": t_dump, "pg": t_pg, "filters": t_filters, "attach": t_attach,
+    "patch": t_patch,
 }
 
 

@@ -115,6 +115,24 @@ __fentry__:
         .cfi_endproc
         .size   __fentry__, . - __fentry__
 
+/* ckt_patch_entry: what a patched -fpatchable-function-entry site calls
+ * (through a trampoline near its module, patch.c): the same frame as
+ * __fentry__'s, another kind. */
+        .globl  ckt_patch_entry
+        .hidden ckt_patch_entry
+        .type   ckt_patch_entry, @function
+        .p2align 4
+ckt_patch_entry:
+        .cfi_startproc
+        push    %rbp
+        .cfi_def_cfa_offset 16
+        .cfi_offset rbp, -16
+        mov     %rsp, %rbp
+        .cfi_def_cfa_register rbp
+        CKT_HOOK_BODY CKT_FENTRY_SLOT, 4
+        .cfi_endproc
+        .size   ckt_patch_entry, . - ckt_patch_entry
+
 /* Reached by the hooked function's `ret`: rsp is one word above the slot
  * that held the return address. ckt_pg_exit(slot) records the exit and
  * gives back the original return address. The unwinder never walks

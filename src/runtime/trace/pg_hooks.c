@@ -68,6 +68,7 @@ CKT_INLINE uintptr_t function_of(uintptr_t ra, unsigned kind) {
 static void *next_hook[3];
 
 CKT_COLD static uintptr_t next_of(unsigned kind) {
+  if (kind == CKT_HOOK_PATCH) return 0;  /* patched only when tracing: never reached inert */
   void *p = __atomic_load_n(&next_hook[kind], __ATOMIC_RELAXED);
   if (!p) {
     p = dlsym(RTLD_NEXT, kind == CKT_HOOK_MCOUNT ? "mcount" : "__fentry__");

@@ -15,6 +15,7 @@
 #define CKT_ENV_FILTERS "COVKIT_TRACE_FILTERS"         /* file of function ranges and what to do with them */
 #define CKT_ENV_SIGNAL "COVKIT_TRACE_SIGNAL"           /* signal number that switches tracing on and off */
 #define CKT_ENV_START "COVKIT_TRACE_START"             /* "off": tracing starts switched off */
+#define CKT_ENV_PATCH "COVKIT_TRACE_PATCH"             /* file of patchable entries to patch at load */
 #define CKT_ENV_PREFIX "COVKIT_TRACE_"                 /* every variable above starts so */
 
 /* ---- filters (CKT_ENV_FILTERS, written by `covkit trace record -F/-N/-T`) ----
@@ -31,6 +32,16 @@
 #define CKT_FILTER_NOTRACE 'N' /* record neither these calls nor what they call */
 #define CKT_FILTER_ON '+'      /* entering one switches tracing on */
 #define CKT_FILTER_OFF '-'     /* entering one switches tracing off */
+/* ---- patchable entries (CKT_ENV_PATCH, written by `covkit trace record --patch`) ----
+ * Text. The first line is CKT_PATCH_MAGIC; then one line per function:
+ *   <site> <module path>
+ * site: lower-case hex address, relative to the module's load address, of
+ * the function's entry where -fpatchable-function-entry left at least 5
+ * bytes of NOPs (after an endbr64, if any). At load, the runtime writes a
+ * 5-byte call there (to a trampoline near the module that jumps to
+ * ckt_patch_entry, which works as __fentry__). Module paths as for filters. */
+#define CKT_PATCH_MAGIC "covkit-patch 1"
+#define CKT_PATCH_FILE "covkit-patch" /* its name in the trace directory */
 /* CKT_ENV_SIGNAL from sigqueue(): the value says what to do; any other
  * sender (kill) toggles. */
 enum { CKT_SIGNAL_VALUE_ON = 1, CKT_SIGNAL_VALUE_OFF = 2 };

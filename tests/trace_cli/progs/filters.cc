@@ -7,7 +7,11 @@
 #include <cstdio>
 #include <cstdlib>
 
+#if defined(__clang__)
+#define KEEP __attribute__((noinline))
+#else
 #define KEEP __attribute__((noipa))
+#endif
 
 namespace ns {
 KEEP int tiny(int x) { return x * 3; }

@@ -1,0 +1,186 @@
+/* -fpatchable-function-entry: the functions covkit named (CKT_ENV_PATCH,
+ * format in trace_contract.h) get a 5-byte `call` written over the NOPs at
+ * their entry, at load time, before main and the program's constructors
+ * (a preloaded library is initialized first). The call goes to a trampoline
+ * mapped within reach of a rel32 near the module (`jmp *0(%rip)` to
+ * ckt_patch_entry, anywhere in the address space), so the hook sees the
+ * frame of __fentry__. Functions not named keep their NOPs and cost those
+ * alone. A site whose bytes are not NOPs (a stale list, a rebuilt program)
+ * is left alone and counted; one line on stderr says how many. */
+#include <fcntl.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "modules.h"
+#include "process_meta.h"
+#include "text_line.h"
+#include "trace_contract.h"
+
+extern char ckt_patch_entry[];  /* pg_entry.S */
+
+struct site {
+  uint64_t module, addr;
+};
+static struct site *sites;
+static uint32_t nsites, npatched, nrefused;
+
+CKT_FN static int parse(const char *text, size_t size) {
+  const char *end = text + size, *p = text;
+  size_t magic = strlen(CKT_PATCH_MAGIC);
+  if (size < magic + 1 || memcmp(text, CKT_PATCH_MAGIC, magic) != 0 || text[magic] != '\n') return 0;
+  p += magic + 1;
+  uint32_t lines = 0;
+  for (const char *q = p; q < end; q++) lines += *q == '\n';
+  if (lines == 0) return 1;
+  sites = mmap(NULL, lines * sizeof *sites, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (sites == MAP_FAILED) return 0;
+  while (p < end) {
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    if (!eol) return 0;
+    uint64_t a = 0;
+    int n = 0;
+    for (; p < eol && *p != ' '; p++, n++) {
+      int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
+      if (d < 0 || n == 16) return 0;
+      a = a << 4 | (uint64_t)d;
+    }
+    if (n == 0 || p == eol || p + 1 == eol) return 0;
+    p++;
+    char path[CKT_PATH_MAX];
+    size_t len = (size_t)(eol - p);
+    if (len >= sizeof path) return 0;
+    memcpy(path, p, len);
+    path[len] = 0;
+    sites[nsites].module = ckt_path_hash(path);
+    sites[nsites].addr = a;
+    nsites++;
+    p = eol + 1;
+  }
+  return 1;
+}
+
+/* The NOPs GCC (0x90 x 5) and clang (nopl 8(%rax,%rax)) put there. */
+CKT_FN static int is_nop5(const uint8_t *b) {
+  static const uint8_t gcc[5] = {0x90, 0x90, 0x90, 0x90, 0x90};
+  static const uint8_t clang[5] = {0x0f, 0x1f, 0x44, 0x00, 0x08};
+  static const uint8_t nopl0[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
+  return memcmp(b, gcc, 5) == 0 || memcmp(b, clang, 5) == 0 || memcmp(b, nopl0, 5) == 0;
+}
+
+/* A page for the trampoline within +-2 GiB of [lo, hi): tried at 1 MiB
+ * steps above, then below, with MAP_FIXED_NOREPLACE. */
+CKT_FN static uint8_t *trampoline_near(uint64_t lo, uint64_t hi) {
+  const uint64_t step = 1u << 20, reach = (1ull << 31) - (1u << 21);
+  for (uint64_t d = step; d < reach - (hi - lo); d += step) {
+    uint64_t cand[2] = {((hi + d) & ~(step - 1)), lo > d + step ? ((lo - d) & ~(step - 1)) - step : 0};
+    for (int i = 0; i < 2; i++) {
+      if (!cand[i]) continue;
+      void *m = mmap((void *)cand[i], 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+                     -1, 0);
+      if (m == MAP_FAILED) continue;
+      if ((uint64_t)m != cand[i]) {  /* an old kernel took the hint as a hint */
+        munmap(m, 4096);
+        continue;
+      }
+      uint8_t *t = m;
+      t[0] = 0xff, t[1] = 0x25;  /* jmp *0(%rip) */
+      memset(t + 2, 0, 4);
+      uint64_t target = (uint64_t)(uintptr_t)ckt_patch_entry;
+      memcpy(t + 6, &target, 8);
+      if (mprotect(m, 4096, PROT_READ | PROT_EXEC) != 0) {
+        munmap(m, 4096);
+        return NULL;
+      }
+      return t;
+    }
+  }
+  return NULL;
+}
+
+struct scan_ctx {
+  char exe[CKT_PATH_MAX];
+};
+
+/* Patches the sites of one loaded module. */
+CKT_FN static int patch_module(struct dl_phdr_info *info, size_t size, void *arg) {
+  (void)size;
+  struct scan_ctx *ctx = arg;
+  const char *name = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : ctx->exe;
+  uint64_t h = ckt_path_hash(name);
+  uint32_t first = 0;
+  while (first < nsites && sites[first].module != h) first++;
+  if (first == nsites) return 0;
+  uint64_t base = info->dlpi_addr, lo = UINT64_MAX, hi = 0;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+    if (base + ph->p_vaddr < lo) lo = base + ph->p_vaddr;
+    if (base + ph->p_vaddr + ph->p_memsz > hi) hi = base + ph->p_vaddr + ph->p_memsz;
+  }
+  if (lo >= hi) return 0;
+  uint8_t *tramp = trampoline_near(lo, hi);
+  uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+  uint64_t plo = lo & ~(page - 1), phi = (hi + page - 1) & ~(page - 1);
+  if (!tramp || mprotect((void *)plo, phi - plo, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) {
+    for (uint32_t i = first; i < nsites; i++) nrefused += sites[i].module == h;
+    return 0;
+  }
+  for (uint32_t i = first; i < nsites; i++) {
+    if (sites[i].module != h) continue;
+    uint64_t at = base + sites[i].addr;
+    static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+    if (at >= lo && at + 9 <= hi && memcmp((const void *)at, endbr64, 4) == 0) at += 4;  /* -fcf-protection */
+    int64_t rel = (int64_t)((uint64_t)(uintptr_t)tramp - (at + 5));
+    if (at < lo || at + 5 > hi || !is_nop5((const uint8_t *)at) || rel != (int32_t)rel) {
+      nrefused++;
+      continue;
+    }
+    uint8_t call[5] = {0xe8};
+    int32_t r32 = (int32_t)rel;
+    memcpy(call + 1, &r32, 4);
+    memcpy((void *)at, call, 5);
+    npatched++;
+  }
+  mprotect((void *)plo, phi - plo, PROT_READ | PROT_EXEC);
+  return 0;
+}
+
+__attribute__((constructor(102))) CKT_FN static void patch_at_load(void) {
+  const char *dir = getenv(CKT_ENV_DIR), *file = getenv(CKT_ENV_PATCH);
+  if (!dir || !*dir || !file || !*file) return;
+  int ok = 0;
+  int fd = open(file, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m != MAP_FAILED) {
+      ok = parse(m, (size_t)st.st_size);
+      munmap(m, (size_t)st.st_size);
+    }
+  }
+  if (fd >= 0) close(fd);
+  struct ckt_line l;
+  if (!ok) {
+    ckt_line_init(&l, "covkit-trace: cannot read the patch list ");
+    ckt_line_str(&l, file);
+    ckt_line_str(&l, ": no function patched\n");
+    if (write(2, l.buf, l.n) < 0) { /* nothing to do */ }
+    return;
+  }
+  struct scan_ctx ctx;
+  ssize_t n = readlink("/proc/self/exe", ctx.exe, sizeof ctx.exe - 1);
+  ctx.exe[n > 0 ? n : 0] = 0;
+  dl_iterate_phdr(patch_module, &ctx);
+  if (npatched < nsites) {
+    ckt_line_init(&l, "covkit-trace:");
+    ckt_line_u64(&l, nsites - npatched);
+    ckt_line_str(&l, " of");
+    ckt_line_u64(&l, nsites);
+    ckt_line_str(&l, " patchable entries not patched (not NOPs there, not loaded, or not writable)\n");
+    if (write(2, l.buf, l.n) < 0) { /* nothing to do */ }
+  }
+}
