@@ -6,11 +6,15 @@
 # calls: bench/trace/fib.c (recursive fib(N), 2*F(N+1)-1 calls of fib plus
 # main; 2,692,538 calls for N = 30) built with gcc-12 -O2 and the compiler hook
 # BENCH_HOOK: instrument (-finstrument-functions, the default), pg (-pg: mcount
-# after the prologue) or fentry (-pg -mfentry: __fentry__ before it).
+# after the prologue), fentry (-pg -mfentry: __fentry__ before it) or patch
+# (-fpatchable-function-entry=5: NOPs that covkit's --patch and uftrace's -P
+# turn into calls at run time).
 #
 # Configurations (each timed BENCH_RUNS times, interleaved round by round after
 # one warm-up round; the median is reported):
 #   plain        fib built without -finstrument-functions (information only)
+#   nops         patch: the patchable build run without a tracer: the cost of
+#                an untraced patchable function (its NOPs alone)
 #   baseline     instrument: the instrumented binary without a tracer (glibc's
 #                empty hooks); pg, fentry: the plain build (without a tracer
 #                a -pg binary runs glibc's mcount and writes gmon.out: that is
@@ -35,7 +39,7 @@
 #                        COVKIT_TRACE_LIB (default libcovkit-trace.so next to covkit)
 #   BENCH_RUNS=5         timed runs per configuration
 #   BENCH_N=30           fib(N)
-#   BENCH_HOOK=instrument  instrument | pg | fentry
+#   BENCH_HOOK=instrument  instrument | pg | fentry | patch
 #   BENCH_CC=gcc-12      compiler
 #   BENCH_UFTRACE=uftrace
 #   BENCH_TMPFS=/dev/shm where the tmpfs traces go
@@ -78,8 +82,12 @@ case "$HOOK" in
   instrument) HOOK_FLAGS=(-finstrument-functions) ;;
   pg)         HOOK_FLAGS=(-pg -fno-optimize-sibling-calls) ;;
   fentry)     HOOK_FLAGS=(-pg -mfentry -fno-optimize-sibling-calls) ;;
-  *)          die "BENCH_HOOK=$HOOK: instrument, pg or fentry" ;;
+  patch)      HOOK_FLAGS=(-fpatchable-function-entry=5 -fno-optimize-sibling-calls) ;;
+  *)          die "BENCH_HOOK=$HOOK: instrument, pg, fentry or patch" ;;
 esac
+# Patchable entries are traced only where named: every function here.
+CK_OPTS=() UF_OPTS=()
+[ "$HOOK" = patch ] && CK_OPTS=(--patch .) UF_OPTS=(-P .)
 HAVE_COVKIT=0; [ -x "$COVKIT" ] && HAVE_COVKIT=1
 if [ "$CLI" = auto ]; then
   CLI=0
@@ -114,13 +122,16 @@ for p in fib_inst fib_plain; do
 done
 
 # --- configurations ---------------------------------------------------------------
-CFGS=(plain base ck_shm ck_disk)
+CFGS=(plain base)
+[ "$HOOK" = patch ] && CFGS+=(nops)
+CFGS+=(ck_shm ck_disk)
 [ "$CLI" = 1 ] && CFGS+=(ckcli_shm)
 CFGS+=(uf_shm uf_disk)
 declare -A LABEL TDIR
 LABEL[plain]="plain -O2 (no hooks)";    TDIR[plain]=
 LABEL[base]="baseline (empty hooks)";   TDIR[base]=
 [ "$HOOK" = instrument ] || LABEL[base]="baseline (plain)"
+LABEL[nops]="patchable, untraced";     TDIR[nops]=
 LABEL[ck_shm]="covkit tmpfs";           TDIR[ck_shm]=$WS/covkit
 LABEL[ck_disk]="covkit disk";           TDIR[ck_disk]=$WD/covkit
 LABEL[ckcli_shm]="covkit-cli tmpfs";    TDIR[ckcli_shm]=$WS/covkit-cli
@@ -130,11 +141,22 @@ cmd_plain()     { "$WD/fib_plain" "$N"; }
 cmd_base() {
   if [ "$HOOK" = instrument ]; then "$WD/fib_inst" "$N"; else "$WD/fib_plain" "$N"; fi
 }
-cmd_ck_shm()    { COVKIT_TRACE_DIR=${TDIR[ck_shm]} LD_PRELOAD=$LIB "$WD/fib_inst" "$N"; }
-cmd_ck_disk()   { COVKIT_TRACE_DIR=${TDIR[ck_disk]} LD_PRELOAD=$LIB "$WD/fib_inst" "$N"; }
-cmd_ckcli_shm() { "$COVKIT" trace record -o "${TDIR[ckcli_shm]}" -- "$WD/fib_inst" "$N"; }
-cmd_uf_shm()    { "$UFTRACE" record -d "${TDIR[uf_shm]}" "$WD/fib_inst" "$N"; }
-cmd_uf_disk()   { "$UFTRACE" record -d "${TDIR[uf_disk]}" "$WD/fib_inst" "$N"; }
+cmd_nops()      { "$WD/fib_inst" "$N"; }
+# The runtime alone (no covkit command): with patchable entries it needs the
+# list that `covkit trace record --patch` writes, made once here.
+PATCH_ENV=()
+if [ "$HOOK" = patch ]; then
+  [ $HAVE_COVKIT = 1 ] || die "BENCH_HOOK=patch needs covkit (its --patch writes the list of entries)"
+  "$COVKIT" trace record -o "$WD/patch-list" "${CK_OPTS[@]}" -- "$WD/fib_inst" 1 >/dev/null 2>>"$WD/setup.log" ||
+    die "covkit trace record --patch failed (see $WD/setup.log)"
+  cp "$WD/patch-list/covkit-patch" "$WD/covkit-patch" && rm -rf "$WD/patch-list"
+  PATCH_ENV=(COVKIT_TRACE_PATCH="$WD/covkit-patch")
+fi
+cmd_ck_shm()    { env "${PATCH_ENV[@]}" COVKIT_TRACE_DIR="${TDIR[ck_shm]}" LD_PRELOAD="$LIB" "$WD/fib_inst" "$N"; }
+cmd_ck_disk()   { env "${PATCH_ENV[@]}" COVKIT_TRACE_DIR="${TDIR[ck_disk]}" LD_PRELOAD="$LIB" "$WD/fib_inst" "$N"; }
+cmd_ckcli_shm() { "$COVKIT" trace record -o "${TDIR[ckcli_shm]}" "${CK_OPTS[@]}" -- "$WD/fib_inst" "$N"; }
+cmd_uf_shm()    { "$UFTRACE" record "${UF_OPTS[@]}" -d "${TDIR[uf_shm]}" "$WD/fib_inst" "$N"; }
+cmd_uf_disk()   { "$UFTRACE" record "${UF_OPTS[@]}" -d "${TDIR[uf_disk]}" "$WD/fib_inst" "$N"; }
 
 declare -A CPU WALL
 FAILED=0
@@ -201,6 +223,7 @@ if [ "$HOOK" = instrument ]; then
   echo "(ns/call = (time - baseline) / $CALLS calls; plain's negative value is the cost of glibc's empty hooks)"
 else
   echo "(ns/call = (time - baseline) / $CALLS calls; the baseline is the plain build)"
+  [ "$HOOK" = patch ] && echo "(patchable, untraced: the NOPs alone, $(awk -v t="${MCPU[nops]}" -v b="${MCPU[base]}" -v n=$CALLS 'BEGIN{printf "%.2f", (t - b) * 1e9 / n}') ns per call over the plain build)"
 fi
 echo
 
