@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "format/elf_symbols.h"
+
 namespace covkit::sample {
 
 namespace {
@@ -51,24 +53,13 @@ std::string read_build_id(Elf* elf) {
 // `type`; aliases at one address keep the first global name.
 std::vector<FunctionSymbol> read_functions(Elf* elf, Elf64_Word type) {
   std::map<uint64_t, std::pair<FunctionSymbol, bool>> by_address;  // -> (symbol, global)
-  for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn));) {
-    GElf_Shdr sh;
-    if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || sh.sh_entsize == 0) continue;
-    Elf_Data* data = elf_getdata(scn, nullptr);
-    if (!data) continue;
-    size_t count = sh.sh_size / sh.sh_entsize;
-    for (size_t i = 0; i < count; ++i) {
-      GElf_Sym sym;
-      if (!gelf_getsym(data, int(i), &sym)) break;
-      if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_size == 0 || sym.st_shndx == SHN_UNDEF) continue;
-      const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
-      if (!name || !*name) continue;
-      bool global = GELF_ST_BIND(sym.st_info) != STB_LOCAL;
-      auto it = by_address.find(sym.st_value);
-      if (it != by_address.end() && (it->second.second || !global)) continue;
-      by_address[sym.st_value] = {FunctionSymbol{name, sym.st_value, sym.st_size}, global};
-    }
-  }
+  format::for_each_defined_symbol(elf, type, [&](const GElf_Sym& sym, const char* name) {
+    if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_size == 0 || !*name) return;
+    bool global = GELF_ST_BIND(sym.st_info) != STB_LOCAL;
+    auto it = by_address.find(sym.st_value);
+    if (it != by_address.end() && (it->second.second || !global)) return;
+    by_address[sym.st_value] = {FunctionSymbol{name, sym.st_value, sym.st_size}, global};
+  });
   std::vector<FunctionSymbol> out;
   for (auto& [addr, entry] : by_address) out.push_back(std::move(entry.first));
   return out;

@@ -1,6 +1,5 @@
 #include "trace/tracing_switch.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -14,6 +13,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "live/proc_files.h"
 #include "runtime/trace/trace_contract.h"
 
 namespace covkit::trace {
@@ -33,27 +33,6 @@ std::string_view setting(std::string_view environ, std::string_view name) {
   return {};
 }
 
-// /proc files report size 0: read until the end, not by size.
-Expected<std::string> read_proc_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error(std::strerror(errno));
-  std::string out;
-  char buf[4096];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int e = errno;
-      ::close(fd);
-      return Error(std::strerror(e));
-    }
-    if (n == 0) break;
-    out.append(buf, size_t(n));
-  }
-  ::close(fd);
-  return out;
-}
-
 volatile std::sig_atomic_t interrupted = 0;
 void on_interrupt(int) { interrupted = 1; }
 
@@ -62,7 +41,7 @@ void on_interrupt(int) { interrupted = 1; }
 Expected<TracedProcess> find_traced_process(pid_t pid) {
   if (pid <= 0) return Error(fmt::format("{}: not a process id", pid));
   const std::string path = fmt::format("/proc/{}/environ", pid);
-  auto env = read_proc_file(path);
+  auto env = live::read_proc_file(path);
   if (!env) {
     if (::kill(pid, 0) != 0 && errno == ESRCH) return Error(fmt::format("process {} does not exist", pid));
     return Error(fmt::format("cannot read {}: {}", path, env.error().message));

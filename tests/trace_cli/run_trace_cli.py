@@ -1350,6 +1350,29 @@ def t_patch(env):
                           flags + ["-fpatchable-function-entry=5"], instrument=False)
         env.record(os.path.join(d, f"trace-exc{label}"), exe, [EXC_ROUNDS, EXC_DEPTH], opts=["--patch", "."])
         expect_profile(f"exceptions {label}", env.report(os.path.join(d, f"trace-exc{label}")), *exceptions_answer())
+    # Lists the runtime cannot use: one line on stderr, the program unharmed.
+    lib = os.path.join(os.path.dirname(env.covkit), "libcovkit-trace.so")
+    exe5 = os.path.join(d, "filters-gcc-5")
+    want_out = env.record(os.path.join(d, "ref"), exe5, [rounds]).stdout
+    garbage = os.path.join(d, "garbage")
+    with open(garbage, "w") as f:
+        f.write("covkit-patch 1\nzz /nowhere\n")
+    stale = os.path.join(d, "stale")
+    with open(stale, "w") as f:  # main's entry + 1: inside its NOPs, not 5 of them
+        main_addr = int(subprocess.run(["nm", exe5], capture_output=True, text=True).stdout.split(" T main")[0]
+                        .splitlines()[-1], 16)
+        f.write(f"covkit-patch 1\n{main_addr + 2:x} {os.path.realpath(exe5)}\n")
+    inst = env.compile(os.path.join(d, "inst"), "g++", [mine("filters.cc")], ["-O2"])
+    for label, prog, var, path, want in (
+            ("garbage patch list", exe5, "COVKIT_TRACE_PATCH", garbage, "cannot read the patch list"),
+            ("stale patch list", exe5, "COVKIT_TRACE_PATCH", stale, "1 of 1 patchable entries not patched"),
+            ("garbage filter list", inst, "COVKIT_TRACE_FILTERS", garbage, "cannot read the filter file")):
+        tdir = os.path.join(d, "direct-" + label.replace(" ", "-"))
+        r = subprocess.run([prog, str(rounds)], capture_output=True, text=True,
+                           env=env.clean_env({"LD_PRELOAD": lib, "COVKIT_TRACE_DIR": tdir, var: path}))
+        lines = r.stderr.strip().splitlines()
+        if r.returncode != 0 or r.stdout != want_out or len(lines) != 1 or want not in lines[0]:
+            raise Failure(f"{label}: exit {r.returncode}, stdout {r.stdout!r}, stderr {r.stderr!r}")
     # Refusals: one line, exit 1, nothing created.
     plain = env.compile(os.path.join(d, "plain"), "g++", [mine("filters.cc")], ["-O2"], instrument=False)
     for exe_, opts, want in ((exe, ["--patch", "no_such_function"], "matches any --patch pattern"),

@@ -1,15 +1,13 @@
 /* Filters and the on/off switch (see filters.h). */
 #include "filters.h"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "config.h"
+#include "list_file.h"
 #include "modules.h"
 #include "trace_contract.h"
 #include "warn.h"
@@ -36,75 +34,32 @@ CKT_FN static uint8_t flag_of(char c) {
   }
 }
 
-CKT_FN static int hex_field(const char **p, const char *end, uint64_t *out) {
-  const char *s = *p;
-  uint64_t v = 0;
-  int n = 0;
-  for (; s < end && *s != ' '; s++, n++) {
-    int d = *s >= '0' && *s <= '9' ? *s - '0' : *s >= 'a' && *s <= 'f' ? *s - 'a' + 10 : -1;
-    if (d < 0 || n == 16) return 0;
-    v = v << 4 | (uint64_t)d;
+/* Reads the whole list into `ranges`. */
+CKT_FN static int load_file(const char *path) {
+  struct ckt_list l;
+  if (!ckt_list_open(&l, path, CKT_FILTERS_MAGIC)) return 0;
+  int ok = 1;
+  if (l.items) {
+    ranges = mmap(NULL, l.items * sizeof *ranges, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (ranges == MAP_FAILED) ranges = NULL, ok = 0;
   }
-  if (n == 0 || s == end) return 0;
-  *out = v;
-  *p = s + 1;
-  return 1;
-}
-
-/* Parses the whole file (mapped at `text`, `size` bytes) into `ranges`. */
-CKT_FN static int parse(const char *text, size_t size) {
-  const char *end = text + size, *p = text;
-  size_t magic = strlen(CKT_FILTERS_MAGIC);
-  if (size < magic + 1 || memcmp(text, CKT_FILTERS_MAGIC, magic) != 0 || text[magic] != '\n') return 0;
-  p += magic + 1;
-  uint32_t lines = 0;
-  for (const char *q = p; q < end; q++) lines += *q == '\n';
-  if (lines == 0) return 1;
-  ranges = mmap(NULL, lines * sizeof *ranges, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (ranges == MAP_FAILED) {
-    ranges = NULL;
-    return 0;
-  }
-  while (p < end) {
-    const char *eol = memchr(p, '\n', (size_t)(end - p));
-    if (!eol) return 0;
+  const char *p, *eol;
+  int more;
+  while (ok && (more = ckt_list_line(&l, &p, &eol)) != 0) {
     struct range *r = &ranges[nranges];
     r->flags = 0;
-    for (; p < eol && *p != ' '; p++) {
-      uint8_t f = flag_of(*p);
-      if (!f) return 0;
-      r->flags |= f;
-    }
-    if (p == eol || r->flags == 0) return 0;
+    for (; more > 0 && p < eol && *p != ' '; p++) r->flags |= flag_of(*p) ? flag_of(*p) : 0x80;
+    ok = more > 0 && p < eol && r->flags != 0 && !(r->flags & 0x80);
+    if (!ok) break;
     p++;
-    if (!hex_field(&p, eol, &r->lo) || !hex_field(&p, eol, &r->hi) || r->hi <= r->lo || p == eol) return 0;
-    char path[CKT_PATH_MAX];
-    size_t n = (size_t)(eol - p);
-    if (n >= sizeof path) return 0;
-    memcpy(path, p, n);
-    path[n] = 0;
-    r->module = ckt_path_hash(path);
-    if (nranges && r->module == r[-1].module && r->lo < r[-1].lo) return 0;  /* not sorted */
+    ok = ckt_list_hex(&p, eol, &r->lo) && ckt_list_hex(&p, eol, &r->hi) && r->hi > r->lo &&
+         ckt_list_path_hash(p, eol, &r->module) &&
+         !(nranges && r->module == r[-1].module && r->lo < r[-1].lo); /* sorted */
+    if (!ok) break;
     if (r->flags & CKT_FF_ONLY) has_only = 1;
     nranges++;
-    p = eol + 1;
   }
-  return 1;
-}
-
-CKT_FN static int load_file(const char *path) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  struct stat st;
-  int ok = 0;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (m != MAP_FAILED) {
-      ok = parse(m, (size_t)st.st_size);
-      munmap(m, (size_t)st.st_size);
-    }
-  }
-  close(fd);
+  ckt_list_close(&l);
   return ok;
 }
 

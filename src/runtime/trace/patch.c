@@ -7,16 +7,14 @@
  * frame of __fentry__. Functions not named keep their NOPs and cost those
  * alone. A site whose bytes are not NOPs (a stale list, a rebuilt program)
  * is left alone and counted; one line on stderr says how many. */
-#include <fcntl.h>
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "list_file.h"
 #include "modules.h"
-#include "process_meta.h"
 #include "text_line.h"
 #include "trace_contract.h"
 
@@ -28,39 +26,23 @@ struct site {
 static struct site *sites;
 static uint32_t nsites, npatched, nrefused;
 
-CKT_FN static int parse(const char *text, size_t size) {
-  const char *end = text + size, *p = text;
-  size_t magic = strlen(CKT_PATCH_MAGIC);
-  if (size < magic + 1 || memcmp(text, CKT_PATCH_MAGIC, magic) != 0 || text[magic] != '\n') return 0;
-  p += magic + 1;
-  uint32_t lines = 0;
-  for (const char *q = p; q < end; q++) lines += *q == '\n';
-  if (lines == 0) return 1;
-  sites = mmap(NULL, lines * sizeof *sites, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (sites == MAP_FAILED) return 0;
-  while (p < end) {
-    const char *eol = memchr(p, '\n', (size_t)(end - p));
-    if (!eol) return 0;
-    uint64_t a = 0;
-    int n = 0;
-    for (; p < eol && *p != ' '; p++, n++) {
-      int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
-      if (d < 0 || n == 16) return 0;
-      a = a << 4 | (uint64_t)d;
-    }
-    if (n == 0 || p == eol || p + 1 == eol) return 0;
-    p++;
-    char path[CKT_PATH_MAX];
-    size_t len = (size_t)(eol - p);
-    if (len >= sizeof path) return 0;
-    memcpy(path, p, len);
-    path[len] = 0;
-    sites[nsites].module = ckt_path_hash(path);
-    sites[nsites].addr = a;
-    nsites++;
-    p = eol + 1;
+/* Reads the whole list into `sites`. */
+CKT_FN static int load_file(const char *path) {
+  struct ckt_list l;
+  if (!ckt_list_open(&l, path, CKT_PATCH_MAGIC)) return 0;
+  int ok = 1;
+  if (l.items) {
+    sites = mmap(NULL, l.items * sizeof *sites, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (sites == MAP_FAILED) sites = NULL, ok = 0;
   }
-  return 1;
+  const char *p, *eol;
+  int more;
+  while (ok && (more = ckt_list_line(&l, &p, &eol)) != 0) {
+    ok = more > 0 && ckt_list_hex(&p, eol, &sites[nsites].addr) && ckt_list_path_hash(p, eol, &sites[nsites].module);
+    if (ok) nsites++;
+  }
+  ckt_list_close(&l);
+  return ok;
 }
 
 /* The NOPs GCC (0x90 x 5) and clang (nopl 8(%rax,%rax)) put there. */
@@ -152,17 +134,7 @@ CKT_FN static int patch_module(struct dl_phdr_info *info, size_t size, void *arg
 __attribute__((constructor(102))) CKT_FN static void patch_at_load(void) {
   const char *dir = getenv(CKT_ENV_DIR), *file = getenv(CKT_ENV_PATCH);
   if (!dir || !*dir || !file || !*file) return;
-  int ok = 0;
-  int fd = open(file, O_RDONLY | O_CLOEXEC);
-  struct stat st;
-  if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (m != MAP_FAILED) {
-      ok = parse(m, (size_t)st.st_size);
-      munmap(m, (size_t)st.st_size);
-    }
-  }
-  if (fd >= 0) close(fd);
+  int ok = load_file(file);
   struct ckt_line l;
   if (!ok) {
     ckt_line_init(&l, "covkit-trace: cannot read the patch list ");
