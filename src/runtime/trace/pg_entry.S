@@ -101,19 +101,24 @@ _mcount:
         .size   mcount, . - mcount
         .size   _mcount, . - _mcount
 
-        .globl  __fentry__
-        .type   __fentry__, @function
+/* A hook entry with a frame of its own: push rbp, then the body. */
+.macro CKT_HOOK_ENTRY name, slot, kind
         .p2align 4
-__fentry__:
+\name:
         .cfi_startproc
         push    %rbp
         .cfi_def_cfa_offset 16
         .cfi_offset rbp, -16
         mov     %rsp, %rbp
         .cfi_def_cfa_register rbp
-        CKT_HOOK_BODY CKT_FENTRY_SLOT, 2
+        CKT_HOOK_BODY \slot, \kind
         .cfi_endproc
-        .size   __fentry__, . - __fentry__
+        .size   \name, . - \name
+.endm
+
+        .globl  __fentry__
+        .type   __fentry__, @function
+        CKT_HOOK_ENTRY __fentry__, CKT_FENTRY_SLOT, 2
 
 /* ckt_patch_entry: what a patched -fpatchable-function-entry site calls
  * (through a trampoline near its module, patch.c): the same frame as
@@ -121,17 +126,7 @@ __fentry__:
         .globl  ckt_patch_entry
         .hidden ckt_patch_entry
         .type   ckt_patch_entry, @function
-        .p2align 4
-ckt_patch_entry:
-        .cfi_startproc
-        push    %rbp
-        .cfi_def_cfa_offset 16
-        .cfi_offset rbp, -16
-        mov     %rsp, %rbp
-        .cfi_def_cfa_register rbp
-        CKT_HOOK_BODY CKT_FENTRY_SLOT, 4
-        .cfi_endproc
-        .size   ckt_patch_entry, . - ckt_patch_entry
+        CKT_HOOK_ENTRY ckt_patch_entry, CKT_FENTRY_SLOT, 4
 
 /* Reached by the hooked function's `ret`: rsp is one word above the slot
  * that held the return address. ckt_pg_exit(slot) records the exit and
