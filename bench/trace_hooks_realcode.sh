@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # bench/trace_hooks_realcode.sh [COVKIT [WORKDIR]]
 #
-# covkit trace's three compiler hooks on a real program: Debian 12's zstd
+# covkit trace's four compiler hooks on a real program: Debian 12's zstd
 # (libzstd 1.5.4, the source cached by tests/realcode/fetch_and_build.sh)
-# built three times from the same source with gcc-12 -O2 -g and
+# built four times from the same source with gcc-12 -O2 -g and
 #   instrument   -finstrument-functions
 #   pg           -pg                      (mcount after the prologue)
 #   fentry       -pg -mfentry             (__fentry__ before it)
+#   patch        -fpatchable-function-entry=5, recorded with --patch . (every
+#                function's NOPs patched at load; --patch names the functions
+#                of PROG, so each zstd command is recorded on its own and the
+#                four traces' counts are added)
 # and without inlining (-DZSTD_NO_INLINE -fno-inline and the flags below), so
 # that every call in the source is a call in each binary and the three traces
 # must agree: one workload (compress then decompress a slice of zstd's own
@@ -45,8 +49,9 @@ SRCDIR=$(find "$WORKDIR/src/libzstd" -mindepth 1 -maxdepth 1 -type d | head -n1)
 # -finstrument-functions) would let sibling calls become jumps.
 COMMON="-O2 -g -DZSTD_NO_INLINE -fno-inline -fno-inline-small-functions -fno-partial-inlining -fno-ipa-icf \
 -fno-ipa-cp -fno-ipa-cp-clone -fno-ipa-sra -fno-ipa-pure-const -fno-optimize-sibling-calls -fno-ipa-vrp -fno-ipa-modref"
-declare -A FLAGS=([instrument]="-finstrument-functions" [pg]="-pg" [fentry]="-pg -mfentry")
-HOOKS=(instrument pg fentry)
+declare -A FLAGS=([instrument]="-finstrument-functions" [pg]="-pg" [fentry]="-pg -mfentry"
+                  [patch]="-fpatchable-function-entry=5")
+HOOKS=(instrument pg fentry patch)
 for h in "${HOOKS[@]}"; do
   tree=$WORKDIR/zstd-hook-$h
   if [ ! -x "$tree/programs/zstd" ]; then
@@ -94,8 +99,22 @@ printf '%-11s %10s %12s %10s %12s\n' hook functions calls "cpu s" "untraced s"
 for h in "${HOOKS[@]}"; do
   z=$WORKDIR/zstd-hook-$h/programs/zstd
   base=$(cpu "$WORK/workload.sh" "$z" "$WORK/input")
-  t=$(cpu "$COVKIT" trace record -o "$WORK/trace-$h" -- "$WORK/workload.sh" "$z" "$WORK/input")
-  counts_covkit "$WORK/trace-$h" >"$WORK/counts-$h"
+  if [ "$h" = patch ]; then
+    t=0 i=0
+    for l in 1 6; do
+      for cmd in "-q -f -T1 -$l $WORK/input -o $WORK/c.zst" "-q -d -f $WORK/c.zst -o $WORK/out"; do
+        # shellcheck disable=SC2086  # the command's words
+        t=$(awk -v a="$t" -v b="$(cpu "$COVKIT" trace record -o "$WORK/trace-$h-$i" --patch . -- "$z" $cmd)" \
+            'BEGIN{printf "%.2f", a + b}')
+        i=$((i + 1))
+      done
+    done
+    cmp -s "$WORK/input" "$WORK/out" || die "the patch build's round trip differs"
+    for d in "$WORK"/trace-$h-*; do counts_covkit "$d"; done | unclone >"$WORK/counts-$h"
+  else
+    t=$(cpu "$COVKIT" trace record -o "$WORK/trace-$h" -- "$WORK/workload.sh" "$z" "$WORK/input")
+    counts_covkit "$WORK/trace-$h" >"$WORK/counts-$h"
+  fi
   printf '%-11s %10d %12d %10s %12s\n' "$h" "$(wc -l <"$WORK/counts-$h")" \
     "$(awk '{s += $2} END {print s + 0}' "$WORK/counts-$h")" "$t" "$base"
 done
@@ -112,6 +131,7 @@ compare() {  # LABEL FILE_A FILE_B
 echo "per-function calls compared:"
 compare "pg     = instrument" "$WORK/counts-instrument" "$WORK/counts-pg"
 compare "fentry = instrument" "$WORK/counts-instrument" "$WORK/counts-fentry"
+compare "patch  = instrument" "$WORK/counts-instrument" "$WORK/counts-patch"
 if [ "$UFTRACE" != none ] && command -v "$UFTRACE" >/dev/null; then
   z=$WORKDIR/zstd-hook-pg/programs/zstd
   # uftrace follows the workload's zstd processes (it traces children of the script's shell only
