@@ -29,7 +29,8 @@ constexpr const char* kDescription =
     "The switch is SIG sent with sigqueue() and a value (on or off); a plain\n"
     "`kill -SIG PID` toggles. Threads see it at their next call. Calls already\n"
     "open when tracing starts are not recorded (their returns are not either),\n"
-    "so the trace stays nested.\n";
+    "so the trace stays nested. While off, -pg, -pg -mfentry and patched\n"
+    "functions cost a few ns per call (they are not followed).\n";
 
 constexpr const char* kFooter =
     "\n"

@@ -1242,16 +1242,12 @@ def children_of(pid):
     return kids
 
 
-def t_attach(env):
-    """covkit trace attach: a process recorded with --signal USR2 --trace-off
-    is traced only while attached (--for, and --on/--off); a process not
-    started by covkit, or started without --signal, is refused in one line."""
-    env.need("gcc")
-    d = env.dir("attach")
-    exe = env.compile(os.path.join(d, "sleeper"), "gcc", [mine("sleeper.c")], ["-O0"])
+def attach_session(env, d, label, exe, opts):
+    """Records `exe` switched off, attaches twice (--for, then --on/--off),
+    and checks that only some ticks, and not main, were recorded."""
     ticks = 600  # 5 ms apart: 3 s in all
-    tr = os.path.join(d, "trace")
-    cmd = [env.covkit, "trace", "record", "-o", tr, "--signal", "USR2", "--trace-off", "--", exe, str(ticks)]
+    tr = os.path.join(d, f"trace-{label}")
+    cmd = [env.covkit, "trace", "record", "-o", tr, "--signal", "USR2", "--trace-off"] + opts + ["--", exe, str(ticks)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env.clean_env())
     try:
         pid = None
@@ -1262,11 +1258,11 @@ def t_attach(env):
                 break
             time.sleep(0.01)
         if pid is None:
-            raise Failure("attach: the recorded program did not start")
+            raise Failure(f"attach {label}: the recorded program did not start")
         time.sleep(0.3)
         r = env.covkit_run(["trace", "attach", "--for", "500ms", pid])
         if "switched off" not in r.stderr:
-            raise Failure(f"attach --for: {r.stderr!r}")
+            raise Failure(f"attach {label} --for: {r.stderr!r}")
         time.sleep(0.3)
         env.covkit_run(["trace", "attach", "--on", pid])
         time.sleep(0.3)
@@ -1277,18 +1273,33 @@ def t_attach(env):
             proc.kill()
             proc.wait()
     if proc.returncode != 0:
-        raise Failure(f"attach: record exited {proc.returncode}: {err!r}")
+        raise Failure(f"attach {label}: record exited {proc.returncode}: {err!r}")
     rep = env.report(tr)
     got = calls_of(rep["functions"]).get("tick", 0)
     # ~160 ticks attached of 600; the bounds leave room for a slow machine.
     if not 10 <= got <= ticks - 100:
-        raise Failure(f"attach: {got} of {ticks} ticks recorded: tracing was not switched on and off")
+        raise Failure(f"attach {label}: {got} of {ticks} ticks recorded: tracing was not switched on and off")
     if "main" in calls_of(rep["functions"]) or rep["max_depth"] > 2:
-        raise Failure(f"attach: main (open before tracing) recorded, or max_depth {rep['max_depth']} > 2")
+        raise Failure(f"attach {label}: main (open before tracing) recorded, or max_depth {rep['max_depth']} > 2")
+
+
+def t_attach(env):
+    """covkit trace attach: a process recorded with --signal USR2 --trace-off
+    is traced only while attached (--for, and --on/--off); a process not
+    started by covkit, or started without --signal, is refused in one line."""
+    env.need("gcc")
+    d = env.dir("attach")
+    # -finstrument-functions; -pg -mfentry and patched entries, whose calls
+    # are not even followed while switched off.
+    for label, inst, opts in (("instrument", True, []), ("fentry", ["-pg", "-mfentry"], []),
+                              ("patch", ["-fpatchable-function-entry=5"], ["--patch", "."])):
+        exe = env.compile(os.path.join(d, f"sleeper-{label}"), "gcc", [mine("sleeper.c")], ["-O0"], instrument=inst)
+        attach_session(env, d, label, exe, opts)
     # Refusals.
     r = env.covkit_run(["trace", "attach", os.getpid()], expect_rc=1)
     if "not started by covkit trace record" not in r.stderr:
         raise Failure(f"attach to a process not recorded: {r.stderr!r}")
+    exe = os.path.join(d, "sleeper-instrument")
     plain = subprocess.Popen([env.covkit, "trace", "record", "-o", os.path.join(d, "plain"), "--", exe, "100"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env.clean_env())
     try:

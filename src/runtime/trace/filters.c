@@ -14,6 +14,7 @@
 
 int ckt_filter_active;
 static int has_only;     /* some -F function: outside them nothing is written */
+static int has_triggers; /* some -T function */
 static int tracing = 1;  /* the switch (atomic: signal handlers and triggers set it) */
 
 /* The ranges of the filter file, grouped by module (path hash), sorted by lo. */
@@ -57,6 +58,7 @@ CKT_FN static int load_file(const char *path) {
          !(nranges && r->module == r[-1].module && r->lo < r[-1].lo); /* sorted */
     if (!ok) break;
     if (r->flags & CKT_FF_ONLY) has_only = 1;
+    if (r->flags & (CKT_FF_ON | CKT_FF_OFF)) has_triggers = 1;
     nranges++;
   }
   ckt_list_close(&l);
@@ -96,6 +98,8 @@ CKT_FN static uint8_t lookup(uintptr_t fn) {
   }
   return lo > first && a < ranges[lo - 1].hi ? ranges[lo - 1].flags : 0;
 }
+
+CKT_FN int ckt_filter_idle(void) { return !has_triggers && !__atomic_load_n(&tracing, __ATOMIC_RELAXED); }
 
 CKT_FN int ckt_filter_push(struct ckt_thread *t, uint32_t d, uintptr_t fn, uint32_t id) {
   uint8_t flags = 0;

@@ -29,6 +29,12 @@ extern int ckt_filter_active;
  * recording everything would not be what was asked). */
 CKT_FN int ckt_filters_load(void);
 
+/* Tracing is switched off and no trigger can switch it on: a -pg or
+ * patched entry need not even be followed (its return is not hooked, so no
+ * exit will come for it). Not for -finstrument-functions, whose exit hook
+ * is called anyway and must find its frame. */
+CKT_FN int ckt_filter_idle(void);
+
 /* A new frame at index d of function `fn` (id `id`, CKT_NO_ID when the id
  * table is full): applies its triggers and scopes; 1 when its call is to be
  * written (depth limit included). */

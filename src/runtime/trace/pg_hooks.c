@@ -16,6 +16,7 @@
 #include "calib.h"
 #include "clock.h"
 #include "events.h"
+#include "filters.h"
 #include "process.h"
 #include "process_meta.h"
 #include "process_state.h"
@@ -119,6 +120,9 @@ CKT_FN uintptr_t ckt_pg_enter(uintptr_t *slot, uintptr_t self, unsigned kind) {
     }
     return 0;
   }
+  /* Switched off (covkit trace attach, --signal): not followed at all, so a
+   * process waiting to be attached pays little more than the hook's call. */
+  if (CKT_UNLIKELY(t->slow & CKT_SLOW_FILTER) && ckt_filter_idle()) return 0;
   t->busy = 1;
   CKT_BARRIER();
   uint64_t now = ckt_now();
