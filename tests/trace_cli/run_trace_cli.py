@@ -1383,6 +1383,9 @@ def t_patch(env):
     garbage = os.path.join(d, "garbage")
     with open(garbage, "w") as f:
         f.write("covkit-patch 1\nzz /nowhere\n")
+    cut = os.path.join(d, "cut")  # a list cut short: its only line has no newline
+    with open(cut, "w") as f:
+        f.write("covkit-filters 1\nF 10 20 /nowhere")
     stale = os.path.join(d, "stale")
     with open(stale, "w") as f:  # main's entry + 1: inside its NOPs, not 5 of them
         main_addr = int(subprocess.run(["nm", exe5], capture_output=True, text=True).stdout.split(" T main")[0]
@@ -1392,7 +1395,8 @@ def t_patch(env):
     for label, prog, var, path, want in (
             ("garbage patch list", exe5, "COVKIT_TRACE_PATCH", garbage, "cannot read the patch list"),
             ("stale patch list", exe5, "COVKIT_TRACE_PATCH", stale, "1 of 1 patchable entries not patched"),
-            ("garbage filter list", inst, "COVKIT_TRACE_FILTERS", garbage, "cannot read the filter file")):
+            ("garbage filter list", inst, "COVKIT_TRACE_FILTERS", garbage, "cannot read the filter file"),
+            ("cut filter list", inst, "COVKIT_TRACE_FILTERS", cut, "cannot read the filter file")):
         tdir = os.path.join(d, "direct-" + label.replace(" ", "-"))
         r = subprocess.run([prog, str(rounds)], capture_output=True, text=True,
                            env=env.clean_env({"LD_PRELOAD": lib, "COVKIT_TRACE_DIR": tdir, var: path}))

@@ -47,10 +47,14 @@ CKT_FN static int load_file(const char *path) {
   const char *p, *eol;
   int more;
   while (ok && (more = ckt_list_line(&l, &p, &eol)) != 0) {
+    if (more < 0) {  /* a last line without its newline: not written whole */
+      ok = 0;
+      break;
+    }
     struct range *r = &ranges[nranges];
     r->flags = 0;
-    for (; more > 0 && p < eol && *p != ' '; p++) r->flags |= flag_of(*p) ? flag_of(*p) : 0x80;
-    ok = more > 0 && p < eol && r->flags != 0 && !(r->flags & 0x80);
+    for (; p < eol && *p != ' '; p++) r->flags |= flag_of(*p) ? flag_of(*p) : 0x80;
+    ok = p < eol && r->flags != 0 && !(r->flags & 0x80);
     if (!ok) break;
     p++;
     ok = ckt_list_hex(&p, eol, &r->lo) && ckt_list_hex(&p, eol, &r->hi) && r->hi > r->lo &&
