@@ -160,8 +160,9 @@ Expected<std::vector<trace::FilterRule>> filter_rules(const RecordOptions& o) {
 
 // The functions the rules name (before anything is created: a pattern that
 // names nothing must not cost the earlier recording its place).
-Expected<trace::FilterPlan> name_functions(const std::vector<trace::FilterRule>& rules, const std::string& prog) {
-  trace::FilterPlan plan = trace::plan_filters(rules, trace::startup_modules(prog));
+Expected<trace::FilterPlan> name_functions(const std::vector<trace::FilterRule>& rules, const std::string& prog,
+                                           const std::vector<std::string>& modules) {
+  trace::FilterPlan plan = trace::plan_filters(rules, modules);
   bool any_only = false, only_matched = false;
   for (const trace::FilterRule& r : rules) {
     if (r.action != trace::FilterAction::only) continue;
@@ -179,14 +180,15 @@ Expected<trace::FilterPlan> name_functions(const std::vector<trace::FilterRule>&
 }
 
 // The functions with patchable entries that --patch names.
-Expected<trace::PatchPlan> patch_sites(const std::vector<std::string>& patterns, const std::string& prog) {
+Expected<trace::PatchPlan> patch_sites(const std::vector<std::string>& patterns, const std::string& prog,
+                                       const std::vector<std::string>& modules) {
   std::vector<trace::FilterRule> rules;
   for (const std::string& p : patterns) {
     auto rule = trace::parse_filter_rule(trace::FilterAction::only, p);
     if (!rule) return Error(fmt::format("--patch {}", rule.error().message));
     rules.push_back(std::move(*rule));
   }
-  trace::PatchPlan plan = trace::plan_patches(rules, trace::startup_modules(prog));
+  trace::PatchPlan plan = trace::plan_patches(rules, modules);
   if (plan.patchable == 0)
     return Error(fmt::format("--patch: {} and the libraries it loads at start have no patchable function entries "
                              "(build with -fpatchable-function-entry=5)",
@@ -197,10 +199,11 @@ Expected<trace::PatchPlan> patch_sites(const std::vector<std::string>& patterns,
   return plan;
 }
 
-// The filter file in the recording's directory; its path.
-Expected<std::string> write_filters(const trace::FilterPlan& plan, const std::string& dir) {
-  std::string path = dir + "/" + CKT_FILTER_FILE;
-  if (auto written = util::write_file_atomic(path, trace::filter_file_text(plan)); !written)
+// A list for the runtime (filters, patchable entries) written into the
+// recording's directory as `name`; its path.
+Expected<std::string> write_list(const std::string& dir, const char* name, const std::string& text) {
+  std::string path = dir + "/" + name;
+  if (auto written = util::write_file_atomic(path, text); !written)
     return Error(fmt::format("cannot write {}: {}", util::printable(path), written.error().message));
   return path;
 }
@@ -242,15 +245,18 @@ int record(const RecordOptions& o, std::vector<std::string> command) {
   auto prog = trace::find_program(command[0]);
   if (!prog) return fail(kCommand, command[0], "command not found", 127);
   check_program(*prog, o.static_runtime, !o.patch.empty());
+  // PROG's modules are listed once (ld.so --list) for --patch and the filters.
+  std::vector<std::string> modules;
+  if (!o.patch.empty() || !rules->empty()) modules = trace::startup_modules(*prog);
   std::optional<trace::PatchPlan> patches;
   if (!o.patch.empty()) {
-    auto sites = patch_sites(o.patch, *prog);
+    auto sites = patch_sites(o.patch, *prog, modules);
     if (!sites) return fail(kCommand, "", sites.error().message);
     patches = std::move(*sites);
   }
   std::optional<trace::FilterPlan> plan;
   if (!rules->empty()) {
-    auto named = name_functions(*rules, *prog);
+    auto named = name_functions(*rules, *prog, modules);
     if (!named) return fail(kCommand, "", named.error().message);
     plan = std::move(*named);
   }
@@ -266,15 +272,14 @@ int record(const RecordOptions& o, std::vector<std::string> command) {
                  util::printable(o.dir).c_str(), util::printable(dir->moved_to()).c_str());
   settings.dir = dir->path();
   if (patches) {
-    std::string path = dir->path() + "/" + CKT_PATCH_FILE;
-    if (auto written = util::write_file_atomic(path, trace::patch_file_text(*patches)); !written)
-      return fail(kCommand, "", fmt::format("cannot write {}: {}", util::printable(path), written.error().message));
-    settings.patch_file = path;
+    auto path = write_list(dir->path(), CKT_PATCH_FILE, trace::patch_file_text(*patches));
+    if (!path) return fail(kCommand, "", path.error().message);
+    settings.patch_file = *path;
   }
   if (plan) {
-    auto filters = write_filters(*plan, dir->path());
-    if (!filters) return fail(kCommand, "", filters.error().message);
-    settings.filter_file = *filters;
+    auto path = write_list(dir->path(), CKT_FILTER_FILE, trace::filter_file_text(*plan));
+    if (!path) return fail(kCommand, "", path.error().message);
+    settings.filter_file = *path;
   }
 
   auto end = trace::run_program(*prog, command, trace::traced_environment(trace::current_environment(), settings));

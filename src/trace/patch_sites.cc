@@ -45,12 +45,14 @@ PatchPlan plan_patches(const std::vector<FilterRule>& patterns, const std::vecto
       last_site = it->address;
       plan.patchable++;
       bool named = false;
-      for (auto alias = it; alias != symbols->end() && alias->address == it->address; ++alias)
+      for (auto alias = it; alias != symbols->end() && alias->address == it->address; ++alias) {
+        const FunctionNames names(alias->name);
         for (size_t i = 0; i < patterns.size(); ++i)
-          if (rule_matches(patterns[i], alias->name)) {
+          if (rule_matches(patterns[i], names)) {
             used[i] = true;
             named = true;
           }
+      }
       if (named) plan.sites.push_back({module, it->address, it->name});
     }
   }

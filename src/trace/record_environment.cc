@@ -17,11 +17,11 @@ namespace {
 
 constexpr const char* kRuntimeName = "libcovkit-trace.so";
 
+}  // namespace
+
 bool is_setting(std::string_view entry, std::string_view name) {
   return entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=';
 }
-
-}  // namespace
 
 Expected<std::string> find_runtime_library(std::string_view name) {
   const std::string kRuntimeName(name);

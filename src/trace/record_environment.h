@@ -22,6 +22,9 @@ struct RecordSettings {
   bool start_off = false;            // CKT_ENV_START=off (--trace-off)
 };
 
+// Whether the environment entry `entry` ("NAME=VALUE") sets `name`.
+bool is_setting(std::string_view entry, std::string_view name);
+
 // libcovkit-trace.so (or another runtime `name`, such as covkit sample's)
 // next to the running covkit executable (build tree), or in ../lib or
 // ../lib/covkit (installed); it must fit into LD_PRELOAD.

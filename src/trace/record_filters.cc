@@ -76,12 +76,17 @@ Expected<FilterRule> parse_trigger_rule(const std::string& value) {
   return parse_filter_rule(action, value.substr(0, at));
 }
 
-bool rule_matches(const FilterRule& rule, const std::string& mangled) {
-  const std::string demangled = util::demangle(mangled);
+FunctionNames::FunctionNames(const std::string& name)
+    : mangled(name), demangled(util::demangle(name)), bare(without_parameters(demangled)) {}
+
+bool rule_matches(const FilterRule& rule, const FunctionNames& names) {
   // A whole name matches whatever characters it holds ("f(int)" too).
-  if (rule.pattern == mangled || rule.pattern == demangled || rule.pattern == without_parameters(demangled))
-    return true;
-  return !rule.exact && std::regex_search(demangled, rule.regex);
+  if (rule.pattern == names.mangled || rule.pattern == names.demangled || rule.pattern == names.bare) return true;
+  return !rule.exact && std::regex_search(names.demangled, rule.regex);
+}
+
+bool rule_matches(const FilterRule& rule, const std::string& mangled) {
+  return rule_matches(rule, FunctionNames(mangled));
 }
 
 std::vector<std::string> startup_modules(const std::string& prog) {
@@ -120,10 +125,11 @@ FilterPlan plan_filters(const std::vector<FilterRule>& rules, const std::vector<
     if (!symbols) continue;  // not ELF, unreadable: nothing of it can be named
     std::map<std::pair<uint64_t, uint64_t>, FilterRange> found;  // aliases merged
     for (const format::FunctionSymbol& s : *symbols) {
+      const FunctionNames names(s.name);
       std::string actions;
       for (size_t i = 0; i < rules.size(); ++i) {
         char letter = action_letter(rules[i].action);
-        if (actions.find(letter) != std::string::npos || !rule_matches(rules[i], s.name)) continue;
+        if (actions.find(letter) != std::string::npos || !rule_matches(rules[i], names)) continue;
         actions += letter;
         used[i] = true;
       }

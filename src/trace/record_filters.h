@@ -33,7 +33,15 @@ struct FilterRule {
 Expected<FilterRule> parse_filter_rule(FilterAction action, const std::string& pattern);
 Expected<FilterRule> parse_trigger_rule(const std::string& value);
 
-// Whether `rule` names the function whose symbol is `mangled`.
+// The names a pattern may give a function, worked out once per symbol.
+struct FunctionNames {
+  explicit FunctionNames(const std::string& mangled);
+  std::string mangled, demangled, bare;  // bare: demangled without its parameter list
+};
+
+// Whether `rule` names the function.
+bool rule_matches(const FilterRule& rule, const FunctionNames& names);
+// The same for the function whose symbol is `mangled`.
 bool rule_matches(const FilterRule& rule, const std::string& mangled);
 
 struct FilterRange {

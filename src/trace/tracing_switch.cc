@@ -15,6 +15,7 @@
 
 #include "live/proc_files.h"
 #include "runtime/trace/trace_contract.h"
+#include "trace/record_environment.h"
 
 namespace covkit::trace {
 
@@ -26,8 +27,7 @@ std::string_view setting(std::string_view environ, std::string_view name) {
     size_t end = environ.find('\0', pos);
     if (end == std::string_view::npos) end = environ.size();
     std::string_view entry = environ.substr(pos, end - pos);
-    if (entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=')
-      return entry.substr(name.size() + 1);
+    if (is_setting(entry, name)) return entry.substr(name.size() + 1);
     pos = end + 1;
   }
   return {};
