@@ -10,6 +10,7 @@
 #include "cli/command_line.h"
 #include "cli/trace_command.h"
 #include "trace/duration.h"
+#include "trace/patch_switch.h"
 #include "trace/tracing_switch.h"
 #include "util/printable.h"
 
@@ -29,8 +30,14 @@ constexpr const char* kDescription =
     "The switch is SIG sent with sigqueue() and a value (on or off); a plain\n"
     "`kill -SIG PID` toggles. Threads see it at their next call. Calls already\n"
     "open when tracing starts are not recorded (their returns are not either),\n"
-    "so the trace stays nested. While off, -pg, -pg -mfentry and patched\n"
-    "functions cost a few ns per call (they are not followed).\n";
+    "so the trace stays nested. While off, -pg and -pg -mfentry functions cost\n"
+    "a few ns per call (they are not followed).\n"
+    "\n"
+    "A process recorded with --patch also has its entries patched when tracing\n"
+    "is switched on and the NOPs written back when it is switched off, so\n"
+    "while off its functions cost their NOPs alone. covkit stops every thread\n"
+    "for that (ptrace, like a debugger: the same user or root) and moves one\n"
+    "caught inside an entry's NOPs past them; the pause is printed.\n";
 
 constexpr const char* kFooter =
     "\n"
@@ -49,11 +56,44 @@ struct AttachOptions {
   bool on = false, off = false;
 };
 
+// Patches (on) or unpatches the entries of a process recorded with --patch;
+// false (after one line on stderr) when that failed.
+bool switch_entries(const trace::TracedProcess& process, bool on) {
+  if (!process.patch) return true;
+  auto done = trace::switch_patched_entries(process.pid, on);
+  if (!done) {
+    fail(kCommand, "", fmt::format("process {}: cannot {} its entries: {}", process.pid, on ? "patch" : "unpatch",
+                                   done.error().message));
+    return false;
+  }
+  if (!*done) return true;  // no table: a runtime without --patch support, nothing to do
+  const trace::PatchSwitchResult& r = **done;
+  std::string extra;
+  if (r.foreign) extra += fmt::format(", {} left alone (neither NOPs nor covkit's call)", r.foreign);
+  if (r.moved) extra += fmt::format(", {} thread(s) moved past NOPs", r.moved);
+  std::fprintf(stderr, "%s: %zu of %zu patchable entries %s (%zu thread(s) stopped for %.3f ms%s)\n",
+               std::string(kCommand).c_str(), r.changed, r.entries, on ? "patched" : "unpatched", r.threads,
+               double(r.pause.count()) / 1e6, extra.c_str());
+  return true;
+}
+
+// Switch on: entries first, then the signal (a patched entry returns at
+// once while tracing is off). Switch off: the other way round.
+int switch_on(const trace::TracedProcess& process) {
+  if (!switch_entries(process, true)) return 1;
+  if (auto sent = trace::switch_tracing(process, true); !sent) return fail(kCommand, "", sent.error().message);
+  return 0;
+}
+int switch_off(const trace::TracedProcess& process) {
+  if (auto sent = trace::switch_tracing(process, false); !sent) return fail(kCommand, "", sent.error().message);
+  return switch_entries(process, false) ? 0 : 1;
+}
+
 int attach(const AttachOptions& o) {
   auto process = trace::find_traced_process(o.pid);
   if (!process) return fail(kCommand, "", process.error().message);
   if (o.on || o.off) {
-    if (auto sent = trace::switch_tracing(*process, o.on); !sent) return fail(kCommand, "", sent.error().message);
+    if (int status = o.on ? switch_on(*process) : switch_off(*process)) return status;
     std::fprintf(stderr, "%s: tracing of process %d switched %s (trace directory %s)\n",
                  std::string(kCommand).c_str(), int(o.pid), o.on ? "on" : "off",
                  util::printable(process->dir).c_str());
@@ -65,14 +105,14 @@ int attach(const AttachOptions& o) {
     if (!ns) return fail(kCommand, "", fmt::format("--for {}: not a duration (500ms, 10s, 1.5s)", o.duration));
     seconds = double(*ns) / 1e9;
   }
-  if (auto sent = trace::switch_tracing(*process, true); !sent) return fail(kCommand, "", sent.error().message);
+  if (int status = switch_on(*process)) return status;
   std::fprintf(stderr, "%s: tracing process %d into %s%s\n", std::string(kCommand).c_str(), int(o.pid),
                util::printable(process->dir).c_str(), seconds < 0 ? "; Ctrl-C to stop" : "");
   if (trace::wait_for_process(o.pid, seconds)) {
     std::fprintf(stderr, "%s: process %d ended while traced\n", std::string(kCommand).c_str(), int(o.pid));
     return 0;
   }
-  if (auto sent = trace::switch_tracing(*process, false); !sent) return fail(kCommand, "", sent.error().message);
+  if (int status = switch_off(*process)) return status;
   std::fprintf(stderr, "%s: tracing of process %d switched off\n", std::string(kCommand).c_str(), int(o.pid));
   return 0;
 }

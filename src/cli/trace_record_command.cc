@@ -242,6 +242,9 @@ int record(const RecordOptions& o, std::vector<std::string> command) {
     settings.signal = *sig;
   }
   settings.start_off = o.trace_off;
+  // Switched off with nothing inside the program to switch it on: the NOPs
+  // stay until covkit trace attach patches them (untraced, they cost nothing).
+  settings.patch_later = o.trace_off && settings.signal != 0 && o.triggers.empty();
   auto prog = trace::find_program(command[0]);
   if (!prog) return fail(kCommand, command[0], "command not found", 127);
   check_program(*prog, o.static_runtime, !o.patch.empty());

@@ -29,6 +29,7 @@ class ProcessStop {
   // Lets every thread go on; returns how long the process was stopped.
   std::chrono::nanoseconds resume();
   size_t threads() const { return tids_.size(); }
+  const std::vector<pid_t>& tids() const { return tids_; }  // every thread, stopped
 
  private:
   ProcessStop(pid_t pid) : pid_(pid) {}

@@ -18,6 +18,7 @@ struct RecordSettings {
   std::string runtime;               // libcovkit-trace.so to preload; "" for --static
   std::string filter_file;           // CKT_ENV_FILTERS: "" when no -F/-N/-T
   std::string patch_file;            // CKT_ENV_PATCH: "" when no --patch
+  bool patch_later = false;          // CKT_ENV_PATCH_LATER=1: left to covkit trace attach
   int signal = 0;                    // CKT_ENV_SIGNAL: 0 when no --signal
   bool start_off = false;            // CKT_ENV_START=off (--trace-off)
 };

@@ -61,6 +61,7 @@ Expected<TracedProcess> find_traced_process(pid_t pid) {
                              "(covkit trace record --signal USR2 --trace-off -- PROG)",
                              pid));
   p.signal = n;
+  p.patch = !setting(all, CKT_ENV_PATCH).empty();
   return p;
 }
 

@@ -14,6 +14,7 @@ struct TracedProcess {
   pid_t pid = 0;
   std::string dir;  // its trace directory (CKT_ENV_DIR)
   int signal = 0;   // CKT_ENV_SIGNAL
+  bool patch = false;  // CKT_ENV_PATCH: recorded with --patch (patch_switch.h)
 };
 
 // What /proc/PID/environ says; an Error (one line) when the process does not

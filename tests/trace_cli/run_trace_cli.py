@@ -1283,6 +1283,72 @@ def attach_session(env, d, label, exe, opts):
         raise Failure(f"attach {label}: main (open before tracing) recorded, or max_depth {rep['max_depth']} > 2")
 
 
+def entry_bytes(pid, exe, symbol):
+    """The 5 bytes at `symbol`'s entry in the running process `pid` (its
+    executable `exe`, a PIE: the address is relative to the first mapping)."""
+    nm = subprocess.run(["nm", exe], capture_output=True, text=True, check=True).stdout
+    addr = next(int(l.split()[0], 16) for l in nm.splitlines() if l.endswith(" " + symbol))
+    real = os.path.realpath(exe)
+    with open(f"/proc/{pid}/maps") as f:
+        base = next(int(l.split("-")[0], 16) for l in f if l.rstrip().endswith(real))
+    with open(f"/proc/{pid}/mem", "rb") as f:
+        f.seek(base + addr)
+        return f.read(5)
+
+
+def patch_spin_session(env, d):
+    """--patch with --signal --trace-off: the entries stay NOPs until attach
+    patches them and get them back when it switches off, while threads call
+    the patched function without pause (a thread stopped inside GCC's five
+    one-byte NOPs must be moved past them: without that the program dies of
+    SIGSEGV within a few switches)."""
+    exe = env.compile(os.path.join(d, "spinner"), "gcc", [mine("spinner.c")], ["-O2", "-pthread"],
+                      instrument=["-fpatchable-function-entry=5"])
+    tr = os.path.join(d, "trace-spin")
+    cmd = [env.covkit, "trace", "record", "-o", tr, "--signal", "USR2", "--trace-off", "--patch", "leaf",
+           "--", exe, "2", "60"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env.clean_env())
+    moved = 0
+    try:
+        if proc.stdout.readline().strip() != "pid started":
+            raise Failure("attach patch: the spinner did not start")
+        pid = children_of(proc.pid)[0]
+        nops = b"\x90" * 5
+        if entry_bytes(pid, exe, "leaf") != nops:
+            raise Failure(f"attach patch: leaf's entry is {entry_bytes(pid, exe, 'leaf').hex()} before attach, not NOPs")
+        for i in range(30):
+            r = env.covkit_run(["trace", "attach", "--on", pid])
+            if "1 of 1 patchable entries patched" not in r.stderr:
+                raise Failure(f"attach patch --on: {r.stderr!r}")
+            m = re.search(r"(\d+) thread\(s\) moved", r.stderr)
+            moved += int(m.group(1)) if m else 0
+            if i == 0 and entry_bytes(pid, exe, "leaf")[0] != 0xE8:
+                raise Failure("attach patch: leaf's entry is no call while switched on")
+            time.sleep(0.01)
+            r = env.covkit_run(["trace", "attach", "--off", pid])
+            if "1 of 1 patchable entries unpatched" not in r.stderr:
+                raise Failure(f"attach patch --off: {r.stderr!r}")
+            if i == 0 and entry_bytes(pid, exe, "leaf") != nops:
+                raise Failure("attach patch: leaf's NOPs not written back when switched off")
+            time.sleep(0.01)
+        os.kill(pid, signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    if proc.returncode != 128 + signal.SIGTERM:
+        raise Failure(f"attach patch: the spinner ended with {proc.returncode} (want SIGTERM's), {err!r}")
+    # Two threads spin through five NOPs and a short body: a stop often finds
+    # one inside the NOPs (about 1 switch in 3 here).
+    if moved == 0:
+        raise Failure("attach patch: 30 switches never found a thread inside the NOPs: the case is not exercised")
+    rep = env.report(tr)
+    got = calls_of(rep["functions"])
+    if not got.get("leaf") or set(got) != {"leaf"} or rep["max_depth"] != 1:
+        raise Failure(f"attach patch: recorded {got}, max depth {rep['max_depth']}: want leaf alone, depth 1")
+
+
 def t_attach(env):
     """covkit trace attach: a process recorded with --signal USR2 --trace-off
     is traced only while attached (--for, and --on/--off); a process not
@@ -1295,6 +1361,7 @@ def t_attach(env):
                               ("patch", ["-fpatchable-function-entry=5"], ["--patch", "."])):
         exe = env.compile(os.path.join(d, f"sleeper-{label}"), "gcc", [mine("sleeper.c")], ["-O0"], instrument=inst)
         attach_session(env, d, label, exe, opts)
+    patch_spin_session(env, d)
     # Refusals.
     r = env.covkit_run(["trace", "attach", os.getpid()], expect_rc=1)
     if "not started by covkit trace record" not in r.stderr:

@@ -1,7 +1,9 @@
 /* -fpatchable-function-entry: the functions covkit named (CKT_ENV_PATCH,
  * format in trace_contract.h) get a 5-byte `call` written over the NOPs at
  * their entry, at load time, before main and the program's constructors
- * (a preloaded library is initialized first). The call goes to a trampoline
+ * (a preloaded library is initialized first). With CKT_ENV_PATCH_LATER the
+ * NOPs stay: the calls are prepared in `ckt_patch_table` and `covkit trace
+ * attach` writes them into the stopped process (and the NOPs back). The call goes to a trampoline
  * mapped within reach of a rel32 near the module (`jmp *0(%rip)` to
  * ckt_patch_entry, anywhere in the address space), so the hook sees the
  * frame of __fentry__. Functions not named keep their NOPs and cost those
@@ -25,6 +27,11 @@ struct site {
 };
 static struct site *sites;
 static uint32_t nsites, npatched, nrefused;
+static int later; /* CKT_ENV_PATCH_LATER */
+
+/* What covkit trace attach reads (trace_contract.h). */
+__attribute__((visibility("default"))) struct ckt_patch_table ckt_patch_table;
+static struct ckt_patch_site *prepared;
 
 /* Reads the whole list into `sites`. */
 CKT_FN static int load_file(const char *path) {
@@ -34,6 +41,9 @@ CKT_FN static int load_file(const char *path) {
   if (l.items) {
     sites = mmap(NULL, l.items * sizeof *sites, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (sites == MAP_FAILED) sites = NULL, ok = 0;
+    prepared = ok ? mmap(NULL, l.items * sizeof *prepared, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                  : MAP_FAILED;
+    if (prepared == MAP_FAILED) prepared = NULL, ok = 0;
   }
   const char *p, *eol;
   int more;
@@ -107,7 +117,7 @@ CKT_FN static int patch_module(struct dl_phdr_info *info, size_t size, void *arg
   uint8_t *tramp = trampoline_near(lo, hi);
   uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
   uint64_t plo = lo & ~(page - 1), phi = (hi + page - 1) & ~(page - 1);
-  if (!tramp || mprotect((void *)plo, phi - plo, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) {
+  if (!tramp || (!later && mprotect((void *)plo, phi - plo, PROT_READ | PROT_WRITE | PROT_EXEC) != 0)) {
     for (uint32_t i = first; i < nsites; i++) nrefused += sites[i].module == h;
     return 0;
   }
@@ -121,13 +131,15 @@ CKT_FN static int patch_module(struct dl_phdr_info *info, size_t size, void *arg
       nrefused++;
       continue;
     }
-    uint8_t call[5] = {0xe8};
+    struct ckt_patch_site *p = &prepared[npatched++];
     int32_t r32 = (int32_t)rel;
-    memcpy(call + 1, &r32, 4);
-    memcpy((void *)at, call, 5);
-    npatched++;
+    p->at = at;
+    p->on[0] = 0xe8;
+    memcpy(p->on + 1, &r32, 4);
+    memcpy(p->off, (const void *)at, 5);
+    if (!later) memcpy((void *)at, p->on, 5);
   }
-  mprotect((void *)plo, phi - plo, PROT_READ | PROT_EXEC);
+  if (!later) mprotect((void *)plo, phi - plo, PROT_READ | PROT_EXEC);
   return 0;
 }
 
@@ -143,16 +155,23 @@ __attribute__((constructor(102))) CKT_FN static void patch_at_load(void) {
     if (write(2, l.buf, l.n) < 0) { /* nothing to do */ }
     return;
   }
+  const char *l8r = getenv(CKT_ENV_PATCH_LATER);
+  later = l8r && strcmp(l8r, "1") == 0;
   struct scan_ctx ctx;
   ssize_t n = readlink("/proc/self/exe", ctx.exe, sizeof ctx.exe - 1);
   ctx.exe[n > 0 ? n : 0] = 0;
   dl_iterate_phdr(patch_module, &ctx);
+  ckt_patch_table.magic = CKT_PATCH_TABLE_MAGIC;
+  ckt_patch_table.count = npatched;
+  ckt_patch_table.sites = (uint64_t)(uintptr_t)prepared;
+  __atomic_store_n(&ckt_patch_table.ready, 1, __ATOMIC_RELEASE);
   if (npatched < nsites) {
     ckt_line_init(&l, "covkit-trace:");
     ckt_line_u64(&l, nsites - npatched);
     ckt_line_str(&l, " of");
     ckt_line_u64(&l, nsites);
-    ckt_line_str(&l, " patchable entries not patched (not NOPs there, not loaded, or not writable)\n");
+    ckt_line_str(&l, later ? " patchable entries not prepared (not NOPs there, not loaded, or no trampoline)\n"
+                           : " patchable entries not patched (not NOPs there, not loaded, or not writable)\n");
     if (write(2, l.buf, l.n) < 0) { /* nothing to do */ }
   }
 }

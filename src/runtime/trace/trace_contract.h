@@ -2,7 +2,7 @@
  * covkit's reader (src/format/trace_*) and `covkit trace record` (which sets
  * the runtime's environment): variable names, file names, the thread stream
  * header and the event codes. docs/trace-format.md is its prose.
- * C11 and C++, no dependencies, nothing but constants. */
+ * C11 and C++, no dependencies: constants and one plain memory layout. */
 #ifndef COVKIT_TRACE_CONTRACT_H
 #define COVKIT_TRACE_CONTRACT_H
 
@@ -16,6 +16,7 @@
 #define CKT_ENV_SIGNAL "COVKIT_TRACE_SIGNAL"           /* signal number that switches tracing on and off */
 #define CKT_ENV_START "COVKIT_TRACE_START"             /* "off": tracing starts switched off */
 #define CKT_ENV_PATCH "COVKIT_TRACE_PATCH"             /* file of patchable entries to patch at load */
+#define CKT_ENV_PATCH_LATER "COVKIT_TRACE_PATCH_LATER" /* "1": prepare them, patch when attached */
 #define CKT_ENV_PREFIX "COVKIT_TRACE_"                 /* every variable above starts so */
 
 /* ---- filters (CKT_ENV_FILTERS, written by `covkit trace record -F/-N/-T`) ----
@@ -42,6 +43,25 @@
  * ckt_patch_entry, which works as __fentry__). Module paths as for filters. */
 #define CKT_PATCH_MAGIC "covkit-patch 1"
 #define CKT_PATCH_FILE "covkit-patch" /* its name in the trace directory */
+/* The entries, as the runtime prepared them, in its memory for `covkit trace
+ * attach`, which patches and unpatches a running process (stopped with
+ * ptrace: a thread inside GCC's one-byte NOPs must be moved past them).
+ * libcovkit-trace exports `CKT_PATCH_TABLE_SYMBOL`, a struct ckt_patch_table;
+ * `ready` is set last, once `sites` holds `count` entries. For each site, the
+ * 5 bytes at `at` (absolute) are `off` (the NOPs) or `on` (the call). With
+ * CKT_ENV_PATCH_LATER the runtime leaves them `off` at load. */
+#define CKT_PATCH_TABLE_SYMBOL "ckt_patch_table"
+#define CKT_PATCH_TABLE_MAGIC 0x31686374616b63ull /* "ckatch1" little-endian, version 1 */
+struct ckt_patch_table {
+  unsigned long long magic;
+  unsigned long long ready;
+  unsigned long long count;
+  unsigned long long sites; /* address of struct ckt_patch_site[count] */
+};
+struct ckt_patch_site {
+  unsigned long long at;
+  unsigned char on[5], off[5], pad[6];
+};
 /* CKT_ENV_SIGNAL from sigqueue(): the value says what to do; any other
  * sender (kill) toggles. */
 enum { CKT_SIGNAL_VALUE_ON = 1, CKT_SIGNAL_VALUE_OFF = 2 };
