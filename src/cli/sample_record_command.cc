@@ -3,6 +3,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <signal.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -45,6 +48,16 @@ constexpr const char* kDescription =
     "cost per block reached (~20 us here), not per execution. Statically\n"
     "linked programs work too.\n"
     "\n"
+    "--pid PID (breakpoint mode) attaches to a running process instead: every\n"
+    "thread is stopped for an instant (ptrace, as a debugger; the same user or\n"
+    "root), the int3s are planted in the modules it has mapped, and its blocks\n"
+    "are recorded as they run — libraries it loads, threads and children it\n"
+    "starts included — for --for T, or until Ctrl-C (SIGINT, SIGTERM, SIGHUP) or\n"
+    "its end. Then every byte covkit replaced is put back and the process goes\n"
+    "on. (The sampling modes run inside the program, preloaded at its start, so\n"
+    "they cannot attach.) Do not kill covkit with SIGKILL while attached: the\n"
+    "int3s left behind would kill the process.\n"
+    "\n"
     "Children that PROG forks are sampled too, and programs it executes (each\n"
     "process image writes its own file, with its executable mappings and their\n"
     "build-ids). A crash of PROG leaves the samples written until then.\n"
@@ -57,34 +70,89 @@ constexpr const char* kDescription =
 constexpr const char* kFooterEnd =
     "\n"
     "Exit status: PROG's; 128 + N when signal N killed it; 127 when PROG cannot be\n"
-    "found or run, 1 on covkit's own errors (one line on stderr).\n"
+    "found or run, 1 on covkit's own errors (one line on stderr). With --pid: 0\n"
+    "when the recording was written (the process's own end is said on stderr),\n"
+    "1 when it cannot be attached.\n"
     "\n"
     "Examples:\n"
     "  covkit sample record -- ./prog input.txt\n"
     "  covkit sample record --mode pc --period 1ms -o /tmp/s -- make check\n"
-    "  covkit sample record --vector-length 32 -- ./server --once";
+    "  covkit sample record --vector-length 32 -- ./server --once\n"
+    "  covkit sample record --mode breakpoint --pid 4242 --for 30s -o srv.sample";
 
 class RecordFormatter : public CLI::Formatter {
  public:
   std::string make_usage(const CLI::App*, std::string) const override {
-    return "Usage: covkit sample record [OPTIONS] [--] PROG [ARGS...]\n";
+    return "Usage: covkit sample record [OPTIONS] [--] PROG [ARGS...]\n"
+           "       covkit sample record --mode breakpoint --pid PID [--for T] [OPTIONS]\n";
   }
 };
 
 struct Options {
-  std::string mode = "branch", period, dir = "covkit-sample.data";
+  std::string mode = "branch", period, dir = "covkit-sample.data", duration;
   uint32_t vector_length = 16;
+  pid_t pid = 0;
 };
 
 void warn(const std::string& what) {
   std::fprintf(stderr, "%s: warning: %s\n", std::string(kCommand).c_str(), what.c_str());
 }
 
+// --pid: the recording of a running process, and 0 (its end is said, not
+// passed on: the process was not covkit's).
+int record_attached(const Options& o, sample::RecordRequest r) {
+  if (::kill(o.pid, 0) != 0 && errno == ESRCH)  // before the directory is made
+    return fail(kCommand, "", fmt::format("process {} does not exist", o.pid));
+  r.attach_pid = o.pid;
+  if (!o.duration.empty()) {
+    auto ns = trace::parse_duration_ns(o.duration);
+    if (!ns) return fail(kCommand, "", fmt::format("--for {}: not a duration (500ms, 10s, 1.5s)", o.duration));
+    r.attach_seconds = double(*ns) / 1e9;
+  }
+  r.on_attached = [&](size_t threads, size_t planted) {
+    std::fprintf(stderr, "%s: attached to process %d (%zu thread(s), %zu breakpoints planted), recording into %s%s\n",
+                 std::string(kCommand).c_str(), int(o.pid), threads, planted, util::printable(o.dir).c_str(),
+                 o.duration.empty() ? "; Ctrl-C to stop" : "");
+  };
+  auto out = sample::record_breakpoint_session(r, sample::AnalysisOptions{}.skip_prefixes);
+  if (!out) return fail(kCommand, "", out.error().message);
+  if (!out->moved_to.empty())
+    std::fprintf(stderr, "%s: the earlier recording in %s is now %s\n", std::string(kCommand).c_str(),
+                 util::printable(o.dir).c_str(), util::printable(out->moved_to).c_str());
+  if (out->recording) {
+    for (const std::string& w : out->recording->warnings) warn(util::printable(w));
+    std::fprintf(stderr, "%s: %s\n", std::string(kCommand).c_str(),
+                 sample::sample_summary_line(*out->recording, out->dir).c_str());
+  }
+  if (!out->ended)
+    std::fprintf(stderr, "%s: detached from process %d, which goes on\n", std::string(kCommand).c_str(), int(o.pid));
+  else if (out->end.signal)
+    std::fprintf(stderr, "%s: process %d was killed by signal %d meanwhile\n", std::string(kCommand).c_str(),
+                 int(o.pid), out->end.signal);
+  else
+    std::fprintf(stderr, "%s: process %d exited with status %d meanwhile\n", std::string(kCommand).c_str(),
+                 int(o.pid), out->end.exit_status);
+  return 0;
+}
+
 int record(const Options& o, std::vector<std::string> command) {
   if (!command.empty() && command.front() == "--") command.erase(command.begin());
-  if (command.empty()) return fail(kCommand, "", "no program to run (see covkit sample record --help)");
   auto mode = sample::parse_mode(o.mode);
   if (!mode) return fail(kCommand, "", fmt::format("--mode {}: not a mode (branch, breakpoint, pc)", o.mode));
+  if (o.pid) {
+    if (!command.empty()) return fail(kCommand, "", "--pid attaches to a running process: give no PROG with it");
+    if (*mode != sample::SampleMode::breakpoint)
+      return fail(kCommand, "", fmt::format("--pid works with --mode breakpoint only (--mode {} samples from "
+                                            "inside the program, preloaded when it starts)", o.mode));
+    sample::RecordRequest r;
+    r.mode = *mode;
+    r.dir = o.dir;
+    r.environment = trace::current_environment();
+    r.covkit_version = kVersion;
+    return record_attached(o, std::move(r));
+  }
+  if (!o.duration.empty()) return fail(kCommand, "", "--for goes with --pid (a program started by covkit runs to its end)");
+  if (command.empty()) return fail(kCommand, "", "no program to run (see covkit sample record --help)");
   sample::RecordRequest r;
   r.mode = *mode;
   if (!o.period.empty()) {
@@ -154,6 +222,11 @@ int run_sample_record(int argc, char** argv) {
       ->check(CLI::Range(4, 64))
       ->type_name("N");
   app.add_option("-o,--output", o.dir, "Recording directory [default: ./covkit-sample.data]")->type_name("DIR");
+  app.add_option("--pid", o.pid, "Attach to this running process instead of starting PROG (--mode breakpoint)")
+      ->type_name("PID")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--for", o.duration, "With --pid: detach after T (500ms, 10s) [default: at Ctrl-C or the process's end]")
+      ->type_name("T");
   // Everything from PROG on is PROG's.
   app.prefix_command();
   if (auto status = parse_command_line(app, argc, argv)) return *status;

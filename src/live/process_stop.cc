@@ -117,6 +117,11 @@ std::chrono::nanoseconds ProcessStop::resume() {
   return std::chrono::steady_clock::now() - began_;
 }
 
+std::vector<pid_t> ProcessStop::keep() {
+  resumed_ = true;
+  return std::move(tids_);
+}
+
 ProcessStop::~ProcessStop() { resume(); }
 
 }  // namespace covkit::live

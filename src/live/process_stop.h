@@ -26,6 +26,9 @@ class ProcessStop {
   ProcessStop& operator=(ProcessStop&&) = delete;
   ~ProcessStop();  // resumes
 
+  // Hands the threads over, stopped and still traced: the caller goes on
+  // tracing them and detaches them itself (covkit sample record --pid).
+  std::vector<pid_t> keep();
   // Lets every thread go on; returns how long the process was stopped.
   std::chrono::nanoseconds resume();
   size_t threads() const { return tids_.size(); }

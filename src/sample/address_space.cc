@@ -108,4 +108,11 @@ Expected<bool> AddressSpace::restore(pid_t tid, uint64_t address) {
   return true;
 }
 
+Expected<size_t> AddressSpace::restore_all(pid_t tid) {
+  auto sites = table_.disarm_all();
+  for (const auto& [address, original] : sites)
+    if (auto w = write_byte(tid, address, original); !w) return w.error();
+  return sites.size();
+}
+
 }  // namespace covkit::sample

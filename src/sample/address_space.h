@@ -40,6 +40,10 @@ class AddressSpace {
   // false when there was nothing to restore (hit already by another thread).
   Expected<bool> restore(pid_t tid, uint64_t address);
 
+  // Writes back the byte under every int3 still in the text (the linker's
+  // hook too): the text is as before covkit planted; returns how many.
+  Expected<size_t> restore_all(pid_t tid);
+
   // The executable mappings of each module planted, by path.
   std::map<std::string, std::vector<format::SampleMapping>> modules;
   uint64_t r_brk = 0;  // the dynamic linker's hook; 0 when not followed

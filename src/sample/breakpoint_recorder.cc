@@ -2,15 +2,19 @@
 
 #include <signal.h>
 #include <sys/ptrace.h>
+#include <sys/time.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -19,6 +23,7 @@
 #include <fmt/format.h>
 
 #include "live/proc_files.h"
+#include "live/process_stop.h"
 #include "live/process_maps.h"
 #include "sample/address_space.h"
 #include "sample/dynamic_linker_hook.h"
@@ -28,6 +33,10 @@
 namespace covkit::sample {
 
 namespace {
+
+// Followed from the attach on, as for a launched program, but without
+// PTRACE_O_EXITKILL: the process is not covkit's to kill.
+constexpr long kAttachOptions = PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC;
 
 // What one module's file gives, read once per run (many processes map it).
 struct ModuleData {
@@ -40,15 +49,17 @@ struct Thread {
   bool fresh = false;                   // its start-up SIGSTOP is still to come
 };
 
-// Whether the process catches SIGTRAP (SigCgt of /proc/PID/task/TID/status).
-bool catches_sigtrap(pid_t tid) {
+// Whether SIGTRAP's bit is set in a signal mask line of the thread's status
+// ("SigCgt:": the process catches it; "SigPnd:": pending for the thread).
+bool sigtrap_in(pid_t tid, std::string_view line) {
   auto status = live::read_proc_file(fmt::format("/proc/{}/task/{}/status", tid, tid));
   if (!status) return false;
-  size_t at = status->find("SigCgt:");
+  size_t at = status->find(line);
   if (at == std::string::npos) return false;
-  uint64_t mask = std::strtoull(status->c_str() + at + 7, nullptr, 16);
+  uint64_t mask = std::strtoull(status->c_str() + at + line.size(), nullptr, 16);
   return (mask >> (SIGTRAP - 1)) & 1;
 }
+bool catches_sigtrap(pid_t tid) { return sigtrap_in(tid, "SigCgt:"); }
 
 bool is_exec_file(const live::Mapping& m) {
   return m.executable && !m.path.empty() && m.path[0] == '/' && !m.path.ends_with(" (deleted)");
@@ -68,9 +79,23 @@ class Recorder {
     }
   }
 
-  format::SampleRecording run(pid_t root, trace::ProgramEnd* end);
+  // Launched: `root` is about to report its exec.
+  format::SampleRecording run(pid_t root, trace::ProgramEnd* end) {
+    threads_[root] = Thread{};
+    return loop(root, end, nullptr);
+  }
+  // Attached: `tids`, every thread of `pid`, seized and stopped; followed
+  // until `stop` says so (or the process ends), then detached, the text
+  // as it was.
+  format::SampleRecording attach(pid_t pid, const std::vector<pid_t>& tids, trace::ProgramEnd* end,
+                                 const std::function<bool()>& stop,
+                                 const std::function<void(size_t, size_t)>& attached);
+  bool root_ended() const { return root_ended_; }
 
  private:
+  format::SampleRecording loop(pid_t root, trace::ProgramEnd* end, const std::function<bool()>* stop);
+  std::shared_ptr<AddressSpace> start_image(pid_t tid);
+  void detach_all();
   void on_exec(pid_t tid);
   void plant_linker_hook(pid_t tid, AddressSpace& space);
   void on_new_task(pid_t parent, pid_t child, int event);
@@ -93,6 +118,9 @@ class Recorder {
   std::set<pid_t> early_stops_;  // new tasks that stopped before their parent's event told of them
   std::map<std::string, ModuleData> modules_;
   std::set<std::pair<uint32_t, uint64_t>> hit_, planted_;
+  bool root_ended_ = false;
+  bool seized_ = false;     // attached: new tasks start with an event stop, not SIGSTOP
+  bool detaching_ = false;  // new tasks stay stopped
 };
 
 const ModuleData& Recorder::module_data(const std::string& path) {
@@ -184,15 +212,7 @@ void Recorder::on_exec(pid_t tid) {
   ::ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &former);
   // A thread other than the leader exec'd: it has taken the leader's id.
   if (pid_t(former) != tid) threads_.erase(pid_t(former));
-
-  format::SampleImage image;
-  image.id = uint32_t(recording_.images.size());
-  image.pid = tid;
-  char exe[4096];
-  ssize_t n = ::readlink(fmt::format("/proc/{}/exe", tid).c_str(), exe, sizeof exe - 1);
-  if (n > 0) image.executable.assign(exe, size_t(n));
-  recording_.images.push_back(std::move(image));
-  auto space = std::make_shared<AddressSpace>(tid, recording_.images.back().id);
+  auto space = start_image(tid);
   threads_[tid] = Thread{space, false};
 
   // The linker's hook first: its code is read to check its shape before
@@ -200,6 +220,99 @@ void Recorder::on_exec(pid_t tid) {
   // marked in scan_modules).
   if (options_.libraries) plant_linker_hook(tid, *space);
   scan_modules(tid, *space);
+}
+
+std::shared_ptr<AddressSpace> Recorder::start_image(pid_t tid) {
+  format::SampleImage image;
+  image.id = uint32_t(recording_.images.size());
+  image.pid = tid;
+  char exe[4096];
+  ssize_t n = ::readlink(fmt::format("/proc/{}/exe", tid).c_str(), exe, sizeof exe - 1);
+  if (n > 0) image.executable.assign(exe, size_t(n));
+  recording_.images.push_back(std::move(image));
+  return std::make_shared<AddressSpace>(tid, recording_.images.back().id);
+}
+
+format::SampleRecording Recorder::attach(pid_t pid, const std::vector<pid_t>& tids, trace::ProgramEnd* end,
+                                         const std::function<bool()>& stop,
+                                         const std::function<void(size_t, size_t)>& attached) {
+  seized_ = true;
+  auto space = start_image(pid);
+  for (pid_t tid : tids) threads_[tid] = Thread{space, false};
+  if (options_.libraries) plant_linker_hook(pid, *space);
+  scan_modules(pid, *space);
+  if (attached) attached(tids.size(), recording_.planted.size());
+  for (pid_t tid : tids) resume(tid, 0);
+  return loop(pid, end, &stop);
+}
+
+// Stops every traced thread, takes each hit still on its way (an int3 whose
+// SIGTRAP is pending, which would kill the process once detached), puts back
+// every byte an int3 replaced, and detaches, handing each thread back the
+// signal it was stopped with, if any.
+void Recorder::detach_all() {
+  detaching_ = true;
+  std::set<pid_t> pending;
+  std::map<pid_t, int> give_back;
+  for (auto& [tid, t] : threads_)
+    if (::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) == 0) pending.insert(tid);
+  auto take_stop = [&](pid_t tid, int status) {
+    if (WIFEXITED(status) || WIFSIGNALED(status)) {
+      threads_.erase(tid);
+      pending.erase(tid);
+      return;
+    }
+    if (!WIFSTOPPED(status)) return;
+    int sig = WSTOPSIG(status), event = status >> 16;
+    if (!threads_.count(tid)) {  // a new task before its parent's event
+      early_stops_.insert(tid);
+      return;
+    }
+    if (sig == SIGTRAP && event == PTRACE_EVENT_EXEC) {
+      on_exec(tid);
+    } else if (sig == SIGTRAP && (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK ||
+                                  event == PTRACE_EVENT_CLONE)) {
+      unsigned long child = 0;
+      if (::ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &child) == 0) {
+        bool stopped_already = early_stops_.count(pid_t(child)) > 0;
+        on_new_task(tid, pid_t(child), event);
+        if (!stopped_already) pending.insert(pid_t(child));
+      }
+    } else if (event == 0 && !(sig == SIGTRAP && on_trap(tid))) {
+      give_back[tid] = sig;
+    }
+    pending.erase(tid);
+  };
+  while (!pending.empty()) {
+    int status = 0;
+    pid_t tid = ::waitpid(-1, &status, __WALL);
+    if (tid < 0 && errno == EINTR) continue;
+    if (tid < 0) break;
+    take_stop(tid, status);
+  }
+  // The interrupt stop comes before a signal already queued: an int3 that
+  // fired just then still has its SIGTRAP pending. Let it arrive and take it.
+  for (auto it = threads_.begin(); it != threads_.end();) {
+    pid_t tid = it->first;
+    ++it;
+    if (give_back.count(tid) || !sigtrap_in(tid, "SigPnd:")) continue;
+    if (::ptrace(PTRACE_CONT, tid, nullptr, nullptr) != 0) continue;
+    int status = 0;
+    while (::waitpid(tid, &status, __WALL) < 0 && errno == EINTR) {
+    }
+    take_stop(tid, status);
+  }
+  std::set<AddressSpace*> restored;
+  for (auto& [tid, t] : threads_) {
+    if (!t.space || !restored.insert(t.space.get()).second) continue;
+    if (auto r = t.space->restore_all(tid); !r)
+      warn(fmt::format("process {}: int3s left in its text: {}", tid, r.error().message));
+  }
+  for (auto& [tid, t] : threads_) {
+    auto sig = give_back.find(tid);
+    ::ptrace(PTRACE_DETACH, tid, nullptr, reinterpret_cast<void*>(intptr_t(sig == give_back.end() ? 0 : sig->second)));
+  }
+  threads_.clear();
 }
 
 void Recorder::plant_linker_hook(pid_t tid, AddressSpace& space) {
@@ -225,8 +338,8 @@ void Recorder::on_new_task(pid_t parent, pid_t child, int event) {
   // (until it execs) share the parent's.
   if (space && event == PTRACE_EVENT_FORK) space = std::shared_ptr<AddressSpace>(space->fork_copy(child));
   bool stopped = early_stops_.erase(child) > 0;
-  threads_[child] = Thread{space, !stopped};
-  if (stopped) resume(child, 0);
+  threads_[child] = Thread{space, !stopped && !seized_};
+  if (stopped && !detaching_) resume(child, 0);
 }
 
 // A SIGTRAP: true when it was one of ours (and the thread is ready to go on).
@@ -268,10 +381,13 @@ bool Recorder::on_trap(pid_t tid) {
                   reinterpret_cast<void*>(at)) == 0;
 }
 
-format::SampleRecording Recorder::run(pid_t root, trace::ProgramEnd* end) {
-  threads_[root] = Thread{};
+format::SampleRecording Recorder::loop(pid_t root, trace::ProgramEnd* end, const std::function<bool()>* stop) {
   trace::ProgramEnd root_end;
   while (!threads_.empty()) {
+    if (stop && (*stop)()) {
+      detach_all();
+      break;
+    }
     int status = 0;
     pid_t tid = ::waitpid(-1, &status, __WALL);
     if (tid < 0) {
@@ -280,6 +396,7 @@ format::SampleRecording Recorder::run(pid_t root, trace::ProgramEnd* end) {
     }
     if (WIFEXITED(status) || WIFSIGNALED(status)) {
       if (tid == root) {
+        root_ended_ = true;
         root_end = {};
         if (WIFEXITED(status)) root_end.exit_status = WEXITSTATUS(status);
         else root_end.signal = WTERMSIG(status), root_end.core_dumped = WCOREDUMP(status);
@@ -352,6 +469,80 @@ Expected<format::SampleRecording> record_breakpoints(std::span<const std::string
   ::sigaction(SIGQUIT, &old_quit, nullptr);
   if (!root) return root.error();
   recording.command.assign(argv.begin(), argv.end());
+  return recording;
+}
+
+namespace {
+
+volatile std::sig_atomic_t stop_requested = 0;
+void on_stop_signal(int) { stop_requested = 1; }
+void on_tick(int) {}  // only wakes waitpid (EINTR) to look at the clock
+
+// SIGINT, SIGTERM and SIGHUP end the recording (the process is not covkit's:
+// it goes on), and a 50 ms tick interrupts the wait so that --for is kept
+// even while the process sleeps; all undone when the recording ends.
+class AttachSignals {
+ public:
+  AttachSignals() {
+    stop_requested = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;  // no SA_RESTART: waitpid returns EINTR
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < 3; ++i) ::sigaction(kStops[i], &sa, &old_[i]);
+    sa.sa_handler = on_tick;
+    ::sigaction(SIGALRM, &sa, &old_alarm_);
+    itimerval tick{{0, 50'000}, {0, 50'000}};
+    ::setitimer(ITIMER_REAL, &tick, &old_timer_);
+  }
+  ~AttachSignals() {
+    ::setitimer(ITIMER_REAL, &old_timer_, nullptr);
+    ::sigaction(SIGALRM, &old_alarm_, nullptr);
+    for (size_t i = 0; i < 3; ++i) ::sigaction(kStops[i], &old_[i], nullptr);
+  }
+
+ private:
+  static constexpr int kStops[3] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction old_[3] {}, old_alarm_ {};
+  itimerval old_timer_{};
+};
+
+std::vector<std::string> command_line_of(pid_t pid) {
+  std::vector<std::string> words;
+  auto text = live::read_proc_file(fmt::format("/proc/{}/cmdline", pid));
+  if (!text) return words;
+  for (size_t pos = 0; pos < text->size();) {
+    size_t end = text->find('\0', pos);
+    if (end == std::string::npos) end = text->size();
+    words.push_back(text->substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return words;
+}
+
+}  // namespace
+
+Expected<format::SampleRecording> record_breakpoints_attached(
+    pid_t pid, const BreakpointProvider& provider, const BreakpointOptions& options, double seconds,
+    AttachedEnd* ended, const std::function<void(size_t threads, size_t planted)>& attached) {
+  std::vector<std::string> command = command_line_of(pid);
+  auto stop = live::ProcessStop::stop(pid);
+  if (!stop) {
+    const int err = stop.error().errno_value;
+    if (err == ESRCH) return Error(fmt::format("process {} does not exist", pid));
+    return Error(fmt::format("cannot attach to process {}: {}{}", pid, stop.error().message,
+                             err == EPERM ? " (another user's, or traced by a debugger already?)" : ""));
+  }
+  std::vector<pid_t> tids = stop->keep();
+  for (pid_t tid : tids) ::ptrace(PTRACE_SETOPTIONS, tid, nullptr, reinterpret_cast<void*>(kAttachOptions));
+  AttachSignals signals;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds < 0 ? 0 : seconds);
+  Recorder recorder(provider, options);
+  trace::ProgramEnd end;
+  format::SampleRecording recording = recorder.attach(pid, tids, &end, [&] {
+    return stop_requested != 0 || (seconds >= 0 && std::chrono::steady_clock::now() >= deadline);
+  }, attached);
+  if (ended) *ended = {recorder.root_ended(), end};
+  recording.command = std::move(command);
   return recording;
 }
 

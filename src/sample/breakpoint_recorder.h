@@ -25,6 +25,9 @@
 // Addresses are per image: a module dlclose'd and another mapped at the
 // same range later are told apart only by the image's mappings (both are
 // listed), so a hit there may belong to either.
+#include <sys/types.h>
+
+#include <functional>
 #include <span>
 #include <string>
 
@@ -49,5 +52,24 @@ struct BreakpointOptions {
 Expected<format::SampleRecording> record_breakpoints(std::span<const std::string> argv,
                                                       const BreakpointProvider& provider,
                                                       const BreakpointOptions& options, trace::ProgramEnd* end);
+
+struct AttachedEnd {
+  bool ended = false;       // the process ended while recorded
+  trace::ProgramEnd end;    // how, when it did
+};
+
+// `covkit sample record --pid`: attaches to the running process `pid` (every
+// thread, PTRACE_SEIZE), plants as for a launched program (its modules as
+// mapped now, libraries it loads later, threads and children it starts),
+// follows it for `seconds` (< 0: until SIGINT, SIGTERM or SIGHUP reaches
+// covkit, or the process ends), then puts every byte it replaced back and
+// detaches: the process goes on as before. Killing covkit with SIGKILL meanwhile
+// would leave int3s behind (the process then dies of SIGTRAP at the next one).
+// An Error when the process cannot be attached.
+// `attached` (may be empty) is called once the int3s are planted, before
+// the process goes on, with its threads and the sites planted.
+Expected<format::SampleRecording> record_breakpoints_attached(
+    pid_t pid, const BreakpointProvider& provider, const BreakpointOptions& options, double seconds,
+    AttachedEnd* ended, const std::function<void(size_t threads, size_t planted)>& attached = {});
 
 }  // namespace covkit::sample

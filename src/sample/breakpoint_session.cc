@@ -15,17 +15,30 @@ Expected<RecordOutcome, RecordError> record_breakpoint_session(const RecordReque
                                                                 std::vector<std::string> skip_prefixes) {
   std::string joined;
   for (const std::string& w : r.command) joined += (joined.empty() ? "" : " ") + w;
+  if (r.attach_pid) joined = fmt::format("--pid {}", r.attach_pid);
   auto dir = prepare_sample_dir(r.dir, joined);
   if (!dir) return RecordError(fmt::format("{}: {}", util::printable(r.dir), dir.error().message), false);
 
-  std::vector<std::string> argv = r.command;
-  argv[0] = r.program;
   trace::ProgramEnd end;
+  bool ended = true;
   const std::string started = utc_now();
-  auto rec = record_breakpoints(argv, cfg_breakpoint_provider(std::move(skip_prefixes), default_site_cache_dir()), BreakpointOptions{}, &end);
-  if (!rec) return RecordError(rec.error().message, true);
+  auto provider = cfg_breakpoint_provider(std::move(skip_prefixes), default_site_cache_dir());
+  Expected<format::SampleRecording> rec = Error("");
+  if (r.attach_pid) {
+    AttachedEnd attached;
+    rec = record_breakpoints_attached(r.attach_pid, provider, BreakpointOptions{}, r.attach_seconds, &attached,
+                                      r.on_attached);
+    if (!rec) return RecordError(rec.error().message, false);
+    ended = attached.ended;
+    end = attached.end;
+  } else {
+    std::vector<std::string> argv = r.command;
+    argv[0] = r.program;
+    rec = record_breakpoints(argv, provider, BreakpointOptions{}, &end);
+    if (!rec) return RecordError(rec.error().message, true);
+    rec->command = r.command;
+  }
   rec->mode = "breakpoint";
-  rec->command = r.command;
   rec->start_time = started;
   rec->covkit_version = r.covkit_version;
   if (auto ok = format::write_sample_recording(dir->path(), *rec); !ok)
@@ -35,6 +48,7 @@ Expected<RecordOutcome, RecordError> record_breakpoint_session(const RecordReque
   out.dir = dir->path();
   out.moved_to = dir->moved_to();
   out.end = end;
+  out.ended = ended;
   out.recording = std::move(*rec);
   return out;
 }

@@ -25,6 +25,17 @@ std::optional<uint8_t> BreakpointTable::disarm(uint64_t address) {
   return s->original;
 }
 
+std::vector<std::pair<uint64_t, uint8_t>> BreakpointTable::disarm_all() {
+  std::vector<std::pair<uint64_t, uint8_t>> out;
+  for (auto& [address, site] : sites_) {
+    if (!site.armed) continue;
+    site.armed = false;
+    out.emplace_back(address, site.original);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 void BreakpointTable::forget(uint64_t start, uint64_t end) {
   std::erase_if(sites_, [&](const auto& entry) { return entry.first >= start && entry.first < end; });
 }

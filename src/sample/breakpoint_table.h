@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <optional>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace covkit::sample {
 
@@ -27,6 +29,9 @@ class BreakpointTable {
   // The byte to write back when the site is armed and not persistent (it
   // is then disarmed); nullopt when there is nothing to restore.
   std::optional<uint8_t> disarm(uint64_t address);
+  // Every armed site, persistent ones included, with its original byte; all
+  // are then disarmed (covkit detaches and leaves the text as it found it).
+  std::vector<std::pair<uint64_t, uint8_t>> disarm_all();
   // Forgets the sites in [start, end): the module there was unmapped.
   void forget(uint64_t start, uint64_t end);
   size_t size() const { return sites_.size(); }

@@ -57,7 +57,7 @@ Expected<RecordOutcome, RecordError> record_samples(const RecordRequest& r) {
   auto end = trace::run_program(r.program, r.command, sampled_environment(r.environment, settings));
   if (!end) return RecordError(fmt::format("{}: cannot run: {}", util::printable(r.program), end.error().describe()), true);
 
-  RecordOutcome out{*end, dir->path(), dir->moved_to(), std::nullopt, ""};
+  RecordOutcome out{*end, true, dir->path(), dir->moved_to(), std::nullopt, ""};
   auto rec = format::read_sample_recording(dir->path());
   if (rec)
     out.recording = std::move(*rec);

@@ -2,7 +2,10 @@
 // `covkit sample record` in branch and pc modes: prepares the recording
 // directory, writes recording.json, runs the program with the sampling
 // runtime preloaded, waits for it, and reads back what the runtime wrote.
+#include <sys/types.h>
+
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,10 +33,16 @@ struct RecordRequest {
   std::vector<std::string> command;      // as given
   std::vector<std::string> environment;  // covkit's own, NAME=VALUE
   std::string covkit_version;
+  // Breakpoint mode only: attach to this running process instead of
+  // starting `command`, for `attach_seconds` (< 0: until interrupted).
+  pid_t attach_pid = 0;
+  double attach_seconds = -1;
+  std::function<void(size_t threads, size_t planted)> on_attached;  // once planted
 };
 
 struct RecordOutcome {
   trace::ProgramEnd end;
+  bool ended = true;  // false: an attached process still runs (end says nothing)
   std::string dir;       // absolute
   std::string moved_to;  // where an earlier recording went, or ""
   // What the runtime wrote, read back (an Error when it cannot be read).

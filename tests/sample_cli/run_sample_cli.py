@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -171,7 +172,73 @@ def scenario_errors(args, work):
     check(p.returncode == 1 and "did you mean 'report'" in p.stderr, f"near miss: {p.stderr!r}")
 
 
-SCENARIOS = {"breakpoint": scenario_breakpoint, "branch": scenario_branch, "pc": scenario_pc,
+def scenario_attach(args, work):
+    """--pid: a running process's blocks are recorded only while attached
+    (its threads and forked children too), and it goes on unharmed after
+    covkit detaches: at Ctrl-C, or after --for while it sleeps."""
+    src = os.path.join(work, "attached.c")
+    shutil.copy(os.path.join(HERE, "progs", "attached.c"), src)
+    exe = os.path.join(work, "attached")
+    subprocess.run(["gcc-12", "-O2", "-g", "-pthread", "-o", exe, src], check=True, cwd=work)
+    prog = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+
+    def ask(cmd):
+        prog.stdin.write(cmd + "\n")
+        prog.stdin.flush()
+        answer = prog.stdout.readline().strip()
+        check(answer == f"done {cmd} 0", f"attach: the program answered {answer!r} to {cmd!r}")
+
+    try:
+        ask("a")
+        rec = os.path.join(work, "attach.rec")
+        cov = subprocess.Popen([args.covkit, "sample", "record", "--mode", "breakpoint", "--pid", str(prog.pid),
+                                "-o", rec], stderr=subprocess.PIPE, text=True)
+        first = cov.stderr.readline()
+        check("attached to process" in first, f"attach: covkit said {first!r}")
+        ask("b")
+        cov.send_signal(signal.SIGINT)
+        _, err = cov.communicate(timeout=60)
+        check(cov.returncode == 0, f"attach: covkit exited {cov.returncode}: {first}{err}")
+        check("which goes on" in err, f"attach: no word of detaching: {err!r}")
+        ask("c")
+        ask("b")  # the int3s are gone: the parts that ran while attached run again
+        # --for while the program sleeps in read(): covkit's own clock ends it.
+        rec2 = os.path.join(work, "attach_for.rec")
+        p = run([args.covkit, "sample", "record", "--mode", "breakpoint", "--pid", str(prog.pid), "--for", "300ms",
+                 "-o", rec2])
+        check(p.returncode == 0 and "which goes on" in p.stderr, f"attach --for: {p.returncode} {p.stderr!r}")
+        ask("a")
+        prog.stdin.write("q\n")
+        prog.stdin.flush()
+        check(prog.wait(timeout=30) == 0, f"attach: the program exited {prog.returncode}")
+    finally:
+        if prog.poll() is None:
+            prog.kill()
+            prog.wait()
+    lcov = os.path.join(work, "attach.info")
+    p = run([args.covkit, "sample", "report", rec, "--lcov", lcov, "-r", work])
+    check(p.returncode == 0, f"sample report: {p.stderr}")
+    text = open(src).read()
+    lines = lcov_lines(open(lcov).read(), "attached.c")
+    for needle, ran in (("sink += i * 3;", False), ("sink += i * 5;", True), ("sink += i * 7;", True),
+                        ("sink += i * 11;", False), ("pid_t child = fork();", True)):
+        n = source_line(text, needle)
+        got = lines.get(n)
+        check(got is not None, f"attach: line {n} ({needle}) not listed")
+        check((got > 0) == ran, f"attach: line {n} ({needle}) has count {got}, expected it {'' if ran else 'not '}covered")
+    # Refusals, one line each.
+    bp = ["--mode", "breakpoint"]
+    for argv, words in ((bp + ["--pid", "2147483646"], "does not exist"),
+                        (bp + ["--pid", str(os.getpid()), "--", "true"], "give no PROG"),
+                        (["--mode", "pc", "--pid", str(os.getpid())], "breakpoint only"),
+                        (bp + ["--for", "1s", "--", "true"], "goes with --pid")):
+        p = run([args.covkit, "sample", "record", "-o", os.path.join(work, "refused.rec")] + argv)
+        check(p.returncode == 1 and words in p.stderr and p.stderr.count("\n") == 1,
+              f"record {' '.join(argv)}: exit {p.returncode}, {p.stderr!r}")
+        check(not os.path.exists(os.path.join(work, "refused.rec")), f"record {' '.join(argv)} left a directory")
+
+
+SCENARIOS = {"attach": scenario_attach, "breakpoint": scenario_breakpoint, "branch": scenario_branch, "pc": scenario_pc,
              "errors": scenario_errors}
 
 
