@@ -79,26 +79,34 @@ Expected<std::vector<uint64_t>> AddressSpace::plant(pid_t tid, std::span<const u
 // written one pwrite per site, planting cost more than the run. Sites close
 // together are patched in a copy of the text between them and written back
 // at once (the process is stopped; its text is not written by anyone else).
-Expected<void> AddressSpace::write_int3s(pid_t tid, std::vector<uint64_t> sites) {
+// `sites`: (address, byte to write there), sorted by address.
+Expected<void> AddressSpace::write_sites(pid_t tid, const std::vector<std::pair<uint64_t, uint8_t>>& sites) {
   constexpr uint64_t kSpan = 64 * 1024;
-  std::sort(sites.begin(), sites.end());
   for (size_t first = 0; first < sites.size();) {
     size_t last = first;
-    while (last + 1 < sites.size() && sites[last + 1] - sites[first] < kSpan) ++last;
-    const uint64_t start = sites[first];
-    std::vector<uint8_t> text(sites[last] - start + 1);
+    while (last + 1 < sites.size() && sites[last + 1].first - sites[first].first < kSpan) ++last;
+    const uint64_t start = sites[first].first;
+    std::vector<uint8_t> text(sites[last].first - start + 1);
     std::vector<live::RemotePiece> piece{{start, text.data(), text.size()}};
     bool copied = bool(live::RemoteMemory(tid).read_pieces(piece));
     if (copied) {
-      for (size_t i = first; i <= last; ++i) text[sites[i] - start] = kInt3;
+      for (size_t i = first; i <= last; ++i) text[sites[i].first - start] = sites[i].second;
       copied = bool(write_bytes(tid, start, text));
     }
     if (!copied)  // a span across an unmapped hole: one site at a time
       for (size_t i = first; i <= last; ++i)
-        if (auto r = write_byte(tid, sites[i], kInt3); !r) return r.error();
+        if (auto r = write_byte(tid, sites[i].first, sites[i].second); !r) return r.error();
     first = last + 1;
   }
   return {};
+}
+
+Expected<void> AddressSpace::write_int3s(pid_t tid, std::vector<uint64_t> sites) {
+  std::sort(sites.begin(), sites.end());
+  std::vector<std::pair<uint64_t, uint8_t>> bytes;
+  bytes.reserve(sites.size());
+  for (uint64_t a : sites) bytes.emplace_back(a, kInt3);
+  return write_sites(tid, bytes);
 }
 
 Expected<bool> AddressSpace::restore(pid_t tid, uint64_t address) {
@@ -109,9 +117,8 @@ Expected<bool> AddressSpace::restore(pid_t tid, uint64_t address) {
 }
 
 Expected<size_t> AddressSpace::restore_all(pid_t tid) {
-  auto sites = table_.disarm_all();
-  for (const auto& [address, original] : sites)
-    if (auto w = write_byte(tid, address, original); !w) return w.error();
+  auto sites = table_.disarm_all();  // sorted
+  if (auto w = write_sites(tid, sites); !w) return w.error();
   return sites.size();
 }
 

@@ -9,6 +9,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "format/sample_records.h"
@@ -54,6 +55,7 @@ class AddressSpace {
  private:
   Expected<void> write_byte(pid_t tid, uint64_t address, uint8_t byte);
   Expected<void> write_int3s(pid_t tid, std::vector<uint64_t> sites);
+  Expected<void> write_sites(pid_t tid, const std::vector<std::pair<uint64_t, uint8_t>>& sites);
   // Bytes into the process's memory (text included, through /proc/PID/mem).
   Expected<void> write_bytes(pid_t tid, uint64_t address, std::span<const uint8_t> bytes);
   pid_t pid_;
