@@ -107,6 +107,19 @@ TEST(BreakpointPlanTest, BuildIdFirstThenPath) {
   EXPECT_TRUE(none->empty());
 }
 
+TEST(BreakpointTable, DisarmAllGivesEveryArmedSiteOnceSorted) {
+  BreakpointTable t;
+  t.add(0x300, 0x55);
+  t.add(0x100, 0x48);
+  t.add(0x200, 0xc3, false, true);  // the linker's hook: persistent, still given back
+  ASSERT_TRUE(t.disarm(0x300));     // hit already: its byte is back
+  auto all = t.disarm_all();
+  std::vector<std::pair<uint64_t, uint8_t>> want = {{0x100, 0x48}, {0x200, 0xc3}};
+  EXPECT_EQ(all, want);
+  EXPECT_EQ(t.armed(), 0u);
+  EXPECT_TRUE(t.disarm_all().empty());
+}
+
 TEST(DynamicLinkerHook, AuxvAndReturnShape) {
   uint64_t words[] = {AT_PHDR, 0x400040, AT_BASE, 0x7f0000000000, AT_NULL, 0, AT_ENTRY, 1};
   std::string_view auxv(reinterpret_cast<const char*>(words), sizeof words);
