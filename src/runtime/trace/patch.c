@@ -4,9 +4,9 @@
  * (a preloaded library is initialized first). With CKT_ENV_PATCH_LATER the
  * NOPs stay: the calls are prepared in `ckt_patch_table` and `covkit trace
  * attach` writes them into the stopped process (and the NOPs back). The
- * call goes to a trampoline mapped within reach of a rel32 near the module (`jmp *0(%rip)` to
- * ckt_patch_entry, anywhere in the address space), so the hook sees the
- * frame of __fentry__. Functions not named keep their NOPs and cost those
+ * call goes to a trampoline mapped within reach of a rel32 near the module
+ * (`jmp *0(%rip)` to ckt_patch_entry, anywhere in the address space), so
+ * the hook sees the frame of __fentry__. Functions not named keep their NOPs and cost those
  * alone. A site whose bytes are not NOPs (a stale list, a rebuilt program)
  * is left alone and counted; one line on stderr says how many. */
 #include <link.h>
