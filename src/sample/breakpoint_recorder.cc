@@ -491,6 +491,10 @@ class AttachSignals {
     for (size_t i = 0; i < 3; ++i) ::sigaction(kStops[i], &sa, &old_[i]);
     sa.sa_handler = on_tick;
     ::sigaction(SIGALRM, &sa, &old_alarm_);
+  }
+  // From the wait for stops on only: covkit's own system calls before it
+  // (reading modules, planting) must not see EINTR.
+  void start_ticking() {
     itimerval tick{{0, 50'000}, {0, 50'000}};
     ::setitimer(ITIMER_REAL, &tick, &old_timer_);
   }
@@ -540,7 +544,10 @@ Expected<format::SampleRecording> record_breakpoints_attached(
   trace::ProgramEnd end;
   format::SampleRecording recording = recorder.attach(pid, tids, &end, [&] {
     return stop_requested != 0 || (seconds >= 0 && std::chrono::steady_clock::now() >= deadline);
-  }, attached);
+  }, [&](size_t threads, size_t planted) {
+    if (attached) attached(threads, planted);
+    signals.start_ticking();
+  });
   if (ended) *ended = {recorder.root_ended(), end};
   recording.command = std::move(command);
   return recording;
