@@ -189,13 +189,18 @@ Expected<trace::PatchPlan> patch_sites(const std::vector<std::string>& patterns,
     rules.push_back(std::move(*rule));
   }
   trace::PatchPlan plan = trace::plan_patches(rules, modules);
+  // Libraries PROG loads later (dlopen) may hold what the patterns name: the
+  // runtime looks when they load. So a pattern naming nothing now is said,
+  // not refused.
   if (plan.patchable == 0)
-    return Error(fmt::format("--patch: {} and the libraries it loads at start have no patchable function entries "
-                             "(build with -fpatchable-function-entry=5)",
-                             util::printable(prog)));
-  for (const std::string& p : plan.unmatched)
-    warn(fmt::format("--patch '{}' names no function with a patchable entry", util::printable(p)));
-  if (plan.sites.empty()) return Error("no function with a patchable entry matches any --patch pattern");
+    warn(fmt::format("--patch: {} and the libraries it loads at start have no patchable function entries "
+                     "(build with -fpatchable-function-entry=5); only libraries it loads later can be patched",
+                     util::printable(prog)));
+  else
+    for (const std::string& p : plan.unmatched)
+      warn(fmt::format("--patch '{}' names no function with a patchable entry in {} or the libraries it loads at "
+                       "start (libraries it loads later are looked at when they load)",
+                       util::printable(p), util::printable(prog)));
   return plan;
 }
 

@@ -56,8 +56,11 @@ PatchPlan plan_patches(const std::vector<FilterRule>& patterns, const std::vecto
       if (named) plan.sites.push_back({module, it->address, it->name});
     }
   }
-  for (size_t i = 0; i < patterns.size(); ++i)
+  for (size_t i = 0; i < patterns.size(); ++i) {
     if (!used[i]) plan.unmatched.push_back(patterns[i].pattern);
+    if (patterns[i].pattern.find('\n') == std::string::npos)
+      plan.later.emplace_back(patterns[i].exact, patterns[i].pattern);
+  }
   std::stable_sort(plan.sites.begin(), plan.sites.end(), [](const PatchSite& a, const PatchSite& b) {
     return a.module != b.module ? a.module < b.module : a.site < b.site;
   });
@@ -67,6 +70,8 @@ PatchPlan plan_patches(const std::vector<FilterRule>& patterns, const std::vecto
 std::string patch_file_text(const PatchPlan& plan) {
   std::string out = std::string(CKT_PATCH_MAGIC) + "\n";
   for (const PatchSite& s : plan.sites) out += fmt::format("{:x} {}\n", s.site, s.module);
+  for (const auto& [exact, pattern] : plan.later)
+    out += fmt::format("{}{}{}\n", CKT_PATCH_LATER_PATTERN, exact ? CKT_PATCH_EXACT : CKT_PATCH_REGEX, pattern);
   return out;
 }
 

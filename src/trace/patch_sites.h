@@ -5,6 +5,7 @@
 // Patterns are matched as the filters' are (record_filters.h).
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "trace/record_filters.h"
@@ -21,6 +22,9 @@ struct PatchPlan {
   std::vector<PatchSite> sites;        // sorted by module, then site
   std::vector<std::string> unmatched;  // patterns that named no patchable function
   size_t patchable = 0;                // patchable functions found in all modules
+  // The patterns again, for libraries loaded later (the runtime matches
+  // them against symbol names when each loads): (exact, text).
+  std::vector<std::pair<bool, std::string>> later;
 };
 
 // Functions with a patchable entry in `modules` that `patterns` name.

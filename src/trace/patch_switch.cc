@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -90,7 +91,12 @@ Expected<std::optional<PatchSwitchResult>> switch_patched_entries(pid_t pid, boo
   if (!sites) return sites.error();
   PatchSwitchResult result;
   result.entries = sites->size();
-  if (sites->empty()) return std::optional<PatchSwitchResult>(result);
+  unsigned long long state = on ? 1 : 0;  // libraries loaded from now on follow it
+  const live::RemotePiece state_piece{**at + offsetof(ckt_patch_table, on), &state, sizeof state};
+  if (sites->empty()) {  // none yet (only libraries loaded later may have some)
+    if (auto r = memory.write_pieces({&state_piece, 1}); !r) return r.error();
+    return std::optional<PatchSwitchResult>(result);
+  }
 
   auto stop = live::ProcessStop::stop(pid);
   if (!stop) return stop.error();
@@ -116,8 +122,9 @@ Expected<std::optional<PatchSwitchResult>> switch_patched_entries(pid_t pid, boo
     }
     pieces.push_back({s.at, const_cast<unsigned char*>(want), 5});
   }
+  pieces.push_back(state_piece);
   if (auto r = memory.write_pieces(pieces); !r) return r.error();
-  result.changed = pieces.size();
+  result.changed = pieces.size() - 1;
   result.pause = stop->resume();
   return std::optional<PatchSwitchResult>(result);
 }

@@ -1457,7 +1457,7 @@ def t_patch(env):
     with open(stale, "w") as f:  # main's entry + 1: inside its NOPs, not 5 of them
         main_addr = int(subprocess.run(["nm", exe5], capture_output=True, text=True).stdout.split(" T main")[0]
                         .splitlines()[-1], 16)
-        f.write(f"covkit-patch 1\n{main_addr + 2:x} {os.path.realpath(exe5)}\n")
+        f.write(f"covkit-patch 2\n{main_addr + 2:x} {os.path.realpath(exe5)}\n")
     inst = env.compile(os.path.join(d, "inst"), "g++", [mine("filters.cc")], ["-O2"])
     for label, prog, var, path, want in (
             ("garbage patch list", exe5, "COVKIT_TRACE_PATCH", garbage, "cannot read the patch list"),
@@ -1470,17 +1470,66 @@ def t_patch(env):
         lines = r.stderr.strip().splitlines()
         if r.returncode != 0 or r.stdout != want_out or len(lines) != 1 or want not in lines[0]:
             raise Failure(f"{label}: exit {r.returncode}, stdout {r.stdout!r}, stderr {r.stderr!r}")
-    # Refusals: one line, exit 1, nothing created.
+    # Patterns naming nothing at start are said, not refused (a library
+    # loaded later may hold them); a bad regex is refused: one line, exit 1,
+    # nothing created.
     plain = env.compile(os.path.join(d, "plain"), "g++", [mine("filters.cc")], ["-O2"], instrument=False)
-    for exe_, opts, want in ((exe, ["--patch", "no_such_function"], "matches any --patch pattern"),
-                             (plain, ["--patch", "."], "no patchable function entries"),
-                             (exe, ["--patch", "a["], "not a regular expression")):
-        out = os.path.join(d, "refused")
-        r = env.covkit_run(["trace", "record", "-o", out] + opts + ["--", exe_, rounds], expect_rc=1)
-        if want not in r.stderr.splitlines()[-1]:
-            raise Failure(f"record {opts}: want {want!r} in the last line, got {r.stderr!r}")
-        if os.path.exists(out):
-            raise Failure(f"record {opts}: refused but created {out}")
+    for exe_, opts, want in ((exe, ["--patch", "no_such_function"], "libraries it loads later"),
+                             (plain, ["--patch", "."], "only libraries it loads later")):
+        r = env.record(os.path.join(d, "named-nothing"), exe_, [rounds], opts=opts)
+        if want not in r.stderr:
+            raise Failure(f"record {opts}: want {want!r} in a warning, got {r.stderr!r}")
+    out = os.path.join(d, "refused")
+    r = env.covkit_run(["trace", "record", "-o", out, "--patch", "a[", "--", exe, rounds], expect_rc=1)
+    if "not a regular expression" not in r.stderr.splitlines()[-1] or os.path.exists(out):
+        raise Failure(f"record --patch 'a[': {r.stderr!r}, or {out} created")
+    patch_dlopen(env, d)
+
+
+def patch_dlopen(env, d):
+    """--patch in a library loaded with dlopen (three times, dlclose between):
+    the runtime matches the patterns against its symbols when it loads. By
+    construction plug_work runs ROUNDS times, plug_static and plug_leaf
+    ROUNDS * N times each."""
+    rounds, n = 3, 50
+    plugin = os.path.join(d, "libplug.so")
+    r = subprocess.run([env.cc["gcc"], "-O2", "-fPIC", "-shared", "-fpatchable-function-entry=5", "-o", plugin,
+                        mine("dl_plugin.c")], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise Failure(f"plugin build failed: {r.stderr}")
+    host = env.compile(os.path.join(d, "dl_host"), "gcc", [mine("dl_host.c")], ["-O2"], instrument=False)
+    phost = env.compile(os.path.join(d, "dl_host_patchable"), "gcc", [mine("dl_host.c")],
+                        ["-O2", "-fpatchable-function-entry=5"], instrument=False)
+    for label, exe, opts, want in (
+            ("regex", host, ["--patch", "plug_.*"],
+             {"plug_work": rounds, "plug_static": rounds * n, "plug_leaf": rounds * n}),
+            ("names", phost, ["--patch", "main", "--patch", "plug_leaf"], {"main": 1, "plug_leaf": rounds * n}),
+            ("all", phost, ["--patch", "."],
+             {"main": 1, "plug_work": rounds, "plug_static": rounds * n, "plug_leaf": rounds * n})):
+        tr = os.path.join(d, f"trace-dlopen-{label}")
+        env.record(tr, exe, [plugin, rounds, n], opts=opts)
+        got = calls_of(env.report(tr)["functions"])
+        if got != want:
+            raise Failure(f"dlopen {label}: calls {got}, want {want}")
+    # Started switched off (the entries wait for attach), switched on before
+    # the plugin is loaded: its entries are patched as it loads.
+    tr = os.path.join(d, "trace-dlopen-attach")
+    cmd = [env.covkit, "trace", "record", "-o", tr, "--signal", "USR2", "--trace-off", "--patch", "plug_.*",
+           "--", host, plugin, str(rounds), str(n), "1500"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env.clean_env())
+    try:
+        if proc.stdout.readline().strip() != "waiting":
+            raise Failure("dlopen attach: the host did not start")
+        env.covkit_run(["trace", "attach", "--on", children_of(proc.pid)[0]])
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    got = calls_of(env.report(tr)["functions"])
+    want = {"plug_work": rounds, "plug_static": rounds * n, "plug_leaf": rounds * n}
+    if proc.returncode != 0 or got != want:
+        raise Failure(f"dlopen attach: exit {proc.returncode}, calls {got}, want {want}: {err!r}")
 
 
 # ------------------------------------------------------- hardening (issue 8)

@@ -75,7 +75,22 @@ TEST(RecordFilters, TheFileListsRangesWithTheirActionLetters) {
             "covkit-filters 1\nFN 1000 1040 /bin/p\n+ 20 28 /lib/l.so\n");
   covkit::trace::PatchPlan patches;
   patches.sites = {{"/bin/p", 0x1130, "f"}};
-  EXPECT_EQ(covkit::trace::patch_file_text(patches), "covkit-patch 1\n1130 /bin/p\n");
+  EXPECT_EQ(covkit::trace::patch_file_text(patches), "covkit-patch 2\n1130 /bin/p\n");
+  // The patterns again, for libraries loaded later: exact names and regexes.
+  patches.later = {{true, "plug_work"}, {false, "plug_.*"}};
+  EXPECT_EQ(covkit::trace::patch_file_text(patches), "covkit-patch 2\n1130 /bin/p\n?=plug_work\n?~plug_.*\n");
+}
+
+TEST(RecordFilters, PatchPlanKeepsEveryPatternForLaterLibraries) {
+  auto exact = parse_filter_rule(FilterAction::only, "no_such_function_anywhere");
+  auto regex = parse_filter_rule(FilterAction::only, "^nothing_here_.*");
+  ASSERT_TRUE(exact && regex);
+  auto plan = covkit::trace::plan_patches({*exact, *regex}, {});
+  EXPECT_TRUE(plan.sites.empty());
+  EXPECT_EQ(plan.unmatched.size(), 2u);
+  ASSERT_EQ(plan.later.size(), 2u);
+  EXPECT_EQ(plan.later[0], std::make_pair(true, std::string("no_such_function_anywhere")));
+  EXPECT_EQ(plan.later[1], std::make_pair(false, std::string("^nothing_here_.*")));
 }
 
 TEST(RecordFilters, AFunctionOfARealBinaryIsFoundWithItsSymbolsRange) {

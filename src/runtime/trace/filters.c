@@ -73,14 +73,13 @@ CKT_FN int ckt_filters_load(void) {
   const char *file = getenv(CKT_ENV_FILTERS);
   const char *start = getenv(CKT_ENV_START);
   const char *sig = getenv(CKT_ENV_SIGNAL);
-  if (start && strcmp(start, "off") == 0) __atomic_store_n(&tracing, 0, __ATOMIC_RELAXED);
   if (file && *file) {
     if (!load_file(file)) {
       ckt_warn("cannot read the filter file", file);
       return 0;
     }
   }
-  ckt_filter_active = nranges > 0 || (sig && *sig) || !__atomic_load_n(&tracing, __ATOMIC_RELAXED);
+  ckt_filter_active = nranges > 0 || (sig && *sig) || (start && strcmp(start, "off") == 0);
   return 1;
 }
 
@@ -137,11 +136,15 @@ CKT_FN static void on_signal(int sig, siginfo_t *info, void *context) {
 }
 
 /* Installed at load time, not at the first call: a signal sent before the
- * program's first instrumented call must not kill it (SIGUSR2's default).
+ * program's first instrumented call must not kill it (SIGUSR2's default),
+ * nor be undone by the start-up settings read at that call (so --trace-off
+ * is applied here too, before the handler can run).
  * A handler the program installs later for the same signal replaces it. */
 __attribute__((constructor)) CKT_FN static void install_signal(void) {
-  const char *dir = getenv(CKT_ENV_DIR), *s = getenv(CKT_ENV_SIGNAL);
-  if (!dir || !*dir || !s || !*s) return;
+  const char *dir = getenv(CKT_ENV_DIR), *s = getenv(CKT_ENV_SIGNAL), *start = getenv(CKT_ENV_START);
+  if (!dir || !*dir) return;
+  if (start && strcmp(start, "off") == 0) __atomic_store_n(&tracing, 0, __ATOMIC_RELAXED);
+  if (!s || !*s) return;
   int sig = 0;
   for (; *s; s++) {
     if (*s < '0' || *s > '9' || sig > 1000) return;

@@ -40,23 +40,36 @@
  * the function's entry where -fpatchable-function-entry left at least 5
  * bytes of NOPs (after an endbr64, if any). At load, the runtime writes a
  * 5-byte call there (to a trampoline near the module that jumps to
- * ckt_patch_entry, which works as __fentry__). Module paths as for filters. */
-#define CKT_PATCH_MAGIC "covkit-patch 1"
+ * ckt_patch_entry, which works as __fentry__). Module paths as for filters.
+ * Then one line per --patch pattern, for libraries loaded later (dlopen),
+ * whose functions covkit could not list before the run:
+ *   ?=<name>      a function whose symbol is <name>
+ *   ?~<regex>     a function whose symbol matches <regex> (POSIX extended,
+ *                 unanchored)
+ * The runtime matches them against each new module's symbol table (.symtab,
+ * else .dynsym) when the dynamic linker has added it. */
+#define CKT_PATCH_MAGIC "covkit-patch 2"
 #define CKT_PATCH_FILE "covkit-patch" /* its name in the trace directory */
+#define CKT_PATCH_LATER_PATTERN '?'
+#define CKT_PATCH_EXACT '='
+#define CKT_PATCH_REGEX '~'
 /* The entries, as the runtime prepared them, in its memory for `covkit trace
  * attach`, which patches and unpatches a running process (stopped with
  * ptrace: a thread inside GCC's one-byte NOPs must be moved past them).
  * libcovkit-trace exports `CKT_PATCH_TABLE_SYMBOL`, a struct ckt_patch_table;
- * `ready` is set last, once `sites` holds `count` entries. For each site, the
- * 5 bytes at `at` (absolute) are `off` (the NOPs) or `on` (the call). With
- * CKT_ENV_PATCH_LATER the runtime leaves them `off` at load. */
+ * `ready` is set once the start-up modules' entries are in; `count` grows
+ * as libraries are loaded. For each site, the 5 bytes at `at` (absolute) are
+ * `off` (the NOPs) or `on` (the call). With CKT_ENV_PATCH_LATER the runtime
+ * leaves them `off` at load, and later ones as `on` says: attach sets it to
+ * 1 when it patches, to 0 when it unpatches. */
 #define CKT_PATCH_TABLE_SYMBOL "ckt_patch_table"
-#define CKT_PATCH_TABLE_MAGIC 0x31686374616b63ull /* "ckatch1" little-endian, version 1 */
+#define CKT_PATCH_TABLE_MAGIC 0x32686374616b63ull /* "ckatch2" little-endian, version 2 */
 struct ckt_patch_table {
   unsigned long long magic;
   unsigned long long ready;
   unsigned long long count;
   unsigned long long sites; /* address of struct ckt_patch_site[count] */
+  unsigned long long on;    /* the entries are patched (CKT_ENV_PATCH_LATER) */
 };
 struct ckt_patch_site {
   unsigned long long at;

@@ -1,0 +1,239 @@
+/* --patch in libraries loaded after start-up (dlopen): covkit names the
+ * functions of PROG and its start-up libraries before the run, but cannot
+ * know what PROG will load, so the list also carries the patterns; each
+ * module the dynamic linker adds later has its symbol table read from its
+ * file and the entries of the functions the patterns name patched (as
+ * patch.c does at load). Symbol names are matched as written (a C name, a
+ * C++ mangled one): the runtime does not demangle.
+ *
+ * The dynamic linker calls _dl_debug_state (the address in _r_debug.r_brk,
+ * where debuggers put their breakpoint) each time its list of modules
+ * changes; its first bytes, a `ret` and the alignment padding after it, are
+ * replaced with a jump to on_loader_event, which returns for it. The hook
+ * is only installed when patterns were given. */
+#include "patch_loads.h"
+
+#include <fcntl.h>
+#include <link.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "patch_sites.h"
+#include "trace_contract.h"
+
+enum { MAX_PATTERNS = 64, MAX_SEEN = 4096, PATTERN_TEXT = 1 << 16 };
+
+struct pattern {
+  int regex;      /* 0: the whole symbol name */
+  const char *text;
+  regex_t re;
+};
+static struct pattern patterns[MAX_PATTERNS];
+static uint32_t npatterns;
+static char pattern_text[PATTERN_TEXT];
+static uint32_t pattern_used;
+
+/* Modules already looked at, by load address (the executable's is 0 in a
+ * PIE-less program, so a count of it is kept apart). */
+static uint64_t seen[MAX_SEEN];
+static uint32_t nseen;
+
+CKT_FN int ckt_patch_pattern_add(const char *line, const char *eol) {
+  if (eol - line < 2 || npatterns == MAX_PATTERNS) return 0;
+  size_t len = (size_t)(eol - line - 1);
+  if (pattern_used + len + 1 > sizeof pattern_text) return 0;
+  char *text = pattern_text + pattern_used;
+  memcpy(text, line + 1, len);
+  text[len] = 0;
+  pattern_used += (uint32_t)len + 1;
+  struct pattern *p = &patterns[npatterns];
+  p->text = text;
+  if (line[0] == CKT_PATCH_REGEX) {
+    p->regex = 1;
+    if (regcomp(&p->re, text, REG_EXTENDED | REG_NOSUB) != 0) return 0;
+  } else if (line[0] != CKT_PATCH_EXACT) {
+    return 0;
+  }
+  npatterns++;
+  return 1;
+}
+
+CKT_FN static int named(const char *name) {
+  for (uint32_t i = 0; i < npatterns; i++)
+    if (patterns[i].regex ? regexec(&patterns[i].re, name, 0, NULL, 0) == 0 : strcmp(name, patterns[i].text) == 0)
+      return 1;
+  return 0;
+}
+
+CKT_FN static int was_seen(uint64_t base) {
+  for (uint32_t i = 0; i < nseen; i++)
+    if (seen[i] == base) return 1;
+  return 0;
+}
+
+CKT_FN static int mark_seen(struct dl_phdr_info *info, size_t size, void *arg) {
+  (void)size, (void)arg;
+  if (nseen < MAX_SEEN && !was_seen(info->dlpi_addr)) seen[nseen++] = info->dlpi_addr;
+  return 0;
+}
+
+CKT_FN static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The file of a module, mapped for reading; NULL when it cannot be. */
+CKT_FN static const uint8_t *map_file(const char *path, size_t *size) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return NULL;
+  struct stat st;
+  void *m = MAP_FAILED;
+  if (fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(ElfW(Ehdr)))
+    m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (m == MAP_FAILED) return NULL;
+  *size = (size_t)st.st_size;
+  return m;
+}
+
+/* The section header of `type` (the first), or NULL; every header is
+ * checked to lie inside the file. */
+CKT_FN static const ElfW(Shdr) *section(const uint8_t *f, size_t size, uint32_t type) {
+  const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)f;
+  if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh->e_shentsize != sizeof(ElfW(Shdr)) || eh->e_shoff > size ||
+      (size - eh->e_shoff) / sizeof(ElfW(Shdr)) < eh->e_shnum)
+    return NULL;
+  const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(f + eh->e_shoff);
+  for (uint32_t i = 0; i < eh->e_shnum; i++)
+    if (sh[i].sh_type == type && sh[i].sh_offset <= size && sh[i].sh_size <= size - sh[i].sh_offset) return &sh[i];
+  return NULL;
+}
+
+CKT_FN static int has_patchable_entries(const uint8_t *f, size_t size) {
+  const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)f;
+  const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(f + eh->e_shoff);
+  if (eh->e_shstrndx >= eh->e_shnum) return 0;
+  const ElfW(Shdr) *names = &sh[eh->e_shstrndx];
+  if (names->sh_offset > size || names->sh_size > size - names->sh_offset) return 0;
+  static const char want[] = "__patchable_function_entries";
+  for (uint32_t i = 0; i < eh->e_shnum; i++)
+    if (sh[i].sh_name < names->sh_size && names->sh_size - sh[i].sh_name >= sizeof want &&
+        memcmp(f + names->sh_offset + sh[i].sh_name, want, sizeof want) == 0)
+      return 1;
+  return 0;
+}
+
+/* Patches the named entries of one module loaded since the last look. */
+CKT_FN static void patch_loaded(struct dl_phdr_info *info) {
+  struct ckt_text t;
+  if (!info->dlpi_name || !info->dlpi_name[0] || !ckt_text_of(info, &t)) return; /* as dlopen named it */
+  size_t size = 0;
+  const uint8_t *f = map_file(info->dlpi_name, &size);
+  if (!f) return;
+  const ElfW(Shdr) *syms = section(f, size, SHT_SYMTAB);
+  if (!syms) syms = section(f, size, SHT_DYNSYM);
+  const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)f;
+  const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(f + eh->e_shoff);
+  if (syms && has_patchable_entries(f, size) && syms->sh_link < eh->e_shnum) {
+    const ElfW(Shdr) *str = &sh[syms->sh_link];
+    size_t n = syms->sh_size / sizeof(ElfW(Sym));
+    uint64_t *entries = NULL;
+    uint32_t k = 0;
+    if (str->sh_offset <= size && str->sh_size <= size - str->sh_offset && n)
+      entries = mmap(NULL, n * sizeof *entries, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (entries == MAP_FAILED) entries = NULL;
+    const ElfW(Sym) *s = (const ElfW(Sym) *)(f + syms->sh_offset);
+    const char *strtab = (const char *)(f + str->sh_offset);
+    for (size_t i = 0; entries && i < n; i++) {
+      if (ELF64_ST_TYPE(s[i].st_info) != STT_FUNC || s[i].st_shndx == SHN_UNDEF || s[i].st_value == 0 ||
+          s[i].st_name >= str->sh_size || !memchr(strtab + s[i].st_name, 0, str->sh_size - s[i].st_name))
+        continue;
+      if (named(strtab + s[i].st_name)) entries[k++] = t.base + s[i].st_value;
+    }
+    if (entries) {
+      qsort(entries, k, sizeof *entries, cmp_u64);
+      uint32_t u = 0; /* aliases: one entry each */
+      for (uint32_t i = 0; i < k; i++)
+        if (u == 0 || entries[u - 1] != entries[i]) entries[u++] = entries[i];
+      ckt_patch_entries(&t, entries, u);
+      munmap(entries, n * sizeof *entries);
+    }
+  }
+  munmap((void *)f, size);
+}
+
+CKT_FN static int scan_new(struct dl_phdr_info *info, size_t size, void *arg) {
+  (void)size, (void)arg;
+  if (was_seen(info->dlpi_addr)) return 0;
+  if (nseen < MAX_SEEN) seen[nseen++] = info->dlpi_addr;
+  patch_loaded(info);
+  return 0;
+}
+
+/* Reached by a jump from _dl_debug_state, inside dlopen or dlclose with the
+ * loader's lock held: only after a change is complete (RT_CONSISTENT).
+ * Modules gone (dlclose) are forgotten, so that one loaded later at the
+ * same address is looked at. */
+CKT_FN static int still_there(struct dl_phdr_info *info, size_t size, void *arg) {
+  (void)size;
+  uint8_t *alive = arg;
+  for (uint32_t i = 0; i < nseen; i++)
+    if (seen[i] == info->dlpi_addr) alive[i] = 1;
+  return 0;
+}
+
+CKT_FN static void on_loader_event(void) {
+  if (_r_debug.r_state != RT_CONSISTENT) return;
+  uint8_t alive[MAX_SEEN];
+  memset(alive, 0, nseen);
+  dl_iterate_phdr(still_there, alive);
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < nseen; i++)
+    if (alive[i]) seen[kept++] = seen[i];
+  nseen = kept;
+  dl_iterate_phdr(scan_new, NULL);
+}
+
+/* _dl_debug_state's first 5 bytes may be replaced: a `ret` (after an
+ * endbr64, kept) followed by padding up to the next 16-byte boundary, which
+ * nothing executes. */
+CKT_FN static uint8_t *hook_site(void) {
+  uint8_t *p = (uint8_t *)_r_debug.r_brk;
+  if (!p) return NULL;
+  static const uint8_t endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+  if (memcmp(p, endbr64, 4) == 0) p += 4;
+  if (p[0] != 0xc3) return NULL;
+  uint64_t end = ((uint64_t)(uintptr_t)p + 16) & ~(uint64_t)15;
+  if ((uint64_t)(uintptr_t)p + 5 > end) return NULL;
+  for (uint8_t *q = p + 1; (uint64_t)(uintptr_t)q < end; q++) /* padding: NOP encodings or int3 */
+    if (*q != 0x90 && *q != 0x66 && *q != 0x2e && *q != 0x0f && *q != 0x1f && *q != 0x84 && *q != 0x00 &&
+        *q != 0x40 && *q != 0x44 && *q != 0x80 && *q != 0xcc)
+      return NULL;
+  return p;
+}
+
+CKT_FN void ckt_patch_watch_loads(void) {
+  if (npatterns == 0) return;
+  dl_iterate_phdr(mark_seen, NULL);
+  uint8_t *site = hook_site();
+  uint64_t at = (uint64_t)(uintptr_t)site;
+  uint8_t *page = site ? ckt_jump_page_near(at, at + 5, (const void *)on_loader_event) : NULL;
+  uint64_t pagesize = (uint64_t)sysconf(_SC_PAGESIZE);
+  uint64_t lo = at & ~(pagesize - 1), hi = (at + 5 + pagesize - 1) & ~(pagesize - 1);
+  if (!page || mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) {
+    static const char msg[] = "covkit-trace: libraries loaded later cannot be watched: --patch applies to the "
+                              "program and its start-up libraries only\n";
+    if (write(2, msg, sizeof msg - 1) < 0) { /* nothing to do */ }
+    return;
+  }
+  uint8_t jmp[5] = {0xe9};
+  int32_t rel = (int32_t)((int64_t)(uintptr_t)page - (int64_t)(at + 5)); /* in reach: ckt_jump_page_near */
+  memcpy(jmp + 1, &rel, 4);
+  memcpy(site, jmp, 5);
+  mprotect((void *)lo, hi - lo, PROT_READ | PROT_EXEC);
+}
