@@ -340,7 +340,8 @@ int run_trace_record(int argc, char** argv) {
       ->type_name("PATTERN@ACTION");
   app.add_option("--patch", o.patch,
                  "Trace the functions PATTERN names that were built with -fpatchable-function-entry: their NOPs "
-                 "become calls at load; the others keep their NOPs and cost nothing more (repeatable; '.' names all)")
+                 "become calls at load; the others keep their NOPs and cost nothing more (repeatable; '.' names all; in "
+                 "libraries loaded later, matched against symbol names as they load)")
       ->type_name("PATTERN");
   app.add_option("--signal", o.signal,
                  "Signal SIG (USR1, USR2, a number) switches tracing on and off; covkit trace attach sends it")
