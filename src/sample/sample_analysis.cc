@@ -48,6 +48,7 @@ int load_module(Modules& m, const std::string& path, std::vector<std::string>& w
   ModuleSummary s;
   s.path = path;
   if (!img->symbols_problem().empty()) s.warnings.push_back(fmt::format("{}: {}", path, img->symbols_problem()));
+  if (!img->functions_note().empty()) s.warnings.push_back(fmt::format("{}: {}", path, img->functions_note()));
   m.cfgs.push_back(std::make_unique<ModuleCfg>(build_module_cfg(std::move(*img))));
   m.ptrs.push_back(m.cfgs.back().get());
   m.summaries.push_back(std::move(s));

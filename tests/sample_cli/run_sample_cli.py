@@ -171,8 +171,76 @@ def scenario_errors(args, work):
     check(p.returncode == 1 and "did you mean 'report'" in p.stderr, f"near miss: {p.stderr!r}")
 
 
+def function_addresses(binary):
+    """{name: address} of the file's defined functions (nm; the unstripped file)."""
+    p = run(["nm", "--defined-only", binary])
+    check(p.returncode == 0, f"nm {binary}: {p.stderr}")
+    out = {}
+    for row in p.stdout.splitlines():
+        parts = row.split()
+        if len(parts) == 3 and parts[1] in "tTwW":
+            out.setdefault(parts[2], int(parts[0], 16))
+    return out
+
+
+def report_functions(args, rec, work, name):
+    """(report's stderr, {function name: (blocks, blocks executed, count)}) of `sample report --json`."""
+    js = os.path.join(work, name + ".json")
+    p = run([args.covkit, "sample", "report", rec, "--json", js, "-r", work])
+    check(p.returncode == 0, f"sample report {name}: exit {p.returncode}: {p.stderr}")
+    funcs = {}
+    for f in json.load(open(js))["files"]:
+        for fn in f["functions"]:
+            funcs[fn["name"]] = (fn["blocks"], fn["blocks_executed"], fn["execution_count"])
+    return p.stderr, funcs
+
+
+def scenario_stripped(args, work):
+    """strip --strip-all: functions from .eh_frame give the unstripped file's
+    functions (by address) and the same blocks hit, named fn_<hex>; without
+    .eh_frame too, one clear line and no crash."""
+    src = os.path.join(work, "accuracy.c")
+    shutil.copy(os.path.join(HERE, "progs", "accuracy.c"), src)
+    plain, stripped, bare = (os.path.join(work, n) for n in ("plain", "stripped", "bare"))
+    subprocess.run(["gcc-12", "-O2", "-g", "-o", plain, src], check=True, cwd=work)
+    subprocess.run(["strip", "--strip-all", "-o", stripped, plain], check=True)
+    subprocess.run(["objcopy", "--remove-section", ".eh_frame", "--remove-section", ".eh_frame_hdr", stripped, bare],
+                   check=True)
+    rec_plain, out_plain = record(args, work, "plain.rec", plain, 300, "breakpoint")
+    rec_stripped, out_stripped = record(args, work, "stripped.rec", stripped, 300, "breakpoint")
+    check(out_plain == out_stripped, f"outputs differ: {out_plain!r} vs {out_stripped!r}")
+
+    _, plain_funcs = report_functions(args, rec_plain, work, "plain")
+    err, stripped_funcs = report_functions(args, rec_stripped, work, "stripped")
+    note = [l for l in err.splitlines() if ".eh_frame" in l]
+    check(len(note) == 1 and stripped in note[0] and "fn_<address>" in note[0],
+          f"want one warning naming {stripped} and .eh_frame, got {err!r}")
+    check(stripped_funcs and all(n.startswith("fn_") for n in stripped_funcs),
+          f"stripped functions should be named fn_<hex>: {sorted(stripped_funcs)}")
+    addresses = function_addresses(plain)
+    compared = 0
+    for name, counts in plain_funcs.items():
+        want = f"fn_{addresses[name]:x}"
+        check(want in stripped_funcs, f"{name} (at {want}) is missing from the stripped report")
+        check(stripped_funcs[want] == counts,
+              f"{name}: blocks/executed/count {counts} unstripped, {stripped_funcs[want]} stripped")
+        compared += 1
+    # main, work's helpers and never() at least; each ran or was listed with 0.
+    check(compared >= 3 and any(c[1] > 0 for c in plain_funcs.values()),
+          f"only {compared} functions compared: {sorted(plain_funcs)}")
+    check(any(c[1] == 0 for c in plain_funcs.values()), "never() should be listed with no block run")
+
+    rec_bare, out_bare = record(args, work, "bare.rec", bare, 300, "breakpoint")
+    check(out_bare == out_plain, f"the bare program's output changed: {out_bare!r}")
+    p = run([args.covkit, "sample", "report", rec_bare, "--json", os.path.join(work, "bare.json")])
+    check(p.returncode == 0, f"sample report of the bare file: exit {p.returncode}: {p.stderr}")
+    lines = [l for l in p.stderr.splitlines() if bare in l]
+    check(len(lines) == 1 and "no .eh_frame" in lines[0] and "functions unknown" in lines[0],
+          f"want one line naming {bare} and why, got {p.stderr!r}")
+
+
 SCENARIOS = {"breakpoint": scenario_breakpoint, "branch": scenario_branch, "pc": scenario_pc,
-             "errors": scenario_errors}
+             "errors": scenario_errors, "stripped": scenario_stripped}
 
 
 def main():
