@@ -219,7 +219,8 @@ class EhFrameParser {
 
   Expected<std::optional<FdeRange>> read_fde(const RecordBounds& r) {
     // The id is the distance from the id field back to the CIE.
-    if (r.id > r.id_pos) return damaged(r.start, fmt::format("an FDE's CIE pointer ({:#x}) points before the section", r.id));
+    if (r.id > r.id_pos)
+      return damaged(r.start, fmt::format("an FDE's CIE pointer ({:#x}) points before the section", r.id));
     Expected<CieInfo> cie = cie_at(r.id_pos - size_t(r.id));
     if (!cie) return cie.error();
     EhCursor c{bytes_, r.id_pos + (r.wide ? 8 : 4), r.end};

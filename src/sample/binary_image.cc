@@ -139,8 +139,12 @@ std::string add_stripped_functions(Elf* elf, size_t shstrndx, std::vector<Functi
                                    std::string& problem) {
   Expected<format::EhFrameFunctions> eh = format::read_eh_frame_functions(elf);
   if (!eh) {
-    if (functions.empty()) problem = fmt::format("no function symbols (stripped?), and {}: functions unknown", eh.error().describe());
-    return {};
+    if (functions.empty()) {
+      problem = fmt::format("no function symbols (stripped?), and {}: functions unknown", eh.error().describe());
+      return {};
+    }
+    return fmt::format("no .symtab (stripped): only the {} functions of .dynsym are known, {}", functions.size(),
+                       eh.error().describe());
   }
   if (!eh->present) {
     if (functions.empty()) problem = "no function symbols (stripped?) and no .eh_frame: functions unknown";

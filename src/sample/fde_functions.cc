@@ -45,8 +45,8 @@ std::vector<FunctionSymbol> add_fde_functions(std::vector<FunctionSymbol> symbol
   for (const format::FdeRange& f : fdes) {
     uint64_t end = f.start + f.size;
     if (f.size == 0 || end < f.start || overlaps(taken, f.start, end)) continue;
-    if (std::any_of(excluded.begin(), excluded.end(), [&](const auto& x) { return x.first < end && f.start < x.second; }))
-      continue;
+    auto in_excluded = [&](const auto& x) { return x.first < end && f.start < x.second; };
+    if (std::any_of(excluded.begin(), excluded.end(), in_excluded)) continue;
     taken[f.start] = end;
     symbols.push_back({unnamed_function_name(f.start), f.start, f.size});
     ++count;

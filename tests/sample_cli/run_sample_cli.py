@@ -53,13 +53,13 @@ def truth_run(cov_dir, rounds):
     return p.stdout
 
 
-def record(args, work, name, plain, rounds, mode, period=None):
+def record(args, work, name, plain, rounds, mode, period=None, env=None):
     out = os.path.join(work, name)
     shutil.rmtree(out, ignore_errors=True)
     argv = [args.covkit, "sample", "record", "--mode", mode, "-o", out]
     if period:
         argv += ["--period", period]
-    p = run(argv + ["--", plain, str(rounds)])
+    p = run(argv + ["--", plain, str(rounds)], env=env)
     check(p.returncode == 0, f"record --mode {mode} exited {p.returncode}: {p.stderr}")
     return out, p.stdout
 
@@ -206,8 +206,13 @@ def scenario_stripped(args, work):
     subprocess.run(["strip", "--strip-all", "-o", stripped, plain], check=True)
     subprocess.run(["objcopy", "--remove-section", ".eh_frame", "--remove-section", ".eh_frame_hdr", stripped, bare],
                    check=True)
-    rec_plain, out_plain = record(args, work, "plain.rec", plain, 300, "breakpoint")
-    rec_stripped, out_stripped = record(args, work, "stripped.rec", stripped, 300, "breakpoint")
+    # strip keeps the build-id, under which breakpoint sites are cached:
+    # each run gets a cache of its own, so the stripped one computes its own.
+    def fresh_cache(name):
+        return dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "cache-" + name))
+    rec_plain, out_plain = record(args, work, "plain.rec", plain, 300, "breakpoint", env=fresh_cache("plain"))
+    rec_stripped, out_stripped = record(args, work, "stripped.rec", stripped, 300, "breakpoint",
+                                        env=fresh_cache("stripped"))
     check(out_plain == out_stripped, f"outputs differ: {out_plain!r} vs {out_stripped!r}")
 
     _, plain_funcs = report_functions(args, rec_plain, work, "plain")
@@ -230,7 +235,7 @@ def scenario_stripped(args, work):
           f"only {compared} functions compared: {sorted(plain_funcs)}")
     check(any(c[1] == 0 for c in plain_funcs.values()), "never() should be listed with no block run")
 
-    rec_bare, out_bare = record(args, work, "bare.rec", bare, 300, "breakpoint")
+    rec_bare, out_bare = record(args, work, "bare.rec", bare, 300, "breakpoint", env=fresh_cache("bare"))
     check(out_bare == out_plain, f"the bare program's output changed: {out_bare!r}")
     p = run([args.covkit, "sample", "report", rec_bare, "--json", os.path.join(work, "bare.json")])
     check(p.returncode == 0, f"sample report of the bare file: exit {p.returncode}: {p.stderr}")

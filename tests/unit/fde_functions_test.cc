@@ -8,7 +8,8 @@ namespace {
 
 std::vector<std::string> names(const std::vector<FunctionSymbol>& fs) {
   std::vector<std::string> out;
-  for (const FunctionSymbol& f : fs) out.push_back(f.name + "@" + std::to_string(f.address) + "+" + std::to_string(f.size));
+  for (const FunctionSymbol& f : fs)
+    out.push_back(f.name + "@" + std::to_string(f.address) + "+" + std::to_string(f.size));
   return out;
 }
 
