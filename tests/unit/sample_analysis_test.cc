@@ -271,6 +271,38 @@ TEST(SampleAnalysis, StrippedFileWithoutEhFrameIsOneClearWarning) {
   EXPECT_EQ(sites.error().message.find(bare), std::string::npos) << sites.error().message;
 }
 
+// A hostile .eh_frame (the first record's length past the section's end)
+// in a stripped file: one line naming the file and the damage, no functions.
+TEST(SampleAnalysis, StrippedFileWithDamagedEhFrameIsOneClearWarning) {
+  Built b;
+  if (!build(b, "-O1 -no-pie -fno-pie -s")) GTEST_SKIP() << b.why;
+  std::string offset;
+  ASSERT_EQ(run_command("readelf -SW '" + b.exe + "' | awk '$2 == \".eh_frame\" { print $5 }'", &offset), 0);
+  ASSERT_FALSE(offset.empty());
+  std::vector<uint8_t> bytes = covkit::testing::read_bytes(b.exe);
+  size_t at = std::stoul(offset, nullptr, 16);
+  ASSERT_LT(at + 4, bytes.size());
+  bytes[at] = 0xf0, bytes[at + 1] = bytes[at + 2] = 0xff, bytes[at + 3] = 0x0f;  // 0x0ffffff0 bytes
+  std::string damaged = b.dir / "damaged";
+  ASSERT_TRUE(covkit::testing::write_bytes(damaged, bytes));
+  auto img = load_binary_image(damaged);
+  ASSERT_TRUE(img);
+  EXPECT_TRUE(img->functions().empty());
+  EXPECT_NE(img->symbols_problem().find(".eh_frame is damaged at offset 0x0: a record's length (268435440 bytes) "
+                                        "runs past the end"),
+            std::string::npos)
+      << img->symbols_problem();
+  format::SampleRecording r = identity_recording(*img, damaged);
+  auto cov = analyze_recording(r, AnalysisOptions{});
+  ASSERT_TRUE(cov);
+  ASSERT_EQ(cov->modules.size(), 1u);
+  ASSERT_EQ(cov->modules[0].warnings.size(), 1u);
+  EXPECT_EQ(cov->modules[0].warnings[0], damaged + ": " + img->symbols_problem());
+  auto sites = breakpoint_sites(damaged);
+  ASSERT_FALSE(sites);
+  EXPECT_NE(sites.error().message.find("functions unknown"), std::string::npos);
+}
+
 TEST(SampleAnalysis, DamagedFilesAreWarningsNamingThem) {
   TempDir d;
   std::string text = d / "not-elf", truncated = d / "truncated";
