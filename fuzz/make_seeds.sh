@@ -263,7 +263,8 @@ if gcc-12 -pg -o "$work/g" "$work/g.c" 2>/dev/null && (cd "$work" && ./g || true
 fi
 
 # .eh_frame sections (fuzz_eh_frame: [section address:8 LE][bytes]) of a C
-# program ("zR" CIEs) and a C++ one that throws ("zPLR"), at their addresses.
+# program ("zR" CIEs) and a C++ one that throws ("zPLR"), at their addresses;
+# and each one's .eh_frame_hdr with the bytes after it.
 mkdir -p "$out/eh_frame"
 printf 'int f(int x) { return x + 1; }\nint main(int c, char **v) { (void)v; return f(c); }\n' >"$work/e.c"
 printf '#include <stdexcept>\nint f(int x) { if (x > 3) throw std::runtime_error("x"); return x; }\n'\
@@ -275,5 +276,12 @@ for prog in e.c e.cc; do
     addr=$(readelf -SW "$work/eh" | awk '$2 == ".eh_frame" { print $4 }')
     python3 -c "import sys; sys.stdout.buffer.write(int('$addr', 16).to_bytes(8, 'little'))" >"$out/eh_frame/$prog.bin"
     cat "$work/eh.bin" >>"$out/eh_frame/$prog.bin"
+    # The same program's .eh_frame_hdr and what follows it (its .eh_frame):
+    # the header path of the fuzzer.
+    set -- $(readelf -SW "$work/eh" | awk '$2 == ".eh_frame_hdr" { print $4, $5 }')
+    if [ $# -eq 2 ]; then
+      python3 -c "import sys; sys.stdout.buffer.write(int('$1', 16).to_bytes(8, 'little'))" >"$out/eh_frame/$prog.hdr.bin"
+      tail -c +$((0x$2 + 1)) "$work/eh" | head -c 4096 >>"$out/eh_frame/$prog.hdr.bin"
+    fi
   fi
 done

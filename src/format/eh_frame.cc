@@ -87,11 +87,15 @@ struct RecordBounds {
 
 class EhFrameParser {
  public:
-  EhFrameParser(std::span<const uint8_t> bytes, const EhFrameBases& bases) : bytes_(bytes), bases_(bases) {}
+  // `by_address`: errors name virtual addresses (the bytes are a segment,
+  // not the section, so an offset in them would mislead).
+  EhFrameParser(std::span<const uint8_t> bytes, const EhFrameBases& bases, bool by_address = false)
+      : bytes_(bytes), bases_(bases), by_address_(by_address) {}
 
-  Expected<std::vector<FdeRange>> run() {
+  // Every record from `start` to the terminator or the end of the bytes.
+  Expected<std::vector<FdeRange>> run(size_t start = 0) {
     std::vector<FdeRange> out;
-    for (size_t at = 0; at < bytes_.size();) {
+    for (size_t at = start; at < bytes_.size();) {
       Expected<RecordBounds> r = record(at);
       if (!r) return r.error();
       if (r->terminator) break;
@@ -105,9 +109,23 @@ class EhFrameParser {
     return out;
   }
 
+  // The FDE of the record at `at` (nullopt when its range is empty).
+  Expected<std::optional<FdeRange>> fde_at(size_t at) {
+    Expected<RecordBounds> r = record(at);
+    if (!r) return r.error();
+    if (r->terminator || r->id == 0) return damaged(at, ".eh_frame_hdr's table names a record that is not an FDE");
+    return read_fde(*r);
+  }
+
+  // Reads a DW_EH_PE value of .eh_frame_hdr (whose own bytes `c` walks;
+  // datarel there is relative to the header's start).
+  std::optional<uint64_t> hdr_pointer(EhCursor& c, uint8_t enc) { return read_pointer(c, enc); }
+
  private:
   Error damaged(size_t offset, const std::string& what) const {
     // The offset is in the message: Error::offset would count from the file's start.
+    if (by_address_)
+      return Error(fmt::format(".eh_frame is damaged at address {:#x}: {}", bases_.section + offset, what));
     return Error(fmt::format(".eh_frame is damaged at offset {:#x}: {}", offset, what));
   }
 
@@ -236,6 +254,7 @@ class EhFrameParser {
 
   std::span<const uint8_t> bytes_;
   EhFrameBases bases_;
+  bool by_address_ = false;
   std::map<size_t, CieInfo> cies_;
 };
 
@@ -245,9 +264,76 @@ Expected<std::vector<FdeRange>> parse_eh_frame(std::span<const uint8_t> bytes, c
   return EhFrameParser(bytes, bases).run();
 }
 
+Expected<std::vector<FdeRange>> parse_eh_frame_hdr(std::span<const uint8_t> segment, uint64_t segment_vaddr,
+                                                   uint64_t hdr_vaddr) {
+  auto bad = [](const std::string& what) { return Error(".eh_frame_hdr is damaged: " + what); };
+  if (hdr_vaddr < segment_vaddr || hdr_vaddr - segment_vaddr >= segment.size())
+    return bad("it lies outside its segment");
+  // Pointers in the header: pcrel from the segment's bytes, datarel from the header.
+  EhFrameParser p(segment, {segment_vaddr, 0, hdr_vaddr}, true);
+  EhCursor c{segment, size_t(hdr_vaddr - segment_vaddr), segment.size()};
+  uint8_t version = uint8_t(c.fixed(1)), ptr_enc = uint8_t(c.fixed(1)), count_enc = uint8_t(c.fixed(1)),
+          table_enc = uint8_t(c.fixed(1));
+  if (!c.ok) return bad("its header is cut off");
+  if (version != 1) return bad(fmt::format("version {} is not 1", version));
+  std::optional<uint64_t> eh_frame = p.hdr_pointer(c, ptr_enc);
+  if (!c.ok || !eh_frame || *eh_frame < segment_vaddr || *eh_frame - segment_vaddr >= segment.size())
+    return bad("its .eh_frame pointer does not point into the segment");
+  std::optional<uint64_t> count = count_enc == kOmit ? std::nullopt : p.hdr_pointer(c, count_enc);
+  if (!count || table_enc == kOmit) return p.run(size_t(*eh_frame - segment_vaddr));  // no table: walk
+  if (!c.ok) return bad("its FDE count is cut off");
+  std::vector<FdeRange> out;
+  for (uint64_t i = 0; i < *count; ++i) {  // each entry takes bytes: a hostile count ends at the cut
+    p.hdr_pointer(c, table_enc);            // the initial location: the FDE says it too
+    std::optional<uint64_t> fde = p.hdr_pointer(c, table_enc);
+    if (!c.ok || !fde) return bad(fmt::format("its table is cut off at entry {} of {}", i, *count));
+    if (*fde < segment_vaddr || *fde - segment_vaddr >= segment.size())
+      return bad(fmt::format("table entry {} points outside the segment", i));
+    Expected<std::optional<FdeRange>> r = p.fde_at(size_t(*fde - segment_vaddr));
+    if (!r) return r.error();
+    if (*r) out.push_back(**r);
+  }
+  return out;
+}
+
+namespace {
+
+// Without section headers: the PT_GNU_EH_FRAME segment (.eh_frame_hdr) and
+// the loadable segment holding it, where .eh_frame lies too.
+Expected<EhFrameFunctions> eh_frame_from_program_headers(Elf* elf) {
+  EhFrameFunctions out;
+  size_t phnum = 0, file_size = 0;
+  const char* raw = elf_rawfile(elf, &file_size);
+  if (!raw || elf_getphdrnum(elf, &phnum) != 0) return out;
+  std::optional<GElf_Phdr> hdr;
+  std::vector<GElf_Phdr> loads;
+  for (size_t i = 0; i < phnum; ++i) {
+    GElf_Phdr ph;
+    if (!gelf_getphdr(elf, int(i), &ph)) continue;
+    if (ph.p_type == PT_GNU_EH_FRAME && ph.p_filesz > 0) hdr = ph;
+    if (ph.p_type == PT_LOAD) loads.push_back(ph);
+  }
+  if (!hdr) return out;
+  for (const GElf_Phdr& l : loads) {
+    if (hdr->p_vaddr < l.p_vaddr || hdr->p_vaddr - l.p_vaddr >= l.p_filesz) continue;
+    if (l.p_offset > file_size || l.p_filesz > file_size - l.p_offset)
+      return Error("the segment holding .eh_frame_hdr lies beyond the end of the file");
+    out.present = true;
+    auto ranges = parse_eh_frame_hdr({reinterpret_cast<const uint8_t*>(raw) + l.p_offset, l.p_filesz}, l.p_vaddr,
+                                     hdr->p_vaddr);
+    if (!ranges) return ranges.error();
+    out.ranges = std::move(*ranges);
+    return out;
+  }
+  return out;
+}
+
+}  // namespace
+
 Expected<EhFrameFunctions> read_eh_frame_functions(Elf* elf) {
   EhFrameFunctions out;
-  size_t shstrndx = 0;
+  size_t shstrndx = 0, shnum = 0;
+  if (elf_getshdrnum(elf, &shnum) != 0 || shnum == 0) return eh_frame_from_program_headers(elf);
   if (elf_getshdrstrndx(elf, &shstrndx) != 0) return out;
   EhFrameBases bases;
   Elf_Data* eh = nullptr;

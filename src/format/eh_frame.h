@@ -38,13 +38,22 @@ struct EhFrameBases {
 // Errors name the record's byte offset and what is wrong with it.
 Expected<std::vector<FdeRange>> parse_eh_frame(std::span<const uint8_t> bytes, const EhFrameBases& bases);
 
+// The FDEs that .eh_frame_hdr's search table lists (or, without a table, all
+// of .eh_frame from the header's pointer on), for a file without section
+// headers: `segment` is the loadable segment's bytes, at `segment_vaddr`,
+// holding the header (at `hdr_vaddr`) and the .eh_frame it points to.
+Expected<std::vector<FdeRange>> parse_eh_frame_hdr(std::span<const uint8_t> segment, uint64_t segment_vaddr,
+                                                   uint64_t hdr_vaddr);
+
 struct EhFrameFunctions {
   bool present = false;  // the file has an .eh_frame section with contents
   std::vector<FdeRange> ranges;
 };
 
-// The FDEs of the file's .eh_frame section (found by name); not present
-// when there is none (removed, or never emitted: -fno-asynchronous-unwind-tables).
+// The FDEs of the file's .eh_frame section (found by name), or in a file
+// without section headers, those .eh_frame_hdr (PT_GNU_EH_FRAME) lists; not
+// present when there is none (removed, or never emitted:
+// -fno-asynchronous-unwind-tables).
 Expected<EhFrameFunctions> read_eh_frame_functions(Elf* elf);
 
 }  // namespace covkit::format

@@ -28,6 +28,7 @@ constexpr uint64_t kSection = 0x2000;  // where the built section "loads"
 // Builds .eh_frame bytes record by record, the way a linker lays them out.
 struct EhBuilder {
   std::vector<uint8_t> b;
+  uint64_t base = kSection;  // the virtual address of b[0]
 
   void u8(uint64_t v) { b.push_back(uint8_t(v)); }
   void le(uint64_t v, int n) {
@@ -74,7 +75,7 @@ struct EhBuilder {
     size_t at = begin();
     size_t id_pos = b.size();
     le(id_pos - cie_at, 4);
-    uint64_t field = kSection + b.size();
+    uint64_t field = base + b.size();
     uint64_t value = (enc & 0x70) == 0x10 ? start - field : (enc & 0x70) == 0x30 ? start - data_base : start;
     int width = (enc & 0x0f) == 0x03 || (enc & 0x0f) == 0x0b ? 4 : (enc & 0x0f) == 0x02 ? 2 : 8;
     le(value, width);
@@ -219,6 +220,47 @@ TEST(EhFrame, UnknownEncodingsAndAugmentations) {
   EXPECT_NE(parse_error(b).find("CIE version 9"), std::string::npos);
 }
 
+// .eh_frame_hdr (for a file without section headers): a segment holding the
+// header, then .eh_frame; the table lists two of the three FDEs.
+TEST(EhFrame, HdrTableNamesItsFdes) {
+  constexpr size_t kHdr = 12 + 2 * 8;  // version, encodings, eh_frame_ptr, count, 2 entries
+  EhBuilder e;
+  e.base = kSection + kHdr;
+  size_t cie = e.cie("zR", {0x1b});
+  size_t f1 = e.fde(cie, 0x1100, 0x20, 0x1b, true);
+  e.fde(cie, 0x1140, 0x35, 0x1b, true);
+  size_t f3 = e.fde(cie, 0x1080, 0x22, 0x1b, true);
+  EhBuilder h;
+  h.u8(1), h.u8(0x1b), h.u8(0x03), h.u8(0x3b);
+  h.le(uint64_t(kHdr - 4), 4);  // pcrel from the field at +4 to .eh_frame at +kHdr
+  h.le(2, 4);
+  // datarel|sdata4 from the header's start, sorted by initial location.
+  h.le(0x1080 - kSection, 4), h.le(kHdr + f3, 4);
+  h.le(0x1100 - kSection, 4), h.le(kHdr + f1, 4);
+  ASSERT_EQ(h.b.size(), kHdr);
+  std::vector<uint8_t> segment = h.b;
+  segment.insert(segment.end(), e.b.begin(), e.b.end());
+  auto r = parse_eh_frame_hdr(segment, kSection, kSection);
+  ASSERT_TRUE(r) << r.error().describe();
+  std::vector<FdeRange> want = {{0x1080, 0x22}, {0x1100, 0x20}};
+  EXPECT_EQ(*r, want);
+  // Damage: a count past the table, an entry pointing at the CIE, a bad version.
+  std::vector<uint8_t> bad = segment;
+  bad[8] = 200;
+  auto cut = parse_eh_frame_hdr(bad, kSection, kSection);
+  ASSERT_FALSE(cut);
+  // The entries past the table read .eh_frame's bytes as pointers: the
+  // first one leads to the header itself, which is no FDE.
+  EXPECT_EQ(cut.error().describe().find(".eh_frame is damaged at address 0x2000:"), 0u) << cut.error().describe();
+  bad = segment;
+  bad[16] = uint8_t(kHdr + cie), bad[17] = bad[18] = bad[19] = 0;
+  EXPECT_FALSE(parse_eh_frame_hdr(bad, kSection, kSection));
+  bad = segment;
+  bad[0] = 2;
+  EXPECT_FALSE(parse_eh_frame_hdr(bad, kSection, kSection));
+  EXPECT_FALSE(parse_eh_frame_hdr(segment, kSection, kSection + segment.size()));
+}
+
 // A real program: the FDEs of the stripped copy are the symbols' ranges.
 TEST(EhFrame, StrippedProgramFdesEqualTheSymbolRanges) {
   if (run_command("command -v gcc-12 >/dev/null && command -v strip >/dev/null") != 0)
@@ -252,6 +294,25 @@ TEST(EhFrame, StrippedProgramFdesEqualTheSymbolRanges) {
   EXPECT_EQ(compared, 5);
   ASSERT_EQ(run_command("cd '" + d.path() + "' && objcopy --remove-section .eh_frame --remove-section .eh_frame_hdr "
                         "ps pn", &out), 0) << out;
+  // Without section headers (e_shoff, e_shnum, e_shstrndx zeroed), the
+  // same FDEs through PT_GNU_EH_FRAME's table.
+  std::vector<uint8_t> bytes = covkit::testing::read_bytes(d / "ps");
+  ASSERT_GT(bytes.size(), 64u);
+  std::fill(bytes.begin() + 0x28, bytes.begin() + 0x30, 0);
+  std::fill(bytes.begin() + 0x3c, bytes.begin() + 0x40, 0);
+  ASSERT_TRUE(covkit::testing::write_bytes(d / "noshdr", bytes));
+  auto noshdr = OpenElf::open(d / "noshdr");
+  ASSERT_TRUE(noshdr);
+  auto via_hdr = read_eh_frame_functions(noshdr->elf());
+  ASSERT_TRUE(via_hdr) << via_hdr.error().describe();
+  EXPECT_TRUE(via_hdr->present);
+  auto sorted = [](std::vector<FdeRange> v) {
+    std::sort(v.begin(), v.end(), [](const FdeRange& a, const FdeRange& b) { return a.start < b.start; });
+    return v;
+  };
+  EXPECT_EQ(sorted(via_hdr->ranges), sorted(eh->ranges));
+  EXPECT_GE(eh->ranges.size(), 5u);
+
   auto removed = OpenElf::open(d / "pn");
   ASSERT_TRUE(removed);
   auto gone = read_eh_frame_functions(removed->elf());
