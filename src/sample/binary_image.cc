@@ -203,6 +203,11 @@ Expected<BinaryImage> load_binary_image(const std::string& path) {
   std::erase_if(img.functions_, [&](const FunctionSymbol& f) {
     return !img.is_executable(f.address) || img.bytes_at(f.address, f.size).empty();
   });
+  if (img.functions_.empty() && !img.functions_note_.empty()) {
+    img.functions_note_.clear();
+    img.symbols_problem_ = "no function symbols (stripped?), and the FDEs of .eh_frame lie outside the executable "
+                           "code: functions unknown";
+  }
   if (img.functions_.empty() && img.symbols_problem_.empty())
     img.symbols_problem_ = "no function symbols (stripped?): functions unknown";
   img.got_names_ = read_got_names(h.elf);
