@@ -4,6 +4,7 @@
 #include <libelf.h>
 
 #include <algorithm>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -134,9 +135,10 @@ std::vector<std::pair<uint64_t, uint64_t>> plt_ranges(Elf* elf, size_t shstrndx)
 
 // Without function symbols in .symtab (strip --strip-all), the exported
 // ones in .dynsym and the FDEs of .eh_frame no symbol covers. Returns the
-// note (functions found so) or sets `problem` (none found, and why).
+// note (functions found so) or sets `problem` (none found, and why). FDEs
+// outside the code (`in_code` false: damaged or hostile) are not counted.
 std::string add_stripped_functions(Elf* elf, size_t shstrndx, std::vector<FunctionSymbol>& functions,
-                                   std::string& problem) {
+                                   const std::function<bool(uint64_t, uint64_t)>& in_code, std::string& problem) {
   Expected<format::EhFrameFunctions> eh = format::read_eh_frame_functions(elf);
   if (!eh) {
     if (functions.empty()) {
@@ -150,10 +152,12 @@ std::string add_stripped_functions(Elf* elf, size_t shstrndx, std::vector<Functi
     if (functions.empty()) problem = "no function symbols (stripped?) and no .eh_frame: functions unknown";
     return {};
   }
+  std::erase_if(eh->ranges, [&](const format::FdeRange& r) { return !in_code(r.start, r.size); });
   size_t symbols = functions.size(), added = 0;
   functions = add_fde_functions(std::move(functions), eh->ranges, plt_ranges(elf, shstrndx), &added);
   if (added == 0) {
-    if (functions.empty()) problem = "no function symbols (stripped?) and no FDEs in .eh_frame: functions unknown";
+    if (functions.empty())
+      problem = "no function symbols (stripped?) and no FDEs of executable code in .eh_frame: functions unknown";
     return {};
   }
   return symbols == 0 ? fmt::format("no function symbols (stripped): the {} functions come from .eh_frame, "
@@ -194,20 +198,16 @@ Expected<BinaryImage> load_binary_image(const std::string& path) {
   if (elf_getshdrstrndx(h.elf, &shstrndx) != 0) shstrndx = 0;
   img.build_id_ = read_build_id(h.elf);
   img.functions_ = read_functions(h.elf, SHT_SYMTAB);
-  if (img.functions_.empty()) {
-    img.functions_ = read_functions(h.elf, SHT_DYNSYM);
-    img.functions_note_ = add_stripped_functions(h.elf, shstrndx, img.functions_, img.symbols_problem_);
-  }
+  bool stripped = img.functions_.empty();
+  if (stripped) img.functions_ = read_functions(h.elf, SHT_DYNSYM);
   // Symbols outside the executable segments (damaged tables) would send
   // the disassembler into data; drop them.
-  std::erase_if(img.functions_, [&](const FunctionSymbol& f) {
-    return !img.is_executable(f.address) || img.bytes_at(f.address, f.size).empty();
-  });
-  if (img.functions_.empty() && !img.functions_note_.empty()) {
-    img.functions_note_.clear();
-    img.symbols_problem_ = "no function symbols (stripped?), and the FDEs of .eh_frame lie outside the executable "
-                           "code: functions unknown";
-  }
+  auto in_code = [&](uint64_t address, uint64_t size) {
+    return img.is_executable(address) && !img.bytes_at(address, size).empty();
+  };
+  std::erase_if(img.functions_, [&](const FunctionSymbol& f) { return !in_code(f.address, f.size); });
+  if (stripped)
+    img.functions_note_ = add_stripped_functions(h.elf, shstrndx, img.functions_, in_code, img.symbols_problem_);
   if (img.functions_.empty() && img.symbols_problem_.empty())
     img.symbols_problem_ = "no function symbols (stripped?): functions unknown";
   img.got_names_ = read_got_names(h.elf);
