@@ -261,3 +261,27 @@ if gcc-12 -pg -o "$work/g" "$work/g.c" 2>/dev/null && (cd "$work" && ./g || true
   cp "$work/gmon.out" "$out/gmon/run.gmon"
   head -c 200 "$work/gmon.out" >"$out/gmon/head.gmon"
 fi
+
+# .eh_frame sections (fuzz_eh_frame: [section address:8 LE][bytes]) of a C
+# program ("zR" CIEs) and a C++ one that throws ("zPLR"), at their addresses;
+# and each one's .eh_frame_hdr with the bytes after it.
+mkdir -p "$out/eh_frame"
+printf 'int f(int x) { return x + 1; }\nint main(int c, char **v) { (void)v; return f(c); }\n' >"$work/e.c"
+printf '#include <stdexcept>\nint f(int x) { if (x > 3) throw std::runtime_error("x"); return x; }\n'\
+'int main(int c, char **) { try { return f(c); } catch (...) { return 1; } }\n' >"$work/e.cc"
+for prog in e.c e.cc; do
+  compiler=gcc-12; [ "$prog" = e.cc ] && compiler=g++-12
+  if $compiler -O2 -o "$work/eh" "$work/$prog" 2>/dev/null &&
+     objcopy -O binary --only-section=.eh_frame "$work/eh" "$work/eh.bin" 2>/dev/null; then
+    addr=$(readelf -SW "$work/eh" | awk '$2 == ".eh_frame" { print $4 }')
+    python3 -c "import sys; sys.stdout.buffer.write(int('$addr', 16).to_bytes(8, 'little'))" >"$out/eh_frame/$prog.bin"
+    cat "$work/eh.bin" >>"$out/eh_frame/$prog.bin"
+    # The same program's .eh_frame_hdr and what follows it (its .eh_frame):
+    # the header path of the fuzzer.
+    set -- $(readelf -SW "$work/eh" | awk '$2 == ".eh_frame_hdr" { print $4, $5 }')
+    if [ $# -eq 2 ]; then
+      python3 -c "import sys; sys.stdout.buffer.write(int('$1', 16).to_bytes(8, 'little'))" >"$out/eh_frame/$prog.hdr.bin"
+      tail -c +$((0x$2 + 1)) "$work/eh" | head -c 4096 >>"$out/eh_frame/$prog.hdr.bin"
+    fi
+  fi
+done

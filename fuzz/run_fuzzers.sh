@@ -4,7 +4,7 @@
 # each on all cores (libFuzzer fork mode, continuing past crashes so one
 # known bug does not hide the next). Prints executions and crashes per target.
 #
-#   fuzz/run_fuzzers.sh SECONDS [fuzz_gcno fuzz_gcda fuzz_session fuzz_tracefile fuzz_diff fuzz_trace fuzz_stream fuzz_sample fuzz_gmon]
+#   fuzz/run_fuzzers.sh SECONDS [fuzz_gcno fuzz_gcda fuzz_session fuzz_tracefile fuzz_diff fuzz_trace fuzz_stream fuzz_sample fuzz_gmon fuzz_eh_frame]
 #
 # Environment: FUZZ_JOBS (parallel jobs per target, default: nproc),
 # FUZZ_BUILD (build directory, default: build-fuzz next to this tree).
@@ -17,7 +17,7 @@ shift
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${FUZZ_BUILD:-$root/build-fuzz}
 jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}
-targets=${*:-fuzz_gcno fuzz_gcda fuzz_session fuzz_tracefile fuzz_diff fuzz_trace fuzz_stream fuzz_sample fuzz_gmon}
+targets=${*:-fuzz_gcno fuzz_gcda fuzz_session fuzz_tracefile fuzz_diff fuzz_trace fuzz_stream fuzz_sample fuzz_gmon fuzz_eh_frame}
 
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCOVKIT_FUZZ=ON -DCOVKIT_TESTS=OFF \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -36,6 +36,7 @@ for t in $targets; do
     fuzz_stream) seeds=stream max_len=8192 ;;
     fuzz_sample) seeds=sample max_len=8192 ;;
     fuzz_gmon) seeds=gmon max_len=8192 ;;
+    fuzz_eh_frame) seeds=eh_frame max_len=8192 ;;
     *) echo "unknown target $t" >&2; exit 2 ;;
   esac
   corpus=$build/fuzz-corpus/$t

@@ -34,6 +34,8 @@ constexpr const char* kDescription =
     "must have run with them; DWARF line tables (inlined code included) give\n"
     "the lines. Every line with code is listed, 0 where nothing showed it ran.\n"
     "Counts are estimates (samples that saw the line), not execution counts.\n"
+    "Functions come from the symbol table; in a stripped file from .eh_frame,\n"
+    "named fn_<hex address>, listed under the file's path with no lines.\n"
     "System libraries (/lib, /usr/lib) are left out unless --include-system.";
 
 constexpr const char* kFooter =

@@ -4,10 +4,13 @@
 #include <libelf.h>
 
 #include <algorithm>
+#include <functional>
 
 #include <fmt/format.h>
 
+#include "format/eh_frame.h"
 #include "format/elf_symbols.h"
+#include "sample/fde_functions.h"
 
 namespace covkit::sample {
 
@@ -91,6 +94,8 @@ std::map<uint64_t, std::string> read_got_names(Elf* elf) {
   return out;
 }
 
+bool is_plt_section(const std::string& name) { return name == ".plt" || name == ".plt.sec" || name == ".plt.got"; }
+
 // PLT stubs are 16-byte entries holding `jmp *slot(%rip)` (ff 25 disp32,
 // maybe after a bnd prefix or endbr64) in .plt, .plt.sec or .plt.got.
 std::map<uint64_t, std::string> read_plt_names(Elf* elf, size_t shstrndx,
@@ -99,8 +104,7 @@ std::map<uint64_t, std::string> read_plt_names(Elf* elf, size_t shstrndx,
   for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn));) {
     GElf_Shdr sh;
     if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS) continue;
-    std::string name = section_name(elf, shstrndx, sh);
-    if (name != ".plt" && name != ".plt.sec" && name != ".plt.got") continue;
+    if (!is_plt_section(section_name(elf, shstrndx, sh))) continue;
     Elf_Data* data = elf_getdata(scn, nullptr);
     if (!data || !data->d_buf) continue;
     const auto* b = static_cast<const uint8_t*>(data->d_buf);
@@ -116,6 +120,50 @@ std::map<uint64_t, std::string> read_plt_names(Elf* elf, size_t shstrndx,
     }
   }
   return out;
+}
+
+// [begin, end) of the PLT sections.
+std::vector<std::pair<uint64_t, uint64_t>> plt_ranges(Elf* elf, size_t shstrndx) {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn));) {
+    GElf_Shdr sh;
+    if (gelf_getshdr(scn, &sh) && is_plt_section(section_name(elf, shstrndx, sh)))
+      out.push_back({sh.sh_addr, sh.sh_addr + sh.sh_size});
+  }
+  return out;
+}
+
+// Without function symbols in .symtab (strip --strip-all), the exported
+// ones in .dynsym and the FDEs of .eh_frame no symbol covers. Returns the
+// note (functions found so) or sets `problem` (none found, and why). FDEs
+// outside the code (`in_code` false: damaged or hostile) are not counted.
+std::string add_stripped_functions(Elf* elf, size_t shstrndx, std::vector<FunctionSymbol>& functions,
+                                   const std::function<bool(uint64_t, uint64_t)>& in_code, std::string& problem) {
+  Expected<format::EhFrameFunctions> eh = format::read_eh_frame_functions(elf);
+  if (!eh) {
+    if (functions.empty()) {
+      problem = fmt::format("no function symbols (stripped?), and {}: functions unknown", eh.error().describe());
+      return {};
+    }
+    return fmt::format("no .symtab (stripped): only the {} functions of .dynsym are known, {}", functions.size(),
+                       eh.error().describe());
+  }
+  if (!eh->present) {
+    if (functions.empty()) problem = "no function symbols (stripped?) and no .eh_frame: functions unknown";
+    return {};
+  }
+  std::erase_if(eh->ranges, [&](const format::FdeRange& r) { return !in_code(r.start, r.size); });
+  size_t symbols = functions.size(), added = 0;
+  functions = add_fde_functions(std::move(functions), eh->ranges, plt_ranges(elf, shstrndx), &added);
+  if (added == 0) {
+    if (functions.empty())
+      problem = "no function symbols (stripped?) and no FDEs of executable code in .eh_frame: functions unknown";
+    return {};
+  }
+  return symbols == 0 ? fmt::format("no function symbols (stripped): the {} functions come from .eh_frame, "
+                                    "named fn_<address>", added)
+                      : fmt::format("no .symtab (stripped): {} functions come from .dynsym, {} more from .eh_frame, "
+                                    "named fn_<address>", symbols, added);
 }
 
 }  // namespace
@@ -150,13 +198,18 @@ Expected<BinaryImage> load_binary_image(const std::string& path) {
   if (elf_getshdrstrndx(h.elf, &shstrndx) != 0) shstrndx = 0;
   img.build_id_ = read_build_id(h.elf);
   img.functions_ = read_functions(h.elf, SHT_SYMTAB);
-  if (img.functions_.empty()) img.functions_ = read_functions(h.elf, SHT_DYNSYM);
+  bool stripped = img.functions_.empty();
+  if (stripped) img.functions_ = read_functions(h.elf, SHT_DYNSYM);
   // Symbols outside the executable segments (damaged tables) would send
   // the disassembler into data; drop them.
-  std::erase_if(img.functions_, [&](const FunctionSymbol& f) {
-    return !img.is_executable(f.address) || img.bytes_at(f.address, f.size).empty();
-  });
-  if (img.functions_.empty()) img.symbols_problem_ = "no function symbols (stripped?): functions unknown";
+  auto in_code = [&](uint64_t address, uint64_t size) {
+    return img.is_executable(address) && !img.bytes_at(address, size).empty();
+  };
+  std::erase_if(img.functions_, [&](const FunctionSymbol& f) { return !in_code(f.address, f.size); });
+  if (stripped)
+    img.functions_note_ = add_stripped_functions(h.elf, shstrndx, img.functions_, in_code, img.symbols_problem_);
+  if (img.functions_.empty() && img.symbols_problem_.empty())
+    img.symbols_problem_ = "no function symbols (stripped?): functions unknown";
   img.got_names_ = read_got_names(h.elf);
   img.plt_names_ = read_plt_names(h.elf, shstrndx, img.got_names_);
   return img;

@@ -1,7 +1,8 @@
 #pragma once
 // One ELF module as the analysis needs it: its build-id, the program headers
 // that turn file offsets into addresses, the bytes at any loaded address,
-// its functions (symbols with a size) and the names behind its PLT stubs
+// its functions (symbols with a size; in a stripped file the .eh_frame
+// FDEs no symbol covers, named fn_<hex>) and the names behind its PLT stubs
 // and GOT slots, so that a call to exit@plt is known to be a call to exit.
 #include <cstdint>
 #include <map>
@@ -28,8 +29,12 @@ class BinaryImage {
   const std::string& build_id() const { return build_id_; }  // lower-case hex, empty when absent
   bool position_independent() const { return pie_; }         // ET_DYN
   const std::vector<FunctionSymbol>& functions() const { return functions_; }  // sorted by address
-  // Why functions() is empty ("no symbol table (stripped)"), else empty.
+  // Why functions() is empty ("no function symbols (stripped?) and no
+  // .eh_frame: functions unknown"), else empty.
   const std::string& symbols_problem() const { return symbols_problem_; }
+  // When functions came from .eh_frame (a stripped file), one line saying
+  // so, for a warning; else empty.
+  const std::string& functions_note() const { return functions_note_; }
 
   // The file-relative virtual address of a file offset (through PT_LOAD).
   std::optional<uint64_t> vaddr_of_offset(uint64_t offset) const;
@@ -50,7 +55,7 @@ class BinaryImage {
 
  private:
   friend Expected<BinaryImage> load_binary_image(const std::string& path);
-  std::string path_, build_id_, symbols_problem_;
+  std::string path_, build_id_, symbols_problem_, functions_note_;
   bool pie_ = false;
   std::shared_ptr<util::FileData> data_;
   std::vector<LoadSegment> segments_;
@@ -60,7 +65,8 @@ class BinaryImage {
 };
 
 // Errors name what is wrong in one line ("not an ELF file", "not x86-64");
-// the caller adds the path. A stripped file loads, with symbols_problem set.
+// the caller adds the path. A stripped file loads, with functions_note set
+// (functions from .eh_frame) or symbols_problem (none found).
 Expected<BinaryImage> load_binary_image(const std::string& path);
 
 }  // namespace covkit::sample

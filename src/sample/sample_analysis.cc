@@ -48,6 +48,7 @@ int load_module(Modules& m, const std::string& path, std::vector<std::string>& w
   ModuleSummary s;
   s.path = path;
   if (!img->symbols_problem().empty()) s.warnings.push_back(fmt::format("{}: {}", path, img->symbols_problem()));
+  if (!img->functions_note().empty()) s.warnings.push_back(fmt::format("{}: {}", path, img->functions_note()));
   m.cfgs.push_back(std::make_unique<ModuleCfg>(build_module_cfg(std::move(*img))));
   m.ptrs.push_back(m.cfgs.back().get());
   m.summaries.push_back(std::move(s));
@@ -154,8 +155,8 @@ Expected<SampleCoverage> analyze_recording(const format::SampleRecording& record
       continue;
     }
     if (!lines->has_debug_info && !cfg.functions.empty())
-      sum.warnings.push_back(fmt::format("{}: no debug information (built without -g?): function-level results only",
-                                         cfg.image.path()));
+      sum.warnings.push_back(fmt::format(
+          "{}: no debug information (built without -g, or stripped?): function-level results only", cfg.image.path()));
     ModuleCoverage mc = module_coverage(cfg, *lines, states, options.source_root);
     for (auto& s : mc.records.sources) records.sources.push_back(std::move(s));
     for (auto& [path, ls] : mc.inferred_only) inferred[path].insert(ls.begin(), ls.end());

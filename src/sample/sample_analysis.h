@@ -5,7 +5,8 @@
 //
 // Design notes
 //  - Pipeline per module (one ELF file, loaded once however many processes
-//    mapped it): binary_image (libelf: symbols, PLT/GOT names, build-id) ->
+//    mapped it): binary_image (libelf: symbols or .eh_frame FDEs, PLT/GOT
+//    names, build-id) ->
 //    instruction_decoder (capstone) -> function_cfg (+ jump_tables) ->
 //    module_cfg (noreturn fixpoint) -> path_recovery (evidence -> blocks
 //    that ran, per sample) -> inference (dominators / post-dominators) ->
@@ -21,9 +22,10 @@
 //  - Modules: addresses go through the recording's mappings (file offset)
 //    and the ELF's program headers, so PIE/ASLR need nothing else. A
 //    mapping whose file's build-id differs from the recorded one is not
-//    analyzed (its addresses would mean other code); a stripped module has
-//    no functions (one warning); a module without DWARF gets function-level
-//    results listed under the module's path.
+//    analyzed (its addresses would mean other code); a stripped module's
+//    functions come from .eh_frame, named fn_<hex> (one warning says so;
+//    without .eh_frame it has none); a module without DWARF gets
+//    function-level results listed under the module's path.
 //  - System libraries (options.skip_prefixes) are not analyzed by default:
 //    their code is not the user's and has no debug info.
 #include <cstdint>

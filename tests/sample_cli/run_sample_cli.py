@@ -54,13 +54,13 @@ def truth_run(cov_dir, rounds):
     return p.stdout
 
 
-def record(args, work, name, plain, rounds, mode, period=None):
+def record(args, work, name, plain, rounds, mode, period=None, env=None):
     out = os.path.join(work, name)
     shutil.rmtree(out, ignore_errors=True)
     argv = [args.covkit, "sample", "record", "--mode", mode, "-o", out]
     if period:
         argv += ["--period", period]
-    p = run(argv + ["--", plain, str(rounds)])
+    p = run(argv + ["--", plain, str(rounds)], env=env)
     check(p.returncode == 0, f"record --mode {mode} exited {p.returncode}: {p.stderr}")
     return out, p.stdout
 
@@ -238,8 +238,84 @@ def scenario_attach(args, work):
         check(not os.path.exists(os.path.join(work, "refused.rec")), f"record {' '.join(argv)} left a directory")
 
 
-SCENARIOS = {"attach": scenario_attach, "breakpoint": scenario_breakpoint, "branch": scenario_branch, "pc": scenario_pc,
-             "errors": scenario_errors}
+def function_addresses(binary):
+    """{name: address} of the file's defined functions (nm; the unstripped file)."""
+    p = run(["nm", "--defined-only", binary])
+    check(p.returncode == 0, f"nm {binary}: {p.stderr}")
+    out = {}
+    for row in p.stdout.splitlines():
+        parts = row.split()
+        if len(parts) == 3 and parts[1] in "tTwW":
+            out.setdefault(parts[2], int(parts[0], 16))
+    return out
+
+
+def report_functions(args, rec, work, name):
+    """(report's stderr, {function name: (blocks, blocks executed, count)}) of `sample report --json`."""
+    js = os.path.join(work, name + ".json")
+    p = run([args.covkit, "sample", "report", rec, "--json", js, "-r", work])
+    check(p.returncode == 0, f"sample report {name}: exit {p.returncode}: {p.stderr}")
+    funcs = {}
+    for f in json.load(open(js))["files"]:
+        for fn in f["functions"]:
+            funcs[fn["name"]] = (fn["blocks"], fn["blocks_executed"], fn["execution_count"])
+    return p.stderr, funcs
+
+
+def scenario_stripped(args, work):
+    """strip --strip-all: functions from .eh_frame give the unstripped file's
+    functions (by address) and the same blocks hit, named fn_<hex>; without
+    .eh_frame too, one clear line and no crash."""
+    src = os.path.join(work, "accuracy.c")
+    shutil.copy(os.path.join(HERE, "progs", "accuracy.c"), src)
+    plain, stripped, bare = (os.path.join(work, n) for n in ("plain", "stripped", "bare"))
+    subprocess.run(["gcc-12", "-O2", "-g", "-o", plain, src], check=True, cwd=work)
+    subprocess.run(["strip", "--strip-all", "-o", stripped, plain], check=True)
+    subprocess.run(["objcopy", "--remove-section", ".eh_frame", "--remove-section", ".eh_frame_hdr", stripped, bare],
+                   check=True)
+    # strip keeps the build-id, under which breakpoint sites are cached:
+    # each run gets a cache of its own, so the stripped one computes its own.
+    def fresh_cache(name):
+        return dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "cache-" + name))
+    rec_plain, out_plain = record(args, work, "plain.rec", plain, 300, "breakpoint", env=fresh_cache("plain"))
+    rec_stripped, out_stripped = record(args, work, "stripped.rec", stripped, 300, "breakpoint",
+                                        env=fresh_cache("stripped"))
+    check(out_plain == out_stripped, f"outputs differ: {out_plain!r} vs {out_stripped!r}")
+
+    _, plain_funcs = report_functions(args, rec_plain, work, "plain")
+    err, stripped_funcs = report_functions(args, rec_stripped, work, "stripped")
+    note = [l for l in err.splitlines() if ".eh_frame" in l]
+    check(len(note) == 1 and stripped in note[0] and "fn_<address>" in note[0],
+          f"want one warning naming {stripped} and .eh_frame, got {err!r}")
+    check(stripped_funcs and all(n.startswith("fn_") for n in stripped_funcs),
+          f"stripped functions should be named fn_<hex>: {sorted(stripped_funcs)}")
+    addresses = function_addresses(plain)
+    compared = 0
+    for name, counts in plain_funcs.items():
+        want = f"fn_{addresses[name]:x}"
+        check(want in stripped_funcs, f"{name} (at {want}) is missing from the stripped report")
+        check(stripped_funcs[want] == counts,
+              f"{name}: blocks/executed/count {counts} unstripped, {stripped_funcs[want]} stripped")
+        compared += 1
+    # main, work's helpers and never() at least; each ran or was listed with 0.
+    check(compared >= 3 and any(c[1] > 0 for c in plain_funcs.values()),
+          f"only {compared} functions compared: {sorted(plain_funcs)}")
+    check(any(c[1] == 0 for c in plain_funcs.values()), "never() should be listed with no block run")
+
+    rec_bare, out_bare = record(args, work, "bare.rec", bare, 300, "breakpoint", env=fresh_cache("bare"))
+    check(out_bare == out_plain, f"the bare program's output changed: {out_bare!r}")
+    p = run([args.covkit, "sample", "report", rec_bare, "--json", os.path.join(work, "bare.json")])
+    check(p.returncode == 0, f"sample report of the bare file: exit {p.returncode}: {p.stderr}")
+    # The recorder's warning (kept in the recording) and the analysis's: each
+    # one line naming the file and why.
+    lines = [l for l in p.stderr.splitlines() if bare in l]
+    check(lines and all("no .eh_frame" in l and "functions unknown" in l for l in lines),
+          f"want lines naming {bare} and why, got {p.stderr!r}")
+    check(len(p.stderr.splitlines()) == len(lines), f"other messages: {p.stderr!r}")
+
+
+SCENARIOS = {"attach": scenario_attach, "breakpoint": scenario_breakpoint, "branch": scenario_branch,
+             "pc": scenario_pc, "errors": scenario_errors, "stripped": scenario_stripped}
 
 
 def main():

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "sample/binary_image.h"
 #include "sample/module_cfg.h"
 #include "test_support.h"
@@ -192,26 +194,113 @@ TEST(SampleAnalysis, BreakpointSitesCoverEveryFunctionEntryOrItsImplier) {
   }
 }
 
-TEST(SampleAnalysis, StrippedFileIsOneClearWarning) {
+// strip --strip-all leaves no function symbols; the FDEs of .eh_frame give
+// the same functions (by address and size), named fn_<hex>, so the CFG and
+// the breakpoint plan are those of the unstripped file.
+TEST(SampleAnalysis, StrippedFileFunctionsComeFromEhFrame) {
+  Built b;
+  if (!build(b, "-O1 -g -no-pie -fno-pie")) GTEST_SKIP() << b.why;
+  std::string stripped = b.dir / "stripped", out;
+  ASSERT_EQ(run_command("strip --strip-all -o '" + stripped + "' '" + b.exe + "'", &out), 0) << out;
+  auto full = load_binary_image(b.exe);
+  auto img = load_binary_image(stripped);
+  ASSERT_TRUE(full && img);
+  EXPECT_TRUE(full->functions_note().empty());
+  EXPECT_TRUE(img->symbols_problem().empty()) << img->symbols_problem();
+  EXPECT_NE(img->functions_note().find("come from .eh_frame"), std::string::npos) << img->functions_note();
+  // Every function of the full file is there, same range, named by its address.
+  ASSERT_EQ(img->functions().size(), full->functions().size());
+  uint64_t used = 0;
+  for (size_t i = 0; i < full->functions().size(); ++i) {
+    const FunctionSymbol& f = full->functions()[i];
+    const FunctionSymbol& g = img->functions()[i];
+    EXPECT_EQ(g.address, f.address) << f.name;
+    EXPECT_EQ(g.size, f.size) << f.name;
+    EXPECT_EQ(g.name, fmt::format("fn_{:x}", f.address));
+    if (f.name == "used") used = f.address;
+  }
+  ASSERT_NE(used, 0u);
+  // Calls through the PLT keep their names (.dynsym survives stripping).
+  ModuleCfg full_cfg = build_module_cfg(std::move(*full));
+  auto sites = breakpoint_sites(stripped);
+  ASSERT_TRUE(sites) << sites.error().describe();
+  EXPECT_EQ(*sites, breakpoint_sites(full_cfg));
+
+  format::SampleRecording r = identity_recording(*img, stripped);
+  r.hits.push_back({0, used});
+  auto cov = analyze_recording(r, AnalysisOptions{});
+  ASSERT_TRUE(cov);
+  ASSERT_EQ(cov->modules.size(), 1u);
+  EXPECT_EQ(cov->unplaced_addresses, 0u);
+  const auto& warnings = cov->modules[0].warnings;
+  // One line names the module and says where its functions came from;
+  // lines are impossible without DWARF, as for any file built without -g.
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_EQ(warnings[0], stripped + ": " + img->functions_note());
+  EXPECT_NE(warnings[1].find("function-level results only"), std::string::npos) << warnings[1];
+  const model::FileCov* file = find_file(cov->coverage, "stripped");
+  ASSERT_NE(file, nullptr);
+  const model::FunctionCov* fn = find_function(*file, fmt::format("fn_{:x}", used));
+  ASSERT_NE(fn, nullptr);
+  EXPECT_GT(fn->blocks_executed, 0u);
+}
+
+TEST(SampleAnalysis, StrippedFileWithoutEhFrameIsOneClearWarning) {
   Built b;
   if (!build(b, "-O1 -no-pie -fno-pie -s")) GTEST_SKIP() << b.why;
-  auto img = load_binary_image(b.exe);
+  std::string bare = b.dir / "bare", out;
+  ASSERT_EQ(run_command("objcopy --remove-section .eh_frame --remove-section .eh_frame_hdr '" + b.exe + "' '" + bare +
+                        "'", &out), 0) << out;
+  auto img = load_binary_image(bare);
   ASSERT_TRUE(img);
   EXPECT_TRUE(img->functions().empty());
-  format::SampleRecording r = identity_recording(*img, b.exe);
+  format::SampleRecording r = identity_recording(*img, bare);
   r.hits.push_back({0, r.images[0].mappings[0].start});
   auto cov = analyze_recording(r, AnalysisOptions{});
   ASSERT_TRUE(cov);
   ASSERT_EQ(cov->modules.size(), 1u);
-  ASSERT_FALSE(cov->modules[0].warnings.empty());
-  EXPECT_NE(cov->modules[0].warnings[0].find(b.exe), std::string::npos);
+  ASSERT_EQ(cov->modules[0].warnings.size(), 1u);
+  EXPECT_NE(cov->modules[0].warnings[0].find(bare), std::string::npos);
   EXPECT_NE(cov->modules[0].warnings[0].find("stripped"), std::string::npos);
+  EXPECT_NE(cov->modules[0].warnings[0].find("no .eh_frame"), std::string::npos);
   EXPECT_EQ(cov->unplaced_addresses, 1u);
-  auto sites = breakpoint_sites(b.exe);
+  auto sites = breakpoint_sites(bare);
   ASSERT_FALSE(sites);
   EXPECT_NE(sites.error().message.find("functions unknown"), std::string::npos);
   // The recorder names the module: the message must not name it again.
-  EXPECT_EQ(sites.error().message.find(b.exe), std::string::npos) << sites.error().message;
+  EXPECT_EQ(sites.error().message.find(bare), std::string::npos) << sites.error().message;
+}
+
+// A hostile .eh_frame (the first record's length past the section's end)
+// in a stripped file: one line naming the file and the damage, no functions.
+TEST(SampleAnalysis, StrippedFileWithDamagedEhFrameIsOneClearWarning) {
+  Built b;
+  if (!build(b, "-O1 -no-pie -fno-pie -s")) GTEST_SKIP() << b.why;
+  std::string offset;
+  ASSERT_EQ(run_command("readelf -SW '" + b.exe + "' | awk '$2 == \".eh_frame\" { print $5 }'", &offset), 0);
+  ASSERT_FALSE(offset.empty());
+  std::vector<uint8_t> bytes = covkit::testing::read_bytes(b.exe);
+  size_t at = std::stoul(offset, nullptr, 16);
+  ASSERT_LT(at + 4, bytes.size());
+  bytes[at] = 0xf0, bytes[at + 1] = bytes[at + 2] = 0xff, bytes[at + 3] = 0x0f;  // 0x0ffffff0 bytes
+  std::string damaged = b.dir / "damaged";
+  ASSERT_TRUE(covkit::testing::write_bytes(damaged, bytes));
+  auto img = load_binary_image(damaged);
+  ASSERT_TRUE(img);
+  EXPECT_TRUE(img->functions().empty());
+  EXPECT_NE(img->symbols_problem().find(".eh_frame is damaged at offset 0x0: a record's length (268435440 bytes) "
+                                        "runs past the end"),
+            std::string::npos)
+      << img->symbols_problem();
+  format::SampleRecording r = identity_recording(*img, damaged);
+  auto cov = analyze_recording(r, AnalysisOptions{});
+  ASSERT_TRUE(cov);
+  ASSERT_EQ(cov->modules.size(), 1u);
+  ASSERT_EQ(cov->modules[0].warnings.size(), 1u);
+  EXPECT_EQ(cov->modules[0].warnings[0], damaged + ": " + img->symbols_problem());
+  auto sites = breakpoint_sites(damaged);
+  ASSERT_FALSE(sites);
+  EXPECT_NE(sites.error().message.find("functions unknown"), std::string::npos);
 }
 
 TEST(SampleAnalysis, DamagedFilesAreWarningsNamingThem) {
