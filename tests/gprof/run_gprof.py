@@ -158,6 +158,24 @@ def sc_templates(env):
     expect("shapes::accumulate_squares<int>" in out, "templates: demangled template name expected")
 
 
+def sc_headers(env):
+    # Static functions from headers: gprof's index labels them with the file
+    # BFD's line lookup names. In a DWARF 5 line table the rows before a
+    # sequence's first DW_LNS_set_file are named after the unit (entry 0):
+    # headers_first.h's functions come first, so they are "(headers.c)";
+    # headers_second.h's follow a set_file. -ffunction-sections makes each
+    # function its own sequence (scramble is not the first); DWARF 4 names
+    # file 1 as it is.
+    for name, flags, first in (("headers5", [], "headers.c"),
+                               ("headers5_sections", ["-ffunction-sections"], "headers.c"),
+                               ("headers4", ["-gdwarf-4"], "headers_first.h")):
+        d = env.build(name, "headers.c", ["-O0", "-g", *flags])
+        env.profile(d, name)
+        out = compare_all(env, d, name)
+        for label in (f"mix ({first})", f"scramble ({first})", "fold (headers_second.h)", "churn (headers.c)"):
+            expect(label in out, f"{name}: '{label}' missing from the index")
+
+
 def sc_sum(env):
     d = env.build("sum", "busy.c", ["-O0"])
     env.profile(d, "sum", ["1000000"], gmon="gmon.1")
@@ -213,7 +231,7 @@ def sc_badinput(env):
 
 SCENARIOS = {
     "recursion": sc_recursion, "cycle": sc_cycle, "fnptr": sc_fnptr, "busy_pie": sc_busy_pie,
-    "busy_nopie": sc_busy_nopie, "static": sc_static, "templates": sc_templates, "sum": sc_sum, "formats": sc_formats,
+    "busy_nopie": sc_busy_nopie, "static": sc_static, "templates": sc_templates, "headers": sc_headers, "sum": sc_sum, "formats": sc_formats,
     "badinput": sc_badinput,
 }
 
