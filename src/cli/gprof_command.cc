@@ -16,6 +16,7 @@
 #include "format/gmon_reader.h"
 #include "trace/gprof_graph.h"
 #include "trace/gprof_profile.h"
+#include "trace/gprof_selection.h"
 #include "trace/gprof_symbols.h"
 #include "trace/gprof_text.h"
 #include "trace/graph_output.h"
@@ -85,10 +86,12 @@ enum Style : unsigned { kFlat = 1, kGraph = 2 };
 int run_gprof_command(int argc, char** argv) {
   static const option kLong[] = {
       {"brief", no_argument, nullptr, 'b'},
-      {"flat-profile", no_argument, nullptr, 'p'},
-      {"no-flat-profile", no_argument, nullptr, 'P'},
-      {"graph", no_argument, nullptr, 'q'},
-      {"no-graph", no_argument, nullptr, 'Q'},
+      {"flat-profile", optional_argument, nullptr, 'p'},
+      {"no-flat-profile", optional_argument, nullptr, 'P'},
+      {"graph", optional_argument, nullptr, 'q'},
+      {"no-graph", optional_argument, nullptr, 'Q'},
+      {"time", required_argument, nullptr, 'n'},
+      {"no-time", required_argument, nullptr, 'N'},
       {"display-unused-functions", no_argument, nullptr, 'z'},
       {"format", required_argument, nullptr, kOptFormat},
       {"output", required_argument, nullptr, 'o'},
@@ -100,28 +103,68 @@ int run_gprof_command(int argc, char** argv) {
   trace::GprofTextOptions text;
   std::string format = "text", out;
   trace::GraphOptions graph_options;
+  std::vector<trace::GprofSymbolSpec> specs;
+  auto add_spec = [&](trace::GprofTable table) { specs.push_back({optarg, table}); };
+  using T = trace::GprofTable;
   optind = 0;  // reset: getopt may have run before in this process (tests)
   opterr = 0;
   int ch;
-  while ((ch = getopt_long(argc, argv, ":bpPqQzo:h", kLong, nullptr)) != -1) {
+  while ((ch = getopt_long(argc, argv, ":bp::P::q::Q::e:E:f:F:k:n:N:zo:h", kLong, nullptr)) != -1) {
     switch (ch) {
       case 'b':
         break;
+      // As gprof: a symbol only attached (-pSYM, --flat-profile=SYM); -PSYM
+      // and -QSYM still ask for their part of the report.
       case 'p':
+        if (optarg) add_spec(T::kInclFlat);
         style |= kFlat;
         user_specified |= kFlat;
         break;
       case 'P':
-        style &= ~kFlat;
+        if (optarg) {
+          add_spec(T::kExclFlat);
+          style |= kFlat;
+        } else {
+          style &= ~kFlat;
+        }
         user_specified |= kFlat;
         break;
       case 'q':
+        if (optarg) add_spec(std::strchr(optarg, '/') ? T::kInclArcs : T::kInclGraph);
         style |= kGraph;
         user_specified |= kGraph;
         break;
       case 'Q':
-        style &= ~kGraph;
+        if (optarg) {
+          add_spec(std::strchr(optarg, '/') ? T::kExclArcs : T::kExclGraph);
+          style |= kGraph;
+        } else {
+          style &= ~kGraph;
+        }
         user_specified |= kGraph;
+        break;
+      case 'E':
+        add_spec(T::kExclTime);
+        add_spec(T::kExclGraph);
+        break;
+      case 'e':
+        add_spec(T::kExclGraph);
+        break;
+      case 'F':
+        add_spec(T::kInclTime);
+        add_spec(T::kInclGraph);
+        break;
+      case 'f':
+        add_spec(T::kInclGraph);
+        break;
+      case 'k':
+        add_spec(T::kExclArcs);
+        break;
+      case 'n':
+        add_spec(T::kInclTime);
+        break;
+      case 'N':
+        add_spec(T::kExclTime);
         break;
       case 'z':
         text.ignore_zeros = false;
@@ -179,7 +222,7 @@ int run_gprof_command(int argc, char** argv) {
       if (!data) return fail(kCommand, g, data.error());
       inputs.push_back({g, std::move(*data)});
     }
-    auto profile = trace::build_gprof_profile(*symbols, inputs);
+    auto profile = trace::build_gprof_profile(*symbols, inputs, trace::GprofSelection(*symbols, specs));
     if (!profile) return fail(kCommand, profile.error().path, profile.error().describe());
 
     if (style == 0) {

@@ -60,7 +60,7 @@ struct GprofSourceFiles::Units {
 GprofSourceFiles::GprofSourceFiles(Dwarf* dwarf) : dwarf_(dwarf), units_(std::make_unique<Units>()) {}
 GprofSourceFiles::~GprofSourceFiles() = default;
 
-std::string GprofSourceFiles::file_at(uint64_t addr) {
+GprofSourceLine GprofSourceFiles::line_at(uint64_t addr) {
   if (!dwarf_) return {};
   Dwarf_Die cu;
   if (!dwarf_addrdie(dwarf_, addr, &cu)) return {};
@@ -70,9 +70,10 @@ std::string GprofSourceFiles::file_at(uint64_t addr) {
   if (dwarf_lineno(line, &lineno) != 0 || lineno == 0) return {};
   auto [it, added] = units_->by_offset.try_emplace(dwarf_dieoffset(&cu));
   if (added) it->second = file_zero_rows(&cu);
-  if (it->second.rows.count(line)) return it->second.file_zero;
+  if (it->second.rows.count(line)) return {it->second.file_zero, lineno};
   const char* file = dwarf_linesrc(line, nullptr, nullptr);
-  return file ? file : "";
+  if (!file) return {};
+  return {file, lineno};
 }
 
 }  // namespace covkit::trace

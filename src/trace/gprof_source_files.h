@@ -19,6 +19,11 @@
 
 namespace covkit::trace {
 
+struct GprofSourceLine {
+  std::string file;  // "" when unknown
+  int line = 0;
+};
+
 class GprofSourceFiles {
  public:
   explicit GprofSourceFiles(Dwarf* dwarf);  // null: no debug information, every answer ""
@@ -26,9 +31,9 @@ class GprofSourceFiles {
   GprofSourceFiles(const GprofSourceFiles&) = delete;
   GprofSourceFiles& operator=(const GprofSourceFiles&) = delete;
 
-  // The file of the line-table row holding `addr`; "" when there is none or
-  // its line is 0.
-  std::string file_at(uint64_t addr);
+  // The file and line of the line-table row holding `addr`; none when there
+  // is no row or its line is 0.
+  GprofSourceLine line_at(uint64_t addr);
 
  private:
   struct Units;  // per compilation unit: the rows BFD names after entry 0

@@ -13,6 +13,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <unordered_set>
 
 #include "trace/gprof_source_files.h"
 
@@ -188,6 +189,7 @@ Expected<GprofSymbolTable> read_gprof_symbols(const std::string& path) {
       strtab_end = strtab_begin + sd->d_size;
     }
   GprofSourceFiles source_files(h.dwarf);
+  std::unordered_set<std::string> files_met;
   std::vector<GprofSymbol> candidates;
   for (size_t i = 1; i < count; ++i) {
     GElf_Sym s;
@@ -216,7 +218,10 @@ Expected<GprofSymbolTable> read_gprof_symbols(const std::string& path) {
     g.is_static = cls == 't';
     const unsigned type = GELF_ST_TYPE(s.st_info);
     g.is_func = type == STT_FUNC || type == STT_GNU_IFUNC;
-    g.file = source_files.file_at(g.addr);
+    GprofSourceLine where = source_files.line_at(g.addr);
+    g.file = std::move(where.file);
+    g.line = where.line;
+    if (!g.file.empty() && files_met.insert(g.file).second) table.source_files.push_back(g.file);
     candidates.push_back(std::move(g));
   }
   if (candidates.empty()) return Error("has no function symbols");

@@ -123,7 +123,7 @@ struct Printer {
     double accum_time = 0.0;
     for (size_t i : order) {
       const GprofNode& s = p.nodes[i];
-      if (s.excluded || (o.ignore_zeros && s.ncalls == 0 && s.time == 0)) continue;
+      if (!s.flat_selected || (o.ignore_zeros && s.ncalls == 0 && s.time == 0)) continue;
       accum_time += s.time;
       appendf(out, "%6.2f %9.2f %8.2f", total_time > 0.0 ? 100 * s.time / total_time : 0.0, accum_time / p.hz,
               s.time / p.hz);

@@ -10,6 +10,7 @@ drawn formats, and bad input (one line naming the file, exit 1).
 """
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -176,6 +177,60 @@ def sc_headers(env):
             expect(label in out, f"{name}: '{label}' missing from the index")
 
 
+def sc_symbols(env):
+    # gprof's symbol specifications, byte for byte: the flat profile of or
+    # without a function (-pSYM, -PSYM, attached as gprof's optional
+    # arguments are), the call graph of or without one (-qSYM, -QSYM), the
+    # old forms (-e, -E, -f, -F), time only (-n, -N), arcs (-kFROM/TO,
+    # -qFROM/TO, -QFROM/TO), files (FILE, FILE:FUNCTION, a line number) and
+    # names that match nothing.
+    d = env.build("symbols", "busy.c", ["-O0", "-g"])
+    env.profile(d, "symbols")
+    for options in (["-pspin"], ["-Pspin"], ["-qheavy"], ["-Qheavy"], ["-espin"], ["-Espin"], ["-fphase_one"],
+                    ["-Fphase_one"], ["-nphase_one"], ["-Nspin"], ["-kphase_one/heavy"], ["-qphase_one/heavy"],
+                    ["-Qphase_two/light"], ["-pbusy.c"], ["-pbusy.c:spin"], ["-p15"], ["-pspin", "-plight"],
+                    ["--flat-profile=light", "--graph=main"], ["--no-flat-profile=spin", "--no-graph=main"],
+                    ["-z", "-fmain"], ["-Pnosuch"], ["-pnosuch.c"]):
+        compare(env, d, ["-b", *options], "symbols", ["gmon.out"])
+    # By construction: phase_one and phase_two call heavy 8 and 4 times;
+    # without phase_one's calls only phase_two's 4 are left.
+    def heavy_calls(report):
+        m = re.search(r"^\[\d+\]\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+(\d+)\s+heavy \[", report, re.M)
+        return m and int(m.group(1))
+    full = compare(env, d, ["-b", "-q"], "symbols", ["gmon.out"])
+    cut = compare(env, d, ["-b", "-q", "-kphase_one/heavy"], "symbols", ["gmon.out"])
+    expect(heavy_calls(full) == 12 and heavy_calls(cut) == 4,
+           f"symbols: heavy called {heavy_calls(full)} times, {heavy_calls(cut)} without phase_one's; want 12, 4")
+    only = compare(env, d, ["-b", "-pspin"], "symbols", ["gmon.out"])
+    lines = [l for l in only.splitlines() if l.endswith("spin") or l.endswith("heavy")]
+    # Only spin is credited: the samples of the others leave the total
+    # (gprof's arithmetic can put spin a little above 100%, with or without -p).
+    expect(len(lines) == 1 and lines[0].startswith("100."), f"symbols: -pspin should list spin alone at 100%: {lines}")
+    # Cycles and self-recursion.
+    d = env.build("symbols_cycle", "cycle.c", ["-O0"])
+    env.profile(d, "symbols_cycle")
+    for options in (["-qis_even"], ["-eis_even"], ["-Eis_odd"], ["-fping"], ["-Fpong"], ["-kis_even/is_odd"],
+                    ["-kping/pong", "-kpong/ping"], ["-Qis_even/is_odd"], ["-qmain/ping"], ["-pis_even", "-Qping"]):
+        compare(env, d, ["-b", *options], "symbols_cycle", ["gmon.out"])
+    d = env.build("symbols_recursion", "recursion.c", ["-O0"])
+    env.profile(d, "symbols_recursion")
+    for options in (["-pfactorial"], ["-kfactorial/factorial"], ["-efactorial"], ["-Efib", "-z"]):
+        compare(env, d, ["-b", *options], "symbols_recursion", ["gmon.out"])
+    # Files as gprof names them, headers included (the DWARF 5 rule of
+    # sc_headers decides which functions "headers.c" holds).
+    d = env.build("symbols_headers", "headers.c", ["-O0", "-g"])
+    env.profile(d, "symbols_headers")
+    for options in (["-pheaders_first.h"], ["-qheaders.c"], ["-Qheaders_second.h"], ["-pheaders.c:mix"],
+                    ["-Eheaders.c"], ["-kheaders.c/headers_second.h"], ["-qheaders.c:scramble"]):
+        compare(env, d, ["-b", *options], "symbols_headers", ["gmon.out"])
+    # C++: symbols are named as the symbol table names them (mangled).
+    d = env.build("symbols_templates", "templates.cc", ["-O0"], cxx=True)
+    env.profile(d, "symbols_templates")
+    mangled = "-p_ZN6shapes18accumulate_squaresIiEET_RKSt6vectorIS1_SaIS1_EE"
+    out = compare(env, d, ["-b", mangled], "symbols_templates", ["gmon.out"])
+    expect("shapes::accumulate_squares<int>" in out, "symbols: mangled -p name not matched")
+
+
 def sc_sum(env):
     d = env.build("sum", "busy.c", ["-O0"])
     env.profile(d, "sum", ["1000000"], gmon="gmon.1")
@@ -231,7 +286,7 @@ def sc_badinput(env):
 
 SCENARIOS = {
     "recursion": sc_recursion, "cycle": sc_cycle, "fnptr": sc_fnptr, "busy_pie": sc_busy_pie,
-    "busy_nopie": sc_busy_nopie, "static": sc_static, "templates": sc_templates, "headers": sc_headers, "sum": sc_sum, "formats": sc_formats,
+    "busy_nopie": sc_busy_nopie, "static": sc_static, "templates": sc_templates, "headers": sc_headers, "symbols": sc_symbols, "sum": sc_sum, "formats": sc_formats,
     "badinput": sc_badinput,
 }
 
