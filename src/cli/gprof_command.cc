@@ -5,6 +5,7 @@
 
 #include <getopt.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -48,10 +49,31 @@ constexpr const char* kHelp =
     "                                 gprof's; accepted so gprof command lines work)\n"
     "  -p, --flat-profile             Print the flat profile (alone, unless -q is\n"
     "                                 given too)\n"
+    "  -pSYM, --flat-profile=SYM      ...of SYM only: only SYM's samples count\n"
     "  -P, --no-flat-profile          Print everything but the flat profile\n"
+    "  -PSYM, --no-flat-profile=SYM   Print the flat profile without SYM (its\n"
+    "                                 samples leave the total)\n"
     "  -q, --graph                    Print the call graph and its index (alone,\n"
     "                                 unless -p is given too)\n"
+    "  -qSYM, --graph=SYM             ...of SYM and the functions it calls only\n"
+    "  -qFROM/TO                      ...counting only the calls from FROM to TO\n"
     "  -Q, --no-graph                 Print everything but the call graph\n"
+    "  -QSYM, --no-graph=SYM          Print the call graph without SYM's entry\n"
+    "  -QFROM/TO                      ...without the calls from FROM to TO\n"
+    "  -e SYM                         Like -QSYM (the old form)\n"
+    "  -E SYM                         Like -e, and the call graph's times leave\n"
+    "                                 SYM out (as -N)\n"
+    "  -f SYM                         Like -qSYM (the old form)\n"
+    "  -F SYM                         Like -f, and the call graph's times count\n"
+    "                                 only SYM and what it calls (as -n)\n"
+    "  -n SYM, --time=SYM             The call graph's times count only SYM and\n"
+    "                                 what it calls\n"
+    "  -N SYM, --no-time=SYM          The call graph's times leave SYM out\n"
+    "  -k FROM/TO                     Leave out the calls from FROM to TO\n"
+    "  -T, --traditional              BSD layout: the call graph first, then the\n"
+    "                                 flat profile (times per call in ms) and the\n"
+    "                                 index in fixed columns; names not demangled\n"
+    "  -w, --width WIDTH              The index's line width [default: 80]\n"
     "  -z, --display-unused-functions List functions never called and never\n"
     "                                 sampled too\n"
     "  --format FORMAT                text (gprof's report) [default], dot, svg,\n"
@@ -64,10 +86,15 @@ constexpr const char* kHelp =
     "                                 percent of the total time [default: 0.5]\n"
     "  -h, --help                     This help\n"
     "\n"
-    "gprof's symbol-selection options (-p/-q with a symbol, -e, -f, -k...),\n"
-    "line-level profiles (-l), annotated source (-A), gmon.sum (-s) and BSD\n"
-    "output (-T) are not supported. Basic-block count records (tag 2) are\n"
-    "listed after the index when a file has them (gprof reads them only with -l).\n"
+    "SYM is a function (its name in the symbol table: mangled for C++), a FILE\n"
+    "(a name with a dot: the functions whose source file has that last\n"
+    "component), FILE:FUNCTION, FILE:LINE or a LINE (where functions start).\n"
+    "As with gprof, -p, -P, -q and -Q take SYM only attached (-pmain, not\n"
+    "-p main); several options add up.\n"
+    "\n"
+    "Line-level profiles (-l), annotated source (-A) and gprof's other options\n"
+    "are not supported. Basic-block count records (tag 2) are listed after the\n"
+    "index when a file has them (gprof reads them only with -l).\n"
     "\n"
     "Exit status: 0 on success, 1 on any error (one line on stderr naming the\n"
     "file).\n"
@@ -78,6 +105,34 @@ constexpr const char* kHelp =
     "  covkit gprof prog --format svg -o calls.svg\n";
 
 enum : int { kOptFormat = 1000, kOptThreshold };
+
+// gprof's options covkit does not implement, for a message that says so.
+const char* unsupported_gprof_option(int option) {
+  switch (option) {
+    case 'a': return "no static functions";
+    case 'A': return "annotated source";
+    case 'B': return "call graph only, BSD-style";
+    case 'c': return "static call graph";
+    case 'C': return "execution counts";
+    case 'd': return "debugging";
+    case 'D': return "ignore non-functions";
+    case 'i': return "file information";
+    case 'I': return "source directories";
+    case 'J': return "no annotated source";
+    case 'l': return "line-by-line profile";
+    case 'L': return "print paths";
+    case 'm': return "minimum count";
+    case 'O': return "file format";
+    case 'r': return "function ordering";
+    case 'R': return "file ordering";
+    case 'S': return "external symbol table";
+    case 't': return "table length";
+    case 'x': return "all lines";
+    case 'y': return "annotation files";
+    case 'Z': return "no execution counts";
+    default: return nullptr;
+  }
+}
 
 enum Style : unsigned { kFlat = 1, kGraph = 2 };
 
@@ -91,6 +146,8 @@ int run_gprof_command(int argc, char** argv) {
       {"graph", optional_argument, nullptr, 'q'},
       {"no-graph", optional_argument, nullptr, 'Q'},
       {"time", required_argument, nullptr, 'n'},
+      {"traditional", no_argument, nullptr, 'T'},
+      {"width", required_argument, nullptr, 'w'},
       {"no-time", required_argument, nullptr, 'N'},
       {"display-unused-functions", no_argument, nullptr, 'z'},
       {"format", required_argument, nullptr, kOptFormat},
@@ -109,7 +166,7 @@ int run_gprof_command(int argc, char** argv) {
   optind = 0;  // reset: getopt may have run before in this process (tests)
   opterr = 0;
   int ch;
-  while ((ch = getopt_long(argc, argv, ":bp::P::q::Q::e:E:f:F:k:n:N:zo:h", kLong, nullptr)) != -1) {
+  while ((ch = getopt_long(argc, argv, ":bp::P::q::Q::e:E:f:F:k:n:N:Tw:zo:h", kLong, nullptr)) != -1) {
     switch (ch) {
       case 'b':
         break;
@@ -166,6 +223,13 @@ int run_gprof_command(int argc, char** argv) {
       case 'N':
         add_spec(T::kExclTime);
         break;
+      case 'T':
+        text.bsd = true;
+        break;
+      case 'w':
+        // gprof's atoi: what is not a number is 0, and below 1 is 1.
+        text.width = std::max(1, std::atoi(optarg));
+        break;
       case 'z':
         text.ignore_zeros = false;
         break;
@@ -190,6 +254,8 @@ int run_gprof_command(int argc, char** argv) {
       case ':':
         return fail(kCommand, "", std::string("option '") + argv[optind - 1] + "' needs a value (see --help)");
       default: {
+        if (const char* what = unsupported_gprof_option(optopt))
+          return fail(kCommand, "", std::string("gprof's option '-") + char(optopt) + "' (" + what + ") is not supported");
         std::string what = optopt ? std::string("-") + char(optopt) : std::string(argv[optind - 1]);
         return fail(kCommand, "", "unknown option '" + what + "' (see covkit gprof --help)");
       }

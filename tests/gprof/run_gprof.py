@@ -231,6 +231,31 @@ def sc_symbols(env):
     expect("shapes::accumulate_squares<int>" in out, "symbols: mangled -p name not matched")
 
 
+def sc_layout(env):
+    # -T (BSD layout: the call graph first, wider columns, milliseconds,
+    # names neither demangled nor labelled with files in the index) and -w
+    # (the index's width), alone and with other options.
+    d = env.build("layout", "busy.c", ["-O0", "-g"])
+    env.profile(d, "layout")
+    for options in (["-T"], ["-T", "-p"], ["-T", "-q"], ["-T", "-z"], ["-T", "-pspin", "-Pmain"], ["-T", "-w50"],
+                    ["--traditional"], ["-w40"], ["-w200", "-z"], ["-w1"], ["-wx"], ["-w-5"], ["--width=60"]):
+        compare(env, d, ["-b", *options], "layout", ["gmon.out"])
+    bsd = compare(env, d, ["-b", "-T"], "layout", ["gmon.out"])
+    expect(bsd.index("called/total") < bsd.index("cumulative"), "layout: -T should print the call graph first")
+    narrow = compare(env, d, ["-b", "-w40"], "layout", ["gmon.out"])
+    wide = compare(env, d, ["-b"], "layout", ["gmon.out"])
+    expect(narrow != wide, "layout: -w40 changed nothing")
+    d = env.build("layout_cycle", "cycle.c", ["-O0"])
+    env.profile(d, "layout_cycle")
+    compare(env, d, ["-b", "-T"], "layout_cycle", ["gmon.out"])
+    compare(env, d, ["-b", "-T", "-z", "-w30"], "layout_cycle", ["gmon.out"])
+    d = env.build("layout_templates", "templates.cc", ["-O0"], cxx=True)
+    env.profile(d, "layout_templates")
+    out = compare(env, d, ["-b", "-T"], "layout_templates", ["gmon.out"])
+    expect("_ZN6shapes18accumulate_squares" in out, "layout: -T should not demangle")
+    compare(env, d, ["-b", "-w100"], "layout_templates", ["gmon.out"])
+
+
 def sc_sum(env):
     d = env.build("sum", "busy.c", ["-O0"])
     env.profile(d, "sum", ["1000000"], gmon="gmon.1")
@@ -282,11 +307,14 @@ def sc_badinput(env):
     bad(env, d, ["-b", "badinput", "missing.out"], "missing.out")
     bad(env, d, ["-b", "nosuchprog", "gmon.out"], "nosuchprog")
     bad(env, d, ["-b", "gmon.out", "gmon.out"], "gmon.out")  # a gmon file is no program
+    # gprof's options covkit does not implement are named, not ignored.
+    for option in ("-l", "-A", "-Afile.c", "-C", "-r", "-y"):
+        bad(env, d, ["-b", option, "badinput"], f"'{option[:2]}'")
 
 
 SCENARIOS = {
     "recursion": sc_recursion, "cycle": sc_cycle, "fnptr": sc_fnptr, "busy_pie": sc_busy_pie,
-    "busy_nopie": sc_busy_nopie, "static": sc_static, "templates": sc_templates, "headers": sc_headers, "symbols": sc_symbols, "sum": sc_sum, "formats": sc_formats,
+    "busy_nopie": sc_busy_nopie, "static": sc_static, "templates": sc_templates, "headers": sc_headers, "symbols": sc_symbols, "layout": sc_layout, "sum": sc_sum, "formats": sc_formats,
     "badinput": sc_badinput,
 }
 
