@@ -17,7 +17,9 @@
 #include "format/gmon_reader.h"
 #include "trace/gprof_graph.h"
 #include "trace/gprof_profile.h"
+#include "trace/gprof_line_symbols.h"
 #include "trace/gprof_selection.h"
+#include "trace/gprof_sum.h"
 #include "trace/gprof_symbols.h"
 #include "trace/gprof_text.h"
 #include "trace/graph_output.h"
@@ -70,6 +72,8 @@ constexpr const char* kHelp =
     "                                 what it calls\n"
     "  -N SYM, --no-time=SYM          The call graph's times leave SYM out\n"
     "  -k FROM/TO                     Leave out the calls from FROM to TO\n"
+    "  -s, --sum                      Write the gmon files added up to gmon.sum\n"
+    "                                 (as gprof -s writes it) and print nothing\n"
     "  -T, --traditional              BSD layout: the call graph first, then the\n"
     "                                 flat profile (times per call in ms) and the\n"
     "                                 index in fixed columns; names not demangled\n"
@@ -102,6 +106,7 @@ constexpr const char* kHelp =
     "Examples:\n"
     "  gcc -pg -O2 -o prog prog.c && ./prog && covkit gprof -b prog\n"
     "  covkit gprof -b -p prog gmon.out run2/gmon.out     two runs added up\n"
+    "  covkit gprof -s prog gmon.1 gmon.2                 ...into gmon.sum\n"
     "  covkit gprof prog --format svg -o calls.svg\n";
 
 enum : int { kOptFormat = 1000, kOptThreshold };
@@ -146,6 +151,7 @@ int run_gprof_command(int argc, char** argv) {
       {"graph", optional_argument, nullptr, 'q'},
       {"no-graph", optional_argument, nullptr, 'Q'},
       {"time", required_argument, nullptr, 'n'},
+      {"sum", no_argument, nullptr, 's'},
       {"traditional", no_argument, nullptr, 'T'},
       {"width", required_argument, nullptr, 'w'},
       {"no-time", required_argument, nullptr, 'N'},
@@ -161,12 +167,13 @@ int run_gprof_command(int argc, char** argv) {
   std::string format = "text", out;
   trace::GraphOptions graph_options;
   std::vector<trace::GprofSymbolSpec> specs;
+  bool sum = false;
   auto add_spec = [&](trace::GprofTable table) { specs.push_back({optarg, table}); };
   using T = trace::GprofTable;
   optind = 0;  // reset: getopt may have run before in this process (tests)
   opterr = 0;
   int ch;
-  while ((ch = getopt_long(argc, argv, ":bp::P::q::Q::e:E:f:F:k:n:N:Tw:zo:h", kLong, nullptr)) != -1) {
+  while ((ch = getopt_long(argc, argv, ":bp::P::q::Q::e:E:f:F:k:n:N:sTw:zo:h", kLong, nullptr)) != -1) {
     switch (ch) {
       case 'b':
         break;
@@ -223,6 +230,9 @@ int run_gprof_command(int argc, char** argv) {
       case 'N':
         add_spec(T::kExclTime);
         break;
+      case 's':
+        sum = true;
+        break;
       case 'T':
         text.bsd = true;
         break;
@@ -262,6 +272,11 @@ int run_gprof_command(int argc, char** argv) {
     }
   }
   std::vector<std::string> args(argv + optind, argv + argc);
+  // gprof -s tallies on line symbols; a report from them is -l's.
+  if (sum && (style || user_specified || !specs.empty() || format != "text" || !out.empty()))
+    return fail(kCommand, "",
+                "-s writes gmon.sum and prints nothing; with a report, a symbol, --format or -o it would need gprof's "
+                "line-level profile (-l), which is not supported");
   if ((format == "svg" || format == "png") && out.empty())
     return fail(kCommand, "", "--format " + format + " needs -o FILE");
 
@@ -291,6 +306,15 @@ int run_gprof_command(int argc, char** argv) {
     auto profile = trace::build_gprof_profile(*symbols, inputs, trace::GprofSelection(*symbols, specs));
     if (!profile) return fail(kCommand, profile.error().path, profile.error().describe());
 
+    if (sum) {
+      if (!profile->block_counts.empty())
+        return fail(kCommand, gmons.front(), "-s: basic-block count records are not supported");
+      auto lines = trace::read_gprof_line_symbols(prog, *symbols);
+      if (!lines) return fail(kCommand, prog, lines.error());
+      const std::string bytes = trace::gprof_sum_file(*profile, *lines, inputs);
+      if (auto w = util::write_file_atomic("gmon.sum", bytes); !w) return fail(kCommand, "gmon.sum", w.error().message);
+      return 0;
+    }
     if (style == 0) {
       if (profile->has_histogram) style |= kFlat;
       if (profile->has_call_graph) style |= kGraph;

@@ -19,16 +19,10 @@ namespace {
 
 constexpr uint64_t kUnit = 2;  // gprof's UNIT: histogram addresses are in 2-byte units
 
-struct Histogram {
-  uint64_t low_pc = 0, high_pc = 0;
-  std::vector<int> samples;  // int, as gprof sums them
-};
-
 struct Builder {
   const GprofSymbolTable& table;
   const GprofSelection& selection;
   GprofProfile p;
-  std::vector<Histogram> histograms;
   std::map<std::pair<size_t, size_t>, size_t> arc_of;  // (parent, child) -> arc
 
   Builder(const GprofSymbolTable& t, const GprofSelection& s) : table(t), selection(s) {}
@@ -38,7 +32,7 @@ struct Builder {
     if (h.buckets.empty())
       return GprofInputError(path, fmt::format("corrupt at byte {}: histogram with no buckets", h.offset));
     const double scale = double((h.high_pc - h.low_pc) / kUnit) / double(h.buckets.size());
-    if (histograms.empty()) {
+    if (p.histograms.empty()) {
       p.hz = h.prof_rate;
       p.dimension = h.dimension;
       p.dimension_abbrev = h.dimension_abbrev;
@@ -52,15 +46,15 @@ struct Builder {
       if (std::fabs(p.hist_scale - scale) > 0.000001)
         return GprofInputError(path, "different scales in histogram records");
     }
-    Histogram* target = nullptr;
-    for (Histogram& r : histograms)
+    GprofSummedHistogram* target = nullptr;
+    for (GprofSummedHistogram& r : p.histograms)
       if (r.low_pc == h.low_pc && r.high_pc == h.high_pc) target = &r;
     if (!target) {
-      for (const Histogram& r : histograms)
+      for (const GprofSummedHistogram& r : p.histograms)
         if (std::max(r.low_pc, h.low_pc) < std::min(r.high_pc, h.high_pc))
           return GprofInputError(path, "overlapping histogram records");
-      histograms.push_back({h.low_pc, h.high_pc, std::vector<int>(h.buckets.size(), 0)});
-      target = &histograms.back();
+      p.histograms.push_back({h.low_pc, h.high_pc, std::vector<int>(h.buckets.size(), 0)});
+      target = &p.histograms.back();
     }
     // Same range and scale: same bucket count.
     const size_t n = std::min(target->samples.size(), h.buckets.size());
@@ -95,7 +89,7 @@ struct Builder {
     const size_t len = table.symbols.size();
     std::vector<uint64_t> scaled(len);
     for (size_t j = 0; j < len; ++j) scaled[j] = table.symbols[j].addr / kUnit;
-    for (const Histogram& r : histograms) {
+    for (const GprofSummedHistogram& r : p.histograms) {
       const uint64_t lowpc = r.low_pc / kUnit;
       size_t k = 1;
       for (size_t i = 0; i < r.samples.size(); ++i) {

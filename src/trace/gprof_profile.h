@@ -67,6 +67,13 @@ struct GprofNode {
   std::vector<size_t> parents, children;  // arc indexes, gprof's list order (newest arc first)
 };
 
+// The histograms of all files, one per range (files with the same range
+// added up bucket by bucket), in the order their ranges first came.
+struct GprofSummedHistogram {
+  uint64_t low_pc = 0, high_pc = 0;
+  std::vector<int> samples;  // int, as gprof sums them
+};
+
 struct GprofProfile {
   std::vector<GprofNode> nodes;  // the functions by address, then the cycles by number
   size_t function_count = 0;
@@ -80,6 +87,7 @@ struct GprofProfile {
   double total_time = 0;  // ticks in the histogram credited to functions (flat profile)
   double print_time = 0;  // ticks propagated (call graph)
   std::vector<format::GmonBlockCount> block_counts;  // all files', in file order
+  std::vector<GprofSummedHistogram> histograms;
 };
 
 // Builds the profile; `inputs` in the order gprof reads them, `selection`

@@ -268,6 +268,52 @@ def sc_sum(env):
     compare(env, d, ["-b"], "sum", ["gmon.1"], covkit_args=["-b", "gmon.1", "sum"])
 
 
+def sum_file(env, d, tool, prog, gmons):
+    """Runs TOOL -s (gprof or covkit) in d and returns the gmon.sum it wrote."""
+    path = os.path.join(d, "gmon.sum")
+    if os.path.exists(path):
+        os.remove(path)
+    cmd = ["gprof"] if tool == "gprof" else [env.covkit, "gprof"]
+    p = env.run([*cmd, "-s", prog, *gmons], cwd=d)
+    expect(p.stdout == b"", f"{tool} -s printed something")
+    data = open(path, "rb").read()
+    os.replace(path, os.path.join(d, f"{tool}.sum"))
+    return data
+
+
+def sc_gmon_sum(env):
+    # -s: gmon.sum byte for byte as gprof writes it after the 20-byte header
+    # (gprof's 12 spare bytes are whatever its stack held; covkit's are 0).
+    # Its arcs are tallied on gprof's line symbols: -O0 -g and -O2 -g (with
+    # inlined code) builds, and one without debug information.
+    cases = (("gsum_g", "busy.c", ["-O0", "-g"], [["1000000"], ["1500000"]]),
+             ("gsum_o2", "cycle.c", ["-O2", "-g"], [[], []]),
+             ("gsum_nodebug", "recursion.c", ["-O0"], [[]]))
+    for name, src, flags, runs in cases:
+        d = env.build(name, src, flags)
+        gmons = []
+        for i, args in enumerate(runs):
+            env.profile(d, name, args, gmon=f"gmon.{i}")
+            gmons.append(f"gmon.{i}")
+        want = sum_file(env, d, "gprof", name, gmons)
+        got = sum_file(env, d, "covkit", name, gmons)
+        expect(got[:4] == b"gmon" and len(got) == len(want) and got[20:] == want[20:],
+               f"{name}: covkit's gmon.sum differs from gprof's after the header "
+               f"(lengths {len(got)}, {len(want)}; first difference at byte "
+               f"{next((i for i in range(min(len(got), len(want))) if got[i] != want[i]), -1)})")
+        # gprof reads covkit's sum as it reads its own; and as the inputs,
+        # but for the order of lines that tie (it reorders arcs).
+        from_covkit = env.run(["gprof", "-b", name, "covkit.sum"], cwd=d).stdout
+        from_gprof = env.run(["gprof", "-b", name, "gprof.sum"], cwd=d).stdout
+        from_inputs = env.run(["gprof", "-b", name, *gmons], cwd=d).stdout
+        expect(from_covkit == from_gprof, f"{name}: gprof reads covkit's gmon.sum differently from its own")
+        expect(sorted(from_covkit.splitlines()) == sorted(from_inputs.splitlines()),
+               f"{name}: the sum's report has other lines than the inputs'")
+        compare(env, d, ["-b"], name, ["covkit.sum"])
+    bad(env, d, ["-s", "-p", name, "gmon.0"], "-s")
+    bad(env, d, ["-s", "-kmain/fib", name, "gmon.0"], "-s")
+
+
 def sc_formats(env):
     d = env.build("formats", "cycle.c", ["-O0"])
     env.profile(d, "formats")
@@ -314,7 +360,7 @@ def sc_badinput(env):
 
 SCENARIOS = {
     "recursion": sc_recursion, "cycle": sc_cycle, "fnptr": sc_fnptr, "busy_pie": sc_busy_pie,
-    "busy_nopie": sc_busy_nopie, "static": sc_static, "templates": sc_templates, "headers": sc_headers, "symbols": sc_symbols, "layout": sc_layout, "sum": sc_sum, "formats": sc_formats,
+    "busy_nopie": sc_busy_nopie, "static": sc_static, "templates": sc_templates, "headers": sc_headers, "symbols": sc_symbols, "layout": sc_layout, "sum": sc_sum, "gmon_sum": sc_gmon_sum, "formats": sc_formats,
     "badinput": sc_badinput,
 }
 
