@@ -237,8 +237,11 @@ int run_gprof_command(int argc, char** argv) {
         text.bsd = true;
         break;
       case 'w':
-        // gprof's atoi: what is not a number is 0, and below 1 is 1.
+        // gprof's atoi: what is not a number is 0, and below 1 is 1. Past
+        // 10000 the index's padding alone would take gigabytes.
         text.width = std::max(1, std::atoi(optarg));
+        if (text.width > 10000)
+          return fail(kCommand, "", std::string("-w must be at most 10000, not '") + optarg + "'");
         break;
       case 'z':
         text.ignore_zeros = false;

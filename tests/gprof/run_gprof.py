@@ -353,6 +353,7 @@ def sc_badinput(env):
     bad(env, d, ["-b", "badinput", "missing.out"], "missing.out")
     bad(env, d, ["-b", "nosuchprog", "gmon.out"], "nosuchprog")
     bad(env, d, ["-b", "gmon.out", "gmon.out"], "gmon.out")  # a gmon file is no program
+    bad(env, d, ["-b", "-w20000", "badinput"], "-w")  # gigabytes of padding
     # gprof's options covkit does not implement are named, not ignored.
     for option in ("-l", "-A", "-Afile.c", "-C", "-r", "-y"):
         bad(env, d, ["-b", option, "badinput"], f"'{option[:2]}'")
