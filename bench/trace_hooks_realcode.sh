@@ -23,8 +23,8 @@
 # run untraced (`zstd -19` on the input) writes gmon.out, and `covkit gprof`
 # is compared with GNU gprof (-b, -b -p, -b -q, -b -z) byte for byte; the
 # lines that differ are counted and shown (information: not in the exit
-# status while the index's file labels of static functions copied from
-# headers differ, see docs/covkit-gprof.md).
+# status; identical since the index's file labels follow BFD's DWARF 5 rule,
+# see docs/covkit-gprof.md).
 # Exit 0 when every count agrees, 1 when one differs, 2 on setup errors.
 #
 # Environment: BENCH_INPUT_KB (slice of the corpus, default 256),

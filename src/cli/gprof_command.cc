@@ -5,6 +5,7 @@
 
 #include <getopt.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +17,9 @@
 #include "format/gmon_reader.h"
 #include "trace/gprof_graph.h"
 #include "trace/gprof_profile.h"
+#include "trace/gprof_line_symbols.h"
+#include "trace/gprof_selection.h"
+#include "trace/gprof_sum.h"
 #include "trace/gprof_symbols.h"
 #include "trace/gprof_text.h"
 #include "trace/graph_output.h"
@@ -47,10 +51,33 @@ constexpr const char* kHelp =
     "                                 gprof's; accepted so gprof command lines work)\n"
     "  -p, --flat-profile             Print the flat profile (alone, unless -q is\n"
     "                                 given too)\n"
+    "  -pSYM, --flat-profile=SYM      ...of SYM only: only SYM's samples count\n"
     "  -P, --no-flat-profile          Print everything but the flat profile\n"
+    "  -PSYM, --no-flat-profile=SYM   Print the flat profile without SYM (its\n"
+    "                                 samples leave the total)\n"
     "  -q, --graph                    Print the call graph and its index (alone,\n"
     "                                 unless -p is given too)\n"
+    "  -qSYM, --graph=SYM             ...of SYM and the functions it calls only\n"
+    "  -qFROM/TO                      ...counting only the calls from FROM to TO\n"
     "  -Q, --no-graph                 Print everything but the call graph\n"
+    "  -QSYM, --no-graph=SYM          Print the call graph without SYM's entry\n"
+    "  -QFROM/TO                      ...without the calls from FROM to TO\n"
+    "  -e SYM                         Like -QSYM (the old form)\n"
+    "  -E SYM                         Like -e, and the call graph's times leave\n"
+    "                                 SYM out (as -N)\n"
+    "  -f SYM                         Like -qSYM (the old form)\n"
+    "  -F SYM                         Like -f, and the call graph's times count\n"
+    "                                 only SYM and what it calls (as -n)\n"
+    "  -n SYM, --time=SYM             The call graph's times count only SYM and\n"
+    "                                 what it calls\n"
+    "  -N SYM, --no-time=SYM          The call graph's times leave SYM out\n"
+    "  -k FROM/TO                     Leave out the calls from FROM to TO\n"
+    "  -s, --sum                      Write the gmon files added up to gmon.sum\n"
+    "                                 (as gprof -s writes it) and print nothing\n"
+    "  -T, --traditional              BSD layout: the call graph first, then the\n"
+    "                                 flat profile (times per call in ms) and the\n"
+    "                                 index in fixed columns; names not demangled\n"
+    "  -w, --width WIDTH              The index's line width [default: 80]\n"
     "  -z, --display-unused-functions List functions never called and never\n"
     "                                 sampled too\n"
     "  --format FORMAT                text (gprof's report) [default], dot, svg,\n"
@@ -63,10 +90,15 @@ constexpr const char* kHelp =
     "                                 percent of the total time [default: 0.5]\n"
     "  -h, --help                     This help\n"
     "\n"
-    "gprof's symbol-selection options (-p/-q with a symbol, -e, -f, -k...),\n"
-    "line-level profiles (-l), annotated source (-A), gmon.sum (-s) and BSD\n"
-    "output (-T) are not supported. Basic-block count records (tag 2) are\n"
-    "listed after the index when a file has them (gprof reads them only with -l).\n"
+    "SYM is a function (its name in the symbol table: mangled for C++), a FILE\n"
+    "(a name with a dot: the functions whose source file has that last\n"
+    "component), FILE:FUNCTION, FILE:LINE or a LINE (where functions start).\n"
+    "As with gprof, -p, -P, -q and -Q take SYM only attached (-pmain, not\n"
+    "-p main); several options add up.\n"
+    "\n"
+    "Line-level profiles (-l), annotated source (-A) and gprof's other options\n"
+    "are not supported. Basic-block count records (tag 2) are listed after the\n"
+    "index when a file has them (gprof reads them only with -l).\n"
     "\n"
     "Exit status: 0 on success, 1 on any error (one line on stderr naming the\n"
     "file).\n"
@@ -74,9 +106,38 @@ constexpr const char* kHelp =
     "Examples:\n"
     "  gcc -pg -O2 -o prog prog.c && ./prog && covkit gprof -b prog\n"
     "  covkit gprof -b -p prog gmon.out run2/gmon.out     two runs added up\n"
+    "  covkit gprof -s prog gmon.1 gmon.2                 ...into gmon.sum\n"
     "  covkit gprof prog --format svg -o calls.svg\n";
 
 enum : int { kOptFormat = 1000, kOptThreshold };
+
+// gprof's options covkit does not implement, for a message that says so.
+const char* unsupported_gprof_option(int option) {
+  switch (option) {
+    case 'a': return "no static functions";
+    case 'A': return "annotated source";
+    case 'B': return "call graph only, BSD-style";
+    case 'c': return "static call graph";
+    case 'C': return "execution counts";
+    case 'd': return "debugging";
+    case 'D': return "ignore non-functions";
+    case 'i': return "file information";
+    case 'I': return "source directories";
+    case 'J': return "no annotated source";
+    case 'l': return "line-by-line profile";
+    case 'L': return "print paths";
+    case 'm': return "minimum count";
+    case 'O': return "file format";
+    case 'r': return "function ordering";
+    case 'R': return "file ordering";
+    case 'S': return "external symbol table";
+    case 't': return "table length";
+    case 'x': return "all lines";
+    case 'y': return "annotation files";
+    case 'Z': return "no execution counts";
+    default: return nullptr;
+  }
+}
 
 enum Style : unsigned { kFlat = 1, kGraph = 2 };
 
@@ -85,10 +146,15 @@ enum Style : unsigned { kFlat = 1, kGraph = 2 };
 int run_gprof_command(int argc, char** argv) {
   static const option kLong[] = {
       {"brief", no_argument, nullptr, 'b'},
-      {"flat-profile", no_argument, nullptr, 'p'},
-      {"no-flat-profile", no_argument, nullptr, 'P'},
-      {"graph", no_argument, nullptr, 'q'},
-      {"no-graph", no_argument, nullptr, 'Q'},
+      {"flat-profile", optional_argument, nullptr, 'p'},
+      {"no-flat-profile", optional_argument, nullptr, 'P'},
+      {"graph", optional_argument, nullptr, 'q'},
+      {"no-graph", optional_argument, nullptr, 'Q'},
+      {"time", required_argument, nullptr, 'n'},
+      {"sum", no_argument, nullptr, 's'},
+      {"traditional", no_argument, nullptr, 'T'},
+      {"width", required_argument, nullptr, 'w'},
+      {"no-time", required_argument, nullptr, 'N'},
       {"display-unused-functions", no_argument, nullptr, 'z'},
       {"format", required_argument, nullptr, kOptFormat},
       {"output", required_argument, nullptr, 'o'},
@@ -100,28 +166,82 @@ int run_gprof_command(int argc, char** argv) {
   trace::GprofTextOptions text;
   std::string format = "text", out;
   trace::GraphOptions graph_options;
+  std::vector<trace::GprofSymbolSpec> specs;
+  bool sum = false;
+  auto add_spec = [&](trace::GprofTable table) { specs.push_back({optarg, table}); };
+  using T = trace::GprofTable;
   optind = 0;  // reset: getopt may have run before in this process (tests)
   opterr = 0;
   int ch;
-  while ((ch = getopt_long(argc, argv, ":bpPqQzo:h", kLong, nullptr)) != -1) {
+  while ((ch = getopt_long(argc, argv, ":bp::P::q::Q::e:E:f:F:k:n:N:sTw:zo:h", kLong, nullptr)) != -1) {
     switch (ch) {
       case 'b':
         break;
+      // As gprof: a symbol only attached (-pSYM, --flat-profile=SYM); -PSYM
+      // and -QSYM still ask for their part of the report.
       case 'p':
+        if (optarg) add_spec(T::kInclFlat);
         style |= kFlat;
         user_specified |= kFlat;
         break;
       case 'P':
-        style &= ~kFlat;
+        if (optarg) {
+          add_spec(T::kExclFlat);
+          style |= kFlat;
+        } else {
+          style &= ~kFlat;
+        }
         user_specified |= kFlat;
         break;
       case 'q':
+        if (optarg) add_spec(std::strchr(optarg, '/') ? T::kInclArcs : T::kInclGraph);
         style |= kGraph;
         user_specified |= kGraph;
         break;
       case 'Q':
-        style &= ~kGraph;
+        if (optarg) {
+          add_spec(std::strchr(optarg, '/') ? T::kExclArcs : T::kExclGraph);
+          style |= kGraph;
+        } else {
+          style &= ~kGraph;
+        }
         user_specified |= kGraph;
+        break;
+      case 'E':
+        add_spec(T::kExclTime);
+        add_spec(T::kExclGraph);
+        break;
+      case 'e':
+        add_spec(T::kExclGraph);
+        break;
+      case 'F':
+        add_spec(T::kInclTime);
+        add_spec(T::kInclGraph);
+        break;
+      case 'f':
+        add_spec(T::kInclGraph);
+        break;
+      case 'k':
+        add_spec(T::kExclArcs);
+        break;
+      case 'n':
+        add_spec(T::kInclTime);
+        break;
+      case 'N':
+        add_spec(T::kExclTime);
+        break;
+      case 's':
+        sum = true;
+        break;
+      case 'T':
+        text.bsd = true;
+        break;
+      case 'w':
+        // gprof's atoi: what is not a number is 0, and below 1 is 1. Past
+        // 10000 the index's padding alone would take gigabytes.
+        text.width = std::max(1, std::atoi(optarg));
+        if (text.width > 10000)
+          return fail(kCommand, "", std::string("-w must be at most 10000, not '") + optarg + "'");
         break;
       case 'z':
         text.ignore_zeros = false;
@@ -147,12 +267,19 @@ int run_gprof_command(int argc, char** argv) {
       case ':':
         return fail(kCommand, "", std::string("option '") + argv[optind - 1] + "' needs a value (see --help)");
       default: {
+        if (const char* what = unsupported_gprof_option(optopt))
+          return fail(kCommand, "", std::string("gprof's option '-") + char(optopt) + "' (" + what + ") is not supported");
         std::string what = optopt ? std::string("-") + char(optopt) : std::string(argv[optind - 1]);
         return fail(kCommand, "", "unknown option '" + what + "' (see covkit gprof --help)");
       }
     }
   }
   std::vector<std::string> args(argv + optind, argv + argc);
+  // gprof -s tallies on line symbols; a report from them is -l's.
+  if (sum && (style || user_specified || !specs.empty() || format != "text" || !out.empty()))
+    return fail(kCommand, "",
+                "-s writes gmon.sum and prints nothing; with a report, a symbol, --format or -o it would need gprof's "
+                "line-level profile (-l), which is not supported");
   if ((format == "svg" || format == "png") && out.empty())
     return fail(kCommand, "", "--format " + format + " needs -o FILE");
 
@@ -179,9 +306,18 @@ int run_gprof_command(int argc, char** argv) {
       if (!data) return fail(kCommand, g, data.error());
       inputs.push_back({g, std::move(*data)});
     }
-    auto profile = trace::build_gprof_profile(*symbols, inputs);
+    auto profile = trace::build_gprof_profile(*symbols, inputs, trace::GprofSelection(*symbols, specs));
     if (!profile) return fail(kCommand, profile.error().path, profile.error().describe());
 
+    if (sum) {
+      if (!profile->block_counts.empty())
+        return fail(kCommand, gmons.front(), "-s: basic-block count records are not supported");
+      auto lines = trace::read_gprof_line_symbols(prog, *symbols);
+      if (!lines) return fail(kCommand, prog, lines.error());
+      const std::string bytes = trace::gprof_sum_file(*profile, *lines, inputs);
+      if (auto w = util::write_file_atomic("gmon.sum", bytes); !w) return fail(kCommand, "gmon.sum", w.error().message);
+      return 0;
+    }
     if (style == 0) {
       if (profile->has_histogram) style |= kFlat;
       if (profile->has_call_graph) style |= kGraph;

@@ -17,36 +17,22 @@ namespace covkit::trace {
 
 namespace {
 
-constexpr uint64_t kUnit = 2;
-
-// gprof.c's default_excluded_list (put in its -E, -P and -Q tables).
-bool excluded_by_default(const std::string& name) {
-  static constexpr const char* kNames[] = {"_gprof_mcount", "mcount", "_mcount", "__mcount", "__mcount_internal",
-                                           "__mcleanup"};
-  for (const char* n : kNames)
-    if (name == n) return true;
-  return false;
-}  // gprof's UNIT: histogram addresses are in 2-byte units
-
-struct Histogram {
-  uint64_t low_pc = 0, high_pc = 0;
-  std::vector<int> samples;  // int, as gprof sums them
-};
+constexpr uint64_t kUnit = 2;  // gprof's UNIT: histogram addresses are in 2-byte units
 
 struct Builder {
   const GprofSymbolTable& table;
+  const GprofSelection& selection;
   GprofProfile p;
-  std::vector<Histogram> histograms;
   std::map<std::pair<size_t, size_t>, size_t> arc_of;  // (parent, child) -> arc
 
-  explicit Builder(const GprofSymbolTable& t) : table(t) {}
+  Builder(const GprofSymbolTable& t, const GprofSelection& s) : table(t), selection(s) {}
 
   // hist.c: read_histogram_header + hist_read_rec.
   Expected<void, GprofInputError> add_histogram(const std::string& path, const format::GmonHistogram& h) {
     if (h.buckets.empty())
       return GprofInputError(path, fmt::format("corrupt at byte {}: histogram with no buckets", h.offset));
     const double scale = double((h.high_pc - h.low_pc) / kUnit) / double(h.buckets.size());
-    if (histograms.empty()) {
+    if (p.histograms.empty()) {
       p.hz = h.prof_rate;
       p.dimension = h.dimension;
       p.dimension_abbrev = h.dimension_abbrev;
@@ -60,15 +46,15 @@ struct Builder {
       if (std::fabs(p.hist_scale - scale) > 0.000001)
         return GprofInputError(path, "different scales in histogram records");
     }
-    Histogram* target = nullptr;
-    for (Histogram& r : histograms)
+    GprofSummedHistogram* target = nullptr;
+    for (GprofSummedHistogram& r : p.histograms)
       if (r.low_pc == h.low_pc && r.high_pc == h.high_pc) target = &r;
     if (!target) {
-      for (const Histogram& r : histograms)
+      for (const GprofSummedHistogram& r : p.histograms)
         if (std::max(r.low_pc, h.low_pc) < std::min(r.high_pc, h.high_pc))
           return GprofInputError(path, "overlapping histogram records");
-      histograms.push_back({h.low_pc, h.high_pc, std::vector<int>(h.buckets.size(), 0)});
-      target = &histograms.back();
+      p.histograms.push_back({h.low_pc, h.high_pc, std::vector<int>(h.buckets.size(), 0)});
+      target = &p.histograms.back();
     }
     // Same range and scale: same bucket count.
     const size_t n = std::min(target->samples.size(), h.buckets.size());
@@ -86,6 +72,7 @@ struct Builder {
     if (parent < 0 || child < 0) return;
     while (child >= 0 && !syms[child].is_func) --child;
     if (child < 0) return;
+    if (!selection.arc_kept(syms[parent], syms[child])) return;
     p.nodes[child].ncalls += a.count;
     auto [it, added] = arc_of.try_emplace({size_t(parent), size_t(child)}, p.arcs.size());
     if (!added) {
@@ -102,7 +89,7 @@ struct Builder {
     const size_t len = table.symbols.size();
     std::vector<uint64_t> scaled(len);
     for (size_t j = 0; j < len; ++j) scaled[j] = table.symbols[j].addr / kUnit;
-    for (const Histogram& r : histograms) {
+    for (const GprofSummedHistogram& r : p.histograms) {
       const uint64_t lowpc = r.low_pc / kUnit;
       size_t k = 1;
       for (size_t i = 0; i < r.samples.size(); ++i) {
@@ -122,10 +109,10 @@ struct Builder {
           const uint64_t overlap = std::min(bin_high, sym_high) - std::max(bin_low, sym_low);
           if (overlap > 0) {
             const double credit = double(overlap) * count_time / p.hist_scale;
-            if (p.nodes[j].excluded)
-              p.total_time -= credit;
-            else
+            if (p.nodes[j].flat_selected)
               p.nodes[j].time += credit;
+            else
+              p.total_time -= credit;
           }
         }
       }
@@ -246,9 +233,10 @@ struct Builder {
     for (size_t s = 0; s < n; ++s) top_sorted[s] = s;
     glibc_merge_sort(top_sorted, [&](size_t l, size_t r) { return p.nodes[l].top_order - p.nodes[r].top_order; });
 
-    // propagate_flags: from the top callers down. With no -f/-F/-e/-E
-    // symbol lists every function but the excluded ones ends up printed and
-    // passing its time on.
+    // propagate_flags: from the top callers down, each function inherits
+    // printing and passing time on from its callers, unless the tables say
+    // otherwise (an INCL table wins over its EXCL table).
+    using T = GprofTable;
     size_t old_head = SIZE_MAX;
     for (size_t i = n; i-- > 0;) {
       const size_t child = top_sorted[i];
@@ -257,11 +245,19 @@ struct Builder {
         inherit_flags(child);
       }
       GprofNode& c = p.nodes[child];
-      c.print_flag = !c.excluded;
-      if (c.excluded)
+      if (!c.print_flag) {
+        c.print_flag = selection.holds(T::kInclGraph, c.addr) ||
+                       (selection.empty(T::kInclGraph) && !selection.holds(T::kExclGraph, c.addr));
+      } else if (!selection.holds(T::kInclGraph, c.addr) && selection.holds(T::kExclGraph, c.addr)) {
+        c.print_flag = false;
+      }
+      if (c.prop_fract == 0.0) {
+        if (selection.holds(T::kInclTime, c.addr) ||
+            (selection.empty(T::kInclTime) && !selection.holds(T::kExclTime, c.addr)))
+          c.prop_fract = 1.0;
+      } else if (!selection.holds(T::kInclTime, c.addr) && selection.holds(T::kExclTime, c.addr)) {
         c.prop_fract = 0.0;
-      else if (c.prop_fract == 0.0)
-        c.prop_fract = 1.0;
+      }
       c.prop_self = c.time * c.prop_fract;
       p.print_time += c.prop_self;
     }
@@ -300,7 +296,13 @@ struct Builder {
 
 Expected<GprofProfile, GprofInputError> build_gprof_profile(const GprofSymbolTable& symbols,
                                                             const std::vector<GprofInput>& inputs) {
-  Builder b(symbols);
+  return build_gprof_profile(symbols, inputs, GprofSelection(symbols));
+}
+
+Expected<GprofProfile, GprofInputError> build_gprof_profile(const GprofSymbolTable& symbols,
+                                                            const std::vector<GprofInput>& inputs,
+                                                            const GprofSelection& selection) {
+  Builder b(symbols, selection);
   b.p.function_count = symbols.symbols.size();
   b.p.nodes.reserve(symbols.symbols.size());
   for (const GprofSymbol& s : symbols.symbols) {
@@ -310,7 +312,7 @@ Expected<GprofProfile, GprofInputError> build_gprof_profile(const GprofSymbolTab
     node.addr = s.addr;
     node.is_static = s.is_static;
     node.is_func = s.is_func;
-    node.excluded = excluded_by_default(s.name);
+    node.flat_selected = selection.flat(s.addr);
     b.p.nodes.push_back(std::move(node));
   }
   for (const GprofInput& in : inputs) {

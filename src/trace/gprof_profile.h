@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "format/gmon_reader.h"
+#include "trace/gprof_selection.h"
 #include "trace/gprof_symbols.h"
 #include "util/expected.h"
 
@@ -48,11 +49,10 @@ struct GprofNode {
   std::string file;        // source file (for static functions in the index), "" when unknown
   uint64_t addr = 0;
   bool is_static = false, is_func = true, is_cycle = false;
-  // One of the profiler's own functions (mcount, __mcount_internal...),
-  // which gprof always leaves out: its samples count for nobody, it is not
-  // in the flat profile, and in the call graph it is neither printed nor
-  // passes time on.
-  bool excluded = false;
+  // The flat profile credits it with its samples and lists it
+  // (gprof_selection.h: by default all but the profiler's own functions,
+  // mcount...; samples of the others count for nobody).
+  bool flat_selected = true;
   double time = 0;           // self time from the histogram (a cycle: its members'), ticks
   double child_time = 0;     // time of callees propagated to it
   uint64_t ncalls = 0;       // calls from other functions (a cycle: from outside it)
@@ -65,6 +65,13 @@ struct GprofNode {
   std::vector<size_t> members;  // a cycle's members, gprof's chain order
   int index = 0;                // call-graph index number
   std::vector<size_t> parents, children;  // arc indexes, gprof's list order (newest arc first)
+};
+
+// The histograms of all files, one per range (files with the same range
+// added up bucket by bucket), in the order their ranges first came.
+struct GprofSummedHistogram {
+  uint64_t low_pc = 0, high_pc = 0;
+  std::vector<int> samples;  // int, as gprof sums them
 };
 
 struct GprofProfile {
@@ -80,9 +87,14 @@ struct GprofProfile {
   double total_time = 0;  // ticks in the histogram credited to functions (flat profile)
   double print_time = 0;  // ticks propagated (call graph)
   std::vector<format::GmonBlockCount> block_counts;  // all files', in file order
+  std::vector<GprofSummedHistogram> histograms;
 };
 
-// Builds the profile; `inputs` in the order gprof reads them.
+// Builds the profile; `inputs` in the order gprof reads them, `selection`
+// the symbol specifications' tables (without: gprof's default exclusions).
+Expected<GprofProfile, GprofInputError> build_gprof_profile(const GprofSymbolTable& symbols,
+                                                            const std::vector<GprofInput>& inputs,
+                                                            const GprofSelection& selection);
 Expected<GprofProfile, GprofInputError> build_gprof_profile(const GprofSymbolTable& symbols,
                                                             const std::vector<GprofInput>& inputs);
 

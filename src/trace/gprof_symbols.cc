@@ -1,6 +1,6 @@
 // gprof's function symbols from an ELF file (gprof_symbols.h), read with
-// libelf; source files of static functions (shown in gprof's index) with
-// libdw's line tables.
+// libelf; source files of static functions (shown in gprof's index) from
+// gprof_source_files.h.
 #include "trace/gprof_symbols.h"
 
 #include <elfutils/libdw.h>
@@ -13,6 +13,9 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <unordered_set>
+
+#include "trace/gprof_source_files.h"
 
 namespace covkit::trace {
 
@@ -45,18 +48,6 @@ char symbol_class(const GElf_Sym& s, const char* name, const char* strtab_end, E
   if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR)) return 0;
   if (bind == STB_GLOBAL) return 'T';
   return gprof_static_name_ok(name, strtab_end) ? 't' : 0;
-}
-
-std::string source_file(Dwarf* dwarf, uint64_t addr) {
-  if (!dwarf) return {};
-  Dwarf_Die cu;
-  if (!dwarf_addrdie(dwarf, addr, &cu)) return {};
-  Dwarf_Line* line = dwarf_getsrc_die(&cu, addr);
-  if (!line) return {};
-  int lineno = 0;
-  if (dwarf_lineno(line, &lineno) != 0 || lineno == 0) return {};
-  const char* file = dwarf_linesrc(line, nullptr, nullptr);
-  return file ? file : "";
 }
 
 }  // namespace
@@ -197,6 +188,8 @@ Expected<GprofSymbolTable> read_gprof_symbols(const std::string& path) {
       strtab_begin = static_cast<const char*>(sd->d_buf);
       strtab_end = strtab_begin + sd->d_size;
     }
+  GprofSourceFiles source_files(h.dwarf);
+  std::unordered_set<std::string> files_met;
   std::vector<GprofSymbol> candidates;
   for (size_t i = 1; i < count; ++i) {
     GElf_Sym s;
@@ -225,7 +218,10 @@ Expected<GprofSymbolTable> read_gprof_symbols(const std::string& path) {
     g.is_static = cls == 't';
     const unsigned type = GELF_ST_TYPE(s.st_info);
     g.is_func = type == STT_FUNC || type == STT_GNU_IFUNC;
-    g.file = source_file(h.dwarf, g.addr);
+    GprofSourceLine where = source_files.line_at(g.addr);
+    g.file = std::move(where.file);
+    g.line = where.line;
+    if (!g.file.empty() && files_met.insert(g.file).second) table.source_files.push_back(g.file);
     candidates.push_back(std::move(g));
   }
   if (candidates.empty()) return Error("has no function symbols");

@@ -28,12 +28,16 @@ struct GprofSymbol {
   uint64_t end_addr = 0;  // last byte: the next symbol's address - 1; the last one ends with .text
   bool is_static = false;  // a local symbol
   bool is_func = true;     // STT_FUNC (or STT_GNU_IFUNC); calls to a non-function go to the function before it
-  std::string file;        // source file of the symbol's address per DWARF line info, "" when unknown
+  std::string file;        // source file of the symbol's address as BFD names it (gprof_source_files.h), "" when unknown
+  int line = 0;            // and its line, 0 when unknown
 };
 
 struct GprofSymbolTable {
   std::vector<GprofSymbol> symbols;  // by address, one per address
   uint64_t text_vma = 0, text_size = 0;
+  // The distinct source files in the order gprof meets them (the symbol
+  // table's order): a file named in a symbol specification is the last met.
+  std::vector<std::string> source_files;
 };
 
 // The table of the program at `path`. An Error (one line, no file name) when

@@ -48,7 +48,8 @@ struct Printer {
 
   // utils.c: print_name_only; the number of characters printed.
   size_t name_only(const GprofNode& n) {
-    std::string s = gprof_display_name(n.name);
+    // gprof demangles only in its GNU layout.
+    std::string s = o.bsd ? n.name : gprof_display_name(n.name);
     out += s;
     return s.size();
   }
@@ -64,7 +65,7 @@ struct Printer {
       first_output = false;
     else
       out += "\f\n";
-    out += "Flat profile:\n";
+    if (!o.bsd) out += "Flat profile:\n";  // BSD's title comes only with the explanations
     std::vector<size_t> order(p.function_count);
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     glibc_merge_sort(order, [&](size_t li, size_t ri) {
@@ -88,6 +89,7 @@ struct Printer {
     double top_time = 0.0;
     bool top = false;
     for (size_t i : order) {
+      if (o.bsd) break;  // BSD: always milliseconds
       const GprofNode& s = p.nodes[i];
       if (s.ncalls == 0) continue;
       const double call_time = (s.time + s.child_time) / double(s.ncalls);
@@ -96,7 +98,9 @@ struct Printer {
         top_time = call_time;
       }
     }
-    if (top && top_time > 0.0) {
+    if (o.bsd) {
+      log_scale = 5;
+    } else if (top && top_time > 0.0) {
       top_time /= p.hz;
       for (log_scale = 0; log_scale < std::size(kSi); ++log_scale) {
         const double scaled = kSi[log_scale].scale * top_time;
@@ -110,8 +114,14 @@ struct Printer {
     const double scale = kSi[log_scale].scale;
     char unit[64];
     std::snprintf(unit, sizeof unit, "%c%c/call", prefix, p.dimension_abbrev);
-    appendf(out, "\nEach sample counts as %g %s.\n", 1.0 / p.hz, p.dimension.c_str());
     double total_time = p.total_time;
+    if (o.bsd) {
+      appendf(out, "\ngranularity: each sample hit covers %ld byte(s)", long(p.hist_scale) * 2L);
+      if (total_time > 0.0)
+        appendf(out, " for %.2f%% of %.2f %s\n\n", 100.0 / total_time, total_time / p.hz, p.dimension.c_str());
+    } else {
+      appendf(out, "\nEach sample counts as %g %s.\n", 1.0 / p.hz, p.dimension.c_str());
+    }
     if (total_time <= 0.0) {
       out += " no time accumulated\n\n";
       total_time = 1.0;
@@ -123,16 +133,19 @@ struct Printer {
     double accum_time = 0.0;
     for (size_t i : order) {
       const GprofNode& s = p.nodes[i];
-      if (s.excluded || (o.ignore_zeros && s.ncalls == 0 && s.time == 0)) continue;
+      if (!s.flat_selected || (o.ignore_zeros && s.ncalls == 0 && s.time == 0)) continue;
       accum_time += s.time;
-      appendf(out, "%6.2f %9.2f %8.2f", total_time > 0.0 ? 100 * s.time / total_time : 0.0, accum_time / p.hz,
-              s.time / p.hz);
+      appendf(out, o.bsd ? "%5.1f %10.2f %8.2f" : "%6.2f %9.2f %8.2f",
+              total_time > 0.0 ? 100 * s.time / total_time : 0.0, accum_time / p.hz, s.time / p.hz);
       if (s.ncalls != 0)
         appendf(out, " %8lu %8.2f %8.2f  ", ulong(s.ncalls), scale * s.time / p.hz / double(s.ncalls),
                 scale * (s.time + s.child_time) / p.hz / double(s.ncalls));
       else
         appendf(out, " %8.8s %8.8s %8.8s  ", "", "", "");
-      name_only(s);
+      if (o.bsd)
+        name(s);
+      else
+        name_only(s);
       out += "\n";
     }
   }
@@ -182,7 +195,7 @@ struct Printer {
       first_output = false;
     else
       out += "\f\n";
-    out += "\t\t\tCall graph\n\n";
+    if (!o.bsd) out += "\t\t\tCall graph\n\n";
     appendf(out, "\ngranularity: each sample hit covers %ld byte(s)", long(p.hist_scale) * 2L);
     if (p.print_time > 0.0) {
       appendf(out, " for %.2f%% of %.2f seconds\n\n", 100.0 / p.print_time, p.print_time / p.hz);
@@ -190,14 +203,22 @@ struct Printer {
       out += " no time propagated\n\n";
       p.print_time = 1.0;
     }
-    out += "index % time    self  children    called     name\n";
+    if (o.bsd) {
+      appendf(out, "%6.6s %5.5s %7.7s %11.11s %7.7s/%-7.7s     %-8.8s\n", "", "", "", "", "called", "total", "parents");
+      appendf(out, "%-6.6s %5.5s %7.7s %11.11s %7.7s+%-7.7s %-8.8s\t%5.5s\n", "index", "%time", "self",
+              "descendants", "called", "self", "name", "index");
+      appendf(out, "%6.6s %5.5s %7.7s %11.11s %7.7s/%-7.7s     %-8.8s\n", "", "", "", "", "called", "total", "children");
+      out += "\n";
+    } else {
+      out += "index % time    self  children    called     name\n";
+    }
   }
 
   void cycle(size_t ci) {
     GprofNode& c = node(ci);
     char buf[32];
     std::snprintf(buf, sizeof buf, "[%d]", c.index);
-    appendf(out, "%-6.6s %5.1f %7.2f %7.2f %7lu", buf, 100 * (c.prop_self + c.prop_child) / p.print_time,
+    appendf(out, o.bsd ? "%-6.6s %5.1f %7.2f %11.2f %7lu" : "%-6.6s %5.1f %7.2f %7.2f %7lu", buf, 100 * (c.prop_self + c.prop_child) / p.print_time,
             c.prop_self / p.hz, c.prop_child / p.hz, ulong(c.ncalls));
     if (c.self_calls != 0)
       appendf(out, "+%-7lu", ulong(c.self_calls));
@@ -220,7 +241,7 @@ struct Printer {
     c.members = sorted;
     for (size_t m : c.members) {
       const GprofNode& n = node(m);
-      appendf(out, "%6.6s %5.5s %7.2f %7.2f %7lu", "", "", n.prop_self / p.hz, n.prop_child / p.hz,
+      appendf(out, o.bsd ? "%6.6s %5.5s %7.2f %11.2f %7lu" : "%6.6s %5.5s %7.2f %7.2f %7lu", "", "", n.prop_self / p.hz, n.prop_child / p.hz,
               ulong(n.ncalls));
       if (n.self_calls != 0)
         appendf(out, "+%-7lu", ulong(n.self_calls));
@@ -236,7 +257,9 @@ struct Printer {
     GprofNode& c = node(ci);
     const GprofNode& head = node(c.cycle_head);
     if (c.parents.empty()) {
-      appendf(out, "%6.6s %5.5s %7.7s %7.7s %7.7s %7.7s     <spontaneous>\n", "", "", "", "", "", "");
+      appendf(out,
+              o.bsd ? "%6.6s %5.5s %7.7s %11.11s %7.7s %7.7s     <spontaneous>\n"
+                    : "%6.6s %5.5s %7.7s %7.7s %7.7s %7.7s     <spontaneous>\n", "", "", "", "", "", "");
       return;
     }
     sort_arcs(c.parents, true);
@@ -244,9 +267,9 @@ struct Printer {
       const GprofArc& arc = p.arcs[a];
       const GprofNode& par = node(arc.parent);
       if (arc.parent == ci || (c.cycle != 0 && par.cycle == c.cycle))
-        appendf(out, "%6.6s %5.5s %7.7s %7.7s %7lu %7.7s     ", "", "", "", "", ulong(arc.count), "");
+        appendf(out, o.bsd ? "%6.6s %5.5s %7.7s %11.11s %7lu %7.7s     " : "%6.6s %5.5s %7.7s %7.7s %7lu %7.7s     ", "", "", "", "", ulong(arc.count), "");
       else
-        appendf(out, "%6.6s %5.5s %7.2f %7.2f %7lu/%-7lu     ", "", "", arc.time / p.hz, arc.child_time / p.hz,
+        appendf(out, o.bsd ? "%6.6s %5.5s %7.2f %11.2f %7lu/%-7lu     " : "%6.6s %5.5s %7.2f %7.2f %7lu/%-7lu     ", "", "", arc.time / p.hz, arc.child_time / p.hz,
                 ulong(arc.count), ulong(head.ncalls));
       name(par);
       out += "\n";
@@ -256,7 +279,7 @@ struct Printer {
   void line(const GprofNode& n) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "[%d]", n.index);
-    appendf(out, "%-6.6s %5.1f %7.2f %7.2f", buf, 100 * (n.prop_self + n.prop_child) / p.print_time,
+    appendf(out, o.bsd ? "%-6.6s %5.1f %7.2f %11.2f" : "%-6.6s %5.1f %7.2f %7.2f", buf, 100 * (n.prop_self + n.prop_child) / p.print_time,
             n.prop_self / p.hz, n.prop_child / p.hz);
     if (n.ncalls + n.self_calls != 0) {
       appendf(out, " %7lu", ulong(n.ncalls));
@@ -278,9 +301,9 @@ struct Printer {
       const GprofArc& arc = p.arcs[a];
       const GprofNode& c = node(arc.child);
       if (arc.child == pi || (c.cycle != 0 && c.cycle == par.cycle))
-        appendf(out, "%6.6s %5.5s %7.7s %7.7s %7lu %7.7s     ", "", "", "", "", ulong(arc.count), "");
+        appendf(out, o.bsd ? "%6.6s %5.5s %7.7s %11.11s %7lu %7.7s     " : "%6.6s %5.5s %7.7s %7.7s %7lu %7.7s     ", "", "", "", "", ulong(arc.count), "");
       else
-        appendf(out, "%6.6s %5.5s %7.2f %7.2f %7lu/%-7lu     ", "", "", arc.time / p.hz, arc.child_time / p.hz,
+        appendf(out, o.bsd ? "%6.6s %5.5s %7.2f %11.2f %7lu/%-7lu     " : "%6.6s %5.5s %7.2f %7.2f %7lu/%-7lu     ", "", "", arc.time / p.hz, arc.child_time / p.hz,
                 ulong(arc.count), ulong(node(c.cycle_head).ncalls));
       name(c);
       out += "\n";
@@ -301,12 +324,14 @@ struct Printer {
         line(n);
         children(i);
       }
+      if (o.bsd) out += "\n";
       out += "-----------------------------------------------\n";
+      if (o.bsd) out += "\n";
     }
   }
 
   void index() {
-    constexpr int kColumnWidth = (80 - 1) / 3;
+    const int column_width = (o.width - 1) / 3;  // never the last column
     std::vector<size_t> names;
     for (size_t i = 0; i < p.function_count; ++i) {
       const GprofNode& n = node(i);
@@ -326,6 +351,14 @@ struct Printer {
         const GprofNode& n = node(names[j]);
         char buf[32];
         std::snprintf(buf, sizeof buf, n.print_flag ? "[%d]" : "(%d)", n.index);
+        if (o.bsd) {
+          // Fixed columns; the symbol table's name, neither demangled nor
+          // labelled with its file.
+          char cyc[32];
+          std::snprintf(cyc, sizeof cyc, "<cycle %d>", n.cycle);
+          appendf(out, "%6.6s %-19.19s", buf, j < nnames ? n.name.c_str() : cyc);
+          continue;
+        }
         col += int(std::strlen(buf));
         for (; col < starting_col + 5; ++col) out += ' ';
         appendf(out, " %s ", buf);
@@ -343,7 +376,7 @@ struct Printer {
           out += cyc;
           col += int(std::strlen(cyc));
         }
-        starting_col += kColumnWidth;
+        starting_col += column_width;
       }
       out += "\n";
     }
@@ -366,10 +399,16 @@ std::string gprof_display_name(const std::string& name) {
 
 std::string gprof_text(GprofProfile& profile, const GprofTextOptions& options) {
   Printer pr{profile, options, {}, true};
-  if (options.flat) pr.flat();
-  if (options.graph) {
-    pr.graph();
-    pr.index();
+  if (options.bsd) {
+    if (options.graph) pr.graph();
+    if (options.flat) pr.flat();
+    if (options.graph) pr.index();
+  } else {
+    if (options.flat) pr.flat();
+    if (options.graph) {
+      pr.graph();
+      pr.index();
+    }
   }
   return std::move(pr.out);
 }

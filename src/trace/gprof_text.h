@@ -1,6 +1,6 @@
 #pragma once
 // gprof's text output of a GprofProfile, byte for byte what `gprof -b`
-// prints (binutils 2.40, GNU style): the flat profile, the call graph and
+// prints (binutils 2.40, GNU style, or BSD style with -T): the flat profile, the call graph and
 // its index by function name. The explanations gprof prints without -b are
 // never printed. Names are demangled as gprof does (bfd_demangle).
 #include <string>
@@ -12,6 +12,8 @@ namespace covkit::trace {
 struct GprofTextOptions {
   bool flat = true, graph = true;
   bool ignore_zeros = true;  // gprof's default; -z shows functions never called and never sampled
+  bool bsd = false;          // -T: BSD layout (call graph first, wider columns, times in ms)
+  int width = 80;            // -w: the index's line width (three columns)
 };
 
 std::string gprof_text(GprofProfile& profile, const GprofTextOptions& options);

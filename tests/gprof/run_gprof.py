@@ -10,6 +10,7 @@ drawn formats, and bad input (one line naming the file, exit 1).
 """
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -158,6 +159,103 @@ def sc_templates(env):
     expect("shapes::accumulate_squares<int>" in out, "templates: demangled template name expected")
 
 
+def sc_headers(env):
+    # Static functions from headers: gprof's index labels them with the file
+    # BFD's line lookup names. In a DWARF 5 line table the rows before a
+    # sequence's first DW_LNS_set_file are named after the unit (entry 0):
+    # headers_first.h's functions come first, so they are "(headers.c)";
+    # headers_second.h's follow a set_file. -ffunction-sections makes each
+    # function its own sequence (scramble is not the first); DWARF 4 names
+    # file 1 as it is.
+    for name, flags, first in (("headers5", [], "headers.c"),
+                               ("headers5_sections", ["-ffunction-sections"], "headers.c"),
+                               ("headers4", ["-gdwarf-4"], "headers_first.h")):
+        d = env.build(name, "headers.c", ["-O0", "-g", *flags])
+        env.profile(d, name)
+        out = compare_all(env, d, name)
+        for label in (f"mix ({first})", f"scramble ({first})", "fold (headers_second.h)", "churn (headers.c)"):
+            expect(label in out, f"{name}: '{label}' missing from the index")
+
+
+def sc_symbols(env):
+    # gprof's symbol specifications, byte for byte: the flat profile of or
+    # without a function (-pSYM, -PSYM, attached as gprof's optional
+    # arguments are), the call graph of or without one (-qSYM, -QSYM), the
+    # old forms (-e, -E, -f, -F), time only (-n, -N), arcs (-kFROM/TO,
+    # -qFROM/TO, -QFROM/TO), files (FILE, FILE:FUNCTION, a line number) and
+    # names that match nothing.
+    d = env.build("symbols", "busy.c", ["-O0", "-g"])
+    env.profile(d, "symbols")
+    for options in (["-pspin"], ["-Pspin"], ["-qheavy"], ["-Qheavy"], ["-espin"], ["-Espin"], ["-fphase_one"],
+                    ["-Fphase_one"], ["-nphase_one"], ["-Nspin"], ["-kphase_one/heavy"], ["-qphase_one/heavy"],
+                    ["-Qphase_two/light"], ["-pbusy.c"], ["-pbusy.c:spin"], ["-p15"], ["-pspin", "-plight"],
+                    ["--flat-profile=light", "--graph=main"], ["--no-flat-profile=spin", "--no-graph=main"],
+                    ["-z", "-fmain"], ["-Pnosuch"], ["-pnosuch.c"]):
+        compare(env, d, ["-b", *options], "symbols", ["gmon.out"])
+    # By construction: phase_one and phase_two call heavy 8 and 4 times;
+    # without phase_one's calls only phase_two's 4 are left.
+    def heavy_calls(report):
+        m = re.search(r"^\[\d+\]\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+(\d+)\s+heavy \[", report, re.M)
+        return m and int(m.group(1))
+    full = compare(env, d, ["-b", "-q"], "symbols", ["gmon.out"])
+    cut = compare(env, d, ["-b", "-q", "-kphase_one/heavy"], "symbols", ["gmon.out"])
+    expect(heavy_calls(full) == 12 and heavy_calls(cut) == 4,
+           f"symbols: heavy called {heavy_calls(full)} times, {heavy_calls(cut)} without phase_one's; want 12, 4")
+    only = compare(env, d, ["-b", "-pspin"], "symbols", ["gmon.out"])
+    lines = [l for l in only.splitlines() if l.endswith("spin") or l.endswith("heavy")]
+    # Only spin is credited: the samples of the others leave the total
+    # (gprof's arithmetic can put spin a little above 100%, with or without -p).
+    expect(len(lines) == 1 and lines[0].startswith("100."), f"symbols: -pspin should list spin alone at 100%: {lines}")
+    # Cycles and self-recursion.
+    d = env.build("symbols_cycle", "cycle.c", ["-O0"])
+    env.profile(d, "symbols_cycle")
+    for options in (["-qis_even"], ["-eis_even"], ["-Eis_odd"], ["-fping"], ["-Fpong"], ["-kis_even/is_odd"],
+                    ["-kping/pong", "-kpong/ping"], ["-Qis_even/is_odd"], ["-qmain/ping"], ["-pis_even", "-Qping"]):
+        compare(env, d, ["-b", *options], "symbols_cycle", ["gmon.out"])
+    d = env.build("symbols_recursion", "recursion.c", ["-O0"])
+    env.profile(d, "symbols_recursion")
+    for options in (["-pfactorial"], ["-kfactorial/factorial"], ["-efactorial"], ["-Efib", "-z"]):
+        compare(env, d, ["-b", *options], "symbols_recursion", ["gmon.out"])
+    # Files as gprof names them, headers included (the DWARF 5 rule of
+    # sc_headers decides which functions "headers.c" holds).
+    d = env.build("symbols_headers", "headers.c", ["-O0", "-g"])
+    env.profile(d, "symbols_headers")
+    for options in (["-pheaders_first.h"], ["-qheaders.c"], ["-Qheaders_second.h"], ["-pheaders.c:mix"],
+                    ["-Eheaders.c"], ["-kheaders.c/headers_second.h"], ["-qheaders.c:scramble"]):
+        compare(env, d, ["-b", *options], "symbols_headers", ["gmon.out"])
+    # C++: symbols are named as the symbol table names them (mangled).
+    d = env.build("symbols_templates", "templates.cc", ["-O0"], cxx=True)
+    env.profile(d, "symbols_templates")
+    mangled = "-p_ZN6shapes18accumulate_squaresIiEET_RKSt6vectorIS1_SaIS1_EE"
+    out = compare(env, d, ["-b", mangled], "symbols_templates", ["gmon.out"])
+    expect("shapes::accumulate_squares<int>" in out, "symbols: mangled -p name not matched")
+
+
+def sc_layout(env):
+    # -T (BSD layout: the call graph first, wider columns, milliseconds,
+    # names neither demangled nor labelled with files in the index) and -w
+    # (the index's width), alone and with other options.
+    d = env.build("layout", "busy.c", ["-O0", "-g"])
+    env.profile(d, "layout")
+    for options in (["-T"], ["-T", "-p"], ["-T", "-q"], ["-T", "-z"], ["-T", "-pspin", "-Pmain"], ["-T", "-w50"],
+                    ["--traditional"], ["-w40"], ["-w200", "-z"], ["-w1"], ["-wx"], ["-w-5"], ["--width=60"]):
+        compare(env, d, ["-b", *options], "layout", ["gmon.out"])
+    bsd = compare(env, d, ["-b", "-T"], "layout", ["gmon.out"])
+    expect(bsd.index("called/total") < bsd.index("cumulative"), "layout: -T should print the call graph first")
+    narrow = compare(env, d, ["-b", "-w40"], "layout", ["gmon.out"])
+    wide = compare(env, d, ["-b"], "layout", ["gmon.out"])
+    expect(narrow != wide, "layout: -w40 changed nothing")
+    d = env.build("layout_cycle", "cycle.c", ["-O0"])
+    env.profile(d, "layout_cycle")
+    compare(env, d, ["-b", "-T"], "layout_cycle", ["gmon.out"])
+    compare(env, d, ["-b", "-T", "-z", "-w30"], "layout_cycle", ["gmon.out"])
+    d = env.build("layout_templates", "templates.cc", ["-O0"], cxx=True)
+    env.profile(d, "layout_templates")
+    out = compare(env, d, ["-b", "-T"], "layout_templates", ["gmon.out"])
+    expect("_ZN6shapes18accumulate_squares" in out, "layout: -T should not demangle")
+    compare(env, d, ["-b", "-w100"], "layout_templates", ["gmon.out"])
+
+
 def sc_sum(env):
     d = env.build("sum", "busy.c", ["-O0"])
     env.profile(d, "sum", ["1000000"], gmon="gmon.1")
@@ -168,6 +266,52 @@ def sc_sum(env):
     expect(" 16/16 " in both and " 16/16 " not in one, "sum: calls of the two runs not added up")
     # GMON PROG order, recognised by the magic.
     compare(env, d, ["-b"], "sum", ["gmon.1"], covkit_args=["-b", "gmon.1", "sum"])
+
+
+def sum_file(env, d, tool, prog, gmons):
+    """Runs TOOL -s (gprof or covkit) in d and returns the gmon.sum it wrote."""
+    path = os.path.join(d, "gmon.sum")
+    if os.path.exists(path):
+        os.remove(path)
+    cmd = ["gprof"] if tool == "gprof" else [env.covkit, "gprof"]
+    p = env.run([*cmd, "-s", prog, *gmons], cwd=d)
+    expect(p.stdout == b"", f"{tool} -s printed something")
+    data = open(path, "rb").read()
+    os.replace(path, os.path.join(d, f"{tool}.sum"))
+    return data
+
+
+def sc_gmon_sum(env):
+    # -s: gmon.sum byte for byte as gprof writes it after the 20-byte header
+    # (gprof's 12 spare bytes are whatever its stack held; covkit's are 0).
+    # Its arcs are tallied on gprof's line symbols: -O0 -g and -O2 -g (with
+    # inlined code) builds, and one without debug information.
+    cases = (("gsum_g", "busy.c", ["-O0", "-g"], [["1000000"], ["1500000"]]),
+             ("gsum_o2", "cycle.c", ["-O2", "-g"], [[], []]),
+             ("gsum_nodebug", "recursion.c", ["-O0"], [[]]))
+    for name, src, flags, runs in cases:
+        d = env.build(name, src, flags)
+        gmons = []
+        for i, args in enumerate(runs):
+            env.profile(d, name, args, gmon=f"gmon.{i}")
+            gmons.append(f"gmon.{i}")
+        want = sum_file(env, d, "gprof", name, gmons)
+        got = sum_file(env, d, "covkit", name, gmons)
+        expect(got[:4] == b"gmon" and len(got) == len(want) and got[20:] == want[20:],
+               f"{name}: covkit's gmon.sum differs from gprof's after the header "
+               f"(lengths {len(got)}, {len(want)}; first difference at byte "
+               f"{next((i for i in range(min(len(got), len(want))) if got[i] != want[i]), -1)})")
+        # gprof reads covkit's sum as it reads its own; and as the inputs,
+        # but for the order of lines that tie (it reorders arcs).
+        from_covkit = env.run(["gprof", "-b", name, "covkit.sum"], cwd=d).stdout
+        from_gprof = env.run(["gprof", "-b", name, "gprof.sum"], cwd=d).stdout
+        from_inputs = env.run(["gprof", "-b", name, *gmons], cwd=d).stdout
+        expect(from_covkit == from_gprof, f"{name}: gprof reads covkit's gmon.sum differently from its own")
+        expect(sorted(from_covkit.splitlines()) == sorted(from_inputs.splitlines()),
+               f"{name}: the sum's report has other lines than the inputs'")
+        compare(env, d, ["-b"], name, ["covkit.sum"])
+    bad(env, d, ["-s", "-p", name, "gmon.0"], "-s")
+    bad(env, d, ["-s", "-kmain/fib", name, "gmon.0"], "-s")
 
 
 def sc_formats(env):
@@ -209,11 +353,15 @@ def sc_badinput(env):
     bad(env, d, ["-b", "badinput", "missing.out"], "missing.out")
     bad(env, d, ["-b", "nosuchprog", "gmon.out"], "nosuchprog")
     bad(env, d, ["-b", "gmon.out", "gmon.out"], "gmon.out")  # a gmon file is no program
+    bad(env, d, ["-b", "-w20000", "badinput"], "-w")  # gigabytes of padding
+    # gprof's options covkit does not implement are named, not ignored.
+    for option in ("-l", "-A", "-Afile.c", "-C", "-r", "-y"):
+        bad(env, d, ["-b", option, "badinput"], f"'{option[:2]}'")
 
 
 SCENARIOS = {
     "recursion": sc_recursion, "cycle": sc_cycle, "fnptr": sc_fnptr, "busy_pie": sc_busy_pie,
-    "busy_nopie": sc_busy_nopie, "static": sc_static, "templates": sc_templates, "sum": sc_sum, "formats": sc_formats,
+    "busy_nopie": sc_busy_nopie, "static": sc_static, "templates": sc_templates, "headers": sc_headers, "symbols": sc_symbols, "layout": sc_layout, "sum": sc_sum, "gmon_sum": sc_gmon_sum, "formats": sc_formats,
     "badinput": sc_badinput,
 }
 
