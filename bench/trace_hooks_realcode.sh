@@ -21,11 +21,10 @@
 # Prints the calls, the functions, the differences and the CPU time of each
 # recorded run next to the same build run untraced. Then gprof: the pg build
 # run untraced (`zstd -19` on the input) writes gmon.out, and `covkit gprof`
-# is compared with GNU gprof (-b, -b -p, -b -q, -b -z) byte for byte; the
-# lines that differ are counted and shown (information: not in the exit
-# status; identical since the index's file labels follow BFD's DWARF 5 rule,
-# see docs/covkit-gprof.md).
-# Exit 0 when every count agrees, 1 when one differs, 2 on setup errors.
+# is compared with GNU gprof (-b, -b -p, -b -q, -b -z, -b -T, and -b -Q with
+# a symbol) byte for byte; the lines that differ are counted and shown.
+# Exit 0 when every count agrees and every gprof report is identical, 1 when
+# one differs, 2 on setup errors.
 #
 # Environment: BENCH_INPUT_KB (slice of the corpus, default 256),
 # BENCH_UFTRACE (uftrace; "none" skips it).
@@ -153,7 +152,7 @@ if command -v gprof >/dev/null; then
   mkdir -p "$WORK/gprof" && cd "$WORK/gprof" || die "cd $WORK/gprof"
   "$z" -q -f -T1 -19 "$WORK/input" -o c.zst || die "the pg build failed to run"
   echo "gprof on the pg build's gmon.out ($(stat -c %s gmon.out) bytes), covkit gprof against GNU gprof:"
-  for opts in "-b" "-b -p" "-b -q" "-b -z"; do
+  for opts in "-b" "-b -p" "-b -q" "-b -z" "-b -T" "-b -QZSTD_compressBlock_internal"; do
     # shellcheck disable=SC2086
     gprof $opts "$z" gmon.out >gnu.txt 2>&1; "$COVKIT" gprof $opts "$z" gmon.out >ours.txt 2>&1
     if cmp -s gnu.txt ours.txt; then
@@ -161,6 +160,7 @@ if command -v gprof >/dev/null; then
     else
       printf '  %-6s %d of %d lines differ, e.g.:\n' "$opts" "$(diff gnu.txt ours.txt | grep -c '^<')" "$(wc -l <gnu.txt)"
       diff gnu.txt ours.txt | grep '^[<>]' | head -2 | cut -c1-150 | sed 's/^/      /'
+      status=1
     fi
   done
 fi

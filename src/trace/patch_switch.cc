@@ -87,20 +87,23 @@ Expected<std::optional<PatchSwitchResult>> switch_patched_entries(pid_t pid, boo
   auto at = table_address(pid, memory);
   if (!at) return at.error();
   if (!*at) return std::optional<PatchSwitchResult>{};
+  // Stopped first: a library loaded between reading the table and writing
+  // would keep the state its entries were given at its load.
+  auto stop = live::ProcessStop::stop(pid);
+  if (!stop) return stop.error();
   auto sites = read_sites(pid, memory, **at);
   if (!sites) return sites.error();
   PatchSwitchResult result;
   result.entries = sites->size();
+  result.threads = stop->threads();
   unsigned long long state = on ? 1 : 0;  // libraries loaded from now on follow it
   const live::RemotePiece state_piece{**at + offsetof(ckt_patch_table, on), &state, sizeof state};
   if (sites->empty()) {  // none yet (only libraries loaded later may have some)
     if (auto r = memory.write_pieces({&state_piece, 1}); !r) return r.error();
+    result.pause = stop->resume();
     return std::optional<PatchSwitchResult>(result);
   }
 
-  auto stop = live::ProcessStop::stop(pid);
-  if (!stop) return stop.error();
-  result.threads = stop->threads();
   auto moved = move_threads_out(*stop, *sites);
   if (!moved) return moved.error();
   result.moved = *moved;
