@@ -1178,6 +1178,7 @@ FILTER_CASES = (
     ("exact-no-params", ["-F", "ns::tiny"], dict(only={"ns::tiny(int)"})),
     ("regex", ["-N", "^ns::", "-N", "^q[a-z]+"], dict(notrace={"ns::tiny(int)", "quiet(int)"})),
     ("depth", ["--max-depth", "3", "-N", "off"], dict(max_depth=3, notrace={"off()"})),
+    ("depth-uftrace-spelling", ["-D", "3"], dict(max_depth=3)),
     ("triggers", ["-T", "on@trace_on", "-T", "off@trace_off", "--trace-off"],
      dict(on={"on()"}, off={"off()"}, start_on=False)),
 )
