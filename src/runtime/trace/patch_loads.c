@@ -13,15 +13,14 @@
  * is only installed when patterns were given. */
 #include "patch_loads.h"
 
-#include <fcntl.h>
 #include <link.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "elf_functions.h"
 #include "patch_sites.h"
 #include "trace_contract.h"
 
@@ -86,85 +85,34 @@ CKT_FN static int cmp_u64(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* The file of a module, mapped for reading; NULL when it cannot be. */
-CKT_FN static const uint8_t *map_file(const char *path, size_t *size) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return NULL;
-  struct stat st;
-  void *m = MAP_FAILED;
-  if (fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(ElfW(Ehdr)))
-    m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-  close(fd);
-  if (m == MAP_FAILED) return NULL;
-  *size = (size_t)st.st_size;
-  return m;
+struct collect {
+  uint64_t base, *entries;
+  uint32_t n, cap;
+};
+
+CKT_FN static void collect_named(const char *name, uint64_t value, uint64_t size, void *arg) {
+  (void)size;
+  struct collect *c = arg;
+  if (named(name) && c->n < c->cap) c->entries[c->n++] = c->base + value;
 }
 
-/* The section header of `type` (the first), or NULL; every header is
- * checked to lie inside the file. */
-CKT_FN static const ElfW(Shdr) *section(const uint8_t *f, size_t size, uint32_t type) {
-  const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)f;
-  if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-      eh->e_shentsize != sizeof(ElfW(Shdr)) || eh->e_shoff > size ||
-      (size - eh->e_shoff) / sizeof(ElfW(Shdr)) < eh->e_shnum)
-    return NULL;
-  const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(f + eh->e_shoff);
-  for (uint32_t i = 0; i < eh->e_shnum; i++)
-    if (sh[i].sh_type == type && sh[i].sh_offset <= size && sh[i].sh_size <= size - sh[i].sh_offset) return &sh[i];
-  return NULL;
-}
-
-CKT_FN static int has_patchable_entries(const uint8_t *f, size_t size) {
-  const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)f;
-  const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(f + eh->e_shoff);
-  if (eh->e_shstrndx >= eh->e_shnum) return 0;
-  const ElfW(Shdr) *names = &sh[eh->e_shstrndx];
-  if (names->sh_offset > size || names->sh_size > size - names->sh_offset) return 0;
-  static const char want[] = "__patchable_function_entries";
-  for (uint32_t i = 0; i < eh->e_shnum; i++)
-    if (sh[i].sh_name < names->sh_size && names->sh_size - sh[i].sh_name >= sizeof want &&
-        memcmp(f + names->sh_offset + sh[i].sh_name, want, sizeof want) == 0)
-      return 1;
-  return 0;
-}
-
-/* Patches the named entries of one module loaded since the last look. */
+/* Patches the named entries of one module loaded since the last look (one
+ * built with patchable entries: it has their section). */
 CKT_FN static void patch_loaded(struct dl_phdr_info *info) {
   struct ckt_text t;
   if (!info->dlpi_name || !info->dlpi_name[0] || !ckt_text_of(info, &t)) return; /* as dlopen named it */
-  size_t size = 0;
-  const uint8_t *f = map_file(info->dlpi_name, &size);
-  if (!f) return;
-  const ElfW(Shdr) *syms = section(f, size, SHT_SYMTAB);
-  if (!syms) syms = section(f, size, SHT_DYNSYM);
-  const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)f;
-  const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(f + eh->e_shoff);
-  if (syms && has_patchable_entries(f, size) && syms->sh_link < eh->e_shnum) {
-    const ElfW(Shdr) *str = &sh[syms->sh_link];
-    size_t n = syms->sh_size / sizeof(ElfW(Sym));
-    uint64_t *entries = NULL;
-    uint32_t k = 0;
-    if (str->sh_offset <= size && str->sh_size <= size - str->sh_offset && n)
-      entries = mmap(NULL, n * sizeof *entries, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (entries == MAP_FAILED) entries = NULL;
-    const ElfW(Sym) *s = (const ElfW(Sym) *)(f + syms->sh_offset);
-    const char *strtab = (const char *)(f + str->sh_offset);
-    for (size_t i = 0; entries && i < n; i++) {
-      if (ELF64_ST_TYPE(s[i].st_info) != STT_FUNC || s[i].st_shndx == SHN_UNDEF || s[i].st_value == 0 ||
-          s[i].st_name >= str->sh_size || !memchr(strtab + s[i].st_name, 0, str->sh_size - s[i].st_name))
-        continue;
-      if (named(strtab + s[i].st_name)) entries[k++] = t.base + s[i].st_value;
-    }
-    if (entries) {
-      qsort(entries, k, sizeof *entries, cmp_u64);
-      uint32_t u = 0; /* aliases: one entry each */
-      for (uint32_t i = 0; i < k; i++)
-        if (u == 0 || entries[u - 1] != entries[i]) entries[u++] = entries[i];
-      ckt_patch_entries(&t, entries, u);
-      munmap(entries, n * sizeof *entries);
-    }
+  struct collect c = {t.base, NULL, 0, 1 << 20};
+  c.entries = mmap(NULL, c.cap * sizeof *c.entries, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+  if (c.entries == MAP_FAILED) return;
+  if (ckt_elf_functions(info->dlpi_name, "__patchable_function_entries", collect_named, &c) && c.n) {
+    qsort(c.entries, c.n, sizeof *c.entries, cmp_u64);
+    uint32_t u = 0; /* aliases: one entry each */
+    for (uint32_t i = 0; i < c.n; i++)
+      if (u == 0 || c.entries[u - 1] != c.entries[i]) c.entries[u++] = c.entries[i];
+    ckt_patch_entries(&t, c.entries, u);
   }
-  munmap((void *)f, size);
+  munmap(c.entries, c.cap * sizeof *c.entries);
 }
 
 CKT_FN static int scan_new(struct dl_phdr_info *info, size_t size, void *arg) {
