@@ -158,8 +158,9 @@ Expected<std::vector<trace::FilterRule>> filter_rules(const RecordOptions& o) {
   return rules;
 }
 
-// The functions the rules name (before anything is created: a pattern that
-// names nothing must not cost the earlier recording its place).
+// The functions the rules name. The patterns also go to the runtime, which
+// matches them in libraries loaded later (dlopen): naming nothing now is
+// said, not refused.
 Expected<trace::FilterPlan> name_functions(const std::vector<trace::FilterRule>& rules, const std::string& prog,
                                            const std::vector<std::string>& modules) {
   trace::FilterPlan plan = trace::plan_filters(rules, modules);
@@ -171,11 +172,12 @@ Expected<trace::FilterPlan> name_functions(const std::vector<trace::FilterRule>&
       only_matched = true;
   }
   for (const std::string& p : plan.unmatched)
-    warn(fmt::format("'{}' names no function of {} or of the libraries it loads at start (dlopen'd libraries "
-                     "cannot be filtered)",
+    warn(fmt::format("'{}' names no function of {} or of the libraries it loads at start (libraries it loads "
+                     "later are looked at when their functions are first called)",
                      util::printable(p), util::printable(prog)));
-  // Recording everything would be the opposite of what -F asked.
-  if (any_only && !only_matched) return Error("no function matches any -F pattern: nothing would be recorded");
+  if (any_only && !only_matched)
+    warn("no function of the program matches any -F pattern: only calls in libraries it loads later can be "
+         "recorded");
   return plan;
 }
 

@@ -141,8 +141,11 @@ FilterPlan plan_filters(const std::vector<FilterRule>& rules, const std::vector<
     }
     for (auto& [key, range] : found) plan.ranges.push_back(std::move(range));
   }
-  for (size_t i = 0; i < rules.size(); ++i)
+  for (size_t i = 0; i < rules.size(); ++i) {
     if (!used[i]) plan.unmatched.push_back(rules[i].pattern);
+    if (rules[i].pattern.find('\n') == std::string::npos)
+      plan.later.push_back({action_letter(rules[i].action), rules[i].exact, rules[i].pattern});
+  }
   std::stable_sort(plan.ranges.begin(), plan.ranges.end(), [](const FilterRange& a, const FilterRange& b) {
     return a.module != b.module ? a.module < b.module : a.lo < b.lo;
   });
@@ -152,6 +155,9 @@ FilterPlan plan_filters(const std::vector<FilterRule>& rules, const std::vector<
 std::string filter_file_text(const FilterPlan& plan) {
   std::string out = std::string(CKT_FILTERS_MAGIC) + "\n";
   for (const FilterRange& r : plan.ranges) out += fmt::format("{} {:x} {:x} {}\n", r.actions, r.lo, r.hi, r.module);
+  for (const LaterRule& r : plan.later)
+    out += fmt::format("{}{} {}{}\n", CKT_PATCH_LATER_PATTERN, r.action, r.exact ? CKT_PATCH_EXACT : CKT_PATCH_REGEX,
+                       r.pattern);
   return out;
 }
 

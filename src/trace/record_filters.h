@@ -51,10 +51,19 @@ struct FilterRange {
   std::string name;     // the symbol (for messages and tests)
 };
 
+// A rule again, for libraries loaded later: the runtime matches it against
+// their symbol names (as written: no demangling there).
+struct LaterRule {
+  char action = 0;  // CKT_FILTER_* letter
+  bool exact = true;
+  std::string pattern;
+};
+
 struct FilterPlan {
   std::vector<FilterRange> ranges;    // sorted by module, then lo
   std::vector<std::string> unmatched;  // patterns that named no function
   std::vector<std::string> modules;    // what was searched
+  std::vector<LaterRule> later;        // every rule, in order
 };
 
 // The modules PROG loads at start: itself (canonical path), then the

@@ -1210,22 +1210,55 @@ def t_filters(env):
         env.record(tr, exe, [rounds, "signal"], opts=["--signal", "USR2", "--trace-off"])
         expect_profile(f"{label} signal", env.report(tr),
                        *filters_answer(filters_tree(rounds, True), start_on=False))
-    # Refused before anything moves: the last recording stays where it is.
-    before = sorted(os.listdir(tr))
-    r = env.covkit_run(["trace", "record", "-o", tr, "-F", "no_such_function", "--", exe, rounds], expect_rc=1)
-    for want in ("no_such_function", "no function matches any -F pattern"):
+    # -F naming nothing in the program: said (a library loaded later may
+    # hold it), and nothing of the program is recorded.
+    r = env.record(tr, exe, [rounds], opts=["-F", "no_such_function"])
+    for want in ("no_such_function", "no function of the program matches any -F pattern"):
         if want not in r.stderr:
             raise Failure(f"-F naming nothing: {want!r} not in {r.stderr!r}")
-    expect_eq("-F naming nothing: the earlier recording", sorted(os.listdir(tr)), before)
+    if "no calls" not in r.stderr:
+        raise Failure(f"-F naming nothing: calls were recorded: {r.stderr!r}")
+    # Refused before anything moves: the last recording stays where it is.
+    before = sorted(os.listdir(tr))
     for opts, want in ((["-F", "a["], "not a regular expression"), (["-T", "work@sometimes"], "trace_on or trace_off"),
                        (["--signal", "KILL"], "can be caught"), (["--signal", "NOPE"], "can be caught")):
         r = env.covkit_run(["trace", "record", "-o", tr] + opts + ["--", exe, rounds], expect_rc=1)
         if want not in r.stderr or len(r.stderr.strip().splitlines()) != 1:
             raise Failure(f"record {opts}: want one line with {want!r}, got {r.stderr!r}")
+        expect_eq(f"record {opts} refused: the earlier recording", sorted(os.listdir(tr)), before)
     # A -N pattern that names nothing is a warning, not an error.
     r = env.record(tr, exe, [rounds], opts=["-N", "no_such_function"])
     if "no_such_function" not in r.stderr or "warning" not in r.stderr:
         raise Failure(f"-N naming nothing: no warning: {r.stderr!r}")
+    filters_dlopen(env, d)
+
+
+def filters_dlopen(env, d):
+    """-F/-N/-T in a library loaded with dlopen (host and plugin built with
+    -finstrument-functions, the plugin loaded three times): the runtime
+    matches the patterns against the plugin's symbols the first time one of
+    its functions is called. By construction each round calls plug_work once,
+    which calls plug_static N times, which calls plug_leaf."""
+    rounds, n = 3, 20
+    plugin = os.path.join(d, "libplug-inst.so")
+    r = subprocess.run([env.cc["gcc"], "-O2", "-fPIC", "-shared", "-finstrument-functions", "-o", plugin,
+                        mine("dl_plugin.c")], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise Failure(f"plugin build failed: {r.stderr}")
+    host = env.compile(os.path.join(d, "dl_host_inst"), "gcc", [mine("dl_host.c")], ["-O2"])
+    every = {"main": 1, "plug_work": rounds, "plug_static": rounds * n, "plug_leaf": rounds * n}
+    for label, opts, want in (
+            ("only", ["-F", "plug_static"], {"plug_static": rounds * n, "plug_leaf": rounds * n}),
+            ("notrace", ["-N", "plug_static"], {"main": 1, "plug_work": rounds}),
+            ("regex-notrace", ["-N", "^plug_(leaf|static)$"], {"main": 1, "plug_work": rounds}),
+            ("trigger", ["-T", "plug_work@trace_on", "--trace-off"],
+             {"plug_work": rounds, "plug_static": rounds * n, "plug_leaf": rounds * n}),
+            ("none", [], every)):
+        tr = os.path.join(d, f"trace-dlopen-{label}")
+        env.record(tr, host, [plugin, rounds, n], opts=opts)
+        got = calls_of(env.report(tr)["functions"])
+        if got != want:
+            raise Failure(f"filters in a dlopen'd library, {label}: calls {got}, want {want}")
 
 
 def children_of(pid):
@@ -1453,7 +1486,7 @@ def t_patch(env):
         f.write("covkit-patch 1\nzz /nowhere\n")
     cut = os.path.join(d, "cut")  # a list cut short: its only line has no newline
     with open(cut, "w") as f:
-        f.write("covkit-filters 1\nF 10 20 /nowhere")
+        f.write("covkit-filters 2\nF 10 20 /nowhere")
     stale = os.path.join(d, "stale")
     with open(stale, "w") as f:  # main's entry + 1: inside its NOPs, not 5 of them
         main_addr = int(subprocess.run(["nm", exe5], capture_output=True, text=True).stdout.split(" T main")[0]

@@ -72,7 +72,11 @@ TEST(RecordFilters, TheFileListsRangesWithTheirActionLetters) {
   FilterPlan plan;
   plan.ranges = {FilterRange{"/bin/p", 0x1000, 0x1040, "FN", "f"}, FilterRange{"/lib/l.so", 0x20, 0x28, "+", "g"}};
   EXPECT_EQ(covkit::trace::filter_file_text(plan),
-            "covkit-filters 1\nFN 1000 1040 /bin/p\n+ 20 28 /lib/l.so\n");
+            "covkit-filters 2\nFN 1000 1040 /bin/p\n+ 20 28 /lib/l.so\n");
+  // Then the rules again, for libraries loaded later.
+  plan.later = {{'F', true, "plug_work"}, {'N', false, "^std::"}};
+  EXPECT_EQ(covkit::trace::filter_file_text(plan),
+            "covkit-filters 2\nFN 1000 1040 /bin/p\n+ 20 28 /lib/l.so\n?F =plug_work\n?N ~^std::\n");
   covkit::trace::PatchPlan patches;
   patches.sites = {{"/bin/p", 0x1130, "f"}};
   EXPECT_EQ(covkit::trace::patch_file_text(patches), "covkit-patch 2\n1130 /bin/p\n");

@@ -1,12 +1,15 @@
 /* Filters and the on/off switch (see filters.h). */
 #include "filters.h"
 
+#include <regex.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
 
 #include "config.h"
+#include "elf_functions.h"
 #include "list_file.h"
 #include "modules.h"
 #include "trace_contract.h"
@@ -17,13 +20,33 @@ static int has_only;     /* some -F function: outside them nothing is written */
 static int has_triggers; /* some -T function */
 static int tracing = 1;  /* the switch (atomic: signal handlers and triggers set it) */
 
-/* The ranges of the filter file, grouped by module (path hash), sorted by lo. */
+/* The ranges of the filter file, grouped by module (path hash), sorted by
+ * lo; the groups of libraries loaded later are appended as they are met
+ * (room reserved; `nranges` published last, so readers take no lock). */
 struct range {
   uint64_t module, lo, hi;
   uint8_t flags;
 };
 static struct range *ranges;
-static uint32_t nranges;
+static uint32_t nranges, capacity;
+enum { LATER_RANGES = 1 << 20 };
+
+/* Patterns for libraries loaded later ("?" lines). */
+enum { MAX_LATER = 64, MAX_EXAMINED = 1024 };
+struct later {
+  uint8_t flags;
+  int regex;
+  const char *text;
+  regex_t re;
+};
+static struct later later[MAX_LATER];
+static uint32_t nlater;
+static char later_text[1 << 16];
+static uint32_t later_used;
+/* Modules (path hashes) whose symbols were matched against them. */
+static uint64_t examined[MAX_EXAMINED];
+static uint32_t nexamined;
+static int examine_lock;
 
 CKT_FN static uint8_t flag_of(char c) {
   switch (c) {
@@ -35,14 +58,38 @@ CKT_FN static uint8_t flag_of(char c) {
   }
 }
 
-/* Reads the whole list into `ranges`. */
+/* "?<actions> =name" or "?<actions> ~regex" (without the "?"). */
+CKT_FN static int add_later(const char *p, const char *eol) {
+  uint8_t flags = 0;
+  for (; p < eol && *p != ' '; p++) flags |= flag_of(*p) ? flag_of(*p) : 0x80;
+  if (p + 2 >= eol || *p != ' ' || flags == 0 || (flags & 0x80) || nlater == MAX_LATER) return 0;
+  char kind = p[1];
+  size_t len = (size_t)(eol - (p + 2));
+  if ((kind != CKT_PATCH_EXACT && kind != CKT_PATCH_REGEX) || len == 0 || later_used + len + 1 > sizeof later_text)
+    return 0;
+  char *text = later_text + later_used;
+  memcpy(text, p + 2, len);
+  text[len] = 0;
+  later_used += (uint32_t)len + 1;
+  struct later *x = &later[nlater];
+  x->flags = flags, x->text = text, x->regex = kind == CKT_PATCH_REGEX;
+  if (x->regex && regcomp(&x->re, text, REG_EXTENDED | REG_NOSUB) != 0) return 0;
+  if (flags & CKT_FF_ONLY) has_only = 1;
+  if (flags & (CKT_FF_ON | CKT_FF_OFF)) has_triggers = 1;
+  nlater++;
+  return 1;
+}
+
+/* Reads the whole list into `ranges` (and the patterns into `later`). */
 CKT_FN static int load_file(const char *path) {
   struct ckt_list l;
   if (!ckt_list_open(&l, path, CKT_FILTERS_MAGIC)) return 0;
   int ok = 1;
   if (l.items) {
-    ranges = mmap(NULL, l.items * sizeof *ranges, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (ranges == MAP_FAILED) ranges = NULL, ok = 0;
+    capacity = l.items + LATER_RANGES;
+    ranges = mmap(NULL, capacity * sizeof *ranges, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                  -1, 0);
+    if (ranges == MAP_FAILED) ranges = NULL, capacity = 0, ok = 0;
   }
   const char *p, *eol;
   int more;
@@ -50,6 +97,10 @@ CKT_FN static int load_file(const char *path) {
     if (more < 0) {  /* a last line without its newline: not written whole */
       ok = 0;
       break;
+    }
+    if (p < eol && *p == CKT_PATCH_LATER_PATTERN) {
+      ok = add_later(p + 1, eol);
+      continue;
     }
     struct range *r = &ranges[nranges];
     r->flags = 0;
@@ -79,20 +130,65 @@ CKT_FN int ckt_filters_load(void) {
       return 0;
     }
   }
-  ckt_filter_active = nranges > 0 || (sig && *sig) || (start && strcmp(start, "off") == 0);
+  ckt_filter_active = nranges > 0 || nlater > 0 || (sig && *sig) || (start && strcmp(start, "off") == 0);
   return 1;
+}
+
+struct examine_ctx {
+  uint64_t module;
+  uint32_t n;
+};
+
+CKT_FN static void add_named(const char *name, uint64_t value, uint64_t size, void *arg) {
+  struct examine_ctx *c = arg;
+  uint8_t flags = 0;
+  for (uint32_t i = 0; i < nlater; i++)
+    if (later[i].regex ? regexec(&later[i].re, name, 0, NULL, 0) == 0 : strcmp(name, later[i].text) == 0)
+      flags |= later[i].flags;
+  if (!flags || nranges + c->n >= capacity) return;
+  struct range *r = &ranges[nranges + c->n++];
+  r->module = c->module, r->lo = value, r->hi = value + (size ? size : 1), r->flags = flags;
+}
+
+CKT_FN static int cmp_range(const void *a, const void *b) {
+  const struct range *x = a, *y = b;
+  return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* A module the list does not name (loaded later): the first time, its
+ * symbols are matched against the patterns and its group appended. */
+CKT_FN static void examine(uint64_t module, const char *path) {
+  while (__atomic_exchange_n(&examine_lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
+  int done = 0;
+  for (uint32_t i = 0; i < nexamined && !done; i++) done = examined[i] == module;
+  if (!done && nexamined < MAX_EXAMINED) {
+    struct examine_ctx c = {module, 0};
+    ckt_elf_functions(path, NULL, add_named, &c);
+    qsort(&ranges[nranges], c.n, sizeof *ranges, cmp_range);
+    examined[nexamined++] = module;
+    __atomic_store_n(&nranges, nranges + c.n, __ATOMIC_RELEASE);
+  }
+  __atomic_store_n(&examine_lock, 0, __ATOMIC_RELEASE);
 }
 
 /* The flags of the function at `fn`: its module's group of ranges (groups
  * are few: a linear scan), then a binary search by address. */
 CKT_FN static uint8_t lookup(uintptr_t fn) {
   uint64_t base, module;
-  if (nranges == 0 || !ckt_modules_locate(fn, &base, &module)) return 0;
-  uint32_t first = 0;
-  while (first < nranges && ranges[first].module != module) first++;
-  if (first == nranges) return 0;
+  char path[CKT_PATH_MAX];
+  if ((nranges == 0 && nlater == 0) || !ckt_modules_locate(fn, &base, &module, nlater ? path : NULL, sizeof path))
+    return 0;
+  uint32_t n = __atomic_load_n(&nranges, __ATOMIC_ACQUIRE), first = 0;
+  while (first < n && ranges[first].module != module) first++;
+  if (first == n && nlater) {
+    examine(module, path);
+    n = __atomic_load_n(&nranges, __ATOMIC_ACQUIRE);
+    first = 0;
+    while (first < n && ranges[first].module != module) first++;
+  }
+  if (first == n) return 0;
   uint32_t lo = first, hi = first;
-  while (hi < nranges && ranges[hi].module == module) hi++;
+  while (hi < n && ranges[hi].module == module) hi++;
   uint64_t a = fn - base;
   while (lo < hi) { /* the first range starting above a */
     uint32_t mid = lo + (hi - lo) / 2;

@@ -209,7 +209,7 @@ CKT_FN void ckt_modules_write_live(void) {
     if (modules[j].live) write_module(&modules[j]);
 }
 
-CKT_FN int ckt_modules_locate(uintptr_t a, uint64_t *base, uint64_t *path_hash) {
+CKT_FN int ckt_modules_locate(uintptr_t a, uint64_t *base, uint64_t *path_hash, char *path, size_t cap) {
   int found = 0;
   ckt_modules_lock();
   for (uint32_t j = 0; j < nmodules && !found; j++) {
@@ -219,6 +219,11 @@ CKT_FN int ckt_modules_locate(uintptr_t a, uint64_t *base, uint64_t *path_hash) 
       if (a >= m->lo[i] && a < m->hi[i]) {
         *base = m->base;
         *path_hash = m->hash;
+        if (path && cap) {
+          size_t n = strnlen(m->path, cap - 1);
+          memcpy(path, m->path, n);
+          path[n] = 0;
+        }
         found = 1;
         break;
       }

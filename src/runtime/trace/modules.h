@@ -12,8 +12,9 @@ CKT_FN void ckt_modules_note(uintptr_t fn, uint64_t now, int may_iterate);
 /* Writes every loaded module again (a forked child's new .meta). */
 CKT_FN void ckt_modules_write_live(void);
 /* The load address and path hash (ckt_path_hash) of the known module
- * whose executable segments hold `a`; 0 when none does. */
-CKT_FN int ckt_modules_locate(uintptr_t a, uint64_t *base, uint64_t *path_hash);
+ * whose executable segments hold `a`, and its path when `path` is not NULL
+ * (cut to `cap` bytes, NUL-terminated); 0 when none does. */
+CKT_FN int ckt_modules_locate(uintptr_t a, uint64_t *base, uint64_t *path_hash, char *path, size_t cap);
 /* FNV-1a of a module path: how modules and the filter file's lines meet. */
 CKT_FN uint64_t ckt_path_hash(const char *path);
 CKT_FN void ckt_modules_lock(void);

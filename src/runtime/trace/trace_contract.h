@@ -26,8 +26,14 @@
  * addresses [lo, hi) relative to the module's load address (its ELF virtual
  * addresses for a PIE or shared library); the path as the dynamic loader
  * names the module (the executable's: its canonical path). Lines sorted by
- * path, then lo. */
-#define CKT_FILTERS_MAGIC "covkit-filters 1"
+ * path, then lo. Then one line per pattern, for libraries loaded later
+ * (dlopen), whose functions covkit could not list before the run:
+ *   ?<actions> =<name>     functions whose symbol is <name>
+ *   ?<actions> ~<regex>    functions whose symbol matches <regex> (POSIX
+ *                          extended, unanchored)
+ * The runtime matches them against a module's symbol table (.symtab, else
+ * .dynsym) the first time one of its functions is called. */
+#define CKT_FILTERS_MAGIC "covkit-filters 2"
 #define CKT_FILTER_FILE "covkit-filters" /* its name in the trace directory */
 #define CKT_FILTER_ONLY 'F'    /* record only these calls and what they call */
 #define CKT_FILTER_NOTRACE 'N' /* record neither these calls nor what they call */
