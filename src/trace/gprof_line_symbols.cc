@@ -12,22 +12,12 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "trace/gprof_elf_file.h"
 #include "trace/gprof_source_files.h"
 
 namespace covkit::trace {
 
 namespace {
-
-struct DwarfFile {
-  int fd = -1;
-  Elf* elf = nullptr;
-  Dwarf* dwarf = nullptr;
-  ~DwarfFile() {
-    if (dwarf) dwarf_end(dwarf);
-    if (elf) elf_end(elf);
-    if (fd >= 0) close(fd);
-  }
-};
 
 // One address range of a function (subprogram or inlined subroutine).
 struct FunctionRange {
@@ -150,21 +140,12 @@ class Answers {
 }  // namespace
 
 Expected<std::vector<GprofSymbol>> read_gprof_line_symbols(const std::string& path, const GprofSymbolTable& functions) {
-  elf_version(EV_CURRENT);
-  DwarfFile h;
-  h.fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (h.fd < 0) {
-    Error e(std::strerror(errno));
-    e.errno_value = errno;
-    return e;
-  }
-  h.elf = elf_begin(h.fd, ELF_C_READ_MMAP, nullptr);
-  if (!h.elf || elf_kind(h.elf) != ELF_K_ELF) return Error("not an ELF file");
-  h.dwarf = dwarf_begin_elf(h.elf, DWARF_C_READ, nullptr);
+  auto h = GprofElfFile::open(path);
+  if (!h) return h.error();
   std::vector<GprofSymbol> line_symbols;
   const uint64_t text_begin = functions.text_vma, text_end = functions.text_vma + functions.text_size;
-  if (h.dwarf) {
-    Answers answers(h.dwarf);
+  if (h->dwarf()) {
+    Answers answers(h->dwarf());
     std::vector<uint64_t> points = answers.boundaries();
     if (points.empty() || points.front() > text_begin) points.insert(points.begin(), text_begin);
     LineAnswer previous, now;

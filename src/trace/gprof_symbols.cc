@@ -15,22 +15,12 @@
 #include <cstring>
 #include <unordered_set>
 
+#include "trace/gprof_elf_file.h"
 #include "trace/gprof_source_files.h"
 
 namespace covkit::trace {
 
 namespace {
-
-struct ElfHandle {
-  int fd = -1;
-  Elf* elf = nullptr;
-  Dwarf* dwarf = nullptr;
-  ~ElfHandle() {
-    if (dwarf) dwarf_end(dwarf);
-    if (elf) elf_end(elf);
-    if (fd >= 0) close(fd);
-  }
-};
 
 // bfd's one-letter class of a symbol (nm's letter), reduced to what gprof
 // asks: 'T' (global text), 't' (local text) or 0.
@@ -137,32 +127,24 @@ long gprof_symbol_at(const std::vector<GprofSymbol>& sym, uint64_t address) {
 }
 
 Expected<GprofSymbolTable> read_gprof_symbols(const std::string& path) {
-  elf_version(EV_CURRENT);
-  ElfHandle h;
-  h.fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (h.fd < 0) {
-    Error e(std::strerror(errno));
-    e.errno_value = errno;
-    return e;
-  }
-  h.elf = elf_begin(h.fd, ELF_C_READ_MMAP, nullptr);
-  if (!h.elf || elf_kind(h.elf) != ELF_K_ELF) return Error("not an ELF file");
+  auto h = GprofElfFile::open(path);
+  if (!h) return h.error();
   GElf_Ehdr eh;
-  if (!gelf_getehdr(h.elf, &eh)) return Error(std::string("bad ELF header: ") + elf_errmsg(-1));
+  if (!gelf_getehdr(h->elf(), &eh)) return Error(std::string("bad ELF header: ") + elf_errmsg(-1));
   if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB)
     return Error("not a little-endian 64-bit ELF file (gmon.out files of other targets are not supported)");
   size_t shstrndx = 0, shnum = 0;
-  if (elf_getshdrstrndx(h.elf, &shstrndx) != 0 || elf_getshdrnum(h.elf, &shnum) != 0)
+  if (elf_getshdrstrndx(h->elf(), &shstrndx) != 0 || elf_getshdrnum(h->elf(), &shnum) != 0)
     return Error(std::string("bad section headers: ") + elf_errmsg(-1));
 
   GprofSymbolTable table;
   bool have_text = false;
   Elf_Scn* symtab = nullptr;
   GElf_Shdr symtab_header{};
-  for (Elf_Scn* scn = elf_nextscn(h.elf, nullptr); scn; scn = elf_nextscn(h.elf, scn)) {
+  for (Elf_Scn* scn = elf_nextscn(h->elf(), nullptr); scn; scn = elf_nextscn(h->elf(), scn)) {
     GElf_Shdr sh;
     if (!gelf_getshdr(scn, &sh)) continue;
-    const char* name = elf_strptr(h.elf, shstrndx, sh.sh_name);
+    const char* name = elf_strptr(h->elf(), shstrndx, sh.sh_name);
     if (!have_text && name && std::strcmp(name, ".text") == 0) {
       have_text = true;
       table.text_vma = sh.sh_addr;
@@ -179,38 +161,37 @@ Expected<GprofSymbolTable> read_gprof_symbols(const std::string& path) {
   Elf_Data* data = elf_getdata(symtab, nullptr);
   if (!data) return Error(std::string("unreadable symbol table: ") + elf_errmsg(-1));
   const size_t count = symtab_header.sh_entsize ? symtab_header.sh_size / symtab_header.sh_entsize : 0;
-  h.dwarf = dwarf_begin_elf(h.elf, DWARF_C_READ, nullptr);  // null without debug info: no file names
   // Names are checked in place: gprof's check can run on into the next name.
   const char* strtab_begin = nullptr;
   const char* strtab_end = nullptr;
-  if (Elf_Scn* strscn = elf_getscn(h.elf, symtab_header.sh_link))
+  if (Elf_Scn* strscn = elf_getscn(h->elf(), symtab_header.sh_link))
     if (Elf_Data* sd = elf_getdata(strscn, nullptr); sd && sd->d_buf) {
       strtab_begin = static_cast<const char*>(sd->d_buf);
       strtab_end = strtab_begin + sd->d_size;
     }
-  GprofSourceFiles source_files(h.dwarf);
+  GprofSourceFiles source_files(h->dwarf());
   std::unordered_set<std::string> files_met;
   std::vector<GprofSymbol> candidates;
   for (size_t i = 1; i < count; ++i) {
     GElf_Sym s;
     if (!gelf_getsym(data, int(i), &s)) break;
-    const char* raw = elf_strptr(h.elf, symtab_header.sh_link, s.st_name);
+    const char* raw = elf_strptr(h->elf(), symtab_header.sh_link, s.st_name);
     std::string name = raw ? raw : "";
     const char* name_ptr = raw ? raw : "";
     const char* name_end = raw && raw >= strtab_begin && raw < strtab_end ? strtab_end : name_ptr + name.size() + 1;
     if (GELF_ST_TYPE(s.st_info) == STT_SECTION) {
       // bfd names a section symbol after its section; such names start with
       // '.' and never pass the name rules, but keep bfd's view anyway.
-      Elf_Scn* scn = s.st_shndx < shnum ? elf_getscn(h.elf, s.st_shndx) : nullptr;
+      Elf_Scn* scn = s.st_shndx < shnum ? elf_getscn(h->elf(), s.st_shndx) : nullptr;
       GElf_Shdr sh;
       if (scn && gelf_getshdr(scn, &sh))
-        if (const char* sn = elf_strptr(h.elf, shstrndx, sh.sh_name)) {
+        if (const char* sn = elf_strptr(h->elf(), shstrndx, sh.sh_name)) {
           name = sn;
           name_ptr = sn;
           name_end = sn + name.size() + 1;
         }
     }
-    const char cls = symbol_class(s, name_ptr, name_end, h.elf, shnum);
+    const char cls = symbol_class(s, name_ptr, name_end, h->elf(), shnum);
     if (!cls) continue;
     GprofSymbol g;
     g.name = std::move(name);
