@@ -1240,11 +1240,7 @@ def filters_dlopen(env, d):
     its functions is called. By construction each round calls plug_work once,
     which calls plug_static N times, which calls plug_leaf."""
     rounds, n = 3, 20
-    plugin = os.path.join(d, "libplug-inst.so")
-    r = subprocess.run([env.cc["gcc"], "-O2", "-fPIC", "-shared", "-finstrument-functions", "-o", plugin,
-                        mine("dl_plugin.c")], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise Failure(f"plugin build failed: {r.stderr}")
+    plugin = env.compile(os.path.join(d, "libplug-inst.so"), "gcc", [mine("dl_plugin.c")], ["-O2", "-fPIC", "-shared"])
     host = env.compile(os.path.join(d, "dl_host_inst"), "gcc", [mine("dl_host.c")], ["-O2"])
     every = {"main": 1, "plug_work": rounds, "plug_static": rounds * n, "plug_leaf": rounds * n}
     for label, opts, want in (
@@ -1526,11 +1522,8 @@ def patch_dlopen(env, d):
     construction plug_work runs ROUNDS times, plug_static and plug_leaf
     ROUNDS * N times each."""
     rounds, n = 3, 50
-    plugin = os.path.join(d, "libplug.so")
-    r = subprocess.run([env.cc["gcc"], "-O2", "-fPIC", "-shared", "-fpatchable-function-entry=5", "-o", plugin,
-                        mine("dl_plugin.c")], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise Failure(f"plugin build failed: {r.stderr}")
+    plugin = env.compile(os.path.join(d, "libplug.so"), "gcc", [mine("dl_plugin.c")], ["-O2", "-fPIC", "-shared"],
+                         instrument=["-fpatchable-function-entry=5"])
     host = env.compile(os.path.join(d, "dl_host"), "gcc", [mine("dl_host.c")], ["-O2"], instrument=False)
     phost = env.compile(os.path.join(d, "dl_host_patchable"), "gcc", [mine("dl_host.c")],
                         ["-O2", "-fpatchable-function-entry=5"], instrument=False)
