@@ -1,6 +1,7 @@
 /* Filters and the on/off switch (see filters.h). */
 #include "filters.h"
 
+#include <link.h>
 #include <regex.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -47,6 +48,10 @@ static uint32_t later_used;
 static uint64_t examined[MAX_EXAMINED];
 static uint32_t nexamined;
 static int examine_lock;
+/* The load addresses of the modules there at start: covkit has searched
+ * them already (with demangled names too), so the runtime never does. */
+static uint64_t startup[MAX_EXAMINED];
+static uint32_t nstartup;
 
 CKT_FN static uint8_t flag_of(char c) {
   switch (c) {
@@ -171,6 +176,24 @@ CKT_FN static void examine(uint64_t module, const char *path) {
   __atomic_store_n(&examine_lock, 0, __ATOMIC_RELEASE);
 }
 
+CKT_FN static int at_startup(uint64_t base) {
+  for (uint32_t i = 0; i < nstartup; i++)
+    if (startup[i] == base) return 1;
+  return 0;
+}
+
+CKT_FN static int note_startup(struct dl_phdr_info *info, size_t size, void *arg) {
+  (void)size, (void)arg;
+  if (nstartup < MAX_EXAMINED) startup[nstartup++] = info->dlpi_addr;
+  return 0;
+}
+
+/* Before main: every module loaded so far came with the program. */
+__attribute__((constructor)) CKT_FN static void note_startup_modules(void) {
+  const char *dir = getenv(CKT_ENV_DIR), *file = getenv(CKT_ENV_FILTERS);
+  if (dir && *dir && file && *file) dl_iterate_phdr(note_startup, NULL);
+}
+
 /* The flags of the function at `fn`: its module's group of ranges (groups
  * are few: a linear scan), then a binary search by address. */
 CKT_FN static uint8_t lookup(uintptr_t fn) {
@@ -180,7 +203,7 @@ CKT_FN static uint8_t lookup(uintptr_t fn) {
     return 0;
   uint32_t n = __atomic_load_n(&nranges, __ATOMIC_ACQUIRE), first = 0;
   while (first < n && ranges[first].module != module) first++;
-  if (first == n && nlater) {
+  if (first == n && nlater && !at_startup(base)) {
     examine(module, path);
     n = __atomic_load_n(&nranges, __ATOMIC_ACQUIRE);
     first = 0;
