@@ -2,7 +2,6 @@
 #include "filters.h"
 
 #include <link.h>
-#include <regex.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 
 #include "config.h"
 #include "elf_functions.h"
+#include "name_patterns.h"
 #include "list_file.h"
 #include "modules.h"
 #include "trace_contract.h"
@@ -33,17 +33,8 @@ static uint32_t nranges, capacity;
 enum { LATER_RANGES = 1 << 20 };
 
 /* Patterns for libraries loaded later ("?" lines). */
-enum { MAX_LATER = 64, MAX_EXAMINED = 1024 };
-struct later {
-  uint8_t flags;
-  int regex;
-  const char *text;
-  regex_t re;
-};
-static struct later later[MAX_LATER];
-static uint32_t nlater;
-static char later_text[1 << 16];
-static uint32_t later_used;
+enum { MAX_EXAMINED = 1024 };
+static struct ckt_name_patterns later;
 /* Modules (path hashes) whose symbols were matched against them. */
 static uint64_t examined[MAX_EXAMINED];
 static uint32_t nexamined;
@@ -67,21 +58,10 @@ CKT_FN static uint8_t flag_of(char c) {
 CKT_FN static int add_later(const char *p, const char *eol) {
   uint8_t flags = 0;
   for (; p < eol && *p != ' '; p++) flags |= flag_of(*p) ? flag_of(*p) : 0x80;
-  if (p + 2 >= eol || *p != ' ' || flags == 0 || (flags & 0x80) || nlater == MAX_LATER) return 0;
-  char kind = p[1];
-  size_t len = (size_t)(eol - (p + 2));
-  if ((kind != CKT_PATCH_EXACT && kind != CKT_PATCH_REGEX) || len == 0 || later_used + len + 1 > sizeof later_text)
+  if (p + 2 >= eol || *p != ' ' || flags == 0 || (flags & 0x80) || !ckt_name_pattern_add(&later, flags, p + 1, eol))
     return 0;
-  char *text = later_text + later_used;
-  memcpy(text, p + 2, len);
-  text[len] = 0;
-  later_used += (uint32_t)len + 1;
-  struct later *x = &later[nlater];
-  x->flags = flags, x->text = text, x->regex = kind == CKT_PATCH_REGEX;
-  if (x->regex && regcomp(&x->re, text, REG_EXTENDED | REG_NOSUB) != 0) return 0;
   if (flags & CKT_FF_ONLY) has_only = 1;
   if (flags & (CKT_FF_ON | CKT_FF_OFF)) has_triggers = 1;
-  nlater++;
   return 1;
 }
 
@@ -135,7 +115,7 @@ CKT_FN int ckt_filters_load(void) {
       return 0;
     }
   }
-  ckt_filter_active = nranges > 0 || nlater > 0 || (sig && *sig) || (start && strcmp(start, "off") == 0);
+  ckt_filter_active = nranges > 0 || later.n > 0 || (sig && *sig) || (start && strcmp(start, "off") == 0);
   return 1;
 }
 
@@ -146,10 +126,7 @@ struct examine_ctx {
 
 CKT_FN static void add_named(const char *name, uint64_t value, uint64_t size, void *arg) {
   struct examine_ctx *c = arg;
-  uint8_t flags = 0;
-  for (uint32_t i = 0; i < nlater; i++)
-    if (later[i].regex ? regexec(&later[i].re, name, 0, NULL, 0) == 0 : strcmp(name, later[i].text) == 0)
-      flags |= later[i].flags;
+  uint8_t flags = ckt_name_patterns_match(&later, name);
   if (!flags || nranges + c->n >= capacity) return;
   struct range *r = &ranges[nranges + c->n++];
   r->module = c->module, r->lo = value, r->hi = value + (size ? size : 1), r->flags = flags;
@@ -199,11 +176,11 @@ __attribute__((constructor)) CKT_FN static void note_startup_modules(void) {
 CKT_FN static uint8_t lookup(uintptr_t fn) {
   uint64_t base, module;
   char path[CKT_PATH_MAX];
-  if ((nranges == 0 && nlater == 0) || !ckt_modules_locate(fn, &base, &module, nlater ? path : NULL, sizeof path))
+  if ((nranges == 0 && later.n == 0) || !ckt_modules_locate(fn, &base, &module, later.n ? path : NULL, sizeof path))
     return 0;
   uint32_t n = __atomic_load_n(&nranges, __ATOMIC_ACQUIRE), first = 0;
   while (first < n && ranges[first].module != module) first++;
-  if (first == n && nlater && !at_startup(base)) {
+  if (first == n && later.n && !at_startup(base)) {
     examine(module, path);
     n = __atomic_load_n(&nranges, __ATOMIC_ACQUIRE);
     first = 0;

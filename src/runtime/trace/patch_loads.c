@@ -14,58 +14,26 @@
 #include "patch_loads.h"
 
 #include <link.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "elf_functions.h"
+#include "name_patterns.h"
 #include "patch_sites.h"
 #include "trace_contract.h"
 
-enum { MAX_PATTERNS = 64, MAX_SEEN = 4096, PATTERN_TEXT = 1 << 16 };
+enum { MAX_SEEN = 4096 };
 
-struct pattern {
-  int regex;      /* 0: the whole symbol name */
-  const char *text;
-  regex_t re;
-};
-static struct pattern patterns[MAX_PATTERNS];
-static uint32_t npatterns;
-static char pattern_text[PATTERN_TEXT];
-static uint32_t pattern_used;
+static struct ckt_name_patterns patterns;
 
-/* Modules already looked at, by load address (the executable's is 0 in a
- * PIE-less program, so a count of it is kept apart). */
+/* Modules already looked at, by load address. */
 static uint64_t seen[MAX_SEEN];
 static uint32_t nseen;
 
 CKT_FN int ckt_patch_pattern_add(const char *line, const char *eol) {
-  if (eol - line < 2 || npatterns == MAX_PATTERNS) return 0;
-  size_t len = (size_t)(eol - line - 1);
-  if (pattern_used + len + 1 > sizeof pattern_text) return 0;
-  char *text = pattern_text + pattern_used;
-  memcpy(text, line + 1, len);
-  text[len] = 0;
-  pattern_used += (uint32_t)len + 1;
-  struct pattern *p = &patterns[npatterns];
-  p->text = text;
-  if (line[0] == CKT_PATCH_REGEX) {
-    p->regex = 1;
-    if (regcomp(&p->re, text, REG_EXTENDED | REG_NOSUB) != 0) return 0;
-  } else if (line[0] != CKT_PATCH_EXACT) {
-    return 0;
-  }
-  npatterns++;
-  return 1;
-}
-
-CKT_FN static int named(const char *name) {
-  for (uint32_t i = 0; i < npatterns; i++)
-    if (patterns[i].regex ? regexec(&patterns[i].re, name, 0, NULL, 0) == 0 : strcmp(name, patterns[i].text) == 0)
-      return 1;
-  return 0;
+  return ckt_name_pattern_add(&patterns, 1, line, eol);
 }
 
 CKT_FN static int was_seen(uint64_t base) {
@@ -93,7 +61,7 @@ struct collect {
 CKT_FN static void collect_named(const char *name, uint64_t value, uint64_t size, void *arg) {
   (void)size;
   struct collect *c = arg;
-  if (named(name) && c->n < c->cap) c->entries[c->n++] = c->base + value;
+  if (ckt_name_patterns_match(&patterns, name) && c->n < c->cap) c->entries[c->n++] = c->base + value;
 }
 
 /* Patches the named entries of one module loaded since the last look (one
@@ -166,7 +134,7 @@ CKT_FN static uint8_t *hook_site(void) {
 }
 
 CKT_FN void ckt_patch_watch_loads(void) {
-  if (npatterns == 0) return;
+  if (patterns.n == 0) return;
   dl_iterate_phdr(mark_seen, NULL);
   uint8_t *site = hook_site();
   uint64_t at = (uint64_t)(uintptr_t)site;
