@@ -98,6 +98,25 @@ void warn(const std::string& what) {
   std::fprintf(stderr, "%s: warning: %s\n", std::string(kCommand).c_str(), what.c_str());
 }
 
+// Where an earlier recording went, the recording's warnings and its summary
+// line (`who`: the program or process, for the nothing-written warning).
+void say_outcome(const Options& o, const sample::RecordOutcome& out, const std::string& who) {
+  if (!out.moved_to.empty())
+    std::fprintf(stderr, "%s: the earlier recording in %s is now %s\n", std::string(kCommand).c_str(),
+                 util::printable(o.dir).c_str(), util::printable(out.moved_to).c_str());
+  if (!out.recording)
+    warn(fmt::format("the recording in {} cannot be read: {}", util::printable(out.dir), out.read_error));
+  else if (out.recording->images.empty())
+    warn(fmt::format("nothing was written in {}: {} did not load the runtime (a static or setuid program, or one "
+                     "that clears LD_PRELOAD?)",
+                     util::printable(out.dir), who));
+  else {
+    for (const std::string& w : out.recording->warnings) warn(util::printable(w));
+    std::fprintf(stderr, "%s: %s\n", std::string(kCommand).c_str(),
+                 sample::sample_summary_line(*out.recording, out.dir).c_str());
+  }
+}
+
 // --pid: the recording of a running process, and 0 (its end is said, not
 // passed on: the process was not covkit's).
 int record_attached(const Options& o, sample::RecordRequest r) {
@@ -116,14 +135,7 @@ int record_attached(const Options& o, sample::RecordRequest r) {
   };
   auto out = sample::record_breakpoint_session(r, sample::AnalysisOptions{}.skip_prefixes);
   if (!out) return fail(kCommand, "", out.error().message);
-  if (!out->moved_to.empty())
-    std::fprintf(stderr, "%s: the earlier recording in %s is now %s\n", std::string(kCommand).c_str(),
-                 util::printable(o.dir).c_str(), util::printable(out->moved_to).c_str());
-  if (out->recording) {
-    for (const std::string& w : out->recording->warnings) warn(util::printable(w));
-    std::fprintf(stderr, "%s: %s\n", std::string(kCommand).c_str(),
-                 sample::sample_summary_line(*out->recording, out->dir).c_str());
-  }
+  say_outcome(o, *out, fmt::format("process {}", o.pid));
   if (!out->ended)
     std::fprintf(stderr, "%s: detached from process %d, which goes on\n", std::string(kCommand).c_str(), int(o.pid));
   else if (out->end.signal)
@@ -178,20 +190,7 @@ int record(const Options& o, std::vector<std::string> command) {
                  ? sample::record_breakpoint_session(r, sample::AnalysisOptions{}.skip_prefixes)
                  : sample::record_samples(r);
   if (!out) return fail(kCommand, "", out.error().message, out.error().program_not_started ? 127 : 1);
-  if (!out->moved_to.empty())
-    std::fprintf(stderr, "%s: the earlier recording in %s is now %s\n", std::string(kCommand).c_str(),
-                 util::printable(o.dir).c_str(), util::printable(out->moved_to).c_str());
-  if (!out->recording)
-    warn(fmt::format("the recording in {} cannot be read: {}", util::printable(out->dir), out->read_error));
-  else if (out->recording->images.empty())
-    warn(fmt::format("nothing was written in {}: {} did not load the runtime (a static or setuid program, or one "
-                     "that clears LD_PRELOAD?)",
-                     util::printable(out->dir), util::printable(*prog)));
-  else {
-    for (const std::string& w : out->recording->warnings) warn(util::printable(w));
-    std::fprintf(stderr, "%s: %s\n", std::string(kCommand).c_str(),
-                 sample::sample_summary_line(*out->recording, out->dir).c_str());
-  }
+  say_outcome(o, *out, util::printable(*prog));
   const trace::ProgramEnd& end = out->end;
   if (end.signal != 0) {
     const char* name = sigabbrev_np(end.signal);
