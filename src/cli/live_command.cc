@@ -12,7 +12,7 @@ namespace covkit::cli {
 
 namespace {
 
-constexpr const char* kDescription =
+constexpr const char* kLiveDescription =
     "Reads the coverage counters of running programs built with --coverage\n"
     "(servers, daemons: programs that never exit and so never write their\n"
     ".gcda files) straight out of their memory, without a rebuild, a library\n"
@@ -24,7 +24,7 @@ constexpr const char* kDescription =
     "  covkit live report PID --html out/ the report, with no .gcda on disk\n"
     "  covkit live unpack uart.log -o cov/  a firmware's stream into .gcda files\n";
 
-constexpr const char* kFooter =
+constexpr const char* kLiveFooter =
     "Each subcommand has its own --help; the manual is docs/covkit-live.md.";
 
 }  // namespace
@@ -37,8 +37,8 @@ int run_live_command(int argc, char** argv) {
     if (std::strcmp(argv[1], "report") == 0) return run_live_report(argc - 1, argv + 1);
     if (std::strcmp(argv[1], "unpack") == 0) return run_live_unpack(argc - 1, argv + 1);
   }
-  CLI::App app{kDescription, "covkit live"};
-  app.footer(kFooter);
+  CLI::App app{kLiveDescription, "covkit live"};
+  app.footer(kLiveFooter);
   app.require_subcommand(1);
   app.add_subcommand("dump", "Write the counters of a running process as .gcda files")->prefix_command();
   app.add_subcommand("reset", "Zero the counters of a running process (all, or some objects')")->prefix_command();

@@ -14,9 +14,9 @@ namespace covkit::cli {
 
 namespace {
 
-constexpr std::string_view kCommand = "covkit live dump";
+constexpr std::string_view kLiveDumpCommand = "covkit live dump";
 
-constexpr const char* kDescription =
+constexpr const char* kLiveDumpDescription =
     "Writes the coverage counters of a running process as .gcda files, byte for\n"
     "byte what the program's own libgcov would write at that instant (what\n"
     "__gcov_dump() would write): every module built with --coverage (the\n"
@@ -43,7 +43,7 @@ constexpr const char* kDescription =
     "holds everything so far, so it is only written to files that do not exist\n"
     "yet (a new -o directory): never add it to anything.\n";
 
-constexpr const char* kFooter =
+constexpr const char* kLiveDumpFooter =
     "Exit status: 0 when every file was written; 1 on any error (one line on\n"
     "stderr; then no file was written): no such process, not allowed, no coverage\n"
     "data, a libgcov layout covkit does not know (it reads GCC 11 and 12), the\n"
@@ -57,21 +57,21 @@ constexpr const char* kFooter =
     "\n"
     "The manual is docs/covkit-live.md.";
 
-struct DumpOptions {
+struct LiveDumpOptions {
   live::DumpRequest request;
   bool no_stop = false;
   bool verbose = false;
 };
 
-int run(DumpOptions& o) {
+int run(LiveDumpOptions& o) {
   o.request.stop = !o.no_stop;
-  if (o.request.merge && !o.request.children) return fail(kCommand, "", "--merge needs --children");
+  if (o.request.merge && !o.request.children) return fail(kLiveDumpCommand, "", "--merge needs --children");
   if (o.request.directory.empty() && !o.request.reset)
-    return fail(kCommand, "",
+    return fail(kLiveDumpCommand, "",
                 "without -o the dump goes into the program's own .gcda files, which the program adds to again when "
                 "it exits: use --reset (so nothing is counted twice), or -o DIR for a snapshot");
   auto done = live::dump(o.request);
-  if (!done) return fail(kCommand, "", done.error());
+  if (!done) return fail(kLiveDumpCommand, "", done.error());
   for (const std::string& w : done->warnings) std::fprintf(stderr, "covkit live dump: warning: %s\n", w.c_str());
   for (const live::WrittenFile& f : done->files)
     if (f.replaced)
@@ -98,10 +98,10 @@ int run(DumpOptions& o) {
 }  // namespace
 
 int run_live_dump(int argc, char** argv) {
-  CLI::App app{kDescription, std::string(kCommand)};
-  app.footer(kFooter);
+  CLI::App app{kLiveDumpDescription, std::string(kLiveDumpCommand)};
+  app.footer(kLiveDumpFooter);
   app.get_formatter()->column_width(26);
-  DumpOptions o;
+  LiveDumpOptions o;
   app.add_option("PID", o.request.pid, "The process to dump")->required()->check(CLI::PositiveNumber);
   app.add_option("-o,--output", o.request.directory, "Write the files under DIR (created if needed)")
       ->type_name("DIR");
@@ -115,7 +115,7 @@ int run_live_dump(int argc, char** argv) {
   app.add_flag("--merge", o.request.merge, "With --children: add the processes together, as libgcov adds runs");
   app.add_flag("-v,--verbose", o.verbose, "Also list each module (how its root was found) and each file");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
-  return run_guarded(kCommand, [&] { return run(o); });
+  return run_guarded(kLiveDumpCommand, [&] { return run(o); });
 }
 
 }  // namespace covkit::cli

@@ -25,9 +25,9 @@ namespace covkit::cli {
 
 namespace {
 
-constexpr std::string_view kCommand = "covkit live report";
+constexpr std::string_view kLiveReportCommand = "covkit live report";
 
-constexpr const char* kDescription =
+constexpr const char* kLiveReportDescription =
     "Reads the coverage counters of a running process (as `covkit live dump`\n"
     "does: every module built with --coverage, every thread stopped for the\n"
     "read) and reports on them as `covkit report` would on the .gcda files the\n"
@@ -40,7 +40,7 @@ constexpr const char* kDescription =
     "process exits or covkit is interrupted: the terminal summary is redrawn,\n"
     "the files (an HTML site included) are replaced, each all at once.";
 
-constexpr const char* kFooter =
+constexpr const char* kLiveReportFooter =
     "Exit status: 0 when the report was written (and the gates passed); 1 on\n"
     "an error (no such process, not allowed, no coverage data, an unknown libgcov\n"
     "layout, the process exited during the read), 2 when a --fail-under gate\n"
@@ -93,8 +93,8 @@ Expected<std::vector<format::ObjectFiles>> snapshot_objects(const LiveReportOpti
 
 int report_once(const LiveReportOptions& o) {
   auto objects = snapshot_objects(o);
-  if (!objects) return fail(kCommand, "", objects.error());
-  return report_objects(o.report, *objects, kCommand);
+  if (!objects) return fail(kLiveReportCommand, "", objects.error());
+  return report_objects(o.report, *objects, kLiveReportCommand);
 }
 
 int watch(const LiveReportOptions& o) {
@@ -109,7 +109,7 @@ int watch(const LiveReportOptions& o) {
     if (!objects) {
       // The process ending between two reports is how a watch normally ends.
       if (reported && !live::process_running(o.pid)) break;
-      return fail(kCommand, "", objects.error());
+      return fail(kLiveReportCommand, "", objects.error());
     }
     if (tty) std::fputs("\033[H\033[2J", stdout);  // redraw in place
     const std::time_t now = std::time(nullptr);
@@ -117,7 +117,7 @@ int watch(const LiveReportOptions& o) {
     std::strftime(stamp, sizeof stamp, "%H:%M:%S", std::localtime(&now));
     std::printf("pid %d at %s (every %gs; Ctrl-C stops)\n", o.pid, stamp, o.watch);
     std::fflush(stdout);
-    status = report_objects(o.report, *objects, kCommand);
+    status = report_objects(o.report, *objects, kLiveReportCommand);
     std::fflush(stdout);
     reported = true;
     if (status == 1 || status == 3) return status;  // an error that repeating will not mend
@@ -133,8 +133,8 @@ int run(const LiveReportOptions& o) { return o.watch > 0 ? watch(o) : report_onc
 }  // namespace
 
 int run_live_report(int argc, char** argv) {
-  CLI::App app{kDescription, std::string(kCommand)};
-  app.footer(kFooter);
+  CLI::App app{kLiveReportDescription, std::string(kLiveReportCommand)};
+  app.footer(kLiveReportFooter);
   app.get_formatter()->column_width(34);
   LiveReportOptions o;
   app.add_option("PID", o.pid, "The process to report on")->required()->check(CLI::PositiveNumber);
@@ -152,7 +152,7 @@ int run_live_report(int argc, char** argv) {
   add_report_source_options(app, o.report);
   add_report_view_options(app, o.report);
   if (auto status = parse_command_line(app, argc, argv)) return *status;
-  return run_guarded(kCommand, [&] { return run(o); });
+  return run_guarded(kLiveReportCommand, [&] { return run(o); });
 }
 
 }  // namespace covkit::cli

@@ -15,9 +15,9 @@ namespace covkit::cli {
 
 namespace {
 
-constexpr std::string_view kCommand = "covkit live reset";
+constexpr std::string_view kLiveResetCommand = "covkit live reset";
 
-constexpr const char* kDescription =
+constexpr const char* kLiveResetDescription =
     "Zeroes the coverage counters of a running process built with --coverage, as\n"
     "__gcov_reset() inside it would: all of them, or only those of the objects\n"
     "built from the SOURCE files named (found through each object's .gcno, which\n"
@@ -29,7 +29,7 @@ constexpr const char* kDescription =
     "When the program exits, its .gcda files then hold what it did after the reset,\n"
     "added to what they held before (one run more).\n";
 
-constexpr const char* kFooter =
+constexpr const char* kLiveResetFooter =
     "Exit status: 0 on success; 1 on any error (one line on stderr): no such\n"
     "process, not allowed, no coverage data, an unknown libgcov layout, a SOURCE\n"
     "that no object was built from.\n"
@@ -43,17 +43,17 @@ constexpr const char* kFooter =
 }  // namespace
 
 int run_live_reset(int argc, char** argv) {
-  CLI::App app{kDescription, std::string(kCommand)};
-  app.footer(kFooter);
+  CLI::App app{kLiveResetDescription, std::string(kLiveResetCommand)};
+  app.footer(kLiveResetFooter);
   app.get_formatter()->column_width(26);
   live::ResetRequest request;
   app.add_option("PID", request.pid, "The process")->required()->check(CLI::PositiveNumber);
   app.add_option("SOURCE", request.sources, "Reset only the objects built from these source files");
   app.add_flag("--children", request.children, "Also reset every descendant process");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
-  return run_guarded(kCommand, [&] {
+  return run_guarded(kLiveResetCommand, [&] {
     auto done = live::reset(request);
-    if (!done) return fail(kCommand, "", done.error());
+    if (!done) return fail(kLiveResetCommand, "", done.error());
     for (const live::ProcessSummary& p : done->processes)
       std::printf("pid %d: %zu threads stopped for %.3f ms\n", p.pid, p.threads, p.pause.count() / 1e6);
     std::printf("%zu objects reset\n", done->objects_reset);

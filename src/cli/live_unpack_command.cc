@@ -24,9 +24,9 @@ namespace covkit::cli {
 
 namespace {
 
-constexpr const char* kCommand = "covkit live unpack";
+constexpr const char* kLiveUnpackCommand = "covkit live unpack";
 
-constexpr const char* kDescription =
+constexpr const char* kLiveUnpackDescription =
     "Turns the coverage stream of a target without a file system back into\n"
     ".gcda files, byte for byte what libgcov would have written for the same\n"
     "runs.\n"
@@ -50,7 +50,7 @@ constexpr const char* kDescription =
     "All or nothing: the new DIR is built beside it and swapped in with one\n"
     "rename (DIR's other files stay); on any error nothing is written.\n";
 
-constexpr const char* kFooter =
+constexpr const char* kLiveUnpackFooter =
     "Exit status: 0 on success, 1 on any error (one line on stderr naming the\n"
     "stream and the byte; for a hex dump also the line).\n"
     "\n"
@@ -110,28 +110,28 @@ std::string summary_line(const model::UnpackResult& result, const std::string& o
 int unpack(const std::string& stream_path, const std::string& out, const std::string& format_name,
            const model::UnpackOptions& options, bool quiet) {
   auto in = read_input(stream_path);
-  if (!in) return fail(kCommand, stream_path == "-" ? "<stdin>" : stream_path, in.error().message);
+  if (!in) return fail(kLiveUnpackCommand, stream_path == "-" ? "<stdin>" : stream_path, in.error().message);
   const bool binary =
       format_name == "binary" || (format_name == "auto" && format::looks_like_binary_stream(in->bytes()));
   std::optional<format::HexDump> hex;
   if (!binary) {
     auto decoded = format::decode_hex_dump(in->text());
-    if (!decoded) return fail(kCommand, in->shown, decoded.error());
+    if (!decoded) return fail(kLiveUnpackCommand, in->shown, decoded.error());
     hex = std::move(*decoded);
   }
   // Errors of the stream are told in terms of the input the user has.
   auto placed = [&](const Error& e) { return hex ? hex->locate(e, in->text()) : e; };
   auto stream = format::read_gcov_stream(hex ? std::span<const uint8_t>(hex->bytes) : in->bytes());
-  if (!stream) return fail(kCommand, in->shown, placed(stream.error()));
+  if (!stream) return fail(kLiveUnpackCommand, in->shown, placed(stream.error()));
   auto result = model::write_unpacked_stream(*stream, out, options);
   if (!result) {
     // Errors about an entry of the stream (a name, data that cannot be
     // added) have its offset: the stream is sound there, so "at byte", not
     // "corrupt at byte". Those about DIR name the file.
     const Error& e = result.error();
-    if (!e.offset) return fail(kCommand, "", e.message);
+    if (!e.offset) return fail(kLiveUnpackCommand, "", e.message);
     const Error at = placed(e);
-    return fail(kCommand, in->shown, fmt::format("at byte {}: {}", *at.offset, at.message));
+    return fail(kLiveUnpackCommand, in->shown, fmt::format("at byte {}: {}", *at.offset, at.message));
   }
   if (!quiet) std::printf("%s\n", summary_line(*result, out).c_str());
   return 0;
@@ -140,8 +140,8 @@ int unpack(const std::string& stream_path, const std::string& out, const std::st
 }  // namespace
 
 int run_live_unpack(int argc, char** argv) {
-  CLI::App app{kDescription, kCommand};
-  app.footer(kFooter);
+  CLI::App app{kLiveUnpackDescription, kLiveUnpackCommand};
+  app.footer(kLiveUnpackFooter);
   app.get_formatter()->column_width(30);
   std::string stream_path, out, format_name = "auto";
   model::UnpackOptions options;
@@ -161,7 +161,7 @@ int run_live_unpack(int argc, char** argv) {
       ->type_name("FORMAT");
   app.add_flag("-q,--quiet", quiet, "No summary line on stdout");
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
-  return run_guarded(kCommand, [&] { return unpack(stream_path, out, format_name, options, quiet); });
+  return run_guarded(kLiveUnpackCommand, [&] { return unpack(stream_path, out, format_name, options, quiet); });
 }
 
 }  // namespace covkit::cli

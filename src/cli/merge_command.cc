@@ -24,7 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kDescription =
+constexpr const char* kMergeDescription =
     "Adds coverage data together.\n"
     "\n"
     "Directories: .gcda trees (one per test run, GCOV_PREFIX directories, build\n"
@@ -46,7 +46,7 @@ constexpr const char* kDescription =
     "(line counts add; branches add by position on their line; functions by\n"
     "name) into one file OUT.\n";
 
-constexpr const char* kFooter =
+constexpr const char* kMergeFooter =
     "Exit status: 0 on success, 1 on any error (one line on stderr).\n"
     "\n"
     "Examples:\n"
@@ -55,22 +55,22 @@ constexpr const char* kFooter =
     "  covkit merge -o all.json a.json b.info       lcov in, covkit JSON out\n"
     "  covkit merge --format lcov -o all.txt a.json b.json";
 
-constexpr const char* kCommand = "covkit merge";
+constexpr const char* kMergeCommand = "covkit merge";
 
 int merge_coverage_files(const std::vector<std::string>& inputs, const std::string& out, std::string format,
                          const std::string& test_name) {
   model::ProjectCov total;
   for (const std::string& in : inputs) {
     auto project = model::load_coverage_file(in);
-    if (!project) return fail(kCommand, in, project.error().message);
+    if (!project) return fail(kMergeCommand, in, project.error().message);
     model::merge_project(total, std::move(*project));
   }
   if (format.empty()) format = out.ends_with(".json") ? "json" : "lcov";
   std::string text = format == "json" ? report::render_covkit_json(total)
                                       : report::render_lcov(total, report::LcovOptions{test_name});
   std::error_code ec;
-  if (fs::is_directory(out, ec)) return fail(kCommand, out, "is a directory (merging tracefiles writes one file)");
-  if (auto w = util::write_file_atomic(out, text); !w) return fail(kCommand, out, w.error().message);
+  if (fs::is_directory(out, ec)) return fail(kMergeCommand, out, "is a directory (merging tracefiles writes one file)");
+  if (auto w = util::write_file_atomic(out, text); !w) return fail(kMergeCommand, out, w.error().message);
   return 0;
 }
 
@@ -82,24 +82,24 @@ int merge(const std::vector<std::string>& inputs, const std::string& out, const 
   for (const std::string& in : inputs) {
     std::error_code ec;
     auto st = fs::status(in, ec);
-    if (ec || !fs::exists(st)) return fail(kCommand, in, ec ? ec.message() : "No such file or directory");
+    if (ec || !fs::exists(st)) return fail(kMergeCommand, in, ec ? ec.message() : "No such file or directory");
     (fs::is_directory(st) ? a_dir : a_file) = in;
   }
   if (a_dir && a_file)
-    return fail(kCommand, *a_file,
+    return fail(kMergeCommand, *a_file,
                 fmt::format("is a file but {} is a directory: give .gcda trees or tracefiles, not both",
                             util::printable(*a_dir)));
   if (a_file) return merge_coverage_files(inputs, out, format, test_name);
-  if (!format.empty()) return fail(kCommand, *a_dir, "--format applies to tracefiles; .gcda trees merge into a tree");
-  if (auto w = model::write_merged_data_trees(inputs, out); !w) return fail(kCommand, "", w.error().message);
+  if (!format.empty()) return fail(kMergeCommand, *a_dir, "--format applies to tracefiles; .gcda trees merge into a tree");
+  if (auto w = model::write_merged_data_trees(inputs, out); !w) return fail(kMergeCommand, "", w.error().message);
   return 0;
 }
 
 }  // namespace
 
 int run_merge_command(int argc, char** argv) {
-  CLI::App app{kDescription, kCommand};
-  app.footer(kFooter);
+  CLI::App app{kMergeDescription, kMergeCommand};
+  app.footer(kMergeFooter);
   app.get_formatter()->column_width(30);
   std::string out, format, test_name;
   std::vector<std::string> inputs;
@@ -116,7 +116,7 @@ int run_merge_command(int argc, char** argv) {
       ->type_name("FORMAT");
   app.add_option("-t,--test-name", test_name, "TN: name in a merged lcov tracefile")->type_name("NAME");
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
-  return run_guarded(kCommand, [&] { return merge(inputs, out, format, test_name); });
+  return run_guarded(kMergeCommand, [&] { return merge(inputs, out, format, test_name); });
 }
 
 }  // namespace covkit::cli

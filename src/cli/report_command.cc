@@ -41,7 +41,7 @@ namespace covkit::cli {
 
 namespace {
 
-constexpr const char* kCommand = "covkit report";
+constexpr const char* kReportCommand = "covkit report";
 constexpr int kExitUsage = 1;
 constexpr int kExitGate = 2;
 constexpr int kExitWrite = 3;
@@ -71,7 +71,7 @@ std::string build_directory_hint(const std::vector<std::string>& paths) {
                          util::printable(below));
     const std::string parent = abs.substr(0, abs.rfind('/'));
     for (const std::string& sibling : format::build_directories_below(parent.empty() ? "/" : parent))
-      if (sibling != abs) return fmt::format(" (give the build directory: {} {})", kCommand, util::printable(sibling));
+      if (sibling != abs) return fmt::format(" (give the build directory: {} {})", kReportCommand, util::printable(sibling));
   }
   return " (give the build directory, where the .gcno files are)";
 }
@@ -231,8 +231,8 @@ int report_project(const ReportOptions& o, model::ProjectCov project, std::strin
 namespace {
 
 int run_report(const ReportOptions& o) {
-  Reporter log(o, kCommand);
-  if (!make_path_filter(kCommand, o)) return kExitUsage;  // before any search
+  Reporter log(o, kReportCommand);
+  if (!make_path_filter(kReportCommand, o)) return kExitUsage;  // before any search
   std::vector<format::ObjectFiles> objects;
   if (!o.paths.empty()) {
     format::ObjectSearch search = format::find_objects(o.paths, o.object_directories);
@@ -246,7 +246,7 @@ int run_report(const ReportOptions& o) {
     }
     objects = std::move(search.objects);
   }
-  return report_objects(o, objects, kCommand);
+  return report_objects(o, objects, kReportCommand);
 }
 
 }  // namespace
@@ -254,7 +254,7 @@ int run_report(const ReportOptions& o) {
 int run_report_command(int argc, char** argv) {
   ReportOptions o;
   if (auto rc = parse_report_options(argc, argv, o)) return *rc;
-  return run_guarded(kCommand, [&] { return run_report(o); });
+  return run_guarded(kReportCommand, [&] { return run_report(o); });
 }
 
 }  // namespace covkit::cli

@@ -12,13 +12,13 @@ namespace covkit::cli {
 
 namespace {
 
-constexpr const char* kDescription =
+constexpr const char* kReportOptionsDescription =
     "Coverage reports for a whole build: finds the .gcno/.gcda files under the\n"
     "given build trees (default: the current directory), computes exactly what\n"
     "gcov computes, adds runs and translation units together, and writes any\n"
     "number of reports. With no output option it prints a summary table.";
 
-constexpr const char* kFooter =
+constexpr const char* kReportOptionsFooter =
     "Exclusion markers in sources (disable with --no-exclusion-markers):\n"
     "  LCOV_EXCL_LINE, LCOV_EXCL_START ... LCOV_EXCL_STOP      drop lines\n"
     "  LCOV_EXCL_BR_LINE, LCOV_EXCL_BR_START ... _BR_STOP     drop branches\n"
@@ -139,8 +139,8 @@ void add_report_view_options(CLI::App& app, ReportOptions& o) {
 }
 
 std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& o) {
-  CLI::App app{kDescription, "covkit report"};
-  app.footer(kFooter);
+  CLI::App app{kReportOptionsDescription, "covkit report"};
+  app.footer(kReportOptionsFooter);
   app.get_formatter()->column_width(36);
   // Repeatable options take one value per use (`-e X build/` must leave
   // build/ as a path, as in gcovr).

@@ -12,7 +12,7 @@ namespace covkit::cli {
 
 namespace {
 
-constexpr const char* kDescription =
+constexpr const char* kSampleDescription =
     "Coverage of programs that were not built for it, by sampling them while\n"
     "they run: no rebuild, no instrumentation, no PMU needed.\n"
     "\n"
@@ -22,7 +22,7 @@ constexpr const char* kDescription =
     "  covkit sample dump                      the samples as text\n"
     "  covkit sample import-perf perf.txt      perf's branch stacks, where there is a PMU\n";
 
-constexpr const char* kFooter =
+constexpr const char* kSampleFooter =
     "Each subcommand has its own --help. The recording format is\n"
     "docs/sample-format.md.";
 
@@ -42,8 +42,8 @@ int run_sample_command(int argc, char** argv) {
   if (argc >= 2)
     for (const Entry& e : kSubcommands)
       if (std::strcmp(argv[1], e.name) == 0) return e.run(argc - 1, argv + 1);
-  CLI::App app{kDescription, "covkit sample"};
-  app.footer(kFooter);
+  CLI::App app{kSampleDescription, "covkit sample"};
+  app.footer(kSampleFooter);
   app.require_subcommand(1);
   app.add_subcommand("record", "Run a program under the sampling runtime; write a recording directory")
       ->prefix_command();

@@ -27,9 +27,9 @@ namespace covkit::cli {
 
 namespace {
 
-constexpr std::string_view kCommand = "covkit sample compare";
+constexpr std::string_view kSampleCompareCommand = "covkit sample compare";
 
-constexpr const char* kDescription =
+constexpr const char* kSampleCompareDescription =
     "Measures how close sampled coverage comes to the truth: the same program\n"
     "built with --coverage (and the same optimization), run on the same\n"
     "workload, its .gcda files under BUILD. Lines count where both sides call\n"
@@ -45,7 +45,7 @@ constexpr const char* kDescription =
     "line ranges). The recordings are added together first, as in\n"
     "`covkit sample report`.";
 
-constexpr const char* kFooter =
+constexpr const char* kSampleCompareFooter =
     "Exit status: 0 when the comparison was printed; 1 on an error (a recording\n"
     "or the truth cannot be read, nothing in common).\n"
     "\n"
@@ -54,7 +54,7 @@ constexpr const char* kFooter =
     "  covkit sample compare rec --against build-cov/ --functions --json cmp.json\n"
     "  covkit sample compare rec --against build-cov/ --csv-summary   recall,precision,divergence,...";
 
-struct Options {
+struct SampleCompareOptions {
   std::vector<std::string> dirs;
   std::string against;
   SampleAnalysisFlags analysis;
@@ -112,34 +112,34 @@ std::string comparison_json(const sample::Comparison& c) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-int run(const Options& o) {
-  std::optional<model::PathFilter> filter = make_path_filter(kCommand, o.report);
+int run(const SampleCompareOptions& o) {
+  std::optional<model::PathFilter> filter = make_path_filter(kSampleCompareCommand, o.report);
   if (!filter) return 1;
   const model::SourcePathRules paths(o.report.root, o.report.source_prefix, o.report.path_maps);
 
   format::ObjectSearch search = format::find_objects({o.against}, {});
   if (search.objects.empty())
-    return fail(kCommand, o.against, "no .gcno or .gcda files: give the --coverage build of the program");
+    return fail(kSampleCompareCommand, o.against, "no .gcno or .gcda files: give the --coverage build of the program");
   model::BuildOptions bo;
   bo.threads = o.report.threads ? o.report.threads : util::default_threads();
   model::BuildResult truth = model::build_project(search.objects, paths, *filter, bo);
   if (!o.report.quiet)
-    for (const auto& d : truth.diagnostics) fail(kCommand, "", "warning: " + report::object_warning(d), 0);
+    for (const auto& d : truth.diagnostics) fail(kSampleCompareCommand, "", "warning: " + report::object_warning(d), 0);
 
   sample::SampledCoverageOptions so;
   so.analysis = make_analysis_options(o.analysis, o.report.root);
   auto cov = sample::load_sampled_coverage(o.dirs, so);
-  if (!cov) return fail(kCommand, "", cov.error());
-  if (!o.report.quiet) print_analysis_warnings(kCommand, *cov);
+  if (!cov) return fail(kSampleCompareCommand, "", cov.error());
+  if (!o.report.quiet) print_analysis_warnings(kSampleCompareCommand, *cov);
   model::ProjectCov sampled;
   model::add_project(sampled, std::move(cov->coverage), paths, *filter);
 
   const sample::Comparison c = sample::compare_coverage(sampled, truth.project);
   if (c.files.empty())
-    return fail(kCommand, "", "the sample and the truth have no source file in common (same program? --path-map?)");
+    return fail(kSampleCompareCommand, "", "the sample and the truth have no source file in common (same program? --path-map?)");
   if (!o.json.empty())
     if (auto w = util::write_file_atomic(o.json, comparison_json(c)); !w)
-      return fail(kCommand, o.json, fmt::format("cannot write: {}", w.error().message), 3);
+      return fail(kSampleCompareCommand, o.json, fmt::format("cannot write: {}", w.error().message), 3);
   if (o.csv_summary)
     std::printf("%.6f,%.6f,%.6f,%lld,%lld,%lld\n", c.lines.recall(), c.lines.precision(), c.divergence,
                 (long long)c.lines.true_positive, (long long)c.lines.false_negative,
@@ -152,10 +152,10 @@ int run(const Options& o) {
 }  // namespace
 
 int run_sample_compare(int argc, char** argv) {
-  CLI::App app{kDescription, std::string(kCommand)};
-  app.footer(kFooter);
+  CLI::App app{kSampleCompareDescription, std::string(kSampleCompareCommand)};
+  app.footer(kSampleCompareFooter);
   app.get_formatter()->column_width(34);
-  Options o;
+  SampleCompareOptions o;
   app.add_option("DIR", o.dirs, "Recording directories (covkit sample record -o DIR)")->required()->check(CLI::ExistingDirectory);
   app.add_option("--against", o.against, "The --coverage build whose .gcda files hold the truth")
       ->required()
@@ -175,7 +175,7 @@ int run_sample_compare(int argc, char** argv) {
   app.add_option("-j,--jobs", o.report.threads, "Threads for reading the truth [default: all cores]")->type_name("N");
   app.add_flag("-q,--quiet", o.report.quiet, "No warnings (errors are still printed)");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
-  return run_guarded(kCommand, [&] { return run(o); });
+  return run_guarded(kSampleCompareCommand, [&] { return run(o); });
 }
 
 }  // namespace covkit::cli

@@ -13,22 +13,22 @@
 namespace covkit::cli {
 
 int run_sample_dump(int argc, char** argv) {
-  constexpr std::string_view kCommand = "covkit sample dump";
+  constexpr std::string_view kSampleDumpCommand = "covkit sample dump";
   CLI::App app{"Prints a recording of covkit sample record as text: its settings, each process\n"
                "image with its executable mappings, each sample (thread, address, stack,\n"
                "single-stepped addresses), warnings and lost samples. Lines start with\n"
                "their kind (recording, command, image, mapping, sample, stack, steps,\n"
                "branches, warning, lost). The branches are those the steps imply, from the\n"
                "lengths of the instructions in the mapped files (disassembled).",
-               std::string(kCommand)};
+               std::string(kSampleDumpCommand)};
   std::string dir = "covkit-sample.data";
   bool no_steps = false;
   app.add_option("DIR", dir, "Recording directory [default: ./covkit-sample.data]");
   app.add_flag("--no-steps", no_steps, "Leave out the single-stepped addresses");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
-  return run_guarded(kCommand, [&] {
+  return run_guarded(kSampleDumpCommand, [&] {
     auto rec = format::read_sample_recording(dir);
-    if (!rec) return fail(kCommand, dir, rec.error());
+    if (!rec) return fail(kSampleDumpCommand, dir, rec.error());
     if (!no_steps) sample::fill_branches(*rec);  // the taken branches the steps imply
     std::string text = sample::recording_text(*rec, !no_steps);
     std::fwrite(text.data(), 1, text.size(), stdout);

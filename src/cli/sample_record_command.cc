@@ -27,9 +27,9 @@ namespace covkit::cli {
 
 namespace {
 
-constexpr std::string_view kCommand = "covkit sample record";
+constexpr std::string_view kSampleRecordCommand = "covkit sample record";
 
-constexpr const char* kDescription =
+constexpr const char* kSampleRecordDescription =
     "Runs PROG with ARGS under the sampling runtime (libcovkit-sample.so, found\n"
     "next to covkit, preloaded with LD_PRELOAD). Every thread gets a timer of its\n"
     "own CPU time that fires at random intervals around the period; at each tick\n"
@@ -67,7 +67,7 @@ constexpr const char* kDescription =
     "refused. covkit writes one summary line on stderr when PROG ends, and exits\n"
     "with PROG's exit status (128 + the signal number when a signal killed it).\n";
 
-constexpr const char* kFooterEnd =
+constexpr const char* kSampleRecordFooterEnd =
     "\n"
     "Exit status: PROG's; 128 + N when signal N killed it; 127 when PROG cannot be\n"
     "found or run, 1 on covkit's own errors (one line on stderr). With --pid: 0\n"
@@ -80,7 +80,7 @@ constexpr const char* kFooterEnd =
     "  covkit sample record --vector-length 32 -- ./server --once\n"
     "  covkit sample record --mode breakpoint --pid 4242 --for 30s -o srv.sample";
 
-class RecordFormatter : public CLI::Formatter {
+class SampleRecordFormatter : public CLI::Formatter {
  public:
   std::string make_usage(const CLI::App*, std::string) const override {
     return "Usage: covkit sample record [OPTIONS] [--] PROG [ARGS...]\n"
@@ -88,73 +88,73 @@ class RecordFormatter : public CLI::Formatter {
   }
 };
 
-struct Options {
+struct SampleRecordOptions {
   std::string mode = "branch", period, dir = "covkit-sample.data", duration;
   uint32_t vector_length = 16;
   pid_t pid = 0;
 };
 
-void warn(const std::string& what) {
-  std::fprintf(stderr, "%s: warning: %s\n", std::string(kCommand).c_str(), what.c_str());
+void warn_sample_record(const std::string& what) {
+  std::fprintf(stderr, "%s: warning: %s\n", std::string(kSampleRecordCommand).c_str(), what.c_str());
 }
 
 // Where an earlier recording went, the recording's warnings and its summary
 // line (`who`: the program or process, for the nothing-written warning).
-void say_outcome(const Options& o, const sample::RecordOutcome& out, const std::string& who) {
+void say_outcome(const SampleRecordOptions& o, const sample::RecordOutcome& out, const std::string& who) {
   if (!out.moved_to.empty())
-    std::fprintf(stderr, "%s: the earlier recording in %s is now %s\n", std::string(kCommand).c_str(),
+    std::fprintf(stderr, "%s: the earlier recording in %s is now %s\n", std::string(kSampleRecordCommand).c_str(),
                  util::printable(o.dir).c_str(), util::printable(out.moved_to).c_str());
   if (!out.recording)
-    warn(fmt::format("the recording in {} cannot be read: {}", util::printable(out.dir), out.read_error));
+    warn_sample_record(fmt::format("the recording in {} cannot be read: {}", util::printable(out.dir), out.read_error));
   else if (out.recording->images.empty())
-    warn(fmt::format("nothing was written in {}: {} did not load the runtime (a static or setuid program, or one "
+    warn_sample_record(fmt::format("nothing was written in {}: {} did not load the runtime (a static or setuid program, or one "
                      "that clears LD_PRELOAD?)",
                      util::printable(out.dir), who));
   else {
-    for (const std::string& w : out.recording->warnings) warn(util::printable(w));
-    std::fprintf(stderr, "%s: %s\n", std::string(kCommand).c_str(),
+    for (const std::string& w : out.recording->warnings) warn_sample_record(util::printable(w));
+    std::fprintf(stderr, "%s: %s\n", std::string(kSampleRecordCommand).c_str(),
                  sample::sample_summary_line(*out.recording, out.dir).c_str());
   }
 }
 
 // --pid: the recording of a running process, and 0 (its end is said, not
 // passed on: the process was not covkit's).
-int record_attached(const Options& o, sample::RecordRequest r) {
+int record_attached(const SampleRecordOptions& o, sample::RecordRequest r) {
   if (::kill(o.pid, 0) != 0 && errno == ESRCH)  // before the directory is made
-    return fail(kCommand, "", fmt::format("process {} does not exist", o.pid));
+    return fail(kSampleRecordCommand, "", fmt::format("process {} does not exist", o.pid));
   r.attach_pid = o.pid;
   if (!o.duration.empty()) {
     auto ns = trace::parse_duration_ns(o.duration);
-    if (!ns) return fail(kCommand, "", fmt::format("--for {}: not a duration (500ms, 10s, 1.5s)", o.duration));
+    if (!ns) return fail(kSampleRecordCommand, "", fmt::format("--for {}: not a duration (500ms, 10s, 1.5s)", o.duration));
     r.attach_seconds = double(*ns) / 1e9;
   }
   r.on_attached = [&](size_t threads, size_t planted) {
     std::fprintf(stderr, "%s: attached to process %d (%zu thread(s), %zu breakpoints planted), recording into %s%s\n",
-                 std::string(kCommand).c_str(), int(o.pid), threads, planted, util::printable(o.dir).c_str(),
+                 std::string(kSampleRecordCommand).c_str(), int(o.pid), threads, planted, util::printable(o.dir).c_str(),
                  o.duration.empty() ? "; Ctrl-C to stop" : "");
   };
   auto out = sample::record_breakpoint_session(r, sample::AnalysisOptions{}.skip_prefixes);
-  if (!out) return fail(kCommand, "", out.error().message);
+  if (!out) return fail(kSampleRecordCommand, "", out.error().message);
   say_outcome(o, *out, fmt::format("process {}", o.pid));
   if (!out->ended)
-    std::fprintf(stderr, "%s: detached from process %d, which goes on\n", std::string(kCommand).c_str(), int(o.pid));
+    std::fprintf(stderr, "%s: detached from process %d, which goes on\n", std::string(kSampleRecordCommand).c_str(), int(o.pid));
   else if (out->end.signal)
-    std::fprintf(stderr, "%s: process %d was killed by signal %d meanwhile\n", std::string(kCommand).c_str(),
+    std::fprintf(stderr, "%s: process %d was killed by signal %d meanwhile\n", std::string(kSampleRecordCommand).c_str(),
                  int(o.pid), out->end.signal);
   else
-    std::fprintf(stderr, "%s: process %d exited with status %d meanwhile\n", std::string(kCommand).c_str(),
+    std::fprintf(stderr, "%s: process %d exited with status %d meanwhile\n", std::string(kSampleRecordCommand).c_str(),
                  int(o.pid), out->end.exit_status);
   return 0;
 }
 
-int record(const Options& o, std::vector<std::string> command) {
+int record(const SampleRecordOptions& o, std::vector<std::string> command) {
   if (!command.empty() && command.front() == "--") command.erase(command.begin());
   auto mode = sample::parse_mode(o.mode);
-  if (!mode) return fail(kCommand, "", fmt::format("--mode {}: not a mode (branch, breakpoint, pc)", o.mode));
+  if (!mode) return fail(kSampleRecordCommand, "", fmt::format("--mode {}: not a mode (branch, breakpoint, pc)", o.mode));
   if (o.pid) {
-    if (!command.empty()) return fail(kCommand, "", "--pid attaches to a running process: give no PROG with it");
+    if (!command.empty()) return fail(kSampleRecordCommand, "", "--pid attaches to a running process: give no PROG with it");
     if (*mode != sample::SampleMode::breakpoint)
-      return fail(kCommand, "", fmt::format("--pid works with --mode breakpoint only (--mode {} samples from "
+      return fail(kSampleRecordCommand, "", fmt::format("--pid works with --mode breakpoint only (--mode {} samples from "
                                             "inside the program, preloaded when it starts)", o.mode));
     sample::RecordRequest r;
     r.mode = *mode;
@@ -163,22 +163,22 @@ int record(const Options& o, std::vector<std::string> command) {
     r.covkit_version = kVersion;
     return record_attached(o, std::move(r));
   }
-  if (!o.duration.empty()) return fail(kCommand, "", "--for goes with --pid (a program started by covkit runs to its end)");
-  if (command.empty()) return fail(kCommand, "", "no program to run (see covkit sample record --help)");
+  if (!o.duration.empty()) return fail(kSampleRecordCommand, "", "--for goes with --pid (a program started by covkit runs to its end)");
+  if (command.empty()) return fail(kSampleRecordCommand, "", "no program to run (see covkit sample record --help)");
   sample::RecordRequest r;
   r.mode = *mode;
   if (!o.period.empty()) {
     auto ns = trace::parse_duration_ns(o.period);
     if (!ns || *ns < 100'000)
-      return fail(kCommand, "", fmt::format("--period {}: not a duration of at least 100us (100us, 5ms, 1s)", o.period));
+      return fail(kSampleRecordCommand, "", fmt::format("--period {}: not a duration of at least 100us (100us, 5ms, 1s)", o.period));
     r.period_ns = *ns;
   }
   r.vector_length = o.vector_length;
   auto prog = trace::find_program(command[0]);
-  if (!prog) return fail(kCommand, command[0], "command not found", 127);
+  if (!prog) return fail(kSampleRecordCommand, command[0], "command not found", 127);
   trace::ProgramInfo info = trace::inspect_program(*prog);
   if (info.elf && !info.dynamic && *mode != sample::SampleMode::breakpoint)
-    warn(fmt::format("{} is statically linked, so LD_PRELOAD cannot load the runtime: nothing will be sampled",
+    warn_sample_record(fmt::format("{} is statically linked, so LD_PRELOAD cannot load the runtime: nothing will be sampled",
                      util::printable(*prog)));
   r.program = *prog;
   r.command = command;
@@ -189,13 +189,13 @@ int record(const Options& o, std::vector<std::string> command) {
   auto out = *mode == sample::SampleMode::breakpoint
                  ? sample::record_breakpoint_session(r, sample::AnalysisOptions{}.skip_prefixes)
                  : sample::record_samples(r);
-  if (!out) return fail(kCommand, "", out.error().message, out.error().program_not_started ? 127 : 1);
+  if (!out) return fail(kSampleRecordCommand, "", out.error().message, out.error().program_not_started ? 127 : 1);
   say_outcome(o, *out, util::printable(*prog));
   const trace::ProgramEnd& end = out->end;
   if (end.signal != 0) {
     const char* name = sigabbrev_np(end.signal);
     std::fprintf(stderr, "%s: %s was killed by signal %d (SIG%s)%s; the recording holds what was written until then\n",
-                 std::string(kCommand).c_str(), util::printable(command[0]).c_str(), end.signal, name ? name : "?",
+                 std::string(kSampleRecordCommand).c_str(), util::printable(command[0]).c_str(), end.signal, name ? name : "?",
                  end.core_dumped ? ", core dumped" : "");
     return 128 + end.signal;
   }
@@ -205,11 +205,11 @@ int record(const Options& o, std::vector<std::string> command) {
 }  // namespace
 
 int run_sample_record(int argc, char** argv) {
-  CLI::App app{kDescription, std::string(kCommand)};
-  app.formatter(std::make_shared<RecordFormatter>());
-  app.footer(sample::sample_environment_help() + kFooterEnd);
+  CLI::App app{kSampleRecordDescription, std::string(kSampleRecordCommand)};
+  app.formatter(std::make_shared<SampleRecordFormatter>());
+  app.footer(sample::sample_environment_help() + kSampleRecordFooterEnd);
   app.get_formatter()->column_width(30);
-  Options o;
+  SampleRecordOptions o;
   app.add_option("--mode", o.mode, "branch: branch vectors by single-stepping (default); breakpoint: exact blocks, one-shot int3s; pc: addresses and stacks only")
       ->check(CLI::IsMember({"branch", "breakpoint", "pc"}))
       ->type_name("MODE");
@@ -229,7 +229,7 @@ int run_sample_record(int argc, char** argv) {
   // Everything from PROG on is PROG's.
   app.prefix_command();
   if (auto status = parse_command_line(app, argc, argv)) return *status;
-  return run_guarded(kCommand, [&] { return record(o, app.remaining()); });
+  return run_guarded(kSampleRecordCommand, [&] { return record(o, app.remaining()); });
 }
 
 }  // namespace covkit::cli

@@ -19,9 +19,9 @@ namespace covkit::cli {
 
 namespace {
 
-constexpr std::string_view kCommand = "covkit sample report";
+constexpr std::string_view kSampleReportCommand = "covkit sample report";
 
-constexpr const char* kDescription =
+constexpr const char* kSampleReportDescription =
     "Turns sample recordings (covkit sample record, import-perf) into coverage\n"
     "of the program's sources and reports it as `covkit report` does: terminal\n"
     "summary, lcov, Cobertura, JSON, HTML, gates. Several recordings (runs of\n"
@@ -38,7 +38,7 @@ constexpr const char* kDescription =
     "named fn_<hex address>, listed under the file's path with no lines.\n"
     "System libraries (/lib, /usr/lib) are left out unless --include-system.";
 
-constexpr const char* kFooter =
+constexpr const char* kSampleReportFooter =
     "Exit status: 0 when the report was written (and the gates passed); 1 on an\n"
     "error (a recording cannot be read); 2 when a --fail-under gate failed; 3\n"
     "when an output could not be written.\n"
@@ -51,35 +51,35 @@ constexpr const char* kFooter =
     "The manual is docs/covkit-sample.md; every output, filter and gate option\n"
     "is that of `covkit report` (docs/covkit-report.md).";
 
-struct Options {
+struct SampleReportOptions {
   std::vector<std::string> dirs;
   SampleAnalysisFlags analysis;
   bool show_inferred = false;
   ReportOptions report;
 };
 
-int run(const Options& o) {
+int run(const SampleReportOptions& o) {
   sample::SampledCoverageOptions so;
   so.analysis = make_analysis_options(o.analysis, o.report.root);
   so.mark_inferred = o.show_inferred;
   auto cov = sample::load_sampled_coverage(o.dirs, so);
-  if (!cov) return fail(kCommand, "", cov.error());
-  if (!o.report.quiet) print_analysis_warnings(kCommand, *cov);
-  std::optional<model::PathFilter> filter = make_path_filter(kCommand, o.report);
+  if (!cov) return fail(kSampleReportCommand, "", cov.error());
+  if (!o.report.quiet) print_analysis_warnings(kSampleReportCommand, *cov);
+  std::optional<model::PathFilter> filter = make_path_filter(kSampleReportCommand, o.report);
   if (!filter) return 1;
   model::ProjectCov project;
   model::add_project(project, std::move(cov->coverage),
                      model::SourcePathRules(o.report.root, o.report.source_prefix, o.report.path_maps), *filter);
-  return report_project(o.report, std::move(project), kCommand);
+  return report_project(o.report, std::move(project), kSampleReportCommand);
 }
 
 }  // namespace
 
 int run_sample_report(int argc, char** argv) {
-  CLI::App app{kDescription, std::string(kCommand)};
-  app.footer(kFooter);
+  CLI::App app{kSampleReportDescription, std::string(kSampleReportCommand)};
+  app.footer(kSampleReportFooter);
   app.get_formatter()->column_width(34);
-  Options o;
+  SampleReportOptions o;
   app.add_option("DIR", o.dirs, "Recording directories (covkit sample record -o DIR)")->required()->check(CLI::ExistingDirectory);
   add_sample_analysis_options(app, o.analysis);
   app.add_flag("--show-inferred", o.show_inferred,
@@ -88,7 +88,7 @@ int run_sample_report(int argc, char** argv) {
   add_report_source_options(app, o.report);
   add_report_view_options(app, o.report);
   if (auto status = parse_command_line(app, argc, argv)) return *status;
-  return run_guarded(kCommand, [&] { return run(o); });
+  return run_guarded(kSampleReportCommand, [&] { return run(o); });
 }
 
 }  // namespace covkit::cli

@@ -18,9 +18,9 @@ namespace covkit::cli {
 
 namespace {
 
-constexpr std::string_view kCommand = "covkit trace attach";
+constexpr std::string_view kTraceAttachCommand = "covkit trace attach";
 
-constexpr const char* kDescription =
+constexpr const char* kTraceAttachDescription =
     "Switches on the tracing of PID, a process that covkit trace record started\n"
     "with --signal SIG (and usually --trace-off), waits, then switches it off:\n"
     "calls are recorded only while attached, into the process's own trace\n"
@@ -39,7 +39,7 @@ constexpr const char* kDescription =
     "for that (ptrace, like a debugger: the same user or root) and moves one\n"
     "caught inside an entry's NOPs past them; the pause is printed.\n";
 
-constexpr const char* kFooter =
+constexpr const char* kTraceAttachFooter =
     "\n"
     "Exit status: 0 when the switch was sent (and, waiting, PID did not end\n"
     "before it could be switched off); 1 otherwise (one line on stderr).\n"
@@ -62,7 +62,7 @@ bool switch_entries(const trace::TracedProcess& process, bool on) {
   if (!process.patch) return true;
   auto done = trace::switch_patched_entries(process.pid, on);
   if (!done) {
-    fail(kCommand, "", fmt::format("process {}: cannot {} its entries: {}", process.pid, on ? "patch" : "unpatch",
+    fail(kTraceAttachCommand, "", fmt::format("process {}: cannot {} its entries: {}", process.pid, on ? "patch" : "unpatch",
                                    done.error().message));
     return false;
   }
@@ -72,7 +72,7 @@ bool switch_entries(const trace::TracedProcess& process, bool on) {
   if (r.foreign) extra += fmt::format(", {} left alone (neither NOPs nor covkit's call)", r.foreign);
   if (r.moved) extra += fmt::format(", {} thread(s) moved past NOPs", r.moved);
   std::fprintf(stderr, "%s: %zu of %zu patchable entries %s (%zu thread(s) stopped for %.3f ms%s)\n",
-               std::string(kCommand).c_str(), r.changed, r.entries, on ? "patched" : "unpatched", r.threads,
+               std::string(kTraceAttachCommand).c_str(), r.changed, r.entries, on ? "patched" : "unpatched", r.threads,
                double(r.pause.count()) / 1e6, extra.c_str());
   return true;
 }
@@ -81,47 +81,47 @@ bool switch_entries(const trace::TracedProcess& process, bool on) {
 // once while tracing is off). Switch off: the other way round.
 int switch_on(const trace::TracedProcess& process) {
   if (!switch_entries(process, true)) return 1;
-  if (auto sent = trace::switch_tracing(process, true); !sent) return fail(kCommand, "", sent.error().message);
+  if (auto sent = trace::switch_tracing(process, true); !sent) return fail(kTraceAttachCommand, "", sent.error().message);
   return 0;
 }
 int switch_off(const trace::TracedProcess& process) {
-  if (auto sent = trace::switch_tracing(process, false); !sent) return fail(kCommand, "", sent.error().message);
+  if (auto sent = trace::switch_tracing(process, false); !sent) return fail(kTraceAttachCommand, "", sent.error().message);
   return switch_entries(process, false) ? 0 : 1;
 }
 
 int attach(const AttachOptions& o) {
   auto process = trace::find_traced_process(o.pid);
-  if (!process) return fail(kCommand, "", process.error().message);
+  if (!process) return fail(kTraceAttachCommand, "", process.error().message);
   if (o.on || o.off) {
     if (int status = o.on ? switch_on(*process) : switch_off(*process)) return status;
     std::fprintf(stderr, "%s: tracing of process %d switched %s (trace directory %s)\n",
-                 std::string(kCommand).c_str(), int(o.pid), o.on ? "on" : "off",
+                 std::string(kTraceAttachCommand).c_str(), int(o.pid), o.on ? "on" : "off",
                  util::printable(process->dir).c_str());
     return 0;
   }
   double seconds = -1;
   if (!o.duration.empty()) {
     auto ns = trace::parse_duration_ns(o.duration);
-    if (!ns) return fail(kCommand, "", fmt::format("--for {}: not a duration (500ms, 10s, 1.5s)", o.duration));
+    if (!ns) return fail(kTraceAttachCommand, "", fmt::format("--for {}: not a duration (500ms, 10s, 1.5s)", o.duration));
     seconds = double(*ns) / 1e9;
   }
   if (int status = switch_on(*process)) return status;
-  std::fprintf(stderr, "%s: tracing process %d into %s%s\n", std::string(kCommand).c_str(), int(o.pid),
+  std::fprintf(stderr, "%s: tracing process %d into %s%s\n", std::string(kTraceAttachCommand).c_str(), int(o.pid),
                util::printable(process->dir).c_str(), seconds < 0 ? "; Ctrl-C to stop" : "");
   if (trace::wait_for_process(o.pid, seconds)) {
-    std::fprintf(stderr, "%s: process %d ended while traced\n", std::string(kCommand).c_str(), int(o.pid));
+    std::fprintf(stderr, "%s: process %d ended while traced\n", std::string(kTraceAttachCommand).c_str(), int(o.pid));
     return 0;
   }
   if (int status = switch_off(*process)) return status;
-  std::fprintf(stderr, "%s: tracing of process %d switched off\n", std::string(kCommand).c_str(), int(o.pid));
+  std::fprintf(stderr, "%s: tracing of process %d switched off\n", std::string(kTraceAttachCommand).c_str(), int(o.pid));
   return 0;
 }
 
 }  // namespace
 
 int run_trace_attach(int argc, char** argv) {
-  CLI::App app{kDescription, std::string(kCommand)};
-  app.footer(kFooter);
+  CLI::App app{kTraceAttachDescription, std::string(kTraceAttachCommand)};
+  app.footer(kTraceAttachFooter);
   app.get_formatter()->column_width(30);
   AttachOptions o;
   app.add_option("PID", o.pid, "The process (started by covkit trace record --signal SIG)")->required()->type_name("");
@@ -132,7 +132,7 @@ int run_trace_attach(int argc, char** argv) {
   on->excludes(off);
   app.get_option("--for")->excludes(on)->excludes(off);
   if (auto status = parse_command_line(app, argc, argv)) return *status;
-  return run_guarded(kCommand, [&] { return attach(o); });
+  return run_guarded(kTraceAttachCommand, [&] { return attach(o); });
 }
 
 }  // namespace covkit::cli

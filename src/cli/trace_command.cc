@@ -10,7 +10,7 @@ namespace covkit::cli {
 
 namespace {
 
-constexpr const char* kDescription =
+constexpr const char* kTraceDescription =
     "Traces every call of the functions built with -finstrument-functions or -pg and\n"
     "reports what they did: calls, inclusive and exclusive time, callers and\n"
     "callees, call trees, the deepest stack, call graphs, timelines, and the\n"
@@ -20,7 +20,7 @@ constexpr const char* kDescription =
     "  covkit trace record -- ./prog args      writes ./covkit-trace.data\n"
     "  covkit trace report                     reads it\n";
 
-constexpr const char* kFooter =
+constexpr const char* kTraceFooter =
     "Each subcommand has its own --help. The trace directory format is\n"
     "docs/trace-format.md; the manual is docs/covkit-trace.md.";
 
@@ -38,8 +38,8 @@ int run_trace_command(int argc, char** argv) {
     if (std::strcmp(argv[1], "dump") == 0) return run_trace_dump(argc - 1, argv + 1);
     if (std::strcmp(argv[1], "attach") == 0) return run_trace_attach(argc - 1, argv + 1);
   }
-  CLI::App app{kDescription, "covkit trace"};
-  app.footer(kFooter);
+  CLI::App app{kTraceDescription, "covkit trace"};
+  app.footer(kTraceFooter);
   app.require_subcommand(1);
   app.add_subcommand("record", "Run a program with the tracing runtime preloaded; write a trace directory")
       ->prefix_command();

@@ -18,9 +18,9 @@ namespace covkit::cli {
 
 namespace {
 
-constexpr std::string_view kCommand = "covkit trace dump";
+constexpr std::string_view kTraceDumpCommand = "covkit trace dump";
 
-constexpr const char* kDescription =
+constexpr const char* kTraceDumpDescription =
     "Shows what a trace directory holds, to debug the format\n"
     "(docs/trace-format.md).\n"
     "\n"
@@ -37,7 +37,7 @@ constexpr const char* kDescription =
     "A damaged file is shown up to the damage, then one line on stderr names\n"
     "the file and the byte offset; the dump goes on with the next file.\n";
 
-constexpr const char* kFooter =
+constexpr const char* kTraceDumpFooter =
     "Exit status: 0; 1 when DIR cannot be read or holds no trace, or when any\n"
     "file is damaged (after the dump).\n"
     "\n"
@@ -46,21 +46,21 @@ constexpr const char* kFooter =
     "  covkit trace dump /tmp/t | grep -w exit\n"
     "  covkit trace dump --raw /tmp/t | less";
 
-struct DumpOptions {
+struct TraceDumpOptions {
   std::string dir = "covkit-trace.data";
   bool raw = false;
 };
 
-int dump(const DumpOptions& o) {
+int dump(const TraceDumpOptions& o) {
   auto to_stdout = [](std::string_view piece) { std::fwrite(piece.data(), 1, piece.size(), stdout); };
   trace::DumpStats stats;
   if (o.raw) {
     auto done = trace::dump_trace_raw(o.dir, to_stdout);
-    if (!done) return fail(kCommand, o.dir, done.error());
+    if (!done) return fail(kTraceDumpCommand, o.dir, done.error());
     stats = std::move(*done);
   } else {
     auto set = format::read_trace_dir(o.dir);
-    if (!set) return fail(kCommand, o.dir, set.error());
+    if (!set) return fail(kTraceDumpCommand, o.dir, set.error());
     print_trace_warnings("dump", set->warnings);
     trace::Symbolizer symbols;
     trace::SymbolLookup lookup = [&](const format::TraceProcess& p, uint64_t address,
@@ -68,21 +68,21 @@ int dump(const DumpOptions& o) {
     stats = trace::dump_trace_events(*set, lookup, to_stdout);
   }
   std::fflush(stdout);
-  for (const std::string& d : stats.damage) fail(kCommand, "", d);
+  for (const std::string& d : stats.damage) fail(kTraceDumpCommand, "", d);
   return stats.damage.empty() ? 0 : 1;
 }
 
 }  // namespace
 
 int run_trace_dump(int argc, char** argv) {
-  CLI::App app{kDescription, std::string(kCommand)};
-  app.footer(kFooter);
+  CLI::App app{kTraceDumpDescription, std::string(kTraceDumpCommand)};
+  app.footer(kTraceDumpFooter);
   app.get_formatter()->column_width(30);
-  DumpOptions o;
+  TraceDumpOptions o;
   app.add_option("DIR", o.dir, "Trace directory [default: ./covkit-trace.data]")->type_name("");
   app.add_flag("--raw", o.raw, "Every record of every file as it is on disk, with offsets and raw fields");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
-  return run_guarded(kCommand, [&] { return dump(o); });
+  return run_guarded(kTraceDumpCommand, [&] { return dump(o); });
 }
 
 }  // namespace covkit::cli

@@ -29,7 +29,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kDescription =
+constexpr const char* kTraceGraphDescription =
     "Draws the call graph of a trace recorded by `covkit trace record`.\n"
     "\n"
     "One box per function: its name, its inclusive time (with its callees) and,\n"
@@ -43,7 +43,7 @@ constexpr const char* kDescription =
     "A Callgrind file holds every function, unpruned, for KCachegrind,\n"
     "QCachegrind, callgrind_annotate or gprof2dot.\n";
 
-constexpr const char* kFooter =
+constexpr const char* kTraceGraphFooter =
     "The format comes from the name of FILE: .dot or .gv, .svg, .png, and\n"
     ".callgrind or a name starting with callgrind.out; --format overrides it.\n"
     "--threshold, --focus and --depth shape the drawn graph, not Callgrind output.\n"
@@ -57,12 +57,12 @@ constexpr const char* kFooter =
     "  covkit trace graph -o callgrind.out.prog && kcachegrind callgrind.out.prog\n"
     "  covkit trace graph -o calls.dot && dot -Tpdf calls.dot -o calls.pdf";
 
-constexpr const char* kDefaultDir = "covkit-trace.data";
+constexpr const char* kTraceGraphDefaultDir = "covkit-trace.data";
 
-constexpr std::string_view kCommand = "covkit trace graph";
+constexpr std::string_view kTraceGraphCommand = "covkit trace graph";
 
 struct GraphCommandOptions {
-  std::string dir = kDefaultDir, out, format;
+  std::string dir = kTraceGraphDefaultDir, out, format;
   unsigned jobs = 0;  // 0: one per core
   trace::GraphOptions graph;
 };
@@ -86,35 +86,35 @@ std::optional<std::string> format_from_name(const std::string& out) {
 int graph(GraphCommandOptions& o) {
   if (o.format.empty()) {
     auto guessed = format_from_name(o.out);
-    if (!guessed) return fail(kCommand, o.out, "cannot tell the format from the name; use .dot, .svg, .png or --format");
+    if (!guessed) return fail(kTraceGraphCommand, o.out, "cannot tell the format from the name; use .dot, .svg, .png or --format");
     o.format = *guessed;
   }
   std::error_code ec;
-  if (fs::is_directory(o.out, ec)) return fail(kCommand, o.out, "is a directory");
+  if (fs::is_directory(o.out, ec)) return fail(kTraceGraphCommand, o.out, "is a directory");
   auto trace = format::read_trace_dir(o.dir);
-  if (!trace) return fail(kCommand, o.dir, trace.error());
+  if (!trace) return fail(kTraceGraphCommand, o.dir, trace.error());
   print_trace_warnings("graph", trace->warnings);
   trace::Symbolizer symbols;
   trace::CallProfile profile = trace::build_profile(*trace, symbols, o.jobs);
   print_trace_warnings("graph", profile.warnings);
   if (profile.functions.empty())
-    return fail(kCommand, o.dir, "no function calls in the trace (was the program built with -finstrument-functions?)");
+    return fail(kTraceGraphCommand, o.dir, "no function calls in the trace (was the program built with -finstrument-functions?)");
   trace::GraphOutputOptions draw;
   draw.format = o.format;
   draw.graph = o.graph;
   if (trace->processes.size() == 1) draw.callgrind.command = trace->processes.front().exe;
   draw.title = [&](const trace::CallGraph& graph) { return trace::graph_title(*trace, profile, graph, o.graph); };
   auto content = trace::draw_call_profile(profile, draw);
-  if (!content) return fail(kCommand, content.error().rendering ? o.out : o.dir, content.error());
-  if (auto w = util::write_file_atomic(o.out, *content); !w) return fail(kCommand, o.out, w.error().message);
+  if (!content) return fail(kTraceGraphCommand, content.error().rendering ? o.out : o.dir, content.error());
+  if (auto w = util::write_file_atomic(o.out, *content); !w) return fail(kTraceGraphCommand, o.out, w.error().message);
   return 0;
 }
 
 }  // namespace
 
 int run_trace_graph(int argc, char** argv) {
-  CLI::App app{kDescription, std::string(kCommand)};
-  app.footer(kFooter);
+  CLI::App app{kTraceGraphDescription, std::string(kTraceGraphCommand)};
+  app.footer(kTraceGraphFooter);
   app.get_formatter()->column_width(30);
   GraphCommandOptions o;
   app.add_option("dir", o.dir, "The trace directory [default: covkit-trace.data]")->type_name("DIR");
@@ -142,7 +142,7 @@ int run_trace_graph(int argc, char** argv) {
       ->check(CLI::Range(1, 1024).description(""))
       ->type_name("N");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
-  return run_guarded(kCommand, [&] { return graph(o); });
+  return run_guarded(kTraceGraphCommand, [&] { return graph(o); });
 }
 
 }  // namespace covkit::cli

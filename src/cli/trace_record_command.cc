@@ -31,9 +31,9 @@ namespace covkit::cli {
 
 namespace {
 
-constexpr std::string_view kCommand = "covkit trace record";
+constexpr std::string_view kTraceRecordCommand = "covkit trace record";
 
-constexpr const char* kDescription =
+constexpr const char* kTraceRecordDescription =
     "Runs PROG with ARGS, recording every call of its functions built with\n"
     "-finstrument-functions, -pg or -pg -mfentry (GCC or Clang; -pg on x86-64),\n"
     "or with -fpatchable-function-entry=N[,M] (N - M >= 5; x86-64) and named by --patch,\n"
@@ -72,7 +72,7 @@ constexpr const char* kDescription =
     "--signal every call takes the runtime's slower path (about 10 ns more per\n"
     "call); calls not recorded write nothing.\n";
 
-constexpr const char* kFooterEnd =
+constexpr const char* kTraceRecordFooterEnd =
     "\n"
     "Exit status: PROG's; 128 + N when signal N killed it; 127 when PROG cannot be\n"
     "found or run, 1 on covkit's own errors (one line on stderr).\n"
@@ -87,11 +87,11 @@ constexpr const char* kFooterEnd =
     "  covkit trace record --signal USR2 --trace-off -- ./server &\n"
     "  covkit trace attach --for 10s $!";
 
-constexpr const char* kDefaultDir = "covkit-trace.data";
+constexpr const char* kTraceRecordDefaultDir = "covkit-trace.data";
 
 // CLI11 2.1 has no custom usage line; the program and its arguments are
 // not CLI11 options (they are never parsed), so the line says so here.
-class RecordFormatter : public CLI::Formatter {
+class TraceRecordFormatter : public CLI::Formatter {
  public:
   std::string make_usage(const CLI::App*, std::string) const override {
     return "Usage: covkit trace record [OPTIONS] [--] PROG [ARGS...]\n";
@@ -99,37 +99,37 @@ class RecordFormatter : public CLI::Formatter {
 };
 
 struct RecordOptions {
-  std::string dir = kDefaultDir, min_time, signal;
+  std::string dir = kTraceRecordDefaultDir, min_time, signal;
   std::optional<uint32_t> max_depth;
   bool static_runtime = false, trace_off = false;
   std::vector<std::string> only, notrace, triggers, patch;
 };
 
-void warn(const std::string& what) { std::fprintf(stderr, "%s: warning: %s\n", std::string(kCommand).c_str(), what.c_str()); }
+void warn_trace_record(const std::string& what) { std::fprintf(stderr, "%s: warning: %s\n", std::string(kTraceRecordCommand).c_str(), what.c_str()); }
 
 // What PROG's symbol tables say about how it can be traced.
 void check_program(const std::string& prog, bool static_runtime, bool patching) {
   trace::ProgramInfo info = trace::inspect_program(prog);
   const std::string name = util::printable(prog);
   if (info.patchable && !patching && !info.references_hooks && !info.references_pg_hooks)
-    warn(fmt::format("{} has patchable function entries (-fpatchable-function-entry) and no other hook: without "
+    warn_trace_record(fmt::format("{} has patchable function entries (-fpatchable-function-entry) and no other hook: without "
                      "--patch PATTERN none of them is traced",
                      name));
   else if (info.elf && !info.references_hooks && !info.references_pg_hooks && !info.patchable)
-    warn(fmt::format("{} has no instrumented functions (it references none of __cyg_profile_func_enter, mcount, "
+    warn_trace_record(fmt::format("{} has no instrumented functions (it references none of __cyg_profile_func_enter, mcount, "
                      "__fentry__): build it with -finstrument-functions or -pg; only instrumented code (such as "
                      "instrumented shared libraries) will be traced",
                      name));
   if (info.elf && !info.dynamic && !static_runtime)
-    warn(fmt::format("{} is statically linked, so LD_PRELOAD cannot load the runtime: link it with the runtime and "
+    warn_trace_record(fmt::format("{} is statically linked, so LD_PRELOAD cannot load the runtime: link it with the runtime and "
                      "use --static",
                      name));
   if (info.dynamic && info.defines_pg_hooks && !static_runtime)
-    warn(fmt::format("{} defines mcount or __fentry__ itself (linked with a runtime?); its own definition wins "
+    warn_trace_record(fmt::format("{} defines mcount or __fentry__ itself (linked with a runtime?); its own definition wins "
                      "over the preloaded one: use --static if it is covkit's",
                      name));
   if (info.defines_hooks && !static_runtime)
-    warn(fmt::format("{} defines __cyg_profile_func_enter itself (linked with a runtime?); its own definition wins "
+    warn_trace_record(fmt::format("{} defines __cyg_profile_func_enter itself (linked with a runtime?); its own definition wins "
                      "over the preloaded one: use --static if it is covkit's",
                      name));
 }
@@ -172,11 +172,11 @@ Expected<trace::FilterPlan> name_functions(const std::vector<trace::FilterRule>&
       only_matched = true;
   }
   for (const std::string& p : plan.unmatched)
-    warn(fmt::format("'{}' names no function of {} or of the libraries it loads at start (libraries it loads "
+    warn_trace_record(fmt::format("'{}' names no function of {} or of the libraries it loads at start (libraries it loads "
                      "later are looked at when their functions are first called)",
                      util::printable(p), util::printable(prog)));
   if (any_only && !only_matched)
-    warn("no function of the program matches any -F pattern: only calls in libraries it loads later can be "
+    warn_trace_record("no function of the program matches any -F pattern: only calls in libraries it loads later can be "
          "recorded");
   return plan;
 }
@@ -195,12 +195,12 @@ Expected<trace::PatchPlan> patch_sites(const std::vector<std::string>& patterns,
   // runtime looks when they load. So a pattern naming nothing now is said,
   // not refused.
   if (plan.patchable == 0)
-    warn(fmt::format("--patch: {} and the libraries it loads at start have no patchable function entries "
+    warn_trace_record(fmt::format("--patch: {} and the libraries it loads at start have no patchable function entries "
                      "(build with -fpatchable-function-entry=5); only libraries it loads later can be patched",
                      util::printable(prog)));
   else
     for (const std::string& p : plan.unmatched)
-      warn(fmt::format("--patch '{}' names no function with a patchable entry in {} or the libraries it loads at "
+      warn_trace_record(fmt::format("--patch '{}' names no function with a patchable entry in {} or the libraries it loads at "
                        "start (libraries it loads later are looked at when they load)",
                        util::printable(p), util::printable(prog)));
   return plan;
@@ -232,20 +232,20 @@ std::optional<int> signal_number(const std::string& name) {
 
 int record(const RecordOptions& o, std::vector<std::string> command) {
   if (!command.empty() && command.front() == "--") command.erase(command.begin());
-  if (command.empty()) return fail(kCommand, "", "no program to run (see covkit trace record --help)");
+  if (command.empty()) return fail(kTraceRecordCommand, "", "no program to run (see covkit trace record --help)");
   trace::RecordSettings settings;
   settings.max_depth = o.max_depth;
   if (!o.min_time.empty()) {
     settings.min_time_ns = trace::parse_duration_ns(o.min_time);
     if (!settings.min_time_ns)
-      return fail(kCommand, "", fmt::format("--min-time {}: not a duration (500ns, 10us, 2ms, 1s)", o.min_time));
+      return fail(kTraceRecordCommand, "", fmt::format("--min-time {}: not a duration (500ns, 10us, 2ms, 1s)", o.min_time));
   }
   auto rules = filter_rules(o);
-  if (!rules) return fail(kCommand, "", rules.error().message);
+  if (!rules) return fail(kTraceRecordCommand, "", rules.error().message);
   if (!o.signal.empty()) {
     auto sig = signal_number(o.signal);
     if (!sig || *sig == SIGKILL || *sig == SIGSTOP)
-      return fail(kCommand, "", fmt::format("--signal {}: not a signal that can be caught (USR1, USR2, ...)", o.signal));
+      return fail(kTraceRecordCommand, "", fmt::format("--signal {}: not a signal that can be caught (USR1, USR2, ...)", o.signal));
     settings.signal = *sig;
   }
   settings.start_off = o.trace_off;
@@ -253,7 +253,7 @@ int record(const RecordOptions& o, std::vector<std::string> command) {
   // stay until covkit trace attach patches them (untraced, they cost nothing).
   settings.patch_later = o.trace_off && settings.signal != 0 && o.triggers.empty();
   auto prog = trace::find_program(command[0]);
-  if (!prog) return fail(kCommand, command[0], "command not found", 127);
+  if (!prog) return fail(kTraceRecordCommand, command[0], "command not found", 127);
   check_program(*prog, o.static_runtime, !o.patch.empty());
   // PROG's modules are listed once (ld.so --list) for --patch and the filters.
   std::vector<std::string> modules;
@@ -261,51 +261,51 @@ int record(const RecordOptions& o, std::vector<std::string> command) {
   std::optional<trace::PatchPlan> patches;
   if (!o.patch.empty()) {
     auto sites = patch_sites(o.patch, *prog, modules);
-    if (!sites) return fail(kCommand, "", sites.error().message);
+    if (!sites) return fail(kTraceRecordCommand, "", sites.error().message);
     patches = std::move(*sites);
   }
   std::optional<trace::FilterPlan> plan;
   if (!rules->empty()) {
     auto named = name_functions(*rules, *prog, modules);
-    if (!named) return fail(kCommand, "", named.error().message);
+    if (!named) return fail(kTraceRecordCommand, "", named.error().message);
     plan = std::move(*named);
   }
   if (!o.static_runtime) {
     auto runtime = trace::find_runtime_library();
-    if (!runtime) return fail(kCommand, "", runtime.error());
+    if (!runtime) return fail(kTraceRecordCommand, "", runtime.error());
     settings.runtime = *runtime;
   }
   auto dir = trace::prepare_recording_dir(o.dir, joined(command));
-  if (!dir) return fail(kCommand, o.dir, dir.error());
+  if (!dir) return fail(kTraceRecordCommand, o.dir, dir.error());
   if (!dir->moved_to().empty())
-    std::fprintf(stderr, "%s: the earlier recording in %s is now %s\n", std::string(kCommand).c_str(),
+    std::fprintf(stderr, "%s: the earlier recording in %s is now %s\n", std::string(kTraceRecordCommand).c_str(),
                  util::printable(o.dir).c_str(), util::printable(dir->moved_to()).c_str());
   settings.dir = dir->path();
   if (patches) {
     auto path = write_list(dir->path(), CKT_PATCH_FILE, trace::patch_file_text(*patches));
-    if (!path) return fail(kCommand, "", path.error().message);
+    if (!path) return fail(kTraceRecordCommand, "", path.error().message);
     settings.patch_file = *path;
   }
   if (plan) {
     auto path = write_list(dir->path(), CKT_FILTER_FILE, trace::filter_file_text(*plan));
-    if (!path) return fail(kCommand, "", path.error().message);
+    if (!path) return fail(kTraceRecordCommand, "", path.error().message);
     settings.filter_file = *path;
   }
 
   auto end = trace::run_program(*prog, command, trace::traced_environment(trace::current_environment(), settings));
-  if (!end) return fail(kCommand, *prog, fmt::format("cannot run: {}", end.error().describe()), 127);
+  if (!end) return fail(kTraceRecordCommand, *prog, fmt::format("cannot run: {}", end.error().describe()), 127);
 
   trace::RecordingSummary summary = trace::summarize_recording(dir->path());
   if (summary.threads == 0)
-    warn(fmt::format("no trace was written in {}: {} ran none of its instrumented functions, or did not load the "
+    warn_trace_record(fmt::format("no trace was written in {}: {} ran none of its instrumented functions, or did not load the "
                      "runtime (a static or setuid program, or one that clears LD_PRELOAD?)",
                      util::printable(dir->path()), util::printable(*prog)));
   else
-    std::fprintf(stderr, "%s: %s\n", std::string(kCommand).c_str(), trace::summary_line(summary, dir->path()).c_str());
+    std::fprintf(stderr, "%s: %s\n", std::string(kTraceRecordCommand).c_str(), trace::summary_line(summary, dir->path()).c_str());
   if (end->signal != 0) {
     const char* name = sigabbrev_np(end->signal);
     std::fprintf(stderr, "%s: %s was killed by signal %d (SIG%s)%s; the trace holds what was written until then\n",
-                 std::string(kCommand).c_str(), util::printable(command[0]).c_str(), end->signal, name ? name : "?",
+                 std::string(kTraceRecordCommand).c_str(), util::printable(command[0]).c_str(), end->signal, name ? name : "?",
                  end->core_dumped ? ", core dumped" : "");
     return 128 + end->signal;
   }
@@ -315,9 +315,9 @@ int record(const RecordOptions& o, std::vector<std::string> command) {
 }  // namespace
 
 int run_trace_record(int argc, char** argv) {
-  CLI::App app{kDescription, std::string(kCommand)};
-  app.formatter(std::make_shared<RecordFormatter>());
-  app.footer(trace::environment_help() + kFooterEnd);
+  CLI::App app{kTraceRecordDescription, std::string(kTraceRecordCommand)};
+  app.formatter(std::make_shared<TraceRecordFormatter>());
+  app.footer(trace::environment_help() + kTraceRecordFooterEnd);
   app.get_formatter()->column_width(30);
   RecordOptions o;
   app.add_option("-o,--output", o.dir, "Trace directory [default: ./covkit-trace.data]")->type_name("DIR");
@@ -358,7 +358,7 @@ int run_trace_record(int argc, char** argv) {
   // is not one of our options (or at "--", which it keeps).
   app.prefix_command();
   if (auto status = parse_command_line(app, argc, argv)) return *status;
-  return run_guarded(kCommand, [&] { return record(o, app.remaining()); });
+  return run_guarded(kTraceRecordCommand, [&] { return record(o, app.remaining()); });
 }
 
 }  // namespace covkit::cli

@@ -20,9 +20,9 @@ namespace covkit::cli {
 
 namespace {
 
-constexpr std::string_view kCommand = "covkit trace replay";
+constexpr std::string_view kTraceReplayCommand = "covkit trace replay";
 
-constexpr const char* kDescription =
+constexpr const char* kTraceReplayDescription =
     "Prints the calls and returns of a trace recorded by `covkit trace record`\n"
     "as indented text, the way `uftrace replay` does:\n"
     "\n"
@@ -47,7 +47,7 @@ constexpr const char* kDescription =
     "Filters act on what is shown. The trace is read once, a block at a time:\n"
     "memory grows with the threads and the call depth, not with the events.\n";
 
-constexpr const char* kFooter =
+constexpr const char* kTraceReplayFooter =
     "FUNC is a full demangled name, a name without its parameter list (`parse`\n"
     "for `parse(char const*)`) or its last components (`Parser::parse`); -F and\n"
     "-N may be given several times. T is a number with a unit: ns, us, ms or s\n"
@@ -85,12 +85,12 @@ void raise_descriptor_limit() {
 int replay(ReplayCommandOptions& o) {
   if (!o.time_filter.empty()) {
     auto t = trace::parse_duration_ns(o.time_filter);
-    if (!t) return fail(kCommand, "", fmt::format("--time-filter {}: not a duration (500ns, 10us, 2ms, 1s)", o.time_filter));
+    if (!t) return fail(kTraceReplayCommand, "", fmt::format("--time-filter {}: not a duration (500ns, 10us, 2ms, 1s)", o.time_filter));
     o.replay.min_ns = *t;
   }
   o.replay.duration = !o.no_duration;
   auto set = format::read_trace_dir(o.dir);
-  if (!set) return fail(kCommand, o.dir, set.error());
+  if (!set) return fail(kTraceReplayCommand, o.dir, set.error());
   print_trace_warnings("replay", set->warnings);
   raise_descriptor_limit();
   trace::Symbolizer symbols;
@@ -102,17 +102,17 @@ int replay(ReplayCommandOptions& o) {
   std::fflush(stdout);
   print_trace_warnings("replay", stats.warnings);
   if (!o.replay.tids.empty() && stats.threads == 0)
-    return fail(kCommand, o.dir, "--tid: no such thread in the trace");
+    return fail(kTraceReplayCommand, o.dir, "--tid: no such thread in the trace");
   for (const std::string& func : stats.unmatched)
-    fail(kCommand, "", fmt::format("{}: no such function in the trace", func));
+    fail(kTraceReplayCommand, "", fmt::format("{}: no such function in the trace", func));
   return stats.unmatched.empty() ? 0 : 1;
 }
 
 }  // namespace
 
 int run_trace_replay(int argc, char** argv) {
-  CLI::App app{kDescription, std::string(kCommand)};
-  app.footer(kFooter);
+  CLI::App app{kTraceReplayDescription, std::string(kTraceReplayCommand)};
+  app.footer(kTraceReplayFooter);
   app.get_formatter()->column_width(30);
   ReplayCommandOptions o;
   app.add_option("DIR", o.dir, "Trace directory [default: ./covkit-trace.data]")->type_name("");
@@ -133,7 +133,7 @@ int run_trace_replay(int argc, char** argv) {
   app.add_flag("--time", o.replay.timestamp,
                "Add a TIMESTAMP column: when each line happened, CLOCK_MONOTONIC seconds (the clock of all processes)");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
-  return run_guarded(kCommand, [&] { return replay(o); });
+  return run_guarded(kTraceReplayCommand, [&] { return replay(o); });
 }
 
 }  // namespace covkit::cli

@@ -20,9 +20,9 @@ namespace covkit::cli {
 
 namespace {
 
-constexpr std::string_view kCommand = "covkit trace report";
+constexpr std::string_view kTraceReportCommand = "covkit trace report";
 
-constexpr const char* kDescription =
+constexpr const char* kTraceReportDescription =
     "Reads a trace directory written by `covkit trace record` (also while the\n"
     "program still runs: what it has written so far) and prints, per function\n"
     "(by demangled name, added up over threads and processes): calls,\n"
@@ -34,7 +34,7 @@ constexpr const char* kDescription =
     "The trace is read once, a block at a time: memory grows with the functions\n"
     "and call paths, not with the length of the trace.\n";
 
-constexpr const char* kFooter =
+constexpr const char* kTraceReportFooter =
     "JSON (--json):\n"
     "  {\"functions\": [{\"name\", \"calls\", \"inclusive_ns\", \"exclusive_ns\"}...],\n"
     "   \"edges\": [{\"caller\", \"callee\", \"calls\"}...],\n"
@@ -51,7 +51,7 @@ constexpr const char* kFooter =
     "  covkit trace report --callers parse_expr --tree\n"
     "  covkit trace report --json > profile.json";
 
-struct ReportOptions {
+struct TraceReportOptions {
   std::string dir = "covkit-trace.data";
   bool json = false;
   std::string callers;
@@ -59,9 +59,9 @@ struct ReportOptions {
   trace::ProfileView view;
 };
 
-int report(ReportOptions& o) {
+int report(TraceReportOptions& o) {
   auto set = format::read_trace_dir(o.dir);
-  if (!set) return fail(kCommand, o.dir, set.error());
+  if (!set) return fail(kTraceReportCommand, o.dir, set.error());
   print_trace_warnings("report", set->warnings);
   trace::Symbolizer symbols;
   // Call paths are shown only by --json, --tree and --callers: without
@@ -72,7 +72,7 @@ int report(ReportOptions& o) {
   if (!o.callers.empty()) {
     o.view.callers = trace::match_functions(profile, o.callers);
     if (o.view.callers.empty())
-      return fail(kCommand, "", fmt::format("--callers {}: no such function in the trace", o.callers));
+      return fail(kTraceReportCommand, "", fmt::format("--callers {}: no such function in the trace", o.callers));
   }
   std::string text = o.json ? trace::profile_json(profile, o.view) : trace::profile_text(set->dir, profile, o.view);
   std::fwrite(text.data(), 1, text.size(), stdout);
@@ -82,10 +82,10 @@ int report(ReportOptions& o) {
 }  // namespace
 
 int run_trace_report(int argc, char** argv) {
-  CLI::App app{kDescription, std::string(kCommand)};
-  app.footer(kFooter);
+  CLI::App app{kTraceReportDescription, std::string(kTraceReportCommand)};
+  app.footer(kTraceReportFooter);
   app.get_formatter()->column_width(30);
-  ReportOptions o;
+  TraceReportOptions o;
   app.add_option("DIR", o.dir, "Trace directory [default: ./covkit-trace.data]")->type_name("");
   app.add_flag("--json", o.json, "Print JSON instead of tables");
   app.add_flag("--threads", o.view.threads, "Also a flat profile per thread (before the total)");
@@ -103,7 +103,7 @@ int run_trace_report(int argc, char** argv) {
       ->check(CLI::Range(1, 1024).description(""))
       ->type_name("N");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
-  return run_guarded(kCommand, [&] { return report(o); });
+  return run_guarded(kTraceReportCommand, [&] { return report(o); });
 }
 
 }  // namespace covkit::cli

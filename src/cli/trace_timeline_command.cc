@@ -26,7 +26,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kDescription =
+constexpr const char* kTraceTimelineDescription =
     "Writes a trace recorded by `covkit trace record` as a timeline: Chrome\n"
     "trace-event JSON that ui.perfetto.dev and chrome://tracing open.\n"
     "\n"
@@ -41,7 +41,7 @@ constexpr const char* kDescription =
     "longest calls only. The trace is read once, a block at a time; memory holds\n"
     "the calls to be written (about 40 bytes each), not the trace.\n";
 
-constexpr const char* kFooter =
+constexpr const char* kTraceTimelineFooter =
     "T is a number with a unit: ns, us, ms or s (a bare number is nanoseconds).\n"
     "\n"
     "Exit status: 0 on success, 1 on any error (one line on stderr).\n"
@@ -53,12 +53,12 @@ constexpr const char* kFooter =
     "Then open the file at https://ui.perfetto.dev (Open trace file) or in\n"
     "chrome://tracing (Load).";
 
-constexpr const char* kDefaultDir = "covkit-trace.data";
+constexpr const char* kTraceTimelineDefaultDir = "covkit-trace.data";
 
-constexpr std::string_view kCommand = "covkit trace timeline";
+constexpr std::string_view kTraceTimelineCommand = "covkit trace timeline";
 
 struct TimelineCommandOptions {
-  std::string dir = kDefaultDir, out, min_duration;
+  std::string dir = kTraceTimelineDefaultDir, out, min_duration;
   bool no_source = false;
   trace::TimelineOptions timeline;
 };
@@ -66,18 +66,18 @@ struct TimelineCommandOptions {
 int timeline(TimelineCommandOptions& o) {
   if (!o.min_duration.empty()) {
     auto t = trace::parse_duration_ns(o.min_duration);
-    if (!t) return fail(kCommand, "", fmt::format("--min-duration {}: not a duration (500ns, 10us, 2ms, 1s)", o.min_duration));
+    if (!t) return fail(kTraceTimelineCommand, "", fmt::format("--min-duration {}: not a duration (500ns, 10us, 2ms, 1s)", o.min_duration));
     o.timeline.min_duration_ns = *t;
   }
   o.timeline.source_args = !o.no_source;
   std::error_code ec;
-  if (fs::is_directory(o.out, ec)) return fail(kCommand, o.out, "is a directory");
+  if (fs::is_directory(o.out, ec)) return fail(kTraceTimelineCommand, o.out, "is a directory");
   auto trace = format::read_trace_dir(o.dir);
-  if (!trace) return fail(kCommand, o.dir, trace.error());
+  if (!trace) return fail(kTraceTimelineCommand, o.dir, trace.error());
   print_trace_warnings("timeline", trace->warnings);
 
   auto output = util::AtomicOutput::open(o.out);
-  if (!output) return fail(kCommand, o.out, output.error());
+  if (!output) return fail(kTraceTimelineCommand, o.out, output.error());
   trace::Symbolizer symbols;
   trace::SymbolLookup lookup = [&](const format::TraceProcess& p, uint64_t address,
                                    uint64_t when) -> const trace::SymbolInfo& { return symbols.lookup(p, address, when); };
@@ -85,12 +85,12 @@ int timeline(TimelineCommandOptions& o) {
   trace::write_timeline(*trace, lookup, o.timeline, [&](std::string_view piece) { output->write(piece); }, &stats);
   print_trace_warnings("timeline", stats.warnings);
   if (stats.calls == 0)  // the output is discarded
-    return fail(kCommand, o.dir, "no function calls in the trace (was the program built with -finstrument-functions?)");
-  if (auto committed = output->commit(); !committed) return fail(kCommand, o.out, committed.error());
+    return fail(kTraceTimelineCommand, o.dir, "no function calls in the trace (was the program built with -finstrument-functions?)");
+  if (auto committed = output->commit(); !committed) return fail(kTraceTimelineCommand, o.out, committed.error());
   if (stats.over_limit > 0)
     std::fprintf(stderr,
                  "%s: %s: the %llu longest of %llu calls written (--max-events; %llu shorter calls left out)\n",
-                 std::string(kCommand).c_str(), util::printable(o.out).c_str(), (unsigned long long)stats.written,
+                 std::string(kTraceTimelineCommand).c_str(), util::printable(o.out).c_str(), (unsigned long long)stats.written,
                  (unsigned long long)stats.calls, (unsigned long long)stats.over_limit);
   return 0;
 }
@@ -98,8 +98,8 @@ int timeline(TimelineCommandOptions& o) {
 }  // namespace
 
 int run_trace_timeline(int argc, char** argv) {
-  CLI::App app{kDescription, std::string(kCommand)};
-  app.footer(kFooter);
+  CLI::App app{kTraceTimelineDescription, std::string(kTraceTimelineCommand)};
+  app.footer(kTraceTimelineFooter);
   app.get_formatter()->column_width(30);
   TimelineCommandOptions o;
   o.timeline.max_events = 1000000;
@@ -120,7 +120,7 @@ int run_trace_timeline(int argc, char** argv) {
       ->check(CLI::Range(1, 1024).description(""))
       ->type_name("N");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
-  return run_guarded(kCommand, [&] { return timeline(o); });
+  return run_guarded(kTraceTimelineCommand, [&] { return timeline(o); });
 }
 
 }  // namespace covkit::cli

@@ -66,9 +66,9 @@ std::optional<std::string_view> take_field(std::string_view& rest) {
 // records, in file order. Only lcov's own syntax is resolved here (BRDA lines
 // gathered per line, FNA names placed at their FNL); sums and merges are the
 // model's.
-class Record {
+class LcovRecord {
  public:
-  explicit Record(std::string path) { source_.path = std::move(path); }
+  explicit LcovRecord(std::string path) { source_.path = std::move(path); }
 
   Expected<void> line(std::string_view key, std::string_view value);
   SourceRecord finish() &&;
@@ -86,7 +86,7 @@ class Record {
   std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> leaders_;  // FNL index -> start, end
 };
 
-Expected<void> Record::line(std::string_view key, std::string_view value) {
+Expected<void> LcovRecord::line(std::string_view key, std::string_view value) {
   if (key == "DA") return da(value);
   if (key == "BRDA") return brda(value);
   if (key == "FN") return fn(value);
@@ -97,7 +97,7 @@ Expected<void> Record::line(std::string_view key, std::string_view value) {
 }
 
 // DA:line,count[,checksum]
-Expected<void> Record::da(std::string_view v) {
+Expected<void> LcovRecord::da(std::string_view v) {
   auto line_field = take_field(v);
   if (!line_field) return Error("DA needs a line and a count");
   std::string_view count_field = v.substr(0, v.find(','));
@@ -115,7 +115,7 @@ Expected<void> Record::da(std::string_view v) {
 // BRDA:line,[e]block,branch,taken. The branch field may itself hold commas
 // (lcov 2 writes expressions there for some languages), so the last field is
 // taken from the end.
-Expected<void> Record::brda(std::string_view v) {
+Expected<void> LcovRecord::brda(std::string_view v) {
   auto line_field = take_field(v);
   auto block_field = line_field ? take_field(v) : std::nullopt;
   size_t last = v.rfind(',');
@@ -150,7 +150,7 @@ Expected<void> Record::brda(std::string_view v) {
 
 // FN:start,name (lcov 1) or FN:start,end,name (lcov 2). A C or C++ name never
 // starts with a digit, so "digits," after the start is the end line.
-Expected<void> Record::fn(std::string_view v) {
+Expected<void> LcovRecord::fn(std::string_view v) {
   auto start_field = take_field(v);
   if (!start_field) return Error("FN needs a line and a name");
   auto start = parse_line_number(*start_field);
@@ -176,7 +176,7 @@ Expected<void> Record::fn(std::string_view v) {
 }
 
 // FNDA:count,name
-Expected<void> Record::fnda(std::string_view v) {
+Expected<void> LcovRecord::fnda(std::string_view v) {
   auto count_field = take_field(v);
   if (!count_field || v.empty()) return Error("FNDA needs a count and a name");
   auto count = parse_count(*count_field);
@@ -189,7 +189,7 @@ Expected<void> Record::fnda(std::string_view v) {
 }
 
 // FNL:index,start[,end] (lcov 2.2): the location that FNA lines refer to.
-Expected<void> Record::fnl(std::string_view v) {
+Expected<void> LcovRecord::fnl(std::string_view v) {
   auto index_field = take_field(v);
   if (!index_field) return Error("FNL needs an index and a line");
   auto index = parse_digits(*index_field, "function index");
@@ -212,7 +212,7 @@ Expected<void> Record::fnl(std::string_view v) {
 }
 
 // FNA:index,count,name (lcov 2.2): one alias (name) of the function at FNL index.
-Expected<void> Record::fna(std::string_view v) {
+Expected<void> LcovRecord::fna(std::string_view v) {
   auto index_field = take_field(v);
   auto count_field = index_field ? take_field(v) : std::nullopt;
   if (!count_field || v.empty()) return Error("FNA needs an index, a count and a name");
@@ -231,7 +231,7 @@ Expected<void> Record::fna(std::string_view v) {
   return {};
 }
 
-SourceRecord Record::finish() && {
+SourceRecord LcovRecord::finish() && {
   source_.absolute_path = source_.path;
   return std::move(source_);
 }
@@ -247,7 +247,7 @@ bool is_key(std::string_view key) {
 
 Expected<CoverageRecords> read_lcov_tracefile(std::string_view text) {
   CoverageRecords result;
-  std::optional<Record> record;
+  std::optional<LcovRecord> record;
   size_t line_no = 0;
   size_t pos = 0;
   while (pos < text.size()) {

@@ -18,9 +18,9 @@ namespace covkit::format {
 namespace {
 
 // One record in the runtime's layout: header, then fields put at offsets.
-class Record {
+class RecordBytes {
  public:
-  explicit Record(size_t fixed) : bytes_(fixed, '\0') {}
+  explicit RecordBytes(size_t fixed) : bytes_(fixed, '\0') {}
   void put32(size_t at, uint32_t v) { std::memcpy(bytes_.data() + at, &v, 4); }
   void put64(size_t at, uint64_t v) { std::memcpy(bytes_.data() + at, &v, 8); }
   void append(const void* p, size_t n) { bytes_.append(static_cast<const char*>(p), n); }
@@ -46,7 +46,7 @@ std::string unhex(const std::string& hex) {
 
 Expected<std::string> encode_image(const SampleRecording& rec, const SampleImage& image) {
   std::string out;
-  Record head(CKS_IMAGE_FIXED);
+  RecordBytes head(CKS_IMAGE_FIXED);
   head.put32(CKS_IMAGE_PID, static_cast<uint32_t>(image.pid));
   head.put32(CKS_IMAGE_PPID, static_cast<uint32_t>(image.ppid));
   head.put64(CKS_IMAGE_START_NS, image.start_ns);
@@ -55,7 +55,7 @@ Expected<std::string> encode_image(const SampleRecording& rec, const SampleImage
   for (const SampleMapping& m : image.mappings) {
     std::string id = unhex(m.build_id);
     if (id.size() > CKS_MAX_BUILD_ID) return Error(fmt::format("build-id {} is longer than {} bytes", m.build_id, int{CKS_MAX_BUILD_ID}));
-    Record r(CKS_MAP_FIXED);
+    RecordBytes r(CKS_MAP_FIXED);
     r.put64(CKS_MAP_START, m.start);
     r.put64(CKS_MAP_END, m.end);
     r.put64(CKS_MAP_OFFSET, m.file_offset);
@@ -69,7 +69,7 @@ Expected<std::string> encode_image(const SampleRecording& rec, const SampleImage
   }
   for (const Sample& s : rec.samples) {
     if (s.image != image.id) continue;
-    Record r(CKS_SAMPLE_FIXED);
+    RecordBytes r(CKS_SAMPLE_FIXED);
     r.put32(CKS_SAMPLE_TID, static_cast<uint32_t>(s.tid));
     r.put32(CKS_SAMPLE_NSTACK, static_cast<uint32_t>(s.stack.size()));
     r.put32(CKS_SAMPLE_NSTEPS, static_cast<uint32_t>(s.steps.size()));
@@ -83,7 +83,7 @@ Expected<std::string> encode_image(const SampleRecording& rec, const SampleImage
     if (r.size() > CKS_MAX_RECORD) return Error(fmt::format("a sample of {} steps is too large for one record", s.steps.size()));
     r.finish_into(out, CKS_KIND_SAMPLE, static_cast<uint16_t>(s.stop));
     if (!s.branches.empty()) {
-      Record b(CKS_REC_HEADER);
+      RecordBytes b(CKS_REC_HEADER);
       for (const BranchPair& p : s.branches) {
         b.append(&p.from, 8);
         b.append(&p.to, 8);
@@ -95,12 +95,12 @@ Expected<std::string> encode_image(const SampleRecording& rec, const SampleImage
   for (const auto* list : {&rec.hits, &rec.planted})
     for (const BlockHit& h : *list) {
       if (h.image != image.id) continue;
-      Record r(CKS_HIT_FIXED);
+      RecordBytes r(CKS_HIT_FIXED);
       r.put64(CKS_HIT_ADDRESS, h.address);
       r.finish_into(out, list == &rec.hits ? CKS_KIND_HIT : CKS_KIND_PLANTED);
     }
   if (image.ended) {
-    Record r(CKS_END_FIXED);
+    RecordBytes r(CKS_END_FIXED);
     r.finish_into(out, CKS_KIND_END);
   }
   return out;

@@ -59,7 +59,7 @@ struct Node {
   EdgeAcc* edge = nullptr;                    // parent's function -> this one (a path has one caller)
 };
 
-struct Frame {
+struct ProfileFrame {
   uint32_t fn = 0;
   uint32_t node = kNone;
   uint64_t start = 0, child = 0;
@@ -149,7 +149,7 @@ class ThreadReplay {
   }
 
   void push(uint32_t fn, uint64_t now, bool call = true) {
-    Frame f;
+    ProfileFrame f;
     f.fn = fn;
     f.start = now;
     f.call = call;
@@ -159,7 +159,7 @@ class ThreadReplay {
     else if (depth == kMaxTreeDepth + 1) f.node = child_node(parent, kDeeperFn);
     if (f.node != kNone && call) ++nodes_[f.node].calls;
     if (!stack_.empty() && call) {
-      Frame& caller = stack_.back();
+      ProfileFrame& caller = stack_.back();
       // The call path's node knows its edge; below the tree's depth (or in
       // the "[deeper calls]" node) the caller's last callee may.
       const bool own_node = f.node != kNone && nodes_[f.node].fn == fn;
@@ -206,7 +206,7 @@ class ThreadReplay {
     FnAcc& a = fns_[fn];
     ++a.calls;
     ++a.active;
-    Frame& f = stack_.emplace_back();
+    ProfileFrame& f = stack_.emplace_back();
     f.fn = fn;
     f.node = index;
     f.start = now;
@@ -220,7 +220,7 @@ class ThreadReplay {
   }
 
   void pop(uint64_t now) {
-    Frame f = stack_.back();
+    ProfileFrame f = stack_.back();
     stack_.pop_back();
     valid_ = std::min(valid_, stack_.size());
     const uint64_t dur = now > f.start ? now - f.start : 0;
@@ -264,7 +264,7 @@ class ThreadReplay {
   std::unordered_map<uint64_t, EdgeAcc> edges_;  // (caller, callee) local ids
   std::vector<Node> nodes_;                      // [0] is the thread
   std::unordered_map<uint64_t, uint32_t> child_index_;
-  std::vector<Frame> stack_;
+  std::vector<ProfileFrame> stack_;
   uint32_t max_depth_ = 0;
   std::vector<uint32_t> deepest_;
   size_t valid_ = 0;

@@ -38,7 +38,7 @@ struct Line {
   std::list<Line>::iterator self;  // where it is queued
 };
 
-struct Frame {
+struct ReplayFrame {
   uint64_t begin_ns = 0;
   int depth = -1;          // indentation; -1: hidden by -F, -N or --depth
   Line* line = nullptr;    // its enter while queued
@@ -46,7 +46,7 @@ struct Frame {
 };
 
 struct ThreadState {
-  std::vector<Frame> stack;
+  std::vector<ReplayFrame> stack;
   long notrace_at = -1;  // index of the outermost open frame -N named
   long filter_at = -1;   // index of the outermost open frame -F named
 };
@@ -115,7 +115,7 @@ class Replay {
   void enter(size_t thread, uint64_t address, uint64_t counter, uint64_t ns, bool inherited) {
     ThreadState& t = threads_[thread];
     const size_t index = t.stack.size();
-    Frame f;
+    ReplayFrame f;
     f.begin_ns = ns;
     const Match m = match(thread, address, counter);
     bool shown = true;
@@ -160,7 +160,7 @@ class Replay {
     ThreadState& t = threads_[thread];
     if (t.stack.empty()) return;
     const size_t index = t.stack.size() - 1;
-    Frame f = t.stack.back();
+    ReplayFrame f = t.stack.back();
     t.stack.pop_back();
     if (t.notrace_at == long(index)) t.notrace_at = -1;
     if (t.filter_at == long(index)) t.filter_at = -1;

@@ -1,5 +1,6 @@
 #include "trace/symbolizer.h"
 
+#include <filesystem>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
@@ -274,11 +275,6 @@ class ElfModule {
   std::vector<CuRange> ranges_;
 };
 
-std::string base_name(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 }  // namespace
 
 struct Symbolizer::Impl {
@@ -313,7 +309,7 @@ const SymbolInfo& Symbolizer::lookup(const format::TraceProcess& process, uint64
     info.name = util::demangle(sym->name);
     if (sym->addr != rel) info.name += fmt::format("+0x{:x}", rel - sym->addr);
   } else {
-    info.name = fmt::format("0x{:x} ({})", address, module->path.empty() ? "unknown module" : base_name(module->path));
+    info.name = fmt::format("0x{:x} ({})", address, module->path.empty() ? "unknown module" : std::filesystem::path(module->path).filename().string());
   }
   cache.elf->source(rel, &info.file, &info.line);
   return info;

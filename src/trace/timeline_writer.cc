@@ -1,5 +1,6 @@
 #include "trace/timeline_writer.h"
 
+#include <filesystem>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -181,17 +182,12 @@ void replay_thread(const format::TraceProcess& p, const format::TraceThread& t, 
   }
 }
 
-std::string base_name(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 // "prog (7)"; a pid that ran several images (exec) names them in order.
 std::string process_label(const format::TraceSet& trace, size_t i) {
   std::string names;
   for (const format::TraceProcess& p : trace.processes) {
     if (p.pid != trace.processes[i].pid) continue;
-    std::string name = p.exe.empty() ? std::string("process") : base_name(p.exe);
+    std::string name = p.exe.empty() ? std::string("process") : std::filesystem::path(p.exe).filename().string();
     names += (names.empty() ? "" : " \u2192 ") + name;
   }
   return fmt::format("{} ({})", names, trace.processes[i].pid);

@@ -4,7 +4,11 @@ scope (outside an anonymous namespace) in two files of src/ with the same
 namespace is two definitions of one entity, an ODR violation that compiles
 and links and then corrupts memory (sample::FunctionSymbol was defined by
 binary_image.h and elf_module_file.h; AddressSanitizer found it as a heap
-overflow). Prints each clash as NAME: FILES, exits 1 when there is any.
+overflow). Names private to a file (types and constexpr constants in an
+anonymous namespace of a .cc file) must be unique within its folder: the
+folder's files are compiled in batches (CMake's unity build), where two such
+names are one redefinition. Prints each clash as NAME: FILES, exits 1 when
+there is any.
 
   check_type_names.py SRC_DIR      check a tree
   check_type_names.py --self-test  check that a clash is found
@@ -18,10 +22,12 @@ NAMESPACE = re.compile(r'^namespace ([\w:]+) \{')
 ANONYMOUS = re.compile(r'^namespace \{')
 CLOSE = re.compile(r'^\}\s*//\s*namespace')
 TYPE = re.compile(r"^(?:struct|class|union) (\w+)\b(?!::)[^;]*$")
+CONSTANT = re.compile(r"^(?:static )?constexpr [\w:<>, ]+?[ *&]+(\w+)(?:\[\w*\])? =")
 
 
 def definitions(path):
-    """(qualified name) for every type defined at namespace scope, outside anonymous namespaces."""
+    """(qualified name, private) for every type defined at namespace scope and
+    every constexpr constant of an anonymous namespace; private: inside one."""
     stack, out = [], []
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
@@ -32,9 +38,14 @@ def definitions(path):
             elif CLOSE.match(line) and stack:
                 stack.pop()
             else:
+                private = None in stack
+                named = [n for n in stack if n]
                 m = TYPE.match(line)
-                if m and None not in stack and ("{" in line or line.rstrip().endswith((":", "final"))):
-                    out.append("::".join(stack + [m.group(1)]))
+                if m and ("{" in line or line.rstrip().endswith((":", "final"))):
+                    out.append(("::".join(named + [m.group(1)]), private))
+                m = CONSTANT.match(line)
+                if m and private:
+                    out.append(("::".join(named + [m.group(1)]), True))
     return out
 
 
@@ -44,8 +55,12 @@ def clashes(src):
         for name in sorted(files):
             if name.endswith((".h", ".cc")):
                 path = os.path.join(folder, name)
-                for qualified in definitions(path):
-                    where.setdefault(qualified, set()).add(os.path.relpath(path, src))
+                for qualified, private in definitions(path):
+                    if private and not name.endswith(".cc"):
+                        continue
+                    # A private name is one per folder (a unity batch), a public one per tree.
+                    key = "%s (private to files of %s/)" % (qualified, os.path.relpath(folder, src)) if private else qualified
+                    where.setdefault(key, set()).add(os.path.relpath(path, src))
     return {name: sorted(files) for name, files in where.items() if len(files) > 1}
 
 
@@ -59,11 +74,18 @@ def self_test():
         write("s/b.h", "namespace x::s {\n\nstruct Sym {\n  long b;\n};\nstruct Other;\n\n}  // namespace x::s\n")
         write("s/c.cc", "namespace x::s {\nnamespace {\nstruct Sym {\n};\n}  // namespace\n}  // namespace x::s\n")
         write("t/d.h", "namespace x::t {\nstruct Sym {\n};\n}  // namespace x::t\n")
+        write("s/e.cc", "namespace x::s {\nnamespace {\nstruct Sym {\n};\nconstexpr const char* kName = \"e\";\n}  // namespace\n}  // namespace x::s\n")
+        write("s/f.cc", "namespace x::s {\nnamespace {\nconstexpr std::string_view kName = \"f\";\nconstexpr int kOther = 1;\n}  // namespace\n}  // namespace x::s\n")
+        write("t/g.cc", "namespace x::s {\nnamespace {\nstruct Sym {\n};\nconstexpr int kOther = 2;\n}  // namespace\n}  // namespace x::s\n")
         got = clashes(d)
-        if got != {"x::s::Sym": ["s/a.h", "s/b.h"]}:
+        want = {"x::s::Sym": ["s/a.h", "s/b.h"],
+                "x::s::Sym (private to files of s/)": ["s/c.cc", "s/e.cc"],
+                "x::s::kName (private to files of s/)": ["s/e.cc", "s/f.cc"]}
+        if got != want:
             print("self-test failed: got %r" % got)
             return 1
-    print("self-test: the planted clash was found; anonymous namespaces, other namespaces and declarations were not")
+    print("self-test: the planted clashes were found (public types in a tree, private names in a folder); "
+          "private names in other folders, other namespaces and declarations were not")
     return 0
 
 
@@ -75,10 +97,10 @@ def main():
         return 2
     found = clashes(sys.argv[1])
     for name, files in sorted(found.items()):
-        print("%s: defined in %s (one definition per name: rename one or share a header)" % (name, ", ".join(files)))
+        print("%s: defined in %s (one definition per name: rename one or share it)" % (name, ", ".join(files)))
     if found:
         return 1
-    print("no type is defined twice in one namespace")
+    print("no type is defined twice in one namespace, no private name twice in one folder")
     return 0
 
 
