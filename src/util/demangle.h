@@ -5,7 +5,8 @@
 namespace covkit::util {
 
 // Demangles like gcov (libiberty's cplus_demangle with parameters);
-// returns `name` itself when it is not a mangled C++ name.
+// returns `name` itself when it is not a mangled C++ name, or is longer than
+// 32 KiB (libiberty would overflow the stack).
 std::string demangle(const std::string& name);
 
 // cplus_demangle with parameters and cv-qualifiers (DMGL_PARAMS | DMGL_ANSI,
