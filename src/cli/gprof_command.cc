@@ -10,7 +10,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "cli/command_line.h"
@@ -29,7 +31,7 @@ namespace covkit::cli {
 
 namespace {
 
-constexpr const char* kCommand = "covkit gprof";
+constexpr const char* kGprofCommand = "covkit gprof";
 
 constexpr const char* kHelp =
     "Usage: covkit gprof [OPTIONS] PROG [GMON...]\n"
@@ -141,9 +143,20 @@ const char* unsupported_gprof_option(int option) {
 
 enum Style : unsigned { kFlat = 1, kGraph = 2 };
 
-}  // namespace
+// The command line, as gprof's getopt reads it.
+struct GprofCommandLine {
+  unsigned style = 0, user_specified = 0;  // kFlat | kGraph asked for; parts named by -p/-P/-q/-Q
+  trace::GprofTextOptions text;
+  std::string format = "text", out;
+  trace::GraphOptions graph_options;
+  std::vector<trace::GprofSymbolSpec> specs;
+  bool sum = false;
+  std::vector<std::string> args;  // PROG and GMON files, in either order
+};
 
-int run_gprof_command(int argc, char** argv) {
+// Reads argv into `cl`; an exit status when the command ends here (--help,
+// a bad option), nothing when it goes on.
+std::optional<int> parse_gprof_command_line(int argc, char** argv, GprofCommandLine& cl) {
   static const option kLong[] = {
       {"brief", no_argument, nullptr, 'b'},
       {"flat-profile", optional_argument, nullptr, 'p'},
@@ -162,13 +175,7 @@ int run_gprof_command(int argc, char** argv) {
       {"help", no_argument, nullptr, 'h'},
       {nullptr, 0, nullptr, 0},
   };
-  unsigned style = 0, user_specified = 0;
-  trace::GprofTextOptions text;
-  std::string format = "text", out;
-  trace::GraphOptions graph_options;
-  std::vector<trace::GprofSymbolSpec> specs;
-  bool sum = false;
-  auto add_spec = [&](trace::GprofTable table) { specs.push_back({optarg, table}); };
+  auto add_spec = [&](trace::GprofTable table) { cl.specs.push_back({optarg, table}); };
   using T = trace::GprofTable;
   optind = 0;  // reset: getopt may have run before in this process (tests)
   opterr = 0;
@@ -181,31 +188,31 @@ int run_gprof_command(int argc, char** argv) {
       // and -QSYM still ask for their part of the report.
       case 'p':
         if (optarg) add_spec(T::kInclFlat);
-        style |= kFlat;
-        user_specified |= kFlat;
+        cl.style |= kFlat;
+        cl.user_specified |= kFlat;
         break;
       case 'P':
         if (optarg) {
           add_spec(T::kExclFlat);
-          style |= kFlat;
+          cl.style |= kFlat;
         } else {
-          style &= ~kFlat;
+          cl.style &= ~kFlat;
         }
-        user_specified |= kFlat;
+        cl.user_specified |= kFlat;
         break;
       case 'q':
         if (optarg) add_spec(std::strchr(optarg, '/') ? T::kInclArcs : T::kInclGraph);
-        style |= kGraph;
-        user_specified |= kGraph;
+        cl.style |= kGraph;
+        cl.user_specified |= kGraph;
         break;
       case 'Q':
         if (optarg) {
           add_spec(std::strchr(optarg, '/') ? T::kExclArcs : T::kExclGraph);
-          style |= kGraph;
+          cl.style |= kGraph;
         } else {
-          style &= ~kGraph;
+          cl.style &= ~kGraph;
         }
-        user_specified |= kGraph;
+        cl.user_specified |= kGraph;
         break;
       case 'E':
         add_spec(T::kExclTime);
@@ -231,126 +238,154 @@ int run_gprof_command(int argc, char** argv) {
         add_spec(T::kExclTime);
         break;
       case 's':
-        sum = true;
+        cl.sum = true;
         break;
       case 'T':
-        text.bsd = true;
+        cl.text.bsd = true;
         break;
       case 'w':
         // gprof's atoi: what is not a number is 0, and below 1 is 1. Past
         // 10000 the index's padding alone would take gigabytes.
-        text.width = std::max(1, std::atoi(optarg));
-        if (text.width > 10000)
-          return fail(kCommand, "", std::string("-w must be at most 10000, not '") + optarg + "'");
+        cl.text.width = std::max(1, std::atoi(optarg));
+        if (cl.text.width > 10000)
+          return fail(kGprofCommand, "", std::string("-w must be at most 10000, not '") + optarg + "'");
         break;
       case 'z':
-        text.ignore_zeros = false;
+        cl.text.ignore_zeros = false;
         break;
       case 'o':
-        out = optarg;
+        cl.out = optarg;
         break;
       case kOptFormat:
-        format = optarg;
-        if (format != "text" && format != "dot" && format != "svg" && format != "png" && format != "callgrind")
-          return fail(kCommand, "", "--format must be text, dot, svg, png or callgrind, not '" + format + "'");
+        cl.format = optarg;
+        if (cl.format != "text" && cl.format != "dot" && cl.format != "svg" && cl.format != "png" &&
+            cl.format != "callgrind")
+          return fail(kGprofCommand, "", "--format must be text, dot, svg, png or callgrind, not '" + cl.format + "'");
         break;
       case kOptThreshold: {
         char* end = nullptr;
-        graph_options.threshold_percent = std::strtod(optarg, &end);
-        if (!end || *end || graph_options.threshold_percent < 0 || graph_options.threshold_percent > 100)
-          return fail(kCommand, "", std::string("--threshold must be a percentage, not '") + optarg + "'");
+        cl.graph_options.threshold_percent = std::strtod(optarg, &end);
+        if (!end || *end || cl.graph_options.threshold_percent < 0 || cl.graph_options.threshold_percent > 100)
+          return fail(kGprofCommand, "", std::string("--threshold must be a percentage, not '") + optarg + "'");
         break;
       }
       case 'h':
         std::fputs(kHelp, stdout);
         return 0;
       case ':':
-        return fail(kCommand, "", std::string("option '") + argv[optind - 1] + "' needs a value (see --help)");
+        return fail(kGprofCommand, "", std::string("option '") + argv[optind - 1] + "' needs a value (see --help)");
       default: {
         if (const char* what = unsupported_gprof_option(optopt))
-          return fail(kCommand, "", std::string("gprof's option '-") + char(optopt) + "' (" + what + ") is not supported");
+          return fail(kGprofCommand, "", std::string("gprof's option '-") + char(optopt) + "' (" + what + ") is not supported");
         std::string what = optopt ? std::string("-") + char(optopt) : std::string(argv[optind - 1]);
-        return fail(kCommand, "", "unknown option '" + what + "' (see covkit gprof --help)");
+        return fail(kGprofCommand, "", "unknown option '" + what + "' (see covkit gprof --help)");
       }
     }
   }
-  std::vector<std::string> args(argv + optind, argv + argc);
+  cl.args.assign(argv + optind, argv + argc);
   // gprof -s tallies on line symbols; a report from them is -l's.
-  if (sum && (style || user_specified || !specs.empty() || format != "text" || !out.empty()))
-    return fail(kCommand, "",
+  if (cl.sum && (cl.style || cl.user_specified || !cl.specs.empty() || cl.format != "text" || !cl.out.empty()))
+    return fail(kGprofCommand, "",
                 "-s writes gmon.sum and prints nothing; with a report, a symbol, --format or -o it would need gprof's "
                 "line-level profile (-l), which is not supported");
-  if ((format == "svg" || format == "png") && out.empty())
-    return fail(kCommand, "", "--format " + format + " needs -o FILE");
+  if ((cl.format == "svg" || cl.format == "png") && cl.out.empty())
+    return fail(kGprofCommand, "", "--format " + cl.format + " needs -o FILE");
+  return std::nullopt;
+}
 
-  return run_guarded(kCommand, [&]() -> int {
-    std::string prog = "a.out";
+// PROG [default a.out] and the gmon files [default gmon.out];
+// `covkit gprof gmon.out PROG` is recognised by the magic.
+void split_program_and_gmons(std::vector<std::string> args, std::string& prog, std::vector<std::string>& gmons) {
+  prog = "a.out";
+  if (!args.empty()) {
+    auto is_gmon = [](const std::string& path) {
+      auto data = util::read_file(path);
+      return data && format::has_gmon_magic(data->bytes());
+    };
+    if (args.size() >= 2 && is_gmon(args[0]) && !is_gmon(args[1])) std::swap(args[0], args[1]);
+    prog = args[0];
+    gmons.assign(args.begin() + 1, args.end());
+  }
+  if (gmons.empty()) gmons.push_back("gmon.out");
+}
+
+// -s: the files added up into gmon.sum, as gprof writes it.
+int write_gmon_sum(const std::string& prog, const trace::GprofSymbolTable& symbols, const trace::GprofProfile& profile,
+                   const std::vector<trace::GprofInput>& inputs) {
+  if (!profile.block_counts.empty())
+    return fail(kGprofCommand, inputs.front().path, "-s: basic-block count records are not supported");
+  auto lines = trace::read_gprof_line_symbols(prog, symbols);
+  if (!lines) return fail(kGprofCommand, prog, lines.error());
+  const std::string bytes = trace::gprof_sum_file(profile, *lines, inputs);
+  if (auto w = util::write_file_atomic("gmon.sum", bytes); !w) return fail(kGprofCommand, "gmon.sum", w.error().message);
+  return 0;
+}
+
+// gprof's text (which sorts `profile`), or the call graph drawn; an exit
+// status on failure.
+std::variant<std::string, int> render_report(const GprofCommandLine& cl, const std::string& prog,
+                                             const std::string& first_gmon, const trace::GprofSymbolTable& symbols,
+                                             trace::GprofProfile& profile) {
+  unsigned style = cl.style;
+  if (style == 0) {
+    if (profile.has_histogram) style |= kFlat;
+    if (profile.has_call_graph) style |= kGraph;
+    style &= ~cl.user_specified;
+  }
+  if ((style & kFlat) && !profile.has_histogram)
+    return fail(kGprofCommand, first_gmon, "no histogram records: no flat profile (try -q)");
+  if ((style & kGraph) && !profile.has_call_graph)
+    return fail(kGprofCommand, first_gmon, "no call-graph records: no call graph (try -p)");
+  if (cl.format == "text") {
+    trace::GprofTextOptions text = cl.text;
+    text.flat = style & kFlat;
+    text.graph = style & kGraph;
+    return trace::gprof_text(profile, text) + trace::gprof_block_counts_text(profile, symbols);
+  }
+  trace::GraphOutputOptions draw;
+  draw.format = cl.format;
+  draw.graph = cl.graph_options;
+  draw.callgrind.command = prog;
+  draw.title = [&](const trace::CallGraph&) { return prog + ": gprof call graph"; };
+  auto drawn = trace::draw_call_profile(trace::gprof_call_profile(profile), draw);
+  if (!drawn) return fail(kGprofCommand, drawn.error().rendering ? cl.out : prog, drawn.error());
+  return std::move(*drawn);
+}
+
+// To standard output, or to -o FILE (written whole or not at all).
+int write_report(const std::string& out, const std::string& content) {
+  if (out.empty() || out == "-") {
+    if (std::fwrite(content.data(), 1, content.size(), stdout) != content.size() || std::fflush(stdout) != 0)
+      return fail(kGprofCommand, "<stdout>", std::strerror(errno));
+    return 0;
+  }
+  if (auto w = util::write_file_atomic(out, content); !w) return fail(kGprofCommand, out, w.error().message);
+  return 0;
+}
+
+}  // namespace
+
+int run_gprof_command(int argc, char** argv) {
+  GprofCommandLine cl;
+  if (auto done = parse_gprof_command_line(argc, argv, cl)) return *done;
+  return run_guarded(kGprofCommand, [&]() -> int {
+    std::string prog;
     std::vector<std::string> gmons;
-    if (!args.empty()) {
-      // `covkit gprof gmon.out PROG`: recognised by the magic.
-      auto is_gmon = [](const std::string& path) {
-        auto data = util::read_file(path);
-        return data && format::has_gmon_magic(data->bytes());
-      };
-      if (args.size() >= 2 && is_gmon(args[0]) && !is_gmon(args[1])) std::swap(args[0], args[1]);
-      prog = args[0];
-      gmons.assign(args.begin() + 1, args.end());
-    }
-    if (gmons.empty()) gmons.push_back("gmon.out");
-
+    split_program_and_gmons(cl.args, prog, gmons);
     auto symbols = trace::read_gprof_symbols(prog);
-    if (!symbols) return fail(kCommand, prog, symbols.error());
+    if (!symbols) return fail(kGprofCommand, prog, symbols.error());
     std::vector<trace::GprofInput> inputs;
     for (const std::string& g : gmons) {
       auto data = format::read_gmon(g);
-      if (!data) return fail(kCommand, g, data.error());
+      if (!data) return fail(kGprofCommand, g, data.error());
       inputs.push_back({g, std::move(*data)});
     }
-    auto profile = trace::build_gprof_profile(*symbols, inputs, trace::GprofSelection(*symbols, specs));
-    if (!profile) return fail(kCommand, profile.error().path, profile.error().describe());
-
-    if (sum) {
-      if (!profile->block_counts.empty())
-        return fail(kCommand, gmons.front(), "-s: basic-block count records are not supported");
-      auto lines = trace::read_gprof_line_symbols(prog, *symbols);
-      if (!lines) return fail(kCommand, prog, lines.error());
-      const std::string bytes = trace::gprof_sum_file(*profile, *lines, inputs);
-      if (auto w = util::write_file_atomic("gmon.sum", bytes); !w) return fail(kCommand, "gmon.sum", w.error().message);
-      return 0;
-    }
-    if (style == 0) {
-      if (profile->has_histogram) style |= kFlat;
-      if (profile->has_call_graph) style |= kGraph;
-      style &= ~user_specified;
-    }
-    if ((style & kFlat) && !profile->has_histogram)
-      return fail(kCommand, gmons.front(), "no histogram records: no flat profile (try -q)");
-    if ((style & kGraph) && !profile->has_call_graph)
-      return fail(kCommand, gmons.front(), "no call-graph records: no call graph (try -p)");
-
-    std::string content;
-    if (format == "text") {
-      text.flat = style & kFlat;
-      text.graph = style & kGraph;
-      content = trace::gprof_text(*profile, text);
-      content += trace::gprof_block_counts_text(*profile, *symbols);
-    } else {
-      trace::GraphOutputOptions draw;
-      draw.format = format;
-      draw.graph = graph_options;
-      draw.callgrind.command = prog;
-      draw.title = [&](const trace::CallGraph&) { return prog + ": gprof call graph"; };
-      auto drawn = trace::draw_call_profile(trace::gprof_call_profile(*profile), draw);
-      if (!drawn) return fail(kCommand, drawn.error().rendering ? out : prog, drawn.error());
-      content = std::move(*drawn);
-    }
-    if (out.empty() || out == "-") {
-      if (std::fwrite(content.data(), 1, content.size(), stdout) != content.size() || std::fflush(stdout) != 0)
-        return fail(kCommand, "<stdout>", std::strerror(errno));
-      return 0;
-    }
-    if (auto w = util::write_file_atomic(out, content); !w) return fail(kCommand, out, w.error().message);
-    return 0;
+    auto profile = trace::build_gprof_profile(*symbols, inputs, trace::GprofSelection(*symbols, cl.specs));
+    if (!profile) return fail(kGprofCommand, profile.error().path, profile.error().describe());
+    if (cl.sum) return write_gmon_sum(prog, *symbols, *profile, inputs);
+    auto report = render_report(cl, prog, gmons.front(), *symbols, *profile);
+    if (int* status = std::get_if<int>(&report)) return *status;
+    return write_report(cl.out, std::get<std::string>(report));
   });
 }
 
