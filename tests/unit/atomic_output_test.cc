@@ -11,7 +11,7 @@
 #include "util/atomic_output.h"
 
 namespace covkit {
-namespace {
+namespace atomic_output_test {
 
 using testing::TempDir;
 namespace fs = std::filesystem;

@@ -8,7 +8,7 @@
 #include "format/gcov_tags.h"
 
 namespace covkit::format {
-namespace {
+namespace byte_reader_test {
 
 std::vector<uint8_t> le(std::initializer_list<uint32_t> words) {
   std::vector<uint8_t> out;

@@ -15,7 +15,7 @@
 #include "test_support.h"
 
 namespace covkit::report {
-namespace {
+namespace cobertura_dtd_test {
 
 // Cobertura's DTD ships with the tests (tests/data/).
 // (Not found through __FILE__, which is relative under ccache's base_dir.)

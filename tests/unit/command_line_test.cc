@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 namespace covkit::cli {
-namespace {
+namespace command_line_test {
 
 // An app with a few of covkit report's options (CLI::App cannot be moved).
 struct ReportLike {
@@ -53,16 +53,16 @@ TEST(ParseCommandLine, HelpSucceedsAndUnknownOptionsFail) {
   ReportLike r1;
   CLI::App& app = r1.app;
   const char* help[] = {"covkit report", "--help"};
-  testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStdout();
   EXPECT_EQ(parse_command_line(app, 2, const_cast<char**>(help)), 0);
-  EXPECT_NE(testing::internal::GetCapturedStdout().find("--fail-under-line"), std::string::npos);
+  EXPECT_NE(::testing::internal::GetCapturedStdout().find("--fail-under-line"), std::string::npos);
 
   ReportLike r2;
   CLI::App& app2 = r2.app;
   const char* bad[] = {"covkit report", "--txt"};
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   EXPECT_EQ(parse_command_line(app2, 2, const_cast<char**>(bad)), 1);
-  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
             "covkit report: unknown option --txt: that is gcovr's; here use -s/--print-summary (the table is "
             "printed anyway when no file is written)\n");
 
@@ -73,20 +73,20 @@ TEST(ParseCommandLine, HelpSucceedsAndUnknownOptionsFail) {
 }
 
 TEST(RunGuarded, EscapesBecomeOneLineAndStatusOne) {
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   EXPECT_EQ(run_guarded("covkit x", [] () -> int { throw std::bad_alloc(); }), 1);
   EXPECT_EQ(run_guarded("covkit x", [] () -> int { throw std::runtime_error("boom"); }), 1);
   EXPECT_EQ(run_guarded("covkit x", [] { return 3; }), 3);
-  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
             "covkit x: out of memory (the input is larger than this machine can hold)\n"
             "covkit x: internal error: boom\n");
 }
 
 TEST(Fail, NamesTheFileAndEscapesIt) {
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   EXPECT_EQ(fail("covkit merge", "a\nb.info", "line 2: bad"), 1);
   EXPECT_EQ(fail("covkit merge", "", Error(12, "what"), 4), 4);
-  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
             "covkit merge: a\\nb.info: line 2: bad\ncovkit merge: corrupt at byte 12: what\n");
 }
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 namespace covkit::model {
-namespace {
+namespace coverage_filters_test {
 
 BranchCov br(int64_t count, bool is_throw = false, bool unreachable = false) {
   BranchCov b;

@@ -10,7 +10,7 @@
 #include <vector>
 
 namespace covkit::model {
-namespace {
+namespace coverage_merge_test {
 
 BranchCov br(int64_t count, bool executed = true) {
   BranchCov b;
@@ -319,7 +319,7 @@ TEST(MergeProject, NewFilesAreInsertedInPathOrder) {
 }  // namespace covkit::model
 
 namespace covkit::model {
-namespace {
+namespace coverage_merge_test {
 
 LineCov inferred_line(uint32_t n, int64_t count, bool inferred) {
   LineCov l = line(n, count);

@@ -17,7 +17,7 @@
 #include "report/covkit_json_writer.h"
 
 namespace covkit {
-namespace {
+namespace covkit_json_test {
 
 // The reader's records as the model sees them, or its error.
 struct JsonRead {

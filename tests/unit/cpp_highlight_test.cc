@@ -11,7 +11,7 @@
 #include <vector>
 
 namespace covkit::report::html {
-namespace {
+namespace cpp_highlight_test {
 
 std::vector<std::string> highlight(const std::vector<std::string>& lines) {
   CppHighlighter h;

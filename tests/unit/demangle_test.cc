@@ -5,7 +5,7 @@
 #include <string>
 
 namespace covkit::util {
-namespace {
+namespace demangle_test {
 
 TEST(Demangle, NamesAsGcovShowsThem) {
   EXPECT_EQ(demangle("_Z3fooi"), "foo(int)");

@@ -7,7 +7,7 @@
 #include "test_support.h"
 
 namespace covkit::model {
-namespace {
+namespace diff_lines_test {
 
 using Ranges = std::vector<std::pair<uint32_t, uint32_t>>;
 

@@ -17,7 +17,7 @@
 #include "test_support.h"
 
 namespace covkit::format {
-namespace {
+namespace eh_frame_test {
 
 using covkit::testing::run_command;
 using covkit::testing::TempDir;

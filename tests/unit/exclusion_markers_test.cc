@@ -10,7 +10,7 @@
 #include <vector>
 
 namespace covkit::model {
-namespace {
+namespace exclusion_markers_test {
 
 using R = ExclusionRegions;
 

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 namespace covkit::sample {
-namespace {
+namespace fde_functions_test {
 
 std::vector<std::string> names(const std::vector<FunctionSymbol>& fs) {
   std::vector<std::string> out;

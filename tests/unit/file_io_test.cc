@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <string>
 
-namespace {
+namespace file_io_test {
 
 // A notes file may name any path as its source: devices never end and FIFOs
 // block, so only regular files are read.

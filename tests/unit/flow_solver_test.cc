@@ -11,7 +11,7 @@
 #include "test_support.h"
 
 namespace covkit::model {
-namespace {
+namespace flow_solver_test {
 
 using namespace covkit::testing;
 

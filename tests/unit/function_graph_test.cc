@@ -8,7 +8,7 @@
 #include "graph_fixtures.h"
 
 namespace covkit::model {
-namespace {
+namespace function_graph_test {
 
 using namespace covkit::testing;
 

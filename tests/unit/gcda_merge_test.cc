@@ -9,7 +9,7 @@
 #include "format/gcov_tags.h"
 
 namespace covkit::model {
-namespace {
+namespace gcda_merge_test {
 
 using format::DataFile;
 using format::DataRecord;

@@ -12,7 +12,7 @@
 #include "test_support.h"
 
 namespace covkit::format {
-namespace {
+namespace gcda_writer_test {
 
 using testing::GcovImageBuilder;
 using testing::ImageParam;

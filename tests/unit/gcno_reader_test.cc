@@ -11,7 +11,7 @@
 #include "test_support.h"
 
 namespace covkit::format {
-namespace {
+namespace gcno_reader_test {
 
 using testing::ArcSpec;
 using testing::GcovImageBuilder;

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace covkit::report {
-namespace {
+namespace gcov_file_names_test {
 
 TEST(MangledPath, SlashesAndDotDot) {
   EXPECT_EQ(mangle_path("../a/./b.c"), "^#a#.#b.c");

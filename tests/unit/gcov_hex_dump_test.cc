@@ -7,7 +7,7 @@
 #include <string>
 
 namespace covkit::format {
-namespace {
+namespace gcov_hex_dump_test {
 
 std::string bytes_of(const HexDump& d) { return std::string(d.bytes.begin(), d.bytes.end()); }
 

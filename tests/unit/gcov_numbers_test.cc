@@ -8,7 +8,7 @@
 #include <limits>
 
 namespace covkit::report {
-namespace {
+namespace gcov_numbers_test {
 
 TEST(FormatGcov, RoundsLikePrintf) {
   EXPECT_EQ(format_gcov(999, 1000, 0, false), "100%");  // 99.9 rounds up: never "complete" in truth

@@ -16,7 +16,7 @@
 #include "test_support.h"
 
 namespace covkit::model {
-namespace {
+namespace gcov_session_test {
 
 using testing::GcovImageBuilder;
 using testing::Layout;

@@ -8,7 +8,7 @@
 #include "gcov_stream_test_support.h"
 
 namespace covkit::format {
-namespace {
+namespace gcov_stream_reader_test {
 
 using testing::GcovImageBuilder;
 using testing::Layout;

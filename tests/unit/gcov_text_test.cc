@@ -12,7 +12,7 @@
 #include "test_support.h"
 
 namespace covkit::report {
-namespace {
+namespace gcov_text_test {
 
 using testing::GcovImageBuilder;
 using testing::Layout;

@@ -8,7 +8,7 @@
 #include "gcov_image_builder.h"
 
 namespace covkit::format {
-namespace {
+namespace gcov_version_test {
 
 constexpr uint32_t chars(const char (&s)[5]) {
   return (uint32_t(uint8_t(s[0])) << 24) | (uint32_t(uint8_t(s[1])) << 16) | (uint32_t(uint8_t(s[2])) << 8) |

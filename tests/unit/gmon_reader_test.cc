@@ -9,7 +9,7 @@
 
 #include "format/gmon_reader.h"
 
-namespace {
+namespace gmon_reader_test {
 
 using covkit::format::parse_gmon;
 

@@ -11,7 +11,7 @@
 #include "trace/gprof_symbols.h"
 #include "trace/gprof_text.h"
 
-namespace {
+namespace gprof_analysis_test {
 
 using namespace covkit::trace;
 using Graph = std::vector<std::vector<size_t>>;

@@ -7,7 +7,7 @@
 
 #include "trace/gprof_selection.h"
 
-namespace {
+namespace gprof_selection_test {
 
 using namespace covkit::trace;
 using T = GprofTable;

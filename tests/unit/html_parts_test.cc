@@ -8,7 +8,7 @@
 #include "report/html/html_names.h"
 
 namespace covkit::report::html {
-namespace {
+namespace html_parts_test {
 
 TEST(HtmlEscape, EscapesMarkupAndQuotes) {
   EXPECT_EQ(escape("a<b>&\"c'd"), "a&lt;b&gt;&amp;&quot;c&#39;d");

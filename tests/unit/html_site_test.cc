@@ -21,7 +21,7 @@
 #include "test_support.h"
 
 namespace covkit::report::html {
-namespace {
+namespace html_site_test {
 
 using covkit::testing::TempDir;
 
@@ -616,7 +616,7 @@ TEST(HtmlSite, AMarkerCannotNameFilesOutsideTheSite) {
 }  // namespace covkit::report::html
 
 namespace covkit::report::html {
-namespace {
+namespace html_site_test {
 
 // covkit sample --show-inferred: a covered line known only by inference
 // carries a mark; an observed line and an uncovered one do not.

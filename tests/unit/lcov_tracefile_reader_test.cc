@@ -10,7 +10,7 @@
 #include "report/lcov_writer.h"
 
 namespace covkit::format {
-namespace {
+namespace lcov_tracefile_reader_test {
 
 using namespace std::literals;
 

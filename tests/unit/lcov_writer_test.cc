@@ -7,7 +7,7 @@
 #include <vector>
 
 namespace covkit::report {
-namespace {
+namespace lcov_writer_test {
 
 using model::BranchCov;
 using model::FileCov;

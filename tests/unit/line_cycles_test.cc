@@ -6,7 +6,7 @@
 #include "graph_fixtures.h"
 
 namespace covkit::model {
-namespace {
+namespace line_cycles_test {
 
 using namespace covkit::testing;
 

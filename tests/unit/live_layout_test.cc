@@ -19,7 +19,7 @@
 #include "util/file_io.h"
 
 namespace covkit::live {
-namespace {
+namespace live_layout_test {
 
 constexpr uint32_t kB22 = 0x4232322A;  // GCC 12.2
 constexpr uint32_t kB13 = 0x4231332A;  // GCC 11.3

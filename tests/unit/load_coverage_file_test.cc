@@ -13,7 +13,7 @@
 #include "util/file_io.h"
 
 namespace covkit::model {
-namespace {
+namespace load_coverage_file_test {
 
 using format::CoverageFileFormat;
 using format::detect_coverage_format;

@@ -13,7 +13,7 @@
 #include "test_support.h"
 
 namespace covkit::format {
-namespace {
+namespace object_files_test {
 
 using testing::TempDir;
 

@@ -7,7 +7,7 @@
 #include <regex>
 
 namespace covkit::model {
-namespace {
+namespace path_filter_test {
 
 SourcePaths sp(std::string display, std::string absolute) { return {std::move(absolute), std::move(display)}; }
 

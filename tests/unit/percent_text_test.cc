@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace covkit::report {
-namespace {
+namespace percent_text_test {
 
 TEST(FormatPercent, RoundsToNearestTenth) {
   EXPECT_EQ(format_percent(2, 3), "66.7%");  // rounded, not truncated

@@ -8,7 +8,7 @@
 #include "sample/perf_script_import.h"
 
 namespace covkit::sample {
-namespace {
+namespace perf_import_test {
 
 std::string data_file() {
   std::ifstream f(std::string(COVKIT_TEST_DATA_DIR) + "/perf/brstack.txt");
@@ -69,7 +69,7 @@ TEST(PerfImport, ErrorsNameTheLine) {
 #include "sample/steps_to_branches.h"
 
 namespace covkit::sample {
-namespace {
+namespace perf_import_test {
 
 TEST(StepsToBranches, LengthsDecideWhatWasTaken) {
   // 0x10 (2 bytes) -> 0x12 (5 bytes, a jump) -> 0x40 (rep: itself) -> 0x40 -> 0x43 (3 bytes) -> 0x80

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string>
 
-namespace {
+namespace progress_bar_test {
 
 // Captures what is written to stderr while alive (through a temporary file,
 // so a large write cannot block on a pipe).

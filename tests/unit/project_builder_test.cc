@@ -18,7 +18,7 @@
 #include "test_support.h"
 
 namespace covkit::model {
-namespace {
+namespace project_builder_test {
 
 using testing::GcovImageBuilder;
 using testing::Layout;

@@ -15,7 +15,7 @@
 #include "test_support.h"
 
 namespace covkit::report {
-namespace {
+namespace report_writers_test {
 
 model::LineCov line(uint32_t n, int64_t count, std::vector<int64_t> branches = {}, bool excluded = false) {
   model::LineCov l;

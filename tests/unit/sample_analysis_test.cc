@@ -15,7 +15,7 @@
 #include "test_support.h"
 
 namespace covkit::sample {
-namespace {
+namespace sample_analysis_test {
 
 using covkit::testing::run_command;
 using covkit::testing::TempDir;

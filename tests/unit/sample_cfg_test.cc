@@ -11,7 +11,7 @@
 #include "test_support.h"
 
 namespace covkit::sample {
-namespace {
+namespace sample_cfg_test {
 
 using covkit::testing::run_command;
 using covkit::testing::TempDir;

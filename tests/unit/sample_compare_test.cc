@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace covkit::sample {
-namespace {
+namespace sample_compare_test {
 
 model::LineCov line(uint32_t n, int64_t count) {
   model::LineCov l;

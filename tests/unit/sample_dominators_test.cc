@@ -9,7 +9,7 @@
 #include <random>
 
 namespace covkit::sample {
-namespace {
+namespace sample_dominators_test {
 
 // Nodes reachable from `from` in g without passing through `removed`.
 std::vector<char> reachable_without(const Graph& g, int from, int removed) {

@@ -10,7 +10,7 @@
 #include "sample_synthetic_cfg.h"
 
 namespace covkit::sample {
-namespace {
+namespace sample_path_recovery_test {
 
 using covkit::testing::BlockSpec;
 using covkit::testing::synthetic_function;

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace covkit::sample {
-namespace {
+namespace sample_recording_merge_test {
 
 format::SampleRecording recording(const std::string& mode, int32_t pid, uint64_t address) {
   format::SampleRecording r;

@@ -11,7 +11,7 @@
 #include "test_support.h"
 
 namespace covkit::format {
-namespace {
+namespace sample_recording_test {
 
 SampleRecording example() {
   SampleRecording r;

@@ -10,7 +10,7 @@
 #include "test_support.h"
 
 namespace covkit::sample {
-namespace {
+namespace sample_site_cache_test {
 
 TEST(BreakpointSiteCache, StoredSitesComeBack) {
   testing::TempDir tmp;

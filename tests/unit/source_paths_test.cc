@@ -8,7 +8,7 @@
 #include "test_support.h"
 
 namespace covkit::model {
-namespace {
+namespace source_paths_test {
 
 using Maps = std::vector<std::pair<std::string, std::string>>;
 

@@ -9,7 +9,7 @@
 #include "test_support.h"
 
 namespace covkit::model {
-namespace {
+namespace source_table_test {
 
 using testing::TempDir;
 

@@ -13,7 +13,7 @@
 #include "test_support.h"
 
 namespace covkit::util {
-namespace {
+namespace staged_tree_test {
 
 namespace fs = std::filesystem;
 

@@ -13,7 +13,7 @@
 #include "util/file_io.h"
 
 namespace covkit::model {
-namespace {
+namespace stream_unpack_test {
 
 using format::DataFile;
 using format::DataRecord;

@@ -8,7 +8,7 @@
 #include <vector>
 
 namespace covkit::report {
-namespace {
+namespace terminal_summary_test {
 
 using model::BranchCov;
 using model::FileCov;

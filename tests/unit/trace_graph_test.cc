@@ -15,7 +15,7 @@
 #include "trace/dot_writer.h"
 #include "trace/graph_render.h"
 
-namespace {
+namespace trace_graph_test {
 
 using covkit::trace::build_call_graph;
 using covkit::trace::CallGraph;

@@ -15,7 +15,7 @@
 #include "trace/symbolizer.h"
 
 namespace covkit::trace {
-namespace {
+namespace trace_profile_test {
 
 using format::TraceEvent;
 using Kind = TraceEvent::Kind;

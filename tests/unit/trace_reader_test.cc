@@ -17,7 +17,7 @@
 #include "test_support.h"
 
 namespace covkit::format {
-namespace {
+namespace trace_reader_test {
 
 using covkit::testing::TempDir;
 using Kind = TraceEvent::Kind;

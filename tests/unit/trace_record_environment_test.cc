@@ -10,7 +10,7 @@
 #include "runtime/trace/trace_contract.h"
 #include "trace/record_environment.h"
 
-namespace {
+namespace trace_record_environment_test {
 
 using covkit::trace::RecordSettings;
 using covkit::trace::traced_environment;

@@ -14,7 +14,7 @@
 // A function of this binary with a name no library has.
 extern "C" __attribute__((noinline, used)) int covkit_filter_probe_fn(int x) { return x * 7 + 1; }
 
-namespace {
+namespace trace_record_filters_test {
 
 using covkit::trace::FilterAction;
 using covkit::trace::FilterPlan;

@@ -10,7 +10,7 @@
 #include "trace/recording_dir.h"
 
 namespace covkit {
-namespace {
+namespace trace_recording_dir_test {
 
 using testing::TempDir;
 namespace fs = std::filesystem;

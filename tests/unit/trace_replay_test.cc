@@ -10,7 +10,7 @@
 #include "format/trace_reader.h"
 #include "trace/call_replay.h"
 
-namespace {
+namespace trace_replay_test {
 
 using covkit::format::TraceEvent;
 using covkit::format::TraceProcess;

@@ -24,7 +24,7 @@
 #include "trace/symbolizer.h"
 
 namespace covkit::trace {
-namespace {
+namespace trace_split_profile_test {
 
 void put_varint(std::vector<uint8_t>& b, uint64_t v) {
   while (v >= 0x80) {

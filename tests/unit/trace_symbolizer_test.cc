@@ -27,7 +27,7 @@ extern "C" __attribute__((noinline)) int symbolizer_probe_c(void) { return 7; }
 static const int kProbeCLine = __LINE__ - 1;
 
 namespace covkit::trace {
-namespace {
+namespace trace_symbolizer_test {
 
 std::string self_exe() {
   char buf[PATH_MAX];

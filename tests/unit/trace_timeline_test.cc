@@ -15,7 +15,7 @@
 #include "format/trace_reader.h"
 #include "trace/timeline_writer.h"
 
-namespace {
+namespace trace_timeline_test {
 
 using covkit::format::TraceEvent;
 using covkit::format::TraceProcess;
