@@ -41,12 +41,18 @@ constexpr const char* kSampleRecordDescription =
     "emulated where there is none (virtual machines). --mode pc records the\n"
     "tick's address and stack only, at a fraction of the cost.\n"
     "\n"
-    "--mode breakpoint needs no runtime: covkit runs PROG under ptrace, plants\n"
-    "an int3 at the start of every block of the program and its own libraries\n"
-    "that no other block implies (the CFG's dominators; system libraries are\n"
-    "left alone), and removes each on its first hit: exact block coverage at a\n"
-    "cost per block reached (~20 us here), not per execution. Statically\n"
-    "linked programs work too.\n"
+    "--mode breakpoint plants an int3 at the start of every block of the program\n"
+    "and its own libraries that no other block implies (the CFG's dominators;\n"
+    "system libraries are left alone), and removes each on its first hit: exact\n"
+    "block coverage at a cost per block reached, not per execution. By default\n"
+    "the runtime does it inside the program: it asks covkit where to plant (a\n"
+    "unix socket), plants before main() runs, follows dlopen, and takes each\n"
+    "int3's SIGTRAP itself (~4 us a block here); the program's own SIGTRAP\n"
+    "handler still gets every other SIGTRAP, and SIGTRAP is kept out of the\n"
+    "masks it blocks. --breakpoint-handler ptrace runs PROG under ptrace\n"
+    "instead: covkit stops the thread at each int3 (~20 us a block), which also\n"
+    "works for statically linked and setuid programs (chosen by itself for a\n"
+    "static PROG).\n"
     "\n"
     "--pid PID (breakpoint mode) attaches to a running process instead: every\n"
     "thread is stopped for an instant (ptrace, as a debugger; the same user or\n"
@@ -89,7 +95,7 @@ class SampleRecordFormatter : public CLI::Formatter {
 };
 
 struct SampleRecordOptions {
-  std::string mode = "branch", period, dir = "covkit-sample.data", duration;
+  std::string mode = "branch", period, dir = "covkit-sample.data", duration, handler = "runtime";
   uint32_t vector_length = 16;
   pid_t pid = 0;
 };
@@ -177,9 +183,15 @@ int record(const SampleRecordOptions& o, std::vector<std::string> command) {
   auto prog = trace::find_program(command[0]);
   if (!prog) return fail(kSampleRecordCommand, command[0], "command not found", 127);
   trace::ProgramInfo info = trace::inspect_program(*prog);
+  r.in_process = o.handler == "runtime";
   if (info.elf && !info.dynamic && *mode != sample::SampleMode::breakpoint)
     warn_sample_record(fmt::format("{} is statically linked, so LD_PRELOAD cannot load the runtime: nothing will be sampled",
                      util::printable(*prog)));
+  if (info.elf && !info.dynamic && *mode == sample::SampleMode::breakpoint && r.in_process) {
+    std::fprintf(stderr, "%s: %s is statically linked (no runtime can be preloaded): its breakpoints are taken under ptrace\n",
+                 std::string(kSampleRecordCommand).c_str(), util::printable(*prog).c_str());
+    r.in_process = false;
+  }
   r.program = *prog;
   r.command = command;
   r.dir = o.dir;
@@ -220,6 +232,11 @@ int run_sample_record(int argc, char** argv) {
   app.add_option("--vector-length", o.vector_length, "Taken branches per sample in branch mode [default: 16]")
       ->check(CLI::Range(4, 64))
       ->type_name("N");
+  app.add_option("--breakpoint-handler", o.handler,
+                 "Breakpoint mode: runtime (inside PROG, preloaded; the default) or ptrace (covkit stops each thread "
+                 "at its int3s: static and setuid programs; --pid always)")
+      ->check(CLI::IsMember({"runtime", "ptrace"}))
+      ->type_name("HOW");
   app.add_option("-o,--output", o.dir, "Recording directory [default: ./covkit-sample.data]")->type_name("DIR");
   app.add_option("--pid", o.pid, "Attach to this running process instead of starting PROG (--mode breakpoint)")
       ->type_name("PID")

@@ -6,13 +6,29 @@
 #include "sample/breakpoint_recorder.h"
 #include "sample/breakpoint_site_cache.h"
 #include "sample/cfg_breakpoint_provider.h"
+#include "sample/plan_server.h"
 #include "sample/sample_recording_dir.h"
 #include "util/printable.h"
 
 namespace covkit::sample {
 
+namespace {
+
+// The runtime plants and takes the int3s inside the program; covkit serves
+// the plan while the program runs.
+Expected<RecordOutcome, RecordError> record_in_process(RecordRequest r, BreakpointProvider provider) {
+  auto server = PlanServer::start(std::move(provider));
+  if (!server) return RecordError(server.error().message, false);
+  r.plan_socket = (*server)->socket_path();
+  return record_samples(r);
+}
+
+}  // namespace
+
 Expected<RecordOutcome, RecordError> record_breakpoint_session(const RecordRequest& r,
                                                                 std::vector<std::string> skip_prefixes) {
+  if (r.in_process && !r.attach_pid)
+    return record_in_process(r, cfg_breakpoint_provider(std::move(skip_prefixes), default_site_cache_dir()));
   std::string joined;
   for (const std::string& w : r.command) joined += (joined.empty() ? "" : " ") + w;
   if (r.attach_pid) joined = fmt::format("--pid {}", r.attach_pid);

@@ -1,9 +1,11 @@
 #pragma once
 // `covkit sample record --mode breakpoint` from end to end: the recording
-// directory prepared as for the other modes, the program run under the
-// breakpoint recorder with the CFG plan (cfg_breakpoint_provider), and the
-// result saved in the same directory format, so `sample report` reads
-// every mode alike.
+// directory prepared as for the other modes, the program run with the CFG
+// plan (cfg_breakpoint_provider) either inside the program (request.in_process:
+// the preloaded runtime plants and takes the int3s, covkit's plan server
+// answers where) or under the ptrace breakpoint recorder (--pid, static
+// programs), and the result in the same directory format, so `sample
+// report` reads every mode alike.
 #include "sample/sample_recorder.h"
 
 namespace covkit::sample {

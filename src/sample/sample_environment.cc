@@ -17,7 +17,8 @@ std::vector<std::string> sampled_environment(const std::vector<std::string>& env
     if (!std::string_view(e).starts_with("COVKIT_SAMPLE_")) env.push_back(e);
   env = trace::preloaded_environment(env, settings.runtime);
   env.push_back(fmt::format("{}={}", CKS_ENV_DIR, settings.dir));
-  env.push_back(fmt::format("{}={}", CKS_ENV_MODE, settings.branch ? "branch" : "pc"));
+  env.push_back(fmt::format("{}={}", CKS_ENV_MODE, settings.breakpoint ? "breakpoint" : settings.branch ? "branch" : "pc"));
+  if (settings.breakpoint) env.push_back(fmt::format("{}={}", CKS_ENV_PLAN_SOCKET, settings.plan_socket));
   env.push_back(fmt::format("{}={}", CKS_ENV_PERIOD_NS, settings.period_ns));
   env.push_back(fmt::format("{}={}", CKS_ENV_VECTOR, settings.vector_length));
   return env;
@@ -28,10 +29,11 @@ std::string sample_environment_help() {
       "Environment given to PROG (the runtime's settings):\n"
       "  LD_PRELOAD=<dir of covkit>/{} (before any LD_PRELOAD already set)\n"
       "  {:<24} the recording directory (absolute)\n"
-      "  {:<24} branch or pc, from --mode\n"
+      "  {:<24} branch, pc or breakpoint, from --mode\n"
+      "  {:<24} breakpoint mode: covkit's plan server (a unix socket)\n"
       "  {:<24} from --period\n"
       "  {:<24} from --vector-length\n",
-      kSampleRuntimeName, CKS_ENV_DIR, CKS_ENV_MODE, CKS_ENV_PERIOD_NS, CKS_ENV_VECTOR);
+      kSampleRuntimeName, CKS_ENV_DIR, CKS_ENV_MODE, CKS_ENV_PLAN_SOCKET, CKS_ENV_PERIOD_NS, CKS_ENV_VECTOR);
 }
 
 }  // namespace covkit::sample

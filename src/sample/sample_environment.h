@@ -13,6 +13,8 @@ inline constexpr const char* kSampleRuntimeName = "libcovkit-sample.so";
 struct SampleSettings {
   std::string dir;  // absolute recording directory
   bool branch = true;  // single-step after each tick (false: pc only)
+  bool breakpoint = false;  // breakpoint mode: the runtime plants and takes int3s
+  std::string plan_socket;  // breakpoint mode: the plan server (plan_server.h)
   uint64_t period_ns = 0;
   uint32_t vector_length = 0;
   std::string runtime;  // libcovkit-sample.so to preload

@@ -35,8 +35,9 @@ std::string joined(const std::vector<std::string>& words) {
 }  // namespace
 
 Expected<RecordOutcome, RecordError> record_samples(const RecordRequest& r) {
-  if (r.mode == SampleMode::breakpoint)
-    return RecordError("breakpoint mode is not recorded by the sampling runtime", false);
+  const bool breakpoint = r.mode == SampleMode::breakpoint;
+  if (breakpoint && r.plan_socket.empty())
+    return RecordError("breakpoint mode inside the program needs covkit's plan server", false);
   auto runtime = trace::find_runtime_library(kSampleRuntimeName);
   if (!runtime) return RecordError(runtime.error().message, false);
   auto dir = prepare_sample_dir(r.dir, joined(r.command));
@@ -44,7 +45,9 @@ Expected<RecordOutcome, RecordError> record_samples(const RecordRequest& r) {
 
   format::SampleRecording meta;
   meta.mode = std::string(mode_name(r.mode));
-  meta.period_ns = r.period_ns ? r.period_ns : (r.mode == SampleMode::pc ? kDefaultPcPeriodNs : kDefaultBranchPeriodNs);
+  meta.period_ns = breakpoint ? 0
+                   : r.period_ns ? r.period_ns
+                                 : (r.mode == SampleMode::pc ? kDefaultPcPeriodNs : kDefaultBranchPeriodNs);
   meta.vector_length = r.mode == SampleMode::branch ? r.vector_length : 0;
   meta.command = r.command;
   meta.start_time = utc_now();
@@ -52,7 +55,7 @@ Expected<RecordOutcome, RecordError> record_samples(const RecordRequest& r) {
   if (auto ok = format::write_recording_json(dir->path(), meta); !ok)
     return RecordError(fmt::format("{}: {}", util::printable(dir->path()), ok.error().message), false);
 
-  SampleSettings settings{dir->path(), r.mode == SampleMode::branch, meta.period_ns,
+  SampleSettings settings{dir->path(),  r.mode == SampleMode::branch, breakpoint, r.plan_socket, meta.period_ns,
                           r.mode == SampleMode::branch ? r.vector_length : uint32_t{16}, *runtime};
   auto end = trace::run_program(r.program, r.command, sampled_environment(r.environment, settings));
   if (!end) return RecordError(fmt::format("{}: cannot run: {}", util::printable(r.program), end.error().describe()), true);

@@ -1,5 +1,6 @@
 #pragma once
-// `covkit sample record` in branch and pc modes: prepares the recording
+// `covkit sample record` in branch and pc modes, and in breakpoint mode
+// inside the program (breakpoint_session.h serves the plan): prepares the recording
 // directory, writes recording.json, runs the program with the sampling
 // runtime preloaded, waits for it, and reads back what the runtime wrote.
 #include <sys/types.h>
@@ -38,6 +39,12 @@ struct RecordRequest {
   pid_t attach_pid = 0;
   double attach_seconds = -1;
   std::function<void(size_t threads, size_t planted)> on_attached;  // once planted
+  // Breakpoint mode: the int3s' SIGTRAP is taken inside the program by the
+  // preloaded runtime (false: by covkit under ptrace; always for --pid).
+  bool in_process = true;
+  // Breakpoint mode inside the program: where the runtime asks for its
+  // plan (set by record_breakpoint_session, read by record_samples).
+  std::string plan_socket;
 };
 
 struct RecordOutcome {

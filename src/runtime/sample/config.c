@@ -22,7 +22,13 @@ CKS_FN int cks_read_config(void) {
   if (!dir || !*dir || strlen(dir) >= sizeof cks_cfg.dir - 64) return 0;
   strcpy(cks_cfg.dir, dir);
   const char *mode = getenv(CKS_ENV_MODE);
-  cks_cfg.branch_mode = !(mode && strcmp(mode, "pc") == 0);
+  cks_cfg.breakpoint_mode = mode && strcmp(mode, "breakpoint") == 0;
+  cks_cfg.branch_mode = !cks_cfg.breakpoint_mode && !(mode && strcmp(mode, "pc") == 0);
+  if (cks_cfg.breakpoint_mode) {
+    const char *sock = getenv(CKS_ENV_PLAN_SOCKET);
+    if (!sock || !*sock || strlen(sock) >= sizeof cks_cfg.plan_socket) return 0;
+    strcpy(cks_cfg.plan_socket, sock);
+  }
   /* below 100 us the timer would only measure the handler itself */
   cks_cfg.period_ns = number(CKS_ENV_PERIOD_NS, CKS_DEFAULT_PERIOD_NS, 100000, 3600ull * 1000000000ull);
   cks_cfg.vector = (uint32_t)number(CKS_ENV_VECTOR, CKS_DEFAULT_VECTOR, CKS_MIN_VECTOR, CKS_MAX_VECTOR);

@@ -13,7 +13,7 @@
 
 #include "sample_runtime.h"
 
-static size_t build_id(const struct dl_phdr_info *info, unsigned char *out) {
+CKS_FN size_t cks_build_id(const struct dl_phdr_info *info, unsigned char *out) {
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
     if (ph->p_type != PT_NOTE) continue;
@@ -49,7 +49,7 @@ static int one_object(struct dl_phdr_info *info, size_t size, void *data) {
   }
   size_t path_size = strnlen(name, 4095) + 1;
   unsigned char id[CKS_MAX_BUILD_ID];
-  uint32_t id_size = (uint32_t)build_id(info, id);
+  uint32_t id_size = (uint32_t)cks_build_id(info, id);
   struct stat st;
   uint64_t dev = 0, ino = 0;
   if (stat(name, &st) == 0) {

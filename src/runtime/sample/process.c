@@ -2,13 +2,16 @@
  * handlers, the main thread's timer); a fork's child starts its own file
  * and re-arms the forking thread (timers are not inherited); the destructor
  * writes the final maps and the END record. exec needs nothing: the new
- * image inherits LD_PRELOAD and the environment and starts again. */
+ * image inherits LD_PRELOAD and the environment and starts again.
+ * Breakpoint mode has no ticks: its constructor plants (breakpoints.c), a
+ * fork's child only starts its own file (it inherits the text, the int3s
+ * not hit yet included, and the tables that describe them). */
 #include <pthread.h>
 #include <signal.h>
 
 #include "sample_runtime.h"
 
-int cks_active;
+int cks_active, cks_bp_active;
 static int warned_prof, warned_trap;
 
 CKS_FN void cks_check_handlers(void) {
@@ -26,6 +29,11 @@ static void start_image(void) {
 }
 
 static void fork_child(void) {
+  if (cks_bp_active) {
+    if (cks_open_image_file()) start_image();
+    else __atomic_store_n(&cks_bp_active, 0, __ATOMIC_RELEASE); /* int3s still fire; hits are not written */
+    return;
+  }
   if (!cks_active) return;
   cks_lost = 0;
   warned_prof = warned_trap = 0;
@@ -44,6 +52,17 @@ static void fork_child(void) {
 __attribute__((constructor)) static void sample_start(void) {
   if (!cks_read_config() || !cks_open_image_file()) return;
   start_image();
+  if (cks_cfg.breakpoint_mode) {
+    /* guarding before the first int3 exists */
+    __atomic_store_n(&cks_bp_active, 1, __ATOMIC_RELEASE);
+    if (!cks_breakpoints_start()) {
+      __atomic_store_n(&cks_bp_active, 0, __ATOMIC_RELEASE);
+      cks_warn("the SIGTRAP handler cannot be installed: no breakpoints planted");
+      return;
+    }
+    pthread_atfork(NULL, NULL, fork_child);
+    return;
+  }
   if (!cks_thread_key_init() || !cks_install_handlers()) return;
   struct cks_thread *t = cks_thread_create();
   if (!t) {
@@ -56,6 +75,11 @@ __attribute__((constructor)) static void sample_start(void) {
 }
 
 __attribute__((destructor)) static void sample_end(void) {
+  if (cks_bp_active) {
+    cks_write_mappings();
+    cks_write_end();
+    return;
+  }
   if (!cks_active) return;
   cks_check_handlers();
   cks_write_mappings(); /* objects dlopened since the start */

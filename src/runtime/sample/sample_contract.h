@@ -8,10 +8,11 @@
 
 /* ---- environment of the sampled program ---- */
 #define CKS_ENV_DIR "COVKIT_SAMPLE_DIR"             /* required: without it the runtime is inert */
-#define CKS_ENV_MODE "COVKIT_SAMPLE_MODE"           /* "branch" (default) or "pc" */
+#define CKS_ENV_MODE "COVKIT_SAMPLE_MODE"           /* "branch" (default), "pc" or "breakpoint" */
 #define CKS_ENV_PERIOD_NS "COVKIT_SAMPLE_PERIOD_NS" /* mean thread CPU time between samples */
 #define CKS_ENV_VECTOR "COVKIT_SAMPLE_VECTOR"       /* taken branches per sample, 4..64 */
 #define CKS_ENV_STEP_CAP "COVKIT_SAMPLE_STEP_CAP"   /* single steps per sample at most */
+#define CKS_ENV_PLAN_SOCKET "COVKIT_SAMPLE_PLAN_SOCKET" /* breakpoint mode: covkit's plan server */
 
 enum {
   CKS_DEFAULT_PERIOD_NS = 80000000, /* 80 ms of thread CPU time: see docs/sample-format.md, Cost */
@@ -97,5 +98,31 @@ enum {
  * WARNING: the text, NUL-terminated. END: u64 lost samples at offset 16.
  * HIT and PLANTED: u64 address at offset 16. */
 enum { CKS_END_LOST = 16, CKS_END_FIXED = 24, CKS_HIT_ADDRESS = 16, CKS_HIT_FIXED = 24 };
+
+/* ---- breakpoint mode: the plan, asked of covkit over a unix socket ----
+ * In breakpoint mode the runtime plants one-shot int3s itself and handles
+ * their SIGTRAP in the process (a few microseconds a block, against ~20 for
+ * a ptrace stop). Where to plant is covkit's to say (the CFG analysis): for
+ * each loaded object the runtime connects to CKS_ENV_PLAN_SOCKET (a
+ * SOCK_STREAM unix socket; one connection may carry several requests) and
+ * sends a request:
+ *   u32 CKS_PLAN_MAGIC, u32 path size (its NUL included, at most
+ *   CKS_PLAN_MAX_PATH), u32 build-id size (bytes, at most CKS_MAX_BUILD_ID),
+ *   u32 0, then the path, then the build-id bytes.
+ * The answer: u64 count, then count u64 ELF virtual addresses (as the file
+ * names them, before the load bias), or count == CKS_PLAN_REFUSED followed
+ * by u32 size and that many bytes of text (why: a WARNING record). A count
+ * of 0 leaves the object alone (a system library, say). The runtime writes
+ * one PLANTED record per int3 it planted and one HIT record per int3 that
+ * fired, with the address in the process, as covkit's ptrace recorder
+ * does. */
+#define CKS_PLAN_MAGIC 0x4e4c504bu /* "KPLN" */
+#define CKS_PLAN_REFUSED 0xffffffffffffffffull
+enum {
+  CKS_PLAN_REQUEST_FIXED = 16,
+  CKS_PLAN_MAX_PATH = 4096,
+  CKS_PLAN_MAX_SITES = 1 << 24, /* per object: 128 MiB of addresses */
+  CKS_PLAN_MAX_TEXT = 1024
+};
 
 #endif

@@ -51,21 +51,29 @@ CKS_FN int cks_open_image_file(void) {
   return 0;
 }
 
-CKS_FN void cks_write_record(void *rec, uint32_t size, uint16_t kind, uint16_t flags) {
+CKS_FN void cks_fill_header(void *rec, uint32_t size, uint16_t kind, uint16_t flags) {
   uint32_t *h = rec;
   h[0] = CKS_MAGIC;
   h[1] = (uint32_t)kind | ((uint32_t)flags << 16);
   h[2] = size;
   h[3] = 0;
+}
+
+CKS_FN void cks_write_raw(const void *records, uint32_t size) {
   int saved = errno;
   struct stat st;
   uint64_t at = __atomic_fetch_add(&file_size, size, __ATOMIC_RELAXED);
   if (fd < 0 || at + size > size_limit || fstat(fd, &st) != 0 || st.st_dev != file_dev || st.st_ino != file_ino ||
-      write(fd, rec, size) != (ssize_t)size) {
+      write(fd, records, size) != (ssize_t)size) {
     __atomic_fetch_add(&file_size, -(uint64_t)size, __ATOMIC_RELAXED);
     __atomic_fetch_add(&cks_lost, 1, __ATOMIC_RELAXED);
   }
   errno = saved;
+}
+
+CKS_FN void cks_write_record(void *rec, uint32_t size, uint16_t kind, uint16_t flags) {
+  cks_fill_header(rec, size, kind, flags);
+  cks_write_raw(rec, size);
 }
 
 static size_t round8(size_t n) { return (n + 7) & ~(size_t)7; }
@@ -94,6 +102,16 @@ CKS_FN void cks_warn(const char *text) {
   if (n > 255 - 1) n = 255 - 1;
   memcpy((char *)buf + CKS_REC_HEADER, text, n);
   cks_write_record(buf, (uint32_t)round8(CKS_REC_HEADER + n + 1), CKS_KIND_WARNING, 0);
+}
+
+CKS_FN void cks_warn_about(const char *subject, const char *what) {
+  char text[255];
+  size_t n = strnlen(subject, 150), m = strnlen(what, sizeof text - 3 - n);
+  memcpy(text, subject, n);
+  memcpy(text + n, ": ", 2);
+  memcpy(text + n + 2, what, m);
+  text[n + 2 + m] = 0;
+  cks_warn(text);
 }
 
 CKS_FN void cks_warn_once(int *flag, const char *text) {

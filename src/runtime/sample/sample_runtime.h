@@ -4,6 +4,8 @@
 #ifndef CKS_SAMPLE_RUNTIME_H
 #define CKS_SAMPLE_RUNTIME_H
 
+#include <link.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -17,7 +19,9 @@
 /* ---- config.c: the environment, read once per image ---- */
 struct cks_config {
   char dir[4096];
-  int branch_mode; /* 1: single-step after each tick; 0: pc only */
+  int branch_mode;     /* 1: single-step after each tick; 0: pc only */
+  int breakpoint_mode; /* 1: one-shot int3s (breakpoints.c), no ticks at all */
+  char plan_socket[108]; /* breakpoint mode: sun_path of covkit's plan server */
   uint64_t period_ns;
   uint32_t vector, step_cap;
 };
@@ -29,9 +33,13 @@ CKS_FN int cks_open_image_file(void); /* 0 on failure (then the runtime stays in
 /* Appends one record (header filled in here); async-signal-safe. Counts a
  * lost record when the file is gone, full or at its size limit. */
 CKS_FN void cks_write_record(void *rec, uint32_t size, uint16_t kind, uint16_t flags);
+/* The same in two steps, for many records in one write(2). */
+CKS_FN void cks_fill_header(void *rec, uint32_t size, uint16_t kind, uint16_t flags);
+CKS_FN void cks_write_raw(const void *records, uint32_t size);
 CKS_FN void cks_write_image_record(void);
 CKS_FN void cks_warn(const char *text); /* a WARNING record; async-signal-safe */
 CKS_FN void cks_warn_once(int *flag, const char *text);
+CKS_FN void cks_warn_about(const char *subject, const char *what); /* "subject: what", cut to fit */
 CKS_FN void cks_write_end(void);
 extern uint64_t cks_lost; /* atomic */
 
@@ -66,7 +74,28 @@ CKS_FN void cks_check_handlers(void); /* warns when the program took SIGPROF/SIG
 CKS_FN int cks_install_handlers(void);
 CKS_FN int cks_handlers_ours(int sig);
 
+/* ---- breakpoints.c: breakpoint mode (not in signal context but the handler) ---- */
+CKS_FN int cks_breakpoints_start(void); /* handler installed, loaded objects planted; 0: inert */
+CKS_FN void cks_breakpoints_refresh(void); /* plants objects loaded since (after dlopen) */
+CKS_FN int cks_breakpoint_trap(int sig, siginfo_t *si, void *ctx); /* 1: one of ours, handled */
+
+/* ---- plan_client.c: asks covkit where to plant ---- */
+struct cks_plan {
+  uint64_t *vaddrs; /* mmap'd; cks_plan_free */
+  uint64_t count;
+  size_t mapped;
+};
+/* 1 with the plan (count may be 0); 0 when there is none, a WARNING written. */
+CKS_FN int cks_plan_request(int *conn, const char *path, const unsigned char *build_id, uint32_t build_id_size,
+                            struct cks_plan *out);
+CKS_FN void cks_plan_free(struct cks_plan *plan);
+CKS_FN size_t cks_build_id(const struct dl_phdr_info *info, unsigned char *out); /* maps.c */
+
+/* ---- signal_guard.c: breakpoint mode keeps SIGTRAP deliverable ---- */
+CKS_FN int cks_install_trap_handler(void); /* breakpoint mode's SIGTRAP handler; 0 on failure */
+
 /* ---- process.c ---- */
-extern int cks_active;
+extern int cks_active;     /* sampling (branch, pc) */
+extern int cks_bp_active;  /* breakpoint mode */
 
 #endif

@@ -1,0 +1,331 @@
+/* Breakpoint mode inside the process: one-shot int3s planted by the
+ * runtime itself and taken by its own SIGTRAP handler, which puts the
+ * original byte back, rewinds the thread onto it and writes a HIT record.
+ * A site costs one signal (a few microseconds) the first time it runs and
+ * nothing after; covkit's ptrace recorder pays a stop of the whole thread
+ * (~20 us) instead.
+ *
+ * The plan (where to plant) comes from covkit's plan server, per object.
+ * Objects loaded later are followed as a debugger does: a persistent int3
+ * on the dynamic linker's hook (_r_debug.r_brk, called once the list of
+ * objects is consistent, before a dlopen'ed object's initializers run) makes
+ * the handler plant the new objects and forget the ones dlclose removed,
+ * then return from the hook for it (the hook is a bare return).
+ *
+ * Text is written through /proc/self/mem (no page ever made writable, no
+ * lock), or, where that cannot be opened, by mprotect around the store.
+ * Tables are published with release stores and never freed, so the handler
+ * reads them without a lock; they are only changed at start-up and inside
+ * the linker's hook, which the linker's own lock serializes. */
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "sample_runtime.h"
+
+#define INT3 0xcc
+#define MAX_MODULES 1024
+#define PAGE 4096ull
+
+struct bp_module {
+  uint64_t base;      /* the object's load bias (dlpi_addr): how it is known */
+  uint64_t lo, hi;    /* [lo, hi): from the first site to past the last */
+  uint64_t *sites;    /* ascending addresses in the process */
+  unsigned char *orig; /* the bytes the int3s replaced */
+  unsigned char *hit;  /* 1 once its HIT record is written */
+  uint32_t count;
+  int prot;           /* of its executable segments, for the mprotect fallback */
+  int dead;           /* dlclose'd: never matched again */
+};
+
+static struct bp_module modules[MAX_MODULES];
+static uint32_t nmodules; /* published with release */
+
+/* Objects asked about already (planted or not), by load bias and name. */
+struct seen_object {
+  uint64_t base;
+  uint32_t module; /* index + 1 in modules[]; 0: nothing planted */
+  int present;     /* found in the last walk */
+};
+static struct seen_object seen[MAX_MODULES];
+static uint32_t nseen;
+static int plan_conn = -1;
+
+static uint64_t r_brk; /* the linker's hook, 0 when not followed */
+static int warned_full, warned_restore, warned_shape;
+
+/* ---- writing text ---- */
+
+static int write_mem(uint64_t at, const void *bytes, size_t size, int prot) {
+  int fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+  if (fd >= 0) {
+    ssize_t n = pwrite(fd, bytes, size, (off_t)at);
+    close(fd);
+    if (n == (ssize_t)size) return 1;
+  }
+  /* Without /proc (a chroot, say): the pages writable for the store. */
+  uint64_t lo = at & ~(PAGE - 1), hi = (at + size + PAGE - 1) & ~(PAGE - 1);
+  if (mprotect((void *)lo, hi - lo, prot | PROT_WRITE) != 0) return 0;
+  memcpy((void *)at, bytes, size);
+  mprotect((void *)lo, hi - lo, prot);
+  return 1;
+}
+
+static int prot_of(uint32_t flags) {
+  return (flags & PF_R ? PROT_READ : 0) | (flags & PF_W ? PROT_WRITE : 0) | (flags & PF_X ? PROT_EXEC : 0);
+}
+
+/* ---- the handler's side ---- */
+
+static void write_hit(uint64_t at) {
+  uint64_t rec[CKS_HIT_FIXED / 8] = {0};
+  rec[CKS_HIT_ADDRESS / 8] = at;
+  cks_write_record(rec, CKS_HIT_FIXED, CKS_KIND_HIT, 0);
+}
+
+/* The module and index of site `at`, newest module first (a range freed by
+ * dlclose and reused is matched by the object mapped there now). */
+static int find_site(uint64_t at, struct bp_module **out, uint32_t *index) {
+  uint32_t n = __atomic_load_n(&nmodules, __ATOMIC_ACQUIRE);
+  for (uint32_t i = n; i-- > 0;) {
+    struct bp_module *m = &modules[i];
+    if (at < m->lo || at >= m->hi || __atomic_load_n(&m->dead, __ATOMIC_RELAXED)) continue;
+    uint32_t lo = 0, hi = m->count;
+    while (lo < hi) {
+      uint32_t mid = lo + (hi - lo) / 2;
+      if (m->sites[mid] < at)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo < m->count && m->sites[lo] == at) {
+      *out = m;
+      *index = lo;
+      return 1;
+    }
+    return 0;
+  }
+  return 0;
+}
+
+static void return_from_hook(greg_t *g) {
+  uint64_t ret;
+  memcpy(&ret, (const void *)g[REG_RSP], 8);
+  g[REG_RIP] = (greg_t)ret;
+  g[REG_RSP] += 8;
+}
+
+CKS_FN int cks_breakpoint_trap(int sig, siginfo_t *si, void *ctx) {
+  (void)sig;
+  if (si->si_code != SI_KERNEL) return 0; /* int3 says SI_KERNEL; kill() and steps do not */
+  greg_t *g = ((ucontext_t *)ctx)->uc_mcontext.gregs;
+  uint64_t at = (uint64_t)g[REG_RIP] - 1;
+  if (r_brk && at == r_brk) {
+    if (_r_debug.r_state == RT_CONSISTENT) cks_breakpoints_refresh();
+    return_from_hook(g);
+    return 1;
+  }
+  struct bp_module *m;
+  uint32_t i;
+  if (!find_site(at, &m, &i)) return 0; /* the program's own int3 */
+  /* Another thread may have put the byte back between its trap and ours. */
+  if (*(volatile unsigned char *)at == INT3 && !write_mem(at, &m->orig[i], 1, m->prot)) {
+    cks_warn_once(&warned_restore, "an instruction under a breakpoint could not be put back: the program stops");
+    return 0;
+  }
+  if (__atomic_exchange_n(&m->hit[i], 1, __ATOMIC_RELAXED) == 0) write_hit(at);
+  g[REG_RIP] = (greg_t)at;
+  return 1;
+}
+
+/* ---- planting (start-up, and inside the linker's hook) ---- */
+
+static int is_self(const struct dl_phdr_info *info) {
+  uint64_t here = (uint64_t)(uintptr_t)&cks_breakpoints_start;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    uint64_t lo = info->dlpi_addr + ph->p_vaddr;
+    if (ph->p_type == PT_LOAD && here >= lo && here - lo < ph->p_memsz) return 1;
+  }
+  return 0;
+}
+
+/* The executable segment holding vaddr, or NULL. */
+static const ElfW(Phdr) *exec_segment(const struct dl_phdr_info *info, uint64_t vaddr) {
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && (ph->p_flags & PF_R) && vaddr >= ph->p_vaddr &&
+        vaddr - ph->p_vaddr < ph->p_memsz)
+      return ph;
+  }
+  return NULL;
+}
+
+static void *map_zeroed(size_t size) {
+  void *p = mmap(NULL, (size + PAGE - 1) & ~(PAGE - 1), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+/* PLANTED records, many to a write(2). */
+static void write_planted(const uint64_t *sites, uint32_t count) {
+  enum { BATCH = 256 };
+  uint64_t buf[BATCH * CKS_HIT_FIXED / 8];
+  uint32_t done = 0;
+  while (done < count) {
+    uint32_t n = count - done < BATCH ? count - done : BATCH;
+    memset(buf, 0, sizeof buf);
+    for (uint32_t k = 0; k < n; ++k) {
+      uint64_t *rec = buf + k * (CKS_HIT_FIXED / 8);
+      cks_fill_header(rec, CKS_HIT_FIXED, CKS_KIND_PLANTED, 0);
+      rec[CKS_HIT_ADDRESS / 8] = sites[done + k];
+    }
+    cks_write_raw(buf, n * CKS_HIT_FIXED);
+    done += n;
+  }
+}
+
+/* Plants `plan` in the object: returns the module index + 1, 0 if none. */
+static uint32_t plant(const struct dl_phdr_info *info, const char *path, const struct cks_plan *plan) {
+  uint32_t slot = nmodules;
+  if (slot >= MAX_MODULES) {
+    cks_warn_once(&warned_full, "more than 1024 objects: later ones are not planted");
+    return 0;
+  }
+  struct bp_module *m = &modules[slot];
+  memset(m, 0, sizeof *m);
+  size_t n = (size_t)plan->count;
+  m->sites = map_zeroed(n * 8 + 2 * n);
+  if (!m->sites) {
+    cks_warn_about(path, "no memory for its breakpoint table: not planted");
+    return 0;
+  }
+  m->orig = (unsigned char *)(m->sites + n);
+  m->hit = m->orig + n;
+  m->base = info->dlpi_addr;
+  uint32_t count = 0, outside = 0;
+  uint64_t prev = 0;
+  for (size_t k = 0; k < n; ++k) {
+    uint64_t v = plan->vaddrs[k];
+    const ElfW(Phdr) *seg = exec_segment(info, v);
+    uint64_t at = info->dlpi_addr + v;
+    if (!seg || (count && at <= prev)) { /* unsorted or outside: the contract says neither */
+      ++outside;
+      continue;
+    }
+    unsigned char byte = *(const unsigned char *)at;
+    if (byte == INT3) continue; /* the program's own int3 stays its own */
+    m->prot = prot_of(seg->p_flags);
+    m->sites[count] = at;
+    m->orig[count] = byte;
+    prev = at;
+    ++count;
+  }
+  if (outside) cks_warn_about(path, "some planned addresses are in no executable segment (a plan of another build?)");
+  if (!count) return 0;
+  m->count = count;
+  m->lo = m->sites[0];
+  m->hi = m->sites[count - 1] + 1;
+  /* Publish before the first int3 can fire; then plant page by page, each
+   * span from its first site to its last written at once. */
+  __atomic_store_n(&nmodules, slot + 1, __ATOMIC_RELEASE);
+  unsigned char span[PAGE];
+  uint32_t planted = 0;
+  for (uint32_t k = 0; k < count;) {
+    uint64_t page = m->sites[k] & ~(PAGE - 1);
+    uint32_t last = k;
+    while (last + 1 < count && (m->sites[last + 1] & ~(PAGE - 1)) == page) ++last;
+    uint64_t from = m->sites[k], to = m->sites[last] + 1;
+    memcpy(span, (const void *)from, to - from);
+    for (uint32_t j = k; j <= last; ++j) span[m->sites[j] - from] = INT3;
+    if (write_mem(from, span, to - from, m->prot)) {
+      write_planted(m->sites + k, last - k + 1);
+      planted += last - k + 1;
+    } else {
+      for (uint32_t j = k; j <= last; ++j) m->hit[j] = 1; /* never reported */
+    }
+    k = last + 1;
+  }
+  if (planted < count) cks_warn_about(path, "its text could not be written: some breakpoints not planted");
+  return slot + 1;
+}
+
+static int visit(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  (void)data;
+  const char *name = info->dlpi_name;
+  char exe[4096];
+  if (!name || !*name) {
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return 0;
+    exe[n] = 0;
+    name = exe;
+  } else if (name[0] != '/') {
+    return 0; /* the vDSO */
+  }
+  for (uint32_t i = 0; i < nseen; ++i)
+    if (seen[i].base == info->dlpi_addr) {
+      seen[i].present = 1;
+      return 0;
+    }
+  if (nseen >= MAX_MODULES || is_self(info)) return 0;
+  struct seen_object *s = &seen[nseen++];
+  s->base = info->dlpi_addr;
+  s->present = 1;
+  s->module = 0;
+  unsigned char id[CKS_MAX_BUILD_ID];
+  uint32_t id_size = (uint32_t)cks_build_id(info, id);
+  struct cks_plan plan;
+  if (!cks_plan_request(&plan_conn, name, id, id_size, &plan)) return 0;
+  if (plan.count) s->module = plant(info, name, &plan);
+  cks_plan_free(&plan);
+  return 0;
+}
+
+CKS_FN void cks_breakpoints_refresh(void) {
+  for (uint32_t i = 0; i < nseen; ++i) seen[i].present = 0;
+  dl_iterate_phdr(visit, NULL);
+  if (plan_conn >= 0) {
+    close(plan_conn);
+    plan_conn = -1;
+  }
+  /* Gone (dlclose): their range may be reused by the next object. */
+  for (uint32_t i = 0; i < nseen;) {
+    if (seen[i].present) {
+      ++i;
+      continue;
+    }
+    if (seen[i].module) __atomic_store_n(&modules[seen[i].module - 1].dead, 1, __ATOMIC_RELAXED);
+    seen[i] = seen[--nseen];
+  }
+  cks_write_mappings();
+}
+
+/* The linker's hook, when it is the bare return this relies on. */
+static void follow_linker(void) {
+  uint64_t at = (uint64_t)_r_debug.r_brk;
+  if (!at) return; /* static */
+  static const unsigned char endbr64[] = {0xf3, 0x0f, 0x1e, 0xfa};
+  const unsigned char *code = (const unsigned char *)at;
+  if (code[0] != 0xc3 && !(memcmp(code, endbr64, 4) == 0 && code[4] == 0xc3)) {
+    cks_warn_once(&warned_shape, "the dynamic linker's hook is not a bare return: dlopen'ed objects are not planted");
+    return;
+  }
+  int prot = PROT_READ | PROT_EXEC;
+  unsigned char int3 = INT3;
+  r_brk = at; /* before the int3: the handler must know it */
+  if (!write_mem(at, &int3, 1, prot)) {
+    r_brk = 0;
+    cks_warn("the dynamic linker's hook cannot be planted: dlopen'ed objects are not planted");
+  }
+}
+
+CKS_FN int cks_breakpoints_start(void) {
+  if (!cks_install_trap_handler()) return 0;
+  follow_linker();
+  cks_breakpoints_refresh();
+  return 1;
+}

@@ -1,0 +1,171 @@
+#include "sample/plan_server.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "runtime/sample/sample_contract.h"
+
+namespace covkit::sample {
+
+namespace {
+
+bool read_exact(int fd, void* buf, size_t size) {
+  auto* p = static_cast<char*>(buf);
+  while (size) {
+    ssize_t n = ::read(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    size -= size_t(n);
+  }
+  return true;
+}
+
+bool write_exact(int fd, const void* buf, size_t size) {
+  const auto* p = static_cast<const char*>(buf);
+  while (size) {
+    ssize_t n = ::send(fd, p, size, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    size -= size_t(n);
+  }
+  return true;
+}
+
+std::string hex(const std::vector<uint8_t>& bytes) {
+  std::string out;
+  for (uint8_t b : bytes) out += fmt::format("{:02x}", b);
+  return out;
+}
+
+// One answer of the protocol: the sites (ascending, unique) or a refusal.
+struct Answer {
+  std::vector<uint64_t> sites;
+  std::string refused;  // non-empty: why there are none
+};
+
+}  // namespace
+
+struct PlanServer::State {
+  BreakpointProvider provider;
+  std::string dir, path;
+  int listener = -1;
+  int wake[2] = {-1, -1};
+  std::thread thread;
+  std::map<std::pair<std::string, std::string>, Answer> answers;  // by (path, build-id)
+
+  const Answer& answer(const std::string& path, const std::string& build_id) {
+    auto key = std::make_pair(build_id.empty() ? path : std::string(), build_id);
+    auto it = answers.find(key);
+    if (it != answers.end()) return it->second;
+    Answer a;
+    auto sites = provider(ModuleIdentity{path, build_id});
+    if (!sites) {
+      a.refused = sites.error().message.substr(0, CKS_PLAN_MAX_TEXT);
+    } else {
+      a.sites = std::move(*sites);
+      std::sort(a.sites.begin(), a.sites.end());
+      a.sites.erase(std::unique(a.sites.begin(), a.sites.end()), a.sites.end());
+      if (a.sites.size() > size_t(CKS_PLAN_MAX_SITES)) a.sites.resize(CKS_PLAN_MAX_SITES);
+    }
+    return answers.emplace(std::move(key), std::move(a)).first->second;
+  }
+
+  // Requests until the runtime closes the connection (or sends nonsense).
+  void serve_connection(int fd) {
+    timeval timeout{10, 0};  // a stopped or dead client never blocks the others for long
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+    for (;;) {
+      uint32_t head[4];
+      if (!read_exact(fd, head, sizeof head)) return;
+      if (head[0] != CKS_PLAN_MAGIC || head[1] == 0 || head[1] > CKS_PLAN_MAX_PATH || head[2] > CKS_MAX_BUILD_ID)
+        return;
+      std::string path(head[1], '\0');
+      std::vector<uint8_t> id(head[2]);
+      if (!read_exact(fd, path.data(), path.size()) || !read_exact(fd, id.data(), id.size())) return;
+      path.resize(std::strlen(path.c_str()));
+      const Answer& a = answer(path, hex(id));
+      if (!a.refused.empty()) {
+        uint64_t refused = CKS_PLAN_REFUSED;
+        uint32_t size = uint32_t(a.refused.size());
+        if (!write_exact(fd, &refused, 8) || !write_exact(fd, &size, 4) || !write_exact(fd, a.refused.data(), size))
+          return;
+        continue;
+      }
+      uint64_t count = a.sites.size();
+      if (!write_exact(fd, &count, 8) || !write_exact(fd, a.sites.data(), a.sites.size() * 8)) return;
+    }
+  }
+
+  void serve() {
+    for (;;) {
+      pollfd fds[2] = {{listener, POLLIN, 0}, {wake[0], POLLIN, 0}};
+      if (::poll(fds, 2, -1) < 0) {
+        if (errno == EINTR) continue;
+        return;
+      }
+      if (fds[1].revents) return;
+      if (!(fds[0].revents & POLLIN)) continue;
+      int conn = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+      if (conn < 0) continue;
+      serve_connection(conn);
+      ::close(conn);
+    }
+  }
+};
+
+PlanServer::PlanServer(std::unique_ptr<State> state) : state_(std::move(state)) {}
+
+PlanServer::~PlanServer() {
+  if (state_->wake[1] >= 0) {
+    char c = 0;
+    (void)!::write(state_->wake[1], &c, 1);
+  }
+  if (state_->thread.joinable()) state_->thread.join();
+  for (int fd : {state_->wake[0], state_->wake[1], state_->listener})
+    if (fd >= 0) ::close(fd);
+  std::error_code ec;
+  std::filesystem::remove_all(state_->dir, ec);
+}
+
+const std::string& PlanServer::socket_path() const { return state_->path; }
+
+Expected<std::unique_ptr<PlanServer>> PlanServer::start(BreakpointProvider provider) {
+  auto state = std::make_unique<State>();
+  state->provider = std::move(provider);
+  // A short path in a directory only the user can enter (sun_path holds 108
+  // bytes; TMPDIR may be long, /tmp is not).
+  std::string tmpl = "/tmp/covkit-plan-XXXXXX";
+  if (!::mkdtemp(tmpl.data())) return Error(fmt::format("cannot create the plan server's directory in /tmp: {}", std::strerror(errno)));
+  state->dir = tmpl;
+  std::unique_ptr<PlanServer> server(new PlanServer(std::move(state)));
+  State& s = *server->state_;
+  s.path = s.dir + "/plan.sock";
+  s.listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, s.path.c_str(), s.path.size());
+  if (s.listener < 0 || ::bind(s.listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::listen(s.listener, 64) != 0 || ::pipe2(s.wake, O_CLOEXEC) != 0)
+    return Error(fmt::format("{}: cannot listen for the runtime: {}", s.path, std::strerror(errno)));
+  s.thread = std::thread([&s] { s.serve(); });
+  return server;
+}
+
+}  // namespace covkit::sample
