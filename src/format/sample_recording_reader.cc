@@ -147,6 +147,7 @@ struct FileReader {
   }
 
   Expected<void> run() {
+    const size_t first_hit = into.hits.size(), first_planted = into.planted.size();
     size_t at = 0;
     if (bytes.size() < CKS_REC_HEADER) return corrupt(name, 0, "shorter than one record header");
     while (at < bytes.size()) {
@@ -162,6 +163,14 @@ struct FileReader {
       if (at == 0 && kind != CKS_KIND_IMAGE) return corrupt(name, 0, "does not start with an IMAGE record");
       if (auto ok = record(at, kind, flags, r, size); !ok) return ok;
       at += size;
+    }
+    // A library reloaded at the same address is planted (and hit) again in
+    // the same image: each address counts once per image, in address order.
+    for (auto [list, first] : {std::pair{&into.hits, first_hit}, std::pair{&into.planted, first_planted}}) {
+      auto by_address = [](const BlockHit& a, const BlockHit& b) { return a.address < b.address; };
+      auto same = [](const BlockHit& a, const BlockHit& b) { return a.address == b.address; };
+      std::sort(list->begin() + long(first), list->end(), by_address);
+      list->erase(std::unique(list->begin() + long(first), list->end(), same), list->end());
     }
     // The runtime writes the maps at start and exit: keep each mapping once.
     auto& m = image.mappings;

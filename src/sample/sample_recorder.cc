@@ -38,7 +38,8 @@ Expected<RecordOutcome, RecordError> record_samples(const RecordRequest& r) {
   const bool breakpoint = r.mode == SampleMode::breakpoint;
   if (breakpoint && r.plan_socket.empty())
     return RecordError("breakpoint mode inside the program needs covkit's plan server", false);
-  auto runtime = trace::find_runtime_library(kSampleRuntimeName);
+  auto runtime = r.runtime_library.empty() ? trace::find_runtime_library(kSampleRuntimeName)
+                                           : Expected<std::string>(r.runtime_library);
   if (!runtime) return RecordError(runtime.error().message, false);
   auto dir = prepare_sample_dir(r.dir, joined(r.command));
   if (!dir) return RecordError(fmt::format("{}: {}", util::printable(r.dir), dir.error().message), false);

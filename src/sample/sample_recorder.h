@@ -45,6 +45,8 @@ struct RecordRequest {
   // Breakpoint mode inside the program: where the runtime asks for its
   // plan (set by record_breakpoint_session, read by record_samples).
   std::string plan_socket;
+  // libcovkit-sample.so to preload; "" finds it next to covkit (tests name theirs).
+  std::string runtime_library;
 };
 
 struct RecordOutcome {

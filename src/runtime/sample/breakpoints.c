@@ -22,6 +22,7 @@
 #include <link.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -60,12 +61,49 @@ static int warned_full, warned_restore, warned_shape;
 
 /* ---- writing text ---- */
 
-static int write_mem(uint64_t at, const void *bytes, size_t size, int prot) {
+/* /proc/self/mem, kept open between traps (opening it costs as much as the
+ * write). Checked before each use: a descriptor the program closed and
+ * reused is another file (st_dev, st_ino), and a fork's child, whose
+ * inherited descriptor still writes its parent's memory, gets it closed by
+ * the fork handler; the byte is read back either way. */
+static int mem_fd = -1;
+static dev_t mem_dev;
+static ino_t mem_ino;
+
+static int mem_descriptor(void) {
+  struct stat st;
+  if (mem_fd >= 0 && fstat(mem_fd, &st) == 0 && st.st_dev == mem_dev && st.st_ino == mem_ino) return mem_fd;
+  mem_fd = -1; /* not ours any more: never closed, it may be the program's */
   int fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
-  if (fd >= 0) {
-    ssize_t n = pwrite(fd, bytes, size, (off_t)at);
+  if (fd < 0) return -1;
+  int high = fcntl(fd, F_DUPFD_CLOEXEC, 500);
+  if (high >= 0) {
     close(fd);
-    if (n == (ssize_t)size) return 1;
+    fd = high;
+  }
+  if (fstat(fd, &st) != 0) {
+    close(fd);
+    return -1;
+  }
+  mem_dev = st.st_dev;
+  mem_ino = st.st_ino;
+  return mem_fd = fd;
+}
+
+CKS_FN void cks_breakpoints_forked(void) {
+  if (mem_fd >= 0) close(mem_fd);
+  mem_fd = -1;
+}
+
+static int written(uint64_t at, const void *bytes, size_t size) { return memcmp((const void *)at, bytes, size) == 0; }
+
+static int write_mem(uint64_t at, const void *bytes, size_t size, int prot) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    int fd = mem_descriptor();
+    if (fd < 0) break;
+    if (pwrite(fd, bytes, size, (off_t)at) == (ssize_t)size && written(at, bytes, size)) return 1;
+    close(fd); /* another process's memory (a fork without the fork handler): open ours */
+    mem_fd = -1;
   }
   /* Without /proc (a chroot, say): the pages writable for the store. */
   uint64_t lo = at & ~(PAGE - 1), hi = (at + size + PAGE - 1) & ~(PAGE - 1);

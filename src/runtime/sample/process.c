@@ -30,6 +30,7 @@ static void start_image(void) {
 
 static void fork_child(void) {
   if (cks_bp_active) {
+    cks_breakpoints_forked();
     if (cks_open_image_file()) start_image();
     else __atomic_store_n(&cks_bp_active, 0, __ATOMIC_RELEASE); /* int3s still fire; hits are not written */
     return;

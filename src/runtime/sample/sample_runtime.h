@@ -77,6 +77,7 @@ CKS_FN int cks_handlers_ours(int sig);
 /* ---- breakpoints.c: breakpoint mode (not in signal context but the handler) ---- */
 CKS_FN int cks_breakpoints_start(void); /* handler installed, loaded objects planted; 0: inert */
 CKS_FN void cks_breakpoints_refresh(void); /* plants objects loaded since (after dlopen) */
+CKS_FN void cks_breakpoints_forked(void);  /* in a fork's child: the parent's descriptors go */
 CKS_FN int cks_breakpoint_trap(int sig, siginfo_t *si, void *ctx); /* 1: one of ours, handled */
 
 /* ---- plan_client.c: asks covkit where to plant ---- */
