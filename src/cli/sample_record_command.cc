@@ -47,10 +47,10 @@ constexpr const char* kSampleRecordDescription =
     "block coverage at a cost per block reached, not per execution. By default\n"
     "the runtime does it inside the program: it asks covkit where to plant (a\n"
     "unix socket), plants before main() runs, follows dlopen, and takes each\n"
-    "int3's SIGTRAP itself (~4 us a block here); the program's own SIGTRAP\n"
+    "int3's SIGTRAP itself (~15 us a block on this VM); the program's own SIGTRAP\n"
     "handler still gets every other SIGTRAP, and SIGTRAP is kept out of the\n"
     "masks it blocks. --breakpoint-handler ptrace runs PROG under ptrace\n"
-    "instead: covkit stops the thread at each int3 (~20 us a block), which also\n"
+    "instead: covkit stops the thread at each int3 (~35 us a block), which also\n"
     "works for statically linked and setuid programs (chosen by itself for a\n"
     "static PROG).\n"
     "\n"
@@ -84,6 +84,7 @@ constexpr const char* kSampleRecordFooterEnd =
     "  covkit sample record -- ./prog input.txt\n"
     "  covkit sample record --mode pc --period 1ms -o /tmp/s -- make check\n"
     "  covkit sample record --vector-length 32 -- ./server --once\n"
+    "  covkit sample record --mode breakpoint -o cov.sample -- ./tests --all\n"
     "  covkit sample record --mode breakpoint --pid 4242 --for 30s -o srv.sample";
 
 class SampleRecordFormatter : public CLI::Formatter {

@@ -28,11 +28,11 @@ std::string sample_environment_help() {
   return fmt::format(
       "Environment given to PROG (the runtime's settings):\n"
       "  LD_PRELOAD=<dir of covkit>/{} (before any LD_PRELOAD already set)\n"
-      "  {:<24} the recording directory (absolute)\n"
-      "  {:<24} branch, pc or breakpoint, from --mode\n"
-      "  {:<24} breakpoint mode: covkit's plan server (a unix socket)\n"
-      "  {:<24} from --period\n"
-      "  {:<24} from --vector-length\n",
+      "  {:<26} the recording directory (absolute)\n"
+      "  {:<26} branch, pc or breakpoint, from --mode\n"
+      "  {:<26} breakpoint mode: covkit's plan server (a unix socket)\n"
+      "  {:<26} from --period\n"
+      "  {:<26} from --vector-length\n",
       kSampleRuntimeName, CKS_ENV_DIR, CKS_ENV_MODE, CKS_ENV_PLAN_SOCKET, CKS_ENV_PERIOD_NS, CKS_ENV_VECTOR);
 }
 
