@@ -111,11 +111,7 @@ static void on_trap(int sig, siginfo_t *si, void *ctx) {
     /* Not a step: the program's own int3 or raise(SIGTRAP). What would
      * have happened without the runtime happens: the default action, once
      * this handler returns and SIGTRAP is unblocked. */
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigaction(SIGTRAP, &dfl, NULL);
-    syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGTRAP);
+    cks_default_action(SIGTRAP);
     return;
   }
   uint64_t ip = (uint64_t)g[REG_RIP];

@@ -94,6 +94,9 @@ CKS_FN size_t cks_build_id(const struct dl_phdr_info *info, unsigned char *out);
 
 /* ---- signal_guard.c: breakpoint mode keeps SIGTRAP deliverable ---- */
 CKS_FN int cks_install_trap_handler(void); /* breakpoint mode's SIGTRAP handler; 0 on failure */
+/* What `sig` would have done without the runtime: its default disposition
+ * back, and `sig` again for this thread (delivered once the handler returns). */
+CKS_FN void cks_default_action(int sig);
 
 /* ---- process.c ---- */
 extern int cks_active;     /* sampling (branch, pc) */

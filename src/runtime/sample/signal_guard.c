@@ -52,13 +52,16 @@ static void pass_on(int sig, siginfo_t *si, void *ctx) {
     p.sa_handler(sig);
     return;
   }
-  /* The default action (an int3 ignores SIG_IGN too): SIGTRAP again, with
-   * the default disposition, delivered when this handler returns. */
+  cks_default_action(sig); /* an int3 ignores SIG_IGN too */
+}
+
+CKS_FN void cks_default_action(int sig) {
+  resolve();
   struct sigaction dfl;
   memset(&dfl, 0, sizeof dfl);
   dfl.sa_handler = SIG_DFL;
-  real_sigaction(SIGTRAP, &dfl, NULL);
-  syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGTRAP);
+  if (real_sigaction) real_sigaction(sig, &dfl, NULL);
+  syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
 }
 
 static void on_trap(int sig, siginfo_t *si, void *ctx) {
