@@ -218,6 +218,20 @@ std::optional<std::pair<int32_t, uint32_t>> parse_sample_file_name(std::string_v
   return std::pair{pid, n};
 }
 
+bool is_shared_hits_file_name(std::string_view name) {
+  if (!name.ends_with(CKS_HITS_SUFFIX)) return false;
+  name.remove_suffix(std::strlen(CKS_HITS_SUFFIX));
+  auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  size_t first = name.find('-'), second = first == std::string_view::npos ? first : name.find('-', first + 1);
+  if (second == std::string_view::npos || first < 2 || first > 2 * CKS_MAX_BUILD_ID || first % 2 != 0 ||
+      second - first - 1 != 16 || second + 1 == name.size())
+    return false;
+  std::string_view id = name.substr(0, first), hash = name.substr(first + 1, 16), sites = name.substr(second + 1);
+  return std::all_of(id.begin(), id.end(), hex) && std::all_of(hash.begin(), hash.end(), hex) &&
+         std::all_of(sites.begin(), sites.end(), digit);
+}
+
 Expected<void> read_sample_file(std::span<const uint8_t> bytes, const std::string& name, SampleRecording& into) {
   return FileReader{bytes, name, into, {}, {}}.run();
 }

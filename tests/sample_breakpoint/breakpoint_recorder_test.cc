@@ -19,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include "format/sample_recording_reader.h"
 #include "sample/breakpoint_recorder.h"
 #include "sample/elf_module_file.h"
 #include "sample/plan_server.h"
@@ -414,6 +415,39 @@ TEST(BreakpointRuntime, OneHitRecordPerSite) {
   EXPECT_EQ(distinct.size(), hits.size());
   EXPECT_EQ(only(names(*rec, rec->hits, exe), {"t0", "t1", "t2", "t3", "shared", "body"}),
             (Names{"t0", "t1", "t2", "t3", "shared", "body"}));
+}
+
+// A block that ran in one process of the recording is not planted in the
+// processes of the same build that start later (their hit is known: flags
+// shared through <build-id>-<path hash>-<sites>.hits): the second run of the program
+// plants only what the first did not reach, and the union is the same.
+TEST(BreakpointRuntime, SecondProcessPlantsOnlyWhatTheFirstDidNotReach) {
+  BUILD_OR_SKIP(exe, "calls.c", "calls_pie", "-pie -fPIE");
+  trace::ProgramEnd status;
+  std::string dir;
+  const std::string twice = "'" + exe + "'; '" + exe + "'";
+  auto rec = record_in_process({"/bin/sh", "-c", twice + "; exit $?"}, function_entry_provider({exe}), &status, &dir);
+  ASSERT_TRUE(rec) << rec.error().message;
+  EXPECT_TRUE(exited(status, 3));
+  std::vector<uint32_t> runs;  // the images of exe
+  for (const format::SampleImage& image : rec->images)
+    if (image.executable == exe) runs.push_back(image.id);
+  ASSERT_EQ(runs.size(), 2u);
+  auto of_image = [&](const std::vector<format::BlockHit>& list, uint32_t image) {
+    std::vector<format::BlockHit> out;
+    for (const format::BlockHit& h : list)
+      if (h.image == image) out.push_back(h);
+    return out;
+  };
+  Names mine = {"f1", "f2", "f3", "f4", "f5", "f6", "main"};
+  EXPECT_EQ(only(names(*rec, of_image(rec->hits, runs[0]), exe), mine), (Names{"f1", "f2", "f3", "f4", "f5", "main"}));
+  EXPECT_EQ(only(names(*rec, of_image(rec->planted, runs[0]), exe), mine), mine);
+  EXPECT_TRUE(only(names(*rec, of_image(rec->hits, runs[1]), exe), mine).empty());
+  EXPECT_EQ(only(names(*rec, of_image(rec->planted, runs[1]), exe), mine), (Names{"f6"}));
+  size_t shared_files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    shared_files += format::is_shared_hits_file_name(entry.path().filename().string());
+  EXPECT_EQ(shared_files, 1u);
 }
 
 // No plan server to ask: the program runs as it would, and says why

@@ -111,6 +111,18 @@ def scenario_breakpoint(args, work):
     check(lines.get(body) == 0, f"never()'s line {body} should be listed with 0, got {lines.get(body)}")
     work_line = source_line(text, "printf(\"%ld\\n\", t);")
     check(lines.get(work_line, 0) > 0, f"main()'s printf line {work_line} should be covered: {lines.get(work_line)}")
+    # The same lines under ptrace (--breakpoint-handler ptrace) as inside the program.
+    pt = os.path.join(work, "bp-ptrace.rec")
+    shutil.rmtree(pt, ignore_errors=True)
+    p = run([args.covkit, "sample", "record", "--mode", "breakpoint", "--breakpoint-handler", "ptrace", "-o", pt,
+             "--", plain, "300"])
+    check(p.returncode == 0, f"record --breakpoint-handler ptrace exited {p.returncode}: {p.stderr}")
+    check(compare(args, [pt], cov_dir) == compare(args, [rec], cov_dir),
+          "ptrace and the runtime disagree on the lines that ran")
+    # A recording of breakpoint mode (which holds the shared hit flags) is
+    # moved aside by the next one, as any recording is.
+    p = run([args.covkit, "sample", "record", "--mode", "breakpoint", "-o", rec, "--", plain, "300"])
+    check(p.returncode == 0 and "is now" in p.stderr, f"second recording into {rec}: {p.returncode} {p.stderr!r}")
 
 
 def scenario_branch(args, work):

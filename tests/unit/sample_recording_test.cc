@@ -206,6 +206,25 @@ TEST(SampleRecording, BadJsonAndNames) {
   EXPECT_FALSE(parse_sample_file_name("0-0.cks"));
 }
 
+// Breakpoint mode's shared hit flags: recognised (so that a recording that
+// holds them is still a recording), never read as an image.
+TEST(SampleRecording, SharedHitsFileNames) {
+  EXPECT_TRUE(is_shared_hits_file_name("8907022b21-0123456789abcdef-20005.hits"));
+  EXPECT_FALSE(is_shared_hits_file_name("8907022b21-0123456789abcdef-20005.hits.tmp"));
+  EXPECT_FALSE(is_shared_hits_file_name("8907022b21-20005.hits"));                // no path hash
+  EXPECT_FALSE(is_shared_hits_file_name("8907022b2-0123456789abcdef-20005.hits"));  // half a byte
+  EXPECT_FALSE(is_shared_hits_file_name("8907022B21-0123456789abcdef-20005.hits"));  // upper case
+  EXPECT_FALSE(is_shared_hits_file_name("8907022b21-0123456789abcdef-.hits"));
+  EXPECT_FALSE(is_shared_hits_file_name("8907022b21-0123456789abcdef-2x.hits"));
+  EXPECT_FALSE(parse_sample_file_name("8907022b21-0123456789abcdef-20005.hits"));
+  testing::TempDir dir;
+  ASSERT_TRUE(write_sample_recording(dir.path(), example()));
+  ASSERT_TRUE(testing::write_bytes(dir / "8907022b21-0123456789abcdef-3.hits", {1, 0, 1}));
+  auto r = read_sample_recording(dir.path());
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->images.size(), example().images.size());
+}
+
 TEST(SampleRecording, CorruptFileInDirectoryNamesIt) {
   testing::TempDir dir;
   ASSERT_TRUE(write_sample_recording(dir.path(), example()));

@@ -227,7 +227,48 @@ static void write_planted(const uint64_t *sites, uint32_t count) {
 }
 
 /* Plants `plan` in the object: returns the module index + 1, 0 if none. */
-static uint32_t plant(const struct dl_phdr_info *info, const char *path, const struct cks_plan *plan) {
+/* The hit flags of an object's sites, shared by every process of the
+ * recording that maps the same build from the same path (a file
+ * <build-id>-<path hash>-<sites>.hits in the
+ * recording directory, mapped shared): a site hit once is not planted in
+ * the processes that start later, so a workload of many short processes
+ * pays each block's trap about once, as UnTracer does for fuzzing. NULL
+ * (flags private to the process) without a build-id or a usable file. */
+static unsigned char *shared_hits(const char *object, const unsigned char *id, uint32_t id_size, uint32_t count) {
+  if (!id_size) return NULL;
+  char path[sizeof cks_cfg.dir + 2 * CKS_MAX_BUILD_ID + 48];
+  size_t n = strlen(cks_cfg.dir);
+  memcpy(path, cks_cfg.dir, n);
+  path[n++] = '/';
+  static const char digits[] = "0123456789abcdef";
+  for (uint32_t i = 0; i < id_size; ++i) {
+    path[n++] = digits[id[i] >> 4];
+    path[n++] = digits[id[i] & 15];
+  }
+  /* Two copies of one build at two paths are two objects to the reports. */
+  uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a of the object's path */
+  for (const char *c = object; *c; ++c) h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+  path[n++] = '-';
+  for (int i = 60; i >= 0; i -= 4) path[n++] = digits[(h >> i) & 15];
+  path[n++] = '-';
+  char num[16];
+  int len = 0;
+  for (uint32_t v = count; v || !len; v /= 10) num[len++] = (char)('0' + v % 10);
+  while (len) path[n++] = num[--len];
+  memcpy(path + n, CKS_HITS_SUFFIX, sizeof CKS_HITS_SUFFIX);
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) return NULL;
+  struct stat st;
+  void *p = MAP_FAILED;
+  /* Two processes may create it at once: both make it `count` bytes. */
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_size == (off_t)count || (st.st_size == 0 && ftruncate(fd, count) == 0)))
+    p = mmap(NULL, count, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+static uint32_t plant(const struct dl_phdr_info *info, const char *path, const struct cks_plan *plan,
+                      const unsigned char *id, uint32_t id_size) {
   uint32_t slot = nmodules;
   if (slot >= MAX_MODULES) {
     cks_warn_once(&warned_full, "more than 1024 objects: later ones are not planted");
@@ -267,27 +308,36 @@ static uint32_t plant(const struct dl_phdr_info *info, const char *path, const s
   m->count = count;
   m->lo = m->sites[0];
   m->hi = m->sites[count - 1] + 1;
+  /* Sites run by an earlier process of the recording are not planted
+   * again: their hit is known (shared_hits). */
+  unsigned char *shared = shared_hits(path, id, id_size, count);
+  if (shared) m->hit = shared;
   /* Publish before the first int3 can fire; then plant page by page, each
    * span from its first site to its last written at once. */
   __atomic_store_n(&nmodules, slot + 1, __ATOMIC_RELEASE);
-  unsigned char span[PAGE];
-  uint32_t planted = 0;
+  static unsigned char span[PAGE];
+  static uint64_t fresh[PAGE];
+  uint32_t planted = 0, failed = 0;
   for (uint32_t k = 0; k < count;) {
     uint64_t page = m->sites[k] & ~(PAGE - 1);
-    uint32_t last = k;
+    uint32_t last = k, nfresh = 0;
     while (last + 1 < count && (m->sites[last + 1] & ~(PAGE - 1)) == page) ++last;
-    uint64_t from = m->sites[k], to = m->sites[last] + 1;
-    memcpy(span, (const void *)from, to - from);
-    for (uint32_t j = k; j <= last; ++j) span[m->sites[j] - from] = INT3;
-    if (write_mem(from, span, to - from, m->prot)) {
-      write_planted(m->sites + k, last - k + 1);
-      planted += last - k + 1;
-    } else {
-      for (uint32_t j = k; j <= last; ++j) m->hit[j] = 1; /* never reported */
-    }
+    for (uint32_t j = k; j <= last; ++j)
+      if (!__atomic_load_n(&m->hit[j], __ATOMIC_RELAXED)) fresh[nfresh++] = m->sites[j];
     k = last + 1;
+    if (!nfresh) continue;
+    uint64_t from = fresh[0], to = fresh[nfresh - 1] + 1;
+    memcpy(span, (const void *)from, to - from);
+    for (uint32_t j = 0; j < nfresh; ++j) span[fresh[j] - from] = INT3;
+    if (write_mem(from, span, to - from, m->prot)) {
+      write_planted(fresh, nfresh);
+      planted += nfresh;
+    } else {
+      failed += nfresh;
+    }
   }
-  if (planted < count) cks_warn_about(path, "its text could not be written: some breakpoints not planted");
+  if (failed) cks_warn_about(path, "its text could not be written: some breakpoints not planted");
+  (void)planted;
   return slot + 1;
 }
 
@@ -318,7 +368,7 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data) {
   uint32_t id_size = (uint32_t)cks_build_id(info, id);
   struct cks_plan plan;
   if (!cks_plan_request(&plan_conn, name, id, id_size, &plan)) return 0;
-  if (plan.count) s->module = plant(info, name, &plan);
+  if (plan.count) s->module = plant(info, name, &plan, id, id_size);
   cks_plan_free(&plan);
   return 0;
 }

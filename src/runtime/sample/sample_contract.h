@@ -30,6 +30,11 @@ enum {
  * does not exist yet (created with O_EXCL). covkit writes recording.json. */
 #define CKS_FILE_SUFFIX ".cks"
 #define CKS_RECORDING_JSON "recording.json"
+/* Breakpoint mode: "<build-id hex>-<path hash>-<sites>.hits" (the hash:
+ * 16 hex digits, FNV-1a 64 of the object's path), one byte per planted site
+ * of that object (in address order), 1 once hit in any process of the
+ * recording; mapped shared by the runtime. Readers ignore these files. */
+#define CKS_HITS_SUFFIX ".hits"
 #define CKS_MAX_SEQUENCE 9999
 
 /* ---- records ----
