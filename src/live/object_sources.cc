@@ -5,6 +5,7 @@
 
 #include "format/gcno_reader.h"
 #include "util/file_io.h"
+#include "util/path_names.h"
 
 namespace covkit::live {
 
@@ -18,10 +19,6 @@ std::string normal(const fs::path& p) {
   return (ec ? p.lexically_normal() : c).string();
 }
 
-std::string basename_of(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 }  // namespace
 
@@ -29,7 +26,7 @@ ObjectSources::ObjectSources(const std::vector<std::string>& sources) {
   for (const std::string& s : sources) {
     std::error_code ec;
     fs::path abs = fs::absolute(s, ec);
-    wanted_.push_back({s, normal(ec ? fs::path(s) : abs), basename_of(s), false});
+    wanted_.push_back({s, normal(ec ? fs::path(s) : abs), std::string(util::last_path_component(s)), false});
   }
 }
 
@@ -55,7 +52,7 @@ bool ObjectSources::matches(const std::string& gcda) {
       return any;
     }
   }
-  std::string base = basename_of(stem);
+  std::string base(util::last_path_component(stem));
   for (Wanted& w : wanted_) {
     std::string no_ext = w.base.substr(0, w.base.rfind('.'));
     if (base == w.base || base == no_ext) w.matched = any = true;

@@ -1,6 +1,7 @@
 // gprof's symbol tables (gprof_selection.h), built in gprof's order: the
 // specifications newest first, matched against every function by address.
 #include "trace/gprof_selection.h"
+#include "util/path_names.h"
 
 #include <algorithm>
 #include <cctype>
@@ -32,16 +33,11 @@ struct SpecPattern {
   }
 };
 
-std::string base_name(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 // gprof keeps its source files newest first and takes the first whose last
 // component is `name`: of the files met, the last one so named.
 std::string source_file_named(const std::vector<std::string>& files_met, const std::string& name) {
   for (auto it = files_met.rbegin(); it != files_met.rend(); ++it)
-    if (base_name(*it) == name) return *it;
+    if (util::last_path_component(*it) == name) return *it;
   return {};
 }
 

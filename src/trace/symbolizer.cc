@@ -17,6 +17,7 @@
 
 #include "format/object_files.h"
 #include "util/demangle.h"
+#include "util/path_names.h"
 
 namespace covkit::trace {
 
@@ -309,7 +310,7 @@ const SymbolInfo& Symbolizer::lookup(const format::TraceProcess& process, uint64
     info.name = util::demangle(sym->name);
     if (sym->addr != rel) info.name += fmt::format("+0x{:x}", rel - sym->addr);
   } else {
-    info.name = fmt::format("0x{:x} ({})", address, module->path.empty() ? "unknown module" : std::filesystem::path(module->path).filename().string());
+    info.name = fmt::format("0x{:x} ({})", address, module->path.empty() ? std::string_view("unknown module") : util::last_path_component(module->path));
   }
   cache.elf->source(rel, &info.file, &info.line);
   return info;

@@ -13,6 +13,7 @@
 #include "format/trace_event_reader.h"
 #include "util/thread_pool.h"
 #include "util/utf8.h"
+#include "util/path_names.h"
 
 namespace covkit::trace {
 
@@ -187,7 +188,7 @@ std::string process_label(const format::TraceSet& trace, size_t i) {
   std::string names;
   for (const format::TraceProcess& p : trace.processes) {
     if (p.pid != trace.processes[i].pid) continue;
-    std::string name = p.exe.empty() ? std::string("process") : std::filesystem::path(p.exe).filename().string();
+    std::string name(p.exe.empty() ? std::string_view("process") : util::last_path_component(p.exe));
     names += (names.empty() ? "" : " \u2192 ") + name;
   }
   return fmt::format("{} ({})", names, trace.processes[i].pid);

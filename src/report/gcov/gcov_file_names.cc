@@ -1,15 +1,11 @@
 #include "report/gcov/gcov_file_names.h"
 
 #include "util/md5.h"
+#include "util/path_names.h"
 
 namespace covkit::report {
 
 namespace {
-
-std::string base_name(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 std::string strip_extension(std::string s) {
   size_t dot = s.rfind('.');
@@ -18,7 +14,7 @@ std::string strip_extension(std::string s) {
 }
 
 std::string mangle_name(const std::string& name, const NameOptions& o) {
-  return o.preserve_paths ? mangle_path(name) : base_name(name);
+  return o.preserve_paths ? mangle_path(name) : std::string(util::last_path_component(name));
 }
 
 }  // namespace
@@ -48,7 +44,7 @@ std::string gcov_file_name(const std::string& input_name, const std::string& src
 }
 
 std::string json_file_name(const std::string& input_name, const NameOptions& o) {
-  std::string base = base_name(input_name);
+  std::string base(util::last_path_component(input_name));
   std::string out = strip_extension(base);
   if (o.hash_names) {
     out += "##" + util::md5_hex(input_name);

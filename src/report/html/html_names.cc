@@ -1,6 +1,7 @@
 #include "report/html/html_names.h"
 
 #include "util/md5.h"
+#include "util/path_names.h"
 
 namespace covkit::report::html {
 
@@ -44,8 +45,7 @@ std::string directory_of(std::string_view source_path) {
 }
 
 std::string base_name_of(std::string_view source_path) {
-  size_t slash = source_path.rfind('/');
-  return std::string(slash == std::string_view::npos ? source_path : source_path.substr(slash + 1));
+  return std::string(util::last_path_component(source_path));
 }
 
 }  // namespace covkit::report::html
