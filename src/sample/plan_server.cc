@@ -74,7 +74,12 @@ struct PlanServer::State {
     auto it = answers.find(key);
     if (it != answers.end()) return it->second;
     Answer a;
-    auto sites = provider(ModuleIdentity{path, build_id});
+    Expected<std::vector<uint64_t>> sites = Error("");
+    try {  // an exception here would end covkit from its server thread
+      sites = provider(ModuleIdentity{path, build_id});
+    } catch (const std::exception& e) {
+      sites = Error(fmt::format("the analysis failed: {}", e.what()));
+    }
     if (!sites) {
       a.refused = sites.error().message.substr(0, CKS_PLAN_MAX_TEXT);
     } else {
