@@ -56,7 +56,7 @@ Expected<RecordOutcome, RecordError> record_samples(const RecordRequest& r) {
   if (auto ok = format::write_recording_json(dir->path(), meta); !ok)
     return RecordError(fmt::format("{}: {}", util::printable(dir->path()), ok.error().message), false);
 
-  SampleSettings settings{dir->path(),  r.mode == SampleMode::branch, breakpoint, r.plan_socket, meta.period_ns,
+  SampleSettings settings{dir->path(), r.mode == SampleMode::branch, breakpoint, r.plan_socket, meta.period_ns,
                           r.mode == SampleMode::branch ? r.vector_length : uint32_t{16}, *runtime};
   auto end = trace::run_program(r.program, r.command, sampled_environment(r.environment, settings));
   if (!end) return RecordError(fmt::format("{}: cannot run: {}", util::printable(r.program), end.error().describe()), true);

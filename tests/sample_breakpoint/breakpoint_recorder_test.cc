@@ -79,20 +79,27 @@ std::string handler_name(const ::testing::TestParamInfo<Handler>& info) {
   return info.param == Handler::ptrace ? "Ptrace" : "Runtime";
 }
 
-// The program run by the preloaded runtime, the plan served by covkit's plan
-// server, the recording read back from its directory.
-Expected<format::SampleRecording> record_in_process(const std::vector<std::string>& argv,
-                                                    BreakpointProvider provider, trace::ProgramEnd* status,
-                                                    std::string* dir = nullptr) {
+// Breakpoint mode inside the program, into a fresh directory of the scratch
+// one named `stem` and a serial number; the plan socket is the caller's.
+RecordRequest runtime_request(const std::vector<std::string>& argv, const std::string& stem) {
   static int serial = 0;
   RecordRequest r;
   r.mode = SampleMode::breakpoint;
-  r.dir = Scratch::dir() + "/rec" + std::to_string(serial++);
+  r.dir = Scratch::dir() + "/" + stem + std::to_string(serial++);
   r.program = argv.at(0);
   r.command = argv;
   r.environment = trace::current_environment();
   r.covkit_version = "test";
   r.runtime_library = COVKIT_SAMPLE_RUNTIME;
+  return r;
+}
+
+// The program run by the preloaded runtime, the plan served by covkit's plan
+// server, the recording read back from its directory.
+Expected<format::SampleRecording> record_in_process(const std::vector<std::string>& argv,
+                                                    BreakpointProvider provider, trace::ProgramEnd* status,
+                                                    std::string* dir = nullptr) {
+  RecordRequest r = runtime_request(argv, "rec");
   auto server = PlanServer::start(std::move(provider));
   if (!server) return server.error();
   r.plan_socket = (*server)->socket_path();
@@ -454,13 +461,7 @@ TEST(BreakpointRuntime, SecondProcessPlantsOnlyWhatTheFirstDidNotReach) {
 // nothing was planted.
 TEST(BreakpointRuntime, PlanServerGone) {
   BUILD_OR_SKIP(exe, "calls.c", "calls_pie", "-pie -fPIE");
-  RecordRequest r;
-  r.mode = SampleMode::breakpoint;
-  r.dir = Scratch::dir() + "/no-server";
-  r.program = exe;
-  r.command = {exe};
-  r.environment = trace::current_environment();
-  r.runtime_library = COVKIT_SAMPLE_RUNTIME;
+  RecordRequest r = runtime_request({exe}, "no-server");
   r.plan_socket = Scratch::dir() + "/no-such.sock";
   auto out = record_samples(r);
   ASSERT_TRUE(out) << out.error().message;

@@ -68,6 +68,15 @@ static void warn_about(const char *path, const char *what) {
   cks_warn_about(path, text);
 }
 
+/* A connection that failed mid-answer is spent: closed, and the object
+ * left unplanted with a warning saying why. Returns 0 for the caller. */
+static int give_up(int *conn, const char *path, const char *what) {
+  close(*conn);
+  *conn = -1;
+  warn_about(path, what);
+  return 0;
+}
+
 CKS_FN void cks_plan_free(struct cks_plan *plan) {
   if (plan->vaddrs) munmap(plan->vaddrs, plan->mapped);
   memset(plan, 0, sizeof *plan);
@@ -86,46 +95,30 @@ CKS_FN int cks_plan_request(int *conn, const char *path, const unsigned char *bu
   uint64_t count = 0;
   if (!write_all(*conn, head, sizeof head) || !write_all(*conn, path, path_size - 1) || !write_all(*conn, "", 1) ||
       !write_all(*conn, build_id, build_id_size) || !read_all(*conn, &count, sizeof count)) {
-    close(*conn);
-    *conn = -1;
-    warn_about(path, "covkit's plan server did not answer");
-    return 0;
+    return give_up(conn, path, "covkit's plan server did not answer");
   }
   if (count == CKS_PLAN_REFUSED) {
     uint32_t size = 0;
     char text[CKS_PLAN_MAX_TEXT + 1];
     if (!read_all(*conn, &size, sizeof size) || size > CKS_PLAN_MAX_TEXT || !read_all(*conn, text, size)) {
-      close(*conn);
-      *conn = -1;
-      warn_about(path, "covkit's plan server sent a broken answer");
-      return 0;
+      return give_up(conn, path, "covkit's plan server sent a broken answer");
     }
     text[size] = 0;
     warn_about(path, text);
     return 0;
   }
   if (count > CKS_PLAN_MAX_SITES) {
-    close(*conn);
-    *conn = -1;
-    warn_about(path, "covkit's plan server sent a broken answer");
-    return 0;
+    return give_up(conn, path, "covkit's plan server sent a broken answer");
   }
   if (count == 0) return 1;
   size_t bytes = (size_t)count * 8;
   size_t mapped = (bytes + 4095) & ~(size_t)4095;
   void *p = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) {
-    close(*conn); /* the answer is still on its way: this connection is spent */
-    *conn = -1;
-    warn_about(path, "no memory for its plan");
-    return 0;
-  }
+  /* The answer is still on its way: the connection is spent either way. */
+  if (p == MAP_FAILED) return give_up(conn, path, "no memory for its plan");
   if (!read_all(*conn, p, bytes)) {
     munmap(p, mapped);
-    close(*conn);
-    *conn = -1;
-    warn_about(path, "covkit's plan server sent a broken answer");
-    return 0;
+    return give_up(conn, path, "covkit's plan server sent a broken answer");
   }
   out->vaddrs = p;
   out->count = count;
