@@ -1213,8 +1213,12 @@ def main():
     ap.add_argument("--crashers", default=os.path.join(HERE, "crashers_report"))
     ap.add_argument("--parts", default="objects,tracefiles,trees,full-disk")
     ap.add_argument("--only", help="run only the cases whose name matches this regular expression")
+    ap.add_argument("--share", type=int, default=1, help="run one case in SHARE (the same ones each time)")
+    ap.add_argument("--leak-check-every", type=int, default=1,
+                    help="under ASan, look for leaks in one covkit run of every N")
     ap.add_argument("--keep-going", action="store_true", help="list every failure, not the first 40")
     args = ap.parse_args()
+    rb.LEAK_CHECK_EVERY = args.leak_check_every
 
     covkit = os.path.abspath(args.covkit)
     workdir = os.path.abspath(args.workdir)
@@ -1278,7 +1282,7 @@ def main():
     clean_trees = {rel: open(os.path.join(tdir, "out", rel), "rb").read() for rel in (OBJ_REL, REF_REL)}
 
     def only(name):
-        return not args.only or re.search(args.only, name)
+        return (not args.only or re.search(args.only, name)) and rb.in_share(name, args.share)
 
     jobs = []  # callables returning Failures
     if "objects" in parts:
@@ -1304,7 +1308,7 @@ def main():
             if only(c.name):
                 jobs.append(lambda c=c, i=i: run_tree_case(run, c, os.path.join(workdir, "tree", "%05d" % i), gcda0,
                                                            ref[1], clean_trees))
-    if "full-disk" in parts and only("full-disk"):
+    if "full-disk" in parts and (not args.only or re.search(args.only, "full-disk")):  # one case, always run
         jobs.append(lambda: run_full_disk(run, os.path.join(workdir, "full"), objects, good_lcov, good_json))
 
     total = Failures()

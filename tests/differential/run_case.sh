@@ -11,6 +11,7 @@
 # Environment knobs (all optional):
 #   DIFF_KEEP=1         keep the temporary directory (path is printed)
 #   DIFF_ONLY=a,b,...   only run these option-set names (see optsets.txt)
+#   DIFF_ONLY_GCC<N>=a,b,...  the same for gcc-N's runs only (wins over DIFF_ONLY)
 #   DIFF_OPTSETS=FILE   use another option-set table
 #   DIFF_MAX_FAILS=N    stop reporting after N failing comparisons (default 3)
 #   DIFF_CONTINUE=1     keep going after the first failing option set
