@@ -33,14 +33,16 @@ run_ctest() {
 # naming objects and both invocation modes (tests/differential/optsets.txt).
 diff_subset=plain,abcu,jabu,tjb,t,lp,xlp,rpb,s_build,tHabcu,kqab,longo,bogus,cdbuild,absb
 
-echo "== plain build"
+phase() { echo "== $1 (at ${SECONDS}s)"; }  # where CI's minutes go
+phase "plain build"
 "$root/scripts/build.sh" "$root/build"
+phase "plain tests"
 # Every option set against gcov 12; against gcov 11 (the same readers and
 # writers, its own version rules) the subset: ~200 s of CI's time.
 DIFF_ONLY_GCC11=$diff_subset \
   run_ctest "$root/build" -j"$jobs" --output-on-failure --timeout 900 || status=1
 
-echo "== AddressSanitizer + UBSan build"
+phase "AddressSanitizer + UBSan build"
 "$root/scripts/build.sh" "$root/build-asan" -DCOVKIT_SANITIZE=ON
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # The sanitizers watch covkit, not the oracles: the slowest oracle runs (lcov
@@ -55,10 +57,12 @@ asan_skip='big_inputs|report_lcov_realcode|report_lcov_.*_gcc11|diff\.gcc11\.|re
 # The gcov differential tests run ~50 option sets per program in the plain
 # pass; under the sanitizers the subset.
 export DIFF_ONLY=$diff_subset
+phase "sanitized tests"
 run_ctest "$root/build-asan" -j"$jobs" --output-on-failure --timeout 900 -E "$asan_skip" || status=1
 
 if [ -x "$root/fuzz/run_fuzzers.sh" ]; then
-  echo "== short fuzzing run"
+  phase "short fuzzing run"
   "$root/fuzz/run_fuzzers.sh" "${COVKIT_FUZZ_SECONDS:-20}" || status=1
 fi
+phase "end"
 exit $status
