@@ -141,9 +141,42 @@ struct FileReader {
         (kind == CKS_KIND_HIT ? into.hits : into.planted).push_back(h);
         return {};
       }
+      case CKS_KIND_PLANTED_SET:
+        if (auto ok = need(CKS_SET_FIXED); !ok) return ok;
+        return planted_set(at, r, size);
       default:
         return corrupt(name, at, fmt::format("unknown record kind {}", kind));
     }
+  }
+
+  // count addresses: the first, then ULEB128 gaps of at least 1, then zeros.
+  Expected<void> planted_set(size_t at, const uint8_t* r, size_t size) {
+    const uint32_t count = get32(r + CKS_SET_COUNT);
+    if (count == 0) return corrupt(name, at, "PLANTED_SET record of no address");
+    if (count - 1 > size - CKS_SET_FIXED)
+      return corrupt(name, at, fmt::format("PLANTED_SET record of {} addresses in {} bytes", count, size));
+    const uint8_t *p = r + CKS_SET_FIXED, *end = r + size;
+    uint64_t address = get64(r + CKS_SET_FIRST);
+    // Tens of thousands a process: grow once per record, not by doubling.
+    if (into.planted.capacity() - into.planted.size() < count)
+      into.planted.reserve(std::max(into.planted.size() + count, into.planted.capacity() * 3 / 2));
+    into.planted.push_back({static_cast<uint32_t>(into.images.size()), address});
+    for (uint32_t i = 1; i < count; ++i) {
+      uint64_t gap = 0;
+      for (unsigned shift = 0;; shift += 7) {
+        if (p == end || shift > 63 || (shift == 63 && (*p & 0x7e)))
+          return corrupt(name, at, "PLANTED_SET record with a truncated or too long gap");
+        const uint8_t b = *p++;
+        gap |= uint64_t{b & 0x7fu} << shift;
+        if (!(b & 0x80)) break;
+      }
+      if (gap == 0 || gap > ~address) return corrupt(name, at, "PLANTED_SET record whose addresses do not ascend");
+      address += gap;
+      into.planted.push_back({static_cast<uint32_t>(into.images.size()), address});
+    }
+    if (end - p >= 8 || std::any_of(p, end, [](uint8_t b) { return b != 0; }))
+      return corrupt(name, at, fmt::format("PLANTED_SET record with {} bytes after its {} addresses", end - p, count));
+    return {};
   }
 
   Expected<void> run() {

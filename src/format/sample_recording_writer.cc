@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -42,6 +43,27 @@ std::string unhex(const std::string& hex) {
   std::string out;
   for (size_t i = 0; i + 1 < hex.size(); i += 2) out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
   return out;
+}
+
+// The image's planted sites as PLANTED_SET records, as the runtime writes them.
+void encode_planted(const SampleRecording& rec, const SampleImage& image, std::string& out) {
+  std::vector<uint64_t> sites;
+  for (const BlockHit& h : rec.planted)
+    if (h.image == image.id) sites.push_back(h.address);
+  std::sort(sites.begin(), sites.end());
+  sites.erase(std::unique(sites.begin(), sites.end()), sites.end());
+  constexpr size_t kRecordBytes = size_t{1} << 16;
+  for (size_t i = 0; i < sites.size();) {
+    RecordBytes r(CKS_SET_FIXED);
+    r.put64(CKS_SET_FIRST, sites[i]);
+    uint32_t count = 1;
+    for (++i; i < sites.size() && r.size() + CKS_ULEB_MAX <= kRecordBytes; ++i, ++count) {
+      unsigned char gap[CKS_ULEB_MAX];
+      r.append(gap, cks_put_uleb128(gap, sites[i] - sites[i - 1]));
+    }
+    r.put32(CKS_SET_COUNT, count);
+    r.finish_into(out, CKS_KIND_PLANTED_SET);
+  }
 }
 
 Expected<std::string> encode_image(const SampleRecording& rec, const SampleImage& image) {
@@ -92,13 +114,13 @@ Expected<std::string> encode_image(const SampleRecording& rec, const SampleImage
       b.finish_into(out, CKS_KIND_BRANCHES);
     }
   }
-  for (const auto* list : {&rec.hits, &rec.planted})
-    for (const BlockHit& h : *list) {
-      if (h.image != image.id) continue;
-      RecordBytes r(CKS_HIT_FIXED);
-      r.put64(CKS_HIT_ADDRESS, h.address);
-      r.finish_into(out, list == &rec.hits ? CKS_KIND_HIT : CKS_KIND_PLANTED);
-    }
+  for (const BlockHit& h : rec.hits) {
+    if (h.image != image.id) continue;
+    RecordBytes r(CKS_HIT_FIXED);
+    r.put64(CKS_HIT_ADDRESS, h.address);
+    r.finish_into(out, CKS_KIND_HIT);
+  }
+  encode_planted(rec, image, out);
   if (image.ended) {
     RecordBytes r(CKS_END_FIXED);
     r.finish_into(out, CKS_KIND_END);

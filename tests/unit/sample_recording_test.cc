@@ -225,6 +225,111 @@ TEST(SampleRecording, SharedHitsFileNames) {
   EXPECT_EQ(r->images.size(), example().images.size());
 }
 
+// Planted breakpoints are written as PLANTED_SET records (ULEB128 gaps):
+// gaps of every length, more sites than one record holds, and a list that
+// is neither sorted nor unique come back as the sorted set.
+TEST(SampleRecording, PlantedSetsRoundTrip) {
+  SampleRecording in = example();
+  in.planted.clear();
+  std::vector<uint64_t> want;
+  uint64_t a = 0x400000;
+  for (uint64_t gap : {uint64_t{1}, uint64_t{127}, uint64_t{128}, uint64_t{16383}, uint64_t{16384}, uint64_t{1} << 35})
+    want.push_back(a += gap);
+  for (int i = 0; i < 60000; ++i) want.push_back(a += 1 + (i * 7919) % 300);  // > 64 KiB of gaps: two records
+  want.push_back(~uint64_t{0});                                                 // the largest address, a 9-byte gap
+  for (size_t i = want.size(); i-- > 0;) in.planted.push_back({1, want[i]});   // descending,
+  in.planted.push_back({1, want[5]});                                            // with a duplicate
+  in.planted.push_back({2, 0x1234});
+  testing::TempDir dir;
+  ASSERT_TRUE(write_sample_recording(dir.path(), in));
+  auto out = read_sample_recording(dir.path());
+  ASSERT_TRUE(out) << out.error().message;
+  std::vector<uint64_t> got;
+  for (const BlockHit& h : out->planted)
+    if (h.image == 1) got.push_back(h.address);
+  EXPECT_EQ(got, want);
+  ASSERT_EQ(out->planted.back().image, 2u);
+  EXPECT_EQ(out->planted.back().address, 0x1234u);
+  // ~1.5 bytes a site, against 24 for a PLANTED record each.
+  EXPECT_LT(testing::read_bytes(dir / "100-1.cks").size(), want.size() * 3);
+}
+
+// A file of the IMAGE record of one_file() and then `tail`.
+std::string read_error_after_image(testing::TempDir& dir, const std::vector<uint8_t>& tail) {
+  std::vector<uint8_t> b = one_file(dir);
+  uint32_t image_size;
+  std::memcpy(&image_size, b.data() + 8, 4);
+  b.resize(image_size);
+  b.insert(b.end(), tail.begin(), tail.end());
+  return read_error(b);
+}
+
+// A PLANTED_SET record: header, count, first address, then `gaps` (raw
+// ULEB128 bytes), padded to 8 unless `pad` is false.
+std::vector<uint8_t> planted_set(uint32_t count, uint64_t first, std::vector<uint8_t> gaps, bool pad = true) {
+  std::vector<uint8_t> r(CKS_SET_FIXED, 0);
+  r.insert(r.end(), gaps.begin(), gaps.end());
+  if (pad) r.resize((r.size() + 7) & ~size_t{7}, 0);
+  const uint32_t head[4] = {CKS_MAGIC, CKS_KIND_PLANTED_SET, static_cast<uint32_t>(r.size()), 0};
+  std::memcpy(r.data(), head, 16);
+  std::memcpy(r.data() + CKS_SET_COUNT, &count, 4);
+  std::memcpy(r.data() + CKS_SET_FIRST, &first, 8);
+  return r;
+}
+
+TEST(SampleRecording, DamagedPlantedSetsAreNamed) {
+  testing::TempDir dir;
+  std::vector<uint8_t> image = one_file(dir);
+  uint32_t at;
+  std::memcpy(&at, image.data() + 8, 4);
+  const std::string where = fmt::format("100-0.cks: corrupt at byte {}: ", at);
+  auto error = [&](const std::vector<uint8_t>& record) { return read_error_after_image(dir, record); };
+  EXPECT_EQ(error(planted_set(3, 0x1000, {1, 0x80, 0x01})), "");  // 0x1000, 0x1001, 0x1081
+  EXPECT_EQ(error(planted_set(1, 0x1000, {})), "");
+  EXPECT_EQ(error(planted_set(0, 0x1000, {})), where + "PLANTED_SET record of no address");
+  EXPECT_EQ(error(planted_set(100, 0x1000, {1, 1})), where + "PLANTED_SET record of 100 addresses in 40 bytes");
+  EXPECT_EQ(error(planted_set(3, 0x1000, {1, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80})),
+            where + "PLANTED_SET record with a truncated or too long gap");
+  EXPECT_EQ(error(planted_set(2, 0x1000, {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02})),
+            where + "PLANTED_SET record with a truncated or too long gap");  // 65 bits
+  EXPECT_EQ(error(planted_set(2, 0x1000, {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01})),
+            where + "PLANTED_SET record with a truncated or too long gap");
+  EXPECT_EQ(error(planted_set(2, 0x1000, {0})), where + "PLANTED_SET record whose addresses do not ascend");
+  EXPECT_EQ(error(planted_set(2, ~uint64_t{0} - 1, {2})), where + "PLANTED_SET record whose addresses do not ascend");
+  EXPECT_EQ(error(planted_set(2, 0x1000, {1, 7})), where + "PLANTED_SET record with 7 bytes after its 2 addresses");
+  EXPECT_EQ(error(planted_set(1, 0x1000, std::vector<uint8_t>(8, 0))),
+            where + "PLANTED_SET record with 8 bytes after its 1 addresses");
+  EXPECT_EQ(error(planted_set(1, 0x1000, {}, false)), "");
+  std::vector<uint8_t> short_record = planted_set(1, 0x1000, {});
+  short_record.resize(24);
+  const uint32_t size = 24;
+  std::memcpy(short_record.data() + 8, &size, 4);
+  EXPECT_NE(error(short_record).find("fewer than its 32"), std::string::npos) << error(short_record);
+}
+
+// Recordings made before PLANTED_SET (one PLANTED record a site) still read.
+TEST(SampleRecording, PlantedRecordsOfOlderRecordingsRead) {
+  testing::TempDir dir;
+  std::vector<uint8_t> tail;
+  for (uint64_t address : {0x2000u, 0x1000u, 0x2000u}) {
+    std::vector<uint8_t> r(CKS_HIT_FIXED, 0);
+    const uint32_t head[4] = {CKS_MAGIC, CKS_KIND_PLANTED, CKS_HIT_FIXED, 0};
+    std::memcpy(r.data(), head, 16);
+    std::memcpy(r.data() + CKS_HIT_ADDRESS, &address, 8);
+    tail.insert(tail.end(), r.begin(), r.end());
+  }
+  std::vector<uint8_t> b = one_file(dir);
+  uint32_t image_size;
+  std::memcpy(&image_size, b.data() + 8, 4);
+  b.resize(image_size);
+  b.insert(b.end(), tail.begin(), tail.end());
+  SampleRecording rec;
+  ASSERT_TRUE(read_sample_file(b, "100-0.cks", rec));
+  ASSERT_EQ(rec.planted.size(), 2u);
+  EXPECT_EQ(rec.planted[0].address, 0x1000u);
+  EXPECT_EQ(rec.planted[1].address, 0x2000u);
+}
+
 TEST(SampleRecording, CorruptFileInDirectoryNamesIt) {
   testing::TempDir dir;
   ASSERT_TRUE(write_sample_recording(dir.path(), example()));

@@ -207,22 +207,38 @@ static void *map_zeroed(size_t size) {
   return p == MAP_FAILED ? NULL : p;
 }
 
-/* PLANTED records, many to a write(2). */
-static void write_planted(const uint64_t *sites, uint32_t count) {
-  enum { BATCH = 256 };
-  uint64_t buf[BATCH * CKS_HIT_FIXED / 8];
-  uint32_t done = 0;
-  while (done < count) {
-    uint32_t n = count - done < BATCH ? count - done : BATCH;
-    memset(buf, 0, sizeof buf);
-    for (uint32_t k = 0; k < n; ++k) {
-      uint64_t *rec = buf + k * (CKS_HIT_FIXED / 8);
-      cks_fill_header(rec, CKS_HIT_FIXED, CKS_KIND_PLANTED, 0);
-      rec[CKS_HIT_ADDRESS / 8] = sites[done + k];
-    }
-    cks_write_raw(buf, n * CKS_HIT_FIXED);
-    done += n;
+/* The int3s planted in an object, as PLANTED_SET records of up to 64 KiB
+ * (~40,000 sites each): one write(2) per record. Planting is serialized
+ * (the constructor, then the dynamic linker's lock), so one buffer serves. */
+static struct {
+  unsigned char bytes[1 << 16];
+  uint32_t size, count;
+  uint64_t last;
+} planted_set;
+
+static void planted_flush(void) {
+  if (!planted_set.count) return;
+  uint32_t size = (planted_set.size + 7) & ~7u;
+  memset(planted_set.bytes + planted_set.size, 0, size - planted_set.size);
+  uint32_t count = planted_set.count;
+  memcpy(planted_set.bytes + CKS_SET_COUNT, &count, 4);
+  cks_fill_header(planted_set.bytes, size, CKS_KIND_PLANTED_SET, 0);
+  cks_write_raw(planted_set.bytes, size);
+  planted_set.count = 0;
+}
+
+/* Adds a site; sites come in ascending order. */
+static void planted_add(uint64_t at) {
+  if (planted_set.count && planted_set.size + CKS_ULEB_MAX + 8 > sizeof planted_set.bytes) planted_flush();
+  if (!planted_set.count) {
+    memset(planted_set.bytes, 0, CKS_SET_FIXED);
+    memcpy(planted_set.bytes + CKS_SET_FIRST, &at, 8);
+    planted_set.size = CKS_SET_FIXED;
+  } else {
+    planted_set.size += cks_put_uleb128(planted_set.bytes + planted_set.size, at - planted_set.last);
   }
+  planted_set.last = at;
+  ++planted_set.count;
 }
 
 /* Plants `plan` in the object: returns the module index + 1, 0 if none. */
@@ -328,11 +344,12 @@ static uint32_t plant(const struct dl_phdr_info *info, const char *path, const s
     memcpy(span, (const void *)from, to - from);
     for (uint32_t j = 0; j < nfresh; ++j) span[fresh[j] - from] = INT3;
     if (write_mem(from, span, to - from, m->prot)) {
-      write_planted(fresh, nfresh);
+      for (uint32_t j = 0; j < nfresh; ++j) planted_add(fresh[j]);
     } else {
       failed += nfresh;
     }
   }
+  planted_flush();
   if (failed) cks_warn_about(path, "its text could not be written: some breakpoints not planted");
   return slot + 1;
 }

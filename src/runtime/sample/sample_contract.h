@@ -2,9 +2,12 @@
  * recording directory), covkit's reader and writer
  * (src/format/sample_recording_*) and `covkit sample record` (which sets the
  * runtime's environment): variable names, file names and record layouts.
- * docs/sample-format.md is its prose. C11 and C++, nothing but constants. */
+ * docs/sample-format.md is its prose. C11 and C++: constants, and the one
+ * encoder both writers use. */
 #ifndef COVKIT_SAMPLE_CONTRACT_H
 #define COVKIT_SAMPLE_CONTRACT_H
+
+#include <stdint.h>
 
 /* ---- environment of the sampled program ---- */
 #define CKS_ENV_DIR "COVKIT_SAMPLE_DIR"             /* required: without it the runtime is inert */
@@ -56,7 +59,8 @@ enum {
   CKS_KIND_END = 5,     /* the image ended normally (exit) */
   CKS_KIND_HIT = 6,     /* breakpoint mode: a block ran */
   CKS_KIND_PLANTED = 7, /* breakpoint mode: a breakpoint was planted */
-  CKS_KIND_BRANCHES = 8 /* taken branches of the SAMPLE record just before (hardware, imports) */
+  CKS_KIND_BRANCHES = 8, /* taken branches of the SAMPLE record just before (hardware, imports) */
+  CKS_KIND_PLANTED_SET = 9 /* breakpoint mode: many planted breakpoints at once */
 };
 
 /* IMAGE: then the executable path (/proc/self/exe), NUL-terminated. */
@@ -104,6 +108,25 @@ enum {
  * HIT and PLANTED: u64 address at offset 16. */
 enum { CKS_END_LOST = 16, CKS_END_FIXED = 24, CKS_HIT_ADDRESS = 16, CKS_HIT_FIXED = 24 };
 
+/* PLANTED_SET: the addresses of many planted breakpoints, ascending, in
+ * ~1.5 bytes each instead of a 24-byte PLANTED record each (a process of a
+ * large program plants tens of thousands): u32 count (>= 1) at 16, u32 0,
+ * u64 the first address at 24, then count - 1 ULEB128 gaps to the next
+ * address (each >= 1), then zero bytes to the record's size. */
+enum { CKS_SET_COUNT = 16, CKS_SET_FIRST = 24, CKS_SET_FIXED = 32, CKS_ULEB_MAX = 10 };
+
+/* Writes v as ULEB128 at p (at most CKS_ULEB_MAX bytes); returns the bytes
+ * written. Shared by the runtime and covkit's writer. */
+static inline unsigned cks_put_uleb128(unsigned char *p, uint64_t v) {
+  unsigned n = 0;
+  do {
+    unsigned char b = (unsigned char)(v & 0x7f);
+    v >>= 7;
+    p[n++] = (unsigned char)(b | (v ? 0x80 : 0));
+  } while (v);
+  return n;
+}
+
 /* ---- breakpoint mode: the plan, asked of covkit over a unix socket ----
  * In breakpoint mode the runtime plants one-shot int3s itself and handles
  * their SIGTRAP in the process (a few microseconds a block, against ~20 for
@@ -118,9 +141,9 @@ enum { CKS_END_LOST = 16, CKS_END_FIXED = 24, CKS_HIT_ADDRESS = 16, CKS_HIT_FIXE
  * names them, before the load bias), or count == CKS_PLAN_REFUSED followed
  * by u32 size and that many bytes of text (why: a WARNING record). A count
  * of 0 leaves the object alone (a system library, say). The runtime writes
- * one PLANTED record per int3 it planted and one HIT record per int3 that
- * fired, with the address in the process, as covkit's ptrace recorder
- * does. */
+ * PLANTED_SET records listing the int3s it planted and one HIT record per
+ * int3 that fired, with addresses in the process, as covkit's ptrace
+ * recorder does. */
 #define CKS_PLAN_MAGIC 0x4e4c504bu /* "KPLN" */
 #define CKS_PLAN_REFUSED 0xffffffffffffffffull
 enum {
