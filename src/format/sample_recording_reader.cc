@@ -55,8 +55,10 @@ struct FileReader {
   std::span<const uint8_t> bytes;
   const std::string& name;
   SampleRecording& into;
+  SampleDetail detail;
   SampleImage image;
   std::vector<Sample> samples;
+  std::vector<uint64_t> planted_here;  // SampleDetail::summary: to count each address once
 
   Expected<void> record(size_t at, uint16_t kind, uint16_t flags, const uint8_t* r, size_t size) {
     auto need = [&](size_t fixed) -> Expected<void> {
@@ -138,7 +140,10 @@ struct FileReader {
       case CKS_KIND_PLANTED: {
         if (auto ok = need(CKS_HIT_FIXED); !ok) return ok;
         BlockHit h{static_cast<uint32_t>(into.images.size()), get64(r + CKS_HIT_ADDRESS)};
-        (kind == CKS_KIND_HIT ? into.hits : into.planted).push_back(h);
+        if (kind == CKS_KIND_HIT)
+          into.hits.push_back(h);
+        else
+          keep_planted(h.address);
         return {};
       }
       case CKS_KIND_PLANTED_SET:
@@ -147,6 +152,13 @@ struct FileReader {
       default:
         return corrupt(name, at, fmt::format("unknown record kind {}", kind));
     }
+  }
+
+  void keep_planted(uint64_t address) {
+    if (detail == SampleDetail::all)
+      into.planted.push_back({static_cast<uint32_t>(into.images.size()), address});
+    else
+      planted_here.push_back(address);
   }
 
   // count addresses: the first, then ULEB128 gaps of at least 1, then zeros.
@@ -158,9 +170,10 @@ struct FileReader {
     const uint8_t *p = r + CKS_SET_FIXED, *end = r + size;
     uint64_t address = get64(r + CKS_SET_FIRST);
     // Tens of thousands a process: grow once per record, not by doubling.
-    if (into.planted.capacity() - into.planted.size() < count)
+    if (detail == SampleDetail::all && into.planted.capacity() - into.planted.size() < count)
       into.planted.reserve(std::max(into.planted.size() + count, into.planted.capacity() * 3 / 2));
-    into.planted.push_back({static_cast<uint32_t>(into.images.size()), address});
+    if (detail == SampleDetail::summary) planted_here.reserve(planted_here.size() + count);
+    keep_planted(address);
     for (uint32_t i = 1; i < count; ++i) {
       uint64_t gap = 0;
       for (unsigned shift = 0;; shift += 7) {
@@ -172,7 +185,7 @@ struct FileReader {
       }
       if (gap == 0 || gap > ~address) return corrupt(name, at, "PLANTED_SET record whose addresses do not ascend");
       address += gap;
-      into.planted.push_back({static_cast<uint32_t>(into.images.size()), address});
+      keep_planted(address);
     }
     if (end - p >= 8 || std::any_of(p, end, [](uint8_t b) { return b != 0; }))
       return corrupt(name, at, fmt::format("PLANTED_SET record with {} bytes after its {} addresses", end - p, count));
@@ -205,6 +218,8 @@ struct FileReader {
       std::sort(list->begin() + long(first), list->end(), by_address);
       list->erase(std::unique(list->begin() + long(first), list->end(), same), list->end());
     }
+    std::sort(planted_here.begin(), planted_here.end());
+    into.planted_not_kept += uint64_t(std::unique(planted_here.begin(), planted_here.end()) - planted_here.begin());
     // The runtime writes the maps at start and exit: keep each mapping once.
     auto& m = image.mappings;
     std::sort(m.begin(), m.end(), [](const SampleMapping& a, const SampleMapping& b) {
@@ -265,8 +280,9 @@ bool is_shared_hits_file_name(std::string_view name) {
          std::all_of(sites.begin(), sites.end(), digit);
 }
 
-Expected<void> read_sample_file(std::span<const uint8_t> bytes, const std::string& name, SampleRecording& into) {
-  return FileReader{bytes, name, into, {}, {}}.run();
+Expected<void> read_sample_file(std::span<const uint8_t> bytes, const std::string& name, SampleRecording& into,
+                                SampleDetail detail) {
+  return FileReader{bytes, name, into, detail, {}, {}, {}}.run();
 }
 
 Expected<void> read_recording_json(std::string_view text, SampleRecording& into) {
@@ -306,7 +322,7 @@ Expected<void> read_recording_json(std::string_view text, SampleRecording& into)
   return {};
 }
 
-Expected<SampleRecording> read_sample_recording(const std::string& dir) {
+Expected<SampleRecording> read_sample_recording(const std::string& dir, SampleDetail detail) {
   SampleRecording rec;
   auto json = util::read_file(dir + "/" + CKS_RECORDING_JSON);
   if (!json) return Error(fmt::format("{}: {}", CKS_RECORDING_JSON, json.error().message));
@@ -324,7 +340,7 @@ Expected<SampleRecording> read_sample_recording(const std::string& dir) {
   for (const auto& [key, name] : files) {
     auto data = util::read_file(dir + "/" + name);
     if (!data) return Error(fmt::format("{}: {}", util::printable(name), data.error().message));
-    if (auto ok = read_sample_file(data->bytes(), name, rec); !ok) return ok.error();
+    if (auto ok = read_sample_file(data->bytes(), name, rec, detail); !ok) return ok.error();
   }
   return rec;
 }

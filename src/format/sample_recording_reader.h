@@ -14,12 +14,19 @@
 
 namespace covkit::format {
 
+// How much of a recording to keep. `summary` checks every record as `all`
+// does but only counts the planted addresses (planted_not_kept): a breakpoint
+// recording of many processes lists tens of thousands per process, and
+// `sample record` reads its recording back only to summarize it.
+enum class SampleDetail { all, summary };
+
 // The whole recording; images are numbered in (pid, n) order of their files.
-Expected<SampleRecording> read_sample_recording(const std::string& dir);
+Expected<SampleRecording> read_sample_recording(const std::string& dir, SampleDetail detail = SampleDetail::all);
 
 // One IMAGE.cks file's bytes, appended to `into` as image `into.images.size()`;
 // `name` is used in messages. Exposed for tests and fuzzers.
-Expected<void> read_sample_file(std::span<const uint8_t> bytes, const std::string& name, SampleRecording& into);
+Expected<void> read_sample_file(std::span<const uint8_t> bytes, const std::string& name, SampleRecording& into,
+                                SampleDetail detail = SampleDetail::all);
 
 // recording.json's text into `into` (mode, period, command, ...).
 Expected<void> read_recording_json(std::string_view text, SampleRecording& into);

@@ -69,6 +69,9 @@ struct SampleRecording {
   // Breakpoint mode: every address a breakpoint was planted at, so that the
   // analysis can tell "planted and never hit" from "never planted".
   std::vector<BlockHit> planted;
+  // Planted addresses a summary read counted without keeping them
+  // (SampleDetail::summary: a recording's one-line summary needs their number).
+  uint64_t planted_not_kept = 0;
   uint64_t lost = 0;              // samples the recorder had to drop
   std::vector<std::string> warnings;  // what went wrong while recording, one line each
 };

@@ -62,7 +62,7 @@ Expected<RecordOutcome, RecordError> record_samples(const RecordRequest& r) {
   if (!end) return RecordError(fmt::format("{}: cannot run: {}", util::printable(r.program), end.error().describe()), true);
 
   RecordOutcome out{*end, true, dir->path(), dir->moved_to(), std::nullopt, ""};
-  auto rec = format::read_sample_recording(dir->path());
+  auto rec = format::read_sample_recording(dir->path(), format::SampleDetail::summary);
   if (rec)
     out.recording = std::move(*rec);
   else
@@ -80,7 +80,7 @@ std::string sample_summary_line(const format::SampleRecording& rec, const std::s
   auto plural = [](uint64_t n, const char* one, const char* many) { return fmt::format("{} {}", n, n == 1 ? one : many); };
   if (rec.mode == "breakpoint")
     return fmt::format("{}, {} of {} breakpoints hit; recording in {}", plural(rec.images.size(), "image", "images"),
-                       rec.hits.size(), rec.planted.size(), util::printable(dir));
+                       rec.hits.size(), rec.planted.size() + rec.planted_not_kept, util::printable(dir));
   std::string line = fmt::format("{}, {}, {}", plural(rec.images.size(), "image", "images"),
                                  plural(threads.size(), "thread", "threads"),
                                  plural(rec.samples.size(), "sample", "samples"));

@@ -54,7 +54,8 @@ struct RecordOutcome {
   bool ended = true;  // false: an attached process still runs (end says nothing)
   std::string dir;       // absolute
   std::string moved_to;  // where an earlier recording went, or ""
-  // What the runtime wrote, read back (an Error when it cannot be read).
+  // What the runtime wrote, read back for its summary (SampleDetail::summary:
+  // planted sites counted, not kept), or why it cannot be read.
   std::optional<format::SampleRecording> recording;
   std::string read_error;
 };

@@ -108,7 +108,13 @@ Expected<format::SampleRecording> record_in_process(const std::vector<std::strin
   if (!out) return Error(out.error().message);
   if (!out->recording) return Error(out->read_error);
   *status = out->end;
-  return std::move(*out->recording);
+  // record_samples reads for its summary (planted sites counted, not kept):
+  // the tests want every planted site, and the count to agree.
+  auto all = format::read_sample_recording(out->dir);
+  if (all && all->planted.size() != out->recording->planted_not_kept)
+    return Error(fmt::format("the summary read counted {} planted sites, the whole read {}",
+                             out->recording->planted_not_kept, all->planted.size()));
+  return all;
 }
 
 Expected<format::SampleRecording> record_with(const std::vector<std::string>& argv, const BreakpointProvider& provider,

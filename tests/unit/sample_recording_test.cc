@@ -252,6 +252,12 @@ TEST(SampleRecording, PlantedSetsRoundTrip) {
   EXPECT_EQ(out->planted.back().address, 0x1234u);
   // ~1.5 bytes a site, against 24 for a PLANTED record each.
   EXPECT_LT(testing::read_bytes(dir / "100-1.cks").size(), want.size() * 3);
+  // A summary read counts them (each once per image) and keeps none.
+  auto summary = read_sample_recording(dir.path(), SampleDetail::summary);
+  ASSERT_TRUE(summary) << summary.error().message;
+  EXPECT_TRUE(summary->planted.empty());
+  EXPECT_EQ(summary->planted_not_kept, want.size() + 1);
+  EXPECT_EQ(summary->hits.size(), out->hits.size());
 }
 
 // A file of the IMAGE record of one_file() and then `tail`.
@@ -328,6 +334,10 @@ TEST(SampleRecording, PlantedRecordsOfOlderRecordingsRead) {
   ASSERT_EQ(rec.planted.size(), 2u);
   EXPECT_EQ(rec.planted[0].address, 0x1000u);
   EXPECT_EQ(rec.planted[1].address, 0x2000u);
+  SampleRecording summary;
+  ASSERT_TRUE(read_sample_file(b, "100-0.cks", summary, SampleDetail::summary));
+  EXPECT_TRUE(summary.planted.empty());
+  EXPECT_EQ(summary.planted_not_kept, 2u);  // 0x2000 twice in one image: once
 }
 
 TEST(SampleRecording, CorruptFileInDirectoryNamesIt) {
