@@ -203,7 +203,7 @@ static const ElfW(Phdr) *exec_segment(const struct dl_phdr_info *info, uint64_t 
 }
 
 static void *map_zeroed(size_t size) {
-  void *p = mmap(NULL, (size + PAGE - 1) & ~(PAGE - 1), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void *p = mmap(NULL, (size + PAGE - 1) & ~(PAGE - 1), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
   return p == MAP_FAILED ? NULL : p;
 }
 

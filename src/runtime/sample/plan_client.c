@@ -113,7 +113,7 @@ CKS_FN int cks_plan_request(int *conn, const char *path, const unsigned char *bu
   if (count == 0) return 1;
   size_t bytes = (size_t)count * 8;
   size_t mapped = (bytes + 4095) & ~(size_t)4095;
-  void *p = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void *p = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
   /* The answer is still on its way: the connection is spent either way. */
   if (p == MAP_FAILED) return give_up(conn, path, "no memory for its plan");
   if (!read_all(*conn, p, bytes)) {
