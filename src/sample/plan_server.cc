@@ -56,6 +56,7 @@ std::string hex(const std::vector<uint8_t>& bytes) {
 // One answer of the protocol: the sites (ascending, unique) or a refusal.
 struct Answer {
   std::vector<uint64_t> sites;
+  std::string gaps;     // sites[1..] as ULEB128 gaps, the answer's wire form
   std::string refused;  // non-empty: why there are none
 };
 
@@ -87,6 +88,10 @@ struct PlanServer::State {
       std::sort(a.sites.begin(), a.sites.end());
       a.sites.erase(std::unique(a.sites.begin(), a.sites.end()), a.sites.end());
       if (a.sites.size() > size_t(CKS_PLAN_MAX_SITES)) a.sites.resize(CKS_PLAN_MAX_SITES);
+      for (size_t i = 1; i < a.sites.size(); ++i) {
+        unsigned char gap[CKS_ULEB_MAX];
+        a.gaps.append(reinterpret_cast<const char*>(gap), cks_put_uleb128(gap, a.sites[i] - a.sites[i - 1]));
+      }
     }
     return answers.emplace(std::move(key), std::move(a)).first->second;
   }
@@ -113,8 +118,9 @@ struct PlanServer::State {
           return;
         continue;
       }
-      uint64_t count = a.sites.size();
-      if (!write_exact(fd, &count, 8) || !write_exact(fd, a.sites.data(), a.sites.size() * 8)) return;
+      const uint64_t head_out[3] = {a.sites.size(), a.gaps.size(), a.sites.empty() ? 0 : a.sites[0]};
+      if (!write_exact(fd, head_out, a.sites.empty() ? 8 : sizeof head_out) || !write_exact(fd, a.gaps.data(), a.gaps.size()))
+        return;
     }
   }
 

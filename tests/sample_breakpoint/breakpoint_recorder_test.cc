@@ -7,6 +7,8 @@
 // of them can do is tested for that one.
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -15,6 +17,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -477,6 +480,90 @@ TEST(BreakpointRuntime, PlanServerGone) {
   ASSERT_FALSE(out->recording->warnings.empty());
   EXPECT_NE(out->recording->warnings[0].find("plan server cannot be reached"), std::string::npos)
       << out->recording->warnings[0];
+}
+
+// A plan server that answers `exe`'s request with `answer` (raw bytes) and
+// then hangs up, and every other object's with "nothing to plant".
+class FakePlanServer {
+ public:
+  FakePlanServer(std::string exe, std::string answer) : exe_(std::move(exe)), answer_(std::move(answer)) {
+    static int serial = 0;
+    path_ = Scratch::dir() + "/fake-plan" + std::to_string(serial++) + ".sock";
+    listener_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::memcpy(addr.sun_path, path_.c_str(), path_.size() + 1);
+    ::unlink(path_.c_str());
+    if (::bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(listener_, 8) != 0)
+      ADD_FAILURE() << "cannot listen on " << path_;
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~FakePlanServer() {
+    ::shutdown(listener_, SHUT_RDWR);
+    thread_.join();
+    ::close(listener_);
+    ::unlink(path_.c_str());
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  void serve() {
+    for (int fd; (fd = ::accept(listener_, nullptr, nullptr)) >= 0; ::close(fd)) {
+      for (;;) {
+        uint32_t head[4];
+        if (::recv(fd, head, sizeof head, MSG_WAITALL) != sizeof head) break;
+        std::string request(head[1] + head[2], '\0');
+        if (::recv(fd, request.data(), request.size(), MSG_WAITALL) != ssize_t(request.size())) break;
+        if (std::string(request.c_str()) == exe_) {
+          (void)!::write(fd, answer_.data(), answer_.size());
+          break;  // and hang up
+        }
+        const uint64_t nothing = 0;
+        (void)!::write(fd, &nothing, 8);
+      }
+    }
+  }
+  std::string exe_, answer_, path_;
+  int listener_ = -1;
+  std::thread thread_;
+};
+
+// The compact answer (count, size, first address, ULEB128 gaps) damaged in
+// every way: the runtime plants nothing in that object, says so in one
+// warning, and the program runs as it would.
+TEST(BreakpointRuntime, BrokenPlanAnswers) {
+  BUILD_OR_SKIP(exe, "calls.c", "calls_pie", "-pie -fPIE");
+  auto answer = [](uint64_t count, uint64_t size, uint64_t first, const std::string& gaps) {
+    std::string a(24, '\0');
+    std::memcpy(a.data(), &count, 8);
+    std::memcpy(a.data() + 8, &size, 8);
+    std::memcpy(a.data() + 16, &first, 8);
+    return a + gaps;
+  };
+  const std::map<std::string, std::string> cases = {
+      {"more gap bytes than gaps could need", answer(2, 100, 0x1000, std::string(100, '\x01'))},
+      {"a gap of zero", answer(2, 1, 0x1000, std::string(1, '\0'))},
+      {"fewer gaps than sites", answer(3, 1, 0x1000, "\x01")},
+      {"a gap cut short", answer(2, 1, 0x1000, "\x81")},
+      {"the answer cut short", answer(2, 1, 0x1000, "")},
+      {"addresses that wrap", answer(2, 1, ~uint64_t{0} - 1, "\x05")},
+      {"more sites than allowed", answer(uint64_t{CKS_PLAN_MAX_SITES} + 1, 1, 0x1000, "\x01")},
+  };
+  for (const auto& [what, bytes] : cases) {
+    FakePlanServer server(exe, bytes);
+    RecordRequest r = runtime_request({exe}, "broken-plan");
+    r.plan_socket = server.path();
+    auto out = record_samples(r);
+    ASSERT_TRUE(out) << what << ": " << out.error().message;
+    EXPECT_TRUE(exited(out->end, 3)) << what;
+    ASSERT_TRUE(out->recording) << what;
+    EXPECT_TRUE(out->recording->hits.empty()) << what;
+    EXPECT_EQ(out->recording->planted_not_kept, 0u) << what;
+    ASSERT_EQ(out->recording->warnings.size(), 1u) << what;
+    EXPECT_NE(out->recording->warnings[0].find(exe + ": no breakpoints planted: covkit's plan server sent a broken answer"),
+              std::string::npos)
+        << what << ": " << out->recording->warnings[0];
+  }
 }
 
 TEST_P(BreakpointHandlers, ExecFromAThreadThatIsNotTheLeader) {

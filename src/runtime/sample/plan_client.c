@@ -77,6 +77,32 @@ static int give_up(int *conn, const char *path, const char *what) {
   return 0;
 }
 
+/* The plan's `size` bytes of ULEB128 gaps after vaddrs[0], read in chunks
+ * and decoded into vaddrs[1..count): exactly count - 1 gaps, each >= 1,
+ * ascending without wrapping. */
+static int read_gaps(int fd, uint64_t size, struct cks_plan *plan) {
+  unsigned char chunk[16384];
+  uint64_t n = 1, gap = 0, address = plan->vaddrs[0];
+  unsigned shift = 0;
+  while (size) {
+    size_t want = size < sizeof chunk ? (size_t)size : sizeof chunk;
+    if (!read_all(fd, chunk, want)) return 0;
+    size -= want;
+    for (size_t i = 0; i < want; ++i) {
+      if (shift > 63 || (shift == 63 && (chunk[i] & 0x7e)) || n >= plan->count) return 0;
+      gap |= (uint64_t)(chunk[i] & 0x7f) << shift;
+      shift += 7;
+      if (chunk[i] & 0x80) continue;
+      if (gap == 0 || gap > ~address) return 0;
+      address += gap;
+      plan->vaddrs[n++] = address;
+      gap = 0;
+      shift = 0;
+    }
+  }
+  return n == plan->count && shift == 0;
+}
+
 CKS_FN void cks_plan_free(struct cks_plan *plan) {
   if (plan->vaddrs) munmap(plan->vaddrs, plan->mapped);
   memset(plan, 0, sizeof *plan);
@@ -111,17 +137,21 @@ CKS_FN int cks_plan_request(int *conn, const char *path, const unsigned char *bu
     return give_up(conn, path, "covkit's plan server sent a broken answer");
   }
   if (count == 0) return 1;
+  uint64_t head2[2]; /* bytes of gaps, the first address */
+  if (!read_all(*conn, head2, sizeof head2) || head2[0] > (count - 1) * CKS_ULEB_MAX)
+    return give_up(conn, path, "covkit's plan server sent a broken answer");
   size_t bytes = (size_t)count * 8;
   size_t mapped = (bytes + 4095) & ~(size_t)4095;
   void *p = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
   /* The answer is still on its way: the connection is spent either way. */
   if (p == MAP_FAILED) return give_up(conn, path, "no memory for its plan");
-  if (!read_all(*conn, p, bytes)) {
-    munmap(p, mapped);
-    return give_up(conn, path, "covkit's plan server sent a broken answer");
-  }
   out->vaddrs = p;
   out->count = count;
   out->mapped = mapped;
+  out->vaddrs[0] = head2[1];
+  if (!read_gaps(*conn, head2[0], out)) {
+    cks_plan_free(out);
+    return give_up(conn, path, "covkit's plan server sent a broken answer");
+  }
   return 1;
 }
