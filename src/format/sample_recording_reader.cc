@@ -266,9 +266,10 @@ std::optional<std::pair<int32_t, uint32_t>> parse_sample_file_name(std::string_v
   return std::pair{pid, n};
 }
 
-bool is_shared_hits_file_name(std::string_view name) {
-  if (!name.ends_with(CKS_HITS_SUFFIX)) return false;
-  name.remove_suffix(std::strlen(CKS_HITS_SUFFIX));
+namespace {
+
+// "<build-id hex>-<path hash>-<sites>" before the suffix.
+bool is_shared_file_base(std::string_view name) {
   auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
   auto digit = [](char c) { return c >= '0' && c <= '9'; };
   size_t first = name.find('-'), second = first == std::string_view::npos ? first : name.find('-', first + 1);
@@ -278,6 +279,25 @@ bool is_shared_hits_file_name(std::string_view name) {
   std::string_view id = name.substr(0, first), hash = name.substr(first + 1, 16), sites = name.substr(second + 1);
   return std::all_of(id.begin(), id.end(), hex) && std::all_of(hash.begin(), hash.end(), hex) &&
          std::all_of(sites.begin(), sites.end(), digit);
+}
+
+}  // namespace
+
+bool is_shared_breakpoint_file_name(std::string_view name) {
+  // A .text file being written: "<base>.text.<pid>.tmp" (left behind only
+  // by a process killed in the middle).
+  if (name.ends_with(".tmp")) {
+    name.remove_suffix(4);
+    size_t dot = name.rfind('.');
+    if (dot == std::string_view::npos || dot + 1 == name.size() ||
+        !std::all_of(name.begin() + long(dot) + 1, name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return false;
+    name = name.substr(0, dot);
+    if (!name.ends_with(CKS_TEXT_SUFFIX)) return false;
+  }
+  for (std::string_view suffix : {std::string_view(CKS_HITS_SUFFIX), std::string_view(CKS_TEXT_SUFFIX)})
+    if (name.ends_with(suffix)) return is_shared_file_base(name.substr(0, name.size() - suffix.size()));
+  return false;
 }
 
 Expected<void> read_sample_file(std::span<const uint8_t> bytes, const std::string& name, SampleRecording& into,

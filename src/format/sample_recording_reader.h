@@ -31,9 +31,10 @@ Expected<void> read_sample_file(std::span<const uint8_t> bytes, const std::strin
 // recording.json's text into `into` (mode, period, command, ...).
 Expected<void> read_recording_json(std::string_view text, SampleRecording& into);
 
-// "<build-id hex>-<path hash>-<sites>.hits": breakpoint mode's hit flags shared by the
-// processes of a recording (the runtime's; readers need nothing from them).
-bool is_shared_hits_file_name(std::string_view name);
+// "<build-id hex>-<path hash>-<sites>.hits" and ".text" (and ".text.<pid>.tmp"):
+// breakpoint mode's hit flags and planted text shared by the processes of a
+// recording (the runtime's; readers need nothing from them).
+bool is_shared_breakpoint_file_name(std::string_view name);
 
 // (pid, n) of "<pid>-<n>.cks", nullopt for any other name.
 std::optional<std::pair<int32_t, uint32_t>> parse_sample_file_name(std::string_view name);

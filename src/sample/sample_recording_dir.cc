@@ -8,7 +8,7 @@ namespace covkit::sample {
 
 bool written_by_sampler(const std::string& name) {
   return name == CKT_RECORD_MARKER || name == CKS_RECORDING_JSON || format::parse_sample_file_name(name).has_value() ||
-         format::is_shared_hits_file_name(name);
+         format::is_shared_breakpoint_file_name(name);
 }
 
 Expected<trace::RecordingDir> prepare_sample_dir(const std::string& dir, const std::string& command) {

@@ -460,10 +460,56 @@ TEST(BreakpointRuntime, SecondProcessPlantsOnlyWhatTheFirstDidNotReach) {
   EXPECT_EQ(only(names(*rec, of_image(rec->planted, runs[0]), exe), mine), mine);
   EXPECT_TRUE(only(names(*rec, of_image(rec->hits, runs[1]), exe), mine).empty());
   EXPECT_EQ(only(names(*rec, of_image(rec->planted, runs[1]), exe), mine), (Names{"f6"}));
-  size_t shared_files = 0;
+  std::set<std::string> suffixes;  // of the shared files: one .hits, one .text
   for (const auto& entry : std::filesystem::directory_iterator(dir))
-    shared_files += format::is_shared_hits_file_name(entry.path().filename().string());
-  EXPECT_EQ(shared_files, 1u);
+    if (format::is_shared_breakpoint_file_name(entry.path().filename().string())) {
+      EXPECT_TRUE(suffixes.insert(entry.path().extension().string()).second) << entry.path();
+    }
+  EXPECT_EQ(suffixes, (std::set<std::string>{".hits", ".text"}));
+}
+
+// Two processes of the same build running at once map one planted text
+// (<build-id>-<path hash>-<sites>.text): a block put back in one is put
+// back in the other, which then runs it without a trap.
+TEST(BreakpointRuntime, ProcessesRunningAtOnceShareTheirText) {
+  BUILD_OR_SKIP(exe, "together.c", "together", "-pie -fPIE");
+  const std::string fifos = Scratch::dir() + "/together-fifos";
+  std::filesystem::remove_all(fifos);
+  std::filesystem::create_directories(fifos);
+  const std::string script = "cd '" + fifos + "' && mkfifo ready go && { '" + exe +
+                             "' first ready go & read x < ready; '" + exe + "' second go; wait $!; }";
+  trace::ProgramEnd status;
+  std::string dir;
+  // A process that fails leaves the other waiting on its FIFO: timeout ends both.
+  auto rec = record_in_process({"/usr/bin/timeout", "30", "/bin/sh", "-c", script}, function_entry_provider({exe}),
+                               &status, &dir);
+  ASSERT_TRUE(rec) << rec.error().message;
+  EXPECT_TRUE(exited(status, 0));
+  std::vector<Names> hit;  // per image of exe
+  for (const format::SampleImage& image : rec->images) {
+    if (image.executable != exe) continue;
+    std::vector<format::BlockHit> mine;
+    for (const format::BlockHit& h : rec->hits)
+      if (h.image == image.id) mine.push_back(h);
+    hit.push_back(only(names(*rec, mine, exe), {"main", "early", "late"}));
+  }
+  ASSERT_EQ(hit.size(), 2u);
+  if (!hit[0].count("late")) std::swap(hit[0], hit[1]);
+  EXPECT_EQ(hit[0], (Names{"main", "late"}));  // the first: early() ran elsewhere first
+  EXPECT_EQ(hit[1], (Names{"early"}));         // the second: main had run in the first
+}
+
+// A program that closes every descriptor it did not open (the shared
+// text's among them): its breakpoints are still put back, through the
+// mapping, and the program runs on. Descriptors it opens after take the
+// freed numbers; none of them is ever written by the runtime.
+TEST(BreakpointRuntime, ProgramClosesTheRuntimesDescriptors) {
+  BUILD_OR_SKIP(exe, "closes_all.c", "closes_all", "-pie -fPIE");
+  trace::ProgramEnd status;
+  auto rec = record_in_process({exe}, function_entry_provider({exe}), &status);
+  ASSERT_TRUE(rec) << rec.error().message;
+  EXPECT_TRUE(exited(status, 3));
+  EXPECT_EQ(only(names(*rec, rec->hits, exe), {"f1", "f2", "f3", "main"}), (Names{"f1", "f2", "f3", "main"}));
 }
 
 // No plan server to ask: the program runs as it would, and says why

@@ -206,16 +206,23 @@ TEST(SampleRecording, BadJsonAndNames) {
   EXPECT_FALSE(parse_sample_file_name("0-0.cks"));
 }
 
-// Breakpoint mode's shared hit flags: recognised (so that a recording that
+// Breakpoint mode's shared hit flags and text: recognised (so that a recording that
 // holds them is still a recording), never read as an image.
-TEST(SampleRecording, SharedHitsFileNames) {
-  EXPECT_TRUE(is_shared_hits_file_name("8907022b21-0123456789abcdef-20005.hits"));
-  EXPECT_FALSE(is_shared_hits_file_name("8907022b21-0123456789abcdef-20005.hits.tmp"));
-  EXPECT_FALSE(is_shared_hits_file_name("8907022b21-20005.hits"));                // no path hash
-  EXPECT_FALSE(is_shared_hits_file_name("8907022b2-0123456789abcdef-20005.hits"));  // half a byte
-  EXPECT_FALSE(is_shared_hits_file_name("8907022B21-0123456789abcdef-20005.hits"));  // upper case
-  EXPECT_FALSE(is_shared_hits_file_name("8907022b21-0123456789abcdef-.hits"));
-  EXPECT_FALSE(is_shared_hits_file_name("8907022b21-0123456789abcdef-2x.hits"));
+TEST(SampleRecording, SharedBreakpointFileNames) {
+  EXPECT_TRUE(is_shared_breakpoint_file_name("8907022b21-0123456789abcdef-20005.hits"));
+  EXPECT_FALSE(is_shared_breakpoint_file_name("8907022b21-0123456789abcdef-20005.hits.tmp"));
+  EXPECT_FALSE(is_shared_breakpoint_file_name("8907022b21-20005.hits"));                // no path hash
+  EXPECT_FALSE(is_shared_breakpoint_file_name("8907022b2-0123456789abcdef-20005.hits"));  // half a byte
+  EXPECT_FALSE(is_shared_breakpoint_file_name("8907022B21-0123456789abcdef-20005.hits"));  // upper case
+  EXPECT_FALSE(is_shared_breakpoint_file_name("8907022b21-0123456789abcdef-.hits"));
+  EXPECT_FALSE(is_shared_breakpoint_file_name("8907022b21-0123456789abcdef-2x.hits"));
+  EXPECT_TRUE(is_shared_breakpoint_file_name("8907022b21-0123456789abcdef-20005.text"));
+  EXPECT_TRUE(is_shared_breakpoint_file_name("8907022b21-0123456789abcdef-20005.text.4242.tmp"));
+  EXPECT_FALSE(is_shared_breakpoint_file_name("8907022b21-0123456789abcdef-20005.hits.4242.tmp"));
+  EXPECT_FALSE(is_shared_breakpoint_file_name("8907022b21-0123456789abcdef-20005.text.42x.tmp"));
+  EXPECT_FALSE(is_shared_breakpoint_file_name("8907022b21-0123456789abcdef-20005.text..tmp"));
+  EXPECT_FALSE(is_shared_breakpoint_file_name("8907022b21-20005.text"));
+  EXPECT_FALSE(is_shared_breakpoint_file_name(".text.1.tmp"));
   EXPECT_FALSE(parse_sample_file_name("8907022b21-0123456789abcdef-20005.hits"));
   testing::TempDir dir;
   ASSERT_TRUE(write_sample_recording(dir.path(), example()));

@@ -12,8 +12,11 @@
  * the handler plant the new objects and forget the ones dlclose removed,
  * then return from the hook for it (the hook is a bare return).
  *
- * Text is written through /proc/self/mem (no page ever made writable, no
- * lock), or, where that cannot be opened, by mprotect around the store.
+ * An object's planted text is mapped from the recording's shared .text
+ * file when it can be (shared_files.c: no page written, and a byte put
+ * back is put back in every process); otherwise text is written through
+ * /proc/self/mem (no page ever made writable, no lock), or, where that
+ * cannot be opened, by mprotect around the store.
  * Tables are published with release stores and never freed, so the handler
  * reads them without a lock; they are only changed at start-up and inside
  * the linker's hook, which the linker's own lock serializes. */
@@ -39,6 +42,7 @@ struct bp_module {
   unsigned char *hit;  /* 1 once hit (shared with the recording's other processes: shared_hits) */
   uint32_t count;
   int prot;           /* of its executable segments, for the mprotect fallback */
+  struct cks_text text; /* mapped from the recording's shared .text file, or fd -1 */
   int dead;           /* dlclose'd: never matched again */
 };
 
@@ -149,6 +153,13 @@ static int find_site(uint64_t at, struct bp_module **out, uint32_t *index) {
   return 0;
 }
 
+static int restore(const struct bp_module *m, uint64_t at, uint32_t i) {
+  if (__atomic_load_n(&m->text.fd, __ATOMIC_ACQUIRE) >= 0 && cks_shared_text_restore(&m->text, at, m->orig[i])) return 1;
+  /* Private text; or shared text whose descriptor the program closed: the
+   * mprotect fallback writes through the shared mapping then. */
+  return write_mem(at, &m->orig[i], 1, m->prot);
+}
+
 static void return_from_hook(greg_t *g) {
   uint64_t ret;
   memcpy(&ret, (const void *)g[REG_RSP], 8);
@@ -169,8 +180,9 @@ CKS_FN int cks_breakpoint_trap(int sig, siginfo_t *si, void *ctx) {
   struct bp_module *m;
   uint32_t i;
   if (!find_site(at, &m, &i)) return 0; /* the program's own int3 */
-  /* Another thread may have put the byte back between its trap and ours. */
-  if (*(volatile unsigned char *)at == INT3 && !write_mem(at, &m->orig[i], 1, m->prot)) {
+  /* Another thread (or process, for shared text) may have put the byte
+   * back between its trap and ours. */
+  if (*(volatile unsigned char *)at == INT3 && !restore(m, at, i)) {
     cks_warn_once(&warned_restore, "an instruction under a breakpoint could not be put back: the program stops");
     return 0;
   }
@@ -241,47 +253,18 @@ static void planted_add(uint64_t at) {
   ++planted_set.count;
 }
 
-/* Plants `plan` in the object: returns the module index + 1, 0 if none. */
-/* The hit flags of an object's sites, shared by every process of the
- * recording that maps the same build from the same path (a file
- * <build-id>-<path hash>-<sites>.hits in the
- * recording directory, mapped shared): a site hit once is not planted in
- * the processes that start later, so a workload of many short processes
- * pays each block's trap about once, as UnTracer does for fuzzing. NULL
- * (flags private to the process) without a build-id or a usable file. */
-static unsigned char *shared_hits(const char *object, const unsigned char *id, uint32_t id_size, uint32_t count) {
-  if (!id_size) return NULL;
-  char path[sizeof cks_cfg.dir + 2 * CKS_MAX_BUILD_ID + 48];
-  size_t n = strlen(cks_cfg.dir);
-  memcpy(path, cks_cfg.dir, n);
-  path[n++] = '/';
-  static const char digits[] = "0123456789abcdef";
-  for (uint32_t i = 0; i < id_size; ++i) {
-    path[n++] = digits[id[i] >> 4];
-    path[n++] = digits[id[i] & 15];
+/* Whether the object's text is relocated at load time (DT_TEXTREL): its
+ * bytes then depend on the load address and cannot be shared. */
+static int has_textrel(const struct dl_phdr_info *info) {
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    if (info->dlpi_phdr[i].p_type != PT_DYNAMIC) continue;
+    for (const ElfW(Dyn) *d = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr); d->d_tag != DT_NULL; ++d)
+      if (d->d_tag == DT_TEXTREL || (d->d_tag == DT_FLAGS && (d->d_un.d_val & DF_TEXTREL))) return 1;
   }
-  /* Two copies of one build at two paths are two objects to the reports. */
-  uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a of the object's path */
-  for (const char *c = object; *c; ++c) h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
-  path[n++] = '-';
-  for (int i = 60; i >= 0; i -= 4) path[n++] = digits[(h >> i) & 15];
-  path[n++] = '-';
-  char num[16];
-  int len = 0;
-  for (uint32_t v = count; v || !len; v /= 10) num[len++] = (char)('0' + v % 10);
-  while (len) path[n++] = num[--len];
-  memcpy(path + n, CKS_HITS_SUFFIX, sizeof CKS_HITS_SUFFIX);
-  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) return NULL;
-  struct stat st;
-  void *p = MAP_FAILED;
-  /* Two processes may create it at once: both make it `count` bytes. */
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_size == (off_t)count || (st.st_size == 0 && ftruncate(fd, count) == 0)))
-    p = mmap(NULL, count, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  close(fd);
-  return p == MAP_FAILED ? NULL : p;
+  return 0;
 }
 
+/* Plants `plan` in the object: returns the module index + 1, 0 if none. */
 static uint32_t plant(const struct dl_phdr_info *info, const char *path, const struct cks_plan *plan,
                       const unsigned char *id, uint32_t id_size) {
   uint32_t slot = nmodules;
@@ -301,6 +284,8 @@ static uint32_t plant(const struct dl_phdr_info *info, const char *path, const s
   m->hit = m->orig + n;
   uint32_t count = 0, outside = 0;
   uint64_t prev = 0;
+  const ElfW(Phdr) *first_seg = NULL;
+  int one_segment = 1;
   for (size_t k = 0; k < n; ++k) {
     uint64_t v = plan->vaddrs[k];
     const ElfW(Phdr) *seg = exec_segment(info, v);
@@ -309,6 +294,8 @@ static uint32_t plant(const struct dl_phdr_info *info, const char *path, const s
       ++outside;
       continue;
     }
+    if (!first_seg) first_seg = seg;
+    one_segment &= seg == first_seg;
     unsigned char byte = *(const unsigned char *)at;
     if (byte == INT3) continue; /* the program's own int3 stays its own */
     m->prot = prot_of(seg->p_flags);
@@ -323,12 +310,25 @@ static uint32_t plant(const struct dl_phdr_info *info, const char *path, const s
   m->lo = m->sites[0];
   m->hi = m->sites[count - 1] + 1;
   /* Sites run by an earlier process of the recording are not planted
-   * again: their hit is known (shared_hits). */
-  unsigned char *shared = shared_hits(path, id, id_size, count);
+   * again: their hit is known (shared_files.c). */
+  unsigned char *shared = cks_shared_hits(path, id, id_size, count);
   if (shared) m->hit = shared;
-  /* Publish before the first int3 can fire; then plant page by page, each
-   * span from its first site to its last written at once. */
+  m->text.fd = -1;
+  /* Publish before the first int3 can fire. */
   __atomic_store_n(&nmodules, slot + 1, __ATOMIC_RELEASE);
+  /* The recording's shared planted text, mapped over the segment; */
+  if (shared && one_segment && !has_textrel(info)) {
+    uint64_t lo = (info->dlpi_addr + first_seg->p_vaddr) & ~(PAGE - 1);
+    uint64_t hi = (info->dlpi_addr + first_seg->p_vaddr + first_seg->p_memsz + PAGE - 1) & ~(PAGE - 1);
+    struct cks_text_sites sites = {m->sites, m->hit, count};
+    if (cks_shared_text(path, id, id_size, lo, hi, m->prot, &sites, &m->text)) {
+      for (uint32_t k = 0; k < count; ++k)
+        if (!__atomic_load_n(&m->hit[k], __ATOMIC_RELAXED)) planted_add(m->sites[k]);
+      planted_flush();
+      return slot + 1;
+    }
+  }
+  /* or page by page, each span from its first site to its last written at once. */
   static unsigned char span[PAGE];
   static uint64_t fresh[PAGE];
   uint32_t failed = 0;
@@ -399,7 +399,11 @@ CKS_FN void cks_breakpoints_refresh(void) {
       ++i;
       continue;
     }
-    if (seen[i].module) __atomic_store_n(&modules[seen[i].module - 1].dead, 1, __ATOMIC_RELAXED);
+    if (seen[i].module) {
+      struct bp_module *m = &modules[seen[i].module - 1];
+      __atomic_store_n(&m->dead, 1, __ATOMIC_RELAXED);
+      cks_shared_text_close(&m->text); /* its mapping went with the object */
+    }
     seen[i] = seen[--nseen];
   }
   cks_write_mappings();

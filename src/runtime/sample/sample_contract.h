@@ -36,8 +36,13 @@ enum {
 /* Breakpoint mode: "<build-id hex>-<path hash>-<sites>.hits" (the hash:
  * 16 hex digits, FNV-1a 64 of the object's path), one byte per planted site
  * of that object (in address order), 1 once hit in any process of the
- * recording; mapped shared by the runtime. Readers ignore these files. */
+ * recording; mapped shared by the runtime. And "<same>.text": the pages of
+ * the object's executable segment with int3s at the sites not yet hit,
+ * mapped shared over the segment by every process (a trap puts the byte
+ * back in the file); written as "<same>.text.<pid>.tmp" first. Readers
+ * ignore these files. */
 #define CKS_HITS_SUFFIX ".hits"
+#define CKS_TEXT_SUFFIX ".text"
 #define CKS_MAX_SEQUENCE 9999
 
 /* ---- records ----

@@ -2,7 +2,9 @@
  * <pid>-<n>.cks, written with one write(2) per record (O_APPEND: threads
  * never interleave, and a crash leaves whole records). The runtime never
  * writes past RLIMIT_FSIZE (SIGXFSZ would kill the program) and never into
- * a descriptor that the program closed and reused for a file of its own. */
+ * a descriptor that the program closed and reused for a file of its own;
+ * when the program closed it (daemons close every descriptor), the file is
+ * opened again by its name, if that is still the same file. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,8 +20,14 @@ static int fd = -1;
 static dev_t file_dev;
 static ino_t file_ino;
 static uint64_t file_size, size_limit;
+static char file_path[sizeof cks_cfg.dir + 64];
+
+static int is_ours(int f);
 
 CKS_FN int cks_open_image_file(void) {
+  /* A fork's child: the descriptor it inherited is its parent's file. */
+  if (is_ours(fd)) close(fd);
+  fd = -1;
   char path[sizeof cks_cfg.dir + 64];
   int pid = (int)getpid();
   for (int n = 0; n <= CKS_MAX_SEQUENCE; ++n) {
@@ -40,6 +48,7 @@ CKS_FN int cks_open_image_file(void) {
       close(f);
       return 0;
     }
+    memcpy(file_path, path, sizeof file_path);
     fd = f;
     file_dev = st.st_dev;
     file_ino = st.st_ino;
@@ -59,12 +68,41 @@ CKS_FN void cks_fill_header(void *rec, uint32_t size, uint16_t kind, uint16_t fl
   h[3] = 0;
 }
 
+static int is_ours(int f) {
+  struct stat st;
+  return f >= 0 && fstat(f, &st) == 0 && st.st_dev == file_dev && st.st_ino == file_ino;
+}
+
+/* The image file's descriptor, opened again if the program closed it; -1
+ * if there is none. The old number is never closed: it may be the
+ * program's now. Async-signal-safe. */
+static int image_fd(void) {
+  int f = __atomic_load_n(&fd, __ATOMIC_ACQUIRE);
+  if (f < 0 || is_ours(f)) return f;
+  int g = open(file_path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+  if (g < 0) return -1;
+  int high = fcntl(g, F_DUPFD_CLOEXEC, 500);
+  if (high >= 0) {
+    close(g);
+    g = high;
+  }
+  if (!is_ours(g)) {
+    close(g);
+    return -1;
+  }
+  /* Another thread may have opened it again first: keep one. */
+  if (!__atomic_compare_exchange_n(&fd, &f, g, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    close(g);
+    return f;
+  }
+  return g;
+}
+
 CKS_FN void cks_write_raw(const void *records, uint32_t size) {
   int saved = errno;
-  struct stat st;
   uint64_t at = __atomic_fetch_add(&file_size, size, __ATOMIC_RELAXED);
-  if (fd < 0 || at + size > size_limit || fstat(fd, &st) != 0 || st.st_dev != file_dev || st.st_ino != file_ino ||
-      write(fd, records, size) != (ssize_t)size) {
+  int f = at + size > size_limit ? -1 : image_fd();
+  if (f < 0 || write(f, records, size) != (ssize_t)size) {
     __atomic_fetch_add(&file_size, -(uint64_t)size, __ATOMIC_RELAXED);
     __atomic_fetch_add(&cks_lost, 1, __ATOMIC_RELAXED);
   }

@@ -92,6 +92,32 @@ CKS_FN int cks_plan_request(int *conn, const char *path, const unsigned char *bu
 CKS_FN void cks_plan_free(struct cks_plan *plan);
 CKS_FN size_t cks_build_id(const struct dl_phdr_info *info, unsigned char *out); /* maps.c */
 
+/* ---- shared_files.c: breakpoint mode's files shared by a recording's processes ---- */
+/* An object's flags, one per site, 1 once hit anywhere; NULL when there can
+ * be none (no build-id, no file). */
+CKS_FN unsigned char *cks_shared_hits(const char *object, const unsigned char *id, uint32_t id_size, uint32_t count);
+struct cks_text_sites {
+  const uint64_t *sites; /* ascending addresses in the process, all in [lo, hi) */
+  const unsigned char *hit;
+  uint32_t count;
+};
+struct cks_text { /* an object's text mapped from its .text file */
+  int fd;          /* the file, kept open for the handler's restores; -1: none */
+  uint64_t lo;     /* the mapping's first address (the file's offset 0) */
+  dev_t dev;
+  ino_t ino;
+};
+/* Maps the planted text of [lo, hi) (whole pages of one executable segment)
+ * over it from the recording's .text file, made from this process's memory
+ * with int3s at the sites not hit yet if no process made it before: 1 done,
+ * 0 nothing changed (plant page by page then). */
+CKS_FN int cks_shared_text(const char *object, const unsigned char *id, uint32_t id_size, uint64_t lo, uint64_t hi,
+                           int prot, const struct cks_text_sites *sites, struct cks_text *out);
+/* Puts `byte` back at `at` in the file (so in every process mapping it);
+ * async-signal-safe; 0 when the descriptor is not the file's any more. */
+CKS_FN int cks_shared_text_restore(const struct cks_text *t, uint64_t at, unsigned char byte);
+CKS_FN void cks_shared_text_close(struct cks_text *t); /* the object was unloaded */
+
 /* ---- signal_guard.c: breakpoint mode keeps SIGTRAP deliverable ---- */
 CKS_FN int cks_install_trap_handler(void); /* breakpoint mode's SIGTRAP handler; 0 on failure */
 /* What `sig` would have done without the runtime: its default disposition
