@@ -39,7 +39,7 @@ struct bp_module {
   uint64_t lo, hi;    /* [lo, hi): from the first site to past the last */
   uint64_t *sites;    /* ascending addresses in the process */
   unsigned char *orig; /* the bytes the int3s replaced */
-  unsigned char *hit;  /* 1 once hit (shared with the recording's other processes: shared_hits) */
+  unsigned char *hit;  /* 1 once hit (shared with the recording's other processes: cks_shared_hits) */
   uint32_t count;
   int prot;           /* of its executable segments, for the mprotect fallback */
   struct cks_text text; /* mapped from the recording's shared .text file, or fd -1 */
