@@ -58,7 +58,7 @@ void place_blocks(const FunctionCfg& f, const std::vector<BlockState>& states, c
       auto file = files.find(r.file);
       if (file == files.end()) return;
       auto line = file->second.lines.find(r.line);
-      if (line == file->second.lines.end()) return;
+      if (line == file->second.lines.end() || !r.covers) return;
       LineState& l = line->second;
       if (!s.executed) {
         l.unexecuted_block = true;

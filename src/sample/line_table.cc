@@ -1,5 +1,7 @@
 #include "sample/line_table.h"
 
+#include "sample/statement_markers.h"
+
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <fcntl.h>
@@ -9,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+
 
 #include <fmt/format.h>
 
@@ -39,10 +42,28 @@ std::string comp_dir_of(Dwarf_Die* cu) {
   return s ? s : "";
 }
 
-void read_lines(Dwarf_Die* cu, const std::string& comp_dir, FileTable& files, std::vector<LineRange>& out) {
+// Whether a row from `from` on at address `addr` (before the address
+// moves on) is of `line` in `src`.
+bool same_line_at(Dwarf_Lines* lines, size_t n, size_t from, Dwarf_Addr addr, int line, const char* src) {
+  for (size_t j = from; j < n; ++j) {
+    Dwarf_Line* l = dwarf_onesrcline(lines, j);
+    Dwarf_Addr a = 0;
+    int other = 0;
+    bool end = false;
+    if (!l || dwarf_lineaddr(l, &a) != 0 || a != addr) return false;
+    if (dwarf_lineendsequence(l, &end) != 0 || end) return false;
+    if (dwarf_lineno(l, &other) == 0 && other == line && dwarf_linesrc(l, nullptr, nullptr) == src) return true;
+  }
+  return false;
+}
+
+void read_lines(Dwarf_Die* cu, const std::string& comp_dir, const std::map<uint64_t, DeclLine>& entries, FileTable& files,
+                std::vector<LineRange>& out) {
   Dwarf_Lines* lines = nullptr;
   size_t n = 0;
   if (dwarf_getsrclines(cu, &lines, &n) != 0) return;
+  const size_t first = out.size();  // the unit's rows are out[first...]
+  std::vector<size_t> markers;      // rows of no length, of a line no row at their address continues
   for (size_t i = 0; i + 1 < n; ++i) {
     Dwarf_Line* l = dwarf_onesrcline(lines, i);
     Dwarf_Line* next = dwarf_onesrcline(lines, i + 1);
@@ -51,16 +72,24 @@ void read_lines(Dwarf_Die* cu, const std::string& comp_dir, FileTable& files, st
     int line = 0;
     if (!l || !next || dwarf_lineendsequence(l, &end) != 0 || end) continue;
     if (dwarf_lineaddr(l, &lo) != 0 || dwarf_lineaddr(next, &hi) != 0 || hi < lo) continue;
+    if (dwarf_lineno(l, &line) != 0 || line <= 0) continue;
+    const char* src = dwarf_linesrc(l, nullptr, nullptr);
     // gcc's location views give a statement a row of no length when its
     // first instruction also starts the next row (`return x * 3 + 1;` is
     // an is_stmt row of length 0 then a non-statement row of the same
     // line): the statement starts at that address, so it is kept as a
-    // point there.
-    if (hi == lo) hi = lo + 1;
-    if (dwarf_lineno(l, &line) != 0 || line <= 0) continue;
+    // point there. A row of no length whose line no row at that address
+    // continues is a statement marker (statement_markers.h).
+    bool marker = false;
+    if (hi == lo) {
+      hi = lo + 1;
+      marker = !same_line_at(lines, n, i + 1, lo, line, src);
+    }
     dwarf_linebeginstatement(l, &stmt);
-    out.push_back({lo, hi, files.index(comp_dir, dwarf_linesrc(l, nullptr, nullptr)), uint32_t(line), stmt});
+    out.push_back({lo, hi, files.index(comp_dir, src), uint32_t(line), stmt, !marker});
+    if (marker) markers.push_back(out.size() - 1 - first);
   }
+  resolve_statement_markers(cu, std::span(out).subspan(first), markers, entries);
 }
 
 // Subprograms with code (an entry address), anywhere in the unit's tree
@@ -105,8 +134,10 @@ Expected<LineTable> load_line_table(const std::string& path) {
     Dwarf_Die cu;
     if (dwarf_offdie(dbg, off + header, &cu)) {
       std::string dir = comp_dir_of(&cu);
-      read_lines(&cu, dir, files, t.ranges);
-      read_subprograms(&cu, dir, files, t.subprograms, 0);
+      std::map<uint64_t, DeclLine> entries;  // the unit's
+      read_subprograms(&cu, dir, files, entries, 0);
+      read_lines(&cu, dir, entries, files, t.ranges);
+      t.subprograms.merge(entries);  // an entry already known keeps its first declaration
     }
     off = next;
   }

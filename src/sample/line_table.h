@@ -20,6 +20,11 @@ struct LineRange {
   uint32_t file = 0;        // index in LineTable::files
   uint32_t line = 0;
   bool is_stmt = false;
+  // false for a statement's row of no length at an address where another
+  // line's statement begins (gcc's location views): the statement has no
+  // code of its own there, so its line is executable but running that
+  // address does not run it.
+  bool covers = true;
 };
 
 struct DeclLine {

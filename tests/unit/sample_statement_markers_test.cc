@@ -1,0 +1,146 @@
+// sample/statement_markers through load_line_table and analyze_recording:
+// gcc -O2 leaves a row of no length for an `if`'s statement at the join
+// after it (where the next line's code begins); running the join must not
+// cover that statement, while a statement without code of its own (an
+// assert() under NDEBUG) is covered when its address runs, and a
+// function's opening line when its entry does.
+#include "sample/line_table.h"
+
+#include <gtest/gtest.h>
+
+#include "sample/binary_image.h"
+#include "sample/sample_analysis.h"
+#include "test_support.h"
+
+namespace covkit::sample {
+namespace sample_statement_markers_test {
+
+using covkit::testing::run_command;
+using covkit::testing::TempDir;
+using covkit::testing::write_text;
+
+constexpr const char* kProgram =
+    "#include <stdio.h>\n"                                                      // 1
+    "#include <stdlib.h>\n"                                                     // 2
+    "#include <assert.h>\n"                                                     // 3
+    "struct prefs { int workers; int adaptive; };\n"                            // 4
+    "#define THROW(msg) { fprintf(stderr, \"%s\\n\", msg); exit(1); }\n"        // 5
+    "__attribute__((noinline)) void set_adaptive(struct prefs *p, int a) {\n"   // 6
+    "  if (a > 0 && p->workers == 0)\n"                                         // 7
+    "    THROW(\"adaptive mode needs threads\");\n"                             // 8
+    "  p->adaptive = a;\n"                                                      // 9
+    "}\n"                                                                       // 10
+    "__attribute__((noinline)) int scaled(int x) {\n"                           // 11
+    "  int y = atoi(\"7\") + x;\n"                                              // 12
+    "  assert(y > 0);\n"                                                        // 13
+    "  return y * 3 + 1;\n"                                                     // 14
+    "}\n"                                                                       // 15
+    "int main(int argc, char **argv) {\n"                                       // 16
+    "  struct prefs p = {argc - 1, 0};\n"                                       // 17
+    "  (void)argv;\n"                                                           // 18
+    "  set_adaptive(&p, argc - 1);\n"                                           // 19
+    "  printf(\"%d %d\\n\", p.adaptive, scaled(argc));\n"                       // 20
+    "  return 0;\n"                                                             // 21
+    "}\n";                                                                      // 22
+
+struct Built {
+  TempDir dir;
+  std::string exe, why;
+};
+
+bool build(Built& b) {
+  if (run_command("command -v gcc-12 >/dev/null") != 0) {
+    b.why = "gcc-12 is not installed";
+    return false;
+  }
+  write_text(b.dir / "m.c", kProgram);
+  b.exe = b.dir / "prog";
+  std::string out;
+  if (run_command("cd '" + b.dir.path() + "' && gcc-12 -O2 -g -DNDEBUG -no-pie -fno-pie -o prog m.c", &out) != 0) {
+    b.why = "gcc-12 failed: " + out;
+    return false;
+  }
+  return true;
+}
+
+std::vector<LineRange> rows_of(const LineTable& t, uint32_t line) {
+  std::vector<LineRange> out;
+  for (const LineRange& r : t.ranges)
+    if (r.line == line && t.files[r.file].ends_with("/m.c")) out.push_back(r);
+  return out;
+}
+
+TEST(StatementMarkers, JoinAfterAStatementDoesNotCoverIt) {
+  Built b;
+  if (!build(b)) GTEST_SKIP() << b.why;
+  auto table = load_line_table(b.exe);
+  ASSERT_TRUE(table) << table.error().message;
+  // Line 8's marker sits where line 9's code begins; its own code (the
+  // fprintf and exit) is elsewhere in set_adaptive.
+  const std::vector<LineRange> eight = rows_of(*table, 8), nine = rows_of(*table, 9);
+  ASSERT_FALSE(nine.empty());
+  bool join_marker = false, own_code = false;
+  for (const LineRange& r : eight) {
+    const bool at_nine = std::any_of(nine.begin(), nine.end(), [&](const LineRange& n) { return n.lo == r.lo; });
+    if (at_nine) {
+      EXPECT_FALSE(r.covers) << std::hex << r.lo;
+      join_marker = true;
+    } else if (r.covers) {
+      own_code = true;
+    }
+  }
+  EXPECT_TRUE(join_marker) << "gcc-12 -O2 left no row of line 8 at line 9's code: the case is not exercised";
+  EXPECT_TRUE(own_code);
+  // The assert has no code under NDEBUG: its rows cover. So do the rows
+  // of the functions' opening lines.
+  for (uint32_t line : {6u, 11u, 13u, 16u}) {
+    ASSERT_FALSE(rows_of(*table, line).empty()) << line;
+    for (const LineRange& r : rows_of(*table, line)) EXPECT_TRUE(r.covers) << "line " << line;
+  }
+}
+
+TEST(StatementMarkers, ProgramRunWithoutTheThrowCoversNotItsLine) {
+  Built b;
+  if (!build(b)) GTEST_SKIP() << b.why;
+  auto img = load_binary_image(b.exe);
+  ASSERT_TRUE(img) << img.error().message;
+  auto table = load_line_table(b.exe);
+  ASSERT_TRUE(table) << table.error().message;
+  format::SampleRecording r;
+  r.mode = "breakpoint";
+  format::SampleImage image;
+  for (const LoadSegment& s : img->segments())
+    if (s.executable) image.mappings.push_back({s.vaddr, s.vaddr + s.mem_size, s.offset, b.exe, img->build_id()});
+  r.images.push_back(image);
+  // What `prog` (argc 1) runs: every function's entry, the join of
+  // set_adaptive (the first instruction of line 9), not the THROW, and
+  // scaled() after its call of atoi (where line 13's marker sits).
+  for (const FunctionSymbol& f : img->functions())
+    if (f.name == "main" || f.name == "set_adaptive" || f.name == "scaled") r.hits.push_back({0, f.address});
+  ASSERT_EQ(r.hits.size(), 3u);
+  for (const LineRange& l : rows_of(*table, 9))
+    if (l.covers) r.hits.push_back({0, l.lo});
+  for (const LineRange& l : rows_of(*table, 13)) r.hits.push_back({0, l.lo});
+
+  AnalysisOptions opt;
+  opt.inference = InferenceMode::dominators;
+  opt.source_root = b.dir.path();
+  auto cov = analyze_recording(r, opt);
+  ASSERT_TRUE(cov) << cov.error().message;
+  const model::FileCov* file = nullptr;
+  for (const model::FileCov& f : cov->coverage.files)
+    if (f.path == "m.c") file = &f;
+  ASSERT_NE(file, nullptr);
+  auto count = [&](uint32_t line) {
+    const model::LineCov* l = file->find_line(line);
+    return l ? l->count : -1;
+  };
+  EXPECT_GT(count(7), 0);
+  EXPECT_EQ(count(8), 0);  // was 1 before markers were told apart
+  EXPECT_GT(count(9), 0);
+  EXPECT_GT(count(13), 0);  // the assert: no code, its marker ran
+  EXPECT_GT(count(14), 0);
+}
+
+}  // namespace sample_statement_markers_test
+}  // namespace covkit::sample
