@@ -12,6 +12,7 @@
 
 #include "sample/binary_image.h"
 #include "sample/module_cfg.h"
+#include "sample_test_programs.h"
 #include "test_support.h"
 
 namespace covkit::sample {
@@ -36,38 +37,10 @@ constexpr const char* kProgram =
     "  return 0;\n"                                                  // 12
     "}\n";                                                           // 13
 
-struct Built {
-  TempDir dir;
-  std::string exe, why;
-};
+using Built = test_programs::BuiltProgram;
+using test_programs::identity_recording;
 
-bool build(Built& b, const std::string& flags) {
-  if (run_command("command -v gcc-12 >/dev/null") != 0) {
-    b.why = "gcc-12 is not installed";
-    return false;
-  }
-  write_text(b.dir / "p.c", kProgram);
-  b.exe = b.dir / "prog";
-  std::string out;
-  if (run_command("cd '" + b.dir.path() + "' && gcc-12 " + flags + " -o prog p.c", &out) != 0) {
-    b.why = "gcc-12 failed: " + out;
-    return false;
-  }
-  return true;
-}
-
-// One image whose executable mapping is the file's own executable segment
-// at its link address (a non-PIE program as it runs).
-format::SampleRecording identity_recording(const BinaryImage& img, const std::string& path) {
-  format::SampleRecording r;
-  r.mode = "breakpoint";
-  format::SampleImage image;
-  image.id = 0;
-  for (const LoadSegment& s : img.segments())
-    if (s.executable) image.mappings.push_back({s.vaddr, s.vaddr + s.mem_size, s.offset, path, img.build_id()});
-  r.images.push_back(image);
-  return r;
-}
+bool build(Built& b, const std::string& flags) { return test_programs::build_program(b, kProgram, flags); }
 
 const model::FileCov* find_file(const model::ProjectCov& p, const std::string& suffix) {
   for (const model::FileCov& f : p.files)

@@ -10,14 +10,10 @@
 
 #include "sample/binary_image.h"
 #include "sample/sample_analysis.h"
-#include "test_support.h"
+#include "sample_test_programs.h"
 
 namespace covkit::sample {
 namespace sample_statement_markers_test {
-
-using covkit::testing::run_command;
-using covkit::testing::TempDir;
-using covkit::testing::write_text;
 
 constexpr const char* kProgram =
     "#include <stdio.h>\n"                                                      // 1
@@ -43,25 +39,9 @@ constexpr const char* kProgram =
     "  return 0;\n"                                                             // 21
     "}\n";                                                                      // 22
 
-struct Built {
-  TempDir dir;
-  std::string exe, why;
-};
+using Built = test_programs::BuiltProgram;
 
-bool build(Built& b) {
-  if (run_command("command -v gcc-12 >/dev/null") != 0) {
-    b.why = "gcc-12 is not installed";
-    return false;
-  }
-  write_text(b.dir / "m.c", kProgram);
-  b.exe = b.dir / "prog";
-  std::string out;
-  if (run_command("cd '" + b.dir.path() + "' && gcc-12 -O2 -g -DNDEBUG -no-pie -fno-pie -o prog m.c", &out) != 0) {
-    b.why = "gcc-12 failed: " + out;
-    return false;
-  }
-  return true;
-}
+bool build(Built& b) { return test_programs::build_program(b, kProgram, "-O2 -g -DNDEBUG -no-pie -fno-pie", "m.c"); }
 
 std::vector<LineRange> rows_of(const LineTable& t, uint32_t line) {
   std::vector<LineRange> out;
@@ -106,12 +86,7 @@ TEST(StatementMarkers, ProgramRunWithoutTheThrowCoversNotItsLine) {
   ASSERT_TRUE(img) << img.error().message;
   auto table = load_line_table(b.exe);
   ASSERT_TRUE(table) << table.error().message;
-  format::SampleRecording r;
-  r.mode = "breakpoint";
-  format::SampleImage image;
-  for (const LoadSegment& s : img->segments())
-    if (s.executable) image.mappings.push_back({s.vaddr, s.vaddr + s.mem_size, s.offset, b.exe, img->build_id()});
-  r.images.push_back(image);
+  format::SampleRecording r = test_programs::identity_recording(*img, b.exe);
   // What `prog` (argc 1) runs: every function's entry, the join of
   // set_adaptive (the first instruction of line 9), not the THROW, and
   // scaled() after its call of atoi (where line 13's marker sits).
