@@ -46,6 +46,34 @@ format::FunctionRecord function_record(const FunctionCfg& f, const std::vector<B
   return r;
 }
 
+// Whether code of `line` (a row that covers) lies in block `from` of `f`
+// or in a block it reaches going forward (to higher addresses: no loop
+// back). A statement marker whose line has code of its own nearby (see
+// statement_markers.h) ran with its block when that code lies ahead: gcc
+// sank the statement past a branch (`int n = 0;` stored on one path only)
+// and the marker is where it stood. When the code is not ahead, the marker
+// is the join after the statement and says nothing of it.
+bool code_ahead(const FunctionCfg& f, int from, uint32_t file, uint32_t line, const LineTable& lines) {
+  std::vector<int> todo{from};
+  std::vector<bool> seen(f.blocks.size(), false);
+  seen[from] = true;
+  while (!todo.empty()) {
+    const BasicBlock& b = f.blocks[todo.back()];
+    todo.pop_back();
+    bool found = false;
+    lines.for_each_overlapping(b.start, b.end, [&](const LineRange& r) {
+      found = found || (r.covers && r.file == file && r.line == line);
+    });
+    if (found) return true;
+    for (int s : b.succ)
+      if (s >= 0 && size_t(s) < f.blocks.size() && !seen[s] && f.blocks[s].start > b.start) {
+        seen[s] = true;
+        todo.push_back(s);
+      }
+  }
+  return false;
+}
+
 void place_blocks(const FunctionCfg& f, const std::vector<BlockState>& states, const LineTable& lines,
                   std::map<uint32_t, FileState>& files) {
   // First the executable lines (is_stmt rows), then what ran over them.
@@ -58,9 +86,11 @@ void place_blocks(const FunctionCfg& f, const std::vector<BlockState>& states, c
       auto file = files.find(r.file);
       if (file == files.end()) return;
       auto line = file->second.lines.find(r.line);
-      if (line == file->second.lines.end() || !r.covers) return;
+      if (line == file->second.lines.end()) return;
       LineState& l = line->second;
-      if (!s.executed) {
+      if (!r.covers) {  // a marker of a line with code of its own nearby
+        if (!s.executed || !code_ahead(f, int(b), r.file, r.line, lines)) return;
+      } else if (!s.executed) {
         l.unexecuted_block = true;
         return;
       }

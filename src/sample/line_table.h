@@ -21,9 +21,9 @@ struct LineRange {
   uint32_t line = 0;
   bool is_stmt = false;
   // false for a statement's row of no length at an address where another
-  // line's statement begins (gcc's location views): the statement has no
-  // code of its own there, so its line is executable but running that
-  // address does not run it.
+  // line's statement begins (gcc's location views) when the line has code
+  // of its own nearby: running that address alone does not say the
+  // statement ran (statement_markers.h).
   bool covers = true;
 };
 

@@ -8,8 +8,10 @@
 // elsewhere in the same function ends, at the join after it (the `if`
 // whose block was skipped): there running the address says nothing of the
 // statement. So a marker covers its line unless the line has code of its
-// own inside the innermost function or inlined instance holding the marker;
-// a function's entry always runs its opening line.
+// own inside the innermost function or inlined instance holding the marker
+// (a function's entry always runs its opening line); such a marker is left
+// to coverage_builder, which counts it when that code lies ahead of it in
+// the function's CFG (a statement gcc sank past a branch stood there).
 #include <elfutils/libdw.h>
 
 #include <cstdint>

@@ -39,6 +39,24 @@ constexpr const char* kProgram =
     "  return 0;\n"                                                             // 21
     "}\n";                                                                      // 22
 
+// `scaled` is needed on one path only: gcc -O2 computes it after the
+// branch, and leaves line 6's marker where the statement stood, before it.
+constexpr const char* kSunkProgram =
+    "#include <stdio.h>\n"                                                       // 1
+    "#include <stdlib.h>\n"                                                      // 2
+    "__attribute__((noinline)) void use(long v) { printf(\"%ld\\n\", v); }\n"    // 3
+    "__attribute__((noinline)) int sunk(const char *s) {\n"                      // 4
+    "  long base = atol(s);\n"                                                   // 5
+    "  long scaled = base * base * 7 + base / 3;\n"                              // 6
+    "  if (base > 5) return 1;\n"                                                // 7
+    "  use(scaled);\n"                                                           // 8
+    "  return 0;\n"                                                              // 9
+    "}\n"                                                                        // 10
+    "int main(int argc, char **argv) {\n"                                        // 11
+    "  printf(\"%d\\n\", sunk(argc > 1 ? argv[1] : \"9\"));\n"                   // 12
+    "  return 0;\n"                                                              // 13
+    "}\n";                                                                       // 14
+
 using Built = test_programs::BuiltProgram;
 
 bool build(Built& b) { return test_programs::build_program(b, kProgram, "-O2 -g -DNDEBUG -no-pie -fno-pie", "m.c"); }
@@ -115,6 +133,44 @@ TEST(StatementMarkers, ProgramRunWithoutTheThrowCoversNotItsLine) {
   EXPECT_GT(count(9), 0);
   EXPECT_GT(count(13), 0);  // the assert: no code, its marker ran
   EXPECT_GT(count(14), 0);
+}
+
+// The sunk statement ran where its marker stands, though its code (after
+// the branch) did not: the marker covers it, as gcov counts it.
+TEST(StatementMarkers, StatementSunkPastABranchRanAtItsMarker) {
+  Built b;
+  if (!test_programs::build_program(b, kSunkProgram, "-O2 -g -no-pie -fno-pie", "m.c")) GTEST_SKIP() << b.why;
+  auto img = load_binary_image(b.exe);
+  ASSERT_TRUE(img) << img.error().message;
+  auto table = load_line_table(b.exe);
+  ASSERT_TRUE(table) << table.error().message;
+  format::SampleRecording r = test_programs::identity_recording(*img, b.exe);
+  for (const FunctionSymbol& f : img->functions())
+    if (f.name == "main" || f.name == "sunk") r.hits.push_back({0, f.address});
+  ASSERT_EQ(r.hits.size(), 2u);
+  // sunk("9") returns 1: what runs after atol is the block of the test,
+  // where line 6's marker is, never the block computing `scaled`.
+  bool marker = false;
+  for (const LineRange& l : rows_of(*table, 6))
+    if (!l.covers) {
+      r.hits.push_back({0, l.lo});
+      marker = true;
+    }
+  ASSERT_TRUE(marker) << "gcc-12 -O2 did not sink line 6: the case is not exercised";
+
+  AnalysisOptions opt;
+  opt.inference = InferenceMode::dominators;
+  opt.source_root = b.dir.path();
+  auto cov = analyze_recording(r, opt);
+  ASSERT_TRUE(cov) << cov.error().message;
+  const model::FileCov* file = nullptr;
+  for (const model::FileCov& f : cov->coverage.files)
+    if (f.path == "m.c") file = &f;
+  ASSERT_NE(file, nullptr);
+  ASSERT_NE(file->find_line(6), nullptr);
+  EXPECT_GT(file->find_line(6)->count, 0);
+  ASSERT_NE(file->find_line(8), nullptr);
+  EXPECT_EQ(file->find_line(8)->count, 0);
 }
 
 }  // namespace sample_statement_markers_test
