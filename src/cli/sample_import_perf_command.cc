@@ -28,13 +28,30 @@ int run_sample_import_perf(int argc, char** argv) {
                "\n"
                "(\"-\" reads standard input). perf prints absolute addresses and no load\n"
                "addresses: the mappings are the executable segments of each --binary at its\n"
-               "link-time address, right for non-PIE programs (build with -no-pie).",
+               "link-time address, right for non-PIE programs (build with -no-pie). For PIE\n"
+               "programs and shared libraries, print offsets in their files instead:\n"
+               "\n"
+               "  perf script -F pid,tid,ip,brstackoff,dso > FILE\n"
+               "  covkit sample import-perf --brstackoff FILE --binary ./prog --binary ./libfoo.so\n"
+               "\n"
+               "Branches in files not given (libc, the vdso) are left out of the analysis.",
                std::string(kSampleImportPerfCommand)};
   std::string file, dir = "covkit-sample.data";
   std::vector<std::string> binaries;
   app.add_option("FILE", file, "perf script output")->required();
   app.add_option("--binary", binaries, "An ELF file the samples ran in (repeatable)")->type_name("PATH");
   app.add_option("-o,--output", dir, "Recording directory [default: ./covkit-sample.data]")->type_name("DIR");
+  app.footer(
+      "Exit status: 0 when the recording was written; 1 on an error (FILE or a\n"
+      "--binary cannot be read, a line is not perf's syntax: the error names it).\n"
+      "\n"
+      "Examples:\n"
+      "  covkit sample import-perf perf.txt --binary ./prog -o rec\n"
+      "  perf script -F pid,tid,ip,brstackoff,dso | covkit sample import-perf --brstackoff - --binary ./prog\n"
+      "  covkit sample report rec --html cov/");
+  bool offsets = false;
+  app.add_flag("--brstackoff", offsets,
+               "The branch entries are perf's brstackoff: offsets in the file named after each (-F ...,brstackoff,dso)");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   return run_guarded(kSampleImportPerfCommand, [&] {
     std::string text;
@@ -47,7 +64,8 @@ int run_sample_import_perf(int argc, char** argv) {
       if (!data) return fail(kSampleImportPerfCommand, file, data.error());
       text = data->text();
     }
-    auto rec = sample::import_perf_script(text, binaries);
+    auto rec = sample::import_perf_script(text, binaries,
+                                          offsets ? sample::PerfAddresses::dso_offsets : sample::PerfAddresses::absolute);
     if (!rec) return fail(kSampleImportPerfCommand, file, rec.error());
     rec->command = {"perf-import", file};
     rec->covkit_version = kVersion;

@@ -5,6 +5,8 @@
 #include <map>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "sample/perf_script_import.h"
 
 namespace covkit::sample {
@@ -63,7 +65,120 @@ TEST(PerfImport, ErrorsNameTheLine) {
   EXPECT_FALSE(import_perf_script("", {"/nonexistent/binary"}));
 }
 
+std::string data_file(const std::string& name) {
+  std::ifstream f(std::string(COVKIT_TEST_DATA_DIR) + "/perf/" + name);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// A file name after an address (-F ...,dso) is read past; brstack's
+// addresses stay as they are.
+TEST(PerfImport, FileNamesAfterAddressesAreReadPast) {
+  auto rec = import_perf_script("1/1 401136 0x40114a(/usr/bin/prog)/0x401130(/usr/bin/prog)/P/-/-/3\n", {});
+  ASSERT_TRUE(rec) << rec.error().message;
+  ASSERT_EQ(rec->samples.size(), 1u);
+  ASSERT_EQ(rec->samples[0].branches.size(), 1u);
+  EXPECT_EQ(rec->samples[0].branches[0].from, 0x40114au);
+  EXPECT_EQ(rec->samples[0].branches[0].to, 0x401130u);
+}
+
+// brstackoff without the file of a --binary: every offset is an address no
+// mapping holds, and the runtime IP is dropped.
+TEST(PerfImport, OffsetsOfFilesNotGivenGoNowhere) {
+  auto rec = import_perf_script(data_file("brstackoff.txt"), {}, PerfAddresses::dso_offsets);
+  ASSERT_TRUE(rec) << rec.error().message;
+  ASSERT_EQ(rec->samples.size(), 2u);
+  EXPECT_EQ(rec->samples[0].ip, 0u);
+  ASSERT_EQ(rec->samples[0].branches.size(), 2u);
+  for (const format::Sample& s : rec->samples)
+    for (const format::BranchPair& b : s.branches) {
+      EXPECT_EQ(b.from, ~uint64_t(0));
+      EXPECT_EQ(b.to, ~uint64_t(0));
+    }
+}
+
+TEST(PerfImport, OffsetsNeedTheirFileNamed) {
+  auto rec = import_perf_script("1/1 401136 0x1750/0x1749/P/-/-/2\n", {}, PerfAddresses::dso_offsets);
+  ASSERT_FALSE(rec);
+  EXPECT_NE(rec.error().message.find("line 1: branch entry 1 names no file"), std::string::npos)
+      << rec.error().message;
+  EXPECT_FALSE(import_perf_script("1/1 1 0x10(/a/b/0x20\n", {}, PerfAddresses::dso_offsets));  // unclosed
+}
+
 }  // namespace
+}  // namespace covkit::sample
+
+#include "sample/binary_image.h"
+#include "sample/sample_analysis.h"
+#include "sample_test_programs.h"
+
+namespace covkit::sample {
+namespace perf_import_test {
+
+constexpr const char* kPieProgram =
+    "#include <stdio.h>\n"                                          // 1
+    "__attribute__((noinline)) int used(int x) {\n"                 // 2
+    "  return x * 3 + 1;\n"                                         // 3
+    "}\n"                                                           // 4
+    "__attribute__((noinline)) int never(int x) {\n"                // 5
+    "  return x * 7 - 2;\n"                                         // 6
+    "}\n"                                                           // 7
+    "int main(int argc, char **argv) {\n"                           // 8
+    "  (void)argv;\n"                                               // 9
+    "  if (argc > 100) return never(argc);\n"                       // 10
+    "  printf(\"%d\\n\", used(argc));\n"                            // 11
+    "  return 0;\n"                                                 // 12
+    "}\n";                                                          // 13
+
+// A PIE linked by lld, whose executable segment's addresses are not its
+// file offsets (0x1660 against 0x660): brstackoff's offsets must become
+// the addresses the analysis maps, or used()'s line is not found.
+TEST(PerfImport, BrstackoffOfAPieCoversItsLines) {
+  test_programs::BuiltProgram b;
+  if (!test_programs::build_program(b, kPieProgram, "-O1 -g -fPIE -pie -fuse-ld=lld")) GTEST_SKIP() << b.why;
+  auto img = load_binary_image(b.exe);
+  ASSERT_TRUE(img) << img.error().message;
+  const LoadSegment* text = nullptr;
+  for (const LoadSegment& s : img->segments())
+    if (s.executable) text = &s;
+  ASSERT_NE(text, nullptr);
+  ASSERT_NE(text->vaddr, text->offset) << "lld placed the code at its file offset: the case is not exercised";
+  const FunctionSymbol* used = nullptr;
+  for (const FunctionSymbol& f : img->functions())
+    if (f.name == "used") used = &f;
+  ASSERT_NE(used, nullptr);
+  auto offset = [&](uint64_t vaddr) { return vaddr - text->vaddr + text->offset; };
+  // main calls used() (the call's source is somewhere in libc's text here:
+  // not given, so nothing before it counts), used() returns from its last
+  // byte, the ret; the runtime IP is a PIE's, meaningless here.
+  const std::string file = b.exe;
+  const std::string line = fmt::format("77/77 55d0c0a01000 0x{:x}({})/0x99({})/P/-/-/0  0x2a0f1(/lib/libc.so.6)/0x{:x}({})/P/-/-/0\n",
+                                       offset(used->address + used->size - 1), file, file, offset(used->address), file);
+  auto rec = import_perf_script(line, {b.exe}, PerfAddresses::dso_offsets);
+  ASSERT_TRUE(rec) << rec.error().message;
+  ASSERT_EQ(rec->samples.size(), 1u);
+  ASSERT_EQ(rec->samples[0].branches.size(), 2u);
+  EXPECT_EQ(rec->samples[0].branches[0].to, used->address);  // the oldest: into used()
+  EXPECT_EQ(rec->samples[0].branches[1].from, used->address + used->size - 1);
+  EXPECT_EQ(rec->samples[0].ip, 0u);
+
+  AnalysisOptions opt;
+  opt.inference = InferenceMode::dominators;
+  opt.source_root = b.dir.path();
+  auto cov = analyze_recording(*rec, opt);
+  ASSERT_TRUE(cov) << cov.error().message;
+  const model::FileCov* src = nullptr;
+  for (const model::FileCov& f : cov->coverage.files)
+    if (f.path == "p.c") src = &f;
+  ASSERT_NE(src, nullptr);
+  ASSERT_NE(src->find_line(3), nullptr);
+  EXPECT_GT(src->find_line(3)->count, 0);  // used()'s body ran between the two branches
+  ASSERT_NE(src->find_line(6), nullptr);
+  EXPECT_EQ(src->find_line(6)->count, 0);
+}
+
+}  // namespace perf_import_test
 }  // namespace covkit::sample
 
 #include "sample/steps_to_branches.h"
