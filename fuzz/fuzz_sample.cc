@@ -1,7 +1,8 @@
 // Fuzzes the readers of covkit sample's inputs: a recording's IMAGE.cks
 // bytes (written by the runtime inside an arbitrary program, so never
 // trusted), recording.json, and perf's branch-stack text. Input:
-// [kind:1][bytes]; kind % 3: 0 = .cks, 1 = recording.json, 2 = perf text.
+// [kind:1][bytes]; kind % 3: 0 = .cks, 1 = recording.json, 2 = perf text
+// (brstack when kind / 3 is odd, brstackoff when even).
 // No input may crash, hang or trip a sanitizer, and what a reader accepts
 // must be no bigger than the input can hold.
 #include <cstddef>
@@ -49,7 +50,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     }
     default: {
-      auto rec = sample::import_perf_script(text, {});
+      const auto addresses = (data[0] / 3) % 2 ? sample::PerfAddresses::absolute : sample::PerfAddresses::dso_offsets;
+      auto rec = sample::import_perf_script(text, {}, addresses);
       if (rec) check_bounded(*rec, bytes.size());
       break;
     }
