@@ -110,33 +110,17 @@ TEST(PerfImport, OffsetsNeedTheirFileNamed) {
 }  // namespace covkit::sample
 
 #include "sample/binary_image.h"
-#include "sample/sample_analysis.h"
 #include "sample_test_programs.h"
 
 namespace covkit::sample {
 namespace perf_import_test {
-
-constexpr const char* kPieProgram =
-    "#include <stdio.h>\n"                                          // 1
-    "__attribute__((noinline)) int used(int x) {\n"                 // 2
-    "  return x * 3 + 1;\n"                                         // 3
-    "}\n"                                                           // 4
-    "__attribute__((noinline)) int never(int x) {\n"                // 5
-    "  return x * 7 - 2;\n"                                         // 6
-    "}\n"                                                           // 7
-    "int main(int argc, char **argv) {\n"                           // 8
-    "  (void)argv;\n"                                               // 9
-    "  if (argc > 100) return never(argc);\n"                       // 10
-    "  printf(\"%d\\n\", used(argc));\n"                            // 11
-    "  return 0;\n"                                                 // 12
-    "}\n";                                                          // 13
 
 // A PIE linked by lld, whose executable segment's addresses are not its
 // file offsets (0x1660 against 0x660): brstackoff's offsets must become
 // the addresses the analysis maps, or used()'s line is not found.
 TEST(PerfImport, BrstackoffOfAPieCoversItsLines) {
   test_programs::BuiltProgram b;
-  if (!test_programs::build_program(b, kPieProgram, "-O1 -g -fPIE -pie -fuse-ld=lld")) GTEST_SKIP() << b.why;
+  if (!test_programs::build_program(b, test_programs::kUsedNeverProgram, "-O1 -g -fPIE -pie -fuse-ld=lld")) GTEST_SKIP() << b.why;
   auto img = load_binary_image(b.exe);
   ASSERT_TRUE(img) << img.error().message;
   const LoadSegment* text = nullptr;
@@ -163,19 +147,11 @@ TEST(PerfImport, BrstackoffOfAPieCoversItsLines) {
   EXPECT_EQ(rec->samples[0].branches[1].from, used->address + used->size - 1);
   EXPECT_EQ(rec->samples[0].ip, 0u);
 
-  AnalysisOptions opt;
-  opt.inference = InferenceMode::dominators;
-  opt.source_root = b.dir.path();
-  auto cov = analyze_recording(*rec, opt);
-  ASSERT_TRUE(cov) << cov.error().message;
-  const model::FileCov* src = nullptr;
-  for (const model::FileCov& f : cov->coverage.files)
-    if (f.path == "p.c") src = &f;
-  ASSERT_NE(src, nullptr);
-  ASSERT_NE(src->find_line(3), nullptr);
-  EXPECT_GT(src->find_line(3)->count, 0);  // used()'s body ran between the two branches
-  ASSERT_NE(src->find_line(6), nullptr);
-  EXPECT_EQ(src->find_line(6)->count, 0);
+  std::string error;
+  const auto lines = test_programs::analyzed_lines(*rec, b, "p.c", error);
+  ASSERT_TRUE(error.empty()) << error;
+  EXPECT_GT(test_programs::count_of(lines, 3), 0);  // used()'s body ran between the two branches
+  EXPECT_EQ(test_programs::count_of(lines, 6), 0);  // never()'s: listed, not run
 }
 
 }  // namespace perf_import_test

@@ -22,20 +22,7 @@ using covkit::testing::run_command;
 using covkit::testing::TempDir;
 using covkit::testing::write_text;
 
-constexpr const char* kProgram =
-    "#include <stdio.h>\n"                                           // 1
-    "__attribute__((noinline)) int used(int x) {\n"                  // 2
-    "  return x * 3 + 1;\n"                                          // 3
-    "}\n"                                                            // 4
-    "__attribute__((noinline)) int never(int x) {\n"                 // 5
-    "  return x * 7 - 2;\n"                                          // 6
-    "}\n"                                                            // 7
-    "int main(int argc, char **argv) {\n"                            // 8
-    "  (void)argv;\n"                                                // 9
-    "  if (argc > 100) return never(argc);\n"                        // 10
-    "  printf(\"%d\\n\", used(argc));\n"                             // 11
-    "  return 0;\n"                                                  // 12
-    "}\n";                                                           // 13
+constexpr const char* kProgram = test_programs::kUsedNeverProgram;
 
 using Built = test_programs::BuiltProgram;
 using test_programs::identity_recording;

@@ -8,8 +8,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <initializer_list>
+#include <string_view>
+
 #include "sample/binary_image.h"
-#include "sample/sample_analysis.h"
 #include "sample_test_programs.h"
 
 namespace covkit::sample {
@@ -61,6 +64,25 @@ using Built = test_programs::BuiltProgram;
 
 bool build(Built& b) { return test_programs::build_program(b, kProgram, "-O2 -g -DNDEBUG -no-pie -fno-pie", "m.c"); }
 
+// A built program's line table, and a recording by hand of it with a hit
+// at the entry of each of `functions`.
+struct Recorded {
+  LineTable table;
+  format::SampleRecording rec;
+};
+
+void record_entries(const Built& b, std::initializer_list<std::string_view> functions, Recorded& out) {
+  auto img = load_binary_image(b.exe);
+  ASSERT_TRUE(img) << img.error().message;
+  auto table = load_line_table(b.exe);
+  ASSERT_TRUE(table) << table.error().message;
+  out.table = std::move(*table);
+  out.rec = test_programs::identity_recording(*img, b.exe);
+  for (const FunctionSymbol& f : img->functions())
+    if (std::find(functions.begin(), functions.end(), f.name) != functions.end()) out.rec.hits.push_back({0, f.address});
+  ASSERT_EQ(out.rec.hits.size(), functions.size());
+}
+
 std::vector<LineRange> rows_of(const LineTable& t, uint32_t line) {
   std::vector<LineRange> out;
   for (const LineRange& r : t.ranges)
@@ -100,34 +122,20 @@ TEST(StatementMarkers, JoinAfterAStatementDoesNotCoverIt) {
 TEST(StatementMarkers, ProgramRunWithoutTheThrowCoversNotItsLine) {
   Built b;
   if (!build(b)) GTEST_SKIP() << b.why;
-  auto img = load_binary_image(b.exe);
-  ASSERT_TRUE(img) << img.error().message;
-  auto table = load_line_table(b.exe);
-  ASSERT_TRUE(table) << table.error().message;
-  format::SampleRecording r = test_programs::identity_recording(*img, b.exe);
   // What `prog` (argc 1) runs: every function's entry, the join of
   // set_adaptive (the first instruction of line 9), not the THROW, and
   // scaled() after its call of atoi (where line 13's marker sits).
-  for (const FunctionSymbol& f : img->functions())
-    if (f.name == "main" || f.name == "set_adaptive" || f.name == "scaled") r.hits.push_back({0, f.address});
-  ASSERT_EQ(r.hits.size(), 3u);
-  for (const LineRange& l : rows_of(*table, 9))
+  Recorded p;
+  ASSERT_NO_FATAL_FAILURE(record_entries(b, {"main", "set_adaptive", "scaled"}, p));
+  format::SampleRecording& r = p.rec;
+  for (const LineRange& l : rows_of(p.table, 9))
     if (l.covers) r.hits.push_back({0, l.lo});
-  for (const LineRange& l : rows_of(*table, 13)) r.hits.push_back({0, l.lo});
+  for (const LineRange& l : rows_of(p.table, 13)) r.hits.push_back({0, l.lo});
 
-  AnalysisOptions opt;
-  opt.inference = InferenceMode::dominators;
-  opt.source_root = b.dir.path();
-  auto cov = analyze_recording(r, opt);
-  ASSERT_TRUE(cov) << cov.error().message;
-  const model::FileCov* file = nullptr;
-  for (const model::FileCov& f : cov->coverage.files)
-    if (f.path == "m.c") file = &f;
-  ASSERT_NE(file, nullptr);
-  auto count = [&](uint32_t line) {
-    const model::LineCov* l = file->find_line(line);
-    return l ? l->count : -1;
-  };
+  std::string error;
+  const auto lines = test_programs::analyzed_lines(r, b, "m.c", error);
+  ASSERT_TRUE(error.empty()) << error;
+  auto count = [&](uint32_t line) { return test_programs::count_of(lines, line); };
   EXPECT_GT(count(7), 0);
   EXPECT_EQ(count(8), 0);  // was 1 before markers were told apart
   EXPECT_GT(count(9), 0);
@@ -140,37 +148,24 @@ TEST(StatementMarkers, ProgramRunWithoutTheThrowCoversNotItsLine) {
 TEST(StatementMarkers, StatementSunkPastABranchRanAtItsMarker) {
   Built b;
   if (!test_programs::build_program(b, kSunkProgram, "-O2 -g -no-pie -fno-pie", "m.c")) GTEST_SKIP() << b.why;
-  auto img = load_binary_image(b.exe);
-  ASSERT_TRUE(img) << img.error().message;
-  auto table = load_line_table(b.exe);
-  ASSERT_TRUE(table) << table.error().message;
-  format::SampleRecording r = test_programs::identity_recording(*img, b.exe);
-  for (const FunctionSymbol& f : img->functions())
-    if (f.name == "main" || f.name == "sunk") r.hits.push_back({0, f.address});
-  ASSERT_EQ(r.hits.size(), 2u);
+  Recorded p;
+  ASSERT_NO_FATAL_FAILURE(record_entries(b, {"main", "sunk"}, p));
+  format::SampleRecording& r = p.rec;
   // sunk("9") returns 1: what runs after atol is the block of the test,
   // where line 6's marker is, never the block computing `scaled`.
   bool marker = false;
-  for (const LineRange& l : rows_of(*table, 6))
+  for (const LineRange& l : rows_of(p.table, 6))
     if (!l.covers) {
       r.hits.push_back({0, l.lo});
       marker = true;
     }
   ASSERT_TRUE(marker) << "gcc-12 -O2 did not sink line 6: the case is not exercised";
 
-  AnalysisOptions opt;
-  opt.inference = InferenceMode::dominators;
-  opt.source_root = b.dir.path();
-  auto cov = analyze_recording(r, opt);
-  ASSERT_TRUE(cov) << cov.error().message;
-  const model::FileCov* file = nullptr;
-  for (const model::FileCov& f : cov->coverage.files)
-    if (f.path == "m.c") file = &f;
-  ASSERT_NE(file, nullptr);
-  ASSERT_NE(file->find_line(6), nullptr);
-  EXPECT_GT(file->find_line(6)->count, 0);
-  ASSERT_NE(file->find_line(8), nullptr);
-  EXPECT_EQ(file->find_line(8)->count, 0);
+  std::string error;
+  const auto lines = test_programs::analyzed_lines(r, b, "m.c", error);
+  ASSERT_TRUE(error.empty()) << error;
+  EXPECT_GT(test_programs::count_of(lines, 6), 0);
+  EXPECT_EQ(test_programs::count_of(lines, 8), 0);  // listed, not run
 }
 
 }  // namespace sample_statement_markers_test

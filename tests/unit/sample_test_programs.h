@@ -3,13 +3,32 @@
 // built with gcc-12 in a directory of its own, and a recording of it made
 // by hand whose one image maps the file's executable segments at their
 // link addresses (a non-PIE program as it runs).
+#include <cstdint>
+#include <map>
 #include <string>
 
 #include "format/sample_records.h"
 #include "sample/binary_image.h"
+#include "sample/sample_analysis.h"
 #include "test_support.h"
 
 namespace covkit::sample::test_programs {
+
+// used() runs, never() does not (unless argc > 100), main calls printf.
+inline constexpr const char* kUsedNeverProgram =
+    "#include <stdio.h>\n"                                           // 1
+    "__attribute__((noinline)) int used(int x) {\n"                  // 2
+    "  return x * 3 + 1;\n"                                          // 3
+    "}\n"                                                            // 4
+    "__attribute__((noinline)) int never(int x) {\n"                 // 5
+    "  return x * 7 - 2;\n"                                          // 6
+    "}\n"                                                            // 7
+    "int main(int argc, char **argv) {\n"                            // 8
+    "  (void)argv;\n"                                                // 9
+    "  if (argc > 100) return never(argc);\n"                        // 10
+    "  printf(\"%d\\n\", used(argc));\n"                             // 11
+    "  return 0;\n"                                                  // 12
+    "}\n";                                                           // 13
 
 struct BuiltProgram {
   covkit::testing::TempDir dir;
@@ -42,6 +61,36 @@ inline format::SampleRecording identity_recording(const BinaryImage& img, const 
     if (s.executable) image.mappings.push_back({s.vaddr, s.vaddr + s.mem_size, s.offset, path, img.build_id()});
   r.images.push_back(image);
   return r;
+}
+
+// The line counts of `source` (its path relative to the program's
+// directory) after analyze_recording(r) with dominator inference: -1 for
+// a line not listed; empty, with `error` set, when the analysis failed or
+// the file is not in its coverage.
+inline std::map<uint32_t, int64_t> analyzed_lines(const format::SampleRecording& r, const BuiltProgram& b,
+                                                  const std::string& source, std::string& error) {
+  AnalysisOptions opt;
+  opt.inference = InferenceMode::dominators;
+  opt.source_root = b.dir.path();
+  auto cov = analyze_recording(r, opt);
+  if (!cov) {
+    error = cov.error().message;
+    return {};
+  }
+  for (const model::FileCov& f : cov->coverage.files)
+    if (f.path == source) {
+      std::map<uint32_t, int64_t> out;
+      for (const model::LineCov& l : f.lines) out[l.number] = l.count;
+      return out;
+    }
+  error = source + " is not in the analysis's coverage";
+  return {};
+}
+
+// A line's count in `lines` (analyzed_lines), -1 when not listed.
+inline int64_t count_of(const std::map<uint32_t, int64_t>& lines, uint32_t line) {
+  auto it = lines.find(line);
+  return it == lines.end() ? -1 : it->second;
 }
 
 }  // namespace covkit::sample::test_programs
