@@ -1,7 +1,5 @@
 #include "sample/line_table.h"
 
-#include "sample/statement_markers.h"
-
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <fcntl.h>
@@ -12,8 +10,9 @@
 #include <cstring>
 #include <filesystem>
 
-
 #include <fmt/format.h>
+
+#include "sample/statement_markers.h"
 
 namespace covkit::sample {
 
