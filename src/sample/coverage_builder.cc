@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <unordered_set>
 
 #include "util/demangle.h"
 
@@ -53,11 +54,15 @@ format::FunctionRecord function_record(const FunctionCfg& f, const std::vector<B
 // sank the statement past a branch (`int n = 0;` stored on one path only)
 // and the marker is where it stood. When the code is not ahead, the marker
 // is the join after the statement and says nothing of it.
+// The search gives up (the marker does not count) after kMaxBlocksAhead
+// blocks, so that a hostile function of many markers and blocks costs no
+// more than a bounded walk per marker.
+constexpr size_t kMaxBlocksAhead = 4096;
+
 bool code_ahead(const FunctionCfg& f, int from, uint32_t file, uint32_t line, const LineTable& lines) {
   std::vector<int> todo{from};
-  std::vector<bool> seen(f.blocks.size(), false);
-  seen[from] = true;
-  while (!todo.empty()) {
+  std::unordered_set<int> seen{from};  // not a vector of all blocks: a walk may be short in a long function
+  for (size_t visited = 0; !todo.empty() && visited < kMaxBlocksAhead; ++visited) {
     const BasicBlock& b = f.blocks[todo.back()];
     todo.pop_back();
     bool found = false;
@@ -66,10 +71,8 @@ bool code_ahead(const FunctionCfg& f, int from, uint32_t file, uint32_t line, co
     });
     if (found) return true;
     for (int s : b.succ)
-      if (s >= 0 && size_t(s) < f.blocks.size() && !seen[s] && f.blocks[s].start > b.start) {
-        seen[s] = true;
+      if (s >= 0 && size_t(s) < f.blocks.size() && f.blocks[s].start > b.start && seen.insert(s).second)
         todo.push_back(s);
-      }
   }
   return false;
 }

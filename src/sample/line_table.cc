@@ -42,9 +42,13 @@ std::string comp_dir_of(Dwarf_Die* cu) {
 }
 
 // Whether a row from `from` on at address `addr` (before the address
-// moves on) is of `line` in `src`.
+// moves on) is of `line` in `src`. A real address holds a few views; the
+// look ahead stops after kMaxViews rows, so that a hostile table of one
+// address costs linear time.
+constexpr size_t kMaxViews = 256;
+
 bool same_line_at(Dwarf_Lines* lines, size_t n, size_t from, Dwarf_Addr addr, int line, const char* src) {
-  for (size_t j = from; j < n; ++j) {
+  for (size_t j = from; j < n && j - from < kMaxViews; ++j) {
     Dwarf_Line* l = dwarf_onesrcline(lines, j);
     Dwarf_Addr a = 0;
     int other = 0;
