@@ -155,6 +155,19 @@ def check_thread(label, t, calls, edges, max_depth, ended=True, lost=0):
         expect_eq(f"{label}: truncated", t["truncated"], False)
 
 
+def without_preempted(t, name, most):
+    """`t` with the calls of `name` (and its edges) taken out when there are
+    at most `most` of them, for a check whose timing a busy machine can
+    stretch; more than that stays, and fails the check."""
+    calls, _ = summary(t)
+    if calls.get(name, 0) > most:
+        return t
+    out = dict(t)
+    out["calls"] = {n: c for n, c in t["calls"].items() if norm(n) != name}
+    out["edges"] = {e: c for e, c in t["edges"].items() if norm(e.split(" -> ")[1]) != name}
+    return out
+
+
 def variants(env, cxx=False, pie_variants=True):
     """(label, compiler, flags) for gcc-12 (PIE, -no-pie) and clang (not
     with -pg: gcc's -pg is the one tested)."""
@@ -429,7 +442,10 @@ def t_limits(env):
     tr = os.path.join(d, "trace-time")
     env.run(exe, [20], tr, extra_env={"COVKIT_TRACE_MIN_TIME_NS": "1000000"})
     t = one_thread(one_process(decode(tr)))
-    check_thread("min time 1 ms", t, {"main": 1, "slow": 1, "busy": 1},
+    # A quick() call preempted for a millisecond on a busy machine (CI runs
+    # tests side by side) lasted 1 ms and is rightly written: a few may be,
+    # each as long as the check below demands.
+    check_thread("min time 1 ms", without_preempted(t, "quick", 10), {"main": 1, "slow": 1, "busy": 1},
                  {"<root> -> main": 1, "main -> slow": 1, "main -> busy": 1}, 2)
     if t["min_leaf_ns"] is None or t["min_leaf_ns"] < 1e6:
         raise Failure(f"min time: a leaf call of {t['min_leaf_ns']} ns was written")
@@ -604,7 +620,7 @@ def t_still_running(env):
             raise Failure(f"{label}: thread names {[t['name'] for t in proc['threads']]}, no 'late-name'")
         w = waiter[0]
         expect_eq(f"{label}: waiter open at the end", [norm(x) for x in w["open_at_end"]], ["waiter", "blocker"])
-        calls, _ = summary(w)
+        calls, _ = summary(without_preempted(w, "quick", 1) if extra else w)  # see t_limits
         want = {"waiter": 1, "blocker": 1} if extra else {"waiter": 1, "blocker": 1, "quick": 1}
         expect_eq(f"{label}: waiter calls", calls, want)
 
