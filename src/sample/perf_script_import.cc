@@ -62,20 +62,20 @@ std::string build_id(const std::string& path) {
   return out;
 }
 
-// A --binary: its executable segments as mappings, and what turns perf's
-// offsets in it into the addresses those mappings hold.
+// A --binary: its executable segments as mappings, which also turn perf's
+// offsets in it into addresses.
 struct Binary {
   std::string path;
   uint16_t type = 0;  // ET_EXEC or ET_DYN
-  std::vector<live::LoadSegment> loads;
   std::vector<format::SampleMapping> maps;
 
   // The address at file offset `off` (ET_DYN), or `off` itself (ET_EXEC:
-  // perf leaves link addresses as they are); nullopt outside every segment.
+  // perf leaves link addresses as they are); nullopt outside the executable
+  // segments (no branch is there).
   std::optional<uint64_t> address_of(uint64_t off) const {
     if (type != ET_DYN) return off;
-    for (const live::LoadSegment& l : loads)
-      if (off >= l.offset && off - l.offset < l.memsz) return l.vaddr + (off - l.offset);
+    for (const format::SampleMapping& m : maps)
+      if (off >= m.file_offset && off - m.file_offset < m.end - m.start) return m.start + (off - m.file_offset);
     return std::nullopt;
   }
 };
@@ -90,7 +90,6 @@ Expected<std::vector<Binary>> load_binaries(const std::vector<std::string>& path
     Binary b;
     b.path = path;
     b.type = info->type;
-    b.loads = info->loads;
     std::string id = build_id(path);
     for (const live::LoadSegment& s : info->loads)
       if (s.executable && s.memsz) b.maps.push_back({s.vaddr, s.vaddr + s.memsz, s.offset, path, id, 0, 0});
