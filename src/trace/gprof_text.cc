@@ -16,6 +16,15 @@ namespace covkit::trace {
 
 namespace {
 
+// gprof prints (long) hist_scale * sizeof (UNIT) and leaves the overflow of
+// a hostile histogram (a range near 2^64 bytes in one bucket) to the
+// machine; this is the same number, defined: x86-64's conversion (2^63 and
+// above give INT64_MIN) and a two's-complement wrap.
+long granularity_bytes(double hist_scale) {
+  const uint64_t units = hist_scale < 9223372036854775808.0 ? uint64_t(int64_t(hist_scale)) : uint64_t(1) << 63;
+  return long(units * 2u);
+}
+
 constexpr int kLess = -1, kEqual = 0, kGreater = 1;
 
 [[gnu::format(printf, 2, 3)]] void appendf(std::string& out, const char* fmt, ...) {
@@ -116,7 +125,7 @@ struct Printer {
     std::snprintf(unit, sizeof unit, "%c%c/call", prefix, p.dimension_abbrev);
     double total_time = p.total_time;
     if (o.bsd) {
-      appendf(out, "\ngranularity: each sample hit covers %ld byte(s)", long(p.hist_scale) * 2L);
+      appendf(out, "\ngranularity: each sample hit covers %ld byte(s)", granularity_bytes(p.hist_scale));
       if (total_time > 0.0)
         appendf(out, " for %.2f%% of %.2f %s\n\n", 100.0 / total_time, total_time / p.hz, p.dimension.c_str());
     } else {
@@ -196,7 +205,7 @@ struct Printer {
     else
       out += "\f\n";
     if (!o.bsd) out += "\t\t\tCall graph\n\n";
-    appendf(out, "\ngranularity: each sample hit covers %ld byte(s)", long(p.hist_scale) * 2L);
+    appendf(out, "\ngranularity: each sample hit covers %ld byte(s)", granularity_bytes(p.hist_scale));
     if (p.print_time > 0.0) {
       appendf(out, " for %.2f%% of %.2f seconds\n\n", 100.0 / p.print_time, p.print_time / p.hz);
     } else {

@@ -274,3 +274,24 @@ TEST(GprofText, DisplayNamesAsBfdDemangles) {
 }
 
 }  // namespace
+
+namespace covkit::trace {
+namespace gprof_granularity_test {
+
+// fuzz_gmon found it: one bucket over a range near 2^64 bytes makes gprof's
+// (long) hist_scale * 2 overflow (undefined in C++, a wrap in gprof's
+// compiled C); covkit prints the wrapped number, and UBSan sees nothing.
+TEST(GprofText, GranularityOfAHugeBucketWraps) {
+  for (auto [scale, want] : {std::pair{9187342693153880064.0, "-72058687401791488"},
+                             std::pair{9223372036854775808.0, "0"}, std::pair{4.0, "8"}}) {
+    GprofProfile p;
+    p.hist_scale = scale;
+    GprofTextOptions options;
+    const std::string text = gprof_text(p, options);
+    EXPECT_NE(text.find(std::string("each sample hit covers ") + want + " byte(s)"), std::string::npos)
+        << scale << ":\n" << text;
+  }
+}
+
+}  // namespace gprof_granularity_test
+}  // namespace covkit::trace
