@@ -2,7 +2,11 @@
 # Builds the libFuzzer targets with clang in build-fuzz/ (ASan + UBSan, with
 # covkit_core instrumented) and runs each for SECONDS, one after the other,
 # each on all cores (libFuzzer fork mode, continuing past crashes so one
-# known bug does not hide the next). Prints executions and crashes per target.
+# known bug does not hide the next). Prints executions and crashes per target,
+# and exits 1 when a run left a new crashing input (crash-*, leak-*): a find
+# is a defect, and CI must not pass over it. Timeouts and out-of-memory
+# inputs are reported but do not fail the run (a loaded machine can make a
+# slow input look hung).
 #
 #   fuzz/run_fuzzers.sh SECONDS [fuzz_gcno fuzz_gcda fuzz_session fuzz_tracefile fuzz_diff fuzz_trace fuzz_stream fuzz_sample fuzz_gmon fuzz_eh_frame]
 #
@@ -25,6 +29,7 @@ ninja -C "$build" $targets >/dev/null
 "$root/fuzz/make_seeds.sh" "$build/fuzz-seeds" >/dev/null
 
 summary=""
+found=0
 for t in $targets; do
   case $t in
     fuzz_gcno) seeds=gcno max_len=8192 ;;
@@ -45,6 +50,7 @@ for t in $targets; do
   mkdir -p "$corpus" "$artifacts" "$logs"
   cp "$build/fuzz-seeds/$seeds"/* "$corpus"/ 2>/dev/null || true
   before=$(ls "$artifacts" | wc -l)
+  crashes_before=$(ls "$artifacts" | grep -c -E '^(crash|leak)-' || true)
   echo "== $t: ${secs}s on $jobs jobs (corpus $(ls "$corpus" | wc -l) inputs)"
   # Fork mode writes job logs to the working directory: use a scratch one.
   scratch=$(mktemp -d "${TMPDIR:-/tmp}/covkit-fuzz-XXXXXX")
@@ -57,7 +63,12 @@ for t in $targets; do
   execs=$(echo "$status" | sed -n 's/^#\([0-9]*\):.*/\1/p')
   otc=$(echo "$status" | sed -n 's/.*oom\/timeout\/crash: \([0-9]*\/[0-9]*\/[0-9]*\).*/\1/p')
   after=$(ls "$artifacts" | wc -l)
+  crashes_after=$(ls "$artifacts" | grep -c -E '^(crash|leak)-' || true)
   line="$t: ${execs:-?} executions, oom/timeout/crash ${otc:-?}, $((after - before)) new artifacts in $artifacts"
+  if [ "$crashes_after" -gt "$crashes_before" ]; then
+    found=1
+    line="$line (FAILED: $((crashes_after - crashes_before)) new crashing inputs; replay one with $build/fuzz/$t FILE)"
+  fi
   echo "$line"
   summary="$summary$line
 "
@@ -65,3 +76,4 @@ done
 echo
 echo "Summary (${secs}s per target):"
 printf '%s' "$summary"
+exit $found
