@@ -245,5 +245,23 @@ TEST(LcovTracefileReader, OwnOutputOfANameThatLooksLikeAnEndLineReadsBack) {
   EXPECT_EQ(report::render_lcov(again), once);
 }
 
+TEST(LcovTracefileReader, OwnOutputOfANameStartingWithAHugeNumberReadsBack) {
+  // Found by fuzz_tracefile: FNDA of a function "3333333330,x" with no FN
+  // line; covkit writes "FN:0,3333333330,x", whose digits are too big for
+  // an end line: a name, as lcov 1 wrote it, not an error.
+  auto p = must_read("SF:/src/a.c\nFNDA:3,3333333330,x\nDA:4,1\nend_of_record\n");
+  ASSERT_EQ(p.files.size(), 1u);
+  ASSERT_EQ(p.files[0].functions.size(), 1u);
+  EXPECT_EQ(p.files[0].functions[0].name, "3333333330,x");
+  std::string once = report::render_lcov(p);
+  EXPECT_NE(once.find("FN:0,3333333330,x\n"), std::string::npos) << once;
+  auto again = must_read(once);
+  ASSERT_EQ(again.files.size(), 1u);
+  ASSERT_EQ(again.files[0].functions.size(), 1u);
+  EXPECT_EQ(again.files[0].functions[0].name, "3333333330,x");
+  EXPECT_EQ(again.files[0].functions[0].execution_count, 3);
+  EXPECT_EQ(report::render_lcov(again), once);
+}
+
 }  // namespace
 }  // namespace covkit::format
