@@ -1,8 +1,10 @@
 // Fuzzes the readers of covkit sample's inputs: a recording's IMAGE.cks
 // bytes (written by the runtime inside an arbitrary program, so never
-// trusted), recording.json, and perf's branch-stack text. Input:
-// [kind:1][bytes]; kind % 3: 0 = .cks, 1 = recording.json, 2 = perf text
-// (brstack when kind / 3 is odd, brstackoff when even).
+// trusted), recording.json, perf's branch-stack text, and the records of a
+// perf_event_open ring buffer (with what the recorder builds from them).
+// Input: [kind:1][bytes]; kind % 4: 0 = .cks, 1 = recording.json, 2 = perf
+// text (brstack when kind / 4 is odd, brstackoff when even), 3 = ring
+// records (kind / 4: bit 0 call chains, bit 1 branch stacks).
 // No input may crash, hang or trip a sanitizer, and what a reader accepts
 // must be no bigger than the input can hold.
 #include <cstddef>
@@ -12,7 +14,9 @@
 #include <span>
 #include <string_view>
 
+#include "format/perf_event_records.h"
 #include "format/sample_recording_reader.h"
+#include "sample/perf_recording_builder.h"
 #include "sample/perf_script_import.h"
 
 using namespace covkit;
@@ -38,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   const std::span<const uint8_t> bytes(data + 1, size - 1);
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
-  switch (data[0] % 3) {
+  switch (data[0] % 4) {
     case 0: {
       format::SampleRecording rec;
       if (format::read_sample_file(bytes, "1-0.cks", rec)) check_bounded(rec, bytes.size());
@@ -49,10 +53,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)format::read_recording_json(text, rec);
       break;
     }
-    default: {
-      const auto addresses = (data[0] / 3) % 2 ? sample::PerfAddresses::absolute : sample::PerfAddresses::dso_offsets;
+    case 2: {
+      const auto addresses = (data[0] / 4) % 2 ? sample::PerfAddresses::absolute : sample::PerfAddresses::dso_offsets;
       auto rec = sample::import_perf_script(text, {}, addresses);
       if (rec) check_bounded(*rec, bytes.size());
+      break;
+    }
+    default: {
+      const format::PerfSampleLayout layout{.callchain = (data[0] / 4 & 1) != 0,
+                                            .branch_stack = (data[0] / 4 & 2) != 0};
+      std::vector<format::PerfRecord> records;
+      (void)format::parse_perf_records(bytes, layout, records);  // what came before a damaged record stays
+      format::SampleRecording rec;
+      sample::PerfRecordingBuilder builder(rec, [](const std::string&) { return std::string(); }, 1, "/prog");
+      for (const format::PerfRecord& r : records) builder.add(r, 0);
+      builder.root_ended(true);
+      builder.finish();
+      check_bounded(rec, bytes.size());
+      for (const format::Sample& s : rec.samples)
+        if (s.image >= rec.images.size()) fail("a sample of no image");
       break;
     }
   }

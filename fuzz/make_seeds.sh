@@ -239,13 +239,36 @@ PY
 
 echo "make_seeds: $(ls "$out/gcno" | wc -l) gcno, $(ls "$out/gcda" | wc -l) gcda, $(ls "$out/session" | wc -l) session seeds in $out"
 
-# covkit sample inputs (fuzz_sample: first byte = kind % 3): recordings made
-# with `covkit sample record` (fuzz/seeds/sample), each under its kind.
+# covkit sample inputs (fuzz_sample: first byte = kind % 4): recordings made
+# with `covkit sample record` (fuzz/seeds/sample), each under its kind, and
+# perf_event_open ring records written here after linux/perf_event.h (kind
+# 15: call chains and branch stacks): an exec, its mappings, a sample, a
+# fork, an exit and a loss.
 mkdir -p "$out/sample"
 seeds=$(cd "$(dirname "$0")" && pwd -P)/seeds/sample
 for f in "$seeds"/*.cks; do { printf '\000'; cat "$f"; } >"$out/sample/$(basename "$f").bin"; done
 for f in "$seeds"/*.json; do { printf '\001'; cat "$f"; } >"$out/sample/$(basename "$f").bin"; done
 for f in "$seeds"/*.txt; do { printf '\002'; cat "$f"; } >"$out/sample/$(basename "$f").bin"; done
+python3 - "$out/sample/perf-ring.bin" <<'PY'
+import struct, sys
+def record(kind, misc, body):
+    return struct.pack("<IHH", kind, misc, 8 + len(body)) + body
+def name(s):
+    b = s.encode() + b"\0"
+    return b + b"\0" * (-len(b) % 8)
+sid = lambda pid, time: struct.pack("<IIQ", pid, pid, time)
+out = b"\x0f"
+out += record(3, 1 << 13, struct.pack("<II", 7, 7) + name("prog") + sid(7, 1))  # COMM, exec
+out += record(10, 0, struct.pack("<IIQQQIIQQII", 7, 7, 0x555000, 0x1000, 0x1000, 8, 1, 42, 0, 5, 2)
+              + name("/bin/prog") + sid(7, 2))  # MMAP2, r-x
+chain = struct.pack("<4Q", 4, 2**64 - 512, 0x555010, 0x555200)
+branches = struct.pack("<Q", 2) + struct.pack("<6Q", 0x555008, 0x555010, 0, 0x555100, 0x555000, 0)
+out += record(9, 2, struct.pack("<QIIQ", 0x555010, 7, 7, 3) + chain + branches)  # SAMPLE
+out += record(7, 0, struct.pack("<IIIIQ", 8, 7, 8, 7, 4) + sid(8, 4))  # FORK
+out += record(4, 0, struct.pack("<IIIIQ", 8, 7, 8, 7, 5) + sid(8, 5))  # EXIT
+out += record(2, 0, struct.pack("<QQ", 1, 3) + sid(0, 6))  # LOST
+open(sys.argv[1], "wb").write(out)
+PY
 
 # gmon.out files (fuzz_gmon): a program built with -pg, run once (a
 # recursion, a cycle, a call through a pointer); plus its first records only.
