@@ -14,6 +14,8 @@
 #include "cli/sample_command.h"
 #include "cli/version.h"
 #include "sample/breakpoint_session.h"
+#include "sample/perf_event_session.h"
+#include "sample/perf_recorder.h"
 #include "sample/sample_analysis.h"
 #include "sample/sample_environment.h"
 #include "sample/sample_mode.h"
@@ -40,6 +42,18 @@ constexpr const char* kSampleRecordDescription =
     "instruction address: the branch vector a PMU's branch stack would give,\n"
     "emulated where there is none (virtual machines). --mode pc records the\n"
     "tick's address and stack only, at a fraction of the cost.\n"
+    "\n"
+    "--source perf samples through the kernel's perf_event_open instead, with\n"
+    "nothing preloaded (static programs too): in branch mode the PMU's own\n"
+    "branch stack (Intel LBR, AMD BRS, ARM BRBE) on CPU cycles, 4000 times a\n"
+    "second of CPU by default, at about 1% of overhead; in pc mode the\n"
+    "cpu-clock event. Both record the user call chain and every executable\n"
+    "mapping (MMAP2: PIE programs and shared libraries where they loaded), and\n"
+    "follow forks and execs. --source auto (the default) takes the PMU's branch\n"
+    "stack in branch mode where there is one, and says so when it emulates\n"
+    "it; perf for a statically linked PROG; the runtime otherwise.\n"
+    "perf_event_open needs kernel.perf_event_paranoid <= 2 (user space of\n"
+    "one's own processes, as here) or CAP_PERFMON.\n"
     "\n"
     "--mode breakpoint plants an int3 at the start of every block of the program\n"
     "and its own libraries that no other block implies (the CFG's dominators;\n"
@@ -96,7 +110,7 @@ class SampleRecordFormatter : public CLI::Formatter {
 };
 
 struct SampleRecordOptions {
-  std::string mode = "branch", period, dir = "covkit-sample.data", duration, handler = "runtime";
+  std::string mode = "branch", period, dir = "covkit-sample.data", duration, handler = "runtime", source = "auto";
   uint32_t vector_length = 16;
   pid_t pid = 0;
 };
@@ -185,7 +199,26 @@ int record(const SampleRecordOptions& o, std::vector<std::string> command) {
   if (!prog) return fail(kSampleRecordCommand, command[0], "command not found", 127);
   trace::ProgramInfo info = trace::inspect_program(*prog);
   r.in_process = o.handler == "runtime";
-  if (info.elf && !info.dynamic && *mode != sample::SampleMode::breakpoint)
+  const bool sampling = *mode != sample::SampleMode::breakpoint;
+  const bool is_static = info.elf && !info.dynamic;
+  bool use_perf = sampling && o.source == "perf";
+  std::string emulated;  // why branch vectors were emulated (said with the summary)
+  if (sampling && o.source == "perf" && *mode == sample::SampleMode::branch) {
+    if (auto probe = sample::probe_perf_branch_stack(); !probe)
+      return fail(kSampleRecordCommand, "", fmt::format("--source perf: {} (--source runtime emulates it)", probe.error().message));
+  }
+  if (sampling && o.source == "auto") {
+    if (*mode == sample::SampleMode::branch) {
+      auto probe = sample::probe_perf_branch_stack();
+      use_perf = bool(probe);
+      if (!probe && !is_static) emulated = probe.error().message;
+    } else {
+      use_perf = is_static;  // no runtime can be preloaded into it
+    }
+  }
+  if (!sampling && o.source == "perf")
+    return fail(kSampleRecordCommand, "", "--source perf goes with --mode branch or pc (breakpoints are planted by covkit)");
+  if (is_static && sampling && !use_perf)
     warn_sample_record(fmt::format("{} is statically linked, so LD_PRELOAD cannot load the runtime: nothing will be sampled",
                      util::printable(*prog)));
   if (info.elf && !info.dynamic && *mode == sample::SampleMode::breakpoint && r.in_process) {
@@ -201,8 +234,12 @@ int record(const SampleRecordOptions& o, std::vector<std::string> command) {
 
   auto out = *mode == sample::SampleMode::breakpoint
                  ? sample::record_breakpoint_session(r, sample::AnalysisOptions{}.skip_prefixes)
-                 : sample::record_samples(r);
+             : use_perf ? sample::record_with_perf(r)
+                        : sample::record_samples(r);
   if (!out) return fail(kSampleRecordCommand, "", out.error().message, out.error().program_not_started ? 127 : 1);
+  if (!emulated.empty())
+    std::fprintf(stderr, "%s: %s: branch vectors were emulated by single-stepping (about 2.5 ms each)\n",
+                 std::string(kSampleRecordCommand).c_str(), emulated.c_str());
   say_outcome(o, *out, util::printable(*prog));
   const trace::ProgramEnd& end = out->end;
   if (end.signal != 0) {
@@ -228,8 +265,14 @@ int run_sample_record(int argc, char** argv) {
       ->type_name("MODE");
   app.add_option("--period", o.period,
                  "Mean thread CPU time between samples [default: 80ms for branch (about 3% overhead without a "
-                 "PMU), 10ms for pc]; 100us, 5ms, 1s")
+                 "PMU), 250us with the PMU (--source perf), 10ms for pc]; 100us, 5ms, 1s")
       ->type_name("T");
+  app.add_option("--source", o.source,
+                 "Where samples come from: auto (the PMU's branch stack where there is one, else the runtime; "
+                 "the default), perf (the kernel's perf_event_open: PMU branch stack or cpu-clock, nothing "
+                 "preloaded), runtime (the preloaded runtime: single-step emulation, timer)")
+      ->check(CLI::IsMember({"auto", "perf", "runtime"}))
+      ->type_name("SOURCE");
   app.add_option("--vector-length", o.vector_length, "Taken branches per sample in branch mode [default: 16]")
       ->check(CLI::Range(4, 64))
       ->type_name("N");

@@ -84,7 +84,11 @@ std::string sample_summary_line(const format::SampleRecording& rec, const std::s
   std::string line = fmt::format("{}, {}, {}", plural(rec.images.size(), "image", "images"),
                                  plural(threads.size(), "thread", "threads"),
                                  plural(rec.samples.size(), "sample", "samples"));
-  if (rec.mode == "branch") line += fmt::format(" ({} steps)", steps);
+  uint64_t branches = 0;
+  for (const format::Sample& s : rec.samples) branches += s.branches.size();
+  // The emulation's steps, or a PMU's branch stacks (--source perf).
+  if (rec.mode == "branch")
+    line += steps || !branches ? fmt::format(" ({} steps)", steps) : fmt::format(" ({} branches)", branches);
   line += fmt::format(", {} lost; recording in {}", rec.lost, util::printable(dir));
   return line;
 }

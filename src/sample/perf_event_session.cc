@@ -1,0 +1,254 @@
+#include "sample/perf_event_session.h"
+
+#include <fmt/format.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace covkit::sample {
+
+namespace {
+
+// Data pages per ring (a power of two): 256 KiB with 4 KiB pages, a few
+// hundred branch-stack samples; fewer when the locked-memory limit says so.
+constexpr size_t kRingPages = 64;
+constexpr size_t kMinRingPages = 2;
+
+int perf_event_open(perf_event_attr& attr, pid_t pid, int cpu) {
+  return int(::syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+}
+
+perf_event_attr make_attr(const PerfEventConfig& c, size_t ring_bytes) {
+  perf_event_attr a;
+  std::memset(&a, 0, sizeof a);
+  a.size = sizeof a;
+  a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+  if (c.callchain) a.sample_type |= PERF_SAMPLE_CALLCHAIN;
+  const uint64_t period = c.period_ns ? c.period_ns : 1;
+  if (c.kind == PerfEventKind::branch_stack) {
+    a.type = PERF_TYPE_HARDWARE;
+    a.config = PERF_COUNT_HW_CPU_CYCLES;
+    a.freq = 1;  // cycles per second vary: ask for samples per second
+    a.sample_freq = std::max<uint64_t>(1, 1'000'000'000 / period);
+    a.sample_type |= PERF_SAMPLE_BRANCH_STACK;
+    a.branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY;
+  } else {
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_CPU_CLOCK;
+    a.sample_period = period;  // ns
+  }
+  a.disabled = 1;
+  a.enable_on_exec = 1;
+  a.inherit = 1;
+  a.exclude_kernel = 1;
+  a.exclude_hv = 1;
+  a.exclude_callchain_kernel = 1;
+  a.mmap = 1;
+  a.mmap2 = 1;
+  a.comm = 1;
+  a.comm_exec = 1;
+  a.task = 1;
+  a.sample_id_all = 1;
+  a.watermark = 1;
+  a.wakeup_watermark = uint32_t(ring_bytes / 4);
+  a.use_clockid = 1;
+  a.clockid = CLOCK_MONOTONIC;
+  return a;
+}
+
+// "0-3,6" from /sys/devices/system/cpu/online; every CPU sysconf knows
+// when that cannot be read.
+std::vector<int> online_cpus() {
+  std::vector<int> cpus;
+  std::ifstream in("/sys/devices/system/cpu/online");
+  std::string text;
+  if (in && std::getline(in, text)) {
+    std::stringstream ranges(text);
+    std::string range;
+    while (std::getline(ranges, range, ',')) {
+      int lo = 0, hi = 0;
+      if (std::sscanf(range.c_str(), "%d-%d", &lo, &hi) == 2 && lo >= 0 && hi >= lo && hi < 65536)
+        for (int c = lo; c <= hi; ++c) cpus.push_back(c);
+      else if (std::sscanf(range.c_str(), "%d", &lo) == 1 && lo >= 0 && lo < 65536)
+        cpus.push_back(lo);
+    }
+  }
+  if (cpus.empty()) {
+    const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
+    for (long c = 0; c < std::max(n, 1L); ++c) cpus.push_back(int(c));
+  }
+  return cpus;
+}
+
+std::string paranoid_level() {
+  std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
+  std::string level;
+  if (in) in >> level;
+  return level.empty() ? "unknown" : level;
+}
+
+// One line on why perf_event_open refused, for `what` ("branch stacks").
+std::string why_not(int err, const char* what) {
+  switch (err) {
+    case ENOENT:
+    case ENODEV:
+      return fmt::format("no hardware counters for {} here (perf_event_open: {}; a virtual machine without a PMU?)",
+                         what, std::strerror(err));
+    case EOPNOTSUPP:
+      return fmt::format("the PMU here cannot record {} (perf_event_open: {})", what, std::strerror(err));
+    case EACCES:
+    case EPERM:
+      return fmt::format("not permitted to record {} (perf_event_open: {}; kernel.perf_event_paranoid is {}: 2 or "
+                         "less, or CAP_PERFMON, is needed)",
+                         what, std::strerror(err), paranoid_level());
+    case ENOSYS:
+      return fmt::format("perf_event_open is not available for {} (a kernel without perf events, or a seccomp "
+                         "filter: {})",
+                         what, std::strerror(err));
+    default:
+      return fmt::format("perf_event_open cannot record {}: {}", what, std::strerror(err));
+  }
+}
+
+const char* what_of(PerfEventKind kind) { return kind == PerfEventKind::branch_stack ? "branch stacks" : "cpu-clock samples"; }
+
+// Copies n bytes at `at` of a ring's data (size a power of two), wrapping.
+void copy_wrapped(const uint8_t* data, size_t size, uint64_t at, uint8_t* out, size_t n) {
+  const size_t from = size_t(at & (size - 1));
+  const size_t first = std::min(n, size - from);
+  std::memcpy(out, data + from, first);
+  std::memcpy(out + first, data, n - first);
+}
+
+}  // namespace
+
+Expected<void> probe_perf_branch_stack() {
+  PerfEventConfig config;
+  config.kind = PerfEventKind::branch_stack;
+  perf_event_attr a = make_attr(config, 4096);
+  a.enable_on_exec = 0;
+  a.inherit = 0;
+  const int fd = perf_event_open(a, 0, -1);
+  if (fd < 0) {
+    Error e(why_not(errno, "branch stacks"));
+    e.errno_value = errno;
+    return e;
+  }
+  ::close(fd);
+  return {};
+}
+
+Expected<PerfEventSession> PerfEventSession::open(pid_t pid, const PerfEventConfig& config) {
+  format::PerfSampleLayout layout;
+  layout.callchain = config.callchain;
+  layout.branch_stack = config.kind == PerfEventKind::branch_stack;
+  PerfEventSession session(config, layout);
+  const size_t page = size_t(::sysconf(_SC_PAGESIZE));
+  size_t pages = kRingPages;
+  for (int cpu : online_cpus()) {
+    perf_event_attr a = make_attr(config, pages * page);
+    const int fd = perf_event_open(a, pid, cpu);
+    if (fd < 0) {
+      if (errno == ENODEV || errno == ENXIO) continue;  // a CPU that went offline
+      Error e(why_not(errno, what_of(config.kind)));
+      e.errno_value = errno;
+      return e;
+    }
+    Ring ring;
+    ring.fd = fd;
+    // The locked-memory limit (perf_event_mlock_kb per user) may not hold a
+    // full ring per CPU: smaller rings, read as often, lose nothing more.
+    for (;;) {
+      ring.mapped = (pages + 1) * page;
+      ring.base = ::mmap(nullptr, ring.mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      if (ring.base != MAP_FAILED) break;
+      ring.base = nullptr;
+      if (errno != EPERM || pages <= kMinRingPages) {
+        const int err = errno;
+        ::close(fd);
+        Error e(fmt::format("cannot map the ring buffer of perf_event_open's counter on CPU {}: {}", cpu,
+                            std::strerror(err)));
+        e.errno_value = err;
+        return e;
+      }
+      pages /= 2;
+    }
+    session.rings_.push_back(ring);
+  }
+  if (session.rings_.empty()) return Error("perf_event_open: no online CPU to count on");
+  return session;
+}
+
+PerfEventSession::PerfEventSession(PerfEventSession&& other) noexcept
+    : config_(other.config_), layout_(other.layout_), rings_(std::move(other.rings_)) {
+  other.rings_.clear();
+}
+
+PerfEventSession::~PerfEventSession() {
+  for (Ring& r : rings_) {
+    if (r.base) ::munmap(r.base, r.mapped);
+    if (r.fd >= 0) ::close(r.fd);
+  }
+}
+
+void PerfEventSession::wait(int timeout_ms) const {
+  std::vector<pollfd> fds;
+  for (const Ring& r : rings_) fds.push_back({r.fd, POLLIN, 0});
+  ::poll(fds.data(), fds.size(), timeout_ms);  // EINTR and POLLHUP: read anyway
+}
+
+void PerfEventSession::read(std::vector<format::PerfRecord>& out, std::vector<std::string>& warnings) {
+  for (Ring& r : rings_) read_ring(r, out, warnings);
+}
+
+void PerfEventSession::read_ring(Ring& ring, std::vector<format::PerfRecord>& out,
+                                 std::vector<std::string>& warnings) {
+  auto* meta = static_cast<perf_event_mmap_page*>(ring.base);
+  const size_t page = size_t(::sysconf(_SC_PAGESIZE));
+  const uint8_t* data = static_cast<const uint8_t*>(ring.base) + page;
+  const size_t size = ring.mapped - page;
+  const uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+  uint64_t tail = meta->data_tail;
+  while (tail < head) {
+    perf_event_header h;
+    if (head - tail < sizeof h) break;
+    copy_wrapped(data, size, tail, reinterpret_cast<uint8_t*>(&h), sizeof h);
+    if (h.size < sizeof h || h.size > head - tail) {
+      warnings.push_back(fmt::format("perf ring buffer: a record of {} bytes where {} are left; the rest of the ring "
+                                     "was skipped",
+                                     h.size, head - tail));
+      tail = head;
+      break;
+    }
+    record_.resize(h.size);
+    copy_wrapped(data, size, tail, record_.data(), h.size);
+    auto r = format::parse_perf_record(record_, layout_);
+    if (r)
+      out.push_back(std::move(*r));
+    else
+      warnings.push_back(fmt::format("perf ring buffer: {} (record type {})", r.error().message, h.type));
+    tail += h.size;
+  }
+  __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+void PerfEventSession::shuffle_period(std::mt19937_64& random) {
+  const uint64_t period = config_.period_ns ? config_.period_ns : 1;
+  const uint64_t mean =
+      config_.kind == PerfEventKind::branch_stack ? std::max<uint64_t>(1, 1'000'000'000 / period) : period;
+  std::uniform_int_distribution<uint64_t> spread(mean / 2, mean + mean / 2);
+  for (const Ring& r : rings_) {
+    uint64_t value = std::max<uint64_t>(1, spread(random));
+    ::ioctl(r.fd, PERF_EVENT_IOC_PERIOD, &value);  // a refusal keeps the mean: nothing to report
+  }
+}
+
+}  // namespace covkit::sample

@@ -1,0 +1,80 @@
+#pragma once
+// The kernel's side of `covkit sample record --source perf`: one
+// perf_event_open counter per CPU on a process (and, inherited, on the
+// threads and processes it starts), enabled when it execs, each with a ring
+// buffer that covkit reads while the program runs.
+//
+//   branch: CPU cycles sampled at a frequency (the kernel adjusts the
+//           period), each sample with the PMU's branch stack of user-space
+//           branches (Intel LBR, AMD BRS/LbrExtV2, ARM BRBE): needs a PMU
+//           with one, which virtual machines rarely pass through;
+//   pc:     the cpu-clock software event at a period of CPU time: IP and
+//           call chain only, but it works wherever perf_event_open does.
+//
+// Both sample the user call chain (the kernel's frame-pointer walk) and
+// ask for the records that name the process images: MMAP2 (executable file
+// mappings, of PIE programs and shared libraries at their load addresses),
+// COMM with exec, FORK and EXIT. Permission: perf_event_paranoid <= 2 for a
+// process of one's own (user space only, as here), or CAP_PERFMON.
+#include <sys/types.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "format/perf_event_records.h"
+#include "util/expected.h"
+
+namespace covkit::sample {
+
+enum class PerfEventKind { branch_stack, cpu_clock };
+
+struct PerfEventConfig {
+  PerfEventKind kind = PerfEventKind::cpu_clock;
+  uint64_t period_ns = 10'000'000;  // mean time between samples
+  bool callchain = true;
+};
+
+// Whether this machine can sample branch stacks: a counter opened on
+// covkit itself, never enabled. The Error says why not (no PMU, a PMU
+// without a branch stack, permissions), in one line.
+Expected<void> probe_perf_branch_stack();
+
+class PerfEventSession {
+ public:
+  // Counters on `pid` (stopped before its exec), one per CPU, disabled
+  // until it execs.
+  static Expected<PerfEventSession> open(pid_t pid, const PerfEventConfig& config);
+  PerfEventSession(PerfEventSession&& other) noexcept;
+  PerfEventSession& operator=(PerfEventSession&&) = delete;
+  ~PerfEventSession();
+
+  // Waits up to `timeout_ms` for a ring to fill past its watermark.
+  void wait(int timeout_ms) const;
+  // Every record written since the last read, ring by ring. A record that
+  // cannot be parsed is a warning (and the rest of its ring is skipped).
+  void read(std::vector<format::PerfRecord>& out, std::vector<std::string>& warnings);
+  // A new random period (or frequency) around the mean, for every counter
+  // and its inherited copies: samples do not fall in step with the
+  // program's loops.
+  void shuffle_period(std::mt19937_64& random);
+  const format::PerfSampleLayout& layout() const { return layout_; }
+
+ private:
+  struct Ring {
+    int fd = -1;
+    void* base = nullptr;
+    size_t mapped = 0;
+  };
+  PerfEventSession(PerfEventConfig config, format::PerfSampleLayout layout)
+      : config_(config), layout_(layout) {}
+  void read_ring(Ring& ring, std::vector<format::PerfRecord>& out, std::vector<std::string>& warnings);
+
+  PerfEventConfig config_;
+  format::PerfSampleLayout layout_;
+  std::vector<Ring> rings_;
+  std::vector<uint8_t> record_;  // one record, unwrapped
+};
+
+}  // namespace covkit::sample
