@@ -74,9 +74,11 @@ constexpr const char* kSampleRecordDescription =
     "are recorded as they run — libraries it loads, threads and children it\n"
     "starts included — for --for T, or until Ctrl-C (SIGINT, SIGTERM, SIGHUP) or\n"
     "its end. Then every byte covkit replaced is put back and the process goes\n"
-    "on. (The sampling modes run inside the program, preloaded at its start, so\n"
-    "they cannot attach.) Do not kill covkit with SIGKILL while attached: the\n"
-    "int3s left behind would kill the process.\n"
+    "on. Do not kill covkit with SIGKILL while attached: the int3s left behind\n"
+    "would kill the process. In pc mode (and branch mode with a PMU), --pid\n"
+    "samples the process through perf_event_open instead, without stopping it:\n"
+    "its threads, those they start, the mappings it has (read from /proc) and\n"
+    "makes; the preloaded runtime cannot attach.\n"
     "\n"
     "Children that PROG forks are sampled too, and programs it executes (each\n"
     "process image writes its own file, with its executable mappings and their\n"
@@ -99,13 +101,15 @@ constexpr const char* kSampleRecordFooterEnd =
     "  covkit sample record --mode pc --period 1ms -o /tmp/s -- make check\n"
     "  covkit sample record --vector-length 32 -- ./server --once\n"
     "  covkit sample record --mode breakpoint -o cov.sample -- ./tests --all\n"
-    "  covkit sample record --mode breakpoint --pid 4242 --for 30s -o srv.sample";
+    "  covkit sample record --mode breakpoint --pid 4242 --for 30s -o srv.sample\n"
+    "  covkit sample record --mode pc --pid 4242 --for 10s -o srv.pc      # perf_event_open\n"
+    "  covkit sample record --source perf -- ./static-prog                # the PMU's branch stack";
 
 class SampleRecordFormatter : public CLI::Formatter {
  public:
   std::string make_usage(const CLI::App*, std::string) const override {
     return "Usage: covkit sample record [OPTIONS] [--] PROG [ARGS...]\n"
-           "       covkit sample record --mode breakpoint --pid PID [--for T] [OPTIONS]\n";
+           "       covkit sample record --mode breakpoint|pc|branch --pid PID [--for T] [OPTIONS]\n";
   }
 };
 
@@ -149,16 +153,26 @@ int record_attached(const SampleRecordOptions& o, sample::RecordRequest r) {
     if (!ns) return fail(kSampleRecordCommand, "", fmt::format("--for {}: not a duration (500ms, 10s, 1.5s)", o.duration));
     r.attach_seconds = double(*ns) / 1e9;
   }
+  const bool breakpoint = r.mode == sample::SampleMode::breakpoint;
   r.on_attached = [&](size_t threads, size_t planted) {
-    std::fprintf(stderr, "%s: attached to process %d (%zu thread(s), %zu breakpoints planted), recording into %s%s\n",
-                 std::string(kSampleRecordCommand).c_str(), int(o.pid), threads, planted, util::printable(o.dir).c_str(),
-                 o.duration.empty() ? "; Ctrl-C to stop" : "");
+    const std::string what = breakpoint ? fmt::format("{} breakpoints planted", planted)
+                                        : fmt::format("sampled by perf_event_open every {:g} ms of CPU",
+                                                      double(r.period_ns                               ? r.period_ns
+                                                             : r.mode == sample::SampleMode::branch ? sample::kDefaultPerfBranchPeriodNs
+                                                                                                    : sample::kDefaultPcPeriodNs) /
+                                                          1e6);
+    std::fprintf(stderr, "%s: attached to process %d (%zu thread(s), %s), recording into %s%s\n",
+                 std::string(kSampleRecordCommand).c_str(), int(o.pid), threads, what.c_str(),
+                 util::printable(o.dir).c_str(), o.duration.empty() ? "; Ctrl-C to stop" : "");
   };
-  auto out = sample::record_breakpoint_session(r, sample::AnalysisOptions{}.skip_prefixes);
+  auto out = breakpoint ? sample::record_breakpoint_session(r, sample::AnalysisOptions{}.skip_prefixes)
+                        : sample::record_with_perf(r);
   if (!out) return fail(kSampleRecordCommand, "", out.error().message);
   say_outcome(o, *out, fmt::format("process {}", o.pid));
   if (!out->ended)
     std::fprintf(stderr, "%s: detached from process %d, which goes on\n", std::string(kSampleRecordCommand).c_str(), int(o.pid));
+  else if (!out->end_known)
+    std::fprintf(stderr, "%s: process %d ended meanwhile\n", std::string(kSampleRecordCommand).c_str(), int(o.pid));
   else if (out->end.signal)
     std::fprintf(stderr, "%s: process %d was killed by signal %d meanwhile\n", std::string(kSampleRecordCommand).c_str(),
                  int(o.pid), out->end.signal);
@@ -174,14 +188,29 @@ int record(const SampleRecordOptions& o, std::vector<std::string> command) {
   if (!mode) return fail(kSampleRecordCommand, "", fmt::format("--mode {}: not a mode (branch, breakpoint, pc)", o.mode));
   if (o.pid) {
     if (!command.empty()) return fail(kSampleRecordCommand, "", "--pid attaches to a running process: give no PROG with it");
-    if (*mode != sample::SampleMode::breakpoint)
-      return fail(kSampleRecordCommand, "", fmt::format("--pid works with --mode breakpoint only (--mode {} samples from "
-                                            "inside the program, preloaded when it starts)", o.mode));
+    const bool sampling = *mode != sample::SampleMode::breakpoint;
+    if (sampling && o.source == "runtime")
+      return fail(kSampleRecordCommand, "", "--pid cannot use --source runtime (the runtime is preloaded when a program "
+                                            "starts): --source perf samples a running process");
+    if (!sampling && o.source == "perf")
+      return fail(kSampleRecordCommand, "", "--source perf goes with --mode branch or pc (breakpoints are planted by covkit)");
+    if (sampling && *mode == sample::SampleMode::branch) {
+      if (auto probe = sample::probe_perf_branch_stack(); !probe)
+        return fail(kSampleRecordCommand, "", fmt::format("--pid in branch mode needs the PMU's branch stack: {} (--mode pc "
+                                                          "samples a running process without one)",
+                                                          probe.error().message));
+    }
     sample::RecordRequest r;
     r.mode = *mode;
     r.dir = o.dir;
     r.environment = trace::current_environment();
     r.covkit_version = kVersion;
+    if (!o.period.empty()) {
+      auto ns = trace::parse_duration_ns(o.period);
+      if (!ns || *ns < 100'000)
+        return fail(kSampleRecordCommand, "", fmt::format("--period {}: not a duration of at least 100us (100us, 5ms, 1s)", o.period));
+      r.period_ns = *ns;
+    }
     return record_attached(o, std::move(r));
   }
   if (!o.duration.empty()) return fail(kSampleRecordCommand, "", "--for goes with --pid (a program started by covkit runs to its end)");
@@ -282,7 +311,8 @@ int run_sample_record(int argc, char** argv) {
       ->check(CLI::IsMember({"runtime", "ptrace"}))
       ->type_name("HOW");
   app.add_option("-o,--output", o.dir, "Recording directory [default: ./covkit-sample.data]")->type_name("DIR");
-  app.add_option("--pid", o.pid, "Attach to this running process instead of starting PROG (--mode breakpoint)")
+  app.add_option("--pid", o.pid, "Attach to this running process instead of starting PROG (--mode breakpoint; pc and "
+                                 "branch through perf_event_open)")
       ->type_name("PID")
       ->check(CLI::PositiveNumber);
   app.add_option("--for", o.duration, "With --pid: detach after T (500ms, 10s) [default: at Ctrl-C or the process's end]")

@@ -146,44 +146,65 @@ Expected<void> probe_perf_branch_stack() {
   return {};
 }
 
-Expected<PerfEventSession> PerfEventSession::open(pid_t pid, const PerfEventConfig& config) {
+Expected<PerfEventSession> PerfEventSession::open(const std::vector<pid_t>& tasks, const PerfEventConfig& config) {
   format::PerfSampleLayout layout;
   layout.callchain = config.callchain;
   layout.branch_stack = config.kind == PerfEventKind::branch_stack;
   PerfEventSession session(config, layout);
   const size_t page = size_t(::sysconf(_SC_PAGESIZE));
   size_t pages = kRingPages;
+  auto failed = [&](int err) {
+    Error e(why_not(err, what_of(config.kind)));
+    e.errno_value = err;
+    return e;
+  };
   for (int cpu : online_cpus()) {
-    perf_event_attr a = make_attr(config, pages * page);
-    const int fd = perf_event_open(a, pid, cpu);
-    if (fd < 0) {
-      if (errno == ENODEV || errno == ENXIO) continue;  // a CPU that went offline
-      Error e(why_not(errno, what_of(config.kind)));
-      e.errno_value = errno;
-      return e;
-    }
     Ring ring;
-    ring.fd = fd;
-    // The locked-memory limit (perf_event_mlock_kb per user) may not hold a
-    // full ring per CPU: smaller rings, read as often, lose nothing more.
-    for (;;) {
-      ring.mapped = (pages + 1) * page;
-      ring.base = ::mmap(nullptr, ring.mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-      if (ring.base != MAP_FAILED) break;
-      ring.base = nullptr;
-      if (errno != EPERM || pages <= kMinRingPages) {
-        const int err = errno;
-        ::close(fd);
-        Error e(fmt::format("cannot map the ring buffer of perf_event_open's counter on CPU {}: {}", cpu,
-                            std::strerror(err)));
-        e.errno_value = err;
-        return e;
+    for (pid_t task : tasks) {
+      perf_event_attr a = make_attr(config, pages * page);
+      if (config.enabled) {
+        a.disabled = 0;
+        a.enable_on_exec = 0;
       }
-      pages /= 2;
+      const int fd = perf_event_open(a, task, cpu);
+      if (fd < 0) {
+        if (errno == ESRCH) continue;  // the thread ended meanwhile
+        if (errno == ENODEV || errno == ENXIO) break;  // a CPU that went offline
+        const int err = errno;
+        if (ring.fd >= 0) session.rings_.push_back(std::move(ring));  // closed with the session
+        return failed(err);
+      }
+      if (ring.fd >= 0) {
+        // One ring per CPU, whatever the number of threads.
+        if (::ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring.fd) != 0) {
+          const int err = errno;
+          ::close(fd);
+          session.rings_.push_back(std::move(ring));
+          return Error(fmt::format("perf_event_open: cannot share the ring of CPU {}: {}", cpu, std::strerror(err)));
+        }
+        ring.more.push_back(fd);
+        continue;
+      }
+      ring.fd = fd;
+      // The locked-memory limit (perf_event_mlock_kb per user) may not hold
+      // a full ring per CPU: smaller rings, read as often, lose nothing more.
+      for (;;) {
+        ring.mapped = (pages + 1) * page;
+        ring.base = ::mmap(nullptr, ring.mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (ring.base != MAP_FAILED) break;
+        ring.base = nullptr;
+        if (errno != EPERM || pages <= kMinRingPages) {
+          const int err = errno;
+          session.rings_.push_back(std::move(ring));
+          return Error(fmt::format("cannot map the ring buffer of perf_event_open's counter on CPU {}: {}", cpu,
+                                   std::strerror(err)));
+        }
+        pages /= 2;
+      }
     }
-    session.rings_.push_back(ring);
+    if (ring.fd >= 0) session.rings_.push_back(std::move(ring));
   }
-  if (session.rings_.empty()) return Error("perf_event_open: no online CPU to count on");
+  if (session.rings_.empty()) return Error("perf_event_open: no task left to count, or no online CPU to count on");
   return session;
 }
 
@@ -194,6 +215,7 @@ PerfEventSession::PerfEventSession(PerfEventSession&& other) noexcept
 
 PerfEventSession::~PerfEventSession() {
   for (Ring& r : rings_) {
+    for (int fd : r.more) ::close(fd);  // before the ring they write to
     if (r.base) ::munmap(r.base, r.mapped);
     if (r.fd >= 0) ::close(r.fd);
   }
@@ -248,6 +270,7 @@ void PerfEventSession::shuffle_period(std::mt19937_64& random) {
   for (const Ring& r : rings_) {
     uint64_t value = std::max<uint64_t>(1, spread(random));
     ::ioctl(r.fd, PERF_EVENT_IOC_PERIOD, &value);  // a refusal keeps the mean: nothing to report
+    for (int fd : r.more) ::ioctl(fd, PERF_EVENT_IOC_PERIOD, &value);
   }
 }
 

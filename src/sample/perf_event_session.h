@@ -34,6 +34,8 @@ struct PerfEventConfig {
   PerfEventKind kind = PerfEventKind::cpu_clock;
   uint64_t period_ns = 10'000'000;  // mean time between samples
   bool callchain = true;
+  // Counting from now on (attached to running threads), not from the exec.
+  bool enabled = false;
 };
 
 // Whether this machine can sample branch stacks: a counter opened on
@@ -43,9 +45,11 @@ Expected<void> probe_perf_branch_stack();
 
 class PerfEventSession {
  public:
-  // Counters on `pid` (stopped before its exec), one per CPU, disabled
-  // until it execs.
-  static Expected<PerfEventSession> open(pid_t pid, const PerfEventConfig& config);
+  // Counters on each of `tasks` (a process stopped before its exec, or the
+  // threads of a running one), one per CPU and task, disabled until the
+  // exec unless config.enabled; the counters of one CPU share its ring. A
+  // task that has ended meanwhile is left out; none left is an Error.
+  static Expected<PerfEventSession> open(const std::vector<pid_t>& tasks, const PerfEventConfig& config);
   PerfEventSession(PerfEventSession&& other) noexcept;
   PerfEventSession& operator=(PerfEventSession&&) = delete;
   ~PerfEventSession();
@@ -66,6 +70,7 @@ class PerfEventSession {
     int fd = -1;
     void* base = nullptr;
     size_t mapped = 0;
+    std::vector<int> more;  // counters of other tasks on the same CPU, writing here
   };
   PerfEventSession(PerfEventConfig config, format::PerfSampleLayout layout)
       : config_(config), layout_(layout) {}

@@ -1,19 +1,24 @@
 #include "sample/perf_recorder.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <random>
 
 #include "format/sample_recording_writer.h"
+#include "live/proc_files.h"
 #include "sample/elf_module_file.h"
 #include "sample/perf_event_session.h"
 #include "sample/perf_recording_builder.h"
@@ -143,24 +148,74 @@ Expected<Launch> fork_waiting(const std::string& program, std::vector<char*>& ar
   return Launch{pid, go[1], failed[0]};
 }
 
-}  // namespace
+// The rings read into the builder. Each CPU has its ring: a thread's
+// sample on one CPU may be read before its process's exec or fork on
+// another. Records go to the builder in time order, and those of the last
+// moments wait for the next read (a record is stamped a little before it
+// lands in its ring).
+class RingReader {
+ public:
+  RingReader(PerfEventSession& session, PerfRecordingBuilder& builder, format::SampleRecording& rec)
+      : session_(session), builder_(builder), rec_(rec), random_(std::random_device{}()) {}
 
-Expected<RecordOutcome, RecordError> record_with_perf(const RecordRequest& r) {
-  const bool branch = r.mode == SampleMode::branch;
-  std::string command;
-  for (const std::string& w : r.command) command += (command.empty() ? "" : " ") + w;
-  auto dir = prepare_sample_dir(r.dir, command);
-  if (!dir) return RecordError(fmt::format("{}: {}", util::printable(r.dir), dir.error().message), false);
+  // Waits for the rings, reads them and draws new periods.
+  void step() {
+    session_.wait(kReadEveryMs);
+    drain(false);
+    session_.shuffle_period(random_);
+  }
 
-  format::SampleRecording rec;
-  rec.mode = std::string(mode_name(r.mode));
-  rec.period_ns = r.period_ns ? r.period_ns : branch ? kDefaultPerfBranchPeriodNs : kDefaultPcPeriodNs;
-  rec.command = r.command;
-  rec.start_time = utc_now();
-  rec.covkit_version = r.covkit_version;
-  if (auto ok = format::write_recording_json(dir->path(), rec); !ok)
-    return RecordError(fmt::format("{}: {}", util::printable(dir->path()), ok.error().message), false);
+  // Everything left, once sampling is over.
+  void finish() {
+    drain(true);
+    if (warnings_total_ > kMaxRingWarnings)
+      rec_.warnings.push_back(fmt::format("{} more perf ring buffer warnings", warnings_total_ - kMaxRingWarnings));
+  }
 
+ private:
+  void drain(bool all) {
+    const uint64_t horizon = monotonic_ns() - kSettleNs;
+    session_.read(records_, warnings_);
+    for (format::PerfRecord& r : records_) pending_.push_back(std::move(r));
+    records_.clear();
+    std::stable_sort(pending_.begin(), pending_.end(), [](const format::PerfRecord& a, const format::PerfRecord& b) {
+      return format::perf_record_time(a) < format::perf_record_time(b);
+    });
+    size_t ready = 0;
+    while (ready < pending_.size() && (all || format::perf_record_time(pending_[ready]) <= horizon)) ++ready;
+    const uint64_t now = realtime_ns();
+    for (size_t i = 0; i < ready; ++i) builder_.add(pending_[i], now);
+    pending_.erase(pending_.begin(), pending_.begin() + ptrdiff_t(ready));
+    for (std::string& w : warnings_)
+      if (warnings_total_++ < kMaxRingWarnings) rec_.warnings.push_back(std::move(w));
+    warnings_.clear();
+  }
+
+  PerfEventSession& session_;
+  PerfRecordingBuilder& builder_;
+  format::SampleRecording& rec_;
+  std::mt19937_64 random_;
+  std::vector<format::PerfRecord> records_, pending_;
+  std::vector<std::string> warnings_;
+  size_t warnings_total_ = 0;
+};
+
+std::string build_id_of(const std::string& path) {
+  auto file = read_elf_module(path);
+  return file ? file->build_id : std::string();
+}
+
+PerfEventConfig config_for(const RecordRequest& r, const format::SampleRecording& rec) {
+  PerfEventConfig config;
+  config.kind = r.mode == SampleMode::branch ? PerfEventKind::branch_stack : PerfEventKind::cpu_clock;
+  config.period_ns = rec.period_ns;
+  config.enabled = r.attach_pid > 0;
+  return config;
+}
+
+// The program started and sampled to its end.
+Expected<RecordOutcome, RecordError> record_launched(const RecordRequest& r, format::SampleRecording& rec,
+                                                     trace::RecordingDir& dir) {
   std::vector<std::string> args = r.command, env = r.environment;
   std::vector<char*> argv = c_strings(args), envp = c_strings(env);
   IgnoreTerminalSignals terminal;
@@ -168,10 +223,7 @@ Expected<RecordOutcome, RecordError> record_with_perf(const RecordRequest& r) {
   if (!launch) return RecordError(fmt::format("{}: cannot run: {}", util::printable(r.program), launch.error().message), true);
   Launch child = *launch;
 
-  PerfEventConfig config;
-  config.kind = branch ? PerfEventKind::branch_stack : PerfEventKind::cpu_clock;
-  config.period_ns = rec.period_ns;
-  auto session = PerfEventSession::open(child.pid, config);
+  auto session = PerfEventSession::open({child.pid}, config_for(r, rec));
   if (!session) {
     close_fd(child.go);  // the child reads the end of the pipe and leaves
     close_fd(child.failed);
@@ -191,57 +243,18 @@ Expected<RecordOutcome, RecordError> record_with_perf(const RecordRequest& r) {
     return RecordError(fmt::format("{}: cannot run: {}", util::printable(r.program), std::strerror(exec_errno)), true);
   }
 
-  PerfRecordingBuilder builder(
-      rec,
-      [](const std::string& path) {
-        auto file = read_elf_module(path);
-        return file ? file->build_id : std::string();
-      },
-      int32_t(child.pid), absolute_path(r.program));
-  std::mt19937_64 random(std::random_device{}());
-  std::vector<format::PerfRecord> records, pending;
-  std::vector<std::string> ring_warnings;
-  size_t ring_warnings_total = 0;
-  // Each CPU has its ring: a thread's sample on one CPU may be read before
-  // its process's exec or fork on another. Records go to the builder in
-  // time order, and those of the last moments wait for the next read (a
-  // record is stamped a little before it lands in its ring).
-  auto drain = [&](bool all) {
-    const uint64_t horizon = monotonic_ns() - kSettleNs;
-    session->read(records, ring_warnings);
-    for (format::PerfRecord& r : records) pending.push_back(std::move(r));
-    records.clear();
-    std::stable_sort(pending.begin(), pending.end(), [](const format::PerfRecord& a, const format::PerfRecord& b) {
-      return format::perf_record_time(a) < format::perf_record_time(b);
-    });
-    size_t ready = 0;
-    while (ready < pending.size() && (all || format::perf_record_time(pending[ready]) <= horizon)) ++ready;
-    const uint64_t now = realtime_ns();
-    for (size_t i = 0; i < ready; ++i) builder.add(pending[i], now);
-    pending.erase(pending.begin(), pending.begin() + ptrdiff_t(ready));
-    for (std::string& w : ring_warnings)
-      if (ring_warnings_total++ < kMaxRingWarnings) rec.warnings.push_back(std::move(w));
-    ring_warnings.clear();
-  };
+  PerfRecordingBuilder builder(rec, build_id_of, int32_t(child.pid), absolute_path(r.program));
+  RingReader reader(*session, builder, rec);
   int status = -1;
-  for (;;) {
-    session->wait(kReadEveryMs);
-    drain(false);
-    session->shuffle_period(random);
-    status = wait_for(child.pid, WNOHANG);
-    if (status != -1) break;
-  }
-  drain(true);  // what the last moments wrote
-  if (ring_warnings_total > kMaxRingWarnings)
-    rec.warnings.push_back(fmt::format("{} more perf ring buffer warnings", ring_warnings_total - kMaxRingWarnings));
+  while ((status = wait_for(child.pid, WNOHANG)) == -1) reader.step();
+  reader.finish();  // what the last moments wrote
   builder.root_ended(WIFEXITED(status));
   builder.finish();
   for (format::SampleImage& image : rec.images)
     if (image.pid == int32_t(child.pid) && image.ppid == 0) image.ppid = int32_t(::getpid());
 
-  if (auto ok = format::write_sample_recording(dir->path(), rec); !ok)
-    return RecordError(fmt::format("{}: {}", util::printable(dir->path()), ok.error().message), false);
-
+  if (auto ok = format::write_sample_recording(dir.path(), rec); !ok)
+    return RecordError(fmt::format("{}: {}", util::printable(dir.path()), ok.error().message), false);
   trace::ProgramEnd end;
   if (WIFSIGNALED(status)) {
     end.signal = WTERMSIG(status);
@@ -249,8 +262,161 @@ Expected<RecordOutcome, RecordError> record_with_perf(const RecordRequest& r) {
   } else {
     end.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
   }
-  RecordOutcome out{end, true, dir->path(), dir->moved_to(), std::move(rec), ""};
+  return RecordOutcome{end, true, dir.path(), dir.moved_to(), std::move(rec), ""};
+}
+
+volatile std::sig_atomic_t stop_requested = 0;
+void on_stop_signal(int) { stop_requested = 1; }
+
+// SIGINT, SIGTERM and SIGHUP end an attached recording (the process goes
+// on); covkit's own handlers come back after it.
+class StopSignals {
+ public:
+  StopSignals() {
+    stop_requested = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < 3; ++i) ::sigaction(kStops[i], &sa, &old_[i]);
+  }
+  ~StopSignals() {
+    for (size_t i = 0; i < 3; ++i) ::sigaction(kStops[i], &old_[i], nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  static constexpr int kStops[3] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction old_[3] {};
+};
+
+std::vector<pid_t> threads_of(pid_t pid) {
+  std::vector<pid_t> tids;
+  if (DIR* d = ::opendir(fmt::format("/proc/{}/task", pid).c_str())) {
+    while (const dirent* e = ::readdir(d))
+      if (e->d_name[0] >= '1' && e->d_name[0] <= '9') tids.push_back(pid_t(std::atol(e->d_name)));
+    ::closedir(d);
+  }
+  std::sort(tids.begin(), tids.end());
+  return tids;
+}
+
+// The executable file mappings a running process has already made, as the
+// MMAP2 records the kernel would have sent for them.
+std::vector<format::PerfMmap> mappings_of(pid_t pid) {
+  std::vector<format::PerfMmap> out;
+  auto maps = live::read_proc_file(fmt::format("/proc/{}/maps", pid));
+  if (!maps) return out;
+  size_t pos = 0;
+  while (pos < maps->size()) {
+    size_t end = maps->find('\n', pos);
+    if (end == std::string::npos) end = maps->size();
+    const std::string line = maps->substr(pos, end - pos);
+    pos = end + 1;
+    // "start-end perms offset major:minor inode   path"
+    unsigned long long lo = 0, hi = 0, offset = 0, inode = 0;
+    unsigned major = 0, minor = 0;
+    char perms[8] = {};
+    int path_at = 0;
+    if (std::sscanf(line.c_str(), "%llx-%llx %7s %llx %x:%x %llu %n", &lo, &hi, perms, &offset, &major, &minor, &inode,
+                    &path_at) < 7 ||
+        path_at <= 0 || perms[2] != 'x')
+      continue;
+    format::PerfMmap m;
+    m.pid = m.tid = uint32_t(pid);
+    m.start = lo;
+    m.length = hi > lo ? hi - lo : 0;
+    m.file_offset = offset;
+    m.major = major;
+    m.minor = minor;
+    m.inode = inode;
+    m.prot = PROT_READ | PROT_EXEC;
+    m.path = line.substr(size_t(path_at));
+    out.push_back(std::move(m));
+  }
   return out;
+}
+
+std::vector<std::string> command_of(pid_t pid) {
+  std::vector<std::string> words;
+  auto text = live::read_proc_file(fmt::format("/proc/{}/cmdline", pid));
+  if (!text) return words;
+  for (size_t pos = 0; pos < text->size();) {
+    size_t end = text->find('\0', pos);
+    if (end == std::string::npos) end = text->size();
+    words.push_back(text->substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return words;
+}
+
+int32_t parent_of(pid_t pid) {
+  auto status = live::read_proc_file(fmt::format("/proc/{}/status", pid));
+  if (!status) return 0;
+  const size_t at = status->find("\nPPid:");
+  return at == std::string::npos ? 0 : int32_t(std::atol(status->c_str() + at + 6));
+}
+
+// A running process sampled for a while: its threads now (and, inherited,
+// those they start), its mappings read from /proc first.
+Expected<RecordOutcome, RecordError> record_attached(const RecordRequest& r, format::SampleRecording& rec,
+                                                     trace::RecordingDir& dir) {
+  const pid_t pid = r.attach_pid;
+  StopSignals stops;
+  std::vector<pid_t> tasks = threads_of(pid);
+  if (tasks.empty()) return RecordError(fmt::format("process {} does not exist", pid), false);
+  auto session = PerfEventSession::open(tasks, config_for(r, rec));
+  if (!session) return RecordError(fmt::format("process {}: {}", pid, session.error().message), false);
+  std::string exe;
+  if (char* real = ::realpath(fmt::format("/proc/{}/exe", pid).c_str(), nullptr)) {
+    exe = real;
+    std::free(real);
+  }
+  PerfRecordingBuilder builder(rec, build_id_of, int32_t(pid), exe);
+  const uint64_t now = realtime_ns();
+  for (const format::PerfMmap& m : mappings_of(pid)) builder.add(m, now);
+  if (r.on_attached) r.on_attached(tasks.size(), 0);
+  RingReader reader(*session, builder, rec);
+  const uint64_t until = r.attach_seconds < 0 ? UINT64_MAX : monotonic_ns() + uint64_t(r.attach_seconds * 1e9);
+  bool ended = false;
+  while (!stop_requested && monotonic_ns() < until) {
+    reader.step();
+    if (!live::process_running(pid)) {
+      ended = true;
+      break;
+    }
+  }
+  reader.finish();
+  builder.finish();
+  for (format::SampleImage& image : rec.images)
+    if (image.pid == int32_t(pid) && image.ppid == 0) image.ppid = parent_of(pid);
+  if (auto ok = format::write_sample_recording(dir.path(), rec); !ok)
+    return RecordError(fmt::format("{}: {}", util::printable(dir.path()), ok.error().message), false);
+  RecordOutcome out{trace::ProgramEnd{}, ended, dir.path(), dir.moved_to(), std::move(rec), ""};
+  out.end_known = !ended;
+  return out;
+}
+
+}  // namespace
+
+Expected<RecordOutcome, RecordError> record_with_perf(const RecordRequest& r) {
+  const bool branch = r.mode == SampleMode::branch;
+  std::vector<std::string> command = r.attach_pid > 0 ? command_of(r.attach_pid) : r.command;
+  if (r.attach_pid > 0 && command.empty()) return RecordError(fmt::format("process {} does not exist", r.attach_pid), false);
+  std::string joined;
+  for (const std::string& w : command) joined += (joined.empty() ? "" : " ") + w;
+  auto dir = prepare_sample_dir(r.dir, joined);
+  if (!dir) return RecordError(fmt::format("{}: {}", util::printable(r.dir), dir.error().message), false);
+
+  format::SampleRecording rec;
+  rec.mode = std::string(mode_name(r.mode));
+  rec.period_ns = r.period_ns ? r.period_ns : branch ? kDefaultPerfBranchPeriodNs : kDefaultPcPeriodNs;
+  rec.command = command;
+  rec.start_time = utc_now();
+  rec.covkit_version = r.covkit_version;
+  if (auto ok = format::write_recording_json(dir->path(), rec); !ok)
+    return RecordError(fmt::format("{}: {}", util::printable(dir->path()), ok.error().message), false);
+  return r.attach_pid > 0 ? record_attached(r, rec, *dir) : record_launched(r, rec, *dir);
 }
 
 }  // namespace covkit::sample

@@ -58,6 +58,9 @@ struct RecordOutcome {
   // planted sites counted, not kept), or why it cannot be read.
   std::optional<format::SampleRecording> recording;
   std::string read_error;
+  // false: an attached process ended meanwhile, but as no child of covkit's,
+  // so `end` says nothing (--source perf --pid).
+  bool end_known = true;
 };
 
 // Errors: the directory, the runtime, or the program that could not be

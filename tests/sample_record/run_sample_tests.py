@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Tests sample often, so that each thread of a 0.3 s program has samples.
@@ -424,6 +425,69 @@ def scenario_perf_branch(args, work):
         for a, b in s["branches"]:
             check(in_maps(maps, a) and in_maps(maps, b), f"branch {a:#x}->{b:#x} outside the mappings")
     check(lcov_hits(args, work, out, "spin.h"), "no line of spin.h found executed")
+
+
+def start_spinners(work, seconds, threads):
+    """spinners running `threads` threads besides main; returned once they all exist."""
+    prog = compile_prog(work, "spinners", ["-pthread"])
+    child = subprocess.Popen([prog, str(seconds), str(threads)])
+    task = f"/proc/{child.pid}/task"
+    for _ in range(200):
+        if os.path.isdir(task) and len(os.listdir(task)) == threads + 1:
+            break
+        time.sleep(0.01)
+    return prog, child
+
+
+def scenario_perf_attach(args, work):
+    """--pid in pc mode samples a running process through perf_event_open
+    without stopping it: every thread, its mappings read from /proc, for
+    --for T; the process goes on. One that ends meanwhile is said to; the
+    runtime cannot attach, and branch mode needs a PMU."""
+    need_perf(args, work)
+    prog, child = start_spinners(work, 5, 2)
+    try:
+        out = os.path.join(work, "attached.rec")
+        shutil.rmtree(out, ignore_errors=True)
+        p = subprocess.run([args.covkit, "sample", "record", "--mode", "pc", "--period", "2ms", "--pid",
+                            str(child.pid), "--for", "0.5s", "-o", out], capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0, f"status {p.returncode}: {p.stderr}")
+        check(f"attached to process {child.pid} (3 thread(s)" in p.stderr, p.stderr)
+        check("which goes on" in p.stderr, p.stderr)
+        check(child.poll() is None, "the process did not go on")
+        rec = Recording(args.covkit, out)
+        check(len(rec.images) == 1, rec.images)
+        image = rec.images[0]
+        check(image["pid"] == child.pid and image["exe"] == prog and not image["ended"], image)
+        check(image["ppid"] == os.getpid(), f"ppid {image['ppid']}, expected {os.getpid()}")
+        check(any(m[2].endswith("/libc.so.6") for m in image["maps"]), image["maps"])
+        tids = {s["tid"] for s in rec.samples}
+        check(len(tids) == 3, f"samples from {len(tids)} threads, expected 3")
+        check_perf_samples(rec, 0, prog)
+    finally:
+        child.kill()
+        child.wait()
+    prog, child = start_spinners(work, 0.3, 0)
+    out = os.path.join(work, "ended.rec")
+    shutil.rmtree(out, ignore_errors=True)
+    p = subprocess.run([args.covkit, "sample", "record", "--mode", "pc", "--period", "2ms", "--pid", str(child.pid),
+                        "-o", out], capture_output=True, text=True, timeout=60)
+    child.wait()
+    check(p.returncode == 0 and f"process {child.pid} ended meanwhile" in p.stderr, f"{p.returncode}: {p.stderr}")
+    rec = Recording(args.covkit, out)
+    check(len(rec.images) == 1 and rec.images[0]["ended"], rec.images)
+    check_perf_samples(rec, 0, prog)
+    # Refusals: one line each, nothing written.
+    for extra, words in ((["--mode", "pc", "--source", "runtime"], "--source perf samples a running process"),
+                         (["--mode", "branch"], "branch stack")):
+        out = os.path.join(work, "refused.rec")
+        shutil.rmtree(out, ignore_errors=True)
+        p = subprocess.run([args.covkit, "sample", "record", *extra, "--pid", str(os.getpid()), "--for", "0.1s",
+                            "-o", out], capture_output=True, text=True, timeout=60)
+        if extra[1] == "branch" and p.returncode == 0:
+            continue  # a PMU with a branch stack: attaching in branch mode works
+        check(p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1 and words in p.stderr, p.stderr)
+        check(not os.path.exists(out), "a refused recording left its directory")
 
 
 SCENARIOS = {name[len("scenario_"):]: fn for name, fn in globals().items() if name.startswith("scenario_")}
