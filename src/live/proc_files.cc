@@ -48,4 +48,17 @@ bool process_running(pid_t pid) {
   return state != 'Z' && state != 'X' && state != 'x';
 }
 
+std::vector<std::string> process_command_line(pid_t pid) {
+  std::vector<std::string> words;
+  auto text = read_proc_file("/proc/" + std::to_string(pid) + "/cmdline");
+  if (!text) return words;
+  for (size_t pos = 0; pos < text->size();) {
+    size_t end = text->find('\0', pos);
+    if (end == std::string::npos) end = text->size();
+    words.push_back(text->substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return words;
+}
+
 }  // namespace covkit::live

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 #include "util/expected.h"
 
@@ -16,5 +17,8 @@ Expected<std::string> read_proc_file(const std::string& path);
 // Running, or at least not exited: a zombie (killed, not yet reaped by its
 // parent) still has a /proc entry but no memory any more.
 bool process_running(pid_t pid);
+
+// The words of /proc/PID/cmdline (empty when the process is gone).
+std::vector<std::string> process_command_line(pid_t pid);
 
 }  // namespace covkit::live

@@ -510,25 +510,12 @@ class AttachSignals {
   itimerval old_timer_{};
 };
 
-std::vector<std::string> command_line_of(pid_t pid) {
-  std::vector<std::string> words;
-  auto text = live::read_proc_file(fmt::format("/proc/{}/cmdline", pid));
-  if (!text) return words;
-  for (size_t pos = 0; pos < text->size();) {
-    size_t end = text->find('\0', pos);
-    if (end == std::string::npos) end = text->size();
-    words.push_back(text->substr(pos, end - pos));
-    pos = end + 1;
-  }
-  return words;
-}
-
 }  // namespace
 
 Expected<format::SampleRecording> record_breakpoints_attached(
     pid_t pid, const BreakpointProvider& provider, const BreakpointOptions& options, double seconds,
     AttachedEnd* ended, const std::function<void(size_t threads, size_t planted)>& attached) {
-  std::vector<std::string> command = command_line_of(pid);
+  std::vector<std::string> command = live::process_command_line(pid);
   auto stop = live::ProcessStop::stop(pid);
   if (!stop) {
     const int err = stop.error().errno_value;

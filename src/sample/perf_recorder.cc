@@ -337,19 +337,6 @@ std::vector<format::PerfMmap> mappings_of(pid_t pid) {
   return out;
 }
 
-std::vector<std::string> command_of(pid_t pid) {
-  std::vector<std::string> words;
-  auto text = live::read_proc_file(fmt::format("/proc/{}/cmdline", pid));
-  if (!text) return words;
-  for (size_t pos = 0; pos < text->size();) {
-    size_t end = text->find('\0', pos);
-    if (end == std::string::npos) end = text->size();
-    words.push_back(text->substr(pos, end - pos));
-    pos = end + 1;
-  }
-  return words;
-}
-
 int32_t parent_of(pid_t pid) {
   auto status = live::read_proc_file(fmt::format("/proc/{}/status", pid));
   if (!status) return 0;
@@ -401,7 +388,7 @@ Expected<RecordOutcome, RecordError> record_attached(const RecordRequest& r, for
 
 Expected<RecordOutcome, RecordError> record_with_perf(const RecordRequest& r) {
   const bool branch = r.mode == SampleMode::branch;
-  std::vector<std::string> command = r.attach_pid > 0 ? command_of(r.attach_pid) : r.command;
+  std::vector<std::string> command = r.attach_pid > 0 ? live::process_command_line(r.attach_pid) : r.command;
   if (r.attach_pid > 0 && command.empty()) return RecordError(fmt::format("process {} does not exist", r.attach_pid), false);
   std::string joined;
   for (const std::string& w : command) joined += (joined.empty() ? "" : " ") + w;

@@ -242,7 +242,8 @@ def scenario_attach(args, work):
     bp = ["--mode", "breakpoint"]
     for argv, words in ((bp + ["--pid", "2147483646"], "does not exist"),
                         (bp + ["--pid", str(os.getpid()), "--", "true"], "give no PROG"),
-                        (["--mode", "pc", "--pid", str(os.getpid())], "breakpoint only"),
+                        (["--mode", "pc", "--source", "runtime", "--pid", str(os.getpid())],
+                         "cannot use --source runtime"),
                         (bp + ["--for", "1s", "--", "true"], "goes with --pid")):
         p = run([args.covkit, "sample", "record", "-o", os.path.join(work, "refused.rec")] + argv)
         check(p.returncode == 1 and words in p.stderr and p.stderr.count("\n") == 1,

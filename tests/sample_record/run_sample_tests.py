@@ -222,10 +222,13 @@ def scenario_fork(args, work):
         check_branch_samples(rec, i, prog)
 
 
-def scenario_exec(args, work):
+def check_exec(args, work, name, check_samples, **options):
+    """exec.c runs loop.c: a new image in the same pid, with a file and the
+    new program's mappings of its own; only the second image ends (ran its
+    exit handlers)."""
     prog = compile_prog(work, "exec")
     loop = compile_prog(work, "loop")
-    out, _ = record(args, work, "exec", prog, loop, "0.3", "4", expect_status=4)
+    out, _ = record(args, work, name, prog, loop, "0.3", "4", expect_status=4, **options)
     rec = Recording(args.covkit, out)
     check(len(rec.images) == 2, f"{len(rec.images)} images, expected 2")
     first, second = rec.image_of(prog), rec.image_of(loop)
@@ -235,8 +238,12 @@ def scenario_exec(args, work):
     check(a["file"] != b["file"], "the exec'ed image has no file of its own")
     check(not a["ended"] and b["ended"], "only the second image ran its exit handlers")
     check(any(m[2] == loop for m in b["maps"]) and not any(m[2] == loop for m in a["maps"]), "mappings mixed up")
-    check_branch_samples(rec, first[0], prog)
-    check_branch_samples(rec, second[0], loop)
+    check_samples(rec, first[0], prog)
+    check_samples(rec, second[0], loop)
+
+
+def scenario_exec(args, work):
+    check_exec(args, work, "exec", check_branch_samples)
 
 
 def scenario_crash(args, work):
@@ -356,23 +363,9 @@ def scenario_perf_fork(args, work):
 
 
 def scenario_perf_exec(args, work):
-    """An exec starts a new image in the same pid, with the new program's
-    mappings only; the first image did not end, the second did."""
+    """The same exec through perf_event_open: COMM's exec flag starts the new image."""
     need_perf(args, work)
-    prog = compile_prog(work, "exec")
-    loop = compile_prog(work, "loop")
-    out, _ = record(args, work, "perf_exec", prog, loop, "0.3", "4", mode="pc", source="perf", expect_status=4)
-    rec = Recording(args.covkit, out)
-    check(len(rec.images) == 2, f"{len(rec.images)} images, expected 2")
-    first, second = rec.image_of(prog), rec.image_of(loop)
-    check(first and second, f"images {[im['exe'] for im in rec.images]}")
-    a, b = rec.images[first[0]], rec.images[second[0]]
-    check(a["pid"] == b["pid"], "exec changed the pid")
-    check(a["file"] != b["file"], "the exec'ed image has no file of its own")
-    check(not a["ended"] and b["ended"], "only the second image ended")
-    check(any(m[2] == loop for m in b["maps"]) and not any(m[2] == loop for m in a["maps"]), "mappings mixed up")
-    check_perf_samples(rec, first[0], prog)
-    check_perf_samples(rec, second[0], loop)
+    check_exec(args, work, "perf_exec", check_perf_samples, mode="pc", source="perf")
 
 
 def scenario_perf_static(args, work):
