@@ -149,10 +149,7 @@ Expected<void> LcovRecord::brda(std::string_view v) {
 }
 
 // FN:start,name (lcov 1) or FN:start,end,name (lcov 2). A C or C++ name never
-// starts with a digit, so "digits," after the start is the end line - when
-// it can be one: digits too big for a line are the start of a hostile name
-// (FN:0,3333333330,x, which our own writer writes for the name
-// "3333333330,x"), read as lcov 1.
+// starts with a digit, so "digits," after the start is the end line.
 Expected<void> LcovRecord::fn(std::string_view v) {
   auto start_field = take_field(v);
   if (!start_field) return Error("FN needs a line and a name");
@@ -164,10 +161,10 @@ Expected<void> LcovRecord::fn(std::string_view v) {
   // hostile name "10,"), not an end line with no name.
   if (comma != std::string_view::npos && comma > 0 && comma + 1 < v.size() &&
       v.substr(0, comma).find_first_not_of("0123456789") == std::string_view::npos) {
-    if (auto e = parse_line_number(v.substr(0, comma))) {
-      end = *e;
-      v.remove_prefix(comma + 1);
-    }
+    auto e = parse_line_number(v.substr(0, comma));
+    if (!e) return e.error();
+    end = *e;
+    v.remove_prefix(comma + 1);
   }
   if (v.empty()) return Error("FN needs a name");
   FunctionRecord f;

@@ -23,12 +23,28 @@ std::string one_line(std::string_view s) {
   return r;
 }
 
+// FN:start,name - or, for a (hostile) name that starts with "digits,",
+// lcov 2's FN:start,end,name, which readers (ours among them) would
+// otherwise take for one: "5,x" reads back as itself, and "3333333330,x"
+// not as an end line too big for a line.
+template <typename Out>
+void write_fn(Out it, const model::FunctionCov& fn) {
+  const std::string name = one_line(fn.name);
+  const size_t digits = name.find_first_not_of("0123456789");
+  const bool looks_like_end = digits > 0 && digits != std::string::npos && name[digits] == ',' &&
+                              digits + 1 < name.size();
+  if (looks_like_end)
+    fmt::format_to(it, "FN:{},{},{}\n", fn.start_line, fn.end_line, name);
+  else
+    fmt::format_to(it, "FN:{},{}\n", fn.start_line, name);
+}
+
 void write_record(std::string& out, const model::FileCov& f, const LcovOptions& o) {
   auto it = std::back_inserter(out);
   fmt::format_to(it, "TN:{}\nSF:{}\n", one_line(o.test_name), one_line(record_path(f)));
   int64_t found = 0, hit = 0;
   for (const model::FunctionCov& fn : f.functions)
-    if (!fn.excluded) fmt::format_to(it, "FN:{},{}\n", fn.start_line, one_line(fn.name));
+    if (!fn.excluded) write_fn(it, fn);
   for (const model::FunctionCov& fn : f.functions) {
     if (fn.excluded) continue;
     fmt::format_to(it, "FNDA:{},{}\n", fn.execution_count, one_line(fn.name));
