@@ -1,7 +1,9 @@
 #!/bin/sh
 # Overhead of `covkit sample record` on a CPU-bound loop: wall time with and
-# without the recorder, at the default period (or PERIOD=5ms ...), both
-# modes, best of RUNS. Prints the ratios.
+# without the recorder, at the default period (or PERIOD=5ms ...), branch
+# and pc mode through the preloaded runtime and pc mode through the kernel's
+# perf_event_open (--source perf: cpu-clock, covkit reading the rings
+# included), best of RUNS. Prints the ratios.
 #   bench/sample_overhead.sh [build-dir]   (needs gcc-12)
 set -eu
 BUILD=${1:-build}
@@ -39,16 +41,20 @@ min() { if [ -z "$1" ] || [ "$(echo "$2 < $1" | bc)" = 1 ]; then echo "$2"; else
 # The three runs alternate, so that a busy moment of a shared machine
 # slows all of them; the best of RUNS of each is kept.
 period=${PERIOD:+--period $PERIOD}
-base_w="" base_c="" br_w="" br_c="" pc_w="" pc_c=""
+base_w="" base_c="" br_w="" br_c="" pc_w="" pc_c="" pp_w="" pp_c=""
 for _ in $(seq "$RUNS"); do
   set -- $(timed "$WORK/fixed" "$ROUNDS"); base_w=$(min "$base_w" "$1"); base_c=$(min "$base_c" "$2")
   set -- $(timed "$COVKIT" sample record $period -o "$WORK/b" -- "$WORK/fixed" "$ROUNDS")
   br_w=$(min "$br_w" "$1"); br_c=$(min "$br_c" "$2")
   set -- $(timed "$COVKIT" sample record --mode pc $period -o "$WORK/p" -- "$WORK/fixed" "$ROUNDS")
   pc_w=$(min "$pc_w" "$1"); pc_c=$(min "$pc_c" "$2")
+  set -- $(timed "$COVKIT" sample record --mode pc --source perf $period -o "$WORK/pp" -- "$WORK/fixed" "$ROUNDS")
+  pp_w=$(min "$pp_w" "$1"); pp_c=$(min "$pp_c" "$2")
 done
+perf_samples=$("$COVKIT" sample dump --no-steps "$WORK/pp" 2>/dev/null | grep -c '^sample ' || true)
 samples=$("$COVKIT" sample dump --no-steps "$WORK/b" | grep -c '^sample ' || true)
 echo "loop of $ROUNDS rounds, best of $RUNS (wall s / cpu s): plain $base_w/$base_c," \
-  "branch $br_w/$br_c ($samples samples), pc $pc_w/$pc_c"
+  "branch $br_w/$br_c ($samples samples), pc $pc_w/$pc_c, pc through perf $pp_w/$pp_c ($perf_samples samples)"
 echo "branch/plain wall $(echo "scale=3; $br_w / $base_w" | bc) cpu $(echo "scale=3; $br_c / $base_c" | bc)" \
-  "  pc/plain wall $(echo "scale=3; $pc_w / $base_w" | bc) cpu $(echo "scale=3; $pc_c / $base_c" | bc)"
+  "  pc/plain wall $(echo "scale=3; $pc_w / $base_w" | bc) cpu $(echo "scale=3; $pc_c / $base_c" | bc)" \
+  "  perf pc/plain wall $(echo "scale=3; $pp_w / $base_w" | bc) cpu $(echo "scale=3; $pp_c / $base_c" | bc)"
