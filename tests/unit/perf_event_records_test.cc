@@ -154,19 +154,22 @@ TEST(PerfEventRecords, Mmap2WithBuildId) {
   std::memcpy(words, id, sizeof id);
   r.u64(words[0]).u64(words[1]).u64(words[2]);
   r.u32(PROT_EXEC).u32(0).string("/lib/libx.so").sample_id(3, 3, 1);
-  const auto& m = std::get<format::PerfMmap>(parsed(r));
+  const PerfRecord rec = parsed(r);
+  const auto& m = std::get<format::PerfMmap>(rec);
   EXPECT_EQ(m.build_id, "deadbeef");
   EXPECT_EQ(m.inode, 0u);
   EXPECT_EQ(m.path, "/lib/libx.so");
 }
 
 TEST(PerfEventRecords, CommForkExitLostAndOthers) {
-  const auto& c = std::get<format::PerfComm>(parsed(comm(5, "prog", true, 31)));
+  const PerfRecord exec = parsed(comm(5, "prog", true, 31));
+  const auto& c = std::get<format::PerfComm>(exec);
   EXPECT_TRUE(c.exec);
   EXPECT_EQ(c.name, "prog");
   EXPECT_EQ(c.time, 31u);
   EXPECT_FALSE(std::get<format::PerfComm>(parsed(comm(5, "worker", false))).exec);
-  const auto& f = std::get<format::PerfTask>(parsed(task(PERF_RECORD_FORK, 6, 5, 6, 5, 40)));
+  const PerfRecord fork = parsed(task(PERF_RECORD_FORK, 6, 5, 6, 5, 40));
+  const auto& f = std::get<format::PerfTask>(fork);
   EXPECT_TRUE(f.fork);
   EXPECT_EQ(f.ppid, 5u);
   EXPECT_EQ(f.time, 40u);
