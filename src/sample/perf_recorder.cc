@@ -1,27 +1,24 @@
 #include "sample/perf_recorder.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
-#include <random>
 
 #include "format/sample_recording_writer.h"
 #include "live/proc_files.h"
 #include "sample/elf_module_file.h"
 #include "sample/perf_event_session.h"
 #include "sample/perf_recording_builder.h"
+#include "sample/perf_ring_reader.h"
+#include "sample/running_process.h"
 #include "sample/sample_recording_dir.h"
 #include "util/printable.h"
 
@@ -29,30 +26,8 @@ namespace covkit::sample {
 
 namespace {
 
-// How often the rings are read while the program runs, at the latest (a
-// ring past a quarter full wakes covkit sooner).
-constexpr int kReadEveryMs = 50;
-// Ring warnings kept in the recording: the first few say what went wrong.
-constexpr size_t kMaxRingWarnings = 5;
-
-// Records stamped this close to a read may still be on their way into a
-// ring: they wait for the next read.
-constexpr uint64_t kSettleNs = 10'000'000;
-
-uint64_t monotonic_ns() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1'000'000'000 + uint64_t(ts.tv_nsec);
-}
-
-uint64_t realtime_ns() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_REALTIME, &ts);
-  return uint64_t(ts.tv_sec) * 1'000'000'000 + uint64_t(ts.tv_nsec);
-}
-
 // As /proc/PID/exe names it (the runtime's images say that).
-std::string absolute_path(const std::string& path) {
+std::string real_path_of(const std::string& path) {
   char* real = ::realpath(path.c_str(), nullptr);
   if (!real) return path;
   std::string out(real);
@@ -148,58 +123,6 @@ Expected<Launch> fork_waiting(const std::string& program, std::vector<char*>& ar
   return Launch{pid, go[1], failed[0]};
 }
 
-// The rings read into the builder. Each CPU has its ring: a thread's
-// sample on one CPU may be read before its process's exec or fork on
-// another. Records go to the builder in time order, and those of the last
-// moments wait for the next read (a record is stamped a little before it
-// lands in its ring).
-class RingReader {
- public:
-  RingReader(PerfEventSession& session, PerfRecordingBuilder& builder, format::SampleRecording& rec)
-      : session_(session), builder_(builder), rec_(rec), random_(std::random_device{}()) {}
-
-  // Waits for the rings, reads them and draws new periods.
-  void step() {
-    session_.wait(kReadEveryMs);
-    drain(false);
-    session_.shuffle_period(random_);
-  }
-
-  // Everything left, once sampling is over.
-  void finish() {
-    drain(true);
-    if (warnings_total_ > kMaxRingWarnings)
-      rec_.warnings.push_back(fmt::format("{} more perf ring buffer warnings", warnings_total_ - kMaxRingWarnings));
-  }
-
- private:
-  void drain(bool all) {
-    const uint64_t horizon = monotonic_ns() - kSettleNs;
-    session_.read(records_, warnings_);
-    for (format::PerfRecord& r : records_) pending_.push_back(std::move(r));
-    records_.clear();
-    std::stable_sort(pending_.begin(), pending_.end(), [](const format::PerfRecord& a, const format::PerfRecord& b) {
-      return format::perf_record_time(a) < format::perf_record_time(b);
-    });
-    size_t ready = 0;
-    while (ready < pending_.size() && (all || format::perf_record_time(pending_[ready]) <= horizon)) ++ready;
-    const uint64_t now = realtime_ns();
-    for (size_t i = 0; i < ready; ++i) builder_.add(pending_[i], now);
-    pending_.erase(pending_.begin(), pending_.begin() + ptrdiff_t(ready));
-    for (std::string& w : warnings_)
-      if (warnings_total_++ < kMaxRingWarnings) rec_.warnings.push_back(std::move(w));
-    warnings_.clear();
-  }
-
-  PerfEventSession& session_;
-  PerfRecordingBuilder& builder_;
-  format::SampleRecording& rec_;
-  std::mt19937_64 random_;
-  std::vector<format::PerfRecord> records_, pending_;
-  std::vector<std::string> warnings_;
-  size_t warnings_total_ = 0;
-};
-
 std::string build_id_of(const std::string& path) {
   auto file = read_elf_module(path);
   return file ? file->build_id : std::string();
@@ -243,8 +166,8 @@ Expected<RecordOutcome, RecordError> record_launched(const RecordRequest& r, for
     return RecordError(fmt::format("{}: cannot run: {}", util::printable(r.program), std::strerror(exec_errno)), true);
   }
 
-  PerfRecordingBuilder builder(rec, build_id_of, int32_t(child.pid), absolute_path(r.program));
-  RingReader reader(*session, builder, rec);
+  PerfRecordingBuilder builder(rec, build_id_of, int32_t(child.pid), real_path_of(r.program));
+  PerfRingReader reader(*session, builder, rec);
   int status = -1;
   while ((status = wait_for(child.pid, WNOHANG)) == -1) reader.step();
   reader.finish();  // what the last moments wrote
@@ -265,17 +188,17 @@ Expected<RecordOutcome, RecordError> record_launched(const RecordRequest& r, for
   return RecordOutcome{end, true, dir.path(), dir.moved_to(), std::move(rec), ""};
 }
 
-volatile std::sig_atomic_t stop_requested = 0;
-void on_stop_signal(int) { stop_requested = 1; }
+volatile std::sig_atomic_t perf_stop_requested = 0;
+void on_perf_stop_signal(int) { perf_stop_requested = 1; }
 
 // SIGINT, SIGTERM and SIGHUP end an attached recording (the process goes
 // on); covkit's own handlers come back after it.
 class StopSignals {
  public:
   StopSignals() {
-    stop_requested = 0;
+    perf_stop_requested = 0;
     struct sigaction sa {};
-    sa.sa_handler = on_stop_signal;
+    sa.sa_handler = on_perf_stop_signal;
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < 3; ++i) ::sigaction(kStops[i], &sa, &old_[i]);
   }
@@ -289,60 +212,6 @@ class StopSignals {
   static constexpr int kStops[3] = {SIGINT, SIGTERM, SIGHUP};
   struct sigaction old_[3] {};
 };
-
-std::vector<pid_t> threads_of(pid_t pid) {
-  std::vector<pid_t> tids;
-  if (DIR* d = ::opendir(fmt::format("/proc/{}/task", pid).c_str())) {
-    while (const dirent* e = ::readdir(d))
-      if (e->d_name[0] >= '1' && e->d_name[0] <= '9') tids.push_back(pid_t(std::atol(e->d_name)));
-    ::closedir(d);
-  }
-  std::sort(tids.begin(), tids.end());
-  return tids;
-}
-
-// The executable file mappings a running process has already made, as the
-// MMAP2 records the kernel would have sent for them.
-std::vector<format::PerfMmap> mappings_of(pid_t pid) {
-  std::vector<format::PerfMmap> out;
-  auto maps = live::read_proc_file(fmt::format("/proc/{}/maps", pid));
-  if (!maps) return out;
-  size_t pos = 0;
-  while (pos < maps->size()) {
-    size_t end = maps->find('\n', pos);
-    if (end == std::string::npos) end = maps->size();
-    const std::string line = maps->substr(pos, end - pos);
-    pos = end + 1;
-    // "start-end perms offset major:minor inode   path"
-    unsigned long long lo = 0, hi = 0, offset = 0, inode = 0;
-    unsigned major = 0, minor = 0;
-    char perms[8] = {};
-    int path_at = 0;
-    if (std::sscanf(line.c_str(), "%llx-%llx %7s %llx %x:%x %llu %n", &lo, &hi, perms, &offset, &major, &minor, &inode,
-                    &path_at) < 7 ||
-        path_at <= 0 || perms[2] != 'x')
-      continue;
-    format::PerfMmap m;
-    m.pid = m.tid = uint32_t(pid);
-    m.start = lo;
-    m.length = hi > lo ? hi - lo : 0;
-    m.file_offset = offset;
-    m.major = major;
-    m.minor = minor;
-    m.inode = inode;
-    m.prot = PROT_READ | PROT_EXEC;
-    m.path = line.substr(size_t(path_at));
-    out.push_back(std::move(m));
-  }
-  return out;
-}
-
-int32_t parent_of(pid_t pid) {
-  auto status = live::read_proc_file(fmt::format("/proc/{}/status", pid));
-  if (!status) return 0;
-  const size_t at = status->find("\nPPid:");
-  return at == std::string::npos ? 0 : int32_t(std::atol(status->c_str() + at + 6));
-}
 
 // A running process sampled for a while: its threads now (and, inherited,
 // those they start), its mappings read from /proc first.
@@ -363,10 +232,10 @@ Expected<RecordOutcome, RecordError> record_attached(const RecordRequest& r, for
   const uint64_t now = realtime_ns();
   for (const format::PerfMmap& m : mappings_of(pid)) builder.add(m, now);
   if (r.on_attached) r.on_attached(tasks.size(), 0);
-  RingReader reader(*session, builder, rec);
+  PerfRingReader reader(*session, builder, rec);
   const uint64_t until = r.attach_seconds < 0 ? UINT64_MAX : monotonic_ns() + uint64_t(r.attach_seconds * 1e9);
   bool ended = false;
-  while (!stop_requested && monotonic_ns() < until) {
+  while (!perf_stop_requested && monotonic_ns() < until) {
     reader.step();
     if (!live::process_running(pid)) {
       ended = true;

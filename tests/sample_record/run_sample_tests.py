@@ -205,9 +205,11 @@ def scenario_threads(args, work):
     check_branch_samples(rec, 0, prog)
 
 
-def scenario_fork(args, work):
+def check_fork(args, work, name, check_samples, **options):
+    """fork.c: parent and child are images of their own, the child names its
+    parent, both have mappings and samples; the child's status is covkit's."""
     prog = compile_prog(work, "fork")
-    out, _ = record(args, work, "fork", prog, expect_status=5)
+    out, _ = record(args, work, name, prog, expect_status=5, **options)
     rec = Recording(args.covkit, out)
     check(len(rec.images) == 2, f"{len(rec.images)} images, expected parent and child")
     pids = {im["pid"] for im in rec.images}
@@ -219,7 +221,12 @@ def scenario_fork(args, work):
     check(rec.images[child]["file"] != rec.images[parent]["file"], "one file for two processes")
     for i in (parent, child):
         check(rec.images[i]["maps"], f"image {i} has no mappings")
-        check_branch_samples(rec, i, prog)
+        check_samples(rec, i, prog)
+    return rec
+
+
+def scenario_fork(args, work):
+    check_fork(args, work, "fork", check_branch_samples)
 
 
 def check_exec(args, work, name, check_samples, **options):
@@ -346,20 +353,11 @@ def scenario_perf_pc(args, work):
 
 
 def scenario_perf_fork(args, work):
-    """A forked child is an image of its own that names its parent and
-    starts with its parent's mappings; the child's status is covkit's."""
+    """The same fork through perf_event_open: FORK starts the child's image
+    with its parent's mappings; both processes end."""
     need_perf(args, work)
-    prog = compile_prog(work, "fork")
-    out, _ = record(args, work, "perf_fork", prog, mode="pc", source="perf", expect_status=5)
-    rec = Recording(args.covkit, out)
-    check(len(rec.images) == 2, f"{len(rec.images)} images, expected parent and child")
-    parent = 0 if rec.images[1]["ppid"] == rec.images[0]["pid"] else 1
-    child = 1 - parent
-    check(rec.images[child]["ppid"] == rec.images[parent]["pid"], "the child does not name its parent")
-    check(rec.images[child]["file"] != rec.images[parent]["file"], "one file for two processes")
-    for i in (parent, child):
-        check(rec.images[i]["ended"], f"image {i} did not end")
-        check_perf_samples(rec, i, prog)
+    rec = check_fork(args, work, "perf_fork", check_perf_samples, mode="pc", source="perf")
+    check(all(im["ended"] for im in rec.images), rec.images)
 
 
 def scenario_perf_exec(args, work):
