@@ -46,7 +46,7 @@ constexpr const char* kSampleRecordDescription =
     "--source perf samples through the kernel's perf_event_open instead, with\n"
     "nothing preloaded (static programs too): in branch mode the PMU's own\n"
     "branch stack (Intel LBR, AMD BRS, ARM BRBE) on CPU cycles, 4000 times a\n"
-    "second of CPU by default, at about 1% of overhead; in pc mode the\n"
+    "second of CPU by default (perf record's rate); in pc mode the\n"
     "cpu-clock event. Both record the user call chain and every executable\n"
     "mapping (MMAP2: PIE programs and shared libraries where they loaded), and\n"
     "follow forks and execs. --source auto (the default) takes the PMU's branch\n"

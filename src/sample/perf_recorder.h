@@ -10,8 +10,8 @@ namespace covkit::sample {
 
 // Hardware branch stacks sampled at this period by default: perf record's
 // 4000 samples a second. A sample costs the PMU's interrupt and a copy of
-// its branch stack, a few microseconds: about 1% here, where the emulation
-// pays ~2.5 ms a vector.
+// its branch stack, microseconds where the emulation pays ~2.5 ms a vector
+// (not measured: this VM has no PMU).
 inline constexpr uint64_t kDefaultPerfBranchPeriodNs = 250'000;
 
 // request.mode: branch (the PMU's branch stack) or pc (cpu-clock).
