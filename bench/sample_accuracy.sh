@@ -12,7 +12,8 @@
 # plain); the CSV goes to WORKDIR/accuracy-OPT.csv for docs/covkit-sample.md.
 #
 # Environment: OPT (O2 default; O1), RUNS (5), PERIODS (periods of branch
-# and pc mode; default "20ms 80ms"), MODES ("breakpoint branch pc"), TAG
+# and pc mode; default "20ms 80ms"), MODES ("breakpoint branch pc"; also
+# perf-pc and perf-branch: those modes through perf_event_open), TAG
 # (a name for this run: accuracy-OPT-TAG.csv, so runs do not overwrite each other).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
@@ -78,11 +79,13 @@ rm -rf "$RECS" && mkdir -p "$RECS"
 record_run() {  # MODE PERIOD OUTDIR -> CPU seconds, covkit's included
   local mode=$1 period=$2 out=$3
   mkdir -p "$out"
+  local how="--mode $mode"
+  case $mode in perf-*) how="--mode ${mode#perf-} --source perf" ;; esac
   local wrapper=$out/zstd
   cat >"$wrapper" <<WRAP
 #!/usr/bin/env bash
 n=\$(ls -d "$out"/rec.* 2>/dev/null | wc -l)
-exec "$COVKIT" sample record --mode $mode ${period:+--period $period} -o "$out/rec.\$n" -- "$PLAIN/programs/zstd" "\$@"
+exec "$COVKIT" sample record $how ${period:+--period $period} -o "$out/rec.\$n" -- "$PLAIN/programs/zstd" "\$@"
 WRAP
   chmod +x "$wrapper"
   cpu_time "$WORKLOAD" "$wrapper" "$CORPUS"

@@ -44,7 +44,8 @@ def axes(title, xlabel, xticks, ylabel="recall"):
 def series_lines(out, series, xpos):
     for i, (name, points) in enumerate(sorted(series.items())):
         color = COLORS[i % len(COLORS)]
-        dash = ' stroke-dasharray="5,3"' if name.startswith("pc") else ""
+        # pc dashed, modes through perf_event_open dotted (colors repeat).
+        dash = ' stroke-dasharray="5,3"' if name.startswith("pc") else ' stroke-dasharray="2,2"' if name.startswith("perf") else ""
         pts = [(xpos(x), T + (H - T - B) * (1 - y)) for x, y in sorted(points)]
         out.append('<polyline fill="none" stroke="%s" stroke-width="2"%s points="%s"/>' %
                    (color, dash, " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)))
