@@ -221,6 +221,7 @@ Expected<RecordOutcome, RecordError> record_attached(const RecordRequest& r, for
   StopSignals stops;
   std::vector<pid_t> tasks = threads_of(pid);
   if (tasks.empty()) return RecordError(fmt::format("process {} does not exist", pid), false);
+  const int32_t ppid = parent_of(pid);  // while it runs
   auto session = PerfEventSession::open(tasks, config_for(r, rec));
   if (!session) return RecordError(fmt::format("process {}: {}", pid, session.error().message), false);
   std::string exe;
@@ -245,7 +246,7 @@ Expected<RecordOutcome, RecordError> record_attached(const RecordRequest& r, for
   reader.finish();
   builder.finish();
   for (format::SampleImage& image : rec.images)
-    if (image.pid == int32_t(pid) && image.ppid == 0) image.ppid = parent_of(pid);
+    if (image.pid == int32_t(pid) && image.ppid == 0) image.ppid = ppid;
   if (auto ok = format::write_sample_recording(dir.path(), rec); !ok)
     return RecordError(fmt::format("{}: {}", util::printable(dir.path()), ok.error().message), false);
   RecordOutcome out{trace::ProgramEnd{}, ended, dir.path(), dir.moved_to(), std::move(rec), ""};
