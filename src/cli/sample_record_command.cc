@@ -32,10 +32,12 @@ namespace {
 constexpr std::string_view kSampleRecordCommand = "covkit sample record";
 
 constexpr const char* kSampleRecordDescription =
-    "Runs PROG with ARGS under the sampling runtime (libcovkit-sample.so, found\n"
-    "next to covkit, preloaded with LD_PRELOAD). Every thread gets a timer of its\n"
-    "own CPU time that fires at random intervals around the period; at each tick\n"
-    "the runtime records where the thread is and its frame-pointer call stack.\n"
+    "Runs PROG with ARGS and records where it goes. In the sampling modes, by\n"
+    "default under the sampling runtime (libcovkit-sample.so, found next to\n"
+    "covkit, preloaded with LD_PRELOAD; --source below): every thread gets a\n"
+    "timer of its own CPU time that fires at random intervals around the period;\n"
+    "at each tick the runtime records where the thread is and its frame-pointer\n"
+    "call stack.\n"
     "\n"
     "--mode branch (the default) then single-steps the thread (the x86 trap\n"
     "flag) until it has taken N branches (--vector-length), recording every\n"
