@@ -1,9 +1,12 @@
 #include "live/proc_files.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 namespace covkit::live {
@@ -59,6 +62,38 @@ std::vector<std::string> process_command_line(pid_t pid) {
     pos = end + 1;
   }
   return words;
+}
+
+Expected<std::vector<pid_t>> list_threads(pid_t pid) {
+  std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) {
+    Error e(std::strerror(errno));
+    e.errno_value = errno == ENOENT ? ESRCH : errno;
+    return e;
+  }
+  std::vector<pid_t> tids;
+  while (dirent* ent = ::readdir(d))
+    if (ent->d_name[0] >= '0' && ent->d_name[0] <= '9') tids.push_back(pid_t(std::atoi(ent->d_name)));
+  ::closedir(d);
+  std::sort(tids.begin(), tids.end());
+  return tids;
+}
+
+std::optional<pid_t> parent_pid(pid_t pid) {
+  auto stat = read_proc_file("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat) return std::nullopt;
+  const std::string& line = *stat;
+  // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+  size_t close = line.rfind(')');
+  if (close == std::string::npos || close + 4 >= line.size()) return std::nullopt;
+  return pid_t(std::strtol(line.c_str() + close + 4, nullptr, 10));
+}
+
+std::string process_executable(pid_t pid) {
+  char exe[4096];
+  ssize_t n = ::readlink(("/proc/" + std::to_string(pid) + "/exe").c_str(), exe, sizeof exe - 1);
+  return n > 0 ? std::string(exe, size_t(n)) : std::string();
 }
 
 }  // namespace covkit::live

@@ -5,6 +5,7 @@
 // (std::ifstream throws from its buffer in that case).
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,5 +21,15 @@ bool process_running(pid_t pid);
 
 // The words of /proc/PID/cmdline (empty when the process is gone).
 std::vector<std::string> process_command_line(pid_t pid);
+
+// The thread ids of /proc/PID/task, sorted; ESRCH (errno_value) when the
+// process is gone.
+Expected<std::vector<pid_t>> list_threads(pid_t pid);
+
+// The parent field of /proc/PID/stat (nullopt when the process is gone).
+std::optional<pid_t> parent_pid(pid_t pid);
+
+// Where /proc/PID/exe points ("" when it cannot be read).
+std::string process_executable(pid_t pid);
 
 }  // namespace covkit::live

@@ -12,25 +12,11 @@
 
 #include <fmt/format.h>
 
+#include "live/proc_files.h"
+
 namespace covkit::live {
 
 namespace {
-
-Expected<std::vector<pid_t>> list_threads(pid_t pid) {
-  std::string dir = fmt::format("/proc/{}/task", pid);
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) {
-    Error e(std::strerror(errno));
-    e.errno_value = errno == ENOENT ? ESRCH : errno;
-    return e;
-  }
-  std::vector<pid_t> tids;
-  while (dirent* ent = ::readdir(d))
-    if (ent->d_name[0] >= '0' && ent->d_name[0] <= '9') tids.push_back(pid_t(std::atoi(ent->d_name)));
-  ::closedir(d);
-  std::sort(tids.begin(), tids.end());
-  return tids;
-}
 
 // Waits until every thread of `pending` has reported its interrupt stop,
 // taking the reports in the order the kernel gives them (waitpid(-1)): a

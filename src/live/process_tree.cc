@@ -4,7 +4,6 @@
 
 #include <cstdlib>
 #include <map>
-#include <string>
 
 #include "live/proc_files.h"
 
@@ -15,14 +14,8 @@ std::vector<pid_t> descendants(pid_t pid) {
   if (DIR* d = ::opendir("/proc")) {
     while (dirent* ent = ::readdir(d)) {
       if (ent->d_name[0] < '0' || ent->d_name[0] > '9') continue;
-      auto stat = read_proc_file(std::string("/proc/") + ent->d_name + "/stat");
-      if (!stat) continue;  // gone since the listing
-      const std::string& line = *stat;
-      // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
-      size_t close = line.rfind(')');
-      if (close == std::string::npos || close + 4 >= line.size()) continue;
-      pid_t ppid = pid_t(std::strtol(line.c_str() + close + 4, nullptr, 10));
-      children.emplace(ppid, pid_t(std::atoi(ent->d_name)));
+      const pid_t child = pid_t(std::atoi(ent->d_name));
+      if (auto ppid = parent_pid(child)) children.emplace(*ppid, child);  // else gone since the listing
     }
     ::closedir(d);
   }

@@ -226,9 +226,7 @@ std::shared_ptr<AddressSpace> Recorder::start_image(pid_t tid) {
   format::SampleImage image;
   image.id = uint32_t(recording_.images.size());
   image.pid = tid;
-  char exe[4096];
-  ssize_t n = ::readlink(fmt::format("/proc/{}/exe", tid).c_str(), exe, sizeof exe - 1);
-  if (n > 0) image.executable.assign(exe, size_t(n));
+  image.executable = live::process_executable(tid);
   recording_.images.push_back(std::move(image));
   return std::make_shared<AddressSpace>(tid, recording_.images.back().id);
 }

@@ -219,17 +219,13 @@ Expected<RecordOutcome, RecordError> record_attached(const RecordRequest& r, for
                                                      trace::RecordingDir& dir) {
   const pid_t pid = r.attach_pid;
   StopSignals stops;
-  std::vector<pid_t> tasks = threads_of(pid);
-  if (tasks.empty()) return RecordError(fmt::format("process {} does not exist", pid), false);
-  const int32_t ppid = parent_of(pid);  // while it runs
+  auto listed = live::list_threads(pid);
+  if (!listed || listed->empty()) return RecordError(fmt::format("process {} does not exist", pid), false);
+  const std::vector<pid_t>& tasks = *listed;
+  const int32_t ppid = live::parent_pid(pid).value_or(0);  // while it runs
   auto session = PerfEventSession::open(tasks, config_for(r, rec));
   if (!session) return RecordError(fmt::format("process {}: {}", pid, session.error().message), false);
-  std::string exe;
-  if (char* real = ::realpath(fmt::format("/proc/{}/exe", pid).c_str(), nullptr)) {
-    exe = real;
-    std::free(real);
-  }
-  PerfRecordingBuilder builder(rec, build_id_of, int32_t(pid), exe);
+  PerfRecordingBuilder builder(rec, build_id_of, int32_t(pid), live::process_executable(pid));
   const uint64_t now = realtime_ns();
   for (const format::PerfMmap& m : mappings_of(pid)) builder.add(m, now);
   if (r.on_attached) r.on_attached(tasks.size(), 0);
