@@ -26,6 +26,7 @@
 #include "live/process_stop.h"
 #include "live/process_maps.h"
 #include "sample/address_space.h"
+#include "sample/attach_signals.h"
 #include "sample/dynamic_linker_hook.h"
 #include "sample/elf_module_file.h"
 #include "sample/traced_launch.h"
@@ -470,46 +471,6 @@ Expected<format::SampleRecording> record_breakpoints(std::span<const std::string
   return recording;
 }
 
-namespace {
-
-volatile std::sig_atomic_t stop_requested = 0;
-void on_stop_signal(int) { stop_requested = 1; }
-void on_tick(int) {}  // only wakes waitpid (EINTR) to look at the clock
-
-// SIGINT, SIGTERM and SIGHUP end the recording (the process is not covkit's:
-// it goes on), and a 50 ms tick interrupts the wait so that --for is kept
-// even while the process sleeps; all undone when the recording ends.
-class AttachSignals {
- public:
-  AttachSignals() {
-    stop_requested = 0;
-    struct sigaction sa {};
-    sa.sa_handler = on_stop_signal;  // no SA_RESTART: waitpid returns EINTR
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < 3; ++i) ::sigaction(kStops[i], &sa, &old_[i]);
-    sa.sa_handler = on_tick;
-    ::sigaction(SIGALRM, &sa, &old_alarm_);
-  }
-  // From the wait for stops on only: covkit's own system calls before it
-  // (reading modules, planting) must not see EINTR.
-  void start_ticking() {
-    itimerval tick{{0, 50'000}, {0, 50'000}};
-    ::setitimer(ITIMER_REAL, &tick, &old_timer_);
-  }
-  ~AttachSignals() {
-    ::setitimer(ITIMER_REAL, &old_timer_, nullptr);
-    ::sigaction(SIGALRM, &old_alarm_, nullptr);
-    for (size_t i = 0; i < 3; ++i) ::sigaction(kStops[i], &old_[i], nullptr);
-  }
-
- private:
-  static constexpr int kStops[3] = {SIGINT, SIGTERM, SIGHUP};
-  struct sigaction old_[3] {}, old_alarm_ {};
-  itimerval old_timer_{};
-};
-
-}  // namespace
-
 Expected<format::SampleRecording> record_breakpoints_attached(
     pid_t pid, const BreakpointProvider& provider, const BreakpointOptions& options, double seconds,
     AttachedEnd* ended, const std::function<void(size_t threads, size_t planted)>& attached) {
@@ -528,7 +489,7 @@ Expected<format::SampleRecording> record_breakpoints_attached(
   Recorder recorder(provider, options);
   trace::ProgramEnd end;
   format::SampleRecording recording = recorder.attach(pid, tids, &end, [&] {
-    return stop_requested != 0 || (seconds >= 0 && std::chrono::steady_clock::now() >= deadline);
+    return signals.stop_requested() || (seconds >= 0 && std::chrono::steady_clock::now() >= deadline);
   }, [&](size_t threads, size_t planted) {
     if (attached) attached(threads, planted);
     signals.start_ticking();

@@ -14,6 +14,7 @@
 
 #include "format/sample_recording_writer.h"
 #include "live/proc_files.h"
+#include "sample/attach_signals.h"
 #include "sample/elf_module_file.h"
 #include "sample/perf_event_session.h"
 #include "sample/perf_recording_builder.h"
@@ -188,37 +189,12 @@ Expected<RecordOutcome, RecordError> record_launched(const RecordRequest& r, for
   return RecordOutcome{end, true, dir.path(), dir.moved_to(), std::move(rec), ""};
 }
 
-volatile std::sig_atomic_t perf_stop_requested = 0;
-void on_perf_stop_signal(int) { perf_stop_requested = 1; }
-
-// SIGINT, SIGTERM and SIGHUP end an attached recording (the process goes
-// on); covkit's own handlers come back after it.
-class StopSignals {
- public:
-  StopSignals() {
-    perf_stop_requested = 0;
-    struct sigaction sa {};
-    sa.sa_handler = on_perf_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < 3; ++i) ::sigaction(kStops[i], &sa, &old_[i]);
-  }
-  ~StopSignals() {
-    for (size_t i = 0; i < 3; ++i) ::sigaction(kStops[i], &old_[i], nullptr);
-  }
-  StopSignals(const StopSignals&) = delete;
-  StopSignals& operator=(const StopSignals&) = delete;
-
- private:
-  static constexpr int kStops[3] = {SIGINT, SIGTERM, SIGHUP};
-  struct sigaction old_[3] {};
-};
-
 // A running process sampled for a while: its threads now (and, inherited,
 // those they start), its mappings read from /proc first.
 Expected<RecordOutcome, RecordError> record_attached(const RecordRequest& r, format::SampleRecording& rec,
                                                      trace::RecordingDir& dir) {
   const pid_t pid = r.attach_pid;
-  StopSignals stops;
+  AttachSignals signals;  // no tick: the rings' wait times out every 50 ms
   auto listed = live::list_threads(pid);
   if (!listed || listed->empty()) return RecordError(fmt::format("process {} does not exist", pid), false);
   const std::vector<pid_t>& tasks = *listed;
@@ -232,7 +208,7 @@ Expected<RecordOutcome, RecordError> record_attached(const RecordRequest& r, for
   PerfRingReader reader(*session, builder, rec);
   const uint64_t until = r.attach_seconds < 0 ? UINT64_MAX : monotonic_ns() + uint64_t(r.attach_seconds * 1e9);
   bool ended = false;
-  while (!perf_stop_requested && monotonic_ns() < until) {
+  while (!signals.stop_requested() && monotonic_ns() < until) {
     reader.step();
     if (!live::process_running(pid)) {
       ended = true;
