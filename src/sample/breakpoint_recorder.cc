@@ -453,20 +453,11 @@ Expected<format::SampleRecording> record_breakpoints(std::span<const std::string
                                                       const BreakpointOptions& options, trace::ProgramEnd* end) {
   // As system() does: ^C and ^\ are the program's to handle while it runs
   // (it gets the default dispositions back), and covkit keeps what it saw.
-  struct sigaction ignore {}, old_int {}, old_quit {};
-  ignore.sa_handler = SIG_IGN;
-  sigemptyset(&ignore.sa_mask);
-  ::sigaction(SIGINT, &ignore, &old_int);
-  ::sigaction(SIGQUIT, &ignore, &old_quit);
+  trace::TerminalSignalsToProgram terminal;
   auto root = launch_traced(argv);
-  format::SampleRecording recording;
-  if (root) {
-    Recorder recorder(provider, options);
-    recording = recorder.run(*root, end);
-  }
-  ::sigaction(SIGINT, &old_int, nullptr);
-  ::sigaction(SIGQUIT, &old_quit, nullptr);
   if (!root) return root.error();
+  Recorder recorder(provider, options);
+  format::SampleRecording recording = recorder.run(*root, end);
   recording.command.assign(argv.begin(), argv.end());
   return recording;
 }

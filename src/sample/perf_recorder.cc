@@ -21,6 +21,7 @@
 #include "sample/perf_ring_reader.h"
 #include "sample/running_process.h"
 #include "sample/sample_recording_dir.h"
+#include "trace/program_run.h"
 #include "util/printable.h"
 
 namespace covkit::sample {
@@ -35,35 +36,6 @@ std::string real_path_of(const std::string& path) {
   std::free(real);
   return out;
 }
-
-std::vector<char*> c_strings(std::vector<std::string>& strings) {
-  std::vector<char*> out;
-  for (std::string& s : strings) out.push_back(s.data());
-  out.push_back(nullptr);
-  return out;
-}
-
-// SIGINT and SIGQUIT are the program's while it runs (as system() does);
-// covkit's own come back when the recording is written.
-class IgnoreTerminalSignals {
- public:
-  IgnoreTerminalSignals() {
-    struct sigaction ignore {};
-    ignore.sa_handler = SIG_IGN;
-    sigemptyset(&ignore.sa_mask);
-    ::sigaction(SIGINT, &ignore, &old_int_);
-    ::sigaction(SIGQUIT, &ignore, &old_quit_);
-  }
-  ~IgnoreTerminalSignals() {
-    ::sigaction(SIGINT, &old_int_, nullptr);
-    ::sigaction(SIGQUIT, &old_quit_, nullptr);
-  }
-  IgnoreTerminalSignals(const IgnoreTerminalSignals&) = delete;
-  IgnoreTerminalSignals& operator=(const IgnoreTerminalSignals&) = delete;
-
- private:
-  struct sigaction old_int_ {}, old_quit_ {};
-};
 
 void close_fd(int& fd) {
   if (fd >= 0) ::close(fd);
@@ -141,8 +113,8 @@ PerfEventConfig config_for(const RecordRequest& r, const format::SampleRecording
 Expected<RecordOutcome, RecordError> record_launched(const RecordRequest& r, format::SampleRecording& rec,
                                                      trace::RecordingDir& dir) {
   std::vector<std::string> args = r.command, env = r.environment;
-  std::vector<char*> argv = c_strings(args), envp = c_strings(env);
-  IgnoreTerminalSignals terminal;
+  std::vector<char*> argv = trace::c_strings(args), envp = trace::c_strings(env);
+  trace::TerminalSignalsToProgram terminal;
   auto launch = fork_waiting(r.program, argv, envp);
   if (!launch) return RecordError(fmt::format("{}: cannot run: {}", util::printable(r.program), launch.error().message), true);
   Launch child = *launch;

@@ -17,7 +17,18 @@ std::vector<std::string> current_environment() {
   return env;
 }
 
-namespace {
+TerminalSignalsToProgram::TerminalSignalsToProgram() {
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ::sigaction(SIGINT, &ignore, &old_int_);
+  ::sigaction(SIGQUIT, &ignore, &old_quit_);
+}
+
+TerminalSignalsToProgram::~TerminalSignalsToProgram() {
+  ::sigaction(SIGINT, &old_int_, nullptr);
+  ::sigaction(SIGQUIT, &old_quit_, nullptr);
+}
 
 std::vector<char*> c_strings(std::vector<std::string>& strings) {
   std::vector<char*> out;
@@ -26,18 +37,12 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
   return out;
 }
 
-}  // namespace
-
 Expected<ProgramEnd> run_program(const std::string& program, const std::vector<std::string>& args,
                                  const std::vector<std::string>& environment) {
   std::vector<std::string> arg_copy = args, env_copy = environment;
   std::vector<char*> argv = c_strings(arg_copy), envp = c_strings(env_copy);
 
-  struct sigaction ignore {}, old_int {}, old_quit {};
-  ignore.sa_handler = SIG_IGN;
-  sigemptyset(&ignore.sa_mask);
-  ::sigaction(SIGINT, &ignore, &old_int);
-  ::sigaction(SIGQUIT, &ignore, &old_quit);
+  TerminalSignalsToProgram terminal;  // until the program has ended
   // The program gets the default dispositions back.
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
@@ -54,8 +59,6 @@ Expected<ProgramEnd> run_program(const std::string& program, const std::vector<s
   if (rc == 0)
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-  ::sigaction(SIGINT, &old_int, nullptr);
-  ::sigaction(SIGQUIT, &old_quit, nullptr);
   if (rc != 0) return Error(std::strerror(rc));
 
   ProgramEnd end;

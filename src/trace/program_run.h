@@ -2,6 +2,8 @@
 // Running the traced program the way system() does: its standard streams
 // are its own, and while it runs ^C and ^\ are its to handle (covkit waits
 // to summarize what it wrote).
+#include <signal.h>
+
 #include <string>
 #include <vector>
 
@@ -14,6 +16,24 @@ struct ProgramEnd {
   int signal = 0;       // when a signal killed it (then exit_status is 0)
   bool core_dumped = false;
 };
+
+// As system() does: while an object lives, ^C and ^\ (SIGINT, SIGQUIT) are
+// ignored by covkit, so that they are the program's to handle (a child must
+// set their default dispositions back before it execs); covkit's own come
+// back after.
+class TerminalSignalsToProgram {
+ public:
+  TerminalSignalsToProgram();
+  ~TerminalSignalsToProgram();
+  TerminalSignalsToProgram(const TerminalSignalsToProgram&) = delete;
+  TerminalSignalsToProgram& operator=(const TerminalSignalsToProgram&) = delete;
+
+ private:
+  struct sigaction old_int_ {}, old_quit_ {};
+};
+
+// argv/envp for exec: pointers into `strings`, then a null.
+std::vector<char*> c_strings(std::vector<std::string>& strings);
 
 // Runs `program` with `args` (args[0] is its name) and `environment`, and
 // waits for it; an Error when it cannot be started.
