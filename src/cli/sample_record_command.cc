@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -159,10 +160,7 @@ int record_attached(const SampleRecordOptions& o, sample::RecordRequest r) {
   r.on_attached = [&](size_t threads, size_t planted) {
     const std::string what = breakpoint ? fmt::format("{} breakpoints planted", planted)
                                         : fmt::format("sampled by perf_event_open every {:g} ms of CPU",
-                                                      double(r.period_ns                               ? r.period_ns
-                                                             : r.mode == sample::SampleMode::branch ? sample::kDefaultPerfBranchPeriodNs
-                                                                                                    : sample::kDefaultPcPeriodNs) /
-                                                          1e6);
+                                                      double(sample::perf_period_ns(r)) / 1e6);
     std::fprintf(stderr, "%s: attached to process %d (%zu thread(s), %s), recording into %s%s\n",
                  std::string(kSampleRecordCommand).c_str(), int(o.pid), threads, what.c_str(),
                  util::printable(o.dir).c_str(), o.duration.empty() ? "; Ctrl-C to stop" : "");
@@ -184,19 +182,29 @@ int record_attached(const SampleRecordOptions& o, sample::RecordRequest r) {
   return 0;
 }
 
+// --period into r.period_ns; an exit status when it is not a duration.
+std::optional<int> read_period(const SampleRecordOptions& o, sample::RecordRequest& r) {
+  if (o.period.empty()) return std::nullopt;
+  auto ns = trace::parse_duration_ns(o.period);
+  if (!ns || *ns < 100'000)
+    return fail(kSampleRecordCommand, "", fmt::format("--period {}: not a duration of at least 100us (100us, 5ms, 1s)", o.period));
+  r.period_ns = *ns;
+  return std::nullopt;
+}
+
 int record(const SampleRecordOptions& o, std::vector<std::string> command) {
   if (!command.empty() && command.front() == "--") command.erase(command.begin());
   auto mode = sample::parse_mode(o.mode);
   if (!mode) return fail(kSampleRecordCommand, "", fmt::format("--mode {}: not a mode (branch, breakpoint, pc)", o.mode));
+  const bool sampling = *mode != sample::SampleMode::breakpoint;
+  if (!sampling && o.source == "perf")
+    return fail(kSampleRecordCommand, "", "--source perf goes with --mode branch or pc (breakpoints are planted by covkit)");
   if (o.pid) {
     if (!command.empty()) return fail(kSampleRecordCommand, "", "--pid attaches to a running process: give no PROG with it");
-    const bool sampling = *mode != sample::SampleMode::breakpoint;
     if (sampling && o.source == "runtime")
       return fail(kSampleRecordCommand, "", "--pid cannot use --source runtime (the runtime is preloaded when a program "
                                             "starts): --source perf samples a running process");
-    if (!sampling && o.source == "perf")
-      return fail(kSampleRecordCommand, "", "--source perf goes with --mode branch or pc (breakpoints are planted by covkit)");
-    if (sampling && *mode == sample::SampleMode::branch) {
+    if (*mode == sample::SampleMode::branch) {
       if (auto probe = sample::probe_perf_branch_stack(); !probe)
         return fail(kSampleRecordCommand, "", fmt::format("--pid in branch mode needs the PMU's branch stack: {} (--mode pc "
                                                           "samples a running process without one)",
@@ -207,52 +215,38 @@ int record(const SampleRecordOptions& o, std::vector<std::string> command) {
     r.dir = o.dir;
     r.environment = trace::current_environment();
     r.covkit_version = kVersion;
-    if (!o.period.empty()) {
-      auto ns = trace::parse_duration_ns(o.period);
-      if (!ns || *ns < 100'000)
-        return fail(kSampleRecordCommand, "", fmt::format("--period {}: not a duration of at least 100us (100us, 5ms, 1s)", o.period));
-      r.period_ns = *ns;
-    }
+    if (auto status = read_period(o, r)) return *status;
     return record_attached(o, std::move(r));
   }
   if (!o.duration.empty()) return fail(kSampleRecordCommand, "", "--for goes with --pid (a program started by covkit runs to its end)");
   if (command.empty()) return fail(kSampleRecordCommand, "", "no program to run (see covkit sample record --help)");
   sample::RecordRequest r;
   r.mode = *mode;
-  if (!o.period.empty()) {
-    auto ns = trace::parse_duration_ns(o.period);
-    if (!ns || *ns < 100'000)
-      return fail(kSampleRecordCommand, "", fmt::format("--period {}: not a duration of at least 100us (100us, 5ms, 1s)", o.period));
-    r.period_ns = *ns;
-  }
+  if (auto status = read_period(o, r)) return *status;
   r.vector_length = o.vector_length;
   auto prog = trace::find_program(command[0]);
   if (!prog) return fail(kSampleRecordCommand, command[0], "command not found", 127);
   trace::ProgramInfo info = trace::inspect_program(*prog);
   r.in_process = o.handler == "runtime";
-  const bool sampling = *mode != sample::SampleMode::breakpoint;
   const bool is_static = info.elf && !info.dynamic;
-  bool use_perf = sampling && o.source == "perf";
+  // Where the samples come from: perf_event_open, or the preloaded runtime.
+  bool use_perf = false;
   std::string emulated;  // why branch vectors were emulated (said with the summary)
-  if (sampling && o.source == "perf" && *mode == sample::SampleMode::branch) {
-    if (auto probe = sample::probe_perf_branch_stack(); !probe)
-      return fail(kSampleRecordCommand, "", fmt::format("--source perf: {} (--source runtime emulates it)", probe.error().message));
-  }
-  if (sampling && o.source == "auto") {
+  if (sampling && o.source != "runtime") {
     if (*mode == sample::SampleMode::branch) {
       auto probe = sample::probe_perf_branch_stack();
+      if (!probe && o.source == "perf")
+        return fail(kSampleRecordCommand, "", fmt::format("--source perf: {} (--source runtime emulates it)", probe.error().message));
       use_perf = bool(probe);
       if (!probe && !is_static) emulated = probe.error().message;
     } else {
-      use_perf = is_static;  // no runtime can be preloaded into it
+      use_perf = o.source == "perf" || is_static;  // no runtime can be preloaded into a static PROG
     }
   }
-  if (!sampling && o.source == "perf")
-    return fail(kSampleRecordCommand, "", "--source perf goes with --mode branch or pc (breakpoints are planted by covkit)");
   if (is_static && sampling && !use_perf)
     warn_sample_record(fmt::format("{} is statically linked, so LD_PRELOAD cannot load the runtime: nothing will be sampled",
                      util::printable(*prog)));
-  if (info.elf && !info.dynamic && *mode == sample::SampleMode::breakpoint && r.in_process) {
+  if (is_static && !sampling && r.in_process) {
     std::fprintf(stderr, "%s: %s is statically linked (no runtime can be preloaded): its breakpoints are taken under ptrace\n",
                  std::string(kSampleRecordCommand).c_str(), util::printable(*prog).c_str());
     r.in_process = false;

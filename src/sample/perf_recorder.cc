@@ -200,8 +200,12 @@ Expected<RecordOutcome, RecordError> record_attached(const RecordRequest& r, for
 
 }  // namespace
 
+uint64_t perf_period_ns(const RecordRequest& r) {
+  if (r.period_ns) return r.period_ns;
+  return r.mode == SampleMode::branch ? kDefaultPerfBranchPeriodNs : kDefaultPcPeriodNs;
+}
+
 Expected<RecordOutcome, RecordError> record_with_perf(const RecordRequest& r) {
-  const bool branch = r.mode == SampleMode::branch;
   std::vector<std::string> command = r.attach_pid > 0 ? live::process_command_line(r.attach_pid) : r.command;
   if (r.attach_pid > 0 && command.empty()) return RecordError(fmt::format("process {} does not exist", r.attach_pid), false);
   std::string joined;
@@ -211,7 +215,7 @@ Expected<RecordOutcome, RecordError> record_with_perf(const RecordRequest& r) {
 
   format::SampleRecording rec;
   rec.mode = std::string(mode_name(r.mode));
-  rec.period_ns = r.period_ns ? r.period_ns : branch ? kDefaultPerfBranchPeriodNs : kDefaultPcPeriodNs;
+  rec.period_ns = perf_period_ns(r);
   rec.command = command;
   rec.start_time = utc_now();
   rec.covkit_version = r.covkit_version;

@@ -14,6 +14,10 @@ namespace covkit::sample {
 // (not measured: this VM has no PMU).
 inline constexpr uint64_t kDefaultPerfBranchPeriodNs = 250'000;
 
+// The mean period a recording through perf samples at: the request's, or
+// its mode's default.
+uint64_t perf_period_ns(const RecordRequest& request);
+
 // request.mode: branch (the PMU's branch stack) or pc (cpu-clock).
 Expected<RecordOutcome, RecordError> record_with_perf(const RecordRequest& request);
 
