@@ -26,27 +26,33 @@ int perf_event_open(perf_event_attr& attr, pid_t pid, int cpu) {
   return int(::syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
 }
 
+// The counter's mean period as the kernel takes it: samples per second of
+// cycles (branch stacks: cycles per second vary), or ns of cpu-clock.
+uint64_t mean_period_value(const PerfEventConfig& c) {
+  const uint64_t period = c.period_ns ? c.period_ns : 1;
+  return c.kind == PerfEventKind::branch_stack ? std::max<uint64_t>(1, 1'000'000'000 / period) : period;
+}
+
 perf_event_attr make_attr(const PerfEventConfig& c, size_t ring_bytes) {
   perf_event_attr a;
   std::memset(&a, 0, sizeof a);
   a.size = sizeof a;
   a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
   if (c.callchain) a.sample_type |= PERF_SAMPLE_CALLCHAIN;
-  const uint64_t period = c.period_ns ? c.period_ns : 1;
   if (c.kind == PerfEventKind::branch_stack) {
     a.type = PERF_TYPE_HARDWARE;
     a.config = PERF_COUNT_HW_CPU_CYCLES;
-    a.freq = 1;  // cycles per second vary: ask for samples per second
-    a.sample_freq = std::max<uint64_t>(1, 1'000'000'000 / period);
+    a.freq = 1;
+    a.sample_freq = mean_period_value(c);
     a.sample_type |= PERF_SAMPLE_BRANCH_STACK;
     a.branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY;
   } else {
     a.type = PERF_TYPE_SOFTWARE;
     a.config = PERF_COUNT_SW_CPU_CLOCK;
-    a.sample_period = period;  // ns
+    a.sample_period = mean_period_value(c);
   }
-  a.disabled = 1;
-  a.enable_on_exec = 1;
+  a.disabled = !c.enabled;
+  a.enable_on_exec = !c.enabled;
   a.inherit = 1;
   a.exclude_kernel = 1;
   a.exclude_hv = 1;
@@ -120,6 +126,13 @@ std::string why_not(int err, const char* what) {
 
 const char* what_of(PerfEventKind kind) { return kind == PerfEventKind::branch_stack ? "branch stacks" : "cpu-clock samples"; }
 
+// perf_event_open's refusal `err`, as an Error that keeps its errno.
+Error refusal(int err, PerfEventKind kind) {
+  Error e(why_not(err, what_of(kind)));
+  e.errno_value = err;
+  return e;
+}
+
 // Copies n bytes at `at` of a ring's data (size a power of two), wrapping.
 void copy_wrapped(const uint8_t* data, size_t size, uint64_t at, uint8_t* out, size_t n) {
   const size_t from = size_t(at & (size - 1));
@@ -137,11 +150,7 @@ Expected<void> probe_perf_branch_stack() {
   a.enable_on_exec = 0;
   a.inherit = 0;
   const int fd = perf_event_open(a, 0, -1);
-  if (fd < 0) {
-    Error e(why_not(errno, "branch stacks"));
-    e.errno_value = errno;
-    return e;
-  }
+  if (fd < 0) return refusal(errno, config.kind);
   ::close(fd);
   return {};
 }
@@ -150,59 +159,45 @@ Expected<PerfEventSession> PerfEventSession::open(const std::vector<pid_t>& task
   format::PerfSampleLayout layout;
   layout.callchain = config.callchain;
   layout.branch_stack = config.kind == PerfEventKind::branch_stack;
+  // Every counter opened is in rings_ at once: on an error, the session's
+  // destructor closes what was opened.
   PerfEventSession session(config, layout);
   const size_t page = size_t(::sysconf(_SC_PAGESIZE));
   size_t pages = kRingPages;
-  auto failed = [&](int err) {
-    Error e(why_not(err, what_of(config.kind)));
-    e.errno_value = err;
-    return e;
-  };
   for (int cpu : online_cpus()) {
-    Ring ring;
+    Ring* ring = nullptr;  // this CPU's, once its first counter is open
     for (pid_t task : tasks) {
       perf_event_attr a = make_attr(config, pages * page);
-      if (config.enabled) {
-        a.disabled = 0;
-        a.enable_on_exec = 0;
-      }
       const int fd = perf_event_open(a, task, cpu);
       if (fd < 0) {
         if (errno == ESRCH) continue;  // the thread ended meanwhile
         if (errno == ENODEV || errno == ENXIO) break;  // a CPU that went offline
-        const int err = errno;
-        if (ring.fd >= 0) session.rings_.push_back(std::move(ring));  // closed with the session
-        return failed(err);
+        return refusal(errno, config.kind);
       }
-      if (ring.fd >= 0) {
+      if (ring) {
         // One ring per CPU, whatever the number of threads.
-        if (::ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring.fd) != 0) {
-          const int err = errno;
-          ::close(fd);
-          session.rings_.push_back(std::move(ring));
-          return Error(fmt::format("perf_event_open: cannot share the ring of CPU {}: {}", cpu, std::strerror(err)));
-        }
-        ring.more.push_back(fd);
+        ring->more.push_back(fd);
+        if (::ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd) != 0)
+          return Error(fmt::format("perf_event_open: cannot share the ring of CPU {}: {}", cpu, std::strerror(errno)));
         continue;
       }
-      ring.fd = fd;
+      ring = &session.rings_.emplace_back();
+      ring->fd = fd;
       // The locked-memory limit (perf_event_mlock_kb per user) may not hold
       // a full ring per CPU: smaller rings, read as often, lose nothing more.
       for (;;) {
-        ring.mapped = (pages + 1) * page;
-        ring.base = ::mmap(nullptr, ring.mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        if (ring.base != MAP_FAILED) break;
-        ring.base = nullptr;
-        if (errno != EPERM || pages <= kMinRingPages) {
-          const int err = errno;
-          session.rings_.push_back(std::move(ring));
-          return Error(fmt::format("cannot map the ring buffer of perf_event_open's counter on CPU {}: {}", cpu,
-                                   std::strerror(err)));
+        ring->mapped = (pages + 1) * page;
+        void* base = ::mmap(nullptr, ring->mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (base != MAP_FAILED) {
+          ring->base = base;
+          break;
         }
+        if (errno != EPERM || pages <= kMinRingPages)
+          return Error(fmt::format("cannot map the ring buffer of perf_event_open's counter on CPU {}: {}", cpu,
+                                   std::strerror(errno)));
         pages /= 2;
       }
     }
-    if (ring.fd >= 0) session.rings_.push_back(std::move(ring));
   }
   if (session.rings_.empty()) return Error("perf_event_open: no task left to count, or no online CPU to count on");
   return session;
@@ -263,9 +258,7 @@ void PerfEventSession::read_ring(Ring& ring, std::vector<format::PerfRecord>& ou
 }
 
 void PerfEventSession::shuffle_period(std::mt19937_64& random) {
-  const uint64_t period = config_.period_ns ? config_.period_ns : 1;
-  const uint64_t mean =
-      config_.kind == PerfEventKind::branch_stack ? std::max<uint64_t>(1, 1'000'000'000 / period) : period;
+  const uint64_t mean = mean_period_value(config_);
   std::uniform_int_distribution<uint64_t> spread(mean / 2, mean + mean / 2);
   for (const Ring& r : rings_) {
     uint64_t value = std::max<uint64_t>(1, spread(random));
