@@ -21,6 +21,7 @@
 #include "format/trace_file_names.h"
 #include "format/trace_meta_parser.h"
 #include "format/trace_stream_decoder.h"
+#include "util/clock_ns.h"
 #include "util/file_io.h"
 #include "util/printable.h"
 
@@ -46,12 +47,6 @@ std::optional<std::pair<uint64_t, uint64_t>> slope_point(const TraceProcess& p) 
   return std::nullopt;
 }
 
-uint64_t mono_now_ns() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-}
-
 // For a TSC process without two usable calibration pairs: the pair "now"
 // (valid when the trace was written on this machine since its last boot, as
 // for a program that still runs), else one made from this machine's TSC rate.
@@ -60,7 +55,7 @@ void complete_calibration(TraceProcess& p, const std::string& meta, std::vector<
   if (!p.calib.empty() && slope_point(p)) return;
 #ifdef COVKIT_HAVE_RDTSC
   if (!p.calib.empty()) {
-    uint64_t c = __rdtsc(), n = mono_now_ns();
+    uint64_t c = __rdtsc(), n = util::clock_ns(CLOCK_MONOTONIC);
     const auto& [c0, n0] = p.calib.front();
     if (c > c0 && n > n0 && plausible_slope((long double)(n - n0) / (long double)(c - c0))) {
       p.now_calib.emplace(c, n);
@@ -68,9 +63,9 @@ void complete_calibration(TraceProcess& p, const std::string& meta, std::vector<
     }
   }
   // Measure the local rate over a few milliseconds.
-  uint64_t c1 = __rdtsc(), n1 = mono_now_ns();
+  uint64_t c1 = __rdtsc(), n1 = util::clock_ns(CLOCK_MONOTONIC);
   ::usleep(5000);
-  uint64_t c2 = __rdtsc(), n2 = mono_now_ns();
+  uint64_t c2 = __rdtsc(), n2 = util::clock_ns(CLOCK_MONOTONIC);
   long double slope = c2 > c1 ? (long double)(n2 - n1) / (long double)(c2 - c1) : 1.0L;
   if (!plausible_slope(slope)) slope = 1.0L;
 #else

@@ -22,6 +22,7 @@
 #include "sample/running_process.h"
 #include "sample/sample_recording_dir.h"
 #include "trace/program_run.h"
+#include "util/clock_ns.h"
 #include "util/printable.h"
 
 namespace covkit::sample {
@@ -174,13 +175,13 @@ Expected<RecordOutcome, RecordError> record_attached(const RecordRequest& r, for
   auto session = PerfEventSession::open(tasks, config_for(r, rec));
   if (!session) return RecordError(fmt::format("process {}: {}", pid, session.error().message), false);
   PerfRecordingBuilder builder(rec, build_id_of, int32_t(pid), live::process_executable(pid));
-  const uint64_t now = realtime_ns();
+  const uint64_t now = util::clock_ns(CLOCK_REALTIME);
   for (const format::PerfMmap& m : mappings_of(pid)) builder.add(m, now);
   if (r.on_attached) r.on_attached(tasks.size(), 0);
   PerfRingReader reader(*session, builder, rec);
-  const uint64_t until = r.attach_seconds < 0 ? UINT64_MAX : monotonic_ns() + uint64_t(r.attach_seconds * 1e9);
+  const uint64_t until = r.attach_seconds < 0 ? UINT64_MAX : util::clock_ns(CLOCK_MONOTONIC) + uint64_t(r.attach_seconds * 1e9);
   bool ended = false;
-  while (!signals.stop_requested() && monotonic_ns() < until) {
+  while (!signals.stop_requested() && util::clock_ns(CLOCK_MONOTONIC) < until) {
     reader.step();
     if (!live::process_running(pid)) {
       ended = true;

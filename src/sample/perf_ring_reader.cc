@@ -3,7 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <ctime>
+
+#include "util/clock_ns.h"
 
 namespace covkit::sample {
 
@@ -21,50 +22,36 @@ constexpr uint64_t kSettleNs = 10'000'000;
 
 }  // namespace
 
-uint64_t realtime_ns() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_REALTIME, &ts);
-  return uint64_t(ts.tv_sec) * 1'000'000'000 + uint64_t(ts.tv_nsec);
-}
-
-uint64_t monotonic_ns() {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1'000'000'000 + uint64_t(ts.tv_nsec);
-}
-
-
 PerfRingReader::PerfRingReader(PerfEventSession& session, PerfRecordingBuilder& builder, format::SampleRecording& rec)
     : session_(session), builder_(builder), rec_(rec), random_(std::random_device{}()) {}
 
 void PerfRingReader::step() {
-    session_.wait(kReadEveryMs);
-    drain(false);
-    session_.shuffle_period(random_);
-  }
+  session_.wait(kReadEveryMs);
+  drain(false);
+  session_.shuffle_period(random_);
+}
 
 void PerfRingReader::finish() {
-    drain(true);
-    if (warnings_total_ > kMaxRingWarnings)
-      rec_.warnings.push_back(fmt::format("{} more perf ring buffer warnings", warnings_total_ - kMaxRingWarnings));
-  }
+  drain(true);
+  if (warnings_total_ > kMaxRingWarnings)
+    rec_.warnings.push_back(fmt::format("{} more perf ring buffer warnings", warnings_total_ - kMaxRingWarnings));
+}
 
 void PerfRingReader::drain(bool all) {
-    const uint64_t horizon = monotonic_ns() - kSettleNs;
-    session_.read(records_, warnings_);
-    for (format::PerfRecord& r : records_) pending_.push_back(std::move(r));
-    records_.clear();
-    std::stable_sort(pending_.begin(), pending_.end(), [](const format::PerfRecord& a, const format::PerfRecord& b) {
-      return format::perf_record_time(a) < format::perf_record_time(b);
-    });
-    size_t ready = 0;
-    while (ready < pending_.size() && (all || format::perf_record_time(pending_[ready]) <= horizon)) ++ready;
-    const uint64_t now = realtime_ns();
-    for (size_t i = 0; i < ready; ++i) builder_.add(pending_[i], now);
-    pending_.erase(pending_.begin(), pending_.begin() + ptrdiff_t(ready));
-    for (std::string& w : warnings_)
-      if (warnings_total_++ < kMaxRingWarnings) rec_.warnings.push_back(std::move(w));
-    warnings_.clear();
-  }
+  const uint64_t horizon = util::clock_ns(CLOCK_MONOTONIC) - kSettleNs;
+  session_.read(pending_, warnings_);
+  auto time_of = [](const format::PerfRecord& r) { return format::perf_record_time(r); };
+  std::stable_sort(pending_.begin(), pending_.end(),
+                   [&](const format::PerfRecord& a, const format::PerfRecord& b) { return time_of(a) < time_of(b); });
+  const auto ready = all ? pending_.end()
+                         : std::partition_point(pending_.begin(), pending_.end(),
+                                                [&](const format::PerfRecord& r) { return time_of(r) <= horizon; });
+  const uint64_t now = util::clock_ns(CLOCK_REALTIME);
+  for (auto it = pending_.begin(); it != ready; ++it) builder_.add(*it, now);
+  pending_.erase(pending_.begin(), ready);
+  for (std::string& w : warnings_)
+    if (warnings_total_++ < kMaxRingWarnings) rec_.warnings.push_back(std::move(w));
+  warnings_.clear();
+}
 
 }  // namespace covkit::sample

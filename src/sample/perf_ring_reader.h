@@ -16,11 +16,6 @@
 
 namespace covkit::sample {
 
-// CLOCK_MONOTONIC now, the clock the counters stamp their records with.
-uint64_t monotonic_ns();
-// CLOCK_REALTIME now, as recordings date their images.
-uint64_t realtime_ns();
-
 class PerfRingReader {
  public:
   PerfRingReader(PerfEventSession& session, PerfRecordingBuilder& builder, format::SampleRecording& rec);
@@ -37,7 +32,7 @@ class PerfRingReader {
   PerfRecordingBuilder& builder_;
   format::SampleRecording& rec_;
   std::mt19937_64 random_;
-  std::vector<format::PerfRecord> records_, pending_;
+  std::vector<format::PerfRecord> pending_;  // read, not yet given to the builder (time order)
   std::vector<std::string> warnings_;
   size_t warnings_total_ = 0;
 };
