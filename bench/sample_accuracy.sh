@@ -26,36 +26,8 @@ MODES=${MODES:-breakpoint branch pc}
 mkdir -p "$WORKDIR"
 WORKDIR=$(cd "$WORKDIR" && pwd -P)
 
-# 1. The truth build (and the source, cached).
-"$ROOT/tests/realcode/fetch_and_build.sh" zstd "$WORKDIR" 12 "$OPT" >/dev/null
-TRUTH=$WORKDIR/zstd-gcc12-$OPT
-SRCDIR=$(find "$WORKDIR/src/libzstd" -mindepth 1 -maxdepth 1 -type d | head -n1)
-
-# 2. The plain build: the same source and flags, without --coverage.
-PLAIN=$WORKDIR/zstd-plain-gcc12-$OPT
-if [ ! -x "$PLAIN/programs/zstd" ]; then
-  rm -rf "$PLAIN" && cp -a "$SRCDIR" "$PLAIN"
-  (cd "$PLAIN" && CC=gcc-12 CFLAGS="-$OPT -g" make -s -j"$(nproc)" -C programs zstd >/dev/null)
-fi
-
-# 3. The workload, the same for every run.
-CORPUS=$WORKDIR/sample-corpus
-[ -s "$CORPUS" ] || cat "$SRCDIR"/lib/*/*.c "$SRCDIR"/lib/*/*.h >"$CORPUS"
-# The workload as a script of its own, so /usr/bin/time measures it whole
-# (CPU time: the machine may be busy with other work; wall time is printed too).
-WORKLOAD=$WORKDIR/sample-workload.sh
-cat >"$WORKLOAD" <<'SH'
-#!/usr/bin/env bash
-# sample-workload.sh ZSTD CORPUS: compress and decompress at several levels,
-# multithreaded with long distance matching, then test and list.
-z=$1 corpus=$2
-d=$(mktemp -d)
-for l in 1 3 9 19; do "$z" -q -f -$l "$corpus" -o "$d/c.zst" && "$z" -q -d -f "$d/c.zst" -o "$d/out"; done
-"$z" -q -f -T2 --long=24 -6 "$corpus" -o "$d/mt.zst" && "$z" -q -t --long=24 "$d/mt.zst"
-"$z" -q -l "$d/mt.zst" >/dev/null
-rm -rf "$d"
-SH
-chmod +x "$WORKLOAD"
+# 1-3. The truth build, the plain build and the workload (cached in WORKDIR).
+. "$ROOT/bench/sample_zstd_setup.sh"
 workload() { "$WORKLOAD" "$1" "$CORPUS"; }
 cpu_time() {  # COMMAND... -> user+sys seconds of it and its children
   /usr/bin/time -f "%U %S" -o "$WORKDIR/.time" "$@" >/dev/null 2>&1 || true
