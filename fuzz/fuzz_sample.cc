@@ -1,10 +1,12 @@
 // Fuzzes the readers of covkit sample's inputs: a recording's IMAGE.cks
 // bytes (written by the runtime inside an arbitrary program, so never
-// trusted), recording.json, perf's branch-stack text, and the records of a
-// perf_event_open ring buffer (with what the recorder builds from them).
+// trusted), recording.json, perf's branch-stack text, the records of a
+// perf_event_open ring buffer (with what the recorder builds from them)
+// and perf.data files.
 // Input: [kind:1][bytes]; kind % 4: 0 = .cks, 1 = recording.json, 2 = perf
 // text (brstack when kind / 4 is odd, brstackoff when even), 3 = ring
-// records (kind / 4: bit 0 call chains, bit 1 branch stacks).
+// records (kind / 4: bit 0 call chains, bit 1 branch stacks) or, when
+// kind / 16 is odd, a whole perf.data imported.
 // No input may crash, hang or trip a sanitizer, and what a reader accepts
 // must be no bigger than the input can hold.
 #include <cstddef>
@@ -16,6 +18,7 @@
 
 #include "format/perf_event_records.h"
 #include "format/sample_recording_reader.h"
+#include "sample/perf_data_import.h"
 #include "sample/perf_recording_builder.h"
 #include "sample/perf_script_import.h"
 
@@ -60,8 +63,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     }
     default: {
-      const format::PerfSampleLayout layout{.callchain = (data[0] / 4 & 1) != 0,
-                                            .branch_stack = (data[0] / 4 & 2) != 0};
+      if (data[0] / 16 & 1) {
+        // Build-ids of the files it names are not read from this machine.
+        auto rec = sample::import_perf_data(bytes, [](const std::string&) { return std::string(); });
+        if (rec) check_bounded(*rec, bytes.size());
+        break;
+      }
+      const format::PerfSampleLayout layout =
+          format::perf_ring_layout((data[0] / 4 & 1) != 0, (data[0] / 4 & 2) != 0);
       std::vector<format::PerfRecord> records;
       (void)format::parse_perf_records(bytes, layout, records);  // what came before a damaged record stays
       format::SampleRecording rec;

@@ -270,6 +270,11 @@ out += record(2, 0, struct.pack("<QQ", 1, 3) + sid(0, 6))  # LOST
 open(sys.argv[1], "wb").write(out)
 PY
 
+# A perf.data that perf 6.1 recorded (tests/data/perf/cpu-clock.data), under
+# kind 0x13 (kind % 4 = 3, kind / 16 odd: a whole perf.data).
+data_dir=$(cd "$(dirname "$0")/.." && pwd -P)/tests/data/perf
+{ printf '\023'; cat "$data_dir/cpu-clock.data"; } >"$out/sample/perf-data.bin"
+
 # gmon.out files (fuzz_gmon): a program built with -pg, run once (a
 # recursion, a cycle, a call through a pointer); plus its first records only.
 mkdir -p "$out/gmon"

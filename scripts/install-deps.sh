@@ -9,7 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libdw-dev libelf-dev libmimalloc-dev libcapstone-dev
   lcov gcovr python3 dpkg-dev time wrk apache2-utils
   libxml2-utils chromium fonts-dejavu-core git
-  uftrace graphviz libgraphviz-dev lld
+  uftrace graphviz libgraphviz-dev lld linux-perf
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -20,7 +20,7 @@ constexpr const char* kSampleDescription =
     "  covkit sample report covkit-sample.data coverage of the sources (every covkit report output)\n"
     "  covkit sample compare DIR --against B   recall and precision against a --coverage build\n"
     "  covkit sample dump                      the samples as text\n"
-    "  covkit sample import-perf perf.txt      perf's branch stacks, where there is a PMU\n";
+    "  covkit sample import-perf perf.data     perf's samples (branch stacks, where there is a PMU)\n";
 
 constexpr const char* kSampleFooter =
     "Each subcommand has its own --help. The recording format is\n"
@@ -51,7 +51,7 @@ int run_sample_command(int argc, char** argv) {
   app.add_subcommand("compare", "Recall and precision of recordings against a --coverage build's truth")
       ->prefix_command();
   app.add_subcommand("dump", "Print a recording's images, mappings and samples as text")->prefix_command();
-  app.add_subcommand("import-perf", "Save perf's hardware branch stacks (perf script -F pid,tid,ip,brstack) as a recording")
+  app.add_subcommand("import-perf", "Save perf's samples (perf.data, or perf script -F pid,tid,ip,brstack text) as a recording")
       ->prefix_command();
   if (argc < 2) {  // bare `covkit sample`: what there is to do
     std::fputs(app.help().c_str(), stderr);

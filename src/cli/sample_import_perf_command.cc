@@ -1,5 +1,6 @@
-// `covkit sample import-perf FILE [--binary PATH]... [-o DIR]`: perf's branch
-// stacks (src/sample/perf_script_import) saved as a sample recording.
+// `covkit sample import-perf FILE [--binary PATH]... [-o DIR]`: perf's
+// samples, from perf.data (src/sample/perf_data_import) or perf script text
+// (src/sample/perf_script_import), saved as a sample recording.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -10,7 +11,9 @@
 #include "cli/command_line.h"
 #include "cli/sample_command.h"
 #include "cli/version.h"
+#include "format/perf_data_file.h"
 #include "format/sample_recording_writer.h"
+#include "sample/perf_data_import.h"
 #include "sample/perf_script_import.h"
 #include "sample/sample_recorder.h"
 #include "sample/sample_recording_dir.h"
@@ -21,15 +24,27 @@ namespace covkit::cli {
 
 int run_sample_import_perf(int argc, char** argv) {
   constexpr std::string_view kSampleImportPerfCommand = "covkit sample import-perf";
-  CLI::App app{"Saves the branch stacks of a perf recording as a sample recording (mode perf),\n"
-               "for the same analysis as covkit sample record's. FILE is the text of\n"
+  CLI::App app{"Saves the samples of a perf recording as a sample recording, for the same\n"
+               "analysis as covkit sample record's. FILE is perf.data itself:\n"
                "\n"
-               "  perf record -b -- ./prog && perf script -F pid,tid,ip,brstack > FILE\n"
+               "  perf record -b -- ./prog                     # branch stacks, where there is a PMU\n"
+               "  perf record -e cpu-clock --call-graph fp -- ./prog   # pc samples, anywhere\n"
+               "  covkit sample import-perf perf.data -o rec\n"
                "\n"
-               "(\"-\" reads standard input). perf prints absolute addresses and no load\n"
-               "addresses: the mappings are the executable segments of each --binary at its\n"
-               "link-time address, right for non-PIE programs (build with -no-pie). For PIE\n"
-               "programs and shared libraries, print offsets in their files instead:\n"
+               "Its MMAP records give every file's load address and its build-id table\n"
+               "the files' build-ids, so PIE programs and shared libraries need nothing\n"
+               "more. Branch stacks make a recording of mode perf, samples without them\n"
+               "one of mode pc. Not read: perf.data written to a pipe (perf record -o -)\n"
+               "and compressed records (perf record -z).\n"
+               "\n"
+               "FILE may also be the text of perf script (\"-\" reads standard input):\n"
+               "\n"
+               "  perf script -F pid,tid,ip,brstack > FILE\n"
+               "\n"
+               "which has absolute addresses and no load addresses: the mappings are the\n"
+               "executable segments of each --binary at its link-time address, right for\n"
+               "non-PIE programs (build with -no-pie). For PIE programs and shared\n"
+               "libraries, print offsets in their files instead:\n"
                "\n"
                "  perf script -F pid,tid,ip,brstackoff,dso > FILE\n"
                "  covkit sample import-perf --brstackoff FILE --binary ./prog --binary ./libfoo.so\n"
@@ -38,34 +53,49 @@ int run_sample_import_perf(int argc, char** argv) {
                std::string(kSampleImportPerfCommand)};
   std::string file, dir = "covkit-sample.data";
   std::vector<std::string> binaries;
-  app.add_option("FILE", file, "perf script output")->required();
-  app.add_option("--binary", binaries, "An ELF file the samples ran in (repeatable)")->type_name("PATH");
+  app.add_option("FILE", file, "perf.data, or perf script output")->required();
+  app.add_option("--binary", binaries, "An ELF file the samples ran in (repeatable; perf script text only)")->type_name("PATH");
   app.add_option("-o,--output", dir, "Recording directory [default: ./covkit-sample.data]")->type_name("DIR");
   app.footer(
       "Exit status: 0 when the recording was written; 1 on an error (FILE or a\n"
-      "--binary cannot be read, a line is not perf's syntax: the error names it).\n"
+      "--binary cannot be read, a damaged perf.data record or a line that is not\n"
+      "perf's syntax: the error names its offset or line).\n"
       "\n"
       "Examples:\n"
+      "  covkit sample import-perf perf.data -o rec\n"
       "  covkit sample import-perf perf.txt --binary ./prog -o rec\n"
       "  perf script -F pid,tid,ip,brstackoff,dso | covkit sample import-perf --brstackoff - --binary ./prog\n"
       "  covkit sample report rec --html cov/");
   bool offsets = false;
   app.add_flag("--brstackoff", offsets,
-               "The branch entries are perf's brstackoff: offsets in the file named after each (-F ...,brstackoff,dso)");
+               "The branch entries are perf's brstackoff: offsets in the file named after each (-F ...,brstackoff,dso; "
+               "perf script text only)");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   return run_guarded(kSampleImportPerfCommand, [&] {
-    std::string text;
+    std::string input;  // standard input's bytes
+    util::FileData data;
+    std::span<const uint8_t> bytes;
     if (file == "-") {
       char buf[65536];
       size_t n;
-      while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) text.append(buf, n);
+      while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) input.append(buf, n);
+      bytes = {reinterpret_cast<const uint8_t*>(input.data()), input.size()};
     } else {
-      auto data = util::read_file(file);
-      if (!data) return fail(kSampleImportPerfCommand, file, data.error());
-      text = data->text();
+      auto read = util::read_file(file);
+      if (!read) return fail(kSampleImportPerfCommand, file, read.error());
+      data = std::move(*read);
+      bytes = data.bytes();
     }
-    auto rec = sample::import_perf_script(text, binaries,
-                                          offsets ? sample::PerfAddresses::dso_offsets : sample::PerfAddresses::absolute);
+    const bool perf_data = format::is_perf_data(bytes);
+    if (perf_data && (!binaries.empty() || offsets))
+      std::fprintf(stderr, "%s: warning: %s is perf.data, whose records name every mapped file: --binary and "
+                           "--brstackoff are for perf script text, ignored\n",
+                   std::string(kSampleImportPerfCommand).c_str(), util::printable(file).c_str());
+    const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    auto rec = perf_data ? sample::import_perf_data(bytes)
+                         : sample::import_perf_script(text, binaries,
+                                                      offsets ? sample::PerfAddresses::dso_offsets
+                                                              : sample::PerfAddresses::absolute);
     if (!rec) return fail(kSampleImportPerfCommand, file, rec.error());
     rec->command = {"perf-import", file};
     rec->covkit_version = kVersion;

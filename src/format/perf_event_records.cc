@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <linux/perf_event.h>
+#include <sys/mman.h>
 
 #include <cstring>
 #include <type_traits>
@@ -50,11 +51,27 @@ class RecordCursor {
   size_t at_;
 };
 
-// sample_id_all's last field (with sample_type IP|TID|TIME: pid, tid, time).
-uint64_t trailing_time(std::span<const uint8_t> bytes) {
-  uint64_t t = 0;
-  if (bytes.size() >= kHeaderSize + 16) std::memcpy(&t, bytes.data() + bytes.size() - 8, 8);
-  return t;
+// The time in a record's sample_id fields, which end it: TID, TIME, ID,
+// STREAM_ID, CPU and IDENTIFIER, each 8 bytes, those the layout has.
+uint64_t trailing_time(std::span<const uint8_t> bytes, const PerfSampleLayout& layout) {
+  const uint64_t t = layout.sample_type;
+  if (!layout.sample_id_all || !(t & PERF_SAMPLE_TIME)) return 0;
+  size_t fields = 0;
+  for (uint64_t bit : {PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ID, PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
+                       PERF_SAMPLE_IDENTIFIER})
+    if (t & bit) ++fields;
+  const size_t time_from_end = (fields - ((t & PERF_SAMPLE_TID) ? 1 : 0)) * 8;
+  uint64_t time = 0;
+  if (bytes.size() >= kHeaderSize + fields * 8) std::memcpy(&time, bytes.data() + bytes.size() - time_from_end, 8);
+  return time;
+}
+
+// PERF_SAMPLE_READ's values: their size from read_format.
+size_t read_values_size(uint64_t read_format, uint64_t group_members) {
+  const size_t per_value = 8 * (1 + ((read_format & PERF_FORMAT_ID) ? 1 : 0) + ((read_format & PERF_FORMAT_LOST) ? 1 : 0));
+  const size_t times = 8 * (((read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) ? 1 : 0) +
+                            ((read_format & PERF_FORMAT_TOTAL_TIME_RUNNING) ? 1 : 0));
+  return (read_format & PERF_FORMAT_GROUP) ? 8 + times + size_t(group_members) * per_value : times + per_value;
 }
 
 Error short_record(const char* what, const RecordCursor& c) {
@@ -62,18 +79,36 @@ Error short_record(const char* what, const RecordCursor& c) {
 }
 
 Expected<PerfRecord> sample(RecordCursor& c, const PerfSampleLayout& layout) {
+  const uint64_t t = layout.sample_type;
   PerfSample s;
-  if (!c.u64(s.ip) || !c.u32(s.pid) || !c.u32(s.tid) || !c.u64(s.time)) return short_record("sample", c);
-  if (layout.callchain) {
+  uint64_t skipped = 0;
+  auto field = [&](uint64_t bit, uint64_t& v) { return !(t & bit) || c.u64(v); };
+  if (!field(PERF_SAMPLE_IDENTIFIER, s.id) || !field(PERF_SAMPLE_IP, s.ip)) return short_record("sample", c);
+  if ((t & PERF_SAMPLE_TID) && (!c.u32(s.pid) || !c.u32(s.tid))) return short_record("sample", c);
+  if (!field(PERF_SAMPLE_TIME, s.time) || !field(PERF_SAMPLE_ADDR, skipped) || !field(PERF_SAMPLE_ID, s.id) ||
+      !field(PERF_SAMPLE_STREAM_ID, skipped) || !field(PERF_SAMPLE_CPU, skipped) || !field(PERF_SAMPLE_PERIOD, skipped))
+    return short_record("sample", c);
+  if (t & PERF_SAMPLE_READ) {
+    uint64_t members = 0;
+    if ((layout.read_format & PERF_FORMAT_GROUP) && !c.u64(members)) return short_record("sample", c);
+    if (members > c.left() / 8) return Error(c.at(), fmt::format("perf sample's {} read values overrun the record", members));
+    const size_t n = read_values_size(layout.read_format, members) - ((layout.read_format & PERF_FORMAT_GROUP) ? 8 : 0);
+    if (!c.skip(n)) return short_record("sample", c);
+  }
+  if (t & PERF_SAMPLE_CALLCHAIN) {
     uint64_t n = 0;
     if (!c.u64(n)) return short_record("sample", c);
     if (n > c.left() / 8) return Error(c.at(), fmt::format("perf sample's call chain of {} entries overruns the record", n));
     s.callchain.resize(size_t(n));
     for (uint64_t& ip : s.callchain) c.u64(ip);
   }
-  if (layout.branch_stack) {
-    uint64_t n = 0;
-    if (!c.u64(n)) return short_record("sample", c);
+  if (t & PERF_SAMPLE_RAW) {  // a u32 size, then that many bytes (the pair padded to 8)
+    uint32_t n = 0;
+    if (!c.u32(n) || !c.skip(n)) return short_record("sample", c);
+  }
+  if (t & PERF_SAMPLE_BRANCH_STACK) {
+    uint64_t n = 0, hw_index = 0;
+    if (!c.u64(n) || (layout.branch_hw_index && !c.u64(hw_index))) return short_record("sample", c);
     if (n > c.left() / 24)
       return Error(c.at(), fmt::format("perf sample's branch stack of {} entries overruns the record", n));
     s.branches.resize(size_t(n));
@@ -109,6 +144,14 @@ Expected<PerfRecord> mmap2(RecordCursor& c, uint16_t misc) {
 
 }  // namespace
 
+PerfSampleLayout perf_ring_layout(bool callchain, bool branch_stack) {
+  PerfSampleLayout layout;
+  layout.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+  if (callchain) layout.sample_type |= PERF_SAMPLE_CALLCHAIN;
+  if (branch_stack) layout.sample_type |= PERF_SAMPLE_BRANCH_STACK;
+  return layout;
+}
+
 Expected<PerfRecord> parse_perf_record(std::span<const uint8_t> bytes, const PerfSampleLayout& layout) {
   if (bytes.size() < kHeaderSize) return Error(0, "perf record shorter than its header");
   perf_event_header h;
@@ -118,9 +161,18 @@ Expected<PerfRecord> parse_perf_record(std::span<const uint8_t> bytes, const Per
   RecordCursor c(bytes);
   switch (h.type) {
     case PERF_RECORD_SAMPLE: return sample(c, layout);
+    case PERF_RECORD_MMAP: {
+      PerfMmap m;
+      if (!c.u32(m.pid) || !c.u32(m.tid) || !c.u64(m.start) || !c.u64(m.length) || !c.u64(m.file_offset))
+        return short_record("MMAP", c);
+      if (!c.string(m.path)) return Error(c.at(), "perf MMAP record's file name has no end");
+      m.prot = (h.misc & PERF_RECORD_MISC_MMAP_DATA) ? PROT_READ : PROT_READ | PROT_EXEC;
+      m.time = trailing_time(bytes, layout);
+      return PerfRecord(std::move(m));
+    }
     case PERF_RECORD_MMAP2: {
       auto r = mmap2(c, h.misc);
-      if (r) std::get<PerfMmap>(*r).time = trailing_time(bytes);
+      if (r) std::get<PerfMmap>(*r).time = trailing_time(bytes, layout);
       return r;
     }
     case PERF_RECORD_COMM: {
@@ -128,7 +180,7 @@ Expected<PerfRecord> parse_perf_record(std::span<const uint8_t> bytes, const Per
       r.exec = (h.misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
       if (!c.u32(r.pid) || !c.u32(r.tid)) return short_record("COMM", c);
       if (!c.string(r.name)) return Error(c.at(), "perf COMM record's name has no end");
-      r.time = trailing_time(bytes);
+      r.time = trailing_time(bytes, layout);
       return PerfRecord(std::move(r));
     }
     case PERF_RECORD_FORK:
@@ -143,13 +195,13 @@ Expected<PerfRecord> parse_perf_record(std::span<const uint8_t> bytes, const Per
       uint64_t id = 0;
       PerfLost l;
       if (!c.u64(id) || !c.u64(l.count)) return short_record("LOST", c);
-      l.time = trailing_time(bytes);
+      l.time = trailing_time(bytes, layout);
       return PerfRecord(l);
     }
     case PERF_RECORD_LOST_SAMPLES: {
       PerfLost l;
       if (!c.u64(l.count)) return short_record("LOST_SAMPLES", c);
-      l.time = trailing_time(bytes);
+      l.time = trailing_time(bytes, layout);
       return PerfRecord(l);
     }
     default: return PerfRecord(std::monostate{});

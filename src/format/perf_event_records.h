@@ -1,8 +1,8 @@
 #pragma once
-// The records the kernel writes into a perf_event_open ring buffer, as
-// `covkit sample record --source perf` asks for them: samples (IP, TID,
-// TIME, and the user call chain and the branch stack when asked), MMAP2,
-// COMM, FORK, EXIT, LOST and LOST_SAMPLES; everything else is skipped.
+// The records the kernel writes into a perf_event_open ring buffer (and
+// perf record into perf.data, format/perf_data_file.h): samples (IP, TID,
+// TIME, the user call chain, the branch stack), MMAP and MMAP2, COMM,
+// FORK, EXIT, LOST and LOST_SAMPLES; everything else is skipped.
 // The bytes come from the kernel, but a fuzzer and the tests hand in any:
 // every field is bounds-checked against the record's own size, and a
 // record that does not hold what its type says is an Error, never a read
@@ -19,17 +19,28 @@
 
 namespace covkit::format {
 
-// What each sample holds besides IP, TID and TIME (always asked for, with
-// sample_id_all, so that the other records end with pid, tid and time: the
-// time is read from there, 0 when the record is too short to hold it).
+// What a counter's records hold: its attr's sample_type (PERF_SAMPLE_*
+// bits: the sample's fields, in the kernel's order), read_format (for
+// PERF_SAMPLE_READ) and whether its branch stack starts with hw_idx; with
+// sample_id_all, every other record ends with the sample_id fields (TID,
+// TIME, ID, STREAM_ID, CPU, IDENTIFIER, those of sample_type), where its
+// time is read (0 without them). Fields covkit does not use are skipped;
+// those after the branch stack are not read at all.
 struct PerfSampleLayout {
-  bool callchain = false;     // PERF_SAMPLE_CALLCHAIN
-  bool branch_stack = false;  // PERF_SAMPLE_BRANCH_STACK, without PERF_SAMPLE_BRANCH_HW_INDEX
+  uint64_t sample_type = 0;
+  uint64_t read_format = 0;
+  bool branch_hw_index = false;
+  bool sample_id_all = true;
 };
+
+// What covkit's own counters ask for: IP, TID and TIME, and the user call
+// chain and the branch stack when asked, with sample_id_all.
+PerfSampleLayout perf_ring_layout(bool callchain, bool branch_stack);
 
 struct PerfSample {
   uint32_t pid = 0, tid = 0;
   uint64_t ip = 0, time = 0;
+  uint64_t id = 0;  // the counter's (PERF_SAMPLE_IDENTIFIER or PERF_SAMPLE_ID), 0 without
   std::vector<uint64_t> callchain;   // as the kernel gives it: context markers, then IPs, innermost first
   std::vector<BranchPair> branches;  // as the kernel gives them: NEWEST first
 };
@@ -40,7 +51,7 @@ struct PerfMmap {
   uint32_t major = 0, minor = 0;
   uint64_t inode = 0;
   std::string build_id;  // lower-case hex, when the kernel sent it instead of the device and inode
-  uint32_t prot = 0, flags = 0;
+  uint32_t prot = 0, flags = 0;  // MMAP (not MMAP2): PROT_EXEC unless the kernel marked it data
   std::string path;
   uint64_t time = 0;
 };

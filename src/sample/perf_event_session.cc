@@ -37,14 +37,13 @@ perf_event_attr make_attr(const PerfEventConfig& c, size_t ring_bytes) {
   perf_event_attr a;
   std::memset(&a, 0, sizeof a);
   a.size = sizeof a;
-  a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-  if (c.callchain) a.sample_type |= PERF_SAMPLE_CALLCHAIN;
+  // The records' layout, which the ring reader parses with the same call.
+  a.sample_type = format::perf_ring_layout(c.callchain, c.kind == PerfEventKind::branch_stack).sample_type;
   if (c.kind == PerfEventKind::branch_stack) {
     a.type = PERF_TYPE_HARDWARE;
     a.config = PERF_COUNT_HW_CPU_CYCLES;
     a.freq = 1;
     a.sample_freq = mean_period_value(c);
-    a.sample_type |= PERF_SAMPLE_BRANCH_STACK;
     a.branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY;
   } else {
     a.type = PERF_TYPE_SOFTWARE;
@@ -156,9 +155,8 @@ Expected<void> probe_perf_branch_stack() {
 }
 
 Expected<PerfEventSession> PerfEventSession::open(const std::vector<pid_t>& tasks, const PerfEventConfig& config) {
-  format::PerfSampleLayout layout;
-  layout.callchain = config.callchain;
-  layout.branch_stack = config.kind == PerfEventKind::branch_stack;
+  const format::PerfSampleLayout layout =
+      format::perf_ring_layout(config.callchain, config.kind == PerfEventKind::branch_stack);
   // Every counter opened is in rings_ at once: on an error, the session's
   // destructor closes what was opened.
   PerfEventSession session(config, layout);

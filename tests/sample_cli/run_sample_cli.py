@@ -393,9 +393,70 @@ def scenario_import_perf(args, work):
     abs_hits = int(p.stdout.strip().split(",")[3]) if p.returncode == 0 else 0
     check(abs_hits < hits, f"offsets taken as addresses found {abs_hits} lines, converted {hits}")
 
+def scenario_import_perf_data(args, work):
+    """perf.data that perf 6.1 recorded (tests/data/perf/cpu-clock.data:
+    `perf record -e cpu-clock:u -c 500000 --call-graph fp -- ./loop 0.05`),
+    imported: the samples are those perf script read from it then
+    (cpu-clock.script), --binary is said to be ignored, and a damaged or
+    piped perf.data is one line naming the file, exit 1, no recording."""
+    data_dir = os.path.join(HERE, "..", "data", "perf")
+    data = os.path.join(data_dir, "cpu-clock.data")
+    out = os.path.join(work, "perfdata.rec")
+    shutil.rmtree(out, ignore_errors=True)
+    p = run([args.covkit, "sample", "import-perf", data, "-o", out])
+    check(p.returncode == 0, f"import-perf of perf.data exited {p.returncode}: {p.stderr}")
+    p = run([args.covkit, "sample", "dump", out])
+    check(p.returncode == 0, f"sample dump: {p.stderr}")
+    check("recording mode=pc period_ns=500000" in p.stdout, p.stdout.splitlines()[0])
+    pids = {}
+    ours = []
+    for line in p.stdout.splitlines():
+        words = line.split()
+        if words[0] == "image":
+            fields = dict(w.split("=", 1) for w in words[2:])
+            pids[int(words[1])] = int(fields["pid"])
+        elif words[0] == "sample":
+            fields = dict(w.split("=", 1) for w in words[1:])
+            ours.append((pids[int(fields["image"])], int(fields["tid"]), int(fields["ip"], 16)))
+    theirs = []
+    with open(os.path.join(data_dir, "cpu-clock.script")) as f:
+        for line in f:
+            task, ip = line.split()
+            pid, tid = task.split("/")
+            theirs.append((int(pid), int(tid), int(ip, 16)))
+    check(len(theirs) > 50, f"cpu-clock.script holds {len(theirs)} samples")
+    check(sorted(ours) == sorted(theirs), f"{len(ours)} samples imported, perf script read {len(theirs)}, or they differ")
+
+    p = run([args.covkit, "sample", "import-perf", data, "--binary", "/bin/true", "-o", out + "2"])
+    check(p.returncode == 0 and "ignored" in p.stderr, f"--binary with perf.data: {p.returncode} {p.stderr}")
+
+    with open(data, "rb") as f:
+        raw = f.read()
+    data_offset = int.from_bytes(raw[40:48], "little")
+    cut = os.path.join(work, "cut.data")
+    damaged = bytearray(raw)
+    # The first record claims more than the data section holds.
+    damaged[data_offset + 6:data_offset + 8] = (0xfff0).to_bytes(2, "little")
+    with open(cut, "wb") as f:
+        f.write(damaged)
+    piped = bytearray(raw)
+    piped[8:16] = (16).to_bytes(8, "little")
+    pipe = os.path.join(work, "pipe.data")
+    with open(pipe, "wb") as f:
+        f.write(piped)
+    for bad, words in ((cut, "does not fit"), (pipe, "pipe")):
+        target = os.path.join(work, "bad.rec")
+        shutil.rmtree(target, ignore_errors=True)
+        p = run([args.covkit, "sample", "import-perf", bad, "-o", target])
+        lines = p.stderr.strip().splitlines()
+        check(p.returncode == 1 and len(lines) == 1 and bad in lines[0] and words in lines[0],
+              f"import-perf of {bad}: {p.returncode} {p.stderr}")
+        check(not os.path.exists(target), f"a refused import left {target}")
+
+
 SCENARIOS = {"attach": scenario_attach, "breakpoint": scenario_breakpoint, "branch": scenario_branch,
              "pc": scenario_pc, "errors": scenario_errors, "stripped": scenario_stripped,
-             "import_perf": scenario_import_perf}
+             "import_perf": scenario_import_perf, "import_perf_data": scenario_import_perf_data}
 
 
 def main():

@@ -72,11 +72,13 @@ class Recording:
                 fields = dict(w.split("=", 1) for w in words[2:])
                 self.images.append({"pid": int(fields["pid"]), "ppid": int(fields["ppid"]),
                                     "exe": fields["exe"], "file": fields["file"],
-                                    "ended": fields["ended"] == "1", "maps": []})
+                                    "ended": fields["ended"] == "1", "maps": [], "offsets": []})
             elif words[0] == "mapping":
                 lo, hi = (int(x, 16) for x in words[1].split("-"))
                 path = line.split(" path=", 1)[1]
                 self.images[-1]["maps"].append((lo, hi, path))
+                offset = re.search(r" offset=(0x[0-9a-f]+)", line)
+                self.images[-1]["offsets"].append((lo, hi, int(offset.group(1), 16) if offset else 0))
             elif words[0] == "sample":
                 fields = dict(w.split("=", 1) for w in words[1:])
                 self.samples.append({"image": int(fields["image"]), "tid": int(fields["tid"]),
@@ -484,6 +486,124 @@ def scenario_perf_attach(args, work):
             continue  # a PMU with a branch stack: attaching in branch mode works
         check(p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1 and words in p.stderr, p.stderr)
         check(not os.path.exists(out), "a refused recording left its directory")
+
+
+def perf_record_data(args, work, name, *cmd, events="cpu-clock:u", expect_status=0):
+    """`perf record` itself (linux-perf) around CMD, user-space cpu-clock
+    samples every 250 us with frame-pointer call chains, to WORK/NAME.data."""
+    if not shutil.which("perf"):
+        if os.environ.get("CI"):
+            raise Failure("perf (linux-perf) missing: scripts/install-deps.sh installs it")
+        raise Skip("perf (linux-perf) is not installed")
+    data = os.path.join(work, name + ".data")
+    p = subprocess.run(["perf", "record", "-q", "-e", events, "-c", "250000", "--call-graph", "fp",
+                        "-o", data, "--", *cmd], capture_output=True, text=True, timeout=120)
+    if p.returncode != expect_status and ("perf_event_paranoid" in p.stderr or "Permission" in p.stderr
+                                          or "Operation not permitted" in p.stderr):
+        raise Skip(f"perf record is not allowed here: {p.stderr.strip()}")
+    check(p.returncode == expect_status, f"perf record: status {p.returncode}; {p.stderr}")
+    return data
+
+
+def perf_script_samples(data):
+    """perf's own reading of perf.data: (pid, tid, ip, call chain after the
+    ip) per sample. perf script prints the IP as it ran with
+    --hide-call-graph, and a chain's addresses relative to their files
+    (address - mapping start + file offset); the two runs list the samples
+    in the same order."""
+    def script(*extra):
+        p = subprocess.run(["perf", "script", "-i", data, "-F", "pid,tid,ip", *extra], capture_output=True, text=True)
+        check(p.returncode == 0, f"perf script: {p.stderr}")
+        samples = []
+        for line in p.stdout.splitlines():
+            head = re.match(r"\s*(\d+)/(\d+)\s*([0-9a-f]+)?\s*$", line)
+            if head:
+                samples.append([int(head.group(1)), int(head.group(2)),
+                                [] if head.group(3) is None else [int(head.group(3), 16)]])
+            elif line.strip() and samples:
+                samples[-1][2].append(int(line.split()[0], 16))
+        return samples
+    flat, chained = script("--hide-call-graph"), script()
+    check(len(flat) == len(chained), f"perf script lists {len(flat)} samples, then {len(chained)}")
+    return [(pid, tid, ips[0], chain[2][1:]) for (pid, tid, ips), chain in zip(flat, chained)]
+
+
+def file_relative(maps_with_offsets, addr):
+    for lo, hi, offset in maps_with_offsets:
+        if lo <= addr < hi:
+            return addr - lo + offset
+    return None
+
+
+def import_perf_data(args, work, name, data):
+    out = os.path.join(work, name + ".rec")
+    shutil.rmtree(out, ignore_errors=True)
+    p = subprocess.run([args.covkit, "sample", "import-perf", data, "-o", out], capture_output=True, text=True)
+    check(p.returncode == 0, f"import-perf: status {p.returncode}; {p.stderr}")
+    return out, Recording(args.covkit, out), p
+
+
+def check_against_perf_script(rec, data):
+    """Every sample perf script reads from perf.data, with the same pid, tid
+    and IP, and a call chain that is perf's, cut where it leaves the image's
+    mappings (frames without frame pointers)."""
+    theirs = perf_script_samples(data)
+    ours = [(rec.images[s["image"]]["pid"], s["tid"], s["ip"], s["image"], s["stack"]) for s in rec.samples]
+    check(theirs, "perf script found no samples")
+    check(sorted((p, t, ip) for p, t, ip, _, _ in ours) == sorted((p, t, ip) for p, t, ip, _ in theirs),
+          f"{len(ours)} samples imported, perf script reads {len(theirs)}; (pid, tid, ip) differ")
+    chains = {}
+    for p, t, ip, chain in theirs:
+        chains.setdefault((p, t, ip), []).append(chain)
+    stacked = 0
+    for p, t, ip, image, stack in ours:
+        relative = [file_relative(rec.images[image]["offsets"], a) for a in stack]
+        check(any(chain[:len(relative)] == relative for chain in chains[(p, t, ip)]),
+              f"stack {[hex(a) for a in stack]} of sample {p}/{t} {ip:#x} is not a prefix of perf's chains")
+        stacked += bool(stack)
+    return stacked
+
+
+def scenario_perf_data_threads(args, work):
+    """perf.data of `perf record -e cpu-clock:u --call-graph fp` imported:
+    the samples perf script reads, four threads, the PIE program and libc
+    among the mappings (no --binary), and the analysis finds the spin loop."""
+    prog = compile_prog(work, "threads", ["-pthread", "-fno-omit-frame-pointer"])
+    data = perf_record_data(args, work, "threads", prog)
+    out, rec, p = import_perf_data(args, work, "threads", data)
+    check("4 threads" in p.stderr, f"summary: {p.stderr}")
+    check(rec.header["mode"] == "pc" and rec.header["period_ns"] == "250000", rec.header)
+    check(len(rec.images) == 1 and rec.images[0]["exe"] == prog, rec.images)
+    check(any(m[2].endswith("/libc.so.6") for m in rec.images[0]["maps"]), rec.images[0]["maps"])
+    stacked = check_against_perf_script(rec, data)
+    check(stacked > 0, "no sample has a call stack")
+    check_perf_samples(rec, 0, prog)
+    check(lcov_hits(args, work, out, "spin.h"), "no line of spin.h found executed")
+
+
+def scenario_perf_data_fork_exec(args, work):
+    """perf.data of a fork and of an exec: a child's image names its parent;
+    an exec starts a new image in the same pid; a file of two events (each
+    record then carries its counter's id) read as perf reads it."""
+    fork = compile_prog(work, "fork")
+    data = perf_record_data(args, work, "fork", fork, expect_status=5)
+    _, rec, _ = import_perf_data(args, work, "fork", data)
+    check_against_perf_script(rec, data)
+    check(len(rec.images) == 2, f"{len(rec.images)} images, expected parent and child")
+    pids = {im["pid"] for im in rec.images}
+    check(sum(1 for im in rec.images if im["ppid"] in pids) == 1, f"no child names its parent: {rec.images}")
+    for i in (0, 1):
+        check_perf_samples(rec, i, fork)
+
+    exe, loop = compile_prog(work, "exec"), compile_prog(work, "loop")
+    data = perf_record_data(args, work, "exec", exe, loop, "0.3", "4", events="cpu-clock:u,task-clock:u",
+                            expect_status=4)
+    _, rec, _ = import_perf_data(args, work, "exec", data)
+    check_against_perf_script(rec, data)
+    first, second = rec.image_of(exe), rec.image_of(loop)
+    check(first and second, f"images {[im['exe'] for im in rec.images]}")
+    check(rec.images[first[0]]["pid"] == rec.images[second[0]]["pid"], "exec changed the pid")
+    check_perf_samples(rec, second[0], loop)
 
 
 SCENARIOS = {name[len("scenario_"):]: fn for name, fn in globals().items() if name.startswith("scenario_")}

@@ -13,47 +13,16 @@
 #include <vector>
 
 #include "format/perf_event_records.h"
+#include "perf_record_bytes.h"
 #include "sample/perf_recording_builder.h"
 
 namespace covkit {
 namespace {
 
 using format::PerfRecord;
+using testing::RecordBytes;
 
-// One record: fields appended, the header's size filled in by bytes().
-class RecordBytes {
- public:
-  RecordBytes(uint32_t type, uint16_t misc = 0) : type_(type), misc_(misc) {}
-  RecordBytes& u32(uint32_t v) { return raw(&v, 4); }
-  RecordBytes& u64(uint64_t v) { return raw(&v, 8); }
-  RecordBytes& string(const std::string& s) {  // NUL-terminated, padded to 8
-    body_.insert(body_.end(), s.begin(), s.end());
-    do body_.push_back(0);
-    while (body_.size() % 8);
-    return *this;
-  }
-  // sample_id_all with IP|TID|TIME: pid, tid, time.
-  RecordBytes& sample_id(uint32_t pid, uint32_t tid, uint64_t time) { return u32(pid).u32(tid).u64(time); }
-  std::vector<uint8_t> bytes() const {
-    perf_event_header h{type_, misc_, uint16_t(sizeof h + body_.size())};
-    std::vector<uint8_t> out(sizeof h);
-    std::memcpy(out.data(), &h, sizeof h);
-    out.insert(out.end(), body_.begin(), body_.end());
-    return out;
-  }
-
- private:
-  RecordBytes& raw(const void* p, size_t n) {
-    const auto* b = static_cast<const uint8_t*>(p);
-    body_.insert(body_.end(), b, b + n);
-    return *this;
-  }
-  uint32_t type_;
-  uint16_t misc_;
-  std::vector<uint8_t> body_;
-};
-
-const format::PerfSampleLayout kBoth{.callchain = true, .branch_stack = true};
+const format::PerfSampleLayout kBoth = format::perf_ring_layout(true, true);
 
 RecordBytes sample(uint32_t pid, uint32_t tid, uint64_t ip, uint64_t time) {
   return std::move(RecordBytes(PERF_RECORD_SAMPLE).u64(ip).u32(pid).u32(tid).u64(time));
@@ -112,7 +81,7 @@ TEST(PerfEventRecords, SampleWithCallChainAndBranchStack) {
 TEST(PerfEventRecords, ALayoutWithoutBranchesReadsOnlyTheCallChain) {
   RecordBytes r = sample(1, 1, 0x10, 5);
   r.u64(1).u64(0x20);
-  PerfRecord rec = parsed(r, {.callchain = true, .branch_stack = false});
+  PerfRecord rec = parsed(r, format::perf_ring_layout(true, false));
   const auto& s = std::get<format::PerfSample>(rec);
   EXPECT_TRUE(s.branches.empty());
   EXPECT_EQ(s.callchain, (std::vector<uint64_t>{0x20}));
