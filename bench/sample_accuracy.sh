@@ -52,7 +52,8 @@ record_run() {  # MODE PERIOD OUTDIR -> CPU seconds, covkit's included
   local mode=$1 period=$2 out=$3
   mkdir -p "$out"
   local how="--mode $mode"
-  case $mode in perf-*) how="--mode ${mode#perf-} --source perf" ;; esac
+  # pc and branch: the runtime's (perf-pc, perf-branch: the kernel's)
+  case $mode in perf-*) how="--mode ${mode#perf-} --source perf" ;; pc|branch) how="--mode $mode --source runtime" ;; esac
   local wrapper=$out/zstd
   cat >"$wrapper" <<WRAP
 #!/usr/bin/env bash

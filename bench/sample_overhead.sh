@@ -46,7 +46,7 @@ for _ in $(seq "$RUNS"); do
   set -- $(timed "$WORK/fixed" "$ROUNDS"); base_w=$(min "$base_w" "$1"); base_c=$(min "$base_c" "$2")
   set -- $(timed "$COVKIT" sample record $period -o "$WORK/b" -- "$WORK/fixed" "$ROUNDS")
   br_w=$(min "$br_w" "$1"); br_c=$(min "$br_c" "$2")
-  set -- $(timed "$COVKIT" sample record --mode pc $period -o "$WORK/p" -- "$WORK/fixed" "$ROUNDS")
+  set -- $(timed "$COVKIT" sample record --mode pc --source runtime $period -o "$WORK/p" -- "$WORK/fixed" "$ROUNDS")
   pc_w=$(min "$pc_w" "$1"); pc_c=$(min "$pc_c" "$2")
   set -- $(timed "$COVKIT" sample record --mode pc --source perf $period -o "$WORK/pp" -- "$WORK/fixed" "$ROUNDS")
   pp_w=$(min "$pp_w" "$1"); pp_c=$(min "$pp_c" "$2")

@@ -14,8 +14,9 @@
 # added outside the program's code, over the plain run's CPU time, is what
 # each mode costs. Both are printed.
 #
-# Environment: OPT (O2 default), ROUNDS (5), MODES ("breakpoint branch pc";
-# also perf-pc: pc mode through perf_event_open), PERIOD (empty: each mode's
+# Environment: OPT (O2 default), ROUNDS (5), MODES ("breakpoint branch pc":
+# branch and pc through the preloaded runtime; also perf-pc: pc mode through
+# perf_event_open, the default where it is permitted), PERIOD (empty: each mode's
 # default). Needs perf (Debian's linux-perf) allowed to sample its children
 # (kernel.perf_event_paranoid <= 2).
 set -euo pipefail
@@ -51,7 +52,8 @@ profile() {
 # The workload inside one recording per mode, as a script perf can run.
 for mode in $MODES; do
   how="--mode $mode"
-  case $mode in perf-*) how="--mode ${mode#perf-} --source perf" ;; esac
+  # pc and branch: the runtime's (perf-pc: the kernel's cpu-clock)
+  case $mode in perf-*) how="--mode ${mode#perf-} --source perf" ;; pc|branch) how="--mode $mode --source runtime" ;; esac
   cat >"$tmp/record-$mode" <<SH
 #!/usr/bin/env bash
 rm -rf "$tmp/rec"

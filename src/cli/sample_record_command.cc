@@ -33,12 +33,12 @@ namespace {
 constexpr std::string_view kSampleRecordCommand = "covkit sample record";
 
 constexpr const char* kSampleRecordDescription =
-    "Runs PROG with ARGS and records where it goes. In the sampling modes, by\n"
-    "default under the sampling runtime (libcovkit-sample.so, found next to\n"
-    "covkit, preloaded with LD_PRELOAD; --source below): every thread gets a\n"
-    "timer of its own CPU time that fires at random intervals around the period;\n"
-    "at each tick the runtime records where the thread is and its frame-pointer\n"
-    "call stack.\n"
+    "Runs PROG with ARGS and records where it goes. In the sampling modes,\n"
+    "where the kernel does not sample (--source below), under the sampling\n"
+    "runtime (libcovkit-sample.so, found next to covkit, preloaded with\n"
+    "LD_PRELOAD): every thread gets a timer of its own CPU time that fires at\n"
+    "random intervals around the period; at each tick the runtime records\n"
+    "where the thread is and its frame-pointer call stack.\n"
     "\n"
     "--mode branch (the default) then single-steps the thread (the x86 trap\n"
     "flag) until it has taken N branches (--vector-length), recording every\n"
@@ -54,7 +54,8 @@ constexpr const char* kSampleRecordDescription =
     "mapping (MMAP2: PIE programs and shared libraries where they loaded), and\n"
     "follow forks and execs. --source auto (the default) takes the PMU's branch\n"
     "stack in branch mode where there is one, and says so when it emulates\n"
-    "it; perf for a statically linked PROG; the runtime otherwise.\n"
+    "it; in pc mode perf_event_open's cpu-clock wherever it is permitted,\n"
+    "else the runtime; perf for a statically linked PROG in either mode.\n"
     "perf_event_open needs kernel.perf_event_paranoid <= 2 (user space of\n"
     "one's own processes, as here) or CAP_PERFMON.\n"
     "\n"
@@ -205,7 +206,7 @@ int record(const SampleRecordOptions& o, std::vector<std::string> command) {
       return fail(kSampleRecordCommand, "", "--pid cannot use --source runtime (the runtime is preloaded when a program "
                                             "starts): --source perf samples a running process");
     if (*mode == sample::SampleMode::branch) {
-      if (auto probe = sample::probe_perf_branch_stack(); !probe)
+      if (auto probe = sample::probe_perf(sample::PerfEventKind::branch_stack); !probe)
         return fail(kSampleRecordCommand, "", fmt::format("--pid in branch mode needs the PMU's branch stack: {} (--mode pc "
                                                           "samples a running process without one)",
                                                           probe.error().message));
@@ -234,13 +235,17 @@ int record(const SampleRecordOptions& o, std::vector<std::string> command) {
   std::string emulated;  // why branch vectors were emulated (said with the summary)
   if (sampling && o.source != "runtime") {
     if (*mode == sample::SampleMode::branch) {
-      auto probe = sample::probe_perf_branch_stack();
+      auto probe = sample::probe_perf(sample::PerfEventKind::branch_stack);
       if (!probe && o.source == "perf")
         return fail(kSampleRecordCommand, "", fmt::format("--source perf: {} (--source runtime emulates it)", probe.error().message));
       use_perf = bool(probe);
       if (!probe && !is_static) emulated = probe.error().message;
     } else {
-      use_perf = o.source == "perf" || is_static;  // no runtime can be preloaded into a static PROG
+      // The kernel's cpu-clock wherever it is permitted: nothing preloaded,
+      // no signal in the program, samples from the exec on. A static PROG
+      // gets it in any case (no runtime can be preloaded into it), and
+      // --source perf reports a refusal when the recording starts.
+      use_perf = o.source == "perf" || is_static || bool(sample::probe_perf(sample::PerfEventKind::cpu_clock));
     }
   }
   if (is_static && sampling && !use_perf)
@@ -293,8 +298,8 @@ int run_sample_record(int argc, char** argv) {
                  "PMU), 250us with the PMU (--source perf), 10ms for pc]; 100us, 5ms, 1s")
       ->type_name("T");
   app.add_option("--source", o.source,
-                 "Where samples come from: auto (the PMU's branch stack where there is one, else the runtime; "
-                 "the default), perf (the kernel's perf_event_open: PMU branch stack or cpu-clock, nothing "
+                 "Where samples come from: auto (the default: branch mode the PMU's branch stack where there is "
+                 "one, pc mode perf_event_open's cpu-clock where permitted, else the runtime), perf (the kernel's perf_event_open: PMU branch stack or cpu-clock, nothing "
                  "preloaded), runtime (the preloaded runtime: single-step emulation, timer)")
       ->check(CLI::IsMember({"auto", "perf", "runtime"}))
       ->type_name("SOURCE");

@@ -142,9 +142,9 @@ void copy_wrapped(const uint8_t* data, size_t size, uint64_t at, uint8_t* out, s
 
 }  // namespace
 
-Expected<void> probe_perf_branch_stack() {
+Expected<void> probe_perf(PerfEventKind kind) {
   PerfEventConfig config;
-  config.kind = PerfEventKind::branch_stack;
+  config.kind = kind;
   perf_event_attr a = make_attr(config, 4096);
   a.enable_on_exec = 0;
   a.inherit = 0;

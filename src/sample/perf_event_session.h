@@ -38,10 +38,10 @@ struct PerfEventConfig {
   bool enabled = false;
 };
 
-// Whether this machine can sample branch stacks: a counter opened on
+// Whether this machine lets covkit sample `kind`: a counter opened on
 // covkit itself, never enabled. The Error says why not (no PMU, a PMU
-// without a branch stack, permissions), in one line.
-Expected<void> probe_perf_branch_stack();
+// without a branch stack, permissions, a seccomp filter), in one line.
+Expected<void> probe_perf(PerfEventKind kind);
 
 class PerfEventSession {
  public:

@@ -155,7 +155,7 @@ def scenario_stack(args, work):
     returns into main) and every return address is in executable code."""
     compile_prog(work, "loop", ["-O0", "-fno-omit-frame-pointer", "-o", os.path.join(work, "loop_fp")])
     prog = os.path.join(work, "loop_fp")
-    out, _ = record(args, work, "stack", prog, "0.3", mode="pc", expect_status=0)
+    out, _ = record(args, work, "stack", prog, "0.3", mode="pc", source="runtime", expect_status=0)
     rec = Recording(args.covkit, out)
     maps = rec.images[0]["maps"]
     prog_maps = [m for m in maps if m[2] == prog]
@@ -192,7 +192,7 @@ def scenario_dlopen(args, work):
 
 def scenario_pc(args, work):
     prog = compile_prog(work, "loop")
-    out, _ = record(args, work, "pc", prog, "0.6", mode="pc", expect_status=0)
+    out, _ = record(args, work, "pc", prog, "0.6", mode="pc", source="runtime", expect_status=0)
     rec = Recording(args.covkit, out)
     check(rec.header["mode"] == "pc", rec.header)
     check(len(rec.samples) >= 5, f"{len(rec.samples)} samples")
@@ -357,6 +357,21 @@ def scenario_perf_pc(args, work):
     check_perf_samples(rec, 0, prog)
     hits = lcov_hits(args, work, out, "spin.h")
     check(hits, "no line of spin.h found executed")
+
+
+def scenario_perf_pc_auto(args, work):
+    """--mode pc without --source, where perf_event_open may sample: nothing
+    is preloaded (the program sees no LD_PRELOAD), the samples are the
+    kernel's, and a program exec'ed by a shell is followed."""
+    need_perf(args, work)
+    loop = compile_prog(work, "loop")
+    out, p = record(args, work, "pc_auto", "/bin/sh", "-c", f'echo "[$LD_PRELOAD]"; exec {loop} 0.3',
+                    mode="pc", expect_status=0)
+    check(p.stdout.strip() == "[]", f"the program saw LD_PRELOAD={p.stdout.strip()}")
+    rec = Recording(args.covkit, out)
+    images = rec.image_of(loop)
+    check(images, f"no image of {loop}: {[im['exe'] for im in rec.images]}")
+    check_perf_samples(rec, images[0], loop)
 
 
 def scenario_perf_fork(args, work):
