@@ -156,7 +156,9 @@ int run_sample_compare(int argc, char** argv) {
   app.footer(kSampleCompareFooter);
   app.get_formatter()->column_width(34);
   SampleCompareOptions o;
-  app.add_option("DIR", o.dirs, "Recording directories (covkit sample record -o DIR)")->required()->check(CLI::ExistingDirectory);
+  app.add_option("DIR", o.dirs, "Recording directories (covkit sample record -o DIR) or perf.data files")
+      ->required()
+      ->check(CLI::ExistingPath);
   app.add_option("--against", o.against, "The --coverage build whose .gcda files hold the truth")
       ->required()
       ->type_name("BUILD")

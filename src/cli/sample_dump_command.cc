@@ -6,7 +6,7 @@
 
 #include "cli/command_line.h"
 #include "cli/sample_command.h"
-#include "format/sample_recording_reader.h"
+#include "sample/recording_input.h"
 #include "sample/sample_text.h"
 #include "sample/steps_to_branches.h"
 
@@ -14,7 +14,8 @@ namespace covkit::cli {
 
 int run_sample_dump(int argc, char** argv) {
   constexpr std::string_view kSampleDumpCommand = "covkit sample dump";
-  CLI::App app{"Prints a recording of covkit sample record as text: its settings, each process\n"
+  CLI::App app{"Prints a recording of covkit sample record (or a perf.data, as sample import-perf\n"
+               "would save it) as text: its settings, each process\n"
                "image with its executable mappings, each sample (thread, address, stack,\n"
                "single-stepped addresses), warnings and lost samples. Lines start with\n"
                "their kind (recording, command, image, mapping, sample, stack, steps,\n"
@@ -23,11 +24,11 @@ int run_sample_dump(int argc, char** argv) {
                std::string(kSampleDumpCommand)};
   std::string dir = "covkit-sample.data";
   bool no_steps = false;
-  app.add_option("DIR", dir, "Recording directory [default: ./covkit-sample.data]");
+  app.add_option("DIR", dir, "Recording directory, or a perf.data file [default: ./covkit-sample.data]");
   app.add_flag("--no-steps", no_steps, "Leave out the single-stepped addresses");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   return run_guarded(kSampleDumpCommand, [&] {
-    auto rec = format::read_sample_recording(dir);
+    auto rec = sample::read_recording_input(dir);
     if (!rec) return fail(kSampleDumpCommand, dir, rec.error());
     if (!no_steps) sample::fill_branches(*rec);  // the taken branches the steps imply
     std::string text = sample::recording_text(*rec, !no_steps);

@@ -26,7 +26,8 @@ constexpr const char* kSampleReportDescription =
     "of the program's sources and reports it as `covkit report` does: terminal\n"
     "summary, lcov, Cobertura, JSON, HTML, gates. Several recordings (runs of\n"
     "one program) are added together before the analysis, so what one run\n"
-    "proves helps the inference on the others.\n"
+    "proves helps the inference on the others. A perf.data file (perf record,\n"
+    "with or without -b) may stand for a recording: it is imported on the fly.\n"
     "\n"
     "Each module the program mapped is disassembled into control-flow graphs;\n"
     "the evidence (branch vectors, stepped addresses, call stacks, breakpoint\n"
@@ -47,6 +48,7 @@ constexpr const char* kSampleReportFooter =
     "  covkit sample report covkit-sample.data\n"
     "  covkit sample report run1 run2 run3 --html cov/ --show-inferred\n"
     "  covkit sample report rec --inference sound --lcov sampled.info\n"
+    "  covkit sample report perf.data --html cov/          # perf record's samples\n"
     "\n"
     "The manual is docs/covkit-sample.md; every output, filter and gate option\n"
     "is that of `covkit report` (docs/covkit-report.md).";
@@ -80,7 +82,9 @@ int run_sample_report(int argc, char** argv) {
   app.footer(kSampleReportFooter);
   app.get_formatter()->column_width(34);
   SampleReportOptions o;
-  app.add_option("DIR", o.dirs, "Recording directories (covkit sample record -o DIR)")->required()->check(CLI::ExistingDirectory);
+  app.add_option("DIR", o.dirs, "Recording directories (covkit sample record -o DIR) or perf.data files")
+      ->required()
+      ->check(CLI::ExistingPath);
   add_sample_analysis_options(app, o.analysis);
   app.add_flag("--show-inferred", o.show_inferred,
                "Mark lines covered only by inference, never observed: \"inferred\": true in --json, an 'i' in --html")

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "format/sample_recording_reader.h"
+#include "sample/recording_input.h"
 #include "sample/recording_merge.h"
 #include "util/printable.h"
 
@@ -25,7 +25,7 @@ Expected<SampleCoverage> load_sampled_coverage(const std::vector<std::string>& d
                                                const SampledCoverageOptions& options) {
   std::vector<format::SampleRecording> recordings;
   for (const std::string& dir : dirs) {
-    auto rec = format::read_sample_recording(dir);
+    auto rec = read_recording_input(dir);
     if (!rec) {
       Error e = rec.error();
       e.message = util::printable(dir) + ": " + e.message;

@@ -397,7 +397,8 @@ def scenario_import_perf_data(args, work):
     """perf.data that perf 6.1 recorded (tests/data/perf/cpu-clock.data:
     `perf record -e cpu-clock:u -c 500000 --call-graph fp -- ./loop 0.05`),
     imported: the samples are those perf script read from it then
-    (cpu-clock.script), --binary is said to be ignored, and a damaged or
+    (cpu-clock.script), sample dump reads the file itself alike, --binary
+    is said to be ignored, and a damaged or
     piped perf.data is one line naming the file, exit 1, no recording."""
     data_dir = os.path.join(HERE, "..", "data", "perf")
     data = os.path.join(data_dir, "cpu-clock.data")
@@ -426,6 +427,12 @@ def scenario_import_perf_data(args, work):
             theirs.append((int(pid), int(tid), int(ip, 16)))
     check(len(theirs) > 50, f"cpu-clock.script holds {len(theirs)} samples")
     check(sorted(ours) == sorted(theirs), f"{len(ours)} samples imported, perf script read {len(theirs)}, or they differ")
+
+    # sample dump (and report, compare) read perf.data as it is: the same samples.
+    direct = run([args.covkit, "sample", "dump", data])
+    check(direct.returncode == 0, f"sample dump of perf.data: {direct.stderr}")
+    samples = lambda text: [l for l in text.splitlines() if l.startswith(("sample ", "  stack"))]
+    check(samples(direct.stdout) == samples(p.stdout), "sample dump of perf.data differs from the import's")
 
     p = run([args.covkit, "sample", "import-perf", data, "--binary", "/bin/true", "-o", out + "2"])
     check(p.returncode == 0 and "ignored" in p.stderr, f"--binary with perf.data: {p.returncode} {p.stderr}")

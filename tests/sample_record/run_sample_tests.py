@@ -593,7 +593,10 @@ def scenario_perf_data_threads(args, work):
     stacked = check_against_perf_script(rec, data)
     check(stacked > 0, "no sample has a call stack")
     check_perf_samples(rec, 0, prog)
-    check(lcov_hits(args, work, out, "spin.h"), "no line of spin.h found executed")
+    hits = lcov_hits(args, work, out, "spin.h")
+    check(hits, "no line of spin.h found executed")
+    # sample report reads perf.data as it is, as the import saved it.
+    check(lcov_hits(args, work, data, "spin.h") == hits, "sample report of perf.data differs from the import's")
 
 
 def scenario_perf_data_fork_exec(args, work):

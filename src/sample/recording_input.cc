@@ -1,0 +1,21 @@
+#include "sample/recording_input.h"
+
+#include "format/perf_data_file.h"
+#include "format/sample_recording_reader.h"
+#include "sample/perf_data_import.h"
+#include "util/file_io.h"
+
+namespace covkit::sample {
+
+Expected<format::SampleRecording> read_recording_input(const std::string& path) {
+  if (util::is_directory(path)) return format::read_sample_recording(path);
+  auto data = util::read_file(path);
+  if (!data) return data.error();
+  if (!format::is_perf_data(data->bytes()))
+    return Error("neither a recording directory (covkit sample record -o DIR) nor a perf.data file");
+  auto rec = import_perf_data(data->bytes());
+  if (rec) rec->command = {"perf-import", path};
+  return rec;
+}
+
+}  // namespace covkit::sample
