@@ -1,11 +1,7 @@
 #include "sample/perf_script_import.h"
 
 #include <elf.h>
-#include <elfutils/libdwelf.h>
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <libelf.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
@@ -13,7 +9,7 @@
 #include <optional>
 
 #include "live/elf_image.h"
-#include "util/file_io.h"
+#include "sample/elf_module_file.h"
 #include "util/printable.h"
 
 namespace covkit::sample {
@@ -47,21 +43,6 @@ std::optional<int32_t> decimal(std::string_view s) {
   return v;
 }
 
-std::string build_id(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return "";
-  elf_version(EV_CURRENT);
-  std::string out;
-  if (Elf* e = elf_begin(fd, ELF_C_READ, nullptr)) {
-    const void* id = nullptr;
-    ssize_t n = dwelf_elf_gnu_build_id(e, &id);
-    for (ssize_t i = 0; i < n; ++i) out += fmt::format("{:02x}", static_cast<const uint8_t*>(id)[i]);
-    elf_end(e);
-  }
-  ::close(fd);
-  return out;
-}
-
 // A --binary: its executable segments as mappings, which also turn perf's
 // offsets in it into addresses.
 struct Binary {
@@ -83,16 +64,13 @@ struct Binary {
 Expected<std::vector<Binary>> load_binaries(const std::vector<std::string>& paths) {
   std::vector<Binary> out;
   for (const std::string& path : paths) {
-    auto data = util::read_file(path);
-    if (!data) return Error(fmt::format("{}: {}", util::printable(path), data.error().message));
-    auto info = live::parse_load_info(data->bytes());
-    if (!info) return Error(fmt::format("{}: {}", util::printable(path), info.error().message));
+    auto file = read_elf_module(path);  // its segments and build-id, in one reading
+    if (!file) return file.error();
     Binary b;
     b.path = path;
-    b.type = info->type;
-    std::string id = build_id(path);
-    for (const live::LoadSegment& s : info->loads)
-      if (s.executable && s.memsz) b.maps.push_back({s.vaddr, s.vaddr + s.memsz, s.offset, path, id, 0, 0});
+    b.type = file->type;
+    for (const live::LoadSegment& s : file->loads)
+      if (s.executable && s.memsz) b.maps.push_back({s.vaddr, s.vaddr + s.memsz, s.offset, path, file->build_id, 0, 0});
     out.push_back(std::move(b));
   }
   return out;
