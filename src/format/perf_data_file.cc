@@ -155,9 +155,15 @@ Expected<PerfDataFile> read_perf_data(std::span<const uint8_t> file) {
   if (attr_size < kSectionSize + 8 || attr_size > 65536 || attrs->size() % attr_size != 0 || attrs->empty())
     return Error(16, fmt::format("perf.data's attr entries of {} bytes do not divide its attr section of {}",
                                  attr_size, attrs->size()));
+  size_t ids = 0;
   for (size_t at = 0; at < attrs->size(); at += attr_size) {
     auto e = read_event(file, attrs->subspan(at, attr_size), size_t(section_at(file, 24).offset + at));
     if (!e) return e.error();
+    // perf writes each event's ids apart: events that all name the same
+    // bytes would make memory grow with their number times the file's size.
+    ids += e->ids.size();
+    if (ids > file.size() / 8)
+      return Error(24, "perf.data's events name more counter ids than the file holds (their id sections overlap)");
     out.events.push_back(std::move(*e));
   }
   const bool by_identifier = std::all_of(out.events.begin(), out.events.end(), [](const PerfDataEvent& e) {

@@ -327,6 +327,17 @@ TEST(PerfDataFile, DamagedAndUnsupportedFilesAreRefusedByName) {
   Event b{attr(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN), {2}};
   EXPECT_NE(error_of(perf_data({a, b}, {})).find("no PERF_SAMPLE_IDENTIFIER"), std::string::npos);
 
+  // Events whose id sections all span the whole file (memory would grow
+  // with their number times its size).
+  Event c{attr(kBranchType), {1}}, d{attr(kBranchType), {2}};
+  auto overlapping = perf_data({c, d}, branch_records());
+  const size_t entry = sizeof(perf_event_attr) + 16;
+  for (size_t i = 0; i < 2; ++i) {
+    put64(overlapping, 104 + i * entry + sizeof(perf_event_attr), 0);
+    put64(overlapping, 104 + i * entry + sizeof(perf_event_attr) + 8, overlapping.size() / 8 * 8);
+  }
+  EXPECT_NE(error_of(overlapping).find("more counter ids than the file holds"), std::string::npos);
+
   Event no_tid{attr(PERF_SAMPLE_IP | PERF_SAMPLE_TIME), {1}};
   auto rec = sample::import_perf_data(perf_data({no_tid}, {}));
   ASSERT_FALSE(rec);
