@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -21,18 +22,28 @@ namespace {
 class FileTable {
  public:
   explicit FileTable(std::vector<std::string>& files) : files_(files) {}
+  // A unit's names are joined to its comp_dir: the names seen so far are
+  // for the previous unit's.
+  void begin_unit() { by_name_.clear(); }
   uint32_t index(const std::string& comp_dir, const char* name) {
+    // libdw hands out the same pointer for a file of the unit's table every
+    // time (every row of a line table names one): the path is joined and
+    // normalized once per file, not once per row.
+    auto cached = by_name_.find(name);
+    if (cached != by_name_.end()) return cached->second;
     std::filesystem::path p(name ? name : "");
     if (p.is_relative() && !comp_dir.empty()) p = std::filesystem::path(comp_dir) / p;
     std::string s = p.lexically_normal().string();
     auto [it, fresh] = ids_.try_emplace(s, uint32_t(files_.size()));
     if (fresh) files_.push_back(s);
+    by_name_.emplace(name, it->second);
     return it->second;
   }
 
  private:
   std::vector<std::string>& files_;
   std::map<std::string, uint32_t> ids_;
+  std::unordered_map<const char*, uint32_t> by_name_;  // this unit's names, by libdw's pointer
 };
 
 std::string comp_dir_of(Dwarf_Die* cu) {
@@ -137,6 +148,7 @@ Expected<LineTable> load_line_table(const std::string& path) {
     Dwarf_Die cu;
     if (dwarf_offdie(dbg, off + header, &cu)) {
       std::string dir = comp_dir_of(&cu);
+      files.begin_unit();
       std::map<uint64_t, DeclLine> entries;  // the unit's
       read_subprograms(&cu, dir, files, entries, 0);
       read_lines(&cu, dir, entries, files, t.ranges);
