@@ -23,8 +23,6 @@ OPT=${OPT:-O2}
 RUNS=${RUNS:-5}
 PERIODS=${PERIODS:-20ms 80ms}
 MODES=${MODES:-breakpoint branch pc}
-mkdir -p "$WORKDIR"
-WORKDIR=$(cd "$WORKDIR" && pwd -P)
 
 # 1-3. The truth build, the plain build and the workload (cached in WORKDIR).
 . "$ROOT/bench/sample_zstd_setup.sh"

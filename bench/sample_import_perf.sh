@@ -19,8 +19,6 @@ OPT=${OPT:-O2}
 PERIOD=${PERIOD:-40000}
 RUNS=${RUNS:-3}
 command -v perf >/dev/null || { echo "sample_import_perf: perf not found (apt-get install linux-perf)" >&2; exit 2; }
-mkdir -p "$WORKDIR"
-WORKDIR=$(cd "$WORKDIR" && pwd -P)
 . "$ROOT/bench/sample_zstd_setup.sh"
 
 tmp=$(mktemp -d)

@@ -28,8 +28,6 @@ ROUNDS=${ROUNDS:-5}
 MODES=${MODES:-breakpoint branch pc}
 PERIOD=${PERIOD:-}
 command -v perf >/dev/null || { echo "sample_workload_overhead: perf not found (apt-get install linux-perf)" >&2; exit 2; }
-mkdir -p "$WORKDIR"
-WORKDIR=$(cd "$WORKDIR" && pwd -P)
 . "$ROOT/bench/sample_zstd_setup.sh"
 
 tmp=$(mktemp -d)

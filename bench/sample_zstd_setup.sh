@@ -2,7 +2,9 @@
 # source with gcc-12, `--coverage -OPT -g` (the truth, by
 # tests/realcode/fetch_and_build.sh) and `-OPT -g` (what is sampled), and one
 # workload script, all cached in WORKDIR. Needs ROOT, WORKDIR and OPT; sets
-# TRUTH, PLAIN, CORPUS and WORKLOAD.
+# TRUTH, PLAIN, CORPUS and WORKLOAD (and WORKDIR to its absolute path).
+mkdir -p "$WORKDIR"
+WORKDIR=$(cd "$WORKDIR" && pwd -P)
 
 # The truth build (and the source, cached).
 "$ROOT/tests/realcode/fetch_and_build.sh" zstd "$WORKDIR" 12 "$OPT" >/dev/null
