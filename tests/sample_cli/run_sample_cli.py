@@ -171,6 +171,11 @@ def scenario_errors(args, work):
     check(p.returncode == 1, f"corrupt recording: exit {p.returncode}")
     check(len(p.stderr.strip().splitlines()) == 1 and "bad.rec" in p.stderr,
           f"corrupt recording: want one line naming it, got {p.stderr!r}")
+    # A file that is neither a recording directory nor a perf.data.
+    for command in ("report", "dump"):
+        p = run([args.covkit, "sample", command, os.path.join(work, "accuracy.c")])
+        check(p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1 and "accuracy.c" in p.stderr
+              and "neither a recording directory" in p.stderr, f"sample {command} of a C file: {p.stderr!r}")
     rec, _ = record(args, work, "ok.rec", plain, 10, "breakpoint")
     p = run([args.covkit, "sample", "compare", rec, "--against", work + "/nothing-here"])
     check(p.returncode != 0 and "nothing-here" in p.stderr, f"missing truth: {p.returncode} {p.stderr!r}")
