@@ -503,16 +503,18 @@ def scenario_perf_attach(args, work):
         check(not os.path.exists(out), "a refused recording left its directory")
 
 
-def perf_record_data(args, work, name, *cmd, events="cpu-clock:u", expect_status=0):
+def perf_record_data(args, work, name, *cmd, events="cpu-clock:u", call_graph="fp", expect_status=0):
     """`perf record` itself (linux-perf) around CMD, user-space cpu-clock
-    samples every 250 us with frame-pointer call chains, to WORK/NAME.data."""
+    samples every 250 us with call chains (frame pointers; None: none), to
+    WORK/NAME.data."""
     if not shutil.which("perf"):
         if os.environ.get("CI"):
             raise Failure("perf (linux-perf) missing: scripts/install-deps.sh installs it")
         raise Skip("perf (linux-perf) is not installed")
     need_perf(args, work)  # perf_event_open itself may be refused here (paranoid level, seccomp)
     data = os.path.join(work, name + ".data")
-    p = subprocess.run(["perf", "record", "-q", "-e", events, "-c", "250000", "--call-graph", "fp",
+    chains = ["--call-graph", call_graph] if call_graph else []
+    p = subprocess.run(["perf", "record", "-q", "-e", events, "-c", "250000", *chains,
                         "-o", data, "--", *cmd], capture_output=True, text=True, timeout=120)
     if p.returncode != expect_status and any(why in p.stderr for why in (
             "perf_event_paranoid", "Permission", "Operation not permitted", "Function not implemented")):
@@ -623,6 +625,35 @@ def scenario_perf_data_fork_exec(args, work):
     check(first and second, f"images {[im['exe'] for im in rec.images]}")
     check(rec.images[first[0]]["pid"] == rec.images[second[0]]["pid"], "exec changed the pid")
     check_perf_samples(rec, second[0], loop)
+
+
+def scenario_perf_data_layouts(args, work):
+    """Other sample layouts perf writes, imported as perf reads them:
+    --call-graph dwarf (ADDR, REGS_USER, STACK_USER and DATA_SRC around the
+    fields covkit reads) and a group sampled by its leader with the
+    members' values in each sample (PERF_SAMPLE_READ, PERF_FORMAT_GROUP;
+    perf script prints one line per member, covkit keeps the one sample)."""
+    loop = compile_prog(work, "loop")
+    data = perf_record_data(args, work, "dwarf", loop, "0.1", call_graph="dwarf")
+    _, rec, _ = import_perf_data(args, work, "dwarf", data)
+    check_against_perf_script(rec, data)
+    check_perf_samples(rec, 0, loop)
+
+    # With call chains, which come after the values: a wrong skip misreads them.
+    data = perf_record_data(args, work, "group", loop, "0.1", events="{cpu-clock:u,task-clock:u}:S")
+    _, rec, _ = import_perf_data(args, work, "group", data)
+    p = subprocess.run(["perf", "script", "-i", data, "-F", "pid,tid,ip,event", "--hide-call-graph"],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, f"perf script: {p.stderr}")
+    leader = []
+    for line in p.stdout.splitlines():
+        m = re.match(r"\s*(\d+)/(\d+)\s+(\S+):\s+([0-9a-f]+)\s*$", line)
+        if m and m.group(3) == "cpu-clock:u":
+            leader.append((int(m.group(1)), int(m.group(2)), int(m.group(4), 16)))
+    ours = [(rec.images[s["image"]]["pid"], s["tid"], s["ip"]) for s in rec.samples]
+    check(leader and sorted(ours) == sorted(leader),
+          f"{len(ours)} samples imported, perf script lists {len(leader)} of the group's leader")
+    check_perf_samples(rec, 0, loop)
 
 
 SCENARIOS = {name[len("scenario_"):]: fn for name, fn in globals().items() if name.startswith("scenario_")}
