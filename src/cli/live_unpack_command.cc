@@ -2,11 +2,8 @@
 // the hex lines a serial console carries) back into .gcda files.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <optional>
 #include <span>
 #include <string>
@@ -60,45 +57,6 @@ constexpr const char* kLiveUnpackFooter =
     "  covkit report cov/                              then report as usual\n"
     "See docs/covkit-live.md, UNPACK for the stream and hex formats.";
 
-// Standard input to its end, held in memory (a pipe cannot be mapped).
-Expected<std::string> read_stdin() {
-  std::string text;
-  char buf[1 << 16];
-  while (true) {
-    ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
-    if (n == 0) return text;
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error(std::strerror(errno));
-    text.append(buf, size_t(n));
-  }
-}
-
-// STREAM's bytes: a file mapped (a 20 GB log costs no memory), or stdin.
-struct Input {
-  std::string shown;  // for messages
-  std::optional<util::FileData> file;
-  std::string piped;
-  std::string_view text() const { return file ? file->text() : std::string_view(piped); }
-  std::span<const uint8_t> bytes() const {
-    return {reinterpret_cast<const uint8_t*>(text().data()), text().size()};
-  }
-};
-
-Expected<Input> read_input(const std::string& path) {
-  Input in;
-  in.shown = path == "-" ? "<stdin>" : path;
-  if (path == "-") {
-    auto text = read_stdin();
-    if (!text) return std::move(text).error();
-    in.piped = std::move(*text);
-  } else {
-    auto data = util::read_file(path);
-    if (!data) return std::move(data).error();
-    in.file = std::move(*data);
-  }
-  return in;
-}
-
 std::string summary_line(const model::UnpackResult& result, const std::string& out) {
   size_t added = 0;
   for (const auto& f : result.files) added += f.added_to_existing;
@@ -109,20 +67,21 @@ std::string summary_line(const model::UnpackResult& result, const std::string& o
 
 int unpack(const std::string& stream_path, const std::string& out, const std::string& format_name,
            const model::UnpackOptions& options, bool quiet) {
-  auto in = read_input(stream_path);
-  if (!in) return fail(kLiveUnpackCommand, stream_path == "-" ? "<stdin>" : stream_path, in.error().message);
+  const std::string shown = stream_path == "-" ? "<stdin>" : stream_path;  // for messages
+  auto in = util::read_file_or_stdin(stream_path);  // a file mapped (a 20 GB log costs no memory), or stdin
+  if (!in) return fail(kLiveUnpackCommand, shown, in.error().message);
   const bool binary =
       format_name == "binary" || (format_name == "auto" && format::looks_like_binary_stream(in->bytes()));
   std::optional<format::HexDump> hex;
   if (!binary) {
     auto decoded = format::decode_hex_dump(in->text());
-    if (!decoded) return fail(kLiveUnpackCommand, in->shown, decoded.error());
+    if (!decoded) return fail(kLiveUnpackCommand, shown, decoded.error());
     hex = std::move(*decoded);
   }
   // Errors of the stream are told in terms of the input the user has.
   auto placed = [&](const Error& e) { return hex ? hex->locate(e, in->text()) : e; };
   auto stream = format::read_gcov_stream(hex ? std::span<const uint8_t>(hex->bytes) : in->bytes());
-  if (!stream) return fail(kLiveUnpackCommand, in->shown, placed(stream.error()));
+  if (!stream) return fail(kLiveUnpackCommand, shown, placed(stream.error()));
   auto result = model::write_unpacked_stream(*stream, out, options);
   if (!result) {
     // Errors about an entry of the stream (a name, data that cannot be
@@ -131,7 +90,7 @@ int unpack(const std::string& stream_path, const std::string& out, const std::st
     const Error& e = result.error();
     if (!e.offset) return fail(kLiveUnpackCommand, "", e.message);
     const Error at = placed(e);
-    return fail(kLiveUnpackCommand, in->shown, fmt::format("at byte {}: {}", *at.offset, at.message));
+    return fail(kLiveUnpackCommand, shown, fmt::format("at byte {}: {}", *at.offset, at.message));
   }
   if (!quiet) std::printf("%s\n", summary_line(*result, out).c_str());
   return 0;

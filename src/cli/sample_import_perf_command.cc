@@ -72,28 +72,16 @@ int run_sample_import_perf(int argc, char** argv) {
                "perf script text only)");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   return run_guarded(kSampleImportPerfCommand, [&] {
-    std::string input;  // standard input's bytes
-    util::FileData data;
-    std::span<const uint8_t> bytes;
-    if (file == "-") {
-      char buf[65536];
-      size_t n;
-      while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) input.append(buf, n);
-      bytes = {reinterpret_cast<const uint8_t*>(input.data()), input.size()};
-    } else {
-      auto read = util::read_file(file);
-      if (!read) return fail(kSampleImportPerfCommand, file, read.error());
-      data = std::move(*read);
-      bytes = data.bytes();
-    }
+    auto data = util::read_file_or_stdin(file);
+    if (!data) return fail(kSampleImportPerfCommand, file, data.error());
+    const std::span<const uint8_t> bytes = data->bytes();
     const bool perf_data = format::is_perf_data(bytes);
     if (perf_data && (!binaries.empty() || offsets))
       std::fprintf(stderr, "%s: warning: %s is perf.data, whose records name every mapped file: --binary and "
                            "--brstackoff are for perf script text, ignored\n",
                    std::string(kSampleImportPerfCommand).c_str(), util::printable(file).c_str());
-    const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     auto rec = perf_data ? sample::import_perf_data(bytes)
-                         : sample::import_perf_script(text, binaries,
+                         : sample::import_perf_script(data->text(), binaries,
                                                       offsets ? sample::PerfAddresses::dso_offsets
                                                               : sample::PerfAddresses::absolute);
     if (!rec) return fail(kSampleImportPerfCommand, file, rec.error());

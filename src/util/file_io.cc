@@ -83,11 +83,23 @@ Expected<FileData> read_file(const std::string& path) {
     }
   }
   // Read to the end, not to st_size: a file may grow while it is read.
-  out.copy_.resize(size > 0 ? size : 4096);
+  if (auto ok = FileData::read_to_end(fd.get(), size, out); !ok) return ok.error();
+  return out;
+}
+
+Expected<FileData> read_file_or_stdin(const std::string& path) {
+  if (path != "-") return read_file(path);
+  FileData out;
+  if (auto ok = FileData::read_to_end(STDIN_FILENO, 0, out); !ok) return ok.error();
+  return out;
+}
+
+Expected<void> FileData::read_to_end(int fd, size_t size_hint, FileData& out) {
+  out.copy_.resize(size_hint > 0 ? size_hint : 4096);
   size_t used = 0;
   while (true) {
     if (used == out.copy_.size()) out.copy_.resize(out.copy_.size() * 2);
-    ssize_t n = ::read(fd.get(), out.copy_.data() + used, out.copy_.size() - used);
+    ssize_t n = ::read(fd, out.copy_.data() + used, out.copy_.size() - used);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return errno_error();
     if (n == 0) break;
@@ -97,7 +109,7 @@ Expected<FileData> read_file(const std::string& path) {
   out.copy_.shrink_to_fit();
   out.data_ = out.copy_.data();
   out.size_ = used;
-  return out;
+  return {};
 }
 
 Expected<void, WriteError> write_file_atomic(const std::string& path, std::string_view content) {

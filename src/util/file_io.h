@@ -14,7 +14,8 @@
 
 namespace covkit::util {
 
-// A regular file's bytes, owned: a mapping (see mapped_file.h) or a copy.
+// A regular file's (or standard input's) bytes, owned: a mapping (see
+// mapped_file.h) or a copy.
 class FileData {
  public:
   FileData() = default;
@@ -30,6 +31,9 @@ class FileData {
 
  private:
   friend Expected<FileData> read_file(const std::string& path);
+  friend Expected<FileData> read_file_or_stdin(const std::string& path);
+  // `fd` read to its end into out's copy (`size_hint`: the bytes expected).
+  static Expected<void> read_to_end(int fd, size_t size_hint, FileData& out);
   void release();
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
@@ -42,6 +46,11 @@ class FileData {
 // notes file may name either as its source). The error's message is the
 // reason ("Permission denied", "not a regular file").
 Expected<FileData> read_file(const std::string& path);
+
+// A command's input: the file at `path` as read_file reads it, or standard
+// input to its end when `path` is "-" (held in memory: a pipe cannot be
+// mapped).
+Expected<FileData> read_file_or_stdin(const std::string& path);
 
 // Why a write failed: gcov words "could not open" and "error writing" apart.
 enum class WriteStage { kOpen, kWrite };

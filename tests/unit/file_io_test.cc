@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -41,6 +42,34 @@ std::string temp_path(const char* what) {
 }
 
 // Large files are mapped, not copied: same bytes either way.
+// "-" is standard input, read to its end (a pipe here, as in `... | covkit
+// live unpack -`); any other path is read_file's, devices refused alike.
+TEST(FileIo, DashReadsStandardInputToItsEnd) {
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  std::string sent(100000, 'x');  // more than a pipe holds at once: written while it is read
+  sent[12345] = 'y';
+  const int saved = ::dup(STDIN_FILENO);
+  ASSERT_GE(saved, 0);
+  ASSERT_EQ(::dup2(pipe_fds[0], STDIN_FILENO), STDIN_FILENO);
+  ::close(pipe_fds[0]);
+  const pid_t writer = ::fork();
+  ASSERT_GE(writer, 0);
+  if (writer == 0) {
+    const bool ok = ::write(pipe_fds[1], sent.data(), sent.size()) == ssize_t(sent.size());
+    ::_exit(ok ? 0 : 1);
+  }
+  ::close(pipe_fds[1]);
+  auto data = covkit::util::read_file_or_stdin("-");
+  ::dup2(saved, STDIN_FILENO);
+  ::close(saved);
+  int status = 0;
+  ::waitpid(writer, &status, 0);
+  ASSERT_TRUE(data) << data.error().message;
+  EXPECT_EQ(data->text(), sent);
+  EXPECT_FALSE(covkit::util::read_file_or_stdin("/dev/zero"));
+}
+
 TEST(FileIo, LargeFileIsReadWhole) {
   const std::string path = temp_path("large");
   std::string content(3u << 20, '\0');
