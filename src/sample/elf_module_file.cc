@@ -29,4 +29,9 @@ Expected<ElfModuleFile> read_elf_module(const std::string& path) {
   return out;
 }
 
+std::string file_build_id(const std::string& path) {
+  auto file = read_elf_module(path);
+  return file ? file->build_id : std::string();
+}
+
 }  // namespace covkit::sample

@@ -24,6 +24,10 @@ struct ElfModuleFile {
 
 Expected<ElfModuleFile> read_elf_module(const std::string& path);
 
+// The build-id of the file at `path` as it is now; "" when it has none or
+// cannot be read (the recorders name mappings with it).
+std::string file_build_id(const std::string& path);
+
 // The file's functions and symbols (format/elf_symbols.h), as the recorder
 // has always named them.
 using format::function_entries;

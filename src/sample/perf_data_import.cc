@@ -22,25 +22,9 @@ uint64_t period_ns_of(const format::PerfDataEvent& e) {
   return clock ? e.period_or_freq : 0;
 }
 
-// Images no sample fell in go; the others are renumbered in order.
-void drop_images_without_samples(format::SampleRecording& rec) {
-  std::vector<bool> sampled(rec.images.size(), false);
-  for (const format::Sample& s : rec.samples) sampled[s.image] = true;
-  std::vector<uint32_t> new_id(rec.images.size(), 0);
-  std::vector<format::SampleImage> kept;
-  for (size_t i = 0; i < rec.images.size(); ++i) {
-    if (!sampled[i]) continue;
-    new_id[i] = uint32_t(kept.size());
-    kept.push_back(std::move(rec.images[i]));
-    kept.back().id = new_id[i];
-  }
-  rec.images = std::move(kept);
-  for (format::Sample& s : rec.samples) s.image = new_id[s.image];
-}
-
 }  // namespace
 
-Expected<format::SampleRecording> import_perf_data(std::span<const uint8_t> bytes, FileBuildId file_build_id) {
+Expected<format::SampleRecording> import_perf_data(std::span<const uint8_t> bytes, const FileBuildId& build_id_of_file) {
   auto file = format::read_perf_data(bytes);
   if (!file) return file.error();
   for (const format::PerfDataEvent& e : file->events)
@@ -51,19 +35,15 @@ Expected<format::SampleRecording> import_perf_data(std::span<const uint8_t> byte
   format::SampleRecording rec;
   rec.period_ns = period_ns_of(file->events.front());
   const auto& table = file->build_ids;
-  auto build_id = [&table, &file_build_id](const std::string& path) {
+  auto build_id = [&table, &build_id_of_file](const std::string& path) {
     auto it = table.find(path);
-    if (it != table.end()) return it->second;
-    if (file_build_id) return file_build_id(path);
-    auto elf = read_elf_module(path);
-    return elf ? elf->build_id : std::string();
+    return it != table.end() ? it->second : build_id_of_file(path);
   };
   // No process was started by covkit: every image is found from its records.
   PerfRecordingBuilder builder(rec, build_id, -1, "");
   auto read = format::for_each_perf_data_record(*file, [&](const format::PerfRecord& r) { builder.add(r, 0); });
   if (!read) return read.error();
-  builder.finish();
-  drop_images_without_samples(rec);
+  builder.finish(PerfRecordingBuilder::Images::sampled);
   const bool branches = std::any_of(rec.samples.begin(), rec.samples.end(),
                                     [](const format::Sample& s) { return !s.branches.empty(); });
   rec.mode = branches ? "perf" : "pc";

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "format/sample_records.h"
+#include "sample/elf_module_file.h"
 #include "util/expected.h"
 
 namespace covkit::sample {
@@ -20,9 +21,11 @@ namespace covkit::sample {
 // The build-id of a file as it is now ("" when it has none or cannot be read).
 using FileBuildId = std::function<std::string(const std::string& path)>;
 
-// Build-ids come from the file's build-id table, else from `file_build_id`
-// (default: the mapped file read now). Processes with no sample are left
-// out (a system-wide perf record lists every process on the machine).
-Expected<format::SampleRecording> import_perf_data(std::span<const uint8_t> file, FileBuildId file_build_id = {});
+// Build-ids come from the file's build-id table, else from
+// `build_id_of_file` (the mapped file read now; a fuzzer reads none).
+// Processes with no sample are left out (a system-wide perf record lists
+// every process on the machine).
+Expected<format::SampleRecording> import_perf_data(std::span<const uint8_t> file,
+                                                   const FileBuildId& build_id_of_file = file_build_id);
 
 }  // namespace covkit::sample

@@ -97,11 +97,6 @@ Expected<Launch> fork_waiting(const std::string& program, std::vector<char*>& ar
   return Launch{pid, go[1], failed[0]};
 }
 
-std::string build_id_of(const std::string& path) {
-  auto file = read_elf_module(path);
-  return file ? file->build_id : std::string();
-}
-
 PerfEventConfig config_for(const RecordRequest& r, const format::SampleRecording& rec) {
   PerfEventConfig config;
   config.kind = r.mode == SampleMode::branch ? PerfEventKind::branch_stack : PerfEventKind::cpu_clock;
@@ -140,7 +135,7 @@ Expected<RecordOutcome, RecordError> record_launched(const RecordRequest& r, for
     return RecordError(fmt::format("{}: cannot run: {}", util::printable(r.program), std::strerror(exec_errno)), true);
   }
 
-  PerfRecordingBuilder builder(rec, build_id_of, int32_t(child.pid), real_path_of(r.program));
+  PerfRecordingBuilder builder(rec, file_build_id, int32_t(child.pid), real_path_of(r.program));
   PerfRingReader reader(*session, builder, rec);
   int status = -1;
   while ((status = wait_for(child.pid, WNOHANG)) == -1) reader.step();
@@ -174,7 +169,7 @@ Expected<RecordOutcome, RecordError> record_attached(const RecordRequest& r, for
   const int32_t ppid = live::parent_pid(pid).value_or(0);  // while it runs
   auto session = PerfEventSession::open(tasks, config_for(r, rec));
   if (!session) return RecordError(fmt::format("process {}: {}", pid, session.error().message), false);
-  PerfRecordingBuilder builder(rec, build_id_of, int32_t(pid), live::process_executable(pid));
+  PerfRecordingBuilder builder(rec, file_build_id, int32_t(pid), live::process_executable(pid));
   const uint64_t now = util::clock_ns(CLOCK_REALTIME);
   for (const format::PerfMmap& m : mappings_of(pid)) builder.add(m, now);
   if (r.on_attached) r.on_attached(tasks.size(), 0);

@@ -139,7 +139,7 @@ void PerfRecordingBuilder::root_ended(bool exited) {
   if (it != current_.end()) rec_.images[it->second].ended = exited;
 }
 
-void PerfRecordingBuilder::finish() {
+void PerfRecordingBuilder::finish(Images keep) {
   // Image files are numbered per pid in order of creation, and read back in
   // (pid, n) order: renumber to that order so that ids survive the trip.
   std::vector<uint32_t> order(rec_.images.size());
@@ -150,6 +150,7 @@ void PerfRecordingBuilder::finish() {
   std::vector<format::SampleImage> images;
   images.reserve(order.size());
   for (uint32_t old : order) {
+    if (keep == Images::sampled && state_[old].samples == 0) continue;  // no sample names it
     new_id[old] = uint32_t(images.size());
     images.push_back(std::move(rec_.images[old]));
     images.back().id = new_id[old];

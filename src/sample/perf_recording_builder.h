@@ -34,9 +34,13 @@ class PerfRecordingBuilder {
   void add(const format::PerfRecord& record, uint64_t now_ns);
   // The root process's end, from its wait status.
   void root_ended(bool exited);
+  // Which images finish() keeps: all (a recording of covkit's own says
+  // every process it saw), or those with samples (an import of a
+  // system-wide perf.data would list every process on the machine).
+  enum class Images { all, sampled };
   // Orders the images as the recording's files are numbered ((pid, n) order)
   // and their mappings by address. Call once, after the last add.
-  void finish();
+  void finish(Images keep = Images::all);
 
  private:
   struct ImageState {
