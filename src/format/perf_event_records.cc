@@ -66,12 +66,14 @@ uint64_t trailing_time(std::span<const uint8_t> bytes, const PerfSampleLayout& l
   return time;
 }
 
-// PERF_SAMPLE_READ's values: their size from read_format.
+// The size of PERF_SAMPLE_READ's values after a group's count (read
+// first), from read_format: the times, then one value (a group: one per
+// member), each with its id and lost count when asked.
 size_t read_values_size(uint64_t read_format, uint64_t group_members) {
   const size_t per_value = 8 * (1 + ((read_format & PERF_FORMAT_ID) ? 1 : 0) + ((read_format & PERF_FORMAT_LOST) ? 1 : 0));
   const size_t times = 8 * (((read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) ? 1 : 0) +
                             ((read_format & PERF_FORMAT_TOTAL_TIME_RUNNING) ? 1 : 0));
-  return (read_format & PERF_FORMAT_GROUP) ? 8 + times + size_t(group_members) * per_value : times + per_value;
+  return times + ((read_format & PERF_FORMAT_GROUP) ? size_t(group_members) : 1) * per_value;
 }
 
 Error short_record(const char* what, const RecordCursor& c) {
@@ -92,8 +94,7 @@ Expected<PerfRecord> sample(RecordCursor& c, const PerfSampleLayout& layout) {
     uint64_t members = 0;
     if ((layout.read_format & PERF_FORMAT_GROUP) && !c.u64(members)) return short_record("sample", c);
     if (members > c.left() / 8) return Error(c.at(), fmt::format("perf sample's {} read values overrun the record", members));
-    const size_t n = read_values_size(layout.read_format, members) - ((layout.read_format & PERF_FORMAT_GROUP) ? 8 : 0);
-    if (!c.skip(n)) return short_record("sample", c);
+    if (!c.skip(read_values_size(layout.read_format, members))) return short_record("sample", c);
   }
   if (t & PERF_SAMPLE_CALLCHAIN) {
     uint64_t n = 0;
