@@ -1,16 +1,12 @@
 #include "live/process_stop.h"
 
-#include <dirent.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "live/proc_files.h"
 
