@@ -14,9 +14,9 @@ namespace covkit::cli {
 
 int run_sample_dump(int argc, char** argv) {
   constexpr std::string_view kSampleDumpCommand = "covkit sample dump";
-  CLI::App app{"Prints a recording of covkit sample record (or a perf.data, as sample import-perf\n"
-               "would save it) as text: its settings, each process\n"
-               "image with its executable mappings, each sample (thread, address, stack,\n"
+  CLI::App app{"Prints a recording of covkit sample record (or a perf.data, as sample\n"
+               "import-perf would save it) as text: its settings, each process image with\n"
+               "its executable mappings, each sample (thread, address, stack,\n"
                "single-stepped addresses), warnings and lost samples. Lines start with\n"
                "their kind (recording, command, image, mapping, sample, stack, steps,\n"
                "branches, warning, lost). The branches are those the steps imply, from the\n"
