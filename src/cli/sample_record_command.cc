@@ -299,8 +299,9 @@ int run_sample_record(int argc, char** argv) {
       ->type_name("T");
   app.add_option("--source", o.source,
                  "Where samples come from: auto (the default: branch mode the PMU's branch stack where there is "
-                 "one, pc mode perf_event_open's cpu-clock where permitted, else the runtime), perf (the kernel's perf_event_open: PMU branch stack or cpu-clock, nothing "
-                 "preloaded), runtime (the preloaded runtime: single-step emulation, timer)")
+                 "one, pc mode perf_event_open's cpu-clock where permitted, else the runtime), perf (the "
+                 "kernel's perf_event_open: PMU branch stack or cpu-clock, nothing preloaded), runtime (the "
+                 "preloaded runtime: single-step emulation, timer)")
       ->check(CLI::IsMember({"auto", "perf", "runtime"}))
       ->type_name("SOURCE");
   app.add_option("--vector-length", o.vector_length, "Taken branches per sample in branch mode [default: 16]")
