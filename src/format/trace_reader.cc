@@ -122,14 +122,20 @@ std::string own_name(uint32_t pid, uint32_t tid, const std::string& name, const 
 
 }  // namespace
 
+uint64_t TraceClock::convert(uint64_t counter) const {
+  const double offset = counter >= c0 ? double(counter - c0) * slope : -double(c0 - counter) * slope;
+  const double ns = double(n0) + offset;
+  if (ns <= 0) return 0;
+  if (ns >= 18446744073709549568.0) return UINT64_MAX;
+  return uint64_t(ns);
+}
+
 TraceClock TraceProcess::clock() const {
-  TraceClock c;
-  if (!tsc || calib.empty()) return c;
-  c.identity = false;
-  c.c0 = calib.front().first;
-  c.n0 = calib.front().second;
-  if (auto p = slope_point(*this)) c.slope = double(p->second - c.n0) / double(p->first - c.c0);
-  return c;
+  if (!tsc || calib.empty()) return TraceClock();
+  const auto [c0, n0] = calib.front();
+  double slope = 1.0;
+  if (auto p = slope_point(*this)) slope = double(p->second - n0) / double(p->first - c0);
+  return TraceClock(c0, n0, slope);
 }
 
 uint64_t TraceProcess::to_ns(uint64_t counter) const { return clock()(counter); }

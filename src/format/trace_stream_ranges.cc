@@ -7,25 +7,11 @@ namespace covkit::format {
 
 namespace {
 
-// The longest event of a part: a define (1 + 10 + 10 + 8) or a sync.
-constexpr size_t kMaxEvent = 32;
 // How far past a chunk's start its sync may be: after the bytes of the event
 // that crossed the boundary (the runtime's events are at most CKT_MAX_EVENT).
 constexpr size_t kSyncSearch = 48;
 constexpr size_t kWindow = size_t(1) << 20;
-
-// LEB128 of at most 64 bits from p (which has kMaxEvent bytes); false when
-// it does not fit.
-bool varint(const uint8_t*& p, uint64_t& v) {
-  v = 0;
-  for (unsigned shift = 0; shift < 64; shift += 7) {
-    const uint8_t b = *p++;
-    if (shift == 63 && (b & 0xfe)) return false;
-    v |= uint64_t(b & 0x7f) << shift;
-    if (!(b & 0x80)) return true;
-  }
-  return false;
-}
+constexpr size_t kMaxEvent = kRangeMaxEvent;
 
 // A sync event at p (n bytes readable) recorded at file offset `at`.
 bool sync_at(const uint8_t* p, size_t n, uint64_t at, uint64_t& time) {
@@ -34,7 +20,7 @@ bool sync_at(const uint8_t* p, size_t n, uint64_t at, uint64_t& time) {
   std::memcpy(event, p, std::min(n, kMaxEvent));
   const uint8_t* q = event + 2;
   uint64_t offset = 0;
-  return varint(q, time) && q - event <= 22 && varint(q, offset) && q - event <= 22 && offset == at;
+  return range_varint(q, time) && q - event <= 22 && range_varint(q, offset) && q - event <= 22 && offset == at;
 }
 
 }  // namespace
@@ -86,73 +72,12 @@ bool RangeDecoder::refill() {
   return true;
 }
 
-size_t RangeDecoder::next(std::span<TraceEvent> out) {
-  size_t n = 0;
-  while (!done_ && n < out.size()) {
-    // Refilled when no event may start in the window any more (see limit).
-    if (end_ - pos_ <= kMaxEvent && base_ + end_ < to_.offset && !refill()) {
-      s_.unusual = true;  // the file is shorter than it was
-      break;
-    }
-    if (base_ + pos_ >= to_.offset) {  // exactly at the next restart point
-      done_ = true;
-      if (base_ + pos_ != to_.offset || time_ != to_.time) s_.unusual = true;
-      break;
-    }
-    const uint8_t* p = buf_.data() + pos_;
-    // Events start before `limit`: kMaxEvent short of the window's end while
-    // the part goes on (so none is cut), at its end when it is the part's.
-    const bool last_window = base_ + end_ >= to_.offset;
-    const uint8_t* const limit = buf_.data() + (last_window ? end_ : end_ - kMaxEvent);
-    while (n < out.size() && p < limit) {
-      const uint8_t lead = *p;
-      const unsigned kind = lead & 3;
-      const uint8_t* q = p + 1;
-      uint64_t delta = lead >> 3;
-      if (lead & 4) {
-        uint64_t more = 0;
-        if (!varint(q, more) || (more >> 59)) {
-          s_.unusual = true;
-          break;
-        }
-        delta |= more << 5;
-      }
-      const uint64_t next = time_ + delta;
-      if (next < time_ || kind == 0) {  // a wrapped time is clamped, a zero byte ends the data
-        s_.unusual = true;
-        break;
-      }
-      if (kind == CKT_KIND_ENTER) {
-        uint64_t id = 0;
-        if (!varint(q, id) || id == 0 || id >= kRangeMaxId) {
-          s_.unusual = true;
-          break;
-        }
-        if (id >= ids_.size()) ids_.resize(std::max<size_t>(id + 1, ids_.size() * 2), 0);
-        if (ids_[id] == 0) {  // used before any define of this part
-          ids_[id] = 2;
-          s_.needed.push_back(id);
-        }
-        out[n++] = {.kind = TraceEvent::Kind::kEnter, .fn_id = uint32_t(id), .time = next};
-      } else if (kind == CKT_KIND_EXIT) {
-        out[n++] = {.kind = TraceEvent::Kind::kExit, .time = next};
-      } else if (!special(q)) {
-        s_.unusual = true;
-        break;
-      }
-      time_ = next;
-      p = q;
-    }
-    pos_ = size_t(p - buf_.data());
-    if (s_.unusual) break;
-    if (pos_ > end_) {  // an event read into the margin: it crosses the part's end
-      s_.unusual = true;
-      break;
-    }
+void RangeDecoder::first_use(uint64_t id) {
+  if (id >= ids_.size()) ids_.resize(std::max<size_t>(id + 1, ids_.size() * 2), 0);
+  if (ids_[id] == 0) {  // used before any define of this part
+    ids_[id] = 2;
+    s_.needed.push_back(id);
   }
-  if (s_.unusual) done_ = true;
-  s_.end_time = time_;
-  return s_.unusual ? 0 : n;
 }
 
 // A special inside a part: define, lost, or a sync that agrees with the
@@ -160,9 +85,9 @@ size_t RangeDecoder::next(std::span<TraceEvent> out) {
 // (only at the stream's start), an end (only in the last part).
 bool RangeDecoder::special(const uint8_t*& p) {
   uint64_t subtype = 0, a = 0, b = 0;
-  if (!varint(p, subtype)) return false;
+  if (!range_varint(p, subtype)) return false;
   if (subtype == CKT_SPECIAL_DEFINE) {
-    if (!varint(p, a)) return false;
+    if (!range_varint(p, a)) return false;
     uint64_t address = 0;
     for (int i = 0; i < 8; ++i) address |= uint64_t(p[i]) << (8 * i);
     p += 8;
@@ -174,11 +99,11 @@ bool RangeDecoder::special(const uint8_t*& p) {
     return true;
   }
   if (subtype == CKT_SPECIAL_LOST) {
-    if (!varint(p, a)) return false;
+    if (!range_varint(p, a)) return false;
     s_.lost = a > UINT64_MAX - s_.lost ? UINT64_MAX : s_.lost + a;
     return true;
   }
-  if (subtype == CKT_SPECIAL_SYNC) return varint(p, a) && varint(p, b);
+  if (subtype == CKT_SPECIAL_SYNC) return range_varint(p, a) && range_varint(p, b);
   return false;
 }
 

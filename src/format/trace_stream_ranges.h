@@ -6,6 +6,7 @@
 // misplaced special, a zero byte, an id out of range, a time that wraps, a
 // part that does not end exactly at the next restart point) makes it
 // `unusual`, and the caller reads the stream front to back instead.
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <utility>
@@ -37,21 +38,43 @@ struct RangeSummary {
 // Ids of enters that the strict decoder passes on are below this.
 inline constexpr uint64_t kRangeMaxId = uint64_t(1) << 20;
 
-// Decodes the enters and exits of [from.offset, to.offset) a block at a
-// time (exits of frames opened before the part included); ids are not
-// resolved (their define may be in an earlier part): events carry fn_id and
-// no address. Memory: one window of the file.
+// The longest event of a part: a define (1 + 10 + 10 + 8) or a sync.
+inline constexpr size_t kRangeMaxEvent = 32;
+
+// LEB128 of at most 64 bits from p (which has kRangeMaxEvent bytes); false
+// when it does not fit.
+inline bool range_varint(const uint8_t*& p, uint64_t& v) {
+  v = 0;
+  for (unsigned shift = 0; shift < 64; shift += 7) {
+    const uint8_t b = *p++;
+    if (shift == 63 && (b & 0xfe)) return false;
+    v |= uint64_t(b & 0x7f) << shift;
+    if (!(b & 0x80)) return true;
+  }
+  return false;
+}
+
+// Decodes the enters and exits of [from.offset, to.offset) (exits of frames
+// opened before the part included) into a sink, a window of the file at a
+// time; ids are not resolved (their define may be in an earlier part):
+// enters carry the stream's id. Memory: one window of the file.
 class RangeDecoder {
  public:
   RangeDecoder(const StreamBytes& bytes, const StreamRestart& from, const StreamRestart& to);
-  // Up to out.size() events; 0 at the end of the part (or once unusual).
-  size_t next(std::span<TraceEvent> out);
-  // Complete once next() returned 0.
+  // Calls sink.enter(uint32_t id, uint64_t counter) and
+  // sink.exit(uint64_t counter) for each event of the part, in order, up to
+  // its end or until it proves unusual (then what the sink got is no use).
+  // One loop with the sink inlined: a part is read at a few nanoseconds
+  // per event, where a call per event would be a good part of the cost.
+  template <class Sink>
+  void run(Sink& sink);
+  // Complete once run() returned.
   const RangeSummary& summary() const { return s_; }
 
  private:
   bool refill();
   bool special(const uint8_t*& p);
+  void first_use(uint64_t id);
 
   const StreamBytes& bytes_;
   const StreamRestart to_;
@@ -63,5 +86,78 @@ class RangeDecoder {
   std::vector<uint8_t> ids_;  // by id: 1 defined in this part before any use, 2 used first
   RangeSummary s_;
 };
+
+template <class Sink>
+void RangeDecoder::run(Sink& sink) {
+  while (!done_) {
+    // Refilled when no event may start in the window any more (see limit).
+    if (end_ - pos_ <= kRangeMaxEvent && base_ + end_ < to_.offset && !refill()) {
+      s_.unusual = true;  // the file is shorter than it was
+      break;
+    }
+    if (base_ + pos_ >= to_.offset) {  // exactly at the next restart point
+      done_ = true;
+      if (base_ + pos_ != to_.offset || time_ != to_.time) s_.unusual = true;
+      break;
+    }
+    const uint8_t* p = buf_.data() + pos_;
+    // Events start before `limit`: kRangeMaxEvent short of the window's end
+    // while the part goes on (so none is cut), at its end when it is the
+    // part's (the window has kRangeMaxEvent zero bytes past its end).
+    const bool last_window = base_ + end_ >= to_.offset;
+    const uint8_t* const limit = buf_.data() + (last_window ? end_ : end_ - kRangeMaxEvent);
+    uint64_t time = time_;
+    bool bad = false;
+    while (p < limit) {
+      const uint8_t lead = *p;
+      const uint8_t* q = p + 1;
+      uint64_t delta = lead >> 3;
+      if (lead & 4) [[unlikely]] {
+        uint64_t more = 0;
+        if (!range_varint(q, more) || (more >> 59)) {
+          bad = true;
+          break;
+        }
+        delta |= more << 5;
+      }
+      const uint64_t next = time + delta;
+      if (next < time) [[unlikely]] {  // a wrapped time is clamped in order
+        bad = true;
+        break;
+      }
+      const unsigned kind = lead & 3;
+      if (kind == CKT_KIND_EXIT) {
+        sink.exit(next);
+      } else if (kind == CKT_KIND_ENTER) {
+        uint64_t id = *q;
+        if (id < 0x80) [[likely]] {
+          ++q;
+        } else if (!range_varint(q, id)) {
+          bad = true;
+          break;
+        }
+        if (id == 0 || id >= kRangeMaxId) [[unlikely]] {
+          bad = true;
+          break;
+        }
+        if (id >= ids_.size() || ids_[id] == 0) [[unlikely]] first_use(id);
+        sink.enter(uint32_t(id), next);
+      } else if (kind == 0 || !special(q)) {  // a zero byte ends the data
+        bad = true;
+        break;
+      }
+      time = next;
+      p = q;
+    }
+    time_ = time;
+    pos_ = size_t(p - buf_.data());
+    if (bad || pos_ > end_) {  // damage, or an event read into the margin: it crosses the part's end
+      s_.unusual = true;
+      break;
+    }
+  }
+  if (s_.unusual) done_ = true;
+  s_.end_time = time_;
+}
 
 }  // namespace covkit::format

@@ -40,78 +40,80 @@ struct Part {
   std::vector<std::pair<uint32_t, uint64_t>> addresses;  // the last part's ids (from its decoder)
 };
 
-// The replay of call_profile.cc on a part, with the frames before it unknown.
+// The replay of call_profile.cc on a part, with the frames before it
+// unknown: the sink of its RangeDecoder, called per event (a few
+// nanoseconds: what a function's numbers need sits in one record, the stack
+// grows by doubling and is never shrunk).
 class PartReplay {
  public:
   PartReplay(Part& part, const format::TraceClock& to_ns) : part_(part), to_ns_(to_ns) {}
 
-  void event(const TraceEvent& e) {
-    if (!part_.first_time) part_.first_time = e.time;
-    const uint64_t now = to_ns_(e.time);
-    if (e.kind == TraceEvent::Kind::kEnter) enter(e.fn_id, now, e.time);
-    else exit(now);
-  }
-
-  void finish() {
-    flush(0);
-    part_.open = stack_;
-    for (uint32_t id : order_) part_.functions.emplace_back(id, fns_[id]);
-  }
-
- private:
-  void enter(uint32_t fn, uint64_t now, uint64_t counter) {
-    if (fn >= fns_.size()) {
-      const size_t n = std::max<size_t>(fn + 1, fns_.size() * 2);
-      fns_.resize(n);
-      active_.resize(n, 0);
-      incl_.resize(n, 0);
-    }
-    SplitFunction& f = fns_[fn];
-    if (f.calls++ == 0) {
+  [[gnu::always_inline]] void enter(uint32_t fn, uint64_t counter) {
+    if (!part_.first_time) [[unlikely]] part_.first_time = counter;
+    const uint64_t now = to_ns_(counter);
+    if (fn >= fns_.size()) [[unlikely]] fns_.resize(std::max<size_t>(fn + 1, fns_.size() * 2));
+    Function& f = fns_[fn];
+    if (f.out.calls++ == 0) [[unlikely]] {
       order_.push_back(fn);
-      f.first = counter;
+      f.out.first = counter;
     }
-    ++active_[fn];
-    stack_.push_back({fn, now, 0});
-    const int64_t rel = int64_t(stack_.size()) - int64_t(exits_);
-    if (rel > part_.best) {
+    ++f.active;
+    if (depth_ == stack_.size()) [[unlikely]] stack_.resize(std::max<size_t>(64, stack_.size() * 2));
+    stack_[depth_++] = {fn, now, 0};
+    const int64_t rel = int64_t(depth_) - int64_t(exits_);
+    if (rel > part_.best) [[unlikely]] {
       part_.best = rel;
       part_.best_exits = exits_;
-      part_.best_chain.resize(stack_.size());
-      for (size_t i = valid_; i < stack_.size(); ++i) part_.best_chain[i] = stack_[i].fn;
-      valid_ = stack_.size();
+      part_.best_chain.resize(depth_);
+      for (size_t i = valid_; i < depth_; ++i) part_.best_chain[i] = stack_[i].fn;
+      valid_ = depth_;
     }
   }
 
-  void exit(uint64_t now) {
-    if (stack_.empty()) {  // closes a frame opened before the part
+  [[gnu::always_inline]] void exit(uint64_t counter) {
+    if (!part_.first_time) [[unlikely]] part_.first_time = counter;
+    const uint64_t now = to_ns_(counter);
+    if (depth_ == 0) [[unlikely]] {  // closes a frame opened before the part
       flush(now);
       ++exits_;
       return;
     }
-    const OpenFrame f = stack_.back();
-    stack_.pop_back();
-    valid_ = std::min(valid_, stack_.size());
-    const uint64_t dur = now > f.start ? now - f.start : 0;
-    SplitFunction& a = fns_[f.fn];
-    a.excl += dur - std::min(dur, f.child);
-    a.min = std::min(a.min, dur);
-    a.max = std::max(a.max, dur);
-    if (--active_[f.fn] == 0 && dur > 0) {
-      if (incl_[f.fn] == 0) touched_.push_back(f.fn);
-      incl_[f.fn] += dur;
+    const OpenFrame fr = stack_[--depth_];
+    valid_ = std::min(valid_, depth_);
+    const uint64_t dur = now > fr.start ? now - fr.start : 0;
+    Function& f = fns_[fr.fn];
+    f.out.excl += dur - std::min(dur, fr.child);
+    f.out.min = std::min(f.out.min, dur);
+    f.out.max = std::max(f.out.max, dur);
+    if (--f.active == 0 && dur > 0) {
+      if (f.incl == 0) touched_.push_back(fr.fn);
+      f.incl += dur;
     }
-    if (!stack_.empty()) stack_.back().child += dur;
+    if (depth_ > 0) stack_[depth_ - 1].child += dur;
     else child_ += dur;
   }
 
+  void finish() {
+    flush(0);
+    part_.open.assign(stack_.begin(), stack_.begin() + ptrdiff_t(depth_));
+    for (uint32_t id : order_) part_.functions.emplace_back(id, fns_[id].out);
+  }
+
+ private:
+  struct Function {
+    SplitFunction out;  // incl unused: see Segment
+    uint64_t incl = 0;  // of the current segment
+    uint32_t active = 0;
+  };
+
+  // Ends a segment (at an exit of an earlier frame, or the part's end).
   void flush(uint64_t exit) {
     Segment& s = part_.segments.emplace_back();
     s.child = child_;
     s.exit = exit;
     for (uint32_t fn : touched_) {
-      s.incl.emplace_back(fn, incl_[fn]);
-      incl_[fn] = 0;
+      s.incl.emplace_back(fn, fns_[fn].incl);
+      fns_[fn].incl = 0;
     }
     touched_.clear();
     child_ = 0;
@@ -119,10 +121,10 @@ class PartReplay {
 
   Part& part_;
   const format::TraceClock& to_ns_;
-  std::vector<SplitFunction> fns_;  // by id (incl unused: see Segment)
-  std::vector<uint32_t> active_, order_, touched_;
-  std::vector<uint64_t> incl_;
-  std::vector<OpenFrame> stack_;
+  std::vector<Function> fns_;  // by id
+  std::vector<uint32_t> order_, touched_;
+  std::vector<OpenFrame> stack_;  // [0, depth_) open
+  size_t depth_ = 0;
   uint64_t exits_ = 0, child_ = 0;
   size_t valid_ = 0;
 };
@@ -250,9 +252,7 @@ void replay_part(const format::StreamBytes& bytes, const format::StreamRestart& 
                  const format::TraceClock& to_ns, Part& part) {
   format::RangeDecoder decoder(bytes, from, to);
   PartReplay replay(part, to_ns);
-  std::vector<TraceEvent> block(kBlock);
-  for (size_t n; (n = decoder.next(block)) > 0;)
-    for (size_t i = 0; i < n; ++i) replay.event(block[i]);
+  decoder.run(replay);
   part.summary = decoder.summary();
   replay.finish();
 }
@@ -307,7 +307,8 @@ std::optional<SplitProfile> split_profile(const format::StreamBytes& bytes, cons
           return std::nullopt;  // redefined: its calls are of two functions
         }
       }
-      replay.event(e);
+      if (e.kind == TraceEvent::Kind::kEnter) replay.enter(e.fn_id, e.time);
+      else replay.exit(e.time);
     }
   replay.finish();
   const format::StreamSummary& s = decoder.summary();

@@ -446,6 +446,37 @@ TEST(TraceClockTest, BackwardsCalibrationIsNotUsed) {
   EXPECT_EQ(mono.to_ns(12345), 12345u);
 }
 
+// The documented conversion, computed the plain way: what the clock's fast
+// path must give for every counter.
+uint64_t reference_ns(uint64_t c0, uint64_t n0, double slope, uint64_t counter) {
+  const double offset = counter >= c0 ? double(counter - c0) * slope : -double(c0 - counter) * slope;
+  const double ns = double(n0) + offset;
+  if (ns <= 0) return 0;
+  if (ns >= 18446744073709549568.0) return UINT64_MAX;
+  return uint64_t(ns);
+}
+
+TEST(TraceClockTest, EveryCounterConvertsAsTheFormulaSays) {
+  std::mt19937_64 random(7);
+  const uint64_t edges[] = {0, 1, uint64_t(1) << 52, uint64_t(1) << 53, (uint64_t(1) << 62) - 1, uint64_t(1) << 62,
+                            uint64_t(1) << 63, UINT64_MAX - 1, UINT64_MAX};
+  const double slopes[] = {0.37, 1.0, 1.0 / 3.0, 2.5e-1, 1e6, 1e-9, 0.0};
+  for (int round = 0; round < 2000; ++round) {
+    const uint64_t c0 = round < 100 ? edges[round % 9] : random() >> (random() % 64);
+    const uint64_t n0 = round < 100 ? edges[(round / 9) % 9] : random() >> (random() % 64);
+    const double slope = slopes[round % 7];
+    const format::TraceClock clock(c0, n0, slope);
+    for (int k = 0; k < 50; ++k) {
+      uint64_t counter = k < 9 ? edges[k] : random() >> (random() % 64);
+      if (k % 3 == 0) counter = c0 + (counter >> 20);   // near the first pair, as traces are
+      if (k % 3 == 1) counter = c0 - (counter >> 40);
+      ASSERT_EQ(clock(counter), reference_ns(c0, n0, slope, counter))
+          << "c0 " << c0 << " n0 " << n0 << " slope " << slope << " counter " << counter;
+    }
+  }
+  EXPECT_EQ(format::TraceClock()(12345), 12345u);
+}
+
 TEST(TraceModulesTest, ModuleForPicksTheOneLoadedAtThatTime) {
   TraceProcess p;
   p.modules.push_back({0x7000, 100, "/a.so", {{0x8000, 0x9000}}});

@@ -161,10 +161,16 @@ struct TempFile {
   }
 };
 
-format::TraceSet trace_of(const std::string& file, uint64_t start) {
+// `tsc`: counters are ticks of 0.37 ns (converted per event, in parts as in
+// order), else ns.
+format::TraceSet trace_of(const std::string& file, uint64_t start, bool tsc) {
   format::TraceSet set;
   set.processes.emplace_back();
   set.processes[0].pid = 1;
+  if (tsc) {
+    set.processes[0].tsc = true;
+    set.processes[0].calib = {{start, 1000000000000}, {start + 100000000, 1000037000000}};
+  }
   format::TraceThread& t = set.processes[0].threads.emplace_back();
   t.tid = 1;
   t.file = file;
@@ -186,17 +192,17 @@ void expect_same(const std::vector<FunctionStats>& a, const std::vector<Function
 
 // The stream read in parts and front to back: the same profile. `split`:
 // whether the parts were used (else the stream was read in order anyway).
-void check(const std::vector<uint8_t>& bytes, bool split) {
+void check(const std::vector<uint8_t>& bytes, bool split, bool tsc = false) {
   TempFile file(bytes);
   format::StreamHeader header;
   std::vector<std::string> warnings;
   ASSERT_EQ(format::parse_stream_header(bytes, file.path, header, warnings), format::StreamStatus::kOk);
   format::StreamBytes memory(bytes);
   std::vector<std::string> split_warnings;
-  auto parts = split_profile(memory, header, file.path, format::TraceClock{}, std::nullopt, 2, split_warnings);
+  const format::TraceSet set = trace_of(file.path, header.start, tsc);
+  auto parts = split_profile(memory, header, file.path, set.processes[0].clock(), std::nullopt, 2, split_warnings);
   EXPECT_EQ(parts.has_value(), split);
 
-  const format::TraceSet set = trace_of(file.path, header.start);
   Symbolizer s1, s2;
   const CallProfile in_order = build_profile(set, s1, 1, true);
   const CallProfile in_parts = build_profile(set, s2, 2, false);
@@ -217,6 +223,14 @@ TEST(TraceSplitProfileTest, RandomCallTreesMatchTheReplayInOrder) {
     for (uint32_t chunk : {48u, 61u, 200u, 1024u}) {
       SCOPED_TRACE(fmt::format("seed {} chunk {}", seed, chunk));
       check(random_stream(seed, chunk, 4000, seed % 2 == 0).b, true);
+    }
+}
+
+TEST(TraceSplitProfileTest, TicksConvertedToNanosecondsMatchTheReplayInOrder) {
+  for (unsigned seed = 20; seed < 26; ++seed)
+    for (uint32_t chunk : {48u, 333u}) {
+      SCOPED_TRACE(fmt::format("seed {} chunk {}", seed, chunk));
+      check(random_stream(seed, chunk, 4000, seed % 2 == 0).b, true, true);
     }
 }
 
@@ -253,7 +267,7 @@ TEST(TraceSplitProfileTest, OneIdTwoAddressesReadsInOrder) {
   }
   w.end(now += 5);
   TempFile file(w.b);
-  const format::TraceSet set = trace_of(file.path, 0);
+  const format::TraceSet set = trace_of(file.path, 0, false);
   Symbolizer s1, s2;
   const CallProfile a = build_profile(set, s1, 1, true), b = build_profile(set, s2, 2, false);
   expect_same(a.functions, b.functions);
