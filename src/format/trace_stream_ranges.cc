@@ -25,22 +25,42 @@ bool sync_at(const uint8_t* p, size_t n, uint64_t at, uint64_t& time) {
 
 }  // namespace
 
-std::vector<StreamRestart> find_restarts(const StreamBytes& bytes, const StreamHeader& header) {
-  std::vector<StreamRestart> out{{kTraceHeaderSize, header.start}};
-  if (header.chunk < kSyncSearch) return out;
-  const uint64_t size = bytes.size();
+RestartFinder::RestartFinder(const StreamBytes& bytes, const StreamHeader& header)
+    : bytes_(bytes), chunk_(header.chunk), size_(bytes.size()), start_(header.start) {}
+
+std::optional<StreamRestart> RestartFinder::next() {
+  if (at_ == 0) {
+    at_ = chunk_ < kSyncSearch ? size_ : chunk_;  // no restart points without a chunk size to find them by
+    return StreamRestart{kTraceHeaderSize, start_};
+  }
   uint8_t look[kSyncSearch + kMaxEvent];
-  for (uint64_t chunk = header.chunk; chunk + 3 <= size; chunk += header.chunk) {
-    const ssize_t n = bytes.read(chunk, look, sizeof look);
+  for (; at_ + 3 <= size_; at_ += chunk_) {
+    if (advised_ < size_ && at_ + kRestartReadAhead / 2 >= advised_) {
+      // Half the distance covered: the next half is asked for, so that the
+      // disk always has the chunks ahead to read.
+      const uint64_t to = std::min(size_, at_ + kRestartReadAhead);
+      bytes_.will_need(advised_, size_t(to - advised_));
+      advised_ = to;
+    }
+    const ssize_t n = bytes_.read(at_, look, sizeof look);
     if (n < 3) break;
     for (size_t i = 0; i < kSyncSearch && i + 3 <= size_t(n); ++i) {
       uint64_t time = 0;
-      if (sync_at(look + i, size_t(n) - i, chunk + i, time)) {
-        out.push_back({chunk + i, time});
-        break;
+      if (sync_at(look + i, size_t(n) - i, at_ + i, time)) {
+        const StreamRestart found{at_ + i, time};
+        at_ += chunk_;
+        return found;
       }
     }
   }
+  at_ = size_;
+  return std::nullopt;
+}
+
+std::vector<StreamRestart> find_restarts(const StreamBytes& bytes, const StreamHeader& header) {
+  RestartFinder finder(bytes, header);
+  std::vector<StreamRestart> out;
+  while (auto r = finder.next()) out.push_back(*r);
   return out;
 }
 

@@ -8,6 +8,7 @@
 // `unusual`, and the caller reads the stream front to back instead.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -22,8 +23,30 @@ struct StreamRestart {
 };
 
 // The stream's restart points in order, the first being the header's end
-// with its start counter. Reads a few bytes at each multiple of the chunk
-// size; a sync is taken only where its recorded offset is its own.
+// with its start counter, found as the reader goes: a few bytes are read at
+// each multiple of the chunk size, and a sync is taken only where its
+// recorded offset is its own. The finder asks the kernel to read the file
+// ahead of it (kRestartReadAhead bytes), so that on a cold page cache the
+// disk reads on in order while the parts found so far are replayed, instead
+// of a probe per chunk waiting on the disk.
+class RestartFinder {
+ public:
+  RestartFinder(const StreamBytes& bytes, const StreamHeader& header);
+  // The next restart point; nullopt past the last one.
+  std::optional<StreamRestart> next();
+
+ private:
+  const StreamBytes& bytes_;
+  const uint32_t chunk_;
+  const uint64_t size_;
+  const uint64_t start_;  // the header's start counter
+  uint64_t at_ = 0;       // the next chunk boundary to look at (0: the header's end is next)
+  uint64_t advised_ = 0;  // the file is asked for, from its start up to here
+};
+
+inline constexpr uint64_t kRestartReadAhead = uint64_t(64) << 20;
+
+// All of them (RestartFinder read to its end).
 std::vector<StreamRestart> find_restarts(const StreamBytes& bytes, const StreamHeader& header);
 
 // What a part says besides its enters and exits.

@@ -266,24 +266,32 @@ std::optional<SplitProfile> split_profile(const format::StreamBytes& bytes, cons
   // Times are converted per part: the replay's clamp to the thread's first
   // event is then a no-op only if the conversion never goes backwards.
   if (!to_ns.identity && !(to_ns.slope >= 0)) return std::nullopt;
-  const std::vector<format::StreamRestart> restarts = format::find_restarts(bytes, header);
-  if (restarts.size() < 2) return std::nullopt;
+  // Restart points are found a batch at a time as the parts are replayed:
+  // on a cold page cache the finder's read-ahead keeps the disk busy ahead
+  // of the replay.
+  format::RestartFinder finder(bytes, header);
+  std::vector<format::StreamRestart> restarts;  // of this batch; the last one starts the next (or the tail)
+  restarts.push_back(*finder.next());
+  std::optional<format::StreamRestart> more = finder.next();
+  if (!more) return std::nullopt;
   SplitProfile out;
   Stitch stitch(out);
   std::optional<uint64_t> first;
   // Parts are replayed a batch at a time and stitched in order: memory
   // holds a batch's results, whatever the length of the stream.
-  const size_t parts = restarts.size() - 1;  // the last restart starts the tail
   const size_t batch = size_t(std::max(threads, 1u)) * 4;
-  for (size_t at = 0; at < parts; at += batch) {
-    std::vector<Part> results(std::min(batch, parts - at));
-    util::parallel_for(results.size(), threads, [&](size_t k) {
-      replay_part(bytes, restarts[at + k], restarts[at + k + 1], to_ns, results[k]);
+  while (more) {
+    for (; more && restarts.size() <= batch; more = finder.next()) restarts.push_back(*more);
+    const size_t parts = restarts.size() - 1;  // the last restart point starts the next batch or the tail
+    std::vector<Part> results(parts);
+    util::parallel_for(parts, threads, [&](size_t k) {
+      replay_part(bytes, restarts[k], restarts[k + 1], to_ns, results[k]);
     });
     for (const Part& part : results) {
       if (part.summary.unusual || !stitch.add(part)) return std::nullopt;
       if (!first) first = part.first_time;
     }
+    restarts.erase(restarts.begin(), restarts.end() - 1);
   }
   // The tail, from the last restart point on, as a front to back read would
   // see it: the end of the data, a program still writing, a damaged end.
