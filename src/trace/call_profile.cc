@@ -105,7 +105,7 @@ class ThreadReplay {
  private:
   // The stream's function id names one address for the whole stream: a
   // dense table avoids hashing the address of every call.
-  uint32_t function(const format::TraceEvent& e) {
+  [[gnu::always_inline]] uint32_t function(const format::TraceEvent& e) {
     if (reloads_ || e.fn_id == 0) return function(e.address, e.time);
     if (e.fn_id >= by_id_.size()) by_id_.resize(std::max<size_t>(e.fn_id + 1, by_id_.size() * 2), kNone);
     uint32_t& cached = by_id_[e.fn_id];
@@ -191,7 +191,7 @@ class ThreadReplay {
   // push(fn, now) for the common call: a callee its caller's call path
   // met last time, whose edge is known, within the tree's depth. Does
   // exactly what push does then, without its tests for the rare cases.
-  void enter(uint32_t fn, uint64_t now) {
+  [[gnu::always_inline]] void enter(uint32_t fn, uint64_t now) {
     const size_t depth = stack_.size();  // of the caller
     if (depth == 0 || depth >= kMaxTreeDepth) return push(fn, now);
     const Node& parent = nodes_[stack_.back().node];  // a node: within the tree's depth
@@ -219,7 +219,7 @@ class ThreadReplay {
     }
   }
 
-  void pop(uint64_t now) {
+  [[gnu::always_inline]] void pop(uint64_t now) {
     ProfileFrame f = stack_.back();
     stack_.pop_back();
     valid_ = std::min(valid_, stack_.size());
@@ -425,13 +425,15 @@ CallProfile build_profile(const format::TraceSet& trace, Symbolizer& symbols, un
   // With a core per stream to spare (one thread on two cores), each stream
   // is decoded on one core and replayed on another.
   const bool background = jobs.size() * 2 <= threads;
-  // Fewer streams than cores: each is read in parallel parts, one stream
-  // after the other (only the flat profile can be stitched so far).
+  // The flat profile (only it can be stitched so far) is read in parts,
+  // whose replay skips the call paths: with fewer streams than cores each
+  // stream's parts are read in parallel, one stream after the other; else
+  // the streams in parallel, each one's parts in order.
   const bool split = !call_paths && jobs.size() < threads;
   auto run = [&](Job& job) {
     job.replay = std::make_unique<ThreadReplay>(*job.process, shared, job.reloads);
-    if (split && job.replay->replay_split(*job.thread, job.warnings, job.lost, threads)) return;
-    if (split) job.replay = std::make_unique<ThreadReplay>(*job.process, shared, job.reloads);
+    if (!call_paths && job.replay->replay_split(*job.thread, job.warnings, job.lost, split ? threads : 1)) return;
+    if (!call_paths) job.replay = std::make_unique<ThreadReplay>(*job.process, shared, job.reloads);
     job.replay->replay(*job.thread, job.warnings, job.lost, background);
   };
   for (size_t first = 0; first < jobs.size(); first += batch) {

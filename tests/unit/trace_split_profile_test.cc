@@ -202,20 +202,29 @@ void check(const std::vector<uint8_t>& bytes, bool split, bool tsc = false) {
   const format::TraceSet set = trace_of(file.path, header.start, tsc);
   auto parts = split_profile(memory, header, file.path, set.processes[0].clock(), std::nullopt, 2, split_warnings);
   EXPECT_EQ(parts.has_value(), split);
+  std::vector<std::string> one_core_warnings;
+  EXPECT_EQ(split_profile(memory, header, file.path, set.processes[0].clock(), std::nullopt, 1, one_core_warnings)
+                .has_value(),
+            split);
 
-  Symbolizer s1, s2;
+  Symbolizer s1, s2, s3;
   const CallProfile in_order = build_profile(set, s1, 1, true);
-  const CallProfile in_parts = build_profile(set, s2, 2, false);
-  expect_same(in_order.functions, in_parts.functions);
-  ASSERT_EQ(in_order.threads.size(), 1u);
-  ASSERT_EQ(in_parts.threads.size(), 1u);
-  expect_same(in_order.threads[0].functions, in_parts.threads[0].functions);
-  EXPECT_EQ(in_order.max_depth, in_parts.max_depth);
-  EXPECT_EQ(in_order.deepest_chain, in_parts.deepest_chain);
-  EXPECT_EQ(in_order.total_ns, in_parts.total_ns);
-  EXPECT_EQ(in_order.threads[0].wall_ns, in_parts.threads[0].wall_ns);
-  EXPECT_EQ(in_order.lost_events, in_parts.lost_events);
-  EXPECT_EQ(in_order.warnings, in_parts.warnings);
+  // The flat profile: parts on two cores, and parts one after the other
+  // on one (as when there are as many streams as cores).
+  for (unsigned cores : {2u, 1u}) {
+    SCOPED_TRACE(fmt::format("{} cores", cores));
+    const CallProfile in_parts = build_profile(set, cores == 2 ? s2 : s3, cores, false);
+    expect_same(in_order.functions, in_parts.functions);
+    ASSERT_EQ(in_order.threads.size(), 1u);
+    ASSERT_EQ(in_parts.threads.size(), 1u);
+    expect_same(in_order.threads[0].functions, in_parts.threads[0].functions);
+    EXPECT_EQ(in_order.max_depth, in_parts.max_depth);
+    EXPECT_EQ(in_order.deepest_chain, in_parts.deepest_chain);
+    EXPECT_EQ(in_order.total_ns, in_parts.total_ns);
+    EXPECT_EQ(in_order.threads[0].wall_ns, in_parts.threads[0].wall_ns);
+    EXPECT_EQ(in_order.lost_events, in_parts.lost_events);
+    EXPECT_EQ(in_order.warnings, in_parts.warnings);
+  }
 }
 
 TEST(TraceSplitProfileTest, RandomCallTreesMatchTheReplayInOrder) {
