@@ -8,8 +8,10 @@
 # threads (bench/trace/fib_threads.c, BENCH_THREADS x fib(BENCH_TN)).
 # Hot: the files in the page cache (a warm-up run first), median of
 # BENCH_RUNS. Rates are by wall time; the CPU time (all threads) is given
-# as well, since on a busy machine the wall time measures the other load. Cold: the page cache dropped before each run (needs root and
+# as well, since on a busy machine the wall time measures the other load.
+# Cold: the page cache dropped before each run (needs root and
 # /proc/sys/vm/drop_caches; skipped otherwise), median of BENCH_COLD_RUNS.
+# With OLD_COVKIT the runs of the two alternate, command by command.
 # With OLD_COVKIT its numbers are printed beside and the outputs of both
 # (report text and --json, graph -o X.dot, timeline) must be identical.
 # Exit 0 (a measurement); 1 when a command failed or the outputs differ;
@@ -67,21 +69,32 @@ now() { date +%s%N; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 drop_caches() { sync; echo 3 >/proc/sys/vm/drop_caches; }
 
-# seconds MODE RUNS COMMAND...: the median wall time and the median CPU
-# time (user + system, all threads), in seconds, of RUNS runs (MODE hot:
-# after a warm-up; cold: the page cache dropped before each).
-seconds() {
+# measure MODE RUNS COMMAND [COMMAND]: for each command (a string, split on
+# spaces), "median-wall-seconds median-cpu-seconds" (CPU: user + system, all
+# threads) of RUNS runs, one line each; the commands' runs alternate, so
+# that a change in the machine's load (a noisy VM) falls on both alike.
+# MODE hot: after a warm-up; cold: the page cache dropped before each run.
+measure() {
   local mode=$1 runs=$2; shift 2
-  if [ "$mode" = hot ]; then "$@" >/dev/null 2>&1 || { echo "FAILED: $*" >&2; return 1; }; fi
-  local walls=() cpus=()
+  local i
+  for i in $(seq $#); do : >"$WORK/walls.$i"; : >"$WORK/cpus.$i"; done
+  if [ "$mode" = hot ]; then
+    for c in "$@"; do $c >/dev/null 2>&1 || { echo "FAILED: $c" >&2; return 1; }; done
+  fi
   for _ in $(seq "$runs"); do
-    [ "$mode" = cold ] && drop_caches
-    local t0; t0=$(now)
-    /usr/bin/time -o "$WORK/time.out" -f "%U %S" "$@" >/dev/null 2>&1 || { echo "FAILED: $*" >&2; return 1; }
-    walls+=($(( $(now) - t0 )))
-    cpus+=("$(awk '{ printf "%.3f", $1 + $2 }' "$WORK/time.out")")
+    i=0
+    for c in "$@"; do
+      i=$((i + 1))
+      [ "$mode" = cold ] && drop_caches
+      local t0; t0=$(now)
+      /usr/bin/time -o "$WORK/time.out" -f "%U %S" $c >/dev/null 2>&1 || { echo "FAILED: $c" >&2; return 1; }
+      echo $(( $(now) - t0 )) >>"$WORK/walls.$i"
+      awk '{ printf "%.3f\n", $1 + $2 }' "$WORK/time.out" >>"$WORK/cpus.$i"
+    done
   done
-  echo "$(printf '%s\n' "${walls[@]}" | median | awk '{ printf "%.4f", $1 / 1e9 }') $(printf '%s\n' "${cpus[@]}" | median)"
+  for i in $(seq $#); do
+    echo "$(median <"$WORK/walls.$i" | awk '{ printf "%.4f", $1 / 1e9 }') $(median <"$WORK/cpus.$i")"
+  done
 }
 
 status=0
@@ -92,26 +105,33 @@ for tr in one threads; do
   events=$([ "$tr" = one ] && echo "$EV_1" || echo "$EV_T")
   for mode in hot $([ "$COLD" = 1 ] && echo cold); do
     runs=$([ "$mode" = hot ] && echo "$RUNS" || echo "$COLD_RUNS")
-    read -r cat_s cat_cpu <<<"$(seconds "$mode" "$runs" cat $files)"
+    read -r cat_s cat_cpu <<<"$(measure "$mode" "$runs" "cat $files")"
     row() {  # row COMMAND TOOL WALL CPU: rates by wall time; CPU ns per event
       awk -v tr="$tr" -v m="$mode" -v c="$1" -v t="$2" -v s="$3" -v u="$4" -v e="$events" -v b="$bytes" -v k="$cat_s" 'BEGIN {
         if (s <= 0) s = 0.0001
         printf "%-8s %-5s %-9s %-4s %8.3f %8.2f %10.1f %8.0f %8.1f %8.1f\n", tr, m, c, t, s, u, e / s / 1e6, b / s / 1e6, s / k, u * 1e9 / e }'
     }
     row cat cat "$cat_s" "$cat_cpu"
-    for tool in new ${OLD:+old}; do
-      bin=$COVKIT; jobs=$JOBS
-      [ "$tool" = old ] && { bin=$OLD; jobs=; }
-      cmds=("report|$bin trace report $WORK/$tr $jobs")
-      if [ "$mode" = hot ]; then
-        cmds+=("graph|$bin trace graph $WORK/$tr -o $WORK/$tool-$tr.dot $jobs"
-               "timeline|$bin trace timeline $WORK/$tr -o $WORK/$tool-$tr.json $jobs")
-      fi
-      for c in "${cmds[@]}"; do
-        read -r s u <<<"$(seconds "$mode" "$runs" ${c#*|})" || { status=1; continue; }
-        [ -n "$s" ] || { status=1; continue; }
-        row "${c%%|*}" "$tool" "$s" "$u"
+    commands=(report)
+    [ "$mode" = hot ] && commands+=(graph timeline)
+    for c in "${commands[@]}"; do
+      lines=()
+      for tool in new ${OLD:+old}; do
+        bin=$COVKIT; jobs=$JOBS
+        [ "$tool" = old ] && { bin=$OLD; jobs=; }
+        case $c in
+          report) lines+=("$bin trace report $WORK/$tr $jobs") ;;
+          graph) lines+=("$bin trace graph $WORK/$tr -o $WORK/$tool-$tr.dot $jobs") ;;
+          timeline) lines+=("$bin trace timeline $WORK/$tr -o $WORK/$tool-$tr.json $jobs") ;;
+        esac
       done
+      results=$(measure "$mode" "$runs" "${lines[@]}") || { status=1; continue; }
+      tool=new
+      while read -r s u; do
+        [ -n "$s" ] || { status=1; continue; }
+        row "$c" "$tool" "$s" "$u"
+        tool=old
+      done <<<"$results"
     done
   done
   if [ -n "$OLD" ]; then
