@@ -17,9 +17,10 @@ namespace {
 constexpr uint32_t kNone = UINT32_MAX;
 // The call tree stops growing at this depth (deeper frames are folded into
 // one "[deeper calls]" node), so that a hostile or endlessly recursive trace
-// cannot make a tree whose recursive destruction overflows the stack.
-constexpr size_t kMaxTreeDepth = 1000;
-constexpr uint32_t kDeeperFn = UINT32_MAX - 1;
+// cannot make a tree whose recursive destruction overflows the stack. The
+// parts' replay (split_call_paths.h) folds the same way.
+constexpr size_t kMaxTreeDepth = kCallTreeMaxDepth;
+constexpr uint32_t kDeeperFn = kDeeperCalls;
 constexpr const char* kDeeperName = "[deeper calls]";
 
 uint64_t pair_key(uint32_t a, uint32_t b) { return uint64_t(a) << 32 | b; }
@@ -92,11 +93,11 @@ class ThreadReplay {
   // `background`: decode the stream on a thread of its own (a core to spare).
   void replay(const format::TraceThread& thread, std::vector<std::string>& warnings, uint64_t& lost,
               bool background);
-  // The flat profile only, the stream read in parallel parts on `threads`
-  // threads; false when it cannot be (then this replay must be dropped: it
-  // may have named functions).
+  // The stream read in parts on `threads` threads: the flat profile, and
+  // with `call_paths` the edges and the call tree; false when it cannot be
+  // (then this replay must be dropped: it may have named functions).
   bool replay_split(const format::TraceThread& thread, std::vector<std::string>& warnings, uint64_t& lost,
-                    unsigned threads);
+                    unsigned threads, bool call_paths);
   ThreadProfile finish(const format::TraceThread& thread, FunctionTable& table);
   // After finish(): per function (local ids) and per (caller, callee) local ids.
   const std::vector<FnAcc>& functions() const { return fns_; }
@@ -306,7 +307,7 @@ void ThreadReplay::replay(const format::TraceThread& t, std::vector<std::string>
 }
 
 bool ThreadReplay::replay_split(const format::TraceThread& t, std::vector<std::string>& warnings, uint64_t& lost,
-                                unsigned threads) {
+                                unsigned threads, bool call_paths) {
   if (reloads_ || t.file.empty()) return false;
   auto bytes = format::StreamBytes::open(t.file);
   if (!bytes) return false;
@@ -316,7 +317,7 @@ bool ThreadReplay::replay_split(const format::TraceThread& t, std::vector<std::s
   std::vector<std::string> ignored;
   if (format::parse_stream_header(head, t.file, header, ignored) != format::StreamStatus::kOk) return false;
   std::vector<std::string> found;
-  auto split = split_profile(*bytes, header, t.file, process_.clock(), process_.end, threads, found);
+  auto split = split_profile(*bytes, header, t.file, process_.clock(), process_.end, threads, found, call_paths);
   if (!split) return false;
   // The stream's ids to functions, in order of first call as the replay
   // names them; recursion was judged by id, so two ids of one name (the
@@ -338,6 +339,22 @@ bool ThreadReplay::replay_split(const format::TraceThread& t, std::vector<std::s
     a.excl = f.excl;
     a.min = f.min;
     a.max = f.max;
+  }
+  if (call_paths) {
+    // The stream's ids become this replay's functions; node 0 stays the thread.
+    auto fn_of = [&](uint32_t id) { return id == kThreadRoot ? kNone : id == kDeeperCalls ? kDeeperFn : local[id]; };
+    nodes_.clear();
+    nodes_.reserve(split->paths.nodes.size());
+    for (PathNode& p : split->paths.nodes) {
+      Node& n = nodes_.emplace_back();
+      n.fn = fn_of(p.fn);
+      n.calls = p.calls;
+      n.incl = p.incl;
+      n.excl = p.excl;
+      n.children = std::move(p.children);
+    }
+    for (const auto& [key, e] : split->paths.edges)
+      edges_[pair_key(local[uint32_t(key >> 32)], local[uint32_t(key)])] = {e.calls, e.incl, 0};
   }
   max_depth_ = split->max_depth;
   for (uint32_t id : split->deepest) deepest_.push_back(local[id]);
@@ -425,15 +442,18 @@ CallProfile build_profile(const format::TraceSet& trace, Symbolizer& symbols, un
   // With a core per stream to spare (one thread on two cores), each stream
   // is decoded on one core and replayed on another.
   const bool background = jobs.size() * 2 <= threads;
-  // The flat profile (only it can be stitched so far) is read in parts,
-  // whose replay skips the call paths: with fewer streams than cores each
-  // stream's parts are read in parallel, one stream after the other; else
-  // the streams in parallel, each one's parts in order.
-  const bool split = !call_paths && jobs.size() < threads;
+  // With fewer streams than cores each stream is read in parts on all of
+  // them, one stream after the other (split_profile.h), call paths and all.
+  // Else the streams in parallel: the flat profile from each one's parts in
+  // order (that replay skips the call paths), call paths front to back (a
+  // replay that keeps them cheaper than the parts' grafting).
+  const bool split = jobs.size() < threads;
+  const bool in_parts = split || !call_paths;
   auto run = [&](Job& job) {
     job.replay = std::make_unique<ThreadReplay>(*job.process, shared, job.reloads);
-    if (!call_paths && job.replay->replay_split(*job.thread, job.warnings, job.lost, split ? threads : 1)) return;
-    if (!call_paths) job.replay = std::make_unique<ThreadReplay>(*job.process, shared, job.reloads);
+    if (in_parts && job.replay->replay_split(*job.thread, job.warnings, job.lost, split ? threads : 1, call_paths))
+      return;
+    if (in_parts) job.replay = std::make_unique<ThreadReplay>(*job.process, shared, job.reloads);
     job.replay->replay(*job.thread, job.warnings, job.lost, background);
   };
   for (size_t first = 0; first < jobs.size(); first += batch) {

@@ -38,15 +38,18 @@ struct Part {
   std::vector<uint32_t> best_chain;  // the part's frames there
   std::optional<uint64_t> first_time;  // counter of its first enter or exit
   std::vector<std::pair<uint32_t, uint64_t>> addresses;  // the last part's ids (from its decoder)
+  PartPaths paths;  // when call paths are asked for
 };
 
 // The replay of call_profile.cc on a part, with the frames before it
 // unknown: the sink of its RangeDecoder, called per event (a few
 // nanoseconds: what a function's numbers need sits in one record, the stack
-// grows by doubling and is never shrunk).
+// grows by doubling and is never shrunk). With kPaths it builds the part's
+// call paths too (split_call_paths.h).
+template <bool kPaths>
 class PartReplay {
  public:
-  PartReplay(Part& part, const format::TraceClock& to_ns) : part_(part), to_ns_(to_ns) {}
+  PartReplay(Part& part, const format::TraceClock& to_ns) : part_(part), to_ns_(to_ns), paths_(part.paths) {}
 
   [[gnu::always_inline]] void enter(uint32_t fn, uint64_t counter) {
     if (!part_.first_time) [[unlikely]] part_.first_time = counter;
@@ -68,6 +71,7 @@ class PartReplay {
       for (size_t i = valid_; i < depth_; ++i) part_.best_chain[i] = stack_[i].fn;
       valid_ = depth_;
     }
+    if constexpr (kPaths) paths_.enter(fn);
   }
 
   [[gnu::always_inline]] void exit(uint64_t counter) {
@@ -76,13 +80,15 @@ class PartReplay {
     if (depth_ == 0) [[unlikely]] {  // closes a frame opened before the part
       flush(now);
       ++exits_;
+      if constexpr (kPaths) paths_.earlier_exit();
       return;
     }
     const OpenFrame fr = stack_[--depth_];
     valid_ = std::min(valid_, depth_);
     const uint64_t dur = now > fr.start ? now - fr.start : 0;
+    const uint64_t excl = dur - std::min(dur, fr.child);
     Function& f = fns_[fr.fn];
-    f.out.excl += dur - std::min(dur, fr.child);
+    f.out.excl += excl;
     f.out.min = std::min(f.out.min, dur);
     f.out.max = std::max(f.out.max, dur);
     if (--f.active == 0 && dur > 0) {
@@ -91,9 +97,11 @@ class PartReplay {
     }
     if (depth_ > 0) stack_[depth_ - 1].child += dur;
     else child_ += dur;
+    if constexpr (kPaths) paths_.exit(dur, excl);
   }
 
   void finish() {
+    if constexpr (kPaths) paths_.finish();
     flush(0);
     part_.open.assign(stack_.begin(), stack_.begin() + ptrdiff_t(depth_));
     for (uint32_t id : order_) part_.functions.emplace_back(id, fns_[id].out);
@@ -127,6 +135,7 @@ class PartReplay {
   size_t depth_ = 0;
   uint64_t exits_ = 0, child_ = 0;
   size_t valid_ = 0;
+  PartPathsReplay paths_;  // idle without kPaths
 };
 
 struct StitchFrame {
@@ -138,7 +147,10 @@ struct StitchFrame {
 // does not fit (an id used undefined or redefined, an exit of no frame).
 class Stitch {
  public:
-  explicit Stitch(SplitProfile& out) : out_(out) {}
+  // `paths`: the call paths are stitched too.
+  Stitch(SplitProfile& out, bool paths) : out_(out) {
+    if (paths) paths_.emplace(out.paths);
+  }
 
   bool ids(const Part& part) {
     for (uint64_t id : part.summary.needed)
@@ -169,6 +181,7 @@ class Stitch {
     }
     for (size_t i = 0; i < part.segments.size(); ++i) {
       const Segment& s = part.segments[i];
+      if (paths_) paths_->segment(part.paths, i);
       for (const auto& [fn, sum] : s.incl)
         if (fn >= active_.size() || active_[fn] == 0) function(fn).incl += sum;
       if (!stack_.empty()) stack_.back().child += s.child;
@@ -189,6 +202,7 @@ class Stitch {
       ++active(f.fn);
       stack_.push_back({f.fn, f.start, f.child});
     }
+    if (paths_) paths_->finish_part(part.paths);
     out_.lost = part.summary.lost > UINT64_MAX - out_.lost ? UINT64_MAX : out_.lost + part.summary.lost;
     return true;
   }
@@ -231,12 +245,14 @@ class Stitch {
     stack_.pop_back();
     valid_ = std::min(valid_, stack_.size());
     const uint64_t dur = now > f.start ? now - f.start : 0;
+    const uint64_t excl = dur - std::min(dur, f.child);
     SplitFunction& a = function(f.fn);
     if (--active(f.fn) == 0) a.incl += dur;
-    a.excl += dur - std::min(dur, f.child);
+    a.excl += excl;
     a.min = std::min(a.min, dur);
     a.max = std::max(a.max, dur);
     if (!stack_.empty()) stack_.back().child += dur;
+    if (paths_) paths_->pop(dur, excl);
   }
 
   SplitProfile& out_;
@@ -244,25 +260,26 @@ class Stitch {
   std::vector<uint32_t> active_;  // by id
   std::vector<uint8_t> defined_;  // by id
   size_t valid_ = 0;              // frames of out_.deepest still equal to the stack's
+  std::optional<PathsStitch> paths_;
 };
 
 constexpr size_t kBlock = 1024;
 
+template <bool kPaths>
 void replay_part(const format::StreamBytes& bytes, const format::StreamRestart& from, const format::StreamRestart& to,
                  const format::TraceClock& to_ns, Part& part) {
   format::RangeDecoder decoder(bytes, from, to);
-  PartReplay replay(part, to_ns);
+  PartReplay<kPaths> replay(part, to_ns);
   decoder.run(replay);
   part.summary = decoder.summary();
   replay.finish();
 }
 
-}  // namespace
-
-std::optional<SplitProfile> split_profile(const format::StreamBytes& bytes, const format::StreamHeader& header,
-                                          const std::string& file, const format::TraceClock& to_ns,
-                                          std::optional<uint64_t> process_end, unsigned threads,
-                                          std::vector<std::string>& warnings) {
+template <bool kPaths>
+std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format::StreamHeader& header,
+                                  const std::string& file, const format::TraceClock& to_ns,
+                                  std::optional<uint64_t> process_end, unsigned threads,
+                                  std::vector<std::string>& warnings) {
   // Times are converted per part: the replay's clamp to the thread's first
   // event is then a no-op only if the conversion never goes backwards.
   if (!to_ns.identity && !(to_ns.slope >= 0)) return std::nullopt;
@@ -275,7 +292,7 @@ std::optional<SplitProfile> split_profile(const format::StreamBytes& bytes, cons
   std::optional<format::StreamRestart> more = finder.next();
   if (!more) return std::nullopt;
   SplitProfile out;
-  Stitch stitch(out);
+  Stitch stitch(out, kPaths);
   std::optional<uint64_t> first;
   // Parts are replayed a batch at a time and stitched in order: memory
   // holds a batch's results, whatever the length of the stream.
@@ -285,7 +302,7 @@ std::optional<SplitProfile> split_profile(const format::StreamBytes& bytes, cons
     const size_t parts = restarts.size() - 1;  // the last restart point starts the next batch or the tail
     std::vector<Part> results(parts);
     util::parallel_for(parts, threads, [&](size_t k) {
-      replay_part(bytes, restarts[k], restarts[k + 1], to_ns, results[k]);
+      replay_part<kPaths>(bytes, restarts[k], restarts[k + 1], to_ns, results[k]);
     });
     for (const Part& part : results) {
       if (part.summary.unusual || !stitch.add(part)) return std::nullopt;
@@ -299,7 +316,7 @@ std::optional<SplitProfile> split_profile(const format::StreamBytes& bytes, cons
   std::vector<std::string> tail_warnings;
   format::StreamDecoder decoder(bytes, file, resume, header.ended, tail_warnings);
   Part tail;
-  PartReplay replay(tail, to_ns);
+  PartReplay<kPaths> replay(tail, to_ns);
   std::vector<TraceEvent> block(kBlock);
   std::vector<uint64_t> address;  // by id, as the tail's decoder resolved it (0: not yet)
   for (size_t n; (n = decoder.next(std::span<TraceEvent>(block))) > 0;)
@@ -332,6 +349,16 @@ std::optional<SplitProfile> split_profile(const format::StreamBytes& bytes, cons
   stitch.close(out.end);
   warnings.insert(warnings.end(), tail_warnings.begin(), tail_warnings.end());
   return out;
+}
+
+}  // namespace
+
+std::optional<SplitProfile> split_profile(const format::StreamBytes& bytes, const format::StreamHeader& header,
+                                          const std::string& file, const format::TraceClock& to_ns,
+                                          std::optional<uint64_t> process_end, unsigned threads,
+                                          std::vector<std::string>& warnings, bool call_paths) {
+  return call_paths ? split<true>(bytes, header, file, to_ns, process_end, threads, warnings)
+                    : split<false>(bytes, header, file, to_ns, process_end, threads, warnings);
 }
 
 }  // namespace covkit::trace

@@ -6,7 +6,7 @@
 // not to the events). The numbers are those of the front to back replay of
 // call_profile.cc: per function calls, inclusive time (outermost activation
 // only), exclusive time, min/max of a call; the deepest stack; the wall time.
-// Call paths (edges, the call tree) are not built.
+// With `call_paths`, the call tree and the edges too (split_call_paths.h).
 //
 // Function ids are the stream's: the caller names them. Recursion is judged
 // by id, which is the replay's judgement by name when no two ids name the
@@ -18,6 +18,7 @@
 
 #include "format/trace_reader.h"
 #include "format/trace_stream_decoder.h"
+#include "trace/split_call_paths.h"
 
 namespace covkit::trace {
 
@@ -36,6 +37,7 @@ struct SplitProfile {
   uint64_t begin = 0, end = 0;    // ns
   uint64_t lost = 0;
   uint64_t first_time = 0;        // counter of the first enter or exit
+  SplitPaths paths;               // with call_paths
 };
 
 // nullopt when the stream has to be replayed in order: no restart points
@@ -47,6 +49,6 @@ struct SplitProfile {
 std::optional<SplitProfile> split_profile(const format::StreamBytes& bytes, const format::StreamHeader& header,
                                           const std::string& file, const format::TraceClock& to_ns,
                                           std::optional<uint64_t> process_end, unsigned threads,
-                                          std::vector<std::string>& warnings);
+                                          std::vector<std::string>& warnings, bool call_paths = false);
 
 }  // namespace covkit::trace

@@ -190,6 +190,15 @@ void expect_same(const std::vector<FunctionStats>& a, const std::vector<Function
   }
 }
 
+void expect_same_tree(const CallTreeNode& a, const CallTreeNode& b, size_t depth = 0) {
+  EXPECT_EQ(a.name, b.name) << "depth " << depth;
+  EXPECT_EQ(a.calls, b.calls) << a.name << " depth " << depth;
+  EXPECT_EQ(a.inclusive_ns, b.inclusive_ns) << a.name << " depth " << depth;
+  EXPECT_EQ(a.exclusive_ns, b.exclusive_ns) << a.name << " depth " << depth;
+  ASSERT_EQ(a.children.size(), b.children.size()) << a.name << " depth " << depth;
+  for (size_t i = 0; i < a.children.size(); ++i) expect_same_tree(a.children[i], b.children[i], depth + 1);
+}
+
 // The stream read in parts and front to back: the same profile. `split`:
 // whether the parts were used (else the stream was read in order anyway).
 void check(const std::vector<uint8_t>& bytes, bool split, bool tsc = false) {
@@ -204,6 +213,10 @@ void check(const std::vector<uint8_t>& bytes, bool split, bool tsc = false) {
   EXPECT_EQ(parts.has_value(), split);
   std::vector<std::string> one_core_warnings;
   EXPECT_EQ(split_profile(memory, header, file.path, set.processes[0].clock(), std::nullopt, 1, one_core_warnings)
+                .has_value(),
+            split);
+  std::vector<std::string> paths_warnings;
+  EXPECT_EQ(split_profile(memory, header, file.path, set.processes[0].clock(), std::nullopt, 2, paths_warnings, true)
                 .has_value(),
             split);
 
@@ -225,6 +238,24 @@ void check(const std::vector<uint8_t>& bytes, bool split, bool tsc = false) {
     EXPECT_EQ(in_order.lost_events, in_parts.lost_events);
     EXPECT_EQ(in_order.warnings, in_parts.warnings);
   }
+  // The call paths, in parts on two cores: edges and the call tree too.
+  Symbolizer s4;
+  const CallProfile paths = build_profile(set, s4, 2, true);
+  expect_same(in_order.functions, paths.functions);
+  ASSERT_EQ(in_order.edges.size(), paths.edges.size());
+  for (size_t i = 0; i < paths.edges.size(); ++i) {
+    const EdgeStats &a = in_order.edges[i], &b = paths.edges[i];
+    EXPECT_EQ(a.caller, b.caller);
+    EXPECT_EQ(a.callee, b.callee);
+    EXPECT_EQ(a.calls, b.calls) << a.caller << " -> " << a.callee;
+    EXPECT_EQ(a.inclusive_ns, b.inclusive_ns) << a.caller << " -> " << a.callee;
+  }
+  ASSERT_EQ(paths.threads.size(), 1u);
+  expect_same_tree(in_order.threads[0].tree, paths.threads[0].tree);
+  EXPECT_EQ(in_order.max_depth, paths.max_depth);
+  EXPECT_EQ(in_order.deepest_chain, paths.deepest_chain);
+  EXPECT_EQ(in_order.total_ns, paths.total_ns);
+  EXPECT_EQ(in_order.warnings, paths.warnings);
 }
 
 TEST(TraceSplitProfileTest, RandomCallTreesMatchTheReplayInOrder) {
@@ -263,6 +294,33 @@ TEST(TraceSplitProfileTest, DeepRecursionAcrossChunksAndOpenAtTheEnd) {
   w.enter(3, 0x3000, now += 1);
   w.b.resize(w.b.size() + 32, 0);
   check(w.b, true);
+}
+
+TEST(TraceSplitProfileTest, CallsAroundTheTreesDepthLimit) {
+  // Frames at depth 1000 (the tree's last level), 1001 (one "[deeper
+  // calls]" node, its exclusive time their inclusive time) and 1002 (no
+  // node), opened and closed within parts and across them.
+  for (uint32_t chunk : {48u, 200u, 4096u}) {
+    SCOPED_TRACE(chunk);
+    StreamWriter w(0, chunk);
+    uint64_t now = 0;
+    for (int i = 0; i < 999; ++i) w.enter(1, 0x1000, now += 2);
+    for (int i = 0; i < 300; ++i) {
+      w.enter(2, 0x2000, now += 3);  // depth 1000
+      w.enter(3 + i % 2, 0x3000 + 0x1000 * (i % 2), now += 5);  // 1001
+      if (i % 3 == 0) {
+        w.enter(5, 0x5000, now += 7);  // 1002
+        w.exit(now += 11);
+      }
+      w.exit(now += 13);
+      w.enter(6, 0x6000, now += 1);  // 1001 again, another function
+      w.exit(now += 17);
+      w.exit(now += 19);
+    }
+    for (int i = 0; i < 999; ++i) w.exit(now += 3);
+    w.end(now += 1);
+    check(w.b, true);
+  }
 }
 
 TEST(TraceSplitProfileTest, OneIdTwoAddressesReadsInOrder) {
