@@ -2,11 +2,16 @@
 // process metadata) and, for a stream, a read window of 1 to 40 bytes; the
 // rest is the file. Nothing may crash, hang or trip a sanitizer, a decoded
 // stream must be perfectly nested, and read through the small window it must
-// decode exactly as read whole.
+// decode exactly as read whole. A stream with restart points is also read in
+// parts (trace/split_profile.h), with and without call paths: when the parts
+// are used, they count each function's calls and the deepest stack as the
+// front to back decode does, and the call paths change no flat number.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -15,6 +20,7 @@
 #include "format/trace_meta_parser.h"
 #include "format/trace_stream_decoder.h"
 #include "format/trace_stream_records.h"
+#include "trace/split_profile.h"
 
 using namespace covkit::format;
 
@@ -36,6 +42,37 @@ bool same_with_window(std::span<const uint8_t> bytes, const TraceThread& whole,
   return thread.events == whole.events && thread.initial_stack == whole.initial_stack && thread.lost == whole.lost &&
          thread.ended == whole.ended && thread.truncated == whole.truncated && thread.bytes == whole.bytes &&
          thread.last_time == whole.last_time && warnings == whole_warnings;
+}
+
+// The stream read in parts (on one thread: the fuzzer runs many inputs).
+void parts(std::span<const uint8_t> bytes, const StreamHeader& header, const TraceThread& thread) {
+  if (header.chunk == 0) return;
+  StreamBytes source(bytes);
+  std::vector<std::string> flat_warnings, paths_warnings;
+  const TraceClock ns;
+  auto flat = covkit::trace::split_profile(source, header, "fuzz.ckt", ns, std::nullopt, 1, flat_warnings, false);
+  auto paths = covkit::trace::split_profile(source, header, "fuzz.ckt", ns, std::nullopt, 1, paths_warnings, true);
+  if (flat.has_value() != paths.has_value()) fail("call paths change whether the parts are used");
+  if (!flat) return;
+  if (flat->max_depth != paths->max_depth || flat->deepest != paths->deepest || flat->order != paths->order ||
+      flat->begin != paths->begin || flat->end != paths->end || flat->lost != paths->lost)
+    fail("call paths change the flat profile");
+  // Calls per id and the deepest stack, front to back.
+  std::vector<uint64_t> calls(flat->functions.size(), 0);
+  uint64_t depth = 0, deepest = 0;
+  for (const TraceEvent& e : thread.events) {
+    if (e.kind == TraceEvent::Kind::kEnter) {
+      if (e.fn_id >= calls.size()) fail("the parts miss a function");
+      ++calls[e.fn_id];
+      deepest = std::max(deepest, ++depth);
+    } else if (e.kind == TraceEvent::Kind::kExit) {
+      --depth;
+    }
+  }
+  for (size_t id = 0; id < calls.size(); ++id)
+    if (calls[id] != flat->functions[id].calls || calls[id] != paths->functions[id].calls)
+      fail("the parts count other calls");
+  if (deepest != flat->max_depth) fail("the parts find another deepest stack");
 }
 
 void stream(std::span<const uint8_t> bytes, size_t window) {
@@ -84,6 +121,7 @@ void stream(std::span<const uint8_t> bytes, size_t window) {
     for (const TraceEvent& e : thread.events) dec_enters += e.kind == TraceEvent::Kind::kEnter;
     if (dec_enters != enters || thread.events.size() - dec_enters != exits) fail("the raw walk finds other events");
   }
+  if (thread.initial_stack.empty()) parts(bytes, header, thread);
 }
 
 void meta(std::span<const uint8_t> bytes) {

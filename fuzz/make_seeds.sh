@@ -231,6 +231,38 @@ ev += lead(3, 1) + varint(2) + varint(3) + lead(2, 9) + lead(3, 0) + varint(4)
 open(out + "/stream.bin", "wb").write(b"\0" + hdr + ev)
 fork = lead(3, 0) + varint(1) + varint(1) + struct.pack("<Q", 0x401000) + lead(3, 0) + varint(3) + varint(1) + varint(1) + lead(2, 3)
 open(out + "/forked.bin", "wb").write(b"\0" + hdr + fork)
+# Version 2 streams with 64-byte chunks and a sync after the event that
+# crosses each chunk boundary, as the runtime writes them: they are also
+# read in parts (trace/split_profile.h), with recursion across the parts.
+import random
+def v2_stream(seed, events, ended):
+    rng = random.Random(seed)
+    chunk = 64
+    b = bytearray(b"CKTRACE2" + struct.pack("<IIQII", 100, 101, 1000, 0, chunk) + bytes(32))
+    now, boundary, depth = 1000, chunk, 0
+    def put(ev, when):
+        nonlocal now, boundary
+        b.extend(ev)
+        now = when
+        if len(b) >= boundary:  # the sync of the chunk just entered: time, own offset
+            b.extend(lead(3, 0) + varint(5) + varint(now) + varint(len(b)))
+            boundary += chunk
+    for f in range(1, 6):
+        put(lead(3, 0) + varint(1) + varint(f) + struct.pack("<Q", 0x401000 + 0x100 * f), now)
+    for _ in range(events):
+        r = rng.random()
+        d = rng.choice([1, 3, 30, 200])
+        if depth and r < 0.45:
+            put(lead(2, d), now + d); depth -= 1
+        else:
+            put(lead(1, d) + varint(rng.randint(1, 5)), now + d); depth += 1
+    if ended:
+        while depth:
+            put(lead(2, 2), now + 2); depth -= 1
+        b.extend(lead(3, 1) + varint(4))
+    return bytes(b)
+open(out + "/parts.bin", "wb").write(b"\0" + v2_stream(1, 900, True))
+open(out + "/parts_open.bin", "wb").write(b"\2" + v2_stream(2, 700, False))
 meta = ("covkit-trace 1\npid 100\nppid 1\nexe /bin/prog\nclock tsc\ncalib 1000 5000000\n"
         "module 0 1000 /bin/prog\nsegment 0 401000 402000\nmodule 7f0000000000 1200 /lib/libx.so\n"
         "segment 7f0000000000 7f0000001000 7f0000002000\nthread 101 main\nfork 1300 102\ncalib 9000 13000000\nend 9100\n")
