@@ -445,8 +445,8 @@ CallProfile build_profile(const format::TraceSet& trace, Symbolizer& symbols, un
   // With fewer streams than cores each stream is read in parts on all of
   // them, one stream after the other (split_profile.h), call paths and all.
   // Else the streams in parallel: the flat profile from each one's parts in
-  // order (that replay skips the call paths), call paths front to back (a
-  // replay that keeps them cheaper than the parts' grafting).
+  // order (that replay skips the call paths), call paths front to back (in
+  // order, parts would do the same work and the grafting besides).
   const bool split = jobs.size() < threads;
   const bool in_parts = split || !call_paths;
   auto run = [&](Job& job) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "format/trace_stream_ranges.h"
 #include "util/thread_pool.h"
@@ -39,6 +40,11 @@ struct Part {
   std::optional<uint64_t> first_time;  // counter of its first enter or exit
   std::vector<std::pair<uint32_t, uint64_t>> addresses;  // the last part's ids (from its decoder)
   PartPaths paths;  // when call paths are asked for
+};
+
+// What a PartReplay without call paths keeps of them.
+struct NoPaths {
+  explicit NoPaths(PartPaths&) {}
 };
 
 // The replay of call_profile.cc on a part, with the frames before it
@@ -135,7 +141,7 @@ class PartReplay {
   size_t depth_ = 0;
   uint64_t exits_ = 0, child_ = 0;
   size_t valid_ = 0;
-  PartPathsReplay paths_;  // idle without kPaths
+  std::conditional_t<kPaths, PartPathsReplay, NoPaths> paths_;
 };
 
 struct StitchFrame {
