@@ -56,7 +56,7 @@ void PartPathsReplay::finish() {
   flush();
   for (const EdgeState& e : edges_)
     if (e.calls) out_.inner_calls.emplace_back(e.key, e.calls);
-  for (const Frame& f : stack_) out_.open.push_back(f.node);
+  for (const Frame& f : stack_) out_.open.emplace_back(f.fn, f.node);
 }
 
 PathsStitch::PathsStitch(SplitPaths& out) : out_(out) { out_.nodes.emplace_back(); }
@@ -128,10 +128,10 @@ void PathsStitch::pop(uint64_t dur, uint64_t excl) {
 
 void PathsStitch::finish_part(const PartPaths& part) {
   for (const auto& [key, calls] : part.inner_calls) out_.edges[key].calls += calls;
-  for (uint32_t local : part.open) {
+  for (const auto& [fn, local] : part.open) {
     Frame f;
-    f.fn = part.nodes[local].fn;
-    f.node = real_[local];
+    f.fn = fn;
+    f.node = local == kNoNode ? kNoNode : real_[local];
     if (!stack_.empty()) {
       f.has_edge = true;
       f.edge = edge_key(stack_.back().fn, f.fn);

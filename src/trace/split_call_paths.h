@@ -75,7 +75,7 @@ struct PartPaths {
   std::vector<Node> nodes;
   std::vector<Segment> segments;
   std::vector<std::pair<uint64_t, uint64_t>> inner_calls;  // (edge key, calls) of calls with a caller in the part
-  std::vector<uint32_t> open;  // nodes of the frames still open at the part's end, outermost first
+  std::vector<std::pair<uint32_t, uint32_t>> open;  // (function, node or kNoNode) of the frames still open, outermost first
 };
 
 // Builds a part's PartPaths as its replay goes (split_profile.cc calls it
@@ -87,20 +87,35 @@ class PartPathsReplay {
   // first goes to child() and edge().
   void enter(uint32_t fn) {
     const bool outermost = stack_.empty();
-    const uint32_t parent = outermost ? root_ : stack_.back().node;
-    const PartPaths::Node& p = out_.nodes[parent];
-    const uint32_t node = p.last_fn == fn ? p.last_child : child(parent, fn);
-    PartPaths::Node& n = out_.nodes[node];
-    ++n.calls;
-    Frame f{fn, node, kNoNode, fn};
+    Frame f{fn, kNoNode, kNoNode, fn};
+    // Below kCallTreeMaxDepth + 1 frames of the part no node can be in the
+    // real tree, which stops there: none is made (memory stays bounded by
+    // the paths within the tree's depth, as in the front to back replay).
+    if (stack_.size() <= kCallTreeMaxDepth) {
+      const uint32_t parent = outermost ? root_ : stack_.back().node;
+      const PartPaths::Node& p = out_.nodes[parent];
+      f.node = p.last_fn == fn ? p.last_child : child(parent, fn);
+      ++out_.nodes[f.node].calls;
+    }
     if (outermost) {
       if (fn >= depth0_.size()) depth0_.resize(std::max<size_t>(fn + 1, depth0_.size() * 2));
       if (depth0_[fn].calls++ == 0) touched_depth0_.push_back(fn);
     } else {
-      // A node has one caller, its parent's function: it keeps its edge.
-      if (n.edge == kNoNode) out_.nodes[node].edge = edge(edge_key(stack_.back().fn, fn));
-      f.edge = out_.nodes[node].edge;
-      f.outer_fn = stack_.back().outer_fn;
+      // A node has one caller, its parent's function: it keeps its edge;
+      // deeper, the caller's frame keeps the edge to its last callee.
+      Frame& caller = stack_.back();
+      if (f.node != kNoNode) {
+        PartPaths::Node& n = out_.nodes[f.node];
+        if (n.edge == kNoNode) n.edge = edge(edge_key(caller.fn, fn));
+        f.edge = n.edge;
+      } else {
+        if (caller.last_callee != fn) {
+          caller.last_callee = fn;
+          caller.last_edge = edge(edge_key(caller.fn, fn));
+        }
+        f.edge = caller.last_edge;
+      }
+      f.outer_fn = caller.outer_fn;
       EdgeState& e = edges_[f.edge];
       ++e.calls;
       ++e.active;
@@ -111,9 +126,11 @@ class PartPathsReplay {
   void exit(uint64_t dur, uint64_t excl) {
     const Frame f = stack_.back();
     stack_.pop_back();
-    PartPaths::Node& n = out_.nodes[f.node];
-    n.incl += dur;
-    n.excl += excl;
+    if (f.node != kNoNode) {
+      PartPaths::Node& n = out_.nodes[f.node];
+      n.incl += dur;
+      n.excl += excl;
+    }
     if (f.edge == kNoNode) {
       depth0_[f.fn].incl += dur;  // touched at its enter: depth-0 frames close in their segment
       return;
@@ -132,9 +149,10 @@ class PartPathsReplay {
 
  private:
   struct Frame {
-    uint32_t fn = 0, node = 0;
+    uint32_t fn = 0, node = kNoNode;  // no node below the tree's depth
     uint32_t edge = kNoNode;  // index in edges_; kNoNode at depth 0 (the caller is unknown)
     uint32_t outer_fn = 0;    // the function of its depth-0 ancestor (its own at depth 0)
+    uint32_t last_callee = kNoNode, last_edge = 0;  // for callees without a node
   };
   struct EdgeState {
     uint64_t key = 0, calls = 0;

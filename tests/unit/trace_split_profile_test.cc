@@ -323,6 +323,23 @@ TEST(TraceSplitProfileTest, CallsAroundTheTreesDepthLimit) {
   }
 }
 
+TEST(TraceSplitProfileTest, RecursionDeeperThanTheTreeWithinOnePart) {
+  // Parts of 8 KiB hold whole recursions 3000 deep: a part makes no node
+  // below the tree's depth, and its deeper calls still count in the edges.
+  StreamWriter w(0, 8192);
+  uint64_t now = 0;
+  for (int round = 0; round < 4; ++round) {
+    for (int i = 0; i < 3000; ++i) w.enter(1 + i % 2, 0x1000 * (1 + i % 2), now += 2);
+    for (int i = 0; i < 5; ++i) {
+      w.enter(3, 0x3000, now += 4);
+      w.exit(now += 9);
+    }
+    for (int i = 0; i < 3000; ++i) w.exit(now += 1 + i % 3);
+  }
+  w.end(now += 1);
+  check(w.b, true);
+}
+
 TEST(TraceSplitProfileTest, OneIdTwoAddressesReadsInOrder) {
   // Two ids of one function (one address): recursion is judged by name,
   // which the parts cannot: the stream is read in order, with the same result.
