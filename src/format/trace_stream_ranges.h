@@ -58,8 +58,11 @@ struct RangeSummary {
   uint64_t end_time = 0;         // the counter where the part ends
 };
 
-// Ids of enters that the strict decoder passes on are below this.
-inline constexpr uint64_t kRangeMaxId = uint64_t(1) << 20;
+// Ids of enters that the strict decoder passes on are below this (a part's
+// replay keeps tables by id; the runtime's ids stop at its table's 65536
+// entries, so only a damaged or hostile stream has more: it is read front
+// to back).
+inline constexpr uint64_t kRangeMaxId = uint64_t(1) << 17;
 
 // The longest event of a part: a define (1 + 10 + 10 + 8) or a sync.
 inline constexpr size_t kRangeMaxEvent = 32;

@@ -320,7 +320,11 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
   // see it: the end of the data, a program still writing, a damaged end.
   format::StreamResume resume{restarts.back().offset, restarts.back().time, stitch.depth(), stitch.defines()};
   std::vector<std::string> tail_warnings;
-  format::StreamDecoder decoder(bytes, file, resume, header.ended, tail_warnings);
+  // Its window no larger than what is left of the file (at least a page: a
+  // program still writing may add to it): the tail is a chunk at most.
+  const uint64_t left = bytes.size() - std::min(bytes.size(), resume.offset);
+  const size_t window = size_t(std::clamp<uint64_t>(left + 64, 4096, format::kStreamWindow));
+  format::StreamDecoder decoder(bytes, file, resume, header.ended, tail_warnings, window);
   Part tail;
   PartReplay<kPaths> replay(tail, to_ns);
   std::vector<TraceEvent> block(kBlock);
