@@ -11,13 +11,12 @@ namespace {
 // that crossed the boundary (the runtime's events are at most CKT_MAX_EVENT).
 constexpr size_t kSyncSearch = 48;
 constexpr size_t kWindow = size_t(1) << 20;
-constexpr size_t kMaxEvent = kRangeMaxEvent;
 
 // A sync event at p (n bytes readable) recorded at file offset `at`.
 bool sync_at(const uint8_t* p, size_t n, uint64_t at, uint64_t& time) {
   if (n < 3 || p[0] != CKT_KIND_SPECIAL || p[1] != CKT_SPECIAL_SYNC) return false;
-  uint8_t event[kMaxEvent] = {};
-  std::memcpy(event, p, std::min(n, kMaxEvent));
+  uint8_t event[kRangeMaxEvent] = {};
+  std::memcpy(event, p, std::min(n, kRangeMaxEvent));
   const uint8_t* q = event + 2;
   uint64_t offset = 0;
   return range_varint(q, time) && q - event <= 22 && range_varint(q, offset) && q - event <= 22 && offset == at;
@@ -33,7 +32,7 @@ std::optional<StreamRestart> RestartFinder::next() {
     at_ = chunk_ < kSyncSearch ? size_ : chunk_;  // no restart points without a chunk size to find them by
     return StreamRestart{kTraceHeaderSize, start_};
   }
-  uint8_t look[kSyncSearch + kMaxEvent];
+  uint8_t look[kSyncSearch + kRangeMaxEvent];
   for (; at_ + 3 <= size_; at_ += chunk_) {
     if (advised_ < size_ && at_ + kRestartReadAhead / 2 >= advised_) {
       // Half the distance covered: the next half is asked for, so that the
@@ -57,22 +56,15 @@ std::optional<StreamRestart> RestartFinder::next() {
   return std::nullopt;
 }
 
-std::vector<StreamRestart> find_restarts(const StreamBytes& bytes, const StreamHeader& header) {
-  RestartFinder finder(bytes, header);
-  std::vector<StreamRestart> out;
-  while (auto r = finder.next()) out.push_back(*r);
-  return out;
-}
-
 RangeDecoder::RangeDecoder(const StreamBytes& bytes, const StreamRestart& from, const StreamRestart& to)
     : bytes_(bytes), to_(to), base_(from.offset), time_(from.time) {
   // No larger than the part: small chunks make many parts.
-  buf_.resize(size_t(std::min<uint64_t>(kWindow, to.offset - from.offset + kMaxEvent)) + kMaxEvent);
+  buf_.resize(size_t(std::min<uint64_t>(kWindow, to.offset - from.offset + kRangeMaxEvent)) + kRangeMaxEvent);
   s_.end_time = from.time;
 }
 
 // Keeps the unread bytes and reads up to the part's end behind them, with
-// kMaxEvent zero bytes of margin, so that an event is decoded without bounds
+// kRangeMaxEvent zero bytes of margin, so that an event is decoded without bounds
 // checks (a part's events end at to_.offset; a read past it is unusual).
 bool RangeDecoder::refill() {
   const size_t keep = end_ - pos_;
@@ -80,7 +72,7 @@ bool RangeDecoder::refill() {
   base_ += pos_;
   pos_ = 0;
   end_ = keep;
-  const uint64_t want = std::min<uint64_t>(buf_.size() - kMaxEvent - keep, to_.offset - (base_ + keep));
+  const uint64_t want = std::min<uint64_t>(buf_.size() - kRangeMaxEvent - keep, to_.offset - (base_ + keep));
   size_t got = 0;
   while (got < want) {
     const ssize_t n = bytes_.read(base_ + keep + got, buf_.data() + keep + got, size_t(want - got));
@@ -88,7 +80,7 @@ bool RangeDecoder::refill() {
     got += size_t(n);
   }
   end_ += got;
-  std::fill(buf_.begin() + ptrdiff_t(end_), buf_.begin() + ptrdiff_t(end_ + kMaxEvent), 0);
+  std::fill(buf_.begin() + ptrdiff_t(end_), buf_.begin() + ptrdiff_t(end_ + kRangeMaxEvent), 0);
   return true;
 }
 

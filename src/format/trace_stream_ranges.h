@@ -9,7 +9,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <span>
 #include <utility>
 #include <vector>
 
@@ -45,9 +44,6 @@ class RestartFinder {
 };
 
 inline constexpr uint64_t kRestartReadAhead = uint64_t(64) << 20;
-
-// All of them (RestartFinder read to its end).
-std::vector<StreamRestart> find_restarts(const StreamBytes& bytes, const StreamHeader& header);
 
 // What a part says besides its enters and exits.
 struct RangeSummary {

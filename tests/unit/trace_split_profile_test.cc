@@ -199,6 +199,14 @@ void expect_same_tree(const CallTreeNode& a, const CallTreeNode& b, size_t depth
   for (size_t i = 0; i < a.children.size(); ++i) expect_same_tree(a.children[i], b.children[i], depth + 1);
 }
 
+// All of a stream's restart points (the finder read to its end).
+std::vector<format::StreamRestart> find_restarts(const format::StreamBytes& bytes, const format::StreamHeader& header) {
+  format::RestartFinder finder(bytes, header);
+  std::vector<format::StreamRestart> out;
+  while (auto r = finder.next()) out.push_back(*r);
+  return out;
+}
+
 // The stream read in parts and front to back: the same profile. `split`:
 // whether the parts were used (else the stream was read in order anyway).
 void check(const std::vector<uint8_t>& bytes, bool split, bool tsc = false) {
@@ -365,7 +373,7 @@ TEST(TraceSplitProfileTest, RestartPointsAreFoundWhereTheRuntimeWritesThem) {
   ASSERT_EQ(format::parse_stream_header(w.b, "s", header, warnings), format::StreamStatus::kOk);
   EXPECT_EQ(header.chunk, 128u);
   format::StreamBytes bytes(w.b);
-  const auto restarts = format::find_restarts(bytes, header);
+  const auto restarts = find_restarts(bytes, header);
   // One per boundary with an event starting past it (the last may have none).
   EXPECT_GE(restarts.size(), (w.b.size() - 1) / 128);
   EXPECT_LE(restarts.size(), 1 + (w.b.size() - 1) / 128);
@@ -404,7 +412,7 @@ TEST(TraceSplitProfileTest, DamageInAPartReadsInOrder) {
   std::vector<std::string> warnings;
   ASSERT_EQ(format::parse_stream_header(w.b, "s", header, warnings), format::StreamStatus::kOk);
   format::StreamBytes bytes(w.b);
-  const auto restarts = format::find_restarts(bytes, header);
+  const auto restarts = find_restarts(bytes, header);
   for (const auto& r : restarts)
     if (r.offset > at) {
       w.b[r.offset + 1] = 9;  // sync -> an unknown subtype
