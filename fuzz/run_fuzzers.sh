@@ -11,7 +11,8 @@
 #   fuzz/run_fuzzers.sh SECONDS [fuzz_gcno fuzz_gcda fuzz_session fuzz_tracefile fuzz_diff fuzz_trace fuzz_stream fuzz_sample fuzz_gmon fuzz_eh_frame]
 #
 # Environment: FUZZ_JOBS (parallel jobs per target, default: nproc),
-# FUZZ_BUILD (build directory, default: build-fuzz next to this tree).
+# FUZZ_BUILD (build directory, default: build-fuzz next to this tree; one
+# configured with -DCOVKIT_FUZZ=ON is used as it is).
 # Corpora grow in $FUZZ_BUILD/fuzz-corpus/<target>, crashing inputs land in
 # $FUZZ_BUILD/fuzz-artifacts/<target>/ (crash-*, timeout-*, oom-*); a summary
 # of each run is in $FUZZ_BUILD/fuzz-logs/<target>.log.
@@ -23,8 +24,12 @@ build=${FUZZ_BUILD:-$root/build-fuzz}
 jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}
 targets=${*:-fuzz_gcno fuzz_gcda fuzz_session fuzz_tracefile fuzz_diff fuzz_trace fuzz_stream fuzz_sample fuzz_gmon fuzz_eh_frame}
 
-CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCOVKIT_FUZZ=ON -DCOVKIT_TESTS=OFF \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# A tree configured for fuzzing already (scripts/test.sh's sanitized build,
+# which serves its tests and the fuzzers) is built as it is.
+if ! grep -qs '^COVKIT_FUZZ:BOOL=ON' "$build/CMakeCache.txt"; then
+  CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCOVKIT_FUZZ=ON -DCOVKIT_TESTS=OFF \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+fi
 ninja -C "$build" $targets >/dev/null
 "$root/fuzz/make_seeds.sh" "$build/fuzz-seeds" >/dev/null
 

@@ -7,6 +7,7 @@
 #include "cli/command_line.h"
 #include "cli/gcov_options.h"
 #include "report/gcov/gcov_run.h"
+#include "util/sanitizer.h"
 
 namespace covkit::cli {
 
@@ -18,7 +19,7 @@ int run_gcov_command(int argc, char** argv) {
     case ParseOutcome::kRun: break;
   }
   int rc = run_guarded("covkit gcov", [&] { return report::run_gcov(opts); });
-#if !defined(__SANITIZE_ADDRESS__)
+#if !COVKIT_ASAN
   // What run_gcov left allocated is not worth freeing one object at a time.
   std::fflush(stdout);
   std::fflush(stderr);

@@ -6,6 +6,8 @@
 #include <memory>
 #include <mutex>
 
+#include "util/sanitizer.h"
+
 namespace covkit::trace {
 
 namespace {
@@ -90,7 +92,7 @@ Expected<std::string> render_dot(std::string_view dot, const std::string& format
 
 }  // namespace covkit::trace
 
-#if defined(__SANITIZE_ADDRESS__)
+#if COVKIT_ASAN
 // LeakSanitizer: fontconfig, which Graphviz's text layout (pango) loads
 // once per process, keeps its configuration and font sets in allocations it
 // never frees and no longer points to; they are not covkit's. The runtime

@@ -21,6 +21,7 @@
 #include "report/gcov/gcov_text.h"
 #include "util/gzip.h"
 #include "util/phase_timer.h"
+#include "util/sanitizer.h"
 #include "util/thread_pool.h"
 
 namespace covkit::report {
@@ -289,7 +290,7 @@ void GcovRun::finish_run(int64_t lines, int64_t executed) {
 int run_gcov(const GcovOptions& options) {
   auto run = std::make_unique<GcovRun>(options);
   int rc = run->run();
-#if !defined(__SANITIZE_ADDRESS__)
+#if !COVKIT_ASAN
   // Freeing millions of small graph objects costs more than computing some
   // of them, and `covkit gcov` exits right after; sanitizer builds free
   // everything so leak checking still sees the whole program.
