@@ -84,7 +84,7 @@ class Selection {
 
   void keep_best() {
     auto last = kept_.begin() + ptrdiff_t(o_.max_events - 1);
-    std::nth_element(kept_.begin(), last, kept_.end(), better);
+    std::nth_element(kept_.begin(), last, kept_.end(), [](const Call& a, const Call& b) { return better(a, b); });
     bar_ = *last;
     have_bar_ = true;
     kept_.resize(o_.max_events);
@@ -134,6 +134,12 @@ class Candidates {
   Call bar_;
   bool have_bar_ = false;
 };
+
+// `value` in decimal, appended (format_int's digits, without a strlen).
+void append_decimal(std::string& out, uint64_t value) {
+  const fmt::format_int digits(value);
+  out.append(digits.data(), digits.size());
+}
 
 // Calls of one thread are numbered from thread_index << 40 (2^40 calls per
 // thread, 2^24 threads).
@@ -203,7 +209,8 @@ std::string format_microseconds(uint64_t ns) {
 }
 
 void append_microseconds(std::string& out, uint64_t ns) {
-  out += fmt::format_int(ns / 1000).c_str();
+  const fmt::format_int whole(ns / 1000);
+  out.append(whole.data(), whole.size());
   const unsigned rest = unsigned(ns % 1000);
   const char digits[] = {'.', char('0' + rest / 100), char('0' + rest / 10 % 10), char('0' + rest % 10)};
   out.append(digits, sizeof digits);
@@ -320,14 +327,14 @@ void write_timeline(const format::TraceSet& trace, const SymbolLookup& symbols, 
     line += ",\"dur\":";
     append_microseconds(line, c.duration());
     line += ",\"pid\":";
-    line += fmt::format_int(process->pid).c_str();
+    append_decimal(line, process->pid);
     line += ",\"tid\":";
-    line += fmt::format_int(thread->tid).c_str();
+    append_decimal(line, thread->tid);
     if (options.source_args && !sym.file.empty()) {
       line += ",\"args\":{\"file\":";
       append_json_quoted(line, sym.file);
       line += ",\"line\":";
-      line += fmt::format_int(sym.line).c_str();
+      append_decimal(line, sym.line);
       line += '}';
     }
     line += '}';

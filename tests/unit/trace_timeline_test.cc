@@ -297,7 +297,7 @@ TEST(TimelineWriter, EmptyTrace) {
   std::string json = write_timeline(TraceSet{}, Symbols().lookup(), {}, &stats);
   EXPECT_EQ(json, "{\"traceEvents\":[\n\n],\n\"displayTimeUnit\":\"ns\"}\n");
   EXPECT_EQ(stats.calls, 0u);
-  EXPECT_NO_THROW(nlohmann::json::parse(json));
+  EXPECT_TRUE(nlohmann::json::accept(json));
 }
 
 // Threads replayed in parallel write the same file, the same calls kept
