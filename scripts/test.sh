@@ -73,8 +73,8 @@ run_ctest "$root/build-asan" -j"$jobs" --output-on-failure --timeout 900 -E "$as
 
 if [ -x "$root/fuzz/run_fuzzers.sh" ]; then
   phase "short fuzzing run"
-  # A smoke run from the seeds (every reader, ~10 k executions each); the
-  # long runs are fuzz/run_fuzzers.sh's own.
+  # A smoke run from the seeds (every reader, 5 k to 700 k executions
+  # each); the long runs are fuzz/run_fuzzers.sh's own.
   FUZZ_BUILD=$root/build-asan "$root/fuzz/run_fuzzers.sh" "${COVKIT_FUZZ_SECONDS:-10}" || status=1
 fi
 phase "end"

@@ -14,18 +14,19 @@
 # (--lcov-latin1: lcov 1.16 writes non-ASCII function names in Latin-1, see
 # lcov_compare.py; the comparison then prints a note.)
 # Without any .gcda in TREE, `lcov -c` fails by design: total.info = base.info.
-# Then, if `COVKIT report --help` mentions --cobertura (and LCOV_NO_COBERTURA
-# is not 1), `COVKIT report -q --keep-system-headers --cobertura OUTDIR/out.xml .`
+# Then (unless LCOV_NO_COBERTURA=1)
+# `COVKIT report -q --keep-system-headers --cobertura OUTDIR/out.xml .`
 # must validate with `xmllint --noout --nonet --dtdvalid cobertura-coverage-04.dtd`
-# (DTD: $COVKIT_COBERTURA_DTD, else tests/data/; when xmllint
-# is missing that part is skipped with a message).
+# (DTD: $COVKIT_COBERTURA_DTD, else tests/data/; without xmllint the
+# comparison exits 77, skipped).
 #
 # TREE is modified only by gcov runs of lcov (it writes nothing into it in
 # practice: geninfo runs gcov in a temporary directory). OUTDIR must exist and
 # should be outside TREE (or covkit/lcov might read each other's outputs --
 # they don't read .info files, but keep it clean).
 #
-# exit status: 0 same, 1 differences / a tool failed (the logs are printed).
+# exit status: 0 same, 1 differences / a tool failed (the logs are printed),
+# 77 xmllint missing.
 set -euo pipefail
 
 if [[ $# -lt 4 || $# -gt 5 ]]; then

@@ -9,15 +9,14 @@
 #   lcov_compare.py ours.info total.info --strict
 #
 # (with no .gcda at all `lcov -c` fails: then total.info = base.info).
-# If `covkit report --help` mentions --cobertura, the Cobertura output is also
-# validated against cobertura-coverage-04.dtd with xmllint (the DTD is looked
-# up in $COVKIT_COBERTURA_DTD, else tests/data/;
-# missing xmllint: that part is skipped with a message).
+# The Cobertura output is also validated against cobertura-coverage-04.dtd
+# with xmllint (the DTD is looked up in $COVKIT_COBERTURA_DTD, else
+# tests/data/).
 #
 # usage: run_lcov_case.sh COVKIT GCCVER CASE_DIR
 #
 # exit status: 0 = same, 1 = difference (or broken case), 77 = skipped
-# (gcc-N/g++-N/gcov-N or lcov missing, or REQUIRES_GCC not met).
+# (gcc-N/g++-N/gcov-N, lcov or xmllint missing, or REQUIRES_GCC not met).
 #
 # Environment knobs (optional):
 #   LCOV_KEEP=1      keep the temporary directory (path is printed)

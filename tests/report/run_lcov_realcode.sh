@@ -5,7 +5,7 @@
 # DEFAULT_CACHE). Each tree is copied afresh (gcov/lcov may write into the
 # tree they read) and compared with lcov_tree_compare.sh.
 #
-# usage: run_lcov_realcode.sh COVKIT DEFAULT_CACHE [PKG:GCCVER:OPT[:DIR,DIR...] ...]
+# usage: run_lcov_realcode.sh COVKIT DEFAULT_CACHE [PKG:GCCVER:OPT[:DIR+DIR...] ...]
 #
 # With DIRs, only those subdirectories of the tree are compared (their
 # objects; the sources stay where the .gcno files say).
@@ -88,7 +88,7 @@ for v in "${VARIANTS[@]}"; do
     copied=1
     if [[ -n $dirs ]]; then
         mkdir -p "$copy"
-        for d in ${dirs//,/ }; do
+        for d in ${dirs//+/ }; do
             cp -a "$src/$d" "$copy/$d" || copied=0
         done
     else
