@@ -8,7 +8,10 @@
 # usage: run_lcov_realcode.sh COVKIT DEFAULT_CACHE [PKG:GCCVER:OPT[:DIR+DIR...] ...]
 #
 # With DIRs, only those subdirectories of the tree are compared (their
-# objects; the sources stay where the .gcno files say).
+# objects; the sources stay where the .gcno files say). As arguments they may
+# be joined by ',' too (a build configured between two defaults keeps that
+# spelling); in $COVKIT_REPORT_LCOV_REALCODE, where ',' separates variants,
+# by '+'.
 # Variants default to $COVKIT_REPORT_LCOV_REALCODE (space or comma separated),
 # else "zstd:12:O0 zlib:12:O0".
 #
@@ -88,7 +91,7 @@ for v in "${VARIANTS[@]}"; do
     copied=1
     if [[ -n $dirs ]]; then
         mkdir -p "$copy"
-        for d in ${dirs//+/ }; do
+        for d in ${dirs//[+,]/ }; do
             cp -a "$src/$d" "$copy/$d" || copied=0
         done
     else
