@@ -84,7 +84,7 @@ class Selection {
 
   void keep_best() {
     auto last = kept_.begin() + ptrdiff_t(o_.max_events - 1);
-    std::nth_element(kept_.begin(), last, kept_.end(), [](const Call& a, const Call& b) { return better(a, b); });
+    std::nth_element(kept_.begin(), last, kept_.end(), better);
     bar_ = *last;
     have_bar_ = true;
     kept_.resize(o_.max_events);
@@ -209,8 +209,7 @@ std::string format_microseconds(uint64_t ns) {
 }
 
 void append_microseconds(std::string& out, uint64_t ns) {
-  const fmt::format_int whole(ns / 1000);
-  out.append(whole.data(), whole.size());
+  append_decimal(out, ns / 1000);
   const unsigned rest = unsigned(ns % 1000);
   const char digits[] = {'.', char('0' + rest / 100), char('0' + rest / 10 % 10), char('0' + rest % 10)};
   out.append(digits, sizeof digits);
