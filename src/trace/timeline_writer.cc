@@ -5,12 +5,12 @@
 
 #include <algorithm>
 #include <limits>
-#include <mutex>
 #include <set>
 #include <utility>
 #include <vector>
 
 #include "format/trace_event_reader.h"
+#include "trace/timeline_selection.h"
 #include "util/thread_pool.h"
 #include "util/utf8.h"
 #include "util/path_names.h"
@@ -18,122 +18,6 @@
 namespace covkit::trace {
 
 namespace {
-
-// One call that may be written, in ns since the trace's start. `order` is
-// its place in the output: threads in trace order, calls in call order
-// (preorder), so a parent comes before a child that starts with it.
-struct Call {
-  uint64_t begin = 0, end = 0;
-  uint64_t address = 0, when = 0;  // for the symbol lookup
-  uint64_t order = 0;
-  uint64_t duration() const { return end - begin; }
-};
-
-// Which call is written first when there are too many: the longer, and of
-// equal ones the earlier in the output (so callers before callees).
-bool better(const Call& a, const Call& b) {
-  return a.duration() != b.duration() ? a.duration() > b.duration() : a.order < b.order;
-}
-
-// The calls that pass the minimum duration, at most max_events of them (0:
-// no limit), the best kept. Candidates collect in a buffer of 1.5 times the
-// limit; when it is full, the best `limit` are kept (nth_element) and the
-// worst of them becomes the bar a new call must clear: linear time, where a
-// heap paid a logarithm per call. Threads replayed in parallel hand their
-// candidates over a batch at a time (Candidates), under a lock: which calls
-// are kept does not depend on the order they come in (`better` is a strict
-// order, `order` being unique), so neither does the output.
-class Selection {
- public:
-  // `expected`: the calls the stream headers announce (0: unknown), so that
-  // the buffer is allocated once.
-  Selection(const TimelineOptions& o, TimelineStats& stats, uint64_t expected) : o_(o), stats_(stats) {
-    uint64_t room = o.max_events == 0 ? expected : std::min<uint64_t>(expected, capacity());
-    kept_.reserve(size_t(std::min<uint64_t>(room, uint64_t(1) << 26)));
-  }
-
-  // Takes a batch: `calls` calls were offered, `too_short` of them too
-  // short, `batch` holds the others that cleared the bar as the offerer knew
-  // it. Returns the bar now (`have` false: none yet).
-  void add(uint64_t calls, uint64_t too_short, std::vector<Call>& batch, Call& bar, bool& have) {
-    std::lock_guard<std::mutex> hold(lock_);
-    stats_.calls += calls;
-    stats_.too_short += too_short;
-    for (const Call& c : batch) {
-      if (o_.max_events != 0 && have_bar_ && !better(c, bar_)) continue;
-      kept_.push_back(c);
-      if (o_.max_events != 0 && kept_.size() >= capacity()) keep_best();
-    }
-    batch.clear();
-    bar = bar_;
-    have = have_bar_;
-  }
-
-  // The kept calls in output order.
-  std::vector<Call> take() {
-    if (o_.max_events != 0 && kept_.size() > o_.max_events) keep_best();
-    stats_.over_limit = stats_.calls - stats_.too_short - kept_.size();
-    std::sort(kept_.begin(), kept_.end(), [](const Call& a, const Call& b) { return a.order < b.order; });
-    return std::move(kept_);
-  }
-
-  const TimelineOptions& options() const { return o_; }
-
- private:
-  uint64_t capacity() const { return o_.max_events + o_.max_events / 2 + 16; }
-
-  void keep_best() {
-    auto last = kept_.begin() + ptrdiff_t(o_.max_events - 1);
-    std::nth_element(kept_.begin(), last, kept_.end(), better);
-    bar_ = *last;
-    have_bar_ = true;
-    kept_.resize(o_.max_events);
-  }
-
-  const TimelineOptions& o_;
-  TimelineStats& stats_;
-  std::mutex lock_;
-  std::vector<Call> kept_;
-  Call bar_;
-  bool have_bar_ = false;
-};
-
-// One thread's side of a Selection: counts and filters its calls against
-// the bar it last saw (which only rises, so this drops nothing the
-// Selection would keep) and hands the rest over in batches.
-class Candidates {
- public:
-  explicit Candidates(Selection& to) : to_(to), min_(to.options().min_duration_ns), limited_(to.options().max_events != 0) {
-    batch_.reserve(kBatch);
-  }
-
-  void offer(const Call& c) {
-    ++calls_;
-    if (c.duration() < min_) {
-      ++too_short_;
-      return;
-    }
-    if (limited_ && have_bar_ && !better(c, bar_)) return;
-    batch_.push_back(c);
-    if (batch_.size() == kBatch) flush();
-  }
-
-  // After the last offer (not in a destructor: it allocates, and may throw).
-  void flush() {
-    to_.add(calls_, too_short_, batch_, bar_, have_bar_);
-    calls_ = too_short_ = 0;
-  }
-
- private:
-  static constexpr size_t kBatch = 4096;
-  Selection& to_;
-  const uint64_t min_;
-  const bool limited_;
-  std::vector<Call> batch_;
-  uint64_t calls_ = 0, too_short_ = 0;
-  Call bar_;
-  bool have_bar_ = false;
-};
 
 // `value` in decimal, appended (format_int's digits, without a strlen).
 void append_decimal(std::string& out, uint64_t value) {
@@ -158,7 +42,7 @@ void replay_thread(const format::TraceProcess& p, const format::TraceThread& t, 
     return last;
   };
   uint64_t order = thread_index << kOrderBits;
-  std::vector<Call> open;
+  std::vector<TimelineCall> open;
   format::TraceEventReader reader(t, warnings, background);
   auto block = reader.next();
   for (uint64_t address : reader.summary().initial_stack) open.push_back({ns(t.start), 0, address, t.start, order++});
@@ -183,7 +67,7 @@ void replay_thread(const format::TraceProcess& p, const format::TraceThread& t, 
   uint64_t end_counter = std::max({t.start, tail.last_time, last_event});
   if (p.end && !tail.ended && *p.end > end_counter) end_counter = *p.end;
   now = std::max(now, ns(end_counter));
-  for (Call& c : open) {
+  for (TimelineCall& c : open) {
     c.end = now;
     selection.offer(c);
   }
@@ -269,7 +153,7 @@ void write_timeline(const format::TraceSet& trace, const SymbolLookup& symbols, 
   uint64_t expected = 0;
   for (const format::TraceProcess& p : trace.processes)
     for (const format::TraceThread& t : p.threads) expected += t.counts ? t.counts->calls : t.events.size() / 2;
-  Selection selection(options, counted, expected);
+  Selection selection({options.min_duration_ns, options.max_events}, expected);
   std::vector<std::pair<const format::TraceProcess*, const format::TraceThread*>> threads;
   for (const format::TraceProcess& p : trace.processes)
     for (const format::TraceThread& t : p.threads) threads.emplace_back(&p, &t);
@@ -286,7 +170,10 @@ void write_timeline(const format::TraceSet& trace, const SymbolLookup& symbols, 
     candidates.flush();
   });
   for (auto& w : warnings) counted.warnings.insert(counted.warnings.end(), w.begin(), w.end());
-  std::vector<Call> calls = selection.take();
+  std::vector<TimelineCall> calls = selection.take();
+  counted.calls = selection.counts().calls;
+  counted.too_short = selection.counts().too_short;
+  counted.over_limit = selection.counts().over_limit;
 
   out("{\"traceEvents\":[\n");
   bool first = true;
@@ -316,7 +203,7 @@ void write_timeline(const format::TraceSet& trace, const SymbolLookup& symbols, 
   // (what fmt::format of the whole line gave, without parsing a format
   // string and making temporaries per call, which cost more than reading
   // the trace).
-  for (const Call& c : calls) {
+  for (const TimelineCall& c : calls) {
     const auto& [process, thread] = threads[c.order >> kOrderBits];
     const SymbolInfo& sym = symbols(*process, c.address, c.when);
     line.assign(",\n{\"name\":");
