@@ -7,7 +7,7 @@
 #   (b) lcov -c  followed by  genhtml     (branch coverage on in both)
 # on a real project: Debian 12's zstd 1.5.4 built with gcc-12 --coverage -O0 by
 # tests/realcode/fetch_and_build.sh, in two variants:
-#   full  every object of the tree (239 .gcno in 6 object directories)
+#   full  every object of the tree (200 .gcno in 6 object directories)
 #   lib   only the library objects, lib/obj/... (32 .gcno); only lib/ is copied
 # Every tool runs on a fresh copy of the tree (gcov-based tools write .gcov
 # files into it), made outside the timed region; outputs go outside the copy.
