@@ -63,8 +63,10 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktra
 # plain pass only, as does the larger real code base (zlib stays). The
 # runtime's own tests (trace_runtime_*) run no covkit code and the runtime is
 # never sanitized: the ASan pass would repeat them. html_browser's time is
-# the browser's; the sanitized HTML writer runs in the HtmlSite and report tests.
-asan_skip='big_inputs|report_lcov_realcode|report_lcov_.*_gcc11|diff\.gcc11\.|realcode\.[a-z]*\.O2|realcode\.zstd|^trace_runtime_|^html_browser$'
+# the browser's; the sanitized HTML writer runs in the HtmlSite and report
+# tests. live_lighttpd's is the load (wrk, ab, the server): the sanitized
+# `covkit live` dumps and resets running programs in the live_* scenarios.
+asan_skip='big_inputs|report_lcov_realcode|report_lcov_.*_gcc11|diff\.gcc11\.|realcode\.[a-z]*\.O2|realcode\.zstd|^trace_runtime_|^html_browser$|^live_lighttpd$'
 # The gcov differential tests run ~50 option sets per program in the plain
 # pass; under the sanitizers the subset.
 export DIFF_ONLY=$diff_subset
@@ -73,9 +75,9 @@ run_ctest "$root/build-asan" -j"$jobs" --output-on-failure --timeout 900 -E "$as
 
 if [ -x "$root/fuzz/run_fuzzers.sh" ]; then
   phase "short fuzzing run"
-  # A smoke run from the seeds (every reader, 5 k to 700 k executions
-  # each); the long runs are fuzz/run_fuzzers.sh's own.
-  FUZZ_BUILD=$root/build-asan "$root/fuzz/run_fuzzers.sh" "${COVKIT_FUZZ_SECONDS:-10}" || status=1
+  # A smoke run from the seeds (every reader, thousands to hundreds of
+  # thousands of executions each); the long runs are fuzz/run_fuzzers.sh's own.
+  FUZZ_BUILD=$root/build-asan "$root/fuzz/run_fuzzers.sh" "${COVKIT_FUZZ_SECONDS:-5}" || status=1
 fi
 phase "end"
 exit $status
