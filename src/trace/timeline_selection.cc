@@ -17,15 +17,37 @@ void Selection::add(uint64_t calls, uint64_t too_short, std::vector<TimelineCall
   std::lock_guard<std::mutex> hold(lock_);
   counts_.calls += calls;
   counts_.too_short += too_short;
+  keep(batch);
+  batch.clear();
+  bar = bar_;
+  have = have_bar_;
+}
+
+void Selection::absorb(Selection& other, const std::function<void(TimelineCall&)>& fix) {
+  if (other.limits_.max_events != 0 && other.kept_.size() > other.limits_.max_events) other.keep_best();
+  for (TimelineCall& c : other.kept_) fix(c);
+  std::vector<TimelineCall> calls = std::move(other.kept_);
+  other.kept_.clear();
+  std::lock_guard<std::mutex> hold(lock_);
+  counts_.calls += other.counts_.calls;
+  counts_.too_short += other.counts_.too_short;
+  other.counts_ = {};
+  if (kept_.empty() && !have_bar_) {  // the first: its calls and bar as they are
+    kept_ = std::move(calls);
+    bar_ = other.bar_;
+    have_bar_ = other.have_bar_;
+    return;
+  }
+  keep(calls);
+}
+
+void Selection::keep(std::span<const TimelineCall> calls) {
   const bool limited = limits_.max_events != 0;
-  for (const TimelineCall& c : batch) {
+  for (const TimelineCall& c : calls) {
     if (limited && have_bar_ && !better(c, bar_)) continue;
     kept_.push_back(c);
     if (limited && kept_.size() >= capacity()) keep_best();
   }
-  batch.clear();
-  bar = bar_;
-  have = have_bar_;
 }
 
 std::vector<TimelineCall> Selection::take() {
@@ -38,7 +60,8 @@ std::vector<TimelineCall> Selection::take() {
 // The best max_events calls (nth_element: linear; `better` inlined).
 void Selection::keep_best() {
   auto last = kept_.begin() + ptrdiff_t(limits_.max_events - 1);
-  std::nth_element(kept_.begin(), last, kept_.end(), [](const TimelineCall& a, const TimelineCall& b) { return better(a, b); });
+  std::nth_element(kept_.begin(), last, kept_.end(),
+                   [](const TimelineCall& a, const TimelineCall& b) { return better(a, b); });
   bar_ = *last;
   have_bar_ = true;
   kept_.resize(size_t(limits_.max_events));

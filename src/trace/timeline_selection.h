@@ -4,7 +4,9 @@
 // replayed in parallel offer their calls through a Candidates each; which
 // calls are kept does not depend on the order they come in.
 #include <cstdint>
+#include <functional>
 #include <mutex>
+#include <span>
 #include <vector>
 
 namespace covkit::trace {
@@ -51,6 +53,10 @@ class Selection {
   // offerer knew it (emptied). Returns the bar now (`have` false: none yet).
   void add(uint64_t calls, uint64_t too_short, std::vector<TimelineCall>& batch, TimelineCall& bar, bool& have);
 
+  // Takes over what `other` kept and counted (a stream selected on its
+  // own), each call passed through `fix` first; `other` is left empty.
+  void absorb(Selection& other, const std::function<void(TimelineCall&)>& fix);
+
   // The kept calls in output order (by `order`), once every batch is in.
   std::vector<TimelineCall> take();
 
@@ -59,6 +65,7 @@ class Selection {
 
  private:
   uint64_t capacity() const { return limits_.max_events + limits_.max_events / 2 + 16; }
+  void keep(std::span<const TimelineCall> calls);  // those that clear the bar (under the lock)
   void keep_best();
 
   const SelectionLimits limits_;

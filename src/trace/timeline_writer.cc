@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "format/trace_event_reader.h"
+#include "trace/timeline_parts.h"
 #include "trace/timeline_selection.h"
+#include "util/phase_timer.h"
 #include "util/thread_pool.h"
 #include "util/utf8.h"
 #include "util/path_names.h"
@@ -140,6 +142,7 @@ void append_json_quoted(std::string& out, std::string_view s) {
 void write_timeline(const format::TraceSet& trace, const SymbolLookup& symbols, const TimelineOptions& options,
                     const TextSink& out, TimelineStats* stats) {
   TimelineStats counted;
+  util::PhaseTimer timer;
   // The origin: the earliest thread start of all processes (one clock,
   // CLOCK_MONOTONIC, so processes line up).
   uint64_t origin = std::numeric_limits<uint64_t>::max();
@@ -164,13 +167,26 @@ void write_timeline(const format::TraceSet& trace, const SymbolLookup& symbols, 
   // With a core per stream to spare, each stream is also decoded on a core
   // of its own (as in build_profile).
   const bool background = threads.size() * 2 <= workers;
-  util::parallel_for(threads.size(), workers, [&](size_t i) {
+  auto in_order = [&](size_t i) {
     Candidates candidates(selection);
     replay_thread(*threads[i].first, *threads[i].second, origin, i, candidates, warnings[i], background);
     candidates.flush();
-  });
+  };
+  if (threads.size() < workers) {
+    // Fewer streams than cores: each one read in parts on all of them, one
+    // stream after the other (timeline_parts.h), or front to back when it
+    // cannot be.
+    for (size_t i = 0; i < threads.size(); ++i) {
+      const TimelineStream stream{threads[i].first, threads[i].second, origin, uint64_t(i) << kOrderBits};
+      if (!timeline_parts(stream, workers, selection, warnings[i])) in_order(i);
+    }
+  } else {
+    util::parallel_for(threads.size(), workers, in_order);
+  }
   for (auto& w : warnings) counted.warnings.insert(counted.warnings.end(), w.begin(), w.end());
+  timer.mark("timeline: replay");
   std::vector<TimelineCall> calls = selection.take();
+  timer.mark("timeline: selection");
   counted.calls = selection.counts().calls;
   counted.too_short = selection.counts().too_short;
   counted.over_limit = selection.counts().over_limit;
@@ -228,6 +244,7 @@ void write_timeline(const format::TraceSet& trace, const SymbolLookup& symbols, 
     ++counted.written;
   }
   out("\n],\n\"displayTimeUnit\":\"ns\"}\n");
+  timer.mark("timeline: JSON");
   if (stats) *stats = std::move(counted);
 }
 

@@ -1,0 +1,256 @@
+#include "trace/timeline_parts.h"
+
+#include <algorithm>
+#include <optional>
+#include <span>
+
+#include "format/trace_stream_decoder.h"
+#include "format/trace_stream_ranges.h"
+#include "util/thread_pool.h"
+
+namespace covkit::trace {
+
+namespace {
+
+using format::TraceEvent;
+
+// A part's calls are numbered base + i, base = part << kLocalBits: a part
+// holds at most a chunk (1 MiB by default, a third as many calls), the
+// parts of 2^40 orders are 256 GiB of stream at that size; beyond either
+// limit the stream is read front to back.
+constexpr unsigned kLocalBits = 22;
+constexpr uint64_t kMaxLocal = uint64_t(1) << kLocalBits;
+constexpr uint64_t kMaxParts = uint64_t(1) << (40 - kLocalBits);
+
+struct OpenCall {
+  uint64_t begin = 0, when = 0, order = 0;
+  uint32_t id = 0;
+};
+
+// ns since the timeline's origin, as the front to back replay computes
+// them (its clamp to the time before is a no-op on a clock that never goes
+// backwards, which the caller checks).
+struct Nanoseconds {
+  const format::TraceClock& clock;
+  uint64_t origin;
+  uint64_t operator()(uint64_t counter) const {
+    const uint64_t v = clock(counter);
+    return v > origin ? v - origin : 0;
+  }
+};
+
+// What one part leaves to the stitch, besides the calls it offered.
+struct TimelinePart {
+  format::RangeSummary summary;
+  std::vector<uint64_t> earlier_exits;  // ns of its exits of frames opened before it, in order
+  std::vector<OpenCall> open;           // opened in it, open at its end, outermost first
+  bool too_many = false;                // more calls than its orders can number
+};
+
+// The sink of a part's RangeDecoder (called per event: kept small). A call
+// carries its function's id in `address` until the ids are resolved.
+class TimelinePartReplay {
+ public:
+  TimelinePartReplay(TimelinePart& part, const Nanoseconds& ns, uint64_t base, Candidates& out)
+      : part_(part), ns_(ns), base_(base), out_(out) {}
+
+  [[gnu::always_inline]] void enter(uint32_t id, uint64_t counter) {
+    stack_.push_back({ns_(counter), counter, base_ + local_++, id});
+  }
+
+  [[gnu::always_inline]] void exit(uint64_t counter) {
+    const uint64_t now = ns_(counter);
+    if (stack_.empty()) [[unlikely]] {
+      part_.earlier_exits.push_back(now);
+      return;
+    }
+    const OpenCall& c = stack_.back();
+    out_.offer({.begin = c.begin, .end = now, .address = c.id, .when = c.when, .order = c.order});
+    stack_.pop_back();
+  }
+
+  void finish() {
+    part_.too_many = local_ > kMaxLocal;
+    part_.open = std::move(stack_);
+  }
+
+ private:
+  TimelinePart& part_;
+  const Nanoseconds& ns_;
+  const uint64_t base_;
+  Candidates& out_;
+  std::vector<OpenCall> stack_;
+  uint64_t local_ = 0;
+};
+
+// The parts in order on the real stack: the frames they leave open, closed
+// by the exits of later parts; the stream's ids and their addresses.
+class TimelineStitch {
+ public:
+  explicit TimelineStitch(Candidates& out) : out_(out) {}
+
+  bool add(const TimelinePart& part) {
+    if (part.too_many || !ids(part)) return false;
+    for (uint64_t exit : part.earlier_exits) {
+      if (stack_.empty()) return false;  // an exit of no frame: the front to back read warns
+      close(exit);
+    }
+    stack_.insert(stack_.end(), part.open.begin(), part.open.end());
+    return true;
+  }
+
+  // An enter of the tail (its decoder resolved the id).
+  bool enter(uint32_t id, uint64_t address, uint64_t begin, uint64_t when, uint64_t order) {
+    if (id == 0 || id >= format::kRangeMaxId || !define(id, address)) return false;
+    stack_.push_back({begin, when, order, id});
+    return true;
+  }
+  bool exit(uint64_t now) {
+    if (stack_.empty()) return false;
+    close(now);
+    return true;
+  }
+  void close_all(uint64_t end) {
+    while (!stack_.empty()) close(end);
+  }
+
+  size_t depth() const { return stack_.size(); }
+  std::vector<std::pair<uint64_t, uint64_t>> defines() const {
+    std::vector<std::pair<uint64_t, uint64_t>> out;
+    for (size_t id = 0; id < defined_.size(); ++id)
+      if (defined_[id]) out.emplace_back(id, address_[id]);
+    return out;
+  }
+  uint64_t address(uint64_t id) const { return id < address_.size() ? address_[id] : 0; }
+
+ private:
+  bool ids(const TimelinePart& part) {
+    for (uint64_t id : part.summary.needed)
+      if (id >= defined_.size() || !defined_[id]) return false;
+    for (const auto& [id, address] : part.summary.defines)
+      if (id == 0 || id >= format::kRangeMaxId || !define(id, address)) return false;
+    return true;
+  }
+
+  bool define(uint64_t id, uint64_t address) {
+    if (id >= defined_.size()) {
+      defined_.resize(id + 1, 0);
+      address_.resize(id + 1, 0);
+    }
+    if (defined_[id] && address_[id] != address) return false;  // read in order, the id would change meaning
+    defined_[id] = 1;
+    address_[id] = address;
+    return true;
+  }
+
+  void close(uint64_t end) {
+    const OpenCall c = stack_.back();
+    stack_.pop_back();
+    out_.offer({.begin = c.begin, .end = end, .address = c.id, .when = c.when, .order = c.order});
+  }
+
+  Candidates& out_;
+  std::vector<OpenCall> stack_;
+  std::vector<uint8_t> defined_;  // by id
+  std::vector<uint64_t> address_;
+};
+
+void replay_timeline_part(const format::StreamBytes& bytes, const format::StreamRestart& from,
+                          const format::StreamRestart& to, const Nanoseconds& ns, uint64_t base, Selection& selection,
+                          TimelinePart& part) {
+  format::RangeDecoder decoder(bytes, from, to);
+  Candidates candidates(selection);
+  TimelinePartReplay replay(part, ns, base, candidates);
+  decoder.run(replay);
+  part.summary = decoder.summary();
+  replay.finish();
+  candidates.flush();
+}
+
+// The tail, from the last restart point on, as a front to back read sees
+// it (the end of the data, a program still writing, a damaged end); then
+// the frames still open close where the front to back replay closes them.
+bool replay_timeline_tail(const TimelineStream& stream, const format::StreamBytes& bytes,
+                          const format::StreamHeader& header, const format::StreamRestart& from, uint64_t base,
+                          const Nanoseconds& ns, TimelineStitch& stitch, std::vector<std::string>& warnings) {
+  format::StreamResume resume{from.offset, from.time, stitch.depth(), stitch.defines()};
+  // Its window no larger than what is left of the file (at least a page: a
+  // program still writing may add to it): the tail is a chunk at most.
+  const uint64_t left = bytes.size() - std::min(bytes.size(), resume.offset);
+  const size_t window = size_t(std::clamp<uint64_t>(left + 64, 4096, format::kStreamWindow));
+  std::vector<std::string> tail_warnings;
+  format::StreamDecoder decoder(bytes, stream.thread->file, resume, header.ended, tail_warnings, window);
+  std::vector<TraceEvent> block(1024);
+  uint64_t local = 0;
+  for (size_t n; (n = decoder.next(std::span<TraceEvent>(block))) > 0;)
+    for (size_t i = 0; i < n; ++i) {
+      const TraceEvent& e = block[i];
+      if (e.kind == TraceEvent::Kind::kEnter) {
+        if (local == kMaxLocal || !stitch.enter(e.fn_id, e.address, ns(e.time), e.time, base + local++)) return false;
+      } else if (!stitch.exit(ns(e.time))) {
+        return false;
+      }
+    }
+  const format::StreamSummary& s = decoder.summary();
+  uint64_t end_counter = std::max(header.start, s.last_time);
+  const std::optional<uint64_t>& process_end = stream.process->end;
+  if (process_end && !s.ended && *process_end > end_counter) end_counter = *process_end;
+  stitch.close_all(ns(end_counter));
+  warnings.insert(warnings.end(), tail_warnings.begin(), tail_warnings.end());
+  return true;
+}
+
+}  // namespace
+
+bool timeline_parts(const TimelineStream& stream, unsigned threads, Selection& to, std::vector<std::string>& warnings) {
+  const format::TraceThread& t = *stream.thread;
+  if (t.file.empty()) return false;
+  const format::TraceClock clock = stream.process->clock();
+  // Times are converted per part: the replay's clamp to the time before is
+  // then a no-op only if the conversion never goes backwards.
+  if (!clock.identity && !(clock.slope >= 0)) return false;
+  auto bytes = format::StreamBytes::open(t.file);
+  if (!bytes) return false;
+  uint8_t head[format::kTraceHeaderSize];
+  if (bytes->read(0, head, sizeof head) != ssize_t(sizeof head)) return false;
+  format::StreamHeader header;
+  std::vector<std::string> ignored;
+  if (format::parse_stream_header(head, t.file, header, ignored) != format::StreamStatus::kOk) return false;
+
+  const Nanoseconds ns{clock, stream.origin};
+  // The stream's own selection: handed to `to` only once every part fitted
+  // (else the front to back replay offers the calls).
+  Selection mine(to.limits(), header.counts ? header.counts->calls : 0);
+  Candidates stitched(mine);
+  TimelineStitch stitch(stitched);
+  format::RestartFinder finder(*bytes, header);
+  std::vector<format::StreamRestart> restarts;  // of this batch; the last one starts the next (or the tail)
+  restarts.push_back(*finder.next());
+  std::optional<format::StreamRestart> more = finder.next();
+  if (!more) return false;
+  uint64_t parts_before = 0;
+  // A batch of parts at a time, stitched in order: memory holds a batch's
+  // open frames, whatever the length of the stream.
+  const size_t batch = size_t(std::max(threads, 1u)) * 4;
+  while (more) {
+    for (; more && restarts.size() <= batch; more = finder.next()) restarts.push_back(*more);
+    const size_t count = restarts.size() - 1;
+    if (parts_before + count >= kMaxParts) return false;
+    std::vector<TimelinePart> parts(count);
+    util::parallel_for(count, threads, [&](size_t k) {
+      const uint64_t base = stream.order_base | (parts_before + k) << kLocalBits;
+      replay_timeline_part(*bytes, restarts[k], restarts[k + 1], ns, base, mine, parts[k]);
+    });
+    for (const TimelinePart& part : parts)
+      if (part.summary.unusual || !stitch.add(part)) return false;
+    parts_before += count;
+    restarts.erase(restarts.begin(), restarts.end() - 1);
+  }
+  const uint64_t tail_base = stream.order_base | parts_before << kLocalBits;
+  if (!replay_timeline_tail(stream, *bytes, header, restarts.back(), tail_base, ns, stitch, warnings)) return false;
+  stitched.flush();
+  to.absorb(mine, [&](TimelineCall& c) { c.address = stitch.address(c.address); });
+  return true;
+}
+
+}  // namespace covkit::trace
