@@ -108,6 +108,17 @@ StreamStatus parse_stream_header(std::span<const uint8_t> bytes, const std::stri
   return StreamStatus::kOk;
 }
 
+std::optional<OpenedStream> open_stream(const std::string& path) {
+  auto bytes = StreamBytes::open(path);
+  if (!bytes) return std::nullopt;
+  uint8_t head[kTraceHeaderSize];
+  if (bytes->read(0, head, sizeof head) != ssize_t(sizeof head)) return std::nullopt;
+  StreamHeader header;
+  std::vector<std::string> ignored;
+  if (parse_stream_header(head, path, header, ignored) != StreamStatus::kOk) return std::nullopt;
+  return OpenedStream{std::move(*bytes), header};
+}
+
 // ---- events ----
 
 class StreamDecoder::Impl {

@@ -79,6 +79,15 @@ struct StreamSummary {
   uint64_t specials = 0;                // other events decoded (define, lost, stack, sync, end)
 };
 
+// A stream file with its header, for a reader that reads it in parts.
+struct OpenedStream {
+  StreamBytes bytes;
+  StreamHeader header;
+};
+// nullopt when the file cannot be opened or holds no stream (the front to
+// back reader then says why).
+std::optional<OpenedStream> open_stream(const std::string& path);
+
 // Bytes read at a time.
 inline constexpr size_t kStreamWindow = size_t(1) << 20;
 

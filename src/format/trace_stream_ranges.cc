@@ -119,4 +119,31 @@ bool RangeDecoder::special(const uint8_t*& p) {
   return false;
 }
 
+bool StreamIds::add(const RangeSummary& part) {
+  for (uint64_t id : part.needed)
+    if (id >= defined_.size() || !defined_[id]) return false;
+  for (const auto& [id, address] : part.defines)
+    if (!define(id, address)) return false;
+  return true;
+}
+
+bool StreamIds::define(uint64_t id, uint64_t address) {
+  if (id == 0 || id >= kRangeMaxId) return false;
+  if (id >= defined_.size()) {
+    defined_.resize(id + 1, 0);
+    address_.resize(id + 1, 0);
+  }
+  if (defined_[id] && address_[id] != address) return false;
+  defined_[id] = 1;
+  address_[id] = address;
+  return true;
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> StreamIds::defines() const {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (size_t id = 0; id < defined_.size(); ++id)
+    if (defined_[id]) out.emplace_back(id, address_[id]);
+  return out;
+}
+
 }  // namespace covkit::format

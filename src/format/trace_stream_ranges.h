@@ -63,6 +63,25 @@ inline constexpr uint64_t kRangeMaxId = uint64_t(1) << 17;
 // The longest event of a part: a define (1 + 10 + 10 + 8) or a sync.
 inline constexpr size_t kRangeMaxEvent = 32;
 
+// The function ids of a stream read in parts, as the parts are stitched in
+// order: each id names one address. An id that a part uses before any part
+// defined it, or that a define gives another address (read in order, its
+// calls would be of two functions), means the stream is read front to back.
+class StreamIds {
+ public:
+  // The ids of the next part: false when they do not fit.
+  bool add(const RangeSummary& part);
+  // false for an id out of range (0, kRangeMaxId on) or defined otherwise.
+  bool define(uint64_t id, uint64_t address);
+  uint64_t address(uint64_t id) const { return id < address_.size() ? address_[id] : 0; }
+  const std::vector<uint64_t>& addresses() const { return address_; }  // by id (0: not defined)
+  std::vector<std::pair<uint64_t, uint64_t>> defines() const;          // (id, address) for a StreamResume
+
+ private:
+  std::vector<uint8_t> defined_;  // by id
+  std::vector<uint64_t> address_;
+};
+
 // LEB128 of at most 64 bits from p (which has kRangeMaxEvent bytes); false
 // when it does not fit.
 inline bool range_varint(const uint8_t*& p, uint64_t& v) {

@@ -309,15 +309,11 @@ void ThreadReplay::replay(const format::TraceThread& t, std::vector<std::string>
 bool ThreadReplay::replay_split(const format::TraceThread& t, std::vector<std::string>& warnings, uint64_t& lost,
                                 unsigned threads, bool call_paths) {
   if (reloads_ || t.file.empty()) return false;
-  auto bytes = format::StreamBytes::open(t.file);
-  if (!bytes) return false;
-  uint8_t head[format::kTraceHeaderSize];
-  if (bytes->read(0, head, sizeof head) != ssize_t(sizeof head)) return false;
-  format::StreamHeader header;
-  std::vector<std::string> ignored;
-  if (format::parse_stream_header(head, t.file, header, ignored) != format::StreamStatus::kOk) return false;
+  const std::optional<format::OpenedStream> opened = format::open_stream(t.file);
+  if (!opened) return false;
   std::vector<std::string> found;
-  auto split = split_profile(*bytes, header, t.file, process_.clock(), process_.end, threads, found, call_paths);
+  auto split =
+      split_profile(opened->bytes, opened->header, t.file, process_.clock(), process_.end, threads, found, call_paths);
   if (!split) return false;
   // The stream's ids to functions, in order of first call as the replay
   // names them; recursion was judged by id, so two ids of one name (the

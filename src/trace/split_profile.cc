@@ -159,12 +159,9 @@ class Stitch {
   }
 
   bool ids(const Part& part) {
-    for (uint64_t id : part.summary.needed)
-      if (id >= defined_.size() || !defined_[id]) return false;
-    for (const auto& [id, address] : part.summary.defines)
-      if (id == 0 || id >= format::kRangeMaxId || !define(id, address)) return false;
+    if (!ids_.add(part.summary)) return false;
     for (const auto& [id, address] : part.addresses)
-      if (!define(id, address)) return false;
+      if (!ids_.define(id, address)) return false;
     return true;
   }
 
@@ -213,29 +210,16 @@ class Stitch {
     return true;
   }
 
+  // The frames still open end at `end`; the ids' addresses go out.
   void close(uint64_t end) {
     while (!stack_.empty()) pop(end);
+    out_.address = ids_.addresses();
   }
 
   size_t depth() const { return stack_.size(); }
-  std::vector<std::pair<uint64_t, uint64_t>> defines() const {
-    std::vector<std::pair<uint64_t, uint64_t>> out;
-    for (size_t id = 0; id < defined_.size(); ++id)
-      if (defined_[id]) out.emplace_back(id, out_.address[id]);
-    return out;
-  }
+  std::vector<std::pair<uint64_t, uint64_t>> defines() const { return ids_.defines(); }
 
  private:
-  bool define(uint64_t id, uint64_t address) {
-    if (id >= defined_.size()) {
-      defined_.resize(id + 1, 0);
-      out_.address.resize(id + 1, 0);
-    }
-    if (defined_[id] && out_.address[id] != address) return false;  // read in order, ids would change meaning
-    defined_[id] = 1;
-    out_.address[id] = address;
-    return true;
-  }
 
   SplitFunction& function(uint32_t fn) {
     if (fn >= out_.functions.size()) out_.functions.resize(fn + 1);
@@ -264,7 +248,7 @@ class Stitch {
   SplitProfile& out_;
   std::vector<StitchFrame> stack_;
   std::vector<uint32_t> active_;  // by id
-  std::vector<uint8_t> defined_;  // by id
+  format::StreamIds ids_;
   size_t valid_ = 0;              // frames of out_.deepest still equal to the stack's
   std::optional<PathsStitch> paths_;
 };

@@ -90,7 +90,7 @@ class TimelineStitch {
   explicit TimelineStitch(Candidates& out) : out_(out) {}
 
   bool add(const TimelinePart& part) {
-    if (part.too_many || !ids(part)) return false;
+    if (part.too_many || !ids_.add(part.summary)) return false;
     for (uint64_t exit : part.earlier_exits) {
       if (stack_.empty()) return false;  // an exit of no frame: the front to back read warns
       close(exit);
@@ -101,7 +101,7 @@ class TimelineStitch {
 
   // An enter of the tail (its decoder resolved the id).
   bool enter(uint32_t id, uint64_t address, uint64_t begin, uint64_t when, uint64_t order) {
-    if (id == 0 || id >= format::kRangeMaxId || !define(id, address)) return false;
+    if (!ids_.define(id, address)) return false;
     stack_.push_back({begin, when, order, id});
     return true;
   }
@@ -115,34 +115,9 @@ class TimelineStitch {
   }
 
   size_t depth() const { return stack_.size(); }
-  std::vector<std::pair<uint64_t, uint64_t>> defines() const {
-    std::vector<std::pair<uint64_t, uint64_t>> out;
-    for (size_t id = 0; id < defined_.size(); ++id)
-      if (defined_[id]) out.emplace_back(id, address_[id]);
-    return out;
-  }
-  uint64_t address(uint64_t id) const { return id < address_.size() ? address_[id] : 0; }
+  const format::StreamIds& ids() const { return ids_; }
 
  private:
-  bool ids(const TimelinePart& part) {
-    for (uint64_t id : part.summary.needed)
-      if (id >= defined_.size() || !defined_[id]) return false;
-    for (const auto& [id, address] : part.summary.defines)
-      if (id == 0 || id >= format::kRangeMaxId || !define(id, address)) return false;
-    return true;
-  }
-
-  bool define(uint64_t id, uint64_t address) {
-    if (id >= defined_.size()) {
-      defined_.resize(id + 1, 0);
-      address_.resize(id + 1, 0);
-    }
-    if (defined_[id] && address_[id] != address) return false;  // read in order, the id would change meaning
-    defined_[id] = 1;
-    address_[id] = address;
-    return true;
-  }
-
   void close(uint64_t end) {
     const OpenCall c = stack_.back();
     stack_.pop_back();
@@ -151,8 +126,7 @@ class TimelineStitch {
 
   Candidates& out_;
   std::vector<OpenCall> stack_;
-  std::vector<uint8_t> defined_;  // by id
-  std::vector<uint64_t> address_;
+  format::StreamIds ids_;
 };
 
 void replay_timeline_part(const format::StreamBytes& bytes, const format::StreamRestart& from,
@@ -173,7 +147,7 @@ void replay_timeline_part(const format::StreamBytes& bytes, const format::Stream
 bool replay_timeline_tail(const TimelineStream& stream, const format::StreamBytes& bytes,
                           const format::StreamHeader& header, const format::StreamRestart& from, uint64_t base,
                           const Nanoseconds& ns, TimelineStitch& stitch, std::vector<std::string>& warnings) {
-  format::StreamResume resume{from.offset, from.time, stitch.depth(), stitch.defines()};
+  format::StreamResume resume{from.offset, from.time, stitch.depth(), stitch.ids().defines()};
   // Its window no larger than what is left of the file (at least a page: a
   // program still writing may add to it): the tail is a chunk at most.
   const uint64_t left = bytes.size() - std::min(bytes.size(), resume.offset);
@@ -209,13 +183,10 @@ bool timeline_parts(const TimelineStream& stream, unsigned threads, Selection& t
   // Times are converted per part: the replay's clamp to the time before is
   // then a no-op only if the conversion never goes backwards.
   if (!clock.identity && !(clock.slope >= 0)) return false;
-  auto bytes = format::StreamBytes::open(t.file);
-  if (!bytes) return false;
-  uint8_t head[format::kTraceHeaderSize];
-  if (bytes->read(0, head, sizeof head) != ssize_t(sizeof head)) return false;
-  format::StreamHeader header;
-  std::vector<std::string> ignored;
-  if (format::parse_stream_header(head, t.file, header, ignored) != format::StreamStatus::kOk) return false;
+  std::optional<format::OpenedStream> opened = format::open_stream(t.file);
+  if (!opened) return false;
+  const format::StreamBytes& bytes = opened->bytes;
+  const format::StreamHeader& header = opened->header;
 
   const Nanoseconds ns{clock, stream.origin};
   // The stream's own selection: handed to `to` only once every part fitted
@@ -223,7 +194,7 @@ bool timeline_parts(const TimelineStream& stream, unsigned threads, Selection& t
   Selection mine(to.limits(), header.counts ? header.counts->calls : 0);
   Candidates stitched(mine);
   TimelineStitch stitch(stitched);
-  format::RestartFinder finder(*bytes, header);
+  format::RestartFinder finder(bytes, header);
   std::vector<format::StreamRestart> restarts;  // of this batch; the last one starts the next (or the tail)
   restarts.push_back(*finder.next());
   std::optional<format::StreamRestart> more = finder.next();
@@ -239,7 +210,7 @@ bool timeline_parts(const TimelineStream& stream, unsigned threads, Selection& t
     std::vector<TimelinePart> parts(count);
     util::parallel_for(count, threads, [&](size_t k) {
       const uint64_t base = stream.order_base | (parts_before + k) << kLocalBits;
-      replay_timeline_part(*bytes, restarts[k], restarts[k + 1], ns, base, mine, parts[k]);
+      replay_timeline_part(bytes, restarts[k], restarts[k + 1], ns, base, mine, parts[k]);
     });
     for (const TimelinePart& part : parts)
       if (part.summary.unusual || !stitch.add(part)) return false;
@@ -247,9 +218,9 @@ bool timeline_parts(const TimelineStream& stream, unsigned threads, Selection& t
     restarts.erase(restarts.begin(), restarts.end() - 1);
   }
   const uint64_t tail_base = stream.order_base | parts_before << kLocalBits;
-  if (!replay_timeline_tail(stream, *bytes, header, restarts.back(), tail_base, ns, stitch, warnings)) return false;
+  if (!replay_timeline_tail(stream, bytes, header, restarts.back(), tail_base, ns, stitch, warnings)) return false;
   stitched.flush();
-  to.absorb(mine, [&](TimelineCall& c) { c.address = stitch.address(c.address); });
+  to.absorb(mine, [&](TimelineCall& c) { c.address = stitch.ids().address(c.address); });
   return true;
 }
 
