@@ -121,6 +121,15 @@ std::optional<OpenedStream> open_stream(const std::string& path) {
 
 // ---- events ----
 
+namespace {
+
+size_t resume_window(const StreamBytes& bytes, uint64_t offset) {
+  const uint64_t left = bytes.size() - std::min(bytes.size(), offset);
+  return size_t(std::clamp<uint64_t>(left + 64, 4096, kStreamWindow));
+}
+
+}  // namespace
+
 class StreamDecoder::Impl {
  public:
   Impl(const StreamBytes& bytes, const std::string& file, uint64_t start, bool ended_flag,
@@ -662,7 +671,8 @@ StreamDecoder::StreamDecoder(const StreamBytes& bytes, const std::string& file, 
 
 StreamDecoder::StreamDecoder(const StreamBytes& bytes, const std::string& file, const StreamResume& resume,
                              bool ended_flag, std::vector<std::string>& warnings, size_t window)
-    : impl_(std::make_unique<Impl>(bytes, file, resume.time, ended_flag, warnings, window)) {
+    : impl_(std::make_unique<Impl>(bytes, file, resume.time, ended_flag, warnings,
+                                   std::min(window, resume_window(bytes, resume.offset)))) {
   impl_->resume(resume);
 }
 

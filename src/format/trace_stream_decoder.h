@@ -88,6 +88,14 @@ struct OpenedStream {
 // back reader then says why).
 std::optional<OpenedStream> open_stream(const std::string& path);
 
+// The counter where frames still open at the end of a thread's stream
+// close: `last`, the last thing the thread is known to have done, or the
+// end of its process when that ended normally later and the stream did not
+// end (the thread outlived its stream).
+inline uint64_t open_frames_end(uint64_t last, bool stream_ended, const std::optional<uint64_t>& process_end) {
+  return process_end && !stream_ended && *process_end > last ? *process_end : last;
+}
+
 // Bytes read at a time.
 inline constexpr size_t kStreamWindow = size_t(1) << 20;
 
@@ -108,7 +116,10 @@ class StreamDecoder {
   StreamDecoder(const StreamBytes& bytes, const std::string& file, uint64_t start, bool ended_flag,
                 std::vector<std::string>& warnings, size_t window = kStreamWindow);
   // Decodes from a restart point on (its summary counts what follows it;
-  // initial_stack stays empty, a stack event there is a stray one).
+  // initial_stack stays empty, a stack event there is a stray one). The
+  // window is no larger than what is left of the file (at least a page: a
+  // program still writing may add to it): the tail of a stream read in
+  // parts is a chunk at most.
   StreamDecoder(const StreamBytes& bytes, const std::string& file, const StreamResume& resume, bool ended_flag,
                 std::vector<std::string>& warnings, size_t window = kStreamWindow);
   ~StreamDecoder();

@@ -298,8 +298,8 @@ void ThreadReplay::replay(const format::TraceThread& t, std::vector<std::string>
   lost += tail.lost;
   // Frames left open close at the last thing the thread is known to have
   // done, or at the process's end when it outlived its thread's stream.
-  uint64_t end_counter = std::max({t.start, tail.last_time, last_event});
-  if (process_.end && !tail.ended && *process_.end > end_counter) end_counter = *process_.end;
+  const uint64_t end_counter =
+      format::open_frames_end(std::max({t.start, tail.last_time, last_event}), tail.ended, process_.end);
   const uint64_t end = std::max(begin, to_ns(end_counter));
   while (!stack_.empty()) pop(end);
   begin_ = begin;

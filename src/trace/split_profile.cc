@@ -304,11 +304,7 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
   // see it: the end of the data, a program still writing, a damaged end.
   format::StreamResume resume{restarts.back().offset, restarts.back().time, stitch.depth(), stitch.defines()};
   std::vector<std::string> tail_warnings;
-  // Its window no larger than what is left of the file (at least a page: a
-  // program still writing may add to it): the tail is a chunk at most.
-  const uint64_t left = bytes.size() - std::min(bytes.size(), resume.offset);
-  const size_t window = size_t(std::clamp<uint64_t>(left + 64, 4096, format::kStreamWindow));
-  format::StreamDecoder decoder(bytes, file, resume, header.ended, tail_warnings, window);
+  format::StreamDecoder decoder(bytes, file, resume, header.ended, tail_warnings);
   Part tail;
   PartReplay<kPaths> replay(tail, to_ns);
   std::vector<TraceEvent> block(kBlock);
@@ -337,8 +333,7 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
   if (!first) return std::nullopt;  // no event: the front to back replay begins at the start
   out.first_time = *first;
   out.begin = to_ns(*first);
-  uint64_t end_counter = std::max(header.start, s.last_time);
-  if (process_end && !s.ended && *process_end > end_counter) end_counter = *process_end;
+  const uint64_t end_counter = format::open_frames_end(std::max(header.start, s.last_time), s.ended, process_end);
   out.end = std::max(out.begin, to_ns(end_counter));
   stitch.close(out.end);
   warnings.insert(warnings.end(), tail_warnings.begin(), tail_warnings.end());

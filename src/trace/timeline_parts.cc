@@ -147,13 +147,9 @@ void replay_timeline_part(const format::StreamBytes& bytes, const format::Stream
 bool replay_timeline_tail(const TimelineStream& stream, const format::StreamBytes& bytes,
                           const format::StreamHeader& header, const format::StreamRestart& from, uint64_t base,
                           const Nanoseconds& ns, TimelineStitch& stitch, std::vector<std::string>& warnings) {
-  format::StreamResume resume{from.offset, from.time, stitch.depth(), stitch.ids().defines()};
-  // Its window no larger than what is left of the file (at least a page: a
-  // program still writing may add to it): the tail is a chunk at most.
-  const uint64_t left = bytes.size() - std::min(bytes.size(), resume.offset);
-  const size_t window = size_t(std::clamp<uint64_t>(left + 64, 4096, format::kStreamWindow));
+  const format::StreamResume resume{from.offset, from.time, stitch.depth(), stitch.ids().defines()};
   std::vector<std::string> tail_warnings;
-  format::StreamDecoder decoder(bytes, stream.thread->file, resume, header.ended, tail_warnings, window);
+  format::StreamDecoder decoder(bytes, stream.thread->file, resume, header.ended, tail_warnings);
   std::vector<TraceEvent> block(1024);
   uint64_t local = 0;
   for (size_t n; (n = decoder.next(std::span<TraceEvent>(block))) > 0;)
@@ -166,10 +162,7 @@ bool replay_timeline_tail(const TimelineStream& stream, const format::StreamByte
       }
     }
   const format::StreamSummary& s = decoder.summary();
-  uint64_t end_counter = std::max(header.start, s.last_time);
-  const std::optional<uint64_t>& process_end = stream.process->end;
-  if (process_end && !s.ended && *process_end > end_counter) end_counter = *process_end;
-  stitch.close_all(ns(end_counter));
+  stitch.close_all(ns(format::open_frames_end(std::max(header.start, s.last_time), s.ended, stream.process->end)));
   warnings.insert(warnings.end(), tail_warnings.begin(), tail_warnings.end());
   return true;
 }

@@ -66,8 +66,8 @@ void replay_thread(const format::TraceProcess& p, const format::TraceThread& t, 
   // exit): they end at the thread's last event (specials included), or at the
   // end of its process when that ended normally after it, as in the profile.
   const format::StreamSummary& tail = reader.summary();
-  uint64_t end_counter = std::max({t.start, tail.last_time, last_event});
-  if (p.end && !tail.ended && *p.end > end_counter) end_counter = *p.end;
+  const uint64_t end_counter =
+      format::open_frames_end(std::max({t.start, tail.last_time, last_event}), tail.ended, p.end);
   now = std::max(now, ns(end_counter));
   for (TimelineCall& c : open) {
     c.end = now;
