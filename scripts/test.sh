@@ -77,7 +77,7 @@ if [ -x "$root/fuzz/run_fuzzers.sh" ]; then
   phase "short fuzzing run"
   # A smoke run from the seeds (every reader, thousands to hundreds of
   # thousands of executions each); the long runs are fuzz/run_fuzzers.sh's own.
-  FUZZ_BUILD=$root/build-asan "$root/fuzz/run_fuzzers.sh" "${COVKIT_FUZZ_SECONDS:-5}" || status=1
+  FUZZ_BUILD=$root/build-asan "$root/fuzz/run_fuzzers.sh" "${COVKIT_FUZZ_SECONDS:-3}" || status=1
 fi
 phase "end"
 exit $status
