@@ -77,7 +77,9 @@ class TraceClock {
   // pair. Called for every event of a trace: the common case (a counter
   // within 2^62 of c0, a result within 2^62 ns) takes signed conversions,
   // which x86 does in one instruction, and gives what the general case does.
-  uint64_t operator()(uint64_t counter) const {
+  // Always inlined: in a build of a whole folder at once GCC's unit growth
+  // limit left it a call, a quarter of `trace report`'s profile.
+  [[gnu::always_inline]] uint64_t operator()(uint64_t counter) const {
     if (identity) return counter;
     const bool ahead = counter >= c0;
     const uint64_t d = ahead ? counter - c0 : c0 - counter;
