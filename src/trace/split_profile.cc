@@ -220,7 +220,6 @@ class Stitch {
   std::vector<std::pair<uint64_t, uint64_t>> defines() const { return ids_.defines(); }
 
  private:
-
   SplitFunction& function(uint32_t fn) {
     if (fn >= out_.functions.size()) out_.functions.resize(fn + 1);
     return out_.functions[fn];
