@@ -95,11 +95,11 @@ void RangeDecoder::first_use(uint64_t id) {
 // A special inside a part: define, lost, or a sync that agrees with the
 // time (a chunk whose own sync was not found). Others are unusual: a stack
 // (only at the stream's start), an end (only in the last part).
-bool RangeDecoder::special(const uint8_t*& p) {
+const uint8_t* RangeDecoder::special(const uint8_t* p) {
   uint64_t subtype = 0, a = 0, b = 0;
-  if (!range_varint(p, subtype)) return false;
+  if (!range_varint(p, subtype)) return nullptr;
   if (subtype == CKT_SPECIAL_DEFINE) {
-    if (!range_varint(p, a)) return false;
+    if (!range_varint(p, a)) return nullptr;
     uint64_t address = 0;
     for (int i = 0; i < 8; ++i) address |= uint64_t(p[i]) << (8 * i);
     p += 8;
@@ -108,15 +108,15 @@ bool RangeDecoder::special(const uint8_t*& p) {
       if (a >= ids_.size()) ids_.resize(std::max<size_t>(a + 1, ids_.size() * 2), 0);
       if (ids_[a] == 0) ids_[a] = 1;
     }
-    return true;
+    return p;
   }
   if (subtype == CKT_SPECIAL_LOST) {
-    if (!range_varint(p, a)) return false;
+    if (!range_varint(p, a)) return nullptr;
     s_.lost = a > UINT64_MAX - s_.lost ? UINT64_MAX : s_.lost + a;
-    return true;
+    return p;
   }
-  if (subtype == CKT_SPECIAL_SYNC) return range_varint(p, a) && range_varint(p, b);
-  return false;
+  if (subtype == CKT_SPECIAL_SYNC) return range_varint(p, a) && range_varint(p, b) ? p : nullptr;
+  return nullptr;
 }
 
 bool StreamIds::add(const RangeSummary& part) {

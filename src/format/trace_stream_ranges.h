@@ -114,7 +114,8 @@ class RangeDecoder {
 
  private:
   bool refill();
-  bool special(const uint8_t*& p);
+  // The cursor past a special at p, nullptr when it is not one a part may hold.
+  const uint8_t* special(const uint8_t* p);
   void first_use(uint64_t id);
 
   const StreamBytes& bytes_;
@@ -149,17 +150,26 @@ void RangeDecoder::run(Sink& sink) {
     const uint8_t* const limit = buf_.data() + (last_window ? end_ : end_ - kRangeMaxEvent);
     uint64_t time = time_;
     bool bad = false;
+    // The cursor and the id table stay in registers: nothing in the loop
+    // takes their address (special() returns the new cursor, and the table
+    // is looked up again after the calls that may grow it).
+    const uint8_t* ids = ids_.data();
+    size_t nids = ids_.size();
     while (p < limit) {
       const uint8_t lead = *p;
       const uint8_t* q = p + 1;
       uint64_t delta = lead >> 3;
-      if (lead & 4) [[unlikely]] {
-        uint64_t more = 0;
-        if (!range_varint(q, more) || (more >> 59)) {
-          bad = true;
-          break;
+      if (lead & 4) {  // the delta goes on: one more byte is the common case
+        if (*q < 0x80) [[likely]] {
+          delta |= uint64_t(*q++) << 5;
+        } else {
+          uint64_t more = 0;
+          if (!range_varint(q, more) || (more >> 59)) {
+            bad = true;
+            break;
+          }
+          delta |= more << 5;
         }
-        delta |= more << 5;
       }
       const uint64_t next = time + delta;
       if (next < time) [[unlikely]] {  // a wrapped time is clamped in order
@@ -181,11 +191,20 @@ void RangeDecoder::run(Sink& sink) {
           bad = true;
           break;
         }
-        if (id >= ids_.size() || ids_[id] == 0) [[unlikely]] first_use(id);
+        if (id >= nids || ids[id] == 0) [[unlikely]] {
+          first_use(id);
+          ids = ids_.data();
+          nids = ids_.size();
+        }
         sink.enter(uint32_t(id), next);
-      } else if (kind == 0 || !special(q)) {  // a zero byte ends the data
-        bad = true;
-        break;
+      } else {
+        q = kind == 0 ? nullptr : special(q);  // a zero byte ends the data
+        if (q == nullptr) {
+          bad = true;
+          break;
+        }
+        ids = ids_.data();
+        nids = ids_.size();
       }
       time = next;
       p = q;
