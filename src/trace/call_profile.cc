@@ -221,21 +221,27 @@ class ThreadReplay {
   }
 
   [[gnu::always_inline]] void pop(uint64_t now) {
-    ProfileFrame f = stack_.back();
+    // Field by field, not a copy of the frame: wide loads over the push's
+    // narrower stores are not forwarded (see split_profile.cc's replay).
+    const ProfileFrame& f = stack_.back();
+    const uint32_t fn = f.fn, node = f.node;
+    const uint64_t start = f.start, child = f.child;
+    EdgeAcc* const edge = f.edge;
+    const bool call = f.call;
     stack_.pop_back();
     valid_ = std::min(valid_, stack_.size());
-    const uint64_t dur = now > f.start ? now - f.start : 0;
-    const uint64_t excl = dur - std::min(dur, f.child);
-    FnAcc& a = fns_[f.fn];
+    const uint64_t dur = now > start ? now - start : 0;
+    const uint64_t excl = dur - std::min(dur, child);
+    FnAcc& a = fns_[fn];
     if (--a.active == 0) a.incl += dur;  // outermost activation only
     a.excl += excl;
-    if (f.call) {  // an initial frame's duration is not that of a whole call
+    if (call) {  // an initial frame's duration is not that of a whole call
       a.min = std::min(a.min, dur);
       a.max = std::max(a.max, dur);
     }
-    if (f.edge && --f.edge->active == 0) f.edge->incl += dur;
-    if (f.node != kNone) {
-      Node& n = nodes_[f.node];
+    if (edge && --edge->active == 0) edge->incl += dur;
+    if (node != kNone) {
+      Node& n = nodes_[node];
       n.incl += dur;
       n.excl += n.fn == kDeeperFn ? dur : excl;
     }

@@ -87,15 +87,15 @@ class PartPathsReplay {
   // first goes to child() and edge().
   void enter(uint32_t fn) {
     const bool outermost = stack_.empty();
-    Frame f{fn, kNoNode, kNoNode, fn};
+    uint32_t node = kNoNode, edge_index = kNoNode, outer_fn = fn;
     // Below kCallTreeMaxDepth + 1 frames of the part no node can be in the
     // real tree, which stops there: none is made (memory stays bounded by
     // the paths within the tree's depth, as in the front to back replay).
     if (stack_.size() <= kCallTreeMaxDepth) {
       const uint32_t parent = outermost ? root_ : stack_.back().node;
       const PartPaths::Node& p = out_.nodes[parent];
-      f.node = p.last_fn == fn ? p.last_child : child(parent, fn);
-      ++out_.nodes[f.node].calls;
+      node = p.last_fn == fn ? p.last_child : child(parent, fn);
+      ++out_.nodes[node].calls;
     }
     if (outermost) {
       if (fn >= depth0_.size()) depth0_.resize(std::max<size_t>(fn + 1, depth0_.size() * 2));
@@ -104,44 +104,50 @@ class PartPathsReplay {
       // A node has one caller, its parent's function: it keeps its edge;
       // deeper, the caller's frame keeps the edge to its last callee.
       Frame& caller = stack_.back();
-      if (f.node != kNoNode) {
-        PartPaths::Node& n = out_.nodes[f.node];
+      if (node != kNoNode) {
+        PartPaths::Node& n = out_.nodes[node];
         if (n.edge == kNoNode) n.edge = edge(edge_key(caller.fn, fn));
-        f.edge = n.edge;
+        edge_index = n.edge;
       } else {
         if (caller.last_callee != fn) {
           caller.last_callee = fn;
           caller.last_edge = edge(edge_key(caller.fn, fn));
         }
-        f.edge = caller.last_edge;
+        edge_index = caller.last_edge;
       }
-      f.outer_fn = caller.outer_fn;
-      EdgeState& e = edges_[f.edge];
+      outer_fn = caller.outer_fn;
+      EdgeState& e = edges_[edge_index];
       ++e.calls;
       ++e.active;
     }
-    stack_.push_back(f);
+    // Built from values here: a Frame put together in memory field by field
+    // and then copied was read back wider than it was written, which the
+    // store buffer cannot forward (a fifth of this function's time).
+    stack_.push_back(Frame{fn, node, edge_index, outer_fn, kNoNode, 0});
   }
   // The innermost frame of the part closed, after `dur` (its exclusive time `excl`).
   void exit(uint64_t dur, uint64_t excl) {
-    const Frame f = stack_.back();
+    // The fields it needs, not a copy of the frame: a wide load over the
+    // narrower stores of the frame's last writes is not forwarded.
+    const Frame& f = stack_.back();
+    const uint32_t fn = f.fn, node = f.node, edge = f.edge, outer_fn = f.outer_fn;
     stack_.pop_back();
-    if (f.node != kNoNode) {
-      PartPaths::Node& n = out_.nodes[f.node];
+    if (node != kNoNode) {
+      PartPaths::Node& n = out_.nodes[node];
       n.incl += dur;
       n.excl += excl;
     }
-    if (f.edge == kNoNode) {
-      depth0_[f.fn].incl += dur;  // touched at its enter: depth-0 frames close in their segment
+    if (edge == kNoNode) {
+      depth0_[fn].incl += dur;  // touched at its enter: depth-0 frames close in their segment
       return;
     }
-    EdgeState& e = edges_[f.edge];
+    EdgeState& e = edges_[edge];
     if (--e.active != 0) return;  // an activation of the edge further out in the part
     if (!e.touched) {
       e.touched = true;
-      touched_edges_.push_back(f.edge);
+      touched_edges_.push_back(edge);
     }
-    (f.outer_fn == f.fn ? e.incl_nested : e.incl) += dur;
+    (outer_fn == fn ? e.incl_nested : e.incl) += dur;
   }
   // A frame opened before the part closed: a new segment begins.
   void earlier_exit();
