@@ -46,8 +46,10 @@ struct TimelineStats {
 };
 
 // The function at `address` in `process` at counter time `when`
-// (Symbolizer::lookup, or a table in tests). Called once per written event;
-// the reference must stay valid until the next call.
+// (Symbolizer::lookup, or a table in tests). The timeline asks once per
+// address that at most one of the process's modules holds (the answer must
+// then not depend on `when`, as the Symbolizer's does not), and per written
+// event for the others; the reference must stay valid until the next call.
 using SymbolLookup =
     std::function<const SymbolInfo&(const format::TraceProcess& process, uint64_t address, uint64_t when)>;
 

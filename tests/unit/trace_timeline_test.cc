@@ -1,9 +1,11 @@
 // `covkit trace timeline`: Chrome trace-event JSON from a hand-built TraceSet
 // (exact text, µs formatting, nesting, thread and process names, limits).
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <deque>
 #include <iterator>
 #include <map>
 #include <regex>
@@ -18,6 +20,7 @@
 namespace trace_timeline_test {
 
 using covkit::format::TraceEvent;
+using covkit::format::TraceModule;
 using covkit::format::TraceProcess;
 using covkit::format::TraceSet;
 using covkit::format::TraceThread;
@@ -298,6 +301,55 @@ TEST(TimelineWriter, EmptyTrace) {
   EXPECT_EQ(json, "{\"traceEvents\":[\n\n],\n\"displayTimeUnit\":\"ns\"}\n");
   EXPECT_EQ(stats.calls, 0u);
   EXPECT_TRUE(nlohmann::json::accept(json));
+}
+
+// Names are looked up once per address that one module of the process
+// holds, but per call where a library was unloaded and another mapped over
+// it (the function then depends on the call's time, as the Symbolizer's
+// module_for decides).
+TEST(TimelineWriter, ReloadedAddressesAreLookedUpPerCall) {
+  TraceSet set;
+  TraceProcess p;
+  p.pid = 9;
+  p.exe = "/bin/host";
+  TraceModule exe, first, second;
+  exe.path = "/bin/host";
+  exe.segments = {{0x1000, 0x2000}};
+  first.path = "/lib/first.so";
+  first.seen = 0;
+  first.segments = {{0x5000, 0x6000}};
+  second.path = "/lib/second.so";
+  second.seen = 3000;  // mapped where first.so was, after it was unloaded
+  second.segments = {{0x5000, 0x6000}};
+  p.modules = {exe, first, second};
+  TraceThread t;
+  t.tid = 9;
+  t.start = 1000;
+  t.events = {enter(1000, 0x1100), enter(1100, 0x5100), leave(1200), enter(1300, 0x1200), leave(1400),
+              enter(1500, 0x1200), leave(1600), enter(4000, 0x5100), leave(4100), enter(4200, 0x1200), leave(4300),
+              leave(5000)};
+  p.threads.push_back(t);
+  set.processes.push_back(p);
+
+  std::map<uint64_t, int> lookups;
+  std::deque<SymbolInfo> answers;
+  covkit::trace::SymbolLookup lookup = [&](const TraceProcess& process, uint64_t address,
+                                           uint64_t when) -> const SymbolInfo& {
+    ++lookups[address];
+    const covkit::format::TraceModule* m = process.module_for(address, when);
+    SymbolInfo& s = answers.emplace_back();
+    s.name = fmt::format("{:x}@{}", address, m ? m->path : "?");
+    return s;
+  };
+  const nlohmann::json doc = nlohmann::json::parse(write_timeline(set, lookup));
+  std::vector<std::string> names;
+  for (const auto& e : doc["traceEvents"])
+    if (e["ph"] == "X") names.push_back(e["name"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"1100@/bin/host", "5100@/lib/first.so", "1200@/bin/host",
+                                             "1200@/bin/host", "5100@/lib/second.so", "1200@/bin/host"}));
+  EXPECT_EQ(lookups[0x1100], 1);
+  EXPECT_EQ(lookups[0x1200], 1);  // three calls, one lookup
+  EXPECT_EQ(lookups[0x5100], 2);  // two modules held it: each call looked up
 }
 
 // Threads replayed in parallel write the same file, the same calls kept
