@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <iterator>
 #include <list>
-#include <map>
 #include <utility>
 
 #include "trace/call_graph_model.h"
+#include "trace/symbol_memo.h"
 #include "trace/thread_merge.h"
 
 namespace covkit::trace {
@@ -32,8 +32,8 @@ struct Line {
   uint64_t ns = 0;          // when
   uint64_t begin_ns = 0;    // exit: when the call began
   uint64_t count = 0;       // lost
-  std::string name;         // shown name ("main", "f(int)")
-  std::string comment;      // in the closing comment ("main", "f")
+  const std::string* name = nullptr;     // shown name ("main", "f(int)"), kept by the Replay's memo
+  const std::string* comment = nullptr;  // in the closing comment ("main", "f")
   Line* partner = nullptr;  // an enter's queued return, a return's queued enter
   std::list<Line>::iterator self;  // where it is queued
 };
@@ -42,7 +42,7 @@ struct ReplayFrame {
   uint64_t begin_ns = 0;
   int depth = -1;          // indentation; -1: hidden by -F, -N or --depth
   Line* line = nullptr;    // its enter while queued
-  std::string comment;     // for its return once the enter is written
+  const std::string* comment = nullptr;  // for its return once the enter is written
 };
 
 struct ThreadState {
@@ -50,6 +50,13 @@ struct ThreadState {
   long notrace_at = -1;  // index of the outermost open frame -N named
   long filter_at = -1;   // index of the outermost open frame -F named
 };
+
+// `value` in decimal, right-aligned in `width` columns (wider when it needs to be).
+void append_right_aligned(std::string& out, uint64_t value, size_t width) {
+  const fmt::format_int digits(value);
+  if (digits.size() < width) out.append(width - digits.size(), ' ');
+  out.append(digits.data(), digits.size());
+}
 
 bool ends_with_component(const std::string& name, const std::string& tail) {
   return name.size() > tail.size() + 2 && name.compare(name.size() - tail.size(), tail.size(), tail) == 0 &&
@@ -60,8 +67,11 @@ class Replay {
  public:
   Replay(const ReplayOptions& o, const SymbolLookup& symbols, const TextSink& out, ThreadMerge& merge,
          ReplayStats& stats)
-      : o_(o), symbols_(symbols), out_(out), merge_(merge), stats_(stats),
-        threads_(merge.threads().size()), filter_hits_(o.filters.size()), notrace_hits_(o.notrace.size()) {}
+      : o_(o), out_(out), merge_(merge), stats_(stats), threads_(merge.threads().size()),
+        filter_hits_(o.filters.size()), notrace_hits_(o.notrace.size()),
+        shown_(symbols, [this](const SymbolInfo& sym, Shown& shown) { make_shown(sym, shown); }) {
+    buffer_.reserve(kBuffer + 4096);
+  }
 
   void run() {
     header();
@@ -82,6 +92,7 @@ class Replay {
       flush(false);
     }
     flush(true);
+    write_out();
     for (size_t i = 0; i < o_.filters.size(); ++i)
       if (!filter_hits_[i]) stats_.unmatched.push_back(o_.filters[i]);
     for (size_t i = 0; i < o_.notrace.size(); ++i)
@@ -89,27 +100,24 @@ class Replay {
   }
 
  private:
-  // -F and -N for a function, computed once per (process, address).
-  struct Match {
+  // What the replay shows of a function, made once per function
+  // (symbol_memo.h): its names and whether -F or -N name it.
+  struct Shown {
+    std::string name, comment;
     bool filter = false, notrace = false;
   };
 
-  const SymbolInfo& symbol(size_t thread, uint64_t address, uint64_t counter) {
-    return symbols_(*merge_.threads()[thread].process, address, counter);
-  }
-
-  Match match(size_t thread, uint64_t address, uint64_t counter) {
-    if (o_.filters.empty() && o_.notrace.empty()) return {};
-    auto key = std::make_pair(merge_.threads()[thread].process, address);
-    auto it = matches_.find(key);
-    if (it != matches_.end()) return it->second;
-    const std::string& name = symbol(thread, address, counter).name;
-    Match m;
+  void make_shown(const SymbolInfo& sym, Shown& s) {
+    if (sym.known) {
+      s.comment = function_base_name(sym.name);
+      s.name = s.comment == sym.name ? sym.name + "()" : sym.name;
+    } else {
+      s.name = s.comment = sym.name;
+    }
     for (size_t i = 0; i < o_.filters.size(); ++i)
-      if (replay_name_matches(name, o_.filters[i])) m.filter = filter_hits_[i] = true;
+      if (replay_name_matches(sym.name, o_.filters[i])) s.filter = filter_hits_[i] = true;
     for (size_t i = 0; i < o_.notrace.size(); ++i)
-      if (replay_name_matches(name, o_.notrace[i])) m.notrace = notrace_hits_[i] = true;
-    return matches_[key] = m;
+      if (replay_name_matches(sym.name, o_.notrace[i])) s.notrace = notrace_hits_[i] = true;
   }
 
   void enter(size_t thread, uint64_t address, uint64_t counter, uint64_t ns, bool inherited) {
@@ -117,7 +125,7 @@ class Replay {
     const size_t index = t.stack.size();
     ReplayFrame f;
     f.begin_ns = ns;
-    const Match m = match(thread, address, counter);
+    const Shown& m = shown_(*merge_.threads()[thread].process, address, counter);
     bool shown = true;
     if (t.notrace_at >= 0) {
       shown = false;
@@ -135,7 +143,6 @@ class Replay {
     if (o_.depth >= 0 && depth >= o_.depth) shown = false;
     if (shown) {
       f.depth = int(depth);
-      const SymbolInfo& sym = symbol(thread, address, counter);
       Line& l = queue();
       l.kind = Line::Kind::kEnter;
       l.pending = o_.min_ns > 0;
@@ -144,12 +151,8 @@ class Replay {
       l.frame = index;
       l.depth = f.depth;
       l.ns = ns;
-      if (sym.known) {
-        l.comment = function_base_name(sym.name);
-        l.name = l.comment == sym.name ? sym.name + "()" : sym.name;
-      } else {
-        l.name = l.comment = sym.name;
-      }
+      l.name = &m.name;
+      l.comment = &m.comment;
       f.comment = l.comment;
       f.line = &l;
     }
@@ -186,7 +189,7 @@ class Replay {
       l.name = enter->name;
       l.comment = enter->comment;
     } else {
-      l.comment = std::move(f.comment);
+      l.comment = f.comment;
     }
   }
 
@@ -260,25 +263,28 @@ class Replay {
     return (o_.duration ? 12 : 0) + 8 + (o_.timestamp ? 19 : 0) + 3;
   }
 
-  // `leaf_exit`: the enter is written as `f();` with this return.
+  // `leaf_exit`: the enter is written as `f();` with this return. Lines
+  // are appended to a buffer that goes out 64 KiB at a time.
   void write(const Line& l, const Line* leaf_exit) {
-    std::string s;
+    std::string& s = buffer_;
     if (o_.duration) {
       if (leaf_exit)
-        s += format_replay_duration(leaf_exit->ns - l.ns);
+        append_replay_duration(s, leaf_exit->ns - l.ns);
       else if (l.kind == Line::Kind::kExit)
-        s += format_replay_duration(l.ns - l.begin_ns);
+        append_replay_duration(s, l.ns - l.begin_ns);
       else
         s.append(11, ' ');
       s += ' ';
     }
-    s += fmt::format("[{:>6}]", merge_.threads()[l.thread].thread->tid);
+    s += '[';
+    append_right_aligned(s, merge_.threads()[l.thread].thread->tid, 6);
+    s += ']';
     if (o_.timestamp) s += fmt::format(" {:>18}", fmt::format("{}.{:09}", l.ns / 1000000000, l.ns % 1000000000));
     s += " | ";
     s.append(size_t(l.depth) * 2, ' ');
     switch (l.kind) {
       case Line::Kind::kEnter:
-        s += l.name;
+        s += *l.name;
         if (leaf_exit) {
           s += ';';
           if (leaf_exit->open_end) s += " /* open at the end */";
@@ -289,7 +295,7 @@ class Replay {
         break;
       case Line::Kind::kExit:
         s += "} /* ";
-        s += l.comment;
+        s += *l.comment;
         s += l.open_end ? " (open at the end) */" : " */";
         break;
       case Line::Kind::kLost:
@@ -297,19 +303,26 @@ class Replay {
         break;
     }
     s += '\n';
-    out_(s);
     ++stats_.lines;
+    if (s.size() >= kBuffer) write_out();
   }
 
+  void write_out() {
+    out_(buffer_);
+    buffer_.clear();
+  }
+
+  static constexpr size_t kBuffer = size_t(64) << 10;
+
   const ReplayOptions& o_;
-  const SymbolLookup& symbols_;
   const TextSink& out_;
   ThreadMerge& merge_;
   ReplayStats& stats_;
   std::vector<ThreadState> threads_;
   std::list<Line> lines_;
-  std::map<std::pair<const format::TraceProcess*, uint64_t>, Match> matches_;
   std::vector<bool> filter_hits_, notrace_hits_;
+  SymbolMemo<Shown> shown_;
+  std::string buffer_;  // lines not yet handed to out_
 };
 
 }  // namespace
@@ -322,10 +335,24 @@ bool replay_name_matches(const std::string& name, const std::string& func) {
 }
 
 std::string format_replay_duration(uint64_t ns) {
+  std::string out;
+  append_replay_duration(out, ns);
+  return out;
+}
+
+void append_replay_duration(std::string& out, uint64_t ns) {
   // The number below 1000 in the unit, three decimals; seconds past that.
-  if (ns < 1000000) return fmt::format("{:>4}.{:03} us", ns / 1000, ns % 1000);
-  if (ns < 1000000000) return fmt::format("{:>4}.{:03} ms", ns / 1000000, ns / 1000 % 1000);
-  return fmt::format("{:>4}.{:03}  s", ns / 1000000000, ns / 1000000 % 1000);
+  uint64_t whole = ns / 1000000000, part = ns / 1000000 % 1000;
+  const char* unit = "  s";
+  if (ns < 1000000) {
+    whole = ns / 1000, part = ns % 1000, unit = " us";
+  } else if (ns < 1000000000) {
+    whole = ns / 1000000, part = ns / 1000 % 1000, unit = " ms";
+  }
+  append_right_aligned(out, whole, 4);
+  const char digits[] = {'.', char('0' + part / 100), char('0' + part / 10 % 10), char('0' + part % 10)};
+  out.append(digits, sizeof digits);
+  out += unit;
 }
 
 void write_replay(const format::TraceSet& trace, const SymbolLookup& symbols, const ReplayOptions& options,

@@ -53,6 +53,7 @@ bool replay_name_matches(const std::string& name, const std::string& func);
 // "1.234 us", " 12.345 ms", ...: 11 characters, right-aligned, the unit
 // chosen so that the number stays below 1000 (as uftrace does).
 std::string format_replay_duration(uint64_t ns);
+void append_replay_duration(std::string& out, uint64_t ns);
 
 void write_replay(const format::TraceSet& trace, const SymbolLookup& symbols, const ReplayOptions& options,
                   const TextSink& out, ReplayStats* stats = nullptr);

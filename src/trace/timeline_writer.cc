@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <limits>
 #include <set>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "format/trace_event_reader.h"
+#include "trace/symbol_memo.h"
 #include "trace/timeline_parts.h"
 #include "trace/timeline_selection.h"
 #include "util/phase_timer.h"
@@ -76,81 +76,26 @@ void replay_thread(const format::TraceProcess& p, const format::TraceThread& t, 
   }
 }
 
-// The JSON of a call's name and source arguments, rendered once per address
-// that at most one module of its process holds (nearly all; where a library
-// was unloaded and another mapped over it, the answer depends on the call's
-// time and is rendered per call). A symbol lookup scans the process's
-// modules and hashes twice; with the quoting, that was most of the JSON's
-// time.
-class RenderedSymbols {
- public:
-  struct Rendered {
-    std::string name;  // quoted
-    std::string args;  // ,"args":{"file":...,"line":N} or nothing
-  };
+// The JSON of a function's name and of its source arguments, rendered once
+// (symbol_memo.h): looking each call up and quoting it again was most of
+// the JSON's time.
+struct RenderedSymbol {
+  std::string name;  // quoted
+  std::string args;  // ,"args":{"file":...,"line":N} or nothing
+};
 
-  RenderedSymbols(const SymbolLookup& symbols, bool source_args) : symbols_(symbols), source_args_(source_args) {}
-
-  // Valid until the next call.
-  const Rendered& operator()(const format::TraceProcess& process, uint64_t address, uint64_t when) {
-    const Key key{&process, address};
-    if (last_ != nullptr && last_key_ == key) return *last_;  // calls of one function come in runs
-    auto it = sole_.find(key);
-    if (it == sole_.end()) {
-      if (!held_by_one(process, address)) {
-        render(symbols_(process, address, when), other_);
-        return other_;
-      }
-      it = sole_.try_emplace(key).first;
-      render(symbols_(process, address, when), it->second);
-    }
-    last_key_ = key;
-    last_ = &it->second;
-    return it->second;
-  }
-
- private:
-  struct Key {
-    const format::TraceProcess* process;
-    uint64_t address;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const noexcept {
-      return std::hash<uint64_t>()(k.address ^ uint64_t(reinterpret_cast<uintptr_t>(k.process)) * 0x9E3779B97F4A7C15ull);
-    }
-  };
-
-  static bool held_by_one(const format::TraceProcess& process, uint64_t address) {
-    int holders = 0;
-    for (const format::TraceModule& m : process.modules)
-      if (std::any_of(m.segments.begin(), m.segments.end(),
-                      [&](const format::TraceSegment& s) { return address >= s.lo && address < s.hi; }) &&
-          ++holders > 1)
-        return false;
-    return true;
-  }
-
-  void render(const SymbolInfo& sym, Rendered& r) const {
-    r.name.clear();
+SymbolMemo<RenderedSymbol> rendered_symbols(const SymbolLookup& symbols, bool source_args) {
+  return SymbolMemo<RenderedSymbol>(symbols, [source_args](const SymbolInfo& sym, RenderedSymbol& r) {
     append_json_quoted(r.name, sym.name);
-    r.args.clear();
-    if (source_args_ && !sym.file.empty()) {
+    if (source_args && !sym.file.empty()) {
       r.args = ",\"args\":{\"file\":";
       append_json_quoted(r.args, sym.file);
       r.args += ",\"line\":";
       append_decimal(r.args, sym.line);
       r.args += '}';
     }
-  }
-
-  const SymbolLookup& symbols_;
-  const bool source_args_;
-  std::unordered_map<Key, Rendered, KeyHash> sole_;  // nodes stay put
-  Rendered other_;
-  Key last_key_{nullptr, 0};
-  const Rendered* last_ = nullptr;  // in sole_
-};
+  });
+}
 
 // "prog (7)"; a pid that ran several images (exec) names them in order.
 std::string process_label(const format::TraceSet& trace, size_t i) {
@@ -296,13 +241,13 @@ void write_timeline(const format::TraceSet& trace, const SymbolLookup& symbols, 
   // megabyte at a time (what fmt::format of each line gave, without parsing
   // a format string and making temporaries per call, which cost more than
   // reading the trace).
-  RenderedSymbols rendered(symbols, options.source_args);
+  SymbolMemo<RenderedSymbol> rendered = rendered_symbols(symbols, options.source_args);
   constexpr size_t kChunk = size_t(1) << 20;
   std::string chunk;
   chunk.reserve(kChunk + 4096);
   for (const TimelineCall& c : calls) {
     const auto& [process, thread] = threads[c.order >> kOrderBits];
-    const RenderedSymbols::Rendered& sym = rendered(*process, c.address, c.when);
+    const RenderedSymbol& sym = rendered(*process, c.address, c.when);
     chunk += first ? "{\"name\":" : ",\n{\"name\":";
     first = false;
     chunk += sym.name;

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "format/trace_reader.h"
+#include "trace/symbol_memo.h"
 #include "trace/symbolizer.h"
 
 namespace covkit::trace {
@@ -44,14 +45,6 @@ struct TimelineStats {
   uint64_t over_limit = 0;  // left out by max_events
   std::vector<std::string> warnings;  // problems met reading the streams, one line each naming the file
 };
-
-// The function at `address` in `process` at counter time `when`
-// (Symbolizer::lookup, or a table in tests). The timeline asks once per
-// address that at most one of the process's modules holds (the answer must
-// then not depend on `when`, as the Symbolizer's does not), and per written
-// event for the others; the reference must stay valid until the next call.
-using SymbolLookup =
-    std::function<const SymbolInfo&(const format::TraceProcess& process, uint64_t address, uint64_t when)>;
 
 // Where the JSON goes, piece by piece.
 using TextSink = std::function<void(std::string_view)>;

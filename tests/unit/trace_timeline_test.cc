@@ -304,10 +304,10 @@ TEST(TimelineWriter, EmptyTrace) {
 }
 
 // Names are looked up once per address that one module of the process
-// holds, but per call where a library was unloaded and another mapped over
-// it (the function then depends on the call's time, as the Symbolizer's
-// module_for decides).
-TEST(TimelineWriter, ReloadedAddressesAreLookedUpPerCall) {
+// holds, and once per module where a library was unloaded and another
+// mapped over it (the function then depends on the call's time, through
+// the module that module_for picks, as in the Symbolizer).
+TEST(TimelineWriter, ReloadedAddressesAreLookedUpPerModule) {
   TraceSet set;
   TraceProcess p;
   p.pid = 9;
@@ -327,7 +327,7 @@ TEST(TimelineWriter, ReloadedAddressesAreLookedUpPerCall) {
   t.start = 1000;
   t.events = {enter(1000, 0x1100), enter(1100, 0x5100), leave(1200), enter(1300, 0x1200), leave(1400),
               enter(1500, 0x1200), leave(1600), enter(4000, 0x5100), leave(4100), enter(4200, 0x1200), leave(4300),
-              leave(5000)};
+              enter(4400, 0x5100), leave(4500), leave(5000)};
   p.threads.push_back(t);
   set.processes.push_back(p);
 
@@ -346,10 +346,11 @@ TEST(TimelineWriter, ReloadedAddressesAreLookedUpPerCall) {
   for (const auto& e : doc["traceEvents"])
     if (e["ph"] == "X") names.push_back(e["name"]);
   EXPECT_EQ(names, (std::vector<std::string>{"1100@/bin/host", "5100@/lib/first.so", "1200@/bin/host",
-                                             "1200@/bin/host", "5100@/lib/second.so", "1200@/bin/host"}));
+                                             "1200@/bin/host", "5100@/lib/second.so", "1200@/bin/host",
+                                             "5100@/lib/second.so"}));
   EXPECT_EQ(lookups[0x1100], 1);
   EXPECT_EQ(lookups[0x1200], 1);  // three calls, one lookup
-  EXPECT_EQ(lookups[0x5100], 2);  // two modules held it: each call looked up
+  EXPECT_EQ(lookups[0x5100], 2);  // three calls, two modules held it: one lookup each
 }
 
 // Threads replayed in parallel write the same file, the same calls kept
