@@ -25,6 +25,7 @@
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$HERE/lib/timing.sh"
 if [ $# -gt 1 ]; then echo "usage: $0 [COVKIT]" >&2; exit 2; fi
 COVKIT=$(realpath "${1:-${COVKIT:-$HERE/../build/covkit}}")
 N=${BENCH_N:-32}
@@ -60,17 +61,15 @@ run_uftrace() { "$UFTRACE" replay -d "$WORK/uftrace.data" >"$WORK/uftrace.txt"; 
 
 declare -A CPU WALL
 FAILED=0
-one() {  # one TOOL KEEP: a run; appends "user+sys" and wall seconds
-  local tool=$1 keep=$2 out u s r
-  TIMEFORMAT='%3U %3S %3R'
-  out=$( { time "run_$tool" 2>>"$WORK/replay.err"; } 2>&1 ) || { echo "$0: $tool replay failed" >&2; FAILED=1; return; }
-  read -r u s r <<<"$out"
+one() {  # one TOOL KEEP: a run; appends its CPU and wall seconds
+  local tool=$1 keep=$2 out cpu wall
+  out=$(bench_time "$WORK/replay.err" "run_$tool") || { echo "$0: $tool replay failed" >&2; FAILED=1; return; }
+  read -r cpu wall <<<"$out"
   [ "$keep" = 1 ] || return 0
-  CPU[$tool]+="$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.3f", u + s}') "
-  WALL[$tool]+="$r "
+  CPU[$tool]+="$cpu "
+  WALL[$tool]+="$wall "
 }
-median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR]=$1} END{if (NR == 0) {print "nan"; exit}
-  printf "%.3f", NR % 2 ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
+median() { bench_median 3; }
 
 echo "trace_replay_vs_uftrace: fib($N), $FIB_CALLS calls of fib; $("$CC" --version | head -1);" \
   "$("$UFTRACE" --version 2>&1 | head -1 | cut -d' ' -f1-2)"

@@ -52,6 +52,7 @@
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$HERE/lib/timing.sh"
 if [ $# -gt 1 ]; then echo "usage: $0 [COVKIT]" >&2; exit 2; fi
 COVKIT=${1:-${COVKIT:-$HERE/../build/covkit}}
 case "$COVKIT" in
@@ -169,21 +170,19 @@ FAILED=0
 # One timed run: the previous trace is removed and dirty pages written back
 # first (not timed). Appends "user+sys" and "wall" seconds to CPU[cfg], WALL[cfg].
 run_one() {
-  local cfg=$1 keep=$2 out rc u s r
+  local cfg=$1 keep=$2 out rc cpu wall
   [ -n "${TDIR[$cfg]}" ] && rm -rf "${TDIR[$cfg]}"
   sync -f "$WD" 2>/dev/null || sync
-  TIMEFORMAT='%3U %3S %3R'
-  out=$( { time "cmd_$cfg" >/dev/null 2>>"$LOG"; } 2>&1 ); rc=$?
+  out=$(bench_time "$LOG" "cmd_$cfg"); rc=$?
   if [ $rc -ne 0 ]; then
     echo "$0: ${LABEL[$cfg]}: exit status $rc (stderr in $LOG)" >&2; FAILED=1; return
   fi
-  read -r u s r <<<"$out"
+  read -r cpu wall <<<"$out"
   [ "$keep" = 1 ] || return 0
-  CPU[$cfg]+="$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.3f", u + s}') "
-  WALL[$cfg]+="$r "
+  CPU[$cfg]+="$cpu "
+  WALL[$cfg]+="$wall "
 }
-median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR]=$1} END{if (NR == 0) {print "nan"; exit}
-  printf "%.4f", NR % 2 ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
+median() { bench_median 4; }
 minmax() { tr ' ' '\n' | grep . | sort -g | awk 'NR==1{lo=$1} {hi=$1} END{printf "%.3f-%.3f", lo, hi}'; }
 
 echo "trace_vs_uftrace: fib($N) = $FIBN, $FIB_CALLS calls of fib + main = $CALLS calls per run;" \
