@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 #include <system_error>
 #include <tuple>
 
@@ -13,6 +14,7 @@
 #include "format/trace_stream_decoder.h"
 #include "format/trace_stream_records.h"
 #include "runtime/trace/trace_contract.h"
+#include "trace/symbol_memo.h"
 #include "util/file_io.h"
 #include "util/printable.h"
 
@@ -31,7 +33,38 @@ struct DumpFile {
   auto key() const { return std::tie(pid, image, stream, tid, sequence, name); }
 };
 
-std::string seconds(uint64_t ns) { return fmt::format("{}.{:09}", ns / 1000000000, ns % 1000000000); }
+// `text` right-aligned in `width` columns (wider when it needs to be).
+void append_right(std::string& out, std::string_view text, size_t width) {
+  if (text.size() < width) out.append(width - text.size(), ' ');
+  out += text;
+}
+
+// One line of the event listing: time (s.ns), tid, event, depth, function,
+// in the columns of its heading.
+void append_event(std::string& out, uint64_t ns, uint32_t tid, std::string_view event, size_t depth,
+                  std::string_view function) {
+  char time[32];
+  const fmt::format_int whole(ns / 1000000000);
+  size_t n = whole.size();
+  std::memcpy(time, whole.data(), n);
+  time[n++] = '.';
+  uint64_t fraction = ns % 1000000000;
+  for (int i = 8; i >= 0; --i, fraction /= 10) time[n + size_t(i)] = char('0' + fraction % 10);
+  n += 9;
+  append_right(out, std::string_view(time, n), 20);
+  out += ' ';
+  const fmt::format_int t(tid);
+  append_right(out, std::string_view(t.data(), t.size()), 7);
+  out += ' ';
+  out += event;
+  out.append(event.size() < 6 ? 6 - event.size() : 0, ' ');
+  out += ' ';
+  const fmt::format_int d(depth);
+  append_right(out, std::string_view(d.data(), d.size()), 5);
+  out += "  ";
+  out += function;
+  out += '\n';
+}
 
 uint64_t le(const uint8_t* p, int n) {
   uint64_t v = 0;
@@ -199,6 +232,12 @@ Expected<DumpStats> dump_trace_raw(const std::string& dir, const TextSink& out) 
 
 DumpStats dump_trace_events(const format::TraceSet& trace, const SymbolLookup& symbols, const TextSink& out) {
   DumpStats stats;
+  // Each function's name once (symbol_memo.h), the lines appended to a
+  // buffer that goes out 64 KiB at a time: a lookup and an fmt::format per
+  // event made the listing slower than uftrace dump's.
+  SymbolMemo<std::string> names(symbols, [](const SymbolInfo& sym, std::string& name) { name = sym.name; });
+  constexpr size_t kBuffer = size_t(64) << 10;
+  std::string text;
   for (const format::TraceProcess& p : trace.processes) {
     const format::TraceClock to_ns = p.clock();
     for (const format::TraceThread& t : p.threads) {
@@ -208,36 +247,37 @@ DumpStats dump_trace_events(const format::TraceSet& trace, const SymbolLookup& s
       out(fmt::format("{:>20} {:>7} {:<6} {:>5}  {}\n", "time", "tid", "event", "depth", "function"));
       std::vector<std::string> warnings;
       format::TraceEventReader reader(t, warnings, format::EventReadOptions{.lost_events = true});
-      std::vector<std::string> open;  // the names of the open frames: depth, not events
+      std::vector<const std::string*> open;  // the names of the open frames (the memo's): depth, not events
       auto block = reader.next();
       for (uint64_t address : reader.summary().initial_stack) {
-        open.push_back(symbols(p, address, t.start).name);
-        out(fmt::format("{:>20} {:>7} {:<6} {:>5}  {}\n", seconds(to_ns(t.start)), t.tid, "stack", open.size(),
-                        open.back()));
+        open.push_back(&names(p, address, t.start));
+        append_event(text, to_ns(t.start), t.tid, "stack", open.size(), *open.back());
       }
+      static const std::string kNone;
       for (; !block.empty(); block = reader.next()) {
         for (const format::TraceEvent& e : block) {
           ++stats.records;
-          std::string line;
           switch (e.kind) {
             case format::TraceEvent::Kind::kEnter:
-              open.push_back(symbols(p, e.address, e.time).name);
-              line = fmt::format("{:>20} {:>7} {:<6} {:>5}  {}\n", seconds(to_ns(e.time)), t.tid, "enter",
-                                 open.size(), open.back());
+              open.push_back(&names(p, e.address, e.time));
+              append_event(text, to_ns(e.time), t.tid, "enter", open.size(), *open.back());
               break;
             case format::TraceEvent::Kind::kExit:
-              line = fmt::format("{:>20} {:>7} {:<6} {:>5}  {}\n", seconds(to_ns(e.time)), t.tid, "exit",
-                                 open.size(), open.empty() ? std::string() : open.back());
+              append_event(text, to_ns(e.time), t.tid, "exit", open.size(), open.empty() ? kNone : *open.back());
               if (!open.empty()) open.pop_back();
               break;
             case format::TraceEvent::Kind::kLost:
-              line = fmt::format("{:>20} {:>7} {:<6} {:>5}  {} events lost\n", seconds(to_ns(e.time)), t.tid, "lost",
-                                 open.size(), e.address);
+              append_event(text, to_ns(e.time), t.tid, "lost", open.size(), fmt::format("{} events lost", e.address));
               break;
           }
-          out(line);
+          if (text.size() >= kBuffer) {
+            out(text);
+            text.clear();
+          }
         }
       }
+      out(text);
+      text.clear();
       const format::StreamSummary& s = reader.summary();
       out(fmt::format("{} events, {} calls, {} lost; {}{}\n\n", s.events, s.calls, s.lost,
                       s.ended ? "the thread ended" : s.truncated ? "cut inside an event" : "the thread did not end",
