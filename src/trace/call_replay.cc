@@ -10,6 +10,7 @@
 #include "trace/call_graph_model.h"
 #include "trace/symbol_memo.h"
 #include "trace/thread_merge.h"
+#include "util/append_number.h"
 
 namespace covkit::trace {
 
@@ -50,13 +51,6 @@ struct ThreadState {
   long notrace_at = -1;  // index of the outermost open frame -N named
   long filter_at = -1;   // index of the outermost open frame -F named
 };
-
-// `value` in decimal, right-aligned in `width` columns (wider when it needs to be).
-void append_right_aligned(std::string& out, uint64_t value, size_t width) {
-  const fmt::format_int digits(value);
-  if (digits.size() < width) out.append(width - digits.size(), ' ');
-  out.append(digits.data(), digits.size());
-}
 
 bool ends_with_component(const std::string& name, const std::string& tail) {
   return name.size() > tail.size() + 2 && name.compare(name.size() - tail.size(), tail.size(), tail) == 0 &&
@@ -277,9 +271,12 @@ class Replay {
       s += ' ';
     }
     s += '[';
-    append_right_aligned(s, merge_.threads()[l.thread].thread->tid, 6);
+    util::append_decimal(s, merge_.threads()[l.thread].thread->tid, 6);
     s += ']';
-    if (o_.timestamp) s += fmt::format(" {:>18}", fmt::format("{}.{:09}", l.ns / 1000000000, l.ns % 1000000000));
+    if (o_.timestamp) {
+      s += ' ';
+      util::append_seconds(s, l.ns, 18);
+    }
     s += " | ";
     s.append(size_t(l.depth) * 2, ' ');
     switch (l.kind) {
@@ -349,9 +346,8 @@ void append_replay_duration(std::string& out, uint64_t ns) {
   } else if (ns < 1000000000) {
     whole = ns / 1000000, part = ns / 1000 % 1000, unit = " ms";
   }
-  append_right_aligned(out, whole, 4);
-  const char digits[] = {'.', char('0' + part / 100), char('0' + part / 10 % 10), char('0' + part % 10)};
-  out.append(digits, sizeof digits);
+  util::append_decimal(out, whole, 4);
+  util::append_fraction(out, part, 3);
   out += unit;
 }
 

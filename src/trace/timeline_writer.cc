@@ -13,6 +13,7 @@
 #include "trace/symbol_memo.h"
 #include "trace/timeline_parts.h"
 #include "trace/timeline_selection.h"
+#include "util/append_number.h"
 #include "util/phase_timer.h"
 #include "util/thread_pool.h"
 #include "util/utf8.h"
@@ -20,13 +21,9 @@
 
 namespace covkit::trace {
 
-namespace {
+using util::append_decimal;
 
-// `value` in decimal, appended (format_int's digits, without a strlen).
-void append_decimal(std::string& out, uint64_t value) {
-  const fmt::format_int digits(value);
-  out.append(digits.data(), digits.size());
-}
+namespace {
 
 // Calls of one thread are numbered from thread_index << 40 (2^40 calls per
 // thread, 2^24 threads).
@@ -118,9 +115,7 @@ std::string format_microseconds(uint64_t ns) {
 
 void append_microseconds(std::string& out, uint64_t ns) {
   append_decimal(out, ns / 1000);
-  const unsigned rest = unsigned(ns % 1000);
-  const char digits[] = {'.', char('0' + rest / 100), char('0' + rest / 10 % 10), char('0' + rest % 10)};
-  out.append(digits, sizeof digits);
+  util::append_fraction(out, ns % 1000, 3);
 }
 
 std::string json_quote(std::string_view s) {

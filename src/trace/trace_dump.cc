@@ -15,6 +15,7 @@
 #include "format/trace_stream_records.h"
 #include "runtime/trace/trace_contract.h"
 #include "trace/symbol_memo.h"
+#include "util/append_number.h"
 #include "util/file_io.h"
 #include "util/printable.h"
 
@@ -33,34 +34,18 @@ struct DumpFile {
   auto key() const { return std::tie(pid, image, stream, tid, sequence, name); }
 };
 
-// `text` right-aligned in `width` columns (wider when it needs to be).
-void append_right(std::string& out, std::string_view text, size_t width) {
-  if (text.size() < width) out.append(width - text.size(), ' ');
-  out += text;
-}
-
 // One line of the event listing: time (s.ns), tid, event, depth, function,
-// in the columns of its heading.
+// in the columns of its heading ("{:>20} {:>7} {:<6} {:>5}  {}").
 void append_event(std::string& out, uint64_t ns, uint32_t tid, std::string_view event, size_t depth,
                   std::string_view function) {
-  char time[32];
-  const fmt::format_int whole(ns / 1000000000);
-  size_t n = whole.size();
-  std::memcpy(time, whole.data(), n);
-  time[n++] = '.';
-  uint64_t fraction = ns % 1000000000;
-  for (int i = 8; i >= 0; --i, fraction /= 10) time[n + size_t(i)] = char('0' + fraction % 10);
-  n += 9;
-  append_right(out, std::string_view(time, n), 20);
+  util::append_seconds(out, ns, 20);
   out += ' ';
-  const fmt::format_int t(tid);
-  append_right(out, std::string_view(t.data(), t.size()), 7);
+  util::append_decimal(out, tid, 7);
   out += ' ';
   out += event;
   out.append(event.size() < 6 ? 6 - event.size() : 0, ' ');
   out += ' ';
-  const fmt::format_int d(depth);
-  append_right(out, std::string_view(d.data(), d.size()), 5);
+  util::append_decimal(out, depth, 5);
   out += "  ";
   out += function;
   out += '\n';
