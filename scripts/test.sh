@@ -57,7 +57,9 @@ fi
 CC=clang CXX=clang++ "$root/scripts/build.sh" "$root/build-asan" -DCOVKIT_SANITIZE=ON -DCOVKIT_FUZZ=ON
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # The sanitizers watch covkit, not the oracles: the slowest oracle runs (lcov
-# on real code, the gcc-11 repeats of the gcov and lcov corpora, -O2 real
+# on real code, the gcc-11 repeats of the gcov and lcov corpora, the clang
+# repeat of the lcov corpus (clang's files are read by the same sanitized
+# code in diff.clang.*), -O2 real
 # code) add minutes there and few new covkit code paths (GCC 11 files still
 # go through the sanitizers in the hostile-input tests), so they run in the
 # plain pass only, as does the larger real code base (zlib stays). The
@@ -66,7 +68,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktra
 # the browser's; the sanitized HTML writer runs in the HtmlSite and report
 # tests. live_lighttpd's is the load (wrk, ab, the server): the sanitized
 # `covkit live` dumps and resets running programs in the live_* scenarios.
-asan_skip='big_inputs|report_lcov_realcode|report_lcov_.*_gcc11|diff\.gcc11\.|realcode\.[a-z]*\.O2|realcode\.zstd|^trace_runtime_|^html_browser$|^live_lighttpd$'
+asan_skip='big_inputs|report_lcov_realcode|report_lcov_.*_gcc11|report_lcov_.*_clang|diff\.gcc11\.|realcode\.[a-z]*\.O2|realcode\.zstd|^trace_runtime_|^html_browser$|^live_lighttpd$'
 # The gcov differential tests run ~50 option sets per program in the plain
 # pass; under the sanitizers the subset.
 export DIFF_ONLY=$diff_subset

@@ -25,7 +25,7 @@ bool wanted(const DataRecord& rec, const DataReadLimits& limits, uint32_t ident)
 
 // Reads one record whose tag and length have been read; `r` is limited to it.
 std::optional<ParseError> read_record(ByteReader& r, DataRecord& rec, uint64_t len_bytes,
-                                      const DataReadLimits& limits, uint32_t ident) {
+                                      const DataReadLimits& limits, uint32_t ident, bool gcc48) {
   uint32_t words = uint32_t(len_bytes / 4);
   if (rec.tag == kTagObjectSummary) {
     rec.kind = DataRecord::Kind::kSummary;
@@ -33,6 +33,16 @@ std::optional<ParseError> read_record(ByteReader& r, DataRecord& rec, uint64_t l
     if (!runs || !sum_max) return ParseError{rec.offset, "object summary record too short"};
     rec.runs = *runs;
     rec.sum_max = *sum_max;
+    return std::nullopt;
+  }
+  if (rec.tag == kTagProgramSummary && gcc48) {
+    // clang's: a checksum and a count of counter kinds (both 0), the runs.
+    rec.kind = DataRecord::Kind::kSummary;
+    if (words >= 3) {
+      r.u32();
+      r.u32();
+      rec.runs = *r.u32();
+    }
     return std::nullopt;
   }
   if (rec.tag == kTagFunction) {
@@ -125,7 +135,7 @@ DataResult read_data(std::span<const uint8_t> data, const DataReadLimits& limits
       break;
     }
     r.set_limit(base + payload);
-    if (auto err = read_record(r, rec, len_bytes, limits, ident)) {
+    if (auto err = read_record(r, rec, len_bytes, limits, ident, v->is_gcc48())) {
       file.error = *err;
       break;
     }

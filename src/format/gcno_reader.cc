@@ -91,6 +91,7 @@ std::optional<HeaderError> NotesParser::header() {
     out_.checksum = *cs;
   }
   // GCC 8 added the working directory and the unexecuted-blocks flag.
+  if (v->is_gcc48()) return std::nullopt;
   bool is_null = false;
   auto cwd = r_.string(v->lengths_in_bytes(), &is_null);
   auto unexec = cwd ? r_.u32() : std::nullopt;
@@ -152,6 +153,16 @@ bool NotesParser::function_record(size_t base) {
   if (!ident || !lcs || !ccs) return fail(base, "FUNCTION record too short");
   auto name = r_.string(bytes, nullptr);
   if (!name) return fail(base, "FUNCTION record: name runs past the end of the record");
+  if (out_.version.is_gcc48()) {
+    auto source = r_.string(bytes, nullptr);
+    auto line = source ? r_.u32() : std::nullopt;
+    if (!line) return fail(base, fmt::format("FUNCTION record for '{}' too short", util::printable(*name)));
+    if (*line > kMaxLineNumber)
+      return fail(base, fmt::format("function '{}' starts at line {}, beyond the limit of {}", util::printable(*name),
+                                    *line, kMaxLineNumber));
+    f.source = std::move(*source);
+    f.start_line = *line;
+  } else {
   auto artificial = r_.u32();
   auto source = artificial ? r_.string(bytes, nullptr) : std::nullopt;
   if (!artificial || !source) return fail(base, fmt::format("FUNCTION record for '{}' too short", util::printable(*name)));
@@ -161,16 +172,17 @@ bool NotesParser::function_record(size_t base) {
     return fail(base, fmt::format("function '{}' spans lines {} to {}, beyond the limit of {}", util::printable(*name),
                                   *sl, *el, kMaxLineNumber));
   if (!charge_span(base, *sl, *el)) return false;
-  f.ident = *ident;
-  f.lineno_checksum = *lcs;
-  f.cfg_checksum = *ccs;
-  f.name = std::move(*name);
   f.artificial = *artificial != 0;
   f.source = std::move(*source);
   f.start_line = *sl;
   f.start_column = *sc;
   f.end_line = *el;
   f.end_column = *ec;
+  }
+  f.ident = *ident;
+  f.lineno_checksum = *lcs;
+  f.cfg_checksum = *ccs;
+  f.name = std::move(*name);
   out_.functions.push_back(std::move(f));
   fn_ = &out_.functions.back();
   current_tag_ = kTagFunction;
@@ -183,7 +195,7 @@ bool NotesParser::blocks_record(size_t base, uint32_t words) {
     return true;
   }
   uint32_t n;
-  if (words == 1) {
+  if (words == 1 && !out_.version.is_gcc48()) {
     n = *r_.u32();
   } else {
     // GCC before 10 wrote one flags word per block instead of a count.

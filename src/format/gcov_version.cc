@@ -6,6 +6,14 @@ namespace covkit::format {
 
 std::optional<GcovVersion> GcovVersion::decode(uint32_t raw) {
   char c0 = char(raw >> 24), c1 = char(raw >> 16), c2 = char(raw >> 8);
+  // GCC 4 wrote the major as a digit and the minor as two: "408*" is 4.8.
+  if (c0 >= '0' && c0 <= '9' && c1 >= '0' && c1 <= '9' && c2 >= '0' && c2 <= '9') {
+    GcovVersion v;
+    v.raw = raw;
+    v.major = c0 - '0';
+    v.minor = (c1 - '0') * 10 + (c2 - '0');
+    return v;
+  }
   if (c0 < 'A' || c0 > 'Z' || c1 < '0' || c1 > '9' || c2 < '0' || c2 > '9') return std::nullopt;
   GcovVersion v;
   v.raw = raw;
@@ -25,12 +33,7 @@ std::string GcovVersion::gcc_version_string() const { return fmt::format("{}.{}.
 std::string GcovVersion::four_chars() const { return version_chars(raw); }
 
 std::string unsupported_version_message(uint32_t raw) {
-  const std::string chars = version_chars(raw);
-  if (chars.size() == 4 && chars[0] == '4' && chars[3] == '*')
-    return "unsupported version '" + chars +
-           "' (GCC 4.x's format, which clang's --coverage writes: read it with `llvm-cov gcov` until covkit "
-           "does; covkit reads GCC 8 to 14)";
-  return "unsupported version '" + chars + "' (covkit reads GCC 8 to 14)";
+  return "unsupported version '" + version_chars(raw) + "' (covkit reads GCC 8 to 14, and clang's '408*')";
 }
 
 std::string version_chars(uint32_t raw) {

@@ -1,7 +1,8 @@
 #pragma once
 // GCC's coverage-format version word: four ASCII characters packed big-endian,
 // 'A'+major/10, '0'+major%10, '0'+minor, status ('*' for releases), e.g. "B22*"
-// for GCC 12.2. The layout of the files changed at GCC 12 (lengths in bytes,
+// for GCC 12.2; GCC 4 wrote "408*" for 4.8, the words clang's --coverage
+// writes. The layout of the files changed at GCC 8 and 12 (lengths in bytes,
 // unpadded strings, a checksum in the header), which this type answers.
 #include <cstdint>
 #include <optional>
@@ -19,7 +20,12 @@ struct GcovVersion {
   static GcovVersion from_gcc(int major, int minor);  // status '*'
 
   // GCC 8 to 14 are the versions whose layout covkit knows.
-  bool supported() const { return major >= 8 && major <= 14; }
+  bool supported() const { return (major >= 8 && major <= 14) || is_gcc48(); }
+  // "408*", GCC 4.8's layout, which clang's --coverage writes by default: no
+  // working directory in the header, a function's name, file and first line
+  // only, a flags word per block, and a program summary instead of an
+  // object summary.
+  bool is_gcc48() const { return major == 4 && minor == 8; }
   bool lengths_in_bytes() const { return major >= 12; }
   bool header_has_checksum() const { return major >= 12; }
   // "12.2.0": releases since GCC 5 always have patch level 0 in x.y.0 form.
@@ -31,8 +37,7 @@ struct GcovVersion {
 std::string version_chars(uint32_t raw);
 
 // Why a version word is refused, for the reader's message: "unsupported
-// version 'X' (covkit reads GCC 8 to 14)", pointing users of clang's
-// --coverage (which writes GCC 4.x words, "408*" by default) to llvm-cov gcov.
+// version 'X' (covkit reads GCC 8 to 14, and clang's '408*')".
 std::string unsupported_version_message(uint32_t raw);
 
 }  // namespace covkit::format

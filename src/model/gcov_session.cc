@@ -84,7 +84,10 @@ LoadedObject load_object_files(std::string notes_name, std::string data_name, co
   obj.notes_name = std::move(notes_name);
   obj.data_name = std::move(data_name);
   auto notes_bytes = util::read_file(obj.notes_name);
-  if (!notes_bytes) obj.notes_open_error = notes_unreadable_reason(obj.notes_name, notes_bytes.error());
+  if (!notes_bytes) {
+    obj.notes_open_error = notes_unreadable_reason(obj.notes_name, notes_bytes.error());
+    obj.notes_errno = notes_bytes.error().errno_value;
+  }
   if (auto& bytes = notes_bytes) {
     obj.notes_opened = true;
     obj.notes_mtime = bytes->mtime();
@@ -103,7 +106,9 @@ LoadedObject load_object_files(std::string notes_name, std::string data_name, co
       };
       obj.functions.reserve(nf.functions.size());
       for (const auto& f : nf.functions) obj.functions.push_back(build_function(f, source_of));
-      nf.functions.clear();  // the graphs hold everything needed now
+      // The graphs hold everything gcov's rules need now; clang's notes
+      // are read by llvm-cov's rules too (model/llvm_gcov.h), from these.
+      if (!nf.version.is_gcc48()) nf.functions.clear();
       obj.notes = std::move(nf);
     }
   }

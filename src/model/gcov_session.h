@@ -77,6 +77,7 @@ struct LoadedObject {
   // Notes: either parsed, or why not.
   bool notes_opened = false;
   std::string notes_open_error;  // why not, when not opened (for reports; gcov says less)
+  int notes_errno = 0;           // and the errno then
   int64_t notes_mtime = 0;
   std::variant<std::monostate, format::NotesFile, format::HeaderError> notes;
   bool data_opened = false;

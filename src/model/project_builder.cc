@@ -1,10 +1,13 @@
 #include "model/project_builder.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 
 #include "model/coverage_merge.h"
 #include "model/gcov_session.h"
+#include "model/llvm_gcov.h"
 #include "util/thread_pool.h"
 
 namespace covkit::model {
@@ -111,10 +114,118 @@ void keep_diagnostics(std::vector<Diagnostic>&& all, ObjectResult& r) {
   }
 }
 
+// clang's notes do not say where the compiler ran, and clang records sources
+// as named on its command line. As lcov does (geninfo's auto base): the
+// notes' directory or the nearest one above it where every relative source
+// exists, else the one where the fewest are missing.
+std::string find_base_directory(std::string dir, const std::vector<std::string>& sources) {
+  std::vector<const std::string*> relative;
+  for (const std::string& s : sources)
+    if (!s.empty() && s[0] != '/') relative.push_back(&s);
+  if (relative.empty()) return dir;
+  std::string best = dir;
+  size_t best_missing = SIZE_MAX;
+  for (;;) {
+    size_t missing = 0;
+    for (const std::string* s : relative)
+      if (::access(format::absolute_path(*s, dir).c_str(), F_OK) != 0) ++missing;
+    if (missing == 0) return dir;
+    if (missing < best_missing) {
+      best = dir;
+      best_missing = missing;
+    }
+    const size_t slash = dir.rfind('/');
+    if (slash == std::string::npos || dir == "/") break;
+    dir = slash == 0 ? "/" : dir.substr(0, slash);
+  }
+  return best;
+}
+
+// clang's notes, counted as llvm-cov gcov counts them (model/llvm_gcov.h):
+// what lcov and gcovr report when they run llvm-cov. Branches are those it
+// prints: the arcs of a block with several, on the block's last line.
+ObjectResult build_clang_object(const format::ObjectFiles& files, const LoadedObject& loaded,
+                                const SourcePathRules& paths, const PathFilter& filter) {
+  ObjectResult r;
+  const auto& notes = std::get<format::NotesFile>(loaded.notes);
+  LlvmObject obj = llvm_object_from_notes(notes);
+  const std::string& data_name = files.data.empty() ? files.notes : files.data;
+  if (loaded.data_open_error) {
+    r.diagnostics.push_back({DiagnosticKind::kDataUnreadable, data_name, {}, loaded.data_open_error->message});
+    r.damaged = true;
+  } else if (const auto* header = std::get_if<format::HeaderError>(&loaded.data)) {
+    r.diagnostics.push_back({DiagnosticKind::kDataCorrupt, data_name, {}, header->message});
+    r.damaged = true;
+  } else if (const auto* data = std::get_if<format::DataFile>(&loaded.data)) {
+    llvm_add_counts(obj, notes, *data);
+    if (data->error) {
+      r.diagnostics.push_back({DiagnosticKind::kDataCorrupt, data_name, {}, data->error->message, {}, data->error->offset});
+      r.damaged = true;
+    } else if (!obj.errors.empty()) {
+      // llvm-cov's words, on one line: what it found wrong, then "Invalid .gcda File!".
+      std::string why = obj.errors.substr(0, obj.errors.find('\n'));
+      r.diagnostics.push_back({DiagnosticKind::kDataCorrupt, data_name, {}, why});
+      r.damaged = true;
+    }
+  }
+  std::vector<LlvmSource> sources = llvm_collect_functions(obj, false, nullptr);
+  const std::string compile_dir = find_base_directory(files.notes.substr(0, files.notes.rfind('/')), obj.sources);
+  for (LlvmSource& si : sources) {
+    SourcePaths p = paths.resolve(si.filename, compile_dir);
+    if (!filter.keep(p)) continue;
+    llvm_collect_source(obj, si, si.filename, false);
+    FileCov fc;
+    fc.path = p.display;
+    fc.absolute_path = p.absolute;
+    for (uint32_t ln = 1; ln < si.lines.size(); ++ln) {
+      const LlvmLine& line = si.lines[ln];
+      if (!line.exists) continue;
+      LineCov l;
+      l.number = ln;
+      l.count = int64_t(std::min<uint64_t>(line.count, INT64_MAX));
+      for (const auto& [fi, bi] : line.blocks) {
+        const LlvmFunction& f = obj.functions[fi];
+        const LlvmBlock& b = f.blocks[bi];
+        if (b.last_line() != ln || b.succ.size() < 2) continue;
+        uint64_t total = 0;
+        for (uint32_t a : b.succ) total += f.arcs[a].count;
+        for (uint32_t a : b.succ) {
+          BranchCov bc;
+          bc.count = int64_t(std::min<uint64_t>(f.arcs[a].count, INT64_MAX));
+          bc.executed = total != 0;  // llvm-cov prints "never executed"
+          l.branches.push_back(bc);
+        }
+      }
+      l.unexecuted_block = false;
+      fc.lines.push_back(std::move(l));
+    }
+    for (uint32_t fi = 0; fi < obj.functions.size(); ++fi) {
+      const LlvmFunction& f = obj.functions[fi];
+      if (&sources[f.source] != &si) continue;
+      FunctionCov fn;
+      fn.name = f.name;
+      fn.demangled = llvm_function_name(f, true);
+      fn.start_line = f.start_line;
+      fn.execution_count = int64_t(std::min<uint64_t>(f.entry_count(), INT64_MAX));
+      if (f.blocks.size() >= 2) {
+        fn.blocks = uint32_t(f.blocks.size() - 2);
+        for (size_t b = 1; b < f.blocks.size(); ++b)
+          if (b != LlvmFunction::kExitBlock && f.blocks[b].count) ++fn.blocks_executed;
+      }
+      fc.functions.push_back(std::move(fn));
+    }
+    r.files.push_back(std::move(fc));
+  }
+  return r;
+}
+
 ObjectResult build_object(const format::ObjectFiles& files, const SourcePathRules& paths, const PathFilter& filter) {
   ObjectResult r;
   LoadedObject obj = load_object_files(files.notes, files.data, files.counts.get());
   const bool notes_ok = std::holds_alternative<format::NotesFile>(obj.notes);
+  if (notes_ok && std::get<format::NotesFile>(obj.notes).version.is_gcc48() &&
+      !std::get<format::NotesFile>(obj.notes).error)
+    return build_clang_object(files, obj, paths, filter);
   SessionOptions so;
   so.branches = true;
   so.json = true;  // group functions keep their own lines: one entry per instantiation

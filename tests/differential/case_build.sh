@@ -7,7 +7,8 @@
 # load_case: the case's settings from CASE_DIR/case.sh, with their defaults;
 # exits 77 when the case needs a newer GCCVER, dies on a malformed case.
 # Sets SOURCES NOLINK LANG_KIND CFLAGS_EXTRA CXXFLAGS_EXTRA LDFLAGS_EXTRA
-# REQUIRES_GCC OBJ_STYLE RUNS and LINKER (needs CC, CXX, GCCVER, say, die).
+# REQUIRES_GCC OBJ_STYLE RUNS CLANG and LINKER (needs CC, CXX, GCCVER, say, die).
+# GCCVER "clang" builds with clang (REQUIRES_GCC does not apply).
 load_case() {
     SOURCES=""          # compiled and linked, in this order
     NOLINK=""           # compiled (so .gcno exists) but not linked: never a .gcda
@@ -18,10 +19,15 @@ load_case() {
     REQUIRES_GCC=""     # minimum gcc major version
     OBJ_STYLE=plain     # plain: build/dir/x.o   cmake: build/dir/x.c.o
     RUNS=""             # bash snippet run in the build dir (set -e -o pipefail)
+    CLANG=yes           # no: clang cannot build the case (not tested with it)
     # shellcheck disable=SC1091
     source "$CASE_DIR/case.sh"
 
-    if [[ -n $REQUIRES_GCC ]] && (( GCCVER < REQUIRES_GCC )); then
+    if [[ $GCCVER == clang && $CLANG == no ]]; then
+        say "SKIP: clang cannot build this case"
+        exit 77
+    fi
+    if [[ $GCCVER != clang && -n $REQUIRES_GCC ]] && (( GCCVER < REQUIRES_GCC )); then
         say "SKIP: case requires gcc >= $REQUIRES_GCC"
         exit 77
     fi

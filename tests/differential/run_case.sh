@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Differential test: build one corpus case with gcc-GCCVER --coverage, run it,
 # then compare `gcov-GCCVER OPTS FILES` against `COVKIT gcov OPTS FILES` for
-# every option set in optsets.txt.
+# every option set in optsets.txt. GCCVER "clang": built with clang, against
+# `llvm-cov gcov`, with optsets_clang.txt.
 #
 # usage: run_case.sh COVKIT GCCVER CASE_DIR
 #
@@ -47,10 +48,20 @@ unset LANGUAGE GCOV_PREFIX GCOV_PREFIX_STRIP GCOV_ERROR_FILE GCC_COLORS \
       GCC_EXEC_PREFIX COMPILER_PATH LIBRARY_PATH CPATH C_INCLUDE_PATH \
       CPLUS_INCLUDE_PATH SOURCE_DATE_EPOCH 2>/dev/null || true
 
-CC=gcc-$GCCVER
-CXX=g++-$GCCVER
-GCOV=gcov-$GCCVER
-for tool in "$CC" "$CXX" "$GCOV"; do
+if [[ $GCCVER == clang ]]; then
+    # clang's --coverage notes, against the gcov that reads them.
+    CC=clang
+    CXX=clang++
+    GCOV=$HERE/llvm_cov_gcov.sh
+    DIFF_OPTSETS=${DIFF_OPTSETS:-$HERE/optsets_clang.txt}
+else
+    CC=gcc-$GCCVER
+    CXX=g++-$GCCVER
+    GCOV=gcov-$GCCVER
+fi
+tools=("$CC" "$CXX" "$GCOV")
+[[ $GCCVER == clang ]] && tools+=(llvm-cov)
+for tool in "${tools[@]}"; do
     if ! command -v "$tool" >/dev/null 2>&1; then
         say "SKIP: $tool not installed"
         exit 77

@@ -11,7 +11,7 @@ but are absent from `lcov -c` without --initial), unless --strict.
 FN, FNDA or BRDA twice, an FN for every FNDA, and LF/LH/FNF/FNH/BRF/BRH equal
 to what the record's entries give.
 
-usage: lcov_compare.py COVKIT.info LCOV.info [--strict] [--lcov-latin1]
+usage: lcov_compare.py COVKIT.info LCOV.info [--strict] [--lcov-latin1] [--branch-taken-only]
 exit status 0: same; 1: differences (printed, at most 40).
 
 --lcov-latin1: lcov 1.16 reads gcov's JSON (UTF-8) with JSON::PP and prints
@@ -20,6 +20,11 @@ characters are all below U+0100 comes out in Latin-1 (`ünïcödé` is written a
 the bytes FC 6E EF 63 F6 64 E9). With this option, names in LCOV.info that are
 not valid UTF-8 are read as Latin-1 before comparing (a note says how many).
 covkit's names must still be exactly the UTF-8 names gcov prints.
+
+--branch-taken-only: a branch is compared as taken or not, not by count.
+lcov running llvm-cov gcov (clang's files) asks it for percentages only (its
+--help does not list -c the way geninfo looks for it) and writes 1 for every
+taken branch; covkit writes the counts.
 """
 import sys
 from collections import defaultdict
@@ -131,6 +136,7 @@ def all_zero(rec):
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     strict = "--strict" in sys.argv
+    taken_only = "--branch-taken-only" in sys.argv
     problems = []
     ours = read(args[0], lint=problems if strict else None)
     theirs = read(args[1], "--lcov-latin1" in sys.argv)
@@ -151,6 +157,8 @@ def main():
                     # BRDA entries with negative (racing) counts when it reads,
                     # which can leave "-" where covkit has 0.
                     va, vb = (0 if va == "-" else va), (0 if vb == "-" else vb)
+                    if taken_only:
+                        va, vb = min(va, 1), min(vb, 1)
                 if va != vb:
                     problems.append(f"{sf}: {kind} {key}: covkit {va} lcov {vb}")
     for p in problems[:40]:

@@ -74,7 +74,10 @@ else
 fi
 
 rc=0
-if ! python3 "$HERE/lcov_compare.py" "$O/ours.info" "$O/total.info" --strict --lcov-latin1 >"$O/compare.log" 2>&1; then
+# lcov gets branch counts from gcov, only taken or not from llvm-cov.
+extra=()
+[[ $("$GCOV" --version 2>&1) == *LLVM* ]] && extra+=(--branch-taken-only)
+if ! python3 "$HERE/lcov_compare.py" "$O/ours.info" "$O/total.info" --strict --lcov-latin1 "${extra[@]}" >"$O/compare.log" 2>&1; then
     cat "$O/compare.log" >&2
     say "FAIL: covkit and lcov disagree (covkit: $O/ours.info, lcov: $O/total.info)"
     rc=1

@@ -54,9 +54,16 @@ unset LANGUAGE GCOV_PREFIX GCOV_PREFIX_STRIP GCOV_ERROR_FILE GCC_COLORS \
       GCC_EXEC_PREFIX COMPILER_PATH LIBRARY_PATH CPATH C_INCLUDE_PATH \
       CPLUS_INCLUDE_PATH SOURCE_DATE_EPOCH 2>/dev/null || true
 
-CC=gcc-$GCCVER
-CXX=g++-$GCCVER
-GCOV=gcov-$GCCVER
+if [[ $GCCVER == clang ]]; then
+    # clang's --coverage files: lcov runs llvm-cov gcov on them.
+    CC=clang
+    CXX=clang++
+    GCOV=$HERE/../differential/llvm_cov_gcov.sh
+else
+    CC=gcc-$GCCVER
+    CXX=g++-$GCCVER
+    GCOV=gcov-$GCCVER
+fi
 for tool in "$CC" "$CXX" "$GCOV" lcov; do
     if ! command -v "$tool" >/dev/null 2>&1; then
         say "SKIP: $tool not installed"

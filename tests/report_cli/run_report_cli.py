@@ -1359,22 +1359,30 @@ def scenario_damaged_objects(tmp):
 
 
 def scenario_clang_notes(tmp):
-    """clang's --coverage files (GCC 4.8's format, '408*') are refused with a
-    pointer to llvm-cov gcov, by covkit gcov and covkit report alike."""
+    """clang's --coverage files (GCC 4.8's format, '408*') are read as
+    llvm-cov gcov reads them. clang records sources as named on its command
+    line and no working directory: a source compiled from the project root
+    into build/ is found by looking up from the notes' directory, as lcov
+    does. A damaged data file is named, and counted as damaged."""
     need("clang")
     d = os.path.join(tmp, "c")
-    write(f"{d}/c.c", "int main(void) { return 0; }\n")
-    run(["clang", "--coverage", "-o", "c", "c.c"], d)
-    run([f"{d}/c"], d)
-    hint = ("unsupported version '408*' (GCC 4.x's format, which clang's --coverage writes: read it with "
-            "`llvm-cov gcov` until covkit does; covkit reads GCC 8 to 14)")
-    rc, _, err = covkit(["gcov", "c.c"], d)
-    eq((rc, err), (3, [f"c.gcno:{hint}", f"c.gcda:{hint}"]), "covkit gcov on clang's files")
-    rc, _, err = covkit(["report", "."], d)
-    eq(rc, 1, "covkit report on clang's files only")
-    eq(err[0], f"covkit report: {d}/c.gcno:{hint}", "the first line points to llvm-cov gcov")
-    eq(err[-1], "covkit report: nothing to report: the one object found could not be read (see above)",
-       "the last line")
+    write(f"{d}/c.c", "int main(int argc, char **argv) {\n  (void)argv;\n  if (argc > 1)\n    return 1;\n  return 0;\n}\n")
+    os.makedirs(f"{d}/build", exist_ok=True)
+    run(["clang", "--coverage", "-c", "c.c", "-o", "build/c.o"], d)
+    run(["clang", "--coverage", "build/c.o", "-o", "build/c"], d)
+    run([f"{d}/build/c"], d)
+    rc, out, err = covkit(["gcov", "-o", "build", "c.c"], d)
+    eq((rc, err), (0, []), "covkit gcov on clang's files")
+    eq(out.splitlines()[:2], ["File 'c.c'", "Lines executed:83.33% of 6"], "llvm-cov gcov's summary")
+    check(os.path.exists(f"{d}/c.c.gcov"), "c.c.gcov written")
+    out, err = covkit_ok(["report", "-q", "--lcov", f"{tmp}/c.info", "."], d)
+    info = open(f"{tmp}/c.info").read().splitlines()
+    eq([l for l in info if l.startswith("SF:")], [f"SF:{d}/c.c"], "the source found above build/")
+    eq([l for l in info if l.startswith("DA:")], ["DA:1,1", "DA:2,1", "DA:3,1", "DA:4,0", "DA:5,1", "DA:6,1"], "line counts")
+    with open(f"{d}/build/c.gcda", "r+b") as f:
+        f.truncate(30)
+    rc, out, err = covkit(["report", "."], d)
+    check(any(l.startswith(f"covkit report: {d}/build/c.gcda:") for l in err), f"the damaged file is named: {err}")
 
 
 # --- kernel-style trees ----------------------------------------------------------

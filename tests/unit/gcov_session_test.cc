@@ -246,7 +246,7 @@ TEST(GcovSession, UnsupportedDataVersionIsStatus3) {
   d.data_header_v(0x4235302a /* B50* */, 42);
   f.gcda = d.take();
   auto o = run_files(f);
-  EXPECT_EQ(o.messages, "s.gcda:unsupported version 'B50*' (covkit reads GCC 8 to 14)\n");
+  EXPECT_EQ(o.messages, "s.gcda:unsupported version 'B50*' (covkit reads GCC 8 to 14, and clang's '408*')\n");
   EXPECT_EQ(o.rc, 3);
 }
 

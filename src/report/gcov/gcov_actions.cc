@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 
 #include "report/gcov/gcov_messages.h"
 #include "util/file_io.h"
@@ -32,6 +33,14 @@ void write_gcov(const Action& a, ExitState& rc) {
   rc.set(6);
 }
 
+void write_quiet(const Action& a, ExitState& rc) {
+  auto written = util::write_file_atomic(a.name, a.text);
+  if (written) return;
+  const int e = written.error().errno_value;
+  print(stderr, (e ? std::string(std::strerror(e)) : written.error().message) + "\n");
+  rc.set(6);
+}
+
 // `a.text` holds the gzip bytes, compressed on a worker thread.
 void write_json(const Action& a, ExitState& rc) {
   print(stdout, fmt::format("Creating '{}'\n", a.name));
@@ -54,6 +63,7 @@ void perform(std::vector<Action>& actions, ExitState& return_code, GcovMessages&
         if (int status = a.diagnostic->gcov_status()) return_code.set(status);
         break;
       case Action::Kind::kWriteGcov: write_gcov(a, return_code); break;
+      case Action::Kind::kWriteQuiet: write_quiet(a, return_code); break;
       case Action::Kind::kRemove:
         ::unlink(a.name.c_str());
         print(stdout, fmt::format("Removing '{}'\n", a.name));

@@ -12,7 +12,7 @@
 namespace covkit::report {
 
 struct Action {
-  enum class Kind { kOut, kErr, kDiagnostic, kWriteGcov, kRemove, kWriteJson, kReturnCode };
+  enum class Kind { kOut, kErr, kDiagnostic, kWriteGcov, kWriteQuiet, kRemove, kWriteJson, kReturnCode };
   Kind kind;
   std::string name;  // file name (kWriteGcov, kRemove, kWriteJson)
   std::string text;  // output text or file content
@@ -30,6 +30,11 @@ class ActionList {
   }
   void write_gcov(std::string name, std::string content) {
     append(Action::Kind::kWriteGcov, std::move(name), std::move(content));
+  }
+  // A .gcov file whose "Creating" line was printed with its summary
+  // (llvm-cov's order); a failure is the system's message on stderr.
+  void write_quiet(std::string name, std::string content) {
+    append(Action::Kind::kWriteQuiet, std::move(name), std::move(content));
   }
   void remove(std::string name) { append(Action::Kind::kRemove, std::move(name), {}); }
   void write_json(std::string name, std::string gzip_bytes) {

@@ -19,6 +19,7 @@
 #include "report/gcov/gcov_messages.h"
 #include "report/gcov/gcov_numbers.h"
 #include "report/gcov/gcov_text.h"
+#include "report/gcov/llvm_gcov_text.h"
 #include "util/gzip.h"
 #include "util/phase_timer.h"
 #include "util/sanitizer.h"
@@ -195,6 +196,21 @@ void SessionPlanner::finish(const std::string& arg) {
   timer_.mark("plan output");
 }
 
+// Whether every notes file read is clang's (GCC 4.8's layout): then covkit
+// does what llvm-cov gcov, their reader, does. With none read, it does so
+// when COVKIT_GCOV_VERSION is "clang".
+bool clang_notes(const std::vector<model::LoadedObject>& loaded) {
+  bool any = false;
+  for (const model::LoadedObject& obj : loaded)
+    if (const auto* notes = std::get_if<format::NotesFile>(&obj.notes)) {
+      if (!notes->version.is_gcc48()) return false;
+      any = true;
+    }
+  if (any) return true;
+  const char* v = std::getenv("COVKIT_GCOV_VERSION");
+  return v && std::string_view(v) == "clang";
+}
+
 class GcovRun {
  public:
   explicit GcovRun(const GcovOptions& o) : o_(o), threads_(o.threads ? o.threads : util::default_threads()) {}
@@ -220,6 +236,14 @@ int GcovRun::run() {
   util::parallel_for(n, threads_, [&](size_t i) { loaded[i] = model::load_object(o_.files[i], o_.object_directory); });
   timer.mark("read objects");
 
+  if (!o_.json && clang_notes(loaded)) {
+    // clang's notes: llvm-cov gcov's output, each argument on its own.
+    std::vector<ActionList> plans(n);
+    util::parallel_for(n, threads_, [&](size_t i) { plan_llvm_gcov(o_, o_.files[i], loaded[i], plans[i]); });
+    for (ActionList& plan : plans) perform(plan.actions(), exit_, messages_);
+    std::fflush(stdout);
+    return exit_.damage;
+  }
   if (!o_.json) {
     // Text mode: one session sums all objects (shared headers add up).
     text_plan_ = std::make_unique<SessionPlanner>(o_, threads_, initial_carry());
@@ -257,7 +281,7 @@ int GcovRun::run() {
 }
 
 // Until a notes file says otherwise, covkit behaves as gcov 12, or as the
-// gcov named by COVKIT_GCOV_VERSION (e.g. 11).
+// gcov named by COVKIT_GCOV_VERSION (e.g. 11; "clang": llvm-cov gcov).
 model::SessionCarry GcovRun::initial_carry() const {
   model::SessionCarry carry;
   if (const char* v = std::getenv("COVKIT_GCOV_VERSION")) {
