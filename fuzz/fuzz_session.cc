@@ -1,6 +1,7 @@
 // Fuzzes the whole `covkit gcov` pipeline on a notes/data pair: reading,
 // merging into a GcovSession, grouping and solving, placing blocks on lines,
-// the per-line cycle counts, and the text and JSON renderers.
+// the per-line cycle counts, and the text and JSON renderers; for clang's
+// notes, llvm-cov's counting rules (model/llvm_gcov.h) too.
 //
 // Input: [flags:1][notes length:4, little endian][notes][data]. The flags
 // choose the options (see below). load_object() reads files, so this target
@@ -24,6 +25,7 @@
 #include "format/gcda_reader.h"
 #include "format/gcno_reader.h"
 #include "model/gcov_session.h"
+#include "model/llvm_gcov.h"
 #include "report/gcov/gcov_json.h"
 #include "report/gcov/gcov_messages.h"
 #include "report/gcov/gcov_text.h"
@@ -76,6 +78,20 @@ const bool skip_huge_lines = [] {
   return e && *e == '1';
 }();
 
+// clang's notes ("408*") are also counted by llvm-cov's rules, as covkit
+// gcov and covkit report count them.
+void llvm_rules(const format::NotesFile& nf, std::span<const uint8_t> counts, uint8_t flags) {
+  model::LlvmObject obj = model::llvm_object_from_notes(nf);
+  if (!(flags & kNoDataFile)) {
+    auto dres = format::read_data(counts);
+    if (dres) model::llvm_add_counts(obj, nf, *dres);
+  }
+  std::vector<model::LlvmSummary> summaries;
+  std::vector<model::LlvmSource> sources =
+      model::llvm_collect_functions(obj, flags & kDemangleSummaries, (flags & kDemangleSummaries) ? &summaries : nullptr);
+  for (model::LlvmSource& si : sources) model::llvm_collect_source(obj, si, si.filename, flags & kBranches);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -119,6 +135,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (fresh) obj.local_names.push_back(safe);
       return it->second;
     };
+    if (nf.version.is_gcc48()) llvm_rules(nf, counts, flags);
     for (const auto& f : nf.functions) obj.functions.push_back(model::build_function(f, source_of));
     nf.functions.clear();
     obj.notes = std::move(nf);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Builds seed corpora for the fuzzers from real coverage files: small C and
-# C++ programs compiled with gcc-12 and gcc-11 --coverage (and one with
+# C++ programs compiled with gcc-12, gcc-11 and clang --coverage (and one with
 # -fprofile-generate, for value-profile counters), run once, plus a few
 # synthetic images. Nothing binary is kept in the repository.
 #
@@ -71,9 +71,12 @@ int main(void)
 C
 
 n=0
-for cc in gcc-12 gcc-11; do
+for cc in gcc-12 gcc-11 clang; do
   command -v $cc >/dev/null 2>&1 || { echo "make_seeds: $cc not found, skipped" >&2; continue; }
-  cxx=$(echo $cc | sed 's/gcc/g++/')
+  case $cc in
+    clang) cxx=clang++ ;;  # GCC 4.8's layout ("408*"), read by llvm-cov's rules
+    *) cxx=$(echo $cc | sed 's/gcc/g++/') ;;
+  esac
   d=$work/$cc
   mkdir -p "$d"
   cp "$work/p.c" "$work/h.h" "$work/x.cc" "$work/j.c" "$d/"

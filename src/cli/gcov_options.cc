@@ -64,7 +64,8 @@ void print_gcov_usage(bool error) {
       "Usage: covkit gcov [OPTION...] SOURCE|OBJ...\n"
       "\n"
       "Print code coverage information, exactly as GCC's gcov does, reading the\n"
-      ".gcno and .gcda files of GCC 8 to 14 directly.\n"
+      ".gcno and .gcda files of GCC 8 to 14 directly; clang's --coverage files\n"
+      "exactly as llvm-cov gcov does.\n"
       "\n"
       "  -a, --all-blocks                Show information for every basic block\n"
       "  -b, --branch-probabilities      Include branch probabilities in output\n"
@@ -103,7 +104,8 @@ void print_gcov_usage(bool error) {
       "Arguments may be source, object, .gcno or .gcda names: the notes and data\n"
       "files are found by replacing the extension (or in the -o directory).\n"
       "Exit status: 0 on success; 1 notes file missing; 2 not a notes/data file;\n"
-      "3 version problem; 4 corrupt file; 5 stamp mismatch; 6 cannot write output.\n",
+      "3 version problem; 4 corrupt file; 5 stamp mismatch; 6 cannot write output\n"
+      "(clang's files: 0, 4 or 6).\n",
       f);
 }
 

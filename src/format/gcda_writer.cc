@@ -39,6 +39,17 @@ std::vector<uint8_t> write_data(const DataFile& file) {
     w.u32(rec.tag);
     switch (rec.kind) {
       case DataRecord::Kind::kSummary:
+        if (rec.tag == kTagProgramSummary) {  // clang's (GCC 4.8's layout): the runs are its third word
+          if (rec.length < 3) {
+            w.u32(0);
+          } else {
+            w.u32(length(12));
+            w.u32(0);
+            w.u32(0);
+            w.u32(rec.runs);
+          }
+          break;
+        }
         w.u32(length(8));
         w.u32(rec.runs);
         w.u32(rec.sum_max);

@@ -205,6 +205,34 @@ TEST(GcdaWriterReal, Gcc11RoundTripIsByteIdentical) {
   expect_round_trip(testing::swap_words(p.gcda), "gcc-11 gcda, other byte order");
 }
 
+// clang's files (GCC 4.8's layout) end with a program summary whose third
+// word is the runs; it reads back the same once written (fuzz_gcda found the
+// writer putting an object summary's two words in its place). clang's
+// runtime ends a file with two zero words, the writer with libgcov's one.
+TEST(GcdaWriterReal, ClangRoundTripKeepsTheRecords) {
+  if (!testing::have_program("clang")) GTEST_SKIP() << "clang is not installed";
+  testing::TempDir d;
+  testing::write_text(d / "p.c", "int main(int argc, char **argv) { (void)argv; return argc > 2; }\n");
+  std::string out;
+  ASSERT_EQ(testing::run_command("cd '" + d.path() + "' && clang --coverage -o prog p.c && ./prog && ./prog", &out), 0)
+      << out;
+  const std::vector<uint8_t> gcda = testing::read_bytes(d / "p.gcda");
+  const DataFile f = parse(gcda);
+  ASSERT_FALSE(f.records.empty());
+  EXPECT_EQ(f.records.back().tag, kTagProgramSummary);
+  EXPECT_EQ(f.records.back().runs, 2u);
+  const std::vector<uint8_t> written = write_data(f);
+  EXPECT_EQ(std::vector<uint8_t>(written.begin(), written.end()),
+            std::vector<uint8_t>(gcda.begin(), gcda.begin() + ptrdiff_t(written.size())));
+  const DataFile again = parse(written);
+  ASSERT_EQ(again.records.size(), f.records.size());
+  for (size_t i = 0; i < f.records.size(); ++i) {
+    EXPECT_EQ(again.records[i].tag, f.records[i].tag) << i;
+    EXPECT_EQ(again.records[i].runs, f.records[i].runs) << i;
+    EXPECT_EQ(again.records[i].counters, f.records[i].counters) << i;
+  }
+}
+
 // -fprofile-generate adds value-profile and time-profiler counters; GCC 12
 // writes those in the all-zero form too when they are all zero (here for g,
 // which never runs).
