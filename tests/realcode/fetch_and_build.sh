@@ -13,7 +13,7 @@
 #             WORKDIR/src/<srcpkg>/...             unpacked Debian source (cached)
 #             WORKDIR/<pkg>-gcc<VER>-<OPT>/        coverage build tree (cached)
 #             WORKDIR/<pkg>-gcc<VER>-<OPT>.log     full build/test log
-#   GCCVER  default 12
+#   GCCVER  default 12; "clang" builds with clang (clang's --coverage files)
 #   OPT     O0 (default) or O2; default taken from $COVKIT_REALCODE_OPT
 #
 # A finished tree contains the marker file .covkit-realcode-tree; a second call
@@ -95,7 +95,9 @@ need_pkgs() {   # install the Debian packages in $@ that are not installed yet
   DEBIAN_FRONTEND=noninteractive run apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
-if ! command -v "gcc-$GCCVER" >/dev/null || ! command -v "gcov-$GCCVER" >/dev/null \
+if [ "$GCCVER" = clang ]; then
+  command -v clang >/dev/null || need_pkgs clang || skip "clang not available"
+elif ! command -v "gcc-$GCCVER" >/dev/null || ! command -v "gcov-$GCCVER" >/dev/null \
    || ! command -v "gcov-dump-$GCCVER" >/dev/null; then
   need_pkgs "gcc-$GCCVER" || skip "gcc-$GCCVER/gcov-$GCCVER not available"
 fi
@@ -164,7 +166,7 @@ log "source $SRCPKG $VERSION in $SRCDIR"
 # --------------------------------------------------------------------------
 rm -rf "$TREE"
 cp -a "$SRCDIR" "$TREE"
-export CC=gcc-$GCCVER
+if [ "$GCCVER" = clang ]; then export CC=clang; else export CC=gcc-$GCCVER; fi
 export CFLAGS="--coverage -$OPT -g"
 if [ "$PKG" = lighttpd ]; then CFLAGS="$CFLAGS -fprofile-update=atomic"; fi
 export LDFLAGS="--coverage"
