@@ -180,7 +180,7 @@ LlvmObject llvm_object_from_notes(const format::NotesFile& notes) {
       for (const format::NotesArc& na : rec.arcs) {
         const uint32_t a = uint32_t(f.arcs.size());
         const bool on_tree = (na.flags & format::kArcOnTree) != 0;
-        f.arcs.push_back({rec.src, na.dst, on_tree});
+        f.arcs.push_back({rec.src, na.dst, on_tree, (na.flags & format::kArcFallthrough) != 0});
         f.blocks[rec.src].succ.push_back(a);
         f.blocks[na.dst].pred.push_back(a);
         (on_tree ? f.tree : f.measured).push_back(a);

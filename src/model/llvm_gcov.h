@@ -23,6 +23,7 @@ namespace covkit::model {
 struct LlvmArc {
   uint32_t src = 0, dst = 0;
   bool on_tree = false;
+  bool fallthrough = false;  // to the next block in source order (for gcov's JSON)
   uint64_t count = 0;
   uint64_t cycle_count = 0;  // scratch of the cycle cancelling
 };

@@ -16,6 +16,7 @@ import glob
 import gzip
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -1375,6 +1376,24 @@ def scenario_clang_notes(tmp):
     eq((rc, err), (0, []), "covkit gcov on clang's files")
     eq(out.splitlines()[:2], ["File 'c.c'", "Lines executed:83.33% of 6"], "llvm-cov gcov's summary")
     check(os.path.exists(f"{d}/c.c.gcov"), "c.c.gcov written")
+    # -j: gcov's JSON of the same counts; llvm-cov (which has no JSON) -b -c is the oracle.
+    need("llvm-cov")
+    run(["llvm-cov", "gcov", "-b", "-c", "-o", "build", "c.c"], d)
+    oracle_lines, oracle_branches = {}, {}
+    for text in open(f"{d}/c.c.gcov").read().splitlines():
+        m = re.match(r"^ +(\d+|#####):\s*(\d+):", text)
+        if m:
+            ln = int(m.group(2))
+            oracle_lines[ln] = 0 if m.group(1) == "#####" else int(m.group(1))
+        m = re.match(r"^branch +\d+ taken (\d+)$", text)
+        if m:
+            oracle_branches.setdefault(ln, []).append(int(m.group(1)))
+    covkit_ok(["gcov", "-j", "-b", "-o", "build", "c.c"], d)
+    doc = json.loads(gzip.open(f"{d}/c.gcov.json.gz").read())
+    lines = doc["files"][0]["lines"]
+    eq({l["line_number"]: l["count"] for l in lines}, oracle_lines, "-j line counts are llvm-cov's")
+    eq({l["line_number"]: [b["count"] for b in l["branches"]] for l in lines if l["branches"]}, oracle_branches,
+       "-j branch counts are llvm-cov's")
     out, err = covkit_ok(["report", "-q", "--lcov", f"{tmp}/c.info", "."], d)
     info = open(f"{tmp}/c.info").read().splitlines()
     eq([l for l in info if l.startswith("SF:")], [f"SF:{d}/c.c"], "the source found above build/")

@@ -19,6 +19,7 @@
 #include "report/gcov/gcov_messages.h"
 #include "report/gcov/gcov_numbers.h"
 #include "report/gcov/gcov_text.h"
+#include "report/gcov/llvm_gcov_json.h"
 #include "report/gcov/llvm_gcov_text.h"
 #include "util/gzip.h"
 #include "util/phase_timer.h"
@@ -236,10 +237,16 @@ int GcovRun::run() {
   util::parallel_for(n, threads_, [&](size_t i) { loaded[i] = model::load_object(o_.files[i], o_.object_directory); });
   timer.mark("read objects");
 
-  if (!o_.json && clang_notes(loaded)) {
-    // clang's notes: llvm-cov gcov's output, each argument on its own.
+  if (clang_notes(loaded)) {
+    // clang's notes: llvm-cov gcov's output, each argument on its own (and
+    // with -j gcov's JSON of the same counts).
     std::vector<ActionList> plans(n);
-    util::parallel_for(n, threads_, [&](size_t i) { plan_llvm_gcov(o_, o_.files[i], loaded[i], plans[i]); });
+    util::parallel_for(n, threads_, [&](size_t i) {
+      if (o_.json)
+        plan_llvm_gcov_json(o_, o_.files[i], loaded[i], plans[i]);
+      else
+        plan_llvm_gcov(o_, o_.files[i], loaded[i], plans[i]);
+    });
     for (ActionList& plan : plans) perform(plan.actions(), exit_, messages_);
     std::fflush(stdout);
     return exit_.damage;

@@ -176,23 +176,23 @@ std::string annotate(const GcovOptions& o, const model::LlvmObject& obj, const m
 
 }  // namespace
 
-void plan_llvm_gcov(const GcovOptions& o, const std::string& arg, const model::LoadedObject& lo,
-                    ActionList& actions) {
+std::optional<model::LlvmObject> read_llvm_object(const model::LoadedObject& lo, ActionList& actions,
+                                                  std::string& data_name) {
   if (!lo.notes_opened) {
     actions.err(fmt::format("{}: {}\n", lo.notes_name, std::strerror(lo.notes_errno)));
-    return;
+    return std::nullopt;
   }
   const auto* notes = std::get_if<format::NotesFile>(&lo.notes);
   if (!notes || notes->error) {
     actions.err("Invalid .gcno File!\n");
     actions.return_code(4);
-    return;
+    return std::nullopt;
   }
   model::LlvmObject obj = model::llvm_object_from_notes(*notes);
-  std::string data_name = lo.data_name;
+  data_name = lo.data_name;
   if (lo.data_open_error) {
     actions.err(fmt::format("{}: {}\n", lo.data_name, std::strerror(lo.data_open_error->errno_value)));
-    return;
+    return std::nullopt;
   }
   if (!lo.data_opened) {
     data_name = "-";  // never ran
@@ -209,6 +209,21 @@ void plan_llvm_gcov(const GcovOptions& o, const std::string& arg, const model::L
     if (!obj.errors.empty()) actions.return_code(4);
     actions.err(std::move(obj.errors));
   }
+  return obj;
+}
+
+std::string llvm_summary_text(const model::LlvmSummary& s, bool branches) { return summary_text(s, branches); }
+
+std::string llvm_display_name(const std::string& filename, const std::string& prefix) {
+  return display_name(filename, prefix);
+}
+
+void plan_llvm_gcov(const GcovOptions& o, const std::string& arg, const model::LoadedObject& lo,
+                    ActionList& actions) {
+  std::string data_name;
+  std::optional<model::LlvmObject> read = read_llvm_object(lo, actions, data_name);
+  if (!read) return;
+  model::LlvmObject& obj = *read;
 
   std::vector<model::LlvmSummary> function_summaries;
   const bool print_functions = o.function_summary && !o.use_stdout;
