@@ -76,16 +76,9 @@ void write_function(JsonWriter& w, const model::LlvmFunction& f) {
 
 void plan_llvm_gcov_json(const GcovOptions& o, const std::string& arg, const model::LoadedObject& lo,
                          ActionList& actions) {
-  std::string data_name;
-  std::optional<model::LlvmObject> read = read_llvm_object(lo, actions, data_name);
-  if (!read) return;
-  model::LlvmObject& obj = *read;
-  std::vector<model::LlvmSummary> function_summaries;
-  const bool print_functions = o.function_summary && !o.use_stdout;
-  std::vector<model::LlvmSource> sources =
-      model::llvm_collect_functions(obj, o.demangle, print_functions ? &function_summaries : nullptr);
-  for (const model::LlvmSummary& s : function_summaries)
-    actions.out(fmt::format("Function '{}'\n", s.name) + llvm_summary_text(s, o.branches) + "\n");
+  std::optional<LlvmRun> run = start_llvm_gcov(o, lo, actions);
+  if (!run) return;
+  model::LlvmObject& obj = run->obj;
 
   JsonWriter doc;
   doc.begin_object();
@@ -93,7 +86,7 @@ void plan_llvm_gcov_json(const GcovOptions& o, const std::string& arg, const mod
   doc.string("4.8.0");
   doc.key("files");
   doc.begin_array();
-  for (model::LlvmSource& si : sources) {
+  for (model::LlvmSource& si : run->sources) {
     const std::string display = llvm_display_name(si.filename, o.source_prefix);
     if (o.relative_only && !display.empty() && display[0] == '/') continue;
     const model::LlvmSummary summary = model::llvm_collect_source(obj, si, display, o.branches);

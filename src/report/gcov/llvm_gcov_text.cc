@@ -21,7 +21,9 @@ std::string percent(uint64_t a, uint64_t b) {
   return buf;
 }
 
-std::string summary_text(const model::LlvmSummary& s, bool branches) {
+}  // namespace
+
+std::string llvm_summary_text(const model::LlvmSummary& s, bool branches) {
   std::string out = fmt::format("Lines executed:{}% of {}\n", percent(s.lines_exec, s.lines), s.lines);
   if (!branches) return out;
   if (s.branches == 0) {
@@ -32,6 +34,8 @@ std::string summary_text(const model::LlvmSummary& s, bool branches) {
   }
   return out + "No calls\n";  // llvm-cov counts no calls
 }
+
+namespace {
 
 // gcov's -p mangling as llvm-cov does it: '/' becomes '#', "." goes, ".." is '^'.
 std::string mangle(const std::string& name, bool preserve_paths) {
@@ -66,15 +70,19 @@ std::string coverage_path(const GcovOptions& o, const std::string& filename, con
   return path + ".gcov";
 }
 
+}  // namespace
+
 // -s: the prefix is dropped with the separator after it; a name that goes on
 // without one is kept whole.
-std::string display_name(const std::string& filename, const std::string& prefix) {
+std::string llvm_display_name(const std::string& filename, const std::string& prefix) {
   if (prefix.empty() || filename.compare(0, prefix.size(), prefix) != 0) return filename;
   std::string rest = filename.substr(prefix.size());
   if (rest.empty()) return rest;
   if (rest[0] == '/') return rest.substr(1);
   return filename;
 }
+
+namespace {
 
 std::string branch_info(const GcovOptions& o, uint64_t count, uint64_t total) {
   if (!total) return "never executed";
@@ -176,6 +184,11 @@ std::string annotate(const GcovOptions& o, const model::LlvmObject& obj, const m
 
 }  // namespace
 
+namespace {
+
+// The object's counts as llvm-cov reads them, its messages and exit status
+// into `actions`; nullopt where llvm-cov stops (notes missing or damaged, a
+// data file that exists but cannot be read).
 std::optional<model::LlvmObject> read_llvm_object(const model::LoadedObject& lo, ActionList& actions,
                                                   std::string& data_name) {
   if (!lo.notes_opened) {
@@ -212,33 +225,36 @@ std::optional<model::LlvmObject> read_llvm_object(const model::LoadedObject& lo,
   return obj;
 }
 
-std::string llvm_summary_text(const model::LlvmSummary& s, bool branches) { return summary_text(s, branches); }
+}  // namespace
 
-std::string llvm_display_name(const std::string& filename, const std::string& prefix) {
-  return display_name(filename, prefix);
+std::optional<LlvmRun> start_llvm_gcov(const GcovOptions& o, const model::LoadedObject& lo, ActionList& actions) {
+  LlvmRun run;
+  std::optional<model::LlvmObject> read = read_llvm_object(lo, actions, run.data_name);
+  if (!read) return std::nullopt;
+  run.obj = std::move(*read);
+  std::vector<model::LlvmSummary> function_summaries;
+  const bool print_functions = o.function_summary && !o.use_stdout;
+  run.sources = model::llvm_collect_functions(run.obj, o.demangle, print_functions ? &function_summaries : nullptr);
+  for (const model::LlvmSummary& s : function_summaries)
+    actions.out(fmt::format("Function '{}'\n", s.name) + llvm_summary_text(s, o.branches) + "\n");
+  return run;
 }
 
 void plan_llvm_gcov(const GcovOptions& o, const std::string& arg, const model::LoadedObject& lo,
                     ActionList& actions) {
-  std::string data_name;
-  std::optional<model::LlvmObject> read = read_llvm_object(lo, actions, data_name);
-  if (!read) return;
-  model::LlvmObject& obj = *read;
-
-  std::vector<model::LlvmSummary> function_summaries;
-  const bool print_functions = o.function_summary && !o.use_stdout;
-  std::vector<model::LlvmSource> sources =
-      model::llvm_collect_functions(obj, o.demangle, print_functions ? &function_summaries : nullptr);
-  for (const model::LlvmSummary& s : function_summaries)
-    actions.out(fmt::format("Function '{}'\n", s.name) + summary_text(s, o.branches) + "\n");
+  std::optional<LlvmRun> run = start_llvm_gcov(o, lo, actions);
+  if (!run) return;
+  model::LlvmObject& obj = run->obj;
+  const std::string& data_name = run->data_name;
+  std::vector<model::LlvmSource>& sources = run->sources;
 
   for (model::LlvmSource& si : sources) {
-    const std::string display = display_name(si.filename, o.source_prefix);
+    const std::string display = llvm_display_name(si.filename, o.source_prefix);
     if (o.relative_only && !display.empty() && display[0] == '/') continue;
     const model::LlvmSummary summary = model::llvm_collect_source(obj, si, display, o.branches);
     const std::string gcov_name = coverage_path(o, si.filename, arg);
     if (!o.use_stdout) {
-      std::string text = fmt::format("File '{}'\n", summary.name) + summary_text(summary, o.branches);
+      std::string text = fmt::format("File '{}'\n", summary.name) + llvm_summary_text(summary, o.branches);
       if (o.gcov_file) text += fmt::format("Creating '{}'\n", gcov_name);
       actions.out(text + "\n");
     }

@@ -17,12 +17,16 @@ namespace covkit::report {
 void plan_llvm_gcov(const GcovOptions& o, const std::string& arg, const model::LoadedObject& obj,
                     ActionList& actions);
 
-// The object's counts as llvm-cov reads them, its messages and exit status
-// into `actions`; nullopt where llvm-cov stops (notes missing or damaged, a
-// data file that exists but cannot be read). `data_name` is the header's
-// ("-" when the object never ran).
-std::optional<model::LlvmObject> read_llvm_object(const model::LoadedObject& obj, ActionList& actions,
-                                                  std::string& data_name);
+// What the text and JSON outputs start from: the object's counts as
+// llvm-cov reads them and its per-source tables; its messages, exit status
+// and -f summaries go to `actions` first. nullopt where llvm-cov stops
+// (notes missing or damaged, a data file that exists but cannot be read).
+struct LlvmRun {
+  model::LlvmObject obj;
+  std::vector<model::LlvmSource> sources;
+  std::string data_name;  // as the header shows it ("-": never ran)
+};
+std::optional<LlvmRun> start_llvm_gcov(const GcovOptions& o, const model::LoadedObject& obj, ActionList& actions);
 // llvm-cov's "Lines executed:..." summary lines; a source's name after -s.
 std::string llvm_summary_text(const model::LlvmSummary& s, bool branches);
 std::string llvm_display_name(const std::string& filename, const std::string& prefix);
