@@ -4,6 +4,7 @@
 #include "trace/split_profile.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -318,29 +319,34 @@ bool ThreadReplay::replay_split(const format::TraceThread& t, std::vector<std::s
   const std::optional<format::OpenedStream> opened = format::open_stream(t.file);
   if (!opened) return false;
   std::vector<std::string> found;
-  auto split =
-      split_profile(opened->bytes, opened->header, t.file, process_.clock(), process_.end, threads, found, call_paths);
+  // The flat profile judges recursion by function as the parts are
+  // replayed: the ids of one function (a static inline function's copies in
+  // several translation units) share its activations. The call paths are
+  // judged by id: two ids of one function need the replay in order, which
+  // the split says as soon as it meets them.
+  const SplitKeyOf key_of = [this](uint64_t address, uint64_t counter) { return function(address, counter); };
+  auto split = split_profile(opened->bytes, opened->header, t.file, process_.clock(), process_.end, threads, found,
+                             call_paths, key_of);
   if (!split) return false;
   // The stream's ids to functions, in order of first call as the replay
-  // names them; recursion was judged by id, so two ids of one name (the
-  // same function at two addresses) need the replay in order.
+  // names them (key_of named them already as the parts were stitched).
   std::vector<uint32_t> local(split->functions.size(), kNone);
   std::vector<uint8_t> taken;
   for (uint32_t id : split->order) {
     const uint32_t fn = function(split->address[id], split->functions[id].first);
     if (fn >= taken.size()) taken.resize(fn + 1, 0);
-    if (taken[fn]) return false;
+    if (taken[fn] && call_paths) return false;
     taken[fn] = 1;
     local[id] = fn;
   }
   for (uint32_t id : split->order) {
     const SplitFunction& f = split->functions[id];
     FnAcc& a = fns_[local[id]];
-    a.calls = f.calls;
-    a.incl = f.incl;
-    a.excl = f.excl;
-    a.min = f.min;
-    a.max = f.max;
+    a.calls += f.calls;
+    a.incl += f.incl;
+    a.excl += f.excl;
+    a.min = std::min(a.min, f.min);
+    a.max = std::max(a.max, f.max);
   }
   if (call_paths) {
     // The stream's ids become this replay's functions; node 0 stays the thread.
@@ -444,14 +450,23 @@ CallProfile build_profile(const format::TraceSet& trace, Symbolizer& symbols, un
   // With a core per stream to spare (one thread on two cores), each stream
   // is decoded on one core and replayed on another.
   const bool background = jobs.size() * 2 <= threads;
-  // With fewer streams than cores each stream is read in parts on all of
-  // them, one stream after the other (split_profile.h), call paths and all.
-  // Else the streams in parallel: the flat profile from each one's parts in
-  // order (that replay skips the call paths), call paths front to back (in
-  // order, parts would do the same work and the grafting besides).
-  const bool split = jobs.size() < threads;
-  const bool in_parts = split || !call_paths;
-  auto run = [&](Job& job) {
+  // A stream larger than a core's share of all of them (one stream on two
+  // cores; a program's busy thread beside idle ones) is read in parts on
+  // every core, such streams one after the other (split_profile.h), call
+  // paths and all. The others in parallel: the flat profile from each one's
+  // parts in order (that replay skips the call paths), call paths front to
+  // back (in order, parts would do the same work and the grafting besides).
+  std::vector<uint64_t> sizes(jobs.size(), 0);
+  uint64_t total_size = 0;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    std::error_code ec;
+    const uint64_t size = jobs[i].thread->file.empty() ? 0 : std::filesystem::file_size(jobs[i].thread->file, ec);
+    sizes[i] = ec ? 0 : size;
+    total_size += sizes[i];
+  }
+  auto big = [&](size_t i) { return threads > 1 && sizes[i] > total_size / threads; };
+  auto run = [&](Job& job, bool split) {
+    const bool in_parts = split || !call_paths;
     job.replay = std::make_unique<ThreadReplay>(*job.process, shared, job.reloads);
     if (in_parts && job.replay->replay_split(*job.thread, job.warnings, job.lost, split ? threads : 1, call_paths))
       return;
@@ -460,11 +475,14 @@ CallProfile build_profile(const format::TraceSet& trace, Symbolizer& symbols, un
   };
   for (size_t first = 0; first < jobs.size(); first += batch) {
     const size_t count = std::min(batch, jobs.size() - first);
-    if (split) {
-      for (size_t k = 0; k < count; ++k) run(jobs[first + k]);
-    } else {
-      util::parallel_for(count, threads, [&](size_t k) { run(jobs[first + k]); });
+    std::vector<size_t> rest;  // of this batch, in parallel
+    for (size_t k = 0; k < count; ++k) {
+      if (big(first + k))
+        run(jobs[first + k], true);
+      else
+        rest.push_back(first + k);
     }
+    util::parallel_for(rest.size(), threads, [&](size_t k) { run(jobs[rest[k]], false); });
     for (size_t k = 0; k < count; ++k) {
       Job& job = jobs[first + k];
       ThreadReplay& replay = *job.replay;

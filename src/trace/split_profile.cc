@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
+#include <unordered_map>
 
 #include "format/trace_stream_ranges.h"
 #include "util/thread_pool.h"
@@ -17,6 +18,16 @@ struct OpenFrame {
   uint32_t fn = 0;
   uint64_t start = 0, child = 0;  // ns
 };
+
+// Recursion is judged by function key (split_profile.h): an id's key is its
+// function's, once the stitch knows it; before that the id is a function of
+// its own, a key no known function has.
+constexpr uint32_t kNoKey = UINT32_MAX;
+constexpr uint32_t kProvisional = uint32_t(1) << 18;  // + id: above every function index
+
+inline uint32_t recursion_key(const std::vector<uint32_t>& keys, uint32_t id) {
+  return id < keys.size() && keys[id] != kNoKey ? keys[id] : kProvisional + id;
+}
 
 // The time between two exits of frames opened before the part: its calls
 // at the part's depth 0 are children of the innermost such frame.
@@ -55,7 +66,10 @@ struct NoPaths {
 template <bool kPaths>
 class PartReplay {
  public:
-  PartReplay(Part& part, const format::TraceClock& to_ns) : part_(part), to_ns_(to_ns), paths_(part.paths) {}
+  // `keys`: the function key of each id known so far (may grow meanwhile:
+  // the tail's replay defines its ids as it goes).
+  PartReplay(Part& part, const format::TraceClock& to_ns, const std::vector<uint32_t>& keys)
+      : part_(part), to_ns_(to_ns), keys_(keys), paths_(part.paths) {}
 
   [[gnu::always_inline]] void enter(uint32_t fn, uint64_t counter) {
     if (!part_.first_time) [[unlikely]] part_.first_time = counter;
@@ -66,7 +80,9 @@ class PartReplay {
       order_.push_back(fn);
       f.out.first = counter;
     }
-    ++f.active;
+    const uint32_t key = recursion_key(keys_, fn);
+    if (key >= active_.size()) [[unlikely]] active_.resize(std::max<size_t>(key + 1, active_.size() * 2), 0);
+    ++active_[key];
     if (depth_ == stack_.size()) [[unlikely]] stack_.resize(std::max<size_t>(64, stack_.size() * 2));
     stack_[depth_++] = {fn, now, 0};
     const int64_t rel = int64_t(depth_) - int64_t(exits_);
@@ -103,7 +119,7 @@ class PartReplay {
     f.out.excl += excl;
     f.out.min = std::min(f.out.min, dur);
     f.out.max = std::max(f.out.max, dur);
-    if (--f.active == 0 && dur > 0) {
+    if (--active_[recursion_key(keys_, fn)] == 0 && dur > 0) {
       if (f.incl == 0) touched_.push_back(fn);
       f.incl += dur;
     }
@@ -123,7 +139,6 @@ class PartReplay {
   struct Function {
     SplitFunction out;  // incl unused: see Segment
     uint64_t incl = 0;  // of the current segment
-    uint32_t active = 0;
   };
 
   // Ends a segment (at an exit of an earlier frame, or the part's end).
@@ -141,7 +156,9 @@ class PartReplay {
 
   Part& part_;
   const format::TraceClock& to_ns_;
+  const std::vector<uint32_t>& keys_;
   std::vector<Function> fns_;  // by id
+  std::vector<uint32_t> active_;  // activations open in the part, by recursion key
   std::vector<uint32_t> order_, touched_;
   std::vector<OpenFrame> stack_;  // [0, depth_) open
   size_t depth_ = 0;
@@ -159,20 +176,49 @@ struct StitchFrame {
 // does not fit (an id used undefined or redefined, an exit of no frame).
 class Stitch {
  public:
-  // `paths`: the call paths are stitched too.
-  Stitch(SplitProfile& out, bool paths) : out_(out) {
+  // `paths`: the call paths are stitched too. `key_of`: see split_profile.h.
+  Stitch(SplitProfile& out, bool paths, const SplitKeyOf& key_of) : out_(out), key_of_(key_of) {
     if (paths) paths_.emplace(out.paths);
   }
 
-  bool ids(const Part& part) {
+  // The ids the part defines, before add(): false when they do not fit.
+  // `shared` is set when one of them proves to be a function another id
+  // already is (the part was replayed treating it as a function of its own).
+  bool ids(const Part& part, bool& shared) {
     if (!ids_.add(part.summary)) return false;
     for (const auto& [id, address] : part.addresses)
       if (!ids_.define(id, address)) return false;
+    if (part.summary.defines.empty() && part.addresses.empty()) return true;
+    // Functions are looked up at their first call (defined just before it).
+    std::unordered_map<uint32_t, uint64_t> first;
+    for (const auto& [id, f] : part.functions) first.emplace(id, f.first);
+    auto define = [&](uint64_t id, uint64_t address) {
+      auto it = first.find(uint32_t(id));
+      return define_key(uint32_t(id), address, it != first.end() ? it->second : part.summary.end_time, shared);
+    };
+    for (const auto& [id, address] : part.summary.defines)
+      if (!define(id, address)) return false;
+    for (const auto& [id, address] : part.addresses)
+      if (!define(id, address)) return false;
     return true;
   }
 
+  // The function key of an id at its define (once per id).
+  bool define_key(uint32_t id, uint64_t address, uint64_t counter, bool& shared) {
+    if (id >= keys_.size()) keys_.resize(size_t(id) + 1, kNoKey);
+    if (keys_[id] != kNoKey) return true;
+    const uint32_t key = key_of_ ? key_of_(address, counter) : id;
+    if (key >= kProvisional) return false;
+    keys_[id] = key;
+    if (key >= key_ids_.size()) key_ids_.resize(size_t(key) + 1, 0);
+    if (++key_ids_[key] > 1) shared = true;
+    return true;
+  }
+
+  const std::vector<uint32_t>& keys() const { return keys_; }
+
+  // After ids(part).
   bool add(const Part& part) {
-    if (!ids(part)) return false;
     const uint64_t depth = stack_.size();
     const uint64_t exits = part.segments.size() - 1;
     if (exits > depth) return false;
@@ -191,8 +237,10 @@ class Stitch {
     for (size_t i = 0; i < part.segments.size(); ++i) {
       const Segment& s = part.segments[i];
       if (paths_) paths_->segment(part.paths, i);
-      for (const auto& [fn, sum] : s.incl)
-        if (fn >= active_.size() || active_[fn] == 0) function(fn).incl += sum;
+      for (const auto& [fn, sum] : s.incl) {
+        const uint32_t key = recursion_key(keys_, fn);
+        if (key >= active_.size() || active_[key] == 0) function(fn).incl += sum;
+      }
       if (!stack_.empty()) stack_.back().child += s.child;
       if (i + 1 < part.segments.size()) pop(s.exit);
     }
@@ -208,7 +256,7 @@ class Stitch {
       a.max = std::max(a.max, f.max);
     }
     for (const OpenFrame& f : part.open) {
-      ++active(f.fn);
+      ++active(recursion_key(keys_, f.fn));
       stack_.push_back({f.fn, f.start, f.child});
     }
     if (paths_) paths_->finish_part(part.paths);
@@ -230,9 +278,9 @@ class Stitch {
     if (fn >= out_.functions.size()) out_.functions.resize(fn + 1);
     return out_.functions[fn];
   }
-  uint32_t& active(uint32_t fn) {
-    if (fn >= active_.size()) active_.resize(fn + 1, 0);
-    return active_[fn];
+  uint32_t& active(uint32_t key) {
+    if (key >= active_.size()) active_.resize(size_t(key) + 1, 0);
+    return active_[key];
   }
 
   void pop(uint64_t now) {
@@ -242,7 +290,7 @@ class Stitch {
     const uint64_t dur = now > f.start ? now - f.start : 0;
     const uint64_t excl = dur - std::min(dur, f.child);
     SplitFunction& a = function(f.fn);
-    if (--active(f.fn) == 0) a.incl += dur;
+    if (--active(recursion_key(keys_, f.fn)) == 0) a.incl += dur;
     a.excl += excl;
     a.min = std::min(a.min, dur);
     a.max = std::max(a.max, dur);
@@ -251,8 +299,11 @@ class Stitch {
   }
 
   SplitProfile& out_;
+  const SplitKeyOf& key_of_;
   std::vector<StitchFrame> stack_;
-  std::vector<uint32_t> active_;  // by id
+  std::vector<uint32_t> active_;  // by recursion key
+  std::vector<uint32_t> keys_;    // by id: its function key (kNoKey: not defined yet)
+  std::vector<uint32_t> key_ids_; // by key: how many ids it has
   format::StreamIds ids_;
   size_t valid_ = 0;              // frames of out_.deepest still equal to the stack's
   std::optional<PathsStitch> paths_;
@@ -262,9 +313,9 @@ constexpr size_t kBlock = 1024;
 
 template <bool kPaths>
 void replay_part(const format::StreamBytes& bytes, const format::StreamRestart& from, const format::StreamRestart& to,
-                 const format::TraceClock& to_ns, Part& part) {
+                 const format::TraceClock& to_ns, const std::vector<uint32_t>& keys, Part& part) {
   format::RangeDecoder decoder(bytes, from, to);
-  PartReplay<kPaths> replay(part, to_ns);
+  PartReplay<kPaths> replay(part, to_ns, keys);
   decoder.run(replay);
   part.summary = decoder.summary();
   replay.finish();
@@ -274,7 +325,7 @@ template <bool kPaths>
 std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format::StreamHeader& header,
                                   const std::string& file, const format::TraceClock& to_ns,
                                   std::optional<uint64_t> process_end, unsigned threads,
-                                  std::vector<std::string>& warnings) {
+                                  std::vector<std::string>& warnings, const SplitKeyOf& key_of) {
   // Times are converted per part: the replay's clamp to the thread's first
   // event is then a no-op only if the conversion never goes backwards.
   if (!to_ns.identity && !(to_ns.slope >= 0)) return std::nullopt;
@@ -287,7 +338,7 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
   std::optional<format::StreamRestart> more = finder.next();
   if (!more) return std::nullopt;
   SplitProfile out;
-  Stitch stitch(out, kPaths);
+  Stitch stitch(out, kPaths, key_of);
   std::optional<uint64_t> first;
   // Parts are replayed a batch at a time and stitched in order: memory
   // holds a batch's results, whatever the length of the stream.
@@ -296,11 +347,30 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
     for (; more && restarts.size() <= batch; more = finder.next()) restarts.push_back(*more);
     const size_t parts = restarts.size() - 1;  // the last restart point starts the next batch or the tail
     std::vector<Part> results(parts);
-    util::parallel_for(parts, threads, [&](size_t k) {
-      replay_part<kPaths>(bytes, restarts[k], restarts[k + 1], to_ns, results[k]);
-    });
+    std::vector<uint32_t> keys = stitch.keys();  // as the batch starts
+    auto replay_batch = [&] {
+      util::parallel_for(parts, threads, [&](size_t k) {
+        results[k] = Part{};
+        replay_part<kPaths>(bytes, restarts[k], restarts[k + 1], to_ns, keys, results[k]);
+      });
+    };
+    replay_batch();
+    bool shared = false;
+    for (const Part& part : results)
+      if (part.summary.unusual || !stitch.ids(part, shared)) return std::nullopt;
+    // The call paths are judged by id: two ids of one function and the
+    // caller replays in order (known at the first batch that shows it).
+    if (shared && kPaths) return std::nullopt;
+    if (shared) {
+      // An id met in this batch before its function was known is one that
+      // another id already is: the batch again, knowing every function.
+      keys = stitch.keys();
+      replay_batch();
+      for (const Part& part : results)
+        if (part.summary.unusual) return std::nullopt;
+    }
     for (const Part& part : results) {
-      if (part.summary.unusual || !stitch.add(part)) return std::nullopt;
+      if (!stitch.add(part)) return std::nullopt;
       if (!first) first = part.first_time;
     }
     restarts.erase(restarts.begin(), restarts.end() - 1);
@@ -311,7 +381,8 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
   std::vector<std::string> tail_warnings;
   format::StreamDecoder decoder(bytes, file, resume, header.ended, tail_warnings);
   Part tail;
-  PartReplay<kPaths> replay(tail, to_ns);
+  PartReplay<kPaths> replay(tail, to_ns, stitch.keys());
+  bool shared = false;  // the tail knows each function before its first call: no guess to undo
   std::vector<TraceEvent> block(kBlock);
   std::vector<uint64_t> address;  // by id, as the tail's decoder resolved it (0: not yet)
   for (size_t n; (n = decoder.next(std::span<TraceEvent>(block))) > 0;)
@@ -323,6 +394,7 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
         if (address[e.fn_id] == 0) {
           address[e.fn_id] = e.address | uint64_t(1) << 63;  // marked: an address may be 0
           tail.addresses.emplace_back(e.fn_id, e.address);
+          if (!stitch.define_key(e.fn_id, e.address, e.time, shared) || (shared && kPaths)) return std::nullopt;
         } else if (address[e.fn_id] != (e.address | uint64_t(1) << 63)) {
           return std::nullopt;  // redefined: its calls are of two functions
         }
@@ -333,7 +405,7 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
   replay.finish();
   const format::StreamSummary& s = decoder.summary();
   tail.summary.lost = s.lost;
-  if (!stitch.add(tail)) return std::nullopt;
+  if (!stitch.ids(tail, shared) || !stitch.add(tail)) return std::nullopt;
   if (!first) first = tail.first_time;
   if (!first) return std::nullopt;  // no event: the front to back replay begins at the start
   out.first_time = *first;
@@ -350,9 +422,10 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
 std::optional<SplitProfile> split_profile(const format::StreamBytes& bytes, const format::StreamHeader& header,
                                           const std::string& file, const format::TraceClock& to_ns,
                                           std::optional<uint64_t> process_end, unsigned threads,
-                                          std::vector<std::string>& warnings, bool call_paths) {
-  return call_paths ? split<true>(bytes, header, file, to_ns, process_end, threads, warnings)
-                    : split<false>(bytes, header, file, to_ns, process_end, threads, warnings);
+                                          std::vector<std::string>& warnings, bool call_paths,
+                                          const SplitKeyOf& key_of) {
+  return call_paths ? split<true>(bytes, header, file, to_ns, process_end, threads, warnings, key_of)
+                    : split<false>(bytes, header, file, to_ns, process_end, threads, warnings, key_of);
 }
 
 }  // namespace covkit::trace

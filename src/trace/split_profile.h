@@ -9,9 +9,18 @@
 // With `call_paths`, the call tree and the edges too (split_call_paths.h).
 //
 // Function ids are the stream's: the caller names them. Recursion is judged
-// by id, which is the replay's judgement by name when no two ids name the
-// same function: the caller checks that (and otherwise replays in order).
+// by function, as the replay in order judges it: `key_of` gives the caller's
+// function of an id's address (called in the order the ids are defined, the
+// order of their first calls, with the counter of that call), and ids of one
+// function (a static inline function's copies in several translation units)
+// share its activations. A part replayed before all its ids were known
+// treats the unknown ones as functions of their own; where one proves to
+// share a function with another id, the parts replayed with that guess are
+// replayed again. Without `key_of` every id is its own function. The call
+// paths are judged by id: with them, two ids of one function end the split
+// (nullopt) as soon as a batch shows them, and the caller replays in order.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,9 +55,11 @@ struct SplitProfile {
 // by the StreamDecoder, like a front to back read) go to `warnings`.
 // `process_end`: the process's end counter, if known (frames of a thread
 // that outlived its stream close there).
+using SplitKeyOf = std::function<uint32_t(uint64_t address, uint64_t counter)>;
 std::optional<SplitProfile> split_profile(const format::StreamBytes& bytes, const format::StreamHeader& header,
                                           const std::string& file, const format::TraceClock& to_ns,
                                           std::optional<uint64_t> process_end, unsigned threads,
-                                          std::vector<std::string>& warnings, bool call_paths = false);
+                                          std::vector<std::string>& warnings, bool call_paths = false,
+                                          const SplitKeyOf& key_of = {});
 
 }  // namespace covkit::trace

@@ -204,22 +204,53 @@ TEST(TraceSplitProfileTest, RecursionDeeperThanTheTreeWithinOnePart) {
   check(w.b, true);
 }
 
-TEST(TraceSplitProfileTest, OneIdTwoAddressesReadsInOrder) {
-  // Two ids of one function (one address): recursion is judged by name,
-  // which the parts cannot: the stream is read in order, with the same result.
+TEST(TraceSplitProfileTest, TwoIdsOfOneFunctionShareItsRecursion) {
+  // Ids 1 and 2 name one function (one address, as a static inline
+  // function's copies share a name) and nest in each other: recursion is
+  // judged by function, as in order. Id 2 first appears many parts after id
+  // 1 (a later batch, whose parts first treat it as a function of its own
+  // and are replayed again once its define is known); id 3 is another
+  // function around them.
   StreamWriter w(0, 48);
   uint64_t now = 0;
-  for (int i = 0; i < 400; ++i) {
-    w.enter(1 + i % 2, 0x5000, now += 7);
-    if (i % 3 == 2) w.exit(now += 11);
+  for (int i = 0; i < 150; ++i) {  // 1 calls 3
+    w.enter(1, 0x5000, now += 7);
+    w.enter(3, 0x6000, now += 5);
+    w.exit(now += 11);
+    w.exit(now += 3);
+  }
+  for (int i = 0; i < 150; ++i) {  // 2 calls 1 (the same function: not an outermost call), then 3
+    w.enter(2, 0x5000, now += 7);
+    w.enter(1, 0x5000, now += 5);
+    w.exit(now += 11);
+    w.enter(3, 0x6000, now += 2);
+    w.exit(now += 13);
+    w.exit(now += 3);
   }
   w.end(now += 5);
   TempFile file(w.b);
+  format::StreamHeader header;
+  std::vector<std::string> warnings;
+  ASSERT_EQ(format::parse_stream_header(w.b, file.path, header, warnings), format::StreamStatus::kOk);
+  format::StreamBytes memory(w.b);
   const format::TraceSet set = trace_of(file.path, 0, false);
-  Symbolizer s1, s2;
-  const CallProfile a = build_profile(set, s1, 1, true), b = build_profile(set, s2, 2, false);
-  expect_same(a.functions, b.functions);
-  EXPECT_EQ(a.deepest_chain, b.deepest_chain);
+  // The parts are used for the flat profile (not for the call paths, which
+  // are judged by id), on one core and on two.
+  const SplitKeyOf by_address = [](uint64_t address, uint64_t) { return uint32_t(address >> 12); };
+  for (unsigned cores : {1u, 2u}) {
+    EXPECT_TRUE(split_profile(memory, header, file.path, set.processes[0].clock(), std::nullopt, cores, warnings, false,
+                              by_address));
+    EXPECT_FALSE(split_profile(memory, header, file.path, set.processes[0].clock(), std::nullopt, cores, warnings, true,
+                               by_address));
+  }
+  Symbolizer s1, s2, s3;
+  const CallProfile a = build_profile(set, s1, 1, true);
+  for (unsigned cores : {1u, 2u}) {
+    const CallProfile b = build_profile(set, cores == 1 ? s2 : s3, cores, false);
+    expect_same(a.functions, b.functions);
+    EXPECT_EQ(a.deepest_chain, b.deepest_chain);
+    EXPECT_EQ(a.max_depth, b.max_depth);
+  }
 }
 
 TEST(TraceSplitProfileTest, RestartPointsAreFoundWhereTheRuntimeWritesThem) {
