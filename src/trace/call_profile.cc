@@ -319,11 +319,9 @@ bool ThreadReplay::replay_split(const format::TraceThread& t, std::vector<std::s
   const std::optional<format::OpenedStream> opened = format::open_stream(t.file);
   if (!opened) return false;
   std::vector<std::string> found;
-  // The flat profile judges recursion by function as the parts are
-  // replayed: the ids of one function (a static inline function's copies in
-  // several translation units) share its activations. The call paths are
-  // judged by id: two ids of one function need the replay in order, which
-  // the split says as soon as it meets them.
+  // Recursion is judged by function as the parts are replayed: the ids of
+  // one function (a static inline function's copies in several translation
+  // units) share its activations, and its nodes and edges in the call paths.
   const SplitKeyOf key_of = [this](uint64_t address, uint64_t counter) { return function(address, counter); };
   auto split = split_profile(opened->bytes, opened->header, t.file, process_.clock(), process_.end, threads, found,
                              call_paths, key_of);
@@ -331,14 +329,7 @@ bool ThreadReplay::replay_split(const format::TraceThread& t, std::vector<std::s
   // The stream's ids to functions, in order of first call as the replay
   // names them (key_of named them already as the parts were stitched).
   std::vector<uint32_t> local(split->functions.size(), kNone);
-  std::vector<uint8_t> taken;
-  for (uint32_t id : split->order) {
-    const uint32_t fn = function(split->address[id], split->functions[id].first);
-    if (fn >= taken.size()) taken.resize(fn + 1, 0);
-    if (taken[fn] && call_paths) return false;
-    taken[fn] = 1;
-    local[id] = fn;
-  }
+  for (uint32_t id : split->order) local[id] = function(split->address[id], split->functions[id].first);
   for (uint32_t id : split->order) {
     const SplitFunction& f = split->functions[id];
     FnAcc& a = fns_[local[id]];
@@ -349,8 +340,14 @@ bool ThreadReplay::replay_split(const format::TraceThread& t, std::vector<std::s
     a.max = std::max(a.max, f.max);
   }
   if (call_paths) {
-    // The stream's ids become this replay's functions; node 0 stays the thread.
-    auto fn_of = [&](uint32_t id) { return id == kThreadRoot ? kNone : id == kDeeperCalls ? kDeeperFn : local[id]; };
+    // The call paths name functions by the keys key_of gave: this replay's
+    // functions; node 0 stays the thread.
+    auto fn_of = [&](uint32_t key) { return key == kThreadRoot ? kNone : key == kDeeperCalls ? kDeeperFn : key; };
+    auto named = [&](uint32_t key) { return key == kThreadRoot || key == kDeeperCalls || key < fns_.size(); };
+    for (const PathNode& p : split->paths.nodes)
+      if (!named(p.fn)) return false;
+    for (const auto& [key, e] : split->paths.edges)
+      if (!named(uint32_t(key >> 32)) || !named(uint32_t(key))) return false;
     nodes_.clear();
     nodes_.reserve(split->paths.nodes.size());
     for (PathNode& p : split->paths.nodes) {
@@ -361,8 +358,7 @@ bool ThreadReplay::replay_split(const format::TraceThread& t, std::vector<std::s
       n.excl = p.excl;
       n.children = std::move(p.children);
     }
-    for (const auto& [key, e] : split->paths.edges)
-      edges_[pair_key(local[uint32_t(key >> 32)], local[uint32_t(key)])] = {e.calls, e.incl, 0};
+    for (const auto& [key, e] : split->paths.edges) edges_[pair_key(uint32_t(key >> 32), uint32_t(key))] = {e.calls, e.incl, 0};
   }
   max_depth_ = split->max_depth;
   for (uint32_t id : split->deepest) deepest_.push_back(local[id]);

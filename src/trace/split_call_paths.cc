@@ -59,7 +59,9 @@ void PartPathsReplay::finish() {
   for (const Frame& f : stack_) out_.open.emplace_back(f.fn, f.node);
 }
 
-PathsStitch::PathsStitch(SplitPaths& out) : out_(out) { out_.nodes.emplace_back(); }
+PathsStitch::PathsStitch(SplitPaths& out, const std::vector<uint32_t>& keys) : out_(out), keys_(keys) {
+  out_.nodes.emplace_back();
+}
 
 uint32_t PathsStitch::child(uint32_t parent, uint32_t fn) {
   auto [it, fresh] = children_.try_emplace(edge_key(parent, fn), uint32_t(out_.nodes.size()));
@@ -72,6 +74,7 @@ uint32_t PathsStitch::child(uint32_t parent, uint32_t fn) {
 }
 
 void PathsStitch::segment(const PartPaths& part, size_t s) {
+  provisional_ = &part.provisional;
   const PartPaths::Segment& seg = part.segments[s];
   const size_t end = s + 1 < part.segments.size() ? part.segments[s + 1].root : part.nodes.size();
   if (real_.size() < part.nodes.size()) real_.resize(part.nodes.size());
@@ -85,7 +88,7 @@ void PathsStitch::segment(const PartPaths& part, size_t s) {
     const uint32_t parent = real_[local.parent];
     const size_t depth = root_depth + local.depth;
     uint32_t node = kNoNode;
-    if (parent != kNoNode && depth <= kCallTreeMaxDepth) node = child(parent, local.fn);
+    if (parent != kNoNode && depth <= kCallTreeMaxDepth) node = child(parent, known(local.fn));
     else if (parent != kNoNode && depth == kCallTreeMaxDepth + 1) node = child(parent, kDeeperCalls);
     real_[n] = node;
     if (node == kNoNode) continue;
@@ -100,15 +103,16 @@ void PathsStitch::segment(const PartPaths& part, size_t s) {
   const uint32_t caller = has_caller ? stack_.back().fn : 0;
   if (has_caller)
     for (const auto& [fn, d] : seg.depth0) {
-      PathEdge& e = out_.edges[edge_key(caller, fn)];
+      PathEdge& e = out_.edges[edge_key(caller, known(fn))];
       e.calls += d.calls;
       if (e.active == 0) e.incl += d.incl;
     }
   for (const PartPaths::Inner& in : seg.inner) {
-    PathEdge& e = out_.edges[in.key];
+    const uint64_t key = known_edge(in.key);
+    PathEdge& e = out_.edges[key];
     if (e.active != 0) continue;
     e.incl += in.incl;
-    if (!has_caller || caller != uint32_t(in.key >> 32)) e.incl += in.incl_nested;
+    if (!has_caller || caller != uint32_t(key >> 32)) e.incl += in.incl_nested;
   }
 }
 
@@ -127,10 +131,11 @@ void PathsStitch::pop(uint64_t dur, uint64_t excl) {
 }
 
 void PathsStitch::finish_part(const PartPaths& part) {
-  for (const auto& [key, calls] : part.inner_calls) out_.edges[key].calls += calls;
+  provisional_ = &part.provisional;
+  for (const auto& [key, calls] : part.inner_calls) out_.edges[known_edge(key)].calls += calls;
   for (const auto& [fn, local] : part.open) {
     Frame f;
-    f.fn = fn;
+    f.fn = known(fn);
     f.node = local == kNoNode ? kNoNode : real_[local];
     if (!stack_.empty()) {
       f.has_edge = true;

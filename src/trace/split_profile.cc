@@ -21,12 +21,12 @@ struct OpenFrame {
 
 // Recursion is judged by function key (split_profile.h): an id's key is its
 // function's, once the stitch knows it; before that the id is a function of
-// its own, a key no known function has.
+// its own, a key no known function has (kProvisionalKey + its index among
+// the part's unknown ids).
 constexpr uint32_t kNoKey = UINT32_MAX;
-constexpr uint32_t kProvisional = uint32_t(1) << 18;  // + id: above every function index
 
-inline uint32_t recursion_key(const std::vector<uint32_t>& keys, uint32_t id) {
-  return id < keys.size() && keys[id] != kNoKey ? keys[id] : kProvisional + id;
+inline uint32_t known_key(const std::vector<uint32_t>& keys, uint32_t id) {
+  return id < keys.size() ? keys[id] : kNoKey;
 }
 
 // The time between two exits of frames opened before the part: its calls
@@ -80,7 +80,7 @@ class PartReplay {
       order_.push_back(fn);
       f.out.first = counter;
     }
-    const uint32_t key = recursion_key(keys_, fn);
+    const uint32_t key = this->key(fn);
     if (key >= active_.size()) [[unlikely]] active_.resize(std::max<size_t>(key + 1, active_.size() * 2), 0);
     ++active_[key];
     if (depth_ == stack_.size()) [[unlikely]] stack_.resize(std::max<size_t>(64, stack_.size() * 2));
@@ -93,7 +93,7 @@ class PartReplay {
       for (size_t i = valid_; i < depth_; ++i) part_.best_chain[i] = stack_[i].fn;
       valid_ = depth_;
     }
-    if constexpr (kPaths) paths_.enter(fn);
+    if constexpr (kPaths) paths_.enter(key);
   }
 
   [[gnu::always_inline]] void exit(uint64_t counter) {
@@ -119,7 +119,7 @@ class PartReplay {
     f.out.excl += excl;
     f.out.min = std::min(f.out.min, dur);
     f.out.max = std::max(f.out.max, dur);
-    if (--active_[recursion_key(keys_, fn)] == 0 && dur > 0) {
+    if (--active_[key(fn)] == 0 && dur > 0) {
       if (f.incl == 0) touched_.push_back(fn);
       f.incl += dur;
     }
@@ -129,6 +129,7 @@ class PartReplay {
   }
 
   void finish() {
+    part_.paths.provisional = std::move(provisional_ids_);
     if constexpr (kPaths) paths_.finish();
     flush(0);
     part_.open.assign(stack_.begin(), stack_.begin() + ptrdiff_t(depth_));
@@ -140,6 +141,19 @@ class PartReplay {
     SplitFunction out;  // incl unused: see Segment
     uint64_t incl = 0;  // of the current segment
   };
+
+  [[gnu::always_inline]] uint32_t key(uint32_t id) {
+    const uint32_t k = known_key(keys_, id);
+    return k != kNoKey ? k : provisional(id);
+  }
+  uint32_t provisional(uint32_t id) {
+    if (id >= provisional_index_.size()) provisional_index_.resize(size_t(id) + 1, 0);
+    if (provisional_index_[id] == 0) {
+      provisional_ids_.push_back(id);
+      provisional_index_[id] = uint32_t(provisional_ids_.size());
+    }
+    return kProvisionalKey + provisional_index_[id] - 1;
+  }
 
   // Ends a segment (at an exit of an earlier frame, or the part's end).
   void flush(uint64_t exit) {
@@ -159,6 +173,8 @@ class PartReplay {
   const std::vector<uint32_t>& keys_;
   std::vector<Function> fns_;  // by id
   std::vector<uint32_t> active_;  // activations open in the part, by recursion key
+  std::vector<uint32_t> provisional_ids_;    // by index: the ids whose function was not known
+  std::vector<uint32_t> provisional_index_;  // by id: its index + 1 (0: none)
   std::vector<uint32_t> order_, touched_;
   std::vector<OpenFrame> stack_;  // [0, depth_) open
   size_t depth_ = 0;
@@ -178,7 +194,7 @@ class Stitch {
  public:
   // `paths`: the call paths are stitched too. `key_of`: see split_profile.h.
   Stitch(SplitProfile& out, bool paths, const SplitKeyOf& key_of) : out_(out), key_of_(key_of) {
-    if (paths) paths_.emplace(out.paths);
+    if (paths) paths_.emplace(out.paths, keys_);
   }
 
   // The ids the part defines, before add(): false when they do not fit.
@@ -208,7 +224,7 @@ class Stitch {
     if (id >= keys_.size()) keys_.resize(size_t(id) + 1, kNoKey);
     if (keys_[id] != kNoKey) return true;
     const uint32_t key = key_of_ ? key_of_(address, counter) : id;
-    if (key >= kProvisional) return false;
+    if (key >= kProvisionalKey) return false;
     keys_[id] = key;
     if (key >= key_ids_.size()) key_ids_.resize(size_t(key) + 1, 0);
     if (++key_ids_[key] > 1) shared = true;
@@ -238,7 +254,7 @@ class Stitch {
       const Segment& s = part.segments[i];
       if (paths_) paths_->segment(part.paths, i);
       for (const auto& [fn, sum] : s.incl) {
-        const uint32_t key = recursion_key(keys_, fn);
+        const uint32_t key = stitch_key(fn);
         if (key >= active_.size() || active_[key] == 0) function(fn).incl += sum;
       }
       if (!stack_.empty()) stack_.back().child += s.child;
@@ -256,7 +272,7 @@ class Stitch {
       a.max = std::max(a.max, f.max);
     }
     for (const OpenFrame& f : part.open) {
-      ++active(recursion_key(keys_, f.fn));
+      ++active(stitch_key(f.fn));
       stack_.push_back({f.fn, f.start, f.child});
     }
     if (paths_) paths_->finish_part(part.paths);
@@ -278,6 +294,12 @@ class Stitch {
     if (fn >= out_.functions.size()) out_.functions.resize(fn + 1);
     return out_.functions[fn];
   }
+  // Every id of a part has its key once ids(part) ran; any other (none in
+  // a stream that stitches) counts as its own function.
+  uint32_t stitch_key(uint32_t id) const {
+    const uint32_t k = known_key(keys_, id);
+    return k != kNoKey ? k : kProvisionalKey + id;
+  }
   uint32_t& active(uint32_t key) {
     if (key >= active_.size()) active_.resize(size_t(key) + 1, 0);
     return active_[key];
@@ -290,7 +312,7 @@ class Stitch {
     const uint64_t dur = now > f.start ? now - f.start : 0;
     const uint64_t excl = dur - std::min(dur, f.child);
     SplitFunction& a = function(f.fn);
-    if (--active(recursion_key(keys_, f.fn)) == 0) a.incl += dur;
+    if (--active(stitch_key(f.fn)) == 0) a.incl += dur;
     a.excl += excl;
     a.min = std::min(a.min, dur);
     a.max = std::max(a.max, dur);
@@ -358,9 +380,6 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
     bool shared = false;
     for (const Part& part : results)
       if (part.summary.unusual || !stitch.ids(part, shared)) return std::nullopt;
-    // The call paths are judged by id: two ids of one function and the
-    // caller replays in order (known at the first batch that shows it).
-    if (shared && kPaths) return std::nullopt;
     if (shared) {
       // An id met in this batch before its function was known is one that
       // another id already is: the batch again, knowing every function.
@@ -394,7 +413,7 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
         if (address[e.fn_id] == 0) {
           address[e.fn_id] = e.address | uint64_t(1) << 63;  // marked: an address may be 0
           tail.addresses.emplace_back(e.fn_id, e.address);
-          if (!stitch.define_key(e.fn_id, e.address, e.time, shared) || (shared && kPaths)) return std::nullopt;
+          if (!stitch.define_key(e.fn_id, e.address, e.time, shared)) return std::nullopt;
         } else if (address[e.fn_id] != (e.address | uint64_t(1) << 63)) {
           return std::nullopt;  // redefined: its calls are of two functions
         }

@@ -17,8 +17,7 @@
 // treats the unknown ones as functions of their own; where one proves to
 // share a function with another id, the parts replayed with that guess are
 // replayed again. Without `key_of` every id is its own function. The call
-// paths are judged by id: with them, two ids of one function end the split
-// (nullopt) as soon as a batch shows them, and the caller replays in order.
+// paths' nodes and edges name functions by these keys too.
 #include <cstdint>
 #include <functional>
 #include <optional>

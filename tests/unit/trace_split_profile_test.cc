@@ -234,23 +234,45 @@ TEST(TraceSplitProfileTest, TwoIdsOfOneFunctionShareItsRecursion) {
   ASSERT_EQ(format::parse_stream_header(w.b, file.path, header, warnings), format::StreamStatus::kOk);
   format::StreamBytes memory(w.b);
   const format::TraceSet set = trace_of(file.path, 0, false);
-  // The parts are used for the flat profile (not for the call paths, which
-  // are judged by id), on one core and on two.
+  // The parts are used, with call paths and without, on one core and on two.
   const SplitKeyOf by_address = [](uint64_t address, uint64_t) { return uint32_t(address >> 12); };
-  for (unsigned cores : {1u, 2u}) {
-    EXPECT_TRUE(split_profile(memory, header, file.path, set.processes[0].clock(), std::nullopt, cores, warnings, false,
-                              by_address));
-    EXPECT_FALSE(split_profile(memory, header, file.path, set.processes[0].clock(), std::nullopt, cores, warnings, true,
-                               by_address));
-  }
-  Symbolizer s1, s2, s3;
+  for (unsigned cores : {1u, 2u})
+    for (bool paths : {false, true}) {
+      auto sp = split_profile(memory, header, file.path, set.processes[0].clock(), std::nullopt, cores, warnings, paths,
+                              by_address);
+      ASSERT_TRUE(sp);
+      // The call paths name the two functions by their keys (0x5000 >> 12,
+      // 0x6000 >> 12), also where a part met them before they were known.
+      auto function = [](uint32_t key) { return key == 5 || key == 6; };
+      for (const PathNode& n : sp->paths.nodes)
+        EXPECT_TRUE(n.fn == kThreadRoot || n.fn == kDeeperCalls || function(n.fn)) << n.fn;
+      for (const auto& [key, e] : sp->paths.edges)
+        EXPECT_TRUE(function(uint32_t(key >> 32)) && function(uint32_t(key))) << std::hex << key;
+      if (paths) EXPECT_FALSE(sp->paths.nodes.empty());
+    }
+  // The same numbers, call tree and edges as the replay in order.
+  Symbolizer s1;
   const CallProfile a = build_profile(set, s1, 1, true);
-  for (unsigned cores : {1u, 2u}) {
-    const CallProfile b = build_profile(set, cores == 1 ? s2 : s3, cores, false);
-    expect_same(a.functions, b.functions);
-    EXPECT_EQ(a.deepest_chain, b.deepest_chain);
-    EXPECT_EQ(a.max_depth, b.max_depth);
-  }
+  ASSERT_EQ(a.threads.size(), 1u);
+  for (unsigned cores : {1u, 2u})
+    for (bool paths : {false, true}) {
+      SCOPED_TRACE(fmt::format("{} cores, call paths {}", cores, paths));
+      Symbolizer s2;
+      const CallProfile b = build_profile(set, s2, cores, paths);
+      expect_same(a.functions, b.functions);
+      EXPECT_EQ(a.deepest_chain, b.deepest_chain);
+      EXPECT_EQ(a.max_depth, b.max_depth);
+      if (!paths) continue;
+      ASSERT_EQ(b.threads.size(), 1u);
+      expect_same_tree(a.threads[0].tree, b.threads[0].tree);
+      ASSERT_EQ(a.edges.size(), b.edges.size());
+      for (size_t i = 0; i < a.edges.size(); ++i) {
+        EXPECT_EQ(a.edges[i].caller, b.edges[i].caller);
+        EXPECT_EQ(a.edges[i].callee, b.edges[i].callee);
+        EXPECT_EQ(a.edges[i].calls, b.edges[i].calls) << a.edges[i].caller << " -> " << a.edges[i].callee;
+        EXPECT_EQ(a.edges[i].inclusive_ns, b.edges[i].inclusive_ns) << a.edges[i].caller << " -> " << a.edges[i].callee;
+      }
+    }
 }
 
 TEST(TraceSplitProfileTest, RestartPointsAreFoundWhereTheRuntimeWritesThem) {
