@@ -74,7 +74,7 @@ uint32_t PathsStitch::child(uint32_t parent, uint32_t fn) {
 }
 
 void PathsStitch::segment(const PartPaths& part, size_t s) {
-  provisional_ = &part.provisional;
+  part_ = &part;
   const PartPaths::Segment& seg = part.segments[s];
   const size_t end = s + 1 < part.segments.size() ? part.segments[s + 1].root : part.nodes.size();
   if (real_.size() < part.nodes.size()) real_.resize(part.nodes.size());
@@ -131,7 +131,7 @@ void PathsStitch::pop(uint64_t dur, uint64_t excl) {
 }
 
 void PathsStitch::finish_part(const PartPaths& part) {
-  provisional_ = &part.provisional;
+  part_ = &part;
   for (const auto& [key, calls] : part.inner_calls) out_.edges[known_edge(key)].calls += calls;
   for (const auto& [fn, local] : part.open) {
     Frame f;

@@ -36,9 +36,10 @@ inline constexpr uint32_t kDeeperCalls = UINT32_MAX - 1;  // a node's fn: "[deep
 inline uint64_t edge_key(uint32_t caller, uint32_t callee) { return uint64_t(caller) << 32 | callee; }
 
 // Functions are the stitch's keys (split_profile.h); a part replayed before
-// an id's function was known names it kProvisionalKey + i (the part's i-th
-// such id, PartPaths::provisional), which the stitch turns into the
-// function once it knows it.
+// an id's function was known names it base + i (the part's i-th such id,
+// PartPaths::provisional; base: above every key the part knew), which the
+// stitch turns into the function once it knows it. Keys stay below
+// kProvisionalKey.
 inline constexpr uint32_t kProvisionalKey = uint32_t(1) << 18;
 
 struct PathNode {
@@ -60,7 +61,8 @@ struct SplitPaths {
 
 // What one part adds to the call paths, relative to the stack it starts on.
 struct PartPaths {
-  std::vector<uint32_t> provisional;  // the ids named kProvisionalKey + i, by i
+  std::vector<uint32_t> provisional;  // the ids named provisional_base + i, by i
+  uint32_t provisional_base = kProvisionalKey;
   struct Node {
     uint32_t fn = kThreadRoot;  // kThreadRoot: a segment's root (the innermost earlier frame)
     uint32_t parent = kNoNode;  // a node of this part (kNoNode for a root)
@@ -215,17 +217,17 @@ class PathsStitch {
   uint32_t child(uint32_t parent, uint32_t fn);
   // A part's function as the stitch knows it (provisional ones resolved).
   uint32_t known(uint32_t fn) const {
-    if (fn < kProvisionalKey || fn >= kDeeperCalls || !provisional_) return fn;
-    const size_t i = fn - kProvisionalKey;
-    if (i >= provisional_->size()) return fn;
-    const uint32_t id = (*provisional_)[i];
+    if (!part_ || fn < part_->provisional_base || fn >= kDeeperCalls) return fn;
+    const size_t i = fn - part_->provisional_base;
+    if (i >= part_->provisional.size()) return fn;
+    const uint32_t id = part_->provisional[i];
     return id < keys_.size() && keys_[id] != UINT32_MAX ? keys_[id] : fn;
   }
   uint64_t known_edge(uint64_t key) const { return edge_key(known(uint32_t(key >> 32)), known(uint32_t(key))); }
 
   SplitPaths& out_;
   const std::vector<uint32_t>& keys_;
-  const std::vector<uint32_t>* provisional_ = nullptr;  // of the part being added
+  const PartPaths* part_ = nullptr;  // being added
   std::vector<Frame> stack_;
   std::vector<uint32_t> real_;  // by node of the current part: the real node, or kNoNode
   std::unordered_map<uint64_t, uint32_t> children_;  // (node, fn) -> node

@@ -21,8 +21,8 @@ struct OpenFrame {
 
 // Recursion is judged by function key (split_profile.h): an id's key is its
 // function's, once the stitch knows it; before that the id is a function of
-// its own, a key no known function has (kProvisionalKey + its index among
-// the part's unknown ids).
+// its own, a key no known function has (the part's base + its index among
+// the part's unknown ids: the tables by key stay as small as the functions).
 constexpr uint32_t kNoKey = UINT32_MAX;
 
 inline uint32_t known_key(const std::vector<uint32_t>& keys, uint32_t id) {
@@ -68,8 +68,9 @@ class PartReplay {
  public:
   // `keys`: the function key of each id known so far (may grow meanwhile:
   // the tail's replay defines its ids as it goes).
-  PartReplay(Part& part, const format::TraceClock& to_ns, const std::vector<uint32_t>& keys)
-      : part_(part), to_ns_(to_ns), keys_(keys), paths_(part.paths) {}
+  // `base`: above every key in `keys` (unknown ids get base + i).
+  PartReplay(Part& part, const format::TraceClock& to_ns, const std::vector<uint32_t>& keys, uint32_t base)
+      : part_(part), to_ns_(to_ns), keys_(keys), base_(base), paths_(part.paths) {}
 
   [[gnu::always_inline]] void enter(uint32_t fn, uint64_t counter) {
     if (!part_.first_time) [[unlikely]] part_.first_time = counter;
@@ -130,6 +131,7 @@ class PartReplay {
 
   void finish() {
     part_.paths.provisional = std::move(provisional_ids_);
+    part_.paths.provisional_base = base_;
     if constexpr (kPaths) paths_.finish();
     flush(0);
     part_.open.assign(stack_.begin(), stack_.begin() + ptrdiff_t(depth_));
@@ -152,7 +154,7 @@ class PartReplay {
       provisional_ids_.push_back(id);
       provisional_index_[id] = uint32_t(provisional_ids_.size());
     }
-    return kProvisionalKey + provisional_index_[id] - 1;
+    return base_ + provisional_index_[id] - 1;
   }
 
   // Ends a segment (at an exit of an earlier frame, or the part's end).
@@ -171,6 +173,7 @@ class PartReplay {
   Part& part_;
   const format::TraceClock& to_ns_;
   const std::vector<uint32_t>& keys_;
+  const uint32_t base_;
   std::vector<Function> fns_;  // by id
   std::vector<uint32_t> active_;  // activations open in the part, by recursion key
   std::vector<uint32_t> provisional_ids_;    // by index: the ids whose function was not known
@@ -335,9 +338,9 @@ constexpr size_t kBlock = 1024;
 
 template <bool kPaths>
 void replay_part(const format::StreamBytes& bytes, const format::StreamRestart& from, const format::StreamRestart& to,
-                 const format::TraceClock& to_ns, const std::vector<uint32_t>& keys, Part& part) {
+                 const format::TraceClock& to_ns, const std::vector<uint32_t>& keys, uint32_t base, Part& part) {
   format::RangeDecoder decoder(bytes, from, to);
-  PartReplay<kPaths> replay(part, to_ns, keys);
+  PartReplay<kPaths> replay(part, to_ns, keys, base);
   decoder.run(replay);
   part.summary = decoder.summary();
   replay.finish();
@@ -371,9 +374,12 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
     std::vector<Part> results(parts);
     std::vector<uint32_t> keys = stitch.keys();  // as the batch starts
     auto replay_batch = [&] {
+      uint32_t base = 0;  // above every known key
+      for (uint32_t k : keys)
+        if (k != kNoKey) base = std::max(base, k + 1);
       util::parallel_for(parts, threads, [&](size_t k) {
         results[k] = Part{};
-        replay_part<kPaths>(bytes, restarts[k], restarts[k + 1], to_ns, keys, results[k]);
+        replay_part<kPaths>(bytes, restarts[k], restarts[k + 1], to_ns, keys, base, results[k]);
       });
     };
     replay_batch();
@@ -400,7 +406,7 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
   std::vector<std::string> tail_warnings;
   format::StreamDecoder decoder(bytes, file, resume, header.ended, tail_warnings);
   Part tail;
-  PartReplay<kPaths> replay(tail, to_ns, stitch.keys());
+  PartReplay<kPaths> replay(tail, to_ns, stitch.keys(), kProvisionalKey);  // every id defined before its call
   bool shared = false;  // the tail knows each function before its first call: no guess to undo
   std::vector<TraceEvent> block(kBlock);
   std::vector<uint64_t> address;  // by id, as the tail's decoder resolved it (0: not yet)
