@@ -73,6 +73,23 @@ void parts(std::span<const uint8_t> bytes, const StreamHeader& header, const Tra
     if (calls[id] != flat->functions[id].calls || calls[id] != paths->functions[id].calls)
       fail("the parts count other calls");
   if (deepest != flat->max_depth) fail("the parts find another deepest stack");
+  // Ids named by function, several ids per function (batches replayed again
+  // when an id proves to share one): the same calls and stack; the call
+  // paths name only those functions.
+  const covkit::trace::SplitKeyOf key_of = [](uint64_t address, uint64_t) { return uint32_t(address % 5); };
+  std::vector<std::string> keyed_warnings;
+  for (bool call_paths : {false, true}) {
+    auto keyed = covkit::trace::split_profile(source, header, "fuzz.ckt", ns, std::nullopt, 1, keyed_warnings,
+                                              call_paths, key_of);
+    if (!keyed) fail("naming ids by function keeps the parts from being used");
+    if (keyed->max_depth != flat->max_depth || keyed->deepest != flat->deepest || keyed->order != flat->order)
+      fail("naming ids by function changes the stack");
+    for (size_t id = 0; id < calls.size(); ++id)
+      if (calls[id] != keyed->functions[id].calls) fail("naming ids by function changes the calls");
+    for (const covkit::trace::PathNode& n : keyed->paths.nodes)
+      if (n.fn >= 5 && n.fn != covkit::trace::kThreadRoot && n.fn != covkit::trace::kDeeperCalls)
+        fail("a call path names no function");
+  }
 }
 
 void stream(std::span<const uint8_t> bytes, size_t window) {
