@@ -235,6 +235,11 @@ class Stitch {
   }
 
   const std::vector<uint32_t>& keys() const { return keys_; }
+  // Whether the id's function is also another id's.
+  bool shares_function(uint32_t id) const {
+    const uint32_t k = known_key(keys_, id);
+    return k != kNoKey && k < key_ids_.size() && key_ids_[k] > 1;
+  }
 
   // After ids(part).
   bool add(const Part& part) {
@@ -373,26 +378,37 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
     const size_t parts = restarts.size() - 1;  // the last restart point starts the next batch or the tail
     std::vector<Part> results(parts);
     std::vector<uint32_t> keys = stitch.keys();  // as the batch starts
-    auto replay_batch = [&] {
+    auto replay_parts = [&](const std::vector<size_t>& which) {
       uint32_t base = 0;  // above every known key
       for (uint32_t k : keys)
         if (k != kNoKey) base = std::max(base, k + 1);
-      util::parallel_for(parts, threads, [&](size_t k) {
+      util::parallel_for(which.size(), threads, [&](size_t i) {
+        const size_t k = which[i];
         results[k] = Part{};
         replay_part<kPaths>(bytes, restarts[k], restarts[k + 1], to_ns, keys, base, results[k]);
       });
     };
-    replay_batch();
+    std::vector<size_t> all(parts);
+    for (size_t k = 0; k < parts; ++k) all[k] = k;
+    replay_parts(all);
     bool shared = false;
     for (const Part& part : results)
       if (part.summary.unusual || !stitch.ids(part, shared)) return std::nullopt;
     if (shared) {
-      // An id met in this batch before its function was known is one that
-      // another id already is: the batch again, knowing every function.
+      // A part that met an id before its function was known, where that id
+      // proves to be a function another id also is, is replayed again
+      // knowing every function.
+      std::vector<size_t> again;
+      for (size_t k = 0; k < parts; ++k)
+        for (uint32_t id : results[k].paths.provisional)
+          if (stitch.shares_function(id)) {
+            again.push_back(k);
+            break;
+          }
       keys = stitch.keys();
-      replay_batch();
-      for (const Part& part : results)
-        if (part.summary.unusual) return std::nullopt;
+      replay_parts(again);
+      for (size_t k : again)
+        if (results[k].summary.unusual) return std::nullopt;
     }
     for (const Part& part : results) {
       if (!stitch.add(part)) return std::nullopt;
