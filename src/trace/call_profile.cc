@@ -2,9 +2,9 @@
 
 #include "format/trace_event_reader.h"
 #include "trace/split_profile.h"
+#include "trace/stream_shares.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -446,21 +446,15 @@ CallProfile build_profile(const format::TraceSet& trace, Symbolizer& symbols, un
   // With a core per stream to spare (one thread on two cores), each stream
   // is decoded on one core and replayed on another.
   const bool background = jobs.size() * 2 <= threads;
-  // A stream larger than a core's share of all of them (one stream on two
-  // cores; a program's busy thread beside idle ones) is read in parts on
-  // every core, such streams one after the other (split_profile.h), call
-  // paths and all. The others in parallel: the flat profile from each one's
-  // parts in order (that replay skips the call paths), call paths front to
-  // back (in order, parts would do the same work and the grafting besides).
-  std::vector<uint64_t> sizes(jobs.size(), 0);
-  uint64_t total_size = 0;
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    std::error_code ec;
-    const uint64_t size = jobs[i].thread->file.empty() ? 0 : std::filesystem::file_size(jobs[i].thread->file, ec);
-    sizes[i] = ec ? 0 : size;
-    total_size += sizes[i];
-  }
-  auto big = [&](size_t i) { return threads > 1 && sizes[i] > total_size / threads; };
+  // The streams stream_shares.h picks are read in parts on every core, one
+  // after the other (split_profile.h), call paths and all. The others in
+  // parallel: the flat profile from each one's parts in order (that replay
+  // skips the call paths), call paths front to back (in order, parts would
+  // do the same work and the grafting besides).
+  std::vector<const format::TraceThread*> streams;
+  for (const Job& job : jobs) streams.push_back(job.thread);
+  const std::vector<uint8_t> in_parts_on_all = streams_read_in_parts(streams, threads);
+  auto big = [&](size_t i) { return in_parts_on_all[i] != 0; };
   auto run = [&](Job& job, bool split) {
     const bool in_parts = split || !call_paths;
     job.replay = std::make_unique<ThreadReplay>(*job.process, shared, job.reloads);

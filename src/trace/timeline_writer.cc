@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "format/trace_event_reader.h"
+#include "trace/stream_shares.h"
 #include "trace/symbol_memo.h"
 #include "trace/timeline_parts.h"
 #include "trace/timeline_selection.h"
@@ -189,17 +190,22 @@ void write_timeline(const format::TraceSet& trace, const SymbolLookup& symbols, 
     replay_thread(*threads[i].first, *threads[i].second, origin, i, candidates, warnings[i], background);
     candidates.flush();
   };
-  if (threads.size() < workers) {
-    // Fewer streams than cores: each one read in parts on all of them, one
-    // stream after the other (timeline_parts.h), or front to back when it
-    // cannot be.
-    for (size_t i = 0; i < threads.size(); ++i) {
-      const TimelineStream stream{threads[i].first, threads[i].second, origin, uint64_t(i) << kOrderBits};
-      if (!timeline_parts(stream, workers, selection, warnings[i])) in_order(i);
+  // The streams stream_shares.h picks are read in parts on all the cores,
+  // one after the other (timeline_parts.h), or front to back when they
+  // cannot be; the others beside each other, a core each.
+  std::vector<const format::TraceThread*> streams;
+  for (const auto& [process, thread] : threads) streams.push_back(thread);
+  const std::vector<uint8_t> in_parts = streams_read_in_parts(streams, workers);
+  std::vector<size_t> rest;
+  for (size_t i = 0; i < threads.size(); ++i) {
+    if (!in_parts[i]) {
+      rest.push_back(i);
+      continue;
     }
-  } else {
-    util::parallel_for(threads.size(), workers, in_order);
+    const TimelineStream stream{threads[i].first, threads[i].second, origin, uint64_t(i) << kOrderBits};
+    if (!timeline_parts(stream, workers, selection, warnings[i])) in_order(i);
   }
+  util::parallel_for(rest.size(), workers, [&](size_t k) { in_order(rest[k]); });
   for (auto& w : warnings) counted.warnings.insert(counted.warnings.end(), w.begin(), w.end());
   timer.mark("timeline: replay");
   std::vector<TimelineCall> calls = selection.take();
