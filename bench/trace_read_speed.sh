@@ -5,7 +5,12 @@
 # its files with `cat` (the speed of the page cache, or of the disk when the
 # cache is dropped): events/s, MB/s of trace data and the ratio covkit/cat.
 # Two traces: one thread (bench/trace/fib.c, fib(BENCH_N)) and several
-# threads (bench/trace/fib_threads.c, BENCH_THREADS x fib(BENCH_TN)).
+# threads (bench/trace/fib_threads.c, BENCH_THREADS x fib(BENCH_TN)); and a
+# real program's when Debian's zstd source is at hand (the realcode tests'
+# cache): zstd built with -finstrument-functions -O2, compressing its own
+# lib/ sources at -3 (a busy worker thread beside idle ones, and static
+# inline functions whose copies in several files share a name, which fib
+# has not).
 # Hot: the files in the page cache (a warm-up run first), median of
 # BENCH_RUNS. Rates are by wall time; the CPU time (all threads) is given
 # as well, since on a busy machine the wall time measures the other load.
@@ -25,6 +30,9 @@
 #   BENCH_COLD_RUNS=3   cold runs per command (median; 0: no cold runs)
 #   BENCH_JOBS          --jobs of covkit (default: covkit's, one per core)
 #   BENCH_CC=gcc-12     compiler
+#   BENCH_ZSTD_SRC=DIR  zstd's source (default: the realcode cache next to
+#                       covkit, build/realcode/src/libzstd/libzstd-*; none: no
+#                       real program's trace)
 #   BENCH_DIR=DIR       where the binaries and traces go (default: a temporary
 #                       directory next to covkit, on its disk; removed at the end)
 set -uo pipefail
@@ -64,6 +72,18 @@ record() {  # record DIR COMMAND...: prints the events of the recording
 }
 EV_1=$(record "$WORK/one" "$WORK/fib" "$N")
 EV_T=$(record "$WORK/threads" "$WORK/fib_threads" "$THREADS" "$TN")
+TRACES="one threads"
+ZSTD_SRC=${BENCH_ZSTD_SRC:-$(ls -d "$(dirname "$COVKIT")"/realcode/src/libzstd/libzstd-*/ 2>/dev/null | head -1)}
+if [ -n "$ZSTD_SRC" ] && [ -d "$ZSTD_SRC/programs" ]; then
+  cp -a "$ZSTD_SRC" "$WORK/zstd-src"
+  make -s -j"$(nproc)" -C "$WORK/zstd-src/programs" zstd CC="$CC" MOREFLAGS="-finstrument-functions -O2" \
+    >"$WORK/zstd-build.log" 2>&1 || { tail "$WORK/zstd-build.log" >&2; exit 2; }
+  cat "$WORK/zstd-src"/lib/*/*.c >"$WORK/zstd-input"
+  EV_R=$(record "$WORK/real" "$WORK/zstd-src/programs/zstd" -q -f -3 "$WORK/zstd-input" -o "$WORK/zstd-input.zst")
+  TRACES="$TRACES real"
+else
+  echo "(no real program's trace: zstd's source not found; BENCH_ZSTD_SRC=DIR)"
+fi
 
 now() { date +%s%N; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
@@ -99,10 +119,10 @@ measure() {
 
 status=0
 printf '%-8s %-5s %-9s %-4s %8s %8s %10s %8s %8s %8s\n' trace cache command tool "wall s" "cpu s" "M events/s" "MB/s" "wall/cat" "ns/event"
-for tr in one threads; do
+for tr in $TRACES; do
   files=$(ls "$WORK/$tr"/*.ckt "$WORK/$tr"/*.meta)
   bytes=$(cat $files | wc -c)
-  events=$([ "$tr" = one ] && echo "$EV_1" || echo "$EV_T")
+  case $tr in one) events=$EV_1 ;; threads) events=$EV_T ;; real) events=$EV_R ;; esac
   for mode in hot $([ "$COLD" = 1 ] && echo cold); do
     runs=$([ "$mode" = hot ] && echo "$RUNS" || echo "$COLD_RUNS")
     read -r cat_s cat_cpu <<<"$(measure "$mode" "$runs" "cat $files")"

@@ -34,14 +34,17 @@ run_ctest() {
 # A subset of gcov's option sets that still uses every option, every way of
 # naming objects and both invocation modes (tests/differential/optsets.txt).
 diff_subset=plain,abcu,jabu,tjb,t,lp,xlp,rpb,s_build,tHabcu,kqab,longo,bogus,cdbuild,absb
+# The same for clang's files against llvm-cov gcov (optsets_clang.txt).
+clang_subset=plain,b,abcu,fmb,t,lp,xlp,rpb,s_build,nf,longo,bogus,cdbuild,absb,oobj
 
 phase() { echo "== $1 (at ${SECONDS}s)"; }  # where CI's minutes go
 phase "plain build"
 "$root/scripts/build.sh" "$root/build"
 phase "plain tests"
 # Every option set against gcov 12; against gcov 11 (the same readers and
-# writers, its own version rules) the subset: ~200 s of CI's time.
-DIFF_ONLY_GCC11=$diff_subset \
+# writers, its own version rules) the subset: ~200 s of CI's time; against
+# llvm-cov gcov on clang's files a subset using every option llvm-cov has.
+DIFF_ONLY_GCC11=$diff_subset DIFF_ONLY_GCCclang=$clang_subset \
   run_ctest "$root/build" -j"$jobs" --output-on-failure --timeout 900 || status=1
 
 phase "AddressSanitizer + UBSan build"
@@ -71,7 +74,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktra
 asan_skip='big_inputs|report_lcov_realcode|report_lcov_.*_gcc11|report_lcov_.*_clang|diff\.gcc11\.|realcode\.[a-z]*\.O2|realcode\.[a-z]*\.clang|realcode\.zstd|^trace_runtime_|^html_browser$|^live_lighttpd$'
 # The gcov differential tests run ~50 option sets per program in the plain
 # pass; under the sanitizers the subset.
-export DIFF_ONLY=$diff_subset
+export DIFF_ONLY=$diff_subset DIFF_ONLY_GCCclang=$clang_subset
 phase "sanitized tests"
 run_ctest "$root/build-asan" -j"$jobs" --output-on-failure --timeout 900 -E "$asan_skip" || status=1
 
