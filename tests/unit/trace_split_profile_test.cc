@@ -248,7 +248,9 @@ TEST(TraceSplitProfileTest, TwoIdsOfOneFunctionShareItsRecursion) {
         EXPECT_TRUE(n.fn == kThreadRoot || n.fn == kDeeperCalls || function(n.fn)) << n.fn;
       for (const auto& [key, e] : sp->paths.edges)
         EXPECT_TRUE(function(uint32_t(key >> 32)) && function(uint32_t(key))) << std::hex << key;
-      if (paths) EXPECT_FALSE(sp->paths.nodes.empty());
+      if (paths) {
+        EXPECT_FALSE(sp->paths.nodes.empty());
+      }
     }
   // The same numbers, call tree and edges as the replay in order.
   Symbolizer s1;
