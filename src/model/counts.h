@@ -17,4 +17,8 @@ inline int64_t add_report_counts(int64_t a, int64_t b) {
   return r;
 }
 
+// llvm-cov's counts are unsigned: in a signed field a count beyond 2^63-1
+// saturates there rather than turning negative.
+inline int64_t saturated_count(uint64_t count) { return count > uint64_t(INT64_MAX) ? INT64_MAX : int64_t(count); }
+
 }  // namespace covkit::model

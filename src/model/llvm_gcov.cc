@@ -316,7 +316,7 @@ LlvmSummary llvm_collect_source(LlvmObject& obj, LlvmSource& src, const std::str
     for (const auto& [fi, bi] : line.blocks) {
       const LlvmFunction& f = obj.functions[fi];
       const LlvmBlock& b = f.blocks[bi];
-      if (b.last_line() != ln || b.succ.size() < 2) continue;
+      if (!b.branches_on(ln)) continue;
       summary.branches += b.succ.size();
       if (count) summary.branches_exec += b.succ.size();
       for (uint32_t a : b.succ)

@@ -33,6 +33,8 @@ struct LlvmBlock {
   std::vector<uint32_t> lines;       // in record order, whatever file they name
   std::vector<uint32_t> pred, succ;  // arc indices, in the order the arcs were read
   uint32_t last_line() const { return lines.back(); }
+  // llvm-cov shows a block's arcs as branches on its last line, when it has several.
+  bool branches_on(size_t line) const { return !lines.empty() && last_line() == line && succ.size() > 1; }
   // Scratch of the cycle search on a line: the block may still be entered;
   // the arc it was entered by (negative: not entered, or the search's start).
   bool traversable = false;
@@ -51,6 +53,19 @@ struct LlvmFunction {
   std::vector<uint8_t> visited;       // by block: propagation reached it
   static constexpr uint32_t kExitBlock = 1;  // GCC 4.8's layout
   uint64_t entry_count() const { return blocks.empty() ? 0 : blocks.front().count; }
+  // The counts of the arcs leaving `b`.
+  uint64_t leaving(const LlvmBlock& b) const {
+    uint64_t total = 0;
+    for (uint32_t a : b.succ) total += arcs[a].count;
+    return total;
+  }
+  // Blocks other than the entry and the exit that ran (llvm-cov's "blocks executed").
+  uint64_t blocks_executed() const {
+    uint64_t n = 0;
+    for (size_t b = 1; b < blocks.size(); ++b)
+      if (b != kExitBlock && blocks[b].count) ++n;
+    return n;
+  }
 };
 
 // One line of a source: the blocks that name it, in the order the functions'

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 
+#include "model/counts.h"
 #include "model/coverage_merge.h"
 #include "model/gcov_session.h"
 #include "model/llvm_gcov.h"
@@ -182,38 +183,35 @@ ObjectResult build_clang_object(const format::ObjectFiles& files, const LoadedOb
       if (!line.exists) continue;
       LineCov l;
       l.number = ln;
-      l.count = int64_t(std::min<uint64_t>(line.count, INT64_MAX));
+      l.count = saturated_count(line.count);
       for (const auto& [fi, bi] : line.blocks) {
         const LlvmFunction& f = obj.functions[fi];
         const LlvmBlock& b = f.blocks[bi];
-        if (b.last_line() != ln || b.succ.size() < 2) continue;
-        uint64_t total = 0;
-        for (uint32_t a : b.succ) total += f.arcs[a].count;
+        if (!b.branches_on(ln)) continue;
+        const bool executed = f.leaving(b) != 0;  // else llvm-cov prints "never executed"
         for (uint32_t a : b.succ) {
           BranchCov bc;
-          bc.count = int64_t(std::min<uint64_t>(f.arcs[a].count, INT64_MAX));
-          bc.executed = total != 0;  // llvm-cov prints "never executed"
+          bc.count = saturated_count(f.arcs[a].count);
+          bc.executed = executed;
           l.branches.push_back(bc);
         }
       }
-      l.unexecuted_block = false;
       fc.lines.push_back(std::move(l));
     }
-    for (uint32_t fi = 0; fi < obj.functions.size(); ++fi) {
-      const LlvmFunction& f = obj.functions[fi];
-      if (&sources[f.source] != &si) continue;
-      FunctionCov fn;
-      fn.name = f.name;
-      fn.demangled = llvm_function_name(f, true);
-      fn.start_line = f.start_line;
-      fn.execution_count = int64_t(std::min<uint64_t>(f.entry_count(), INT64_MAX));
-      if (f.blocks.size() >= 2) {
-        fn.blocks = uint32_t(f.blocks.size() - 2);
-        for (size_t b = 1; b < f.blocks.size(); ++b)
-          if (b != LlvmFunction::kExitBlock && f.blocks[b].count) ++fn.blocks_executed;
+    for (const std::vector<uint32_t>& at : si.functions_at)
+      for (uint32_t fi : at) {
+        const LlvmFunction& f = obj.functions[fi];
+        FunctionCov fn;
+        fn.name = f.name;
+        fn.demangled = llvm_function_name(f, true);
+        fn.start_line = f.start_line;
+        fn.execution_count = saturated_count(f.entry_count());
+        if (f.blocks.size() >= 2) {
+          fn.blocks = uint32_t(f.blocks.size() - 2);
+          fn.blocks_executed = uint32_t(f.blocks_executed());
+        }
+        fc.functions.push_back(std::move(fn));
       }
-      fc.functions.push_back(std::move(fn));
-    }
     r.files.push_back(std::move(fc));
   }
   return r;

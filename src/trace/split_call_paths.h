@@ -41,6 +41,7 @@ inline uint64_t edge_key(uint32_t caller, uint32_t callee) { return uint64_t(cal
 // stitch turns into the function once it knows it. Keys stay below
 // kProvisionalKey.
 inline constexpr uint32_t kProvisionalKey = uint32_t(1) << 18;
+inline constexpr uint32_t kNoKey = UINT32_MAX;  // an id whose function is not known yet
 
 struct PathNode {
   uint32_t fn = kThreadRoot;  // a function id of the stream, or one of the two above
@@ -221,7 +222,7 @@ class PathsStitch {
     const size_t i = fn - part_->provisional_base;
     if (i >= part_->provisional.size()) return fn;
     const uint32_t id = part_->provisional[i];
-    return id < keys_.size() && keys_[id] != UINT32_MAX ? keys_[id] : fn;
+    return id < keys_.size() && keys_[id] != kNoKey ? keys_[id] : fn;
   }
   uint64_t known_edge(uint64_t key) const { return edge_key(known(uint32_t(key >> 32)), known(uint32_t(key))); }
 

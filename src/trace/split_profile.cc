@@ -23,7 +23,6 @@ struct OpenFrame {
 // function's, once the stitch knows it; before that the id is a function of
 // its own, a key no known function has (the part's base + its index among
 // the part's unknown ids: the tables by key stay as small as the functions).
-constexpr uint32_t kNoKey = UINT32_MAX;
 
 inline uint32_t known_key(const std::vector<uint32_t>& keys, uint32_t id) {
   return id < keys.size() ? keys[id] : kNoKey;

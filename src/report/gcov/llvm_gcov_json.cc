@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "model/counts.h"
 #include "model/llvm_gcov.h"
 #include "report/gcov/gcov_file_names.h"
 #include "report/gcov/llvm_gcov_text.h"
@@ -22,13 +23,13 @@ void write_line(JsonWriter& w, const model::LlvmObject& obj, const model::LlvmLi
     const model::LlvmFunction& f = obj.functions[fi];
     const model::LlvmBlock& b = f.blocks[bi];
     if (b.count == 0) unexecuted = true;
-    if (!branches || b.last_line() != ln || b.succ.size() < 2) continue;
+    if (!branches || !b.branches_on(ln)) continue;
     for (uint32_t a : b.succ) {
       w.begin_object();
       w.key("fallthrough");
       w.boolean(f.arcs[a].fallthrough);
       w.key("count");
-      w.integer(int64_t(std::min<uint64_t>(f.arcs[a].count, INT64_MAX)));
+      w.integer(model::saturated_count(f.arcs[a].count));
       w.key("throw");
       w.boolean(false);
       w.end_object();
@@ -36,7 +37,7 @@ void write_line(JsonWriter& w, const model::LlvmObject& obj, const model::LlvmLi
   }
   w.end_array();
   w.key("count");
-  w.integer(int64_t(std::min<uint64_t>(line.count, INT64_MAX)));
+  w.integer(model::saturated_count(line.count));
   w.key("line_number");
   w.integer(ln);
   w.key("unexecuted_block");
@@ -47,9 +48,6 @@ void write_line(JsonWriter& w, const model::LlvmObject& obj, const model::LlvmLi
 }
 
 void write_function(JsonWriter& w, const model::LlvmFunction& f) {
-  uint64_t executed = 0;
-  for (size_t b = 1; b < f.blocks.size(); ++b)
-    if (b != model::LlvmFunction::kExitBlock && f.blocks[b].count) ++executed;
   w.begin_object();
   w.key("blocks");
   w.integer(f.blocks.size() >= 2 ? int64_t(f.blocks.size() - 2) : 0);
@@ -60,9 +58,9 @@ void write_function(JsonWriter& w, const model::LlvmFunction& f) {
   w.key("name");
   w.string(f.name);
   w.key("blocks_executed");
-  w.integer(int64_t(executed));
+  w.integer(int64_t(f.blocks_executed()));
   w.key("execution_count");
-  w.integer(int64_t(std::min<uint64_t>(f.entry_count(), INT64_MAX)));
+  w.integer(model::saturated_count(f.entry_count()));
   w.key("demangled_name");
   w.string(model::llvm_function_name(f, true));
   w.key("start_column");

@@ -21,22 +21,6 @@ std::string percent(uint64_t a, uint64_t b) {
   return buf;
 }
 
-}  // namespace
-
-std::string llvm_summary_text(const model::LlvmSummary& s, bool branches) {
-  std::string out = fmt::format("Lines executed:{}% of {}\n", percent(s.lines_exec, s.lines), s.lines);
-  if (!branches) return out;
-  if (s.branches == 0) {
-    out += "No branches\n";
-  } else {
-    out += fmt::format("Branches executed:{}% of {}\n", percent(s.branches_exec, s.branches), s.branches);
-    out += fmt::format("Taken at least once:{}% of {}\n", percent(s.branches_taken, s.branches), s.branches);
-  }
-  return out + "No calls\n";  // llvm-cov counts no calls
-}
-
-namespace {
-
 // gcov's -p mangling as llvm-cov does it: '/' becomes '#', "." goes, ".." is '^'.
 std::string mangle(const std::string& name, bool preserve_paths) {
   if (!preserve_paths) {
@@ -70,20 +54,6 @@ std::string coverage_path(const GcovOptions& o, const std::string& filename, con
   return path + ".gcov";
 }
 
-}  // namespace
-
-// -s: the prefix is dropped with the separator after it; a name that goes on
-// without one is kept whole.
-std::string llvm_display_name(const std::string& filename, const std::string& prefix) {
-  if (prefix.empty() || filename.compare(0, prefix.size(), prefix) != 0) return filename;
-  std::string rest = filename.substr(prefix.size());
-  if (rest.empty()) return rest;
-  if (rest[0] == '/') return rest.substr(1);
-  return filename;
-}
-
-namespace {
-
 std::string branch_info(const GcovOptions& o, uint64_t count, uint64_t total) {
   if (!total) return "never executed";
   if (o.counts) return fmt::format("taken {}", count);
@@ -115,12 +85,9 @@ std::string function_details(const GcovOptions& o, const model::LlvmFunction& f)
   uint64_t exit_count = 0;
   if (exit)
     for (uint32_t a : exit->pred) exit_count += f.arcs[a].count;
-  uint64_t executed = 0;
-  for (size_t b = 1; b < f.blocks.size(); ++b)
-    if (b != model::LlvmFunction::kExitBlock && f.blocks[b].count) ++executed;
   return fmt::format("function {} called {} returned {}% blocks executed {}%\n", model::llvm_function_name(f, o.demangle),
                      f.entry_count(), whole_percent(exit_count, f.entry_count()),
-                     whole_percent(executed, uint64_t(f.blocks.size()) - 2));
+                     whole_percent(f.blocks_executed(), uint64_t(f.blocks.size()) - 2));
 }
 
 std::string annotate(const GcovOptions& o, const model::LlvmObject& obj, const model::LlvmSource& si,
@@ -169,8 +136,7 @@ std::string annotate(const GcovOptions& o, const model::LlvmObject& obj, const m
       }
       if (!o.branches) continue;
       if (b.succ.size() > 1) {
-        uint64_t total = 0;
-        for (uint32_t a : b.succ) total += f.arcs[a].count;
+        const uint64_t total = f.leaving(b);
         for (uint32_t a : b.succ)
           out += fmt::format("branch {:2} {}\n", edge_idx++, branch_info(o, f.arcs[a].count, total));
       } else if (o.unconditional && b.succ.size() == 1) {
@@ -181,10 +147,6 @@ std::string annotate(const GcovOptions& o, const model::LlvmObject& obj, const m
   }
   return out;
 }
-
-}  // namespace
-
-namespace {
 
 // The object's counts as llvm-cov reads them, its messages and exit status
 // into `actions`; nullopt where llvm-cov stops (notes missing or damaged, a
@@ -226,6 +188,28 @@ std::optional<model::LlvmObject> read_llvm_object(const model::LoadedObject& lo,
 }
 
 }  // namespace
+
+std::string llvm_summary_text(const model::LlvmSummary& s, bool branches) {
+  std::string out = fmt::format("Lines executed:{}% of {}\n", percent(s.lines_exec, s.lines), s.lines);
+  if (!branches) return out;
+  if (s.branches == 0) {
+    out += "No branches\n";
+  } else {
+    out += fmt::format("Branches executed:{}% of {}\n", percent(s.branches_exec, s.branches), s.branches);
+    out += fmt::format("Taken at least once:{}% of {}\n", percent(s.branches_taken, s.branches), s.branches);
+  }
+  return out + "No calls\n";  // llvm-cov counts no calls
+}
+
+// -s: the prefix is dropped with the separator after it; a name that goes on
+// without one is kept whole.
+std::string llvm_display_name(const std::string& filename, const std::string& prefix) {
+  if (prefix.empty() || filename.compare(0, prefix.size(), prefix) != 0) return filename;
+  std::string rest = filename.substr(prefix.size());
+  if (rest.empty()) return rest;
+  if (rest[0] == '/') return rest.substr(1);
+  return filename;
+}
 
 std::optional<LlvmRun> start_llvm_gcov(const GcovOptions& o, const model::LoadedObject& lo, ActionList& actions) {
   LlvmRun run;
