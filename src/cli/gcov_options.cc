@@ -97,6 +97,9 @@ void print_gcov_usage(bool error) {
       "covkit additions:\n"
       "      --threads N                 Read and solve objects on N threads\n"
       "                                    (default: all cores; output is the same)\n"
+      "  clang's files: -i writes llvm-cov gcov's intermediate text (ARG.gcov,\n"
+      "                 one per argument, in the working directory); -j writes\n"
+      "                 gcov's JSON, which llvm-cov cannot\n"
       "\n"
       "Obsolete options:\n"
       "  -i, --json-format               Replaced with -j, --json-format\n"
@@ -128,11 +131,15 @@ ParseOutcome parse_gcov_options(int argc, char** argv, GcovOptions& o) {
       case 'j':
         o.json = true;
         o.gcov_file = true;
+        (opt == 'i' ? o.intermediate : o.json_letter) = true;
         break;
       case 'k': o.colors = true; break;
       case 'l': o.long_names = true; break;
       case 'm': o.demangle = true; break;
-      case 'n': o.gcov_file = false; break;
+      case 'n':
+        o.gcov_file = false;
+        o.no_output = true;
+        break;
       case 'o': o.object_directory = optarg; break;
       case 'p': o.preserve_paths = true; break;
       case 'q': o.hotness = true; break;

@@ -18,7 +18,7 @@ export LC_ALL=C
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/covkit-realcode-clang-XXXXXX")
 trap 'rm -rf "$SCRATCH"' EXIT
 
-optsets=("" "-b" "-a -b -c -u" "-f -m" "-l -p" "-b -c -f -x" "-r -s $TREE" "-n -f -b")
+optsets=("" "-b" "-a -b -c -u" "-f -m" "-l -p" "-b -c -f -x" "-r -s $TREE" "-n -f -b" "-i -b -m" "-i -r -t")
 runs=0 fails=0
 # Runs TOOL... with OPTS on FILE in DIR; stdout, stderr, status and the
 # .gcov files it wrote go to OUT.

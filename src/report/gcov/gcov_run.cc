@@ -238,11 +238,11 @@ int GcovRun::run() {
   timer.mark("read objects");
 
   if (clang_notes(loaded)) {
-    // clang's notes: llvm-cov gcov's output, each argument on its own (and
-    // with -j gcov's JSON of the same counts).
+    // clang's notes: llvm-cov gcov's output, each argument on its own (-i
+    // its intermediate text; -j gcov's JSON of the same counts).
     std::vector<ActionList> plans(n);
     util::parallel_for(n, threads_, [&](size_t i) {
-      if (o_.json)
+      if (o_.json_letter)
         plan_llvm_gcov_json(o_, o_.files[i], loaded[i], plans[i]);
       else
         plan_llvm_gcov(o_, o_.files[i], loaded[i], plans[i]);

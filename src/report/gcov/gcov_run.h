@@ -16,10 +16,13 @@ struct GcovOptions {
   bool function_summary = false;    // -f
   bool human = false;               // -H
   bool json = false;                // -j (and obsolete -i)
+  bool json_letter = false;         // -j itself
+  bool intermediate = false;        // -i itself: for clang's files llvm-cov's intermediate text
   bool colors = false;              // -k
   bool long_names = false;          // -l
   bool demangle = false;            // -m
   bool gcov_file = true;            // cleared by -n, set again by -j
+  bool no_output = false;           // -n itself, wherever it is (llvm-cov's options have no order)
   std::string object_directory;     // -o
   bool preserve_paths = false;      // -p
   bool hotness = false;             // -q

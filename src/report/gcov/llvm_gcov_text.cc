@@ -5,12 +5,15 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include "model/llvm_gcov.h"
 #include "util/file_io.h"
 #include "util/md5.h"
 
 namespace covkit::report {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -46,7 +49,7 @@ std::string mangle(const std::string& name, bool preserve_paths) {
 }
 
 std::string coverage_path(const GcovOptions& o, const std::string& filename, const std::string& main_name) {
-  if (!o.gcov_file) return filename;  // -n: never written
+  if (o.no_output) return filename;  // -n: never written
   std::string path;
   if (o.long_names && filename != main_name) path = mangle(main_name, o.preserve_paths) + "##";
   path += mangle(filename, o.preserve_paths);
@@ -148,6 +151,36 @@ std::string annotate(const GcovOptions& o, const model::LlvmObject& obj, const m
   return out;
 }
 
+// llvm-cov's -i file (gcov 7's intermediate text): every source, the ones -r
+// leaves out too (their lines then hold the raw sums of their blocks, as
+// llvm-cov never counts them again); branches only as taken or not.
+std::string intermediate(const GcovOptions& o, const model::LlvmObject& obj,
+                         const std::vector<model::LlvmSource>& sources) {
+  std::string out;
+  for (const model::LlvmSource& si : sources) {
+    out += "file:" + si.filename + "\n";
+    for (const std::vector<uint32_t>& at : si.functions_at)
+      for (uint32_t fi : at) {
+        const model::LlvmFunction& f = obj.functions[fi];
+        out += fmt::format("function:{},{},{}\n", f.start_line, f.entry_count(), model::llvm_function_name(f, o.demangle));
+      }
+    for (size_t ln = 1; ln < si.lines.size(); ++ln) {
+      const model::LlvmLine& line = si.lines[ln];
+      if (line.blocks.empty()) continue;
+      out += fmt::format("lcount:{},{}\n", ln, line.count);
+      if (!o.branches) continue;
+      for (const auto& [fi, bi] : line.blocks) {
+        const model::LlvmFunction& f = obj.functions[fi];
+        const model::LlvmBlock& b = f.blocks[bi];
+        if (!b.branches_on(ln)) continue;
+        for (uint32_t a : b.succ)
+          out += fmt::format("branch:{},{}\n", ln, !b.count ? "notexec" : f.arcs[a].count ? "taken" : "nottaken");
+      }
+    }
+  }
+  return out;
+}
+
 // The object's counts as llvm-cov reads them, its messages and exit status
 // into `actions`; nullopt where llvm-cov stops (notes missing or damaged, a
 // data file that exists but cannot be read).
@@ -232,6 +265,9 @@ void plan_llvm_gcov(const GcovOptions& o, const std::string& arg, const model::L
   const std::string& data_name = run->data_name;
   std::vector<model::LlvmSource>& sources = run->sources;
 
+  // -n wherever it is (llvm-cov's options have no order); -i: one file for
+  // the argument instead of one per source.
+  const bool per_source = !o.no_output && !o.intermediate;
   for (model::LlvmSource& si : sources) {
     const std::string display = llvm_display_name(si.filename, o.source_prefix);
     if (o.relative_only && !display.empty() && display[0] == '/') continue;
@@ -239,10 +275,10 @@ void plan_llvm_gcov(const GcovOptions& o, const std::string& arg, const model::L
     const std::string gcov_name = coverage_path(o, si.filename, arg);
     if (!o.use_stdout) {
       std::string text = fmt::format("File '{}'\n", summary.name) + llvm_summary_text(summary, o.branches);
-      if (o.gcov_file) text += fmt::format("Creating '{}'\n", gcov_name);
+      if (per_source) text += fmt::format("Creating '{}'\n", gcov_name);
       actions.out(text + "\n");
     }
-    if (!o.gcov_file) continue;
+    if (!per_source) continue;
     std::string errors;
     std::string content = annotate(o, obj, si, display, lo, data_name, errors);
     if (o.use_stdout) {
@@ -253,6 +289,10 @@ void plan_llvm_gcov(const GcovOptions& o, const std::string& arg, const model::L
       actions.write_quiet(gcov_name, std::move(content));
     }
   }
+  // Named after the argument's last component, in the working directory
+  // (gcov 7 wrote one per source; llvm-cov writes one).
+  if (o.intermediate && !o.no_output)
+    actions.write_quiet(fs::path(arg).filename().string() + ".gcov", intermediate(o, obj, sources));
 }
 
 }  // namespace covkit::report
