@@ -35,7 +35,7 @@ run_ctest() {
 # naming objects and both invocation modes (tests/differential/optsets.txt).
 diff_subset=plain,abcu,jabu,tjb,t,lp,xlp,rpb,s_build,tHabcu,kqab,longo,bogus,cdbuild,absb
 # The same for clang's files against llvm-cov gcov (optsets_clang.txt).
-clang_subset=plain,b,abcu,fmb,t,lp,xlp,rpb,s_build,nf,longo,bogus,cdbuild,absb,oobj
+clang_subset=plain,b,abcu,fmb,t,lp,xlp,rpb,s_build,nf,longo,bogus,cdbuild,absb,oobj,ibm,irabs
 
 phase() { echo "== $1 (at ${SECONDS}s)"; }  # where CI's minutes go
 phase "plain build"

@@ -360,8 +360,8 @@ def main():
                 for cwd, a in invs:
                     c = " ".join(shlex.quote(x) for x in ["gcov"] + a)
                     cmds.append("    (cd %s && %s)" % ("<tree>" if cwd == "." else "<tree>/" + cwd, c))
-                sys.stdout.write("FAIL %s: option set '%s' [%s] mode=%s (optsets.txt:%d)\n"
-                                 % (test, os_.name, os_.opts, mode, os_.lineno))
+                sys.stdout.write("FAIL %s: option set '%s' [%s] mode=%s (%s:%d)\n"
+                                 % (test, os_.name, os_.opts, mode, os.path.basename(args.optsets), os_.lineno))
                 if first or verbose:
                     sys.stdout.write("  case=%s compiler=gcc-%s\n  commands (gcov = %s vs %s gcov):\n%s\n"
                                      % (args.case, args.gccver, args.gcov, args.covkit,
