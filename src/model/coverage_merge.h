@@ -13,7 +13,8 @@ void merge_project(ProjectCov& into, ProjectCov&& from);
 // Sorts lines and functions and merges duplicates, after a reader or builder
 // appended them in any order.
 void normalize(FileCov& f);
-// Sorts files by path and merges files with the same path.
+// Sorts files by path and merges files with the same path; drops files
+// that hold no line and no function.
 void normalize(ProjectCov& p);
 
 }  // namespace covkit::model

@@ -5,7 +5,8 @@
 # gcc-GCCVER and `--coverage -OPT -g` using the package's own upstream build
 # system, and runs (a subset of) its test suite so that .gcda files exist.
 #
-#   PKG     zstd (Debian source package libzstd), zlib, or lighttpd (a server
+#   PKG     zstd (Debian source package libzstd), zlib, jsoncpp (C++, CMake;
+#           source package libjsoncpp), or lighttpd (a server
 #           for tests/live/run_lighttpd.py; built with -fprofile-update=atomic
 #           too, so counters reset under load stay exact, and without pcre2,
 #           zlib, bzip2 and openssl, so it needs no library to build)
@@ -39,8 +40,14 @@ case "$PKG" in
                 DEPS="make dpkg-dev xz-utils" ;;
   lighttpd)     SRCPKG=lighttpd
                 DEPS="make dpkg-dev xz-utils pkg-config" ;;
-  *) echo "$0: unsupported package '$PKG' (supported: zstd, zlib, lighttpd)" >&2; exit 2 ;;
+  jsoncpp|libjsoncpp)
+                # C++ (templates and inline functions in headers, exceptions),
+                # built with CMake: the C packages above have neither.
+                PKG=jsoncpp; SRCPKG=libjsoncpp
+                DEPS="cmake ninja-build python3 dpkg-dev xz-utils" ;;
+  *) echo "$0: unsupported package '$PKG' (supported: zstd, zlib, lighttpd, jsoncpp)" >&2; exit 2 ;;
 esac
+if [ "$PKG" = jsoncpp ] && [ "$GCCVER" != clang ]; then DEPS="$DEPS g++-$GCCVER"; fi
 
 mkdir -p "$WORKDIR"
 WORKDIR=$(cd "$WORKDIR" && pwd -P)
@@ -166,8 +173,8 @@ log "source $SRCPKG $VERSION in $SRCDIR"
 # --------------------------------------------------------------------------
 rm -rf "$TREE"
 cp -a "$SRCDIR" "$TREE"
-if [ "$GCCVER" = clang ]; then export CC=clang; else export CC=gcc-$GCCVER; fi
-export CFLAGS="--coverage -$OPT -g"
+if [ "$GCCVER" = clang ]; then export CC=clang CXX=clang++; else export CC=gcc-$GCCVER CXX=g++-$GCCVER; fi
+export CFLAGS="--coverage -$OPT -g" CXXFLAGS="--coverage -$OPT -g"
 if [ "$PKG" = lighttpd ]; then CFLAGS="$CFLAGS -fprofile-update=atomic"; fi
 export LDFLAGS="--coverage"
 unset CPPFLAGS MOREFLAGS || true
@@ -290,7 +297,23 @@ test_lighttpd() {
   rm -f rc-test.conf
 }
 
-log "building $PKG with CC=$CC CFLAGS='$CFLAGS' LDFLAGS='$LDFLAGS'"
+build_jsoncpp() {
+  # The static library only (the shared and object ones are the same sources
+  # compiled twice more); the build type None: the flags are CXXFLAGS alone.
+  run cmake -S "$TREE" -B "$TREE/build" -G Ninja -DCMAKE_BUILD_TYPE=None \
+      -DBUILD_SHARED_LIBS=OFF -DBUILD_STATIC_LIBS=ON -DBUILD_OBJECT_LIBS=OFF \
+      -DJSONCPP_WITH_POST_BUILD_UNITTEST=OFF -DJSONCPP_WITH_PKGCONFIG_SUPPORT=OFF \
+      -DJSONCPP_WITH_CMAKE_PACKAGE=OFF || return 1
+  run ninja -C "$TREE/build" -j"$NPROC" || return 1
+}
+test_jsoncpp() {
+  # Its unit tests (jsoncpp_test) and the reader/writer round trips of
+  # test/data through jsontestrunner_exe.
+  cd "$TREE/build"
+  run timeout 300 ctest --output-on-failure || log "WARNING: ctest failed"
+}
+
+log "building $PKG with CC=$CC CXX=$CXX CFLAGS='$CFLAGS' LDFLAGS='$LDFLAGS'"
 ( "build_$PKG" ) || die "build failed"
 tb=$((SECONDS - t0))
 log "build took ${tb}s"

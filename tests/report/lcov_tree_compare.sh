@@ -5,7 +5,7 @@
 # usage: lcov_tree_compare.sh COVKIT GCOV TREE OUTDIR [LABEL]
 #
 #   cd TREE
-#   COVKIT report -q --keep-system-headers --lcov OUTDIR/ours.info .
+#   COVKIT report -q --keep-system-headers --keep-cmake-probes --lcov OUTDIR/ours.info .
 #   lcov -q -c -i -d . --rc lcov_branch_coverage=1 --gcov-tool GCOV -o OUTDIR/base.info
 #   lcov -q -c    -d . --rc lcov_branch_coverage=1 --gcov-tool GCOV -o OUTDIR/run.info
 #   lcov -q -a base.info -a run.info --rc lcov_branch_coverage=1 -o OUTDIR/total.info
@@ -15,7 +15,7 @@
 # lcov_compare.py; the comparison then prints a note.)
 # Without any .gcda in TREE, `lcov -c` fails by design: total.info = base.info.
 # Then (unless LCOV_NO_COBERTURA=1)
-# `COVKIT report -q --keep-system-headers --cobertura OUTDIR/out.xml .`
+# `COVKIT report -q --keep-system-headers --keep-cmake-probes --cobertura OUTDIR/out.xml .`
 # must validate with `xmllint --noout --nonet --dtdvalid cobertura-coverage-04.dtd`
 # (DTD: $COVKIT_COBERTURA_DTD, else tests/data/; without xmllint the
 # comparison exits 77, skipped).
@@ -45,9 +45,9 @@ cd "$TREE"
 RC=(--rc lcov_branch_coverage=1)
 
 # ---------------------------------------------------------------- covkit ---
-if ! "$COVKIT" report -q --keep-system-headers --lcov "$O/ours.info" . >"$O/covkit.log" 2>&1; then
+if ! "$COVKIT" report -q --keep-system-headers --keep-cmake-probes --lcov "$O/ours.info" . >"$O/covkit.log" 2>&1; then
     showlog "$O/covkit.log"
-    say "FAIL: covkit report --lcov failed (cd $TREE && $COVKIT report -q --keep-system-headers --lcov $O/ours.info .)"
+    say "FAIL: covkit report --lcov failed (cd $TREE && $COVKIT report -q --keep-system-headers --keep-cmake-probes --lcov $O/ours.info .)"
     exit 1
 fi
 
@@ -96,9 +96,9 @@ if [[ ${LCOV_NO_COBERTURA:-0} != 1 ]]; then
     elif ! command -v xmllint >/dev/null 2>&1; then
         say "SKIP: xmllint (libxml2-utils) is not installed: the Cobertura output cannot be validated"
         exit 77
-    elif ! "$COVKIT" report -q --keep-system-headers --cobertura "$O/out.xml" . >"$O/cobertura.log" 2>&1; then
+    elif ! "$COVKIT" report -q --keep-system-headers --keep-cmake-probes --cobertura "$O/out.xml" . >"$O/cobertura.log" 2>&1; then
         showlog "$O/cobertura.log"
-        say "FAIL: covkit report --cobertura failed (cd $TREE && $COVKIT report -q --keep-system-headers --cobertura out.xml .)"
+        say "FAIL: covkit report --cobertura failed (cd $TREE && $COVKIT report -q --keep-system-headers --keep-cmake-probes --cobertura out.xml .)"
         rc=1
     elif ! xmllint --noout --nonet --dtdvalid "$DTD" "$O/out.xml" >"$O/xmllint.log" 2>&1; then
         # (the DOCTYPE names the DTD by its http URL: --nonet makes xmllint

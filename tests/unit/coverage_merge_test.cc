@@ -270,6 +270,22 @@ TEST(Normalize, ProjectMergesFilesWithOnePath) {
   EXPECT_EQ(counts(p.files[1]), (std::vector<int64_t>{3, 0}));
 }
 
+// GCC 12 lists <iostream> with no line and no function in every object that
+// includes it; lcov drops such records when it reads them, and so does the
+// model (a file with only functions, or only lines, stays).
+TEST(Normalize, FilesWithNothingInThemAreDropped) {
+  ProjectCov p;
+  p.files = {file("iostream", {}), file("a.c", {line(1, 1)}), file("decl.h", {}), file("f.h", {}, {fn("f", 3, 0)})};
+  normalize(p);
+  ASSERT_EQ(p.files.size(), 2u);
+  EXPECT_EQ(p.files[0].path, "a.c");
+  EXPECT_EQ(p.files[1].path, "f.h");
+  ProjectCov only_empty;
+  only_empty.files = {file("iostream", {})};
+  normalize(only_empty);
+  EXPECT_TRUE(only_empty.files.empty());
+}
+
 TEST(Normalize, SingleFileOfUnsortedLinesIsSorted) {
   ProjectCov p;
   p.files = {file("a.c", {line(3, 1), line(1, 1), line(2, 0)})};
