@@ -105,10 +105,6 @@ void merge_file(FileCov& into, FileCov&& from) {
 }
 
 void normalize(ProjectCov& p) {
-  // A source with no line and no function (a header that only declares,
-  // such as <iostream> to GCC 12) says nothing: lcov drops such records
-  // when it reads them ("no data found"), and reports list nothing for it.
-  std::erase_if(p.files, [](const FileCov& f) { return f.lines.empty() && f.functions.empty(); });
   // One entry per source: two sources may be displayed under one name
   // (--source-prefix), so the absolute path decides (when both have one).
   std::stable_sort(p.files.begin(), p.files.end(), [](const FileCov& a, const FileCov& b) {
@@ -149,6 +145,10 @@ void normalize(ProjectCov& p) {
 void merge_project(ProjectCov& into, ProjectCov&& from) {
   for (FileCov& f : from.files) into.files.push_back(std::move(f));
   normalize(into);
+}
+
+void drop_files_without_lines(ProjectCov& p) {
+  std::erase_if(p.files, [](const FileCov& f) { return f.lines.empty(); });
 }
 
 }  // namespace covkit::model

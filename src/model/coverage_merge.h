@@ -13,8 +13,15 @@ void merge_project(ProjectCov& into, ProjectCov&& from);
 // Sorts lines and functions and merges duplicates, after a reader or builder
 // appended them in any order.
 void normalize(FileCov& f);
-// Sorts files by path and merges files with the same path; drops files
-// that hold no line and no function.
+// Sorts files by path and merges files with the same path.
 void normalize(ProjectCov& p);
+// Drops the sources that hold no line, as lcov does when it reads a
+// tracefile (functions and all): from gcov's counts such a source says next
+// to nothing (GCC 12's <iostream> has neither lines nor functions; to clang,
+// a header whose only code is implicit members has functions without
+// lines). After normalize(): another object's record may give it lines.
+// Not for models whose functions stand without lines (sampling a binary
+// without DWARF).
+void drop_files_without_lines(ProjectCov& p);
 
 }  // namespace covkit::model

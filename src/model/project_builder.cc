@@ -266,6 +266,7 @@ BuildResult build_project(const std::vector<format::ObjectFiles>& objects, const
     for (FileCov& f : r.files) out.project.files.push_back(std::move(f));
   }
   normalize(out.project);
+  drop_files_without_lines(out.project);  // what lcov's tracefile would hold
   return out;
 }
 

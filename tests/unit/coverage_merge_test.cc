@@ -271,19 +271,28 @@ TEST(Normalize, ProjectMergesFilesWithOnePath) {
 }
 
 // GCC 12 lists <iostream> with no line and no function in every object that
-// includes it; lcov drops such records when it reads them, and so does the
-// model (a file with only functions, or only lines, stays).
-TEST(Normalize, FilesWithNothingInThemAreDropped) {
+// includes it, clang a header whose implicit members have no lines with
+// those functions only; lcov drops records without lines when it reads them,
+// and so does a project built from gcov's counts.
+TEST(DropFilesWithoutLines, OnlyFilesWithLinesStay) {
   ProjectCov p;
-  p.files = {file("iostream", {}), file("a.c", {line(1, 1)}), file("decl.h", {}), file("f.h", {}, {fn("f", 3, 0)})};
+  p.files = {file("iostream", {}), file("a.c", {line(1, 1)}), file("decl.h", {}), file("dtor.h", {}, {fn("d", 3, 7)}),
+             file("b.c", {line(2, 0)}, {fn("f", 2, 0)})};
   normalize(p);
+  drop_files_without_lines(p);
   ASSERT_EQ(p.files.size(), 2u);
   EXPECT_EQ(p.files[0].path, "a.c");
-  EXPECT_EQ(p.files[1].path, "f.h");
-  ProjectCov only_empty;
-  only_empty.files = {file("iostream", {})};
-  normalize(only_empty);
-  EXPECT_TRUE(only_empty.files.empty());
+  EXPECT_EQ(p.files[1].path, "b.c");
+  // After normalize: one object's functions count when another object gives
+  // the source lines (a header's destructor that clang compiled without
+  // lines in one translation unit).
+  ProjectCov split;
+  split.files = {file("h.h", {}, {fn("d", 3, 7)}), file("h.h", {line(3, 0)}, {fn("d", 3, 0)})};
+  normalize(split);
+  drop_files_without_lines(split);
+  ASSERT_EQ(split.files.size(), 1u);
+  ASSERT_EQ(split.files[0].functions.size(), 1u);
+  EXPECT_EQ(split.files[0].functions[0].execution_count, 7);
 }
 
 TEST(Normalize, SingleFileOfUnsortedLinesIsSorted) {
