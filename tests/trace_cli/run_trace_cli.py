@@ -1337,16 +1337,64 @@ def attach_session(env, d, label, exe, opts):
 
 
 def entry_bytes(pid, exe, symbol):
-    """The 5 bytes at `symbol`'s entry in the running process `pid` (its
-    executable `exe`, a PIE: the address is relative to the first mapping)."""
+    """The 5 bytes at `symbol`'s entry in the running process `pid`."""
+    with open(f"/proc/{pid}/mem", "rb") as f:
+        f.seek(symbol_address(pid, exe, symbol))
+        return f.read(5)
+
+
+def symbol_address(pid, exe, symbol):
+    """`symbol`'s address in the running process `pid` (its executable
+    `exe`, a PIE: relative to the first mapping of the file)."""
     nm = subprocess.run(["nm", exe], capture_output=True, text=True, check=True).stdout
     addr = next(int(l.split()[0], 16) for l in nm.splitlines() if l.endswith(" " + symbol))
     real = os.path.realpath(exe)
     with open(f"/proc/{pid}/maps") as f:
         base = next(int(l.split("-")[0], 16) for l in f if l.rstrip().endswith(real))
-    with open(f"/proc/{pid}/mem", "rb") as f:
-        f.seek(base + addr)
-        return f.read(5)
+    return base + addr
+
+
+def stop_inside(pid, tid, lo, hi, max_steps=200000):
+    """Single-steps thread `tid` of `pid` (ptrace, x86-64) until its next
+    instruction is strictly inside [lo, hi), then leaves the whole process
+    stopped (SIGSTOP) with the thread there: the position a stop of
+    `covkit trace attach` lands on only by chance, made certain (on some
+    processors a thread is interrupted inside five one-byte NOPs about once
+    in a hundred stops). False when it could not be done."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.ptrace.restype = ctypes.c_long
+    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+    PTRACE_PEEKUSER, PTRACE_SINGLESTEP, PTRACE_ATTACH, PTRACE_DETACH = 3, 9, 16, 17
+    RIP = 16 * 8  # offsetof(struct user_regs_struct, rip)
+    WALL = 0x40000000
+    if libc.ptrace(PTRACE_ATTACH, tid, None, None) != 0:
+        return False
+    os.waitpid(tid, WALL)
+    ok = False
+    try:
+        for _ in range(max_steps):
+            ctypes.set_errno(0)
+            rip = libc.ptrace(PTRACE_PEEKUSER, tid, ctypes.c_void_p(RIP), None) & (2**64 - 1)
+            if ctypes.get_errno() != 0:
+                break
+            if lo < rip < hi:
+                ok = True
+                break
+            if libc.ptrace(PTRACE_SINGLESTEP, tid, None, None) != 0:
+                break
+            os.waitpid(tid, WALL)
+        # The group stop first, then the detach with SIGSTOP: the thread
+        # stops again before it runs another instruction.
+        os.kill(pid, signal.SIGSTOP)
+    finally:
+        libc.ptrace(PTRACE_DETACH, tid, None, ctypes.c_void_p(signal.SIGSTOP))
+    return ok
+
+
+def process_state(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return next(l.split()[1] for l in f if l.startswith("State:"))
 
 
 def patch_spin_session(env, d):
@@ -1361,7 +1409,6 @@ def patch_spin_session(env, d):
     cmd = [env.covkit, "trace", "record", "-o", tr, "--signal", "USR2", "--trace-off", "--patch", "leaf",
            "--", exe, "2", "60"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env.clean_env())
-    moved = 0
     try:
         if proc.stdout.readline().strip() != "pid started":
             raise Failure("attach patch: the spinner did not start")
@@ -1369,28 +1416,49 @@ def patch_spin_session(env, d):
         nops = b"\x90" * 5
         if entry_bytes(pid, exe, "leaf") != nops:
             raise Failure(f"attach patch: leaf's entry is {entry_bytes(pid, exe, 'leaf').hex()} before attach, not NOPs")
-        # Until a stop has found a thread inside the NOPs (at least 30
-        # switches): on a loaded machine the spinners run in short slices
-        # and that can take many more switches.
-        switches = 0
-        for i in range(400):
-            if i >= 30 and moved:
-                break
-            switches += 1
-            r = env.covkit_run(["trace", "attach", "--on", pid])
-            if "1 of 1 patchable entries patched" not in r.stderr:
-                raise Failure(f"attach patch --on: {r.stderr!r}")
+        # Switches while the threads run: a stop lands inside the NOPs now
+        # and then (1 in 3 switches on one machine, 1 in 100 on another),
+        # and the threads must come through every switch.
+        def switch(on):
+            r = env.covkit_run(["trace", "attach", "--on" if on else "--off", pid])
+            want = "1 of 1 patchable entries patched" if on else "1 of 1 patchable entries unpatched"
+            if want not in r.stderr:
+                raise Failure(f"attach patch {'--on' if on else '--off'}: {r.stderr!r}")
             m = re.search(r"(\d+) thread\(s\) moved", r.stderr)
-            moved += int(m.group(1)) if m else 0
+            return int(m.group(1)) if m else 0
+        for i in range(30):
+            switch(True)
             if i == 0 and entry_bytes(pid, exe, "leaf")[0] != 0xE8:
                 raise Failure("attach patch: leaf's entry is no call while switched on")
             time.sleep(0.01)
-            r = env.covkit_run(["trace", "attach", "--off", pid])
-            if "1 of 1 patchable entries unpatched" not in r.stderr:
-                raise Failure(f"attach patch --off: {r.stderr!r}")
+            switch(False)
             if i == 0 and entry_bytes(pid, exe, "leaf") != nops:
                 raise Failure("attach patch: leaf's NOPs not written back when switched off")
             time.sleep(0.01)
+        # And for certain: a spinning thread stepped into the NOPs and the
+        # process stopped there (as by ^Z); attach must move that thread past
+        # them, and leave the process stopped as it found it.
+        leaf = symbol_address(pid, exe, "leaf")
+        spinners = sorted(int(t) for t in os.listdir(f"/proc/{pid}/task") if int(t) != pid)
+        if not spinners or not stop_inside(pid, spinners[0], leaf, leaf + 5):
+            raise Failure("attach patch: could not stop a spinning thread inside leaf's NOPs (ptrace)")
+        for _ in range(100):
+            if process_state(pid) == "T":
+                break
+            time.sleep(0.01)
+        if process_state(pid) != "T":
+            raise Failure(f"attach patch: the spinner is in state {process_state(pid)}, not stopped")
+        held = switch(True)
+        if held < 1:
+            raise Failure("attach patch: the thread stopped inside the NOPs was not moved")
+        if process_state(pid) != "T":
+            raise Failure("attach patch: attach did not leave the stopped process stopped")
+        os.kill(pid, signal.SIGCONT)
+        time.sleep(0.3)
+        switch(False)
+        time.sleep(0.01)
+        switch(True)
+        time.sleep(0.1)
         os.kill(pid, signal.SIGTERM)
         out, err = proc.communicate(timeout=60)
     finally:
@@ -1399,10 +1467,6 @@ def patch_spin_session(env, d):
             proc.wait()
     if proc.returncode != 128 + signal.SIGTERM:
         raise Failure(f"attach patch: the spinner ended with {proc.returncode} (want SIGTERM's), {err!r}")
-    # Two threads spin through five NOPs and a short body: a stop often finds
-    # one inside the NOPs (about 1 switch in 3 on an idle machine).
-    if moved == 0:
-        raise Failure(f"attach patch: {switches} switches never found a thread inside the NOPs: the case is not exercised")
     rep = env.report(tr)
     got = calls_of(rep["functions"])
     if not got.get("leaf") or set(got) != {"leaf"} or rep["max_depth"] != 1:
