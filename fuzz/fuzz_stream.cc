@@ -67,6 +67,12 @@ void check_unpack(const format::GcovStream& stream) {
   // A directory that does not exist: nothing is there to add to, nothing is written.
   auto result = model::unpack_stream(stream, "/nonexistent/covkit-fuzz-stream", {});
   if (!result) return;
+  // Runs add up in 32 bits, wrapping as libgcov's do: a summary the stream
+  // brings with a huge count may wrap below the dumps.
+  bool huge = false;
+  for (const format::StreamEntry& e : stream.entries)
+    for (const format::DataRecord& r : e.data.records)
+      if (r.kind == format::DataRecord::Kind::kSummary && r.runs > UINT32_MAX / 2) huge = true;
   for (size_t i = 0; i < result->files.size(); ++i) {
     const model::UnpackedFile& f = result->files[i];
     auto bytes = std::span(reinterpret_cast<const uint8_t*>(f.bytes.data()), f.bytes.size());
@@ -75,7 +81,7 @@ void check_unpack(const format::GcovStream& stream) {
     uint32_t runs = 0;
     for (const format::DataRecord& r : data->records)
       if (r.kind == format::DataRecord::Kind::kSummary) runs += r.runs;
-    if (runs < f.dumps) fail("an unpacked file counts fewer runs than its dumps", i);
+    if (runs < f.dumps && !huge) fail("an unpacked file counts fewer runs than its dumps", i);
   }
 }
 

@@ -115,6 +115,11 @@ Expected<UnpackResult> unpack_stream(const format::GcovStream& stream, const std
       if (auto [it, fresh] = in_this_dump.emplace(*relative, e); !fresh)
         return entry_error(*e, fmt::format("goes to {} as {} does (a smaller --strip keeps them apart)",
                                            shown(out, *relative), util::printable(it->second->filename)));
+      // A dump is one run of the program: a summary the stream brings that
+      // counts none is damaged (the file would say it never ran).
+      for (const DataRecord& r : e->data.records)
+        if (r.kind == DataRecord::Kind::kSummary && r.runs == 0)
+          return entry_error(*e, fmt::format("dump {}: its object summary counts 0 runs (a dump is one run)", d + 1));
       DataFile run = with_summary(e->data, max);
       auto it = files.find(*relative);
       if (it == files.end()) {

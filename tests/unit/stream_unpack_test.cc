@@ -88,6 +88,30 @@ TEST(StreamUnpack, DumpsAddUpAsRuns) {
   EXPECT_EQ(app.records[2].counters, (std::vector<int64_t>{33, 0}));
 }
 
+// A stream may bring its own summary (kept as it is), but one that counts
+// no run is damage: a dump is a run (found by fuzz_stream).
+TEST(StreamUnpack, ASummaryOfNoRunIsDamage) {
+  format::GcovStream s = stream_of(testing::two_file_stream());
+  ASSERT_EQ(s.entries.size(), 2u);
+  DataRecord summary;
+  summary.kind = DataRecord::Kind::kSummary;
+  summary.tag = format::kTagObjectSummary;
+  summary.length = 8;
+  summary.runs = 0;
+  s.entries[1].data.records.insert(s.entries[1].data.records.begin(), summary);
+  testing::TempDir out;
+  auto r = unpack_stream(s, out.path(), {});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find(s.entries[1].filename + ": dump 1: its object summary counts 0 runs"),
+            std::string::npos)
+      << r.error().message;
+  s.entries[1].data.records[0].runs = 3;
+  r = unpack_stream(s, out.path(), {});
+  ASSERT_TRUE(r) << r.error().describe();
+  ASSERT_EQ(r->files.size(), 2u);
+  EXPECT_EQ(read_back(r->files[1].bytes).records[0].runs, 3u);
+}
+
 TEST(StreamUnpack, AddsToFilesAlreadyThereAndWritesAllOrNothing) {
   testing::TempDir out;
   const auto stream = stream_of(testing::two_file_stream());
