@@ -16,6 +16,7 @@ using format::TraceEvent;
 
 struct OpenFrame {
   uint32_t fn = 0;
+  uint32_t key = 0;  // fn's recursion key, as the enter found it (the exit needs it again)
   uint64_t start = 0, child = 0;  // ns
 };
 
@@ -84,7 +85,7 @@ class PartReplay {
     if (key >= active_.size()) [[unlikely]] active_.resize(std::max<size_t>(key + 1, active_.size() * 2), 0);
     ++active_[key];
     if (depth_ == stack_.size()) [[unlikely]] stack_.resize(std::max<size_t>(64, stack_.size() * 2));
-    stack_[depth_++] = {fn, now, 0};
+    stack_[depth_++] = {fn, key, now, 0};
     const int64_t rel = int64_t(depth_) - int64_t(exits_);
     if (rel > part_.best) [[unlikely]] {
       part_.best = rel;
@@ -110,7 +111,7 @@ class PartReplay {
     // cannot forward: a stall of a dozen cycles for every call that returns
     // at once (a third of the replay's time).
     const OpenFrame& top = stack_[--depth_];
-    const uint32_t fn = top.fn;
+    const uint32_t fn = top.fn, key = top.key;
     const uint64_t start = top.start, child_time = top.child;
     valid_ = std::min(valid_, depth_);
     const uint64_t dur = now > start ? now - start : 0;
@@ -119,7 +120,7 @@ class PartReplay {
     f.out.excl += excl;
     f.out.min = std::min(f.out.min, dur);
     f.out.max = std::max(f.out.max, dur);
-    if (--active_[key(fn)] == 0 && dur > 0) {
+    if (--active_[key] == 0 && dur > 0) {
       if (f.incl == 0) touched_.push_back(fn);
       f.incl += dur;
     }
