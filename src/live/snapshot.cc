@@ -72,6 +72,24 @@ Expected<Discovery> discover(pid_t pid, const RemoteMemory& memory, const Snapsh
   return d;
 }
 
+// An exit detaches the process's memory before /proc shows it a zombie,
+// so a discovery that read nothing is either a program without coverage
+// or a process already exiting: whether its memory can still be read (and
+// its maps still listed) tells them apart.
+bool memory_detached(pid_t pid, const RemoteMemory& memory, const std::vector<Mapping>& maps) {
+  if (!process_running(pid)) return true;
+  auto now = read_maps(pid);
+  if (!now || now->empty()) return true;
+  for (const Mapping& m : maps) {
+    if (!m.readable) continue;
+    char byte;
+    auto r = memory.read(m.start, &byte, 1);
+    if (r) return false;
+    if (process_gone(r.error())) return true;
+  }
+  return !process_running(pid);
+}
+
 bool same_maps(const std::vector<Mapping>& a, const std::vector<Mapping>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
@@ -274,7 +292,7 @@ Expected<Snapshot> take_snapshot(pid_t pid, const SnapshotOptions& options) {
   if (!d) return exiting(pid, d.error()) ? gone() : d.error();
   // No mapping at all: the exit has already detached the process's memory
   // (/proc/PID/maps reads empty) while /proc may still show it running.
-  if (d->found.empty() && (d->maps.empty() || !process_running(pid))) return gone();
+  if (d->found.empty() && (d->maps.empty() || memory_detached(pid, memory, d->maps))) return gone();
   if (d->found.empty())
     return Error("no coverage data: no module of the process was built with --coverage (or its libgcov records "
                  "are not registered yet)");
