@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -81,8 +82,11 @@ Expected<std::vector<format::ObjectFiles>> snapshot_objects(const LiveReportOpti
   for (pid_t pid : pids) {
     auto files = live::snapshot_files(pid, !o.no_stop);
     if (!files) {
-      // A descendant that is not instrumented (a helper it ran) is not an error.
-      if (pid != o.pid && files.error().message.find("no coverage data") != std::string::npos) continue;
+      // A descendant that is not instrumented (a helper it ran), or that
+      // ended since it was listed, is not an error.
+      if (pid != o.pid && (files.error().errno_value == ESRCH ||
+                           files.error().message.find("no coverage data") != std::string::npos))
+        continue;
       return files.error();
     }
     for (auto& [data, counts] : *files)
@@ -108,7 +112,7 @@ int watch(const LiveReportOptions& o) {
     auto objects = snapshot_objects(o);
     if (!objects) {
       // The process ending between two reports is how a watch normally ends.
-      if (reported && !live::process_running(o.pid)) break;
+      if (reported && (objects.error().errno_value == ESRCH || !live::process_running(o.pid))) break;
       return fail(kLiveReportCommand, "", objects.error());
     }
     if (tty) std::fputs("\033[H\033[2J", stdout);  // redraw in place

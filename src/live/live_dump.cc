@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <ctime>
 
@@ -18,7 +19,9 @@ namespace {
 // that refused.
 Error about(pid_t pid, const Error& e) {
   if (is_refusal(e)) return Error(explain_refusal(pid, e));
-  return Error(fmt::format("process {}: {}", pid, e.message));
+  Error out(fmt::format("process {}: {}", pid, e.message));
+  out.errno_value = e.errno_value;  // ESRCH: it exited (a watch ends there)
+  return out;
 }
 
 ProcessSummary summary_of(const Snapshot& s) {
@@ -97,9 +100,11 @@ Expected<DumpResult> dump(const DumpRequest& request) {
     options.mark_run_counted = request.reset;
     auto snap = take_snapshot(pid, options);
     if (!snap) {
-      // A child without coverage data (it exec'd another program) is no
-      // reason to give up the others.
-      if (pid != request.pid && snap.error().message.starts_with("no coverage data")) {
+      // A child without coverage data (it exec'd another program), or one
+      // that ended since it was listed (its own exit wrote its files), is
+      // no reason to give up the others.
+      if (pid != request.pid &&
+          (snap.error().errno_value == ESRCH || snap.error().message.starts_with("no coverage data"))) {
         result.warnings.push_back(fmt::format("process {}: {}", pid, snap.error().message));
         continue;
       }
@@ -152,7 +157,9 @@ Expected<ResetResult> reset(const ResetRequest& request) {
     if (!request.sources.empty()) options.reset_only = [&](const std::string& gcda) { return sources.matches(gcda); };
     auto snap = take_snapshot(pid, options);
     if (!snap) {
-      if (pid != request.pid && snap.error().message.starts_with("no coverage data")) continue;
+      if (pid != request.pid &&
+          (snap.error().errno_value == ESRCH || snap.error().message.starts_with("no coverage data")))
+        continue;
       return about(pid, snap.error());
     }
     result.objects_reset += snap->objects_reset;

@@ -41,14 +41,40 @@ Expected<std::string> read_proc_file(const std::string& path) {
   return text;
 }
 
-bool process_running(pid_t pid) {
-  auto stat = read_proc_file("/proc/" + std::to_string(pid) + "/stat");
-  if (!stat) return false;
+namespace {
+
+// The state letter of a stat file ('\0' when it cannot be read).
+char stat_state(const std::string& path) {
+  auto stat = read_proc_file(path);
+  if (!stat) return '\0';
   const std::string& line = *stat;
   size_t close = line.rfind(')');  // the name may hold spaces and parentheses
-  if (close == std::string::npos || close + 2 >= line.size()) return false;
-  char state = line[close + 2];
-  return state != 'Z' && state != 'X' && state != 'x';
+  if (close == std::string::npos || close + 2 >= line.size()) return '\0';
+  return line[close + 2];
+}
+
+bool alive_state(char state) { return state != '\0' && state != 'Z' && state != 'X' && state != 'x'; }
+
+}  // namespace
+
+std::optional<pid_t> live_thread(pid_t pid) {
+  const std::string dir = "/proc/" + std::to_string(pid);
+  const char leader = stat_state(dir + "/stat");
+  if (alive_state(leader)) return pid;
+  if (leader != 'Z') return std::nullopt;
+  // A leader that ended with pthread_exit stays a zombie while the other
+  // threads run; one of them stands for the process.
+  auto tids = list_threads(pid);
+  if (!tids) return std::nullopt;
+  for (pid_t tid : *tids)
+    if (tid != pid && alive_state(stat_state(dir + "/task/" + std::to_string(tid) + "/stat"))) return tid;
+  return std::nullopt;
+}
+
+bool process_running(pid_t pid) { return live_thread(pid).has_value(); }
+
+bool thread_exited(pid_t pid, pid_t tid) {
+  return !alive_state(stat_state("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat"));
 }
 
 std::vector<std::string> process_command_line(pid_t pid) {

@@ -16,8 +16,18 @@ namespace covkit::live {
 Expected<std::string> read_proc_file(const std::string& path);
 
 // Running, or at least not exited: a zombie (killed, not yet reaped by its
-// parent) still has a /proc entry but no memory any more.
+// parent) still has a /proc entry but no memory any more. A process whose
+// main thread ended with pthread_exit runs on in its other threads.
 bool process_running(pid_t pid);
+
+// A thread that stands for the running process: PID itself, or, when the
+// main thread ended with pthread_exit (its entry a zombie, its memory and
+// maps gone from /proc/PID), another of its threads, whose /proc/TID files
+// and memory are the process's. nullopt when the process has exited.
+std::optional<pid_t> live_thread(pid_t pid);
+
+// Whether a thread of the process has exited (a zombie, or gone).
+bool thread_exited(pid_t pid, pid_t tid);
 
 // The words of /proc/PID/cmdline (empty when the process is gone).
 std::vector<std::string> process_command_line(pid_t pid);

@@ -61,16 +61,23 @@ Expected<ProcessStop> ProcessStop::stop(pid_t pid) {
   // seized, then all interrupted, then all waited for: the pause is the
   // slowest thread's way to its stop, not the sum of them (a thread that is
   // runnable but not running must first get a CPU to stop).
+  pid_t ended_leader = 0;
   for (bool found_new = true; found_new;) {
     found_new = false;
     auto tids = list_threads(pid);
     if (!tids) return tids.error();
     std::vector<pid_t> fresh;
     for (pid_t tid : *tids) {
-      if (std::find(s.tids_.begin(), s.tids_.end(), tid) != s.tids_.end()) continue;
+      if (std::find(s.tids_.begin(), s.tids_.end(), tid) != s.tids_.end() || tid == ended_leader) continue;
       found_new = true;
       if (::ptrace(PTRACE_SEIZE, tid, nullptr, nullptr) != 0) {
         if (errno == ESRCH && tid != pid) continue;  // a thread that just ended
+        // A main thread that ended with pthread_exit (a zombie while the
+        // others run) cannot be seized and has nothing to stop.
+        if (errno == EPERM && tid == pid && thread_exited(pid, tid) && process_running(pid)) {
+          ended_leader = pid;
+          continue;
+        }
         Error e(std::strerror(errno));
         e.errno_value = errno;
         return e;

@@ -24,11 +24,6 @@ namespace {
 
 constexpr size_t kMaxTopnPairs = 64;  // libgcov tracks at most 32 values
 
-// A process whose memory is gone (ESRCH from process_vm_readv) is exiting,
-// even while /proc still shows it running: its exit tears down the memory
-// before the state becomes Z.
-bool exiting(pid_t pid, const Error& e) { return process_gone(e) || !process_running(pid); }
-
 Error gone() {
   Error e("the process exited during the dump; nothing was written");
   e.errno_value = ESRCH;
@@ -42,13 +37,13 @@ struct Discovery {
   std::vector<ModuleSnapshot> found;
 };
 
-Expected<Discovery> discover(pid_t pid, const RemoteMemory& memory, const SnapshotOptions& options) {
+Expected<Discovery> discover(pid_t at, const RemoteMemory& memory, const SnapshotOptions& options) {
   Discovery d;
-  auto maps = read_maps(pid);
+  auto maps = read_maps(at);
   if (!maps) return maps.error();
   d.maps = std::move(*maps);
   d.modules = find_modules(d.maps, memory);
-  for (const ModuleRoot& r : find_roots(pid, d.modules, memory)) {
+  for (const ModuleRoot& r : find_roots(at, d.modules, memory)) {
     const Module& m = d.modules[r.module];
     auto records = decode_module(memory, m.bounds, r.address);
     if (!records) {
@@ -72,22 +67,28 @@ Expected<Discovery> discover(pid_t pid, const RemoteMemory& memory, const Snapsh
   return d;
 }
 
-// An exit detaches the process's memory before /proc shows it a zombie,
-// so a discovery that read nothing is either a program without coverage
-// or a process already exiting: whether its memory can still be read (and
-// its maps still listed) tells them apart.
-bool memory_detached(pid_t pid, const RemoteMemory& memory, const std::vector<Mapping>& maps) {
-  if (!process_running(pid)) return true;
-  auto now = read_maps(pid);
-  if (!now || now->empty()) return true;
-  for (const Mapping& m : maps) {
+// Whether the process is exiting. Its exit detaches the memory before
+// /proc shows a zombie, and a killed process's main thread may be a zombie
+// before the others end (as after pthread_exit, when the others run on):
+// the thread read through having ended, or its maps or memory gone, says so.
+bool exiting(pid_t pid, pid_t at, const RemoteMemory& memory) {
+  if (thread_exited(pid, at) || !process_running(pid)) return true;
+  auto maps = read_maps(at);
+  if (!maps) return process_gone(maps.error()) || maps.error().errno_value == ENOENT;  // not: EACCES
+  if (maps->empty()) return true;
+  for (const Mapping& m : *maps) {
     if (!m.readable) continue;
     char byte;
     auto r = memory.read(m.start, &byte, 1);
     if (r) return false;
     if (process_gone(r.error())) return true;
   }
-  return !process_running(pid);
+  return thread_exited(pid, at) || !process_running(pid);
+}
+
+// An error met on the way: the process's exit, or what it says.
+Error exit_or(pid_t pid, pid_t at, const RemoteMemory& memory, const Error& e) {
+  return process_gone(e) || exiting(pid, at, memory) ? gone() : e;
 }
 
 bool same_maps(const std::vector<Mapping>& a, const std::vector<Mapping>& b) {
@@ -248,12 +249,12 @@ Expected<void> mark_run_counted(const RemoteMemory& memory, std::vector<ModuleSn
 
 // Everything that happens while the process is stopped (or, with
 // --no-stop, while it runs).
-Expected<void> read_and_reset(pid_t pid, const RemoteMemory& memory, Discovery& d, const SnapshotOptions& options,
+Expected<void> read_and_reset(pid_t at, const RemoteMemory& memory, Discovery& d, const SnapshotOptions& options,
                               Snapshot& snap) {
   if (options.stop) {
     // Discovery ran while the program ran: a module loaded or unloaded
     // since, or a list that changed, is found again, now that it cannot.
-    auto maps = read_maps(pid);
+    auto maps = read_maps(at);
     if (!maps) return maps.error();
     bool same = same_maps(*maps, d.maps);
     if (same) {
@@ -262,7 +263,7 @@ Expected<void> read_and_reset(pid_t pid, const RemoteMemory& memory, Discovery& 
       same = *unchanged;
     }
     if (!same) {
-      auto again = discover(pid, memory, options);
+      auto again = discover(at, memory, options);
       if (!again) return again.error();
       d = std::move(*again);
     }
@@ -286,13 +287,16 @@ Expected<void> read_and_reset(pid_t pid, const RemoteMemory& memory, Discovery& 
 }  // namespace
 
 Expected<Snapshot> take_snapshot(pid_t pid, const SnapshotOptions& options) {
-  if (!process_running(pid)) return Error(fmt::format("no process {} (or it has exited)", pid));
-  RemoteMemory memory(pid);
-  auto d = discover(pid, memory, options);
-  if (!d) return exiting(pid, d.error()) ? gone() : d.error();
-  // No mapping at all: the exit has already detached the process's memory
-  // (/proc/PID/maps reads empty) while /proc may still show it running.
-  if (d->found.empty() && (d->maps.empty() || memory_detached(pid, memory, d->maps))) return gone();
+  // The memory and /proc files are read through a running thread: the
+  // main thread's are gone once it ended with pthread_exit.
+  const std::optional<pid_t> at = live_thread(pid);
+  if (!at) return Error(fmt::format("no process {} (or it has exited)", pid));
+  RemoteMemory memory(*at);
+  auto d = discover(*at, memory, options);
+  if (!d) return exit_or(pid, *at, memory, d.error());
+  // Nothing found: a program without coverage, or one whose exit has
+  // already detached the memory.
+  if (d->found.empty() && (d->maps.empty() || exiting(pid, *at, memory))) return gone();
   if (d->found.empty())
     return Error("no coverage data: no module of the process was built with --coverage (or its libgcov records "
                  "are not registered yet)");
@@ -301,16 +305,17 @@ Expected<Snapshot> take_snapshot(pid_t pid, const SnapshotOptions& options) {
   Expected<void> done;
   if (options.stop) {
     auto stop = ProcessStop::stop(pid);
-    if (!stop) return exiting(pid, stop.error()) ? gone() : stop.error();
+    if (!stop) return exit_or(pid, *at, memory, stop.error());
     snap.stopped = true;
     snap.threads = stop->threads();
-    done = read_and_reset(pid, memory, *d, options, snap);
+    done = read_and_reset(*at, memory, *d, options, snap);
     snap.pause = stop->resume();
   } else {
-    done = read_and_reset(pid, memory, *d, options, snap);
+    done = read_and_reset(*at, memory, *d, options, snap);
   }
-  if (!done) return exiting(pid, done.error()) ? gone() : done.error();
-  if (d->found.empty()) return process_running(pid) ? Error("no coverage data left: the modules were unloaded") : gone();
+  if (!done) return exit_or(pid, *at, memory, done.error());
+  if (d->found.empty())
+    return exiting(pid, *at, memory) ? gone() : Error("no coverage data left: the modules were unloaded");
   for (const ModuleSnapshot& m : d->found)
     for (const ObjectSnapshot& o : m.objects) snap.functions += o.record.functions.size();
   snap.modules = std::move(d->found);

@@ -618,6 +618,42 @@ def scenario_exits(env, cc="gcc-12"):
             outcomes[key] = outcomes.get(key, 0) + 1
     print("exits:", outcomes)
 
+def scenario_main_thread_exited(env, cc="gcc-12"):
+    """A process whose main thread ended with pthread_exit runs on: dumped and reset like any other."""
+    b = Build(env, cc)
+    own = env.dir("own-main-exited")
+    snap = os.path.join(env.work, "snap-main-exited")
+    s = Server(env, b, prefix=own)
+    try:
+        s.cmd("w 300")
+        s.cmd("X")
+        state = None
+        for _ in range(200):  # the main thread's exit follows its answer
+            with open(f"/proc/{s.pid}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+            if state == "Z":
+                break
+            time.sleep(0.01)
+        check(state == "Z", f"the main thread did not end: state {state}")
+        s.cmd("w 200")
+        env.covkit_live("dump", str(s.pid), "-o", snap)
+        s.cmd("d")
+        same_trees(snap, own, "main thread exited")
+        r = env.covkit_live("reset", str(s.pid))
+        check("objects reset" in r.stdout, r.stdout)
+        zero = snap + "-reset"
+        env.covkit_live("dump", str(s.pid), "-o", zero)
+        files = tree_files(zero)
+        check(len(files) == 2, f"after the reset {len(files)} files")
+        for p in files.values():
+            check(all(v == 0 for f in read_gcda(p)[1].values() for _, c in f for v in c), f"{p} not reset")
+    finally:
+        s.kill()
+    # Killed now: the whole process is gone.
+    r = env.covkit_live("dump", str(s.pid), "-o", snap + "-dead", ok=False)
+    check(r.returncode != 0 and "no process" in r.stderr, f"a dead process gave: {r.returncode} {r.stderr!r}")
+
+
 def lcov_of(env, build, *roots):
     """`covkit report`'s lcov tracefile of .gcda trees paired with the build's notes."""
     out = os.path.join(env.work, f"lcov-{len(os.listdir(env.work))}.info")
@@ -758,6 +794,7 @@ SCENARIOS = {
     "load": scenario_load,
     "refusals": scenario_refusals,
     "exits": scenario_exits,
+    "main_thread_exited": scenario_main_thread_exited,
     "value_profile_gcc11": lambda e: value_profile(e, "gcc-11"),
     "value_profile_gcc12": lambda e: value_profile(e, "gcc-12"),
     "report": scenario_report,

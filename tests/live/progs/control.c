@@ -9,7 +9,9 @@
      L     start the load threads (run job() until S)     S  stop; prints iterations
      d     __gcov_dump()      r  __gcov_reset()           q  exit(0)
      f     fork a child that idles (prints its pid); SIGTERM makes it
-           __gcov_dump() and exit */
+           __gcov_dump() and exit
+     X     the main thread hands the commands to a new thread and ends with
+           pthread_exit (a zombie while the process runs on) */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
@@ -70,9 +72,23 @@ static void run_work(int n) {
   pthread_mutex_unlock(&mu);
 }
 
+static void command_loop(void);
+
+static void* command_thread(void* arg) {
+  (void)arg;
+  command_loop();
+  return NULL;
+}
+
+static pthread_t load[WORKERS];
+
 void control_loop(void) {
-  pthread_t t[WORKERS], load[WORKERS];
+  pthread_t t[WORKERS];
   for (int i = 0; i < WORKERS; i++) pthread_create(&t[i], NULL, worker, NULL);
+  command_loop();
+}
+
+static void command_loop(void) {
   char line[128];
   while (fgets(line, sizeof line, stdin)) {
     switch (line[0]) {
@@ -103,6 +119,13 @@ void control_loop(void) {
         printf("%d\n", (int)c);
         fflush(stdout);
         continue;
+      }
+      case 'X': {
+        pthread_t c;
+        pthread_create(&c, NULL, command_thread, NULL);
+        printf("ok\n");
+        fflush(stdout);
+        pthread_exit(NULL);
       }
       case 'd': __gcov_dump(); break;
       case 'r': __gcov_reset(); break;
