@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <mutex>
 #include <type_traits>
 #include <unordered_map>
 
 #include "format/trace_stream_ranges.h"
-#include "util/thread_pool.h"
+#include "util/ordered_jobs.h"
 
 namespace covkit::trace {
 
@@ -229,12 +231,14 @@ class Stitch {
     const uint32_t key = key_of_ ? key_of_(address, counter) : id;
     if (key >= kProvisionalKey) return false;
     keys_[id] = key;
+    ++defined_;
     if (key >= key_ids_.size()) key_ids_.resize(size_t(key) + 1, 0);
     if (++key_ids_[key] > 1) shared = true;
     return true;
   }
 
   const std::vector<uint32_t>& keys() const { return keys_; }
+  size_t defined() const { return defined_; }  // ids given a key so far (grows with keys())
   // Whether the id's function is also another id's.
   bool shares_function(uint32_t id) const {
     const uint32_t k = known_key(keys_, id);
@@ -334,6 +338,7 @@ class Stitch {
   std::vector<uint32_t> active_;  // by recursion key
   std::vector<uint32_t> keys_;    // by id: its function key (kNoKey: not defined yet)
   std::vector<uint32_t> key_ids_; // by key: how many ids it has
+  size_t defined_ = 0;
   format::StreamIds ids_;
   size_t valid_ = 0;              // frames of out_.deepest still equal to the stack's
   std::optional<PathsStitch> paths_;
@@ -341,9 +346,16 @@ class Stitch {
 
 constexpr size_t kBlock = 1024;
 
+using Keys = std::vector<uint32_t>;
+
+// Replays a part with the function keys known so far (its unknown ids get
+// keys above all of them).
 template <bool kPaths>
 void replay_part(const format::StreamBytes& bytes, const format::StreamRestart& from, const format::StreamRestart& to,
-                 const format::TraceClock& to_ns, const std::vector<uint32_t>& keys, uint32_t base, Part& part) {
+                 const format::TraceClock& to_ns, const Keys& keys, Part& part) {
+  uint32_t base = 0;
+  for (uint32_t k : keys)
+    if (k != kNoKey) base = std::max(base, k + 1);
   format::RangeDecoder decoder(bytes, from, to);
   PartReplay<kPaths> replay(part, to_ns, keys, base);
   decoder.run(replay);
@@ -359,66 +371,80 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
   // Times are converted per part: the replay's clamp to the thread's first
   // event is then a no-op only if the conversion never goes backwards.
   if (!to_ns.identity && !(to_ns.slope >= 0)) return std::nullopt;
-  // Restart points are found a batch at a time as the parts are replayed:
+  // Restart points are found as the parts are replayed:
   // on a cold page cache the finder's read-ahead keeps the disk busy ahead
   // of the replay.
   format::RestartFinder finder(bytes, header);
-  std::vector<format::StreamRestart> restarts;  // of this batch; the last one starts the next (or the tail)
-  restarts.push_back(*finder.next());
+  std::optional<format::StreamRestart> from = finder.next();
   std::optional<format::StreamRestart> more = finder.next();
   if (!more) return std::nullopt;
   SplitProfile out;
   Stitch stitch(out, kPaths, key_of);
   std::optional<uint64_t> first;
-  // Parts are replayed a batch at a time and stitched in order: memory
-  // holds a batch's results, whatever the length of the stream.
-  const size_t batch = size_t(std::max(threads, 1u)) * 4;
-  while (more) {
-    for (; more && restarts.size() <= batch; more = finder.next()) restarts.push_back(*more);
-    const size_t parts = restarts.size() - 1;  // the last restart point starts the next batch or the tail
-    std::vector<Part> results(parts);
-    std::vector<uint32_t> keys = stitch.keys();  // as the batch starts
-    auto replay_parts = [&](const std::vector<size_t>& which) {
-      uint32_t base = 0;  // above every known key
-      for (uint32_t k : keys)
-        if (k != kNoKey) base = std::max(base, k + 1);
-      util::parallel_for(which.size(), threads, [&](size_t i) {
-        const size_t k = which[i];
-        results[k] = Part{};
-        replay_part<kPaths>(bytes, restarts[k], restarts[k + 1], to_ns, keys, base, results[k]);
-      });
-    };
-    std::vector<size_t> all(parts);
-    for (size_t k = 0; k < parts; ++k) all[k] = k;
-    replay_parts(all);
+  // The parts run on every core, and each is stitched as soon as it and
+  // those before it are done; memory holds a window of parts, whatever the
+  // length of the stream. A part is replayed with the function keys known
+  // when it starts (a snapshot, since the stitch learns more meanwhile:
+  // `known` is replaced, never changed, under `known_mutex`).
+  struct Slot {
+    format::StreamRestart from, to;
+    std::shared_ptr<const Keys> keys;
+    Part part;
+  };
+  const size_t window = size_t(std::max(threads, 1u)) * 4;
+  std::vector<Slot> slots(window);
+  auto known = std::make_shared<const Keys>(stitch.keys());
+  std::mutex known_mutex;
+  size_t defined = stitch.defined();
+  util::OrderedJobs jobs;
+  jobs.prepare = [&](size_t i) {
+    if (!more) return false;
+    Slot& slot = slots[i % window];
+    slot.from = *from;
+    slot.to = *more;
+    from = more;
+    more = finder.next();
+    return true;
+  };
+  jobs.run = [&](size_t i) {
+    Slot& slot = slots[i % window];
+    {
+      std::lock_guard lock(known_mutex);
+      slot.keys = known;
+    }
+    slot.part = Part{};
+    replay_part<kPaths>(bytes, slot.from, slot.to, to_ns, *slot.keys, slot.part);
+  };
+  jobs.use = [&](size_t i) {
+    Slot& slot = slots[i % window];
     bool shared = false;
-    for (const Part& part : results)
-      if (part.summary.unusual || !stitch.ids(part, shared)) return std::nullopt;
-    if (shared) {
-      // A part that met an id before its function was known, where that id
-      // proves to be a function another id also is, is replayed again
-      // knowing every function.
-      std::vector<size_t> again;
-      for (size_t k = 0; k < parts; ++k)
-        for (uint32_t id : results[k].paths.provisional)
-          if (stitch.shares_function(id)) {
-            again.push_back(k);
-            break;
-          }
-      keys = stitch.keys();
-      replay_parts(again);
-      for (size_t k : again)
-        if (results[k].summary.unusual) return std::nullopt;
+    if (slot.part.summary.unusual || !stitch.ids(slot.part, shared)) return false;
+    // An id the part met before its function was known, which proves to be
+    // a function another id also is: the part is replayed again knowing
+    // every function of its ids (each is defined by it or before it).
+    for (uint32_t id : slot.part.paths.provisional)
+      if (stitch.shares_function(id)) {
+        slot.part = Part{};
+        replay_part<kPaths>(bytes, slot.from, slot.to, to_ns, stitch.keys(), slot.part);
+        if (slot.part.summary.unusual) return false;
+        break;
+      }
+    if (!stitch.add(slot.part)) return false;
+    if (!first) first = slot.part.first_time;
+    slot.part = Part{};
+    slot.keys.reset();
+    if (stitch.defined() != defined) {
+      defined = stitch.defined();
+      auto keys = std::make_shared<const Keys>(stitch.keys());
+      std::lock_guard lock(known_mutex);
+      known = std::move(keys);
     }
-    for (const Part& part : results) {
-      if (!stitch.add(part)) return std::nullopt;
-      if (!first) first = part.first_time;
-    }
-    restarts.erase(restarts.begin(), restarts.end() - 1);
-  }
+    return true;
+  };
+  if (!util::run_ordered(jobs, threads, window)) return std::nullopt;
   // The tail, from the last restart point on, as a front to back read would
   // see it: the end of the data, a program still writing, a damaged end.
-  format::StreamResume resume{restarts.back().offset, restarts.back().time, stitch.depth(), stitch.defines()};
+  format::StreamResume resume{from->offset, from->time, stitch.depth(), stitch.defines()};
   std::vector<std::string> tail_warnings;
   format::StreamDecoder decoder(bytes, file, resume, header.ended, tail_warnings);
   Part tail;

@@ -6,7 +6,7 @@
 
 #include "format/trace_stream_decoder.h"
 #include "format/trace_stream_ranges.h"
-#include "util/thread_pool.h"
+#include "util/ordered_jobs.h"
 
 namespace covkit::trace {
 
@@ -188,30 +188,47 @@ bool timeline_parts(const TimelineStream& stream, unsigned threads, Selection& t
   Candidates stitched(mine);
   TimelineStitch stitch(stitched);
   format::RestartFinder finder(bytes, header);
-  std::vector<format::StreamRestart> restarts;  // of this batch; the last one starts the next (or the tail)
-  restarts.push_back(*finder.next());
+  std::optional<format::StreamRestart> from = finder.next();
   std::optional<format::StreamRestart> more = finder.next();
   if (!more) return false;
-  uint64_t parts_before = 0;
-  // A batch of parts at a time, stitched in order: memory holds a batch's
-  // open frames, whatever the length of the stream.
-  const size_t batch = size_t(std::max(threads, 1u)) * 4;
-  while (more) {
-    for (; more && restarts.size() <= batch; more = finder.next()) restarts.push_back(*more);
-    const size_t count = restarts.size() - 1;
-    if (parts_before + count >= kMaxParts) return false;
-    std::vector<TimelinePart> parts(count);
-    util::parallel_for(count, threads, [&](size_t k) {
-      const uint64_t base = stream.order_base | (parts_before + k) << kLocalBits;
-      replay_timeline_part(bytes, restarts[k], restarts[k + 1], ns, base, mine, parts[k]);
-    });
-    for (const TimelinePart& part : parts)
-      if (part.summary.unusual || !stitch.add(part)) return false;
-    parts_before += count;
-    restarts.erase(restarts.begin(), restarts.end() - 1);
-  }
+  // The parts run on every core and each is stitched as soon as it and
+  // those before it are done: memory holds a window of parts' open frames,
+  // whatever the length of the stream.
+  struct Slot {
+    format::StreamRestart from, to;
+    TimelinePart part;
+  };
+  const size_t window = size_t(std::max(threads, 1u)) * 4;
+  std::vector<Slot> slots(window);
+  uint64_t parts_before = 0;  // stitched
+  util::OrderedJobs jobs;
+  jobs.prepare = [&](size_t i) {
+    if (!more) return false;
+    Slot& slot = slots[i % window];
+    slot.from = *from;
+    slot.to = *more;
+    from = more;
+    more = finder.next();
+    return true;
+  };
+  jobs.run = [&](size_t i) {
+    Slot& slot = slots[i % window];
+    slot.part = TimelinePart{};
+    if (i >= kMaxParts) return;  // refused in use()
+    const uint64_t base = stream.order_base | uint64_t(i) << kLocalBits;
+    replay_timeline_part(bytes, slot.from, slot.to, ns, base, mine, slot.part);
+  };
+  jobs.use = [&](size_t i) {
+    Slot& slot = slots[i % window];
+    if (i >= kMaxParts || slot.part.summary.unusual || !stitch.add(slot.part)) return false;
+    slot.part = TimelinePart{};
+    parts_before = i + 1;
+    return true;
+  };
+  if (!util::run_ordered(jobs, threads, window)) return false;
+  if (parts_before >= kMaxParts) return false;
   const uint64_t tail_base = stream.order_base | parts_before << kLocalBits;
-  if (!replay_timeline_tail(stream, bytes, header, restarts.back(), tail_base, ns, stitch, warnings)) return false;
+  if (!replay_timeline_tail(stream, bytes, header, *from, tail_base, ns, stitch, warnings)) return false;
   stitched.flush();
   to.absorb(mine, [&](TimelineCall& c) { c.address = stitch.ids().address(c.address); });
   return true;
