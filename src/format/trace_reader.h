@@ -6,6 +6,7 @@
 // them a block at a time (format/trace_event_reader.h) and keep what they
 // need, never the events. Works on directories of running programs: it reads
 // what has been written and drops a torn last event.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -89,6 +90,35 @@ class TraceClock {
       if (ns > 0 && ns < double(kNear)) [[likely]] return uint64_t(int64_t(ns));
     }
     return convert(counter);
+  }
+
+  // The same conversion for counters in [lo, hi] only, without the
+  // checks: every counter of the range takes the common case (the
+  // conversion never decreases, so its ends tell). A counter outside is
+  // clamped into the range. nullopt when the range needs the checks.
+  class Near {
+   public:
+    [[gnu::always_inline]] uint64_t operator()(uint64_t counter) const {
+      counter = std::min(std::max(counter, lo_), hi_);
+      return uint64_t(int64_t(n0_ + double(int64_t(counter - c0_)) * slope_));
+    }
+
+   private:
+    friend class TraceClock;
+    uint64_t lo_ = 0, hi_ = 0, c0_ = 0;
+    double n0_ = 0, slope_ = 0;
+  };
+  std::optional<Near> near(uint64_t lo, uint64_t hi) const {
+    if (identity || lo > hi || lo < c0 || hi - c0 >= kNear || !(slope >= 0)) return std::nullopt;
+    auto ns = [&](uint64_t counter) { return n0_as_double_ + double(int64_t(counter - c0)) * slope; };
+    if (!(ns(lo) > 0) || !(ns(hi) < double(kNear))) return std::nullopt;
+    Near n;
+    n.lo_ = lo;
+    n.hi_ = hi;
+    n.c0_ = c0;
+    n.n0_ = n0_as_double_;
+    n.slope_ = slope;
+    return n;
   }
 
   bool identity = true;

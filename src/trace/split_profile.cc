@@ -65,13 +65,13 @@ struct NoPaths {
 // nanoseconds: what a function's numbers need sits in one record, the stack
 // grows by doubling and is never shrunk). With kPaths it builds the part's
 // call paths too (split_call_paths.h).
-template <bool kPaths>
+template <bool kPaths, class Clock = format::TraceClock>
 class PartReplay {
  public:
   // `keys`: the function key of each id known so far (may grow meanwhile:
   // the tail's replay defines its ids as it goes).
   // `base`: above every key in `keys` (unknown ids get base + i).
-  PartReplay(Part& part, const format::TraceClock& to_ns, const std::vector<uint32_t>& keys, uint32_t base)
+  PartReplay(Part& part, const Clock& to_ns, const std::vector<uint32_t>& keys, uint32_t base)
       : part_(part), to_ns_(to_ns), keys_(keys), base_(base), paths_(part.paths) {}
 
   [[gnu::always_inline]] void enter(uint32_t fn, uint64_t counter) {
@@ -173,7 +173,7 @@ class PartReplay {
   }
 
   Part& part_;
-  const format::TraceClock& to_ns_;
+  const Clock to_ns_;
   const std::vector<uint32_t>& keys_;
   const uint32_t base_;
   std::vector<Function> fns_;  // by id
@@ -357,10 +357,16 @@ void replay_part(const format::StreamBytes& bytes, const format::StreamRestart& 
   for (uint32_t k : keys)
     if (k != kNoKey) base = std::max(base, k + 1);
   format::RangeDecoder decoder(bytes, from, to);
-  PartReplay<kPaths> replay(part, to_ns, keys, base);
-  decoder.run(replay);
-  part.summary = decoder.summary();
-  replay.finish();
+  auto replay = [&](const auto& clock) {
+    PartReplay<kPaths, std::decay_t<decltype(clock)>> r(part, clock, keys, base);
+    decoder.run(r);
+    part.summary = decoder.summary();
+    r.finish();
+  };
+  // The part's counters lie between its two restart points (a part whose
+  // events leave that range does not end at the second and is not used).
+  if (auto near = to_ns.near(from.time, to.time)) replay(*near);
+  else replay(to_ns);
 }
 
 template <bool kPaths>

@@ -477,6 +477,51 @@ TEST(TraceClockTest, EveryCounterConvertsAsTheFormulaSays) {
   EXPECT_EQ(format::TraceClock()(12345), 12345u);
 }
 
+// The range-restricted conversion a part uses gives what the checked one
+// gives, counter for counter, wherever it is offered; and it is refused
+// where a counter of the range would need the checks.
+TEST(TraceClockTest, NearConvertsItsRangeAsTheCheckedClock) {
+  std::mt19937_64 random(11);
+  const double slopes[] = {0.37, 1.0, 1.0 / 3.0, 2.5e-1, 1e6, 1e-9, 0.0};
+  int offered = 0;
+  for (int round = 0; round < 3000; ++round) {
+    const uint64_t c0 = random() >> (random() % 64);
+    const uint64_t n0 = random() >> (random() % 64);
+    const double slope = slopes[round % 7];
+    const format::TraceClock clock(c0, n0, slope);
+    const uint64_t lo = c0 + (random() >> (random() % 64)) - (round % 5 == 0 ? random() % 1000 : 0);
+    const uint64_t hi = lo + (random() >> (20 + random() % 44));
+    auto near = clock.near(lo, hi);
+    if (!near) {
+      // Refused only where the range needs the checks.
+      const bool behind = lo < c0, far = hi < lo || hi - c0 >= (uint64_t(1) << 62);
+      const double first = double(n0) + double(int64_t(lo - c0)) * slope;
+      const double last = double(n0) + double(int64_t(hi - c0)) * slope;
+      EXPECT_TRUE(behind || far || !(first > 0) || !(last < 0x1p62)) << c0 << " " << n0 << " " << lo << " " << hi;
+      continue;
+    }
+    ++offered;
+    for (uint64_t counter : {lo, hi, lo + (hi - lo) / 2, lo + (hi - lo) / 3})
+      ASSERT_EQ((*near)(counter), clock(counter)) << "c0 " << c0 << " n0 " << n0 << " slope " << slope << " counter "
+                                                  << counter;
+    for (int k = 0; k < 20; ++k) {
+      const uint64_t counter = lo + (hi > lo ? random() % (hi - lo + 1) : 0);
+      ASSERT_EQ((*near)(counter), clock(counter)) << "c0 " << c0 << " n0 " << n0 << " counter " << counter;
+    }
+    // Outside the range: clamped to its ends (a part whose events leave it
+    // is not used).
+    if (hi < UINT64_MAX) {
+      EXPECT_EQ((*near)(hi + 1), clock(hi));
+    }
+    if (lo > 0) {
+      EXPECT_EQ((*near)(lo - 1), clock(lo));
+    }
+  }
+  EXPECT_GT(offered, 1000);
+  EXPECT_FALSE(format::TraceClock().near(0, 10));  // counters are ns already: nothing to convert
+  EXPECT_FALSE(format::TraceClock(100, 5, 1.0).near(99, 200));  // behind the first pair
+}
+
 TEST(TraceModulesTest, ModuleForPicksTheOneLoadedAtThatTime) {
   TraceProcess p;
   p.modules.push_back({0x7000, 100, "/a.so", {{0x8000, 0x9000}}});
