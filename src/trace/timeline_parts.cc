@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <span>
+#include <type_traits>
 
 #include "format/trace_stream_decoder.h"
 #include "format/trace_stream_ranges.h"
@@ -30,14 +31,17 @@ struct OpenCall {
 // ns since the timeline's origin, as the front to back replay computes
 // them (its clamp to the time before is a no-op on a clock that never goes
 // backwards, which the caller checks).
-struct Nanoseconds {
-  const format::TraceClock& clock;
+template <class Clock>
+struct NanosecondsBy {
+  Clock clock;
   uint64_t origin;
   uint64_t operator()(uint64_t counter) const {
     const uint64_t v = clock(counter);
     return v > origin ? v - origin : 0;
   }
 };
+using Nanoseconds = NanosecondsBy<const format::TraceClock&>;
+
 
 // What one part leaves to the stitch, besides the calls it offered.
 struct TimelinePart {
@@ -49,9 +53,10 @@ struct TimelinePart {
 
 // The sink of a part's RangeDecoder (called per event: kept small). A call
 // carries its function's id in `address` until the ids are resolved.
+template <class Ns>
 class TimelinePartReplay {
  public:
-  TimelinePartReplay(TimelinePart& part, const Nanoseconds& ns, uint64_t base, Candidates& out)
+  TimelinePartReplay(TimelinePart& part, const Ns& ns, uint64_t base, Candidates& out)
       : part_(part), ns_(ns), base_(base), out_(out) {}
 
   [[gnu::always_inline]] void enter(uint32_t id, uint64_t counter) {
@@ -76,7 +81,7 @@ class TimelinePartReplay {
 
  private:
   TimelinePart& part_;
-  const Nanoseconds& ns_;
+  const Ns ns_;
   const uint64_t base_;
   Candidates& out_;
   std::vector<OpenCall> stack_;
@@ -134,10 +139,18 @@ void replay_timeline_part(const format::StreamBytes& bytes, const format::Stream
                           TimelinePart& part) {
   format::RangeDecoder decoder(bytes, from, to);
   Candidates candidates(selection);
-  TimelinePartReplay replay(part, ns, base, candidates);
-  decoder.run(replay);
-  part.summary = decoder.summary();
-  replay.finish();
+  auto replay = [&](const auto& by) {
+    TimelinePartReplay<std::decay_t<decltype(by)>> r(part, by, base, candidates);
+    decoder.run(r);
+    part.summary = decoder.summary();
+    r.finish();
+  };
+  // The part's counters lie between its restart points (see
+  // TraceClock::near; a part whose events leave them is not used).
+  if (auto near = ns.clock.near(from.time, to.time))
+    replay(NanosecondsBy<format::TraceClock::Near>{*near, ns.origin});
+  else
+    replay(ns);
   candidates.flush();
 }
 
