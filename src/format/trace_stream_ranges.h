@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -129,8 +130,26 @@ class RangeDecoder {
   RangeSummary s_;
 };
 
+namespace detail {
+struct NoHot {};
+template <class Sink>
+struct HotOf {
+  using type = NoHot;
+};
+template <class Sink>
+  requires requires { typename Sink::Hot; }
+struct HotOf<Sink> {
+  using type = typename Sink::Hot;
+};
+}  // namespace detail
+
 template <class Sink>
 void RangeDecoder::run(Sink& sink) {
+  // A sink with a Hot state hands it out for the run and takes it back at
+  // the end: a local of this loop, it stays in registers (see PartReplay).
+  constexpr bool kHot = !std::is_same_v<typename detail::HotOf<Sink>::type, detail::NoHot>;
+  [[maybe_unused]] typename detail::HotOf<Sink>::type hot{};
+  if constexpr (kHot) hot = sink.hot();
   while (!done_) {
     // Refilled when no event may start in the window any more (see limit).
     if (end_ - pos_ <= kRangeMaxEvent && base_ + end_ < to_.offset && !refill()) {
@@ -178,7 +197,8 @@ void RangeDecoder::run(Sink& sink) {
       }
       const unsigned kind = lead & 3;
       if (kind == CKT_KIND_EXIT) {
-        sink.exit(next);
+        if constexpr (kHot) sink.exit(hot, next);
+        else sink.exit(next);
       } else if (kind == CKT_KIND_ENTER) {
         uint64_t id = *q;
         if (id < 0x80) [[likely]] {
@@ -196,7 +216,8 @@ void RangeDecoder::run(Sink& sink) {
           ids = ids_.data();
           nids = ids_.size();
         }
-        sink.enter(uint32_t(id), next);
+        if constexpr (kHot) sink.enter(hot, uint32_t(id), next);
+        else sink.enter(uint32_t(id), next);
       } else {
         q = kind == 0 ? nullptr : special(q);  // a zero byte ends the data
         if (q == nullptr) {
@@ -218,6 +239,7 @@ void RangeDecoder::run(Sink& sink) {
   }
   if (s_.unusual) done_ = true;
   s_.end_time = time_;
+  if constexpr (kHot) sink.set_hot(hot);
 }
 
 }  // namespace covkit::format

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <memory>
 #include <mutex>
 #include <type_traits>
@@ -74,37 +75,76 @@ class PartReplay {
   PartReplay(Part& part, const Clock& to_ns, const std::vector<uint32_t>& keys, uint32_t base)
       : part_(part), to_ns_(to_ns), keys_(keys), base_(base), paths_(part.paths) {}
 
+  struct Function {
+    SplitFunction out;  // incl unused: see Segment
+    uint64_t incl = 0;  // of the current segment
+  };
+
+  // What every event reads and writes, copied out of the replay for a run
+  // of events (RangeDecoder::run keeps it in a local: in registers, where
+  // the replay's members are reloaded and stored around every event, since
+  // the stores into the tables might alias them). The tables' pointers
+  // change only where the tables grow (the functions that grow them hand
+  // the new pointer back).
+  struct Hot {
+    OpenFrame* stack;
+    size_t stack_size;
+    Function* fns;
+    size_t fns_size;
+    uint32_t* active;
+    size_t active_size;
+    size_t depth, valid;
+    uint64_t exits;
+    int64_t best;
+    bool started;  // the part's first event was seen
+  };
+  Hot hot() {
+    return {stack_.data(), stack_.size(), fns_.data(), fns_.size(), active_.data(), active_.size(),
+            depth_, valid_, exits_, part_.best, part_.first_time.has_value()};
+  }
+  void set_hot(const Hot& h) {
+    depth_ = h.depth;
+    valid_ = h.valid;
+    exits_ = h.exits;
+    part_.best = h.best;
+  }
+
   [[gnu::always_inline]] void enter(uint32_t fn, uint64_t counter) {
-    if (!part_.first_time) [[unlikely]] part_.first_time = counter;
+    Hot h = hot();
+    enter(h, fn, counter);
+    set_hot(h);
+  }
+  [[gnu::always_inline]] void exit(uint64_t counter) {
+    Hot h = hot();
+    exit(h, counter);
+    set_hot(h);
+  }
+
+  [[gnu::always_inline]] void enter(Hot& h, uint32_t fn, uint64_t counter) {
+    if (!h.started) [[unlikely]] h.started = start(counter);
     const uint64_t now = to_ns_(counter);
-    if (fn >= fns_.size()) [[unlikely]] fns_.resize(std::max<size_t>(fn + 1, fns_.size() * 2));
-    Function& f = fns_[fn];
-    if (f.out.calls++ == 0) [[unlikely]] {
-      order_.push_back(fn);
-      f.out.first = counter;
-    }
+    if (fn >= h.fns_size) [[unlikely]] std::tie(h.fns, h.fns_size) = grow(fns_, fn);
+    Function& f = h.fns[fn];
+    if (f.out.calls++ == 0) [[unlikely]] first_call(fn, counter);
     const uint32_t key = this->key(fn);
-    if (key >= active_.size()) [[unlikely]] active_.resize(std::max<size_t>(key + 1, active_.size() * 2), 0);
-    ++active_[key];
-    if (depth_ == stack_.size()) [[unlikely]] stack_.resize(std::max<size_t>(64, stack_.size() * 2));
-    stack_[depth_++] = {fn, key, now, 0};
-    const int64_t rel = int64_t(depth_) - int64_t(exits_);
-    if (rel > part_.best) [[unlikely]] {
-      part_.best = rel;
-      part_.best_exits = exits_;
-      part_.best_chain.resize(depth_);
-      for (size_t i = valid_; i < depth_; ++i) part_.best_chain[i] = stack_[i].fn;
-      valid_ = depth_;
+    if (key >= h.active_size) [[unlikely]] std::tie(h.active, h.active_size) = grow(active_, key);
+    ++h.active[key];
+    if (h.depth == h.stack_size) [[unlikely]] std::tie(h.stack, h.stack_size) = grow(stack_, h.depth);
+    h.stack[h.depth++] = {fn, key, now, 0};
+    const int64_t rel = int64_t(h.depth) - int64_t(h.exits);
+    if (rel > h.best) [[unlikely]] {
+      h.best = rel;
+      h.valid = deepest(h.stack, h.depth, h.exits, h.valid);
     }
     if constexpr (kPaths) paths_.enter(key);
   }
 
-  [[gnu::always_inline]] void exit(uint64_t counter) {
-    if (!part_.first_time) [[unlikely]] part_.first_time = counter;
+  [[gnu::always_inline]] void exit(Hot& h, uint64_t counter) {
+    if (!h.started) [[unlikely]] h.started = start(counter);
     const uint64_t now = to_ns_(counter);
-    if (depth_ == 0) [[unlikely]] {  // closes a frame opened before the part
+    if (h.depth == 0) [[unlikely]] {  // closes a frame opened before the part
       flush(now);
-      ++exits_;
+      ++h.exits;
       if constexpr (kPaths) paths_.earlier_exit();
       return;
     }
@@ -112,21 +152,21 @@ class PartReplay {
     // over the push's separate 4- and 8-byte stores, which the store buffer
     // cannot forward: a stall of a dozen cycles for every call that returns
     // at once (a third of the replay's time).
-    const OpenFrame& top = stack_[--depth_];
+    const OpenFrame& top = h.stack[--h.depth];
     const uint32_t fn = top.fn, key = top.key;
     const uint64_t start = top.start, child_time = top.child;
-    valid_ = std::min(valid_, depth_);
+    h.valid = std::min(h.valid, h.depth);
     const uint64_t dur = now > start ? now - start : 0;
     const uint64_t excl = dur - std::min(dur, child_time);
-    Function& f = fns_[fn];
+    Function& f = h.fns[fn];
     f.out.excl += excl;
     f.out.min = std::min(f.out.min, dur);
     f.out.max = std::max(f.out.max, dur);
-    if (--active_[key] == 0 && dur > 0) {
+    if (--h.active[key] == 0 && dur > 0) {
       if (f.incl == 0) touched_.push_back(fn);
       f.incl += dur;
     }
-    if (depth_ > 0) stack_[depth_ - 1].child += dur;
+    if (h.depth > 0) h.stack[h.depth - 1].child += dur;
     else child_ += dur;
     if constexpr (kPaths) paths_.exit(dur, excl);
   }
@@ -141,10 +181,30 @@ class PartReplay {
   }
 
  private:
-  struct Function {
-    SplitFunction out;  // incl unused: see Segment
-    uint64_t incl = 0;  // of the current segment
-  };
+  // The slow paths of enter/exit, out of line: they take and return the
+  // hot state by value, so that it never has an address.
+  [[gnu::noinline]] bool start(uint64_t counter) {
+    part_.first_time = counter;
+    return true;
+  }
+  [[gnu::noinline]] void first_call(uint32_t fn, uint64_t counter) {
+    order_.push_back(fn);
+    fns_[fn].out.first = counter;
+  }
+  // Grows a table to hold index `at` (doubling); its new data and size.
+  template <class T>
+  [[gnu::noinline]] static std::pair<T*, size_t> grow(std::vector<T>& table, size_t at) {
+    table.resize(std::max<size_t>({at + 1, table.size() * 2, 64}));
+    return {table.data(), table.size()};
+  }
+  // A new deepest point: the part's frames there (those below `valid`
+  // are already in the chain). Returns the new `valid`.
+  [[gnu::noinline]] size_t deepest(const OpenFrame* stack, size_t depth, uint64_t exits, size_t valid) {
+    part_.best_exits = exits;
+    part_.best_chain.resize(depth);
+    for (size_t i = valid; i < depth; ++i) part_.best_chain[i] = stack[i].fn;
+    return depth;
+  }
 
   [[gnu::always_inline]] uint32_t key(uint32_t id) {
     const uint32_t k = known_key(keys_, id);
@@ -458,6 +518,7 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
   bool shared = false;  // the tail knows each function before its first call: no guess to undo
   std::vector<TraceEvent> block(kBlock);
   std::vector<uint64_t> address;  // by id, as the tail's decoder resolved it (0: not yet)
+  auto hot = replay.hot();
   for (size_t n; (n = decoder.next(std::span<TraceEvent>(block))) > 0;)
     for (size_t i = 0; i < n; ++i) {
       const TraceEvent& e = block[i];
@@ -472,9 +533,10 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
           return std::nullopt;  // redefined: its calls are of two functions
         }
       }
-      if (e.kind == TraceEvent::Kind::kEnter) replay.enter(e.fn_id, e.time);
-      else replay.exit(e.time);
+      if (e.kind == TraceEvent::Kind::kEnter) replay.enter(hot, e.fn_id, e.time);
+      else replay.exit(hot, e.time);
     }
+  replay.set_hot(hot);
   replay.finish();
   const format::StreamSummary& s = decoder.summary();
   tail.summary.lost = s.lost;
