@@ -90,6 +90,20 @@ void parts(std::span<const uint8_t> bytes, const StreamHeader& header, const Tra
       if (n.fn >= 5 && n.fn != covkit::trace::kThreadRoot && n.fn != covkit::trace::kDeeperCalls)
         fail("a call path names no function");
   }
+  // Counters in ticks: parts whose counters all convert without the
+  // clock's checks use TraceClock::near (a first pair at the stream's start
+  // offers it to every part; one further on refuses it to the early ones).
+  // The calls and the stack do not depend on the clock.
+  for (uint64_t behind : {uint64_t(0), uint64_t(1000)}) {
+    const TraceClock ticks(header.start + behind, 5000, 0.37);
+    std::vector<std::string> tick_warnings;
+    auto timed = covkit::trace::split_profile(source, header, "fuzz.ckt", ticks, std::nullopt, 1, tick_warnings, false);
+    if (!timed) fail("a clock in ticks keeps the parts from being used");
+    if (timed->max_depth != flat->max_depth || timed->deepest != flat->deepest || timed->order != flat->order)
+      fail("a clock in ticks changes the stack");
+    for (size_t id = 0; id < calls.size(); ++id)
+      if (calls[id] != timed->functions[id].calls) fail("a clock in ticks changes the calls");
+  }
 }
 
 void stream(std::span<const uint8_t> bytes, size_t window) {
