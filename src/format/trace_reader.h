@@ -105,20 +105,16 @@ class TraceClock {
 
    private:
     friend class TraceClock;
-    uint64_t lo_ = 0, hi_ = 0, c0_ = 0;
-    double n0_ = 0, slope_ = 0;
+    Near(uint64_t lo, uint64_t hi, uint64_t c0, double n0, double slope)
+        : lo_(lo), hi_(hi), c0_(c0), n0_(n0), slope_(slope) {}
+    uint64_t lo_, hi_, c0_;
+    double n0_, slope_;
   };
   std::optional<Near> near(uint64_t lo, uint64_t hi) const {
     if (identity || lo > hi || lo < c0 || hi - c0 >= kNear || !(slope >= 0)) return std::nullopt;
     auto ns = [&](uint64_t counter) { return n0_as_double_ + double(int64_t(counter - c0)) * slope; };
     if (!(ns(lo) > 0) || !(ns(hi) < double(kNear))) return std::nullopt;
-    Near n;
-    n.lo_ = lo;
-    n.hi_ = hi;
-    n.c0_ = c0;
-    n.n0_ = n0_as_double_;
-    n.slope_ = slope;
-    return n;
+    return Near(lo, hi, c0, n0_as_double_, slope);
   }
 
   bool identity = true;

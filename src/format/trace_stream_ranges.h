@@ -46,6 +46,34 @@ class RestartFinder {
 
 inline constexpr uint64_t kRestartReadAhead = uint64_t(64) << 20;
 
+// The parts of a stream in order: each runs from one restart point to the
+// next; the last restart point starts the tail, read front to back.
+struct StreamPart {
+  StreamRestart from, to;
+};
+class StreamParts {
+ public:
+  StreamParts(const StreamBytes& bytes, const StreamHeader& header)
+      : finder_(bytes, header), from_(*finder_.next()), to_(finder_.next()) {}
+  // Whether there is any part (else the whole stream is the tail).
+  bool any() const { return to_.has_value(); }
+  // The next part; nullopt past the last.
+  std::optional<StreamPart> next() {
+    if (!to_) return std::nullopt;
+    StreamPart part{from_, *to_};
+    from_ = *to_;
+    to_ = finder_.next();
+    return part;
+  }
+  // Where the tail starts, once next() gave nullopt.
+  const StreamRestart& tail() const { return from_; }
+
+ private:
+  RestartFinder finder_;
+  StreamRestart from_;  // the first restart point is the header's end: always there
+  std::optional<StreamRestart> to_;
+};
+
 // What a part says besides its enters and exits.
 struct RangeSummary {
   bool unusual = false;

@@ -440,10 +440,8 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
   // Restart points are found as the parts are replayed:
   // on a cold page cache the finder's read-ahead keeps the disk busy ahead
   // of the replay.
-  format::RestartFinder finder(bytes, header);
-  std::optional<format::StreamRestart> from = finder.next();
-  std::optional<format::StreamRestart> more = finder.next();
-  if (!more) return std::nullopt;
+  format::StreamParts stream_parts(bytes, header);
+  if (!stream_parts.any()) return std::nullopt;
   SplitProfile out;
   Stitch stitch(out, kPaths, key_of);
   std::optional<uint64_t> first;
@@ -453,7 +451,7 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
   // when it starts (a snapshot, since the stitch learns more meanwhile:
   // `known` is replaced, never changed, under `known_mutex`).
   struct Slot {
-    format::StreamRestart from, to;
+    format::StreamPart range;
     std::shared_ptr<const Keys> keys;
     Part part;
   };
@@ -464,13 +462,9 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
   size_t defined = stitch.defined();
   util::OrderedJobs jobs;
   jobs.prepare = [&](size_t i) {
-    if (!more) return false;
-    Slot& slot = slots[i % window];
-    slot.from = *from;
-    slot.to = *more;
-    from = more;
-    more = finder.next();
-    return true;
+    const std::optional<format::StreamPart> next = stream_parts.next();
+    if (next) slots[i % window].range = *next;
+    return next.has_value();
   };
   jobs.run = [&](size_t i) {
     Slot& slot = slots[i % window];
@@ -479,7 +473,7 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
       slot.keys = known;
     }
     slot.part = Part{};
-    replay_part<kPaths>(bytes, slot.from, slot.to, to_ns, *slot.keys, slot.part);
+    replay_part<kPaths>(bytes, slot.range.from, slot.range.to, to_ns, *slot.keys, slot.part);
   };
   jobs.use = [&](size_t i) {
     Slot& slot = slots[i % window];
@@ -491,7 +485,7 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
     for (uint32_t id : slot.part.paths.provisional)
       if (stitch.shares_function(id)) {
         slot.part = Part{};
-        replay_part<kPaths>(bytes, slot.from, slot.to, to_ns, stitch.keys(), slot.part);
+        replay_part<kPaths>(bytes, slot.range.from, slot.range.to, to_ns, stitch.keys(), slot.part);
         if (slot.part.summary.unusual) return false;
         break;
       }
@@ -510,7 +504,8 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
   if (!util::run_ordered(jobs, threads, window)) return std::nullopt;
   // The tail, from the last restart point on, as a front to back read would
   // see it: the end of the data, a program still writing, a damaged end.
-  format::StreamResume resume{from->offset, from->time, stitch.depth(), stitch.defines()};
+  const format::StreamRestart& from = stream_parts.tail();
+  format::StreamResume resume{from.offset, from.time, stitch.depth(), stitch.defines()};
   std::vector<std::string> tail_warnings;
   format::StreamDecoder decoder(bytes, file, resume, header.ended, tail_warnings);
   Part tail;

@@ -200,15 +200,13 @@ bool timeline_parts(const TimelineStream& stream, unsigned threads, Selection& t
   Selection mine(to.limits(), header.counts ? header.counts->calls : 0);
   Candidates stitched(mine);
   TimelineStitch stitch(stitched);
-  format::RestartFinder finder(bytes, header);
-  std::optional<format::StreamRestart> from = finder.next();
-  std::optional<format::StreamRestart> more = finder.next();
-  if (!more) return false;
+  format::StreamParts stream_parts(bytes, header);
+  if (!stream_parts.any()) return false;
   // The parts run on every core and each is stitched as soon as it and
   // those before it are done: memory holds a window of parts' open frames,
   // whatever the length of the stream.
   struct Slot {
-    format::StreamRestart from, to;
+    format::StreamPart range;
     TimelinePart part;
   };
   const size_t window = size_t(std::max(threads, 1u)) * 4;
@@ -216,20 +214,16 @@ bool timeline_parts(const TimelineStream& stream, unsigned threads, Selection& t
   uint64_t parts_before = 0;  // stitched
   util::OrderedJobs jobs;
   jobs.prepare = [&](size_t i) {
-    if (!more) return false;
-    Slot& slot = slots[i % window];
-    slot.from = *from;
-    slot.to = *more;
-    from = more;
-    more = finder.next();
-    return true;
+    const std::optional<format::StreamPart> next = stream_parts.next();
+    if (next) slots[i % window].range = *next;
+    return next.has_value();
   };
   jobs.run = [&](size_t i) {
     Slot& slot = slots[i % window];
     slot.part = TimelinePart{};
     if (i >= kMaxParts) return;  // refused in use()
     const uint64_t base = stream.order_base | uint64_t(i) << kLocalBits;
-    replay_timeline_part(bytes, slot.from, slot.to, ns, base, mine, slot.part);
+    replay_timeline_part(bytes, slot.range.from, slot.range.to, ns, base, mine, slot.part);
   };
   jobs.use = [&](size_t i) {
     Slot& slot = slots[i % window];
@@ -241,7 +235,7 @@ bool timeline_parts(const TimelineStream& stream, unsigned threads, Selection& t
   if (!util::run_ordered(jobs, threads, window)) return false;
   if (parts_before >= kMaxParts) return false;
   const uint64_t tail_base = stream.order_base | parts_before << kLocalBits;
-  if (!replay_timeline_tail(stream, bytes, header, *from, tail_base, ns, stitch, warnings)) return false;
+  if (!replay_timeline_tail(stream, bytes, header, stream_parts.tail(), tail_base, ns, stitch, warnings)) return false;
   stitched.flush();
   to.absorb(mine, [&](TimelineCall& c) { c.address = stitch.ids().address(c.address); });
   return true;
