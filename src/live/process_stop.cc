@@ -71,15 +71,16 @@ Expected<ProcessStop> ProcessStop::stop(pid_t pid) {
       if (std::find(s.tids_.begin(), s.tids_.end(), tid) != s.tids_.end() || tid == ended_leader) continue;
       found_new = true;
       if (::ptrace(PTRACE_SEIZE, tid, nullptr, nullptr) != 0) {
-        if (errno == ESRCH && tid != pid) continue;  // a thread that just ended
+        const int err = errno;  // before the /proc reads below
+        if (err == ESRCH && tid != pid) continue;  // a thread that just ended
         // A main thread that ended with pthread_exit (a zombie while the
         // others run) cannot be seized and has nothing to stop.
-        if (errno == EPERM && tid == pid && thread_exited(pid, tid) && process_running(pid)) {
+        if (err == EPERM && tid == pid && thread_exited(pid, tid) && process_running(pid)) {
           ended_leader = pid;
           continue;
         }
-        Error e(std::strerror(errno));
-        e.errno_value = errno;
+        Error e(std::strerror(err));
+        e.errno_value = err;
         return e;
       }
       s.tids_.push_back(tid);

@@ -109,17 +109,6 @@ class PartReplay {
     part_.best = h.best;
   }
 
-  [[gnu::always_inline]] void enter(uint32_t fn, uint64_t counter) {
-    Hot h = hot();
-    enter(h, fn, counter);
-    set_hot(h);
-  }
-  [[gnu::always_inline]] void exit(uint64_t counter) {
-    Hot h = hot();
-    exit(h, counter);
-    set_hot(h);
-  }
-
   [[gnu::always_inline]] void enter(Hot& h, uint32_t fn, uint64_t counter) {
     if (!h.started) [[unlikely]] h.started = start(counter);
     const uint64_t now = to_ns_(counter);
