@@ -9,7 +9,7 @@
 #include <unordered_map>
 
 #include "format/trace_stream_ranges.h"
-#include "util/ordered_jobs.h"
+#include "trace/stream_part_jobs.h"
 
 namespace covkit::trace {
 
@@ -439,49 +439,35 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
   // length of the stream. A part is replayed with the function keys known
   // when it starts (a snapshot, since the stitch learns more meanwhile:
   // `known` is replaced, never changed, under `known_mutex`).
-  struct Slot {
-    format::StreamPart range;
-    std::shared_ptr<const Keys> keys;
+  struct Replayed {
+    std::shared_ptr<const Keys> keys;  // those it was replayed with
     Part part;
   };
-  const size_t window = size_t(std::max(threads, 1u)) * 4;
-  std::vector<Slot> slots(window);
   auto known = std::make_shared<const Keys>(stitch.keys());
   std::mutex known_mutex;
   size_t defined = stitch.defined();
-  util::OrderedJobs jobs;
-  jobs.prepare = [&](size_t i) {
-    const std::optional<format::StreamPart> next = stream_parts.next();
-    if (next) slots[i % window].range = *next;
-    return next.has_value();
-  };
-  jobs.run = [&](size_t i) {
-    Slot& slot = slots[i % window];
+  auto run = [&](size_t, const format::StreamPart& range, Replayed& r) {
     {
       std::lock_guard lock(known_mutex);
-      slot.keys = known;
+      r.keys = known;
     }
-    slot.part = Part{};
-    replay_part<kPaths>(bytes, slot.range.from, slot.range.to, to_ns, *slot.keys, slot.part);
+    replay_part<kPaths>(bytes, range.from, range.to, to_ns, *r.keys, r.part);
   };
-  jobs.use = [&](size_t i) {
-    Slot& slot = slots[i % window];
+  auto use = [&](size_t, const format::StreamPart& range, Replayed& r) {
     bool shared = false;
-    if (slot.part.summary.unusual || !stitch.ids(slot.part, shared)) return false;
+    if (r.part.summary.unusual || !stitch.ids(r.part, shared)) return false;
     // An id the part met before its function was known, which proves to be
     // a function another id also is: the part is replayed again knowing
     // every function of its ids (each is defined by it or before it).
-    for (uint32_t id : slot.part.paths.provisional)
+    for (uint32_t id : r.part.paths.provisional)
       if (stitch.shares_function(id)) {
-        slot.part = Part{};
-        replay_part<kPaths>(bytes, slot.range.from, slot.range.to, to_ns, stitch.keys(), slot.part);
-        if (slot.part.summary.unusual) return false;
+        r.part = Part{};
+        replay_part<kPaths>(bytes, range.from, range.to, to_ns, stitch.keys(), r.part);
+        if (r.part.summary.unusual) return false;
         break;
       }
-    if (!stitch.add(slot.part)) return false;
-    if (!first) first = slot.part.first_time;
-    slot.part = Part{};
-    slot.keys.reset();
+    if (!stitch.add(r.part)) return false;
+    if (!first) first = r.part.first_time;
     if (stitch.defined() != defined) {
       defined = stitch.defined();
       auto keys = std::make_shared<const Keys>(stitch.keys());
@@ -490,7 +476,7 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
     }
     return true;
   };
-  if (!util::run_ordered(jobs, threads, window)) return std::nullopt;
+  if (!run_stream_parts<Replayed>(stream_parts, threads, run, use)) return std::nullopt;
   // The tail, from the last restart point on, as a front to back read would
   // see it: the end of the data, a program still writing, a damaged end.
   const format::StreamRestart& from = stream_parts.tail();

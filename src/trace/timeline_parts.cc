@@ -7,7 +7,7 @@
 
 #include "format/trace_stream_decoder.h"
 #include "format/trace_stream_ranges.h"
-#include "util/ordered_jobs.h"
+#include "trace/stream_part_jobs.h"
 
 namespace covkit::trace {
 
@@ -205,34 +205,18 @@ bool timeline_parts(const TimelineStream& stream, unsigned threads, Selection& t
   // The parts run on every core and each is stitched as soon as it and
   // those before it are done: memory holds a window of parts' open frames,
   // whatever the length of the stream.
-  struct Slot {
-    format::StreamPart range;
-    TimelinePart part;
-  };
-  const size_t window = size_t(std::max(threads, 1u)) * 4;
-  std::vector<Slot> slots(window);
   uint64_t parts_before = 0;  // stitched
-  util::OrderedJobs jobs;
-  jobs.prepare = [&](size_t i) {
-    const std::optional<format::StreamPart> next = stream_parts.next();
-    if (next) slots[i % window].range = *next;
-    return next.has_value();
-  };
-  jobs.run = [&](size_t i) {
-    Slot& slot = slots[i % window];
-    slot.part = TimelinePart{};
+  auto run = [&](size_t i, const format::StreamPart& range, TimelinePart& part) {
     if (i >= kMaxParts) return;  // refused in use()
     const uint64_t base = stream.order_base | uint64_t(i) << kLocalBits;
-    replay_timeline_part(bytes, slot.range.from, slot.range.to, ns, base, mine, slot.part);
+    replay_timeline_part(bytes, range.from, range.to, ns, base, mine, part);
   };
-  jobs.use = [&](size_t i) {
-    Slot& slot = slots[i % window];
-    if (i >= kMaxParts || slot.part.summary.unusual || !stitch.add(slot.part)) return false;
-    slot.part = TimelinePart{};
+  auto use = [&](size_t i, const format::StreamPart&, TimelinePart& part) {
+    if (i >= kMaxParts || part.summary.unusual || !stitch.add(part)) return false;
     parts_before = i + 1;
     return true;
   };
-  if (!util::run_ordered(jobs, threads, window)) return false;
+  if (!run_stream_parts<TimelinePart>(stream_parts, threads, run, use)) return false;
   if (parts_before >= kMaxParts) return false;
   const uint64_t tail_base = stream.order_base | parts_before << kLocalBits;
   if (!replay_timeline_tail(stream, bytes, header, stream_parts.tail(), tail_base, ns, stitch, warnings)) return false;
