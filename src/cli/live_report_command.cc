@@ -74,7 +74,7 @@ std::string notes_beside(const std::string& data) {
 
 // One snapshot of the process (and, with --children, of its descendants,
 // added together as runs are) as report objects whose counts are in memory.
-Expected<std::vector<format::ObjectFiles>> snapshot_objects(const LiveReportOptions& o) {
+Expected<std::vector<format::ObjectFiles>, live::SnapshotError> snapshot_objects(const LiveReportOptions& o) {
   std::vector<pid_t> pids{o.pid};
   if (o.children)
     for (pid_t child : live::descendants(o.pid)) pids.push_back(child);
@@ -84,9 +84,7 @@ Expected<std::vector<format::ObjectFiles>> snapshot_objects(const LiveReportOpti
     if (!files) {
       // A descendant that is not instrumented (a helper it ran), or that
       // ended since it was listed, is not an error.
-      if (pid != o.pid && (files.error().errno_value == ESRCH ||
-                           files.error().message.find("no coverage data") != std::string::npos))
-        continue;
+      if (pid != o.pid && live::passable(files.error())) continue;
       return files.error();
     }
     for (auto& [data, counts] : *files)
@@ -112,7 +110,8 @@ int watch(const LiveReportOptions& o) {
     auto objects = snapshot_objects(o);
     if (!objects) {
       // The process ending between two reports is how a watch normally ends.
-      if (reported && (objects.error().errno_value == ESRCH || !live::process_running(o.pid))) break;
+      const bool exited = objects.error().why == live::SnapshotFailure::kExited;
+      if (reported && (exited || !live::process_running(o.pid))) break;
       return fail(kLiveReportCommand, "", objects.error());
     }
     if (tty) std::fputs("\033[H\033[2J", stdout);  // redraw in place

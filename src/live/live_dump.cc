@@ -20,9 +20,11 @@ namespace {
 Error about(pid_t pid, const Error& e) {
   if (is_refusal(e)) return Error(explain_refusal(pid, e));
   Error out(fmt::format("process {}: {}", pid, e.message));
-  out.errno_value = e.errno_value;  // ESRCH: it exited (a watch ends there)
+  out.errno_value = e.errno_value;
   return out;
 }
+// The same, keeping why (a watch ends when the process exited).
+SnapshotError about(pid_t pid, const SnapshotError& e) { return {about(pid, static_cast<const Error&>(e)), e.why}; }
 
 ProcessSummary summary_of(const Snapshot& s) {
   ProcessSummary p;
@@ -103,8 +105,7 @@ Expected<DumpResult> dump(const DumpRequest& request) {
       // A child without coverage data (it exec'd another program), or one
       // that ended since it was listed (its own exit wrote its files), is
       // no reason to give up the others.
-      if (pid != request.pid &&
-          (snap.error().errno_value == ESRCH || snap.error().message.starts_with("no coverage data"))) {
+      if (pid != request.pid && passable(snap.error())) {
         result.warnings.push_back(fmt::format("process {}: {}", pid, snap.error().message));
         continue;
       }
@@ -136,14 +137,15 @@ Expected<DumpResult> dump(const DumpRequest& request) {
   return result;
 }
 
-Expected<std::map<std::string, format::DataFile>> snapshot_files(pid_t pid, bool stop, ProcessSummary* summary) {
+Expected<std::map<std::string, format::DataFile>, SnapshotError> snapshot_files(pid_t pid, bool stop,
+                                                                                ProcessSummary* summary) {
   SnapshotOptions options;
   options.stop = stop;
   auto snap = take_snapshot(pid, options);
   if (!snap) return about(pid, snap.error());
   if (summary) *summary = summary_of(*snap);
   auto files = snapshot_data_files(*snap);
-  if (!files) return about(pid, files.error());
+  if (!files) return SnapshotError(about(pid, files.error()));
   return std::move(*files);
 }
 
@@ -157,9 +159,7 @@ Expected<ResetResult> reset(const ResetRequest& request) {
     if (!request.sources.empty()) options.reset_only = [&](const std::string& gcda) { return sources.matches(gcda); };
     auto snap = take_snapshot(pid, options);
     if (!snap) {
-      if (pid != request.pid &&
-          (snap.error().errno_value == ESRCH || snap.error().message.starts_with("no coverage data")))
-        continue;
+      if (pid != request.pid && passable(snap.error())) continue;
       return about(pid, snap.error());
     }
     result.objects_reset += snap->objects_reset;

@@ -52,9 +52,9 @@ Expected<DumpResult> dump(const DumpRequest& request);
 // process's libgcov would write now, in memory, keyed by their .gcda path
 // as the program names it (the .gcno is beside it), read in one stop (or
 // none, `stop` false), errors worded as dump words them. Nothing in the
-// process changes.
-Expected<std::map<std::string, format::DataFile>> snapshot_files(pid_t pid, bool stop = true,
-                                                                 ProcessSummary* summary = nullptr);
+// process changes. SnapshotError says why there are none (snapshot.h).
+Expected<std::map<std::string, format::DataFile>, SnapshotError> snapshot_files(pid_t pid, bool stop = true,
+                                                                                ProcessSummary* summary = nullptr);
 
 struct ResetRequest {
   pid_t pid = 0;

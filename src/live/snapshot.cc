@@ -24,11 +24,13 @@ namespace {
 
 constexpr size_t kMaxTopnPairs = 64;  // libgcov tracks at most 32 values
 
-Error gone() {
+SnapshotError gone() {
   Error e("the process exited during the dump; nothing was written");
   e.errno_value = ESRCH;
-  return e;
+  return {std::move(e), SnapshotFailure::kExited};
 }
+
+SnapshotError no_coverage(std::string message) { return {Error(std::move(message)), SnapshotFailure::kNoCoverage}; }
 
 // The records of every module with coverage data, found before any stop.
 struct Discovery {
@@ -87,8 +89,8 @@ bool exiting(pid_t pid, pid_t at, const RemoteMemory& memory) {
 }
 
 // An error met on the way: the process's exit, or what it says.
-Error exit_or(pid_t pid, pid_t at, const RemoteMemory& memory, const Error& e) {
-  return process_gone(e) || exiting(pid, at, memory) ? gone() : e;
+SnapshotError exit_or(pid_t pid, pid_t at, const RemoteMemory& memory, const Error& e) {
+  return process_gone(e) || exiting(pid, at, memory) ? gone() : SnapshotError(e);
 }
 
 bool same_maps(const std::vector<Mapping>& a, const std::vector<Mapping>& b) {
@@ -286,11 +288,15 @@ Expected<void> read_and_reset(pid_t at, const RemoteMemory& memory, Discovery& d
 
 }  // namespace
 
-Expected<Snapshot> take_snapshot(pid_t pid, const SnapshotOptions& options) {
+Expected<Snapshot, SnapshotError> take_snapshot(pid_t pid, const SnapshotOptions& options) {
   // The memory and /proc files are read through a running thread: the
   // main thread's are gone once it ended with pthread_exit.
   const std::optional<pid_t> at = live_thread(pid);
-  if (!at) return Error(fmt::format("no process {} (or it has exited)", pid));
+  if (!at) {
+    Error e(fmt::format("no process {} (or it has exited)", pid));
+    e.errno_value = ESRCH;
+    return SnapshotError(std::move(e), SnapshotFailure::kExited);
+  }
   RemoteMemory memory(*at);
   auto d = discover(*at, memory, options);
   if (!d) return exit_or(pid, *at, memory, d.error());
@@ -298,8 +304,9 @@ Expected<Snapshot> take_snapshot(pid_t pid, const SnapshotOptions& options) {
   // already detached the memory.
   if (d->found.empty() && (d->maps.empty() || exiting(pid, *at, memory))) return gone();
   if (d->found.empty())
-    return Error("no coverage data: no module of the process was built with --coverage (or its libgcov records "
-                 "are not registered yet)");
+    return no_coverage(
+        "no coverage data: no module of the process was built with --coverage (or its libgcov records are not "
+        "registered yet)");
   Snapshot snap;
   snap.pid = pid;
   Expected<void> done;
@@ -315,7 +322,7 @@ Expected<Snapshot> take_snapshot(pid_t pid, const SnapshotOptions& options) {
   }
   if (!done) return exit_or(pid, *at, memory, done.error());
   if (d->found.empty())
-    return exiting(pid, *at, memory) ? gone() : Error("no coverage data left: the modules were unloaded");
+    return exiting(pid, *at, memory) ? gone() : no_coverage("no coverage data left: the modules were unloaded");
   for (const ModuleSnapshot& m : d->found)
     for (const ObjectSnapshot& o : m.objects) snap.functions += o.record.functions.size();
   snap.modules = std::move(d->found);

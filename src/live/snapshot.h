@@ -57,10 +57,27 @@ struct Snapshot {
   size_t objects_reset = 0;
 };
 
+// Why there is no snapshot, for callers that walk a tree of processes: a
+// descendant without coverage (it exec'd another program) or one that
+// ended meanwhile is passed over; any other failure is one.
+enum class SnapshotFailure {
+  kFailed,      // a permission refusal, an unknown layout, a record that does not validate...
+  kNoCoverage,  // no module with registered libgcov records (none left: all unloaded)
+  kExited,      // the process ended before or during the snapshot (errno_value ESRCH)
+};
+
+struct SnapshotError : Error {
+  SnapshotFailure why = SnapshotFailure::kFailed;
+  SnapshotError(Error e, SnapshotFailure w = SnapshotFailure::kFailed) : Error(std::move(e)), why(w) {}
+};
+
+// A descendant's failure that a walk over a process tree passes over.
+inline bool passable(const SnapshotError& e) { return e.why != SnapshotFailure::kFailed; }
+
 // Errors are one line: "no coverage data ...", "process exited during the
 // dump", a permission refusal (worded by the caller, see access_check.h),
 // an unknown libgcov layout, a record that does not validate.
-Expected<Snapshot> take_snapshot(pid_t pid, const SnapshotOptions& options);
+Expected<Snapshot, SnapshotError> take_snapshot(pid_t pid, const SnapshotOptions& options);
 
 // One object's .gcda as libgcov writes it (a fresh file): the run counted
 // unless the module's root says it already was, placeholders for functions

@@ -410,6 +410,44 @@ def scenario_children(env, cc="gcc-12"):
     check(summary[0] == 2, f"two processes, runs {summary[0]}")
 
 
+def scenario_children_without_coverage(env, cc="gcc-12"):
+    """A descendant without coverage (it exec'd sleep) is passed over by dump, reset and report --children."""
+    b = Build(env, cc)
+    own = env.dir("own-uncovered-child")
+    snap = os.path.join(env.work, "snap-uncovered-child")
+    shutil.rmtree(snap, ignore_errors=True)
+    s = Server(env, b, prefix=own)
+    child = None
+    try:
+        s.cmd("w 100")
+        child = int(s.cmd("e"))
+        for _ in range(200):  # the exec follows the fork's answer
+            try:
+                if os.path.basename(os.readlink(f"/proc/{child}/exe")) == "sleep":
+                    break
+            except OSError:
+                pass
+            time.sleep(0.01)
+        check(os.path.basename(os.readlink(f"/proc/{child}/exe")) == "sleep", "the child did not exec sleep")
+        r = env.covkit_live("dump", "--children", str(s.pid), "-o", snap)
+        check(f"process {child}: no coverage data" in r.stderr, f"no warning for the child: {r.stderr!r}")
+        s.cmd("d")
+        # Without --merge each process of the tree gets DIR/PID: the server alone here.
+        check(sorted(os.listdir(snap)) == [str(s.pid)], f"dump directory: {os.listdir(snap)}")
+        same_trees(os.path.join(snap, str(s.pid)), own, "--children with a child without coverage")
+        r = env.covkit_live("reset", "--children", str(s.pid))
+        check("objects reset" in r.stdout, r.stdout)
+        r = env.covkit_live("report", "--children", str(s.pid))
+        check("server.c" in r.stdout, f"report --children: {r.stdout!r}")
+        # The child alone is no process to report: an error, named.
+        r = env.covkit_live("dump", str(child), "-o", snap + "-child", ok=False)
+        check(r.returncode == 1 and "no coverage data" in r.stderr and r.stderr.count("\n") == 1, r.stderr)
+    finally:
+        if child:
+            os.kill(child, signal.SIGKILL)
+        s.kill()
+
+
 def scenario_load(env, cc="gcc-12"):
     """50+ dumps under load: all valid and monotone; the last adds up exactly."""
     b = Build(env, cc, atomic=True)
@@ -791,6 +829,7 @@ SCENARIOS = {
     "reset": scenario_reset,
     "deltas": scenario_deltas,
     "children": scenario_children,
+    "children_without_coverage": scenario_children_without_coverage,
     "load": scenario_load,
     "refusals": scenario_refusals,
     "exits": scenario_exits,

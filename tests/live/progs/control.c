@@ -10,6 +10,8 @@
      d     __gcov_dump()      r  __gcov_reset()           q  exit(0)
      f     fork a child that idles (prints its pid); SIGTERM makes it
            __gcov_dump() and exit
+     e     fork a child that execs `sleep 300` (prints its pid): a
+           descendant without coverage
      X     the main thread hands the commands to a new thread and ends with
            pthread_exit (a zombie while the process runs on) */
 #include <dlfcn.h>
@@ -115,6 +117,16 @@ static void command_loop(void) {
         if (c == 0) {
           signal(SIGTERM, child_term);
           for (;;) pause();
+        }
+        printf("%d\n", (int)c);
+        fflush(stdout);
+        continue;
+      }
+      case 'e': {
+        pid_t c = fork();
+        if (c == 0) {
+          execlp("sleep", "sleep", "300", (char*)NULL);
+          _exit(127);
         }
         printf("%d\n", (int)c);
         fflush(stdout);
