@@ -1284,7 +1284,8 @@ def exe_of(pid):
 
 def attach_session(env, d, label, exe, opts):
     """Records `exe` switched off, attaches twice (--for, then --on/--off),
-    and checks that only some ticks, and not main, were recorded."""
+    and checks that ticks were recorded in both windows and nowhere else,
+    and main (open before tracing) not at all."""
     # The sleeper ticks every 5 ms until the stop file appears after the
     # last attach: a fixed number of ticks (600, 3 s) ran out before it on
     # a loaded machine, where each sanitized covkit start takes a second.
