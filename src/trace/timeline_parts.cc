@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <span>
+#include <tuple>
 #include <type_traits>
 
 #include "format/trace_stream_decoder.h"
@@ -59,32 +60,58 @@ class TimelinePartReplay {
   TimelinePartReplay(TimelinePart& part, const Ns& ns, uint64_t base, Candidates& out)
       : part_(part), ns_(ns), base_(base), out_(out) {}
 
-  [[gnu::always_inline]] void enter(uint32_t id, uint64_t counter) {
-    stack_.push_back({ns_(counter), counter, base_ + local_++, id});
+  // The open calls and their count, held by RangeDecoder::run in a local
+  // for the whole part (see PartReplay in split_profile.cc): members would
+  // be reloaded after every store into the stack.
+  struct Hot {
+    OpenCall* stack;
+    size_t capacity, depth;
+    uint64_t local;
+  };
+  Hot hot() { return {stack_.data(), stack_.size(), depth_, local_}; }
+  void set_hot(const Hot& h) {
+    depth_ = h.depth;
+    local_ = h.local;
   }
 
-  [[gnu::always_inline]] void exit(uint64_t counter) {
+  [[gnu::always_inline]] void enter(Hot& h, uint32_t id, uint64_t counter) {
+    if (h.depth == h.capacity) [[unlikely]] std::tie(h.stack, h.capacity) = grow(h.depth);
+    OpenCall& c = h.stack[h.depth++];
+    c.begin = ns_(counter);
+    c.when = counter;
+    c.order = base_ + h.local++;
+    c.id = id;
+  }
+
+  [[gnu::always_inline]] void exit(Hot& h, uint64_t counter) {
     const uint64_t now = ns_(counter);
-    if (stack_.empty()) [[unlikely]] {
+    if (h.depth == 0) [[unlikely]] {
       part_.earlier_exits.push_back(now);
       return;
     }
-    const OpenCall& c = stack_.back();
+    const OpenCall& c = h.stack[--h.depth];
     out_.offer({.begin = c.begin, .end = now, .address = c.id, .when = c.when, .order = c.order});
-    stack_.pop_back();
   }
 
   void finish() {
     part_.too_many = local_ > kMaxLocal;
+    stack_.resize(depth_);
     part_.open = std::move(stack_);
   }
 
  private:
+  // The stack grown to hold index `at` (doubling): its data and size.
+  [[gnu::noinline]] std::pair<OpenCall*, size_t> grow(size_t at) {
+    stack_.resize(std::max<size_t>({at + 1, stack_.size() * 2, 64}));
+    return {stack_.data(), stack_.size()};
+  }
+
   TimelinePart& part_;
   const Ns ns_;
   const uint64_t base_;
   Candidates& out_;
-  std::vector<OpenCall> stack_;
+  std::vector<OpenCall> stack_;  // [0, depth_) open; grown by doubling
+  size_t depth_ = 0;
   uint64_t local_ = 0;
 };
 

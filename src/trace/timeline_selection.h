@@ -83,7 +83,9 @@ class Candidates {
  public:
   explicit Candidates(Selection& to);
 
-  void offer(const TimelineCall& c) {
+  // Inline: called per call of a trace (an out-of-line call was a tenth
+  // of the timeline's time).
+  [[gnu::always_inline]] void offer(const TimelineCall& c) {
     ++calls_;
     if (c.duration() < min_) {
       ++too_short_;
@@ -91,7 +93,7 @@ class Candidates {
     }
     if (limited_ && have_bar_ && !better(c, bar_)) return;
     batch_.push_back(c);
-    if (batch_.size() == kBatch) flush();
+    if (batch_.size() == kBatch) [[unlikely]] flush();
   }
 
   // After the last offer (not in a destructor: it allocates, and may throw).
