@@ -47,23 +47,16 @@ void PartPathsReplay::flush() {
   touched_edges_.clear();
 }
 
-void PartPathsReplay::touch(uint32_t edge) {
-  edges_[edge].touched = true;
-  touched_edges_.push_back(edge);
-}
-
-void PartPathsReplay::earlier_exit(Hot& h) {
+void PartPathsReplay::earlier_exit() {
   flush();
   new_segment();
-  h.nodes = out_.nodes.data();
-  h.root = root_;
 }
 
 void PartPathsReplay::finish() {
   flush();
   for (const EdgeState& e : edges_)
     if (e.calls) out_.inner_calls.emplace_back(e.key, e.calls);
-  for (size_t i = 0; i < depth_; ++i) out_.open.emplace_back(stack_[i].fn, stack_[i].node);
+  for (const Frame& f : stack_) out_.open.emplace_back(f.fn, f.node);
 }
 
 PathsStitch::PathsStitch(SplitPaths& out, const std::vector<uint32_t>& keys) : out_(out), keys_(keys) {

@@ -22,7 +22,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -92,6 +91,78 @@ struct PartPaths {
 // Builds a part's PartPaths as its replay goes (split_profile.cc calls it
 // next to the flat numbers, frame for frame).
 class PartPathsReplay {
+ public:
+  explicit PartPathsReplay(PartPaths& out);
+  // Per event (inline: a call costs a few nanoseconds here); what is met
+  // first goes to child() and edge().
+  void enter(uint32_t fn) {
+    const bool outermost = stack_.empty();
+    uint32_t node = kNoNode, edge_index = kNoNode, outer_fn = fn;
+    // Below kCallTreeMaxDepth + 1 frames of the part no node can be in the
+    // real tree, which stops there: none is made (memory stays bounded by
+    // the paths within the tree's depth, as in the front to back replay).
+    if (stack_.size() <= kCallTreeMaxDepth) {
+      const uint32_t parent = outermost ? root_ : stack_.back().node;
+      const PartPaths::Node& p = out_.nodes[parent];
+      node = p.last_fn == fn ? p.last_child : child(parent, fn);
+      ++out_.nodes[node].calls;
+    }
+    if (outermost) {
+      if (fn >= depth0_.size()) depth0_.resize(std::max<size_t>(fn + 1, depth0_.size() * 2));
+      if (depth0_[fn].calls++ == 0) touched_depth0_.push_back(fn);
+    } else {
+      // A node has one caller, its parent's function: it keeps its edge;
+      // deeper, the caller's frame keeps the edge to its last callee.
+      Frame& caller = stack_.back();
+      if (node != kNoNode) {
+        PartPaths::Node& n = out_.nodes[node];
+        if (n.edge == kNoNode) n.edge = edge(edge_key(caller.fn, fn));
+        edge_index = n.edge;
+      } else {
+        if (caller.last_callee != fn) {
+          caller.last_callee = fn;
+          caller.last_edge = edge(edge_key(caller.fn, fn));
+        }
+        edge_index = caller.last_edge;
+      }
+      outer_fn = caller.outer_fn;
+      EdgeState& e = edges_[edge_index];
+      ++e.calls;
+      ++e.active;
+    }
+    // Built from values here: a Frame put together in memory field by field
+    // and then copied was read back wider than it was written, which the
+    // store buffer cannot forward (a fifth of this function's time).
+    stack_.push_back(Frame{fn, node, edge_index, outer_fn, kNoNode, 0});
+  }
+  // The innermost frame of the part closed, after `dur` (its exclusive time `excl`).
+  void exit(uint64_t dur, uint64_t excl) {
+    // The fields it needs, not a copy of the frame: a wide load over the
+    // narrower stores of the frame's last writes is not forwarded.
+    const Frame& f = stack_.back();
+    const uint32_t fn = f.fn, node = f.node, edge = f.edge, outer_fn = f.outer_fn;
+    stack_.pop_back();
+    if (node != kNoNode) {
+      PartPaths::Node& n = out_.nodes[node];
+      n.incl += dur;
+      n.excl += excl;
+    }
+    if (edge == kNoNode) {
+      depth0_[fn].incl += dur;  // touched at its enter: depth-0 frames close in their segment
+      return;
+    }
+    EdgeState& e = edges_[edge];
+    if (--e.active != 0) return;  // an activation of the edge further out in the part
+    if (!e.touched) {
+      e.touched = true;
+      touched_edges_.push_back(edge);
+    }
+    (outer_fn == fn ? e.incl_nested : e.incl) += dur;
+  }
+  // A frame opened before the part closed: a new segment begins.
+  void earlier_exit();
+  void finish();
+
  private:
   struct Frame {
     uint32_t fn = 0, node = kNoNode;  // no node below the tree's depth
@@ -106,128 +177,14 @@ class PartPathsReplay {
     bool touched = false;  // incl or incl_nested in the current segment
   };
 
- public:
-  explicit PartPathsReplay(PartPaths& out);
-
-  // What every event reads and writes, held by the caller for a run of
-  // events (as PartReplay's own, split_profile.cc): in registers or in its
-  // own stack slots, where members would be reloaded after every store into
-  // the tables (which might alias them). A table's pointer changes only
-  // where it grows: the functions that grow one hand the new pointer back.
-  struct Hot {
-    Frame* stack;
-    size_t stack_size, depth;
-    PartPaths::Node* nodes;
-    EdgeState* edges;
-    PathEdge* depth0;
-    size_t depth0_size;
-    uint32_t root;
-  };
-  Hot hot() {
-    return {stack_.data(), stack_.size(), depth_, out_.nodes.data(), edges_.data(), depth0_.data(),
-            depth0_.size(), root_};
-  }
-  void set_hot(const Hot& h) { depth_ = h.depth; }
-
-  // Per event (inline: a call costs a few nanoseconds here); what is met
-  // first goes to child() and edge().
-  [[gnu::always_inline]] void enter(Hot& h, uint32_t fn) {
-    const bool outermost = h.depth == 0;
-    uint32_t node = kNoNode, edge_index = kNoNode, outer_fn = fn;
-    // Below kCallTreeMaxDepth + 1 frames of the part no node can be in the
-    // real tree, which stops there: none is made (memory stays bounded by
-    // the paths within the tree's depth, as in the front to back replay).
-    if (h.depth <= kCallTreeMaxDepth) {
-      const uint32_t parent = outermost ? h.root : h.stack[h.depth - 1].node;
-      const PartPaths::Node& p = h.nodes[parent];
-      if (p.last_fn == fn) [[likely]] {
-        node = p.last_child;
-      } else {
-        node = child(parent, fn);
-        h.nodes = out_.nodes.data();
-      }
-      ++h.nodes[node].calls;
-    }
-    if (outermost) {
-      if (fn >= h.depth0_size) [[unlikely]] std::tie(h.depth0, h.depth0_size) = grow(depth0_, fn);
-      if (h.depth0[fn].calls++ == 0) touched_depth0_.push_back(fn);
-    } else {
-      // A node has one caller, its parent's function: it keeps its edge;
-      // deeper, the caller's frame keeps the edge to its last callee.
-      Frame& caller = h.stack[h.depth - 1];
-      if (node != kNoNode) {
-        PartPaths::Node& n = h.nodes[node];
-        if (n.edge == kNoNode) [[unlikely]] {
-          n.edge = edge(edge_key(caller.fn, fn));
-          h.edges = edges_.data();
-        }
-        edge_index = n.edge;
-      } else {
-        if (caller.last_callee != fn) {
-          caller.last_callee = fn;
-          caller.last_edge = edge(edge_key(caller.fn, fn));
-          h.edges = edges_.data();
-        }
-        edge_index = caller.last_edge;
-      }
-      outer_fn = caller.outer_fn;
-      EdgeState& e = h.edges[edge_index];
-      ++e.calls;
-      ++e.active;
-    }
-    if (h.depth == h.stack_size) [[unlikely]] std::tie(h.stack, h.stack_size) = grow(stack_, h.depth);
-    // Field by field: a Frame put together in memory and then copied was
-    // read back wider than it was written, which the store buffer cannot
-    // forward (a fifth of this function's time).
-    Frame& f = h.stack[h.depth++];
-    f.fn = fn;
-    f.node = node;
-    f.edge = edge_index;
-    f.outer_fn = outer_fn;
-    f.last_callee = kNoNode;
-    f.last_edge = 0;
-  }
-  // The innermost frame of the part closed, after `dur` (its exclusive time `excl`).
-  [[gnu::always_inline]] void exit(Hot& h, uint64_t dur, uint64_t excl) {
-    // The fields it needs, not a copy of the frame: a wide load over the
-    // narrower stores of the frame's last writes is not forwarded.
-    const Frame& f = h.stack[--h.depth];
-    const uint32_t fn = f.fn, node = f.node, edge = f.edge, outer_fn = f.outer_fn;
-    if (node != kNoNode) {
-      PartPaths::Node& n = h.nodes[node];
-      n.incl += dur;
-      n.excl += excl;
-    }
-    if (edge == kNoNode) {
-      h.depth0[fn].incl += dur;  // touched at its enter: depth-0 frames close in their segment
-      return;
-    }
-    EdgeState& e = h.edges[edge];
-    if (--e.active != 0) return;  // an activation of the edge further out in the part
-    if (!e.touched) [[unlikely]] touch(edge);
-    (outer_fn == fn ? e.incl_nested : e.incl) += dur;
-  }
-  // A frame opened before the part closed: a new segment begins.
-  void earlier_exit(Hot& h);
-  void finish();
-
- private:
-  [[gnu::noinline]] uint32_t child(uint32_t parent, uint32_t fn);
-  [[gnu::noinline]] uint32_t edge(uint64_t key);
-  [[gnu::noinline]] void touch(uint32_t edge);
-  // Grows a table to hold index `at` (doubling); its new data and size.
-  template <class T>
-  [[gnu::noinline]] static std::pair<T*, size_t> grow(std::vector<T>& table, size_t at) {
-    table.resize(std::max<size_t>({at + 1, table.size() * 2, 64}));
-    return {table.data(), table.size()};
-  }
+  uint32_t child(uint32_t parent, uint32_t fn);
+  uint32_t edge(uint64_t key);
   void new_segment();
   void flush();
 
   PartPaths& out_;
   uint32_t root_ = 0;
-  std::vector<Frame> stack_;  // [0, depth_) open; grown by doubling, never shrunk
-  size_t depth_ = 0;
+  std::vector<Frame> stack_;
   std::unordered_map<uint64_t, uint32_t> children_;  // (node, fn) -> node
   std::vector<EdgeState> edges_;
   std::unordered_map<uint64_t, uint32_t> edge_index_;

@@ -60,7 +60,6 @@ struct Part {
 struct NoPaths {
   explicit NoPaths(PartPaths&) {}
 };
-struct NoPathsHot {};
 
 // The replay of call_profile.cc on a part, with the frames before it
 // unknown: the sink of its RangeDecoder, called per event (a few
@@ -87,7 +86,6 @@ class PartReplay {
   // the stores into the tables might alias them). The tables' pointers
   // change only where the tables grow (the functions that grow them hand
   // the new pointer back).
-  using PathsHot = std::conditional_t<kPaths, PartPathsReplay::Hot, NoPathsHot>;
   struct Hot {
     OpenFrame* stack;
     size_t stack_size;
@@ -99,20 +97,16 @@ class PartReplay {
     uint64_t exits;
     int64_t best;
     bool started;  // the part's first event was seen
-    [[no_unique_address]] PathsHot paths;
   };
   Hot hot() {
-    Hot h{stack_.data(), stack_.size(), fns_.data(), fns_.size(), active_.data(), active_.size(),
-          depth_, valid_, exits_, part_.best, part_.first_time.has_value(), {}};
-    if constexpr (kPaths) h.paths = paths_.hot();
-    return h;
+    return {stack_.data(), stack_.size(), fns_.data(), fns_.size(), active_.data(), active_.size(),
+            depth_, valid_, exits_, part_.best, part_.first_time.has_value()};
   }
   void set_hot(const Hot& h) {
     depth_ = h.depth;
     valid_ = h.valid;
     exits_ = h.exits;
     part_.best = h.best;
-    if constexpr (kPaths) paths_.set_hot(h.paths);
   }
 
   [[gnu::always_inline]] void enter(Hot& h, uint32_t fn, uint64_t counter) {
@@ -131,7 +125,7 @@ class PartReplay {
       h.best = rel;
       h.valid = deepest(h.stack, h.depth, h.exits, h.valid);
     }
-    if constexpr (kPaths) paths_.enter(h.paths, key);
+    if constexpr (kPaths) paths_.enter(key);
   }
 
   [[gnu::always_inline]] void exit(Hot& h, uint64_t counter) {
@@ -140,7 +134,7 @@ class PartReplay {
     if (h.depth == 0) [[unlikely]] {  // closes a frame opened before the part
       flush(now);
       ++h.exits;
-      if constexpr (kPaths) paths_.earlier_exit(h.paths);
+      if constexpr (kPaths) paths_.earlier_exit();
       return;
     }
     // Field by field: copied whole, the frame was read by one 16-byte load
@@ -163,7 +157,7 @@ class PartReplay {
     }
     if (h.depth > 0) h.stack[h.depth - 1].child += dur;
     else child_ += dur;
-    if constexpr (kPaths) paths_.exit(h.paths, dur, excl);
+    if constexpr (kPaths) paths_.exit(dur, excl);
   }
 
   void finish() {
