@@ -10,6 +10,7 @@
 
 #include "format/trace_stream_ranges.h"
 #include "trace/stream_part_jobs.h"
+#include "util/grown_table.h"
 
 namespace covkit::trace {
 
@@ -112,13 +113,13 @@ class PartReplay {
   [[gnu::always_inline]] void enter(Hot& h, uint32_t fn, uint64_t counter) {
     if (!h.started) [[unlikely]] h.started = start(counter);
     const uint64_t now = to_ns_(counter);
-    if (fn >= h.fns_size) [[unlikely]] std::tie(h.fns, h.fns_size) = grow(fns_, fn);
+    if (fn >= h.fns_size) [[unlikely]] std::tie(h.fns, h.fns_size) = util::grown_table(fns_, fn);
     Function& f = h.fns[fn];
     if (f.out.calls++ == 0) [[unlikely]] first_call(fn, counter);
     const uint32_t key = this->key(fn);
-    if (key >= h.active_size) [[unlikely]] std::tie(h.active, h.active_size) = grow(active_, key);
+    if (key >= h.active_size) [[unlikely]] std::tie(h.active, h.active_size) = util::grown_table(active_, key);
     ++h.active[key];
-    if (h.depth == h.stack_size) [[unlikely]] std::tie(h.stack, h.stack_size) = grow(stack_, h.depth);
+    if (h.depth == h.stack_size) [[unlikely]] std::tie(h.stack, h.stack_size) = util::grown_table(stack_, h.depth);
     h.stack[h.depth++] = {fn, key, now, 0};
     const int64_t rel = int64_t(h.depth) - int64_t(h.exits);
     if (rel > h.best) [[unlikely]] {
@@ -179,12 +180,6 @@ class PartReplay {
   [[gnu::noinline]] void first_call(uint32_t fn, uint64_t counter) {
     order_.push_back(fn);
     fns_[fn].out.first = counter;
-  }
-  // Grows a table to hold index `at` (doubling); its new data and size.
-  template <class T>
-  [[gnu::noinline]] static std::pair<T*, size_t> grow(std::vector<T>& table, size_t at) {
-    table.resize(std::max<size_t>({at + 1, table.size() * 2, 64}));
-    return {table.data(), table.size()};
   }
   // A new deepest point: the part's frames there (those below `valid`
   // are already in the chain). Returns the new `valid`.

@@ -9,6 +9,7 @@
 #include "format/trace_stream_decoder.h"
 #include "format/trace_stream_ranges.h"
 #include "trace/stream_part_jobs.h"
+#include "util/grown_table.h"
 
 namespace covkit::trace {
 
@@ -75,7 +76,7 @@ class TimelinePartReplay {
   }
 
   [[gnu::always_inline]] void enter(Hot& h, uint32_t id, uint64_t counter) {
-    if (h.depth == h.capacity) [[unlikely]] std::tie(h.stack, h.capacity) = grow(h.depth);
+    if (h.depth == h.capacity) [[unlikely]] std::tie(h.stack, h.capacity) = util::grown_table(stack_, h.depth);
     OpenCall& c = h.stack[h.depth++];
     c.begin = ns_(counter);
     c.when = counter;
@@ -100,12 +101,6 @@ class TimelinePartReplay {
   }
 
  private:
-  // The stack grown to hold index `at` (doubling): its data and size.
-  [[gnu::noinline]] std::pair<OpenCall*, size_t> grow(size_t at) {
-    stack_.resize(std::max<size_t>({at + 1, stack_.size() * 2, 64}));
-    return {stack_.data(), stack_.size()};
-  }
-
   TimelinePart& part_;
   const Ns ns_;
   const uint64_t base_;
