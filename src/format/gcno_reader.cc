@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <unordered_map>
+#include <vector>
 
 #include "format/byte_reader.h"
 #include "format/gcov_tags.h"
@@ -44,6 +45,11 @@ class NotesParser {
   uint32_t* last_max_ = nullptr;
   uint64_t line_budget_used_ = 0;
   NotesFunction* fn_ = nullptr;  // function that subrecords attach to
+  // The blocks of fn_ whose ARCS record was read: a duplicate is found in
+  // constant time (a scan of the earlier records made a function of n
+  // blocks cost n^2). For function number arcs_fn_ (1-based; 0: none yet).
+  std::vector<bool> arcs_read_;
+  size_t arcs_fn_ = 0;
   uint32_t current_tag_ = 0;
 };
 
@@ -217,9 +223,12 @@ bool NotesParser::arcs_record(size_t base, uint32_t words) {
   if (*src >= nblocks)
     return fail(base, fmt::format("function '{}': arc source block {} out of range ({} blocks)", util::printable(fn_->name),
                                   *src, nblocks));
-  for (const auto& rec : fn_->arcs)
-    if (rec.src == *src && !rec.arcs.empty())
-      return fail(base, fmt::format("function '{}': second ARCS record for block {}", util::printable(fn_->name), *src));
+  if (arcs_fn_ != out_.functions.size()) {  // fn_ is out_.functions.back()
+    arcs_read_.assign(nblocks, false);
+    arcs_fn_ = out_.functions.size();
+  }
+  if (arcs_read_[*src])
+    return fail(base, fmt::format("function '{}': second ARCS record for block {}", util::printable(fn_->name), *src));
   NotesArcs rec;
   rec.src = *src;
   uint32_t n = words >= 1 ? (words - 1) / 2 : 0;
@@ -233,6 +242,7 @@ bool NotesParser::arcs_record(size_t base, uint32_t words) {
                                   util::printable(fn_->name), *dst, nblocks));
     rec.arcs.push_back(NotesArc{*dst, *flags});
   }
+  if (!rec.arcs.empty()) arcs_read_[*src] = true;  // a record without arcs may come again
   fn_->arcs.push_back(std::move(rec));
   return true;
 }

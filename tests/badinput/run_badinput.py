@@ -174,6 +174,15 @@ def targeted_notes(gcno, tag):
                         "lines": {2: [(src, [limit - 1])]}})
         notes = g.build_notes(fns, stamp=img.word(8), major=img.major, minor=((img.version >> 8) & 0xFF) - 0x30)
         out.append(("%s-many-%s-at-line-limit" % (tag, label), notes, {}))
+    # One function of 300,000 blocks, an ARCS record per block: read in
+    # linear time (a duplicate-record check that scanned the earlier records
+    # took 15 s here, a hang by this test's timeout; gcov takes 0.1 s).
+    chain = 300000
+    notes = g.build_notes([{"name": "chain", "source": "chain.c", "ident": 9, "start_line": 1, "end_line": 2,
+                            "blocks": chain, "arcs": [(b, b + 1, 0) for b in range(chain - 1)],
+                            "lines": {2: [("chain.c", [2])]}}],
+                          stamp=img.word(8), major=img.major, minor=((img.version >> 8) & 0xFF) - 0x30)
+    out.append(("%s-arcs-record-per-block-%d" % (tag, chain), notes, {}))
     # Functions sharing a first line form a group whose lines gcov keeps per
     # function: give every function the same start line and odd end lines.
     for label, start, end_line in (("huge", 2, 0xFFFFFFF0), ("normal", 2, 3), ("backwards", 5, 1),
