@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -127,6 +129,20 @@ std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
                  hinted ? "" : fmt::format(" (see {} --help)", name).c_str());
     return 1;
   }
+}
+
+CLI::Validator number_in(double lo, double hi, bool above_lo) {
+  auto check = [=](std::string& text) -> std::string {
+    double v = 0;
+    const char* end = text.data() + text.size();
+    auto [ptr, ec] = std::from_chars(text.data(), end, v);
+    const std::string range = fmt::format("{} {} to {}", above_lo ? "above" : "from", lo, hi);
+    if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(v))
+      return fmt::format("'{}' is not a number {}", util::printable(text), range);
+    if (v < lo || (above_lo && v == lo) || v > hi) return fmt::format("{} is not {}", text, range);
+    return "";
+  };
+  return CLI::Validator(check, "");
 }
 
 int fail(std::string_view command, std::string_view file, std::string_view message, int status) {

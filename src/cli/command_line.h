@@ -31,6 +31,12 @@ std::string suggest_option(const CLI::App& app, std::string_view unknown);
 // The candidate within two edits of `word` (the closest), or "".
 std::string closest(const std::vector<std::string>& candidates, std::string_view word);
 
+// Checks that an option is a plain finite number within [lo, hi] (or,
+// with `above_lo`, (lo, hi]): "80", "2.5", "1e-3". CLI11's Range lets "nan"
+// through (no comparison with it is false) and words "inf" with a bound of
+// 300 digits; this refuses both, and trailing blanks, as "not a number".
+CLI::Validator number_in(double lo, double hi, bool above_lo = false);
+
 // Prints "COMMAND: FILE: message" (or "COMMAND: message" when FILE is
 // empty), control characters escaped; returns `status`.
 int fail(std::string_view command, std::string_view file, std::string_view message, int status = 1);

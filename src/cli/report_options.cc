@@ -115,19 +115,19 @@ void add_report_view_options(CLI::App& app, ReportOptions& o) {
                  "Exit 2 if line coverage is below N percent, or if there are no lines at all")
       ->type_name("N")
       ->transform(percent)
-      ->check(CLI::Range(0.0, 100.0).description(""))
+      ->check(number_in(0, 100))
       ->group(gate);
   app.add_option("--fail-under-branch", o.fail_under_branch,
                  "Exit 2 if branch coverage is below N percent (no branches at all pass)")
       ->type_name("N")
       ->transform(percent)
-      ->check(CLI::Range(0.0, 100.0).description(""))
+      ->check(number_in(0, 100))
       ->group(gate);
   app.add_option("--fail-under-function", o.fail_under_function,
                  "Exit 2 if function coverage is below N percent (no functions at all pass)")
       ->type_name("N")
       ->transform(percent)
-      ->check(CLI::Range(0.0, 100.0).description(""))
+      ->check(number_in(0, 100))
       ->group(gate);
 
   auto* run = "Running";

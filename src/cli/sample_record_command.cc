@@ -316,7 +316,7 @@ int run_sample_record(int argc, char** argv) {
   app.add_option("--pid", o.pid, "Attach to this running process instead of starting PROG (--mode breakpoint; pc and "
                                  "branch through perf_event_open)")
       ->type_name("PID")
-      ->check(CLI::PositiveNumber);
+      ->check(number_in(1, 4194304));
   app.add_option("--for", o.duration, "With --pid: detach after T (500ms, 10s) [default: at Ctrl-C or the process's end]")
       ->type_name("T");
   // Everything from PROG on is PROG's.

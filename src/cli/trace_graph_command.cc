@@ -127,7 +127,7 @@ int run_trace_graph(int argc, char** argv) {
   app.add_option("--threshold", o.graph.threshold_percent,
                  "Hide functions and calls with less than P percent of the total time [default: 0.5]; a shown "
                  "function keeps an arrow from its heaviest caller")
-      ->check(CLI::Range(0.0, 100.0).description(""))
+      ->check(number_in(0, 100))
       ->type_name("P");
   app.add_option("--focus", o.graph.focus,
                  "Show only FUNC, the functions that lead to it and what it calls (a full demangled name, else "

@@ -324,7 +324,7 @@ int run_trace_record(int argc, char** argv) {
   app.add_option("--max-depth,-D,--depth", o.max_depth,
                  "Record no calls deeper than N frames (they are still counted for exactness); -D/--depth as in "
                  "uftrace record")
-      ->check(CLI::PositiveNumber)
+      ->check(number_in(1, 1e9))
       ->type_name("N");
   app.add_option("--min-time", o.min_time,
                  "Do not record calls shorter than T that call no recorded function; T: 500ns, 10us, 2ms, 1s or "

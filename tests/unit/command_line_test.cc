@@ -2,6 +2,7 @@
 // guard that turns what escapes a command into a line and an exit status.
 #include "cli/command_line.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <new>
@@ -90,5 +91,31 @@ TEST(Fail, NamesTheFileAndEscapesIt) {
             "covkit merge: a\\nb.info: line 2: bad\ncovkit merge: corrupt at byte 12: what\n");
 }
 
-}  // namespace
+// A gate or threshold that takes "nan" silently never fails (no comparison
+// with NaN is true): number_in refuses it, infinities, blanks and junk, in
+// one readable line.
+TEST(NumberIn, PlainFiniteNumbersWithinTheRangeOnly) {
+  auto parse = [](const char* text, bool above = false) {
+    CLI::App app{"covkit x"};
+    double v = -1;
+    app.add_option("--n", v)->check(number_in(0, 100, above));
+    const char* argv[] = {"covkit x", "--n", text};
+    ::testing::internal::CaptureStderr();
+    auto status = parse_command_line(app, 3, const_cast<char**>(argv));
+    return std::make_pair(status, ::testing::internal::GetCapturedStderr());
+  };
+  for (const char* ok : {"0", "80", "2.5", "100", "1e1"}) EXPECT_EQ(parse(ok).first, std::nullopt) << ok;
+  for (const char* bad : {"nan", "NaN", "-nan", "inf", "-inf", "1e400", "80 ", " 80", "0x10", "", "80x"}) {
+    auto [status, err] = parse(bad);
+    EXPECT_EQ(status, 1) << bad;
+    EXPECT_EQ(err, fmt::format("covkit x: --n: '{}' is not a number from 0 to 100 (see covkit x --help)\n", bad))
+        << bad;
+  }
+  EXPECT_EQ(parse("101").second, "covkit x: --n: 101 is not from 0 to 100 (see covkit x --help)\n");
+  EXPECT_EQ(parse("-5").first, 1);
+  EXPECT_EQ(parse("0", true).second, "covkit x: --n: 0 is not above 0 to 100 (see covkit x --help)\n");
+  EXPECT_EQ(parse("0.5", true).first, std::nullopt);
+}
+
+}  // namespace command_line_test
 }  // namespace covkit::cli
