@@ -66,6 +66,11 @@ bool empty_dir(const std::string& dir, std::error_code& ec) {
 // Removes an idle earlier recording at `old`: only files covkit writes.
 Expected<void> remove_old_recording(const std::string& old, const RecorderFiles& files) {
   std::error_code ec;
+  // Not through a link: DIR.old -> elsewhere would have covkit empty a
+  // directory it never wrote there (a recording kept elsewhere, say).
+  if (fs::is_symlink(fs::symlink_status(old, ec)))
+    return Error(fmt::format("{} is a symbolic link, not an earlier recording of {}; move it away",
+                             util::printable(old), files.tool));
   if (probe_marker(old) != Marker::kIdle)
     return Error(fmt::format("{} exists and is not an earlier recording of {}; move it away",
                              util::printable(old), files.tool));

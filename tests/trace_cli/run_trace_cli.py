@@ -1814,6 +1814,18 @@ def t_record_dir(env):
     open(os.path.join(tr + ".old", "mine.txt"), "w").write("mine\n")
     r = env.covkit_run(["trace", "record", "-o", tr, "--", rec, 5, 5], expect_rc=1)
     expect_eq("a foreign DIR.old", sorted(os.listdir(tr + ".old")), ["mine.txt"])
+    # Nor is a DIR.old that links to a recording elsewhere: covkit emptied
+    # the directory the link named, and replaced the link.
+    shutil.rmtree(tr + ".old")
+    elsewhere = os.path.join(d, "elsewhere")
+    os.rename(tr + ".keep", elsewhere)
+    kept = trace_files(elsewhere)
+    os.symlink(elsewhere, tr + ".old")
+    r = env.covkit_run(["trace", "record", "-o", tr, "--", rec, 5, 5], expect_rc=1)
+    if "symbolic link" not in r.stderr or r.stderr.count("\n") != 1:
+        raise Failure(f"record with DIR.old a link: {r.stderr!r}")
+    expect_eq("the recording DIR.old links to", trace_files(elsewhere), kept)
+    expect_eq("DIR.old, still the link", os.readlink(tr + ".old"), elsewhere)
 
 
 def t_full_disk(env):
