@@ -145,6 +145,10 @@ CLI::Validator number_in(double lo, double hi, bool above_lo) {
   return CLI::Validator(check, "");
 }
 
+CLI::Validator non_empty_path() {
+  return CLI::Validator([](std::string& text) -> std::string { return text.empty() ? "an empty path" : ""; }, "");
+}
+
 int fail(std::string_view command, std::string_view file, std::string_view message, int status) {
   if (file.empty())
     std::fprintf(stderr, "%s: %s\n", std::string(command).c_str(), util::printable(message).c_str());

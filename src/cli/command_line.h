@@ -37,6 +37,10 @@ std::string closest(const std::vector<std::string>& candidates, std::string_view
 // 300 digits; this refuses both, and trailing blanks, as "not a number".
 CLI::Validator number_in(double lo, double hi, bool above_lo = false);
 
+// Refuses an empty path: an output option given '' (an unset $OUT in a
+// script) must not quietly write nothing, or write into ".".
+CLI::Validator non_empty_path();
+
 // Prints "COMMAND: FILE: message" (or "COMMAND: message" when FILE is
 // empty), control characters escaped; returns `status`.
 int fail(std::string_view command, std::string_view file, std::string_view message, int status = 1);

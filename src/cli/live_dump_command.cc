@@ -104,7 +104,8 @@ int run_live_dump(int argc, char** argv) {
   LiveDumpOptions o;
   app.add_option("PID", o.request.pid, "The process to dump")->required()->check(number_in(1, 4194304));
   app.add_option("-o,--output", o.request.directory, "Write the files under DIR (created if needed)")
-      ->type_name("DIR");
+      ->type_name("DIR")
+      ->check(non_empty_path());
   app.add_flag("--reset", o.request.reset,
                "Zero the counters in the same stop: successive dumps are deltas that add up exactly");
   app.add_flag("--no-stop", o.no_stop,

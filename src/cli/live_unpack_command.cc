@@ -110,7 +110,8 @@ int run_live_unpack(int argc, char** argv) {
       ->type_name("STREAM");
   app.add_option("-o,--output", out, "Directory receiving the .gcda files (created if missing)")
       ->required()
-      ->type_name("DIR");
+      ->type_name("DIR")
+      ->check(non_empty_path());
   app.add_option("--strip", options.strip,
                  "Leading directories dropped from each file name, as GCOV_PREFIX_STRIP [default: 0]")
       ->type_name("N");

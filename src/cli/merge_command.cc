@@ -106,7 +106,8 @@ int run_merge_command(int argc, char** argv) {
   app.add_option("-o,--output", out,
                  "Where the sum goes: a directory for .gcda trees (created if missing), a file for tracefiles")
       ->required()
-      ->type_name("OUT");
+      ->type_name("OUT")
+      ->check(non_empty_path());
   app.add_option("inputs", inputs, "Directories of .gcda files, or lcov tracefiles and covkit JSON files")
       ->required()
       ->type_name("IN");

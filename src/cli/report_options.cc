@@ -61,15 +61,15 @@ void add_report_source_options(CLI::App& app, ReportOptions& o) {
 
 void add_report_view_options(CLI::App& app, ReportOptions& o) {
   auto* out = "Output";
-  app.add_option("--lcov", o.lcov, "Write an lcov tracefile (TN/SF/FN/FNDA/BRDA/DA records)")->type_name("FILE")->group(out);
-  app.add_option("--cobertura,--xml", o.cobertura, "Write Cobertura XML (GitLab, Jenkins)")->type_name("FILE")->group(out);
-  app.add_option("--sonarqube", o.sonarqube, "Write SonarQube generic coverage XML")->type_name("FILE")->group(out);
-  app.add_option("--coveralls", o.coveralls, "Write a Coveralls API JSON file")->type_name("FILE")->group(out);
-  app.add_option("--json", o.json, "Write covkit's JSON (see docs/report-formats.md)")->type_name("FILE")->group(out);
+  app.add_option("--lcov", o.lcov, "Write an lcov tracefile (TN/SF/FN/FNDA/BRDA/DA records)")->type_name("FILE")->check(non_empty_path())->group(out);
+  app.add_option("--cobertura,--xml", o.cobertura, "Write Cobertura XML (GitLab, Jenkins)")->type_name("FILE")->check(non_empty_path())->group(out);
+  app.add_option("--sonarqube", o.sonarqube, "Write SonarQube generic coverage XML")->type_name("FILE")->check(non_empty_path())->group(out);
+  app.add_option("--coveralls", o.coveralls, "Write a Coveralls API JSON file")->type_name("FILE")->check(non_empty_path())->group(out);
+  app.add_option("--json", o.json, "Write covkit's JSON (see docs/report-formats.md)")->type_name("FILE")->check(non_empty_path())->group(out);
   app.add_option("--html", o.html,
                  "Write a static HTML site into this directory (missing, empty, or a site covkit wrote; "
-                 "replaced as a whole)")->type_name("DIR")->group(out);
-  app.add_option("--markdown", o.markdown, "Write a Markdown summary (for pull requests)")->type_name("FILE")->group(out);
+                 "replaced as a whole)")->type_name("DIR")->check(non_empty_path())->group(out);
+  app.add_option("--markdown", o.markdown, "Write a Markdown summary (for pull requests)")->type_name("FILE")->check(non_empty_path())->group(out);
   app.add_flag("-s,--print-summary", o.print_summary, "Print the summary table even when writing files")
       ->group(out);
   app.add_option("-t,--test-name", o.test_name, "TN: name in the lcov tracefile")->type_name("NAME")->group(out);

@@ -165,7 +165,10 @@ int run_sample_compare(int argc, char** argv) {
       ->check(CLI::ExistingPath);
   add_sample_analysis_options(app, o.analysis);
   app.add_flag("--functions", o.functions, "A row per function under each file")->group("Output");
-  app.add_option("--json", o.json, "Write the comparison as JSON (per file and function)")->type_name("FILE")->group("Output");
+  app.add_option("--json", o.json, "Write the comparison as JSON (per file and function)")
+      ->type_name("FILE")
+      ->check(non_empty_path())
+      ->group("Output");
   app.add_flag("--csv-summary", o.csv_summary,
                "Print one line instead of the table: recall,precision,divergence,hits,misses,false_positives")
       ->group("Output");

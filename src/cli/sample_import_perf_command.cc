@@ -55,7 +55,9 @@ int run_sample_import_perf(int argc, char** argv) {
   std::vector<std::string> binaries;
   app.add_option("FILE", file, "perf.data, or perf script output")->required();
   app.add_option("--binary", binaries, "An ELF file the samples ran in (repeatable; perf script text only)")->type_name("PATH");
-  app.add_option("-o,--output", dir, "Recording directory [default: ./covkit-sample.data]")->type_name("DIR");
+  app.add_option("-o,--output", dir, "Recording directory [default: ./covkit-sample.data]")
+      ->type_name("DIR")
+      ->check(non_empty_path());
   app.footer(
       "Exit status: 0 when the recording was written; 1 on an error (FILE or a\n"
       "--binary cannot be read, a damaged perf.data record or a line that is not\n"

@@ -312,7 +312,9 @@ int run_sample_record(int argc, char** argv) {
                  "at its int3s: static and setuid programs; --pid always)")
       ->check(CLI::IsMember({"runtime", "ptrace"}))
       ->type_name("HOW");
-  app.add_option("-o,--output", o.dir, "Recording directory [default: ./covkit-sample.data]")->type_name("DIR");
+  app.add_option("-o,--output", o.dir, "Recording directory [default: ./covkit-sample.data]")
+      ->type_name("DIR")
+      ->check(non_empty_path());
   app.add_option("--pid", o.pid, "Attach to this running process instead of starting PROG (--mode breakpoint; pc and "
                                  "branch through perf_event_open)")
       ->type_name("PID")

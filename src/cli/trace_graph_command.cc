@@ -120,7 +120,8 @@ int run_trace_graph(int argc, char** argv) {
   app.add_option("dir", o.dir, "The trace directory [default: covkit-trace.data]")->type_name("DIR");
   app.add_option("-o,--output", o.out, "Where the graph goes: FILE.dot, FILE.svg, FILE.png or a Callgrind file")
       ->required()
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(non_empty_path());
   app.add_option("--format", o.format, "dot, svg, png or callgrind [default: from the name of FILE]")
       ->check(CLI::IsMember({"dot", "svg", "png", "callgrind"}).description(""))
       ->type_name("FORMAT");

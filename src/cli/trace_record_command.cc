@@ -320,7 +320,9 @@ int run_trace_record(int argc, char** argv) {
   app.footer(trace::environment_help() + kTraceRecordFooterEnd);
   app.get_formatter()->column_width(30);
   RecordOptions o;
-  app.add_option("-o,--output", o.dir, "Trace directory [default: ./covkit-trace.data]")->type_name("DIR");
+  app.add_option("-o,--output", o.dir, "Trace directory [default: ./covkit-trace.data]")
+      ->type_name("DIR")
+      ->check(non_empty_path());
   app.add_option("--max-depth,-D,--depth", o.max_depth,
                  "Record no calls deeper than N frames (they are still counted for exactness); -D/--depth as in "
                  "uftrace record")

@@ -820,6 +820,12 @@ def scenario_gates(tmp):
     """--fail-under-*: exit 2 and one stderr line per failing gate."""
     proj = c_project(tmp)
     run_prog(proj)  # lines 13/20 = 65%, functions 2/4 = 50%, branches 7/10 = 70%
+    # A threshold that is no number is a usage error: "nan" compared false
+    # with everything, and the gate never failed.
+    for bad in ("nan", "NaN", "-nan", "nan%", "inf", "80 ", ""):
+        rc, _, err = covkit(["report", "build", "--fail-under-branch", bad], proj)
+        eq((rc, err), (1, [f"covkit report: --fail-under-branch: '{bad.rstrip('%')}' is not a number from 0 to 100 "
+                           "(see covkit report --help)"]), f"--fail-under-branch {bad!r}")
     rc, out, err = covkit(["report", "build", "--fail-under-line", "66"], proj)
     eq(rc, 2, "exit status of a failing line gate")
     eq(err, ["covkit report: line coverage 65.0% (13/20) is below --fail-under-line 66"], "stderr")
@@ -1512,6 +1518,21 @@ def scenario_kernel_tree(tmp):
              "covkit report: nothing to report: none of the 2 objects found could be read (see above)"],
        "a tree whose build tree moved")
     eq(rc, 1, "exit status with nothing to report")
+
+
+def scenario_empty_output_paths(tmp):
+    """An output option given '' (an unset $OUT in a script) is a usage error,
+    not a report that quietly writes nothing, nor a merge into "."."""
+    proj = c_project(tmp)
+    run_prog(proj)
+    for opt in ("--lcov", "--cobertura", "--xml", "--sonarqube", "--coveralls", "--json", "--html", "--markdown"):
+        rc, out, err = covkit(["report", "build", opt, ""], proj)
+        named = "--cobertura" if opt == "--xml" else opt  # its alias
+        eq((rc, out, err), (1, "", [f"covkit report: {named}: an empty path (see covkit report --help)"]), opt)
+    before = sorted(os.listdir(proj))
+    rc, _, err = covkit(["merge", "-o", "", "build"], proj)
+    eq((rc, err), (1, ["covkit merge: --output: an empty path (see covkit merge --help)"]), "merge -o ''")
+    eq(sorted(os.listdir(proj)), before, "the working directory after merge -o ''")
 
 
 SCENARIOS = {name[len("scenario_"):]: fn for name, fn in globals().items() if name.startswith("scenario_")}
