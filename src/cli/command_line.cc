@@ -6,7 +6,10 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <iostream>
 #include <exception>
 #include <new>
 #include <utility>
@@ -143,6 +146,23 @@ CLI::Validator number_in(double lo, double hi, bool above_lo) {
     return "";
   };
   return CLI::Validator(check, "");
+}
+
+int checked_stdout(std::string_view command, int status) {
+  std::cout.flush();
+  const char* why = nullptr;
+  if (std::fflush(stdout) != 0) {
+    why = std::strerror(errno);
+  } else if (std::ferror(stdout) || !std::cout.good()) {
+    // An earlier write failed and its data were dropped; errno still says
+    // why unless a later call changed it.
+    const int e = errno;
+    const bool write_error = e == ENOSPC || e == EDQUOT || e == EFBIG || e == EIO || e == EBADF || e == EPIPE;
+    why = write_error ? std::strerror(e) : "write failed";
+  }
+  if (!why) return status;
+  fail(command, "<stdout>", why);
+  return status == 0 ? 1 : status;
 }
 
 CLI::Validator non_empty_path() {

@@ -46,6 +46,12 @@ CLI::Validator non_empty_path();
 int fail(std::string_view command, std::string_view file, std::string_view message, int status = 1);
 int fail(std::string_view command, std::string_view file, const Error& error, int status = 1);
 
+// After a command: whatever it wrote to standard output flushed, and a
+// failed write (a full disk, a closed descriptor) said in one line
+// ("COMMAND: <stdout>: No space left on device"), status 1 where the command
+// had succeeded. Otherwise `status`.
+int checked_stdout(std::string_view command, int status);
+
 // Runs a command's body; an allocation failure or another exception that
 // escapes it becomes one line ("COMMAND: out of memory") and exit status 1.
 int run_guarded(std::string_view command, const std::function<int()>& body);

@@ -74,7 +74,8 @@ int main(int argc, char** argv) {
   // --gcov-tool take one program name, not a command with a subcommand.
   const char* base = std::strrchr(argv[0], '/');
   base = base ? base + 1 : argv[0];
-  if (std::strncmp(base, "gcov", 4) == 0) return covkit::cli::run_gcov_command(argc, argv);
+  if (std::strncmp(base, "gcov", 4) == 0)
+    return covkit::cli::checked_stdout(base, covkit::cli::run_gcov_command(argc, argv));
 
   if (argc < 2) {
     print_usage(stdout);
@@ -82,7 +83,7 @@ int main(int argc, char** argv) {
   }
   const std::string_view word = argv[1];
   for (const Subcommand& s : kSubcommands)
-    if (word == s.name) return s.run(argc - 1, argv + 1);
+    if (word == s.name) return covkit::cli::checked_stdout("covkit " + std::string(word), s.run(argc - 1, argv + 1));
   if (word == "-h" || word == "--help" || word == "help") {
     print_usage(stdout);
     return 0;

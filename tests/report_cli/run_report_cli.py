@@ -1036,6 +1036,12 @@ def scenario_bad_output(tmp):
     check(os.path.getsize(f"{proj}/ok.json") > 0 and os.path.getsize(f"{proj}/ok.xml") > 0,
           "the other outputs are written")
     check(read(f"{proj}/ok.json").lstrip().startswith("{"), "ok.json is JSON")
+    # Standard output on a full disk: the table was not written, and covkit
+    # says so (it said nothing and exited 0).
+    if os.path.exists("/dev/full"):
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([COVKIT, "report", "build"], cwd=proj, stdout=full, stderr=subprocess.PIPE, text=True)
+        eq((p.returncode, p.stderr), (1, "covkit report: <stdout>: No space left on device\n"), "report > /dev/full")
     eq(glob.glob(f"{proj}/*covkit-tmp*") + glob.glob(f"{tmp}/nonexistent*"), [], "nothing else left behind")
     # A failing gate does not hide the write error.
     rc, _, err = covkit(["report", "build", "--lcov", bad, "--fail-under-line", "99"], proj)

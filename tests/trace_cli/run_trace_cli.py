@@ -2184,6 +2184,14 @@ def t_dump(env):
     expect_eq("dump: enter lines", len(re.findall(r" enter +\d+  ", r.stdout)), calls)
     if not re.search(r" enter +1  main$", r.stdout, re.M):
         raise Failure(f"dump: no enter of main at depth 1:\n{r.stdout[:1500]}")
+    # Standard output on a full disk is an error, said once (the views said
+    # nothing and exited 0).
+    for view in (["dump"], ["dump", "--raw"], ["report"], ["report", "--json"], ["replay"]):
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([env.covkit, "trace"] + view + [tr], stdout=full, stderr=subprocess.PIPE, text=True,
+                               env=env.clean_env())
+        expect_eq(f"trace {' '.join(view)} > /dev/full", (p.returncode, p.stderr),
+                  (1, "covkit trace: <stdout>: No space left on device\n"))
     # Damage: a special of an unknown subtype where the 5th enter was.
     stream = [n for n in os.listdir(tr) if n.endswith(".ckt")][0]
     path = os.path.join(tr, stream)
