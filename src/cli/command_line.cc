@@ -105,8 +105,18 @@ std::string suggest_option(const CLI::App& app, std::string_view unknown) {
   return best.empty() ? best : fmt::format("did you mean {}?", best);
 }
 
+// A repeatable option takes one value per use (-F a -F b): CLI11 otherwise
+// lets one use swallow the words after it, and reads a value written
+// "[x,y]" as a list of two, which turned the regex -F '[fm]ain' into 'fm]ain'.
+void one_value_per_use(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options())
+    if (opt->nonpositional() && opt->get_items_expected_max() > 1) opt->allow_extra_args(false);
+  for (CLI::App* sub : app.get_subcommands({})) one_value_per_use(*sub);
+}
+
 std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
   try {
+    one_value_per_use(app);
     app.parse(argc, argv);
     return std::nullopt;
   } catch (const CLI::ParseError& e) {

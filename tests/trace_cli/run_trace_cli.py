@@ -1177,6 +1177,8 @@ FILTER_CASES = (
     ("only-notrace", ["-F", "work", "-N", "leaf(int)"], dict(only={"work(int)"}, notrace={"leaf(int)"})),
     ("exact-no-params", ["-F", "ns::tiny"], dict(only={"ns::tiny(int)"})),
     ("regex", ["-N", "^ns::", "-N", "^q[a-z]+"], dict(notrace={"ns::tiny(int)", "quiet(int)"})),
+    # A pattern in brackets is the pattern, not a list ("[a,b]" to CLI11).
+    ("regex-in-brackets", ["-N", "[q]uie[t]"], dict(notrace={"quiet(int)"})),
     ("depth", ["--max-depth", "3", "-N", "off"], dict(max_depth=3, notrace={"off()"})),
     ("depth-uftrace-spelling", ["-D", "3"], dict(max_depth=3)),
     ("triggers", ["-T", "on@trace_on", "-T", "off@trace_off", "--trace-off"],
