@@ -63,6 +63,16 @@ LoadedObject load_object(const std::string& arg, const std::string& object_direc
 
 namespace {
 
+// A path that exists but is no regular file: a directory, a device, a link
+// to one, a FIFO. gcov opens it and finds no magic ("not a gcov notes/data
+// file"); covkit reads none of them (a FIFO could block it for ever) and
+// says what gcov says.
+bool opened_by_gcov_without_magic(const std::string& path) {
+  std::error_code ec;
+  const auto type = std::filesystem::status(path, ec).type();
+  return !ec && type != std::filesystem::file_type::regular && type != std::filesystem::file_type::not_found;
+}
+
 // Why a notes file cannot be read, in words a user can act on. A
 // kernel-style tree (/sys/kernel/debug/gcov) holds links into the build
 // tree: one that leads nowhere means the build tree moved or is gone.
@@ -189,7 +199,8 @@ void GcovSession::add_object(LoadedObject&& obj, const std::string& arg) {
 
 void GcovSession::read_notes(LoadedObject& obj) {
   if (!obj.notes_opened) {
-    report({DiagnosticKind::kNotesUnreadable, bbg_file_name_, {}, obj.notes_open_error});
+    if (opened_by_gcov_without_magic(bbg_file_name_)) report({DiagnosticKind::kNotNotes, bbg_file_name_});
+    else report({DiagnosticKind::kNotesUnreadable, bbg_file_name_, {}, obj.notes_open_error});
     return;
   }
   bbg_file_time_ = obj.notes_mtime;
@@ -235,6 +246,10 @@ void GcovSession::read_notes(LoadedObject& obj) {
 
 void GcovSession::read_counts(LoadedObject& obj) {
   if (!obj.data_opened) {
+    if (obj.data_open_error && opened_by_gcov_without_magic(da_file_name_)) {
+      report({DiagnosticKind::kNotData, da_file_name_});  // status 2, the file still named in the output
+      return;
+    }
     if (obj.data_open_error)
       report({DiagnosticKind::kDataUnreadable, da_file_name_, {}, obj.data_open_error->message});
     else

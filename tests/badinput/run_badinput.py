@@ -331,10 +331,11 @@ def file_level_variants(tag, gcno, gcda):
     out.append(Variant("%s-empty-gcda" % tag, gcno, b"", expect_re=r"^%s:not a gcov data file$" % re.escape(DATA)))
     out.append(Variant("%s-empty-both" % tag, b"", b""))
     # Without notes the data file's stamp cannot match either (gcov says so too).
+    # gcov opens a directory and finds no magic in it: "not a ... file".
     out.append(Variant("%s-gcno-is-dir" % tag, "dir", gcda,
-                       expect_re=r"^%s:cannot open notes file$" % re.escape(NOTES)))
-    out.append(Variant("%s-gcda-is-dir" % tag, gcno, "dir", expect_rc=0,
-                       expect_re=r"^%s:cannot open data file, assuming not executed$" % re.escape(DATA)))
+                       expect_re=r"^%s:not a gcov notes file$" % re.escape(NOTES)))
+    out.append(Variant("%s-gcda-is-dir" % tag, gcno, "dir", expect_rc=2,
+                       expect_re=r"^%s:not a gcov data file$" % re.escape(DATA)))
     out.append(Variant("%s-no-gcno" % tag, None, gcda, expect_re=r"^%s:cannot open notes file$" % re.escape(NOTES)))
     out.append(Variant("%s-no-files" % tag, None, None, expect_rc=1))
     out.append(Variant("%s-no-gcda" % tag, gcno, None, expect_rc=0))
