@@ -172,7 +172,15 @@ Expected<TraceSet> read_trace_dir(const std::string& dir) {
   for (; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     std::error_code type_ec;
-    if (!it->is_regular_file(type_ec)) continue;
+    if (!it->is_regular_file(type_ec)) {
+      // A trace file's name on a link to nothing, a FIFO, a directory: said,
+      // as a damaged file is (silence read as an empty trace).
+      if (parse_meta_name(name) || parse_stream_name(name)) {
+        set.warnings.push_back(fmt::format("{}: not a regular file; not read", util::printable(it->path().string())));
+        ++set.unread_files;
+      }
+      continue;
+    }
     if (auto image = parse_meta_name(name)) {
       ImageFiles& f = found[{image->pid, image->sequence}];
       f.name = *image;
@@ -201,6 +209,7 @@ Expected<TraceSet> read_trace_dir(const std::string& dir) {
       auto data = util::read_file(files.meta);
       if (!data) {
         set.warnings.push_back(fmt::format("{}: {}", util::printable(files.meta), data.error().message));
+        ++set.unread_files;
       } else {
         std::string_view text = data->text();
         MetaStatus st = parse_trace_meta(text, files.meta, process, names, set.warnings);
@@ -225,10 +234,13 @@ Expected<TraceSet> read_trace_dir(const std::string& dir) {
       std::vector<uint8_t> head = read_head(path, why);
       if (!why.empty()) {
         set.warnings.push_back(fmt::format("{}: {}", util::printable(path), why));
+        ++set.unread_files;
         continue;
       }
       StreamHeader header;
-      if (parse_stream_header(head, path, header, set.warnings) != StreamStatus::kOk) continue;
+      const StreamStatus status = parse_stream_header(head, path, header, set.warnings);
+      if (status == StreamStatus::kNotStream) ++set.unread_files;
+      if (status != StreamStatus::kOk) continue;
       if (header.pid != pid || header.tid != tid)
         set.warnings.push_back(fmt::format("{}: byte {}: the header says pid {} tid {}; the file name wins",
                                            util::printable(path), CKT_HDR_PID, header.pid, header.tid));

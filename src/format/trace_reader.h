@@ -157,6 +157,7 @@ struct TraceSet {
   std::string dir;
   std::vector<TraceProcess> processes;  // sorted by pid, then image
   std::vector<std::string> warnings;    // one line each, naming the file
+  size_t unread_files = 0;              // of those warnings, files not read at all (damaged, not regular)
 };
 
 // An Error when `dir` is not a readable trace directory; damaged files

@@ -2194,6 +2194,27 @@ def t_dump(env):
                                env=env.clean_env())
         expect_eq(f"trace {' '.join(view)} > /dev/full", (p.returncode, p.stderr),
                   (1, "covkit trace: <stdout>: No space left on device\n"))
+    # A stream whose header is cut short, or whose name is on a link to
+    # nothing: a warning naming it from every view (the link was passed
+    # over in silence), and dump, whose status says damage, exits 1 (it
+    # exited 0 without --raw).
+    for label in ("short-header", "dangling-link"):
+        broken = os.path.join(d, f"trace-{label}")
+        shutil.rmtree(broken, ignore_errors=True)
+        shutil.copytree(tr, broken)
+        stream = next(os.path.join(broken, n) for n in os.listdir(broken) if n.endswith(".ckt"))
+        if label == "short-header":
+            os.truncate(stream, 30)
+            want = f"{stream}: byte 0: a header of 30 bytes (64 expected); not read"
+        else:
+            os.unlink(stream)
+            os.symlink(os.path.join(d, "nothing-here"), stream)
+            want = f"{stream}: not a regular file; not read"
+        for view in (["dump"], ["dump", "--raw"], ["report"]):
+            rc = 1 if view[0] == "dump" else 0
+            r = env.covkit_run(["trace"] + view + [broken], expect_rc=rc)
+            if want not in r.stderr and not (view == ["dump", "--raw"] and stream in r.stderr):
+                raise Failure(f"trace {' '.join(view)} {label}: {want!r} not in {r.stderr!r}")
     # Damage: a special of an unknown subtype where the 5th enter was.
     stream = [n for n in os.listdir(tr) if n.endswith(".ckt")][0]
     path = os.path.join(tr, stream)
