@@ -199,8 +199,10 @@ void GcovSession::add_object(LoadedObject&& obj, const std::string& arg) {
 
 void GcovSession::read_notes(LoadedObject& obj) {
   if (!obj.notes_opened) {
-    if (opened_by_gcov_without_magic(bbg_file_name_)) report({DiagnosticKind::kNotNotes, bbg_file_name_});
-    else report({DiagnosticKind::kNotesUnreadable, bbg_file_name_, {}, obj.notes_open_error});
+    if (opts_.special_files_as_gcov && opened_by_gcov_without_magic(bbg_file_name_))
+      report({DiagnosticKind::kNotNotes, bbg_file_name_});
+    else
+      report({DiagnosticKind::kNotesUnreadable, bbg_file_name_, {}, obj.notes_open_error});
     return;
   }
   bbg_file_time_ = obj.notes_mtime;
@@ -246,7 +248,7 @@ void GcovSession::read_notes(LoadedObject& obj) {
 
 void GcovSession::read_counts(LoadedObject& obj) {
   if (!obj.data_opened) {
-    if (obj.data_open_error && opened_by_gcov_without_magic(da_file_name_)) {
+    if (opts_.special_files_as_gcov && obj.data_open_error && opened_by_gcov_without_magic(da_file_name_)) {
       report({DiagnosticKind::kNotData, da_file_name_});  // status 2, the file still named in the output
       return;
     }

@@ -120,6 +120,10 @@ struct SessionOptions {
   bool json = false;          // -j: group lines are not summed into the file's lines
   bool demangle = false;      // -m (names in messages)
   unsigned threads = 1;
+  // As gcov: a .gcno or .gcda that is a directory, a device or a FIFO is a
+  // file opened and found without magic ("not a gcov ... file"), not one
+  // that could not be read (covkit report's words, which say why).
+  bool special_files_as_gcov = false;
 };
 
 class GcovSession {

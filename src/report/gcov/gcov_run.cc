@@ -37,7 +37,7 @@ class SessionPlanner {
   SessionPlanner(const GcovOptions& o, unsigned threads, model::SessionCarry carry)
       : o_(o),
         threads_(threads),
-        session_(model::SessionOptions{o.source_prefix, o.branches, o.json, o.demangle, threads}, std::move(carry)),
+        session_(model::SessionOptions{o.source_prefix, o.branches, o.json, o.demangle, threads, true}, std::move(carry)),
         names_{o.long_names, o.preserve_paths, o.hash_names} {}
 
   // Adds argument number `index` (0-based) of `total`.
