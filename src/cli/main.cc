@@ -1,6 +1,7 @@
 // covkit: one tool for C/C++ coverage and call tracing. main() only picks the
 // subcommand; each parses its own options (`covkit gcov` keeps gcov's own
 // option syntax, so nothing may parse before it).
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -70,6 +71,11 @@ void print_usage(FILE* to) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A write past the file size limit (ulimit -f) fails with EFBIG, which
+  // every output path reports in one line, instead of killing covkit by
+  // SIGXFSZ halfway through a file. The programs covkit starts get the
+  // default back (trace/program_run.cc, sample/, util/run_process.cc).
+  std::signal(SIGXFSZ, SIG_IGN);
   // Installed as (or linked to) `gcov`, covkit is gcov: tools such as lcov's
   // --gcov-tool take one program name, not a command with a subcommand.
   const char* base = std::strrchr(argv[0], '/');

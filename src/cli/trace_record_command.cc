@@ -296,12 +296,20 @@ int record(const RecordOptions& o, std::vector<std::string> command) {
   if (!end) return fail(kTraceRecordCommand, *prog, fmt::format("cannot run: {}", end.error().describe()), 127);
 
   trace::RecordingSummary summary = trace::summarize_recording(dir->path());
-  if (summary.threads == 0)
+  if (summary.unwritten > 0)
+    // The runtime created the file but could not give it its first chunk:
+    // the program ran untraced there (it is never stopped for its trace).
+    warn_trace_record(fmt::format("{} in {} could not be written: no space left on the device, a quota or a file "
+                                  "size limit (ulimit -f)?",
+                                  summary.unwritten == 1 ? std::string("a trace file")
+                                                         : fmt::format("{} trace files", summary.unwritten),
+                                  util::printable(dir->path())));
+  if (summary.threads > 0)
+    std::fprintf(stderr, "%s: %s\n", std::string(kTraceRecordCommand).c_str(), trace::summary_line(summary, dir->path()).c_str());
+  else if (summary.unwritten == 0)
     warn_trace_record(fmt::format("no trace was written in {}: {} ran none of its instrumented functions, or did not load the "
                      "runtime (a static or setuid program, or one that clears LD_PRELOAD?)",
                      util::printable(dir->path()), util::printable(*prog)));
-  else
-    std::fprintf(stderr, "%s: %s\n", std::string(kTraceRecordCommand).c_str(), trace::summary_line(summary, dir->path()).c_str());
   if (end->signal != 0) {
     const char* name = sigabbrev_np(end->signal);
     std::fprintf(stderr, "%s: %s was killed by signal %d (SIG%s)%s; the trace holds what was written until then\n",

@@ -73,6 +73,7 @@ RecordingSummary summarize_recording(const std::string& dir) {
     struct stat st {};
     if (::lstat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
     s.disk_bytes += uint64_t(st.st_blocks) * 512;
+    if (st.st_size < (stream ? off_t(format::kTraceHeaderSize) : 1)) ++s.unwritten;
     if (!stream || !add_stream(it->path().string(), s)) continue;
     ++s.threads;
     images.emplace(stream->image.pid, stream->image.sequence);

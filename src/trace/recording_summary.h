@@ -15,6 +15,7 @@ struct RecordingSummary {
   uint64_t stream_bytes = 0;  // event bytes, headers not included
   uint64_t disk_bytes = 0;    // blocks used by the trace files
   uint64_t streams_read = 0;  // streams without header counts, read to count them
+  uint64_t unwritten = 0;     // trace files created but never written: an empty .meta, a stream without header (a full disk?)
 };
 
 RecordingSummary summarize_recording(const std::string& dir);

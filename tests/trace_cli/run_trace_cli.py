@@ -1847,6 +1847,14 @@ def t_full_disk(env):
     text = env.covkit_run(["trace", "report", tr]).stdout
     if f"{m.group(1)} lost events" not in text.splitlines()[0]:
         raise Failure(f"full disk: report's first line {text.splitlines()[0]!r}, want {m.group(1)} lost events")
+    # No room at all: covkit itself is not killed by SIGXFSZ, the program
+    # runs untraced, and record blames the disk, not the program (it said
+    # the program ran none of its instrumented functions).
+    r = subprocess.run(["sh", "-c", 'ulimit -f 0; exec "$@"', "sh", env.covkit, "trace", "record", "-o", tr + "-none",
+                        "--", exe, "30", "25"], capture_output=True, text=True, timeout=60, env=env.clean_env())
+    expect_eq("no room: exit status and output", (r.returncode, r.stdout), (0, "75025\n"))
+    if "could not be written" not in r.stderr or "ran none of its instrumented functions" in r.stderr:
+        raise Failure(f"no room: record's words {r.stderr!r}")
     # The replay shows where the events were lost, and the calls left open by them.
     text = env.covkit_run(["trace", "replay", tr, "--no-duration"]).stdout
     if f"/* {m.group(1)} events lost */" not in text or "} /* main (open at the end) */" not in text:
