@@ -303,6 +303,7 @@ class StreamDecoder::Impl {
 
   void warn(uint64_t offset, const std::string& what) {
     warnings_.push_back(fmt::format("{}: byte {}: {}", util::printable(file_), offset, what));
+    warned_ = true;
   }
 
   // The event that starts at `event` cannot be read past `at`. Stops decoding.
@@ -332,6 +333,12 @@ class StreamDecoder::Impl {
   bool stack(uint64_t event);
   void finish() {
     finished_ = true;
+    // The runtime sets the header's flag after writing the end event; a
+    // stream with the flag and no end event was cut at an event boundary
+    // (a copy cut short), which no other check can see.
+    if (ended_flag_ && !end_seen_ && !warned_)
+      warn(pos(), "the header says the thread ended, but the stream stops here without its end event "
+                  "(cut short?); the calls after this point are missing");
     if (unmatched_exits_ > 1)
       warnings_.push_back(fmt::format("{}: {} exits with no open frame were dropped", util::printable(file_),
                                       unmatched_exits_));
@@ -341,6 +348,7 @@ class StreamDecoder::Impl {
   const std::string file_;  // a copy: callers pass temporaries
   std::vector<std::string>& warnings_;
   const bool ended_flag_;
+  bool end_seen_ = false, warned_ = false;
   std::vector<TraceEvent>* out_ = nullptr;
   TraceEvent* sink_ = nullptr;  // where step() puts its one event for run_into
   std::vector<uint8_t> buf_;
@@ -616,6 +624,7 @@ bool StreamDecoder::Impl::special(uint64_t event) {
     if (possibly_torn()) return false;
   } else if (subtype == CKT_SPECIAL_END) {
     s_.ended = true;
+    end_seen_ = true;
     done_ = true;
   } else {
     // Specials carry no length: one of an unknown subtype cannot be skipped.

@@ -160,10 +160,12 @@ void dump_stream(const std::string& path, const std::string& name, const TextSin
                   "counter", "fields"));
   format::StreamRecordWalker walker(bytes, header.start);
   format::StreamRecord r;
+  bool end_record = false;
   for (;;) {
     const auto step = walker.next(r);
     if (step == format::StreamRecordWalker::Step::kRecord) {
       ++stats.records;
+      end_record |= r.kind == format::StreamRecord::Kind::kEnd;
       std::string line = fmt::format("{:>10} {:>4} {:<6} 0x{:02x} {:>12} {:>20}  {}", r.offset, r.size,
                                      record_kind(r.kind), r.lead, r.delta, r.time, record_fields(r));
       line.erase(line.find_last_not_of(' ') + 1);
@@ -176,6 +178,10 @@ void dump_stream(const std::string& path, const std::string& name, const TextSin
                         walker.end_offset(), size - walker.end_offset()));
       else
         out(fmt::format("{:>10}      end of the file\n\n", walker.end_offset()));
+      // The runtime sets the flag after writing the end record.
+      if ((flags & CKT_FLAG_ENDED) && !end_record)
+        damaged(walker.end_offset(), "the header says the thread ended, but the stream stops here without its end "
+                                     "event (cut short?)");
     } else {
       damaged(walker.damage_offset(), walker.damage());
     }
