@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "util/staged_file_cleanup.h"
+
 namespace covkit::util {
 
 namespace {
@@ -18,7 +20,13 @@ constexpr size_t kBuffer = size_t(1) << 20;
 
 Expected<AtomicOutput> AtomicOutput::open(const std::string& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) {  // refused at once, as open(2) would: nothing staged
+    Error e(std::strerror(EISDIR));
+    e.errno_value = EISDIR;
+    return e;
+  }
+  if (exists && !S_ISREG(st.st_mode)) {
     int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) return Error(std::strerror(errno));
     return AtomicOutput(path, "", fd);
@@ -29,6 +37,7 @@ Expected<AtomicOutput> AtomicOutput::open(const std::string& path) {
   ::unlink(staged.c_str());
   int fd = ::open(staged.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
   if (fd < 0) return Error(std::strerror(errno));
+  track_staged_file(staged.c_str());  // removed if covkit is interrupted
   return AtomicOutput(path, staged, fd);
 }
 
@@ -41,7 +50,10 @@ AtomicOutput::AtomicOutput(AtomicOutput&& other) noexcept
 
 AtomicOutput::~AtomicOutput() {
   if (fd_ >= 0) ::close(fd_);
-  if (!staged_.empty()) ::unlink(staged_.c_str());
+  if (!staged_.empty()) {
+    ::unlink(staged_.c_str());
+    untrack_staged_file(staged_.c_str());
+  }
 }
 
 void AtomicOutput::flush() {
@@ -74,6 +86,7 @@ Expected<void> AtomicOutput::commit() {
   if (error_ != 0) return Error(std::strerror(error_));
   if (!staged_.empty()) {
     if (::rename(staged_.c_str(), path_.c_str()) != 0) return Error(std::strerror(errno));
+    untrack_staged_file(staged_.c_str());  // after the rename: a signal between finds no file
     staged_.clear();
   }
   return {};

@@ -352,6 +352,12 @@ def file_level_variants(tag, gcno, gcda):
     out.append(Variant("%s-missing-source-json" % tag, gcno, gcda, source=False, expect_rc=0, option_sets=[["-j"]]))
     out.append(Variant("%s-unwritable-output" % tag, gcno, gcda, cwd_special="unwritable", expect_rc=6,
                        option_sets=[[], ["-j"]]))
+    # A directory where the output goes: gcov's open fails, so it prints no
+    # "Creating" line and says it could not open the file.
+    out.append(Variant("%s-gcov-output-is-dir" % tag, gcno, gcda, cwd_special="output-dirs", expect_rc=6,
+                       expect_re=r"^Could not open output file 'p\.c\.gcov'$", option_sets=[[]]))
+    out.append(Variant("%s-json-output-is-dir" % tag, gcno, gcda, cwd_special="output-dirs", expect_rc=6,
+                       expect_re=r"^Cannot open JSON output file prog-p\.gcov\.json\.gz$", option_sets=[["-j"]]))
     out.append(Variant("%s-two-inputs" % tag, gcno, gcda, extra_args=["../good/" + DATA],
                        option_sets=[[], ["-j"], ["-b", "-t"]]))
     return out
@@ -633,6 +639,9 @@ def run_variant(covkit, variant, vdir, source_dir, option_sets, timeout, good_gc
         if variant.cwd_special == "unwritable":
             cwd = "/proc" if os.path.isdir("/proc/self") else vdir
             target = os.path.join(vdir, DATA)
+        if variant.cwd_special == "output-dirs":
+            for name in ("p.c.gcov", "prog-p.gcov.json.gz"):
+                os.makedirs(os.path.join(vdir, name), exist_ok=True)
         cmd = [covkit, "gcov"] + opts + [target] + variant.extra_args
         rc, out, err, elapsed, timed_out, rss_mb = run_limited(cmd, cwd, timeout)
         runs += 1

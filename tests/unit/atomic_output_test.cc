@@ -2,6 +2,9 @@
 // streamed timeline).
 #include <gtest/gtest.h>
 
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -62,5 +65,38 @@ TEST(AtomicOutput, AFullDiskIsAnErrorAtCommit) {
   EXPECT_NE(committed.error().message.find("No space"), std::string::npos) << committed.error().message;
 }
 
-}  // namespace
+// A directory in the target's place is refused at open, as open(2) refuses
+// it, before anything is staged (gcov's "Could not open output file").
+TEST(AtomicOutput, ADirectoryTargetIsRefusedAtOpen) {
+  TempDir dir;
+  fs::create_directory(dir / "out.gcov");
+  auto out = util::AtomicOutput::open(dir / "out.gcov");
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error().errno_value, EISDIR);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);
+}
+
+// Interrupted while writing (Ctrl-C, kill, a closed terminal): covkit dies
+// of the signal as before, and its temporary file beside the target is
+// gone (it stayed, up to the size written, and the target untouched).
+TEST(AtomicOutput, AnInterruptedWriteLeavesNoTemporaryFile) {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    TempDir dir;
+    const std::string path = dir / "out.json";
+    ASSERT_TRUE(testing::write_text(path, "old"));
+    EXPECT_EXIT(
+        {
+          auto out = util::AtomicOutput::open(path);
+          if (!out) std::_Exit(3);
+          out->write(std::string(3 << 20, 'x'));  // flushed into the temporary file
+          std::raise(sig);
+          std::_Exit(4);  // not reached
+        },
+        ::testing::KilledBySignal(sig), "");
+    EXPECT_EQ(slurp(path), "old") << sig;
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1) << sig;
+  }
+}
+
+}  // namespace atomic_output_test
 }  // namespace covkit

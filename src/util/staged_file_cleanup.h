@@ -1,0 +1,16 @@
+#pragma once
+// The temporary files of outputs being written (AtomicOutput), removed when
+// covkit is interrupted (SIGINT, SIGTERM, SIGHUP): the target was never
+// touched, and no half-written "X.covkit-tmp.PID" is left beside it.
+// Handlers are installed only for signals whose disposition is the default
+// (a command that handles one itself keeps its handler), and re-raise the
+// signal after the clean-up, so covkit still dies of it.
+namespace covkit::util {
+
+// Registers a temporary file (its name is copied); false when the table is
+// full (then it is not removed on a signal, as before).
+bool track_staged_file(const char* path);
+// Forgets it (after it was renamed or removed).
+void untrack_staged_file(const char* path);
+
+}  // namespace covkit::util
