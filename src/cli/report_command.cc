@@ -76,9 +76,14 @@ std::string build_directory_hint(const std::vector<std::string>& paths) {
   return " (give the build directory, where the .gcno files are)";
 }
 
-std::string nothing_found(const std::vector<std::string>& paths) {
+std::string nothing_found(const std::vector<std::string>& paths, size_t unpaired_data) {
   std::string searched;
   for (const std::string& p : paths) searched += (searched.empty() ? "" : ", ") + util::printable(format::absolute_path(p));
+  if (unpaired_data > 0)
+    return fmt::format("nothing to report: {} .gcda file{} under {} but no .gcno to read {} with (built with "
+                       "-fprofile-arcs alone, without -ftest-coverage or --coverage? or the .gcno files are elsewhere: "
+                       "--object-directory DIR)",
+                       unpaired_data, unpaired_data == 1 ? "" : "s", searched, unpaired_data == 1 ? "it" : "them");
   return fmt::format("nothing to report: no .gcno or .gcda files under {}{}", searched, build_directory_hint(paths));
 }
 
@@ -239,10 +244,10 @@ int run_report(const ReportOptions& o) {
     for (const auto& w : search.warnings) log.warn(w);
     if (search.objects.empty()) {
       if (o.tracefiles.empty()) {
-        log.error(nothing_found(o.paths));
+        log.error(nothing_found(o.paths, search.unpaired_data));
         return kExitUsage;
       }
-      log.warn(nothing_found(o.paths));
+      log.warn(nothing_found(o.paths, search.unpaired_data));
     }
     objects = std::move(search.objects);
   }

@@ -147,6 +147,7 @@ ObjectSearch find_objects(const std::vector<std::string>& roots, const std::vect
         }
       if (match.empty()) {
         out.warnings.push_back(fmt::format("{}: no matching .gcno file found; skipped", d));
+        ++out.unpaired_data;
         continue;
       }
       if (tie) {

@@ -23,6 +23,7 @@ struct ObjectFiles {
 struct ObjectSearch {
   std::vector<ObjectFiles> objects;  // sorted by notes, then data path
   std::vector<std::string> warnings;  // one line each, naming the file
+  size_t unpaired_data = 0;           // .gcda files skipped for want of their .gcno
 };
 
 // Walks `roots` (directories, or single .gcda/.gcno files) and the extra

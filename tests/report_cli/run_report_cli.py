@@ -1343,6 +1343,18 @@ def scenario_nothing_to_report(tmp):
     rc, out, err = covkit(["report", "."], f"{proj}/src")
     eq((rc, err), (1, [f"covkit report: nothing to report: no .gcno or .gcda files under {proj}/src (give the build "
                        f"directory: covkit report {proj}/out)"]), "from inside the sources")
+    # .gcda files without their .gcno (-fprofile-arcs alone): found, and said
+    # so (it said "no .gcno or .gcda files" just after skipping them).
+    arcs = f"{tmp}/arcs-only"
+    os.makedirs(arcs)
+    write(f"{arcs}/a.c", "int main(void) { return 0; }\n")
+    run(["gcc-12", "-fprofile-arcs", "a.c", "-o", "prog"], arcs)
+    run(["./prog"], arcs)
+    rc, out, err = covkit(["report", "."], arcs)
+    eq((rc, err), (1, [f"covkit report: {arcs}/prog-a.gcda: no matching .gcno file found; skipped",
+                       f"covkit report: nothing to report: 1 .gcda file under {arcs} but no .gcno to read it with "
+                       "(built with -fprofile-arcs alone, without -ftest-coverage or --coverage? or the .gcno files "
+                       "are elsewhere: --object-directory DIR)"]), "data without notes")
 
 
 def scenario_damaged_objects(tmp):
