@@ -61,8 +61,10 @@ int merge_coverage_files(const std::vector<std::string>& inputs, const std::stri
                          const std::string& test_name) {
   model::ProjectCov total;
   for (const std::string& in : inputs) {
-    auto project = model::load_coverage_file(in);
+    std::vector<std::string> warnings;
+    auto project = model::load_coverage_file(in, warnings);
     if (!project) return fail(kMergeCommand, in, project.error().message);
+    for (const std::string& w : warnings) std::fprintf(stderr, "%s: warning: %s\n", kMergeCommand, w.c_str());
     model::merge_project(total, std::move(*project));
   }
   if (format.empty()) format = out.ends_with(".json") ? "json" : "lcov";

@@ -198,10 +198,12 @@ int report_project(const ReportOptions& o, model::ProjectCov project, std::strin
   if (!filter) return kExitUsage;
   model::SourcePathRules paths(o.root, o.source_prefix, o.path_maps);
   for (const auto& t : o.tracefiles) {
-    if (auto added = model::add_coverage_file(project, t, paths, *filter); !added) {
+    std::vector<std::string> warnings;
+    if (auto added = model::add_coverage_file(project, t, paths, *filter, warnings); !added) {
       log.error(fmt::format("{}: {}", util::printable(t), added.error().message));
       return kExitUsage;
     }
+    for (const std::string& w : warnings) log.warn(w);
   }
   if (!o.show_instantiations)
     for (auto& f : project.files)

@@ -69,6 +69,7 @@ std::optional<std::string_view> take_field(std::string_view& rest) {
 class LcovRecord {
  public:
   explicit LcovRecord(std::string path) { source_.path = std::move(path); }
+  const std::string& path() const { return source_.path; }
 
   Expected<void> line(std::string_view key, std::string_view value);
   SourceRecord finish() &&;
@@ -243,11 +244,17 @@ bool is_key(std::string_view key) {
   return true;
 }
 
+std::string unterminated(const LcovRecord& record, size_t sf_line) {
+  return fmt::format("line {}: the record of {} has no end_of_record (cut short?); left out, as lcov leaves it",
+                     sf_line, util::printable(record.path()));
+}
+
 }  // namespace
 
 Expected<CoverageRecords> read_lcov_tracefile(std::string_view text) {
   CoverageRecords result;
   std::optional<LcovRecord> record;
+  size_t record_line = 0;  // of its SF
   size_t line_no = 0;
   size_t pos = 0;
   while (pos < text.size()) {
@@ -282,9 +289,11 @@ Expected<CoverageRecords> read_lcov_tracefile(std::string_view text) {
     std::string_view value = line.substr(colon + 1);
     if (key == "SF") {
       if (value.empty()) return fail("SF needs a path");
-      // A record lcov left open ends where the next one starts.
-      if (record) result.sources.push_back(std::move(*record).finish());
+      // lcov keeps a record at its end_of_record only: one left open is
+      // dropped (lcov says nothing; covkit says so).
+      if (record) result.warnings.push_back(unterminated(*record, record_line));
       record.emplace(std::string(value));
+      record_line = line_no;
       continue;
     }
     if (key == "TN" || key == "VER") continue;
@@ -295,8 +304,9 @@ Expected<CoverageRecords> read_lcov_tracefile(std::string_view text) {
     }
     if (auto done = record->line(key, value); !done) return fail(done.error().message);
   }
-  // A file cut after its last record's data still counts that record, as lcov does.
-  if (record) result.sources.push_back(std::move(*record).finish());
+  // A file cut after its last record's data: that record is dropped, as
+  // lcov drops it.
+  if (record) result.warnings.push_back(unterminated(*record, record_line));
   return result;
 }
 

@@ -1,5 +1,7 @@
 #include "model/load_coverage_file.h"
 
+#include <fmt/format.h>
+
 #include <utility>
 
 #include "format/covkit_json_reader.h"
@@ -8,6 +10,7 @@
 #include "format/object_files.h"
 #include "model/coverage_merge.h"
 #include "util/file_io.h"
+#include "util/printable.h"
 
 namespace covkit::model {
 
@@ -70,7 +73,7 @@ ProjectCov to_model(format::CoverageRecords&& records) {
   return p;
 }
 
-Expected<ProjectCov> load_coverage_file(const std::string& path) {
+Expected<ProjectCov> load_coverage_file(const std::string& path, std::vector<std::string>& warnings) {
   auto data = util::read_file(path);
   if (!data) return data.error();
   const std::string_view text = data->text();
@@ -79,12 +82,13 @@ Expected<ProjectCov> load_coverage_file(const std::string& path) {
   auto records = *kind == format::CoverageFileFormat::kLcov ? format::read_lcov_tracefile(text)
                                                              : format::read_covkit_json(text);
   if (!records) return std::move(records).error();
+  for (const std::string& w : records->warnings) warnings.push_back(fmt::format("{}: {}", util::printable(path), w));
   return to_model(std::move(*records));
 }
 
 Expected<void> add_coverage_file(ProjectCov& into, const std::string& path, const SourcePathRules& paths,
-                                 const PathFilter& filter) {
-  auto added = load_coverage_file(path);
+                                 const PathFilter& filter, std::vector<std::string>& warnings) {
+  auto added = load_coverage_file(path, warnings);
   if (!added) return std::move(added).error();
   add_project(into, std::move(*added), paths, filter);
   return {};

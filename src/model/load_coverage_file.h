@@ -5,6 +5,7 @@
 // functions by name, files sorted). The one way `covkit report -a` and
 // `covkit merge` read them.
 #include <string>
+#include <vector>
 
 #include "format/coverage_records.h"
 #include "model/path_filter.h"
@@ -19,14 +20,16 @@ ProjectCov to_model(format::CoverageRecords&& records);
 
 // Errors are one line without the file name: "neither an lcov tracefile nor
 // covkit JSON", the reader's message ("line 3: DA needs a line and a count"),
-// or why the file cannot be read.
-Expected<ProjectCov> load_coverage_file(const std::string& path);
+// or why the file cannot be read. What was read but left out (an lcov
+// record without end_of_record) goes to `warnings`, one line each naming
+// the file.
+Expected<ProjectCov> load_coverage_file(const std::string& path, std::vector<std::string>& warnings);
 
 // Loads `path` and adds it to `into` (`covkit report -a`), its sources
 // resolved by `paths` (so --path-map and --root apply to them too) and kept
 // or dropped by `filter`.
 Expected<void> add_coverage_file(ProjectCov& into, const std::string& path, const SourcePathRules& paths,
-                                 const PathFilter& filter);
+                                 const PathFilter& filter, std::vector<std::string>& warnings);
 
 // Adds a model made elsewhere (covkit sample's analysis): each file's
 // absolute path resolved by `paths`, kept or dropped by `filter`, merged.

@@ -3,6 +3,9 @@
 // readers' records.
 #include "model/load_coverage_file.h"
 
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -57,21 +60,42 @@ TEST(LoadCoverageFile, NamesWhatIsWrong) {
   const std::string dir = ::testing::TempDir();
   const std::string notes = dir + "covkit_load_" + std::to_string(::getpid()) + ".txt";
   ASSERT_TRUE(util::write_file_atomic(notes, "just some notes\n"));
-  auto r = load_coverage_file(notes);
+  std::vector<std::string> warnings;
+  auto r = load_coverage_file(notes, warnings);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().message, "neither an lcov tracefile nor covkit JSON");
   ::unlink(notes.c_str());
 
-  auto missing = load_coverage_file(dir + "covkit_no_such_file.info");
+  auto missing = load_coverage_file(dir + "covkit_no_such_file.info", warnings);
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().message, "No such file or directory");
 
   const std::string bad = dir + "covkit_load_" + std::to_string(::getpid()) + ".info";
   ASSERT_TRUE(util::write_file_atomic(bad, "SF:a\nDA:x,1\n"));
-  auto parsed = load_coverage_file(bad);
+  auto parsed = load_coverage_file(bad, warnings);
   ASSERT_FALSE(parsed);
   EXPECT_EQ(parsed.error().message, "line 2: line number 'x' is not a number");
   ::unlink(bad.c_str());
+  EXPECT_TRUE(warnings.empty());
+}
+
+// lcov 1.16 keeps a record at its end_of_record only: a record left open
+// by the next SF, or by the end of a file cut short, is dropped (lcov -a
+// writes neither); covkit drops it too, and says so.
+TEST(LoadCoverageFile, RecordsWithoutEndOfRecordAreLeftOutAndSaid) {
+  const std::string path = ::testing::TempDir() + "covkit_open_" + std::to_string(::getpid()) + ".info";
+  ASSERT_TRUE(util::write_file_atomic(path, "TN:\nSF:a.c\nDA:1,1\nSF:b.c\nDA:1,3\nend_of_record\nSF:c.c\nDA:2,0\n"));
+  std::vector<std::string> warnings;
+  auto p = load_coverage_file(path, warnings);
+  ::unlink(path.c_str());
+  ASSERT_TRUE(p) << p.error().message;
+  ASSERT_EQ(p->files.size(), 1u);
+  EXPECT_EQ(p->files[0].path, "b.c");
+  EXPECT_EQ(warnings, (std::vector<std::string>{
+                          path + ": line 2: the record of a.c has no end_of_record (cut short?); left out, as lcov "
+                                 "leaves it",
+                          path + ": line 7: the record of c.c has no end_of_record (cut short?); left out, as lcov "
+                                 "leaves it"}));
 }
 
 }  // namespace
