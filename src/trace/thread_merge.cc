@@ -1,25 +1,35 @@
 #include "trace/thread_merge.h"
 
 #include <algorithm>
+#include <optional>
 #include <span>
 
 namespace covkit::trace {
 
 namespace {
 
-// Bytes read from each stream at a time: the merge keeps every stream open,
-// so this (and the reader's block of events) is the memory per thread.
+// Bytes read from each stream at a time: this (and the reader's block of
+// events) is the memory per thread whose stream is open.
 constexpr size_t kWindow = size_t(64) << 10;
 
 enum class Phase : uint8_t { kStart, kEvents, kDone };
 
 }  // namespace
 
+// A stream is opened when the merge reaches its start and closed at its
+// end: the files open at once are those of the threads alive at once, not
+// all of a trace's (a program that ran 400 short threads one after the
+// other met the limit of open files).
 struct ThreadMerge::Cursor {
   Cursor(const MergedThread& t, std::vector<std::string>& warnings)
-      : thread(t),
-        to_ns(t.process->clock()),
-        reader(*t.thread, warnings, format::EventReadOptions{.window = kWindow, .lost_events = true}) {}
+      : thread(t), to_ns(t.process->clock()), warnings(warnings) {}
+
+  void open() {
+    reader.emplace(*thread.thread, warnings, format::EventReadOptions{.window = kWindow, .lost_events = true});
+    block = reader->next();
+    initial = reader->summary().initial_stack;
+    depth = initial.size();
+  }
 
   // Counter -> ns, clamped so that a thread's times never go backwards.
   uint64_t ns(uint64_t counter) {
@@ -29,7 +39,8 @@ struct ThreadMerge::Cursor {
 
   MergedThread thread;
   format::TraceClock to_ns;
-  format::TraceEventReader reader;
+  std::vector<std::string>& warnings;
+  std::optional<format::TraceEventReader> reader;  // from the start event handed out to the end
   std::span<const format::TraceEvent> block;
   size_t pos = 0;
   Phase phase = Phase::kStart;
@@ -49,30 +60,27 @@ bool ThreadMerge::advance(size_t i) {
   MergedEvent& e = c.current;
   e = MergedEvent{};
   e.thread = i;
-  if (c.phase == Phase::kStart) {
-    c.block = c.reader.next();
-    c.initial = c.reader.summary().initial_stack;
-    c.depth = c.initial.size();
+  if (c.phase == Phase::kStart) {  // its time is known unopened; next() opens it to hand it out
     c.last_counter = t.start;
     c.phase = Phase::kEvents;
     e.kind = MergedEvent::Kind::kStart;
     e.ns = c.ns(t.start);
     e.counter = t.start;
-    e.frames = &c.initial;
     return true;
   }
   if (c.phase == Phase::kDone) return false;
   if (c.pos == c.block.size()) {
-    c.block = c.reader.next();
+    c.block = c.reader->next();
     c.pos = 0;
   }
   if (c.block.empty()) {
     c.phase = Phase::kDone;
-    if (c.depth == 0) return false;
     // Frames still open end at the thread's last event (specials included),
     // or at the end of its process when that ended normally after it: as
     // in the profile and the timeline.
-    const format::StreamSummary& tail = c.reader.summary();
+    const format::StreamSummary tail = c.reader->summary();
+    c.reader.reset();  // closes the stream
+    if (c.depth == 0) return false;
     uint64_t end = std::max({t.start, tail.last_time, c.last_counter});
     const format::TraceProcess& p = *c.thread.process;
     if (p.end && !tail.ended && *p.end > end) end = *p.end;
@@ -133,7 +141,12 @@ bool ThreadMerge::next(MergedEvent& event) {
     if (advance(i)) push(i);
   }
   if (heap_.empty()) return false;
-  event = cursors_[heap_.front()]->current;
+  Cursor& c = *cursors_[heap_.front()];
+  if (c.current.kind == MergedEvent::Kind::kStart) {
+    c.open();
+    c.current.frames = &c.initial;
+  }
+  event = c.current;
   return true;
 }
 

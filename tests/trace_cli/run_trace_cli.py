@@ -2176,6 +2176,23 @@ def t_replay_golden(env):
         call_sequences(parse_replay(got["replay.txt"], duration=False))  # and it nests
 
 
+def t_replay_many_threads(env):
+    """replay of more thread streams than the limit of open files (300
+    threads one after the other, ulimit -n 64): each stream is open only
+    while its thread is alive in the merge, so every call is shown, named
+    (it dropped the streams past the limit and then could not open the ELF
+    file to name the rest)."""
+    env.need("gcc")
+    d = env.dir("replay_many_threads")
+    exe = env.compile(os.path.join(d, "many"), "gcc", [mine("many_threads.c")], ["-O1", "-pthread"])
+    tr = os.path.join(d, "trace")
+    env.record(tr, exe, [300])
+    r = subprocess.run(["sh", "-c", 'ulimit -n 64; exec "$@"', "sh", env.covkit, "trace", "replay", tr],
+                       capture_output=True, text=True, timeout=120, env=env.clean_env())
+    expect_eq("replay under ulimit -n 64: status and stderr", (r.returncode, r.stderr), (0, ""))
+    expect_eq("leaf calls shown", len(re.findall(r"\bleaf\(\);$", r.stdout, re.M)), 3000)
+
+
 def t_dump(env):
     """dump --raw lists every record as on disk; a damaged stream shows what
     could be read, then one line naming the file and the offset, exit 1."""
@@ -2283,8 +2300,8 @@ SCENARIOS = {
     "noinstr": t_noinstr, "running": t_running, "graph": t_graph, "timeline": t_timeline, "uftrace": t_uftrace,
     "golden": t_golden, "memory": t_memory, "record_dir": t_record_dir, "exec": t_exec, "full_disk": t_full_disk,
     "thread_names": t_thread_names, "replay": t_replay, "replay_uftrace": t_replay_uftrace,
-    "replay_golden": t_replay_golden, "dump": t_dump, "pg": t_pg, "filters": t_filters, "attach": t_attach,
-    "patch": t_patch,
+    "replay_golden": t_replay_golden, "dump": t_dump, "replay_many_threads": t_replay_many_threads, "pg": t_pg,
+    "filters": t_filters, "attach": t_attach, "patch": t_patch,
 }
 
 
