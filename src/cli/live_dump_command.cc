@@ -102,7 +102,7 @@ int run_live_dump(int argc, char** argv) {
   app.footer(kLiveDumpFooter);
   app.get_formatter()->column_width(26);
   LiveDumpOptions o;
-  app.add_option("PID", o.request.pid, "The process to dump")->required()->check(number_in(1, 4194304));
+  app.add_option("PID", o.request.pid, "The process to dump")->required()->check(number_in(1, 2147483647));
   app.add_option("-o,--output", o.request.directory, "Write the files under DIR (created if needed)")
       ->type_name("DIR")
       ->check(non_empty_path());

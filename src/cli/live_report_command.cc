@@ -140,7 +140,7 @@ int run_live_report(int argc, char** argv) {
   app.footer(kLiveReportFooter);
   app.get_formatter()->column_width(34);
   LiveReportOptions o;
-  app.add_option("PID", o.pid, "The process to report on")->required()->check(number_in(1, 4194304));
+  app.add_option("PID", o.pid, "The process to report on")->required()->check(number_in(1, 2147483647));
   app.add_flag("--no-stop", o.no_stop,
                "Read without stopping the process: no pause, but the counters move while they are read, so "
                "the snapshot is not one instant")

@@ -47,7 +47,7 @@ int run_live_reset(int argc, char** argv) {
   app.footer(kLiveResetFooter);
   app.get_formatter()->column_width(26);
   live::ResetRequest request;
-  app.add_option("PID", request.pid, "The process")->required()->check(number_in(1, 4194304));
+  app.add_option("PID", request.pid, "The process")->required()->check(number_in(1, 2147483647));
   app.add_option("SOURCE", request.sources, "Reset only the objects built from these source files");
   app.add_flag("--children", request.children, "Also reset every descendant process");
   if (auto status = parse_command_line(app, argc, argv)) return *status;

@@ -226,7 +226,10 @@ int record(const SampleRecordOptions& o, std::vector<std::string> command) {
   if (auto status = read_period(o, r)) return *status;
   r.vector_length = o.vector_length;
   auto prog = trace::find_program(command[0]);
-  if (!prog) return fail(kSampleRecordCommand, command[0], "command not found", 127);
+  if (!prog) {
+    const trace::NotRunnable no = trace::why_not_runnable(command[0]);
+    return fail(kSampleRecordCommand, command[0], no.why, no.status);
+  }
   trace::ProgramInfo info = trace::inspect_program(*prog);
   r.in_process = o.handler == "runtime";
   const bool is_static = info.elf && !info.dynamic;
@@ -318,7 +321,7 @@ int run_sample_record(int argc, char** argv) {
   app.add_option("--pid", o.pid, "Attach to this running process instead of starting PROG (--mode breakpoint; pc and "
                                  "branch through perf_event_open)")
       ->type_name("PID")
-      ->check(number_in(1, 4194304));
+      ->check(number_in(1, 2147483647));
   app.add_option("--for", o.duration, "With --pid: detach after T (500ms, 10s) [default: at Ctrl-C or the process's end]")
       ->type_name("T");
   // Everything from PROG on is PROG's.

@@ -98,7 +98,8 @@ int run_trace_report(int argc, char** argv) {
       ->check(CLI::IsMember({"calls", "inclusive", "exclusive", "name"}))
       ->type_name("KEY");
   app.add_option("--limit", o.view.limit, "Show the first N functions of the flat profile (0: all) [default: 0]")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(number_in(0, 1e9));
   app.add_option("-j,--jobs", o.jobs, "Replay N thread streams at once, or the parts of fewer streams [default: one per core]")
       ->check(CLI::Range(1, 1024).description(""))
       ->type_name("N");

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
@@ -77,6 +78,14 @@ ProgramInfo inspect_program(const std::string& path) {
   if (elf) elf_end(elf);
   ::close(fd);
   return info;
+}
+
+NotRunnable why_not_runnable(const std::string& prog) {
+  if (prog.find('/') == std::string::npos) return {"command not found", 127};
+  struct stat st {};
+  if (::stat(prog.c_str(), &st) != 0) return {std::strerror(errno), 127};
+  if (S_ISDIR(st.st_mode)) return {std::strerror(EISDIR), 126};
+  return {std::strerror(EACCES), 126};  // a file without execute permission, or no regular file
 }
 
 std::optional<std::string> find_program(const std::string& prog) {

@@ -26,4 +26,13 @@ ProgramInfo inspect_program(const std::string& path);
 // first executable regular file of that name in $PATH.
 std::optional<std::string> find_program(const std::string& prog);
 
+// Why find_program found nothing, in a shell's words and with its exit
+// status: "command not found" or "No such file or directory" (127), "Is a
+// directory" or "Permission denied" (126, found but not runnable).
+struct NotRunnable {
+  std::string why;
+  int status = 127;
+};
+NotRunnable why_not_runnable(const std::string& prog);
+
 }  // namespace covkit::trace

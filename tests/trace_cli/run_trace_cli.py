@@ -1228,6 +1228,13 @@ def t_filters(env):
         if want not in r.stderr or len(r.stderr.strip().splitlines()) != 1:
             raise Failure(f"record {opts}: want one line with {want!r}, got {r.stderr!r}")
         expect_eq(f"record {opts} refused: the earlier recording", sorted(os.listdir(tr)), before)
+    # A PROG that is no program: the shell's words and status.
+    open(os.path.join(d, "notes.txt"), "w").write("not a program\n")
+    for prog, why, rc in ((os.path.join(d, "notes.txt"), "Permission denied", 126), (d, "Is a directory", 126),
+                          (os.path.join(d, "absent"), "No such file or directory", 127),
+                          ("covkit-no-such-command", "command not found", 127)):
+        r = env.covkit_run(["trace", "record", "-o", os.path.join(d, "never"), "--", prog], expect_rc=rc)
+        expect_eq(f"record -- {prog}", r.stderr, f"covkit trace record: {prog}: {why}\n")
     # A -N pattern that names nothing is a warning, not an error.
     r = env.record(tr, exe, [rounds], opts=["-N", "no_such_function"])
     if "no_such_function" not in r.stderr or "warning" not in r.stderr:
