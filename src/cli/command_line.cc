@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <iostream>
 #include <exception>
+#include <iostream>
 #include <new>
 #include <utility>
 #include <vector>
