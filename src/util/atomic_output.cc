@@ -1,11 +1,13 @@
 #include "util/atomic_output.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "util/staged_file_cleanup.h"
@@ -18,7 +20,24 @@ constexpr size_t kBuffer = size_t(1) << 20;
 
 }  // namespace
 
-Expected<AtomicOutput> AtomicOutput::open(const std::string& path) {
+Expected<AtomicOutput> AtomicOutput::open(const std::string& given) {
+  // Through a link: the file it leads to is the output, the link stays.
+  // /dev/stdout and /proc/self/fd/N lead to the redirected file itself:
+  // written through, appended (a rename there would replace the link for
+  // every program, or the shell's file under it).
+  std::string path = given;
+  struct stat lst {};
+  if (::lstat(given.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
+    if (given.starts_with("/dev/") || given.starts_with("/proc/")) {
+      int fd = ::open(given.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+      if (fd < 0) return Error(std::strerror(errno));
+      return AtomicOutput(given, "", fd);
+    }
+    char* real = ::realpath(given.c_str(), nullptr);
+    if (!real) return Error(fmt::format("a link to nothing ({})", std::strerror(errno)));
+    path = real;
+    std::free(real);
+  }
   struct stat st {};
   const bool exists = ::stat(path.c_str(), &st) == 0;
   if (exists && S_ISDIR(st.st_mode)) {  // refused at once, as open(2) would: nothing staged

@@ -4,7 +4,10 @@
 // commit(); without commit (an error, an exception) the target is left as it
 // was. write_file_atomic (file_io.h) is this for content already in memory.
 // A device or FIFO target (/dev/stdout, a pipe) is written through: renaming
-// a file over it would replace it (as root, even /dev/null).
+// a file over it would replace it (as root, even /dev/null). A symbolic link
+// is followed: the file it leads to is staged beside and replaced, the link
+// stays; links under /dev and /proc (/dev/stdout redirected to a file) are
+// written through, appending.
 #include <string>
 #include <string_view>
 

@@ -2,6 +2,9 @@
 // streamed timeline).
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -96,6 +99,38 @@ TEST(AtomicOutput, AnInterruptedWriteLeavesNoTemporaryFile) {
     EXPECT_EQ(slurp(path), "old") << sig;
     EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1) << sig;
   }
+}
+
+// A link is followed, never replaced: the file it leads to gets the output
+// (staged beside it), the link stays. Under /proc (and /dev: /dev/stdout) a
+// link is a descriptor's file, written through: a rename there replaced
+// /dev/stdout itself for the whole machine when covkit ran as root.
+TEST(AtomicOutput, ALinkIsFollowedNotReplaced) {
+  TempDir dir;
+  const std::string real = dir / "real.info", link = dir / "link.info";
+  ASSERT_TRUE(testing::write_text(real, "old"));
+  fs::create_symlink("real.info", link);
+  auto out = util::AtomicOutput::open(link);
+  ASSERT_TRUE(out) << out.error().describe();
+  out->write("new");
+  ASSERT_TRUE(out->commit());
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(slurp(real), "new");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 2);
+
+  fs::create_symlink("nowhere", dir / "dangling.info");
+  EXPECT_FALSE(util::AtomicOutput::open(dir / "dangling.info"));
+
+  const std::string redirected = dir / "redirected.txt";
+  const int fd = ::open(redirected.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "table\n", 6), 6);
+  auto through = util::AtomicOutput::open("/proc/self/fd/" + std::to_string(fd));
+  ASSERT_TRUE(through) << through.error().describe();
+  through->write("lcov\n");
+  ASSERT_TRUE(through->commit());
+  ::close(fd);
+  EXPECT_EQ(slurp(redirected), "table\nlcov\n");
 }
 
 }  // namespace atomic_output_test
