@@ -4,7 +4,7 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <ctime>
+#include <cstring>
 
 #include "live/access_check.h"
 #include "live/object_sources.h"
@@ -66,12 +66,17 @@ Expected<void> add_files(FileSet& into, FileSet&& more) {
 
 // A dump whose files could not be written after its reset would lose what
 // the program did since the previous one: it goes to a new directory under
-// $TMPDIR instead, and the error says where.
+// $TMPDIR instead, and the error says where. The directory is made afresh
+// under a name no one can guess (mkdtemp, mode 0700): a predictable one let
+// another user plant a directory or a link there for covkit to write into.
 Error rescue(const DumpRequest& request, const FileSet& files, const TargetPlace& place, const Error& why) {
   if (!request.reset) return why;
   const char* tmp = std::getenv("TMPDIR");
-  std::string dir = fmt::format("{}/covkit-live-rescue-{}-{}", tmp && *tmp ? tmp : "/tmp", request.pid,
-                                std::time(nullptr));
+  std::string name = fmt::format("{}/covkit-live-rescue-{}-XXXXXX", tmp && *tmp ? tmp : "/tmp", request.pid);
+  if (!::mkdtemp(name.data()))
+    return Error(fmt::format("{} (the counters were reset and this dump could not be saved: {})", why.message,
+                             std::strerror(errno)));
+  const std::string& dir = name;
   if (write_dump(files, place, DumpTarget{dir, false}))
     return Error(fmt::format("{} (the counters were reset: this dump was written under {} instead)", why.message, dir));
   return Error(fmt::format("{} (the counters were reset and this dump could not be saved)", why.message));

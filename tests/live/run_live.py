@@ -19,6 +19,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import struct
 import subprocess
 import sys
@@ -587,6 +588,10 @@ def scenario_refusals(env, cc="gcc-12"):
         check(r.returncode == 1 and "written under" in r.stderr and r.stderr.count("\n") == 1, r.stderr)
         saved = [os.path.join(rescue_root, d) for d in os.listdir(rescue_root)]
         check(len(saved) == 1 and len(tree_files(saved[0])) == 2, f"rescued: {saved}")
+        # Not a name another user could plant beforehand (PID and time, it
+        # was): a fresh directory of covkit's own, named as the error says.
+        check(re.match(r"covkit-live-rescue-%d-[A-Za-z0-9]{6}$" % s.pid, os.path.basename(saved[0])) is not None
+              and stat.S_IMODE(os.stat(saved[0]).st_mode) == 0o700 and saved[0] in r.stderr, f"rescued: {saved}")
     finally:
         s.kill()
     # --reset --no-stop is refused.
