@@ -17,6 +17,17 @@ TEST(HtmlEscape, EscapesMarkupAndQuotes) {
   EXPECT_EQ(escape("&amp;"), "&amp;amp;");
 }
 
+// The pages are UTF-8: well-formed sequences pass, a byte that starts none
+// (a Latin-1 source's 'caf\xe9', a name with \xff) becomes U+FFFD, so that
+// a strict parser accepts the page.
+TEST(HtmlEscape, TextThatIsNotUtf8BecomesReplacementCharacters) {
+  EXPECT_EQ(escape("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"), "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+  EXPECT_EQ(escape("caf\xe9 <x>"), "caf\xEF\xBF\xBD &lt;x&gt;");
+  EXPECT_EQ(escape("x\xff\x01y"), "x\xEF\xBF\xBD\x01y");
+  EXPECT_EQ(escape("\xe2\x82"), "\xEF\xBF\xBD\xEF\xBF\xBD");  // cut short: each byte replaced
+  EXPECT_EQ(escape("\xc0\xaf"), "\xEF\xBF\xBD\xEF\xBF\xBD");  // overlong
+}
+
 TEST(HtmlNames, PageNamesAreFlatSafeAndDistinct) {
   std::string a = page_file_name("a/b_c.c");
   std::string b = page_file_name("a_b/c.c");

@@ -1,5 +1,7 @@
 #include "report/html/html_escape.h"
 
+#include "util/utf8.h"
+
 namespace covkit::report::html {
 
 void append_escaped(std::string& out, std::string_view text) {
@@ -23,8 +25,17 @@ void append_escaped(std::string& out, std::string_view text) {
       case '\'':
         entity = "&#39;";
         break;
-      default:
-        continue;
+      default: {
+        if (static_cast<unsigned char>(text[i]) < 0x80) continue;
+        // The pages say charset=utf-8: a byte that starts no well-formed
+        // sequence (a Latin-1 source) becomes U+FFFD, as browsers show it.
+        const size_t n = util::utf8_length(text, i);
+        if (n > 0) {
+          i += n - 1;
+          continue;
+        }
+        entity = util::kReplacement.data();
+      }
     }
     out.append(text.substr(start, i - start));
     out += entity;

@@ -8,7 +8,8 @@
 namespace covkit::report::html {
 
 // Appends `text` with & < > " ' replaced by entities; safe in element
-// content and in quoted attribute values alike.
+// content and in quoted attribute values alike. A byte that starts no
+// well-formed UTF-8 sequence becomes U+FFFD (the pages are UTF-8).
 void append_escaped(std::string& out, std::string_view text);
 std::string escape(std::string_view text);
 
