@@ -124,7 +124,11 @@ bool write_views(const ReportOptions& o, const model::ProjectCov& project, const
   const std::string version = std::string("covkit ") + kVersion;
   if (!o.lcov.empty()) ok &= write_output(o.lcov, report::render_lcov(project, {o.test_name}), log);
   if (!o.cobertura.empty())
-    ok &= write_output(o.cobertura, report::render_cobertura(project, {root, now, version}), log);
+    ok &= write_output(o.cobertura,
+                       report::render_cobertura(project, {root, o.source_prefix.empty() ? std::string()
+                                                                  : format::absolute_path(o.source_prefix),
+                                                          now, version}),
+                       log);
   if (!o.sonarqube.empty()) ok &= write_output(o.sonarqube, report::render_sonarqube(project), log);
   if (!o.coveralls.empty()) {
     report::CoverallsOptions co;

@@ -133,6 +133,8 @@ std::string render_cobertura(const model::ProjectCov& project, const CoberturaOp
                  all.lines_covered, all.lines, all.branches_covered, all.branches, options.timestamp,
                  xml_escape(options.version));
   if (!options.source_root.empty()) fmt::format_to(out, "    <source>{}</source>\n", xml_escape(options.source_root));
+  if (!options.source_prefix.empty() && options.source_prefix != options.source_root)
+    fmt::format_to(out, "    <source>{}</source>\n", xml_escape(options.source_prefix));
   fmt::format_to(out,
                  "  </sources>\n"
                  "  <packages>\n");

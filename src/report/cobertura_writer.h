@@ -12,6 +12,9 @@ namespace covkit::report {
 
 struct CoberturaOptions {
   std::string source_root;  // absolute directory that FileCov::path is relative to
+  // --source-prefix, absolute: paths of sources outside the root are
+  // relative to it, so it is a second <source> (consumers try each).
+  std::string source_prefix;
   int64_t timestamp = 0;    // seconds since the epoch (the caller passes time(nullptr))
   std::string version;      // <coverage version=...>, e.g. "covkit 0.1.0"
 };

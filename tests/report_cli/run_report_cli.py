@@ -515,6 +515,14 @@ def scenario_source_prefix(tmp):
     eq(records(read(f"{d}/prefix.info")), records(read(f"{d}/plain.info")),
        "lcov (absolute SF) does not depend on the prefix")
     eq(table_rows(out)["TOTAL"], ["4", "2", "50.0%", "4", "2", "50.0%", "0", "0", "-"], "TOTAL with a prefix")
+    # Cobertura: every filename resolves against one of the <source>s (the
+    # root, and the prefix's directory for what it shortened).
+    covkit_ok(["report", ".", "--source-prefix", "src", "--cobertura", "c.xml"], d)
+    xml = read(f"{d}/c.xml")
+    sources = re.findall(r"<source>(.*?)</source>", xml)
+    eq(sources, [d, f"{d}/src"], "Cobertura sources with a prefix")
+    for name in re.findall(r'filename="([^"]*)"', xml):
+        check(any(os.path.isfile(os.path.join(s, name)) for s in sources), f"{name} found under no <source>")
 
 
 def strip_count(path):

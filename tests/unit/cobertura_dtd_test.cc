@@ -100,8 +100,8 @@ TEST(CoberturaDtd, NontrivialProjectValidates) {
   const std::string dtd = dtd_path();
   REQUIRE_XMLLINT(dtd);
   const std::string xml =
-      render_cobertura(nontrivial(), {.source_root = "/work/<root> & 'co'", .timestamp = 1700000000,
-                                      .version = "covkit \"0.1.0\""});
+      render_cobertura(nontrivial(), {.source_root = "/work/<root> & 'co'", .source_prefix = {},
+                                      .timestamp = 1700000000, .version = "covkit \"0.1.0\""});
   EXPECT_EQ(xmllint_complaints(xml, dtd), "") << xml;
 }
 

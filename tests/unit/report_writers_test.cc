@@ -75,7 +75,8 @@ TEST(CoberturaWriter, RatesHaveAtMostFourDecimalsAndNeverRoundToTheEnds) {
 }
 
 TEST(CoberturaWriter, HeaderAndTotalsMatchModelTotals) {
-  const std::string xml = render_cobertura(sample(), {.source_root = "/abs", .timestamp = 1700000000,
+  const std::string xml = render_cobertura(sample(), {.source_root = "/abs", .source_prefix = {},
+                                                      .timestamp = 1700000000,
                                                       .version = "covkit 0.1.0"});
   EXPECT_EQ(xml.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                       "<!DOCTYPE coverage SYSTEM 'http://cobertura.sourceforge.net/xml/coverage-04.dtd'>\n",
@@ -150,7 +151,8 @@ TEST(CoberturaWriter, EscapesNamesAndReplacesWhatXmlCannotHold) {
 }
 
 TEST(CoberturaWriter, EmptyProject) {
-  const std::string xml = render_cobertura({}, {.source_root = "/r", .timestamp = 5, .version = "v"});
+  const std::string xml =
+      render_cobertura({}, {.source_root = "/r", .source_prefix = {}, .timestamp = 5, .version = "v"});
   EXPECT_TRUE(contains(xml,
                        "<coverage line-rate=\"1.0\" branch-rate=\"1.0\" lines-covered=\"0\" lines-valid=\"0\" "
                        "branches-covered=\"0\" branches-valid=\"0\" complexity=\"0\" timestamp=\"5\" version=\"v\">"));
