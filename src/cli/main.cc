@@ -73,9 +73,9 @@ void print_usage(FILE* to) {
 int main(int argc, char** argv) {
   // A write past the file size limit (ulimit -f) fails with EFBIG, which
   // every output path reports in one line, instead of killing covkit by
-  // SIGXFSZ halfway through a file. The programs covkit starts get the
-  // default back (trace/program_run.cc, sample/, util/run_process.cc).
-  std::signal(SIGXFSZ, SIG_IGN);
+  // SIGXFSZ halfway through a file. Caught rather than ignored: exec resets
+  // a caught signal to its default, so the programs covkit starts keep it.
+  std::signal(SIGXFSZ, [](int) {});
   // Installed as (or linked to) `gcov`, covkit is gcov: tools such as lcov's
   // --gcov-tool take one program name, not a command with a subcommand.
   const char* base = std::strrchr(argv[0], '/');

@@ -226,10 +226,7 @@ int record(const SampleRecordOptions& o, std::vector<std::string> command) {
   if (auto status = read_period(o, r)) return *status;
   r.vector_length = o.vector_length;
   auto prog = trace::find_program(command[0]);
-  if (!prog) {
-    const trace::NotRunnable no = trace::why_not_runnable(command[0]);
-    return fail(kSampleRecordCommand, command[0], no.why, no.status);
-  }
+  if (!prog) return fail(kSampleRecordCommand, command[0], prog.error().message, prog.error().status);
   trace::ProgramInfo info = trace::inspect_program(*prog);
   r.in_process = o.handler == "runtime";
   const bool is_static = info.elf && !info.dynamic;

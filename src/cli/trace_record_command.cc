@@ -253,10 +253,7 @@ int record(const RecordOptions& o, std::vector<std::string> command) {
   // stay until covkit trace attach patches them (untraced, they cost nothing).
   settings.patch_later = o.trace_off && settings.signal != 0 && o.triggers.empty();
   auto prog = trace::find_program(command[0]);
-  if (!prog) {
-    const trace::NotRunnable no = trace::why_not_runnable(command[0]);
-    return fail(kTraceRecordCommand, command[0], no.why, no.status);
-  }
+  if (!prog) return fail(kTraceRecordCommand, command[0], prog.error().message, prog.error().status);
   check_program(*prog, o.static_runtime, !o.patch.empty());
   // PROG's modules are listed once (ld.so --list) for --patch and the filters.
   std::vector<std::string> modules;

@@ -74,7 +74,6 @@ Expected<Launch> fork_waiting(const std::string& program, std::vector<char*>& ar
   if (pid == 0) {  // only async-signal-safe calls from here on
     ::signal(SIGINT, SIG_DFL);
     ::signal(SIGQUIT, SIG_DFL);
-    ::signal(SIGXFSZ, SIG_DFL);  // covkit ignores it (main.cc)
     ::close(go[1]);
     ::close(failed[0]);
     char byte = 0;

@@ -52,7 +52,6 @@ Expected<pid_t> launch_traced(std::span<const std::string> argv) {
     ::close(pipe_fds[0]);
     ::signal(SIGINT, SIG_DFL);  // the recorder ignores them while the program runs
     ::signal(SIGQUIT, SIG_DFL);
-    ::signal(SIGXFSZ, SIG_DFL);  // covkit ignores it (main.cc)
     int err = 0;
     if (::ptrace(PTRACE_TRACEME, 0, nullptr, nullptr) != 0 || ::raise(SIGSTOP) != 0) {
       err = errno;

@@ -80,17 +80,25 @@ ProgramInfo inspect_program(const std::string& path) {
   return info;
 }
 
-NotRunnable why_not_runnable(const std::string& prog) {
-  if (prog.find('/') == std::string::npos) return {"command not found", 127};
+namespace {
+
+// Why a path (with a '/') that is no executable regular file cannot run.
+NotRunnable not_runnable(const std::string& prog) {
   struct stat st {};
   if (::stat(prog.c_str(), &st) != 0) return {std::strerror(errno), 127};
   if (S_ISDIR(st.st_mode)) return {std::strerror(EISDIR), 126};
   return {std::strerror(EACCES), 126};  // a file without execute permission, or no regular file
 }
 
-std::optional<std::string> find_program(const std::string& prog) {
-  if (prog.empty()) return std::nullopt;
-  if (prog.find('/') != std::string::npos) return executable_file(prog) ? std::optional(prog) : std::nullopt;
+}  // namespace
+
+Expected<std::string, NotRunnable> find_program(const std::string& prog) {
+  const NotRunnable not_found("command not found", 127);
+  if (prog.empty()) return not_found;
+  if (prog.find('/') != std::string::npos) {
+    if (executable_file(prog)) return prog;
+    return not_runnable(prog);
+  }
   const char* env = std::getenv("PATH");
   std::string path = env ? env : "/usr/local/bin:/usr/bin:/bin";
   size_t start = 0;
@@ -102,7 +110,7 @@ std::optional<std::string> find_program(const std::string& prog) {
     if (executable_file(candidate)) return candidate;
     start = colon + 1;
   }
-  return std::nullopt;
+  return not_found;
 }
 
 }  // namespace covkit::trace

@@ -5,6 +5,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+
+#include "util/expected.h"
 
 namespace covkit::trace {
 
@@ -22,17 +25,16 @@ struct ProgramInfo {
 // Reads the symbol tables of the ELF file at `path` (nothing is run).
 ProgramInfo inspect_program(const std::string& path);
 
+// Why a program cannot be run, in a shell's words and with its exit status:
+// "command not found" or "No such file or directory" (127), "Is a
+// directory" or "Permission denied" (126, found but not runnable).
+struct NotRunnable : Error {
+  int status = 127;
+  NotRunnable(std::string why, int s) : Error(std::move(why)), status(s) {}
+};
+
 // `prog` as execvp would find it: as given when it holds a '/', else the
 // first executable regular file of that name in $PATH.
-std::optional<std::string> find_program(const std::string& prog);
-
-// Why find_program found nothing, in a shell's words and with its exit
-// status: "command not found" or "No such file or directory" (127), "Is a
-// directory" or "Permission denied" (126, found but not runnable).
-struct NotRunnable {
-  std::string why;
-  int status = 127;
-};
-NotRunnable why_not_runnable(const std::string& prog);
+Expected<std::string, NotRunnable> find_program(const std::string& prog);
 
 }  // namespace covkit::trace

@@ -50,7 +50,6 @@ Expected<ProgramEnd> run_program(const std::string& program, const std::vector<s
   sigemptyset(&defaults);
   sigaddset(&defaults, SIGINT);
   sigaddset(&defaults, SIGQUIT);
-  sigaddset(&defaults, SIGXFSZ);  // covkit ignores it (main.cc)
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
   pid_t pid = -1;
