@@ -21,6 +21,7 @@
 #include "model/coverage_gates.h"
 #include "model/diff_coverage.h"
 #include "model/exclusion_markers.h"
+#include "model/instantiations.h"
 #include "model/load_coverage_file.h"
 #include "model/path_filter.h"
 #include "model/project_builder.h"
@@ -98,6 +99,7 @@ Objects read_objects(const ReportOptions& o, const std::vector<format::ObjectFil
   ProgressBar bar("reading objects", stderr_is_terminal() && !o.quiet);
   model::BuildOptions bo;
   bo.threads = threads;
+  bo.instances = o.show_instantiations;
   bo.progress = [&](size_t done, size_t total) { bar.update(done, total); };
   model::BuildResult built = model::build_project(objects, paths, filter, bo);
   bar.finish();
@@ -209,9 +211,12 @@ int report_project(const ReportOptions& o, model::ProjectCov project, std::strin
     }
     for (const std::string& w : warnings) log.warn(w);
   }
-  if (!o.show_instantiations)
+  if (o.show_instantiations) {
+    model::prune_instances(project);
+  } else {
     for (auto& f : project.files)
       for (auto& l : f.lines) l.instances.clear();
+  }
 
   // 2. Filters on the model.
   if (o.exclusion_markers)

@@ -8,6 +8,7 @@
 #include "model/counts.h"
 #include "model/coverage_merge.h"
 #include "model/gcov_session.h"
+#include "model/line_cycles.h"
 #include "model/llvm_gcov.h"
 #include "util/thread_pool.h"
 
@@ -62,14 +63,57 @@ LineCov make_line(const LineInfo& info, uint32_t number) {
   return l;
 }
 
+// Per line, the instances of the functions that are no group here: a
+// template instantiated once in this translation unit is one function here,
+// but one of several instantiations once the project's units are merged
+// (prune_instances then keeps the lines of those only). Each function's
+// lines are counted as gcov's add_line_counts and accumulate count a line,
+// from that function's blocks alone.
+std::vector<std::vector<LineInstance>> single_instances(const SourceCoverage& src, uint32_t src_idx) {
+  std::vector<std::vector<LineInstance>> at(src.lines.size());
+  for (const SessionFunction* f : src.functions) {
+    if (f->is_group || f->fn.source != src_idx || f->fn.end_line < f->fn.start_line) continue;
+    const Function& fn = f->fn;
+    struct Own {
+      bool exists = false;
+      int64_t count = 0;
+      std::vector<LineBlockRef> blocks;
+    };
+    std::vector<Own> own(size_t(fn.end_line - fn.start_line) + 1);
+    for (size_t ix = 0; ix < fn.blocks.size(); ++ix)
+      for (const BlockLocation& loc : fn.blocks[ix].locations) {
+        if (loc.source != src_idx) continue;
+        for (uint32_t ln : loc.lines) {
+          if (ln < fn.start_line || ln > fn.end_line) continue;
+          Own& o = own[ln - fn.start_line];
+          o.exists = true;
+          o.count = add_counts(o.count, fn.blocks[ix].count);
+          // Entry and exit blocks carry no code of their own (as in the session).
+          if (ix != 0 && ix + 1 != fn.blocks.size()) o.blocks.push_back(LineBlockRef{&fn, uint32_t(ix)});
+        }
+      }
+    for (size_t i = 0; i < own.size(); ++i) {
+      const size_t ln = fn.start_line + i;
+      if (!own[i].exists || ln >= src.lines.size() || !src.lines[ln].exists) continue;
+      const int64_t count = own[i].blocks.empty() ? own[i].count : line_count_from_blocks(own[i].blocks);
+      at[ln].push_back({fn.name, not_negative(count)});
+    }
+  }
+  return at;
+}
+
 // Lines of one source as gcov -j lists them: each group function's own lines
 // (template instantiations, constructor variants), then the file's lines.
-FileCov extract_source(GcovSession& session, uint32_t src_idx, const SourcePaths& paths) {
+// With `instances`, the file's lines also name the one function whose code
+// they are (see single_instances).
+FileCov extract_source(GcovSession& session, uint32_t src_idx, const SourcePaths& paths, bool instances) {
   SourceCoverage& src = session.coverage(src_idx);
   FileCov fc;
   fc.path = paths.display;
   fc.absolute_path = paths.absolute;
   const size_t nlines = src.lines.size();
+  std::vector<std::vector<LineInstance>> singles;
+  if (instances) singles = single_instances(src, src_idx);
   for (uint32_t line_num = 1; line_num <= nlines; ++line_num) {
     if (auto* fns = src.functions_at(line_num)) {
       for (SessionFunction* f : *fns) {
@@ -81,8 +125,10 @@ FileCov extract_source(GcovSession& session, uint32_t src_idx, const SourcePaths
         }
       }
     }
-    if (line_num < nlines && src.lines[line_num].exists)
+    if (line_num < nlines && src.lines[line_num].exists) {
       fc.lines.push_back(make_line(src.lines[line_num], line_num));
+      if (instances) fc.lines.back().instances = std::move(singles[line_num]);
+    }
   }
   for (SessionFunction* f : src.functions) {
     FunctionCov fn;
@@ -217,7 +263,8 @@ ObjectResult build_clang_object(const format::ObjectFiles& files, const LoadedOb
   return r;
 }
 
-ObjectResult build_object(const format::ObjectFiles& files, const SourcePathRules& paths, const PathFilter& filter) {
+ObjectResult build_object(const format::ObjectFiles& files, const SourcePathRules& paths, const PathFilter& filter,
+                          bool instances) {
   ObjectResult r;
   LoadedObject obj = load_object_files(files.notes, files.data, files.counts.get());
   const bool notes_ok = std::holds_alternative<format::NotesFile>(obj.notes);
@@ -242,7 +289,7 @@ ObjectResult build_object(const format::ObjectFiles& files, const SourcePathRule
     SourcePaths p = paths.resolve(session.sources().entries()[s].name, compile_dir);
     if (!filter.keep(p)) continue;
     session.accumulate(s);
-    r.files.push_back(extract_source(session, s, p));
+    r.files.push_back(extract_source(session, s, p, instances));
   }
   return r;
 }
@@ -254,7 +301,7 @@ BuildResult build_project(const std::vector<format::ObjectFiles>& objects, const
   std::vector<ObjectResult> results(objects.size());
   std::atomic<size_t> done{0};
   util::parallel_for(objects.size(), opts.threads, [&](size_t i) {
-    results[i] = build_object(objects[i], paths, filter);
+    results[i] = build_object(objects[i], paths, filter, opts.instances);
     size_t d = ++done;
     if (opts.progress) opts.progress(d, objects.size());
   });

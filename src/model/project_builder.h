@@ -20,6 +20,11 @@ struct BuildOptions {
   unsigned threads = 1;
   // Called from worker threads as objects complete (done, total); may be empty.
   std::function<void(size_t, size_t)> progress;
+  // Every line of a function's own range names the function and its count
+  // there (LineCov::instances), not only the lines of functions that share
+  // their first line within one object: templates instantiated in several
+  // objects once each. prune_instances keeps what a report shows.
+  bool instances = false;
 };
 
 struct BuildResult {

@@ -824,6 +824,61 @@ def scenario_instantiations(tmp):
           "the HTML names the instantiation")
 
 
+TMAX_H = """template <class T> T tmax(T a, T b) {
+  if (a > b)
+    return a;
+  return b;
+}
+"""
+
+
+def scenario_instantiations_across_objects(tmp):
+    """A template instantiated in several objects: every instantiation is
+    listed, also those that are the only one of their object (b.cc holds
+    tmax<double> alone, m.cc tmax<int> and tmax<long>; one.cc and two.cc one
+    each), and the instances add up to the line's count. A plain function
+    or an inline one that several objects hold gets no instances."""
+    need("g++-12")
+    d = os.path.join(tmp, "across")
+    write(f"{d}/t.h", TMAX_H + "inline int shared(int x) { return x + 1; }\n")
+    write(f"{d}/b.cc", '#include "t.h"\ndouble bd(double x) { return tmax(x, 2.0) + shared(1); }\n')
+    write(f"{d}/m.cc", '#include "t.h"\ndouble bd(double);\n'
+          'int main() { int r = tmax(1, 2); long l = tmax(3L, 1L);\n'
+          '  return int(bd(1.0)) + r + int(l) + shared(0) - 10; }\n')
+    run(["g++-12", "--coverage", "-O0", "-c", "b.cc", "m.cc"], d)
+    run(["g++-12", "--coverage", "-o", "m", "b.o", "m.o"], d)
+    run([f"{d}/m"], d)
+    covkit_ok(["report", ".", "--show-instantiations", "--json", "j.json"], d)
+    files = {f["path"]: f for f in json.loads(read(f"{d}/j.json"))["files"]}
+    lines = {l["line"]: l for l in files["t.h"]["lines"]}
+    names = {"_Z4tmaxIdET_S0_S0_": "double", "_Z4tmaxIiET_S0_S0_": "int", "_Z4tmaxIlET_S0_S0_": "long"}
+    per_line = {n: sorted((names[i["function"]], i["count"]) for i in lines[n].get("instances", []))
+                for n in (1, 2, 3, 4)}
+    # tmax(2.0 vs 1.0) returns b, tmax(1, 2) b, tmax(3L, 1L) a.
+    eq(per_line, {1: [("double", 1), ("int", 1), ("long", 1)],
+                  2: [("double", 1), ("int", 1), ("long", 1)],
+                  3: [("double", 0), ("int", 0), ("long", 1)],
+                  4: [("double", 1), ("int", 1), ("long", 0)]}, "every instantiation on every line")
+    for n in (1, 2, 3, 4):
+        eq(sum(i["count"] for i in lines[n]["instances"]), lines[n]["count"], f"line {n}: instances add up")
+    eq(lines[6].get("instances"), None, "an inline function of two objects is no instantiation")
+    eq([l["line"] for f in ("b.cc", "m.cc") for l in files[f]["lines"] if "instances" in l], [],
+       "plain functions have no instances")
+
+    # One instantiation in each object, nothing shared within either.
+    e = os.path.join(tmp, "one_each")
+    write(f"{e}/t.h", TMAX_H)
+    write(f"{e}/one.cc", '#include "t.h"\nint one() { return tmax(1, 0); }\n')
+    write(f"{e}/two.cc", '#include "t.h"\nint one();\nint main() { return one() + int(tmax(0.5, 1.5)) - 2; }\n')
+    run(["g++-12", "--coverage", "-O0", "-c", "one.cc", "two.cc"], e)
+    run(["g++-12", "--coverage", "-o", "two", "one.o", "two.o"], e)
+    run([f"{e}/two"], e)
+    covkit_ok(["report", ".", "--show-instantiations", "--json", "j.json"], e)
+    th = [f for f in json.loads(read(f"{e}/j.json"))["files"] if f["path"] == "t.h"][0]
+    eq(sorted((i["function"], i["count"]) for l in th["lines"] if l["line"] == 3 for i in l["instances"]),
+       [("_Z4tmaxIdET_S0_S0_", 0), ("_Z4tmaxIiET_S0_S0_", 1)], "one instantiation per object, both listed")
+
+
 def scenario_gates(tmp):
     """--fail-under-*: exit 2 and one stderr line per failing gate."""
     proj = c_project(tmp)
