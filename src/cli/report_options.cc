@@ -46,7 +46,7 @@ constexpr const char* kReportOptionsFooter =
 void add_report_source_options(CLI::App& app, ReportOptions& o) {
   auto* in = "Input";
   app.add_option("-r,--root", o.root, "Project root: reported paths are relative to it [default: .]")->type_name("DIR")->group(in);
-  app.add_option("--source-prefix", o.source_prefix, "Remove this prefix from reported source paths")->type_name("DIR")->group(in);
+  app.add_option("--source-prefix", o.source_prefix, "Remove this directory from the reported paths of sources under it (tried before --root, like gcov -s)")->type_name("DIR")->group(in);
   app.add_option("--path-map",
                  "OLD=NEW: sources recorded under OLD are found under NEW (builds moved between "
                  "machines or containers); repeatable, first match wins")
