@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "report/percent_text.h"
+#include "util/display_text.h"
 
 namespace covkit::report {
 
@@ -15,15 +16,13 @@ namespace {
 
 // Path text for a table cell: '|' would end the cell and other punctuation
 // would turn into emphasis, links or HTML; control characters would break
-// the row. Backslash escapes render as the character itself.
-std::string cell_text(std::string_view s) {
+// the row, and bytes that are no UTF-8 make the file invalid text (both
+// become U+FFFD). Backslash escapes render as the character itself.
+std::string cell_text(std::string_view name) {
+  const std::string s = util::display_text(name);
   std::string r;
   r.reserve(s.size());
   for (char c : s) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      r += "\xEF\xBF\xBD";
-      continue;
-    }
     if (std::string_view("\\`*_[]<>|~&#!").find(c) != std::string_view::npos) r += '\\';
     r += c;
   }

@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "report/file_order.h"
+#include "util/display_text.h"
 
 namespace covkit::report {
 
@@ -21,16 +22,13 @@ std::string paint(const std::string& text, int64_t covered, int64_t total, bool 
   return fmt::format("\033[{}m{}\033[0m", code, text);
 }
 
-std::string shorten(const std::string& path, size_t width) {
-  if (width == 0 || path.size() <= width || width < 4) return path;
-  return "..." + path.substr(path.size() - (width - 3));
-}
-
 }  // namespace
 
 std::string render_terminal_summary(const model::ProjectCov& project, const TerminalOptions& opts) {
+  // Widths in terminal columns of the names as shown (display_text: a name
+  // that is no UTF-8 or holds controls would shift or break its row).
   size_t name_width = 4;  // "File"
-  for (const auto& f : project.files) name_width = std::max(name_width, f.path.size());
+  for (const auto& f : project.files) name_width = std::max(name_width, util::display_columns(util::display_text(f.path)));
   name_width = std::max<size_t>(5, opts.width ? std::min(name_width, opts.width) : name_width);
 
   std::string out;
@@ -41,7 +39,7 @@ std::string render_terminal_summary(const model::ProjectCov& project, const Term
       std::string padded = fmt::format("{:>7}", pct);
       return fmt::format("{:>7} {:>7} {}", n, c, paint(padded, c, n, opts.color));
     };
-    fmt::format_to(it, "{:<{}}  {}  {}  {}\n", shorten(name, name_width), name_width,
+    fmt::format_to(it, "{}  {}  {}  {}\n", util::pad_right(util::shorten_front(util::display_text(name), name_width), name_width),
                    cell(t.lines_covered, t.lines), cell(t.functions_covered, t.functions),
                    cell(t.branches_covered, t.branches));
   };

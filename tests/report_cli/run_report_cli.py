@@ -879,6 +879,47 @@ def scenario_instantiations_across_objects(tmp):
        [("_Z4tmaxIdET_S0_S0_", 0), ("_Z4tmaxIiET_S0_S0_", 1)], "one instantiation per object, both listed")
 
 
+def scenario_odd_file_names(tmp):
+    """File names that are no UTF-8 (a 0xff byte), hold a control character,
+    or have multi-byte and wide characters: every row of the terminal table
+    has the same width in columns, and the Markdown table is valid UTF-8
+    with the bad bytes shown as U+FFFD."""
+    need("gcc-12")
+    d = os.path.join(tmp, "odd").encode()
+    names = [b"b\xffd.c", "\u00fc.c".encode(), b"x\x01y.c", "\u65e5\u672c.c".encode()]
+    os.makedirs(d, exist_ok=True)
+    for i, n in enumerate(names):
+        with open(os.path.join(d, n), "wb") as f:
+            f.write(b"int f%d(void) { return %d; }\n" % (i, i))
+    with open(os.path.join(d, b"m.c"), "wb") as f:
+        f.write(b"int f0(void); int f1(void); int f2(void); int f3(void);\n"
+                b"int main(void) { return f0() + f1() + f2() + f3() - 6; }\n")
+    for n in names + [b"m.c"]:
+        subprocess.run([b"gcc-12", b"--coverage", b"-O0", b"-c", n], cwd=d, check=True)
+    objs = sorted(o for o in os.listdir(d) if o.endswith(b".o"))
+    subprocess.run([b"gcc-12", b"--coverage", b"-o", b"m"] + objs, cwd=d, check=True)
+    subprocess.run([b"./m"], cwd=d, check=True)
+    p = subprocess.run([COVKIT, "report", ".", "--markdown", "cov.md", "-s"], cwd=d, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, env=dict(os.environ, LC_ALL="C"))
+    eq(p.returncode, 0, "status")
+    try:
+        table = p.stdout.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise Failure(f"the table is no UTF-8 ({e}): {p.stdout!r}")
+    wide = lambda ch: 2 if "\u4e00" <= ch <= "\u9fff" else 1
+    widths = {sum(wide(ch) for ch in line) for line in table.splitlines()}
+    eq(len(widths), 1, f"every row of the table as wide as the others:\n{table}")
+    check("b\ufffdd.c" in table and "x\ufffdy.c" in table and "\u00fc.c" in table and "\u65e5\u672c.c" in table,
+          f"names shown with U+FFFD for the bad bytes:\n{table}")
+    with open(os.path.join(d, b"cov.md"), "rb") as f:
+        raw = f.read()
+    try:
+        md = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise Failure(f"the Markdown is no UTF-8 ({e}): {raw!r}")
+    check("| b\ufffdd.c |" in md and "| x\ufffdy.c |" in md, f"Markdown cells:\n{md}")
+
+
 def scenario_gates(tmp):
     """--fail-under-*: exit 2 and one stderr line per failing gate."""
     proj = c_project(tmp)
