@@ -53,6 +53,20 @@ Expected<int64_t> parse_count(std::string_view s) {
   return int64_t(*d);
 }
 
+// A count lcov itself may write: gcov prints the negative counts that racing
+// threads leave (lost updates, flow then solved to below zero) and geninfo
+// copies them. lcov reads them as nothing run (DA 0, BRDA "-", the FNDA line
+// ignored), so a tracefile lcov wrote stays readable. nullopt: negative.
+Expected<std::optional<int64_t>> parse_lcov_count(std::string_view s) {
+  if (s.size() > 1 && s[0] == '-') {
+    if (auto magnitude = parse_digits(s.substr(1), "count"); !magnitude) return magnitude.error();
+    return std::optional<int64_t>{};
+  }
+  auto count = parse_count(s);
+  if (!count) return count.error();
+  return std::optional<int64_t>{*count};
+}
+
 // Splits off the text before the first comma; nullopt when there is none.
 std::optional<std::string_view> take_field(std::string_view& rest) {
   size_t comma = rest.find(',');
@@ -73,6 +87,8 @@ class LcovRecord {
 
   Expected<void> line(std::string_view key, std::string_view value);
   SourceRecord finish() &&;
+  // Negative counts read so far (read as not run, as lcov reads them).
+  size_t negative_counts() const { return negative_counts_; }
 
  private:
   Expected<void> da(std::string_view v);
@@ -85,6 +101,7 @@ class LcovRecord {
   SourceRecord source_;
   std::unordered_map<uint32_t, size_t> branch_line_;  // line -> its entry in source_.lines holding the BRDAs
   std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> leaders_;  // FNL index -> start, end
+  size_t negative_counts_ = 0;
 };
 
 Expected<void> LcovRecord::line(std::string_view key, std::string_view value) {
@@ -104,11 +121,12 @@ Expected<void> LcovRecord::da(std::string_view v) {
   std::string_view count_field = v.substr(0, v.find(','));
   auto number = parse_line_number(*line_field);
   if (!number) return number.error();
-  auto count = parse_count(count_field);
+  auto count = parse_lcov_count(count_field);
   if (!count) return count.error();
+  if (!*count) ++negative_counts_;
   LineRecord l;
   l.number = *number;
-  l.count = *count;
+  l.count = count->value_or(0);
   source_.lines.push_back(std::move(l));
   return {};
 }
@@ -131,10 +149,14 @@ Expected<void> LcovRecord::brda(std::string_view v) {
   BranchRecord br;
   br.is_throw = is_throw;
   if (taken != "-") {
-    auto count = parse_count(taken);
+    auto count = parse_lcov_count(taken);
     if (!count) return count.error();
-    br.count = *count;
-    br.executed = true;
+    if (*count) {
+      br.count = **count;
+      br.executed = true;
+    } else {
+      ++negative_counts_;  // lcov reads "-N" as "-": not taken
+    }
   }
   // The branches of a line are listed one BRDA each, in order: they gather
   // on one entry for the line (with count 0, so a line that has branches but
@@ -180,11 +202,15 @@ Expected<void> LcovRecord::fn(std::string_view v) {
 Expected<void> LcovRecord::fnda(std::string_view v) {
   auto count_field = take_field(v);
   if (!count_field || v.empty()) return Error("FNDA needs a count and a name");
-  auto count = parse_count(*count_field);
+  auto count = parse_lcov_count(*count_field);
   if (!count) return count.error();
+  if (!*count) {
+    ++negative_counts_;  // lcov skips the line: the function's FN stands, not run
+    return {};
+  }
   FunctionRecord f;
   f.name = std::string(v);
-  f.execution_count = *count;
+  f.execution_count = **count;
   source_.functions.push_back(std::move(f));
   return {};
 }
@@ -219,15 +245,16 @@ Expected<void> LcovRecord::fna(std::string_view v) {
   if (!count_field || v.empty()) return Error("FNA needs an index, a count and a name");
   auto index = parse_digits(*index_field, "function index");
   if (!index) return index.error();
-  auto count = parse_count(*count_field);
+  auto count = parse_lcov_count(*count_field);
   if (!count) return count.error();
+  if (!*count) ++negative_counts_;  // FNA also declares the function: kept, not run
   auto leader = leaders_.find(*index);
   if (leader == leaders_.end()) return Error(fmt::format("FNA refers to function index {} before its FNL", *index));
   FunctionRecord f;
   f.name = std::string(v);
   f.start_line = leader->second.first;
   f.end_line = leader->second.second;
-  f.execution_count = *count;
+  f.execution_count = count->value_or(0);
   source_.functions.push_back(std::move(f));
   return {};
 }
@@ -244,6 +271,12 @@ bool is_key(std::string_view key) {
   return true;
 }
 
+std::string negative_counts(size_t first_line, size_t n) {
+  return fmt::format("line {}: {} negative count{} (counters that lost updates to racing threads?) read as "
+                     "not run, as lcov reads them",
+                     first_line, n, n == 1 ? "" : "s");
+}
+
 std::string unterminated(const LcovRecord& record, size_t sf_line) {
   return fmt::format("line {}: the record of {} has no end_of_record (cut short?); left out, as lcov leaves it",
                      sf_line, util::printable(record.path()));
@@ -257,6 +290,7 @@ Expected<CoverageRecords> read_lcov_tracefile(std::string_view text) {
   size_t record_line = 0;  // of its SF
   size_t line_no = 0;
   size_t pos = 0;
+  size_t negatives = 0, first_negative_line = 0;
   while (pos < text.size()) {
     const size_t offset = pos;
     auto fail = [&](const std::string& message) {
@@ -302,8 +336,14 @@ Expected<CoverageRecords> read_lcov_tracefile(std::string_view text) {
         return fail(fmt::format("{} before any SF", key));
       continue;
     }
+    const size_t negatives_before = record->negative_counts();
     if (auto done = record->line(key, value); !done) return fail(done.error().message);
+    if (record->negative_counts() != negatives_before) {
+      if (!negatives) first_negative_line = line_no;
+      ++negatives;
+    }
   }
+  if (negatives) result.warnings.push_back(negative_counts(first_negative_line, negatives));
   // A file cut after its last record's data: that record is dropped, as
   // lcov drops it.
   if (record) result.warnings.push_back(unterminated(*record, record_line));
