@@ -44,7 +44,7 @@ constexpr const char* kMergeDescription =
     "\n"
     "Files: lcov tracefiles (.info) and covkit JSON files, added by lcov's rules\n"
     "(line counts add; branches add by position on their line; functions by\n"
-    "name) into one file OUT.\n";
+    "name) into one file OUT, or standard output when OUT is '-' (as lcov's -o -).\n";
 
 constexpr const char* kMergeFooter =
     "Exit status: 0 on success, 1 on any error (one line on stderr).\n"
@@ -72,7 +72,8 @@ int merge_coverage_files(const std::vector<std::string>& inputs, const std::stri
                                       : report::render_lcov(total, report::LcovOptions{test_name});
   std::error_code ec;
   if (fs::is_directory(out, ec)) return fail(kMergeCommand, out, "is a directory (merging tracefiles writes one file)");
-  if (auto w = util::write_file_atomic(out, text); !w) return fail(kMergeCommand, out, w.error().message);
+  if (auto w = util::write_file_or_stdout(out, text); !w)
+    return fail(kMergeCommand, out == "-" ? "<stdout>" : out, w.error().message);
   return 0;
 }
 
@@ -93,6 +94,7 @@ int merge(const std::vector<std::string>& inputs, const std::string& out, const 
                             util::printable(*a_dir)));
   if (a_file) return merge_coverage_files(inputs, out, format, test_name);
   if (!format.empty()) return fail(kMergeCommand, *a_dir, "--format applies to tracefiles; .gcda trees merge into a tree");
+  if (out == "-") return fail(kMergeCommand, "", ".gcda trees merge into a tree, which standard output (-o -) cannot hold");
   if (auto w = model::write_merged_data_trees(inputs, out); !w) return fail(kMergeCommand, "", w.error().message);
   return 0;
 }

@@ -113,9 +113,10 @@ Objects read_objects(const ReportOptions& o, const std::vector<format::ObjectFil
 }
 
 bool write_output(const std::string& path, const std::string& content, Reporter& log) {
-  auto written = util::write_file_atomic(path, content);
+  auto written = util::write_file_or_stdout(path, content);
   if (written) return true;
-  log.error(fmt::format("{}: cannot write: {}", util::printable(path), written.error().message));
+  log.error(fmt::format("{}: cannot write: {}", path == "-" ? "<stdout>" : util::printable(path),
+                        written.error().message));
   return false;
 }
 
@@ -153,6 +154,28 @@ bool write_views(const ReportOptions& o, const model::ProjectCov& project, const
     }
   }
   return ok;
+}
+
+// "-" names standard output (as for lcov and gcovr); two texts there, or one
+// and the summary table, would be one unreadable stream: a usage error.
+bool one_output_on_stdout(const ReportOptions& o, Reporter& log) {
+  std::vector<std::string> on_stdout;
+  const std::pair<const char*, const std::string*> outputs[] = {
+      {"--lcov", &o.lcov}, {"--cobertura", &o.cobertura}, {"--sonarqube", &o.sonarqube},
+      {"--coveralls", &o.coveralls}, {"--json", &o.json}, {"--markdown", &o.markdown}};
+  for (const auto& [option, path] : outputs)
+    if (*path == "-") on_stdout.push_back(option);
+  if (on_stdout.size() > 1) {
+    std::string options = on_stdout[0];
+    for (size_t i = 1; i < on_stdout.size(); ++i) options += (i + 1 == on_stdout.size() ? " and " : ", ") + on_stdout[i];
+    log.error(fmt::format("{} all name standard output ('-'); only one output can go there", options));
+    return false;
+  }
+  if (!on_stdout.empty() && o.print_summary) {
+    log.error(fmt::format("{} - and --print-summary would both write to standard output", on_stdout[0]));
+    return false;
+  }
+  return true;
 }
 
 bool writes_files(const ReportOptions& o) {
@@ -199,6 +222,7 @@ int report_objects(const ReportOptions& o, const std::vector<format::ObjectFiles
 
 int report_project(const ReportOptions& o, model::ProjectCov project, std::string_view command) {
   Reporter log(o, command);
+  if (!one_output_on_stdout(o, log)) return kExitUsage;
   const unsigned threads = o.threads ? o.threads : util::default_threads();
   std::optional<model::PathFilter> filter = make_path_filter(command, o);
   if (!filter) return kExitUsage;
@@ -248,7 +272,7 @@ namespace {
 
 int run_report(const ReportOptions& o) {
   Reporter log(o, kReportCommand);
-  if (!make_path_filter(kReportCommand, o)) return kExitUsage;  // before any search
+  if (!make_path_filter(kReportCommand, o) || !one_output_on_stdout(o, log)) return kExitUsage;  // before any search
   std::vector<format::ObjectFiles> objects;
   if (!o.paths.empty()) {
     format::ObjectSearch search = format::find_objects(o.paths, o.object_directories);

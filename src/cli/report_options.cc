@@ -68,7 +68,13 @@ void add_report_view_options(CLI::App& app, ReportOptions& o) {
   app.add_option("--json", o.json, "Write covkit's JSON (see docs/report-formats.md)")->type_name("FILE")->check(non_empty_path())->group(out);
   app.add_option("--html", o.html,
                  "Write a static HTML site into this directory (missing, empty, or a site covkit wrote; "
-                 "replaced as a whole)")->type_name("DIR")->check(non_empty_path())->group(out);
+                 "replaced as a whole)")->type_name("DIR")->check(non_empty_path())
+      ->check(CLI::Validator(
+          [](std::string& dir) -> std::string {
+            return dir == "-" ? "a site is a directory of pages, which standard output ('-') cannot hold" : "";
+          },
+          ""))
+      ->group(out);
   app.add_option("--markdown", o.markdown, "Write a Markdown summary (for pull requests)")->type_name("FILE")->check(non_empty_path())->group(out);
   app.add_flag("-s,--print-summary", o.print_summary, "Print the summary table even when writing files")
       ->group(out);

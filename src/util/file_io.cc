@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "util/atomic_output.h"
@@ -118,6 +119,17 @@ Expected<void, WriteError> write_file_atomic(const std::string& path, std::strin
   out->write(content);
   if (auto c = out->commit(); !c) return WriteError(WriteStage::kWrite, c.error().message);
   return {};
+}
+
+Expected<void, WriteError> write_file_or_stdout(const std::string& path, std::string_view content) {
+  if (path != "-") return write_file_atomic(path, content);
+  // Flushed now, so that a failure is this output's, said by its caller;
+  // the stream's error flag is then cleared so that it is said once, not
+  // again when the command ends (cli::checked_stdout).
+  if (std::fwrite(content.data(), 1, content.size(), stdout) == content.size() && std::fflush(stdout) == 0) return {};
+  const int e = errno;
+  std::clearerr(stdout);
+  return WriteError(WriteStage::kWrite, std::strerror(e));
 }
 
 std::optional<int64_t> file_mtime(const std::string& path) {

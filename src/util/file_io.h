@@ -64,6 +64,11 @@ struct WriteError : Error {
 // all or nothing: util::StagedTree.
 Expected<void, WriteError> write_file_atomic(const std::string& path, std::string_view content);
 
+// A command's output: write_file_atomic's, or standard output when `path`
+// is "-", as lcov's `-o -` and gcovr's `--xml -` take it (a file named "-"
+// is ./-).
+Expected<void, WriteError> write_file_or_stdout(const std::string& path, std::string_view content);
+
 std::optional<int64_t> file_mtime(const std::string& path);
 bool is_directory(const std::string& path);
 

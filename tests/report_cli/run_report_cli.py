@@ -1402,6 +1402,55 @@ def scenario_merge(tmp):
     eq(parse_lcov(merged)[f"{proj}/src/main.c"]["DA"][4], 3, "main: 1 + 2 runs")
 
 
+def scenario_stdout_outputs(tmp):
+    """'-' is standard output, as `lcov -a ... -o -` and gcovr's `--xml -`
+    take it: the text a file would get, and no file named '-'. Two outputs
+    there (or one and the table) are a usage error; a site or a .gcda tree
+    cannot go there."""
+    need("lcov")
+    proj = c_project(tmp)
+    run_prog(proj)
+    for opt, name in (("--lcov", "f.info"), ("--cobertura", "f.xml"), ("--json", "f.json"),
+                      ("--sonarqube", "s.xml"), ("--coveralls", "c.json"), ("--markdown", "f.md")):
+        covkit_ok(["report", "build", opt, name], proj)
+        out, err = covkit_ok(["report", "build", opt, "-"], proj)
+        want = read(f"{proj}/{name}")
+        if opt == "--cobertura":  # its timestamp is the time of the run
+            out, want = (re.sub(r'timestamp="[0-9]+"', "", t) for t in (out, want))
+        eq((out, err), (want, []), f"report {opt} -")
+    eq(os.path.exists(f"{proj}/-"), False, "a file named '-'")
+    rc, out, err = covkit(["report", "build", "--lcov", "-", "--json", "-", "--markdown", "-"], proj)
+    eq((rc, out, err), (1, "", ["covkit report: --lcov, --json and --markdown all name standard output ('-'); "
+                                 "only one output can go there"]), "three outputs on stdout")
+    rc, out, err = covkit(["report", "build", "--lcov", "-", "-s"], proj)
+    eq((rc, out, err), (1, "", ["covkit report: --lcov - and --print-summary would both write to standard output"]),
+       "an output and the table on stdout")
+    rc, out, err = covkit(["report", "build", "--html", "-"], proj)
+    eq((rc, out), (1, ""), "--html -")
+    check(len(err) == 1 and "standard output ('-') cannot hold" in err[0], f"--html -: {err}")
+    # merge -o - writes the sum that lcov -a ... -o - writes (same numbers).
+    covkit_ok(["report", "build", "--lcov", "a.info"], proj)
+    run_prog(proj, "x")
+    covkit_ok(["report", "build", "--lcov", "b.info"], proj)
+    out, err = covkit_ok(["merge", "-o", "-", "a.info", "b.info"], proj)
+    eq(err, [], "merge -o - stderr")
+    lcov_out = run(["lcov", "-q", "-a", "a.info", "-a", "b.info", "--rc", "lcov_branch_coverage=1", "-o", "-"],
+                   proj).stdout
+    eq(lcov_totals(out), lcov_totals(lcov_out), "merge -o - against lcov -a -o -: LF/LH/BRF/BRH/FNF/FNH")
+    eq({sf: (r["DA"], r["FNDA"]) for sf, r in parse_lcov(out).items()},
+       {sf: (r["DA"], r["FNDA"]) for sf, r in parse_lcov(lcov_out).items()}, "merge -o - against lcov: DA, FNDA")
+    rc, out, err = covkit(["merge", "-o", "-", "build"], proj)
+    eq((rc, out, err), (1, "", ["covkit merge: .gcda trees merge into a tree, which standard output (-o -) "
+                                 "cannot hold"]), "merge -o - of a tree")
+    eq(os.path.exists(f"{proj}/-"), False, "a file named '-' after merge")
+    if os.path.exists("/dev/full"):
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([COVKIT, "report", "build", "--lcov", "-"], cwd=proj, stdout=full,
+                               stderr=subprocess.PIPE, text=True)
+        eq((p.returncode, p.stderr), (3, "covkit report: <stdout>: cannot write: No space left on device\n"),
+           "report --lcov - > /dev/full: said once")
+
+
 def scenario_peer_options(tmp):
     """gcovr's and lcov's spellings, and near misses, get a hint; N% is a
     percentage for the gates; bare `covkit` lists the commands."""
