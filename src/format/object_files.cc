@@ -4,10 +4,14 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <system_error>
+
+#include "format/gcov_tags.h"
 
 namespace covkit::format {
 
@@ -55,6 +59,37 @@ bool has_suffix(std::string_view s, std::string_view suffix) {
 }
 
 std::string stem_path(const std::string& path) { return path.substr(0, path.rfind('.')); }
+
+// The stamp of a .gcno or .gcda header (magic, version, stamp: the same word
+// in both files of one compilation), in either byte order; nullopt when the
+// file cannot be read or has no such header.
+std::optional<uint32_t> header_stamp(const std::string& path, uint32_t magic) {
+  std::ifstream in(path, std::ios::binary);
+  unsigned char h[12];
+  if (!in.read(reinterpret_cast<char*>(h), sizeof h)) return std::nullopt;
+  auto word = [&](int i, bool little) {
+    const unsigned char* b = h + 4 * i;
+    return little ? uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24
+                  : uint32_t(b[3]) | uint32_t(b[2]) << 8 | uint32_t(b[1]) << 16 | uint32_t(b[0]) << 24;
+  };
+  for (bool little : {true, false})
+    if (word(0, little) == magic) return word(2, little);
+  return std::nullopt;
+}
+
+// Of notes files that match a data file's path equally well, the one its
+// stamp names (the compilation that wrote it); empty when not exactly one.
+std::string by_stamp(const std::string& data, const std::vector<std::string>& candidates) {
+  const std::optional<uint32_t> stamp = header_stamp(data, kDataMagic);
+  if (!stamp) return {};
+  std::string found;
+  for (const std::string& c : candidates) {
+    if (header_stamp(c + ".gcno", kNotesMagic) != stamp) continue;
+    if (!found.empty()) return {};
+    found = c;
+  }
+  return found;
+}
 
 // How many trailing path components two stems share.
 size_t shared_tail(std::string_view a, std::string_view b) {
@@ -135,14 +170,14 @@ ObjectSearch find_objects(const std::vector<std::string>& roots, const std::vect
     } else {
       auto it = by_base.find(stem.substr(stem.rfind('/') + 1));
       size_t best = 0;
-      bool tie = false;
+      std::vector<std::string> tied;  // every candidate sharing the longest tail
       if (it != by_base.end())
         for (const auto& cand : it->second) {
           size_t n = shared_tail(stem, cand);
           if (n > best) {
-            best = n, match = cand, tie = false;
-          } else if (n == best) {
-            tie = true;
+            best = n, match = cand, tied = {cand};
+          } else if (n == best && n > 0) {
+            tied.push_back(cand);
           }
         }
       if (match.empty()) {
@@ -150,10 +185,17 @@ ObjectSearch find_objects(const std::vector<std::string>& roots, const std::vect
         ++out.unpaired_data;
         continue;
       }
-      if (tie) {
-        out.warnings.push_back(
-            fmt::format("{}: several .gcno files match equally well; skipped (pass the build tree that holds it)", d));
-        continue;
+      if (tied.size() > 1) {
+        // The path cannot tell (two builds of one tree, a.o and b.o both from
+        // x.c in different directories); the stamp both files carry can.
+        match = by_stamp(d, tied);
+        if (match.empty()) {
+          out.warnings.push_back(fmt::format(
+              "{}: several .gcno files match equally well and no single one has its stamp; skipped (pass the "
+              "build tree that holds it)",
+              d));
+          continue;
+        }
       }
     }
     paired.insert(match + ".gcno");

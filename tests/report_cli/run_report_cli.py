@@ -567,6 +567,44 @@ def scenario_gcov_prefix(tmp):
     eq(lcov_totals(read(f"{proj}/p12.info")), lcov_totals(expected), "LF/LH/BRF/BRH/FNF/FNH of two runs")
 
 
+def scenario_data_paired_by_stamp(tmp):
+    """A data file whose path matches two notes files equally well (a/x.c and
+    b/x.c built as build/a/x.o and build/b/x.o, the run's x.gcda collected
+    into one flat directory) is paired with the one whose stamp it carries,
+    as gcov pairs them; a data file that no candidate's stamp matches is
+    skipped with a warning."""
+    need("gcc-12")
+    d = os.path.join(tmp, "stamp")
+    write(f"{d}/src/a/x.c", "int ax(int v) {\n  if (v > 1)\n    return v;\n  return 0;\n}\n")
+    write(f"{d}/src/b/x.c", "int bx(void) {\n  return 7;\n}\n")
+    write(f"{d}/src/main.c", "int ax(int);\nint main(void) { return ax(2) - 2; }\n")
+    for src, obj in (("src/a/x.c", "build/a/x.o"), ("src/b/x.c", "build/b/x.o"), ("src/main.c", "build/main.o")):
+        os.makedirs(os.path.dirname(f"{d}/{obj}"), exist_ok=True)
+        run(["gcc-12", "--coverage", "-O0", "-c", src, "-o", obj], d)
+    run(["gcc-12", "--coverage", "-o", "prog", "build/a/x.o", "build/b/x.o", "build/main.o"], d)
+    run([f"{d}/prog"], d)
+    # Only a's x.gcda (b's function never ran, but its object still wrote
+    # one): the artifact directory holds a's, as a flat copy would.
+    os.makedirs(f"{d}/data")
+    shutil.move(f"{d}/build/a/x.gcda", f"{d}/data/x.gcda")
+    shutil.move(f"{d}/build/main.gcda", f"{d}/data/main.gcda")
+    os.remove(f"{d}/build/b/x.gcda")
+    rc, out, err = covkit(["report", "build", "data", "--lcov", "t.info"], d)
+    eq((rc, err), (0, []), "status and stderr")
+    rec = parse_lcov(read(f"{d}/t.info"))
+    eq(rec[f"{d}/src/a/x.c"]["DA"], {1: 1, 2: 1, 3: 1, 4: 0}, "a/x.c has the run's counts")
+    eq(rec[f"{d}/src/b/x.c"]["DA"], {1: 0, 2: 0}, "b/x.c never ran")
+
+    # b's notes rebuilt: its stamp changes, a's stays; a data file with a
+    # stamp of neither (a's object rebuilt too) pairs with nothing.
+    time.sleep(1.1)  # gcc takes the stamp from the clock (ms): a later build has another
+    run(["gcc-12", "--coverage", "-O0", "-c", "src/a/x.c", "-o", "build/a/x.o"], d)
+    rc, out, err = covkit(["report", "build", "data", "--lcov", "t2.info"], d)
+    eq(rc, 0, "status")
+    eq(err, [f"covkit report: {d}/data/x.gcda: several .gcno files match equally well and no single one has its "
+             "stamp; skipped (pass the build tree that holds it)"], "stderr")
+
+
 def scenario_path_map(tmp):
     """Sources moved after the build: without --path-map they are not found
     (HTML notice, markers cannot apply); with it, SF names the new place and
