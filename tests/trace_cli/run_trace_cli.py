@@ -511,6 +511,44 @@ def t_dlopen(env):
                         ("main", "local"): 1}, 4, ["main", "call", "plug_entry", "plug_inner"])
 
 
+def t_dlopen_swap(env):
+    """dlclose of a library, then dlopen of another one mapped at the same
+    addresses (and of the first again): each call is named after the
+    library loaded when it ran, in the thread that called dlclose and in a
+    thread that only had the first library's functions cached; -F names the
+    second library's function. uftrace names them so too."""
+    env.need("gcc", "clang")
+    d = env.dir("dlopen_swap")
+    hooks = [(label, cc, flags, True) for label, cc, flags in builds(env)] + \
+        [(f"{hook}-O2", "gcc", ["-O2"] + PG_KEEP_CALLS, inst) for hook, inst in PG_BUILDS]
+    for label, cc, flags, inst in hooks:
+        libs = [env.compile(os.path.join(d, f"{x}-{label}.so"), cc, [mine(f"dl_swap_{x}.c")],
+                            flags + ["-fPIC", "-shared"], instrument=inst) for x in ("a", "b")]
+        exe = env.compile(os.path.join(d, f"host-{label}"), cc, [mine("dl_swap_host.c")], flags,
+                          ["-ldl", "-lpthread"], instrument=inst)
+        tr = os.path.join(d, f"trace-{label}")
+        r = env.record(tr, exe, [5, libs[0], libs[1], libs[0]])
+        # Only then does the scenario test anything: a function of B at the
+        # address of one of A.
+        expect_eq(f"{label}: libraries at one address", r.stdout, "same\n")
+        rep = env.report(tr)
+        expect_profile(f"{label} swap", rep,
+                       {"main": 1, "worker": 1, "entry": 6, "alpha_two": 20, "alpha_one": 20, "beta_two": 10,
+                        "beta_one": 10},
+                       {("main", "entry"): 3, ("worker", "entry"): 3, ("entry", "alpha_two"): 20,
+                        ("alpha_two", "alpha_one"): 20, ("entry", "beta_two"): 10, ("beta_two", "beta_one"): 10},
+                       4)
+        for t in env.report(tr, "--threads")["threads"]:
+            text = replay(env, tr, "--tid", str(t["tid"]), "--no-duration").stdout
+            leaves = re.findall(r"\| +(\w+)_one\(\);", text)
+            expect_eq(f"{label}: the leaves of thread {t['tid']} in the replay", leaves,
+                      ["alpha"] * 5 + ["beta"] * 5 + ["alpha"] * 5)
+        tr = os.path.join(d, f"trace-F-{label}")
+        env.record(tr, exe, [5, libs[0], libs[1], libs[0]], opts=["-F", "beta_two"])
+        expect_profile(f"{label} swap -F beta_two", env.report(tr, allow_stderr=True),
+                       {"beta_two": 10, "beta_one": 10}, {("beta_two", "beta_one"): 10}, 2)
+
+
 def elf_type(path):
     with open(path, "rb") as f:
         head = f.read(18)
@@ -2303,7 +2341,7 @@ def t_dump(env):
 
 SCENARIOS = {
     "recursion": t_recursion, "exceptions": t_exceptions, "longjmp": t_longjmp, "threads": t_threads,
-    "fork": t_fork, "exit_deep": t_exit_deep, "dlopen": t_dlopen, "pie": t_pie, "static": t_static,
+    "fork": t_fork, "exit_deep": t_exit_deep, "dlopen": t_dlopen, "dlopen_swap": t_dlopen_swap, "pie": t_pie, "static": t_static,
     "noinstr": t_noinstr, "running": t_running, "graph": t_graph, "timeline": t_timeline, "uftrace": t_uftrace,
     "golden": t_golden, "memory": t_memory, "record_dir": t_record_dir, "exec": t_exec, "full_disk": t_full_disk,
     "thread_names": t_thread_names, "replay": t_replay, "replay_uftrace": t_replay_uftrace,

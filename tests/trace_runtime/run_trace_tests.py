@@ -418,13 +418,15 @@ def t_inert(env):
     if "covkit-trace" not in r.stderr:
         raise Failure(f"inert (bad dir): no warning on stderr: {r.stderr!r}")
     # The library exports the hooks, the unwinding entry points it wraps for
-    # -pg frames (unwind_hooks.c) and the patch table covkit trace attach
-    # reads (patch_sites.c) only, and never calls a hook itself.
+    # -pg frames (unwind_hooks.c), dlclose (unload_hooks.c) and the patch
+    # table covkit trace attach reads (patch_sites.c) only, and never calls a
+    # hook itself.
     out = subprocess.run(["nm", "-D", "--defined-only", env.lib], capture_output=True, text=True).stdout
     exported = sorted(line.split()[-1] for line in out.splitlines() if line.strip())
     expect_eq("exported symbols", exported,
               ["_Unwind_RaiseException", "_Unwind_Resume_or_Rethrow", "__cxa_begin_catch", "__cyg_profile_func_enter",
-               "__cyg_profile_func_exit", "__fentry__", "_mcount", "ckt_patch_table", "mcount", "pthread_exit"])
+               "__cyg_profile_func_exit", "__fentry__", "_mcount", "ckt_patch_table", "dlclose", "mcount",
+               "pthread_exit"])
     out = subprocess.run(["objdump", "-d", env.lib], capture_output=True, text=True).stdout
     calls = [line for line in out.splitlines() if re.search(r"call.*(__cyg_profile|mcount|__fentry__)", line)]
     expect_eq("hook calls inside the runtime", calls, [])

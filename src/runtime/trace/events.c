@@ -41,6 +41,29 @@ CKT_FN uint32_t ckt_func_entry_slow(struct ckt_thread *t, uintptr_t fn, uint64_t
   return t->ids[h];
 }
 
+#define GONE_BATCH 16
+
+CKT_FN void ckt_func_forget_gone(struct ckt_thread *t) {
+  /* Cleared first: a dlclose listing more after our look sets it again. */
+  __atomic_fetch_and(&t->slow, (uint8_t)~CKT_SLOW_UNLOADED, __ATOMIC_RELAXED);
+  uint32_t end = ckt_modules_gone_count();
+  while (t->gone_seen != end) {
+    uint64_t lo[GONE_BATCH], hi[GONE_BATCH];
+    uint32_t n = 0;
+    int all = 0;
+    for (; t->gone_seen != end && n < GONE_BATCH; t->gone_seen++, n++)
+      if (!ckt_modules_gone_range(t->gone_seen, &lo[n], &hi[n])) all = 1;  /* fell behind the list */
+    /* Tombstones, not zeros: the probe sequences through them stay whole. */
+    for (uint32_t h = 0; h < CKT_FT_SIZE; h++) {
+      uintptr_t k = t->keys[h];
+      if (k == 0 || k == CKT_KEY_GONE) continue;
+      int gone = all;
+      for (uint32_t i = 0; i < n && !gone; i++) gone = k >= lo[i] && k < hi[i];
+      if (gone) t->keys[h] = CKT_KEY_GONE;
+    }
+  }
+}
+
 CKT_FN void ckt_write_lost(struct ckt_thread *t, uint64_t now) {
   uint32_t n = __atomic_load_n(&t->lost, __ATOMIC_RELAXED);
   if (n == 0 || t->pend_lo != CKT_NONE || t->s.broken) return;

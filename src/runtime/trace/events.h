@@ -65,6 +65,13 @@ CKT_INLINE uint32_t ckt_func_entry(struct ckt_thread *t, uintptr_t fn, uint64_t 
   return ckt_func_entry_slow(t, fn, now, flags);
 }
 
+/* A library was unloaded (dlclose) while this thread may have had functions
+ * of it in its table: they are forgotten, so that their addresses, where
+ * another module may now be, get new ids, a new `define` and a fresh look
+ * at the load map (whose refresh writes the new module's line) at their
+ * next call (unload_hooks.c). */
+CKT_FN void ckt_func_forget_gone(struct ckt_thread *t);
+
 /* Remembers the slot offset of fn (already in the table). */
 CKT_FN void ckt_func_set_offset(struct ckt_thread *t, uintptr_t fn, uint32_t off);
 /* `define` of id unless already in the stream. */

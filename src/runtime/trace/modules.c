@@ -34,6 +34,13 @@ static struct segset *volatile segs;  /* current executable segments */
 static unsigned long long seen_adds, seen_subs;
 static int lock_word;
 
+/* Executable segments of modules found gone (dlclose), the newest
+ * GONE_RING: threads forget the functions they cached there (another
+ * module may be mapped at the same addresses). gone_count only grows. */
+#define GONE_RING 256
+static uint64_t gone_lo[GONE_RING], gone_hi[GONE_RING];
+static uint32_t gone_count;
+
 CKT_FN void ckt_modules_lock(void) {
   while (__atomic_exchange_n(&lock_word, 1, __ATOMIC_ACQUIRE)) sched_yield();
 }
@@ -112,6 +119,15 @@ CKT_FN static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg) {
   return 0;
 }
 
+/* Under the lock: m's executable segments, for the threads to forget. */
+CKT_FN static void list_gone(const struct module *m) {
+  for (uint32_t i = 0; i < m->nseg; i++) {
+    gone_lo[gone_count % GONE_RING] = m->lo[i];
+    gone_hi[gone_count % GONE_RING] = m->hi[i];
+    __atomic_store_n(&gone_count, gone_count + 1, __ATOMIC_RELEASE);
+  }
+}
+
 CKT_FN uint64_t ckt_path_hash(const char *s) {
   uint64_t h = 1469598103934665603ull;
   for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211ull;
@@ -157,7 +173,11 @@ CKT_FN static void refresh(uint64_t now) {
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     modules = m == MAP_FAILED ? NULL : m;
   }
-  for (uint32_t j = 0; j < nmodules; j++) modules[j].live = 0;
+  uint32_t was_live[MAX_MODULES / 32] = {0};
+  for (uint32_t j = 0; j < nmodules; j++) {
+    if (modules[j].live) was_live[j / 32] |= 1u << (j % 32);
+    modules[j].live = 0;
+  }
   for (uint32_t i = 0; i < sc.n && modules; i++) {
     const struct found *f = &sc.f[i];
     const char *path = sc.pool + f->path_off;
@@ -166,7 +186,7 @@ CKT_FN static void refresh(uint64_t now) {
     while (j < nmodules && !(modules[j].base == f->base && modules[j].hash == h)) j++;
     if (j == nmodules) {
       if (nmodules == MAX_MODULES) continue;
-      struct module *m = &modules[nmodules++];
+      struct module *m = &modules[nmodules];
       m->base = f->base;
       m->seen = now;
       m->hash = h;
@@ -174,10 +194,17 @@ CKT_FN static void refresh(uint64_t now) {
       memcpy(m->lo, f->lo, sizeof m->lo);
       memcpy(m->hi, f->hi, sizeof m->hi);
       strncpy(m->path, path, sizeof m->path - 1);
+      __atomic_store_n(&nmodules, nmodules + 1, __ATOMIC_RELEASE);
       write_module(m);
+    } else if (!(was_live[j / 32] & (1u << (j % 32)))) {
+      /* Loaded again after another module held its place: from now on. */
+      modules[j].seen = now;
+      write_module(&modules[j]);
     }
     modules[j].live = 1;
   }
+  for (uint32_t j = 0; j < nmodules; j++)
+    if ((was_live[j / 32] & (1u << (j % 32))) && !modules[j].live) list_gone(&modules[j]);
   if (ns != MAP_FAILED) {
     uint32_t k = 0;
     for (uint32_t i = 0; i < sc.n; i++)
@@ -202,6 +229,66 @@ CKT_FN void ckt_modules_note(uintptr_t fn, uint64_t now, int may_iterate) {
     if (c[0] == seen_adds && c[1] == seen_subs) return;
   }
   refresh(now);
+}
+
+/* ---- after a dlclose: which known modules are gone, allocating nothing
+ * (the program's mappings stay as they would be without us, so the next
+ * library may be mapped where the closed one was, as it would) ---- */
+
+struct present {
+  uint32_t n;  /* modules[0..n) looked at */
+  uint32_t bits[MAX_MODULES / 32];
+};
+
+/* Whether module m is the object dl_iterate_phdr shows: its base, and its
+ * path as scan_cb made it (a relative name was made absolute with the
+ * directory of then, which the program may have left since: its end). */
+CKT_FN static int is_object(const struct module *m, const struct dl_phdr_info *info) {
+  if (m->base != info->dlpi_addr) return 0;
+  const char *name = info->dlpi_name ? info->dlpi_name : "";
+  if (name[0] == 0) return m->hash == ckt_path_hash(ckt_exe);  /* the main program */
+  if (name[0] == '/') return m->hash == ckt_path_hash(name);
+  size_t n = strlen(name), k = strlen(m->path);
+  return k > n && m->path[k - n - 1] == '/' && strcmp(m->path + k - n, name) == 0;
+}
+
+CKT_FN static int present_cb(struct dl_phdr_info *info, size_t size, void *arg) {
+  (void)size;
+  struct present *p = arg;
+  for (uint32_t j = 0; j < p->n; j++)
+    if (is_object(&modules[j], info)) p->bits[j / 32] |= 1u << (j % 32);
+  return 0;
+}
+
+CKT_FN int ckt_modules_note_unloads(void) {
+  struct present p;
+  memset(p.bits, 0, sizeof p.bits);
+  p.n = __atomic_load_n(&nmodules, __ATOMIC_ACQUIRE);  /* entries below it are complete */
+  if (!modules || p.n == 0) return 0;
+  dl_iterate_phdr(present_cb, &p);
+  int gone = 0;
+  ckt_modules_lock();
+  for (uint32_t j = 0; j < p.n; j++) {
+    if (!modules[j].live || (p.bits[j / 32] & (1u << (j % 32)))) continue;
+    modules[j].live = 0;
+    list_gone(&modules[j]);
+    gone = 1;
+  }
+  ckt_modules_unlock();
+  return gone;
+}
+
+CKT_FN uint32_t ckt_modules_gone_count(void) { return __atomic_load_n(&gone_count, __ATOMIC_ACQUIRE); }
+
+CKT_FN int ckt_modules_gone_range(uint32_t i, uint64_t *lo, uint64_t *hi) {
+  ckt_modules_lock();
+  int kept = i < gone_count && gone_count - i <= GONE_RING;
+  if (kept) {
+    *lo = gone_lo[i % GONE_RING];
+    *hi = gone_hi[i % GONE_RING];
+  }
+  ckt_modules_unlock();
+  return kept;
 }
 
 CKT_FN void ckt_modules_write_live(void) {

@@ -76,6 +76,7 @@ CKT_FN void ckt_enter_slow(struct ckt_thread *t, uintptr_t fn, uintptr_t site, c
 
 CKT_FN void ckt_enter_push(struct ckt_thread *t, uintptr_t fn, uintptr_t site, uintptr_t slot,
                            uintptr_t ra, uint64_t now) {
+  if (CKT_UNLIKELY(t->slow & CKT_SLOW_UNLOADED)) ckt_func_forget_gone(t);
   if (t->overflow) {
     t->overflow++;
     ckt_count_lost(t);
@@ -85,7 +86,7 @@ CKT_FN void ckt_enter_push(struct ckt_thread *t, uintptr_t fn, uintptr_t site, u
   uint32_t d = t->depth;
   if (d >= CKT_STACK_CAP) {
     t->overflow = 1;
-    t->slow |= CKT_SLOW_OVERFLOW;
+    __atomic_fetch_or(&t->slow, CKT_SLOW_OVERFLOW, __ATOMIC_RELAXED);
     ckt_count_lost(t);
     return;
   }
@@ -125,7 +126,7 @@ CKT_FN void ckt_enter_push(struct ckt_thread *t, uintptr_t fn, uintptr_t site, u
 
 CKT_FN void ckt_exit_slow(struct ckt_thread *t, uintptr_t fn, uintptr_t live, uint64_t now) {
   if (t->overflow) {
-    if (--t->overflow == 0) t->slow &= (uint8_t)~CKT_SLOW_OVERFLOW;
+    if (--t->overflow == 0) __atomic_fetch_and(&t->slow, (uint8_t)~CKT_SLOW_OVERFLOW, __ATOMIC_RELAXED);
     ckt_count_lost(t);
     return;
   }

@@ -12,6 +12,7 @@
 #include "config.h"
 #include "events.h"
 #include "filters.h"
+#include "modules.h"
 #include "process_meta.h"
 #include "return_hook.h"
 #include "warn.h"
@@ -61,6 +62,7 @@ CKT_FN struct ckt_thread *ckt_thread_create(void) {
   t->slow = t->min_ticks ? CKT_SLOW_MINTIME : 0;
   t->only_lo = t->notrace_lo = CKT_NONE;
   if (ckt_filter_active) t->slow |= CKT_SLOW_FILTER;
+  t->gone_seen = ckt_modules_gone_count();  /* nothing cached yet */
   t->tid = ckt_gettid();
   stack_bounds(t);
   t->last = ckt_now();
@@ -119,6 +121,7 @@ CKT_FN void ckt_thread_restart_in_child(struct ckt_thread *t) {
   ckt_stream_abandon(&t->s);  /* the parent's file: not ours any more */
   t->tid = ckt_gettid();
   memset(t->keys, 0, (size_t)CKT_FT_SIZE * sizeof(uintptr_t));
+  t->gone_seen = ckt_modules_gone_count();
   t->nids = 0;
   t->lost = 0;
   t->pend_lo = CKT_NONE;  /* flushed by the prepare handler */

@@ -36,6 +36,10 @@ struct ckt_frame {
 #define CKT_OFF(v) ((v) >> 16)
 #define CKT_OFF_NONE 0xffffu
 #define CKT_OFF_FAR 0xfffeu
+/* A key whose function's module was unloaded (events.h,
+ * ckt_func_forget_gone): never a function's address, and not 0, which
+ * would end the probe sequences that pass it. */
+#define CKT_KEY_GONE ((uintptr_t)1)
 /* Open calls tracked per thread (a 8 MiB stack holds fewer instrumented
  * frames); deeper calls are counted lost and the stream stays nested. */
 #define CKT_STACK_CAP (1u << 18)
@@ -56,7 +60,9 @@ struct ckt_pend {
   uint8_t defined; /* its `define` was written with it */
 };
 
-enum { CKT_SLOW_MINTIME = 1, CKT_SLOW_OVERFLOW = 2, CKT_SLOW_FILTER = 4 /* filters.h */ };
+/* `slow` is also set by other threads (CKT_SLOW_UNLOADED, from a dlclose):
+ * every change of it is atomic. */
+enum { CKT_SLOW_MINTIME = 1, CKT_SLOW_OVERFLOW = 2, CKT_SLOW_FILTER = 4 /* filters.h */, CKT_SLOW_UNLOADED = 8 };
 
 /* -pg hooks: hooked frames closed while maybe still live (found under
  * frames of another stack: a coroutine's), so that their trampoline can
@@ -92,6 +98,7 @@ struct ckt_thread {
   uint32_t only_lo;     /* filters: outermost open -F frame, CKT_NONE if none */
   uint32_t notrace_lo;  /* filters: outermost open -N frame, CKT_NONE if none */
   uint32_t norphans;    /* -pg hooks: orphans[] written so far (a ring) */
+  uint32_t gone_seen;   /* gone modules' segments already forgotten (ckt_modules_gone_count) */
   struct ckt_orphan orphans[CKT_ORPHANS];
   uint8_t defined[CKT_MAX_IDS / 8];  /* ids whose `define` is in the stream */
   uint8_t fflags[CKT_MAX_IDS];       /* filters: CKT_FF_* of each id (untouched pages cost nothing) */
