@@ -549,6 +549,29 @@ def t_dlopen_swap(env):
                        {"beta_two": 10, "beta_one": 10}, {("beta_two", "beta_one"): 10}, 2)
 
 
+def t_dlopen_chdir(env):
+    """A library dlopen'ed by a relative path, the program then changing
+    directory before calling it, and loading another: every call of the
+    library is named (its path is the file mapped, not ./lib.so under the
+    new directory, and the load map read again later is the same library).
+    uftrace names them."""
+    env.need("gcc")
+    d = env.dir("dlopen_chdir")
+    for label, flags, inst in (("gcc-O2", ["-O2"], True), ("pg-O2", ["-O2"] + PG_KEEP_CALLS, ["-pg"])):
+        env.compile(os.path.join(d, f"a-{label}.so"), "gcc", [mine("dl_swap_a.c")], flags + ["-fPIC", "-shared"],
+                    instrument=inst)
+        exe = env.compile(os.path.join(d, f"host-{label}"), "gcc", [mine("dl_chdir_host.c")], flags, ["-ldl"],
+                          instrument=inst)
+        tr = os.path.join(d, f"trace-{label}")
+        r = env.covkit_run(["trace", "record", "-o", tr, "--", exe, f"./a-{label}.so"], cwd=d)
+        expect_eq(f"{label}: output", r.stdout, "20\n")
+        rep = env.report(tr)
+        expect_no_addresses(label, rep)
+        expect_profile(label, rep, {"main": 1, "entry": 2, "alpha_two": 7, "alpha_one": 7, "later": 1},
+                       {("main", "entry"): 2, ("entry", "alpha_two"): 7, ("alpha_two", "alpha_one"): 7,
+                        ("main", "later"): 1}, 4)
+
+
 def elf_type(path):
     with open(path, "rb") as f:
         head = f.read(18)
@@ -2341,7 +2364,8 @@ def t_dump(env):
 
 SCENARIOS = {
     "recursion": t_recursion, "exceptions": t_exceptions, "longjmp": t_longjmp, "threads": t_threads,
-    "fork": t_fork, "exit_deep": t_exit_deep, "dlopen": t_dlopen, "dlopen_swap": t_dlopen_swap, "pie": t_pie, "static": t_static,
+    "fork": t_fork, "exit_deep": t_exit_deep, "dlopen": t_dlopen, "dlopen_swap": t_dlopen_swap,
+    "dlopen_chdir": t_dlopen_chdir, "pie": t_pie, "static": t_static,
     "noinstr": t_noinstr, "running": t_running, "graph": t_graph, "timeline": t_timeline, "uftrace": t_uftrace,
     "golden": t_golden, "memory": t_memory, "record_dir": t_record_dir, "exec": t_exec, "full_disk": t_full_disk,
     "thread_names": t_thread_names, "replay": t_replay, "replay_uftrace": t_replay_uftrace,

@@ -5,6 +5,7 @@
 #include "modules.h"
 
 #include <elf.h>
+#include <fcntl.h>
 #include <link.h>
 #include <sched.h>
 #include <string.h>
@@ -59,6 +60,7 @@ CKT_FN static int contains(uintptr_t a) {
 struct found {
   uint64_t base;
   uint32_t nseg, path_off;
+  uint32_t rel_off;   /* a relative name as the loader has it, in the pool (0: none) */
   uint64_t lo[MAX_SEGS], hi[MAX_SEGS];
 };
 struct scan {
@@ -76,6 +78,57 @@ CKT_FN static int counts_cb(struct dl_phdr_info *info, size_t size, void *arg) {
     c[1] = info->dlpi_subs;
   }
   return 1;  /* the first object is enough */
+}
+
+/* A line of /proc/self/maps: when its range holds `addr`, its file's path
+ * into `out` (1). "lo-hi perms offset dev inode   path". */
+CKT_FN static int maps_line_holds(const char *line, uint64_t addr, char *out, size_t cap) {
+  uint64_t v[2] = {0, 0};
+  for (int k = 0; k < 2; k++) {
+    for (; *line && *line != '-' && *line != ' '; line++) {
+      char c = *line;
+      int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+      if (d < 0) return 0;
+      v[k] = v[k] << 4 | (uint64_t)d;
+    }
+    if (*line) line++;
+  }
+  if (addr < v[0] || addr >= v[1]) return 0;
+  for (int field = 0; field < 4; field++) {  /* perms offset dev inode */
+    while (*line == ' ') line++;
+    while (*line && *line != ' ') line++;
+  }
+  while (*line == ' ') line++;
+  size_t n = strlen(line);
+  if (line[0] != '/' || n >= cap) return 0;
+  memcpy(out, line, n + 1);
+  return 1;
+}
+
+/* The file mapped at `addr`, as /proc/self/maps names it (absolute, as the
+ * kernel found it when it was mapped); 0 when none is. */
+CKT_FN static int mapped_path(uint64_t addr, char *out, size_t cap) {
+  int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[CKT_PATH_MAX + 512];
+  size_t have = 0;
+  int found = 0;
+  ssize_t r;
+  while (!found && (r = read(fd, buf + have, sizeof buf - 1 - have)) > 0) {
+    have += (size_t)r;
+    char *line = buf, *nl;
+    while (!found && (nl = memchr(line, '\n', have - (size_t)(line - buf))) != NULL) {
+      *nl = 0;
+      found = maps_line_holds(line, addr, out, cap);
+      line = nl + 1;
+    }
+    size_t rest = have - (size_t)(line - buf);
+    if (rest == sizeof buf - 1) rest = 0;  /* a line longer than the buffer: not a path we could use */
+    memmove(buf, line, rest);
+    have = rest;
+  }
+  close(fd);
+  return found;
 }
 
 CKT_FN static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg) {
@@ -98,25 +151,51 @@ CKT_FN static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg) {
     f->hi[f->nseg] = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
     f->nseg++;
   }
-  /* The path: the exe's for the main program, made absolute when relative. */
+  /* The path: the exe's for the main program; for a relative name (dlopen
+   * of "./x.so"), the file the kernel says is mapped there, since the
+   * program may have changed directory since it loaded it; else the name
+   * made absolute with the directory of now. */
   char cwd[CKT_PATH_MAX];
-  const char *prefix = "";
+  const char *prefix = "", *rel = NULL;
   if (main_program) {
     name = ckt_exe;
-  } else if (name[0] != '/' && getcwd(cwd, sizeof cwd - 1)) {
-    size_t c = strlen(cwd);
-    cwd[c] = '/';
-    cwd[c + 1] = 0;
-    prefix = cwd;
+  } else if (name[0] != '/') {
+    rel = name;
+    if (f->nseg > 0 && mapped_path(f->lo[0], cwd, sizeof cwd)) {
+      name = cwd;
+    } else if (getcwd(cwd, sizeof cwd - 1)) {
+      size_t c = strlen(cwd);
+      cwd[c] = '/';
+      cwd[c + 1] = 0;
+      prefix = cwd;
+    }
   }
-  size_t need = strlen(prefix) + strlen(name) + 1;
-  if (sc->pool_used + need > sc->pool_cap) return 1;
+  size_t need = strlen(prefix) + strlen(name) + 1, rel_need = rel ? strlen(rel) + 1 : 0;
+  if (sc->pool_used + need + rel_need > sc->pool_cap) return 1;
   f->path_off = (uint32_t)sc->pool_used;
   strcpy(sc->pool + sc->pool_used, prefix);
   strcat(sc->pool + sc->pool_used, name);
   sc->pool_used += need;
+  f->rel_off = 0;
+  if (rel) {
+    f->rel_off = (uint32_t)sc->pool_used;
+    strcpy(sc->pool + sc->pool_used, rel);
+    sc->pool_used += rel_need;
+  }
   sc->n++;
   return 0;
+}
+
+/* Whether m is the object loaded at `base` whose absolute path hashes to
+ * `hash`, or whose name is the relative `rel`: scan_cb made such a name
+ * absolute with the working directory of then, which the program may have
+ * left since (chdir), so it is matched by its end. */
+CKT_FN static int same_module(const struct module *m, uint64_t base, uint64_t hash, const char *rel) {
+  if (m->base != base) return 0;
+  if (m->hash == hash) return 1;
+  if (!rel) return 0;
+  size_t n = strlen(rel), k = strnlen(m->path, sizeof m->path);
+  return k > n && m->path[k - n - 1] == '/' && strcmp(m->path + k - n, rel) == 0;
 }
 
 /* Under the lock: m's executable segments, for the threads to forget. */
@@ -182,8 +261,9 @@ CKT_FN static void refresh(uint64_t now) {
     const struct found *f = &sc.f[i];
     const char *path = sc.pool + f->path_off;
     uint64_t h = ckt_path_hash(path);
+    const char *rel = f->rel_off ? sc.pool + f->rel_off : NULL;
     uint32_t j = 0;
-    while (j < nmodules && !(modules[j].base == f->base && modules[j].hash == h)) j++;
+    while (j < nmodules && !same_module(&modules[j], f->base, h, rel)) j++;
     if (j == nmodules) {
       if (nmodules == MAX_MODULES) continue;
       struct module *m = &modules[nmodules];
@@ -238,25 +318,32 @@ CKT_FN void ckt_modules_note(uintptr_t fn, uint64_t now, int may_iterate) {
 struct present {
   uint32_t n;  /* modules[0..n) looked at */
   uint32_t bits[MAX_MODULES / 32];
+  char path[CKT_PATH_MAX];
 };
 
-/* Whether module m is the object dl_iterate_phdr shows: its base, and its
- * path as scan_cb made it (a relative name was made absolute with the
- * directory of then, which the program may have left since: its end). */
-CKT_FN static int is_object(const struct module *m, const struct dl_phdr_info *info) {
-  if (m->base != info->dlpi_addr) return 0;
+CKT_FN static int is_object(const struct module *m, const struct dl_phdr_info *info, uint64_t hash) {
   const char *name = info->dlpi_name ? info->dlpi_name : "";
-  if (name[0] == 0) return m->hash == ckt_path_hash(ckt_exe);  /* the main program */
-  if (name[0] == '/') return m->hash == ckt_path_hash(name);
-  size_t n = strlen(name), k = strlen(m->path);
-  return k > n && m->path[k - n - 1] == '/' && strcmp(m->path + k - n, name) == 0;
+  if (name[0] == 0) return m->base == info->dlpi_addr && m->hash == ckt_path_hash(ckt_exe);  /* the main program */
+  return same_module(m, info->dlpi_addr, hash, name[0] == '/' ? NULL : name);
 }
 
 CKT_FN static int present_cb(struct dl_phdr_info *info, size_t size, void *arg) {
   (void)size;
   struct present *p = arg;
+  const char *name = info->dlpi_name ? info->dlpi_name : "";
+  uint64_t hash = 0;  /* of the path as scan_cb makes it (a relative name: the mapped file's) */
+  if (name[0] == '/') {
+    hash = ckt_path_hash(name);
+  } else if (name[0]) {
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+      const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+      if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
+      if (mapped_path(info->dlpi_addr + ph->p_vaddr, p->path, sizeof p->path)) hash = ckt_path_hash(p->path);
+      break;
+    }
+  }
   for (uint32_t j = 0; j < p->n; j++)
-    if (is_object(&modules[j], info)) p->bits[j / 32] |= 1u << (j % 32);
+    if (is_object(&modules[j], info, hash)) p->bits[j / 32] |= 1u << (j % 32);
   return 0;
 }
 
