@@ -1940,6 +1940,36 @@ def t_full_disk(env):
         raise Failure(f"full disk: dump --raw without the lost record: {text[-600:]!r}")
 
 
+def t_closed_fds(env):
+    """A program that closes every descriptor it did not open (the runtime's
+    stream and .meta too) and opens a file of its own, which gets the
+    lowest number: the trace goes on to the end (every call, nothing lost,
+    the process's end in the .meta) and the program's file and descriptor
+    numbers are its own."""
+    env.need("gcc")
+    d = env.dir("closed_fds")
+    n = 1000000  # several 1 MiB chunks
+    for label, flags, inst in (("gcc-O2", ["-O2"], True), ("pg-O2", ["-O2"] + PG_KEEP_CALLS, ["-pg"])):
+        exe = env.compile(os.path.join(d, f"close_fds-{label}"), "gcc", [mine("close_fds.c")], flags,
+                          instrument=inst)
+        own = os.path.join(d, f"own-{label}.txt")
+        tr = os.path.join(d, f"trace-{label}")
+        r = env.record(tr, exe, [own, n])
+        total = sum(6 * i + 5 for i in range(n))
+        expect_eq(f"{label}: output", r.stdout, f"fd 3 sum {total}\n")
+        with open(own) as f:
+            expect_eq(f"{label}: the program's file", f.read(), f"sum {total}\n")
+        if "lost" in r.stderr:
+            raise Failure(f"{label}: events lost: {r.stderr.strip()}")
+        rep = env.report(tr)
+        expect_profile(label, rep, {"main": 1, "mid": n, "leaf": 2 * n},
+                       {("main", "mid"): n, ("mid", "leaf"): 2 * n}, 3)
+        meta = [os.path.join(tr, f) for f in os.listdir(tr) if f.endswith(".meta")]
+        with open(meta[0]) as f:
+            if not any(line.startswith("end ") for line in f):
+                raise Failure(f"{label}: no end line in {meta[0]}")
+
+
 def t_exec(env):
     """A program that executes itself (same pid): both images are in the report."""
     env.need("gcc")
@@ -2367,7 +2397,8 @@ SCENARIOS = {
     "fork": t_fork, "exit_deep": t_exit_deep, "dlopen": t_dlopen, "dlopen_swap": t_dlopen_swap,
     "dlopen_chdir": t_dlopen_chdir, "pie": t_pie, "static": t_static,
     "noinstr": t_noinstr, "running": t_running, "graph": t_graph, "timeline": t_timeline, "uftrace": t_uftrace,
-    "golden": t_golden, "memory": t_memory, "record_dir": t_record_dir, "exec": t_exec, "full_disk": t_full_disk,
+    "golden": t_golden, "memory": t_memory, "record_dir": t_record_dir, "exec": t_exec, "closed_fds": t_closed_fds,
+    "full_disk": t_full_disk,
     "thread_names": t_thread_names, "replay": t_replay, "replay_uftrace": t_replay_uftrace,
     "replay_golden": t_replay_golden, "dump": t_dump, "replay_many_threads": t_replay_many_threads, "pg": t_pg,
     "filters": t_filters, "attach": t_attach, "patch": t_patch,

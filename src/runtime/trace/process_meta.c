@@ -43,8 +43,18 @@ CKT_FN static int meta_is_ours(void) {
          (uint64_t)st.st_ino == meta_ino;
 }
 
+/* The file is ours, or the program closed our descriptor (daemons close
+ * every one they did not open) and the file, opened again, still is. The
+ * old number is left alone: it may be the program's now. */
+CKT_FN static int meta_usable(void) {
+  if (meta_fd < 0) return 0;  /* never opened, or stopped for good */
+  if (meta_is_ours()) return 1;
+  meta_fd = ckt_file_reopen(ckt_image, CKT_META_SUFFIX, 0, O_WRONLY | O_APPEND, meta_dev, meta_ino);
+  return meta_fd >= 0;
+}
+
 CKT_FN void ckt_meta_put(struct ckt_line *l) {
-  if (!meta_is_ours() || !write_line(meta_fd, l)) meta_fd = -1;
+  if (!meta_usable() || !write_line(meta_fd, l)) meta_fd = -1;
 }
 
 CKT_FN int ckt_meta_open(void) {

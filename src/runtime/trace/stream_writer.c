@@ -24,9 +24,30 @@ CKT_FN static int fd_is_ours(const struct ckt_stream *s) {
   return fstat(s->fd, &st) == 0 && (uint64_t)st.st_dev == s->dev && (uint64_t)st.st_ino == s->ino;
 }
 
+/* IMAGE-<tid>: the stem of the stream's file name. */
+CKT_FN static void stream_stem(struct ckt_line *stem, pid_t tid) {
+  ckt_line_init(stem, ckt_image);
+  ckt_line_char(stem, CKT_THREAD_SEPARATOR);
+  ckt_line_uint(stem, (uint64_t)tid);
+  stem->buf[stem->n] = 0;
+}
+
+/* fd is ours, or the program closed it (daemons close every descriptor
+ * they did not open) and the file, opened again, is still ours: the stream
+ * goes on. The old number is left alone: it may be the program's now. */
+CKT_FN static int fd_usable(struct ckt_stream *s) {
+  if (fd_is_ours(s)) return 1;
+  struct ckt_line stem;
+  stream_stem(&stem, s->tid);
+  int fd = ckt_file_reopen(stem.buf, CKT_STREAM_SUFFIX, s->seq, O_RDWR, s->dev, s->ino);
+  if (fd < 0) return 0;
+  s->fd = fd;
+  return 1;
+}
+
 CKT_FN static int map_chunk(struct ckt_stream *s, uint64_t off) {
   size_t chunk = ckt_cfg.chunk_bytes, over = overlap_bytes();
-  if (!fd_is_ours(s)) return 0;
+  if (!fd_usable(s)) return 0;
   /* Reserved, not just sized: a store into a hole the disk cannot fill is
    * SIGBUS, growing past RLIMIT_FSIZE is SIGXFSZ. */
   if (!ckt_file_reserve(s->fd, off, chunk + over)) return 0;
@@ -61,17 +82,14 @@ CKT_FN static void stop(struct ckt_stream *s) {
 
 CKT_FN int ckt_stream_open(struct ckt_stream *s, pid_t tid, uint64_t start, uint8_t *scratch,
                            const uint64_t *last) {
-  struct ckt_line stem;  /* IMAGE-<tid> */
-  ckt_line_init(&stem, ckt_image);
-  ckt_line_char(&stem, CKT_THREAD_SEPARATOR);
-  ckt_line_uint(&stem, (uint64_t)tid);
-  stem.buf[stem.n] = 0;
+  struct ckt_line stem;
+  stream_stem(&stem, tid);
 
   memset(s, 0, sizeof *s);
   s->scratch = scratch;
   s->last = last;
-  unsigned seq;
-  s->fd = ckt_file_create(stem.buf, CKT_STREAM_SUFFIX, O_RDWR, &seq);
+  s->tid = tid;
+  s->fd = ckt_file_create(stem.buf, CKT_STREAM_SUFFIX, O_RDWR, &s->seq);
   if (s->fd < 0) return 0;
   struct stat st;
   if (fstat(s->fd, &st) == 0) {
@@ -187,7 +205,7 @@ CKT_FN void ckt_stream_close(struct ckt_stream *s, int ended, uint64_t lost) {
   }
   uint64_t used = s->map_off + (uint64_t)(s->cur - s->map);
   munmap(s->map, ckt_cfg.chunk_bytes + overlap_bytes());
-  if (fd_is_ours(s) && ftruncate(s->fd, (off_t)used) == 0) {
+  if (fd_usable(s) && ftruncate(s->fd, (off_t)used) == 0) {
     put_u64_at(s->fd, calls, CKT_HDR_CALLS);
     put_u64_at(s->fd, events, CKT_HDR_EVENTS);
     put_u64_at(s->fd, s->lost, CKT_HDR_LOST);

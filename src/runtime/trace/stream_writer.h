@@ -30,6 +30,8 @@ struct ckt_stream {
   const uint64_t *last; /* the thread's counter of its last event: the time of a `sync` */
   uint64_t dev, ino; /* of fd: a program that closes every descriptor may
                         reuse its number for a file of its own */
+  pid_t tid;         /* the file's name, to open it again (ckt_file_reopen) */
+  unsigned seq;
 };
 
 /* Creates the file (a new name, see trace_contract.h), writes the header; 0

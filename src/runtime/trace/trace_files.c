@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -20,21 +21,25 @@ CKT_FN int ckt_dir_path(char *out, size_t size, const char *name) {
   return 1;
 }
 
+/* <dir>/<stem><suffix>, or <dir>/<stem>.<n><suffix> for n >= 1. */
+CKT_FN static int file_path(char *path, size_t size, const char *stem, const char *suffix, unsigned n) {
+  struct ckt_line l;
+  ckt_line_init(&l, stem);
+  if (n > 0) {
+    ckt_line_char(&l, CKT_SEQUENCE_SEPARATOR);
+    ckt_line_uint(&l, n);
+  }
+  ckt_line_str(&l, suffix);
+  l.buf[l.n] = 0;
+  if (ckt_dir_path(path, size, l.buf)) return 1;
+  errno = ENAMETOOLONG;
+  return 0;
+}
+
 CKT_FN int ckt_file_create(const char *stem, const char *suffix, int flags, unsigned *seq) {
   for (unsigned n = 0; n <= CKT_MAX_SEQUENCE; n++) {
-    struct ckt_line l;
-    ckt_line_init(&l, stem);
-    if (n > 0) {
-      ckt_line_char(&l, CKT_SEQUENCE_SEPARATOR);
-      ckt_line_uint(&l, n);
-    }
-    ckt_line_str(&l, suffix);
-    l.buf[l.n] = 0;
     char path[CKT_PATH_MAX];
-    if (!ckt_dir_path(path, sizeof path, l.buf)) {
-      errno = ENAMETOOLONG;
-      return -1;
-    }
+    if (!file_path(path, sizeof path, stem, suffix, n)) return -1;
     int fd = open(path, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd >= 0) {
       *seq = n;
@@ -43,6 +48,27 @@ CKT_FN int ckt_file_create(const char *stem, const char *suffix, int flags, unsi
     if (errno != EEXIST) return -1;  /* an existing name (or a symlink) is never ours: try the next */
   }
   return -1;
+}
+
+CKT_FN int ckt_file_reopen(const char *stem, const char *suffix, unsigned seq, int flags, uint64_t dev,
+                           uint64_t ino) {
+  char path[CKT_PATH_MAX];
+  if (!file_path(path, sizeof path, stem, suffix, seq)) return -1;
+  int fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return -1;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || (uint64_t)st.st_dev != dev || (uint64_t)st.st_ino != ino) {
+    close(fd);  /* removed, or replaced by another file: not ours */
+    return -1;
+  }
+  /* Out of the low numbers, which a program that has just closed all of
+   * its descriptors expects its own next open()s to get. */
+  int high = fcntl(fd, F_DUPFD_CLOEXEC, CKT_REOPEN_MIN_FD);
+  if (high >= 0) {
+    close(fd);
+    fd = high;
+  }
+  return fd;
 }
 
 CKT_FN int ckt_file_fits(uint64_t end) {

@@ -15,6 +15,15 @@ CKT_FN int ckt_dir_path(char *out, size_t size, const char *name);
  * besides O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC. Returns the descriptor (-1 on
  * failure, errno set) and the sequence used in *seq (0: none). */
 CKT_FN int ckt_file_create(const char *stem, const char *suffix, int flags, unsigned *seq);
+/* Opens again, with open flags `flags` besides O_NOFOLLOW|O_CLOEXEC, the
+ * file ckt_file_create made as <stem>[.<seq>]<suffix>, when it is still the
+ * same file (`dev`, `ino`): a program that closes every descriptor it did
+ * not open itself (daemons, closefrom, close_range) closes ours too, and
+ * may reuse their numbers for files of its own. The descriptor is moved to
+ * CKT_REOPEN_MIN_FD or above. -1 when the file is gone or another one. */
+#define CKT_REOPEN_MIN_FD 100
+CKT_FN int ckt_file_reopen(const char *stem, const char *suffix, unsigned seq, int flags, uint64_t dev,
+                           uint64_t ino);
 /* 1 when a file may grow to `end` bytes under RLIMIT_FSIZE. */
 CKT_FN int ckt_file_fits(uint64_t end);
 /* Makes [off, off + len) of fd allocated (fallocate, else zeros written), so
