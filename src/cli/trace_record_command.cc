@@ -230,6 +230,14 @@ std::optional<int> signal_number(const std::string& name) {
   return std::nullopt;
 }
 
+// Signals the processor raises for the instruction that faulted: the
+// runtime's switch handler returns to that instruction, which faults again,
+// so a program that crashes would switch tracing on and off forever
+// instead of dying.
+bool fault_signal(int sig) {
+  return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP || sig == SIGSYS;
+}
+
 int record(const RecordOptions& o, std::vector<std::string> command) {
   if (!command.empty() && command.front() == "--") command.erase(command.begin());
   if (command.empty()) return fail(kTraceRecordCommand, "", "no program to run (see covkit trace record --help)");
@@ -246,6 +254,11 @@ int record(const RecordOptions& o, std::vector<std::string> command) {
     auto sig = signal_number(o.signal);
     if (!sig || *sig == SIGKILL || *sig == SIGSTOP)
       return fail(kTraceRecordCommand, "", fmt::format("--signal {}: not a signal that can be caught (USR1, USR2, ...)", o.signal));
+    if (fault_signal(*sig))
+      return fail(kTraceRecordCommand, "",
+                  fmt::format("--signal {}: a fault signal: a program that faults would fault again forever (use USR1, "
+                              "USR2, ...)",
+                              o.signal));
     settings.signal = *sig;
   }
   settings.start_off = o.trace_off;

@@ -1284,7 +1284,11 @@ def t_filters(env):
     # Refused before anything moves: the last recording stays where it is.
     before = sorted(os.listdir(tr))
     for opts, want in ((["-F", "a["], "not a regular expression"), (["-T", "work@sometimes"], "trace_on or trace_off"),
-                       (["--signal", "KILL"], "can be caught"), (["--signal", "NOPE"], "can be caught")):
+                       (["--signal", "KILL"], "can be caught"), (["--signal", "NOPE"], "can be caught"),
+                       # A crash would return to the faulting instruction: a
+                       # program that never dies.
+                       (["--signal", "SEGV"], "fault signal"), (["--signal", "8"], "fault signal"),
+                       (["--signal", "SIGBUS"], "fault signal"), (["--signal", "ILL"], "fault signal")):
         r = env.covkit_run(["trace", "record", "-o", tr] + opts + ["--", exe, rounds], expect_rc=1)
         if want not in r.stderr or len(r.stderr.strip().splitlines()) != 1:
             raise Failure(f"record {opts}: want one line with {want!r}, got {r.stderr!r}")
