@@ -11,6 +11,7 @@
 #include "cli/trace_command.h"
 #include "cli/trace_warnings.h"
 #include "format/trace_reader.h"
+#include "trace/module_check.h"
 #include "trace/symbolizer.h"
 #include "trace/trace_dump.h"
 
@@ -63,6 +64,7 @@ int dump(const TraceDumpOptions& o) {
     auto set = format::read_trace_dir(o.dir);
     if (!set) return fail(kTraceDumpCommand, o.dir, set.error());
     print_trace_warnings("dump", set->warnings);
+    print_trace_warnings("dump", trace::changed_module_warnings(*set));
     unread = set->unread_files;
     trace::Symbolizer symbols;
     trace::SymbolLookup lookup = [&](const format::TraceProcess& p, uint64_t address,

@@ -19,6 +19,7 @@
 #include "trace/call_profile.h"
 #include "trace/graph_output.h"
 #include "trace/graph_title.h"
+#include "trace/module_check.h"
 #include "trace/symbolizer.h"
 #include "util/file_io.h"
 #include "util/printable.h"
@@ -94,6 +95,7 @@ int graph(GraphCommandOptions& o) {
   auto trace = format::read_trace_dir(o.dir);
   if (!trace) return fail(kTraceGraphCommand, o.dir, trace.error());
   print_trace_warnings("graph", trace->warnings);
+  print_trace_warnings("graph", trace::changed_module_warnings(*trace));
   trace::Symbolizer symbols;
   trace::CallProfile profile = trace::build_profile(*trace, symbols, o.jobs);
   print_trace_warnings("graph", profile.warnings);

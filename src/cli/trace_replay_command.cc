@@ -14,6 +14,7 @@
 #include "format/trace_reader.h"
 #include "trace/call_replay.h"
 #include "trace/duration.h"
+#include "trace/module_check.h"
 #include "trace/symbolizer.h"
 
 namespace covkit::cli {
@@ -92,6 +93,7 @@ int replay(ReplayCommandOptions& o) {
   auto set = format::read_trace_dir(o.dir);
   if (!set) return fail(kTraceReplayCommand, o.dir, set.error());
   print_trace_warnings("replay", set->warnings);
+  print_trace_warnings("replay", trace::changed_module_warnings(*set));
   raise_descriptor_limit();
   trace::Symbolizer symbols;
   trace::SymbolLookup lookup = [&](const format::TraceProcess& p, uint64_t address,

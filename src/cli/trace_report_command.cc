@@ -14,6 +14,7 @@
 #include "trace/profile_json.h"
 #include "trace/profile_text.h"
 #include "trace/profile_view.h"
+#include "trace/module_check.h"
 #include "trace/symbolizer.h"
 
 namespace covkit::cli {
@@ -63,6 +64,7 @@ int report(TraceReportOptions& o) {
   auto set = format::read_trace_dir(o.dir);
   if (!set) return fail(kTraceReportCommand, o.dir, set.error());
   print_trace_warnings("report", set->warnings);
+  print_trace_warnings("report", trace::changed_module_warnings(*set));
   trace::Symbolizer symbols;
   // Call paths are shown only by --json, --tree and --callers: without
   // them a stream can be read in parallel parts.

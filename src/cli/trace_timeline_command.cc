@@ -15,6 +15,7 @@
 #include "cli/trace_warnings.h"
 #include "format/trace_reader.h"
 #include "trace/duration.h"
+#include "trace/module_check.h"
 #include "trace/symbolizer.h"
 #include "trace/timeline_writer.h"
 #include "util/atomic_output.h"
@@ -75,6 +76,7 @@ int timeline(TimelineCommandOptions& o) {
   auto trace = format::read_trace_dir(o.dir);
   if (!trace) return fail(kTraceTimelineCommand, o.dir, trace.error());
   print_trace_warnings("timeline", trace->warnings);
+  print_trace_warnings("timeline", trace::changed_module_warnings(*trace));
 
   auto output = util::AtomicOutput::open(o.out);
   if (!output) return fail(kTraceTimelineCommand, o.out, output.error());

@@ -117,6 +117,19 @@ MetaStatus parse_trace_meta(std::string_view text, const std::string& file, Trac
                              [&](const TraceModule& m) { return m.base == *base; });
       if (it == process.modules.rend()) bad(offset, line, "a segment of no module");
       else it->segments.push_back({*lo, *hi});
+    } else if (key == "buildid") {
+      auto base = number<uint64_t>(word(rest), 16);
+      const bool hex = !rest.empty() && rest.size() % 2 == 0 &&
+                       std::all_of(rest.begin(), rest.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+      if (!base || !hex) {
+        bad(offset, line, "a buildid line without a hex base and a build-id in hex");
+        continue;
+      }
+      // Of the latest module line with that base, as segments are.
+      auto it = std::find_if(process.modules.rbegin(), process.modules.rend(),
+                             [&](const TraceModule& m) { return m.base == *base; });
+      if (it == process.modules.rend()) bad(offset, line, "a buildid of no module");
+      else it->build_id = std::string(rest);
     } else if (key == "thread") {
       auto tid = number<uint32_t>(word(rest));
       if (!tid) bad(offset, line, "a thread line without a tid");

@@ -26,6 +26,7 @@ struct TraceModule {
   uint64_t seen = 0;      // counter value when the runtime first saw it
   std::string path;       // absolute; the main program's is the exe path
   std::vector<TraceSegment> segments;
+  std::string build_id;   // lower-case hex of its NT_GNU_BUILD_ID as it was mapped; "" when not recorded
 };
 
 // 24 bytes: views read millions per second, a block at a time.

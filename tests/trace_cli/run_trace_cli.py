@@ -1974,6 +1974,29 @@ def t_closed_fds(env):
                 raise Failure(f"{label}: no end line in {meta[0]}")
 
 
+def t_rebuilt(env):
+    """A program rebuilt (changed) after its recording: every view says, in
+    one warning naming the file, that it is not the file traced (its names
+    would be the new program's, silently wrong: uftrace keeps the symbols in
+    its data directory); rebuilt identically, nothing is said."""
+    env.need("gcc")
+    d = env.dir("rebuilt")
+    src = rt("recursion.c")
+    exe = env.compile(os.path.join(d, "prog"), "gcc", [src], ["-O0", "-g"])
+    tr = os.path.join(d, "trace")
+    env.record(tr, exe, [5, 4])
+    env.compile(exe, "gcc", [src], ["-O0", "-g"])  # the same bytes again: no warning (report would fail)
+    env.report(tr)
+    env.compile(exe, "gcc", [src], ["-O1", "-g"])
+    views = (["report", tr], ["replay", tr], ["dump", tr], ["graph", tr, "-o", os.path.join(d, "g.dot")],
+             ["timeline", tr, "-o", os.path.join(d, "t.json")])
+    for view in views:
+        r = env.covkit_run(["trace"] + view)
+        lines = [line for line in r.stderr.splitlines() if "not the file that was traced" in line]
+        if len(lines) != 1 or exe not in lines[0] or "warning" not in lines[0]:
+            raise Failure(f"trace {view[0]} of a rebuilt program: want one warning naming {exe}, got {r.stderr!r}")
+
+
 def t_exec(env):
     """A program that executes itself (same pid): both images are in the report."""
     env.need("gcc")
@@ -2401,7 +2424,7 @@ SCENARIOS = {
     "fork": t_fork, "exit_deep": t_exit_deep, "dlopen": t_dlopen, "dlopen_swap": t_dlopen_swap,
     "dlopen_chdir": t_dlopen_chdir, "pie": t_pie, "static": t_static,
     "noinstr": t_noinstr, "running": t_running, "graph": t_graph, "timeline": t_timeline, "uftrace": t_uftrace,
-    "golden": t_golden, "memory": t_memory, "record_dir": t_record_dir, "exec": t_exec, "closed_fds": t_closed_fds,
+    "golden": t_golden, "memory": t_memory, "record_dir": t_record_dir, "exec": t_exec, "closed_fds": t_closed_fds, "rebuilt": t_rebuilt,
     "full_disk": t_full_disk,
     "thread_names": t_thread_names, "replay": t_replay, "replay_uftrace": t_replay_uftrace,
     "replay_golden": t_replay_golden, "dump": t_dump, "replay_many_threads": t_replay_many_threads, "pg": t_pg,

@@ -362,6 +362,32 @@ TEST(TraceStreamTest, LargeStreamsAreCountedFirstAndMatchTheCounts) {
   EXPECT_FALSE(count_trace_stream(std::vector<uint8_t>(10, 0), counts));
 }
 
+TEST(TraceMetaTest, BuildIdGoesToTheLatestModuleAtItsBase) {
+  std::string text =
+      "covkit-trace 1\n"
+      "pid 42\n"
+      "exe /bin/prog\n"
+      "module 7f0000000000 1000 /lib/liba.so\n"
+      "buildid 7f0000000000 a01cd4ec90938ace\n"
+      "module 555500000000 1000 \"\"\n"
+      "module 7f0000000000 2000 /lib/libb.so\n"  // dlclose + dlopen at the same base
+      "buildid 7f0000000000 0badc0de\n"
+      "buildid 7f0000000000 0BADC0DE\n"  // upper case: not as written
+      "buildid 7f0000000000 abc\n"       // odd length
+      "buildid 1234 00ff\n";             // no module there
+  TraceProcess p;
+  std::vector<std::pair<uint32_t, std::string>> names;
+  std::vector<std::string> warnings;
+  ASSERT_EQ(parse_trace_meta(text, "42.meta", p, names, warnings), MetaStatus::kOk);
+  ASSERT_EQ(p.modules.size(), 3u);
+  EXPECT_EQ(p.modules[0].build_id, "a01cd4ec90938ace");
+  EXPECT_EQ(p.modules[1].build_id, "");  // recorded without one
+  EXPECT_EQ(p.modules[2].build_id, "0badc0de");
+  ASSERT_EQ(warnings.size(), 3u);
+  EXPECT_NE(warnings[0].find("a buildid line without"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[2].find("a buildid of no module"), std::string::npos) << warnings[2];
+}
+
 TEST(TraceMetaTest, ParsesEveryKeyAndIgnoresUnknownOnesAndTheUnfinishedLine) {
   std::string text =
       "covkit-trace 1\n"

@@ -16,11 +16,14 @@
 
 #define MAX_MODULES 1024
 #define MAX_SEGS 8
+#define MAX_BUILD_ID 64
 
 struct module {
   uint64_t base, seen, hash;
   uint32_t nseg, live;
   uint64_t lo[MAX_SEGS], hi[MAX_SEGS];
+  uint32_t build_id_len;  /* 0: none */
+  uint8_t build_id[MAX_BUILD_ID];
   char path[CKT_PATH_MAX];
 };
 
@@ -60,6 +63,8 @@ CKT_FN static int contains(uintptr_t a) {
 struct found {
   uint64_t base;
   uint32_t nseg, path_off;
+  uint32_t build_id_len;
+  uint8_t build_id[MAX_BUILD_ID];
   uint32_t rel_off;   /* a relative name as the loader has it, in the pool (0: none) */
   uint64_t lo[MAX_SEGS], hi[MAX_SEGS];
 };
@@ -78,6 +83,42 @@ CKT_FN static int counts_cb(struct dl_phdr_info *info, size_t size, void *arg) {
     c[1] = info->dlpi_subs;
   }
   return 1;  /* the first object is enough */
+}
+
+/* Whether [lo, lo + len) of the object's addresses is mapped (in a PT_LOAD). */
+CKT_FN static int loaded(const struct dl_phdr_info *info, uint64_t lo, uint64_t len) {
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type == PT_LOAD && lo >= ph->p_vaddr && lo + len <= ph->p_vaddr + ph->p_memsz && lo + len >= lo)
+      return 1;
+  }
+  return 0;
+}
+
+/* The object's NT_GNU_BUILD_ID, read from its notes as mapped: what a
+ * reader compares with the file it finds at the module's path (a program
+ * rebuilt since the recording would be named with the new one's symbols).
+ * Its length; 0 when there is none. */
+CKT_FN static uint32_t build_id_of(const struct dl_phdr_info *info, uint8_t *out) {
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_NOTE || !loaded(info, ph->p_vaddr, ph->p_memsz)) continue;
+    const uint64_t align = ph->p_align == 8 ? 8 : 4;
+    const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+    while (end - p >= 12) {
+      uint32_t w[3];  /* namesz, descsz, type */
+      memcpy(w, p, sizeof w);
+      uint64_t name_len = (w[0] + align - 1) & ~(align - 1), desc_len = (w[1] + align - 1) & ~(align - 1);
+      if (name_len > (uint64_t)(end - p) - 12 || desc_len > (uint64_t)(end - p) - 12 - name_len) break;
+      const uint8_t *name = p + 12, *desc = name + name_len;
+      if (w[2] == NT_GNU_BUILD_ID && w[0] == 4 && memcmp(name, "GNU", 4) == 0 && w[1] > 0 && w[1] <= MAX_BUILD_ID) {
+        memcpy(out, desc, w[1]);
+        return w[1];
+      }
+      p = desc + desc_len;
+    }
+  }
+  return 0;
 }
 
 /* A line of /proc/self/maps: when its range holds `addr`, its file's path
@@ -144,6 +185,7 @@ CKT_FN static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg) {
   struct found *f = &sc->f[sc->n];
   f->base = info->dlpi_addr;
   f->nseg = 0;
+  f->build_id_len = build_id_of(info, f->build_id);
   for (int i = 0; i < info->dlpi_phnum && f->nseg < MAX_SEGS; i++) {
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
     if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X)) continue;
@@ -228,6 +270,17 @@ CKT_FN static void write_module(const struct module *m) {
     ckt_line_hex(&l, m->hi[i]);
     ckt_meta_put(&l);
   }
+  if (m->build_id_len > 0) {
+    static const char digits[] = "0123456789abcdef";
+    ckt_line_init(&l, "buildid");
+    ckt_line_hex(&l, m->base);
+    ckt_line_char(&l, ' ');
+    for (uint32_t i = 0; i < m->build_id_len; i++) {
+      ckt_line_char(&l, digits[m->build_id[i] >> 4]);
+      ckt_line_char(&l, digits[m->build_id[i] & 15]);
+    }
+    ckt_meta_put(&l);
+  }
 }
 
 #define SCAN_FOUND 512
@@ -273,6 +326,8 @@ CKT_FN static void refresh(uint64_t now) {
       m->nseg = f->nseg;
       memcpy(m->lo, f->lo, sizeof m->lo);
       memcpy(m->hi, f->hi, sizeof m->hi);
+      m->build_id_len = f->build_id_len;
+      memcpy(m->build_id, f->build_id, f->build_id_len);
       strncpy(m->path, path, sizeof m->path - 1);
       __atomic_store_n(&nmodules, nmodules + 1, __ATOMIC_RELEASE);
       write_module(m);
