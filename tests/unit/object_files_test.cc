@@ -131,7 +131,8 @@ TEST(FindObjects, AmbiguousTailIsAWarningAndSkipped) {
   ObjectSearch s = find_objects({t / "b1", t / "b2", t / "prefix"}, {});
   ASSERT_EQ(s.warnings.size(), 1u);
   EXPECT_EQ(s.warnings[0],
-            d + ": several .gcno files match equally well; skipped (pass the build tree that holds it)");
+            d + ": several .gcno files match equally well and no single one has its stamp; skipped (pass the "
+                "build tree that holds it)");
   ASSERT_EQ(s.objects.size(), 2u);
   EXPECT_EQ(s.objects[0].notes, n1);
   EXPECT_EQ(s.objects[0].data, "");

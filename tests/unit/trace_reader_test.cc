@@ -550,9 +550,9 @@ TEST(TraceClockTest, NearConvertsItsRangeAsTheCheckedClock) {
 
 TEST(TraceModulesTest, ModuleForPicksTheOneLoadedAtThatTime) {
   TraceProcess p;
-  p.modules.push_back({0x7000, 100, "/a.so", {{0x8000, 0x9000}}});
-  p.modules.push_back({0x7000, 500, "/b.so", {{0x8000, 0x9000}}});
-  p.modules.push_back({0x1000, 100, "/prog", {{0x1000, 0x2000}}});
+  p.modules.push_back({0x7000, 100, "/a.so", {{0x8000, 0x9000}}, ""});
+  p.modules.push_back({0x7000, 500, "/b.so", {{0x8000, 0x9000}}, ""});
+  p.modules.push_back({0x1000, 100, "/prog", {{0x1000, 0x2000}}, ""});
   EXPECT_EQ(p.module_for(0x8100, 200)->path, "/a.so");
   EXPECT_EQ(p.module_for(0x8100, 500)->path, "/b.so");
   EXPECT_EQ(p.module_for(0x8100, 50)->path, "/a.so");  // before both: the earliest

@@ -109,7 +109,7 @@ TEST(SymbolizerTest, UnknownAddressesAreNamedAfterThemselves) {
   EXPECT_EQ(outside.name, "0x10 (unknown module)");
 
   format::TraceProcess gone;
-  gone.modules.push_back({0x7000000, 0, "/nonexistent/libgone.so", {{0x7001000, 0x7002000}}});
+  gone.modules.push_back({0x7000000, 0, "/nonexistent/libgone.so", {{0x7001000, 0x7002000}}, ""});
   const SymbolInfo& g = symbols.lookup(gone, 0x7001234, 0);
   EXPECT_FALSE(g.known);
   EXPECT_EQ(g.name, "0x7001234 (libgone.so)");
@@ -120,7 +120,7 @@ TEST(SymbolizerTest, UnknownAddressesAreNamedAfterThemselves) {
   std::string fifo = dir / "fifo";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   format::TraceProcess weird;
-  weird.modules.push_back({0, 0, fifo, {{0x1000, 0x2000}}});
+  weird.modules.push_back({0, 0, fifo, {{0x1000, 0x2000}}, ""});
   EXPECT_FALSE(symbols.lookup(weird, 0x1500, 0).known);
 }
 
