@@ -126,16 +126,19 @@ std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
     const std::string name = app.get_name();
     std::string what = e.what();
     bool hinted = false;
-    if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
-      // Unknown options get covkit's words and a hint; stray arguments keep CLI11's.
-      const std::vector<std::string> unknown = unknown_options(app.remaining());
-      if (!unknown.empty()) {
-        what.clear();
-        for (const std::string& u : unknown) {
-          std::string hint = suggest_option(app, u);
-          hinted |= !hint.empty();
-          what += fmt::format("{}unknown option {}{}", what.empty() ? "" : "; ", u, hint.empty() ? "" : ": " + hint);
-        }
+    // Unknown options get covkit's words and a hint; stray arguments keep
+    // CLI11's. CLI11 checks required options and values before it looks at
+    // what it did not know, so a mistyped option ("--outptu x") would read
+    // as "--output is required": the unknown option is the cause, said first.
+    // (A prefix command's leftovers are its program's words, not ours.)
+    const std::vector<std::string> unknown =
+        app.get_prefix_command() ? std::vector<std::string>{} : unknown_options(app.remaining());
+    if (!unknown.empty()) {
+      what.clear();
+      for (const std::string& u : unknown) {
+        std::string hint = suggest_option(app, u);
+        hinted |= !hint.empty();
+        what += fmt::format("{}unknown option {}{}", what.empty() ? "" : "; ", u, hint.empty() ? "" : ": " + hint);
       }
     }
     std::fprintf(stderr, "%s: %s%s\n", name.c_str(), util::printable(what).c_str(),

@@ -73,6 +73,28 @@ TEST(ParseCommandLine, HelpSucceedsAndUnknownOptionsFail) {
   EXPECT_EQ(parse_command_line(app3, 3, const_cast<char**>(ok)), std::nullopt);
 }
 
+// CLI11 checks required options before it looks at the words it did not
+// know: a mistyped option must not read as a missing one.
+TEST(ParseCommandLine, AMistypedOptionIsNamedNotTheRequiredOneItMissed) {
+  CLI::App app{"test", "covkit merge"};
+  std::string out;
+  std::vector<std::string> inputs;
+  app.add_option("-o,--output", out)->required();
+  app.add_option("inputs", inputs)->required();
+  const char* argv[] = {"covkit merge", "--outptu", "x", "a"};
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(parse_command_line(app, 4, const_cast<char**>(argv)), 1);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "covkit merge: unknown option --outptu: did you mean --output?\n");
+
+  CLI::App app2{"test", "covkit merge"};
+  app2.add_option("-o,--output", out)->required();
+  const char* missing[] = {"covkit merge", "a"};
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(parse_command_line(app2, 2, const_cast<char**>(missing)), 1);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
+            "covkit merge: --output is required (see covkit merge --help)\n");
+}
+
 TEST(RunGuarded, EscapesBecomeOneLineAndStatusOne) {
   ::testing::internal::CaptureStderr();
   EXPECT_EQ(run_guarded("covkit x", [] () -> int { throw std::bad_alloc(); }), 1);
