@@ -114,18 +114,52 @@ void one_value_per_use(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands({})) one_value_per_use(*sub);
 }
 
+namespace {
+
+// "unknown option --x: did you mean --y?; unknown option -z"; `hinted` says
+// whether any of them got a hint (then "see --help" is not added).
+std::string describe_unknown(const CLI::App& app, const std::vector<std::string>& unknown, bool& hinted) {
+  std::string what;
+  for (const std::string& u : unknown) {
+    std::string hint = suggest_option(app, u);
+    hinted |= !hint.empty();
+    what += fmt::format("{}unknown option {}{}", what.empty() ? "" : "; ", u, hint.empty() ? "" : ": " + hint);
+  }
+  return what;
+}
+
+int usage_error(const CLI::App& app, std::string_view what, bool hinted) {
+  const std::string name = app.get_name();
+  std::fprintf(stderr, "%s: %s%s\n", name.c_str(), util::printable(what).c_str(),
+               hinted ? "" : fmt::format(" (see {} --help)", name).c_str());
+  return 1;
+}
+
+// A prefix command (trace record, sample record) takes the first word it
+// does not know for PROG, so a mistyped option before PROG would be run as
+// a program ("--max-dpth: command not found", status 127). PROG's own
+// options come after PROG or after "--"; a PROG whose name starts with '-'
+// can still be given after "--".
+std::optional<int> refuse_option_as_program(const CLI::App& app) {
+  if (!app.get_prefix_command()) return std::nullopt;
+  const std::vector<std::string> rest = app.remaining();
+  if (rest.empty() || rest[0].size() < 2 || rest[0][0] != '-' || rest[0] == "--") return std::nullopt;
+  bool hinted = false;
+  const std::string what = describe_unknown(app, unknown_options({rest[0]}), hinted);
+  return usage_error(app, what, hinted);
+}
+
+}  // namespace
+
 std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
   try {
     one_value_per_use(app);
     app.parse(argc, argv);
-    return std::nullopt;
+    return refuse_option_as_program(app);
   } catch (const CLI::ParseError& e) {
     // --help and --version print and succeed; every usage error exits 1 as
     // the manuals say, not with CLI11's own codes (104-114).
     if (e.get_exit_code() == 0) return app.exit(e);
-    const std::string name = app.get_name();
-    std::string what = e.what();
-    bool hinted = false;
     // Unknown options get covkit's words and a hint; stray arguments keep
     // CLI11's. CLI11 checks required options and values before it looks at
     // what it did not know, so a mistyped option ("--outptu x") would read
@@ -133,17 +167,10 @@ std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
     // (A prefix command's leftovers are its program's words, not ours.)
     const std::vector<std::string> unknown =
         app.get_prefix_command() ? std::vector<std::string>{} : unknown_options(app.remaining());
-    if (!unknown.empty()) {
-      what.clear();
-      for (const std::string& u : unknown) {
-        std::string hint = suggest_option(app, u);
-        hinted |= !hint.empty();
-        what += fmt::format("{}unknown option {}{}", what.empty() ? "" : "; ", u, hint.empty() ? "" : ": " + hint);
-      }
-    }
-    std::fprintf(stderr, "%s: %s%s\n", name.c_str(), util::printable(what).c_str(),
-                 hinted ? "" : fmt::format(" (see {} --help)", name).c_str());
-    return 1;
+    if (unknown.empty()) return usage_error(app, e.what(), false);
+    bool hinted = false;
+    const std::string what = describe_unknown(app, unknown, hinted);
+    return usage_error(app, what, hinted);
   }
 }
 

@@ -95,6 +95,30 @@ TEST(ParseCommandLine, AMistypedOptionIsNamedNotTheRequiredOneItMissed) {
             "covkit merge: --output is required (see covkit merge --help)\n");
 }
 
+// trace record and sample record take the first word they do not know for
+// PROG: a mistyped option before it must be refused, not run as a program.
+TEST(ParseCommandLine, APrefixCommandRefusesAnUnknownOptionBeforeItsProgram) {
+  auto parse = [](std::vector<const char*> args) {
+    CLI::App app{"test", "covkit trace record"};
+    int depth = 0;
+    app.add_option("--max-depth", depth);
+    app.prefix_command();
+    args.insert(args.begin(), "covkit trace record");
+    ::testing::internal::CaptureStderr();
+    auto status = parse_command_line(app, int(args.size()), const_cast<char**>(args.data()));
+    return std::make_tuple(status, ::testing::internal::GetCapturedStderr(), app.remaining());
+  };
+  auto [status, err, rest] = parse({"--max-dpth", "3", "--", "ls"});
+  EXPECT_EQ(status, 1);
+  EXPECT_EQ(err, "covkit trace record: unknown option --max-dpth: did you mean --max-depth?\n");
+  EXPECT_EQ(std::get<1>(parse({"-x", "ls"})), "covkit trace record: unknown option -x (see covkit trace record --help)\n");
+  // PROG's own options, and anything after "--", are PROG's.
+  auto [ok, none, prog] = parse({"--max-depth", "3", "ls", "-la"});
+  EXPECT_EQ(ok, std::nullopt);
+  EXPECT_EQ(prog, (std::vector<std::string>{"ls", "-la"}));
+  EXPECT_EQ(std::get<0>(parse({"--", "-weird-prog"})), std::nullopt);
+}
+
 TEST(RunGuarded, EscapesBecomeOneLineAndStatusOne) {
   ::testing::internal::CaptureStderr();
   EXPECT_EQ(run_guarded("covkit x", [] () -> int { throw std::bad_alloc(); }), 1);
