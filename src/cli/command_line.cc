@@ -1,6 +1,7 @@
 #include "cli/command_line.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -172,6 +173,20 @@ std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
     const std::string what = describe_unknown(app, unknown, hinted);
     return usage_error(app, what, hinted);
   }
+}
+
+std::optional<int> refuse_missing_subcommand(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2) {
+    std::fputs(app.help().c_str(), stderr);
+    return 1;
+  }
+  if (argv[1][0] == '-') return std::nullopt;
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  const std::string hint = closest(names, argv[1]);
+  return fail(app.get_name(), "",
+              fmt::format("'{}' is not a {} command ({}){}", argv[1], app.get_name(), fmt::join(names, ", "),
+                          hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
 }
 
 CLI::Validator number_in(double lo, double hi, bool above_lo) {

@@ -22,6 +22,13 @@ namespace covkit::cli {
 // `app`'s name is the command ("covkit report").
 std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv);
 
+// For a command made of subcommands (trace, live, sample), once its own
+// dispatch found none in argv[1]: bare, its help on stderr and status 1
+// (what there is to do); a word that names no subcommand, one line listing
+// them with the closest ("did you mean 'report'?"), status 1. nullopt for
+// an option (--help, a mistyped one), which parse_command_line handles.
+std::optional<int> refuse_missing_subcommand(const CLI::App& app, int argc, char** argv);
+
 // A hint for an unknown option (spelled as given, "--txt"), or "" when there
 // is none: "that is gcovr's; here use -s/--print-summary (...)" for an option
 // of gcovr, lcov or genhtml, else "did you mean --X?" for a known option

@@ -44,16 +44,7 @@ int run_live_command(int argc, char** argv) {
   app.add_subcommand("reset", "Zero the counters of a running process (all, or some objects')")->prefix_command();
   app.add_subcommand("report", "Report on a running process's coverage without files on disk")->prefix_command();
   app.add_subcommand("unpack", "Turn a stream of counters from firmware into .gcda files")->prefix_command();
-  if (argc < 2) {  // bare `covkit live`: what there is to do
-    std::fputs(app.help().c_str(), stderr);
-    return 1;
-  }
-  if (argv[1][0] != '-') {
-    std::string hint = closest({"dump", "reset", "report", "unpack"}, argv[1]);
-    return fail("covkit live", "",
-                std::string("'") + argv[1] + "' is not a covkit live command (dump, reset, report, unpack)" +
-                    (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
-  }
+  if (auto status = refuse_missing_subcommand(app, argc, argv)) return *status;
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   return 0;
 }

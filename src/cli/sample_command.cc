@@ -53,16 +53,7 @@ int run_sample_command(int argc, char** argv) {
   app.add_subcommand("dump", "Print a recording's images, mappings and samples as text")->prefix_command();
   app.add_subcommand("import-perf", "Save perf's samples (perf.data, or perf script -F pid,tid,ip,brstack text) as a recording")
       ->prefix_command();
-  if (argc < 2) {  // bare `covkit sample`: what there is to do
-    std::fputs(app.help().c_str(), stderr);
-    return 1;
-  }
-  if (argv[1][0] != '-') {
-    std::string hint = closest({"record", "report", "compare", "dump", "import-perf"}, argv[1]);
-    return fail("covkit sample", "",
-                std::string("'") + argv[1] + "' is not a covkit sample command (record, report, compare, dump, import-perf)" +
-                    (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
-  }
+  if (auto status = refuse_missing_subcommand(app, argc, argv)) return *status;
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   return 0;
 }

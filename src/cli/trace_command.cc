@@ -53,6 +53,7 @@ int run_trace_command(int argc, char** argv) {
       ->prefix_command();
   app.add_subcommand("attach", "Switch the tracing of a running process (recorded with --signal) on, then off")
       ->prefix_command();
+  if (auto status = refuse_missing_subcommand(app, argc, argv)) return *status;
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   return 0;
 }

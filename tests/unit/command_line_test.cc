@@ -119,6 +119,29 @@ TEST(ParseCommandLine, APrefixCommandRefusesAnUnknownOptionBeforeItsProgram) {
   EXPECT_EQ(std::get<0>(parse({"--", "-weird-prog"})), std::nullopt);
 }
 
+// trace, live and sample answer alike when no subcommand is named.
+TEST(RefuseMissingSubcommand, BareShowsHelpAndAMistypedNameGetsTheClosest) {
+  CLI::App app{"Traces calls.", "covkit trace"};
+  app.add_subcommand("record", "r");
+  app.add_subcommand("report", "p");
+  app.add_subcommand("graph", "g");
+  auto run = [&](std::vector<const char*> args) {
+    args.insert(args.begin(), "covkit trace");
+    ::testing::internal::CaptureStderr();
+    auto status = refuse_missing_subcommand(app, int(args.size()), const_cast<char**>(args.data()));
+    return std::make_pair(status, ::testing::internal::GetCapturedStderr());
+  };
+  auto [bare, help] = run({});
+  EXPECT_EQ(bare, 1);
+  EXPECT_NE(help.find("Traces calls."), std::string::npos);
+  EXPECT_EQ(run({"reprot", "--json"}),
+            std::make_pair(std::optional<int>(1),
+                           std::string("covkit trace: 'reprot' is not a covkit trace command (record, report, graph); "
+                                       "did you mean 'report'?\n")));
+  EXPECT_EQ(run({"profile"}).second, "covkit trace: 'profile' is not a covkit trace command (record, report, graph)\n");
+  EXPECT_EQ(run({"--help"}).first, std::nullopt);
+}
+
 TEST(RunGuarded, EscapesBecomeOneLineAndStatusOne) {
   ::testing::internal::CaptureStderr();
   EXPECT_EQ(run_guarded("covkit x", [] () -> int { throw std::bad_alloc(); }), 1);
