@@ -98,8 +98,12 @@ int main(int argc, char** argv) {
     std::printf("covkit %s\n", covkit::cli::kVersion);
     return 0;
   }
+  // A mistyped option is compared with the options, a word with the commands.
   std::vector<std::string> names;
-  for (const Subcommand& s : kSubcommands) names.emplace_back(s.name);
+  if (word.starts_with("-"))
+    names = {"--help", "--version"};
+  else
+    for (const Subcommand& s : kSubcommands) names.emplace_back(s.name);
   const std::string near = covkit::cli::closest(names, word);
   return covkit::cli::fail("covkit", "",
                            std::string(word.starts_with("-") ? "unknown option '" : "unknown command '") +

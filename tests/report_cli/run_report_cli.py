@@ -1511,6 +1511,9 @@ def scenario_peer_options(tmp):
         check(f"\n  {command} " in out, f"bare covkit lists {command}")
     rc, out, err = covkit(["reprot"], proj)
     eq((rc, err), (1, ["covkit: unknown command 'reprot'; did you mean 'report'? (see covkit --help)"]), "a typo")
+    rc, out, err = covkit(["--hlep"], proj)
+    eq((rc, err), (1, ["covkit: unknown option '--hlep'; did you mean '--help'? (see covkit --help)"]),
+       "a mistyped option")
     rc, out, _ = covkit(["--help"], proj)
     eq(rc, 0, "covkit --help")
 
