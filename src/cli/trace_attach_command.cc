@@ -27,6 +27,11 @@ constexpr const char* kTraceAttachDescription =
     "directory, without restarting it. The wait ends after --for, when PID ends,\n"
     "or at Ctrl-C. --on and --off only send the switch and return.\n"
     "\n"
+    "PID may be covkit trace record's own (`$!` after `covkit trace record ... &`):\n"
+    "then the program it runs is switched. SIG is sent only once the process\n"
+    "catches it (its runtime loaded; SIG would kill it before): attach waits up\n"
+    "to 5 s for that, and refuses otherwise.\n"
+    "\n"
     "The switch is SIG sent with sigqueue() and a value (on or off); a plain\n"
     "`kill -SIG PID` toggles. Threads see it at their next call. Calls already\n"
     "open when tracing starts are not recorded (their returns are not either),\n"
@@ -92,10 +97,14 @@ int switch_off(const trace::TracedProcess& process) {
 int attach(const AttachOptions& o) {
   auto process = trace::find_traced_process(o.pid);
   if (!process) return fail(kTraceAttachCommand, "", process.error().message);
+  const pid_t pid = process->pid;
+  if (process->recorder)
+    std::fprintf(stderr, "%s: process %d is covkit trace record; switching the program it traces, process %d\n",
+                 std::string(kTraceAttachCommand).c_str(), int(process->recorder), int(pid));
   if (o.on || o.off) {
     if (int status = o.on ? switch_on(*process) : switch_off(*process)) return status;
     std::fprintf(stderr, "%s: tracing of process %d switched %s (trace directory %s)\n",
-                 std::string(kTraceAttachCommand).c_str(), int(o.pid), o.on ? "on" : "off",
+                 std::string(kTraceAttachCommand).c_str(), int(pid), o.on ? "on" : "off",
                  util::printable(process->dir).c_str());
     return 0;
   }
@@ -106,14 +115,14 @@ int attach(const AttachOptions& o) {
     seconds = double(*ns) / 1e9;
   }
   if (int status = switch_on(*process)) return status;
-  std::fprintf(stderr, "%s: tracing process %d into %s%s\n", std::string(kTraceAttachCommand).c_str(), int(o.pid),
+  std::fprintf(stderr, "%s: tracing process %d into %s%s\n", std::string(kTraceAttachCommand).c_str(), int(pid),
                util::printable(process->dir).c_str(), seconds < 0 ? "; Ctrl-C to stop" : "");
-  if (trace::wait_for_process(o.pid, seconds)) {
-    std::fprintf(stderr, "%s: process %d ended while traced\n", std::string(kTraceAttachCommand).c_str(), int(o.pid));
+  if (trace::wait_for_process(pid, seconds)) {
+    std::fprintf(stderr, "%s: process %d ended while traced\n", std::string(kTraceAttachCommand).c_str(), int(pid));
     return 0;
   }
   if (int status = switch_off(*process)) return status;
-  std::fprintf(stderr, "%s: tracing of process %d switched off\n", std::string(kTraceAttachCommand).c_str(), int(o.pid));
+  std::fprintf(stderr, "%s: tracing of process %d switched off\n", std::string(kTraceAttachCommand).c_str(), int(pid));
   return 0;
 }
 

@@ -12,8 +12,10 @@
 #include <csignal>
 #include <cstring>
 #include <string_view>
+#include <thread>
 
 #include "live/proc_files.h"
+#include "live/process_tree.h"
 #include "runtime/trace/trace_contract.h"
 #include "trace/record_environment.h"
 
@@ -33,12 +35,12 @@ std::string_view setting(std::string_view environ, std::string_view name) {
   return {};
 }
 
-volatile std::sig_atomic_t interrupted = 0;
-void on_interrupt(int) { interrupted = 1; }
+// How long attach waits for a program that covkit trace record is still
+// starting: its exec, then the runtime's handler (installed when it loads).
+constexpr std::chrono::seconds kStartWait{5};
 
-}  // namespace
-
-Expected<TracedProcess> find_traced_process(pid_t pid) {
+// What PID's environment says (the body of find_traced_process).
+Expected<TracedProcess> from_environment(pid_t pid) {
   if (pid <= 0) return Error(fmt::format("{}: not a process id", pid));
   const std::string path = fmt::format("/proc/{}/environ", pid);
   auto env = live::read_proc_file(path);
@@ -65,7 +67,80 @@ Expected<TracedProcess> find_traced_process(pid_t pid) {
   return p;
 }
 
+// Whether PID is `covkit trace record` itself: what `$!` names after
+// `covkit trace record ... -- ./server &`.
+bool is_trace_recorder(pid_t pid) {
+  const std::vector<std::string> words = live::process_command_line(pid);
+  return words.size() >= 3 && words[1] == "trace" && words[2] == "record";
+}
+
+// The program a `covkit trace record` process runs, once it has exec'd
+// with the runtime's settings (waiting up to kStartWait for that).
+Expected<TracedProcess> program_of_recorder(pid_t recorder) {
+  const auto deadline = std::chrono::steady_clock::now() + kStartWait;
+  for (;;) {
+    for (pid_t child : live::descendants(recorder))
+      if (auto p = from_environment(child)) {
+        p->recorder = recorder;
+        return p;
+      }
+    if (std::chrono::steady_clock::now() > deadline || !live::process_running(recorder))
+      return Error(fmt::format("process {} is covkit trace record, and no program it started has the tracing "
+                               "runtime's settings: give the traced program's process id",
+                               recorder));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+// Whether `line` ("SigCgt:\t0000000000004000") of /proc/PID/status has
+// signal `sig`'s bit set.
+bool mask_has(std::string_view status, std::string_view field, int sig) {
+  size_t at = status.find(field);
+  if (at == std::string_view::npos) return false;
+  at += field.size();
+  while (at < status.size() && (status[at] == ' ' || status[at] == '\t')) ++at;
+  size_t end = status.find('\n', at);
+  std::string_view hex = status.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
+  // The mask is hexadecimal, most significant digit first; bit sig-1.
+  const size_t digit = size_t(sig - 1) / 4;
+  if (digit >= hex.size()) return false;
+  const char c = hex[hex.size() - 1 - digit];
+  const int value = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : 0;
+  return (value >> ((sig - 1) % 4)) & 1;
+}
+
+// The runtime installs its handler for the switch when it loads, before
+// main (and a handler PROG installs later keeps it caught); until then the
+// signal's default action, for USR1 and USR2, kills the program. So wait a
+// moment for it to be caught (or ignored: then it does no harm), and refuse
+// to send it otherwise.
+Expected<void> wait_until_caught(const TracedProcess& process) {
+  const auto deadline = std::chrono::steady_clock::now() + kStartWait;
+  for (;;) {
+    auto status = live::read_proc_file(fmt::format("/proc/{}/status", process.pid));
+    if (!status) return Error(fmt::format("process {} does not exist", process.pid));
+    if (mask_has(*status, "SigCgt:", process.signal) || mask_has(*status, "SigIgn:", process.signal)) return {};
+    if (std::chrono::steady_clock::now() > deadline)
+      return Error(fmt::format("process {} does not catch signal {}: its tracing runtime is not loaded (yet), "
+                               "and the signal would kill it; not sent",
+                               process.pid, process.signal));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+volatile std::sig_atomic_t interrupted = 0;
+void on_interrupt(int) { interrupted = 1; }
+
+}  // namespace
+
+Expected<TracedProcess> find_traced_process(pid_t pid) {
+  auto p = from_environment(pid);
+  if (p || pid <= 0 || !is_trace_recorder(pid)) return p;
+  return program_of_recorder(pid);
+}
+
 Expected<void> switch_tracing(const TracedProcess& process, bool on) {
+  if (auto caught = wait_until_caught(process); !caught) return caught;
   union sigval value {};
   value.sival_int = on ? CKT_SIGNAL_VALUE_ON : CKT_SIGNAL_VALUE_OFF;
   if (::sigqueue(process.pid, process.signal, value) != 0)

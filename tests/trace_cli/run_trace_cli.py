@@ -1608,6 +1608,46 @@ def t_attach(env):
     r = env.covkit_run(["trace", "attach", "2147483646"], expect_rc=1)
     if "does not exist" not in r.stderr:
         raise Failure(f"attach to no process: {r.stderr!r}")
+    attach_to_recorder(env, d, exe)
+    # A process with the runtime's settings whose runtime has no handler for
+    # the signal (not loaded yet, or never): USR2 would kill it, so attach
+    # waits a moment and refuses rather than send it.
+    bare = subprocess.Popen(["sleep", "60"], env=dict(env.clean_env(), COVKIT_TRACE_DIR=d, COVKIT_TRACE_SIGNAL="12"))
+    try:
+        r = env.covkit_run(["trace", "attach", "--on", bare.pid], expect_rc=1)
+        if "does not catch signal 12" not in r.stderr:
+            raise Failure(f"attach to a process that does not catch the signal: {r.stderr!r}")
+        if bare.poll() is not None:
+            raise Failure(f"attach killed a process that does not catch the signal ({bare.returncode})")
+    finally:
+        bare.kill()
+        bare.wait()
+
+
+def attach_to_recorder(env, d, exe):
+    """`covkit trace record ... &` then `covkit trace attach $!`, as the
+    README shows it: `$!` is covkit's own pid, and attach, given it right
+    away, switches the program covkit starts once it runs its runtime."""
+    stop = os.path.join(d, "stop-recorder")
+    tr = os.path.join(d, "trace-recorder")
+    cmd = [env.covkit, "trace", "record", "-o", tr, "--signal", "USR2", "--trace-off", "--", exe, "100000", stop]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env.clean_env())
+    try:
+        r = env.covkit_run(["trace", "attach", "--on", proc.pid])
+        if f"process {proc.pid} is covkit trace record" not in r.stderr or "switched on" not in r.stderr:
+            raise Failure(f"attach to covkit trace record's pid: {r.stderr!r}")
+        time.sleep(0.3)
+        env.covkit_run(["trace", "attach", "--off", proc.pid])
+        open(stop, "w").close()
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    if proc.returncode != 0:
+        raise Failure(f"attach to covkit trace record's pid: record exited {proc.returncode}: {err!r}")
+    if "tick" not in calls_of(env.report(tr)["functions"]):
+        raise Failure("attach to covkit trace record's pid: nothing recorded while switched on")
 
 
 FILTERS_NAMES = ("main", "work(int)", "quiet(int)", "helper(int)", "leaf(int)", "ns::tiny(int)", "on()", "off()")
