@@ -52,9 +52,9 @@ constexpr const char* kLiveUnpackFooter =
     "stream and the byte; for a hex dump also the line).\n"
     "\n"
     "Examples:\n"
-    "  covkit live unpack uart.log -o cov/            DIR/<absolute build path>/*.gcda\n"
+    "  covkit live unpack uart.log -o cov/            cov/<absolute build path>/*.gcda\n"
     "  covkit live unpack --strip 3 dump.bin -o build/  /home/me/fw/build/x.gcda -> build/x.gcda\n"
-    "  covkit report cov/                              then report as usual\n"
+    "  covkit report cov/ ~/fw/build/                  then report as usual (with the .gcno files)\n"
     "See docs/covkit-live.md, UNPACK for the stream and hex formats.";
 
 std::string summary_line(const model::UnpackResult& result, const std::string& out) {
