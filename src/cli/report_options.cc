@@ -79,8 +79,8 @@ void add_report_view_options(CLI::App& app, ReportOptions& o) {
   app.add_flag("-s,--print-summary", o.print_summary, "Print the summary table even when writing files")
       ->group(out);
   app.add_option("-t,--test-name", o.test_name, "TN: name in the lcov tracefile")->type_name("NAME")->group(out);
-  app.add_option("--title", o.title, "Title of the HTML report")->type_name("TEXT")->group(out);
-  app.add_option("--coveralls-service", o.coveralls_service, "service_name in the Coveralls file")->type_name("NAME")->group(out);
+  app.add_option("--title", o.title, "Title of the HTML report [default: covkit coverage]")->type_name("TEXT")->group(out);
+  app.add_option("--coveralls-service", o.coveralls_service, "service_name in the Coveralls file [default: covkit]")->type_name("NAME")->group(out);
   app.add_flag("--show-instantiations", o.show_instantiations,
                "Show each template instantiation's count of a line (HTML, JSON); counts are "
                "always summed per line")
@@ -138,7 +138,7 @@ void add_report_view_options(CLI::App& app, ReportOptions& o) {
 
   auto* run = "Running";
   app.add_option("-j,--jobs", o.threads, "Threads [default: all cores]")->type_name("N")->group(run);
-  app.add_option("--color", o.color, "Colour the summary: auto, always, never")->type_name("WHEN")
+  app.add_option("--color", o.color, "Colour the summary: auto (on a terminal), always, never [default: auto]")->type_name("WHEN")
       ->check(CLI::IsMember({"auto", "always", "never"}).description(""))
       ->group(run);
   app.add_flag("-q,--quiet", o.quiet, "No warnings (errors are still printed)")->group(run);

@@ -96,7 +96,8 @@ constexpr const char* kSampleRecordDescription =
 constexpr const char* kSampleRecordFooterEnd =
     "\n"
     "Exit status: PROG's; 128 + N when signal N killed it; 127 when PROG cannot be\n"
-    "found or run, 1 on covkit's own errors (one line on stderr). With --pid: 0\n"
+    "found or run, 126 when it is no program (a directory, not executable), as a\n"
+    "shell says; 1 on covkit's own errors (one line on stderr). With --pid: 0\n"
     "when the recording was written (the process's own end is said on stderr),\n"
     "1 when it cannot be attached.\n"
     "\n"

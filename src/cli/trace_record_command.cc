@@ -75,7 +75,8 @@ constexpr const char* kTraceRecordDescription =
 constexpr const char* kTraceRecordFooterEnd =
     "\n"
     "Exit status: PROG's; 128 + N when signal N killed it; 127 when PROG cannot be\n"
-    "found or run, 1 on covkit's own errors (one line on stderr).\n"
+    "found or run, 126 when it is no program (a directory, not executable), as a\n"
+    "shell says; 1 on covkit's own errors (one line on stderr).\n"
     "\n"
     "Examples:\n"
     "  covkit trace record -- ./prog input.txt\n"
