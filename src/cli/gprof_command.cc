@@ -12,6 +12,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -139,6 +140,16 @@ const char* unsupported_gprof_option(int option) {
     case 'Z': return "no execution counts";
     default: return nullptr;
   }
+}
+
+// "did you mean '--width'?" for a mistyped long option ("--widht=3"), or "":
+// gprof's own getopt parser has no CLI11 to suggest one.
+std::string long_option_hint(const option* longs, std::string_view given) {
+  if (!given.starts_with("--")) return "";
+  std::vector<std::string> names;
+  for (const option* o = longs; o->name; ++o) names.push_back(std::string("--") + o->name);
+  const std::string best = closest(names, given.substr(0, given.find('=')));
+  return best.empty() ? "" : "did you mean '" + best + "'?";
 }
 
 enum Style : unsigned { kFlat = 1, kGraph = 2 };
@@ -278,7 +289,9 @@ std::optional<int> parse_gprof_command_line(int argc, char** argv, GprofCommandL
         if (const char* what = unsupported_gprof_option(optopt))
           return fail(kGprofCommand, "", std::string("gprof's option '-") + char(optopt) + "' (" + what + ") is not supported");
         std::string what = optopt ? std::string("-") + char(optopt) : std::string(argv[optind - 1]);
-        return fail(kGprofCommand, "", "unknown option '" + what + "' (see covkit gprof --help)");
+        const std::string hint = long_option_hint(kLong, what);
+        return fail(kGprofCommand, "",
+                    "unknown option '" + what + "'" + (hint.empty() ? " (see covkit gprof --help)" : "; " + hint));
       }
     }
   }

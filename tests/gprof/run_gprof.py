@@ -357,6 +357,8 @@ def sc_badinput(env):
     # gprof's options covkit does not implement are named, not ignored.
     for option in ("-l", "-A", "-Afile.c", "-C", "-r", "-y"):
         bad(env, d, ["-b", option, "badinput"], f"'{option[:2]}'")
+    # A mistyped long option gets the one meant.
+    bad(env, d, ["-b", "--widht=3", "badinput"], "unknown option '--widht=3'; did you mean '--width'?")
 
 
 SCENARIOS = {
