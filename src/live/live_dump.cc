@@ -1,6 +1,7 @@
 #include "live/live_dump.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -170,9 +171,14 @@ Expected<ResetResult> reset(const ResetRequest& request) {
     result.objects_reset += snap->objects_reset;
     result.processes.push_back(summary_of(*snap));
   }
+  // The counters are zeroed in the stop, before the unmatched SOURCEs are
+  // known: say whether the others' were.
   if (auto missing = sources.unmatched(); !missing.empty())
-    return Error(fmt::format("{}: no object of the process was built from it (the other objects named were reset)",
-                             missing.front()));
+    return Error(fmt::format("{}: no object of the process was built from {} ({})", fmt::join(missing, ", "),
+                             missing.size() == 1 ? "it" : "them",
+                             result.objects_reset ? fmt::format("{} object(s) of the other sources were reset",
+                                                                result.objects_reset)
+                                                  : "nothing was reset"));
   return result;
 }
 

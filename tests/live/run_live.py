@@ -324,6 +324,13 @@ def scenario_reset(env, cc="gcc-12"):
     shutil.rmtree(snap, ignore_errors=True)
     s.cmd("w 50")
     env.covkit_live("reset", str(s.pid), os.path.join(PROGS, "server.c"))
+    # A SOURCE no object was built from is an error that says what was reset.
+    r = env.covkit_live("reset", str(s.pid), "nowhere.c", ok=False)
+    check(r.returncode == 1 and r.stderr.endswith("nowhere.c: no object of the process was built from it "
+                                                  "(nothing was reset)\n"), r.stderr)
+    r = env.covkit_live("reset", str(s.pid), os.path.join(PROGS, "server.c"), "nowhere.c", "elsewhere.c", ok=False)
+    check(r.returncode == 1 and r.stderr.endswith("nowhere.c, elsewhere.c: no object of the process was built from "
+                                                  "them (1 object(s) of the other sources were reset)\n"), r.stderr)
     env.covkit_live("dump", str(s.pid), "-o", snap)
     s.kill()
     files = tree_files(snap)
@@ -331,7 +338,6 @@ def scenario_reset(env, cc="gcc-12"):
     lib = [p for r_, p in files.items() if r_.endswith("liblive.gcda")][0]
     check(all(all(v == 0 for _, c in f for v in c) for f in read_gcda(srv)[1].values()), "server.c not reset")
     check(any(any(v for _, c in f for v in c) for f in read_gcda(lib)[1].values()), "liblive.c reset too")
-    r = env.covkit_live("reset", "1", "nowhere.c", ok=False) if False else None
 
 
 def scenario_deltas(env, cc="gcc-12"):
