@@ -47,7 +47,8 @@ constexpr const char* kSampleCompareDescription =
 
 constexpr const char* kSampleCompareFooter =
     "Exit status: 0 when the comparison was printed; 1 on an error (a recording\n"
-    "or the truth cannot be read, nothing in common).\n"
+    "or the truth cannot be read, nothing in common); 3 when the --json file\n"
+    "could not be written.\n"
     "\n"
     "Examples:\n"
     "  covkit sample compare rec1 rec2 rec3 --against build-cov/\n"

@@ -26,6 +26,12 @@ int run_sample_dump(int argc, char** argv) {
   bool no_steps = false;
   app.add_option("DIR", dir, "Recording directory, or a perf.data file [default: ./covkit-sample.data]");
   app.add_flag("--no-steps", no_steps, "Leave out the single-stepped addresses");
+  app.footer("Exit status: 0; 1 when DIR cannot be read (one line on stderr).\n"
+             "\n"
+             "Examples:\n"
+             "  covkit sample dump                          ./covkit-sample.data\n"
+             "  covkit sample dump rec --no-steps | less\n"
+             "  covkit sample dump perf.data | grep -c '^sample'");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   return run_guarded(kSampleDumpCommand, [&] {
     auto rec = sample::read_recording_input(dir);
