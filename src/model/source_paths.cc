@@ -1,5 +1,9 @@
 #include "model/source_paths.h"
 
+#include <sys/stat.h>
+
+#include <cstdlib>
+
 #include "format/object_files.h"
 
 namespace covkit::model {
@@ -22,13 +26,39 @@ bool strip_dir_prefix(const std::string& path, const std::string& prefix, std::s
   return true;
 }
 
+// The working directory as the shell names it: $PWD when that is the same
+// directory as getcwd()'s, which resolves symbolic links; "" otherwise. GCC
+// records this name as the compile directory (libiberty's getpwd), so in a
+// project reached through a link its sources lie under it, not under the
+// physical path.
+std::string logical_current_dir() {
+  const char* pwd = std::getenv("PWD");
+  struct stat named {}, here {};
+  if (!pwd || pwd[0] != '/' || ::stat(pwd, &named) != 0 || ::stat(".", &here) != 0) return {};
+  if (named.st_dev != here.st_dev || named.st_ino != here.st_ino) return {};
+  return format::absolute_path(pwd);
+}
+
 }  // namespace
 
 SourcePathRules::SourcePathRules(std::string root, std::string source_prefix,
                                  std::vector<std::pair<std::string, std::string>> maps)
     : root_(format::absolute_path(root.empty() ? "." : root)),
       source_prefix_(std::move(source_prefix)),
-      maps_(std::move(maps)) {}
+      maps_(std::move(maps)) {
+  // A relative root is taken from the shell's working directory, as GCC
+  // names it; the physical one stays an alias, for sources compiled there.
+  if (root.empty() || root[0] != '/') {
+    const std::string pwd = logical_current_dir();
+    if (!pwd.empty()) {
+      std::string logical = format::absolute_path(root.empty() ? "." : root, pwd);
+      if (logical != root_) {
+        physical_root_ = root_;
+        root_ = std::move(logical);
+      }
+    }
+  }
+}
 
 SourcePaths SourcePathRules::resolve(const std::string& recorded, const std::string& compile_dir) const {
   return resolve_absolute(format::absolute_path(recorded, compile_dir));
@@ -49,6 +79,8 @@ SourcePaths SourcePathRules::resolve_absolute(const std::string& absolute) const
       !rest.empty())
     p.display = rest;
   else if (strip_dir_prefix(p.absolute, root_, rest) && !rest.empty())
+    p.display = rest;
+  else if (strip_dir_prefix(p.absolute, physical_root_, rest) && !rest.empty())
     p.display = rest;
   return p;
 }

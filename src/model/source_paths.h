@@ -18,7 +18,9 @@ struct SourcePaths {
 
 class SourcePathRules {
  public:
-  // `root` is made absolute; `source_prefix` is removed from displayed names.
+  // `root` is made absolute (a relative one against the working directory
+  // as $PWD names it, when it does: see logical_current_dir in the .cc);
+  // `source_prefix` is removed from displayed names.
   SourcePathRules(std::string root, std::string source_prefix, std::vector<std::pair<std::string, std::string>> maps);
 
   SourcePaths resolve(const std::string& recorded, const std::string& compile_dir) const;
@@ -28,6 +30,7 @@ class SourcePathRules {
 
  private:
   std::string root_;
+  std::string physical_root_;  // the root with links resolved, when that differs ("" otherwise)
   std::string source_prefix_;
   std::vector<std::pair<std::string, std::string>> maps_;
 };

@@ -3,7 +3,11 @@
 #include "model/source_paths.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
 
 #include "test_support.h"
 
@@ -52,6 +56,36 @@ TEST(SourcePathRules, RootIsMadeAbsoluteAgainstTheWorkingDirectory) {
     EXPECT_EQ(sub.resolve("a.c", here + "/src").display, "a.c");
     EXPECT_EQ(sub.resolve("a.c", here).display, here + "/a.c");
   });
+}
+
+// In a directory reached through a symbolic link, GCC records the compile
+// directory as the shell names it ($PWD), and getcwd() resolves the link:
+// the project's sources are inside the default root under either name.
+TEST(SourcePathRules, ARootReachedThroughALinkHoldsTheSourcesUnderBothNames) {
+  testing::TempDir t;
+  char buf[4096];
+  ASSERT_NE(::realpath(t.path().c_str(), buf), nullptr);
+  const std::string real = std::string(buf) + "/real", link = std::string(buf) + "/link";
+  ASSERT_EQ(::mkdir(real.c_str(), 0755), 0);
+  ASSERT_EQ(::symlink(real.c_str(), link.c_str()), 0);
+  const char* old_pwd = std::getenv("PWD");
+  const std::string saved = old_pwd ? old_pwd : "";
+  testing::in_directory(link, [&] {
+    ::setenv("PWD", link.c_str(), 1);
+    SourcePathRules dot(".", "", {});
+    EXPECT_EQ(dot.root(), link);
+    EXPECT_EQ(dot.resolve("src/a.c", link).display, "src/a.c");
+    EXPECT_EQ(dot.resolve("src/a.c", real).display, "src/a.c");
+    EXPECT_EQ(dot.resolve("a.c", "/elsewhere").display, "/elsewhere/a.c");
+    // A $PWD that is not the working directory (a program that changed
+    // directory without updating it) is not believed.
+    ::setenv("PWD", "/", 1);
+    EXPECT_EQ(SourcePathRules(".", "", {}).root(), real);
+  });
+  if (old_pwd)
+    ::setenv("PWD", saved.c_str(), 1);
+  else
+    ::unsetenv("PWD");
 }
 
 TEST(SourcePathRules, PathMapRewritesThePrefix) {
