@@ -163,11 +163,29 @@ std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& o)
   return std::nullopt;
 }
 
+namespace {
+
+// Which option and pattern a regex_error came from ("--exclude '*bad'"):
+// with several patterns, the line must say which one is wrong.
+std::string bad_pattern(const ReportOptions& o) {
+  for (const auto& [option, patterns] : {std::pair{"--filter", &o.filters}, std::pair{"--exclude", &o.excludes}})
+    for (const std::string& p : *patterns) {
+      try {
+        std::regex(p, std::regex::ECMAScript);
+      } catch (const std::regex_error&) {
+        return fmt::format("{} '{}'", option, p);
+      }
+    }
+  return "--filter/--exclude";
+}
+
+}  // namespace
+
 std::optional<model::PathFilter> make_path_filter(std::string_view command, const ReportOptions& o) {
   try {
     return model::PathFilter(o.filters, o.excludes, o.keep_system_headers, o.keep_cmake_probes);
   } catch (const std::regex_error& e) {
-    fail(command, "", fmt::format("bad --filter/--exclude regular expression: {}", e.what()));
+    fail(command, "", fmt::format("bad {} regular expression: {}", bad_pattern(o), e.what()));
     return std::nullopt;
   }
 }

@@ -57,7 +57,7 @@ void add_report_source_options(CLI::App& app, ReportOptions& o);
 void add_report_view_options(CLI::App& app, ReportOptions& o);
 
 // --filter/--exclude compiled; a bad expression is said in one line
-// ("COMMAND: bad --filter/--exclude regular expression: ...") and nullopt.
+// ("COMMAND: bad --exclude '*x' regular expression: ...") and nullopt.
 std::optional<model::PathFilter> make_path_filter(std::string_view command, const ReportOptions& o);
 
 }  // namespace covkit::cli

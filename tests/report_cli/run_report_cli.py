@@ -1381,11 +1381,12 @@ def scenario_no_data(tmp):
 
 def scenario_bad_regex(tmp):
     """Invalid regular expressions and --path-map: exit 1 before any work."""
-    for args in (["-f", "("], ["-e", "[a-"], ["--filter", "ok", "--exclude", "*bad"]):
+    for args, named in ((["-f", "("], "--filter '('"), (["-e", "[a-"], "--exclude '[a-'"),
+                        (["--filter", "ok", "--exclude", "*bad"], "--exclude '*bad'")):
         rc, out, err = covkit(["report", "."] + args, tmp)
         eq(rc, 1, f"exit status of {args}")
         eq(len(err), 1, f"one stderr line for {args}: {err}")
-        check(err[0].startswith("covkit report: bad --filter/--exclude regular expression: "), f"message: {err}")
+        check(err[0].startswith(f"covkit report: bad {named} regular expression: "), f"message: {err}")
     rc, _, err = covkit(["report", ".", "--path-map", "no-equals-sign"], tmp)
     eq((rc, err), (1, ["covkit report: --path-map: no-equals-sign: expected OLD=NEW (see covkit report --help)"]),
        "bad --path-map")
