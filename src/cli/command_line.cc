@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -218,6 +219,20 @@ int checked_stdout(std::string_view command, int status) {
   if (!why) return status;
   fail(command, "<stdout>", why);
   return status == 0 ? 1 : status;
+}
+
+CLI::Validator whole_number_in(long long lo, long long hi) {
+  auto check = [=](std::string& text) -> std::string {
+    long long v = 0;
+    const char* end = text.data() + text.size();
+    auto [ptr, ec] = std::from_chars(text.data(), end, v);
+    const bool digits = !text.empty() && (std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-');
+    if (!digits || ec != std::errc() || ptr != end)
+      return fmt::format("'{}' is not a whole number from {} to {}", util::printable(text), lo, hi);
+    if (v < lo || v > hi) return fmt::format("{} is not from {} to {}", text, lo, hi);
+    return "";
+  };
+  return CLI::Validator(check, "");
 }
 
 CLI::Validator non_empty_path() {

@@ -44,6 +44,12 @@ std::string closest(const std::vector<std::string>& candidates, std::string_view
 // 300 digits; this refuses both, and trailing blanks, as "not a number".
 CLI::Validator number_in(double lo, double hi, bool above_lo = false);
 
+// Checks that an option is a whole number within [lo, hi], written in
+// decimal digits alone: CLI11's Range says "Value abc not in range" and an
+// unsigned option given "-1" only "Could not convert"; this says, as
+// number_in does, "'abc' is not a whole number from 1 to 1024".
+CLI::Validator whole_number_in(long long lo, long long hi);
+
 // Refuses an empty path: an output option given '' (an unset $OUT in a
 // script) must not quietly write nothing, or write into ".".
 CLI::Validator non_empty_path();

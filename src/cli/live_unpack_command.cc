@@ -114,7 +114,8 @@ int run_live_unpack(int argc, char** argv) {
       ->check(non_empty_path());
   app.add_option("--strip", options.strip,
                  "Leading directories dropped from each file name, as GCOV_PREFIX_STRIP [default: 0]")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(whole_number_in(0, 4096));
   app.add_option("--format", format_name,
                  "auto (binary when STREAM starts with a \"gcfn\" word, else hex), binary or hex [default: auto]")
       ->check(CLI::IsMember({"auto", "binary", "hex"}))

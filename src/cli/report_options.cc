@@ -137,7 +137,10 @@ void add_report_view_options(CLI::App& app, ReportOptions& o) {
       ->group(gate);
 
   auto* run = "Running";
-  app.add_option("-j,--jobs", o.threads, "Threads [default: all cores]")->type_name("N")->group(run);
+  app.add_option("-j,--jobs", o.threads, "Threads [default: all cores]")
+      ->type_name("N")
+      ->check(whole_number_in(1, 1024))
+      ->group(run);
   app.add_option("--color", o.color, "Colour the summary: auto (on a terminal), always, never [default: auto]")->type_name("WHEN")
       ->check(CLI::IsMember({"auto", "always", "never"}).description(""))
       ->group(run);

@@ -178,7 +178,9 @@ int run_sample_compare(int argc, char** argv) {
       ->type_name("REGEX")->allow_extra_args(false)->group("Filters");
   app.add_option("-e,--exclude", o.report.excludes, "Drop sources whose path matches this regex (repeatable)")
       ->type_name("REGEX")->allow_extra_args(false)->group("Filters");
-  app.add_option("-j,--jobs", o.report.threads, "Threads for reading the truth [default: all cores]")->type_name("N");
+  app.add_option("-j,--jobs", o.report.threads, "Threads for reading the truth [default: all cores]")
+      ->type_name("N")
+      ->check(whole_number_in(1, 1024));
   app.add_flag("-q,--quiet", o.report.quiet, "No warnings (errors are still printed)");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   return run_guarded(kSampleCompareCommand, [&] { return run(o); });

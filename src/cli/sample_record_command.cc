@@ -306,7 +306,7 @@ int run_sample_record(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "perf", "runtime"}))
       ->type_name("SOURCE");
   app.add_option("--vector-length", o.vector_length, "Taken branches per sample in branch mode [default: 16]")
-      ->check(CLI::Range(4, 64))
+      ->check(whole_number_in(4, 64))
       ->type_name("N");
   app.add_option("--breakpoint-handler", o.handler,
                  "Breakpoint mode: runtime (inside PROG, preloaded; the default) or ptrace (covkit stops each thread "

@@ -139,10 +139,10 @@ int run_trace_graph(int argc, char** argv) {
   app.add_option("--depth", o.graph.depth,
                  "Levels of callees shown below FUNC, or, without --focus, below the functions threads start in "
                  "[default: all]")
-      ->check(CLI::Range(0, 1000000).description(""))
+      ->check(whole_number_in(0, 1000000))
       ->type_name("N");
   app.add_option("-j,--jobs", o.jobs, "Replay N thread streams at once [default: one per core]")
-      ->check(CLI::Range(1, 1024).description(""))
+      ->check(whole_number_in(1, 1024))
       ->type_name("N");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   return run_guarded(kTraceGraphCommand, [&] { return graph(o); });

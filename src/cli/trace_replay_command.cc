@@ -126,7 +126,7 @@ int run_trace_replay(int argc, char** argv) {
       ->type_name("FUNC");
   app.add_option("-N,--notrace", o.replay.notrace, "Hide FUNC and what it calls")->type_name("FUNC");
   app.add_option("-D,--depth", o.replay.depth, "Show N levels of calls (from the outermost -F match) [default: all]")
-      ->check(CLI::Range(1, 1 << 30).description(""))
+      ->check(whole_number_in(1, 1 << 30))
       ->type_name("N");
   app.add_option("-t,--time-filter", o.time_filter,
                  "Hide calls shorter than T (and so what they call)")

@@ -103,7 +103,7 @@ int run_trace_report(int argc, char** argv) {
       ->type_name("N")
       ->check(number_in(0, 1e9));
   app.add_option("-j,--jobs", o.jobs, "Replay N thread streams at once, or the parts of fewer streams [default: one per core]")
-      ->check(CLI::Range(1, 1024).description(""))
+      ->check(whole_number_in(1, 1024))
       ->type_name("N");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   return run_guarded(kTraceReportCommand, [&] { return report(o); });

@@ -119,7 +119,7 @@ int run_trace_timeline(int argc, char** argv) {
       ->type_name("N");
   app.add_flag("--no-source", o.no_source, "Leave out the file and line arguments of each call (smaller files)");
   app.add_option("-j,--jobs", o.timeline.threads, "Replay N thread streams at once [default: one per core]")
-      ->check(CLI::Range(1, 1024).description(""))
+      ->check(whole_number_in(1, 1024))
       ->type_name("N");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   return run_guarded(kTraceTimelineCommand, [&] { return timeline(o); });

@@ -186,5 +186,26 @@ TEST(NumberIn, PlainFiniteNumbersWithinTheRangeOnly) {
   EXPECT_EQ(parse("0.5", true).first, std::nullopt);
 }
 
+// Whole-number options (-j, --depth, --strip...) answer as number_in does,
+// not with CLI11's "Could not convert: --jobs = -1".
+TEST(WholeNumberIn, DigitsWithinTheRangeOnly) {
+  auto parse = [](const char* text) {
+    CLI::App app{"covkit x"};
+    unsigned v = 0;
+    app.add_option("-j,--jobs", v)->check(whole_number_in(1, 1024));
+    const char* argv[] = {"covkit x", "-j", text};
+    ::testing::internal::CaptureStderr();
+    auto status = parse_command_line(app, 3, const_cast<char**>(argv));
+    return std::make_pair(status, ::testing::internal::GetCapturedStderr());
+  };
+  for (const char* ok : {"1", "2", "1024"}) EXPECT_EQ(parse(ok).first, std::nullopt) << ok;
+  for (const char* bad : {"abc", "2.5", "", " 2", "2 ", "+2", "1e2", "0x10", "99999999999999999999"})
+    EXPECT_EQ(parse(bad).second,
+              fmt::format("covkit x: --jobs: '{}' is not a whole number from 1 to 1024 (see covkit x --help)\n", bad))
+        << bad;
+  EXPECT_EQ(parse("-1").second, "covkit x: --jobs: -1 is not from 1 to 1024 (see covkit x --help)\n");
+  EXPECT_EQ(parse("0").second, "covkit x: --jobs: 0 is not from 1 to 1024 (see covkit x --help)\n");
+}
+
 }  // namespace command_line_test
 }  // namespace covkit::cli
