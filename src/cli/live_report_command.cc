@@ -39,7 +39,7 @@ constexpr const char* kLiveReportDescription =
     "\n"
     "With --watch SECONDS the report is made again every SECONDS until the\n"
     "process exits or covkit is interrupted: the terminal summary is redrawn,\n"
-    "the files (an HTML site included) are replaced, each all at once.";
+    "the files (an HTML site included) are replaced, each all at once.\n";
 
 constexpr const char* kLiveReportFooter =
     "Exit status: 0 when the report was written (and the gates passed); 1 on\n"

@@ -16,7 +16,7 @@ constexpr const char* kReportOptionsDescription =
     "Coverage reports for a whole build: finds the .gcno/.gcda files under the\n"
     "given build trees (default: the current directory), computes exactly what\n"
     "gcov computes, adds runs and translation units together, and writes any\n"
-    "number of reports. With no output option it prints a summary table.";
+    "number of reports. With no output option it prints a summary table.\n";
 
 constexpr const char* kReportOptionsFooter =
     "Exclusion markers in sources (disable with --no-exclusion-markers):\n"

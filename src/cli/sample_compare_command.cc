@@ -43,7 +43,7 @@ constexpr const char* kSampleCompareDescription =
     "\n"
     "Per file by default; --functions adds a row per function (the truth's\n"
     "line ranges). The recordings are added together first, as in\n"
-    "`covkit sample report`.";
+    "`covkit sample report`.\n";
 
 constexpr const char* kSampleCompareFooter =
     "Exit status: 0 when the comparison was printed; 1 on an error (a recording\n"

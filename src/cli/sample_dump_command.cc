@@ -20,7 +20,7 @@ int run_sample_dump(int argc, char** argv) {
                "single-stepped addresses), warnings and lost samples. Lines start with\n"
                "their kind (recording, command, image, mapping, sample, stack, steps,\n"
                "branches, warning, lost). The branches are those the steps imply, from the\n"
-               "lengths of the instructions in the mapped files (disassembled).",
+               "lengths of the instructions in the mapped files (disassembled).\n",
                std::string(kSampleDumpCommand)};
   std::string dir = "covkit-sample.data";
   bool no_steps = false;

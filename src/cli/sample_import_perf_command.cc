@@ -49,7 +49,7 @@ int run_sample_import_perf(int argc, char** argv) {
                "  perf script -F pid,tid,ip,brstackoff,dso > FILE\n"
                "  covkit sample import-perf --brstackoff FILE --binary ./prog --binary ./libfoo.so\n"
                "\n"
-               "Branches in files not given (libc, the vdso) are left out of the analysis.",
+               "Branches in files not given (libc, the vdso) are left out of the analysis.\n",
                std::string(kSampleImportPerfCommand)};
   std::string file, dir = "covkit-sample.data";
   std::vector<std::string> binaries;

@@ -37,7 +37,7 @@ constexpr const char* kSampleReportDescription =
     "Counts are estimates (samples that saw the line), not execution counts.\n"
     "Functions come from the symbol table; in a stripped file from .eh_frame,\n"
     "named fn_<hex address>, listed under the file's path with no lines.\n"
-    "System libraries (/lib, /usr/lib) are left out unless --include-system.";
+    "System libraries (/lib, /usr/lib) are left out unless --include-system.\n";
 
 constexpr const char* kSampleReportFooter =
     "Exit status: 0 when the report was written (and the gates passed); 1 on an\n"

@@ -45,7 +45,6 @@ constexpr const char* kTraceAttachDescription =
     "caught inside an entry's NOPs past them; the pause is printed.\n";
 
 constexpr const char* kTraceAttachFooter =
-    "\n"
     "Exit status: 0 when the switch was sent (and, waiting, PID did not end\n"
     "before it could be switched off); 1 otherwise (one line on stderr).\n"
     "\n"
