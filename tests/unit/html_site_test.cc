@@ -643,6 +643,14 @@ TEST(HtmlSite, InferredLinesAreMarked) {
   EXPECT_EQ(row(1).find("class=\"inferred\""), std::string::npos) << row(1);
   EXPECT_NE(row(2).find("class=\"inferred\""), std::string::npos) << row(2);
   EXPECT_EQ(row(3).find("class=\"inferred\""), std::string::npos) << row(3);
+  // The legend says what the 'i' means, on the pages that have one.
+  const std::string legend = page.substr(page.find("id=\"legend\""), page.find("</ul>", page.find("id=\"legend\"")) -
+                                                                          page.find("id=\"legend\""));
+  EXPECT_NE(legend.find("<span class=\"inferred\">i</span> covered only by inference"), std::string::npos) << legend;
+  f.lines[1].inferred = false;
+  p.files = {f};
+  ASSERT_TRUE(written(write_html_site(p, HtmlOptions{}, tmp / "site")));
+  EXPECT_EQ(slurp(tmp / "site/" + page_file_name("a.c")).find("covered only by inference"), std::string::npos);
 }
 
 }  // namespace

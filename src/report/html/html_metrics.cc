@@ -65,7 +65,7 @@ void append_totals_cards(std::string& out, const model::Totals& t) {
   out += "</section>\n";
 }
 
-void append_legend(std::string& out, LegendKind kind) {
+void append_legend(std::string& out, LegendKind kind, bool inferred) {
   out += "<ul class=\"legend\" id=\"legend\">";
   if (kind == LegendKind::kSource) {
     out +=
@@ -75,6 +75,9 @@ void append_legend(std::string& out, LegendKind kind) {
         "<li><span class=\"swatch excluded\"></span>excluded (\u2014)</li>"
         "<li><span class=\"swatch nocode\"></span>no code</li>"
         "<li><span class=\"star\">*</span> some blocks on the line never ran</li>";
+    if (inferred)
+      out += "<li><span class=\"inferred\">i</span> covered only by inference: must have run with an observed "
+             "line, never observed itself</li>";
   } else {
     out +=
         "<li><span class=\"swatch hi\"></span>\u2265 90%</li>"

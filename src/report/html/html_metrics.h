@@ -22,6 +22,8 @@ void append_metric_cell(std::string& out, int64_t covered, int64_t total);
 void append_totals_cards(std::string& out, const model::Totals& t);
 
 enum class LegendKind { kIndex, kSource };
-void append_legend(std::string& out, LegendKind kind);
+// `inferred`: the source page marks lines known only by inference (covkit
+// sample --show-inferred), so the legend says what its 'i' means.
+void append_legend(std::string& out, LegendKind kind, bool inferred = false);
 
 }  // namespace covkit::report::html

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iterator>
 #include <vector>
 
@@ -192,7 +193,9 @@ std::string render_source_page(const model::FileCov& file, const std::string* so
   }
   append_function_table(out, file);
   out += "<h2>Source</h2>\n";
-  append_legend(out, LegendKind::kSource);
+  const bool inferred = std::any_of(file.lines.begin(), file.lines.end(),
+                                    [](const model::LineCov& l) { return l.inferred && l.covered(); });
+  append_legend(out, LegendKind::kSource, inferred);
   out +=
       "<table class=\"source\" id=\"source\">\n<thead hidden><tr><th>Line</th><th>Count</th><th>Branches</th>"
       "<th>Source</th></tr></thead>\n<tbody>\n";
