@@ -87,7 +87,10 @@ std::optional<std::string> format_from_name(const std::string& out) {
 int graph(GraphCommandOptions& o) {
   if (o.format.empty()) {
     auto guessed = format_from_name(o.out);
-    if (!guessed) return fail(kTraceGraphCommand, o.out, "cannot tell the format from the name; use .dot, .svg, .png or --format");
+    if (!guessed)
+      return fail(kTraceGraphCommand, o.out,
+                  "cannot tell the format from the name; use .dot (.gv), .svg, .png, .callgrind (or callgrind.out.*) "
+                  "or --format");
     o.format = *guessed;
   }
   std::error_code ec;
