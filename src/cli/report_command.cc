@@ -183,14 +183,23 @@ bool writes_files(const ReportOptions& o) {
          !o.json.empty() || !o.html.empty() || !o.markdown.empty();
 }
 
+// Why a gate found nothing to measure, for its error line: with --diff the
+// changes themselves may touch no code (a change to comments only), which
+// is no matter of paths or filters.
+std::string nothing_measured_because(const ReportOptions& o, std::string_view what) {
+  if (!o.diff_rev.empty())
+    return fmt::format("no {} changed since {} has code, or the paths and filters left none", what, o.diff_rev);
+  return "check the paths and filters";
+}
+
 // The gates, one line each; returns whether all passed.
 bool check_gates(const ReportOptions& o, const model::Totals& totals, Reporter& log) {
   const auto failed = model::check_gates({o.fail_under_line, o.fail_under_branch, o.fail_under_function}, totals);
   for (const model::GateFailure& f : failed) {
     if (f.total == 0)
-      log.error(fmt::format("{} coverage cannot be measured: there are no {}s (check the paths and filters) "
-                            "and --fail-under-{} {} asks for some",
-                            f.what, f.what, f.what, f.minimum));
+      log.error(fmt::format("{} coverage cannot be measured: there are no {}s ({}) and --fail-under-{} {} asks "
+                            "for some",
+                            f.what, f.what, nothing_measured_because(o, f.what), f.what, f.minimum));
     else
       log.error(fmt::format("{} coverage {} ({}/{}) is below --fail-under-{} {}", f.what,
                             report::format_percent_below(f.covered, f.total, f.minimum), f.covered, f.total, f.what,

@@ -1085,6 +1085,11 @@ def scenario_diff(tmp):
     rc, out, err = covkit(["report", "build", "--diff", "HEAD", "--lcov", "none.info"], repo)
     eq((rc, err), (0, []), "--diff HEAD")
     eq(read(f"{repo}/none.info"), "", "lcov of no changed lines")
+    # ...but the line gate fails (nothing measured), saying that the change is why.
+    rc, _, err = covkit(["report", "build", "--diff", "HEAD", "--fail-under-line", "80"], repo)
+    eq((rc, err), (2, ["covkit report: line coverage cannot be measured: there are no lines (no line changed since "
+                       "HEAD has code, or the paths and filters left none) and --fail-under-line 80 asks for some"]),
+       "--diff HEAD with a line gate")
     # An uncommitted change counts (the working tree against REV).
     write(f"{repo}/calc.c", DIFF_V2.replace("  return a + b;", "  return b + a;"))
     covkit_ok(["report", "build", "--diff", "HEAD", "--lcov", "wt.info"], repo)
