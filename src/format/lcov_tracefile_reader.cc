@@ -311,6 +311,9 @@ Expected<CoverageRecords> read_lcov_tracefile(std::string_view text) {
     size_t first = line.find_first_not_of(" \t");
     if (first == std::string_view::npos || line[first] == '#') continue;
     line.remove_prefix(first);
+    // Blanks after a line's numbers (a hand-edited or re-indented file) end
+    // it for lcov; a path keeps them (a file name may end in a blank).
+    if (!line.starts_with("SF:")) line = line.substr(0, line.find_last_not_of(" \t") + 1);
 
     if (line == "end_of_record") {
       if (record) result.sources.push_back(std::move(*record).finish());

@@ -166,6 +166,20 @@ TEST(LcovTracefileReader, ToleratesWhatLcovTolerates) {
   EXPECT_TRUE(must_read("").files.empty());
 }
 
+TEST(LcovTracefileReader, BlanksAfterTheNumbersEndTheLineAsForLcov) {
+  // lcov 1.16 reads these as DA:1,1 / BRDA:1,0,0,2 / FN / FNDA; a path keeps its blanks.
+  auto p = must_read("SF:dir/with blank \nFN:1,f \t\nFNDA:3,f  \nDA:1,1 \nBRDA:1,0,0,2\t\nend_of_record  \n");
+  ASSERT_EQ(p.files.size(), 1u);
+  EXPECT_EQ(p.files[0].path, "dir/with blank ");
+  ASSERT_EQ(p.files[0].lines.size(), 1u);
+  EXPECT_EQ(p.files[0].lines[0].count, 1);
+  ASSERT_EQ(p.files[0].lines[0].branches.size(), 1u);
+  EXPECT_EQ(p.files[0].lines[0].branches[0].count, 2);
+  ASSERT_EQ(p.files[0].functions.size(), 1u);
+  EXPECT_EQ(p.files[0].functions[0].name, "f");
+  EXPECT_EQ(p.files[0].functions[0].execution_count, 3);
+}
+
 TEST(LcovTracefileReader, BranchWithoutLineData) {
   auto p = must_read("SF:x.c\nBRDA:5,0,0,1\nend_of_record\n");
   ASSERT_EQ(p.files[0].lines.size(), 1u);
