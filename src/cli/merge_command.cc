@@ -68,8 +68,16 @@ int merge_coverage_files(const std::vector<std::string>& inputs, const std::stri
     model::merge_project(total, std::move(*project));
   }
   if (format.empty()) format = out.ends_with(".json") ? "json" : "lcov";
+  // Without -t the inputs' own test name, when they share one; lcov -a
+  // keeps records of different test names apart, covkit adds them up.
+  std::string tn = test_name;
+  if (tn.empty() && total.test_names.size() == 1) tn = total.test_names[0];
+  if (test_name.empty() && total.test_names.size() > 1 && format == "lcov")
+    std::fprintf(stderr, "%s: warning: the inputs have %zu test names (%s, ...); their counts are added up under "
+                         "one empty TN (name it with -t)\n",
+                 kMergeCommand, total.test_names.size(), util::printable(total.test_names[0]).c_str());
   std::string text = format == "json" ? report::render_covkit_json(total)
-                                      : report::render_lcov(total, report::LcovOptions{test_name});
+                                      : report::render_lcov(total, report::LcovOptions{tn});
   std::error_code ec;
   if (fs::is_directory(out, ec)) return fail(kMergeCommand, out, "is a directory (merging tracefiles writes one file)");
   if (auto w = util::write_file_or_stdout(out, text); !w)
@@ -119,7 +127,7 @@ int run_merge_command(int argc, char** argv) {
                  "Format of a merged tracefile: lcov or json [default: json when OUT ends in .json, else lcov]")
       ->check(CLI::IsMember({"lcov", "json"}))
       ->type_name("FORMAT");
-  app.add_option("-t,--test-name", test_name, "TN: name in a merged lcov tracefile")->type_name("NAME");
+  app.add_option("-t,--test-name", test_name, "TN: name in a merged lcov tracefile (default: the inputs' own, when they all have the same)")->type_name("NAME");
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
   return run_guarded(kMergeCommand, [&] { return merge(inputs, out, format, test_name); });
 }

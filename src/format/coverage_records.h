@@ -50,6 +50,7 @@ struct SourceRecord {
 
 struct CoverageRecords {
   std::vector<SourceRecord> sources;
+  std::vector<std::string> test_names;  // lcov's TN values, distinct, non-empty, in order of appearance
   std::vector<std::string> warnings;  // one line each, without the file name ("line 7: ...")
 };
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 #include <optional>
@@ -333,7 +334,12 @@ Expected<CoverageRecords> read_lcov_tracefile(std::string_view text) {
       record_line = line_no;
       continue;
     }
-    if (key == "TN" || key == "VER") continue;
+    if (key == "TN") {
+      if (!value.empty() && std::find(result.test_names.begin(), result.test_names.end(), value) == result.test_names.end())
+        result.test_names.emplace_back(value);
+      continue;
+    }
+    if (key == "VER") continue;
     if (!record) {
       if (key == "DA" || key == "BRDA" || key == "FN" || key == "FNDA" || key == "FNL" || key == "FNA")
         return fail(fmt::format("{} before any SF", key));

@@ -144,6 +144,9 @@ void normalize(ProjectCov& p) {
 
 void merge_project(ProjectCov& into, ProjectCov&& from) {
   for (FileCov& f : from.files) into.files.push_back(std::move(f));
+  for (std::string& t : from.test_names)
+    if (std::find(into.test_names.begin(), into.test_names.end(), t) == into.test_names.end())
+      into.test_names.push_back(std::move(t));
   normalize(into);
 }
 

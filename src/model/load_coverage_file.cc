@@ -69,6 +69,7 @@ ProjectCov to_model(format::CoverageRecords&& records) {
     p.files.push_back(std::move(f));
   }
   records.sources.clear();
+  p.test_names = std::move(records.test_names);
   normalize(p);
   return p;
 }

@@ -68,6 +68,9 @@ struct FileCov {
 
 struct ProjectCov {
   std::vector<FileCov> files;  // sorted by path, one entry per path
+  // The test names (lcov's TN) of the tracefiles read, distinct, in order:
+  // what a merged tracefile is named after when all agree.
+  std::vector<std::string> test_names;
 };
 
 struct Totals {

@@ -1446,6 +1446,30 @@ def scenario_merge(tmp):
     eq(parse_lcov(merged)[f"{proj}/src/main.c"]["DA"][4], 3, "main: 1 + 2 runs")
 
 
+def scenario_merge_test_names(tmp):
+    """covkit merge keeps the test name (TN) its inputs share, as lcov -a
+    does: the merged file equals lcov's; inputs of two test names are added
+    up under an empty TN, with a warning; -t names it in any case."""
+    need("lcov")
+    proj = c_project(tmp)
+    run_prog(proj)
+    for name, tn in (("a", "unit"), ("b", "unit"), ("c", "smoke")):
+        run(["lcov", "-q", "--capture", "-d", "build", "-t", tn, "-o", f"{name}.info"], proj)
+    covkit_ok(["merge", "-o", "ab.info", "a.info", "b.info"], proj)
+    run(["lcov", "-q", "-a", "a.info", "-a", "b.info", "-o", "lcov_ab.info"], proj)
+    eq(read(f"{proj}/ab.info").splitlines()[0], "TN:unit", "the shared test name")
+    compare = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report", "lcov_compare.py")
+    p = run([sys.executable, compare, "ab.info", "lcov_ab.info", "--strict"], proj, check_rc=False)
+    eq((p.returncode, p.stdout), (0, ""), "the merge adds up as lcov -a's")
+    rc, _, err = covkit(["merge", "-o", "ac.info", "a.info", "c.info"], proj)
+    eq(rc, 0, "status with two test names")
+    eq(err, ["covkit merge: warning: the inputs have 2 test names (unit, ...); their counts are added up under "
+             "one empty TN (name it with -t)"], "warning with two test names")
+    eq(read(f"{proj}/ac.info").splitlines()[0], "TN:", "two test names: an empty one")
+    covkit_ok(["merge", "-t", "all", "-o", "named.info", "a.info", "c.info"], proj)
+    eq(read(f"{proj}/named.info").splitlines()[0], "TN:all", "-t names it")
+
+
 def scenario_stdout_outputs(tmp):
     """'-' is standard output, as `lcov -a ... -o -` and gcovr's `--xml -`
     take it: the text a file would get, and no file named '-'. Two outputs
