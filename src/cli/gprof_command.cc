@@ -395,6 +395,13 @@ int run_gprof_command(int argc, char** argv) {
     }
     auto profile = trace::build_gprof_profile(*symbols, inputs, trace::GprofSelection(*symbols, cl.specs));
     if (!profile) return fail(kGprofCommand, profile.error().path, profile.error().describe());
+    // gprof prints infinite times (and a unit read past its table) for a
+    // rate of 0; covkit prints the same numbers in seconds and says why.
+    if (!cl.sum && !profile->zero_rate_file.empty())
+      fail(kGprofCommand, profile->zero_rate_file,
+           "warning: its histogram's profiling rate is 0 samples per second: times are unknown (inf or nan "
+           "seconds in the text, 0 in drawn graphs); the percentages of time and the calls are right",
+           0);
     if (cl.sum) return write_gmon_sum(prog, *symbols, *profile, inputs);
     auto report = render_report(cl, prog, gmons.front(), *symbols, *profile);
     if (int* status = std::get_if<int>(&report)) return *status;

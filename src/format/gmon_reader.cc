@@ -76,8 +76,6 @@ Expected<GmonFile> parse_gmon(std::span<const uint8_t> bytes) {
         const char* dim = reinterpret_cast<const char*>(c.take(15));
         h.dimension.assign(dim, strnlen(dim, 15));
         h.dimension_abbrev = char(*c.take(1));
-        if (h.high_pc < h.low_pc)
-          return Error(at + 1, fmt::format("histogram's high pc {:#x} is below its low pc {:#x}", h.high_pc, h.low_pc));
         if (c.left() / 2 < n)
           return Error(c.pos(), fmt::format("file ends inside a histogram: {} buckets announced, room for {}", n,
                                             c.left() / 2));

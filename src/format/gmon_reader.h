@@ -20,7 +20,11 @@
 namespace covkit::format {
 
 struct GmonHistogram {
-  uint64_t low_pc = 0, high_pc = 0;  // [low_pc, high_pc), link-time addresses
+  // [low_pc, high_pc), link-time addresses. As in gprof, a high pc below
+  // the low pc, or no buckets, is read as written: what it means is
+  // trace/gprof_profile's business (gprof makes it a histogram that
+  // credits no function).
+  uint64_t low_pc = 0, high_pc = 0;
   uint32_t prof_rate = 0;            // samples per second
   std::string dimension;             // up to its first NUL ("seconds")
   char dimension_abbrev = 0;         // 's'

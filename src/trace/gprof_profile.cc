@@ -19,6 +19,21 @@ namespace {
 
 constexpr uint64_t kUnit = 2;  // gprof's UNIT: histogram addresses are in 2-byte units
 
+// gprof's (bfd_vma) of a double, as its x86-64 build converts: exact below
+// 2^63 (negative values wrap), 2^63 added back from 2^63 to 2^64, and
+// 2^63 for a NaN, 0 at and beyond 2^64 (the machine's "indefinite" integer
+// through each path). A histogram whose high pc is below its low pc has a
+// scale near 2^63 units per bucket and one with no buckets an infinite (or
+// NaN) scale: gprof reads both, and its bucket bounds are these numbers,
+// which C++ leaves undefined.
+uint64_t gprof_vma_of(double v) {
+  constexpr double k2p63 = 9223372036854775808.0;
+  constexpr uint64_t kIndefinite = uint64_t(1) << 63;
+  auto truncate = [](double x) { return x >= -k2p63 && x < k2p63 ? uint64_t(int64_t(x)) : kIndefinite; };
+  if (!(v >= k2p63)) return truncate(v);
+  return truncate(v - k2p63) ^ kIndefinite;
+}
+
 struct Builder {
   const GprofSymbolTable& table;
   const GprofSelection& selection;
@@ -29,11 +44,13 @@ struct Builder {
 
   // hist.c: read_histogram_header + hist_read_rec.
   Expected<void, GprofInputError> add_histogram(const std::string& path, const format::GmonHistogram& h) {
-    if (h.buckets.empty())
-      return GprofInputError(path, fmt::format("corrupt at byte {}: histogram with no buckets", h.offset));
+    // No buckets: an infinite scale (NaN for an empty range), a high pc
+    // below the low pc: a wrapped range. gprof takes both; their samples,
+    // if any, credit no function (assign_samples).
     const double scale = double((h.high_pc - h.low_pc) / kUnit) / double(h.buckets.size());
     if (p.histograms.empty()) {
       p.hz = h.prof_rate;
+      if (h.prof_rate == 0) p.zero_rate_file = path;
       p.dimension = h.dimension;
       p.dimension_abbrev = h.dimension_abbrev;
       p.hist_scale = scale;
@@ -95,8 +112,8 @@ struct Builder {
       for (size_t i = 0; i < r.samples.size(); ++i) {
         const unsigned bin_count = unsigned(r.samples[i]);
         if (!bin_count) continue;
-        const uint64_t bin_low = lowpc + uint64_t(p.hist_scale * double(i));
-        const uint64_t bin_high = lowpc + uint64_t(p.hist_scale * double(i + 1));
+        const uint64_t bin_low = lowpc + gprof_vma_of(p.hist_scale * double(i));
+        const uint64_t bin_high = lowpc + gprof_vma_of(p.hist_scale * double(i + 1));
         const double count_time = bin_count;
         p.total_time += count_time;
         for (size_t j = k - 1; j < len; k = ++j) {

@@ -81,6 +81,7 @@ struct GprofProfile {
   std::vector<size_t> by_total;  // every node, by total propagated time: the call graph's order (index - 1)
   bool has_histogram = false, has_call_graph = false;
   double hz = 0;                 // samples per second (the first histogram's rate)
+  std::string zero_rate_file;    // the file of that rate when it is 0: no time in seconds (inf, nan)
   double hist_scale = 0;         // UNITs (2 bytes) per bucket
   std::string dimension = "seconds";
   char dimension_abbrev = 's';

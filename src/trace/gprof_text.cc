@@ -4,6 +4,7 @@
 #include "trace/gprof_text.h"
 
 #include <cinttypes>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -94,6 +95,7 @@ struct Printer {
       double scale;
     } kSi[] = {{'T', 1e-12}, {'G', 1e-09}, {'M', 1e-06}, {'K', 1e-03}, {' ', 1e-00}, {'m', 1e+03},
                {'u', 1e+06}, {'n', 1e+09}, {'p', 1e+12}, {'f', 1e+15}, {'a', 1e+18}};
+    constexpr size_t kSeconds = 4;  // ' '
     size_t log_scale = 0;
     double top_time = 0.0;
     bool top = false;
@@ -115,9 +117,13 @@ struct Printer {
         const double scaled = kSi[log_scale].scale * top_time;
         if (scaled >= 1.0 && scaled < 1000.0) break;
       }
-      // gprof would read past its table here (a time per call beyond its
-      // prefixes); stay on the last one.
-      if (log_scale == std::size(kSi)) log_scale = std::size(kSi) - 1;
+      // No prefix fits: gprof reads past its table and prints whatever
+      // character lies there. covkit says the unit the numbers are in:
+      // seconds when they are not numbers at all (a profiling rate of 0
+      // makes every time inf: "s/call"), else the nearest end of the table
+      // (terasecond for longer times, attosecond for shorter ones).
+      if (log_scale == std::size(kSi))
+        log_scale = !std::isfinite(top_time) ? kSeconds : top_time >= 1.0 ? 0 : std::size(kSi) - 1;
     }
     const char prefix = kSi[log_scale].prefix;
     const double scale = kSi[log_scale].scale;

@@ -314,6 +314,61 @@ def sc_gmon_sum(env):
     bad(env, d, ["-s", "-kmain/fib", name, "gmon.0"], "-s")
 
 
+def sc_odd_histograms(env):
+    # Histograms gprof reads and reports on though they make no sense: a
+    # high pc below the low pc (its samples credit no function, the
+    # granularity wraps), no buckets ("no time accumulated"), both byte for
+    # byte, also with -T and into gmon.sum. A bucket count set to 0 in place
+    # leaves the buckets' bytes to be read as records: gprof and covkit both
+    # refuse the file. A profiling rate of 0: gprof prints inf seconds with a
+    # unit read past its table of SI prefixes; covkit prints the same
+    # numbers in seconds and warns, naming the file.
+    d = env.build("odd_histograms", "busy.c", ["-O0", "-g"])
+    env.profile(d, "odd_histograms")
+    data = open(os.path.join(d, "gmon.out"), "rb").read()
+    expect(data[20] == 0, "odd_histograms: the first record is not a histogram")
+    buckets = int.from_bytes(data[37:41], "little")
+    variants = {
+        "swapped.out": data[:21] + data[29:37] + data[21:29] + data[37:],
+        "nobuckets.out": data[:37] + bytes(4) + data[41:61] + data[61 + 2 * buckets:],
+        "zeroed.out": data[:37] + bytes(4) + data[41:],
+        "rate0.out": data[:41] + bytes(4) + data[45:],
+    }
+    for name, content in variants.items():
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(content)
+    for name in ("swapped.out", "nobuckets.out"):
+        compare_all(env, d, "odd_histograms", (name,))
+        compare(env, d, ["-b", "-T"], "odd_histograms", [name])
+        want = sum_file(env, d, "gprof", "odd_histograms", [name])
+        got = sum_file(env, d, "covkit", "odd_histograms", [name])
+        expect(got[20:] == want[20:], f"odd_histograms: covkit's gmon.sum of {name} differs from gprof's")
+    out = compare(env, d, ["-b", "-p"], "odd_histograms", ["nobuckets.out"])
+    expect(" no time accumulated" in out, "odd_histograms: no buckets should accumulate no time")
+    # The bucket bytes read as records: what gprof refuses (usually: zero
+    # bytes start a histogram of no dimension) covkit refuses in one line.
+    if env.run(["gprof", "-b", "odd_histograms", "zeroed.out"], cwd=d, check=False).returncode != 0:
+        bad(env, d, ["-b", "odd_histograms", "zeroed.out"], "zeroed.out")
+    else:
+        compare(env, d, ["-b"], "odd_histograms", ["zeroed.out"])
+    # Rate 0: the same report but for the unit's prefix, and a warning.
+    for options in (["-b"], ["-b", "-p"], ["-b", "-T"]):
+        want = env.run(["gprof", *options, "odd_histograms", "rate0.out"], cwd=d).stdout.decode()
+        got = env.run([env.covkit, "gprof", *options, "odd_histograms", "rate0.out"], cwd=d)
+        err = got.stderr.decode()
+        expect(got.returncode == 0, f"odd_histograms: covkit gprof {options} rate0.out exited {got.returncode}")
+        expect(err.count("\n") == 1 and "rate0.out" in err and "warning" in err and "rate is 0" in err,
+               f"odd_histograms: rate 0 should give one warning naming the file: {err!r}")
+        text = got.stdout.decode()
+        expect("inf" in text, "odd_histograms: rate 0 times should be inf")
+        if "-T" not in options:
+            expect(re.search(r"^ time .* calls   s/call   s/call  name", text, re.M) is not None,
+                   f"odd_histograms: rate 0 per-call unit should be seconds:\n{text[:600]}")
+            want = re.sub(r"^( time .*calls  ).(s/call  ).(s/call)", r"\1 \2 \3", want, flags=re.M)
+        expect(text == want, f"odd_histograms: covkit gprof {options} rate0.out differs from gprof "
+               f"beyond the unit:\n{text[:1500]}\n---\n{want[:1500]}")
+
+
 def sc_formats(env):
     d = env.build("formats", "cycle.c", ["-O0"])
     env.profile(d, "formats")
@@ -363,7 +418,8 @@ def sc_badinput(env):
 
 SCENARIOS = {
     "recursion": sc_recursion, "cycle": sc_cycle, "fnptr": sc_fnptr, "busy_pie": sc_busy_pie,
-    "busy_nopie": sc_busy_nopie, "static": sc_static, "templates": sc_templates, "headers": sc_headers, "symbols": sc_symbols, "layout": sc_layout, "sum": sc_sum, "gmon_sum": sc_gmon_sum, "formats": sc_formats,
+    "busy_nopie": sc_busy_nopie, "static": sc_static, "templates": sc_templates, "headers": sc_headers, "symbols": sc_symbols, "layout": sc_layout, "sum": sc_sum, "gmon_sum": sc_gmon_sum, "odd_histograms": sc_odd_histograms,
+    "formats": sc_formats,
     "badinput": sc_badinput,
 }
 

@@ -154,13 +154,31 @@ TEST(GmonReader, HugeCountsAreRefusedWithoutAllocating) {
   EXPECT_EQ(*g.error().offset, 25u);
 }
 
-TEST(GmonReader, HighPcBelowLowPc) {
+// gprof reads a histogram whose high pc is below its low pc, or that has
+// no buckets, and prints a report (its samples credit no function): the
+// reader returns such records as written.
+TEST(GmonReader, HighPcBelowLowPcIsReadAsWritten) {
   Bytes f = sample_file();
-  f.b[21 + 8] = 0;  // high pc 0x0006 < low pc 0x1000
-  f.b[21 + 9] = 0;
+  f.b[21 + 9] = 0;  // high pc 0x0006 < low pc 0x1000
   auto g = parse_gmon(f.b);
-  ASSERT_FALSE(g);
-  EXPECT_EQ(*g.error().offset, 21u);
+  ASSERT_TRUE(g) << g.error().describe();
+  ASSERT_EQ(g->histograms.size(), 1u);
+  EXPECT_EQ(g->histograms[0].low_pc, 0x1000u);
+  EXPECT_EQ(g->histograms[0].high_pc, 0x0006u);
+  EXPECT_EQ(g->histograms[0].buckets.size(), 3u);
+  EXPECT_EQ(g->arcs.size(), 2u);
+}
+
+TEST(GmonReader, HistogramWithNoBuckets) {
+  Bytes f = sample_file();
+  f.b[37] = 0;  // 0 buckets, and the 3 buckets' 6 bytes gone
+  f.b.erase(f.b.begin() + 61, f.b.begin() + 67);
+  auto g = parse_gmon(f.b);
+  ASSERT_TRUE(g) << g.error().describe();
+  ASSERT_EQ(g->histograms.size(), 1u);
+  EXPECT_TRUE(g->histograms[0].buckets.empty());
+  EXPECT_EQ(g->arcs.size(), 2u);
+  EXPECT_EQ(g->block_counts.size(), 2u);
 }
 
 }  // namespace

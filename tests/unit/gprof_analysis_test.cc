@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <vector>
 
@@ -251,6 +252,53 @@ TEST(GprofProfile, DisagreeingHistogramsNameTheFile) {
   auto p = build_gprof_profile(t, {{"a", a}, {"b", b}});
   ASSERT_FALSE(p);
   EXPECT_EQ(p.error().path, "b");
+}
+
+// gprof reads a histogram whose high pc is below its low pc (its range
+// wraps: near 2^63 units a bucket) and one with no buckets (an infinite
+// scale), and prints a report: their samples count in the total and credit
+// no function.
+TEST(GprofProfile, UpsideDownHistogramCreditsNoFunction) {
+  auto t = table();
+  auto f = gmon({4, 0, 10, 0, 0, 1}, {{0x1004, 0x1010, 3}});
+  std::swap(f.histograms[0].low_pc, f.histograms[0].high_pc);
+  auto p = build_gprof_profile(t, {{"gmon.out", f}});
+  ASSERT_TRUE(p) << p.error().describe();
+  for (size_t i = 0; i < p->function_count; ++i) EXPECT_EQ(p->nodes[i].time, 0.0) << p->nodes[i].name;
+  EXPECT_DOUBLE_EQ(p->total_time, 15.0);
+  EXPECT_EQ(p->nodes[1].ncalls, 3u);
+}
+
+TEST(GprofProfile, HistogramWithNoBuckets) {
+  auto t = table();
+  auto f = gmon({}, {{0x1004, 0x1010, 3}});
+  auto p = build_gprof_profile(t, {{"gmon.out", f}});
+  ASSERT_TRUE(p) << p.error().describe();
+  EXPECT_TRUE(p->has_histogram);
+  EXPECT_TRUE(std::isinf(p->hist_scale));
+  EXPECT_EQ(p->total_time, 0.0);
+  EXPECT_EQ(p->nodes[1].ncalls, 3u);
+  GprofTextOptions options;
+  EXPECT_NE(gprof_text(*p, options).find(" no time accumulated\n"), std::string::npos);
+}
+
+// A rate of 0 makes every time inf: gprof picks its unit past the end of
+// its table of prefixes (whatever byte lies there); covkit says seconds,
+// and names the file for the command's warning.
+TEST(GprofText, ZeroRateTimesAreInSeconds) {
+  auto t = table();
+  auto f = gmon({0, 0, 10, 0, 4, 0}, {{0x1004, 0x1010, 3}, {0x1004, 0x1020, 1}});
+  f.histograms[0].prof_rate = 0;
+  auto p = build_gprof_profile(t, {{"rate0.out", f}});
+  ASSERT_TRUE(p) << p.error().describe();
+  EXPECT_EQ(p->zero_rate_file, "rate0.out");
+  GprofTextOptions options;
+  const std::string text = gprof_text(*p, options);
+  EXPECT_NE(text.find("Each sample counts as inf seconds."), std::string::npos) << text;
+  EXPECT_NE(text.find("calls   s/call   s/call  name"), std::string::npos) << text;
+  auto rated = build_gprof_profile(t, {{"gmon.out", gmon({0, 0, 10, 0, 4, 0}, {})}});
+  ASSERT_TRUE(rated);
+  EXPECT_EQ(rated->zero_rate_file, "");
 }
 
 TEST(GprofText, BlockCountsAreListedWithTheirFunction) {
