@@ -36,7 +36,9 @@ std::optional<DeclLine> function_start(const LineTable& lines, uint64_t entry) {
   return out;
 }
 
-format::FunctionRecord function_record(const FunctionCfg& f, const std::vector<BlockState>& states, uint32_t line) {
+// `inlined_runs`: what its inlined instances add (inlined_runs below).
+format::FunctionRecord function_record(const FunctionCfg& f, const std::vector<BlockState>& states, uint32_t line,
+                                       int64_t inlined_runs = 0) {
   format::FunctionRecord r;
   r.name = f.name;
   r.demangled = util::demangle(f.name);
@@ -44,7 +46,47 @@ format::FunctionRecord function_record(const FunctionCfg& f, const std::vector<B
   r.blocks = uint32_t(f.blocks.size());
   for (const BlockState& s : states) r.blocks_executed += s.executed ? 1 : 0;
   if (!states.empty() && states[0].executed) r.execution_count = std::max<int64_t>(states[0].count, 1);
+  r.execution_count += inlined_runs;
   return r;
+}
+
+// The function of `module` whose entry is `entry` (-1 if none).
+int function_at(const ModuleCfg& module, uint64_t entry) {
+  auto it = std::lower_bound(module.functions.begin(), module.functions.end(), entry,
+                             [](const FunctionCfg& f, uint64_t a) { return f.address < a; });
+  return it != module.functions.end() && it->address == entry ? int(it - module.functions.begin()) : -1;
+}
+
+// A function inlined into its callers was called wherever one of its
+// inlined instances ran, though its out-of-line copy never did: each
+// instance whose entry's block ran adds that block's count to the
+// function's. By the entry of the copy that stands for the function: the
+// one named as in the source (not a .constprop/.isra/.part clone), else
+// the lowest. A lower bound of the calls: an instance whose entry gcc
+// scheduled into a block of its own that did not run is not counted, nor
+// are instances the DWARF does not describe.
+std::map<uint64_t, int64_t> inlined_runs(const ModuleCfg& module, const LineTable& lines,
+                                         const ModuleBlockStates& states) {
+  std::map<uint64_t, int64_t> out;
+  for (const InlinedFunction& fn : lines.inlined) {
+    int64_t runs = 0;
+    for (uint64_t at : fn.instances) {
+      auto ref = module.locate(at);
+      if (!ref || size_t(ref->function) >= states.functions.size()) continue;
+      const std::vector<BlockState>& st = states.functions[size_t(ref->function)];
+      if (size_t(ref->block) < st.size() && st[size_t(ref->block)].executed)
+        runs += std::max<int64_t>(st[size_t(ref->block)].count, 1);
+    }
+    if (runs == 0) continue;
+    auto plain = [&](int i) { return module.functions[size_t(i)].name.find('.') == std::string::npos; };
+    int chosen = -1;
+    for (uint64_t entry : fn.copies) {
+      const int i = function_at(module, entry);
+      if (i >= 0 && (chosen < 0 || (plain(i) != plain(chosen) ? plain(i) : i < chosen))) chosen = i;
+    }
+    if (chosen >= 0) out[module.functions[size_t(chosen)].address] += runs;
+  }
+  return out;
 }
 
 // Whether code of `line` (a row that covers) lies in block `from` of `f`
@@ -130,6 +172,7 @@ ModuleCoverage module_coverage(const ModuleCfg& module, const LineTable& lines, 
     return out;
   }
   std::map<uint32_t, FileState> files;  // by LineTable file index
+  const std::map<uint64_t, int64_t> inlined = inlined_runs(module, lines, states);
   for (size_t i = 0; i < module.functions.size(); ++i) {
     const FunctionCfg& f = module.functions[i];
     const auto& st = i < states.functions.size() ? states.functions[i] : kNone;
@@ -137,8 +180,11 @@ ModuleCoverage module_coverage(const ModuleCfg& module, const LineTable& lines, 
     if (is_cold_part(f.name)) continue;
     // Functions the line table knows nothing of (crt startup code) are
     // not sources the user wrote: left out.
-    if (auto start = function_start(lines, f.address))
-      files[start->file].functions.push_back(function_record(f, st, start->line));
+    if (auto start = function_start(lines, f.address)) {
+      auto runs = inlined.find(f.address);
+      files[start->file].functions.push_back(
+          function_record(f, st, start->line, runs == inlined.end() ? 0 : runs->second));
+    }
   }
   for (auto& [index, state] : files) {
     if (state.lines.empty() && state.functions.empty()) continue;

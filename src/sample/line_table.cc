@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -126,6 +127,55 @@ void read_subprograms(Dwarf_Die* parent, const std::string& comp_dir, FileTable&
   } while (dwarf_siblingof(&child, &child) == 0);
 }
 
+// The DIE a function's instances share: the end of the chain of
+// DW_AT_abstract_origin (a concrete copy or an inlined instance points to
+// the abstract function; an instance inside a concrete copy of another
+// inlined function points to the abstract instance, which points on),
+// else the DIE itself. Its offset in .debug_info names the function.
+Dwarf_Off origin_of(Dwarf_Die* die) {
+  Dwarf_Die at = *die;
+  for (int hops = 0; hops < 16; ++hops) {
+    Dwarf_Attribute a;
+    Dwarf_Die next;
+    if (!dwarf_attr(&at, DW_AT_abstract_origin, &a) || !dwarf_formref_die(&a, &next)) break;
+    at = next;
+  }
+  return dwarf_dieoffset(&at);
+}
+
+// Where a function or inlined instance starts: DW_AT_entry_pc, else
+// DW_AT_low_pc, else the lowest of its DW_AT_ranges.
+std::optional<uint64_t> entry_of(Dwarf_Die* die) {
+  Dwarf_Addr a = 0;
+  if (dwarf_entrypc(die, &a) == 0) return a;
+  std::optional<uint64_t> lowest;
+  Dwarf_Addr base = 0, lo = 0, hi = 0;
+  for (ptrdiff_t off = 0; (off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0;)
+    if (hi > lo && (!lowest || lo < *lowest)) lowest = lo;
+  return lowest;
+}
+
+// Out-of-line copies and inlined instances of functions anywhere in the
+// unit's tree (inside lexical blocks and other inlined instances too), by
+// the DIE they share; an instance may be in another unit than its copy
+// (LTO), so the caller pairs them once every unit is read.
+struct FunctionInstances {
+  std::map<Dwarf_Off, std::vector<uint64_t>> copies, instances;
+};
+
+void read_instances(Dwarf_Die* parent, FunctionInstances& out, int depth) {
+  Dwarf_Die child;
+  if (depth > 64 || dwarf_child(parent, &child) != 0) return;
+  do {
+    const int tag = dwarf_tag(&child);
+    if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+      if (auto entry = entry_of(&child))
+        (tag == DW_TAG_subprogram ? out.copies : out.instances)[origin_of(&child)].push_back(*entry);
+    }
+    if (dwarf_haschildren(&child)) read_instances(&child, out, depth + 1);
+  } while (dwarf_siblingof(&child, &child) == 0);
+}
+
 }  // namespace
 
 Expected<LineTable> load_line_table(const std::string& path) {
@@ -142,6 +192,7 @@ Expected<LineTable> load_line_table(const std::string& path) {
     return t;  // no DWARF at all
   }
   FileTable files(t.files);
+  FunctionInstances instances;
   Dwarf_Off off = 0, next = 0;
   size_t header = 0;
   while (dwarf_nextcu(dbg, off, &next, &header, nullptr, nullptr, nullptr) == 0) {
@@ -153,9 +204,13 @@ Expected<LineTable> load_line_table(const std::string& path) {
       read_subprograms(&cu, dir, files, entries, 0);
       read_lines(&cu, dir, entries, files, t.ranges);
       t.subprograms.merge(entries);  // an entry already known keeps its first declaration
+      read_instances(&cu, instances, 0);
     }
     off = next;
   }
+  for (auto& [origin, at] : instances.instances)
+    if (auto copies = instances.copies.find(origin); copies != instances.copies.end())
+      t.inlined.push_back({std::move(copies->second), std::move(at)});
   dwarf_end(dbg);
   ::close(fd);
   std::stable_sort(t.ranges.begin(), t.ranges.end(), [](const LineRange& a, const LineRange& b) { return a.lo < b.lo; });

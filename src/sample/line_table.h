@@ -1,9 +1,12 @@
 #pragma once
 // A module's DWARF line table (libdw, dwarf_getsrclines per compilation
 // unit) as address ranges -> (file, line), plus the declaration line of
-// each subprogram by its entry address. Inlined code needs nothing more:
-// the line table already names the inlined function's file and line at
-// each of its addresses.
+// each subprogram by its entry address. Inlined code needs nothing more
+// for lines: the line table already names the inlined function's file and
+// line at each of its addresses. For functions it does: a function inlined
+// into its callers runs without its out-of-line copy's entry ever running,
+// so the entries of its inlined instances (DW_TAG_inlined_subroutine) are
+// kept with those of its copies.
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
@@ -31,11 +34,20 @@ struct DeclLine {
   uint32_t file = 0, line = 0;
 };
 
+// One function of the source that has both out-of-line copies (a symbol
+// each: the function, its .constprop/.isra clones) and inlined instances,
+// found by their common DW_AT_abstract_origin.
+struct InlinedFunction {
+  std::vector<uint64_t> copies;     // entry addresses of the out-of-line copies
+  std::vector<uint64_t> instances;  // entry addresses of the inlined instances
+};
+
 struct LineTable {
   bool has_debug_info = false;      // false: no .debug_info/.debug_line (or none libdw can read)
   std::vector<std::string> files;   // absolute (joined with the unit's comp_dir), normalized
   std::vector<LineRange> ranges;    // sorted by lo; may overlap across units
   std::map<uint64_t, DeclLine> subprograms;  // entry address -> declaration
+  std::vector<InlinedFunction> inlined;      // in no particular order
 
   // Calls f(range) for every range that overlaps [lo, hi).
   template <typename F>

@@ -466,9 +466,49 @@ def scenario_import_perf_data(args, work):
         check(not os.path.exists(target), f"a refused import left {target}")
 
 
+def lcov_functions(text, source_suffix):
+    """{function: count} of the tracefile's record for the source."""
+    functions, current = {}, None
+    for row in text.splitlines():
+        if row.startswith("SF:"):
+            current = row[3:].endswith(source_suffix)
+        elif current and row.startswith("FNDA:"):
+            count, name = row[5:].split(",", 1)
+            functions[name] = int(count)
+    return functions
+
+
+def scenario_inlined(args, work):
+    """Functions inlined into main whose out-of-line copies never run were
+    called all the same: their inlined instances (DW_TAG_inlined_subroutine)
+    that ran count; one whose instance is on a path not taken does not."""
+    src = os.path.join(work, "inlined.c")
+    shutil.copy(os.path.join(HERE, "progs", "inlined.c"), src)
+    plain = os.path.join(work, "plain")
+    cov_dir = os.path.join(work, "truth")
+    os.makedirs(cov_dir)
+    subprocess.run(["gcc-12", "-O2", "-g", "-o", plain, src], check=True, cwd=work)
+    subprocess.run(["gcc-12", "-O2", "-g", "--coverage", "-o", os.path.join(cov_dir, "prog"), src],
+                   check=True, cwd=cov_dir)
+    truth_run(cov_dir, 7)
+    rec, _ = record(args, work, "inl.rec", plain, 7, "breakpoint")
+    recall, precision, hits, misses, false_pos = compare(args, [rec], cov_dir)
+    check(misses == 0 and false_pos == 0 and hits > 10,
+          f"inlined: {hits} hits, {misses} misses, {false_pos} false positives")
+    lcov = os.path.join(work, "inl.info")
+    p = run([args.covkit, "sample", "report", rec, "--lcov", lcov, "-r", work])
+    check(p.returncode == 0, f"sample report: {p.stderr}")
+    functions = lcov_functions(open(lcov).read(), "inlined.c")
+    for name in ("main", "square", "scale", "twice"):
+        check(functions.get(name, 0) >= 1, f"inlined: {name} ran (inlined into main) but counts "
+              f"{functions.get(name)}: {functions}")
+    check(functions.get("shout") == 0, f"inlined: shout never ran but counts {functions.get('shout')}")
+
+
 SCENARIOS = {"attach": scenario_attach, "breakpoint": scenario_breakpoint, "branch": scenario_branch,
              "pc": scenario_pc, "errors": scenario_errors, "stripped": scenario_stripped,
-             "import_perf": scenario_import_perf, "import_perf_data": scenario_import_perf_data}
+             "import_perf": scenario_import_perf, "import_perf_data": scenario_import_perf_data,
+             "inlined": scenario_inlined}
 
 
 def main():
