@@ -328,6 +328,30 @@ def t_fork(env):
         expect_eq(f"{label}: child events", ct["events"], 2 + 3)
 
 
+def t_vfork(env):
+    # A vfork child runs on its parent's memory (its thread's state too)
+    # until it execs or exits: its calls must not land in the parent's
+    # stream, and its exit() must not end the parent's trace. The child is
+    # not traced (an exec'd instrumented program would be, as a process of
+    # its own; /bin/true is not instrumented).
+    d = env.dir("vfork")
+    for label, cc, flags in few_variants(env):
+        exe = env.compile(os.path.join(d, f"vfork-{label}"), cc, ["vforking.c"], flags)
+        for how in ("_exit", "exit", "exec"):
+            tr = os.path.join(d, f"trace-{label}-{how}")
+            r = env.run(exe, [how], tr)
+            expect_eq(f"{label} {how}: output", r.stdout, f"{how} 0\n")
+            proc = one_process(decode(tr))
+            # exit() in a vfork child (which POSIX forbids) runs the
+            # parent's atexit handlers and destructors, the runtime's among
+            # them, which then do not run in the parent: its trace ends as
+            # a killed program's, main still open, every call kept.
+            ended = how != "exit"
+            expect_eq(f"{label} {how}: process end", proc["end"], ended)
+            check_thread(f"{label} {how}", one_thread(proc), {"main": 1, "spawn": 2, "h": 1},
+                         {"<root> -> main": 1, "main -> spawn": 2, "main -> h": 1}, 2, ended=ended)
+
+
 def t_exit_deep(env):
     d = env.dir("exit_deep")
     for label, cc, flags in few_variants(env):
@@ -418,15 +442,15 @@ def t_inert(env):
     if "covkit-trace" not in r.stderr:
         raise Failure(f"inert (bad dir): no warning on stderr: {r.stderr!r}")
     # The library exports the hooks, the unwinding entry points it wraps for
-    # -pg frames (unwind_hooks.c), dlclose (unload_hooks.c) and the patch
-    # table covkit trace attach reads (patch_sites.c) only, and never calls a
-    # hook itself.
+    # -pg frames (unwind_hooks.c), dlclose (unload_hooks.c), vfork
+    # (vfork_entry.S) and the patch table covkit trace attach reads
+    # (patch_sites.c) only, and never calls a hook itself.
     out = subprocess.run(["nm", "-D", "--defined-only", env.lib], capture_output=True, text=True).stdout
     exported = sorted(line.split()[-1] for line in out.splitlines() if line.strip())
     expect_eq("exported symbols", exported,
               ["_Unwind_RaiseException", "_Unwind_Resume_or_Rethrow", "__cxa_begin_catch", "__cyg_profile_func_enter",
                "__cyg_profile_func_exit", "__fentry__", "_mcount", "ckt_patch_table", "dlclose", "mcount",
-               "pthread_exit"])
+               "pthread_exit", "vfork"])
     out = subprocess.run(["objdump", "-d", env.lib], capture_output=True, text=True).stdout
     calls = [line for line in out.splitlines() if re.search(r"call.*(__cyg_profile|mcount|__fentry__)", line)]
     expect_eq("hook calls inside the runtime", calls, [])
@@ -811,7 +835,7 @@ def t_pg_uftrace(env):
 
 SCENARIOS = {
     "recursion": t_recursion, "exceptions": t_exceptions, "longjmp": t_longjmp, "threads": t_threads,
-    "fork": t_fork, "exit_deep": t_exit_deep, "ctor_dtor": t_ctor_dtor, "dlopen": t_dlopen, "static": t_static, "inert": t_inert,
+    "fork": t_fork, "vfork": t_vfork, "exit_deep": t_exit_deep, "ctor_dtor": t_ctor_dtor, "dlopen": t_dlopen, "static": t_static, "inert": t_inert,
     "limits": t_limits, "signals": t_signals, "crash": t_crash, "overflow": t_overflow,
     "planted": t_planted, "exec": t_exec, "full_disk": t_full_disk, "still_running": t_still_running,
     "layers": t_layers, "pg_returns": t_pg_returns, "pg_catch": t_pg_catch, "pg_stacks": t_pg_stacks, "pg_gmon": t_pg_gmon, "pg_uftrace": t_pg_uftrace,

@@ -85,6 +85,9 @@ CKT_FN struct ckt_thread *ckt_thread_attach(void) {
  * never gets to say so at its own end). */
 __attribute__((destructor(101))) CKT_FN static void process_end(void) {
   if (!ckt_process_active()) return;
+  /* A vfork child that calls exit(): the files are its parent's, which
+   * goes on (vfork_entry.S). */
+  if (getpid() != ckt_pid) return;
   struct ckt_thread *t = ckt_tls;
   if (t && t->real) ckt_thread_finish(t);
   ckt_registry_lock();
