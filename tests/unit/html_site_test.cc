@@ -436,6 +436,48 @@ TEST(HtmlSite, DirectoryPagesNestAndLink) {
             std::string::npos);
 }
 
+// A directory's totals follow one rule wherever they are shown: its files
+// and those of every directory below it. The index's row for src counted
+// only src's own file (1/1) while src's page said 3 of 4.
+TEST(HtmlSite, ADirectoryCountsItsSubtreeOnEveryPage) {
+  TempDir tmp;
+  model::ProjectCov p;
+  for (auto [path, covered] : {std::pair{"src/a.c", 1}, {"src/sub/b.c", 0}, {"src/sub/deep/c.c", 1}}) {
+    model::FileCov f;
+    f.path = path;
+    f.absolute_path = tmp / "nowhere.c";
+    f.lines = {line(1, covered), line(2, 1)};
+    p.files.push_back(f);
+  }
+  const std::string site = tmp / "site";
+  ASSERT_TRUE(written(write_html_site(p, HtmlOptions{}, site)));
+  const std::string index = slurp(site + "/index.html");
+  const std::string src = slurp(site + "/" + directory_page_name("src"));
+  const std::string sub = slurp(site + "/" + directory_page_name("src/sub"));
+  // src: 5 of 6 lines (a.c 2/2, b.c 1/2, c.c 2/2); src/sub: 3 of 4.
+  EXPECT_NE(src.find("<div class=\"frac\">5 of 6 covered</div>"), std::string::npos);
+  EXPECT_NE(sub.find("<div class=\"frac\">3 of 4 covered</div>"), std::string::npos);
+  auto group_row = [&](const std::string& dir) {
+    size_t at = index.find("<tr class=\"group\" data-name=\"" + dir + "\"");
+    return at == std::string::npos ? std::string() : index.substr(at, index.find("</tr>", at) - at);
+  };
+  const std::string src_row = group_row("src"), sub_row = group_row("src/sub");
+  EXPECT_NE(src_row.find("data-line=\"83.333333\""), std::string::npos) << src_row;
+  EXPECT_NE(src_row.find("<span class=\"frac\">5/6</span>"), std::string::npos) << src_row;
+  EXPECT_NE(src_row.find("<span class=\"nfiles\">1 file (3 with its subdirectories)</span>"), std::string::npos)
+      << src_row;
+  EXPECT_NE(sub_row.find("<span class=\"frac\">3/4</span>"), std::string::npos) << sub_row;
+  EXPECT_NE(sub_row.find("<span class=\"nfiles\">1 file (2 with its subdirectories)</span>"), std::string::npos)
+      << sub_row;
+  const std::string deep_row = group_row("src/sub/deep");
+  EXPECT_NE(deep_row.find("<span class=\"nfiles\">1 file</span>"), std::string::npos) << deep_row;
+  // src's page lists sub/ with the same 3/4 its own page and its index row show.
+  size_t sub_on_src = src.find("<tr class=\"subdir\" data-name=\"sub/\" data-line=\"75.000000\"");
+  ASSERT_NE(sub_on_src, std::string::npos) << src;
+  EXPECT_NE(src.substr(sub_on_src, src.find("</tr>", sub_on_src) - sub_on_src).find("<span class=\"frac\">3/4</span>"),
+            std::string::npos);
+}
+
 // Constructor and destructor variants share a demangled name; the function
 // table labels each from its mangled name.
 TEST(HtmlSite, ConstructorAndDestructorVariantsAreLabelled) {

@@ -148,8 +148,8 @@ tr.instance td.inst .icount { display: inline-block; min-width: 6ch; text-align:
 
 // Sorting and collapsing for the index (and the function tables). Plain ES5,
 // no libraries. The files table keeps each directory's rows together:
-// directories are ordered by their own totals and files within each
-// directory by theirs. The order lives in the address (#sort=line-asc), so a
+// directories are ordered by their totals (their subtree's, as their rows
+// show) and files within each directory by theirs. The order lives in the address (#sort=line-asc), so a
 // reload, a shared link or a headless browser shows that order.
 std::string_view sort_js() {
   return R"js((function () {

@@ -25,10 +25,14 @@ void append_path_with_breaks(std::string& out, std::string_view path) {
   append_escaped(out, path.substr(start));
 }
 
+// A directory's row counts what its page counts: its files and those of the
+// directories below it, which follow as groups of their own ("src 1 file (3
+// with its subdirectories)"), as genhtml's and gcovr's nested views count a
+// directory.
 void append_directory_group(std::string& out, const model::ProjectCov& project, const SiteMap& site,
                             const SiteDirectory& dir) {
   out += "<tbody class=\"dir\">\n<tr class=\"group\"";
-  append_sort_attributes(out, dir.path, dir.own);
+  append_sort_attributes(out, dir.path, dir.subtree);
   out +=
       "><th scope=\"rowgroup\"><button class=\"toggle\" type=\"button\" aria-expanded=\"true\" "
       "title=\"show or hide the files\">\u25be</button>";
@@ -41,9 +45,12 @@ void append_directory_group(std::string& out, const model::ProjectCov& project, 
     append_path_with_breaks(out, dir.path);
     out += "</a>";
   }
-  fmt::format_to(std::back_inserter(out), " <span class=\"nfiles\">{} file{}</span></th>", dir.files.size(),
+  fmt::format_to(std::back_inserter(out), " <span class=\"nfiles\">{} file{}", dir.files.size(),
                  dir.files.size() == 1 ? "" : "s");
-  append_metric_cells(out, dir.own);
+  if (dir.subtree_files > dir.files.size())
+    fmt::format_to(std::back_inserter(out), " ({} with its subdirectories)", dir.subtree_files);
+  out += "</span></th>";
+  append_metric_cells(out, dir.subtree);
   out += "</tr>\n";
   for (size_t i : dir.files)
     append_linked_row(out, "file", base_name_of(project.files[i].path), site.file_page(i), project.files[i].path,

@@ -64,8 +64,8 @@ SiteMap::SiteMap(const model::ProjectCov& project) {
     d.path = path;
     if (path != ".") d.page = names.make(directory_page_name(path), path + '/');
     d.files = std::move(files);
-    for (size_t i : d.files) d.own += file_totals_[i];
-    d.subtree = d.own;
+    for (size_t i : d.files) d.subtree += file_totals_[i];
+    d.subtree_files = d.files.size();
     by_path_.emplace(d.path, directories_.size());
     directories_.push_back(std::move(d));
   }
@@ -88,7 +88,10 @@ SiteMap::SiteMap(const model::ProjectCov& project) {
   std::stable_sort(deepest_first.begin(), deepest_first.end(),
                    [&](size_t a, size_t b) { return depth(directories_[a].path) > depth(directories_[b].path); });
   for (size_t i : deepest_first)
-    if (parent[i] != SIZE_MAX) directories_[parent[i]].subtree += directories_[i].subtree;
+    if (parent[i] != SIZE_MAX) {
+      directories_[parent[i]].subtree += directories_[i].subtree;
+      directories_[parent[i]].subtree_files += directories_[i].subtree_files;
+    }
 }
 
 std::vector<std::string> SiteMap::page_names() const {

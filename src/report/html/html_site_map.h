@@ -17,8 +17,10 @@ struct SiteDirectory {
   std::string page;                    // "" for "." (the index stands for it)
   std::vector<size_t> files;           // indices into project.files, in path order
   std::vector<size_t> subdirectories;  // indices into SiteMap::directories(), by name
-  model::Totals own;                   // its files
-  model::Totals subtree;               // its files and all below
+  // Its files and those of every directory below it: what its page's
+  // totals, its row in the index and its row on its parent's page count.
+  model::Totals subtree;
+  size_t subtree_files = 0;
 };
 
 class SiteMap {
