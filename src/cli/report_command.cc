@@ -60,9 +60,10 @@ class Reporter {
   std::string_view command_;
 };
 
-// Where to look instead when the paths hold no coverage data: a build
-// directory among their siblings (`covkit report src/` next to build/), or
-// the reason a build directory below them has none.
+// Where to look instead when the paths hold no coverage data: the
+// directories near them that hold .gcno files (`covkit report src/` next to
+// build/; format::directories_with_notes_near bounds the search), or the
+// reason a build directory below them has none.
 std::string build_directory_hint(const std::vector<std::string>& paths) {
   for (const std::string& p : paths) {
     const std::string abs = format::absolute_path(p);
@@ -70,9 +71,15 @@ std::string build_directory_hint(const std::vector<std::string>& paths) {
       return fmt::format(" ({} looks like a build directory but holds no .gcno files: was it built with "
                          "--coverage?)",
                          util::printable(below));
-    const std::string parent = abs.substr(0, abs.rfind('/'));
-    for (const std::string& sibling : format::build_directories_below(parent.empty() ? "/" : parent))
-      if (sibling != abs) return fmt::format(" (give the build directory: {} {})", kReportCommand, util::printable(sibling));
+  }
+  for (const std::string& p : paths) {
+    const std::vector<std::string> near = format::directories_with_notes_near(p);
+    if (near.empty()) continue;
+    std::string where;
+    for (size_t i = 0; i < near.size() && i < 3; ++i) where += (i ? ", " : "") + util::printable(near[i]);
+    if (near.size() > 3) where += fmt::format(" and {} more", near.size() - 3);
+    return fmt::format(" (the nearest .gcno files are under {}: {} {})", where, kReportCommand,
+                       util::printable(near[0]));
   }
   return " (give the build directory, where the .gcno files are)";
 }

@@ -227,4 +227,74 @@ std::vector<std::string> build_directories_below(const std::string& dir) {
   return found;
 }
 
+namespace {
+
+// The directories in `dir` (links to directories too: a build/ that is a
+// link is a build directory), sorted, `except` left out; each entry read
+// spends one of `budget`.
+std::vector<std::string> subdirectories_of(const std::string& dir, const std::string& except, size_t& budget) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end && budget > 0; it.increment(ec)) {
+    --budget;
+    std::error_code type_ec;
+    const std::string path = it->path().string();
+    if (path != except && it->is_directory(type_ec) && it->path().filename().string()[0] != '.') out.push_back(path);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> directories_with_notes_near(const std::string& searched) {
+  const std::string abs = absolute_path(searched);
+  std::error_code ec;
+  if (abs == "/" || !fs::is_directory(abs, ec)) return {};
+  size_t budget = kNotesSearchEntries;
+  auto parent_of = [](const std::string& p) {
+    const size_t slash = p.rfind('/');
+    return slash == 0 ? std::string("/") : p.substr(0, slash);
+  };
+  const std::string parent = parent_of(abs);
+  std::vector<std::string> candidates = subdirectories_of(parent, abs, budget);
+  const size_t siblings = candidates.size();
+  if (parent != "/")
+    for (std::string& c : subdirectories_of(parent_of(parent), parent, budget)) candidates.push_back(std::move(c));
+
+  // Breadth first over all candidates at once, a level at a time.
+  struct Pending {
+    std::string dir;
+    size_t candidate;
+  };
+  std::vector<Pending> level;
+  for (size_t i = 0; i < candidates.size(); ++i) level.push_back({candidates[i], i});
+  std::vector<bool> holds(candidates.size(), false);
+  for (int depth = 0; depth <= kNotesSearchDepth && !level.empty() && budget > 0; ++depth) {
+    std::vector<Pending> next;
+    for (const Pending& p : level) {
+      if (holds[p.candidate]) continue;
+      for (fs::directory_iterator it(p.dir, ec), end; !ec && it != end && budget > 0; it.increment(ec)) {
+        --budget;
+        const std::string name = it->path().filename().string();
+        std::error_code type_ec;
+        if (has_suffix(name, ".gcno")) {  // a link to one too (kernel-style trees)
+          holds[p.candidate] = true;
+          break;
+        }
+        if (name[0] != '.' && !it->is_symlink(type_ec) && it->is_directory(type_ec))
+          next.push_back({it->path().string(), p.candidate});
+      }
+      ec.clear();
+    }
+    level = std::move(next);
+  }
+  std::vector<std::string> found;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (i == siblings && !found.empty()) break;  // the nearest level only
+    if (holds[i]) found.push_back(candidates[i]);
+  }
+  return found;
+}
+
 }  // namespace covkit::format

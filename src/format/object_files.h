@@ -33,8 +33,23 @@ ObjectSearch find_objects(const std::vector<std::string>& roots, const std::vect
 
 // The subdirectories of `dir` (one level down) that look like build
 // directories (CMakeCache.txt, build.ninja, meson-private, config.status),
-// sorted: where to look when a tree holds no coverage data.
+// sorted: in a tree that holds no coverage data, build directories that were
+// not built with --coverage.
 std::vector<std::string> build_directories_below(const std::string& dir);
+
+// Where the nearest .gcno files are when `searched` (a directory) holds
+// none: the directories beside it that hold a .gcno file themselves or in a
+// directory below them, by name ("covkit report src/" next to build/); when
+// none does, those beside its parent, the parent left out since it holds
+// `searched` ("covkit report src/lib" two levels from build/). Bounded, so that
+// a search from / or $HOME stays short: at most kNotesSearchDepth levels
+// below each, kNotesSearchEntries directory entries read in all (level by
+// level across all of them, so a big tree beside it does not hide a build
+// directory's shallow .gcno files); links to directories below them and
+// hidden directories (.git) are not entered.
+inline constexpr int kNotesSearchDepth = 6;
+inline constexpr size_t kNotesSearchEntries = 20000;
+std::vector<std::string> directories_with_notes_near(const std::string& searched);
 
 // Lexically normalized absolute path ("." and ".." folded, no file system
 // access), relative paths taken against `base` (or the working directory).

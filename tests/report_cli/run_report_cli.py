@@ -1550,14 +1550,37 @@ def scenario_peer_options(tmp):
 
 def scenario_nothing_to_report(tmp):
     """No coverage data where covkit looked: the message names the place and
-    where to look instead (a build directory beside it), or why a build
-    directory below it has none."""
+    where to look instead (a directory beside it that holds .gcno files), or
+    why a build directory below it has none."""
     proj = c_project(tmp)
+    # build/ holds the .gcno files and no file of a build system: still found
+    # (it was looked for by CMakeCache.txt and the like only).
+    rc, out, err = covkit(["report", "src"], proj)
+    eq((rc, err), (1, [f"covkit report: nothing to report: no .gcno or .gcda files under {proj}/src (the nearest "
+                       f".gcno files are under {proj}/build: covkit report {proj}/build)"]),
+       "a build directory without build-system files")
+    # A CMake tree beside it that holds no .gcno is no suggestion.
+    write(f"{proj}/cmake-build/CMakeCache.txt", "# configured, never built with --coverage\n")
+    rc, out, err = covkit(["report", "src"], proj)
+    eq((rc, err), (1, [f"covkit report: nothing to report: no .gcno or .gcda files under {proj}/src (the nearest "
+                       f".gcno files are under {proj}/build: covkit report {proj}/build)"]),
+       "a CMake tree without .gcno files beside")
+    shutil.rmtree(f"{proj}/cmake-build")
     os.rename(f"{proj}/build", f"{proj}/out")
     write(f"{proj}/out/CMakeCache.txt", "# a CMake build directory\n")
     rc, out, err = covkit(["report", "src"], proj)
-    eq((rc, err), (1, [f"covkit report: nothing to report: no .gcno or .gcda files under {proj}/src (give the build "
-                       f"directory: covkit report {proj}/out)"]), "a build directory beside")
+    eq((rc, err), (1, [f"covkit report: nothing to report: no .gcno or .gcda files under {proj}/src (the nearest "
+                       f".gcno files are under {proj}/out: covkit report {proj}/out)"]), "a build directory beside")
+    rc, out, err = covkit(["report", "."], f"{proj}/src")
+    eq((rc, err), (1, [f"covkit report: nothing to report: no .gcno or .gcda files under {proj}/src (the nearest "
+                       f".gcno files are under {proj}/out: covkit report {proj}/out)"]), "from inside the sources")
+    # src/lib: build directories two levels up are near too.
+    os.makedirs(f"{proj}/src/lib")
+    rc, out, err = covkit(["report", "src/lib"], proj)
+    eq((rc, err), (1, [f"covkit report: nothing to report: no .gcno or .gcda files under {proj}/src/lib (the "
+                       f"nearest .gcno files are under {proj}/out: covkit report {proj}/out)"]),
+       "a build directory beside the parent")
+    os.rmdir(f"{proj}/src/lib")
     for f in glob.glob(f"{proj}/out/*.gc*"):
         os.unlink(f)
     rc, out, err = covkit(["report"], proj)
@@ -1566,7 +1589,7 @@ def scenario_nothing_to_report(tmp):
        "a build directory below without data")
     rc, out, err = covkit(["report", "."], f"{proj}/src")
     eq((rc, err), (1, [f"covkit report: nothing to report: no .gcno or .gcda files under {proj}/src (give the build "
-                       f"directory: covkit report {proj}/out)"]), "from inside the sources")
+                       "directory, where the .gcno files are)"]), "from inside the sources, out/ emptied")
     # .gcda files without their .gcno (-fprofile-arcs alone): found, and said
     # so (it said "no .gcno or .gcda files" just after skipping them).
     arcs = f"{tmp}/arcs-only"

@@ -307,5 +307,51 @@ TEST(FindObjects, DottedStemsPairByTheirFullStem) {
   EXPECT_EQ(s.objects[1].data, d);
 }
 
+// --- directories_with_notes_near ----------------------------------------------
+
+// `covkit report src/` beside a build/ that holds .gcno files but no file of a
+// build system: build/ is where they are; a CMake tree beside it that holds
+// no .gcno is not.
+TEST(DirectoriesWithNotesNear, SiblingsHoldingNotesNotBuildSystemFiles) {
+  TempDir t;
+  touch(t, "p/src/a.c");
+  touch(t, "p/build/CMakeFiles/prog.dir/src/a.c.gcno");
+  touch(t, "p/cmake-build/CMakeCache.txt");  // a build tree without coverage
+  touch(t, "p/other/x.gcda");                 // data alone
+  EXPECT_EQ(directories_with_notes_near(t / "p/src"), std::vector<std::string>{t / "p/build"});
+  EXPECT_EQ(directories_with_notes_near(t / "p/cmake-build"), std::vector<std::string>{t / "p/build"});
+}
+
+// Beside the parent when nothing beside it holds any (`covkit report
+// src/lib`); the parent, which holds what was searched, is not a suggestion.
+TEST(DirectoriesWithNotesNear, BesideTheParentWhenNotBesideIt) {
+  TempDir t;
+  touch(t, "p/src/lib/a.c");
+  touch(t, "p/src/doc/x.txt");
+  touch(t, "p/build-debug/a.gcno");
+  touch(t, "p/build-release/a.gcno");
+  EXPECT_EQ(directories_with_notes_near(t / "p/src/lib"),
+            (std::vector<std::string>{t / "p/build-debug", t / "p/build-release"}));
+  touch(t, "p/src/gen/g.gcno");  // nearer: the only one named
+  EXPECT_EQ(directories_with_notes_near(t / "p/src/lib"), std::vector<std::string>{t / "p/src/gen"});
+}
+
+// The bounds: deeper than kNotesSearchDepth levels, hidden directories and
+// links to directories are not searched; a search from / returns nothing.
+TEST(DirectoriesWithNotesNear, BoundedDepthNoHiddenDirectoriesNoLinks) {
+  TempDir t;
+  touch(t, "p/src/a.c");
+  touch(t, "p/shallow/1/2/3/4/5/6/x.gcno");     // 6 levels below shallow/
+  touch(t, "p/deep/1/2/3/4/5/6/7/x.gcno");      // 7
+  touch(t, "p/hidden/.cache/x.gcno");
+  TempDir elsewhere;
+  touch(elsewhere, "x.gcno");
+  std::filesystem::create_directories(t / "p/linked");
+  std::filesystem::create_directory_symlink(elsewhere.path(), t / "p/linked/to");
+  EXPECT_EQ(directories_with_notes_near(t / "p/src"), std::vector<std::string>{t / "p/shallow"});
+  EXPECT_TRUE(directories_with_notes_near("/").empty());
+  EXPECT_TRUE(directories_with_notes_near(t / "p/src/a.c").empty());  // not a directory
+}
+
 }  // namespace
 }  // namespace covkit::format
