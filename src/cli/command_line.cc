@@ -13,6 +13,7 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <memory>
 #include <new>
 #include <utility>
 #include <vector>
@@ -35,7 +36,7 @@ constexpr std::array kPeerOptions{
     Translation{"--html-details", "gcovr", "--html DIR (every source file gets its own page)"},
     Translation{"--html-nested", "gcovr", "--html DIR (with a page per directory)"},
     Translation{"--html-self-contained", "gcovr", "--html DIR"},
-    Translation{"--html-title", "gcovr", "--title TEXT"},
+    Translation{"--html-title", "gcovr", "--title TITLE"},
     Translation{"--txt", "gcovr", "-s/--print-summary (the table is printed anyway when no file is written)"},
     Translation{"--xml-pretty", "gcovr", "--cobertura FILE"},
     Translation{"--json-summary", "gcovr", "--json FILE"},
@@ -153,8 +154,70 @@ std::optional<int> refuse_option_as_program(const CLI::App& app) {
 
 }  // namespace
 
+namespace {
+
+// The argument's name: the type name without the descriptions of the
+// validators CLI11 appends after ':' ("DIR:PATH(existing)" -> "DIR").
+std::string argument_name(const CLI::Option* opt) {
+  std::string name = opt->get_type_name();
+  return name.substr(0, name.find(':'));
+}
+
+// Every app gets the HelpFormatter, with the column width it was given.
+void use_help_formatter(CLI::App& app) {
+  std::shared_ptr<CLI::FormatterBase> current = app.get_formatter();
+  if (!std::dynamic_pointer_cast<HelpFormatter>(current)) {
+    auto help = std::make_shared<HelpFormatter>();
+    help->column_width(current->get_column_width());
+    app.formatter(help);
+  }
+  for (CLI::App* sub : app.get_subcommands({})) use_help_formatter(*sub);
+}
+
+}  // namespace
+
+std::string HelpFormatter::make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const {
+  if (mode == CLI::AppFormatMode::Sub) return make_expanded(app);
+  std::string out = make_description(app) + make_usage(app, name) + make_positionals(app);
+  // Each group starts with its blank line (make_group); CLI::Formatter's
+  // make_groups adds another after every group but the last.
+  for (const std::string& group : app->get_groups()) {
+    std::vector<const CLI::Option*> opts = app->get_options(
+        [&](const CLI::Option* opt) { return opt->get_group() == group && opt->nonpositional(); });
+    if (!group.empty() && !opts.empty()) out += make_group(group, false, opts);
+  }
+  out += make_subcommands(app, mode);
+  out += '\n';
+  out += make_footer(app);
+  return out;
+}
+
+std::string HelpFormatter::make_usage(const CLI::App* app, std::string name) const {
+  std::string usage = CLI::Formatter::make_usage(app, name);
+  std::string required;
+  for (const CLI::Option* opt :
+       app->get_options([](const CLI::Option* o) { return o->nonpositional() && o->get_required(); })) {
+    required += ' ';
+    required += opt->get_snames().empty() ? "--" + opt->get_lnames().front() : "-" + opt->get_snames().front();
+    if (opt->get_type_size() != 0 && !argument_name(opt).empty()) required += ' ' + argument_name(opt);
+  }
+  const std::string head = get_label("Usage") + ":" + (name.empty() ? "" : " ") + name;
+  if (!required.empty() && usage.starts_with(head)) usage.insert(head.size(), required);
+  return usage;
+}
+
+std::string HelpFormatter::make_option_opts(const CLI::Option* opt) const {
+  if (!opt->get_option_text().empty()) return " " + opt->get_option_text();
+  if (opt->get_type_size() == 0) return "";  // a flag
+  std::string out;
+  if (!opt->get_positional() && !argument_name(opt).empty()) out += ' ' + argument_name(opt);
+  if (opt->get_expected_max() == CLI::detail::expected_max_vector_size) out += " ...";
+  return out;
+}
+
 std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
   try {
+    use_help_formatter(app);
     one_value_per_use(app);
     app.parse(argc, argv);
     return refuse_option_as_program(app);

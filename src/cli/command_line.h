@@ -15,6 +15,22 @@
 
 namespace covkit::cli {
 
+// covkit's --help layout, which parse_command_line gives every command (a
+// command may set one of its own derived from it, with its own usage line):
+// an option's argument is one name (FILE, DIR, PID, N, "PATH ..." when
+// repeatable), never CLI11's type and validator words ("INT",
+// "TEXT:PATH(existing)", "MODE:{a,b}", "REQUIRED", "Excludes: --on"): a
+// positional shows its name alone, an option its type_name() up to the
+// first ':'. Required options are in the usage line instead ("covkit merge
+// -o OUT [OPTIONS] IN..."), choices and exclusions in the descriptions.
+// Option groups are one blank line apart (CLI11 puts two).
+class HelpFormatter : public CLI::Formatter {
+ public:
+  std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const override;
+  std::string make_usage(const CLI::App* app, std::string name) const override;
+  std::string make_option_opts(const CLI::Option* opt) const override;
+};
+
 // Parses; nullopt means "run the command", a value is the exit status now
 // (0 after --help/--version, 1 after a usage error, which is printed as
 // "covkit CMD: what (see covkit CMD --help)", with a suggestion for an

@@ -105,7 +105,7 @@ int run_live_unpack(int argc, char** argv) {
   std::string stream_path, out, format_name = "auto";
   model::UnpackOptions options;
   bool quiet = false;
-  app.add_option("stream", stream_path, "The stream: binary, or a console log with ':gcov:' hex lines; '-' for stdin")
+  app.add_option("STREAM", stream_path, "The stream: binary, or a console log with ':gcov:' hex lines; '-' for stdin")
       ->required()
       ->type_name("STREAM");
   app.add_option("-o,--output", out, "Directory receiving the .gcda files (created if missing)")

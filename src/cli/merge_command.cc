@@ -120,7 +120,7 @@ int run_merge_command(int argc, char** argv) {
       ->required()
       ->type_name("OUT")
       ->check(non_empty_path());
-  app.add_option("inputs", inputs, "Directories of .gcda files, or lcov tracefiles and covkit JSON files")
+  app.add_option("IN", inputs, "Directories of .gcda files, or lcov tracefiles and covkit JSON files")
       ->required()
       ->type_name("IN");
   app.add_option("--format", format,

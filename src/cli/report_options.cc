@@ -79,7 +79,7 @@ void add_report_view_options(CLI::App& app, ReportOptions& o) {
   app.add_flag("-s,--print-summary", o.print_summary, "Print the summary table even when writing files")
       ->group(out);
   app.add_option("-t,--test-name", o.test_name, "TN: name in the lcov tracefile")->type_name("NAME")->group(out);
-  app.add_option("--title", o.title, "Title of the HTML report [default: covkit coverage]")->type_name("TEXT")->group(out);
+  app.add_option("--title", o.title, "Title of the HTML report [default: covkit coverage]")->type_name("TITLE")->group(out);
   app.add_option("--coveralls-service", o.coveralls_service, "service_name in the Coveralls file [default: covkit]")->type_name("NAME")->group(out);
   app.add_flag("--show-instantiations", o.show_instantiations,
                "Show each template instantiation's count of a line (HTML, JSON); counts are "
@@ -153,7 +153,7 @@ std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& o)
   app.get_formatter()->column_width(36);
   // Repeatable options take one value per use (`-e X build/` must leave
   // build/ as a path, as in gcovr).
-  app.add_option("paths", o.paths, "Build trees, data (GCOV_PREFIX) trees, or .gcda/.gcno files [default: .]")->type_name("PATH");
+  app.add_option("PATH", o.paths, "Build trees, data (GCOV_PREFIX) trees, or .gcda/.gcno files [default: .]")->type_name("PATH");
   add_report_source_options(app, o);
   app.add_option("--object-directory", o.object_directories,
                  "Also look here for .gcno files (when data files live in another tree)")->type_name("DIR")

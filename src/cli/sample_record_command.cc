@@ -110,7 +110,7 @@ constexpr const char* kSampleRecordFooterEnd =
     "  covkit sample record --mode pc --pid 4242 --for 10s -o srv.pc      # perf_event_open\n"
     "  covkit sample record --source perf -- ./static-prog                # the PMU's branch stack";
 
-class SampleRecordFormatter : public CLI::Formatter {
+class SampleRecordFormatter : public HelpFormatter {
  public:
   std::string make_usage(const CLI::App*, std::string) const override {
     return "Usage: covkit sample record [OPTIONS] [--] PROG [ARGS...]\n"

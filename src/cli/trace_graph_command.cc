@@ -122,7 +122,7 @@ int run_trace_graph(int argc, char** argv) {
   app.footer(kTraceGraphFooter);
   app.get_formatter()->column_width(30);
   GraphCommandOptions o;
-  app.add_option("dir", o.dir, "The trace directory [default: covkit-trace.data]")->type_name("DIR");
+  app.add_option("DIR", o.dir, "The trace directory [default: covkit-trace.data]");
   app.add_option("-o,--output", o.out, "Where the graph goes: FILE.dot, FILE.svg, FILE.png or a Callgrind file")
       ->required()
       ->type_name("FILE")

@@ -92,7 +92,7 @@ constexpr const char* kTraceRecordDefaultDir = "covkit-trace.data";
 
 // CLI11 2.1 has no custom usage line; the program and its arguments are
 // not CLI11 options (they are never parsed), so the line says so here.
-class TraceRecordFormatter : public CLI::Formatter {
+class TraceRecordFormatter : public HelpFormatter {
  public:
   std::string make_usage(const CLI::App*, std::string) const override {
     return "Usage: covkit trace record [OPTIONS] [--] PROG [ARGS...]\n";

@@ -105,7 +105,7 @@ int run_trace_timeline(int argc, char** argv) {
   app.get_formatter()->column_width(30);
   TimelineCommandOptions o;
   o.timeline.max_events = 1000000;
-  app.add_option("dir", o.dir, "The trace directory [default: covkit-trace.data]")->type_name("DIR");
+  app.add_option("DIR", o.dir, "The trace directory [default: covkit-trace.data]");
   app.add_option("-o,--output", o.out, "Where the JSON goes")->required()->type_name("FILE")->check(non_empty_path());
   app.add_option("--min-duration", o.min_duration, "Leave out calls shorter than T [default: 0]")->type_name("T");
   app.add_option("--max-events", o.timeline.max_events,

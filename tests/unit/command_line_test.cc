@@ -3,10 +3,19 @@
 #include "cli/command_line.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <new>
+#include <regex>
+#include <sstream>
 #include <stdexcept>
+
+#include "cli/live_command.h"
+#include "cli/merge_command.h"
+#include "cli/report_command.h"
+#include "cli/sample_command.h"
+#include "cli/trace_command.h"
 
 namespace covkit::cli {
 namespace command_line_test {
@@ -140,6 +149,86 @@ TEST(RefuseMissingSubcommand, BareShowsHelpAndAMistypedNameGetsTheClosest) {
                                        "did you mean 'report'?\n")));
   EXPECT_EQ(run({"profile"}).second, "covkit trace: 'profile' is not a covkit trace command (record, report, graph)\n");
   EXPECT_EQ(run({"--help"}).first, std::nullopt);
+}
+
+// The left column of each option and positional line of a --help text
+// ("  -o,--output DIR   Where..." -> "-o,--output DIR"): the lines that start
+// with an option, and those under "Positionals:".
+std::vector<std::string> argument_columns(const std::string& help, bool& positional_seen) {
+  std::vector<std::string> columns;
+  std::istringstream in(help);
+  bool positionals = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] != ' ') {
+      positionals = line == "Positionals:";
+      positional_seen |= positionals;
+      continue;
+    }
+    if (line.size() < 3 || line[1] != ' ' || line[2] == ' ') continue;  // a description's continuation
+    if (line[2] != '-' && !positionals) continue;
+    columns.push_back(line.substr(2, line.find("  ", 2) - 2));
+  }
+  return columns;
+}
+
+// Every command's and subcommand's --help: each option's argument is one
+// clean name (FILE, DIR, PID, N, "PATH ..."), never CLI11's type and
+// validator words ("PID INT REQUIRED", "DIR TEXT:PATH(existing)",
+// "MODE:{a,b}", "Excludes: --on"), and option groups are one blank line apart.
+TEST(HelpFormatter, EveryCommandsArgumentsAreOneCleanName) {
+  using Run = int (*)(int, char**);
+  const std::vector<std::pair<Run, std::vector<std::string>>> commands{
+      {run_report_command, {"report"}},
+      {run_merge_command, {"merge"}},
+      {run_trace_command, {"trace"}},
+      {run_trace_command, {"trace", "record"}},
+      {run_trace_command, {"trace", "report"}},
+      {run_trace_command, {"trace", "graph"}},
+      {run_trace_command, {"trace", "timeline"}},
+      {run_trace_command, {"trace", "replay"}},
+      {run_trace_command, {"trace", "dump"}},
+      {run_trace_command, {"trace", "attach"}},
+      {run_live_command, {"live"}},
+      {run_live_command, {"live", "dump"}},
+      {run_live_command, {"live", "reset"}},
+      {run_live_command, {"live", "report"}},
+      {run_live_command, {"live", "unpack"}},
+      {run_sample_command, {"sample"}},
+      {run_sample_command, {"sample", "record"}},
+      {run_sample_command, {"sample", "report"}},
+      {run_sample_command, {"sample", "compare"}},
+      {run_sample_command, {"sample", "dump"}},
+      {run_sample_command, {"sample", "import-perf"}},
+  };
+  // "-o,--output DIR", "--tid TID ...", "-T,--trigger PATTERN@ACTION ...",
+  // "--path-map OLD=NEW", "-s,--print-summary"; a positional "PATH ...".
+  const std::regex option(R"(-{1,2}[A-Za-z][\w-]*(,-{1,2}[A-Za-z][\w-]*)*( [A-Z][A-Z0-9_=@|]*)?( \.\.\.)?)");
+  const std::regex positional(R"([A-Z][A-Z0-9_]*( \.\.\.)?)");
+  const std::regex cli11_word(R"(\b(TEXT|INT|UINT|FLOAT|NUMBER|BOOLEAN|ENUM|CHAR|REQUIRED|Excludes|Needs|Env)\b)");
+  size_t positionals = 0;
+  for (const auto& [run, words] : commands) {
+    std::vector<std::string> args = words;
+    args.push_back("--help");
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    ::testing::internal::CaptureStdout();
+    const int status = run(int(argv.size()), argv.data());
+    const std::string help = ::testing::internal::GetCapturedStdout();
+    const std::string command = fmt::format("covkit {}", fmt::join(words, " "));
+    EXPECT_EQ(status, 0) << command;
+    EXPECT_NE(help.find("Usage: " + command), std::string::npos) << command << ":\n" << help;
+    EXPECT_EQ(help.find("\n\n\n"), std::string::npos) << command << ": two blank lines in a row:\n" << help;
+    bool positional_seen = false;
+    const std::vector<std::string> columns = argument_columns(help, positional_seen);
+    EXPECT_FALSE(columns.empty()) << command;
+    for (const std::string& c : columns) {
+      const bool is_option = c[0] == '-';
+      EXPECT_TRUE(std::regex_match(c, is_option ? option : positional)) << command << ": '" << c << "'";
+      EXPECT_FALSE(std::regex_search(c, cli11_word)) << command << ": '" << c << "'";
+      positionals += !is_option;
+    }
+  }
+  EXPECT_GE(positionals, 10u);  // the walk saw the positionals too
 }
 
 TEST(RunGuarded, EscapesBecomeOneLineAndStatusOne) {
