@@ -114,6 +114,9 @@ std::string comparison_json(const sample::Comparison& c) {
 }
 
 int run(const SampleCompareOptions& o) {
+  std::vector<std::string> inputs = o.dirs;
+  inputs.push_back(o.against);
+  if (auto status = refuse_missing_paths(kSampleCompareCommand, inputs)) return *status;
   std::optional<model::PathFilter> filter = make_path_filter(kSampleCompareCommand, o.report);
   if (!filter) return 1;
   const model::SourcePathRules paths(o.report.root, o.report.source_prefix, o.report.path_maps);
@@ -158,12 +161,10 @@ int run_sample_compare(int argc, char** argv) {
   app.get_formatter()->column_width(34);
   SampleCompareOptions o;
   app.add_option("DIR", o.dirs, "Recording directories (covkit sample record -o DIR) or perf.data files")
-      ->required()
-      ->check(CLI::ExistingPath);
+      ->required();
   app.add_option("--against", o.against, "The --coverage build whose .gcda files hold the truth")
       ->required()
-      ->type_name("BUILD")
-      ->check(CLI::ExistingPath);
+      ->type_name("BUILD");
   add_sample_analysis_options(app, o.analysis);
   app.add_flag("--functions", o.functions, "A row per function under each file")->group("Output");
   app.add_option("--json", o.json, "Write the comparison as JSON (per file and function)")

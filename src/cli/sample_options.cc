@@ -1,6 +1,10 @@
 #include "cli/sample_options.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "cli/command_line.h"
 #include "model/source_paths.h"
@@ -32,6 +36,14 @@ void print_analysis_warnings(std::string_view command, const sample::SampleCover
   for (const std::string& w : cov.warnings) fail(command, "", "warning: " + w, 0);
   for (const sample::ModuleSummary& m : cov.modules)
     for (const std::string& w : m.warnings) fail(command, "", "warning: " + w, 0);
+}
+
+std::optional<int> refuse_missing_paths(std::string_view command, const std::vector<std::string>& paths) {
+  for (const std::string& p : paths) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) return fail(command, p, std::strerror(errno));
+  }
+  return std::nullopt;
 }
 
 }  // namespace covkit::cli

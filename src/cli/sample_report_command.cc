@@ -61,6 +61,7 @@ struct SampleReportOptions {
 };
 
 int run(const SampleReportOptions& o) {
+  if (auto status = refuse_missing_paths(kSampleReportCommand, o.dirs)) return *status;
   sample::SampledCoverageOptions so;
   so.analysis = make_analysis_options(o.analysis, o.report.root);
   so.mark_inferred = o.show_inferred;
@@ -83,8 +84,7 @@ int run_sample_report(int argc, char** argv) {
   app.get_formatter()->column_width(34);
   SampleReportOptions o;
   app.add_option("DIR", o.dirs, "Recording directories (covkit sample record -o DIR) or perf.data files")
-      ->required()
-      ->check(CLI::ExistingPath);
+      ->required();
   add_sample_analysis_options(app, o.analysis);
   app.add_flag("--show-inferred", o.show_inferred,
                "Mark lines covered only by inference, never observed: \"inferred\": true in --json, an 'i' in --html")

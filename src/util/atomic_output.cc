@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "util/file_io.h"
 #include "util/staged_file_cleanup.h"
 
 namespace covkit::util {
@@ -55,7 +56,13 @@ Expected<AtomicOutput> AtomicOutput::open(const std::string& given) {
   // (what was there, a leftover of this pid or a planted link, goes first).
   ::unlink(staged.c_str());
   int fd = ::open(staged.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-  if (fd < 0) return Error(std::strerror(errno));
+  if (fd < 0) {
+    const int err = errno;
+    const size_t slash = path.rfind('/');
+    Error e(creation_failure(slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash), err));
+    e.errno_value = err;
+    return e;
+  }
   track_staged_file(staged.c_str());  // removed if covkit is interrupted
   return AtomicOutput(path, staged, fd);
 }

@@ -1,7 +1,10 @@
 #include "util/file_io.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -141,6 +144,37 @@ std::optional<int64_t> file_mtime(const std::string& path) {
 bool is_directory(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+namespace {
+
+// The name of the kernel's file system with magic number `type` in which no
+// user file can be created, or nullptr.
+const char* kernel_file_system(decltype(statfs::f_type) type) {
+  switch (type) {
+    case PROC_SUPER_MAGIC: return "proc";
+    case SYSFS_MAGIC: return "sysfs";
+    case CGROUP_SUPER_MAGIC: return "cgroup";
+    case CGROUP2_SUPER_MAGIC: return "cgroup2";
+    case DEBUGFS_MAGIC: return "debugfs";
+    case TRACEFS_MAGIC: return "tracefs";
+    case SECURITYFS_MAGIC: return "securityfs";
+    case BPF_FS_MAGIC: return "bpf";
+    case PSTOREFS_MAGIC: return "pstore";
+    case EFIVARFS_MAGIC: return "efivarfs";
+    case DEVPTS_SUPER_MAGIC: return "devpts";
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+std::string creation_failure(const std::string& dir, int err) {
+  struct statfs fs {};
+  if (::statfs(dir.c_str(), &fs) == 0)
+    if (const char* kernel = kernel_file_system(fs.f_type))
+      return fmt::format("{} is in the kernel's {} file system, where no file can be created", dir, kernel);
+  return std::strerror(err);
 }
 
 }  // namespace covkit::util

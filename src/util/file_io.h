@@ -72,4 +72,13 @@ Expected<void, WriteError> write_file_or_stdout(const std::string& path, std::st
 std::optional<int64_t> file_mtime(const std::string& path);
 bool is_directory(const std::string& path);
 
+// Why creating a file or directory in `dir` failed with errno `err`:
+// strerror(err), unless `dir` is in one of the kernel's own file systems
+// (proc, sysfs, cgroup, debugfs...), which refuse every new name with an
+// errno that misleads ("No such file or directory" for /proc/version's
+// temporary file beside it, "Operation not permitted" in /sys, even for
+// root): then "/proc is in the kernel's proc file system, where no file
+// can be created".
+std::string creation_failure(const std::string& dir, int err);
+
 }  // namespace covkit::util

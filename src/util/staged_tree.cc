@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 
+#include "util/file_io.h"
+
 namespace covkit::util {
 
 namespace fs = std::filesystem;
@@ -144,7 +146,12 @@ Expected<std::string> make_staging_dir(const std::string& where, const std::stri
       ::chmod(path.c_str(), mode & 07777);
       return path;
     }
-    if (errno != EEXIST) return errno_error(path);
+    if (errno != EEXIST) {
+      const int err = errno;
+      Error e(fmt::format("{}: {}", path, creation_failure(where, err)));
+      e.errno_value = err;
+      return e;
+    }
   }
   return errno_error(where);
 }

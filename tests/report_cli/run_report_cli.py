@@ -1195,6 +1195,11 @@ def scenario_bad_output(tmp):
     eq(rc, 3, "exit status with a failing gate too")
     eq(err, [f"covkit report: {bad}: cannot write: No such file or directory",
              "covkit report: line coverage 65.0% (13/20) is below --fail-under-line 99"], "stderr")
+    # A file of the kernel's: its temporary file cannot be created in /proc,
+    # which says "No such file or directory" for it (what covkit said).
+    rc, _, err = covkit(["report", "build", "--lcov", "/proc/version"], proj)
+    eq((rc, err), (3, ["covkit report: /proc/version: cannot write: /proc is in the kernel's proc file system, where "
+                       "no file can be created"]), "a file in /proc")
     # Below a regular file, and a directory in place of the file.
     write(f"{proj}/afile", "")
     rc, _, err = covkit(["report", "build", "--lcov", "afile/x.info"], proj)

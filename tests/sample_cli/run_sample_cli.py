@@ -176,9 +176,17 @@ def scenario_errors(args, work):
         p = run([args.covkit, "sample", command, os.path.join(work, "accuracy.c")])
         check(p.returncode == 1 and len(p.stderr.strip().splitlines()) == 1 and "accuracy.c" in p.stderr
               and "neither a recording directory" in p.stderr, f"sample {command} of a C file: {p.stderr!r}")
+    # A path that is not there: one line naming it, as every command says it
+    # (report and compare said CLI11's "DIR: Path does not exist: nonexist").
+    for argv in (["report", "nonexist"], ["compare", "nonexist", "--against", work], ["dump", "nonexist"],
+                 ["import-perf", "nonexist"]):
+        p = run([args.covkit, "sample"] + argv, cwd=work)
+        want = f"covkit sample {argv[0]}: nonexist: No such file or directory\n"
+        check((p.returncode, p.stderr) == (1, want), f"sample {' '.join(argv)}: {p.returncode} {p.stderr!r}")
     rec, _ = record(args, work, "ok.rec", plain, 10, "breakpoint")
     p = run([args.covkit, "sample", "compare", rec, "--against", work + "/nothing-here"])
-    check(p.returncode != 0 and "nothing-here" in p.stderr, f"missing truth: {p.returncode} {p.stderr!r}")
+    check((p.returncode, p.stderr) == (1, f"covkit sample compare: {work}/nothing-here: No such file or directory\n"),
+          f"missing truth: {p.returncode} {p.stderr!r}")
     empty = os.path.join(work, "empty-truth")
     os.makedirs(empty, exist_ok=True)
     p = run([args.covkit, "sample", "compare", rec, "--against", empty])

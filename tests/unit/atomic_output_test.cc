@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,6 +16,7 @@
 
 #include "test_support.h"
 #include "util/atomic_output.h"
+#include "util/file_io.h"
 
 namespace covkit {
 namespace atomic_output_test {
@@ -131,6 +133,27 @@ TEST(AtomicOutput, ALinkIsFollowedNotReplaced) {
   ASSERT_TRUE(through->commit());
   ::close(fd);
   EXPECT_EQ(slurp(redirected), "table\nlcov\n");
+}
+
+// A file of the kernel's (/proc/version): its temporary file beside it
+// cannot be created, and /proc says "No such file or directory" for that,
+// which named no real cause; the line says /proc is the kernel's.
+TEST(AtomicOutput, AFileInTheKernelsFileSystemsSaysSo) {
+  struct statfs fs {};
+  if (::statfs("/proc", &fs) != 0 || fs.f_type != 0x9fa0) GTEST_SKIP() << "no proc file system on /proc";
+  for (const char* target : {"/proc/version", "/proc/new.info", "/proc/self/status"}) {
+    auto out = util::AtomicOutput::open(target);
+    ASSERT_FALSE(out) << target;
+    EXPECT_EQ(out.error().message.find("No such file"), std::string::npos) << out.error().message;
+    EXPECT_NE(out.error().message.find("is in the kernel's proc file system, where no file can be created"),
+              std::string::npos)
+        << out.error().message;
+  }
+  EXPECT_EQ(util::AtomicOutput::open("/proc/version").error().message,
+            "/proc is in the kernel's proc file system, where no file can be created");
+  // Elsewhere the errno is the cause.
+  EXPECT_EQ(util::creation_failure("/tmp", ENOENT), "No such file or directory");
+  EXPECT_EQ(util::creation_failure("/no/such/dir", EACCES), "Permission denied");
 }
 
 }  // namespace atomic_output_test
