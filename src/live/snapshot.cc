@@ -11,6 +11,7 @@
 #include "format/gcda_writer.h"
 #include "format/gcov_tags.h"
 #include "format/gcov_version.h"
+#include "live/access_check.h"
 #include "live/proc_files.h"
 #include "live/process_maps.h"
 #include "live/process_modules.h"
@@ -44,6 +45,15 @@ Expected<Discovery> discover(pid_t at, const RemoteMemory& memory, const Snapsho
   auto maps = read_maps(at);
   if (!maps) return maps.error();
   d.maps = std::move(*maps);
+  // The maps may be readable where the memory is not (root without
+  // CAP_SYS_PTRACE and another user's process): that is a refusal, to be
+  // said as one, not "no coverage data" after every read failed.
+  for (const Mapping& m : d.maps) {
+    if (!m.readable) continue;
+    char byte;
+    if (auto r = memory.read(m.start, &byte, 1); !r && is_refusal(r.error())) return r.error();
+    break;
+  }
   d.modules = find_modules(d.maps, memory);
   for (const ModuleRoot& r : find_roots(at, d.modules, memory)) {
     const Module& m = d.modules[r.module];

@@ -551,6 +551,14 @@ def scenario_refusals(env, cc="gcc-12"):
                          str(s.pid), "-o", os.path.join(tmp, "x")], ok=False)
             check(r.returncode == 1 and "belongs to user" in r.stderr and r.stderr.count("\n") == 1, r.stderr)
             check(not os.path.exists(os.path.join(tmp, "x")), "files written for another user's process")
+            # root without CAP_SYS_PTRACE (a container's default) may not: the
+            # line says which capability and why, not "only root may".
+            r = env.run(["setpriv", "--bounding-set=-sys_ptrace", env.covkit, "live", "dump", str(s.pid), "-o",
+                         os.path.join(tmp, "z")], ok=False)
+            check(r.returncode == 1 and "covkit runs as root but without the CAP_SYS_PTRACE capability" in r.stderr
+                  and "belongs to user" in r.stderr and "only root" not in r.stderr
+                  and r.stderr.count("\n") == 1, r.stderr)
+            check(not os.path.exists(os.path.join(tmp, "z")), "files written without CAP_SYS_PTRACE")
             # root may; into the program's own files they are written as its
             # user, so that its own exit can still add to them.
             env.covkit_live("dump", str(s.pid), "-o", os.path.join(tmp, "y"))
