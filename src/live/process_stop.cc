@@ -72,7 +72,10 @@ Expected<ProcessStop> ProcessStop::stop(pid_t pid) {
       found_new = true;
       if (::ptrace(PTRACE_SEIZE, tid, nullptr, nullptr) != 0) {
         const int err = errno;  // before the /proc reads below
-        if (err == ESRCH && tid != pid) continue;  // a thread that just ended
+        // A thread that just ended: gone (ESRCH), or a zombie not yet
+        // reaped, which the kernel refuses to seize with EPERM as if access
+        // were denied (threads of a busy server come and go all the time).
+        if (tid != pid && (err == ESRCH || (err == EPERM && thread_exited(pid, tid)))) continue;
         // A main thread that ended with pthread_exit (a zombie while the
         // others run) cannot be seized and has nothing to stop.
         if (err == EPERM && tid == pid && thread_exited(pid, tid) && process_running(pid)) {

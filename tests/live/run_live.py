@@ -711,6 +711,60 @@ def scenario_main_thread_exited(env, cc="gcc-12"):
     check(r.returncode != 0 and "no process" in r.stderr, f"a dead process gave: {r.returncode} {r.stderr!r}")
 
 
+def churn(env, cc="gcc-12"):
+    """progs/churn.c, built with --coverage."""
+    if not shutil.which(cc):
+        raise Skip(f"{cc} not found")
+    root = env.dir("churn-" + cc)
+    exe = os.path.join(root, "churn")
+    env.run([cc, "--coverage", "-O1", "-pthread", "-o", exe, os.path.join(PROGS, "churn.c"), "-ldl"], cwd=root)
+    return exe
+
+
+def dump_repeatedly(env, pid, times, allowed=()):
+    """`live dump` `times` times, each within 20 s: the outcomes, counted. Any
+    failure but the `allowed` one-line errors (an end in between, say) fails."""
+    out = os.path.join(env.work, "churn-snap")
+    outcomes = {}
+    for i in range(times):
+        shutil.rmtree(out, ignore_errors=True)
+        try:
+            r = env.covkit_live("dump", str(pid), "-o", out, ok=False, timeout=20)
+        except subprocess.TimeoutExpired:
+            raise Failure(f"dump {i + 1} of a process that never holds still hung")
+        if r.returncode == 0:
+            check(len(tree_files(out)) >= 1, f"dump {i + 1}: no file")
+            key = "written"
+        else:
+            err = r.stderr.strip()
+            check(r.stderr.count("\n") == 1, f"dump {i + 1}: not one line: {r.stderr!r}")
+            key = next((a for a in allowed if a in err), None)
+            check(key is not None, f"dump {i + 1}: {err}")
+            check(not os.path.exists(out), f"dump {i + 1} failed but left {out}")
+        outcomes[key] = outcomes.get(key, 0) + 1
+    return outcomes
+
+
+def dump_churning(env, argv, times=150):
+    """Every one of `times` dumps of the process `argv` starts is written, and it runs on."""
+    p = subprocess.Popen(argv, cwd=os.path.dirname(argv[0]))
+    try:
+        time.sleep(0.3)
+        outcomes = dump_repeatedly(env, p.pid, times)
+        check(outcomes == {"written": times}, f"{argv[1]}: {outcomes}")
+        check(p.poll() is None, f"{argv[1]}: the process ended")
+    finally:
+        p.kill()
+        p.wait()
+
+
+def scenario_threads_come_and_go(env, cc="gcc-12"):
+    """Threads that start and end all the time: a thread that ended while
+    covkit seized it (a zombie, which the kernel refuses with EPERM) is no
+    refusal, every dump is written."""
+    dump_churning(env, [churn(env, cc), "threads", "3"])
+
+
 def lcov_of(env, build, *roots):
     """`covkit report`'s lcov tracefile of .gcda trees paired with the build's notes."""
     out = os.path.join(env.work, f"lcov-{len(os.listdir(env.work))}.info")
@@ -853,6 +907,7 @@ SCENARIOS = {
     "refusals": scenario_refusals,
     "exits": scenario_exits,
     "main_thread_exited": scenario_main_thread_exited,
+    "threads_come_and_go": scenario_threads_come_and_go,
     "value_profile_gcc11": lambda e: value_profile(e, "gcc-11"),
     "value_profile_gcc12": lambda e: value_profile(e, "gcc-12"),
     "report": scenario_report,
