@@ -38,7 +38,12 @@ struct Discovery {
   std::vector<Mapping> maps;
   std::vector<Module> modules;
   std::vector<ModuleSnapshot> found;
+  bool complete = true;  // false: to be found in the stop (see take_snapshot)
 };
+
+// How often a discovery while the program runs is tried before its error
+// stands (without a stop; with one, the last try is in the stop).
+constexpr int kRunningDiscoveries = 3;
 
 Expected<Discovery> discover(pid_t at, const RemoteMemory& memory, const SnapshotOptions& options) {
   Discovery d;
@@ -268,7 +273,7 @@ Expected<void> read_and_reset(pid_t at, const RemoteMemory& memory, Discovery& d
     // since, or a list that changed, is found again, now that it cannot.
     auto maps = read_maps(at);
     if (!maps) return maps.error();
-    bool same = same_maps(*maps, d.maps);
+    bool same = d.complete && same_maps(*maps, d.maps);
     if (same) {
       auto unchanged = lists_unchanged(memory, d.found);
       if (!unchanged) return unchanged.error();
@@ -308,12 +313,28 @@ Expected<Snapshot, SnapshotError> take_snapshot(pid_t pid, const SnapshotOptions
     return SnapshotError(std::move(e), SnapshotFailure::kExited);
   }
   RemoteMemory memory(*at);
+  // Discovery reads the records while the program runs: a module it loads
+  // or unloads meanwhile (dlopen, dlclose, an exec) can make a read fail or
+  // a record look damaged, and may be back at the same addresses by the
+  // time the maps are read again. Such an error is no answer: the
+  // discovery is tried again, and with a stop the last try is in the stop,
+  // where nothing moves; only what is found there (or, without a stop, on
+  // every try) is reported.
   auto d = discover(*at, memory, options);
-  if (!d) return exit_or(pid, *at, memory, d.error());
+  for (int tries = 1; !d && tries < kRunningDiscoveries; ++tries) {
+    if (process_gone(d.error()) || exiting(pid, *at, memory)) return gone();
+    d = discover(*at, memory, options);
+  }
+  if (!d && (!options.stop || process_gone(d.error()) || exiting(pid, *at, memory)))
+    return exit_or(pid, *at, memory, d.error());
+  if (!d) {
+    d = Discovery{};
+    d->complete = false;
+  }
   // Nothing found: a program without coverage, or one whose exit has
   // already detached the memory.
-  if (d->found.empty() && (d->maps.empty() || exiting(pid, *at, memory))) return gone();
-  if (d->found.empty())
+  if (d->complete && d->found.empty() && (d->maps.empty() || exiting(pid, *at, memory))) return gone();
+  if (d->complete && d->found.empty())
     return no_coverage(
         "no coverage data: no module of the process was built with --coverage (or its libgcov records are not "
         "registered yet)");

@@ -765,6 +765,13 @@ def scenario_threads_come_and_go(env, cc="gcc-12"):
     dump_churning(env, [churn(env, cc), "threads", "3"])
 
 
+def scenario_plugin_reloaded(env, cc="gcc-12"):
+    """A plugin loaded and unloaded in a loop: a module that came or went
+    while its records were read (a read that fails, a record half gone) is
+    found again in the stop, every dump is written."""
+    dump_churning(env, [churn(env, cc), "reload", Build(env, cc).plugin])
+
+
 def lcov_of(env, build, *roots):
     """`covkit report`'s lcov tracefile of .gcda trees paired with the build's notes."""
     out = os.path.join(env.work, f"lcov-{len(os.listdir(env.work))}.info")
@@ -908,6 +915,7 @@ SCENARIOS = {
     "exits": scenario_exits,
     "main_thread_exited": scenario_main_thread_exited,
     "threads_come_and_go": scenario_threads_come_and_go,
+    "plugin_reloaded": scenario_plugin_reloaded,
     "value_profile_gcc11": lambda e: value_profile(e, "gcc-11"),
     "value_profile_gcc12": lambda e: value_profile(e, "gcc-12"),
     "report": scenario_report,
