@@ -77,6 +77,13 @@ bool thread_exited(pid_t pid, pid_t tid) {
   return !alive_state(stat_state("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat"));
 }
 
+pid_t thread_tracer(pid_t pid, pid_t tid) {
+  auto status = read_proc_file("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/status");
+  if (!status) return 0;
+  size_t at = status->find("\nTracerPid:");
+  return at == std::string::npos ? 0 : pid_t(std::strtol(status->c_str() + at + 11, nullptr, 10));
+}
+
 std::vector<std::string> process_command_line(pid_t pid) {
   std::vector<std::string> words;
   auto text = read_proc_file("/proc/" + std::to_string(pid) + "/cmdline");

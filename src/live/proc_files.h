@@ -29,6 +29,9 @@ std::optional<pid_t> live_thread(pid_t pid);
 // Whether a thread of the process has exited (a zombie, or gone).
 bool thread_exited(pid_t pid, pid_t tid);
 
+// The process tracing a thread (TracerPid), 0 when none or unknown.
+pid_t thread_tracer(pid_t pid, pid_t tid);
+
 // The words of /proc/PID/cmdline (empty when the process is gone).
 std::vector<std::string> process_command_line(pid_t pid);
 

@@ -2,11 +2,15 @@
 
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "live/proc_files.h"
 
@@ -21,7 +25,11 @@ namespace {
 // waiting for one thread by its id could wait forever. A signal that arrives
 // first is handed back to the thread and the interrupt repeated. Threads that
 // died are removed from `tids`; the leader's death is the error ESRCH.
-Expected<void> wait_all_stopped(pid_t leader, std::vector<pid_t> pending, std::vector<pid_t>& tids) {
+// A thread that calls execve meanwhile takes the leader's id, the others
+// end (the former leader without a report) and its former id never reports
+// again: its exec stop (PTRACE_O_TRACEEXEC) says which id that was, and it
+// stands for every thread then; `executed` is set.
+Expected<void> wait_all_stopped(pid_t leader, std::vector<pid_t> pending, std::vector<pid_t>& tids, bool& executed) {
   auto gone = [] {
     Error e("the process exited");
     e.errno_value = ESRCH;
@@ -33,6 +41,17 @@ Expected<void> wait_all_stopped(pid_t leader, std::vector<pid_t> pending, std::v
     pid_t r = ::waitpid(-1, &status, __WALL);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) return gone();  // ECHILD: no tracee left
+    if (WIFSTOPPED(status) && (status >> 16) == PTRACE_EVENT_EXEC) {
+      unsigned long former = 0;
+      ::ptrace(PTRACE_GETEVENTMSG, r, nullptr, &former);
+      for (pid_t gone_id : {pid_t(former), r}) {
+        pending.erase(std::remove(pending.begin(), pending.end(), gone_id), pending.end());
+        tids.erase(std::remove(tids.begin(), tids.end(), gone_id), tids.end());
+      }
+      tids.push_back(r);  // stopped in its exec stop
+      executed = true;
+      continue;
+    }
     auto it = std::find(pending.begin(), pending.end(), r);
     if (WIFEXITED(status) || WIFSIGNALED(status)) {
       if (it != pending.end()) pending.erase(it);
@@ -53,6 +72,72 @@ Expected<void> wait_all_stopped(pid_t leader, std::vector<pid_t> pending, std::v
   return {};
 }
 
+// Reaps the seized threads that end while the next one is being seized.
+// A thread that calls execve kills the others and, holding the lock that
+// PTRACE_SEIZE takes, waits until each is reaped; the threads already
+// seized are reaped by their tracer only, so seizing one more would wait for
+// the exec and the exec for covkit, forever (the kernel's ptrace/exec
+// deadlock; a process whose threads exec does it a few times in a thousand
+// dumps). A helper thread, woken when a seize takes more than a moment,
+// reaps them (only exits: no stop is taken) and the seize goes on.
+class SeizeReaper {
+ public:
+  explicit SeizeReaper(const std::vector<pid_t>& seized) : seized_(seized), helper_([this] { run(); }) {}
+  ~SeizeReaper() {
+    {
+      std::lock_guard l(mu_);
+      done_ = true;
+    }
+    cv_.notify_one();
+    helper_.join();
+  }
+  // PTRACE_SEIZE of `tid`, with the exec's stop asked for. The helper reads
+  // `seized` only during a seize, so the caller changes it freely between.
+  int seize(pid_t tid) {
+    {
+      std::lock_guard l(mu_);
+      seizing_ = true;
+      since_ = std::chrono::steady_clock::now();
+    }
+    int r = ::ptrace(PTRACE_SEIZE, tid, nullptr, reinterpret_cast<void*>(PTRACE_O_TRACEEXEC));
+    int err = errno;
+    {
+      std::lock_guard l(mu_);
+      seizing_ = false;
+    }
+    errno = err;
+    return r;
+  }
+  // The threads reaped so far (taken: each is given once).
+  std::vector<pid_t> take_reaped() {
+    std::lock_guard l(mu_);
+    return std::exchange(reaped_, {});
+  }
+
+ private:
+  void run() {
+    constexpr auto kMoment = std::chrono::milliseconds(2);
+    std::unique_lock l(mu_);
+    while (!done_) {
+      cv_.wait_for(l, kMoment);
+      if (done_ || !seizing_ || std::chrono::steady_clock::now() - since_ < kMoment) continue;
+      for (pid_t tid : seized_) {
+        siginfo_t si{};
+        if (::waitid(P_PID, id_t(tid), &si, WEXITED | WNOHANG | __WALL) == 0 && si.si_pid == tid)
+          reaped_.push_back(tid);
+      }
+    }
+  }
+
+  const std::vector<pid_t>& seized_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false, seizing_ = false;
+  std::chrono::steady_clock::time_point since_{};
+  std::vector<pid_t> reaped_;
+  std::thread helper_;  // last: started once the rest is ready
+};
+
 }  // namespace
 
 Expected<ProcessStop> ProcessStop::stop(pid_t pid) {
@@ -62,6 +147,7 @@ Expected<ProcessStop> ProcessStop::stop(pid_t pid) {
   // slowest thread's way to its stop, not the sum of them (a thread that is
   // runnable but not running must first get a CPU to stop).
   pid_t ended_leader = 0;
+  SeizeReaper reaper(s.tids_);
   for (bool found_new = true; found_new;) {
     found_new = false;
     auto tids = list_threads(pid);
@@ -70,8 +156,19 @@ Expected<ProcessStop> ProcessStop::stop(pid_t pid) {
     for (pid_t tid : *tids) {
       if (std::find(s.tids_.begin(), s.tids_.end(), tid) != s.tids_.end() || tid == ended_leader) continue;
       found_new = true;
-      if (::ptrace(PTRACE_SEIZE, tid, nullptr, nullptr) != 0) {
+      int seized = reaper.seize(tid);
+      // The main thread of a process in the middle of an exec refuses for a
+      // moment: it is the former main thread, ending, or already the thread
+      // that called execve, taking its id (seized by covkit already: its
+      // exec stop tells).
+      for (int again = 0; seized != 0 && errno == EPERM && tid == pid && again < 3; ++again) {
+        if (thread_tracer(pid, tid) == ::getpid()) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        seized = reaper.seize(tid);
+      }
+      if (seized != 0) {
         const int err = errno;  // before the /proc reads below
+        if (err == EPERM && tid == pid && thread_tracer(pid, tid) == ::getpid()) continue;
         // A thread that just ended: gone (ESRCH), or a zombie not yet
         // reaped, which the kernel refuses to seize with EPERM as if access
         // were denied (threads of a busy server come and go all the time).
@@ -89,15 +186,26 @@ Expected<ProcessStop> ProcessStop::stop(pid_t pid) {
       s.tids_.push_back(tid);
       fresh.push_back(tid);
     }
+    // Threads reaped while another was seized ended (an exec killed them):
+    // no report is to come from them.
+    for (pid_t tid : reaper.take_reaped()) {
+      if (tid == pid) {
+        Error e("the process exited");
+        e.errno_value = ESRCH;
+        return e;
+      }
+      s.tids_.erase(std::remove(s.tids_.begin(), s.tids_.end(), tid), s.tids_.end());
+      fresh.erase(std::remove(fresh.begin(), fresh.end(), tid), fresh.end());
+    }
     if (s.began_ == std::chrono::steady_clock::time_point{}) s.began_ = std::chrono::steady_clock::now();
     for (pid_t tid : fresh) ::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr);
-    if (auto w = wait_all_stopped(pid, fresh, s.tids_); !w) return w.error();
+    if (auto w = wait_all_stopped(pid, fresh, s.tids_, s.executed_); !w) return w.error();
   }
   return s;
 }
 
 ProcessStop::ProcessStop(ProcessStop&& o) noexcept
-    : pid_(o.pid_), tids_(std::move(o.tids_)), began_(o.began_), resumed_(o.resumed_) {
+    : pid_(o.pid_), tids_(std::move(o.tids_)), began_(o.began_), resumed_(o.resumed_), executed_(o.executed_) {
   o.resumed_ = true;
   o.tids_.clear();
 }

@@ -33,6 +33,10 @@ class ProcessStop {
   std::chrono::nanoseconds resume();
   size_t threads() const { return tids_.size(); }
   const std::vector<pid_t>& tids() const { return tids_; }  // every thread, stopped
+  // Whether a thread called execve while the others were being stopped: the
+  // process is stopped in its new program then (one thread, at its exec
+  // stop), and what was read of the old one before the stop is stale.
+  bool executed() const { return executed_; }
 
  private:
   ProcessStop(pid_t pid) : pid_(pid) {}
@@ -40,6 +44,7 @@ class ProcessStop {
   std::vector<pid_t> tids_;  // seized and stopped
   std::chrono::steady_clock::time_point began_{};
   bool resumed_ = false;
+  bool executed_ = false;
 };
 
 }  // namespace covkit::live

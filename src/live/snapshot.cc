@@ -344,6 +344,10 @@ Expected<Snapshot, SnapshotError> take_snapshot(pid_t pid, const SnapshotOptions
   if (options.stop) {
     auto stop = ProcessStop::stop(pid);
     if (!stop) return exit_or(pid, *at, memory, stop.error());
+    // Stopped in the program it executed meanwhile, before any of that
+    // program's code ran: it has no counters yet, and the old ones are gone.
+    if (stop->executed())
+      return no_coverage("the process executed another program during the dump; nothing was written");
     snap.stopped = true;
     snap.threads = stop->threads();
     done = read_and_reset(*at, memory, *d, options, snap);
@@ -353,7 +357,9 @@ Expected<Snapshot, SnapshotError> take_snapshot(pid_t pid, const SnapshotOptions
   }
   if (!done) return exit_or(pid, *at, memory, done.error());
   if (d->found.empty())
-    return exiting(pid, *at, memory) ? gone() : no_coverage("no coverage data left: the modules were unloaded");
+    return exiting(pid, *at, memory) ? gone()
+                                     : no_coverage("no coverage data left: the modules were unloaded (or the process "
+                                                   "executed another program)");
   for (const ModuleSnapshot& m : d->found)
     for (const ObjectSnapshot& o : m.objects) snap.functions += o.record.functions.size();
   snap.modules = std::move(d->found);

@@ -91,6 +91,9 @@ Expected<std::optional<PatchSwitchResult>> switch_patched_entries(pid_t pid, boo
   // would keep the state its entries were given at its load.
   auto stop = live::ProcessStop::stop(pid);
   if (!stop) return stop.error();
+  // The table was found in the program the process ran before: its
+  // address means nothing in the new one.
+  if (stop->executed()) return Error("the process executed another program meanwhile; nothing was patched");
   auto sites = read_sites(pid, memory, **at);
   if (!sites) return sites.error();
   PatchSwitchResult result;

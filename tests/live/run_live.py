@@ -772,6 +772,28 @@ def scenario_plugin_reloaded(env, cc="gcc-12"):
     dump_churning(env, [churn(env, cc), "reload", Build(env, cc).plugin])
 
 
+def scenario_exec_during_dump(env, cc="gcc-12"):
+    """A process whose threads execute the program again every few ms: no
+    dump hangs (an exec waits for the threads covkit seized to be reaped),
+    each writes its files or says in one line why not, and the process goes
+    on."""
+    exe = churn(env, cc)
+    p = subprocess.Popen([exe, "exec", "3", "0"], cwd=os.path.dirname(exe))
+    try:
+        time.sleep(0.1)
+        # Caught inside its exec, the process may also look as if it had
+        # ended (its main thread is a zombie for a moment).
+        outcomes = dump_repeatedly(env, p.pid, 300, allowed=(
+            "executed another program", "no coverage data", "exited during the dump", "has exited"))
+        check(p.poll() is None, "the process ended")
+        gen = open(f"/proc/{p.pid}/cmdline").read().split("\0")[3]
+    finally:
+        p.kill()
+        p.wait()
+    check(outcomes.get("written", 0) >= 150, f"too few dumps written: {outcomes}")
+    print(f"exec_during_dump: {outcomes}, {gen} execs")
+
+
 def lcov_of(env, build, *roots):
     """`covkit report`'s lcov tracefile of .gcda trees paired with the build's notes."""
     out = os.path.join(env.work, f"lcov-{len(os.listdir(env.work))}.info")
@@ -916,6 +938,7 @@ SCENARIOS = {
     "main_thread_exited": scenario_main_thread_exited,
     "threads_come_and_go": scenario_threads_come_and_go,
     "plugin_reloaded": scenario_plugin_reloaded,
+    "exec_during_dump": scenario_exec_during_dump,
     "value_profile_gcc11": lambda e: value_profile(e, "gcc-11"),
     "value_profile_gcc12": lambda e: value_profile(e, "gcc-12"),
     "report": scenario_report,
