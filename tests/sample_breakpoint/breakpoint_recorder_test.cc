@@ -499,6 +499,21 @@ TEST(BreakpointRuntime, ProcessesRunningAtOnceShareTheirText) {
   EXPECT_EQ(hit[1], (Names{"early"}));         // the second: main had run in the first
 }
 
+// A program that patches its own code (mprotect, then a store) patches its
+// own copy only: with the runtime, whose text is mapped from the
+// recording's .text file, not the file (which its parent and the next run
+// of the program map too). A breakpoint on a page the program wrote is put
+// back in that copy.
+TEST_P(BreakpointHandlers, ProgramPatchingItsCodePatchesOnlyItself) {
+  BUILD_OR_SKIP(exe, "patches.c", "patches", "-pie -fPIE");
+  const std::string twice = "'" + exe + "'; r=$?; [ $r = 3 ] || exit $r; '" + exe + "'";
+  trace::ProgramEnd status;
+  auto rec = record({"/bin/sh", "-c", twice}, {exe}, &status);
+  EXPECT_TRUE(exited(status, 3));
+  Names hit = only(names(rec, rec.hits, exe), {"main", "value", "later"});
+  EXPECT_EQ(hit, (Names{"main", "value", "later"}));
+}
+
 // A program that closes every descriptor it did not open (the shared
 // text's among them): its breakpoints are still put back, through the
 // mapping, and the program runs on. Descriptors it opens after take the

@@ -155,8 +155,9 @@ static int find_site(uint64_t at, struct bp_module **out, uint32_t *index) {
 
 static int restore(const struct bp_module *m, uint64_t at, uint32_t i) {
   if (__atomic_load_n(&m->text.fd, __ATOMIC_ACQUIRE) >= 0 && cks_shared_text_restore(&m->text, at, m->orig[i])) return 1;
-  /* Private text; or shared text whose descriptor the program closed: the
-   * mprotect fallback writes through the shared mapping then. */
+  /* Private text; shared text whose page the program wrote (its own copy
+   * now) or whose descriptor it closed: /proc/self/mem writes this
+   * process's copy of the page. */
   return write_mem(at, &m->orig[i], 1, m->prot);
 }
 

@@ -114,7 +114,8 @@ struct cks_text { /* an object's text mapped from its .text file */
 CKS_FN int cks_shared_text(const char *object, const unsigned char *id, uint32_t id_size, uint64_t lo, uint64_t hi,
                            int prot, const struct cks_text_sites *sites, struct cks_text *out);
 /* Puts `byte` back at `at` in the file (so in every process mapping it);
- * async-signal-safe; 0 when the descriptor is not the file's any more. */
+ * async-signal-safe; 0 when the descriptor is not the file's any more or
+ * the page at `at` is this process's own copy (the program wrote it). */
 CKS_FN int cks_shared_text_restore(const struct cks_text *t, uint64_t at, unsigned char byte);
 CKS_FN void cks_shared_text_close(struct cks_text *t); /* the object was unloaded */
 

@@ -12,6 +12,9 @@
  *          TLB flush a page, ~4.5 ms a process for zstd's 190 pages on this
  *          VM). A trap puts the byte back in the file, so a block that ran
  *          in one process stops trapping in all of them, running or not.
+ *          The mapping is private: a page a process writes itself is its
+ *          own copy (where a byte is then put back through
+ *          /proc/self/mem), never the file's.
  *
  * Never called from a handler, but cks_shared_text_restore. */
 #include <errno.h>
@@ -118,8 +121,14 @@ CKS_FN int cks_shared_text(const char *object, const unsigned char *id, uint32_t
     return 0;
   }
   /* Mapped aside, then moved over the segment in one step: the text is
-   * never absent, and a failure leaves the original in place. */
-  void *p = mmap(NULL, hi - lo, prot, MAP_SHARED, fd, 0);
+   * never absent, and a failure leaves the original in place. Privately:
+   * a page the program never writes is the file's (shared by every
+   * process, a byte put back in the file is back in all of them), but one
+   * it writes itself (code it patches after mprotect, a debugger's
+   * breakpoint) becomes its own copy, as with the program's own text;
+   * shared, such a write went into the file, so into every other process
+   * of the recording and every later one. */
+  void *p = mmap(NULL, hi - lo, prot, MAP_PRIVATE, fd, 0);
   if (p == MAP_FAILED) {
     close(fd);
     return 0;
