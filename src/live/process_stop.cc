@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
@@ -28,8 +29,11 @@ namespace {
 // A thread that calls execve meanwhile takes the leader's id, the others
 // end (the former leader without a report) and its former id never reports
 // again: its exec stop (PTRACE_O_TRACEEXEC) says which id that was, and it
-// stands for every thread then; `executed` is set.
-Expected<void> wait_all_stopped(pid_t leader, std::vector<pid_t> pending, std::vector<pid_t>& tids, bool& executed) {
+// stands for every thread then; `executed` is set. A thread of a process
+// stopped by a signal (job control) reports its group-stop instead of the
+// interrupt: `job_stopped` is set.
+Expected<void> wait_all_stopped(pid_t leader, std::vector<pid_t> pending, std::vector<pid_t>& tids, bool& executed,
+                                bool& job_stopped) {
   auto gone = [] {
     Error e("the process exited");
     e.errno_value = ESRCH;
@@ -61,6 +65,7 @@ Expected<void> wait_all_stopped(pid_t leader, std::vector<pid_t> pending, std::v
     }
     if (!WIFSTOPPED(status) || it == pending.end()) continue;
     if ((status >> 16) == PTRACE_EVENT_STOP) {
+      if (WSTOPSIG(status) != SIGTRAP) job_stopped = true;  // SIGSTOP, SIGTSTP...: a group-stop
       pending.erase(it);
       continue;
     }
@@ -199,13 +204,14 @@ Expected<ProcessStop> ProcessStop::stop(pid_t pid) {
     }
     if (s.began_ == std::chrono::steady_clock::time_point{}) s.began_ = std::chrono::steady_clock::now();
     for (pid_t tid : fresh) ::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr);
-    if (auto w = wait_all_stopped(pid, fresh, s.tids_, s.executed_); !w) return w.error();
+    if (auto w = wait_all_stopped(pid, fresh, s.tids_, s.executed_, s.job_stopped_); !w) return w.error();
   }
   return s;
 }
 
 ProcessStop::ProcessStop(ProcessStop&& o) noexcept
-    : pid_(o.pid_), tids_(std::move(o.tids_)), began_(o.began_), resumed_(o.resumed_), executed_(o.executed_) {
+    : pid_(o.pid_), tids_(std::move(o.tids_)), began_(o.began_), resumed_(o.resumed_), executed_(o.executed_),
+      job_stopped_(o.job_stopped_) {
   o.resumed_ = true;
   o.tids_.clear();
 }

@@ -37,6 +37,10 @@ class ProcessStop {
   // process is stopped in its new program then (one thread, at its exec
   // stop), and what was read of the old one before the stop is stale.
   bool executed() const { return executed_; }
+  // Whether the process was stopped by a signal (SIGSTOP, SIGTSTP...) when
+  // it was seized: detached, it stays stopped; a caller that goes on
+  // tracing it keeps it so with PTRACE_LISTEN instead of PTRACE_CONT.
+  bool job_stopped() const { return job_stopped_; }
 
  private:
   ProcessStop(pid_t pid) : pid_(pid) {}
@@ -45,6 +49,7 @@ class ProcessStop {
   std::chrono::steady_clock::time_point began_{};
   bool resumed_ = false;
   bool executed_ = false;
+  bool job_stopped_ = false;
 };
 
 }  // namespace covkit::live

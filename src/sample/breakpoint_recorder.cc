@@ -88,7 +88,9 @@ class Recorder {
   // Attached: `tids`, every thread of `pid`, seized and stopped; followed
   // until `stop` says so (or the process ends), then detached, the text
   // as it was.
-  format::SampleRecording attach(pid_t pid, const std::vector<pid_t>& tids, trace::ProgramEnd* end,
+  // `job_stopped`: the process was stopped by a signal when seized (it
+  // stays so: see keep_stopped).
+  format::SampleRecording attach(pid_t pid, const std::vector<pid_t>& tids, bool job_stopped, trace::ProgramEnd* end,
                                  const std::function<bool()>& stop,
                                  const std::function<void(size_t, size_t)>& attached);
   bool root_ended() const { return root_ended_; }
@@ -111,6 +113,13 @@ class Recorder {
   }
   void warn(std::string message) { recording_.warnings.push_back(std::move(message)); }
   void resume(pid_t tid, int sig) { ::ptrace(PTRACE_CONT, tid, nullptr, reinterpret_cast<void*>(intptr_t(sig))); }
+  // A thread in a group-stop (the process stopped by SIGSTOP, SIGTSTP...):
+  // PTRACE_CONT would end the stop the program's user asked for. A seized
+  // thread listens instead: it stays stopped, and its SIGCONT is reported
+  // (an event stop, then resumed). One attached with PTRACE_TRACEME cannot.
+  void keep_stopped(pid_t tid) {
+    if (!seized_ || ::ptrace(PTRACE_LISTEN, tid, nullptr, nullptr) != 0) resume(tid, 0);
+  }
 
   const BreakpointProvider& provider_;
   const BreakpointOptions& options_;
@@ -232,8 +241,8 @@ std::shared_ptr<AddressSpace> Recorder::start_image(pid_t tid) {
   return std::make_shared<AddressSpace>(tid, recording_.images.back().id);
 }
 
-format::SampleRecording Recorder::attach(pid_t pid, const std::vector<pid_t>& tids, trace::ProgramEnd* end,
-                                         const std::function<bool()>& stop,
+format::SampleRecording Recorder::attach(pid_t pid, const std::vector<pid_t>& tids, bool job_stopped,
+                                         trace::ProgramEnd* end, const std::function<bool()>& stop,
                                          const std::function<void(size_t, size_t)>& attached) {
   seized_ = true;
   auto space = start_image(pid);
@@ -241,7 +250,7 @@ format::SampleRecording Recorder::attach(pid_t pid, const std::vector<pid_t>& ti
   if (options_.libraries) plant_linker_hook(pid, *space);
   scan_modules(pid, *space);
   if (attached) attached(tids.size(), recording_.planted.size());
-  for (pid_t tid : tids) resume(tid, 0);
+  for (pid_t tid : tids) job_stopped ? keep_stopped(tid) : resume(tid, 0);
   return loop(pid, end, &stop);
 }
 
@@ -434,7 +443,7 @@ format::SampleRecording Recorder::loop(pid_t root, trace::ProgramEnd* end, const
       // the signal again would be ignored anyway.
       siginfo_t info;
       if (::ptrace(PTRACE_GETSIGINFO, tid, nullptr, &info) != 0 && errno == EINVAL) {
-        resume(tid, 0);
+        keep_stopped(tid);
         continue;
       }
     }
@@ -473,13 +482,14 @@ Expected<format::SampleRecording> record_breakpoints_attached(
     return Error(fmt::format("cannot attach to process {}: {}{}", pid, stop.error().message,
                              err == EPERM ? " (another user's, or traced by a debugger already?)" : ""));
   }
+  const bool job_stopped = stop->job_stopped();
   std::vector<pid_t> tids = stop->keep();
   for (pid_t tid : tids) ::ptrace(PTRACE_SETOPTIONS, tid, nullptr, reinterpret_cast<void*>(kAttachOptions));
   AttachSignals signals;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds < 0 ? 0 : seconds);
   Recorder recorder(provider, options);
   trace::ProgramEnd end;
-  format::SampleRecording recording = recorder.attach(pid, tids, &end, [&] {
+  format::SampleRecording recording = recorder.attach(pid, tids, job_stopped, &end, [&] {
     return signals.stop_requested() || (seconds >= 0 && std::chrono::steady_clock::now() >= deadline);
   }, [&](size_t threads, size_t planted) {
     if (attached) attached(threads, planted);

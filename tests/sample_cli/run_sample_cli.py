@@ -11,10 +11,12 @@ Exit 77 (skip) when gcc-12 is missing."""
 import argparse
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -262,6 +264,74 @@ def scenario_attach(args, work):
         check(p.returncode == 1 and words in p.stderr and p.stderr.count("\n") == 1,
               f"record {' '.join(argv)}: exit {p.returncode}, {p.stderr!r}")
         check(not os.path.exists(os.path.join(work, "refused.rec")), f"record {' '.join(argv)} left a directory")
+
+
+def thread_states(pid):
+    """The state letters of the process's threads."""
+    states = set()
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                states.add(f.read().rsplit(")", 1)[1].split()[0])
+        except FileNotFoundError:
+            pass
+    return states
+
+
+def settled_stopped(pid):
+    """Whether the process is stopped, given the moment a thread let go by a
+    tracer takes to get back into its group-stop (R, then T)."""
+    for _ in range(300):
+        if thread_states(pid) == {"T"}:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def scenario_attach_stopped(args, work):
+    """--pid on a process its user stopped (SIGSTOP): it stays stopped while
+    attached (no block of it runs), runs while a SIGCONT has it run, and is
+    still stopped once covkit detaches."""
+    src = os.path.join(work, "attached.c")
+    shutil.copy(os.path.join(HERE, "progs", "attached.c"), src)
+    exe = os.path.join(work, "attached")
+    subprocess.run(["gcc-12", "-O2", "-g", "-pthread", "-o", exe, src], check=True, cwd=work)
+    prog = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+    try:
+        prog.stdin.write("a\n")
+        prog.stdin.flush()
+        check(prog.stdout.readline().strip() == "done a 0", "attach_stopped: no answer to 'a'")
+        os.kill(prog.pid, signal.SIGSTOP)
+        check(settled_stopped(prog.pid), f"attach_stopped: not stopped: {thread_states(prog.pid)}")
+        prog.stdin.write("b\n")  # read once it runs again
+        prog.stdin.flush()
+        rec = os.path.join(work, "stopped.rec")
+        p = run([args.covkit, "sample", "record", "--mode", "breakpoint", "--pid", str(prog.pid), "--for", "700ms",
+                 "-o", rec])
+        check(p.returncode == 0, f"attach_stopped: covkit exited {p.returncode}: {p.stderr!r}")
+        check(settled_stopped(prog.pid), f"attach_stopped: after detaching: {thread_states(prog.pid)}")
+        check(not select.select([prog.stdout], [], [], 0)[0], "attach_stopped: the stopped process ran while attached")
+        check(" 0 of " in p.stderr, f"attach_stopped: blocks ran while stopped: {p.stderr!r}")
+        # SIGCONT while attached: it runs (and is recorded), then stops again.
+        rec2 = os.path.join(work, "continued.rec")
+        cov = subprocess.Popen([args.covkit, "sample", "record", "--mode", "breakpoint", "--pid", str(prog.pid),
+                                "--for", "3s", "-o", rec2], stderr=subprocess.PIPE, text=True)
+        check("attached to process" in cov.stderr.readline(), "attach_stopped: covkit did not attach")
+        os.kill(prog.pid, signal.SIGCONT)
+        check(prog.stdout.readline().strip() == "done b 0", "attach_stopped: no answer to 'b' after SIGCONT")
+        os.kill(prog.pid, signal.SIGSTOP)
+        _, err = cov.communicate(timeout=60)
+        check(cov.returncode == 0, f"attach_stopped: covkit exited {cov.returncode}: {err!r}")
+        check(" 0 of " not in err, f"attach_stopped: nothing recorded after SIGCONT: {err!r}")
+        check(settled_stopped(prog.pid), f"attach_stopped: after SIGSTOP: {thread_states(prog.pid)}")
+        os.kill(prog.pid, signal.SIGCONT)
+        prog.stdin.write("q\n")
+        prog.stdin.flush()
+        check(prog.wait(timeout=30) == 0, f"attach_stopped: the program exited {prog.returncode}")
+    finally:
+        if prog.poll() is None:
+            prog.kill()
+            prog.wait()
 
 
 def function_addresses(binary):
@@ -513,7 +583,8 @@ def scenario_inlined(args, work):
     check(functions.get("shout") == 0, f"inlined: shout never ran but counts {functions.get('shout')}")
 
 
-SCENARIOS = {"attach": scenario_attach, "breakpoint": scenario_breakpoint, "branch": scenario_branch,
+SCENARIOS = {"attach": scenario_attach, "attach_stopped": scenario_attach_stopped,
+             "breakpoint": scenario_breakpoint, "branch": scenario_branch,
              "pc": scenario_pc, "errors": scenario_errors, "stripped": scenario_stripped,
              "import_perf": scenario_import_perf, "import_perf_data": scenario_import_perf_data,
              "inlined": scenario_inlined}
