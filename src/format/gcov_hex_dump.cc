@@ -43,6 +43,9 @@ Expected<ParsedLine> parse_fields(std::string_view s) {
   if (s.size() < 9 || s[8] != ':') return Error("no ':' after the offset");
   size_t at = 9;
   while (at < s.size() && s[at] != ':') {
+    // Said here, not after the loop: the caller hands over no more of a line
+    // than 255 bytes take (kFieldsMax), so a longer one looks cut off there.
+    if (line.data.size() == 255) return Error("more than 255 bytes on one line (at most 255)");
     if (at + 1 == s.size()) return Error("the line ends inside the data (cut off?)");
     auto b = hex_byte(s, at);
     if (!b) return Error(fmt::format("the data is not pairs of hex digits (at column {} after the marker)", at + 1));
@@ -51,7 +54,6 @@ Expected<ParsedLine> parse_fields(std::string_view s) {
     at += 2;
   }
   if (at >= s.size()) return Error("no ':' after the data (the line was cut off?)");
-  if (line.data.size() > 255) return Error(fmt::format("{} bytes on one line (at most 255)", line.data.size()));
   auto check = hex_byte(s, at + 1);
   if (!check) return Error("no check digits after the data (the line was cut off?)");
   if (*check != sum)

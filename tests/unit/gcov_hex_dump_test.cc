@@ -85,6 +85,12 @@ TEST(GcovHexDump, LostRepeatedOrGarbledLinesAreErrors) {
   EXPECT_EQ(error_of(lines[0] + lines[1].substr(0, 41) + "\n"),
             "corrupt at byte 83: line 2: no ':' after the data (the line was cut off?)");
   EXPECT_EQ(error_of(":gcov:0000zz00::00\n"), "corrupt at byte 0: line 1: the offset is not 8 hex digits");
+  // 256 and 300 data bytes: too long, whatever the rest of the line holds.
+  for (size_t n : {256u, 300u})
+    EXPECT_EQ(error_of(":gcov:00000000:" + std::string(2 * n, '0') + ":00\n"),
+              "corrupt at byte 0: line 1: more than 255 bytes on one line (at most 255)");
+  const std::string full = encode_hex_line(0, std::string(255, 'x'));  // the longest line is read
+  EXPECT_TRUE(decode_hex_dump(full + "\n" + encode_hex_line(255, "") + "\n").has_value());
   EXPECT_EQ(error_of(":gcov:00000000:abc:00\n"),
             "corrupt at byte 0: line 1: the data is not pairs of hex digits (at column 12 after the marker)");
 }
