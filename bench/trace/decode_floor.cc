@@ -6,16 +6,14 @@
 // before it is decoded). Used by bench/trace_decode_floor.sh.
 //
 //   decode_floor FILE.ckt [REPEATS]  ->  "events N ns_per_event X" (best of REPEATS)
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include "stream_map.h"
 
 namespace {
 
@@ -97,20 +95,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 5;
-  const int fd = ::open(argv[1], O_RDONLY);
-  struct stat st {};
-  if (fd < 0 || ::fstat(fd, &st) != 0 || st.st_size < 64) {
-    std::fprintf(stderr, "%s: cannot read\n", argv[1]);
-    return 2;
-  }
-  void* map = ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-  if (map == MAP_FAILED) return 2;
-  const auto* data = static_cast<const uint8_t*>(map);
+  MappedStream stream;
+  if (!map_stream(argv[1], stream)) return 2;
   double best = 0;
   Pass pass;
   for (int r = 0; r < repeats; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
-    pass = decode(data, size_t(st.st_size));
+    pass = decode(stream.data, stream.size);
     const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
     if (r == 0 || ns < best) best = ns;
   }

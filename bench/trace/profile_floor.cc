@@ -10,16 +10,14 @@
 //
 //   profile_floor FILE.ckt [REPEATS]
 //     -> "events N ns_per_event_converted X ns_per_event_ticks Y calls C"
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include "stream_map.h"
 
 namespace {
 
@@ -151,20 +149,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 5;
-  const int fd = ::open(argv[1], O_RDONLY);
-  struct stat st {};
-  if (fd < 0 || ::fstat(fd, &st) != 0 || st.st_size < 64) {
-    std::fprintf(stderr, "%s: cannot read\n", argv[1]);
-    return 2;
-  }
-  // A stream of one thread that ended: the tail past the data is zeros,
-  // and a zero byte ends the loop before any read past the file.
-  void* map = ::mmap(nullptr, size_t(st.st_size) + 64, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-  if (map == MAP_FAILED) return 2;
-  const auto* data = static_cast<const uint8_t*>(map);
+  MappedStream stream;
+  if (!map_stream(argv[1], stream)) return 2;
   Result converted, ticks;
-  const double c = best_ns_per_event<true>(data, size_t(st.st_size), repeats, converted);
-  const double t = best_ns_per_event<false>(data, size_t(st.st_size), repeats, ticks);
+  const double c = best_ns_per_event<true>(stream.data, stream.size, repeats, converted);
+  const double t = best_ns_per_event<false>(stream.data, stream.size, repeats, ticks);
   std::printf("events %llu ns_per_event_converted %.2f ns_per_event_ticks %.2f calls %llu checksum %llu\n",
               (unsigned long long)converted.events, c, t, (unsigned long long)converted.calls,
               (unsigned long long)(converted.checksum ^ ticks.checksum));

@@ -92,6 +92,20 @@ model::LineCov line(uint32_t number, int64_t count) {
   return l;
 }
 
+// A project of two-line files whose sources are nowhere: line 1 covered
+// or not, line 2 covered.
+model::ProjectCov two_line_files(const TempDir& dir, std::initializer_list<std::pair<const char*, int>> files) {
+  model::ProjectCov p;
+  for (auto [path, covered] : files) {
+    model::FileCov f;
+    f.path = path;
+    f.absolute_path = dir / "nowhere.c";
+    f.lines = {line(1, covered), line(2, 1)};
+    p.files.push_back(f);
+  }
+  return p;
+}
+
 model::BranchCov branch(int64_t count, bool is_throw = false) {
   model::BranchCov b;
   b.count = count;
@@ -379,15 +393,8 @@ TEST(HtmlSite, LargeFileHasEveryRow) {
 // directories come first in the index.
 TEST(HtmlSite, DirectoryPagesNestAndLink) {
   TempDir tmp;
-  model::ProjectCov p;
-  for (auto [path, covered] : {std::pair{"/opt/dep/q.c", 0}, {"/usr/include/z.h", 1}, {"a.c", 1}, {"src/core/a.c", 1},
-                               {"src/core/io/b.c", 0}, {"src/x.c", 1}}) {
-    model::FileCov f;
-    f.path = path;
-    f.absolute_path = tmp / "nowhere.c";
-    f.lines = {line(1, covered), line(2, 1)};
-    p.files.push_back(f);
-  }
+  model::ProjectCov p = two_line_files(tmp, {{"/opt/dep/q.c", 0}, {"/usr/include/z.h", 1}, {"a.c", 1},
+                                             {"src/core/a.c", 1}, {"src/core/io/b.c", 0}, {"src/x.c", 1}});
   const std::string site = tmp / "site";
   ASSERT_TRUE(written(write_html_site(p, HtmlOptions{}, site)));
   for (const char* d : {"src", "src/core", "src/core/io", "/opt/dep", "/usr/include"})
@@ -441,14 +448,7 @@ TEST(HtmlSite, DirectoryPagesNestAndLink) {
 // only src's own file (1/1) while src's page said 3 of 4.
 TEST(HtmlSite, ADirectoryCountsItsSubtreeOnEveryPage) {
   TempDir tmp;
-  model::ProjectCov p;
-  for (auto [path, covered] : {std::pair{"src/a.c", 1}, {"src/sub/b.c", 0}, {"src/sub/deep/c.c", 1}}) {
-    model::FileCov f;
-    f.path = path;
-    f.absolute_path = tmp / "nowhere.c";
-    f.lines = {line(1, covered), line(2, 1)};
-    p.files.push_back(f);
-  }
+  model::ProjectCov p = two_line_files(tmp, {{"src/a.c", 1}, {"src/sub/b.c", 0}, {"src/sub/deep/c.c", 1}});
   const std::string site = tmp / "site";
   ASSERT_TRUE(written(write_html_site(p, HtmlOptions{}, site)));
   const std::string index = slurp(site + "/index.html");
