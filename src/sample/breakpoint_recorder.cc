@@ -47,7 +47,6 @@ struct ModuleData {
 
 struct Thread {
   std::shared_ptr<AddressSpace> space;  // null until the first exec
-  bool fresh = false;                   // its start-up SIGSTOP is still to come
 };
 
 // Whether SIGTRAP's bit is set in a signal mask line of the thread's status
@@ -114,11 +113,11 @@ class Recorder {
   void warn(std::string message) { recording_.warnings.push_back(std::move(message)); }
   void resume(pid_t tid, int sig) { ::ptrace(PTRACE_CONT, tid, nullptr, reinterpret_cast<void*>(intptr_t(sig))); }
   // A thread in a group-stop (the process stopped by SIGSTOP, SIGTSTP...):
-  // PTRACE_CONT would end the stop the program's user asked for. A seized
-  // thread listens instead: it stays stopped, and its SIGCONT is reported
-  // (an event stop, then resumed). One attached with PTRACE_TRACEME cannot.
+  // PTRACE_CONT would end the stop the program's user asked for. Every
+  // thread is seized (launched or attached), so it listens instead: it
+  // stays stopped, and its SIGCONT is reported (an event stop, then resumed).
   void keep_stopped(pid_t tid) {
-    if (!seized_ || ::ptrace(PTRACE_LISTEN, tid, nullptr, nullptr) != 0) resume(tid, 0);
+    if (::ptrace(PTRACE_LISTEN, tid, nullptr, nullptr) != 0) resume(tid, 0);
   }
 
   const BreakpointProvider& provider_;
@@ -129,7 +128,6 @@ class Recorder {
   std::map<std::string, ModuleData> modules_;
   std::set<std::pair<uint32_t, uint64_t>> hit_, planted_;
   bool root_ended_ = false;
-  bool seized_ = false;     // attached: new tasks start with an event stop, not SIGSTOP
   bool detaching_ = false;  // new tasks stay stopped
 };
 
@@ -223,7 +221,7 @@ void Recorder::on_exec(pid_t tid) {
   // A thread other than the leader exec'd: it has taken the leader's id.
   if (pid_t(former) != tid) threads_.erase(pid_t(former));
   auto space = start_image(tid);
-  threads_[tid] = Thread{space, false};
+  threads_[tid] = Thread{space};
 
   // The linker's hook first: its code is read to check its shape before
   // the plan may patch an int3 over it (the plan's own site there is then
@@ -244,9 +242,8 @@ std::shared_ptr<AddressSpace> Recorder::start_image(pid_t tid) {
 format::SampleRecording Recorder::attach(pid_t pid, const std::vector<pid_t>& tids, bool job_stopped,
                                          trace::ProgramEnd* end, const std::function<bool()>& stop,
                                          const std::function<void(size_t, size_t)>& attached) {
-  seized_ = true;
   auto space = start_image(pid);
-  for (pid_t tid : tids) threads_[tid] = Thread{space, false};
+  for (pid_t tid : tids) threads_[tid] = Thread{space};
   if (options_.libraries) plant_linker_hook(pid, *space);
   scan_modules(pid, *space);
   if (attached) attached(tids.size(), recording_.planted.size());
@@ -346,7 +343,7 @@ void Recorder::on_new_task(pid_t parent, pid_t child, int event) {
   // (until it execs) share the parent's.
   if (space && event == PTRACE_EVENT_FORK) space = std::shared_ptr<AddressSpace>(space->fork_copy(child));
   bool stopped = early_stops_.erase(child) > 0;
-  threads_[child] = Thread{space, !stopped && !seized_};
+  threads_[child] = Thread{space};
   if (stopped && !detaching_) resume(child, 0);
 }
 
@@ -419,6 +416,12 @@ format::SampleRecording Recorder::loop(pid_t root, trace::ProgramEnd* end, const
       early_stops_.insert(tid);  // resumed when its parent's event comes
       continue;
     }
+    if (event == PTRACE_EVENT_STOP && sig != SIGTRAP) {
+      // A group-stop (SIGSTOP, SIGTSTP...): the stop signal's effect, which
+      // a seized thread reports as an event stop. It stays stopped.
+      keep_stopped(tid);
+      continue;
+    }
     if (sig == SIGTRAP && event != 0) {
       if (event == PTRACE_EVENT_EXEC) {
         on_exec(tid);
@@ -429,23 +432,9 @@ format::SampleRecording Recorder::loop(pid_t root, trace::ProgramEnd* end, const
       resume(tid, 0);
       continue;
     }
-    if (sig == SIGSTOP && it->second.fresh) {
-      it->second.fresh = false;
-      resume(tid, 0);
-      continue;
-    }
     if (sig == SIGTRAP && on_trap(tid)) {
       resume(tid, 0);
       continue;
-    }
-    if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
-      // A group-stop (no siginfo) is already the signal's effect; passing
-      // the signal again would be ignored anyway.
-      siginfo_t info;
-      if (::ptrace(PTRACE_GETSIGINFO, tid, nullptr, &info) != 0 && errno == EINVAL) {
-        keep_stopped(tid);
-        continue;
-      }
     }
     if (sig == SIGTRAP && it->second.space && catches_sigtrap(tid)) it->second.space->watch_sigtrap = true;
     resume(tid, sig);  // the program's own signal, unchanged

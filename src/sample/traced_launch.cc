@@ -1,8 +1,8 @@
 #include "sample/traced_launch.h"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/ptrace.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,52 +35,55 @@ Expected<pid_t> launch_traced(std::span<const std::string> argv) {
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
 
-  // The child reports a failed exec through this pipe; a successful exec
-  // closes it (close-on-exec) before the exec stop, so the parent reads EOF.
-  int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return Error(fmt::format("{}: cannot start: {}", program, std::strerror(errno)));
+  // One socket pair, both ways: the parent sends a byte once it has seized
+  // the child, which waits for it before its exec; the child reports a
+  // failed exec back, and a successful exec closes its end (close-on-exec)
+  // before the exec stop, so the parent reads EOF.
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+    return Error(fmt::format("{}: cannot start: {}", program, std::strerror(errno)));
   pid_t pid = ::fork();
   if (pid < 0) {
     int err = errno;
-    ::close(pipe_fds[0]);
-    ::close(pipe_fds[1]);
+    ::close(fds[0]);
+    ::close(fds[1]);
     return Error(fmt::format("{}: cannot start: {}", program, std::strerror(err)));
   }
   if (pid == 0) {
-    // Only async-signal-safe calls from here on. The stop lets the parent
-    // set its options before the exec, so the exec is reported as an event.
-    ::close(pipe_fds[0]);
+    // Only async-signal-safe calls from here on. No byte (covkit gone, or
+    // it could not trace): nothing is run untraced.
+    ::close(fds[0]);
     ::signal(SIGINT, SIG_DFL);  // the recorder ignores them while the program runs
     ::signal(SIGQUIT, SIG_DFL);
-    int err = 0;
-    if (::ptrace(PTRACE_TRACEME, 0, nullptr, nullptr) != 0 || ::raise(SIGSTOP) != 0) {
-      err = errno;
-    } else {
-      ::execvp(args[0], args.data());
-      err = errno;
+    char go = 0;
+    ssize_t n;
+    while ((n = ::read(fds[1], &go, 1)) < 0 && errno == EINTR) {
     }
-    (void)!::write(pipe_fds[1], &err, sizeof err);
+    if (n != 1) ::_exit(127);
+    ::execvp(args[0], args.data());
+    int err = errno;
+    (void)!::write(fds[1], &err, sizeof err);
     ::_exit(127);
   }
-  ::close(pipe_fds[1]);
-  int status = 0;
-  pid_t got;
-  while ((got = ::waitpid(pid, &status, __WALL)) < 0 && errno == EINTR) {
-  }
+  ::close(fds[1]);
+  // Seized, not PTRACE_TRACEME'd: a stop signal (SIGSTOP, Ctrl-Z) then
+  // leaves the program in a group-stop that the recorder can keep
+  // (PTRACE_LISTEN) until SIGCONT, as for an attached process. The options
+  // are set before the exec, so the exec is reported as an event.
   std::string why;
-  if (got != pid || !WIFSTOPPED(status) || WSTOPSIG(status) != SIGSTOP)
-    why = "it did not stop for the tracer";
-  else if (::ptrace(PTRACE_SETOPTIONS, pid, nullptr, reinterpret_cast<void*>(kOptions)) != 0 ||
-           ::ptrace(PTRACE_CONT, pid, nullptr, nullptr) != 0)
+  const char go = 1;
+  if (::ptrace(PTRACE_SEIZE, pid, nullptr, reinterpret_cast<void*>(kOptions)) != 0)
     why = fmt::format("cannot trace it: {}", std::strerror(errno));
+  else if (::send(fds[0], &go, 1, MSG_NOSIGNAL) != 1)
+    why = "it did not wait for the tracer";
   int child_errno = 0;
   if (why.empty()) {
     ssize_t n;
-    while ((n = ::read(pipe_fds[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR) {
+    while ((n = ::read(fds[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR) {
     }
     if (n == ssize_t(sizeof child_errno)) why = std::strerror(child_errno);
   }
-  ::close(pipe_fds[0]);
+  ::close(fds[0]);
   if (!why.empty()) {
     reap(pid);
     Error e(fmt::format("{}: cannot run: {}", program, why));

@@ -14,8 +14,11 @@ namespace covkit::sample {
 
 // Forks, execs argv[0] (searched in PATH) with argv and returns its pid once
 // the exec has succeeded; the program is then in (or about to report) its
-// PTRACE_EVENT_EXEC stop, before its first instruction. The error names the
-// program and why it could not be started (nothing is left running then).
+// PTRACE_EVENT_EXEC stop, before its first instruction. It is seized
+// (PTRACE_SEIZE), as an attached process is: its new tasks start with an
+// event stop, and a group-stop can be kept with PTRACE_LISTEN. The error
+// names the program and why it could not be started (nothing is left
+// running then).
 Expected<pid_t> launch_traced(std::span<const std::string> argv);
 
 }  // namespace covkit::sample

@@ -312,14 +312,17 @@ def scenario_attach_stopped(args, work):
         check(settled_stopped(prog.pid), f"attach_stopped: after detaching: {thread_states(prog.pid)}")
         check(not select.select([prog.stdout], [], [], 0)[0], "attach_stopped: the stopped process ran while attached")
         check(" 0 of " in p.stderr, f"attach_stopped: blocks ran while stopped: {p.stderr!r}")
-        # SIGCONT while attached: it runs (and is recorded), then stops again.
+        # SIGCONT while attached: it runs (and is recorded); a SIGSTOP then
+        # stops it again, while attached too.
         rec2 = os.path.join(work, "continued.rec")
         cov = subprocess.Popen([args.covkit, "sample", "record", "--mode", "breakpoint", "--pid", str(prog.pid),
-                                "--for", "3s", "-o", rec2], stderr=subprocess.PIPE, text=True)
+                                "--for", "60s", "-o", rec2], stderr=subprocess.PIPE, text=True)
         check("attached to process" in cov.stderr.readline(), "attach_stopped: covkit did not attach")
         os.kill(prog.pid, signal.SIGCONT)
         check(prog.stdout.readline().strip() == "done b 0", "attach_stopped: no answer to 'b' after SIGCONT")
         os.kill(prog.pid, signal.SIGSTOP)
+        check(held_stopped(prog.pid, 0.5), f"attach_stopped: SIGSTOP while attached: {thread_states(prog.pid)}")
+        cov.send_signal(signal.SIGINT)  # detach
         _, err = cov.communicate(timeout=60)
         check(cov.returncode == 0, f"attach_stopped: covkit exited {cov.returncode}: {err!r}")
         check(" 0 of " not in err, f"attach_stopped: nothing recorded after SIGCONT: {err!r}")
@@ -332,6 +335,88 @@ def scenario_attach_stopped(args, work):
         if prog.poll() is None:
             prog.kill()
             prog.wait()
+
+
+def child_pid(parent):
+    """The pid of the one child of `parent` (the program covkit runs)."""
+    for _ in range(1000):
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat") as f:
+                        if int(f.read().rsplit(")", 1)[1].split()[1]) == parent:
+                            return int(entry)
+                except (FileNotFoundError, ProcessLookupError):
+                    pass
+        time.sleep(0.01)
+    raise Failure(f"process {parent} has no child")
+
+
+def answer(out, seconds):
+    """The next line of `out`, or None when none comes within `seconds`."""
+    return out.readline().strip() if select.select([out], [], [], seconds)[0] else None
+
+
+def held_stopped(pid, seconds):
+    """Whether every thread of the process is stopped (T; t under a tracer)
+    within 3 s, and stays so for `seconds`."""
+    for _ in range(300):
+        if thread_states(pid) <= {"T", "t"}:
+            break
+        time.sleep(0.01)
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if not thread_states(pid) <= {"T", "t"}:
+            return False
+        time.sleep(0.02)
+    return thread_states(pid) <= {"T", "t"}
+
+
+def scenario_launch_stopped(args, work):
+    """A program covkit runs under ptrace (--breakpoint-handler ptrace) and
+    its user stops (SIGSTOP, or Ctrl-Z: SIGTSTP to the whole job) stays
+    stopped until SIGCONT, as it would without covkit, and the recording is
+    complete: what it ran after the SIGCONT (a thread and a forked child
+    too) is in it."""
+    src = os.path.join(work, "attached.c")
+    shutil.copy(os.path.join(HERE, "progs", "attached.c"), src)
+    exe = os.path.join(work, "attached")
+    subprocess.run(["gcc-12", "-O2", "-g", "-pthread", "-o", exe, src], check=True, cwd=work)
+    rec = os.path.join(work, "launched.rec")
+    # A job of its own in this session, as a shell makes one, for Ctrl-Z.
+    cov = subprocess.Popen([args.covkit, "sample", "record", "--mode", "breakpoint", "--breakpoint-handler", "ptrace",
+                            "-o", rec, "--", exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, bufsize=1, process_group=0)
+    try:
+        def command(c):
+            cov.stdin.write(c + "\n")
+            cov.stdin.flush()
+        command("a")
+        check(answer(cov.stdout, 60) == "done a 0", "launch_stopped: no answer to 'a'")
+        prog = child_pid(cov.pid)
+        os.kill(prog, signal.SIGSTOP)
+        command("b")  # read once it runs again
+        check(held_stopped(prog, 0.7), f"launch_stopped: SIGSTOP did not stop it: {thread_states(prog)}")
+        check(answer(cov.stdout, 0) is None, "launch_stopped: the stopped program ran")
+        os.kill(prog, signal.SIGCONT)
+        check(answer(cov.stdout, 60) == "done b 0", "launch_stopped: no answer to 'b' after SIGCONT")
+        # Ctrl-Z: covkit stops too, and both go on at the SIGCONT of `fg`.
+        os.killpg(cov.pid, signal.SIGTSTP)
+        command("c")
+        check(held_stopped(prog, 0.7), f"launch_stopped: SIGTSTP did not stop it: {thread_states(prog)}")
+        check(answer(cov.stdout, 0) is None, "launch_stopped: the program ran after SIGTSTP")
+        os.killpg(cov.pid, signal.SIGCONT)
+        check(answer(cov.stdout, 60) == "done c 0", "launch_stopped: no answer to 'c' after SIGCONT")
+        command("q")
+        _, err = cov.communicate(timeout=60)
+        check(cov.returncode == 0, f"launch_stopped: covkit exited {cov.returncode}: {err!r}")
+    finally:
+        if cov.poll() is None:
+            os.killpg(cov.pid, signal.SIGKILL)
+            cov.wait()
+    _, funcs = report_functions(args, rec, work, "launched")
+    for name in ("before", "during", "in_thread", "in_child", "after"):
+        check(funcs.get(name, (0, 0, 0))[1] > 0, f"launch_stopped: {name}() not recorded: {funcs.get(name)}")
 
 
 def function_addresses(binary):
@@ -584,6 +669,7 @@ def scenario_inlined(args, work):
 
 
 SCENARIOS = {"attach": scenario_attach, "attach_stopped": scenario_attach_stopped,
+             "launch_stopped": scenario_launch_stopped,
              "breakpoint": scenario_breakpoint, "branch": scenario_branch,
              "pc": scenario_pc, "errors": scenario_errors, "stripped": scenario_stripped,
              "import_perf": scenario_import_perf, "import_perf_data": scenario_import_perf_data,
