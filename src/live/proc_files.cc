@@ -123,6 +123,16 @@ std::optional<pid_t> parent_pid(pid_t pid) {
   return pid_t(std::strtol(line.c_str() + close + 4, nullptr, 10));
 }
 
+std::optional<uint64_t> process_start_time(pid_t pid) {
+  auto stat = read_proc_file("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat) return std::nullopt;
+  // starttime is the 22nd field, the 20th after "pid (comm)".
+  size_t at = stat->rfind(')');
+  for (int field = 0; at != std::string::npos && field < 20; ++field) at = stat->find(' ', at + 1);
+  if (at == std::string::npos) return std::nullopt;
+  return uint64_t(std::strtoull(stat->c_str() + at + 1, nullptr, 10));
+}
+
 std::string process_executable(pid_t pid) {
   char exe[4096];
   ssize_t n = ::readlink(("/proc/" + std::to_string(pid) + "/exe").c_str(), exe, sizeof exe - 1);

@@ -5,6 +5,7 @@
 // (std::ifstream throws from its buffer in that case).
 #include <sys/types.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,11 @@ Expected<std::vector<pid_t>> list_threads(pid_t pid);
 
 // The parent field of /proc/PID/stat (nullopt when the process is gone).
 std::optional<pid_t> parent_pid(pid_t pid);
+
+// When the process started (the starttime field of /proc/PID/stat, in
+// clock ticks since boot; nullopt when the process is gone). An exec keeps
+// it, from any thread; another process given the pid later has its own.
+std::optional<uint64_t> process_start_time(pid_t pid);
 
 // Where /proc/PID/exe points ("" when it cannot be read).
 std::string process_executable(pid_t pid);

@@ -231,4 +231,13 @@ std::vector<pid_t> ProcessStop::keep() {
 
 ProcessStop::~ProcessStop() { resume(); }
 
+void reap_ended_tracees(pid_t pid) {
+  auto tids = list_threads(pid);
+  if (!tids) return;
+  for (pid_t tid : *tids) {
+    siginfo_t si{};
+    ::waitid(P_PID, id_t(tid), &si, WEXITED | WNOHANG | __WALL);  // ECHILD: not traced by covkit
+  }
+}
+
 }  // namespace covkit::live

@@ -52,4 +52,11 @@ class ProcessStop {
   bool job_stopped_ = false;
 };
 
+// Reaps the threads of `pid` that covkit traced and that have ended since.
+// A stop given up halfway (the process exiting or executing meanwhile)
+// cannot detach a thread that is not stopped; once such a thread ends, it is
+// a zombie only its tracer may reap, and an exec of the process waits for
+// that (until covkit exits).
+void reap_ended_tracees(pid_t pid);
+
 }  // namespace covkit::live

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -32,6 +34,10 @@ SnapshotError gone() {
 }
 
 SnapshotError no_coverage(std::string message) { return {Error(std::move(message)), SnapshotFailure::kNoCoverage}; }
+
+SnapshotError executed_other() {
+  return no_coverage("the process executed another program during the dump; nothing was written");
+}
 
 // The records of every module with coverage data, found before any stop.
 struct Discovery {
@@ -301,9 +307,39 @@ Expected<void> read_and_reset(pid_t at, const RemoteMemory& memory, Discovery& d
   return {};
 }
 
-}  // namespace
+// How long a process that seemed to end is watched for running again, in
+// the program it was executing: an exec ends the other threads and waits
+// for them, which takes a few ms (more on a loaded machine).
+constexpr auto kExecGrace = std::chrono::milliseconds(1000);
 
-Expected<Snapshot, SnapshotError> take_snapshot(pid_t pid, const SnapshotOptions& options) {
+// Whether a process that looked as if it had ended (no thread of it
+// running, the thread read through gone, its memory detached) executed
+// another program instead. Caught inside an exec, a process loses its
+// memory and every thread but the one executing, whose id becomes the
+// process's (its leader a zombie until then); it did not exit if, soon
+// after, the same process (the same start time: an exec keeps it) has its
+// leader running with memory of its own again. An exited one never does:
+// it is gone, a zombie with no thread left, or its pid another process's.
+bool executed_instead(pid_t pid, uint64_t started) {
+  const auto deadline = std::chrono::steady_clock::now() + kExecGrace;
+  for (int none_running = 0;;) {
+    // The exec waits for the threads a stop given up halfway left traced.
+    reap_ended_tracees(pid);
+    if (process_start_time(pid) != started) return false;
+    const std::optional<pid_t> at = live_thread(pid);
+    if (at == pid) {
+      auto maps = read_maps(pid);
+      if (maps && !maps->empty()) return true;
+    }
+    // No thread running, twice in a row: the executing thread takes the
+    // process's id between reads of /proc, but it never stops running.
+    none_running = at ? 0 : none_running + 1;
+    if (none_running == 2 || std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+Expected<Snapshot, SnapshotError> snapshot_as_seen(pid_t pid, const SnapshotOptions& options) {
   // The memory and /proc files are read through a running thread: the
   // main thread's are gone once it ended with pthread_exit.
   const std::optional<pid_t> at = live_thread(pid);
@@ -346,8 +382,7 @@ Expected<Snapshot, SnapshotError> take_snapshot(pid_t pid, const SnapshotOptions
     if (!stop) return exit_or(pid, *at, memory, stop.error());
     // Stopped in the program it executed meanwhile, before any of that
     // program's code ran: it has no counters yet, and the old ones are gone.
-    if (stop->executed())
-      return no_coverage("the process executed another program during the dump; nothing was written");
+    if (stop->executed()) return executed_other();
     snap.stopped = true;
     snap.threads = stop->threads();
     done = read_and_reset(*at, memory, *d, options, snap);
@@ -363,6 +398,18 @@ Expected<Snapshot, SnapshotError> take_snapshot(pid_t pid, const SnapshotOptions
   for (const ModuleSnapshot& m : d->found)
     for (const ObjectSnapshot& o : m.objects) snap.functions += o.record.functions.size();
   snap.modules = std::move(d->found);
+  return snap;
+}
+
+}  // namespace
+
+Expected<Snapshot, SnapshotError> take_snapshot(pid_t pid, const SnapshotOptions& options) {
+  // Seen from outside, an exec looks like an exit (the memory read goes,
+  // the threads end): a process that seemed to end is checked for that.
+  const std::optional<uint64_t> started = process_start_time(pid);
+  auto snap = snapshot_as_seen(pid, options);
+  if (!snap && snap.error().why == SnapshotFailure::kExited && started && executed_instead(pid, *started))
+    return executed_other();
   return snap;
 }
 

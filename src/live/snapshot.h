@@ -75,8 +75,10 @@ struct SnapshotError : Error {
 inline bool passable(const SnapshotError& e) { return e.why != SnapshotFailure::kFailed; }
 
 // Errors are one line: "no coverage data ...", "process exited during the
-// dump", a permission refusal (worded by the caller, see access_check.h),
-// an unknown libgcov layout, a record that does not validate.
+// dump", "the process executed another program during the dump" (also when
+// caught inside the exec, which looks like an exit), a permission refusal
+// (worded by the caller, see access_check.h), an unknown libgcov layout, a
+// record that does not validate.
 Expected<Snapshot, SnapshotError> take_snapshot(pid_t pid, const SnapshotOptions& options);
 
 // One object's .gcda as libgcov writes it (a fresh file): the run counted

@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 namespace covkit::live {
@@ -69,6 +71,66 @@ TEST(ProcFiles, AProcessWhoseMainThreadEndedRunsOnInAnother) {
   reap.pid = 0;
   EXPECT_FALSE(process_running(child));
   EXPECT_EQ(live_thread(child), std::nullopt);
+}
+
+// An exec keeps the start time, also from a thread other than the main one
+// (which then takes the process's id): how a dump tells a process caught in
+// an exec from one that exited. The command's name may hold ") ".
+TEST(ProcFiles, AnExecKeepsTheStartTime) {
+  const std::optional<uint64_t> ours = process_start_time(getpid());
+  ASSERT_TRUE(ours);
+  int ready[2], go[2];
+  ASSERT_EQ(pipe(ready), 0);
+  ASSERT_EQ(pipe(go), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    prctl(PR_SET_NAME, "a) 1 2 (b");
+    close(ready[0]);
+    close(go[1]);
+    char c = 0;
+    if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1) _exit(2);
+    pthread_t t;
+    pthread_create(
+        &t, nullptr,
+        [](void*) -> void* {
+          execl("/bin/sleep", "sleep", "60", static_cast<char*>(nullptr));
+          _exit(3);
+        },
+        nullptr);
+    for (;;) pause();
+  }
+  struct Reap {  // the child never outlives the test, whatever fails
+    pid_t pid;
+    ~Reap() {
+      if (pid > 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, nullptr, 0);
+      }
+    }
+  } reap{child};
+  close(ready[1]);
+  close(go[0]);
+  char c = 0;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  const std::optional<uint64_t> before = process_start_time(child);
+  ASSERT_TRUE(before);
+  // Started after this process and by now (/proc/uptime, in clock ticks).
+  auto uptime = read_proc_file("/proc/uptime");
+  ASSERT_TRUE(uptime);
+  EXPECT_GE(*before, *ours);
+  EXPECT_LE(*before, uint64_t(std::strtod(uptime->c_str(), nullptr) * double(sysconf(_SC_CLK_TCK))) + 1);
+  ASSERT_EQ(write(go[1], &c, 1), 1);
+  for (int i = 0; i < 2000 && !process_executable(child).ends_with("/sleep"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(process_executable(child).ends_with("/sleep")) << process_executable(child);
+  EXPECT_EQ(process_start_time(child), before);
+  kill(child, SIGKILL);
+  ASSERT_EQ(waitpid(child, nullptr, 0), child);
+  reap.pid = 0;
+  EXPECT_EQ(process_start_time(child), std::nullopt);
+  close(ready[0]);
+  close(go[1]);
 }
 
 }  // namespace
