@@ -246,9 +246,11 @@ def replay(st, resolve, to_ns):
     max_depth = len(stack)
     min_leaf_ns = None
     longest_ns = {}  # function -> its longest closed call
+    first_enter_ns, last_exit_ns = {}, {}  # function -> the time of its first enter, of its last exit
     for kind, t, addr in st["events"]:
         if kind == ENTER:
             name = resolve(addr)
+            first_enter_ns.setdefault(name, to_ns(t))
             caller = stack[-1] if stack else "<root>"
             calls[name] = calls.get(name, 0) + 1
             key = f"{caller} -> {name}"
@@ -266,13 +268,15 @@ def replay(st, resolve, to_ns):
             name = stack.pop()
             t0 = times.pop()
             leaf = not callee_seen.pop()
+            last_exit_ns[name] = to_ns(t)
             if t0 is not None:
                 longest_ns[name] = max(longest_ns.get(name, 0), to_ns(t) - to_ns(t0))
             if leaf and t0 is not None:
                 d = to_ns(t) - to_ns(t0)
                 min_leaf_ns = d if min_leaf_ns is None else min(min_leaf_ns, d)
     return {"calls": calls, "edges": edges, "max_depth": max_depth, "open_at_end": stack,
-            "errors": errors, "min_leaf_ns": min_leaf_ns, "longest_ns": longest_ns}
+            "errors": errors, "min_leaf_ns": min_leaf_ns, "longest_ns": longest_ns,
+            "first_enter_ns": first_enter_ns, "last_exit_ns": last_exit_ns}
 
 
 META_NAME = re.compile(r"(\d+)(?:\.(\d+))?\.meta")          # IMAGE.meta, IMAGE = <pid>[.<n>]
