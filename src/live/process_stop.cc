@@ -127,7 +127,17 @@ class SeizeReaper {
       cv_.wait_for(l, kMoment);
       if (done_ || !seizing_ || std::chrono::steady_clock::now() - since_ < kMoment) continue;
       for (pid_t tid : seized_) {
+        // Exits only. A tracee's stop is reported whatever the flags ask
+        // (WEXITED alone too): a thread seized in a job stop (the seize
+        // itself makes it report) or given a signal since would have its
+        // report taken here and be counted as ended (the leader: "the
+        // process exited"), its stop never seen by wait_all_stopped. So
+        // the report is looked at in place (WNOWAIT) and taken when it is
+        // an end.
         siginfo_t si{};
+        if (::waitid(P_PID, id_t(tid), &si, WEXITED | WNOHANG | WNOWAIT | __WALL) != 0 || si.si_pid != tid) continue;
+        if (si.si_code != CLD_EXITED && si.si_code != CLD_KILLED && si.si_code != CLD_DUMPED) continue;
+        si = {};
         if (::waitid(P_PID, id_t(tid), &si, WEXITED | WNOHANG | __WALL) == 0 && si.si_pid == tid)
           reaped_.push_back(tid);
       }
