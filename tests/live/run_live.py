@@ -786,13 +786,17 @@ def scenario_exec_during_dump(env, cc="gcc-12"):
         time.sleep(0.1)
         outcomes = dump_repeatedly(env, p.pid, 300, allowed=("executed another program", "no coverage data"))
         check(p.poll() is None, "the process ended")
-        gen = "?"
-        for _ in range(500):  # inside an exec the command line is empty
-            words = open(f"/proc/{p.pid}/cmdline").read().split("\0")
-            if len(words) > 3:
-                gen = words[3]
-                break
-            time.sleep(0.01)
+        # Read between two execs: inside one, /proc/PID names the former main
+        # thread, a zombie with no memory, whose command line reads empty.
+        gen = None
+        deadline = time.monotonic() + 20
+        while gen is None and time.monotonic() < deadline:
+            args = open(f"/proc/{p.pid}/cmdline").read().split("\0")
+            if len(args) > 3:
+                gen = args[3]
+            else:
+                time.sleep(0.001)
+        check(gen is not None, "the process stayed inside an exec for 20 s")
     finally:
         p.kill()
         p.wait()
