@@ -1592,13 +1592,14 @@ def t_attach(env):
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env.clean_env())
     try:
         kid = None
-        for _ in range(200):
-            kids = children_of(plain.pid)
-            if kids:
-                kid = kids[0]
+        real = os.path.realpath(exe)
+        for _ in range(1000):  # the sleeper, child of covkit, once it has exec'ed (see attach_session)
+            kid = next((k for k in children_of(plain.pid) if exe_of(k) == real), None)
+            if kid is not None:
                 break
             time.sleep(0.01)
-        time.sleep(0.1)
+        if kid is None:
+            raise Failure("attach without --signal: the recorded program did not start")
         r = env.covkit_run(["trace", "attach", kid], expect_rc=1)
         if "without --signal" not in r.stderr:
             raise Failure(f"attach to a process recorded without --signal: {r.stderr!r}")
