@@ -111,13 +111,23 @@ def build_server(cache):
     return os.path.join(os.path.realpath(cache), "lighttpd-gcc12-O1")
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def listening_socket():
+    """A socket listening on a port of 127.0.0.1 that the kernel chose, held
+    until lighttpd has it: a port found free and closed again (as this test
+    did) can be taken by another program, a client's connection among them,
+    before the server binds it, which then fails to start or, worse, the
+    test talks to the other program."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen(1024)
+    return s
 
 
-def start_server(tree, work, port, accesslog):
+def start_server(tree, work, listener, accesslog):
+    """lighttpd serving on `listener`, handed over as systemd's socket
+    activation does (fd 3, LISTEN_FDS, LISTEN_PID "parent:PID"), once it
+    says it started."""
+    port = listener.getsockname()[1]
     www = os.path.join(work, "www")
     os.makedirs(www, exist_ok=True)
     with open(os.path.join(www, "index.html"), "w") as f:
@@ -130,24 +140,30 @@ def start_server(tree, work, port, accesslog):
                 'server.bind = "127.0.0.1"\n'
                 f'server.modules = ( {modules} )\n'
                 'server.max-worker = 0\n'
+                'server.systemd-socket-activation = "enable"\n'
                 f'server.errorlog = "{work}/error.log"\n'
                 'index-file.names = ( "index.html" )\n')
         if accesslog:
             f.write(f'accesslog.filename = "{work}/access.log"\n')
-    # -D: in the foreground (the PID is this child's), -m: modules of the tree.
-    p = subprocess.Popen([os.path.join(tree, "src", "lighttpd"), "-D", "-f", conf, "-m",
-                          os.path.join(tree, "src", ".libs")], cwd=work)
+    # -D: in the foreground (the PID is this child's: sh execs it), -m:
+    # modules of the tree. The socket goes to fd 3, its other number closed.
+    fd = listener.fileno()
+    errorlog = os.path.join(work, "error.log")
+    p = subprocess.Popen(["sh", "-c", f'exec 3<&{fd} {fd}<&-; exec "$@"', "sh",
+                          os.path.join(tree, "src", "lighttpd"), "-D", "-f", conf, "-m",
+                          os.path.join(tree, "src", ".libs")], cwd=work, pass_fds=(fd,),
+                         env=dict(os.environ, LISTEN_FDS="1", LISTEN_PID=f"parent:{os.getpid()}"))
+    # Connections to the socket succeed from now on (the kernel queues them
+    # until the server accepts): lighttpd's own word says when it serves.
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         if p.poll() is not None:
-            fail(f"lighttpd exited with {p.returncode} at start (see {work}/error.log)")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            fail(f"lighttpd exited with {p.returncode} at start (see {errorlog})")
+        if os.path.exists(errorlog) and "server started" in open(errorlog).read():
             return p
-        except OSError:
-            time.sleep(0.05)
+        time.sleep(0.05)
     p.kill()
-    fail("lighttpd did not listen within 20 s")
+    fail(f"lighttpd did not start within 20 s (see {errorlog})")
 
 
 def stop_server(p):
@@ -288,9 +304,10 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     dumps = os.path.join(work, "dumps")
-    port = free_port()
-    url = f"http://127.0.0.1:{port}/index.html"
-    server = start_server(tree, work, port, accesslog=True)
+    listener = listening_socket()
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}/index.html"
+    server = start_server(tree, work, listener, accesslog=True)
+    listener.close()  # lighttpd's alone now
     ok = False
     try:
         # Warm-up: 7 requests, one dump without --reset counts exactly 7, then
