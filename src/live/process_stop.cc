@@ -19,6 +19,18 @@ namespace covkit::live {
 
 namespace {
 
+// Takes a traced thread's report when it is an end (exited, killed), and
+// leaves any other in place: a tracee's stop is reported whatever the flags
+// ask (WEXITED alone too), and taken here it would never be seen by whoever
+// waits for it (a job stop, a signal to pass on). True when one was taken.
+bool reap_if_ended(pid_t tid) {
+  siginfo_t si{};
+  if (::waitid(P_PID, id_t(tid), &si, WEXITED | WNOHANG | WNOWAIT | __WALL) != 0 || si.si_pid != tid) return false;
+  if (si.si_code != CLD_EXITED && si.si_code != CLD_KILLED && si.si_code != CLD_DUMPED) return false;
+  si = {};
+  return ::waitid(P_PID, id_t(tid), &si, WEXITED | WNOHANG | __WALL) == 0 && si.si_pid == tid;
+}
+
 // Waits until every thread of `pending` has reported its interrupt stop,
 // taking the reports in the order the kernel gives them (waitpid(-1)): a
 // process killed meanwhile reports its threads' deaths first and its leader's
@@ -127,19 +139,11 @@ class SeizeReaper {
       cv_.wait_for(l, kMoment);
       if (done_ || !seizing_ || std::chrono::steady_clock::now() - since_ < kMoment) continue;
       for (pid_t tid : seized_) {
-        // Exits only. A tracee's stop is reported whatever the flags ask
-        // (WEXITED alone too): a thread seized in a job stop (the seize
-        // itself makes it report) or given a signal since would have its
-        // report taken here and be counted as ended (the leader: "the
-        // process exited"), its stop never seen by wait_all_stopped. So
-        // the report is looked at in place (WNOWAIT) and taken when it is
-        // an end.
-        siginfo_t si{};
-        if (::waitid(P_PID, id_t(tid), &si, WEXITED | WNOHANG | WNOWAIT | __WALL) != 0 || si.si_pid != tid) continue;
-        if (si.si_code != CLD_EXITED && si.si_code != CLD_KILLED && si.si_code != CLD_DUMPED) continue;
-        si = {};
-        if (::waitid(P_PID, id_t(tid), &si, WEXITED | WNOHANG | __WALL) == 0 && si.si_pid == tid)
-          reaped_.push_back(tid);
+        // Exits only: a thread seized in a job stop (the seize itself makes
+        // it report) or given a signal since must keep its report for
+        // wait_all_stopped, or it would be counted as ended (the leader:
+        // "the process exited").
+        if (reap_if_ended(tid)) reaped_.push_back(tid);
       }
     }
   }
@@ -244,10 +248,7 @@ ProcessStop::~ProcessStop() { resume(); }
 void reap_ended_tracees(pid_t pid) {
   auto tids = list_threads(pid);
   if (!tids) return;
-  for (pid_t tid : *tids) {
-    siginfo_t si{};
-    ::waitid(P_PID, id_t(tid), &si, WEXITED | WNOHANG | __WALL);  // ECHILD: not traced by covkit
-  }
+  for (pid_t tid : *tids) reap_if_ended(tid);  // ECHILD inside: not traced by covkit
 }
 
 }  // namespace covkit::live
