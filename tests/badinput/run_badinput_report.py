@@ -612,8 +612,7 @@ def lcov_cases(good, rnd, mutations):
                         ("count-40-digits", b"DA:1," + b"9" * 40),
                         ("fnda-2^63", b"FNDA:" + str(INT64_MAX + 1).encode() + b",f"),
                         ("brda-2^64", b"BRDA:1,0,0," + str(1 << 64).encode()),
-                        ("negative-line", b"DA:-1,1"), ("negative-count", b"DA:1,-5"),
-                        ("negative-fnda", b"FNDA:-3,f"), ("negative-brda-taken", b"BRDA:1,0,0,-2"),
+                        ("negative-line", b"DA:-1,1"),
                         ("negative-brda-block", b"BRDA:1,-1,0,1"), ("negative-fn-line", b"FN:-4,f"),
                         ("negative-fnl-index", b"FNL:-1,3"),
                         ("line-2^23+1", b"DA:%d,1" % (LINE_LIMIT + 1)), ("line-2^32+1", b"DA:%d,1" % ((1 << 32) + 1)),
@@ -626,6 +625,11 @@ def lcov_cases(good, rnd, mutations):
                         ("fn-no-name", b"FN:1,"), ("fnda-no-name", b"FNDA:1,"), ("nul-in-line", b"DA:1\0,1"),
                         ("sf-empty-later", b"SF:")):
         cases.append(TraceCase("lcov-" + label, rec(line), expect=1, min_line=3))
+    # lcov reads a negative count (a counter that lost racing updates) as
+    # not run, with a warning: so does covkit.
+    for label, line in (("negative-count", b"DA:1,-5"), ("negative-fnda", b"FNDA:-3,f"),
+                        ("negative-brda-taken", b"BRDA:1,0,0,-2")):
+        cases.append(TraceCase("lcov-" + label, rec(b"FN:1,f", line), expect=0))
     cases.append(TraceCase("lcov-line-2^23", rec(b"DA:%d,1" % LINE_LIMIT, b"BRDA:%d,0,0,1" % LINE_LIMIT,
                                                  b"FN:%d,%d,f" % (LINE_LIMIT, LINE_LIMIT), b"FNDA:1,f"), expect=0))
     cases.append(TraceCase("lcov-many-lines-near-2^23",
