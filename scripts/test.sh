@@ -27,8 +27,24 @@ run_ctest() {
     grep '(Skipped)' "$log" | grep -Ev "$may_skip"
     rc=1
   fi
+  failure_digest "$log" "$(basename "$dir")" >> "$digest"
   rm -f "$log"
   return "$rc"
+}
+
+# The output of each failed test, cut to its last lines, for the end of the
+# run: CI shows the run's last lines, and a failure in the first pass would
+# otherwise scroll out of them.
+digest=$(mktemp)
+trap 'rm -f "$digest"' EXIT
+failure_digest() {
+  awk -v pass="$2" '
+    function flush() { if (name != "") { print "--- " name " (" pass ")"; s = n > 40 ? n - 40 : 0; for (i = s + 1; i <= n; i++) print buf[i] }; name = ""; n = 0 }
+    /^ *Start +[0-9]+: / || /^ *[0-9]+\/[0-9]+ Test +#[0-9]+: / { flush() }
+    /^ *[0-9]+\/[0-9]+ Test +#[0-9]+: .*\*\*\*(Failed|Timeout|Exception)/ || /^ *[0-9]+\/[0-9]+ Test +#[0-9]+: .*\(Failed\)/ {
+      name = $0; sub(/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: /, "", name); sub(/ *\.\.\.+.*/, "", name); next }
+    name != "" { buf[++n] = $0 }
+    END { flush() }' "$1"
 }
 
 # A subset of gcov's option sets that still uses every option, every way of
@@ -85,6 +101,10 @@ if [ -x "$root/fuzz/run_fuzzers.sh" ]; then
   # A smoke run from the seeds (every reader, thousands to hundreds of
   # thousands of executions each); the long runs are fuzz/run_fuzzers.sh's own.
   FUZZ_BUILD=$root/build-asan "$root/fuzz/run_fuzzers.sh" "${COVKIT_FUZZ_SECONDS:-3}" || status=1
+fi
+if [ -s "$digest" ]; then
+  phase "failed tests' output (last 40 lines each)"
+  cat "$digest"
 fi
 phase "end"
 exit $status
