@@ -54,6 +54,8 @@ diff_subset=plain,abcu,jabu,tjb,t,lp,xlp,rpb,s_build,tHabcu,kqab,longo,bogus,cdb
 clang_subset=plain,b,abcu,fmb,t,lp,xlp,rpb,s_build,nf,longo,bogus,cdbuild,absb,oobj,ibm,irabs
 
 phase() { echo "== $1 (at ${SECONDS}s)"; }  # where CI's minutes go
+# What the ptrace-heavy tests depend on, for reading a failure in CI's log.
+echo "machine: kernel $(uname -r), $jobs cores, pid_max $(cat /proc/sys/kernel/pid_max 2>/dev/null || echo '?'), $(id -un)"
 phase "plain build"
 "$root/scripts/build.sh" "$root/build"
 phase "plain tests"
