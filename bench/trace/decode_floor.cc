@@ -7,10 +7,8 @@
 //
 //   decode_floor FILE.ckt [REPEATS]  ->  "events N ns_per_event X" (best of REPEATS)
 
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 
 #include "stream_map.h"
@@ -90,21 +88,11 @@ Pass decode(const uint8_t* data, size_t size) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s FILE.ckt [REPEATS]\n", argv[0]);
-    return 2;
-  }
-  const int repeats = argc > 2 ? std::atoi(argv[2]) : 5;
   MappedStream stream;
-  if (!map_stream(argv[1], stream)) return 2;
-  double best = 0;
+  int repeats = 0;
+  if (!bench_args(argc, argv, stream, repeats)) return 2;
   Pass pass;
-  for (int r = 0; r < repeats; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    pass = decode(stream.data, stream.size);
-    const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
-    if (r == 0 || ns < best) best = ns;
-  }
+  const double best = best_ns(repeats, [&] { pass = decode(stream.data, stream.size); });
   std::printf("events %llu ns_per_event %.2f checksum %llu\n", (unsigned long long)pass.events,
               pass.events ? best / double(pass.events) : 0.0, (unsigned long long)pass.checksum);
   return 0;

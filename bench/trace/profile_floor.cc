@@ -11,7 +11,6 @@
 //   profile_floor FILE.ckt [REPEATS]
 //     -> "events N ns_per_event_converted X ns_per_event_ticks Y calls C"
 
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -131,26 +130,16 @@ Result profile(const uint8_t* data, size_t size) {
 
 template <bool kConvert>
 double best_ns_per_event(const uint8_t* data, size_t size, int repeats, Result& out) {
-  double best = 0;
-  for (int i = 0; i < repeats; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    out = profile<kConvert>(data, size);
-    const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
-    if (i == 0 || ns < best) best = ns;
-  }
+  const double best = best_ns(repeats, [&] { out = profile<kConvert>(data, size); });
   return out.events ? best / double(out.events) : 0.0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s FILE.ckt [REPEATS]\n", argv[0]);
-    return 2;
-  }
-  const int repeats = argc > 2 ? std::atoi(argv[2]) : 5;
   MappedStream stream;
-  if (!map_stream(argv[1], stream)) return 2;
+  int repeats = 0;
+  if (!bench_args(argc, argv, stream, repeats)) return 2;
   Result converted, ticks;
   const double c = best_ns_per_event<true>(stream.data, stream.size, repeats, converted);
   const double t = best_ns_per_event<false>(stream.data, stream.size, repeats, ticks);
