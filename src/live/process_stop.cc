@@ -175,18 +175,21 @@ Expected<ProcessStop> ProcessStop::stop(pid_t pid) {
     for (pid_t tid : *tids) {
       if (std::find(s.tids_.begin(), s.tids_.end(), tid) != s.tids_.end() || tid == ended_leader) continue;
       found_new = true;
-      int seized = reaper.seize(tid);
       // The main thread of a process in the middle of an exec refuses for a
       // moment: it is the former main thread, ending, or already the thread
       // that called execve, taking its id (seized by covkit already: its
-      // exec stop tells).
-      for (int again = 0; seized != 0 && errno == EPERM && tid == pid && again < 3; ++again) {
-        if (thread_tracer(pid, tid) == ::getpid()) break;
+      // exec stop tells). Any other thread refuses while it ends (EPERM from
+      // the moment the kernel sets its exit state, which /proc may show a
+      // moment later): a refusal that outlasts a few tries is one. errno is
+      // kept at once: the /proc reads change it.
+      auto seize = [&] { return reaper.seize(tid) == 0 ? 0 : errno; };
+      int err = seize();
+      for (int again = 0; err == EPERM && again < 3; ++again) {
+        if (tid == pid ? thread_tracer(pid, tid) == ::getpid() : thread_exited(pid, tid)) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        seized = reaper.seize(tid);
+        err = seize();
       }
-      if (seized != 0) {
-        const int err = errno;  // before the /proc reads below
+      if (err != 0) {
         if (err == EPERM && tid == pid && thread_tracer(pid, tid) == ::getpid()) continue;
         // A thread that just ended: gone (ESRCH), or a zombie not yet
         // reaped, which the kernel refuses to seize with EPERM as if access
