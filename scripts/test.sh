@@ -32,18 +32,18 @@ run_ctest() {
   return "$rc"
 }
 
-# The output of each failed test, cut to its last lines, for the end of the
-# run: CI shows the run's last lines, and a failure in the first pass would
-# otherwise scroll out of them.
+# The last lines of each failed test's output (where a scenario says what
+# failed), for the end of the run: CI's excerpt of a run is a window around
+# its first failure and its last ~20 lines; the other failures fell between.
 digest=$(mktemp)
 trap 'rm -f "$digest"' EXIT
 failure_digest() {
   awk -v pass="$2" '
-    function flush() { if (name != "") { print "--- " name " (" pass ")"; s = n > 40 ? n - 40 : 0; for (i = s + 1; i <= n; i++) print buf[i] }; name = ""; n = 0 }
+    function flush() { if (name != "") { print "--- " name " (" pass ")"; s = n > 5 ? n - 5 : 0; for (i = s + 1; i <= n; i++) print substr(buf[i], 1, 300) }; name = ""; n = 0 }
     /^ *Start +[0-9]+: / || /^ *[0-9]+\/[0-9]+ Test +#[0-9]+: / { flush() }
     /^ *[0-9]+\/[0-9]+ Test +#[0-9]+: .*\*\*\*(Failed|Timeout|Exception)/ || /^ *[0-9]+\/[0-9]+ Test +#[0-9]+: .*\(Failed\)/ {
       name = $0; sub(/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: /, "", name); sub(/ *\.\.\.+.*/, "", name); next }
-    name != "" { buf[++n] = $0 }
+    name != "" && $0 !~ /^[[:space:]]*$/ { buf[++n] = $0 }
     END { flush() }' "$1"
 }
 
@@ -105,7 +105,7 @@ if [ -x "$root/fuzz/run_fuzzers.sh" ]; then
   FUZZ_BUILD=$root/build-asan "$root/fuzz/run_fuzzers.sh" "${COVKIT_FUZZ_SECONDS:-3}" || status=1
 fi
 if [ -s "$digest" ]; then
-  phase "failed tests' output (last 40 lines each)"
+  phase "failed tests' output (last 5 lines each)"
   cat "$digest"
 fi
 phase "end"
