@@ -15,6 +15,17 @@
 namespace covkit::live {
 namespace {
 
+// A forked child never outlives its test, whatever fails.
+struct Reap {
+  pid_t pid;
+  ~Reap() {
+    if (pid > 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+  }
+};
+
 TEST(ProcFiles, ARunningProcessStandsForItself) {
   EXPECT_TRUE(process_running(getpid()));
   EXPECT_EQ(live_thread(getpid()), getpid());
@@ -46,15 +57,7 @@ TEST(ProcFiles, AProcessWhoseMainThreadEndedRunsOnInAnother) {
     // pthread_exit does in the end.
     syscall(SYS_exit, 0);
   }
-  struct Reap {  // the child never outlives the test, whatever fails
-    pid_t pid;
-    ~Reap() {
-      if (pid > 0) {
-        kill(pid, SIGKILL);
-        waitpid(pid, nullptr, 0);
-      }
-    }
-  } reap{child};
+  Reap reap{child};
   close(ready[1]);
   pid_t other = 0;
   ASSERT_EQ(read(ready[0], &other, sizeof other), ssize_t(sizeof other));
@@ -100,15 +103,7 @@ TEST(ProcFiles, AnExecKeepsTheStartTime) {
         nullptr);
     for (;;) pause();
   }
-  struct Reap {  // the child never outlives the test, whatever fails
-    pid_t pid;
-    ~Reap() {
-      if (pid > 0) {
-        kill(pid, SIGKILL);
-        waitpid(pid, nullptr, 0);
-      }
-    }
-  } reap{child};
+  Reap reap{child};
   close(ready[1]);
   close(go[0]);
   char c = 0;
