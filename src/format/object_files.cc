@@ -11,6 +11,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "format/byte_reader.h"
 #include "format/gcov_tags.h"
 
 namespace covkit::format {
@@ -65,16 +66,11 @@ std::string stem_path(const std::string& path) { return path.substr(0, path.rfin
 // file cannot be read or has no such header.
 std::optional<uint32_t> header_stamp(const std::string& path, uint32_t magic) {
   std::ifstream in(path, std::ios::binary);
-  unsigned char h[12];
+  uint8_t h[12];
   if (!in.read(reinterpret_cast<char*>(h), sizeof h)) return std::nullopt;
-  auto word = [&](int i, bool little) {
-    const unsigned char* b = h + 4 * i;
-    return little ? uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24
-                  : uint32_t(b[3]) | uint32_t(b[2]) << 8 | uint32_t(b[1]) << 16 | uint32_t(b[0]) << 24;
-  };
-  for (bool little : {true, false})
-    if (word(0, little) == magic) return word(2, little);
-  return std::nullopt;
+  ByteReader r(h);
+  if (!r.read_magic(magic) || !r.u32()) return std::nullopt;  // the version word
+  return r.u32();
 }
 
 // Of notes files that match a data file's path equally well, the one its
