@@ -152,10 +152,6 @@ std::optional<int> refuse_option_as_program(const CLI::App& app) {
   return usage_error(app, what, hinted);
 }
 
-}  // namespace
-
-namespace {
-
 // The argument's name: the type name without the descriptions of the
 // validators CLI11 appends after ':' ("DIR:PATH(existing)" -> "DIR").
 std::string argument_name(const CLI::Option* opt) {

@@ -45,6 +45,10 @@ static int lock_word;
 static uint64_t gone_lo[GONE_RING], gone_hi[GONE_RING];
 static uint32_t gone_count;
 
+/* Sets of module indices (MAX_MODULES bits). */
+CKT_FN static inline void set_bit(uint32_t *bits, uint32_t j) { bits[j / 32] |= 1u << (j % 32); }
+CKT_FN static inline int has_bit(const uint32_t *bits, uint32_t j) { return (bits[j / 32] >> (j % 32)) & 1u; }
+
 CKT_FN void ckt_modules_lock(void) {
   while (__atomic_exchange_n(&lock_word, 1, __ATOMIC_ACQUIRE)) sched_yield();
 }
@@ -307,7 +311,7 @@ CKT_FN static void refresh(uint64_t now) {
   }
   uint32_t was_live[MAX_MODULES / 32] = {0};
   for (uint32_t j = 0; j < nmodules; j++) {
-    if (modules[j].live) was_live[j / 32] |= 1u << (j % 32);
+    if (modules[j].live) set_bit(was_live, j);
     modules[j].live = 0;
   }
   for (uint32_t i = 0; i < sc.n && modules; i++) {
@@ -331,7 +335,7 @@ CKT_FN static void refresh(uint64_t now) {
       strncpy(m->path, path, sizeof m->path - 1);
       __atomic_store_n(&nmodules, nmodules + 1, __ATOMIC_RELEASE);
       write_module(m);
-    } else if (!(was_live[j / 32] & (1u << (j % 32)))) {
+    } else if (!has_bit(was_live, j)) {
       /* Loaded again after another module held its place: from now on. */
       modules[j].seen = now;
       write_module(&modules[j]);
@@ -339,7 +343,7 @@ CKT_FN static void refresh(uint64_t now) {
     modules[j].live = 1;
   }
   for (uint32_t j = 0; j < nmodules; j++)
-    if ((was_live[j / 32] & (1u << (j % 32))) && !modules[j].live) list_gone(&modules[j]);
+    if (has_bit(was_live, j) && !modules[j].live) list_gone(&modules[j]);
   if (ns != MAP_FAILED) {
     uint32_t k = 0;
     for (uint32_t i = 0; i < sc.n; i++)
@@ -398,7 +402,7 @@ CKT_FN static int present_cb(struct dl_phdr_info *info, size_t size, void *arg) 
     }
   }
   for (uint32_t j = 0; j < p->n; j++)
-    if (is_object(&modules[j], info, hash)) p->bits[j / 32] |= 1u << (j % 32);
+    if (is_object(&modules[j], info, hash)) set_bit(p->bits, j);
   return 0;
 }
 
@@ -411,7 +415,7 @@ CKT_FN int ckt_modules_note_unloads(void) {
   int gone = 0;
   ckt_modules_lock();
   for (uint32_t j = 0; j < p.n; j++) {
-    if (!modules[j].live || (p.bits[j / 32] & (1u << (j % 32)))) continue;
+    if (!modules[j].live || has_bit(p.bits, j)) continue;
     modules[j].live = 0;
     list_gone(&modules[j]);
     gone = 1;
