@@ -21,12 +21,6 @@ std::string read_small(const std::string& path) {
   return text ? std::move(*text) : std::string();  // gone: nothing to tell
 }
 
-std::optional<long> status_field(const std::string& status, const char* name) {
-  size_t at = status.find(name);
-  if (at == std::string::npos) return std::nullopt;
-  return std::strtol(status.c_str() + at + std::strlen(name), nullptr, 10);
-}
-
 std::string user_name(uid_t uid) {
   struct passwd* pw = ::getpwuid(uid);
   return pw ? fmt::format("{} (uid {})", pw->pw_name, uid) : fmt::format("uid {}", uid);
@@ -39,12 +33,6 @@ bool is_refusal(const Error& e) { return e.errno_value == EPERM || e.errno_value
 namespace {
 
 constexpr int kCapSysPtrace = 19;  // CAP_SYS_PTRACE's bit in CapEff
-
-std::optional<uint64_t> hex_field(const std::string& status, const char* name) {
-  size_t at = status.find(name);
-  if (at == std::string::npos) return std::nullopt;
-  return std::strtoull(status.c_str() + at + std::strlen(name), nullptr, 16);
-}
 
 // The user namespace /proc/PID/ns/user names ("user:[4026531837]"), or "".
 std::string user_namespace(const std::string& pid) {
@@ -103,16 +91,16 @@ RefusalFacts refusal_facts(pid_t pid, const Error& e) {
   f.euid = ::geteuid();
   f.self = ::getpid();
   const std::string status = read_small(fmt::format("/proc/{}/status", pid));
-  if (auto uid = status_field(status, "\nUid:")) {
+  if (auto uid = status_number(status, "Uid")) {
     f.uid = uid_t(*uid);
     f.user = user_name(*f.uid);
   }
-  f.tracer = status_field(status, "\nTracerPid:");
-  f.target_permitted = hex_field(status, "\nCapPrm:");
+  f.tracer = status_number(status, "TracerPid");
+  f.target_permitted = status_mask(status, "CapPrm");
   const std::string own = read_small("/proc/self/status");
-  f.effective = hex_field(own, "\nCapEff:");
-  f.permitted = hex_field(own, "\nCapPrm:");
-  f.seccomp = int(status_field(own, "\nSeccomp:").value_or(0));
+  f.effective = status_mask(own, "CapEff");
+  f.permitted = status_mask(own, "CapPrm");
+  f.seccomp = int(status_number(own, "Seccomp").value_or(0));
   const std::string scope = read_small("/proc/sys/kernel/yama/ptrace_scope");
   if (!scope.empty()) f.ptrace_scope = std::atoi(scope.c_str());
   const std::string mine = user_namespace("self"), theirs = user_namespace(std::to_string(pid));

@@ -32,7 +32,7 @@ struct RefusalFacts {
   pid_t self = 0;                      // covkit's pid
   std::optional<uid_t> uid;            // the process's
   std::string user;                    // "bob (uid 1001)", for the line
-  std::optional<long> tracer;          // the process's TracerPid
+  std::optional<long long> tracer;     // the process's TracerPid
   std::optional<int> ptrace_scope;     // Yama's; nullopt without Yama
   std::optional<uint64_t> effective;   // covkit's CapEff
   std::optional<uint64_t> permitted;   // covkit's CapPrm

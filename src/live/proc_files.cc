@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -39,6 +40,41 @@ Expected<std::string> read_proc_file(const std::string& path) {
   }
   ::close(fd);
   return text;
+}
+
+namespace {
+
+// The text after "NAME:" and its blanks, on a line of its own; "" when none.
+std::string_view status_value(std::string_view status, std::string_view name) {
+  for (size_t at = 0; at < status.size();) {
+    const size_t end = std::min(status.find('\n', at), status.size());
+    std::string_view line = status.substr(at, end - at);
+    if (line.size() > name.size() && line.starts_with(name) && line[name.size()] == ':') {
+      line.remove_prefix(name.size() + 1);
+      return line.substr(std::min(line.find_first_not_of(" \t"), line.size()));
+    }
+    at = end + 1;
+  }
+  return {};
+}
+
+template <class T>
+std::optional<T> status_value_as(std::string_view status, std::string_view name, int base) {
+  const std::string_view value = status_value(status, name);
+  T v{};
+  auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v, base);
+  if (ec != std::errc() || ptr == value.data()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+std::optional<long long> status_number(std::string_view status, std::string_view name) {
+  return status_value_as<long long>(status, name, 10);
+}
+
+std::optional<uint64_t> status_mask(std::string_view status, std::string_view name) {
+  return status_value_as<uint64_t>(status, name, 16);
 }
 
 namespace {
@@ -79,9 +115,7 @@ bool thread_exited(pid_t pid, pid_t tid) {
 
 pid_t thread_tracer(pid_t pid, pid_t tid) {
   auto status = read_proc_file("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/status");
-  if (!status) return 0;
-  size_t at = status->find("\nTracerPid:");
-  return at == std::string::npos ? 0 : pid_t(std::strtol(status->c_str() + at + 11, nullptr, 10));
+  return status ? pid_t(status_number(*status, "TracerPid").value_or(0)) : 0;
 }
 
 std::vector<std::string> process_command_line(pid_t pid) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "util/expected.h"
@@ -15,6 +16,16 @@
 namespace covkit::live {
 
 Expected<std::string> read_proc_file(const std::string& path);
+
+// A field of a /proc/PID/status text, by its name without the colon
+// ("TracerPid", "SigCgt"): its first number, decimal or (the masks and
+// capability sets) hexadecimal; nullopt when the field is missing or holds
+// no number.
+std::optional<long long> status_number(std::string_view status, std::string_view name);
+std::optional<uint64_t> status_mask(std::string_view status, std::string_view name);
+
+// Whether signal `sig`'s bit is set in a SigCgt/SigIgn/SigPnd-style mask.
+inline bool has_signal(uint64_t mask, int sig) { return sig >= 1 && sig <= 64 && (mask >> (sig - 1)) & 1; }
 
 // Running, or at least not exited: a zombie (killed, not yet reaped by its
 // parent) still has a /proc entry but no memory any more. A process whose

@@ -49,17 +49,13 @@ struct Thread {
   std::shared_ptr<AddressSpace> space;  // null until the first exec
 };
 
-// Whether SIGTRAP's bit is set in a signal mask line of the thread's status
-// ("SigCgt:": the process catches it; "SigPnd:": pending for the thread).
-bool sigtrap_in(pid_t tid, std::string_view line) {
+// Whether SIGTRAP's bit is set in a signal mask of the thread's status
+// ("SigCgt": the process catches it; "SigPnd": pending for the thread).
+bool sigtrap_in(pid_t tid, std::string_view field) {
   auto status = live::read_proc_file(fmt::format("/proc/{}/task/{}/status", tid, tid));
-  if (!status) return false;
-  size_t at = status->find(line);
-  if (at == std::string::npos) return false;
-  uint64_t mask = std::strtoull(status->c_str() + at + line.size(), nullptr, 16);
-  return (mask >> (SIGTRAP - 1)) & 1;
+  return status && live::has_signal(live::status_mask(*status, field).value_or(0), SIGTRAP);
 }
-bool catches_sigtrap(pid_t tid) { return sigtrap_in(tid, "SigCgt:"); }
+bool catches_sigtrap(pid_t tid) { return sigtrap_in(tid, "SigCgt"); }
 
 bool is_exec_file(const live::Mapping& m) {
   return m.executable && !m.path.empty() && m.path[0] == '/' && !m.path.ends_with(" (deleted)");
@@ -300,7 +296,7 @@ void Recorder::detach_all() {
   for (auto it = threads_.begin(); it != threads_.end();) {
     pid_t tid = it->first;
     ++it;
-    if (give_back.count(tid) || !sigtrap_in(tid, "SigPnd:")) continue;
+    if (give_back.count(tid) || !sigtrap_in(tid, "SigPnd")) continue;
     if (::ptrace(PTRACE_CONT, tid, nullptr, nullptr) != 0) continue;
     int status = 0;
     while (::waitpid(tid, &status, __WALL) < 0 && errno == EINTR) {

@@ -92,23 +92,6 @@ Expected<TracedProcess> program_of_recorder(pid_t recorder) {
   }
 }
 
-// Whether `line` ("SigCgt:\t0000000000004000") of /proc/PID/status has
-// signal `sig`'s bit set.
-bool mask_has(std::string_view status, std::string_view field, int sig) {
-  size_t at = status.find(field);
-  if (at == std::string_view::npos) return false;
-  at += field.size();
-  while (at < status.size() && (status[at] == ' ' || status[at] == '\t')) ++at;
-  size_t end = status.find('\n', at);
-  std::string_view hex = status.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
-  // The mask is hexadecimal, most significant digit first; bit sig-1.
-  const size_t digit = size_t(sig - 1) / 4;
-  if (digit >= hex.size()) return false;
-  const char c = hex[hex.size() - 1 - digit];
-  const int value = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : 0;
-  return (value >> ((sig - 1) % 4)) & 1;
-}
-
 // The runtime installs its handler for the switch when it loads, before
 // main (and a handler PROG installs later keeps it caught); until then the
 // signal's default action, for USR1 and USR2, kills the program. So wait a
@@ -119,7 +102,9 @@ Expected<void> wait_until_caught(const TracedProcess& process) {
   for (;;) {
     auto status = live::read_proc_file(fmt::format("/proc/{}/status", process.pid));
     if (!status) return Error(fmt::format("process {} does not exist", process.pid));
-    if (mask_has(*status, "SigCgt:", process.signal) || mask_has(*status, "SigIgn:", process.signal)) return {};
+    const uint64_t handled =
+        live::status_mask(*status, "SigCgt").value_or(0) | live::status_mask(*status, "SigIgn").value_or(0);
+    if (live::has_signal(handled, process.signal)) return {};
     if (std::chrono::steady_clock::now() > deadline)
       return Error(fmt::format("process {} does not catch signal {}: its tracing runtime is not loaded (yet), "
                                "and the signal would kill it; not sent",

@@ -128,5 +128,30 @@ TEST(ProcFiles, AnExecKeepsTheStartTime) {
   close(go[1]);
 }
 
+
+// The fields of /proc/PID/status, by name at the start of a line: a name
+// that ends another one (Uid in NSuid) or a missing value is no match.
+TEST(ProcFiles, StatusFieldsAreReadByName) {
+  const std::string status =
+      "Name:\tx Uid: 7\nNSuid:\t9\nUid:\t1000\t1000\t1000\t1000\nTracerPid:\t0\nSigPnd:\t0000000000000010\n"
+      "SigCgt:\t0000000180004202\nCapEff:\t000001ffffffffff\nSeccomp:\t\nEmpty:";
+  EXPECT_EQ(status_number(status, "Uid"), 1000);
+  EXPECT_EQ(status_number(status, "TracerPid"), 0);
+  EXPECT_EQ(status_number(status, "Seccomp"), std::nullopt);
+  EXPECT_EQ(status_number(status, "Empty"), std::nullopt);
+  EXPECT_EQ(status_number(status, "Gid"), std::nullopt);
+  EXPECT_EQ(status_mask(status, "CapEff"), 0x1ffffffffffull);
+  EXPECT_TRUE(has_signal(*status_mask(status, "SigPnd"), SIGTRAP));
+  EXPECT_FALSE(has_signal(*status_mask(status, "SigPnd"), SIGINT));
+  EXPECT_TRUE(has_signal(*status_mask(status, "SigCgt"), SIGUSR1));
+  EXPECT_FALSE(has_signal(*status_mask(status, "SigCgt"), SIGUSR2));
+  EXPECT_FALSE(has_signal(~0ull, 0));
+  // Ours: no tracer, and a mask for every signal field.
+  auto own = read_proc_file("/proc/self/status");
+  ASSERT_TRUE(own);
+  EXPECT_EQ(status_number(*own, "Pid"), getpid());
+  EXPECT_TRUE(status_mask(*own, "SigBlk").has_value());
+}
+
 }  // namespace
 }  // namespace covkit::live
