@@ -37,18 +37,12 @@ CKT_FN static int write_line(int fd, struct ckt_line *l) {
   return 1;
 }
 
-CKT_FN static int meta_is_ours(void) {
-  struct stat st;
-  return meta_fd >= 0 && fstat(meta_fd, &st) == 0 && (uint64_t)st.st_dev == meta_dev &&
-         (uint64_t)st.st_ino == meta_ino;
-}
-
 /* The file is ours, or the program closed our descriptor (daemons close
  * every one they did not open) and the file, opened again, still is. The
  * old number is left alone: it may be the program's now. */
 CKT_FN static int meta_usable(void) {
   if (meta_fd < 0) return 0;  /* never opened, or stopped for good */
-  if (meta_is_ours()) return 1;
+  if (ckt_file_is(meta_fd, meta_dev, meta_ino)) return 1;
   meta_fd = ckt_file_reopen(ckt_image, CKT_META_SUFFIX, 0, O_WRONLY | O_APPEND, meta_dev, meta_ino);
   return meta_fd >= 0;
 }
@@ -58,7 +52,7 @@ CKT_FN void ckt_meta_put(struct ckt_line *l) {
 }
 
 CKT_FN int ckt_meta_open(void) {
-  if (meta_is_ours()) close(meta_fd);  /* a forked child drops its parent's */
+  if (ckt_file_is(meta_fd, meta_dev, meta_ino)) close(meta_fd);  /* a forked child drops its parent's */
   meta_fd = -1;
   struct ckt_line stem;
   ckt_line_init(&stem, "");

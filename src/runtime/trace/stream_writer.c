@@ -18,12 +18,6 @@ CKT_FN static size_t overlap_bytes(void) {
   return page > 4096 ? (size_t)page : 4096;
 }
 
-/* fd is still the file we created (never truncate someone else's). */
-CKT_FN static int fd_is_ours(const struct ckt_stream *s) {
-  struct stat st;
-  return fstat(s->fd, &st) == 0 && (uint64_t)st.st_dev == s->dev && (uint64_t)st.st_ino == s->ino;
-}
-
 /* IMAGE-<tid>: the stem of the stream's file name. */
 CKT_FN static void stream_stem(struct ckt_line *stem, pid_t tid) {
   ckt_line_init(stem, ckt_image);
@@ -36,7 +30,7 @@ CKT_FN static void stream_stem(struct ckt_line *stem, pid_t tid) {
  * they did not open) and the file, opened again, is still ours: the stream
  * goes on. The old number is left alone: it may be the program's now. */
 CKT_FN static int fd_usable(struct ckt_stream *s) {
-  if (fd_is_ours(s)) return 1;
+  if (ckt_file_is(s->fd, s->dev, s->ino)) return 1;
   struct ckt_line stem;
   stream_stem(&stem, s->tid);
   int fd = ckt_file_reopen(stem.buf, CKT_STREAM_SUFFIX, s->seq, O_RDWR, s->dev, s->ino);
@@ -212,7 +206,7 @@ CKT_FN void ckt_stream_close(struct ckt_stream *s, int ended, uint64_t lost) {
     uint8_t flags[4] = {(uint8_t)(CKT_FLAG_COUNTS | (ended ? CKT_FLAG_ENDED : 0)), 0, 0, 0};
     if (pwrite(s->fd, flags, 4, CKT_HDR_FLAGS) != 4) { /* nothing more to do */ }
   }
-  if (fd_is_ours(s)) close(s->fd);
+  if (ckt_file_is(s->fd, s->dev, s->ino)) close(s->fd);
   s->fd = -1;
   s->map = NULL;
   s->broken = 1;
@@ -223,7 +217,7 @@ CKT_FN void ckt_stream_close(struct ckt_stream *s, int ended, uint64_t lost) {
 CKT_FN void ckt_stream_abandon(struct ckt_stream *s) {
   if (s->fd < 0) return;
   munmap(s->map, ckt_cfg.chunk_bytes + overlap_bytes());
-  if (fd_is_ours(s)) close(s->fd);
+  if (ckt_file_is(s->fd, s->dev, s->ino)) close(s->fd);
   s->fd = -1;
   s->map = NULL;
   s->broken = 1;

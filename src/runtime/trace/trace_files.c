@@ -50,14 +50,18 @@ CKT_FN int ckt_file_create(const char *stem, const char *suffix, int flags, unsi
   return -1;
 }
 
+CKT_FN int ckt_file_is(int fd, uint64_t dev, uint64_t ino) {
+  struct stat st;
+  return fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_dev == dev && (uint64_t)st.st_ino == ino;
+}
+
 CKT_FN int ckt_file_reopen(const char *stem, const char *suffix, unsigned seq, int flags, uint64_t dev,
                            uint64_t ino) {
   char path[CKT_PATH_MAX];
   if (!file_path(path, sizeof path, stem, suffix, seq)) return -1;
   int fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return -1;
-  struct stat st;
-  if (fstat(fd, &st) != 0 || (uint64_t)st.st_dev != dev || (uint64_t)st.st_ino != ino) {
+  if (!ckt_file_is(fd, dev, ino)) {
     close(fd);  /* removed, or replaced by another file: not ours */
     return -1;
   }

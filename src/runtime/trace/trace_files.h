@@ -15,6 +15,9 @@ CKT_FN int ckt_dir_path(char *out, size_t size, const char *name);
  * besides O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC. Returns the descriptor (-1 on
  * failure, errno set) and the sequence used in *seq (0: none). */
 CKT_FN int ckt_file_create(const char *stem, const char *suffix, int flags, unsigned *seq);
+/* 1 when fd is open on the file `dev`, `ino` (still the file we created:
+ * never truncate or write someone else's). */
+CKT_FN int ckt_file_is(int fd, uint64_t dev, uint64_t ino);
 /* Opens again, with open flags `flags` besides O_NOFOLLOW|O_CLOEXEC, the
  * file ckt_file_create made as <stem>[.<seq>]<suffix>, when it is still the
  * same file (`dev`, `ino`): a program that closes every descriptor it did
