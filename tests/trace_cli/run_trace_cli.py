@@ -16,6 +16,7 @@ Exit 0 when every scenario passes, 1 on a failure, 77 when a compiler (or
 uftrace, for the uftrace scenario) that a scenario needs is missing.
 """
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -1331,6 +1332,18 @@ def filters_dlopen(env, d):
             raise Failure(f"filters in a dlopen'd library, {label}: calls {got}, want {want}")
 
 
+@contextlib.contextmanager
+def killed_if_left(proc):
+    """Around the steps taken while `proc` runs: when one fails, `proc` is
+    killed and reaped, not left running."""
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 def children_of(pid):
     """The pids whose parent is `pid` (from /proc: no procps needed)."""
     kids = []
@@ -1369,7 +1382,7 @@ def attach_session(env, d, label, exe, opts):
     tr = os.path.join(d, f"trace-{label}")
     cmd = [env.covkit, "trace", "record", "-o", tr, "--signal", "USR2", "--trace-off"] + opts + ["--", exe, "100000", stop]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env.clean_env())
-    try:
+    with killed_if_left(proc):
         pid = None
         real = os.path.realpath(exe)
         for _ in range(1000):  # the sleeper, child of covkit, once it has exec'ed
@@ -1399,10 +1412,6 @@ def attach_session(env, d, label, exe, opts):
         time.sleep(1.0)  # untraced, if --off works
         open(stop, "w").close()
         out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     if proc.returncode != 0:
         raise Failure(f"attach {label}: record exited {proc.returncode}: {err!r}")
     if not re.search(r"^ticks (\d+)$", out, re.M):
@@ -1499,7 +1508,7 @@ def patch_spin_session(env, d):
     cmd = [env.covkit, "trace", "record", "-o", tr, "--signal", "USR2", "--trace-off", "--patch", "leaf",
            "--", exe, "2", "60"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env.clean_env())
-    try:
+    with killed_if_left(proc):
         if proc.stdout.readline().strip() != "pid started":
             raise Failure("attach patch: the spinner did not start")
         pid = children_of(proc.pid)[0]
@@ -1558,10 +1567,6 @@ def patch_spin_session(env, d):
         time.sleep(0.1)
         os.kill(pid, signal.SIGTERM)
         out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     if proc.returncode != 128 + signal.SIGTERM:
         raise Failure(f"attach patch: the spinner ended with {proc.returncode} (want SIGTERM's), {err!r}")
     rep = env.report(tr)
@@ -1633,7 +1638,7 @@ def attach_to_recorder(env, d, exe):
     tr = os.path.join(d, "trace-recorder")
     cmd = [env.covkit, "trace", "record", "-o", tr, "--signal", "USR2", "--trace-off", "--", exe, "100000", stop]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env.clean_env())
-    try:
+    with killed_if_left(proc):
         r = env.covkit_run(["trace", "attach", "--on", proc.pid])
         if f"process {proc.pid} is covkit trace record" not in r.stderr or "switched on" not in r.stderr:
             raise Failure(f"attach to covkit trace record's pid: {r.stderr!r}")
@@ -1641,10 +1646,6 @@ def attach_to_recorder(env, d, exe):
         env.covkit_run(["trace", "attach", "--off", proc.pid])
         open(stop, "w").close()
         out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     if proc.returncode != 0:
         raise Failure(f"attach to covkit trace record's pid: record exited {proc.returncode}: {err!r}")
     if "tick" not in calls_of(env.report(tr)["functions"]):
@@ -1776,15 +1777,11 @@ def patch_dlopen(env, d):
     cmd = [env.covkit, "trace", "record", "-o", tr, "--signal", "USR2", "--trace-off", "--patch", "plug_.*",
            "--", host, plugin, str(rounds), str(n), "1500"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env.clean_env())
-    try:
+    with killed_if_left(proc):
         if proc.stdout.readline().strip() != "waiting":
             raise Failure("dlopen attach: the host did not start")
         env.covkit_run(["trace", "attach", "--on", children_of(proc.pid)[0]])
         out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     got = calls_of(env.report(tr)["functions"])
     want = {"plug_work": rounds, "plug_static": rounds * n, "plug_leaf": rounds * n}
     if proc.returncode != 0 or got != want:
