@@ -9,10 +9,10 @@
 #include <span>
 
 #include "format/gmon_reader.h"
-#include "trace/gprof_graph.h"
-#include "trace/gprof_profile.h"
-#include "trace/gprof_symbols.h"
-#include "trace/gprof_text.h"
+#include "gprof/gprof_graph.h"
+#include "gprof/gprof_profile.h"
+#include "gprof/gprof_symbols.h"
+#include "gprof/gprof_text.h"
 
 using namespace covkit;
 

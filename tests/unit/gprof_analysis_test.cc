@@ -7,10 +7,10 @@
 #include <set>
 #include <vector>
 
-#include "trace/gprof_cycles.h"
-#include "trace/gprof_profile.h"
-#include "trace/gprof_symbols.h"
-#include "trace/gprof_text.h"
+#include "gprof/gprof_cycles.h"
+#include "gprof/gprof_profile.h"
+#include "gprof/gprof_symbols.h"
+#include "gprof/gprof_text.h"
 
 namespace gprof_analysis_test {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "trace/gprof_selection.h"
+#include "gprof/gprof_selection.h"
 
 namespace gprof_selection_test {
 

@@ -1,7 +1,7 @@
 // The walk of gprof_cycles.h, with gprof's explicit stack of busy nodes
 // (find_cycle searches it for the top of a cycle) and an explicit stack of
 // arc positions instead of recursion.
-#include "trace/gprof_cycles.h"
+#include "gprof/gprof_cycles.h"
 
 #include <cstdint>
 

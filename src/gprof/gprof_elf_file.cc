@@ -1,4 +1,4 @@
-#include "trace/gprof_elf_file.h"
+#include "gprof/gprof_elf_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>

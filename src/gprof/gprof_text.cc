@@ -1,7 +1,7 @@
 // gprof's printing (hist.c: hist_print; cg_print.c: cg_print,
 // cg_print_index; utils.c: print_name), formatted with the C library's
 // printf so that every rounding is the same as gprof's.
-#include "trace/gprof_text.h"
+#include "gprof/gprof_text.h"
 
 #include <cinttypes>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "trace/gprof_sort.h"
+#include "gprof/gprof_sort.h"
 #include "util/demangle.h"
 
 namespace covkit::trace {

@@ -1,6 +1,6 @@
 // gprof's symbol tables (gprof_selection.h), built in gprof's order: the
 // specifications newest first, matched against every function by address.
-#include "trace/gprof_selection.h"
+#include "gprof/gprof_selection.h"
 #include "util/path_names.h"
 
 #include <algorithm>

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "trace/gprof_symbols.h"
+#include "gprof/gprof_symbols.h"
 #include "util/expected.h"
 
 namespace covkit::trace {

@@ -1,6 +1,6 @@
 // gprof's analysis (gprof_profile.h), in gprof's order of operations; each
 // step names the binutils function whose arithmetic it keeps.
-#include "trace/gprof_profile.h"
+#include "gprof/gprof_profile.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "trace/gprof_cycles.h"
-#include "trace/gprof_sort.h"
+#include "gprof/gprof_cycles.h"
+#include "gprof/gprof_sort.h"
 
 namespace covkit::trace {
 

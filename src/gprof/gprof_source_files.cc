@@ -1,5 +1,5 @@
 // BFD's file of a line-table row (gprof_source_files.h) from libdw's rows.
-#include "trace/gprof_source_files.h"
+#include "gprof/gprof_source_files.h"
 
 #include <unordered_map>
 #include <unordered_set>

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "trace/gprof_profile.h"
+#include "gprof/gprof_profile.h"
 
 namespace covkit::trace {
 

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "trace/gprof_symbols.h"
+#include "gprof/gprof_symbols.h"
 
 namespace covkit::trace {
 

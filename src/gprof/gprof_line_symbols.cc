@@ -1,5 +1,5 @@
 // gprof's line symbols (gprof_line_symbols.h) from libdw.
-#include "trace/gprof_line_symbols.h"
+#include "gprof/gprof_line_symbols.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -12,8 +12,8 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "trace/gprof_elf_file.h"
-#include "trace/gprof_source_files.h"
+#include "gprof/gprof_elf_file.h"
+#include "gprof/gprof_source_files.h"
 
 namespace covkit::trace {
 

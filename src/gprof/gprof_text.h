@@ -5,7 +5,7 @@
 // never printed. Names are demangled as gprof does (bfd_demangle).
 #include <string>
 
-#include "trace/gprof_profile.h"
+#include "gprof/gprof_profile.h"
 
 namespace covkit::trace {
 

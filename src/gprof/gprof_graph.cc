@@ -1,9 +1,9 @@
-#include "trace/gprof_graph.h"
+#include "gprof/gprof_graph.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "trace/gprof_text.h"
+#include "gprof/gprof_text.h"
 
 namespace covkit::trace {
 

@@ -6,7 +6,7 @@
 // with the caller's share of the callee's time. Recursive calls count as
 // calls but draw no edge.
 #include "trace/call_profile.h"
-#include "trace/gprof_profile.h"
+#include "gprof/gprof_profile.h"
 
 namespace covkit::trace {
 

@@ -1,7 +1,7 @@
 // gprof's function symbols from an ELF file (gprof_symbols.h), read with
 // libelf; source files of static functions (shown in gprof's index) from
 // gprof_source_files.h.
-#include "trace/gprof_symbols.h"
+#include "gprof/gprof_symbols.h"
 
 #include <elfutils/libdw.h>
 #include <fcntl.h>
@@ -15,8 +15,8 @@
 #include <cstring>
 #include <unordered_set>
 
-#include "trace/gprof_elf_file.h"
-#include "trace/gprof_source_files.h"
+#include "gprof/gprof_elf_file.h"
+#include "gprof/gprof_source_files.h"
 
 namespace covkit::trace {
 

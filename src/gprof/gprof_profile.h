@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "format/gmon_reader.h"
-#include "trace/gprof_selection.h"
-#include "trace/gprof_symbols.h"
+#include "gprof/gprof_selection.h"
+#include "gprof/gprof_symbols.h"
 #include "util/expected.h"
 
 namespace covkit::trace {

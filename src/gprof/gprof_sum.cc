@@ -1,5 +1,5 @@
 // gmon.sum (gprof_sum.h): little-endian, 64-bit addresses, as read.
-#include "trace/gprof_sum.h"
+#include "gprof/gprof_sum.h"
 
 #include <map>
 #include <utility>
