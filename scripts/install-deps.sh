@@ -10,6 +10,8 @@ packages=(
   lcov gcovr python3 dpkg-dev time wrk apache2-utils
   libxml2-utils chromium fonts-dejavu-core git
   uftrace graphviz libgraphviz-dev lld linux-perf
+  # clang's source-based coverage, tested against llvm-cov of each clang Debian 12 ships
+  clang-13 clang-15 clang-16 llvm-13 llvm-15 llvm-16 libclang-rt-16-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -19,4 +19,12 @@ std::string md5_hex(std::string_view input) {
   return out;
 }
 
+uint64_t md5_low64(std::string_view input) {
+  unsigned char digest[16];
+  md5_buffer(input.data(), input.size(), digest);
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | digest[i];
+  return v;
+}
+
 }  // namespace covkit::util
