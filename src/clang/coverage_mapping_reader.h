@@ -1,0 +1,44 @@
+#pragma once
+// Reader of the coverage mapping that clang's -fcoverage-mapping leaves in
+// a binary or shared library: __llvm_covmap (per translation unit: a header
+// and its source file names, zlib-compressed or not), __llvm_covfun (per
+// function: name MD5, structural hash, the MD5 of its unit's file names,
+// the encoded mapping) and __llvm_prf_names (the names). Mapping formats 4
+// to 6 (clang 11 to 16; clang 13 to 16 write 6). Records of one function
+// from several units (inline functions, templates) become one, a real
+// mapping preferred to a "dummy" one (a unit that saw the function but did
+// not use it), as llvm-cov keeps them.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "clang/coverage_mapping.h"
+#include "util/expected.h"
+
+namespace covkit::clang {
+
+struct BinaryMapping {
+  bool has_mapping = false;   // false: no __llvm_covmap (not built with -fcoverage-mapping)
+  unsigned format_version = 0;  // 4 to 6, as LLVM's documentation numbers them
+  std::string build_id;
+  std::vector<FunctionMapping> functions;
+};
+
+// The mapping of an ELF file's bytes.
+Expected<BinaryMapping> read_coverage_mapping(std::span<const uint8_t> elf_bytes);
+
+// Whether the ELF file has a __llvm_covmap section (a cheap look: the
+// section headers only), for finding instrumented binaries in a tree.
+bool has_coverage_mapping(std::span<const uint8_t> elf_bytes);
+
+// From the three sections' contents (tests and the fuzzer start here).
+// `offsets` of each section in its file, for error messages.
+struct MappingSections {
+  std::span<const uint8_t> covmap, covfun, names;
+  uint64_t covmap_offset = 0, covfun_offset = 0, names_offset = 0;
+  bool big_endian = false;
+};
+Expected<BinaryMapping> decode_coverage_mapping(const MappingSections& s);
+
+}  // namespace covkit::clang

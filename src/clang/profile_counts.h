@@ -1,0 +1,69 @@
+#pragma once
+// What clang's profiles hold, once read: per function (its PGO name and the
+// hash of its control flow), one 64-bit counter per counted region of code.
+// A .profraw holds one program's (or library's) run, a .profdata many runs
+// merged; both become FunctionCounts, and ProfileCounts adds them up as
+// `llvm-profdata merge` does.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+namespace covkit::clang {
+
+// The top byte of a profile's version word: how it was instrumented.
+inline constexpr uint64_t kVariantMask = 0xff00000000000000ull;
+inline constexpr uint64_t kVariantIrLevel = 1ull << 56;      // -fprofile-generate (IR), not the front end
+inline constexpr uint64_t kVariantContextIr = 1ull << 57;    // context-sensitive IR
+inline constexpr uint64_t kVariantEntryFirst = 1ull << 58;   // entry block counted first
+inline constexpr uint64_t kVariantDebugInfo = 1ull << 59;    // -debug-info-correlate: names live in DWARF
+inline constexpr uint64_t kVariantByteCoverage = 1ull << 60; // one byte per counter, 0 = covered
+inline constexpr uint64_t kVariantEntryOnly = 1ull << 61;    // function entry only
+
+struct FunctionCounts {
+  std::string name;  // PGO name: mangled, or "file.c:static_name"
+  uint64_t hash = 0;
+  std::vector<uint64_t> counts;
+};
+
+// Functions by name, then hash: several builds of a function may share a
+// profile (a header's inline function hashed differently by two compiles).
+class ProfileCounts {
+ public:
+  struct Entry {
+    uint64_t hash = 0;
+    std::vector<uint64_t> counts;
+  };
+  enum class Added { kNew, kMerged, kCountMismatch, kOverflow };
+
+  // llvm-profdata merge's rules: counts of the same name and hash add up
+  // (saturating at 2^64-1: kOverflow); a different number of counters
+  // leaves the first one's (kCountMismatch).
+  Added add(std::string_view name, uint64_t hash, std::span<const uint64_t> counts);
+
+  enum class Found { kCounts, kUnknownFunction, kHashMismatch };
+  struct Lookup {
+    Found found = Found::kUnknownFunction;
+    const std::vector<uint64_t>* counts = nullptr;
+  };
+  Lookup find(std::string_view name, uint64_t hash) const;
+
+  // Every name, sorted (for writing files the same way every time).
+  std::vector<std::string_view> names() const;
+  const std::vector<Entry>* entries(std::string_view name) const;
+  size_t functions() const { return functions_; }
+  bool empty() const { return by_name_.empty(); }
+
+  // The variant flags of the profiles added (kVariant*), and whether two
+  // added profiles disagreed (front end against IR-level instrumentation).
+  uint64_t variant = 0;
+  bool variant_set = false;
+
+ private:
+  std::unordered_map<std::string, std::vector<Entry>> by_name_;
+  size_t functions_ = 0;
+};
+
+}  // namespace covkit::clang

@@ -1,0 +1,251 @@
+// clang/profraw_reader, profdata_reader/_writer, profile_counts: raw
+// profiles of every shape clang 13-16 write, concatenated profiles, merging
+// by llvm-profdata's rules, the indexed format written and read back, and
+// damaged inputs (every truncation, hostile sizes) as errors with offsets.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+
+#include "clang/profdata_reader.h"
+#include "clang/profdata_writer.h"
+#include "clang/profile_counts.h"
+#include "clang/profile_names.h"
+#include "clang/profraw_reader.h"
+#include "clang_image_builder.h"
+
+namespace covkit::clang {
+namespace clang_profiles_test {
+
+using testing::RawFunction;
+using testing::RawOptions;
+
+const std::vector<RawFunction> kFunctions = {
+    {"main", 0x18, {1, 0, 7, 3}, 0},
+    {"a.c:helper", 0x1234567890abcdefull, {5}, 0},
+    {"_ZN3foo3barEv", 0, {0, 0}, 1},
+};
+
+struct Shape {
+  unsigned version;
+  bool big, ptr32, compressed;
+};
+
+class RawShapes : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(RawShapes, EveryRecordAndCounter) {
+  const Shape s = GetParam();
+  RawOptions o;
+  o.version = s.version;
+  o.big_endian = s.big;
+  o.pointer32 = s.ptr32;
+  o.compressed_names = s.compressed;
+  o.binary_ids = {std::string("\x12\x34\xab", 3)};
+  auto bytes = testing::raw_profile(kFunctions, o);
+  ASSERT_TRUE(looks_like_profraw(bytes));
+  auto r = read_profraw(bytes);
+  ASSERT_TRUE(r) << r.error().describe();
+  ASSERT_EQ(r->size(), 1u);
+  const RawProfile& p = (*r)[0];
+  EXPECT_EQ(p.version, s.version);
+  EXPECT_EQ(p.big_endian, s.big);
+  EXPECT_EQ(p.pointer_bytes, s.ptr32 ? 4u : 8u);
+  EXPECT_EQ(p.binary_ids, std::vector<std::string>{"1234ab"});
+  ASSERT_EQ(p.functions.size(), kFunctions.size());
+  for (size_t i = 0; i < kFunctions.size(); ++i) {
+    EXPECT_EQ(p.functions[i].name, kFunctions[i].name);
+    EXPECT_EQ(p.functions[i].hash, kFunctions[i].hash);
+    EXPECT_EQ(p.functions[i].counts, kFunctions[i].counts);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Clang13To16, RawShapes,
+                         ::testing::Values(Shape{7, false, false, false}, Shape{8, false, false, false},
+                                           Shape{8, true, false, false}, Shape{7, true, false, true},
+                                           Shape{8, false, true, true}, Shape{7, false, true, false},
+                                           Shape{8, true, true, true}));
+
+TEST(Profraw, ProfilesBackToBack) {
+  auto one = testing::raw_profile({{"f", 1, {2}}});
+  auto two = testing::raw_profile({{"g", 2, {3, 4}}});
+  std::vector<uint8_t> both = one;
+  both.insert(both.end(), 16, 0);  // zero padding between them
+  both.insert(both.end(), two.begin(), two.end());
+  auto r = read_profraw(both);
+  ASSERT_TRUE(r) << r.error().describe();
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[1].functions[0].name, "g");
+  EXPECT_EQ((*r)[1].functions[0].counts, (std::vector<uint64_t>{3, 4}));
+  // Garbage after a profile is an error at its offset.
+  std::vector<uint8_t> junk = one;
+  junk.insert(junk.end(), {1, 2, 3, 4, 5, 6, 7, 8});
+  auto bad = read_profraw(junk);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().offset, one.size());
+}
+
+TEST(Profraw, EveryTruncationIsAnError) {
+  auto bytes = testing::raw_profile(kFunctions);
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    std::vector<uint8_t> cut(bytes.begin(), bytes.begin() + long(n));
+    auto r = read_profraw(cut);
+    // Cutting in the trailing value record or padding may still leave a
+    // readable profile only when nothing counted is lost.
+    if (r) {
+      ASSERT_GE(n, bytes.size() - 16) << "cut at " << n;
+      continue;
+    }
+    if (r.error().offset) {
+      EXPECT_LE(*r.error().offset, bytes.size());
+    }
+  }
+}
+
+TEST(Profraw, HostileHeaders) {
+  auto bytes = testing::raw_profile(kFunctions);
+  auto with_word = [&](size_t word, uint64_t v) {
+    auto b = bytes;
+    for (int i = 0; i < 8; ++i) b[word * 8 + size_t(i)] = uint8_t(v >> (8 * i));
+    return b;
+  };
+  EXPECT_FALSE(read_profraw(with_word(1, 9)));                      // version 9 (clang 17)
+  EXPECT_FALSE(read_profraw(with_word(1, 8 | kVariantDebugInfo)));  // -debug-info-correlate
+  EXPECT_FALSE(read_profraw(with_word(3, ~0ull / 48)));             // data count beyond the file
+  EXPECT_FALSE(read_profraw(with_word(5, ~0ull)));                  // counter count overflowing
+  EXPECT_FALSE(read_profraw(with_word(7, ~0ull - 3)));              // names size
+  EXPECT_FALSE(read_profraw(with_word(2, 12)));                     // binary ids not a multiple of 8
+  EXPECT_FALSE(read_profraw(with_word(10, 5)));                     // value kinds
+  // A counter pointer outside the counters.
+  auto moved = with_word(11 + 2, 0x7fffffff);
+  auto r = read_profraw(moved);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("outside"), std::string::npos) << r.error().message;
+  // A NameRef with no name.
+  auto renamed = with_word(11, 0x5555);
+  r = read_profraw(renamed);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("not among the profile's names"), std::string::npos);
+}
+
+TEST(Profraw, ByteCoverageCountersReadAsRan) {
+  // One byte per counter, cleared when the code ran.
+  testing::ByteImage b;
+  auto names = testing::names_blob({"f"}, false);
+  b.u64(0xff6c70726f667281ull).u64(8 | kVariantByteCoverage).u64(0).u64(1).u64(0).u64(3).u64(5).u64(names.size());
+  b.u64(uint64_t(-0x10)).u64(0).u64(1);
+  // The record sits 0x10 bytes after the counters.
+  b.u64(name_ref("f")).u64(7).u64(uint64_t(-0x10)).u64(0).u64(0).u32(3).u16(0).u16(0);
+  b.u8(0).u8(1).u8(0).u8(0).u8(0).u8(0).u8(0).u8(0);  // 3 counters, 5 bytes of padding
+  b.raw(names).align(8);
+  auto r = read_profraw(b.bytes());
+  ASSERT_TRUE(r) << r.error().describe();
+  EXPECT_EQ((*r)[0].functions[0].counts, (std::vector<uint64_t>{1, 0, 1}));
+}
+
+TEST(ProfileCounts, MergeAsLlvmProfdata) {
+  ProfileCounts c;
+  const uint64_t a[] = {1, 2}, b[] = {10, 20}, three[] = {1, 1, 1};
+  const uint64_t big[] = {std::numeric_limits<uint64_t>::max() - 1, 0};
+  EXPECT_EQ(c.add("f", 1, a), ProfileCounts::Added::kNew);
+  EXPECT_EQ(c.add("f", 1, b), ProfileCounts::Added::kMerged);
+  EXPECT_EQ(c.add("f", 2, three), ProfileCounts::Added::kNew);  // another build of f
+  EXPECT_EQ(c.add("f", 1, three), ProfileCounts::Added::kCountMismatch);
+  auto l = c.find("f", 1);
+  ASSERT_EQ(l.found, ProfileCounts::Found::kCounts);
+  EXPECT_EQ(*l.counts, (std::vector<uint64_t>{11, 22}));
+  EXPECT_EQ(c.find("f", 3).found, ProfileCounts::Found::kHashMismatch);
+  EXPECT_EQ(c.find("g", 1).found, ProfileCounts::Found::kUnknownFunction);
+  EXPECT_EQ(c.add("f", 1, big), ProfileCounts::Added::kOverflow);
+  EXPECT_EQ((*c.find("f", 1).counts)[0], std::numeric_limits<uint64_t>::max());
+  EXPECT_EQ(c.functions(), 2u);
+}
+
+TEST(Profdata, WrittenAndReadBack) {
+  ProfileCounts c;
+  std::vector<uint64_t> counts;
+  // Enough names for several buckets.
+  for (int i = 0; i < 300; ++i) {
+    counts.assign(size_t(i % 7 + 1), uint64_t(i));
+    c.add("fn" + std::to_string(i), uint64_t(i * 31), counts);
+  }
+  const uint64_t extra[] = {9};
+  c.add("fn3", 999, extra);  // a second hash of one name
+  std::string bytes = write_profdata(c);
+  std::span<const uint8_t> span(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  ASSERT_TRUE(looks_like_profdata(span));
+  auto r = read_profdata(span);
+  ASSERT_TRUE(r) << r.error().describe();
+  EXPECT_EQ(r->version, 7u);
+  ProfileCounts back;
+  for (const FunctionCounts& f : r->functions) EXPECT_EQ(back.add(f.name, f.hash, f.counts), ProfileCounts::Added::kNew);
+  EXPECT_EQ(back.functions(), c.functions());
+  for (std::string_view n : c.names())
+    for (const ProfileCounts::Entry& e : *c.entries(n)) {
+      auto l = back.find(n, e.hash);
+      ASSERT_EQ(l.found, ProfileCounts::Found::kCounts) << n;
+      EXPECT_EQ(*l.counts, e.counts);
+    }
+}
+
+TEST(Profdata, EveryTruncationIsAnError) {
+  ProfileCounts c;
+  const uint64_t a[] = {1, 2, 3};
+  c.add("alpha", 1, a);
+  c.add("beta", 2, a);
+  c.add("gamma", 3, a);
+  std::string bytes = write_profdata(c);
+  for (size_t n = 0; n + 1 < bytes.size(); ++n) {
+    std::span<const uint8_t> cut(reinterpret_cast<const uint8_t*>(bytes.data()), n);
+    auto r = read_profdata(cut);
+    EXPECT_FALSE(r) << "cut at " << n;
+  }
+}
+
+TEST(Profdata, HostileTable) {
+  ProfileCounts c;
+  const uint64_t a[] = {1};
+  c.add("alpha", 1, a);
+  std::string bytes = write_profdata(c);
+  auto set_word = [&](size_t at, uint64_t v) {
+    std::string b = bytes;
+    for (int i = 0; i < 8; ++i) b[at + size_t(i)] = char(v >> (8 * i));
+    return b;
+  };
+  auto read = [](const std::string& b) {
+    return read_profdata(std::span(reinterpret_cast<const uint8_t*>(b.data()), b.size()));
+  };
+  EXPECT_FALSE(read(set_word(8, 12)));       // version 12
+  EXPECT_FALSE(read(set_word(24, 1)));       // hash type
+  EXPECT_FALSE(read(set_word(32, 5)));       // table inside the header
+  EXPECT_FALSE(read(set_word(32, ~0ull)));   // table beyond the file
+  EXPECT_FALSE(read(set_word(40, ~0ull)));   // summary fields
+  uint64_t table = 0;
+  for (int i = 7; i >= 0; --i) table = table << 8 | uint8_t(bytes[32 + size_t(i)]);
+  EXPECT_FALSE(read(set_word(table, ~0ull)));      // buckets
+  EXPECT_FALSE(read(set_word(table + 8, 1000)));   // entries beyond the records
+}
+
+TEST(ProfileNames, PlainCompressedAndDamaged) {
+  auto plain = testing::names_blob({"a", "bb", "c:d"}, false);
+  auto packed = testing::names_blob({"a", "bb", "c:d"}, true);
+  for (const auto& blob : {plain, packed}) {
+    auto n = decode_profile_names(blob);
+    ASSERT_TRUE(n) << n.error().describe();
+    EXPECT_EQ(*n, (std::vector<std::string>{"a", "bb", "c:d"}));
+  }
+  // A compressed block claiming more than it holds, a cut block, an empty name.
+  auto lying = packed;
+  lying[0] = 0x7f;
+  EXPECT_FALSE(decode_profile_names(lying));
+  EXPECT_FALSE(decode_profile_names(std::span(plain.data(), plain.size() - 1)));
+  EXPECT_FALSE(decode_profile_names(testing::names_blob({"a", ""}, false)));
+  // A claim of a huge inflated size is refused before allocating it.
+  testing::ByteImage huge;
+  huge.uleb(uint64_t(1) << 40).uleb(4).raw("abcd");
+  auto r = decode_profile_names(huge.bytes());
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("claims"), std::string::npos) << r.error().message;
+}
+
+}  // namespace clang_profiles_test
+}  // namespace covkit::clang
