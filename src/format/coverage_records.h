@@ -16,6 +16,7 @@ struct BranchRecord {
   bool is_throw = false;
   bool fallthrough = false;
   bool unreachable = false;
+  uint32_t block = 0;  // lcov's block number (llvm-cov: the condition's pair on its line)
 };
 
 struct InstanceRecord {
@@ -39,6 +40,13 @@ struct FunctionRecord {
   uint32_t start_line = 0, start_column = 0, end_line = 0, end_column = 0;
   int64_t execution_count = 0;
   uint32_t blocks = 0, blocks_executed = 0;
+  uint32_t regions = 0, regions_covered = 0;  // clang's source-based coverage
+};
+
+// A counted region of clang's source-based coverage.
+struct RegionRecord {
+  uint32_t line_start = 0, column_start = 0, line_end = 0, column_end = 0;
+  int64_t count = 0;
 };
 
 struct SourceRecord {
@@ -46,6 +54,7 @@ struct SourceRecord {
   std::string absolute_path;  // may be empty
   std::vector<LineRecord> lines;
   std::vector<FunctionRecord> functions;
+  std::vector<RegionRecord> regions;
 };
 
 struct CoverageRecords {

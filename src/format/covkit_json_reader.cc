@@ -1,5 +1,7 @@
 #include "format/covkit_json_reader.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <cstdint>
@@ -223,6 +225,30 @@ class Reader {
         f.functions.push_back(std::move(fn));
       }
     }
+    // Clang's counted regions: [line_start, column_start, line_end, column_end, count].
+    const Json* regions = array(j, "regions", w, false);
+    if (error_) return false;
+    if (regions) {
+      f.regions.reserve(regions->size());
+      for (size_t i = 0; i < regions->size(); ++i) {
+        const Where rw{&w, "regions", int64_t(i)};
+        const Json& r = (*regions)[i];
+        if (!r.is_array() || r.size() != 5) return fail(rw.str(), "must be an array of 5 integers");
+        constexpr uint64_t kU32 = std::numeric_limits<uint32_t>::max();
+        uint64_t v[4];
+        for (int k = 0; k < 4; ++k) {
+          if (!r[size_t(k)].is_number_unsigned() || r[size_t(k)].get<uint64_t>() > kU32)
+            return fail(rw.str(), "lines and columns must be integers from 0 to 4294967295");
+          v[k] = r[size_t(k)].get<uint64_t>();
+        }
+        if (!r[4].is_number_integer()) return fail(rw.str(), "the count must be an integer");
+        RegionRecord rr{uint32_t(v[0]), uint32_t(v[1]), uint32_t(v[2]), uint32_t(v[3]),
+                        r[4].is_number_unsigned() && r[4].get<uint64_t>() > uint64_t(INT64_MAX)
+                            ? INT64_MAX
+                            : std::max<int64_t>(0, r[4].get<int64_t>())};
+        f.regions.push_back(rr);
+      }
+    }
     return true;
   }
 
@@ -240,7 +266,8 @@ class Reader {
         BranchRecord bc;
         if (!object(b, bw) || !count(b, "count", bw, true, bc.count) || !boolean(b, "executed", bw, bc.executed) ||
             !boolean(b, "throw", bw, bc.is_throw) || !boolean(b, "fallthrough", bw, bc.fallthrough) ||
-            !boolean(b, "unreachable", bw, bc.unreachable))
+            !boolean(b, "unreachable", bw, bc.unreachable) ||
+            !ranged(b, "block", bw, false, 0, std::numeric_limits<uint32_t>::max(), bc.block))
           return false;
         l.branches.push_back(bc);
       }
@@ -274,7 +301,9 @@ class Reader {
            ranged(j, "end_column", w, false, 0, kU32, fn.end_column) &&
            count(j, "execution_count", w, false, fn.execution_count) &&
            ranged(j, "blocks", w, false, 0, kU32, fn.blocks) &&
-           ranged(j, "blocks_executed", w, false, 0, kU32, fn.blocks_executed);
+           ranged(j, "blocks_executed", w, false, 0, kU32, fn.blocks_executed) &&
+           ranged(j, "regions", w, false, 0, kU32, fn.regions) &&
+           ranged(j, "regions_covered", w, false, 0, kU32, fn.regions_covered);
   }
 
   std::optional<Error> error_;

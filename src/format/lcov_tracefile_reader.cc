@@ -146,9 +146,11 @@ Expected<void> LcovRecord::brda(std::string_view v) {
   std::string_view block = *block_field;
   bool is_throw = !block.empty() && block[0] == 'e';  // lcov 2: branch taken by an exception
   if (is_throw) block.remove_prefix(1);
-  if (auto b = parse_digits(block, "block"); !b) return b.error();
+  auto block_number = parse_digits(block, "block");
+  if (!block_number) return block_number.error();
   BranchRecord br;
   br.is_throw = is_throw;
+  br.block = uint32_t(std::min<uint64_t>(*block_number, UINT32_MAX));
   if (taken != "-") {
     auto count = parse_lcov_count(taken);
     if (!count) return count.error();

@@ -1,6 +1,7 @@
 #include "model/coverage_merge.h"
 
 #include <algorithm>
+#include <tuple>
 #include <utility>
 
 #include "model/counts.h"
@@ -48,6 +49,8 @@ void merge_function(FunctionCov& into, FunctionCov&& from) {
   into.execution_count = add_report_counts(into.execution_count, from.execution_count);
   into.blocks = std::max(into.blocks, from.blocks);
   into.blocks_executed = std::max(into.blocks_executed, from.blocks_executed);
+  into.regions = std::max(into.regions, from.regions);
+  into.regions_covered = std::max(into.regions_covered, from.regions_covered);
   into.excluded |= from.excluded;
   if (into.demangled.empty()) into.demangled = std::move(from.demangled);
   // A record that named the function without its place (lcov's FNDA) takes
@@ -94,6 +97,19 @@ void normalize(FileCov& f) {
   std::stable_sort(f.functions.begin(), f.functions.end(), [](const FunctionCov& a, const FunctionCov& b) {
     return a.start_line != b.start_line ? a.start_line < b.start_line : a.name < b.name;
   });
+
+  // Regions of one range add up (instantiations, objects, runs).
+  auto range = [](const RegionCov& r) { return std::tie(r.line_start, r.column_start, r.line_end, r.column_end); };
+  std::stable_sort(f.regions.begin(), f.regions.end(),
+                   [&](const RegionCov& a, const RegionCov& b) { return range(a) < range(b); });
+  out = 0;
+  for (size_t i = 0; i < f.regions.size(); ++i) {
+    if (out > 0 && range(f.regions[out - 1]) == range(f.regions[i]))
+      f.regions[out - 1].count = add_report_counts(f.regions[out - 1].count, f.regions[i].count);
+    else
+      f.regions[out++] = f.regions[i];
+  }
+  f.regions.resize(out);
 }
 
 void merge_file(FileCov& into, FileCov&& from) {
@@ -101,6 +117,7 @@ void merge_file(FileCov& into, FileCov&& from) {
   into.lines.reserve(into.lines.size() + from.lines.size());
   for (LineCov& l : from.lines) into.lines.push_back(std::move(l));
   for (FunctionCov& fn : from.functions) into.functions.push_back(std::move(fn));
+  into.regions.insert(into.regions.end(), from.regions.begin(), from.regions.end());
   normalize(into);
 }
 

@@ -23,6 +23,7 @@ BranchCov to_model(const format::BranchRecord& r) {
   b.is_throw = r.is_throw;
   b.fallthrough = r.fallthrough;
   b.unreachable = r.unreachable;
+  b.block = r.block;
   return b;
 }
 
@@ -50,6 +51,8 @@ FunctionCov to_model(format::FunctionRecord&& r) {
   f.execution_count = r.execution_count;
   f.blocks = r.blocks;
   f.blocks_executed = r.blocks_executed;
+  f.regions = r.regions;
+  f.regions_covered = r.regions_covered;
   return f;
 }
 
@@ -66,6 +69,9 @@ ProjectCov to_model(format::CoverageRecords&& records) {
     for (auto& l : s.lines) f.lines.push_back(to_model(std::move(l)));
     f.functions.reserve(s.functions.size());
     for (auto& fn : s.functions) f.functions.push_back(to_model(std::move(fn)));
+    f.regions.reserve(s.regions.size());
+    for (const format::RegionRecord& r : s.regions)
+      f.regions.push_back(RegionCov{r.line_start, r.column_start, r.line_end, r.column_end, r.count});
     p.files.push_back(std::move(f));
   }
   records.sources.clear();

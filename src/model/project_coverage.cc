@@ -1,6 +1,7 @@
 #include "model/project_coverage.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace covkit::model {
 
@@ -19,6 +20,8 @@ Totals& Totals::operator+=(const Totals& o) {
   functions_covered += o.functions_covered;
   branches += o.branches;
   branches_covered += o.branches_covered;
+  regions += o.regions;
+  regions_covered += o.regions_covered;
   return *this;
 }
 
@@ -37,6 +40,28 @@ Totals totals(const FileCov& f) {
     if (fn.excluded) continue;
     ++t.functions;
     t.functions_covered += fn.covered();
+  }
+  // Regions by llvm-cov's rule: functions that start at one place
+  // (template instantiations) are one, with the most regions and the most
+  // covered of any of them.
+  std::vector<const FunctionCov*> counted;
+  for (const FunctionCov& fn : f.functions)
+    if (!fn.excluded && fn.regions > 0) counted.push_back(&fn);
+  std::stable_sort(counted.begin(), counted.end(), [](const FunctionCov* a, const FunctionCov* b) {
+    return std::tie(a->start_line, a->start_column) < std::tie(b->start_line, b->start_column);
+  });
+  for (size_t i = 0; i < counted.size();) {
+    uint32_t most = 0, most_covered = 0;
+    size_t j = i;
+    for (; j < counted.size() && counted[j]->start_line == counted[i]->start_line &&
+           counted[j]->start_column == counted[i]->start_column;
+         ++j) {
+      most = std::max(most, counted[j]->regions);
+      most_covered = std::max(most_covered, counted[j]->regions_covered);
+    }
+    t.regions += most;
+    t.regions_covered += most_covered;
+    i = j;
   }
   return t;
 }

@@ -20,6 +20,10 @@ struct BranchCov {
   bool is_throw = false;     // taken only when an exception is thrown
   bool fallthrough = false;  // the arc to the next block in source order
   bool unreachable = false;  // leaves a block reachable only through exception/noreturn arcs
+  // lcov's block number (BRDA:line,block,branch): 0 from gcov; from clang's
+  // source-based coverage, which condition of the line (two branches each,
+  // true then false), as llvm-cov numbers them.
+  uint32_t block = 0;
 };
 
 // One template instantiation's (or other group function's) count of a line,
@@ -51,9 +55,22 @@ struct FunctionCov {
   uint32_t start_line = 0, start_column = 0, end_line = 0, end_column = 0;
   int64_t execution_count = 0;
   uint32_t blocks = 0, blocks_executed = 0;
+  // Clang's source-based coverage: the function's code regions (its macro
+  // expansions' too) and those that ran. Instantiations of one template
+  // (functions starting at the same line and column) count as one, with
+  // the most of either, as llvm-cov counts them.
+  uint32_t regions = 0, regions_covered = 0;
   bool excluded = false;  // its first line is excluded
 
   bool covered() const { return execution_count > 0; }
+};
+
+// A counted region of clang's source-based coverage: a range of code that
+// ran `count` times (regions of one range added up, template
+// instantiations and objects alike). Finer than lines: what ran of a line.
+struct RegionCov {
+  uint32_t line_start = 0, column_start = 0, line_end = 0, column_end = 0;
+  int64_t count = 0;
 };
 
 struct FileCov {
@@ -61,6 +78,7 @@ struct FileCov {
   std::string absolute_path;  // where the source was found (may not exist)
   std::vector<LineCov> lines;          // sorted by number, one entry per number
   std::vector<FunctionCov> functions;  // sorted by start line, then name
+  std::vector<RegionCov> regions;      // sorted by start then end; empty for gcov's data
 
   LineCov* find_line(uint32_t number);
   const LineCov* find_line(uint32_t number) const;
@@ -77,6 +95,7 @@ struct Totals {
   int64_t lines = 0, lines_covered = 0;
   int64_t functions = 0, functions_covered = 0;
   int64_t branches = 0, branches_covered = 0;
+  int64_t regions = 0, regions_covered = 0;  // clang's source-based coverage only
 
   Totals& operator+=(const Totals& o);
 };

@@ -20,12 +20,15 @@ Json line_json(const model::LineCov& l) {
   if (l.inferred) j["inferred"] = true;
   if (!l.branches.empty()) {
     Json bs = Json::array();
-    for (const model::BranchCov& b : l.branches)
-      bs.push_back(Json{{"count", b.count},
-                        {"executed", b.executed},
-                        {"throw", b.is_throw},
-                        {"fallthrough", b.fallthrough},
-                        {"unreachable", b.unreachable}});
+    for (const model::BranchCov& b : l.branches) {
+      Json bj{{"count", b.count},
+              {"executed", b.executed},
+              {"throw", b.is_throw},
+              {"fallthrough", b.fallthrough},
+              {"unreachable", b.unreachable}};
+      if (b.block != 0) bj["block"] = b.block;
+      bs.push_back(std::move(bj));
+    }
     j["branches"] = std::move(bs);
   }
   if (!l.instances.empty()) {
@@ -37,7 +40,7 @@ Json line_json(const model::LineCov& l) {
 }
 
 Json function_json(const model::FunctionCov& f) {
-  return Json{{"name", f.name},
+  Json j{{"name", f.name},
               {"demangled", f.demangled},
               {"start_line", f.start_line},
               {"start_column", f.start_column},
@@ -46,6 +49,11 @@ Json function_json(const model::FunctionCov& f) {
               {"execution_count", f.execution_count},
               {"blocks", f.blocks},
               {"blocks_executed", f.blocks_executed}};
+  if (f.regions != 0) {
+    j["regions"] = f.regions;
+    j["regions_covered"] = f.regions_covered;
+  }
+  return j;
 }
 
 }  // namespace
@@ -64,6 +72,12 @@ std::string render_covkit_json(const model::ProjectCov& project) {
     fj["absolute_path"] = f.absolute_path;
     fj["lines"] = std::move(lines);
     fj["functions"] = std::move(functions);
+    if (!f.regions.empty()) {
+      Json regions = Json::array();
+      for (const model::RegionCov& r : f.regions)
+        regions.push_back(Json::array({r.line_start, r.column_start, r.line_end, r.column_end, r.count}));
+      fj["regions"] = std::move(regions);
+    }
     files.push_back(std::move(fj));
   }
   Json doc = Json::object();

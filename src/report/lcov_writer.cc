@@ -61,9 +61,9 @@ void write_record(std::string& out, const model::FileCov& f, const LcovOptions& 
       // A branch on a line that never ran is "-" (not executed), as geninfo
       // writes it; a branch with a count has run, whatever the flag says.
       if (b.executed || b.count > 0)
-        fmt::format_to(it, "BRDA:{},0,{},{}\n", l.number, i, b.count);
+        fmt::format_to(it, "BRDA:{},{},{},{}\n", l.number, b.block, i, b.count);
       else
-        fmt::format_to(it, "BRDA:{},0,{},-\n", l.number, i);
+        fmt::format_to(it, "BRDA:{},{},{},-\n", l.number, b.block, i);
       ++found;
       hit += b.count > 0;
     }

@@ -33,20 +33,28 @@ std::string render_terminal_summary(const model::ProjectCov& project, const Term
 
   std::string out;
   auto it = std::back_inserter(out);
+  // Regions only where there are any (clang's source-based coverage).
+  const bool regions = model::totals(project).regions > 0;
   auto row = [&](const std::string& name, const model::Totals& t) {
     auto cell = [&](int64_t c, int64_t n) {
       std::string pct = format_percent(c, n);
       std::string padded = fmt::format("{:>7}", pct);
       return fmt::format("{:>7} {:>7} {}", n, c, paint(padded, c, n, opts.color));
     };
-    fmt::format_to(it, "{}  {}  {}  {}\n", util::pad_right(util::shorten_front(util::display_text(name), name_width), name_width),
+    fmt::format_to(it, "{}  {}  {}  {}", util::pad_right(util::shorten_front(util::display_text(name), name_width), name_width),
                    cell(t.lines_covered, t.lines), cell(t.functions_covered, t.functions),
                    cell(t.branches_covered, t.branches));
+    if (regions) fmt::format_to(it, "  {}", cell(t.regions_covered, t.regions));
+    out += '\n';
   };
-  const std::string rule(name_width + 2 + 3 * 23 + 4, '-');
-  fmt::format_to(it, "{:<{}}  {:^23}  {:^23}  {:^23}\n", "", name_width, "Lines", "Functions", "Branches");
+  const std::string rule(name_width + 2 + (regions ? 4 : 3) * 23 + (regions ? 6 : 4), '-');
+  fmt::format_to(it, "{:<{}}  {:^23}  {:^23}  {:^23}", "", name_width, "Lines", "Functions", "Branches");
+  if (regions) fmt::format_to(it, "  {:^23}", "Regions");
+  out += '\n';
   const std::string heads = fmt::format("{:>7} {:>7} {:>7}", "Total", "Exec", "Cover");
-  fmt::format_to(it, "{:<{}}  {}  {}  {}\n", "File", name_width, heads, heads, heads);
+  fmt::format_to(it, "{:<{}}  {}  {}  {}", "File", name_width, heads, heads, heads);
+  if (regions) fmt::format_to(it, "  {}", heads);
+  out += '\n';
   out += rule + "\n";
   for (const model::FileCov* f : project_files_first(project)) row(f->path, model::totals(*f));
   out += rule + "\n";
