@@ -9,6 +9,8 @@
 #include <system_error>
 #include <vector>
 
+#include "clang/clang_inputs.h"
+#include "clang/profdata_writer.h"
 #include "cli/command_line.h"
 #include "model/coverage_merge.h"
 #include "model/data_trees.h"
@@ -44,7 +46,16 @@ constexpr const char* kMergeDescription =
     "\n"
     "Files: lcov tracefiles (.info) and covkit JSON files, added by lcov's rules\n"
     "(line counts add; branches add by position on their line; functions by\n"
-    "name) into one file OUT, or standard output when OUT is '-' (as lcov's -o -).\n";
+    "name) into one file OUT, or standard output when OUT is '-' (as lcov's -o -).\n"
+    "\n"
+    "Clang profiles: .profraw files (what programs built with\n"
+    "-fprofile-instr-generate write) and .profdata files, added as\n"
+    "`llvm-profdata merge` adds them, into one indexed profile OUT (.profdata,\n"
+    "version 7, which llvm-cov 13 and later and `covkit report` read). A damaged\n"
+    "profile is an error and nothing is written; a function whose counters\n"
+    "differ in number from an earlier profile's (another build) is left out of\n"
+    "that profile with a warning, as llvm-profdata does. Value profiles (for\n"
+    "optimization, not coverage) are not kept.\n";
 
 constexpr const char* kMergeFooter =
     "Exit status: 0 on success, 1 on any error (one line on stderr).\n"
@@ -53,7 +64,8 @@ constexpr const char* kMergeFooter =
     "  covkit merge -o merged run1/ run2/ run3/     add three GCOV_PREFIX trees\n"
     "  covkit merge -o all.info unit.info integration.info\n"
     "  covkit merge -o all.json a.json b.info       lcov in, covkit JSON out\n"
-    "  covkit merge --format lcov -o all.txt a.json b.json";
+    "  covkit merge --format lcov -o all.txt a.json b.json\n"
+    "  covkit merge -o all.profdata run1/default.profraw run2/*.profraw";
 
 constexpr const char* kMergeCommand = "covkit merge";
 
@@ -85,6 +97,38 @@ int merge_coverage_files(const std::vector<std::string>& inputs, const std::stri
   return 0;
 }
 
+// Clang profiles into one .profdata: all of them readable, or nothing written.
+int merge_profiles(const std::vector<std::string>& inputs, const std::string& out) {
+  clang::ProfileCounts total;
+  for (const std::string& in : inputs) {
+    clang::LoadedProfiles one = clang::load_profiles({in});
+    if (one.damaged > 0) {
+      // The loader's words, without its "left out": here nothing is written.
+      std::string why = one.warnings.empty() ? std::string("cannot be read") : one.warnings.front();
+      if (why.ends_with(", left out")) why.resize(why.size() - std::string_view(", left out").size());
+      std::fprintf(stderr, "%s: %s\n", kMergeCommand, why.c_str());
+      return 1;
+    }
+    if (total.variant_set && (total.variant & clang::kVariantIrLevel) != (one.counts.variant & clang::kVariantIrLevel))
+      return fail(kMergeCommand, in, "an IR-level profile (-fprofile-generate) cannot be added to front-end ones "
+                                     "(-fprofile-instr-generate), nor the other way round");
+    total.variant = one.counts.variant;
+    total.variant_set = true;
+    for (const std::string& w : one.warnings) std::fprintf(stderr, "%s: warning: %s\n", kMergeCommand, w.c_str());
+    for (std::string_view name : one.counts.names())
+      for (const clang::ProfileCounts::Entry& e : *one.counts.entries(name))
+        if (total.add(name, e.hash, e.counts) == clang::ProfileCounts::Added::kCountMismatch)
+          std::fprintf(stderr, "%s: warning: %s: function %s has another number of counters than in the profiles "
+                       "before (another build of the program?): left out of the sum\n",
+                       kMergeCommand, util::printable(in).c_str(), util::printable(name).c_str());
+  }
+  std::error_code ec;
+  if (fs::is_directory(out, ec)) return fail(kMergeCommand, out, "is a directory (merging profiles writes one file)");
+  if (auto w = util::write_file_or_stdout(out, clang::write_profdata(total)); !w)
+    return fail(kMergeCommand, out == "-" ? "<stdout>" : out, w.error().message);
+  return 0;
+}
+
 int merge(const std::vector<std::string>& inputs, const std::string& out, const std::string& format,
           const std::string& test_name) {
   // All directories or all files: adding raw counters and adding line counts
@@ -100,7 +144,27 @@ int merge(const std::vector<std::string>& inputs, const std::string& out, const 
     return fail(kMergeCommand, *a_file,
                 fmt::format("is a file but {} is a directory: give .gcda trees or tracefiles, not both",
                             util::printable(*a_dir)));
-  if (a_file) return merge_coverage_files(inputs, out, format, test_name);
+  if (a_file) {
+    // Clang profiles add up into a profile; tracefiles into a tracefile.
+    std::optional<std::string> a_profile, a_tracefile;
+    for (const std::string& in : inputs) {
+      const clang::FileKind k = clang::file_kind(in);
+      const bool profile = k == clang::FileKind::kProfraw || k == clang::FileKind::kProfdata ||
+                           (k == clang::FileKind::kOther && clang::profile_name(in));
+      (profile ? a_profile : a_tracefile) = in;
+    }
+    if (a_profile && a_tracefile)
+      return fail(kMergeCommand, *a_tracefile,
+                  fmt::format("is not a clang profile but {} is: profiles add up into a profile, tracefiles into a "
+                              "tracefile (`covkit report` reads both kinds together)",
+                              util::printable(*a_profile)));
+    if (a_profile) {
+      if (!format.empty()) return fail(kMergeCommand, *a_profile, "--format applies to tracefiles; clang profiles merge into a .profdata file");
+      if (!test_name.empty()) return fail(kMergeCommand, *a_profile, "-t applies to lcov tracefiles; a profile has no test name");
+      return merge_profiles(inputs, out);
+    }
+    return merge_coverage_files(inputs, out, format, test_name);
+  }
   if (!format.empty()) return fail(kMergeCommand, *a_dir, "--format applies to tracefiles; .gcda trees merge into a tree");
   if (out == "-") return fail(kMergeCommand, "", ".gcda trees merge into a tree, which standard output (-o -) cannot hold");
   if (auto w = model::write_merged_data_trees(inputs, out); !w) return fail(kMergeCommand, "", w.error().message);
@@ -120,7 +184,7 @@ int run_merge_command(int argc, char** argv) {
       ->required()
       ->type_name("OUT")
       ->check(non_empty_path());
-  app.add_option("IN", inputs, "Directories of .gcda files, or lcov tracefiles and covkit JSON files")
+  app.add_option("IN", inputs, "Directories of .gcda files, lcov tracefiles and covkit JSON files, or clang profiles")
       ->required()
       ->type_name("IN");
   app.add_option("--format", format,

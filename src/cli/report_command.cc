@@ -16,11 +16,13 @@
 #include "cli/progress_bar.h"
 #include "cli/report_options.h"
 #include "cli/version.h"
+#include "clang/clang_model.h"
 #include "format/object_files.h"
 #include "model/coverage_filters.h"
 #include "model/coverage_gates.h"
 #include "model/diff_coverage.h"
 #include "model/exclusion_markers.h"
+#include "model/coverage_merge.h"
 #include "model/instantiations.h"
 #include "model/load_coverage_file.h"
 #include "model/path_filter.h"
@@ -117,6 +119,40 @@ Objects read_objects(const ReportOptions& o, const std::vector<format::ObjectFil
                          built.objects_damaged, objects.size(), built.objects_damaged == 1 ? "has" : "have",
                          built.objects_damaged == 1 ? "its" : "their"));
   return {std::move(built.project), objects.size(), built.objects_damaged, built.objects_failed};
+}
+
+// Clang's source-based coverage: profiles added up, binaries' mappings
+// counted against them, into the model. `read` is false when there was
+// clang data but none of it could be used.
+struct ClangPart {
+  model::ProjectCov project;
+  bool any_input = false, read = false;
+};
+
+ClangPart read_clang(const clang::ClangInputs& in, const model::SourcePathRules& paths,
+                     const model::PathFilter& filter, Reporter& log) {
+  ClangPart part;
+  if (in.empty()) return part;
+  part.any_input = true;
+  clang::LoadedProfiles profiles = clang::load_profiles(in.profiles);
+  for (const std::string& w : profiles.warnings) log.warn(w);
+  if (in.binaries.empty()) {
+    log.warn(fmt::format("{} clang profile{} but no program or library with a coverage mapping to read {} with "
+                         "(name them with --object BIN, or give the directory that holds them)",
+                         in.profiles.size(), in.profiles.size() == 1 ? "" : "s",
+                         in.profiles.size() == 1 ? "it" : "them"));
+    return part;
+  }
+  if (in.profiles.empty())
+    log.warn(fmt::format("no .profraw or .profdata file found: the {} instrumented binar{} reported as never run",
+                         in.binaries.size(), in.binaries.size() == 1 ? "y is" : "ies are"));
+  clang::LoadedMappings mappings = clang::load_mappings(in.binaries, profiles.counts);
+  for (const std::string& w : mappings.warnings) log.warn(w);
+  part.read = mappings.read > 0;
+  std::vector<std::string> warnings;
+  part.project = clang::to_project_model(mappings.set, paths, filter, &warnings);
+  for (const std::string& w : warnings) log.warn(w);
+  return part;
 }
 
 bool write_output(const std::string& path, const std::string& content, Reporter& log) {
@@ -218,14 +254,28 @@ bool check_gates(const ReportOptions& o, const model::Totals& totals, Reporter& 
 }  // namespace
 
 int report_objects(const ReportOptions& o, const std::vector<format::ObjectFiles>& found, std::string_view command) {
+  return report_objects(o, found, clang::ClangInputs{}, command);
+}
+
+int report_objects(const ReportOptions& o, const std::vector<format::ObjectFiles>& found,
+                   const clang::ClangInputs& clang_inputs, std::string_view command) {
   Reporter log(o, command);
   const unsigned threads = o.threads ? o.threads : util::default_threads();
   std::optional<model::PathFilter> filter = make_path_filter(command, o);
   if (!filter) return kExitUsage;
   model::SourcePathRules paths(o.root, o.source_prefix, o.path_maps);
 
-  // 1. Objects and tracefiles into one model.
+  // 1. Objects, clang's coverage and tracefiles into one model.
   Objects objects = read_objects(o, found, paths, *filter, threads, log);
+  ClangPart clang_part = read_clang(clang_inputs, paths, *filter, log);
+  if (clang_part.any_input) {
+    if (o.tracefiles.empty() && !clang_part.read && objects.damaged == objects.found) {
+      log.error("nothing to report: no clang coverage could be read (see above)");
+      return kExitUsage;
+    }
+    model::merge_project(objects.project, std::move(clang_part.project));
+    return report_project(o, std::move(objects.project), command);
+  }
   if (o.tracefiles.empty() && objects.damaged == objects.found) {
     log.error(objects.found == 1
                   ? std::string("nothing to report: the one object found could not be read (see above)")
@@ -290,19 +340,32 @@ int run_report(const ReportOptions& o) {
   Reporter log(o, kReportCommand);
   if (!make_path_filter(kReportCommand, o) || !one_output_on_stdout(o, log)) return kExitUsage;  // before any search
   std::vector<format::ObjectFiles> objects;
-  if (!o.paths.empty()) {
-    format::ObjectSearch search = format::find_objects(o.paths, o.object_directories);
+  // Files that are clang's (profiles, binaries) are not gcov's to look at;
+  // directories may hold both.
+  std::vector<std::string> gcov_paths;
+  for (const std::string& p : o.paths)
+    if (util::is_directory(p) || clang::file_kind(p) == clang::FileKind::kOther) gcov_paths.push_back(p);
+  for (const std::string& b : o.objects)
+    if (clang::file_kind(b) != clang::FileKind::kElf) {
+      log.error(fmt::format("--object {}: {}", util::printable(b),
+                            util::is_directory(b) ? "is a directory, not a program or library"
+                                                  : "not an ELF program or library (or cannot be read)"));
+      return kExitUsage;
+    }
+  const clang::ClangInputs clang_inputs = clang::find_clang_inputs(o.paths, o.objects);
+  if (!gcov_paths.empty()) {
+    format::ObjectSearch search = format::find_objects(gcov_paths, o.object_directories);
     for (const auto& w : search.warnings) log.warn(w);
-    if (search.objects.empty()) {
+    if (search.objects.empty() && clang_inputs.empty()) {
       if (o.tracefiles.empty()) {
-        log.error(nothing_found(o.paths, search.unpaired_data));
+        log.error(nothing_found(gcov_paths, search.unpaired_data));
         return kExitUsage;
       }
-      log.warn(nothing_found(o.paths, search.unpaired_data));
+      log.warn(nothing_found(gcov_paths, search.unpaired_data));
     }
     objects = std::move(search.objects);
   }
-  return report_objects(o, objects, kReportCommand);
+  return report_objects(o, objects, clang_inputs, kReportCommand);
 }
 
 }  // namespace

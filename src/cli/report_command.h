@@ -2,6 +2,7 @@
 #include <string_view>
 #include <vector>
 
+#include "clang/clang_inputs.h"
 #include "cli/report_options.h"
 #include "format/object_files.h"
 #include "model/project_coverage.h"
@@ -16,6 +17,10 @@ int run_report_command(int argc, char** argv);
 // tracefiles, filters, every view asked for, the gates; the exit status.
 // `command` starts every message ("covkit report").
 int report_objects(const ReportOptions& o, const std::vector<format::ObjectFiles>& objects, std::string_view command);
+// The same with clang's source-based coverage beside gcov's objects:
+// profiles and the binaries whose coverage mapping reads them.
+int report_objects(const ReportOptions& o, const std::vector<format::ObjectFiles>& objects,
+                   const clang::ClangInputs& clang_inputs, std::string_view command);
 
 // The stages after the objects: tracefiles added, filters, views, gates.
 // For models that come from elsewhere (`covkit sample report`).

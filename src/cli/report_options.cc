@@ -16,7 +16,12 @@ constexpr const char* kReportOptionsDescription =
     "Coverage reports for a whole build: finds the .gcno/.gcda files under the\n"
     "given build trees (default: the current directory), computes exactly what\n"
     "gcov computes, adds runs and translation units together, and writes any\n"
-    "number of reports. With no output option it prints a summary table.\n";
+    "number of reports. With no output option it prints a summary table.\n"
+    "Clang's source-based coverage (-fprofile-instr-generate -fcoverage-mapping)\n"
+    "too: .profraw/.profdata files with the programs and libraries that wrote\n"
+    "them (found under the PATHs, or named with --object), counted as llvm-cov\n"
+    "counts them, no llvm-profdata step needed; GCC and clang objects of one\n"
+    "project make one report.\n";
 
 constexpr const char* kReportOptionsFooter =
     "Exclusion markers in sources (disable with --no-exclusion-markers):\n"
@@ -153,11 +158,20 @@ std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& o)
   app.get_formatter()->column_width(36);
   // Repeatable options take one value per use (`-e X build/` must leave
   // build/ as a path, as in gcovr).
-  app.add_option("PATH", o.paths, "Build trees, data (GCOV_PREFIX) trees, or .gcda/.gcno files [default: .]")->type_name("PATH");
+  app.add_option("PATH", o.paths,
+                 "Build trees, data (GCOV_PREFIX) trees, .gcda/.gcno files, clang profiles (.profraw, .profdata) "
+                 "or instrumented binaries [default: .]")
+      ->type_name("PATH");
   add_report_source_options(app, o);
   app.add_option("--object-directory", o.object_directories,
                  "Also look here for .gcno files (when data files live in another tree)")->type_name("DIR")
       ->allow_extra_args(false)->group("Input");
+  app.add_option("--object", o.objects,
+                 "A program or shared library built with -fprofile-instr-generate -fcoverage-mapping whose "
+                 "profiles are given (repeatable, as llvm-cov's -object); without it the PATHs are searched")
+      ->type_name("BIN")
+      ->allow_extra_args(false)
+      ->group("Input");
   app.add_option("-a,--add-tracefile", o.tracefiles, "Add an lcov tracefile or covkit JSON file (repeatable)")->type_name("FILE")
       ->allow_extra_args(false)->group("Input");
   add_report_view_options(app, o);

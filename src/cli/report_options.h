@@ -20,6 +20,9 @@ struct ReportOptions {
   std::string source_prefix;
   std::vector<std::pair<std::string, std::string>> path_maps;
   std::vector<std::string> tracefiles;  // --add-tracefile
+  // clang's source-based coverage: the instrumented programs and libraries
+  // (--object); when none is named, the PATHs are searched for them.
+  std::vector<std::string> objects;
 
   // What to write.
   std::string lcov, cobertura, sonarqube, coveralls, json, html, markdown;

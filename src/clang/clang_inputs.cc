@@ -1,0 +1,266 @@
+#include "clang/clang_inputs.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+
+#include "clang/coverage_mapping_reader.h"
+#include "clang/elf_sections.h"
+#include "clang/profdata_reader.h"
+#include "clang/profraw_reader.h"
+#include "util/file_io.h"
+#include "util/printable.h"
+
+namespace covkit::clang {
+
+namespace {
+
+bool ends_with(const std::string& s, std::string_view suffix) { return std::string_view(s).ends_with(suffix); }
+
+
+// Shared libraries are named lib.so or lib.so.1.2 and need not be executable.
+bool shared_library_name(const std::string& name) {
+  return ends_with(name, ".so") || name.find(".so.") != std::string::npos;
+}
+
+std::array<uint8_t, 18> first_bytes(const std::string& path, size_t& got) {
+  std::array<uint8_t, 18> b{};
+  got = 0;
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) return b;
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    const ssize_t n = pread(fd, b.data(), b.size(), 0);
+    got = n > 0 ? size_t(n) : 0;
+  }
+  close(fd);
+  return b;
+}
+
+// An executable or shared library (not an object file: the program that
+// links it holds the same mapping) with a coverage mapping.
+bool instrumented_binary(const std::string& path) {
+  size_t got = 0;
+  auto head = first_bytes(path, got);
+  if (got < 18 || !looks_like_elf(std::span(head.data(), got))) return false;
+  const uint16_t type = head[5] == 2 ? uint16_t(head[16] << 8 | head[17]) : uint16_t(head[17] << 8 | head[16]);
+  if (type != 2 && type != 3) return false;
+  auto data = util::read_file(path);
+  return data && has_coverage_mapping(data->bytes());
+}
+
+void walk(const std::string& dir, bool want_binaries, ClangInputs& out, int depth) {
+  if (depth > 64) return;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return;
+  std::vector<std::string> names;
+  while (dirent* e = readdir(d)) {
+    std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    names.push_back(std::move(name));
+  }
+  closedir(d);
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    const std::string path = dir + (dir.ends_with('/') ? "" : "/") + name;
+    struct stat st;
+    if (lstat(path.c_str(), &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) {
+      if (name[0] != '.') walk(path, want_binaries, out, depth + 1);
+      continue;
+    }
+    if (!S_ISREG(st.st_mode)) continue;
+    if (profile_name(name)) {
+      out.profiles.push_back(path);
+    } else if (want_binaries && ((st.st_mode & S_IXUSR) || shared_library_name(name)) &&
+               instrumented_binary(path)) {
+      out.binaries.push_back(path);
+    }
+  }
+}
+
+std::string some_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size() && i < 3; ++i) out += (i ? ", " : "") + util::printable(names[i]);
+  if (names.size() > 3) out += fmt::format(" and {} more", names.size() - 3);
+  return out;
+}
+
+}  // namespace
+
+bool profile_name(const std::string& name) { return ends_with(name, ".profraw") || ends_with(name, ".profdata"); }
+
+FileKind file_kind(const std::string& path) {
+  size_t got = 0;
+  auto head = first_bytes(path, got);
+  std::span<const uint8_t> b(head.data(), got);
+  if (looks_like_profraw(b)) return FileKind::kProfraw;
+  if (looks_like_profdata(b)) return FileKind::kProfdata;
+  if (looks_like_elf(b)) return FileKind::kElf;
+  return FileKind::kOther;
+}
+
+ClangInputs find_clang_inputs(const std::vector<std::string>& paths, const std::vector<std::string>& binaries) {
+  ClangInputs out;
+  out.binaries = binaries;
+  for (const std::string& p : paths) {
+    struct stat st;
+    if (stat(p.c_str(), &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) {
+      walk(p, binaries.empty(), out, 0);
+      continue;
+    }
+    switch (file_kind(p)) {
+      case FileKind::kProfraw:
+      case FileKind::kProfdata:
+        out.profiles.push_back(p);
+        break;
+      case FileKind::kElf:
+        out.binaries.push_back(p);
+        break;
+      case FileKind::kOther:
+        if (profile_name(p)) out.profiles.push_back(p);  // damaged: its reader says how
+        break;
+    }
+  }
+  auto unique = [](std::vector<std::string>& v) {
+    std::vector<std::string> seen;
+    std::erase_if(v, [&](const std::string& s) {
+      if (std::find(seen.begin(), seen.end(), s) != seen.end()) return true;
+      seen.push_back(s);
+      return false;
+    });
+  };
+  unique(out.profiles);
+  unique(out.binaries);
+  return out;
+}
+
+LoadedProfiles load_profiles(const std::vector<std::string>& files) {
+  LoadedProfiles out;
+  for (const std::string& path : files) {
+    const std::string shown = util::printable(path);
+    auto data = util::read_file(path);
+    if (!data) {
+      out.warnings.push_back(fmt::format("{}: cannot read the profile: {}", shown, data.error().message));
+      ++out.damaged;
+      continue;
+    }
+    // A process that died before writing its profile leaves it empty:
+    // nothing ran that it could tell, and llvm-profdata skips it silently.
+    if (data->bytes().empty()) continue;
+    std::vector<FunctionCounts> functions;
+    uint64_t variant = 0;
+    if (looks_like_profraw(data->bytes())) {
+      auto raw = read_profraw(data->bytes());
+      if (!raw) {
+        out.warnings.push_back(fmt::format("{}: damaged raw profile, left out: {}", shown, raw.error().describe()));
+        ++out.damaged;
+        continue;
+      }
+      for (RawProfile& p : *raw) {
+        variant = p.variant;
+        for (FunctionCounts& f : p.functions) functions.push_back(std::move(f));
+      }
+    } else if (looks_like_profdata(data->bytes())) {
+      auto indexed = read_profdata(data->bytes());
+      if (!indexed) {
+        out.warnings.push_back(
+            fmt::format("{}: damaged indexed profile, left out: {}", shown, indexed.error().describe()));
+        ++out.damaged;
+        continue;
+      }
+      variant = indexed->variant;
+      functions = std::move(indexed->functions);
+    } else {
+      out.warnings.push_back(fmt::format("{}: not a clang profile (neither .profraw nor .profdata), left out", shown));
+      ++out.damaged;
+      continue;
+    }
+    const uint64_t kind = variant & (kVariantIrLevel | kVariantContextIr);
+    if (out.counts.variant_set && kind != (out.counts.variant & (kVariantIrLevel | kVariantContextIr))) {
+      out.warnings.push_back(fmt::format("{}: an IR-level profile (-fprofile-generate) among front-end ones "
+                                         "(-fprofile-instr-generate), or the other way round: left out",
+                                         shown));
+      ++out.damaged;
+      continue;
+    }
+    if (!out.counts.variant_set && (kind & kVariantIrLevel))
+      out.warnings.push_back(fmt::format("{}: an IR-level profile (-fprofile-generate): its counters do not match "
+                                         "coverage mappings, which -fprofile-instr-generate makes",
+                                         shown));
+    out.counts.variant = variant;
+    out.counts.variant_set = true;
+    std::vector<std::string> mismatched, overflowed;
+    for (const FunctionCounts& f : functions) {
+      switch (out.counts.add(f.name, f.hash, f.counts)) {
+        case ProfileCounts::Added::kCountMismatch:
+          mismatched.push_back(f.name);
+          break;
+        case ProfileCounts::Added::kOverflow:
+          overflowed.push_back(f.name);
+          break;
+        default:
+          break;
+      }
+    }
+    if (!mismatched.empty())
+      out.warnings.push_back(fmt::format("{}: {} function{} with another number of counters than in the profiles "
+                                         "before (another build of the program?), left out: {}",
+                                         shown, mismatched.size(), mismatched.size() == 1 ? "" : "s",
+                                         some_names(mismatched)));
+    if (!overflowed.empty())
+      out.warnings.push_back(fmt::format("{}: counters of {} function{} overflowed 2^64-1 when added (kept at "
+                                         "2^64-1): {}",
+                                         shown, overflowed.size(), overflowed.size() == 1 ? "" : "s",
+                                         some_names(overflowed)));
+    ++out.read;
+  }
+  return out;
+}
+
+LoadedMappings load_mappings(const std::vector<std::string>& binaries, const ProfileCounts& profile) {
+  LoadedMappings out;
+  for (const std::string& path : binaries) {
+    const std::string shown = util::printable(path);
+    auto data = util::read_file(path);
+    if (!data) {
+      out.warnings.push_back(fmt::format("{}: cannot read the binary: {}", shown, data.error().message));
+      ++out.damaged;
+      continue;
+    }
+    auto mapping = read_coverage_mapping(data->bytes());
+    if (!mapping) {
+      out.warnings.push_back(
+          fmt::format("{}: damaged coverage mapping, left out: {}", shown, mapping.error().describe()));
+      ++out.damaged;
+      continue;
+    }
+    if (!mapping->has_mapping) {
+      out.warnings.push_back(fmt::format("{}: no coverage mapping (built without -fprofile-instr-generate "
+                                         "-fcoverage-mapping?), left out",
+                                         shown));
+      ++out.without_mapping;
+      continue;
+    }
+    std::vector<MismatchedFunction> mismatched;
+    out.set.add(mapping->functions, profile, mismatched);
+    if (!mismatched.empty()) {
+      std::vector<std::string> names;
+      for (const MismatchedFunction& m : mismatched) names.push_back(m.name);
+      out.warnings.push_back(fmt::format("{}: {} function{} {} mismatched data: the profile's record has another "
+                                         "hash (a profile of another build), left out: {}",
+                                         shown, mismatched.size(), mismatched.size() == 1 ? "" : "s",
+                                         mismatched.size() == 1 ? "has" : "have", some_names(names)));
+    }
+    ++out.read;
+  }
+  return out;
+}
+
+}  // namespace covkit::clang

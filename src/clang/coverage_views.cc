@@ -1,0 +1,83 @@
+#include "clang/coverage_views.h"
+
+#include <algorithm>
+
+namespace covkit::clang {
+
+namespace {
+
+bool is_expansion_in(const CountedRegion& r, uint32_t file_id) {
+  return r.kind == RegionKind::kExpansion && r.file_id == file_id;
+}
+
+// The expansions and branches of one expansion (no segments: the lcov
+// export needs only these).
+void expansion_parts(const ExpansionRef& e, std::vector<ExpansionRef>& nested, std::vector<CountedRegion>& branches) {
+  const uint32_t file = e.region.expanded_file_id;
+  for (const CountedRegion& r : e.function->regions)
+    if (is_expansion_in(r, file)) nested.push_back({e.function, r});
+  for (const CountedRegion& b : e.function->branches)
+    if (b.file_id == file) branches.push_back(b);
+}
+
+// Macros nest a few levels deep; a mapping whose expansions expand each
+// other (damage) stops here instead of recursing forever.
+constexpr int kMaxExpansionDepth = 64;
+
+void collect_nested_branches(const std::vector<ExpansionRef>& expansions, int depth, uint32_t line,
+                             std::vector<CountedRegion>& out) {
+  if (depth > kMaxExpansionDepth) return;
+  for (const ExpansionRef& e : expansions) {
+    if (depth == 0) line = e.region.line_start;
+    std::vector<ExpansionRef> nested;
+    std::vector<CountedRegion> own;
+    expansion_parts(e, nested, own);
+    collect_nested_branches(nested, depth + 1, line, out);
+    for (CountedRegion b : own) {
+      b.line_start = line;
+      out.push_back(b);
+    }
+  }
+}
+
+}  // namespace
+
+std::optional<uint32_t> main_file_id(const FunctionRecord& f) {
+  std::vector<bool> expanded(f.filenames.size(), false);
+  for (const CountedRegion& r : f.regions)
+    if (r.kind == RegionKind::kExpansion && r.expanded_file_id < expanded.size()) expanded[r.expanded_file_id] = true;
+  for (uint32_t i = 0; i < expanded.size(); ++i)
+    if (!expanded[i]) return i;
+  return std::nullopt;
+}
+
+CoverageView view_of_file(const CoverageSet& set, const std::string& filename) {
+  CoverageView v;
+  for (size_t index : set.records_of(filename)) {
+    const FunctionRecord& f = set.functions()[index];
+    // The file id the function is defined in, when that is this file.
+    const std::optional<uint32_t> defined_in = main_file_id(f);
+    const int64_t home = defined_in && f.filenames[*defined_in] == filename ? int64_t(*defined_in) : -1;
+    auto in_file = [&](uint32_t id) { return id < f.filenames.size() && f.filenames[id] == filename; };
+    for (const CountedRegion& r : f.regions) {
+      if (!in_file(r.file_id)) continue;
+      v.regions.push_back(r);
+      if (home >= 0 && is_expansion_in(r, uint32_t(home))) v.expansions.push_back({&f, r});
+    }
+    for (const CountedRegion& b : f.branches)
+      if (in_file(b.file_id) && b.file_id == b.expanded_file_id) v.branches.push_back(b);
+  }
+  v.segments = build_segments(v.regions);
+  return v;
+}
+
+std::vector<CountedRegion> lcov_branches(const CoverageView& file) {
+  std::vector<CountedRegion> branches = file.branches;
+  collect_nested_branches(file.expansions, 0, 0, branches);
+  std::sort(branches.begin(), branches.end(), [](const CountedRegion& i, const CountedRegion& j) {
+    return i.line_start < j.line_start || (i.line_start == j.line_start && i.column_start < j.column_start);
+  });
+  return branches;
+}
+
+}  // namespace covkit::clang

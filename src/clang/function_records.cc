@@ -1,0 +1,203 @@
+#include "clang/function_records.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace covkit::clang {
+
+namespace {
+
+// getFuncNameWithoutPrefix: "file.c:name" becomes "name" when file.c is
+// the function's first file, as spelt there.
+std::string name_without_file_prefix(const std::string& pgo_name, const std::vector<std::string>& filenames) {
+  const std::string_view file = filenames.empty() ? std::string_view("<unknown>") : std::string_view(filenames[0]);
+  if (file.empty() || !std::string_view(pgo_name).starts_with(file)) return pgo_name;
+  return pgo_name.size() > file.size() ? pgo_name.substr(file.size() + 1) : std::string();
+}
+
+// The highest counter a region's count refers to (llvm-cov sizes the zero
+// counts of a function absent from the profile by it). Memoized over the
+// expressions, without recursion: they may nest deeply.
+class MaxCounterId {
+ public:
+  explicit MaxCounterId(const std::vector<CounterExpression>& e) : e_(e), memo_(e.size(), kUnknown) {}
+  uint32_t of(const Counter& c) {
+    if (c.kind == Counter::kCounter) return c.id;
+    if (c.kind != Counter::kExpression || c.id >= e_.size()) return 0;
+    std::vector<uint32_t> stack{c.id};
+    while (!stack.empty()) {
+      const uint32_t id = stack.back();
+      if (memo_[id] != kUnknown && memo_[id] != kOpen) {
+        stack.pop_back();
+        continue;
+      }
+      uint32_t best = 0;
+      bool waiting = false;
+      for (const Counter* o : {&e_[id].lhs, &e_[id].rhs}) {
+        if (o->kind == Counter::kCounter) best = std::max(best, o->id);
+        if (o->kind != Counter::kExpression || o->id >= e_.size()) continue;
+        if (memo_[o->id] == kUnknown) {
+          stack.push_back(o->id);
+          waiting = true;
+        } else if (memo_[o->id] != kOpen) {
+          best = std::max(best, uint32_t(memo_[o->id]));
+        }
+      }
+      if (waiting && memo_[id] == kUnknown) {
+        memo_[id] = kOpen;
+        continue;
+      }
+      memo_[id] = best;  // a cycle's open member counts as nothing
+      stack.pop_back();
+    }
+    return uint32_t(memo_[c.id]);
+  }
+
+ private:
+  static constexpr int64_t kUnknown = -1, kOpen = -2;
+  const std::vector<CounterExpression>& e_;
+  std::vector<int64_t> memo_;
+};
+
+}  // namespace
+
+std::optional<uint64_t> ExpressionValues::evaluate(const Counter& c) {
+  switch (c.kind) {
+    case Counter::kZero:
+      return 0;
+    case Counter::kCounter:
+      if (c.id >= size_) return std::nullopt;
+      return counts_ ? (*counts_)[c.id] : 0;
+    case Counter::kExpression:
+      break;
+  }
+  if (c.id >= expressions_.size()) return std::nullopt;
+  // Each expression is computed once (a hostile mapping may share
+  // subexpressions exponentially), depth first with an explicit stack (or
+  // chain them deeply), a cycle being an error.
+  enum State : uint8_t { kNew, kOpen, kDone, kBad };
+  if (state_.empty()) {
+    state_.assign(expressions_.size(), kNew);
+    value_.assign(expressions_.size(), 0);
+  }
+  std::vector<uint32_t> stack{c.id};
+  while (!stack.empty()) {
+    const uint32_t e = stack.back();
+    if (state_[e] == kDone || state_[e] == kBad) {
+      stack.pop_back();
+      continue;
+    }
+    const CounterExpression& x = expressions_[e];
+    std::optional<uint64_t> side[2];
+    bool waiting = false, bad = false;
+    const Counter* operands[2] = {&x.lhs, &x.rhs};
+    for (int i = 0; i < 2; ++i) {
+      const Counter& o = *operands[i];
+      if (o.kind != Counter::kExpression) {
+        side[i] = evaluate(o);
+        bad |= !side[i];
+        continue;
+      }
+      if (o.id >= expressions_.size() || state_[o.id] == kBad) {
+        bad = true;
+      } else if (state_[o.id] == kDone) {
+        side[i] = value_[o.id];
+      } else if (state_[o.id] == kOpen) {
+        bad = true;  // a cycle
+      } else {
+        waiting = true;
+      }
+    }
+    if (bad) {
+      state_[e] = kBad;
+      stack.pop_back();
+      continue;
+    }
+    if (waiting) {
+      state_[e] = kOpen;
+      for (const Counter* o : operands)
+        if (o->kind == Counter::kExpression && state_[o->id] == kNew) stack.push_back(o->id);
+      continue;
+    }
+    value_[e] = x.subtract ? *side[0] - *side[1] : *side[0] + *side[1];
+    state_[e] = kDone;
+    stack.pop_back();
+  }
+  if (state_[c.id] != kDone) return std::nullopt;
+  return value_[c.id];
+}
+
+void CoverageSet::add(const std::vector<FunctionMapping>& functions, const ProfileCounts& profile,
+                      std::vector<MismatchedFunction>& mismatched) {
+  for (const FunctionMapping& m : functions) {
+    if (m.regions.empty()) continue;
+    std::string name = name_without_file_prefix(m.name, m.filenames);
+    const ProfileCounts::Lookup found = profile.find(m.name, m.hash);
+    if (found.found == ProfileCounts::Found::kHashMismatch) {
+      mismatched.push_back({m.name, m.hash});
+      continue;
+    }
+    const std::vector<uint64_t>* counts = found.counts;
+    uint64_t zero_counts = 0;
+    if (!counts) {
+      uint32_t top = 0;
+      MaxCounterId max_id(m.expressions);
+      for (const MappingRegion& r : m.regions) top = std::max(top, max_id.of(r.count));
+      zero_counts = uint64_t(top) + 1;
+    }
+    // A unit's dummy record of a function that ran elsewhere.
+    if (m.regions.size() == 1 && m.regions[0].count.is_zero() && counts && !counts->empty() && (*counts)[0] > 0)
+      continue;
+
+    FunctionRecord rec;
+    rec.name = std::move(name);
+    rec.filenames = m.filenames;
+    bool complete = true;
+    ExpressionValues values = counts ? ExpressionValues(m.expressions, *counts)
+                                     : ExpressionValues(m.expressions, zero_counts);
+    for (const MappingRegion& r : m.regions) {
+      auto count = values.evaluate(r.count);
+      auto false_count = values.evaluate(r.false_count);
+      if (!count || !false_count) {
+        complete = false;
+        break;
+      }
+      CountedRegion cr;
+      static_cast<MappingRegion&>(cr) = r;
+      cr.execution_count = *count;
+      cr.false_execution_count = *false_count;
+      if (r.kind == RegionKind::kBranch) {
+        cr.folded = r.count.is_zero() && r.false_count.is_zero();
+        rec.branches.push_back(cr);
+        continue;
+      }
+      if (rec.regions.empty()) rec.execution_count = *count;
+      rec.regions.push_back(cr);
+    }
+    if (!complete) continue;
+    if (!seen_.emplace(rec.filenames, rec.name).second) continue;
+
+    const size_t index = functions_.size();
+    for (const std::string& f : rec.filenames) {
+      std::vector<size_t>& list = by_file_[f];
+      if (list.empty() || list.back() != index) list.push_back(index);
+    }
+    functions_.push_back(std::move(rec));
+  }
+}
+
+const std::vector<size_t>& CoverageSet::records_of(const std::string& filename) const {
+  static const std::vector<size_t> none;
+  auto it = by_file_.find(filename);
+  return it == by_file_.end() ? none : it->second;
+}
+
+std::vector<std::string> CoverageSet::source_files() const {
+  std::vector<std::string> files;
+  files.reserve(by_file_.size());
+  for (const auto& [name, records] : by_file_) files.push_back(name);
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace covkit::clang

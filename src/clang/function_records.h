@@ -1,0 +1,81 @@
+#pragma once
+// Coverage mappings with their counts: each function's regions evaluated
+// against the merged profile, by llvm-cov's rules (CoverageMapping::load):
+// a function whose profile record has another hash is left out and said
+// (its binary and the profile come from different builds); one absent from
+// the profile counts zero; a unit's "dummy" record of a function another
+// unit used is ignored when the profile has counts for it; and a function
+// seen again with the same file list (a second binary sharing a source) is
+// taken once, since the profile already adds its runs up.
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "clang/coverage_mapping.h"
+#include "clang/profile_counts.h"
+
+namespace covkit::clang {
+
+struct CountedRegion : MappingRegion {
+  uint64_t execution_count = 0;
+  uint64_t false_execution_count = 0;  // branch regions
+  bool folded = false;                 // a branch both of whose counters are the constant zero
+};
+
+struct FunctionRecord {
+  std::string name;  // the PGO name without its "file:" prefix when the file is its first one
+  std::vector<std::string> filenames;
+  std::vector<CountedRegion> regions;   // every kind but branches, in mapping order
+  std::vector<CountedRegion> branches;  // branch regions, in mapping order
+  uint64_t execution_count = 0;         // the first region's count
+};
+
+struct MismatchedFunction {
+  std::string name;  // PGO name
+  uint64_t hash = 0;
+};
+
+class CoverageSet {
+ public:
+  // Adds one binary's functions (in mapping order).
+  void add(const std::vector<FunctionMapping>& functions, const ProfileCounts& profile,
+           std::vector<MismatchedFunction>& mismatched);
+
+  const std::vector<FunctionRecord>& functions() const { return functions_; }
+  // The records that touch `filename`, in load order.
+  const std::vector<size_t>& records_of(const std::string& filename) const;
+  // Every file any function touches, sorted, once.
+  std::vector<std::string> source_files() const;
+
+ private:
+  std::vector<FunctionRecord> functions_;
+  std::set<std::pair<std::vector<std::string>, std::string>> seen_;
+  std::unordered_map<std::string, std::vector<size_t>> by_file_;
+};
+
+// Counters evaluated against one function's counts: nullopt when one
+// refers to a counter or expression that does not exist (llvm-cov then
+// drops the function silently). Arithmetic wraps as llvm-cov's int64 does.
+class ExpressionValues {
+ public:
+  ExpressionValues(const std::vector<CounterExpression>& expressions, const std::vector<uint64_t>& counts)
+      : expressions_(expressions), counts_(&counts), size_(counts.size()) {}
+  // Against `size` counters that are all zero (a function the profile
+  // does not have), without allocating them.
+  ExpressionValues(const std::vector<CounterExpression>& expressions, uint64_t size)
+      : expressions_(expressions), size_(size) {}
+  std::optional<uint64_t> evaluate(const Counter& c);
+
+ private:
+  const std::vector<CounterExpression>& expressions_;
+  const std::vector<uint64_t>* counts_ = nullptr;
+  uint64_t size_ = 0;
+  std::vector<uint8_t> state_;
+  std::vector<uint64_t> value_;
+};
+
+}  // namespace covkit::clang

@@ -1,0 +1,2 @@
+int classify(int n);
+int sum_to(int n);

@@ -1,0 +1,280 @@
+// clang/coverage_mapping_reader, function_records, coverage_segments and
+// clang_model: mappings decoded (file lists plain and compressed, format 6's
+// compile directory, expansions, gaps, skipped code, branches), duplicate
+// records of one function (dummy against real), counts evaluated against a
+// profile by llvm-cov's rules, lines from regions, and damaged mappings.
+#include <gtest/gtest.h>
+
+#include "clang/clang_model.h"
+#include "clang/coverage_mapping_reader.h"
+#include "clang/coverage_segments.h"
+#include "clang/elf_sections.h"
+#include "clang/function_records.h"
+#include "clang_image_builder.h"
+
+namespace covkit::clang {
+namespace clang_mapping_test {
+
+using testing::add_expr;
+using testing::counter_ref;
+using testing::RegionSpec;
+using testing::sub_expr;
+
+Expected<BinaryMapping> decode(const testing::MappingImage& m, bool big = false) {
+  MappingSections s;
+  s.covmap = m.covmap;
+  s.covfun = m.covfun;
+  s.names = m.names;
+  s.big_endian = big;
+  return decode_coverage_mapping(s);
+}
+
+// int main(int argc) {          // 1
+//   if (argc > 1)               // 2   branch 2:7-2:15
+//     return 1;                 // 3
+//   return MAX(argc, 0);        // 4   expansion 4:10-4:13 of file 1
+// }                             // 5
+// #define MAX(a,b) ((a)>(b)?(a):(b))   (file 1 = m.h line 1)
+std::vector<uint8_t> main_mapping() {
+  return testing::mapping_bytes(
+      {1, 2}, {{counter_ref(0), counter_ref(1)}},
+      {{{RegionSpec::kCode, counter_ref(0), 0, 0, 1, 17, 5, 2},
+        {RegionSpec::kBranch, counter_ref(1), sub_expr(0), 0, 2, 7, 2, 15},
+        {RegionSpec::kGap, counter_ref(1), 0, 0, 2, 16, 3, 5},
+        {RegionSpec::kCode, counter_ref(1), 0, 0, 3, 5, 3, 13},
+        {RegionSpec::kCode, sub_expr(0), 0, 0, 4, 3, 5, 2},
+        {RegionSpec::kExpansion, 0, 0, 1, 4, 10, 4, 13}},
+       {{RegionSpec::kCode, counter_ref(2), 0, 0, 1, 18, 1, 35}}});
+}
+
+TEST(Mapping, DecodesEveryKindOfRegion) {
+  for (bool big : {false, true})
+    for (bool compressed : {false, true}) {
+      auto m = decode(testing::mapping_sections({{"/build", "src/a.c", "/inc/m.h", "../x/y.c"}},
+                                                {{"main", 0x99, main_mapping(), 0}}, big, compressed),
+                      big);
+      ASSERT_TRUE(m) << m.error().describe();
+      EXPECT_EQ(m->format_version, 6u);
+      ASSERT_EQ(m->functions.size(), 1u);
+      const FunctionMapping& f = m->functions[0];
+      EXPECT_EQ(f.name, "main");
+      EXPECT_EQ(f.hash, 0x99u);
+      // Relative names are joined to the compile directory, ".." folded.
+      EXPECT_EQ(f.filenames, (std::vector<std::string>{"/build/src/a.c", "/inc/m.h"}));
+      ASSERT_EQ(f.regions.size(), 7u);
+      EXPECT_EQ(f.regions[1].kind, RegionKind::kBranch);
+      EXPECT_EQ(f.regions[1].false_count.kind, Counter::kExpression);
+      EXPECT_EQ(f.regions[2].kind, RegionKind::kGap);
+      EXPECT_EQ(f.regions[2].column_end, 5u);
+      EXPECT_EQ(f.regions[5].kind, RegionKind::kExpansion);
+      // The expansion counts what the first region of its file counts.
+      EXPECT_EQ(f.regions[5].count, (Counter{Counter::kCounter, 2}));
+      EXPECT_EQ(f.regions[6].file_id, 1u);
+      EXPECT_EQ(f.regions[6].line_start, 1u);
+    }
+}
+
+TEST(Mapping, RealRecordWinsOverDummy) {
+  auto dummy = testing::mapping_bytes({0}, {}, {{{RegionSpec::kCode, 0, 0, 0, 3, 1, 4, 2}}});
+  auto real = testing::mapping_bytes({0}, {}, {{{RegionSpec::kCode, counter_ref(0), 0, 0, 3, 1, 4, 2}}});
+  auto m = decode(testing::mapping_sections({{"/d", "h.h"}, {"/d", "h.h", "b.c"}},
+                                            {{"inl", 0, dummy, 0}, {"inl", 5, real, 1}, {"inl", 6, real, 1}}));
+  ASSERT_TRUE(m) << m.error().describe();
+  ASSERT_EQ(m->functions.size(), 1u);
+  EXPECT_EQ(m->functions[0].hash, 5u);  // the first real one
+  EXPECT_EQ(m->functions[0].regions[0].count.kind, Counter::kCounter);
+}
+
+TEST(Mapping, DamagedSectionsAreErrors) {
+  auto good = testing::mapping_sections({{"/b", "a.c", "m.h"}}, {{"main", 1, main_mapping(), 0}});
+  ASSERT_TRUE(decode(good));
+  // Every truncation of every section; only the padding after the last
+  // unit or record may go.
+  const size_t covmap_used = 16 + testing::filenames_blob({"/b", "a.c", "m.h"}, false).size();
+  const size_t covfun_used = 28 + main_mapping().size();
+  for (auto which : {&testing::MappingImage::covmap, &testing::MappingImage::covfun, &testing::MappingImage::names})
+    for (size_t n = 0; n + 1 < (good.*which).size(); ++n) {
+      auto cut = good;
+      (cut.*which).resize(n);
+      auto r = decode(cut);
+      const bool padding_only = (which == &testing::MappingImage::covmap && n >= covmap_used) ||
+                                (which == &testing::MappingImage::covfun && (n == 0 || n >= covfun_used));
+      if (padding_only) {
+        EXPECT_TRUE(r) << "cut at " << n;  // no functions at all is fine too
+        continue;
+      }
+      EXPECT_FALSE(r) << "cut at " << n;
+    }
+  // Format 7 (clang 18), an unknown file list, an unknown name.
+  auto v7 = testing::mapping_sections({{"/b", "a.c", "m.h"}}, {{"main", 1, main_mapping(), 0}}, false, false, 6);
+  EXPECT_FALSE(decode(v7));
+  auto other = good;
+  other.covfun[20] ^= 0xff;
+  EXPECT_FALSE(decode(other));
+  auto unnamed = good;
+  unnamed.covfun[0] ^= 0xff;
+  EXPECT_FALSE(decode(unnamed));
+  // Expansions that expand each other do not loop forever.
+  auto loop = testing::mapping_bytes({0, 0}, {},
+                                     {{{RegionSpec::kExpansion, 0, 0, 1, 1, 1, 1, 5}},
+                                      {{RegionSpec::kExpansion, 0, 0, 0, 1, 1, 1, 5}}});
+  auto r = decode(testing::mapping_sections({{"/b", "a.c"}}, {{"f", 1, loop, 0}}));
+  if (r) {
+    EXPECT_EQ(r->functions.size(), 1u);
+  }
+}
+
+ProfileCounts profile_of(std::string_view name, uint64_t hash, std::vector<uint64_t> counts) {
+  ProfileCounts p;
+  p.add(name, hash, counts);
+  return p;
+}
+
+TEST(Records, CountsAsLlvmCov) {
+  auto m = decode(testing::mapping_sections({{"/b", "a.c", "m.h"}}, {{"main", 0x99, main_mapping(), 0}}));
+  ASSERT_TRUE(m);
+  // main ran 3 times, argc > 1 once; MAX's region counted 2.
+  CoverageSet set;
+  std::vector<MismatchedFunction> mismatched;
+  set.add(m->functions, profile_of("main", 0x99, {3, 1, 2}), mismatched);
+  ASSERT_EQ(set.functions().size(), 1u);
+  const FunctionRecord& f = set.functions()[0];
+  EXPECT_EQ(f.execution_count, 3u);
+  ASSERT_EQ(f.branches.size(), 1u);
+  EXPECT_EQ(f.branches[0].execution_count, 1u);
+  EXPECT_EQ(f.branches[0].false_execution_count, 2u);
+
+  model::FileCov a = file_model(set, "/b/a.c");
+  std::vector<std::pair<uint32_t, int64_t>> lines;
+  for (const model::LineCov& l : a.lines) lines.emplace_back(l.number, l.count);
+  // Line 4 takes the body's count wrapping into it (3): a line shows the
+  // most of what starts on it and what wraps into it (clang would have put
+  // a gap region after "return 1;", which this mapping lacks).
+  EXPECT_EQ(lines, (std::vector<std::pair<uint32_t, int64_t>>{{1, 3}, {2, 3}, {3, 1}, {4, 3}, {5, 2}}));
+  const model::LineCov* two = a.find_line(2);
+  ASSERT_EQ(two->branches.size(), 2u);
+  EXPECT_EQ(two->branches[0].count, 1);
+  EXPECT_EQ(two->branches[1].count, 2);
+  ASSERT_EQ(a.functions.size(), 1u);
+  EXPECT_EQ(a.functions[0].regions, 4u);  // code regions, the macro's included
+  EXPECT_EQ(a.functions[0].regions_covered, 4u);
+  model::FileCov h = file_model(set, "/b/m.h");
+  ASSERT_EQ(h.lines.size(), 1u);
+  EXPECT_EQ(h.lines[0].count, 2);
+  EXPECT_TRUE(h.functions.empty());
+
+  // Another hash in the profile: left out and said; absent: zeros.
+  CoverageSet other;
+  other.add(m->functions, profile_of("main", 0x1, {3, 1, 2}), mismatched);
+  EXPECT_TRUE(other.functions().empty());
+  ASSERT_EQ(mismatched.size(), 1u);
+  EXPECT_EQ(mismatched[0].name, "main");
+  CoverageSet absent;
+  absent.add(m->functions, ProfileCounts(), mismatched);
+  ASSERT_EQ(absent.functions().size(), 1u);
+  EXPECT_EQ(absent.functions()[0].execution_count, 0u);
+  // The same function from a second binary is taken once.
+  absent.add(m->functions, ProfileCounts(), mismatched);
+  EXPECT_EQ(absent.functions().size(), 1u);
+}
+
+TEST(Records, DummyOfAFunctionThatRanIsIgnored) {
+  auto dummy = testing::mapping_bytes({0}, {}, {{{RegionSpec::kCode, 0, 0, 0, 3, 1, 4, 2}}});
+  auto m = decode(testing::mapping_sections({{"/d", "h.h"}}, {{"inl", 0, dummy, 0}}));
+  ASSERT_TRUE(m);
+  CoverageSet set;
+  std::vector<MismatchedFunction> mismatched;
+  set.add(m->functions, profile_of("inl", 0, {4}), mismatched);
+  EXPECT_TRUE(set.functions().empty());
+  CoverageSet unused;
+  unused.add(m->functions, profile_of("inl", 0, {0}), mismatched);
+  EXPECT_EQ(unused.functions().size(), 1u);
+}
+
+TEST(Records, StaticFunctionNamesLoseTheirFilePrefix) {
+  auto code = testing::mapping_bytes({0}, {}, {{{RegionSpec::kCode, counter_ref(0), 0, 0, 1, 1, 2, 2}}});
+  // Format 5 keeps names as written (no compile directory).
+  auto m = decode(testing::mapping_sections({{"s.c"}}, {{"s.c:helper", 3, code, 0}}, false, false, 4));
+  ASSERT_TRUE(m) << m.error().describe();
+  CoverageSet set;
+  std::vector<MismatchedFunction> mismatched;
+  set.add(m->functions, ProfileCounts(), mismatched);
+  ASSERT_EQ(set.functions().size(), 1u);
+  EXPECT_EQ(set.functions()[0].name, "helper");
+}
+
+TEST(Records, HostileExpressionsEndQuickly) {
+  // e[i] = e[i-1] + e[i-1]: 2^60 leaves if walked naively; and a cycle.
+  std::vector<std::pair<uint64_t, uint64_t>> exprs{{counter_ref(0), counter_ref(0)}};
+  for (uint32_t i = 1; i < 60; ++i) exprs.push_back({add_expr(i - 1), add_expr(i - 1)});
+  exprs.push_back({add_expr(61), counter_ref(0)});
+  exprs.push_back({add_expr(60), counter_ref(0)});
+  auto code = testing::mapping_bytes({0}, exprs,
+                                     {{{RegionSpec::kCode, add_expr(59), 0, 0, 1, 1, 2, 2},
+                                       {RegionSpec::kCode, counter_ref(0), 0, 0, 3, 1, 3, 9}}});
+  auto m = decode(testing::mapping_sections({{"/b", "a.c"}}, {{"f", 3, code, 0}}));
+  ASSERT_TRUE(m) << m.error().describe();
+  CoverageSet set;
+  std::vector<MismatchedFunction> mismatched;
+  set.add(m->functions, profile_of("f", 3, {1}), mismatched);
+  ASSERT_EQ(set.functions().size(), 1u);
+  EXPECT_EQ(set.functions()[0].execution_count, uint64_t(1) << 60);
+  auto cyclic = testing::mapping_bytes({0}, exprs, {{{RegionSpec::kCode, add_expr(60), 0, 0, 1, 1, 2, 2}}});
+  auto c = decode(testing::mapping_sections({{"/b", "a.c"}}, {{"g", 3, cyclic, 0}}));
+  ASSERT_TRUE(c);
+  CoverageSet none;
+  none.add(c->functions, profile_of("g", 3, {1}), mismatched);
+  EXPECT_TRUE(none.functions().empty());  // dropped, as llvm-cov drops what it cannot evaluate
+}
+
+CountedRegion region(uint32_t ls, uint32_t cs, uint32_t le, uint32_t ce, uint64_t count,
+                     RegionKind kind = RegionKind::kCode) {
+  CountedRegion r;
+  r.line_start = ls;
+  r.column_start = cs;
+  r.line_end = le;
+  r.column_end = ce;
+  r.execution_count = count;
+  r.kind = kind;
+  return r;
+}
+
+std::vector<std::pair<uint32_t, uint64_t>> lines_of(std::vector<CountedRegion> regions) {
+  std::vector<std::pair<uint32_t, uint64_t>> out;
+  for (const LineCount& l : mapped_lines(build_segments(regions))) out.emplace_back(l.line, l.count);
+  return out;
+}
+
+TEST(Segments, LineRules) {
+  // A body with a nested block that ran less: a line's count is the most
+  // of the regions starting on it, or what wraps into it.
+  EXPECT_EQ(lines_of({region(1, 10, 5, 2, 4), region(2, 12, 4, 4, 1)}),
+            (std::vector<std::pair<uint32_t, uint64_t>>{{1, 4}, {2, 4}, {3, 1}, {4, 1}, {5, 4}}));
+  // A gap region gives a line its count only when nothing starts there.
+  EXPECT_EQ(lines_of({region(1, 1, 6, 2, 3), region(2, 8, 3, 3, 0, RegionKind::kGap), region(3, 3, 3, 9, 0)}),
+            (std::vector<std::pair<uint32_t, uint64_t>>{{1, 3}, {2, 3}, {3, 0}, {4, 3}, {5, 3}, {6, 3}}));
+  // Skipped code (#if 0) is not code.
+  EXPECT_EQ(lines_of({region(1, 1, 6, 2, 2), region(2, 1, 4, 7, 0, RegionKind::kSkipped)}),
+            (std::vector<std::pair<uint32_t, uint64_t>>{{1, 2}, {5, 2}, {6, 2}}));
+  // Regions of one range add up (a macro used twice).
+  EXPECT_EQ(lines_of({region(1, 1, 1, 9, 2), region(1, 1, 1, 9, 5)}),
+            (std::vector<std::pair<uint32_t, uint64_t>>{{1, 7}}));
+  // A far-away first region is reached in one step.
+  EXPECT_EQ(lines_of({region(4000000, 1, 4000000, 3, 1)}),
+            (std::vector<std::pair<uint32_t, uint64_t>>{{4000000, 1}}));
+}
+
+TEST(Elf, HostileSectionTables) {
+  testing::ByteImage e;
+  e.raw(std::string("\x7f" "ELF\x02\x01\x01", 7)).align(16);
+  e.u16(3).u16(62).u32(1).u64(0).u64(0).u64(64).u32(0).u16(64).u16(56).u16(0).u16(64).u16(1000).u16(0);
+  auto r = read_elf_sections(e.bytes());
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("run past the end"), std::string::npos) << r.error().message;
+  EXPECT_FALSE(read_elf_sections(std::vector<uint8_t>{0x7f, 'E', 'L', 'F'}));
+  auto m = read_coverage_mapping(e.bytes());
+  EXPECT_FALSE(m);
+}
+
+}  // namespace clang_mapping_test
+}  // namespace covkit::clang
