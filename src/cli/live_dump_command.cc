@@ -114,6 +114,9 @@ int run_live_dump(int argc, char** argv) {
   app.add_flag("--children", o.request.children,
                "Also dump every descendant process (with -o: each into DIR/PID/ unless --merge)");
   app.add_flag("--merge", o.request.merge, "With --children: add the processes together, as libgcov adds runs");
+  app.add_flag("--skip-unstoppable", o.request.skip_unstoppable,
+               "With --children: leave out, with a warning, a process covkit may not stop (traced by a debugger, "
+               "another user's) instead of failing before anything is touched");
   app.add_flag("-v,--verbose", o.verbose, "Also list each module (how its root was found) and each file");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   return run_guarded(kLiveDumpCommand, [&] { return run(o); });

@@ -20,7 +20,6 @@
 #include "cli/report_options.h"
 #include "live/live_dump.h"
 #include "live/proc_files.h"
-#include "live/process_tree.h"
 
 namespace covkit::cli {
 
@@ -61,6 +60,7 @@ struct LiveReportOptions {
   pid_t pid = 0;
   bool no_stop = false;
   bool children = false;
+  bool skip_unstoppable = false;
   double watch = 0;  // seconds; 0: once
   ReportOptions report;
 };
@@ -73,23 +73,21 @@ std::string notes_beside(const std::string& data) {
 }
 
 // One snapshot of the process (and, with --children, of its descendants,
-// added together as runs are) as report objects whose counts are in memory.
+// added together as runs are, all stopped at once) as report objects whose
+// counts are in memory.
 Expected<std::vector<format::ObjectFiles>, live::SnapshotError> snapshot_objects(const LiveReportOptions& o) {
-  std::vector<pid_t> pids{o.pid};
-  if (o.children)
-    for (pid_t child : live::descendants(o.pid)) pids.push_back(child);
+  live::SnapshotRequest request;
+  request.pid = o.pid;
+  request.stop = !o.no_stop;
+  request.children = o.children;
+  request.skip_unstoppable = o.skip_unstoppable;
+  auto snap = live::snapshot_tree(request);
+  if (!snap) return snap.error();
+  for (const std::string& w : snap->warnings)
+    std::fprintf(stderr, "%s: warning: %s\n", std::string(kLiveReportCommand).c_str(), w.c_str());
   std::vector<format::ObjectFiles> objects;
-  for (pid_t pid : pids) {
-    auto files = live::snapshot_files(pid, !o.no_stop);
-    if (!files) {
-      // A descendant that is not instrumented (a helper it ran), or that
-      // ended since it was listed, is not an error.
-      if (pid != o.pid && live::passable(files.error())) continue;
-      return files.error();
-    }
-    for (auto& [data, counts] : *files)
-      objects.push_back({notes_beside(data), data, std::make_shared<const format::DataFile>(std::move(counts))});
-  }
+  for (auto& [data, counts] : snap->files)
+    objects.push_back({notes_beside(data), data, std::make_shared<const format::DataFile>(std::move(counts))});
   return objects;
 }
 
@@ -147,6 +145,9 @@ int run_live_report(int argc, char** argv) {
       ->group("Process");
   app.add_flag("--children", o.children,
                "Add every descendant process's counters (pre-fork servers), as libgcov adds runs")
+      ->group("Process");
+  app.add_flag("--skip-unstoppable", o.skip_unstoppable,
+               "With --children: leave out, with a warning, a process covkit may not stop")
       ->group("Process");
   app.add_option("--watch", o.watch, "Report again every SECONDS until the process exits (or Ctrl-C)")
       ->type_name("SECONDS")

@@ -49,11 +49,16 @@ int run_live_reset(int argc, char** argv) {
   live::ResetRequest request;
   app.add_option("PID", request.pid, "The process")->required()->check(number_in(1, 2147483647));
   app.add_option("SOURCE", request.sources, "Reset only the objects built from these source files");
-  app.add_flag("--children", request.children, "Also reset every descendant process");
+  app.add_flag("--children", request.children,
+               "Also reset every descendant process (all stopped first: all are reset, or none)");
+  app.add_flag("--skip-unstoppable", request.skip_unstoppable,
+               "With --children: leave out, with a warning, a process covkit may not stop instead of failing "
+               "before anything is reset");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   return run_guarded(kLiveResetCommand, [&] {
     auto done = live::reset(request);
     if (!done) return fail(kLiveResetCommand, "", done.error());
+    for (const std::string& w : done->warnings) std::fprintf(stderr, "covkit live reset: warning: %s\n", w.c_str());
     for (const live::ProcessSummary& p : done->processes)
       std::printf("pid %d: %zu threads stopped for %.3f ms\n", p.pid, p.threads, p.pause.count() / 1e6);
     std::printf("%zu objects reset\n", done->objects_reset);

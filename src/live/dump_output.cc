@@ -14,9 +14,11 @@
 
 #include "format/gcda_reader.h"
 #include "live/proc_files.h"
+#include "live/test_pause.h"
 #include "format/gcda_writer.h"
 #include "model/data_merge.h"
 #include "util/file_io.h"
+#include "util/md5.h"
 #include "util/staged_tree.h"
 
 namespace covkit::live {
@@ -223,10 +225,13 @@ Expected<format::DataFile> merge_like_libgcov(std::span<const uint8_t> existing,
   return std::move(*sum);
 }
 
-Expected<std::vector<WrittenFile>> write_dump(const std::map<std::string, format::DataFile>& files,
-                                              const TargetPlace& place, const DumpTarget& target) {
+namespace {
+
+// The plans of every file, before anything is written.
+Expected<std::vector<Planned>> plan_dump(const std::map<std::string, format::DataFile>& files,
+                                         const TargetPlace& place, const DumpTarget& target,
+                                         std::vector<WrittenFile>& written) {
   std::vector<Planned> plans;
-  std::vector<WrittenFile> written;
   if (!target.directory.empty()) {
     for (const auto& [gcda, data] : files) {
       std::string rel = path_below_directory(place, gcda);
@@ -238,12 +243,7 @@ Expected<std::vector<WrittenFile>> write_dump(const std::map<std::string, format
       written.push_back({shown, p->added, p->replaced});
       plans.push_back(std::move(*p));
     }
-    auto tree = util::StagedTree::begin(target.directory);
-    if (!tree) return tree.error();
-    for (const Planned& p : plans)
-      if (auto w = tree->write(p.where, as_text(p.bytes)); !w) return w.error();
-    if (auto c = tree->commit(); !c) return c.error();
-    return written;
+    return plans;
   }
   // The program's own paths: every file is checked before the first write.
   auto planned = as_user(place, [&]() -> Expected<void> {
@@ -259,7 +259,35 @@ Expected<std::vector<WrittenFile>> write_dump(const std::map<std::string, format
     return {};
   });
   if (!planned) return planned.error();
-  auto wrote = as_user(place, [&]() -> Expected<void> {
+  return plans;
+}
+
+// A journaled temporary file, complete (O_EXCL: one left by an earlier try
+// of the same journal was removed by the recovery that retries it).
+Expected<void> write_temp(const std::string& temp, const std::vector<uint8_t>& bytes) {
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0) return Error(fmt::format("{}: {}", temp, std::strerror(errno)));
+  for (size_t done = 0; done < bytes.size();) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = n < 0 ? errno : ENOSPC;
+      ::close(fd);
+      ::unlink(temp.c_str());
+      return Error(fmt::format("{}: {}", temp, std::strerror(err)));
+    }
+    done += size_t(n);
+  }
+  if (::close(fd) != 0) {
+    int err = errno;
+    ::unlink(temp.c_str());
+    return Error(fmt::format("{}: {}", temp, std::strerror(err)));
+  }
+  return {};
+}
+
+Expected<void> write_own_paths(const std::vector<Planned>& plans, const TargetPlace& place) {
+  return as_user(place, [&]() -> Expected<void> {
     for (const Planned& p : plans) {
       if (auto d = make_parents(p.where); !d) return d.error();
       if (auto w = util::write_file_atomic(p.where, as_text(p.bytes)); !w)
@@ -267,8 +295,92 @@ Expected<std::vector<WrittenFile>> write_dump(const std::map<std::string, format
     }
     return {};
   });
-  if (!wrote) return wrote.error();
+}
+
+}  // namespace
+
+Expected<std::vector<WrittenFile>> write_dump(const std::map<std::string, format::DataFile>& files,
+                                              const TargetPlace& place, const DumpTarget& target) {
+  std::vector<WrittenFile> written;
+  auto plans = plan_dump(files, place, target, written);
+  if (!plans) return plans.error();
+  if (!target.directory.empty()) {
+    auto tree = util::StagedTree::begin(target.directory);
+    if (!tree) return tree.error();
+    for (const Planned& p : *plans)
+      if (auto w = tree->write(p.where, as_text(p.bytes)); !w) return w.error();
+    if (target.before_commit) {
+      std::vector<std::pair<std::string, std::string>> sums;
+      for (const Planned& p : *plans)
+        sums.emplace_back(target.directory + "/" + p.where, util::md5_hex(as_text(p.bytes)));
+      if (auto r = target.before_commit(sums); !r) return r.error();
+    }
+    if (auto c = tree->commit(); !c) return c.error();
+    return written;
+  }
+  if (auto w = write_own_paths(*plans, place); !w) return w.error();
   return written;
+}
+
+Expected<std::vector<StagedOwnFile>> stage_own_files(const std::map<std::string, format::DataFile>& files,
+                                                     const TargetPlace& place, bool may_add,
+                                                     const std::string& suffix) {
+  std::vector<WrittenFile> written;
+  DumpTarget target;
+  target.may_add = may_add;
+  auto plans = plan_dump(files, place, target, written);
+  if (!plans) return plans.error();
+  std::vector<StagedOwnFile> staged;
+  auto wrote = as_user(place, [&]() -> Expected<void> {
+    for (size_t i = 0; i < plans->size(); ++i) {
+      const Planned& p = (*plans)[i];
+      if (auto d = make_parents(p.where); !d) return d.error();
+      std::string temp = p.where + suffix;
+      ::unlink(temp.c_str());  // left by a try that died before the journal knew of it
+      if (auto w = write_temp(temp, p.bytes); !w) return w.error();
+      staged.push_back({p.where, temp, written[i]});
+    }
+    return {};
+  });
+  if (!wrote) {
+    for (const StagedOwnFile& f : staged) remove_own_file(f.temp, place);
+    return wrote.error();
+  }
+  return staged;
+}
+
+Expected<void> rename_own_files(const std::vector<StagedOwnFile>& staged, const TargetPlace& place) {
+  return as_user(place, [&]() -> Expected<void> {
+    for (const StagedOwnFile& f : staged) {
+      if (::rename(f.temp.c_str(), f.path.c_str()) != 0)
+        return Error(fmt::format("{}: {}", f.path, std::strerror(errno)));
+      test_step_pause();
+    }
+    return {};
+  });
+}
+
+void remove_own_file(const std::string& path, const TargetPlace& place) {
+  as_user(place, [&] { return ::unlink(path.c_str()); });
+}
+
+bool own_file_exists(const std::string& path, const TargetPlace& place) {
+  return as_user(place, [&] {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0;
+  });
+}
+
+Expected<std::optional<std::vector<uint8_t>>> read_below_directory(const std::string& dir, const std::string& rel) {
+  return read_below(dir, rel);
+}
+
+Expected<void> check_dump_target(const std::map<std::string, format::DataFile>& files, const TargetPlace& place,
+                                 const DumpTarget& target) {
+  std::vector<WrittenFile> written;
+  auto plans = plan_dump(files, place, target, written);
+  if (!plans) return plans.error();
+  return {};
 }
 
 }  // namespace covkit::live

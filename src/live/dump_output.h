@@ -16,6 +16,7 @@
 // hold part of that would count it twice).
 #include <sys/types.h>
 
+#include <functional>
 #include <map>
 #include <span>
 #include <string>
@@ -53,6 +54,9 @@ Expected<format::DataFile> merge_like_libgcov(std::span<const uint8_t> existing,
 struct DumpTarget {
   std::string directory;   // -o DIR; empty: the program's own paths
   bool may_add = true;     // existing files may be added to (else: refused)
+  // Under -o: told every file (its path and MD5) before the new tree is
+  // swapped in (a --reset dump's journal, dump_journal.h).
+  std::function<Expected<void>(const std::vector<std::pair<std::string, std::string>>& path_md5)> before_commit;
 };
 
 struct WrittenFile {
@@ -65,5 +69,30 @@ struct WrittenFile {
 // and checked first, then written one by one, each atomically).
 Expected<std::vector<WrittenFile>> write_dump(const std::map<std::string, format::DataFile>& files,
                                               const TargetPlace& place, const DumpTarget& target);
+// The program's own files of a --reset dump, in two steps, so that its
+// journal can tell later which are in place: each is planned (added to what
+// is there) and written complete as `<path><suffix>` beside its target, as
+// the program's user; then, once the journal knows, each is renamed.
+struct StagedOwnFile {
+  std::string path, temp;
+  WrittenFile shown;
+};
+Expected<std::vector<StagedOwnFile>> stage_own_files(const std::map<std::string, format::DataFile>& files,
+                                                     const TargetPlace& place, bool may_add,
+                                                     const std::string& suffix);
+Expected<void> rename_own_files(const std::vector<StagedOwnFile>& staged, const TargetPlace& place);
+// Removes `path` (a temporary file), as the program's user.
+void remove_own_file(const std::string& path, const TargetPlace& place);
+bool own_file_exists(const std::string& path, const TargetPlace& place);
+
+// DIR/REL's bytes, never through a symbolic link below DIR; nullopt when
+// there is no such file.
+Expected<std::optional<std::vector<uint8_t>>> read_below_directory(const std::string& dir, const std::string& rel);
+
+// Everything write_dump checks before it writes (existing files readable and
+// of this program, no symbolic link in the way), without writing: a --reset
+// dump asks before it resets anything.
+Expected<void> check_dump_target(const std::map<std::string, format::DataFile>& files, const TargetPlace& place,
+                                 const DumpTarget& target);
 
 }  // namespace covkit::live

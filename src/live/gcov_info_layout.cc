@@ -99,6 +99,7 @@ Expected<RootRecord> decode_root(const MemorySource& memory, const ModuleBounds&
   root.address = address;
   root.list = raw[0];
   root.flags = uint32_t(raw[1]);
+  root.marker = uint32_t(raw[1] >> 32);
   root.next = raw[2];
   root.prev = raw[3];
   if (root.flags & ~3u) return at(address, "libgcov root with unknown flags");

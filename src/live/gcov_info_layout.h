@@ -9,6 +9,8 @@
 // The records, LP64 little-endian (x86-64, aarch64), GCC 11 and 12:
 //
 //   gcov_root    list@0  flags@8 (bit 0 dumped, bit 1 run_counted)  next@16  prev@24
+//                (bytes 12-15 are padding that libgcov never touches: covkit
+//                keeps its reset marker there, see snapshot.h)
 //   gcov_master  version@0  root@8          (one per process; links every root)
 //   gcov_info    version@0  next@8  stamp@16  checksum@20 (GCC 12; padding in 11)
 //                filename@24  merge[8]@32  n_functions@96  functions@104
@@ -79,6 +81,7 @@ struct RootRecord {  // one module's __gcov_root
   uint64_t address = 0;
   uint64_t list = 0;
   uint32_t flags = 0;
+  uint32_t marker = 0;  // covkit's reset marker, in the padding after the flags
   uint64_t next = 0, prev = 0;
   bool dumped() const { return flags & 1u; }
   bool run_counted() const { return flags & 2u; }

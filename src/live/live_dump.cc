@@ -4,12 +4,18 @@
 #include <fmt/ranges.h>
 
 #include <cerrno>
-#include <cstdlib>
-#include <cstring>
+#include <ctime>
+#include <list>
+#include <set>
 
 #include "live/access_check.h"
+#include "live/dump_journal.h"
+#include "live/dump_recovery.h"
+#include "live/journaled_write.h"
 #include "live/object_sources.h"
+#include "live/proc_files.h"
 #include "live/process_tree.h"
+#include "live/test_pause.h"
 #include "model/data_merge.h"
 
 namespace covkit::live {
@@ -27,16 +33,17 @@ Error about(pid_t pid, const Error& e) {
 // The same, keeping why (a watch ends when the process exited).
 SnapshotError about(pid_t pid, const SnapshotError& e) { return {about(pid, static_cast<const Error&>(e)), e.why}; }
 
-ProcessSummary summary_of(const Snapshot& s) {
+ProcessSummary summary_of(const ProcessCapture& c) {
+  const Snapshot& s = c.snapshot();
   ProcessSummary p;
-  p.pid = s.pid;
-  p.modules = s.modules.size();
-  for (const ModuleSnapshot& m : s.modules) {
+  p.pid = c.pid();
+  p.modules = c.modules().size();
+  for (const ModuleSnapshot& m : c.modules()) {
     p.objects += m.objects.size();
+    for (const ObjectSnapshot& o : m.objects) p.functions += o.record.functions.size();
     p.module_notes.push_back(fmt::format("{}: {} objects, root found by {}, layout of GCC {}", m.path,
                                          m.objects.size(), root_source_name(m.source), m.layout.gcc_major));
   }
-  p.functions = s.functions;
   p.counters = s.counters_read;
   p.threads = s.threads;
   p.stopped = s.stopped;
@@ -44,43 +51,167 @@ ProcessSummary summary_of(const Snapshot& s) {
   return p;
 }
 
-std::vector<pid_t> processes_of(pid_t pid, bool children) {
-  std::vector<pid_t> pids{pid};
-  if (children)
-    for (pid_t c : descendants(pid)) pids.push_back(c);
-  return pids;
+// One process of a tree, from its discovery to its resume.
+struct Member {
+  Member(pid_t p, uint64_t start, TargetPlace pl, ProcessCapture c)
+      : pid(p), start_time(start), place(std::move(pl)), capture(std::move(c)) {}
+  pid_t pid;
+  uint64_t start_time;
+  TargetPlace place;  // where its own files are (dumps only)
+  ProcessCapture capture;
+};
+
+struct TreeOptions {
+  pid_t pid = 0;
+  bool children = false;
+  bool skip_unstoppable = false;
+  bool need_place = false;
+  SnapshotOptions snapshot;
+};
+
+struct Tree {
+  std::list<Member> members;
+  std::vector<std::string> passed_over;  // descendants without coverage, or that ended
+  std::vector<std::string> left_out;     // could not be stopped (skip_unstoppable)
+  std::set<pid_t> seen;
+  bool root_uncovered = false;  // the root (a wrapper, a supervisor) has no coverage
+};
+
+// Whether a failure says the kernel will not let covkit stop the process
+// (another user's, traced by a debugger or a second covkit, undumpable).
+bool unstoppable(const SnapshotError& e) { return e.why == SnapshotFailure::kFailed && is_refusal(e); }
+
+// What a failure of `pid` does to the command: nothing (the process is
+// passed over or left out, noted in `tree`), or the error that ends it
+// before anything is touched.
+std::optional<SnapshotError> weigh(Tree& tree, const TreeOptions& o, pid_t pid, const SnapshotError& e) {
+  const bool root = pid == o.pid;
+  if (e.why == SnapshotFailure::kNoCoverage && root && o.children) {
+    tree.root_uncovered = true;  // its descendants may have some
+    return std::nullopt;
+  }
+  if (e.why != SnapshotFailure::kFailed && !root) {
+    tree.passed_over.push_back(fmt::format("process {}: {}", pid, e.message));
+    return std::nullopt;
+  }
+  if (unstoppable(e) && o.skip_unstoppable) {
+    tree.left_out.push_back(fmt::format("{} (left out: --skip-unstoppable)", about(pid, e).message));
+    return std::nullopt;
+  }
+  SnapshotError out = about(pid, e);
+  if (unstoppable(e) && o.children)
+    out.message += "; nothing was read or reset in any process of the tree (--skip-unstoppable leaves it out)";
+  return out;
 }
 
-using FileSet = std::map<std::string, format::DataFile>;
+// Finds the records of `pid` (while it runs) and, with `stop`, stops it.
+std::optional<SnapshotError> add_member(Tree& tree, const TreeOptions& o, pid_t pid, bool stop) {
+  tree.seen.insert(pid);
+  auto capture = ProcessCapture::prepare(pid, o.snapshot);
+  if (!capture) return weigh(tree, o, pid, capture.error());
+  TargetPlace place;
+  if (o.need_place) {
+    auto p = target_place(pid);
+    if (!p) return weigh(tree, o, pid, SnapshotError(p.error(), SnapshotFailure::kExited));
+    place = std::move(*p);
+  }
+  if (stop)
+    if (auto r = capture->stop(); !r) return weigh(tree, o, pid, r.error());
+  tree.members.emplace_back(pid, process_start_time(pid).value_or(0), std::move(place), std::move(*capture));
+  return std::nullopt;
+}
 
-// `into` += `more`, as libgcov adds one process's run to another's.
-Expected<void> add_files(FileSet& into, FileSet&& more) {
-  for (auto& [name, data] : more) {
-    auto [it, inserted] = into.emplace(name, data);
-    if (inserted) continue;
-    auto sum = model::merge_data(it->second, data);
-    if (!sum) return Error(fmt::format("{}: {}", name, sum.error().message));
-    it->second = std::move(*sum);
+// Every process of the tree, its records found while it runs.
+Expected<Tree, SnapshotError> prepare_tree(const TreeOptions& o) {
+  Tree tree;
+  std::vector<pid_t> pids{o.pid};
+  if (o.children)
+    for (pid_t c : descendants(o.pid)) pids.push_back(c);
+  for (pid_t pid : pids)
+    if (auto e = add_member(tree, o, pid, false)) return *e;
+  return tree;
+}
+
+std::string tree_empty_message(const Tree& tree, const TreeOptions& o) {
+  return fmt::format("process {}: no coverage data in it or any of its {} descendants (none was built with "
+                     "--coverage, or their libgcov records are not registered yet)",
+                     o.pid, tree.seen.size() - 1);
+}
+
+// Stops every process, then reads every one: the tree's one instant. A
+// process forked while its parent was not stopped yet is found by listing
+// the tree again once all are (a stopped process forks no more).
+Expected<void, SnapshotError> stop_and_read(Tree& tree, const TreeOptions& o) {
+  if (o.snapshot.stop) {
+    for (auto it = tree.members.begin(); it != tree.members.end();) {
+      if (auto r = it->capture.stop(); !r) {
+        if (auto e = weigh(tree, o, it->pid, r.error())) return *e;
+        it = tree.members.erase(it);
+        continue;
+      }
+      ++it;
+    }
+    for (int pass = 0; o.children && pass < 64; ++pass) {
+      std::vector<pid_t> fresh;
+      for (pid_t c : descendants(o.pid))
+        if (!tree.seen.count(c)) fresh.push_back(c);
+      if (fresh.empty()) break;
+      for (pid_t pid : fresh)
+        if (auto e = add_member(tree, o, pid, true)) return *e;
+    }
+  }
+  for (auto it = tree.members.begin(); it != tree.members.end();) {
+    if (auto r = it->capture.read(); !r) {
+      if (auto e = weigh(tree, o, it->pid, r.error())) return *e;
+      it = tree.members.erase(it);
+      continue;
+    }
+    ++it;
+  }
+  if (tree.members.empty()) {
+    if (tree.root_uncovered) return SnapshotError(Error(tree_empty_message(tree, o)), SnapshotFailure::kNoCoverage);
+    return SnapshotError(Error(fmt::format("process {}: every process of the tree was left out", o.pid)));
   }
   return {};
 }
 
-// A dump whose files could not be written after its reset would lose what
-// the program did since the previous one: it goes to a new directory under
-// $TMPDIR instead, and the error says where. The directory is made afresh
-// under a name no one can guess (mkdtemp, mode 0700): a predictable one let
-// another user plant a directory or a link there for covkit to write into.
-Error rescue(const DumpRequest& request, const FileSet& files, const TargetPlace& place, const Error& why) {
-  if (!request.reset) return why;
-  const char* tmp = std::getenv("TMPDIR");
-  std::string name = fmt::format("{}/covkit-live-rescue-{}-XXXXXX", tmp && *tmp ? tmp : "/tmp", request.pid);
-  if (!::mkdtemp(name.data()))
-    return Error(fmt::format("{} (the counters were reset and this dump could not be saved: {})", why.message,
-                             std::strerror(errno)));
-  const std::string& dir = name;
-  if (write_dump(files, place, DumpTarget{dir, false}))
-    return Error(fmt::format("{} (the counters were reset: this dump was written under {} instead)", why.message, dir));
-  return Error(fmt::format("{} (the counters were reset and this dump could not be saved)", why.message));
+void note_root(std::vector<std::string>& warnings, const Tree& tree, const TreeOptions& o) {
+  if (tree.root_uncovered)
+    warnings.push_back(fmt::format("process {}: no coverage data; only its descendants are read", o.pid));
+}
+
+ResetMarker marker_for(const Tree& tree) {
+  for (;;) {
+    ResetMarker m = ResetMarker::fresh(0);
+    bool clash = false;
+    for (const Member& member : tree.members) {
+      uint32_t found = member.capture.marker_found();
+      clash = clash || found == m.begun || found == m.done;
+    }
+    if (!clash) return m;
+  }
+}
+
+// The reset of every process, each in its two writes (snapshot.h), the
+// journal told which were written. A process that dies while stopped is
+// not reset (its counts die with it): the others are.
+std::vector<pid_t> reset_members(Tree& tree, const ResetMarker& marker, Journal* journal,
+                                 std::vector<std::string>& warnings) {
+  std::vector<pid_t> done;
+  for (Member& m : tree.members) {
+    test_step_pause();
+    auto r = m.capture.begin_reset(marker);
+    if (r) r = m.capture.finish_reset(marker);
+    if (!r) {
+      warnings.push_back(fmt::format("{} (not reset)", about(m.pid, r.error()).message));
+      continue;
+    }
+    done.push_back(m.pid);
+  }
+  test_step_pause();
+  if (journal) (void)journal->resets_done(done);  // without it, the markers tell
+  test_step_pause();
+  return done;
 }
 
 }  // namespace
@@ -90,95 +221,166 @@ Expected<DumpResult> dump(const DumpRequest& request) {
     return Error("--reset needs the process stopped: a thread running during the reset could write back a value "
                  "read before it (drop --no-stop)");
   DumpResult result;
-  struct Taken {
-    pid_t pid;
-    TargetPlace place;
-    FileSet files;
-  };
-  std::vector<Taken> taken;
-  for (pid_t pid : processes_of(request.pid, request.children)) {
-    auto place = target_place(pid);
-    if (!place) {
-      if (pid == request.pid) return place.error();
-      continue;  // a child that ended since the list was made
-    }
-    SnapshotOptions options;
-    options.stop = request.stop;
-    options.reset = request.reset;
-    options.mark_run_counted = request.reset;
-    auto snap = take_snapshot(pid, options);
-    if (!snap) {
-      // A child without coverage data (it exec'd another program), or one
-      // that ended since it was listed (its own exit wrote its files), is
-      // no reason to give up the others.
-      if (pid != request.pid && passable(snap.error())) {
-        result.warnings.push_back(fmt::format("process {}: {}", pid, snap.error().message));
-        continue;
-      }
-      return about(pid, snap.error());
-    }
-    result.processes.push_back(summary_of(*snap));
-    auto files = snapshot_data_files(*snap);
-    if (!files) return about(pid, files.error());
-    taken.push_back({pid, std::move(*place), std::move(*files)});
-  }
+  result.warnings = finish_left_journals();
+  TreeOptions o;
+  o.pid = request.pid;
+  o.children = request.children;
+  o.skip_unstoppable = request.skip_unstoppable;
+  o.need_place = true;
+  o.snapshot.stop = request.stop;
+  o.snapshot.reset = request.reset;
+  o.snapshot.mark_run_counted = request.reset;
+  auto tree = prepare_tree(o);
+  if (!tree) return static_cast<Error>(tree.error());
   // Under -o without --merge, each process of a tree gets its own DIR/PID/.
-  bool separate = request.children && !request.merge && !request.directory.empty();
-  if (!separate) {
-    FileSet all;
-    for (Taken& t : taken)
-      if (auto r = add_files(all, std::move(t.files)); !r) return r.error();
-    DumpTarget target{request.directory, request.reset};
-    auto written = write_dump(all, taken.front().place, target);
-    if (!written) return rescue(request, all, taken.front().place, written.error());
+  const DumpDestination destination{request.directory, request.children && !request.merge && !request.directory.empty(),
+                                    request.reset};
+  auto files_of = [&]() -> Expected<std::vector<ProcessFiles>> {
+    std::vector<ProcessFiles> out;
+    for (const Member& m : tree->members) {
+      auto files = m.capture.data_files();
+      if (!files) return about(m.pid, files.error());
+      out.push_back({m.pid, m.place, std::move(*files)});
+    }
+    return out;
+  };
+  // A dump that will reset first makes sure its files can be written:
+  // an existing file of another program, a link in the way.
+  if (request.reset) {
+    auto planned = files_of();
+    if (!planned) return planned.error();
+    auto units = output_units(*planned, destination);
+    if (!units) return units.error();
+    if (auto r = check_units(*units, true); !r)
+      return Error(fmt::format("{} (nothing was read or reset)", r.error().message));
+  }
+  test_step_pause();
+  if (auto r = stop_and_read(*tree, o); !r) return static_cast<Error>(r.error());
+  test_step_pause();
+  note_root(result.warnings, *tree, o);
+  for (std::string& w : tree->passed_over) result.warnings.push_back(std::move(w));
+  for (std::string& w : tree->left_out) result.warnings.push_back(std::move(w));
+
+  if (!request.reset) {
+    // The files are made once the processes run again.
+    for (Member& m : tree->members) m.capture.resume();
+    for (const Member& m : tree->members) result.processes.push_back(summary_of(m.capture));
+    auto files = files_of();
+    if (!files) return files.error();
+    auto units = output_units(*files, destination);
+    if (!units) return units.error();
+    auto written = write_units(*units, false);
+    if (!written) return written.error();
     result.files = std::move(*written);
     return result;
   }
-  for (Taken& t : taken) {
-    DumpTarget target{fmt::format("{}/{}", request.directory, t.pid), request.reset};
-    auto written = write_dump(t.files, t.place, target);
-    if (!written) return rescue(request, t.files, t.place, written.error());
-    result.files.insert(result.files.end(), written->begin(), written->end());
-  }
+
+  // What was read goes into the journal before anything is reset.
+  auto files = files_of();
+  if (!files) return files.error();
+  JournalRecords records;
+  JournalHeader& h = records.header.emplace();
+  h.kind = JournalKind::kDump;
+  h.id = new_journal_id();
+  h.created = int64_t(std::time(nullptr));
+  h.boot_id = current_boot_id();
+  h.marker = marker_for(*tree);
+  h.directory = request.directory;
+  h.separate = destination.separate;
+  size_t k = 0;
+  for (const Member& m : tree->members)
+    h.processes.push_back({m.pid, m.start_time, m.capture.root_addresses(), m.place, journal_bytes((*files)[k++].files)});
+  auto journal = Journal::create(h);
+  if (!journal)
+    return Error(fmt::format("cannot keep the journal that makes --reset safe from a kill: {}; nothing was reset "
+                             "(COVKIT_STATE_DIR names another directory for it)",
+                             journal.error().message));
+  test_step_pause();
+  std::vector<pid_t> done = reset_members(*tree, h.marker, &*journal, result.warnings);
+  records.resets_done = done;
+  for (Member& m : tree->members) m.capture.resume();
+  test_step_pause();
+  for (const Member& m : tree->members) result.processes.push_back(summary_of(m.capture));
+  for (auto& p : h.processes) p.files.clear();  // the journal holds them; not needed below
+  std::vector<ProcessFiles> reset_files;
+  for (ProcessFiles& p : *files)
+    if (std::find(done.begin(), done.end(), p.pid) != done.end()) reset_files.push_back(std::move(p));
+  auto units = output_units(reset_files, destination);
+  if (!units) return units.error();  // the journal stays: the next dump finishes it
+  auto written = write_journaled(*journal, records, *units);
+  if (!written) return written.error();
+  result.files = std::move(*written);
+  if (done.empty()) return Error(fmt::format("process {}: not reset: {}", request.pid, fmt::join(result.warnings, "; ")));
   return result;
 }
 
-Expected<std::map<std::string, format::DataFile>, SnapshotError> snapshot_files(pid_t pid, bool stop,
-                                                                                ProcessSummary* summary) {
-  SnapshotOptions options;
-  options.stop = stop;
-  auto snap = take_snapshot(pid, options);
-  if (!snap) return about(pid, snap.error());
-  if (summary) *summary = summary_of(*snap);
-  auto files = snapshot_data_files(*snap);
-  if (!files) return SnapshotError(about(pid, files.error()));
-  return std::move(*files);
+Expected<TreeSnapshot, SnapshotError> snapshot_tree(const SnapshotRequest& request) {
+  TreeOptions o;
+  o.pid = request.pid;
+  o.children = request.children;
+  o.skip_unstoppable = request.skip_unstoppable;
+  o.snapshot.stop = request.stop;
+  auto tree = prepare_tree(o);
+  if (!tree) return tree.error();
+  if (auto r = stop_and_read(*tree, o); !r) return r.error();
+  TreeSnapshot out;
+  for (Member& m : tree->members) m.capture.resume();
+  for (Member& m : tree->members) {
+    auto files = m.capture.data_files();
+    if (!files) return SnapshotError(about(m.pid, files.error()));
+    for (auto& [name, data] : *files) {
+      auto [it, inserted] = out.files.emplace(name, data);
+      if (inserted) continue;
+      auto sum = model::merge_data(it->second, data);
+      if (!sum) return SnapshotError(Error(fmt::format("{}: {}", name, sum.error().message)));
+      it->second = std::move(*sum);
+    }
+  }
+  for (const Member& m : tree->members) out.processes.push_back(summary_of(m.capture));
+  out.warnings = std::move(tree->left_out);
+  return out;
 }
 
 Expected<ResetResult> reset(const ResetRequest& request) {
   ResetResult result;
+  result.warnings = finish_left_journals();
   ObjectSources sources(request.sources);
-  for (pid_t pid : processes_of(request.pid, request.children)) {
-    SnapshotOptions options;
-    options.read = false;
-    options.reset = true;
-    if (!request.sources.empty()) options.reset_only = [&](const std::string& gcda) { return sources.matches(gcda); };
-    auto snap = take_snapshot(pid, options);
-    if (!snap) {
-      if (pid != request.pid && passable(snap.error())) continue;
-      return about(pid, snap.error());
-    }
-    result.objects_reset += snap->objects_reset;
-    result.processes.push_back(summary_of(*snap));
-  }
-  // The counters are zeroed in the stop, before the unmatched SOURCEs are
-  // known: say whether the others' were.
+  TreeOptions o;
+  o.pid = request.pid;
+  o.children = request.children;
+  o.skip_unstoppable = request.skip_unstoppable;
+  o.snapshot.read = false;
+  o.snapshot.reset = true;
+  if (!request.sources.empty())
+    o.snapshot.reset_only = [&](const std::string& gcda) { return sources.matches(gcda); };
+  auto tree = prepare_tree(o);
+  if (!tree) return static_cast<Error>(tree.error());
+  // Every object was matched against the SOURCEs while the processes ran.
   if (auto missing = sources.unmatched(); !missing.empty())
-    return Error(fmt::format("{}: no object of the process was built from {} ({})", fmt::join(missing, ", "),
-                             missing.size() == 1 ? "it" : "them",
-                             result.objects_reset ? fmt::format("{} object(s) of the other sources were reset",
-                                                                result.objects_reset)
-                                                  : "nothing was reset"));
+    return Error(fmt::format("{}: no object of the process was built from {} (nothing was reset)",
+                             fmt::join(missing, ", "), missing.size() == 1 ? "it" : "them"));
+  if (auto r = stop_and_read(*tree, o); !r) return static_cast<Error>(r.error());
+  note_root(result.warnings, *tree, o);
+  for (std::string& w : tree->left_out) result.warnings.push_back(std::move(w));
+  // A journal says, should covkit be killed halfway, which processes were
+  // reset; the reset goes on without one (nothing is read, nothing lost).
+  JournalHeader h;
+  h.kind = JournalKind::kReset;
+  h.id = new_journal_id();
+  h.created = int64_t(std::time(nullptr));
+  h.boot_id = current_boot_id();
+  h.marker = marker_for(*tree);
+  for (const Member& m : tree->members) h.processes.push_back({m.pid, m.start_time, m.capture.root_addresses(), {}, {}});
+  auto journal = Journal::create(h);
+  std::vector<pid_t> done = reset_members(*tree, h.marker, journal ? &*journal : nullptr, result.warnings);
+  for (Member& m : tree->members) m.capture.resume();
+  if (journal) journal->remove();
+  for (const Member& m : tree->members) {
+    if (std::find(done.begin(), done.end(), m.pid) == done.end()) continue;
+    result.objects_reset += m.capture.snapshot().objects_reset;
+    result.processes.push_back(summary_of(m.capture));
+  }
+  if (done.empty()) return Error(fmt::format("process {}: not reset: {}", request.pid, fmt::join(result.warnings, "; ")));
   return result;
 }
 

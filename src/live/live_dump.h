@@ -1,15 +1,22 @@
 #pragma once
-// `covkit live dump` and `covkit live reset` as whole operations over one
-// process or a process tree: snapshot (and reset) each process, turn the
-// snapshots into .gcda files, place them. The command line only parses
-// options and prints what these return.
+// `covkit live dump`, `reset` and `report`'s snapshot as whole operations
+// over one process or a process tree. The command line only parses options
+// and prints what these return.
+//
+// A tree is all or nothing: every process is stopped before any is read,
+// all are read before any is reset, and what was read is in the journal
+// (dump_journal.h) before the first reset; a process that cannot be stopped
+// (traced by a debugger, another user's, a second covkit) fails the whole
+// command before anything is touched, or, when asked (skip_unstoppable), is
+// left out with a warning. So a tree's snapshot is one instant.
 //
 // The rule that keeps counts from being added twice (docs/covkit-live.md):
 // a dump with --reset is what `__gcov_dump(); __gcov_reset();` inside the
 // program would do: the counters restart from zero and the run is marked
 // counted, so the dumps and the program's own exit add up to exactly what it
-// did, run counted once. A dump without --reset holds everything so far:
-// it only goes to files that do not exist yet.
+// did, run counted once, whatever instant covkit is killed at. A dump
+// without --reset holds everything so far: it only goes to files that do
+// not exist yet.
 #include <sys/types.h>
 
 #include <chrono>
@@ -30,6 +37,7 @@ struct DumpRequest {
   bool stop = true;
   bool children = false;
   bool merge = false;  // with children under -o: one tree, the processes added
+  bool skip_unstoppable = false;
 };
 
 struct ProcessSummary {
@@ -49,22 +57,35 @@ struct DumpResult {
 Expected<DumpResult> dump(const DumpRequest& request);
 
 // The hook for `covkit live report` (and --watch): the .gcda files the
-// process's libgcov would write now, in memory, keyed by their .gcda path
-// as the program names it (the .gcno is beside it), read in one stop (or
-// none, `stop` false), errors worded as dump words them. Nothing in the
-// process changes. SnapshotError says why there are none (snapshot.h).
-Expected<std::map<std::string, format::DataFile>, SnapshotError> snapshot_files(pid_t pid, bool stop = true,
-                                                                                ProcessSummary* summary = nullptr);
+// processes' libgcov would write now, in memory, keyed by their .gcda path
+// as the program names it (the .gcno is beside it), the processes of a tree
+// added as runs are, read in one stop (or none, `stop` false), errors worded
+// as dump words them. Nothing in the processes changes. SnapshotError says
+// why there are none (snapshot.h).
+struct SnapshotRequest {
+  pid_t pid = 0;
+  bool stop = true;
+  bool children = false;
+  bool skip_unstoppable = false;
+};
+struct TreeSnapshot {
+  std::map<std::string, format::DataFile> files;
+  std::vector<ProcessSummary> processes;
+  std::vector<std::string> warnings;  // processes left out
+};
+Expected<TreeSnapshot, SnapshotError> snapshot_tree(const SnapshotRequest& request);
 
 struct ResetRequest {
   pid_t pid = 0;
   std::vector<std::string> sources;  // empty: every object
   bool children = false;
+  bool skip_unstoppable = false;
 };
 
 struct ResetResult {
   std::vector<ProcessSummary> processes;
   size_t objects_reset = 0;
+  std::vector<std::string> warnings;
 };
 
 Expected<ResetResult> reset(const ResetRequest& request);

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <random>
 #include <thread>
 
 #include <fmt/format.h>
@@ -123,7 +124,7 @@ bool same_maps(const std::vector<Mapping>& a, const std::vector<Mapping>& b) {
 
 // Whether the lists are still what discovery saw: each root and each
 // object's link, re-read in one go.
-Expected<bool> lists_unchanged(const RemoteMemory& memory, const std::vector<ModuleSnapshot>& found) {
+Expected<bool> lists_unchanged(const RemoteMemory& memory, std::vector<ModuleSnapshot>& found) {
   std::vector<RemotePiece> pieces;
   std::vector<uint64_t> words;
   size_t n = 0;
@@ -137,9 +138,10 @@ Expected<bool> lists_unchanged(const RemoteMemory& memory, const std::vector<Mod
   }
   if (auto r = memory.read_pieces(pieces); !r) return r.error();
   k = 0;
-  for (const ModuleSnapshot& m : found) {
+  for (ModuleSnapshot& m : found) {
     if (words[k++] != m.root.list) return false;
-    if (uint32_t(words[k++]) != m.root.flags) return false;
+    if (uint32_t(words[k]) != m.root.flags) return false;
+    m.root.marker = uint32_t(words[k++] >> 32);  // only covkit writes it
     for (size_t i = 0; i < m.objects.size(); ++i) {
       uint64_t want = i + 1 < m.objects.size() ? m.objects[i + 1].record.address : 0;
       if (words[k++] != want) return false;
@@ -236,75 +238,50 @@ Expected<void> fill_counts(const RemoteMemory& memory, const std::vector<Span>& 
   return {};
 }
 
-Expected<size_t> reset_counters(const RemoteMemory& memory, std::vector<ModuleSnapshot>& found) {
-  // Only the arrays of functions each object owns, as __gcov_reset clears
-  // them (a COMDAT copy's counters are its owner's).
+// What a reset writes: every counter array of the objects it resets (only
+// the arrays of the functions each object owns, as __gcov_reset clears them:
+// a COMDAT copy's counters are its owner's), arrays that follow each other
+// joined into one piece (libgcov's arrays lie side by side in .bss), then
+// each root's flags, then each root's marker: as one write, so that the
+// marker says the rest was written.
+struct ResetPlan {
+  std::vector<std::pair<uint64_t, size_t>> arrays;  // address, bytes
   size_t largest = 0, objects = 0;
-  std::vector<std::pair<uint64_t, size_t>> arrays;
+};
+
+ResetPlan plan_reset(const std::vector<ModuleSnapshot>& found) {
+  ResetPlan plan;
   for (const ModuleSnapshot& m : found)
     for (const ObjectSnapshot& o : m.objects) {
       if (!o.reset_selected) continue;
-      ++objects;
+      ++plan.objects;
       for (const FunctionRecord& f : o.record.functions)
         if (f.address != 0 && f.owned)
           for (const CounterArray& c : f.counters)
-            if (c.num) {
-              arrays.emplace_back(c.values, size_t(c.num) * 8);
-              largest = std::max(largest, size_t(c.num) * 8);
-            }
+            if (c.num) plan.arrays.emplace_back(c.values, size_t(c.num) * 8);
     }
-  std::vector<uint8_t> zeros(largest);
-  std::vector<RemotePiece> pieces;
-  for (auto [at, len] : arrays) pieces.push_back({at, zeros.data(), len});
-  if (auto r = memory.write_pieces(pieces); !r) return r.error();
-  return objects;
+  std::sort(plan.arrays.begin(), plan.arrays.end());
+  std::vector<std::pair<uint64_t, size_t>> joined;
+  for (auto [at, len] : plan.arrays) {
+    if (!joined.empty() && joined.back().first + joined.back().second >= at) {
+      uint64_t end = std::max(joined.back().first + joined.back().second, at + len);
+      joined.back().second = size_t(end - joined.back().first);
+      continue;
+    }
+    joined.emplace_back(at, len);
+  }
+  plan.arrays = std::move(joined);
+  for (auto [at, len] : plan.arrays) plan.largest = std::max(plan.largest, len);
+  return plan;
 }
 
-Expected<void> mark_run_counted(const RemoteMemory& memory, std::vector<ModuleSnapshot>& found) {
-  for (ModuleSnapshot& m : found) {
-    if (m.root.run_counted()) continue;
-    uint32_t flags = m.root.flags | 2u;  // run_counted; `dumped` stays
-    RemotePiece p{m.root.address + 8, &flags, 4};
-    if (auto r = memory.write_pieces({&p, 1}); !r) return r.error();
-  }
-  return {};
-}
-
-// Everything that happens while the process is stopped (or, with
-// --no-stop, while it runs).
-Expected<void> read_and_reset(pid_t at, const RemoteMemory& memory, Discovery& d, const SnapshotOptions& options,
-                              Snapshot& snap) {
-  if (options.stop) {
-    // Discovery ran while the program ran: a module loaded or unloaded
-    // since, or a list that changed, is found again, now that it cannot.
-    auto maps = read_maps(at);
-    if (!maps) return maps.error();
-    bool same = d.complete && same_maps(*maps, d.maps);
-    if (same) {
-      auto unchanged = lists_unchanged(memory, d.found);
-      if (!unchanged) return unchanged.error();
-      same = *unchanged;
-    }
-    if (!same) {
-      auto again = discover(at, memory, options);
-      if (!again) return again.error();
-      d = std::move(*again);
-    }
-  }
-  if (options.read) {
-    auto spans = read_counter_spans(memory, d.found);
-    if (!spans) return spans.error();
-    for (ModuleSnapshot& m : d.found)
-      if (auto r = fill_counts(memory, *spans, m, snap.counters_read); !r) return r;
-  }
-  if (options.reset) {
-    auto n = reset_counters(memory, d.found);
-    if (!n) return n.error();
-    snap.objects_reset = *n;
-  }
-  if (options.mark_run_counted)
-    if (auto r = mark_run_counted(memory, d.found); !r) return r;
-  return {};
+// The flags a reset leaves: `dumped` cleared (as __gcov_reset does, so the
+// program's exit writes what it does after the reset), `run counted` set
+// when the dump counted the run (as __gcov_dump does).
+uint32_t flags_after_reset(const RootRecord& root, bool mark_run_counted) {
+  uint32_t flags = root.flags & ~1u;
+  if (mark_run_counted) flags |= 2u;
+  return flags;
 }
 
 // How long a process that seemed to end is watched for running again, in
@@ -339,16 +316,69 @@ bool executed_instead(pid_t pid, uint64_t started) {
   }
 }
 
-Expected<Snapshot, SnapshotError> snapshot_as_seen(pid_t pid, const SnapshotOptions& options) {
+}  // namespace
+
+ResetMarker ResetMarker::fresh(uint32_t avoid) {
+  std::random_device rd;
+  for (;;) {
+    uint32_t r = rd();
+    ResetMarker m;
+    m.begun = 0x80000000u | (r & 0x7ffffffeu);
+    m.done = m.begun | 1u;
+    if (m.begun != avoid && m.done != avoid) return m;
+  }
+}
+
+struct ProcessCapture::State {
+  SnapshotOptions options;
+  std::optional<uint64_t> started;  // the start time: an exec keeps it
+  pid_t at = 0;                     // the thread the process is read through
+  RemoteMemory memory{0};
+  Discovery found;
+  std::optional<ProcessStop> stop;
+};
+
+ProcessCapture::ProcessCapture(std::unique_ptr<State> state) : pid_(0), state_(std::move(state)) {}
+ProcessCapture::ProcessCapture(ProcessCapture&&) noexcept = default;
+ProcessCapture::~ProcessCapture() {
+  if (state_) resume();
+}
+
+SnapshotError ProcessCapture::failure(const Error& e) {
+  // The process is let go first: an exec it is in waits for that.
+  resume();
+  return checked(exit_or(pid_, state_->at, state_->memory, e));
+}
+
+SnapshotError ProcessCapture::checked(SnapshotError e) {
+  resume();
+  // Seen from outside, an exec looks like an exit (the memory read goes,
+  // the threads end): a process that seemed to end is checked for that.
+  if (e.why == SnapshotFailure::kExited && state_->started && executed_instead(pid_, *state_->started))
+    return executed_other();
+  return e;
+}
+
+Expected<ProcessCapture, SnapshotError> ProcessCapture::prepare(pid_t pid, const SnapshotOptions& options) {
+  auto state = std::make_unique<State>();
+  state->options = options;
+  state->started = process_start_time(pid);
+  auto exited = [&](SnapshotError e) -> SnapshotError {
+    if (e.why == SnapshotFailure::kExited && state->started && executed_instead(pid, *state->started))
+      return executed_other();
+    return e;
+  };
   // The memory and /proc files are read through a running thread: the
   // main thread's are gone once it ended with pthread_exit.
   const std::optional<pid_t> at = live_thread(pid);
   if (!at) {
     Error e(fmt::format("no process {} (or it has exited)", pid));
     e.errno_value = ESRCH;
-    return SnapshotError(std::move(e), SnapshotFailure::kExited);
+    return exited(SnapshotError(std::move(e), SnapshotFailure::kExited));
   }
-  RemoteMemory memory(*at);
+  state->at = *at;
+  state->memory = RemoteMemory(*at);
+  const RemoteMemory& memory = state->memory;
   // Discovery reads the records while the program runs: a module it loads
   // or unloads meanwhile (dlopen, dlclose, an exec) can make a read fail or
   // a record look damaged, and may be back at the same addresses by the
@@ -358,59 +388,148 @@ Expected<Snapshot, SnapshotError> snapshot_as_seen(pid_t pid, const SnapshotOpti
   // every try) is reported.
   auto d = discover(*at, memory, options);
   for (int tries = 1; !d && tries < kRunningDiscoveries; ++tries) {
-    if (process_gone(d.error()) || exiting(pid, *at, memory)) return gone();
+    if (process_gone(d.error()) || exiting(pid, *at, memory)) return exited(gone());
     d = discover(*at, memory, options);
   }
   if (!d && (!options.stop || process_gone(d.error()) || exiting(pid, *at, memory)))
-    return exit_or(pid, *at, memory, d.error());
+    return exited(exit_or(pid, *at, memory, d.error()));
   if (!d) {
     d = Discovery{};
     d->complete = false;
   }
   // Nothing found: a program without coverage, or one whose exit has
   // already detached the memory.
-  if (d->complete && d->found.empty() && (d->maps.empty() || exiting(pid, *at, memory))) return gone();
+  if (d->complete && d->found.empty() && (d->maps.empty() || exiting(pid, *at, memory))) return exited(gone());
   if (d->complete && d->found.empty())
     return no_coverage(
         "no coverage data: no module of the process was built with --coverage (or its libgcov records are not "
         "registered yet)");
-  Snapshot snap;
-  snap.pid = pid;
-  Expected<void> done;
-  if (options.stop) {
-    auto stop = ProcessStop::stop(pid);
-    if (!stop) return exit_or(pid, *at, memory, stop.error());
-    // Stopped in the program it executed meanwhile, before any of that
-    // program's code ran: it has no counters yet, and the old ones are gone.
-    if (stop->executed()) return executed_other();
-    snap.stopped = true;
-    snap.threads = stop->threads();
-    done = read_and_reset(*at, memory, *d, options, snap);
-    snap.pause = stop->resume();
-  } else {
-    done = read_and_reset(*at, memory, *d, options, snap);
-  }
-  if (!done) return exit_or(pid, *at, memory, done.error());
-  if (d->found.empty())
-    return exiting(pid, *at, memory) ? gone()
-                                     : no_coverage("no coverage data left: the modules were unloaded (or the process "
-                                                   "executed another program)");
-  for (const ModuleSnapshot& m : d->found)
-    for (const ObjectSnapshot& o : m.objects) snap.functions += o.record.functions.size();
-  snap.modules = std::move(d->found);
-  return snap;
+  state->found = std::move(*d);
+  ProcessCapture c(std::move(state));
+  c.pid_ = pid;
+  c.snap_.pid = pid;
+  return c;
 }
 
-}  // namespace
+Expected<void, SnapshotError> ProcessCapture::stop() {
+  if (!state_->options.stop) return {};
+  auto stop = ProcessStop::stop(pid_);
+  if (!stop) return failure(stop.error());
+  // Stopped in the program it executed meanwhile, before any of that
+  // program's code ran: it has no counters yet, and the old ones are gone.
+  if (stop->executed()) return checked(executed_other());
+  state_->stop.emplace(std::move(*stop));
+  snap_.stopped = true;
+  snap_.threads = state_->stop->threads();
+  return {};
+}
+
+Expected<void, SnapshotError> ProcessCapture::read() {
+  State& s = *state_;
+  Discovery& d = s.found;
+  if (s.options.stop) {
+    // Discovery ran while the program ran: a module loaded or unloaded
+    // since, or a list that changed, is found again, now that it cannot.
+    auto maps = read_maps(s.at);
+    if (!maps) return failure(maps.error());
+    bool same = d.complete && same_maps(*maps, d.maps);
+    if (same) {
+      auto unchanged = lists_unchanged(s.memory, d.found);
+      if (!unchanged) return failure(unchanged.error());
+      same = *unchanged;
+    }
+    if (!same) {
+      auto again = discover(s.at, s.memory, s.options);
+      if (!again) return failure(again.error());
+      d = std::move(*again);
+    }
+  }
+  if (d.found.empty())
+    return checked(exiting(pid_, s.at, s.memory) ? gone()
+                                                 : no_coverage("no coverage data left: the modules were unloaded "
+                                                               "(or the process executed another program)"));
+  if (s.options.read) {
+    auto spans = read_counter_spans(s.memory, d.found);
+    if (!spans) return failure(spans.error());
+    for (ModuleSnapshot& m : d.found)
+      if (auto r = fill_counts(s.memory, *spans, m, snap_.counters_read); !r) return failure(r.error());
+  }
+  return {};
+}
+
+uint32_t ProcessCapture::marker_found() const {
+  const auto& found = state_->found.found;
+  return found.empty() ? 0 : found.front().root.marker;
+}
+
+std::vector<uint64_t> ProcessCapture::root_addresses() const {
+  std::vector<uint64_t> roots;
+  for (const ModuleSnapshot& m : state_->found.found) roots.push_back(m.root.address);
+  return roots;
+}
+
+Expected<void, SnapshotError> ProcessCapture::begin_reset(const ResetMarker& marker) {
+  std::vector<RemotePiece> pieces;
+  for (const ModuleSnapshot& m : state_->found.found)
+    pieces.push_back({m.root.address + kRootMarkerOffset, const_cast<uint32_t*>(&marker.begun), 4});
+  if (auto r = state_->memory.write_pieces(pieces); !r) return failure(r.error());
+  return {};
+}
+
+Expected<void, SnapshotError> ProcessCapture::finish_reset(const ResetMarker& marker) {
+  std::vector<ModuleSnapshot>& found = state_->found.found;
+  ResetPlan plan = plan_reset(found);
+  std::vector<uint8_t> zeros(plan.largest);
+  std::vector<uint32_t> flags;
+  flags.reserve(found.size());
+  for (const ModuleSnapshot& m : found) flags.push_back(flags_after_reset(m.root, state_->options.mark_run_counted));
+  std::vector<RemotePiece> pieces;
+  pieces.reserve(plan.arrays.size() + 2 * found.size());
+  for (auto [at, len] : plan.arrays) pieces.push_back({at, zeros.data(), len});
+  for (size_t i = 0; i < found.size(); ++i) pieces.push_back({found[i].root.address + 8, &flags[i], 4});
+  for (const ModuleSnapshot& m : found)
+    pieces.push_back({m.root.address + kRootMarkerOffset, const_cast<uint32_t*>(&marker.done), 4});
+  if (auto r = state_->memory.write_pieces(pieces); !r) return failure(r.error());
+  snap_.objects_reset = plan.objects;
+  return {};
+}
+
+void ProcessCapture::resume() {
+  if (state_->stop) {
+    snap_.pause = state_->stop->resume();
+    state_->stop.reset();
+  }
+}
+
+Snapshot ProcessCapture::take() && {
+  resume();
+  snap_.functions = 0;
+  for (const ModuleSnapshot& m : state_->found.found)
+    for (const ObjectSnapshot& o : m.objects) snap_.functions += o.record.functions.size();
+  snap_.modules = std::move(state_->found.found);
+  return std::move(snap_);
+}
 
 Expected<Snapshot, SnapshotError> take_snapshot(pid_t pid, const SnapshotOptions& options) {
-  // Seen from outside, an exec looks like an exit (the memory read goes,
-  // the threads end): a process that seemed to end is checked for that.
-  const std::optional<uint64_t> started = process_start_time(pid);
-  auto snap = snapshot_as_seen(pid, options);
-  if (!snap && snap.error().why == SnapshotFailure::kExited && started && executed_instead(pid, *started))
-    return executed_other();
-  return snap;
+  auto capture = ProcessCapture::prepare(pid, options);
+  if (!capture) return capture.error();
+  if (auto r = capture->stop(); !r) return r.error();
+  if (auto r = capture->read(); !r) return r.error();
+  if (options.reset) {
+    ResetMarker marker = ResetMarker::fresh(capture->marker_found());
+    if (auto r = capture->begin_reset(marker); !r) return r.error();
+    if (auto r = capture->finish_reset(marker); !r) return r.error();
+  }
+  return std::move(*capture).take();
+}
+
+Expected<std::vector<uint32_t>> read_reset_markers(pid_t pid, const std::vector<uint64_t>& roots) {
+  RemoteMemory memory(pid);
+  std::vector<uint32_t> words(roots.size());
+  std::vector<RemotePiece> pieces;
+  for (size_t i = 0; i < roots.size(); ++i) pieces.push_back({roots[i] + kRootMarkerOffset, &words[i], 4});
+  if (auto r = memory.read_pieces(pieces); !r) return r.error();
+  return words;
 }
 
 format::DataFile object_data_file(const ModuleSnapshot& m, const ObjectSnapshot& o) {
@@ -469,9 +588,9 @@ format::DataFile object_data_file(const ModuleSnapshot& m, const ObjectSnapshot&
   return f;
 }
 
-Expected<std::map<std::string, format::DataFile>> snapshot_data_files(const Snapshot& snapshot) {
+Expected<std::map<std::string, format::DataFile>> data_files_of(const std::vector<ModuleSnapshot>& modules) {
   std::map<std::string, format::DataFile> files;
-  for (const ModuleSnapshot& m : snapshot.modules)
+  for (const ModuleSnapshot& m : modules)
     for (const ObjectSnapshot& o : m.objects) {
       if (o.counts.size() != o.record.functions.size()) return Error("the snapshot holds no counters");
       format::DataFile f = object_data_file(m, o);
@@ -482,6 +601,31 @@ Expected<std::map<std::string, format::DataFile>> snapshot_data_files(const Snap
       it->second = std::move(*sum);
     }
   return files;
+}
+
+Expected<std::map<std::string, format::DataFile>> snapshot_data_files(const Snapshot& snapshot) {
+  return data_files_of(snapshot.modules);
+}
+
+const std::vector<ModuleSnapshot>& ProcessCapture::modules() const { return state_->found.found; }
+
+Expected<std::map<std::string, format::DataFile>> ProcessCapture::data_files() const {
+  const std::vector<ModuleSnapshot>& found = state_->found.found;
+  bool read = std::all_of(found.begin(), found.end(), [](const ModuleSnapshot& m) {
+    return std::all_of(m.objects.begin(), m.objects.end(),
+                       [](const ObjectSnapshot& o) { return o.counts.size() == o.record.functions.size(); });
+  });
+  if (read) return data_files_of(found);
+  std::vector<ModuleSnapshot> zero = found;
+  for (ModuleSnapshot& m : zero)
+    for (ObjectSnapshot& o : m.objects) {
+      o.counts.assign(o.record.functions.size(), {});
+      for (size_t f = 0; f < o.record.functions.size(); ++f)
+        for (const CounterArray& c : o.record.functions[f].counters)
+          // A top-N counter on disk: its total and an empty list.
+          o.counts[f].push_back(std::vector<int64_t>(is_topn_kind(c.kind) ? 2 * (c.num / 3) : c.num, 0));
+    }
+  return data_files_of(zero);
 }
 
 }  // namespace covkit::live

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,72 @@ inline bool passable(const SnapshotError& e) { return e.why != SnapshotFailure::
 // record that does not validate.
 Expected<Snapshot, SnapshotError> take_snapshot(pid_t pid, const SnapshotOptions& options);
 
+// Where a reset leaves its trace in the process: covkit's own 4 bytes in the
+// padding after each module root's flags (libgcov 11/12 never reads or
+// writes them: it touches the flags as one byte). A reset writes `begun`
+// there first, then in one write zeroes the counters, sets the flags and
+// writes `done` last: whoever reads the word later (the next dump, after a
+// covkit that was killed) knows whether the reset happened, did not start,
+// or was cut short inside that one write. Values have the top bit set, so
+// the 8-byte word at root + 8 is never mistaken for a pointer.
+struct ResetMarker {
+  uint32_t begun = 0, done = 0;
+  static ResetMarker fresh(uint32_t avoid);  // random, neither equal to `avoid`
+};
+inline constexpr uint64_t kRootMarkerOffset = 12;
+
+// One process's snapshot taken step by step, so that a dump of a process
+// tree can stop every process before it reads any, read all before it
+// resets any, and keep what it read safe before the reset (live_dump).
+// take_snapshot is these steps for one process. Errors are take_snapshot's.
+class ProcessCapture {
+ public:
+  // Finds the records while the process runs (nothing is stopped).
+  static Expected<ProcessCapture, SnapshotError> prepare(pid_t pid, const SnapshotOptions& options);
+  ProcessCapture(ProcessCapture&&) noexcept;
+  ProcessCapture& operator=(ProcessCapture&&) = delete;
+  ~ProcessCapture();  // resumes the process if still stopped
+
+  // Stops every thread (without options.stop: nothing).
+  Expected<void, SnapshotError> stop();
+  // In the stop: what discovery found is checked (found again if a module
+  // came or went) and every counter read (options.read).
+  Expected<void, SnapshotError> read();
+  // The reset, in two writes: `marker.begun`, then the zeros, the flags
+  // (run counted with options.mark_run_counted; `dumped` cleared, as
+  // __gcov_reset does) and `marker.done` last.
+  Expected<void, SnapshotError> begin_reset(const ResetMarker& marker);
+  Expected<void, SnapshotError> finish_reset(const ResetMarker& marker);
+  // Lets the process go on (the pause is recorded in the snapshot).
+  void resume();
+
+  pid_t pid() const { return pid_; }
+  // The modules found (and, after read(), their counts).
+  const std::vector<ModuleSnapshot>& modules() const;
+  // The .gcda files libgcov would write (snapshot_data_files); before
+  // read(), with every counter zero: what the files will be made of.
+  Expected<std::map<std::string, format::DataFile>> data_files() const;
+  // The marker word found in the stop (of the first root), and every root.
+  uint32_t marker_found() const;
+  std::vector<uint64_t> root_addresses() const;
+  // The snapshot so far; complete after read() and resume().
+  const Snapshot& snapshot() const { return snap_; }
+  Snapshot take() &&;
+
+ private:
+  struct State;
+  explicit ProcessCapture(std::unique_ptr<State> state);
+  SnapshotError failure(const Error& e);   // resumes, words the error
+  SnapshotError checked(SnapshotError e);  // resumes; an "exit" may be an exec
+  pid_t pid_ = 0;
+  std::unique_ptr<State> state_;
+  Snapshot snap_;
+};
+
+// The marker word of each root at `roots` in process `pid` (read while it
+// runs: only covkit writes it). Errors: the process is gone, or unreadable.
+Expected<std::vector<uint32_t>> read_reset_markers(pid_t pid, const std::vector<uint64_t>& roots);
+
 // One object's .gcda as libgcov writes it (a fresh file): the run counted
 // unless the module's root says it already was, placeholders for functions
 // another object owns, all-zero arrays without payload (not top-N ones).
@@ -91,5 +158,6 @@ format::DataFile object_data_file(const ModuleSnapshot& module, const ObjectSnap
 // modules holding one object (the same .o linked twice) are added as
 // libgcov's exit would add them.
 Expected<std::map<std::string, format::DataFile>> snapshot_data_files(const Snapshot& snapshot);
+Expected<std::map<std::string, format::DataFile>> data_files_of(const std::vector<ModuleSnapshot>& modules);
 
 }  // namespace covkit::live

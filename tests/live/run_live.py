@@ -328,9 +328,10 @@ def scenario_reset(env, cc="gcc-12"):
     r = env.covkit_live("reset", str(s.pid), "nowhere.c", ok=False)
     check(r.returncode == 1 and r.stderr.endswith("nowhere.c: no object of the process was built from it "
                                                   "(nothing was reset)\n"), r.stderr)
+    # Nothing is reset when one SOURCE matches nothing: the others' objects neither.
     r = env.covkit_live("reset", str(s.pid), os.path.join(PROGS, "server.c"), "nowhere.c", "elsewhere.c", ok=False)
     check(r.returncode == 1 and r.stderr.endswith("nowhere.c, elsewhere.c: no object of the process was built from "
-                                                  "them (1 object(s) of the other sources were reset)\n"), r.stderr)
+                                                  "them (nothing was reset)\n"), r.stderr)
     env.covkit_live("dump", str(s.pid), "-o", snap)
     s.kill()
     files = tree_files(snap)
@@ -338,6 +339,21 @@ def scenario_reset(env, cc="gcc-12"):
     lib = [p for r_, p in files.items() if r_.endswith("liblive.gcda")][0]
     check(all(all(v == 0 for _, c in f for v in c) for f in read_gcda(srv)[1].values()), "server.c not reset")
     check(any(any(v for _, c in f for v in c) for f in read_gcda(lib)[1].values()), "liblive.c reset too")
+    # After the program's own __gcov_dump() (which marks its counters
+    # dumped, so that its exit writes nothing more), a reset clears that
+    # mark as __gcov_reset() does: the exit then writes what followed.
+    mine, theirs = env.dir("reset-dumped-mine"), env.dir("reset-dumped-theirs")
+    s = Server(env, b, prefix=mine)
+    s.cmd("w 40")
+    s.cmd("d")
+    env.covkit_live("reset", str(s.pid))
+    s.cmd("w 30")
+    s.quit()
+    t = Server(env, b, prefix=theirs)
+    for c in ["w 40", "d", "r", "w 30"]:
+        t.cmd(c)
+    t.quit()
+    same_trees(mine, theirs, "reset after the program's own __gcov_dump")
 
 
 def scenario_deltas(env, cc="gcc-12"):
@@ -453,6 +469,149 @@ def scenario_children_without_coverage(env, cc="gcc-12"):
         if child:
             os.kill(child, signal.SIGKILL)
         s.kill()
+
+
+class Tracer:
+    """Another tracer holding a process (as gdb or strace would): covkit may not stop it."""
+
+    PTRACE_SEIZE, PTRACE_INTERRUPT, PTRACE_DETACH = 0x4206, 0x4207, 17
+
+    def __init__(self, pid):
+        import ctypes
+        self.libc = ctypes.CDLL(None, use_errno=True)
+        self.libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
+        self.pid = pid
+        if self.libc.ptrace(self.PTRACE_SEIZE, pid, None, None) != 0:
+            raise Failure(f"cannot trace {pid}: errno {ctypes.get_errno()}")
+
+    def release(self):
+        if self.libc.ptrace(self.PTRACE_INTERRUPT, self.pid, None, None) == 0:
+            os.waitpid(self.pid, 0x40000000)  # __WALL
+            self.libc.ptrace(self.PTRACE_DETACH, self.pid, None, None)
+
+
+def children_state(env, pid, out):
+    """A dump of the whole tree without a reset (every counter as it is now)."""
+    shutil.rmtree(out, ignore_errors=True)
+    env.covkit_live("dump", "--children", "--merge", str(pid), "-o", out)
+    return out
+
+
+def scenario_children_all_or_nothing(env, cc="gcc-12"):
+    """A descendant that cannot be stopped (another tracer holds it) fails
+    `dump --children --reset` and `reset --children` before anything is
+    touched; --skip-unstoppable leaves it out with a warning."""
+    b = Build(env, cc)
+    s = Server(env, b)
+    tracer, child = None, None
+    try:
+        s.cmd("w 100")
+        child = int(s.cmd("f"))
+        s.cmd("w 50")
+        before = children_state(env, s.pid, os.path.join(env.work, "tree-before"))
+        tracer = Tracer(child)
+        out = os.path.join(env.work, "tree-reset")
+        rescue = env.dir("rescue")
+        r = env.covkit_live("dump", "--children", "--reset", str(s.pid), "-o", out, ok=False,
+                            env=dict(os.environ, TMPDIR=rescue))
+        check(r.returncode == 1 and r.stderr.count("\n") == 1 and str(child) in r.stderr
+              and "nothing was read or reset" in r.stderr, f"dump of a tree with a traced child: {r.stderr!r}")
+        check(not os.path.exists(out) and not os.listdir(rescue), "a refused tree dump wrote files")
+        r = env.covkit_live("reset", "--children", str(s.pid), ok=False)
+        check(r.returncode == 1 and r.stderr.count("\n") == 1 and str(child) in r.stderr, r.stderr)
+        r = env.covkit_live("report", "--children", str(s.pid), ok=False)
+        check(r.returncode == 1 and str(child) in r.stderr, r.stderr)
+        tracer.release()
+        tracer = None
+        after = children_state(env, s.pid, os.path.join(env.work, "tree-after"))
+        same_trees(before, after, "the tree after refused dumps and resets (nothing may be reset)")
+        # Asked to, covkit leaves the process out and says so.
+        tracer = Tracer(child)
+        out = os.path.join(env.work, "tree-skip")
+        r = env.covkit_live("dump", "--children", "--merge", "--reset", "--skip-unstoppable", str(s.pid), "-o", out)
+        check(f"process {child}" in r.stderr and "left out" in r.stderr, f"no warning: {r.stderr!r}")
+        check(r.stdout.count("pid ") == 1, r.stdout)
+        r = env.covkit_live("report", "--children", "--skip-unstoppable", str(s.pid))
+        check("left out" in r.stderr, r.stderr)
+        r = env.covkit_live("reset", "--children", "--skip-unstoppable", str(s.pid))
+        check("left out" in r.stderr and "objects reset" in r.stdout, r.stderr + r.stdout)
+        tracer.release()
+        tracer = None
+        # The child kept its counts; the server's were reset (then nothing ran).
+        zero = os.path.join(env.work, "server-zero")
+        env.covkit_live("dump", str(s.pid), "-o", zero)
+        for p in tree_files(zero).values():
+            check(all(v == 0 for f in read_gcda(p)[1].values() for _, c in f for v in c), f"{p} not reset")
+        kept = os.path.join(env.work, "child-kept")
+        env.covkit_live("dump", str(child), "-o", kept)
+        srv = [p for r_, p in tree_files(kept).items() if r_.endswith("server.gcda")][0]
+        check(any(v for f in read_gcda(srv)[1].values() for _, c in f for v in c), "the left-out child was reset")
+    finally:
+        if tracer:
+            tracer.release()
+        if child:
+            os.kill(child, signal.SIGKILL)
+        s.kill()
+
+
+def scenario_children_wrapper(env, cc="gcc-12"):
+    """--children from a parent without coverage (a wrapper shell) dumps,
+    resets and reports its descendants that have coverage."""
+    b = Build(env, cc)
+    own = env.dir("wrapped-own")
+    # The shell stays (`; :` keeps it from exec'ing the server), the server
+    # talks over the pipes it inherits.
+    e = dict(os.environ, PLUGIN=b.plugin, GCOV_PREFIX=own)
+    shell = subprocess.Popen(["sh", "-c", '"$0"; :', b.exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             text=True, env=e, cwd=b.root)
+    try:
+        class Wrapped(Server):
+            def __init__(self):
+                self.env, self.p = env, shell
+        s = Wrapped()
+        s.cmd("w 0")
+        server = [c for c in live_descendants(shell.pid)]
+        check(len(server) == 1, f"the wrapper's children: {server}")
+        s.cmd("w 120")
+        out = os.path.join(env.work, "wrapped")
+        shutil.rmtree(out, ignore_errors=True)
+        r = env.covkit_live("dump", "--children", "--merge", str(shell.pid), "-o", out)
+        check(f"process {shell.pid}: no coverage data" in r.stderr, f"no word of the wrapper: {r.stderr!r}")
+        s.cmd("d")
+        same_trees(out, own, "--children of a wrapper without coverage")
+        r = env.covkit_live("reset", "--children", str(shell.pid))
+        check("objects reset" in r.stdout, r.stdout)
+        r = env.covkit_live("report", "--children", str(shell.pid))
+        check("server.c" in r.stdout, r.stdout)
+    finally:
+        shell.kill()
+        for c in live_descendants(shell.pid):
+            os.kill(c, signal.SIGKILL)
+        shell.wait()
+    # A tree with no coverage anywhere is an error that says so.
+    p = subprocess.Popen(["sh", "-c", "sleep 30; :"])
+    try:
+        time.sleep(0.2)
+        r = env.covkit_live("dump", "--children", str(p.pid), "-o", os.path.join(env.work, "none"), ok=False)
+        check(r.returncode == 1 and r.stderr.count("\n") == 1 and "or any of its 1 descendants" in r.stderr, r.stderr)
+    finally:
+        for c in live_descendants(p.pid):
+            os.kill(c, signal.SIGKILL)
+        p.kill()
+        p.wait()
+
+
+def live_descendants(pid):
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                stat = open(f"/proc/{d}/stat").read()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(d))
+    return out
 
 
 def scenario_load(env, cc="gcc-12"):
@@ -942,6 +1101,8 @@ SCENARIOS = {
     "deltas": scenario_deltas,
     "children": scenario_children,
     "children_without_coverage": scenario_children_without_coverage,
+    "children_all_or_nothing": scenario_children_all_or_nothing,
+    "children_wrapper": scenario_children_wrapper,
     "load": scenario_load,
     "refusals": scenario_refusals,
     "exits": scenario_exits,
@@ -976,6 +1137,9 @@ def main():
         env.work = os.path.join(os.path.abspath(args.work), name)
         shutil.rmtree(env.work, ignore_errors=True)
         os.makedirs(env.work)
+        # covkit's journals (a --reset dump's) stay in the scenario's work
+        # directory, not in the machine's /var/lib/covkit.
+        os.environ["COVKIT_STATE_DIR"] = os.path.join(env.work, "state")
         try:
             SCENARIOS[name](env)
             print(f"PASS {name}")
