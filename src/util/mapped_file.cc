@@ -18,10 +18,10 @@ struct Slot {
   std::atomic<bool> used{false};
   std::atomic<uintptr_t> begin{0};
   std::atomic<size_t> size{0};
-  char path[480];
+  char path[480]{};
 };
 constexpr int kSlots = 64;
-Slot g_slots[kSlots];
+constinit Slot g_slots[kSlots];  // in .bss: no work (page faults) before main()
 struct sigaction g_previous;
 
 void write_all(const char* s) {
