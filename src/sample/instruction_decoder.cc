@@ -1,6 +1,6 @@
 #include "sample/instruction_decoder.h"
 
-#include <capstone/capstone.h>
+#include "sample/capstone_library.h"
 
 namespace covkit::sample {
 
@@ -9,18 +9,23 @@ namespace {
 class Capstone {
  public:
   Capstone() {
-    if (cs_open(CS_ARCH_X86, CS_MODE_64, &h_) != CS_ERR_OK) {
+    auto library = capstone_library();
+    if (!library) return;
+    cs_ = *library;
+    if (cs_->cs_open(CS_ARCH_X86, CS_MODE_64, &h_) != CS_ERR_OK) {
       h_ = 0;
       return;
     }
-    cs_option(h_, CS_OPT_DETAIL, CS_OPT_ON);
+    cs_->cs_option(h_, CS_OPT_DETAIL, CS_OPT_ON);
   }
   ~Capstone() {
-    if (h_) cs_close(&h_);
+    if (h_) cs_->cs_close(&h_);
   }
   csh handle() const { return h_; }
+  const CapstoneLibrary& functions() const { return *cs_; }
 
  private:
+  const CapstoneLibrary* cs_ = nullptr;
   csh h_ = 0;
 };
 
@@ -95,7 +100,8 @@ std::vector<DecodedInsn> decode_function(uint64_t address, std::span<const uint8
   static thread_local Capstone cs;
   std::vector<DecodedInsn> out;
   if (!cs.handle()) return out;
-  cs_insn* insn = cs_malloc(cs.handle());
+  const CapstoneLibrary& lib = cs.functions();
+  cs_insn* insn = lib.cs_malloc(cs.handle());
   const uint8_t* code = bytes.data();
   size_t left = bytes.size();
   uint64_t addr = address;
@@ -103,7 +109,7 @@ std::vector<DecodedInsn> decode_function(uint64_t address, std::span<const uint8
     const uint8_t* before = code;
     DecodedInsn d;
     d.address = addr;
-    if (cs_disasm_iter(cs.handle(), &code, &left, &addr, insn)) {
+    if (lib.cs_disasm_iter(cs.handle(), &code, &left, &addr, insn)) {
       d.size = uint8_t(insn->size);
       d.id = insn->id;
       fill(d, *insn);
@@ -116,7 +122,7 @@ std::vector<DecodedInsn> decode_function(uint64_t address, std::span<const uint8
     }
     out.push_back(d);
   }
-  cs_free(insn, 1);
+  lib.cs_free(insn, 1);
   return out;
 }
 

@@ -8,6 +8,7 @@
 
 #include "model/load_coverage_file.h"
 #include "sample/address_map.h"
+#include "sample/capstone_library.h"
 #include "sample/coverage_builder.h"
 #include "sample/dominators.h"
 #include "sample/line_table.h"
@@ -97,6 +98,7 @@ void count(Observations& obs, const std::vector<ModuleBlock>& blocks) {
 }  // namespace
 
 Expected<SampleCoverage> analyze_recording(const format::SampleRecording& recording, const AnalysisOptions& options) {
+  if (auto decoder = capstone_library(); !decoder) return decoder.error();
   SampleCoverage out;
   Modules modules;
   std::vector<std::vector<int>> image_modules;
@@ -206,6 +208,7 @@ std::vector<uint64_t> breakpoint_sites(const ModuleCfg& module) {
 }
 
 Expected<std::vector<uint64_t>> breakpoint_sites(const std::string& path) {
+  if (auto decoder = capstone_library(); !decoder) return decoder.error();
   Expected<BinaryImage> img = load_binary_image(path);
   // Messages without the path: the caller names the module (one line, once).
   if (!img) return Error(img.error().describe());

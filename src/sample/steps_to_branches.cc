@@ -1,7 +1,6 @@
 #include "sample/steps_to_branches.h"
 
-#include <capstone/capstone.h>
-
+#include "sample/capstone_library.h"
 #include "util/file_io.h"
 
 namespace covkit::sample {
@@ -19,17 +18,21 @@ std::vector<format::BranchPair> steps_to_branches(const std::vector<uint64_t>& s
 }
 
 struct ImageDecoder::Files {
+  const CapstoneLibrary* cs = nullptr;
   csh handle = 0;
   bool open = false;
   std::map<std::string, std::optional<util::FileData>> data;  // by path; nullopt: unreadable
 };
 
 ImageDecoder::ImageDecoder(const format::SampleImage& image) : image_(image), files_(std::make_unique<Files>()) {
-  files_->open = cs_open(CS_ARCH_X86, CS_MODE_64, &files_->handle) == CS_ERR_OK;
+  auto library = capstone_library();
+  if (!library) return;
+  files_->cs = *library;
+  files_->open = files_->cs->cs_open(CS_ARCH_X86, CS_MODE_64, &files_->handle) == CS_ERR_OK;
 }
 
 ImageDecoder::~ImageDecoder() {
-  if (files_->open) cs_close(&files_->handle);
+  if (files_->open) files_->cs->cs_close(&files_->handle);
 }
 
 std::optional<uint32_t> ImageDecoder::length(uint64_t address) {
@@ -48,10 +51,10 @@ std::optional<uint32_t> ImageDecoder::length(uint64_t address) {
     const uint8_t* code = bytes.data() + offset;
     size_t size = std::min<size_t>(16, bytes.size() - offset);
     cs_insn* insn = nullptr;
-    size_t n = cs_disasm(files_->handle, code, size, address, 1, &insn);
+    size_t n = files_->cs->cs_disasm(files_->handle, code, size, address, 1, &insn);
     std::optional<uint32_t> len;
     if (n == 1) len = insn[0].size;
-    if (n) cs_free(insn, n);
+    if (n) files_->cs->cs_free(insn, n);
     return len;
   }
   return std::nullopt;

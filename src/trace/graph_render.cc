@@ -1,11 +1,9 @@
 #include "trace/graph_render.h"
 
-#include <graphviz/cgraph.h>
-#include <graphviz/gvc.h>
-
 #include <memory>
 #include <mutex>
 
+#include "trace/graphviz_library.h"
 #include "util/sanitizer.h"
 
 namespace covkit::trace {
@@ -47,15 +45,16 @@ std::string one_line(const std::string& text) {
 }
 
 struct Capture {
+  const GraphvizLibrary& gv;
   std::string text;
   agusererrf previous;
-  Capture() {
+  explicit Capture(const GraphvizLibrary& library) : gv(library) {
     captured = &text;
-    previous = agseterrf(capture_message);
-    agreseterrors();
+    previous = gv.agseterrf(capture_message);
+    gv.agreseterrors();
   }
   ~Capture() {
-    agseterrf(previous);
+    gv.agseterrf(previous);
     captured = nullptr;
   }
 };
@@ -67,25 +66,28 @@ Expected<std::string> render_dot(std::string_view dot, const std::string& format
     std::string detail = one_line(messages);
     return Error(detail.empty() ? what : what + ": " + detail);
   };
+  auto library = graphviz_library();
+  if (!library) return library.error();
+  const GraphvizLibrary& gv = **library;
   std::lock_guard<std::mutex> lock(graphviz_mutex);
-  Capture capture;
+  Capture capture(gv);
   // One context for the whole process, never freed: Graphviz 2.43's pango
   // plugin keeps a pointer to the last font name, which lives in the
   // context's font table; freeing the context leaves it dangling for the
   // next layout (a use-after-free under AddressSanitizer).
-  static GVC_t* gvc = gvContext();
+  static GVC_t* gvc = gv.gvContext();
   if (!gvc) return fail("Graphviz could not start", capture.text);
   const std::string text(dot);  // agmemread wants a NUL-terminated string
-  std::unique_ptr<Agraph_t, int (*)(Agraph_t*)> graph(agmemread(text.c_str()), agclose);
+  std::unique_ptr<Agraph_t, int (*)(Agraph_t*)> graph(gv.agmemread(text.c_str()), gv.agclose);
   if (!graph) return fail("Graphviz could not read the graph", capture.text);
-  if (gvLayout(gvc, graph.get(), "dot") != 0) return fail("Graphviz could not lay out the graph", capture.text);
+  if (gv.gvLayout(gvc, graph.get(), "dot") != 0) return fail("Graphviz could not lay out the graph", capture.text);
   char* data = nullptr;
   unsigned int length = 0;
-  int status = gvRenderData(gvc, graph.get(), format.c_str(), &data, &length);
+  int status = gv.gvRenderData(gvc, graph.get(), format.c_str(), &data, &length);
   const bool rendered = status == 0 && data;
   std::string result = rendered ? std::string(data, length) : std::string();
-  if (data) gvFreeRenderData(data);
-  gvFreeLayout(gvc, graph.get());
+  if (data) gv.gvFreeRenderData(data);
+  gv.gvFreeLayout(gvc, graph.get());
   if (!rendered) return fail("Graphviz could not render " + format, capture.text);
   return result;
 }
