@@ -100,7 +100,7 @@ class TraceRecordFormatter : public HelpFormatter {
 };
 
 struct RecordOptions {
-  std::string dir = kTraceRecordDefaultDir, min_time, signal;
+  std::string dir = kTraceRecordDefaultDir, min_time, signal, clock;
   std::optional<uint32_t> max_depth;
   bool static_runtime = false, trace_off = false;
   std::vector<std::string> only, notrace, triggers, patch;
@@ -263,6 +263,7 @@ int record(const RecordOptions& o, std::vector<std::string> command) {
     settings.signal = *sig;
   }
   settings.start_off = o.trace_off;
+  if (o.clock != "auto") settings.clock = o.clock;
   // Switched off with nothing inside the program to switch it on: the NOPs
   // stay until covkit trace attach patches them (untraced, they cost nothing).
   settings.patch_later = o.trace_off && settings.signal != 0 && o.triggers.empty();
@@ -375,6 +376,13 @@ int run_trace_record(int argc, char** argv) {
       ->type_name("SIG");
   app.add_flag("--trace-off", o.trace_off,
                "Start with tracing switched off (switched on by -T, --signal or covkit trace attach)");
+  app.add_option("--clock", o.clock,
+                 "The trace's clock: tsc (the CPU's time-stamp counter, converted to CLOCK_MONOTONIC by "
+                 "calibration pairs), mono (clock_gettime(CLOCK_MONOTONIC), slower on most virtual machines) or "
+                 "auto: the TSC where the kernel uses it or says it is invariant and reliable, else mono "
+                 "[default: auto]")
+      ->check(CLI::IsMember({"auto", "tsc", "mono"}))
+      ->type_name("CLOCK");
   app.add_flag("--static", o.static_runtime,
                "PROG carries the runtime itself (linked with it, or fully static): do not preload "
                "libcovkit-trace.so, only set COVKIT_TRACE_*");

@@ -85,6 +85,10 @@ MetaStatus parse_trace_meta(std::string_view text, const std::string& file, Trac
       if (rest == "tsc") process.tsc = true;
       else if (rest == "mono") process.tsc = false;
       else bad(offset, line, "an unknown clock");
+    } else if (key == "clock_reason") {
+      process.clock_reason = util::printable(rest.substr(0, 40));
+    } else if (key == "clocksource") {
+      process.kernel_clocksource = util::printable(rest.substr(0, 40));
     } else if (key == "calib") {
       auto c = number<uint64_t>(word(rest));
       auto ns = number<uint64_t>(rest);

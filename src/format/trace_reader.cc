@@ -81,6 +81,38 @@ void complete_calibration(TraceProcess& p, const std::string& meta, std::vector<
   p.now_calib.emplace(c0 + ticks, n0 + uint64_t(slope * ticks));
 }
 
+// A TSC the runtime trusted (by the CPU's word, on a virtual machine whose
+// kernel uses another clock) that did not keep pace with CLOCK_MONOTONIC:
+// the calibration pairs between the first and the last stray from the
+// straight line through them. Said, with the worst distance: the times
+// are that far off, and `--clock mono` is the remedy.
+void check_calibration(const TraceProcess& p, const std::string& meta, std::vector<std::string>& warnings) {
+  if (!p.tsc || p.calib.size() < 3) return;
+  const auto& [c0, n0] = p.calib.front();
+  const auto& [c1, n1] = p.calib.back();
+  if (c1 <= c0 || n1 <= n0) return;
+  const long double slope = (long double)(n1 - n0) / (long double)(c1 - c0);
+  long double worst = 0, worst_share = 0;
+  for (size_t i = 1; i + 1 < p.calib.size(); ++i) {
+    const auto& [c, n] = p.calib[i];
+    if (c < c0 || n < n0) continue;
+    const long double off = (long double)n - ((long double)n0 + (long double)(c - c0) * slope);
+    const long double distance = off < 0 ? -off : off;
+    const long double share = distance / (long double)std::max<uint64_t>(n - n0, 1);
+    // 0.1% of the time elapsed, and 100 us for a pair taken across a preemption.
+    if (distance > 100000 && share > 0.001L && distance > worst) {
+      worst = distance;
+      worst_share = share;
+    }
+  }
+  if (worst > 0)
+    warnings.push_back(fmt::format(
+        "{}: the TSC drifted from CLOCK_MONOTONIC by up to {:.0f} us ({:.2f}%) between calibration points "
+        "(the runtime chose the TSC{}): times may be off by that much; record with --clock mono on this machine",
+        util::printable(meta), double(worst / 1000), double(worst_share * 100),
+        p.clock_reason.empty() ? std::string() : ": " + p.clock_reason));
+}
+
 struct ImageFiles {
   ImageName name;
   std::string meta;
@@ -221,6 +253,7 @@ Expected<TraceSet> read_trace_dir(const std::string& dir) {
         }
       }
       complete_calibration(process, files.meta, set.warnings);
+      check_calibration(process, files.meta, set.warnings);
     }
     std::unordered_map<uint32_t, std::string> thread_names;  // the last `thread` line wins
     std::string main_first;

@@ -133,6 +133,10 @@ struct TraceProcess {
   std::string image;  // the file stem: "<pid>", or "<pid>.<n>" for a later image of that pid (exec)
   std::string exe;
   bool tsc = false;  // counters are TSC ticks (else CLOCK_MONOTONIC ns)
+  // Why the runtime chose that clock ("kernel", "cpu-flags", "forced"...:
+  // docs/trace-format.md, "Clock") and the kernel's clocksource then; empty
+  // in traces of runtimes before they said.
+  std::string clock_reason, kernel_clocksource;
   std::vector<std::pair<uint64_t, uint64_t>> calib;  // (counter, mono ns), in file order
   std::vector<TraceModule> modules;
   std::vector<TraceThread> threads;  // sorted by tid

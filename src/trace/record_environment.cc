@@ -73,7 +73,7 @@ std::vector<std::string> traced_environment(const std::vector<std::string>& envi
     if (is_setting(e, CKT_ENV_DIR) || (settings.max_depth && is_setting(e, CKT_ENV_MAX_DEPTH)) ||
         (settings.min_time_ns && is_setting(e, CKT_ENV_MIN_TIME_NS)) || is_setting(e, CKT_ENV_FILTERS) ||
         is_setting(e, CKT_ENV_PATCH) || is_setting(e, CKT_ENV_PATCH_LATER) || is_setting(e, CKT_ENV_SIGNAL) ||
-        is_setting(e, CKT_ENV_START))
+        is_setting(e, CKT_ENV_START) || (!settings.clock.empty() && is_setting(e, CKT_ENV_CLOCK)))
       continue;
     env.push_back(e);
   }
@@ -86,6 +86,7 @@ std::vector<std::string> traced_environment(const std::vector<std::string>& envi
   if (!settings.patch_file.empty() && settings.patch_later) env.push_back(fmt::format("{}=1", CKT_ENV_PATCH_LATER));
   if (settings.signal) env.push_back(fmt::format("{}={}", CKT_ENV_SIGNAL, settings.signal));
   if (settings.start_off) env.push_back(fmt::format("{}=off", CKT_ENV_START));
+  if (!settings.clock.empty()) env.push_back(fmt::format("{}={}", CKT_ENV_CLOCK, settings.clock));
   return env;
 }
 
@@ -101,9 +102,10 @@ std::string environment_help() {
       "  {:<26} \"1\" with --patch, --signal and --trace-off (no -T): the\n"
       "  {:<26} entries are patched by covkit trace attach, not at load\n"
       "  {:<26} from --signal (its number)\n"
-      "  {:<26} \"off\" with --trace-off\n",
+      "  {:<26} \"off\" with --trace-off\n"
+      "  {:<26} from --clock tsc or mono (else kept as it is)\n",
       kRuntimeName, CKT_ENV_DIR, CKT_ENV_MAX_DEPTH, CKT_ENV_MIN_TIME_NS, CKT_ENV_FILTERS, CKT_FILTER_FILE,
-      CKT_ENV_PATCH, CKT_PATCH_FILE, CKT_ENV_PATCH_LATER, "", CKT_ENV_SIGNAL, CKT_ENV_START);
+      CKT_ENV_PATCH, CKT_PATCH_FILE, CKT_ENV_PATCH_LATER, "", CKT_ENV_SIGNAL, CKT_ENV_START, CKT_ENV_CLOCK);
 }
 
 }  // namespace covkit::trace

@@ -21,6 +21,7 @@ struct RecordSettings {
   bool patch_later = false;          // CKT_ENV_PATCH_LATER=1: left to covkit trace attach
   int signal = 0;                    // CKT_ENV_SIGNAL: 0 when no --signal
   bool start_off = false;            // CKT_ENV_START=off (--trace-off)
+  std::string clock;                 // CKT_ENV_CLOCK: "tsc" or "mono" (--clock); "" leaves the environment's
 };
 
 // Whether the environment entry `entry` ("NAME=VALUE") sets `name`.

@@ -32,7 +32,8 @@ class FormatError(Exception):
 # ---------------------------------------------------------------- .meta
 
 def parse_meta(path):
-    meta = {"pid": None, "ppid": None, "exe": None, "clock": None, "calib": [], "modules": [],
+    meta = {"pid": None, "ppid": None, "exe": None, "clock": None, "clock_reason": None, "clocksource": None,
+            "calib": [], "modules": [],
             "segments": [], "threads": {}, "forks": [], "end": None, "version": None, "hooks": []}
     with open(path, "rb") as f:
         data = f.read().decode("utf-8", "replace")
@@ -56,6 +57,10 @@ def parse_meta(path):
             meta["exe"] = rest
         elif key == "clock":
             meta["clock"] = rest
+        elif key == "clock_reason":
+            meta["clock_reason"] = rest
+        elif key == "clocksource":
+            meta["clocksource"] = rest
         elif key == "calib":
             c, ns = rest.split(" ")
             meta["calib"].append((int(c), int(ns)))
@@ -238,8 +243,10 @@ def resolver(meta):
 
 # ---------------------------------------------------------------- replay
 
-def replay(st, resolve, to_ns):
+def replay(st, resolve, to_ns, timed=()):
+    """`timed`: names of functions whose every enter time is listed (enters_ns)."""
     calls, edges, errors = {}, {}, []
+    enters_ns = {name: [] for name in timed}
     stack = [resolve(a) for a in st["stack"]]
     times = [None] * len(stack)
     callee_seen = [True] * len(stack)
@@ -251,6 +258,8 @@ def replay(st, resolve, to_ns):
         if kind == ENTER:
             name = resolve(addr)
             first_enter_ns.setdefault(name, to_ns(t))
+            if name in enters_ns:
+                enters_ns[name].append(to_ns(t))
             caller = stack[-1] if stack else "<root>"
             calls[name] = calls.get(name, 0) + 1
             key = f"{caller} -> {name}"
@@ -276,7 +285,7 @@ def replay(st, resolve, to_ns):
                 min_leaf_ns = d if min_leaf_ns is None else min(min_leaf_ns, d)
     return {"calls": calls, "edges": edges, "max_depth": max_depth, "open_at_end": stack,
             "errors": errors, "min_leaf_ns": min_leaf_ns, "longest_ns": longest_ns,
-            "first_enter_ns": first_enter_ns, "last_exit_ns": last_exit_ns}
+            "first_enter_ns": first_enter_ns, "last_exit_ns": last_exit_ns, "enters_ns": enters_ns}
 
 
 META_NAME = re.compile(r"(\d+)(?:\.(\d+))?\.meta")          # IMAGE.meta, IMAGE = <pid>[.<n>]
@@ -288,7 +297,7 @@ def image_key(image):
     return (int(pid), int(n or 0))
 
 
-def decode_dir(d):
+def decode_dir(d, timed=()):
     result = {"dir": d, "processes": [], "errors": []}
     names = sorted(os.listdir(d))
     metas = {}
@@ -327,10 +336,11 @@ def decode_dir(d):
             continue
         resolve, to_ns = resolver(meta), to_ns_fn(meta)
         proc = {"pid": pid, "image": image, "ppid": meta["ppid"], "exe": meta["exe"], "clock": meta["clock"],
+                "clock_reason": meta["clock_reason"], "clocksource": meta["clocksource"], "calib_pairs": meta["calib"],
                 "hooks": meta["hooks"], "calib": len(meta["calib"]), "end": meta["end"] is not None, "forks": meta["forks"],
                 "modules": [m["path"] for m in meta["modules"]], "threads": []}
         for st in sorted(streams.get(image, []), key=lambda s: s["tid"]):
-            r = replay(st, resolve, to_ns)
+            r = replay(st, resolve, to_ns, timed)
             calls_total = sum(1 for e in st["events"] if e[0] == ENTER)
             proc["threads"].append({
                 "tid": st["tid"], "name": meta["threads"].get(st["tid"], ""),

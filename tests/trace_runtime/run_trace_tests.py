@@ -839,12 +839,106 @@ def t_pg_uftrace(env):
                 expect_eq(f"{label}: calls (covkit vs uftrace)", ours, theirs)
 
 
+def expected_clock_reason():
+    """What the runtime should choose here, from what the machine says."""
+    if os.uname().machine not in ("x86_64", "i686", "i386"):
+        return "mono", "no-tsc"
+    source = ""
+    try:
+        source = open("/sys/devices/system/clocksource/clocksource0/current_clocksource").read().strip()
+    except OSError:
+        pass
+    flags = set()
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("flags"):
+            flags = set(line.split(":", 1)[1].split())
+            break
+    if not {"constant_tsc", "nonstop_tsc"} <= flags:
+        return "mono", "not-invariant"
+    if source == "tsc":
+        return "tsc", "kernel"
+    if flags & {"tsc_reliable", "tsc_known_freq"}:
+        return "tsc", "cpu-flags"
+    return "mono", "unverified"
+
+
+def t_clock(env):
+    """The clock's choice (docs/trace-format.md, "Clock") and its times
+    against CLOCK_MONOTONIC over several seconds."""
+    d = env.dir("clock")
+    # 1. The choice, from what a machine says (the runtime's own function).
+    runtime = os.path.join(HERE, "..", "..", "src", "runtime", "trace")
+    chooser = os.path.join(d, "clock_choice")
+    cmd = [env.cc["gcc"], "-O1", "-I", runtime, os.path.join(PROGS, "clock_choice.c"),
+           os.path.join(runtime, "clock.c"), "-o", chooser]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise Failure(f"compile failed: {' '.join(cmd)}\n{r.stderr}")
+    kvm_flags = "fpu tsc constant_tsc rep_good nopl nonstop_tsc cpuid tsc_known_freq pni"
+    cases = [
+        # (choice, has_tsc, invariant, clocksource, flags) -> answer
+        (("auto", 1, 1, "tsc", ""), "tsc kernel"),
+        (("auto", 1, 1, "kvm-clock", kvm_flags), "tsc cpu-flags"),
+        (("auto", 1, 1, "hyperv_clocksource_tsc_page", "constant_tsc nonstop_tsc tsc_reliable"), "tsc cpu-flags"),
+        (("auto", 1, 1, "kvm-clock", "constant_tsc nonstop_tsc"), "mono unverified"),
+        (("auto", 1, 1, "kvm-clock", "constant_tsc tsc_known_freq"), "mono unverified"),
+        (("auto", 1, 1, "kvm-clock", "constant_tsc nonstop_tsc_s3 tsc_known_freq_x"), "mono unverified"),
+        (("auto", 1, 1, "kvm-clock", ""), "mono unverified"),
+        (("auto", 1, 0, "tsc", "constant_tsc nonstop_tsc tsc_reliable"), "mono not-invariant"),
+        (("auto", 0, 0, "arch_sys_counter", ""), "mono no-tsc"),
+        (("tsc", 1, 0, "hpet", ""), "tsc forced"),
+        (("mono", 1, 1, "tsc", kvm_flags), "mono forced"),
+        (("tsc", 0, 0, "arch_sys_counter", ""), "mono no-tsc"),
+    ]
+    for args, want in cases:
+        r = subprocess.run([chooser] + [str(a) for a in args], capture_output=True, text=True)
+        expect_eq(f"choice {args}", r.stdout.strip(), want)
+
+    # 2. Times against CLOCK_MONOTONIC: the program reads CLOCK_MONOTONIC just
+    # before and after each call of mark(); the trace's time of that call must
+    # lie between, up to 0.1% of the time since the first mark (the drift of
+    # a converted TSC; the calibration pair itself is exact to its bracket,
+    # well under the 50 us allowed besides).
+    exe = env.compile(os.path.join(d, "marks"), "gcc", ["clock_marks.c"], ["-O2"])
+    want_clock, want_reason = expected_clock_reason()
+    runs = [("auto", {}, 5, want_clock, want_reason)]
+    if want_reason != "no-tsc":
+        runs.append(("tsc", {"COVKIT_TRACE_CLOCK": "tsc"}, 20, "tsc", "forced"))
+    runs.append(("mono", {"COVKIT_TRACE_CLOCK": "mono"}, 5, "mono", "forced"))
+    for label, extra, marks, clock, reason in runs:
+        tr = os.path.join(d, f"trace-{label}")
+        r = env.run(exe, [marks, 200], tr, extra_env=extra)
+        windows = [tuple(int(x) for x in line.split()) for line in r.stdout.split("\n") if line]
+        res = decode_trace.decode_dir(tr, timed=("mark",))
+        if res["errors"]:
+            raise Failure(f"{label}: decoder errors: {res['errors']}")
+        proc = one_process(res)
+        expect_eq(f"{label}: clock", proc["clock"], clock)
+        expect_eq(f"{label}: clock_reason", proc["clock_reason"], reason)
+        times = one_thread(proc)["enters_ns"]["mark"]
+        expect_eq(f"{label}: marks", len(times), len(windows))
+        worst = 0.0
+        for i, ((lo, hi), t) in enumerate(zip(windows, times)):
+            off = lo - t if t < lo else t - hi if t > hi else 0
+            allowed = 0.001 * (lo - windows[0][0]) + 50000
+            if off > allowed:
+                raise Failure(f"{label}: mark {i} at {t:.0f} ns, CLOCK_MONOTONIC [{lo}, {hi}]: "
+                              f"{off:.0f} ns off, {allowed:.0f} allowed")
+            if i:
+                worst = max(worst, off / (lo - windows[0][0]))
+        seconds = (windows[-1][0] - windows[0][0]) / 1e9
+        if env.verbose or label == "tsc":
+            print(f"  {label}: clock {proc['clock']} ({reason}, kernel {proc['clocksource']}), "
+                  f"{len(proc['calib_pairs'])} calib lines, {seconds:.1f} s: worst offset {worst * 1e6:.1f} ppm")
+
+
 SCENARIOS = {
     "recursion": t_recursion, "exceptions": t_exceptions, "longjmp": t_longjmp, "threads": t_threads,
     "fork": t_fork, "vfork": t_vfork, "exit_deep": t_exit_deep, "ctor_dtor": t_ctor_dtor, "dlopen": t_dlopen, "static": t_static, "inert": t_inert,
     "limits": t_limits, "signals": t_signals, "crash": t_crash, "overflow": t_overflow,
     "planted": t_planted, "exec": t_exec, "full_disk": t_full_disk, "still_running": t_still_running,
     "layers": t_layers, "pg_returns": t_pg_returns, "pg_catch": t_pg_catch, "pg_stacks": t_pg_stacks, "pg_gmon": t_pg_gmon, "pg_uftrace": t_pg_uftrace,
+    "clock": t_clock,
 }
 
 

@@ -593,6 +593,43 @@ TEST(TraceDirTest, ReadsProcessesAndThreadsSorted) {
   EXPECT_EQ(p.module_for(0x1000, 200)->path, "/bin/prog");
 }
 
+// A TSC trace whose calibration pairs do not lie on one line (a TSC that
+// did not keep pace with CLOCK_MONOTONIC) is said, with the distance; one
+// whose pairs agree within 0.1% is not. The clock's reason is read.
+TEST(TraceDirTest, CalibrationPairsOffTheLineAreAWarning) {
+  auto meta = [](const std::string& calib) {
+    return "covkit-trace 1\npid 30\nppid 1\nexe /bin/prog\nclock tsc\nclock_reason cpu-flags\n"
+           "clocksource kvm-clock\n" + calib + "module 0 100 /bin/prog\nsegment 0 1000 9000\n";
+  };
+  StreamBuilder s(30, 30, 0);
+  s.define(1, 0x1000).enter(1, 5).exit(5).end();
+  // 2 ticks per ns: seconds 1, 2, 3, 4 at ticks 2e9, 4e9, 6e9, 8e9.
+  const std::string even =
+      "calib 2000000000 1000000000\ncalib 4000000000 2000000000\ncalib 6000000000 3000000000\n"
+      "calib 8000000000 4000000000\n";
+  // The same, the third pair 5 ms late in CLOCK_MONOTONIC (0.25% of 2 s).
+  const std::string drifting =
+      "calib 2000000000 1000000000\ncalib 4000000000 2000000000\ncalib 6000000000 3005000000\n"
+      "calib 8000000000 4000000000\n";
+  // Within the 0.1%: 1 ms over 2 s (0.05%).
+  const std::string close =
+      "calib 2000000000 1000000000\ncalib 4000000000 2000000000\ncalib 6000000000 3001000000\n"
+      "calib 8000000000 4000000000\n";
+  for (const auto& [calib, warned] : {std::pair{even, false}, std::pair{drifting, true}, std::pair{close, false}}) {
+    TempDir dir;
+    ASSERT_TRUE(testing::write_text(dir / "30.meta", meta(calib)));
+    ASSERT_TRUE(testing::write_bytes(dir / "30-30.ckt", s.b));
+    auto set = read_trace_dir(dir.path());
+    ASSERT_TRUE(set) << set.error().describe();
+    ASSERT_EQ(set->processes.size(), 1u);
+    EXPECT_EQ(set->processes[0].clock_reason, "cpu-flags");
+    EXPECT_EQ(set->processes[0].kernel_clocksource, "kvm-clock");
+    EXPECT_EQ(any_contains(set->warnings, "the TSC drifted from CLOCK_MONOTONIC by up to 5000 us (0.25%)"), warned)
+        << (set->warnings.empty() ? "no warning" : set->warnings.front());
+    EXPECT_EQ(any_contains(set->warnings, "drifted"), warned);
+  }
+}
+
 TEST(TraceDirTest, DamagedDirectoriesGiveWarningsNotFailures) {
   TempDir dir;
   ASSERT_TRUE(testing::write_text(dir / "5.meta", "covkit-trace 9\npid 5\n"));  // another version

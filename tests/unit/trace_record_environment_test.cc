@@ -54,4 +54,22 @@ TEST(RecordEnvironment, OldSettingsAreReplaced) {
   EXPECT_TRUE(has(env, "PATH=/bin"));
 }
 
+// --clock tsc|mono replaces the environment's COVKIT_TRACE_CLOCK; without
+// it (auto) a clock the user set in the environment stays.
+TEST(RecordEnvironment, ClockFromTheOptionOrKeptFromTheEnvironment) {
+  RecordSettings s;
+  s.dir = "/t";
+  s.runtime = "/lib/libcovkit-trace.so";
+  const std::string mono = std::string(CKT_ENV_CLOCK) + "=mono", tsc = std::string(CKT_ENV_CLOCK) + "=tsc";
+  auto env = traced_environment({mono, "PATH=/bin"}, s);
+  EXPECT_TRUE(has(env, mono));
+  EXPECT_EQ(count_named(env, CKT_ENV_CLOCK), 1u);
+  s.clock = "tsc";
+  env = traced_environment({mono, "PATH=/bin"}, s);
+  EXPECT_TRUE(has(env, tsc));
+  EXPECT_EQ(count_named(env, CKT_ENV_CLOCK), 1u);
+  env = traced_environment({"PATH=/bin"}, s);
+  EXPECT_TRUE(has(env, tsc));
+}
+
 }  // namespace

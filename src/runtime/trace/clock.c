@@ -1,4 +1,4 @@
-/* TSC detection and calibration pairs. */
+/* The clock's choice and calibration pairs. */
 #include "clock.h"
 
 #include <fcntl.h>
@@ -11,6 +11,8 @@
 
 int ckt_clock_tsc;
 uint64_t volatile ckt_next_calib = UINT64_MAX;
+const char *ckt_clock_reason = "unverified";
+char ckt_kernel_clocksource[32];
 static uint64_t tsc_per_sec;  /* measured on demand (min time) */
 
 CKT_FN uint64_t ckt_mono_ns(void) {
@@ -30,19 +32,95 @@ CKT_FN static int invariant_tsc(void) {
 #endif
 }
 
-CKT_FN static int kernel_uses_tsc(void) {
-  int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  char buf[32];
-  ssize_t n = read(fd, buf, sizeof buf - 1);
+/* The first `size - 1` bytes of a file (a /proc or /sys file), NUL-ended;
+ * "" when it cannot be read. */
+CKT_FN static void read_head(const char *path, char *buf, size_t size) {
+  buf[0] = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  size_t n = 0;
+  while (n < size - 1) {
+    ssize_t r = read(fd, buf + n, size - 1 - n);
+    if (r <= 0) break;
+    n += (size_t)r;
+  }
   close(fd);
-  if (n <= 0) return 0;
   buf[n] = 0;
-  return strcmp(buf, "tsc\n") == 0 || strcmp(buf, "tsc") == 0;
 }
 
-CKT_FN void ckt_clock_init(int force_mono) {
-  ckt_clock_tsc = !force_mono && invariant_tsc() && kernel_uses_tsc();
+/* `word` is one of the space-separated words of `list` (which ends at a
+ * newline or NUL). */
+CKT_FN static int has_word(const char *list, const char *word) {
+  size_t n = strlen(word);
+  for (const char *p = list; *p && *p != '\n';) {
+    while (*p == ' ' || *p == '\t' || *p == ':') p++;
+    const char *end = p;
+    while (*end && *end != ' ' && *end != '\t' && *end != '\n') end++;
+    if ((size_t)(end - p) == n && memcmp(p, word, n) == 0) return 1;
+    p = end;
+  }
+  return 0;
+}
+
+CKT_FN int ckt_clock_choose(int choice, int has_tsc, int invariant, const char *clocksource, const char *cpu_flags,
+                            const char **reason) {
+  if (!has_tsc) {
+    *reason = "no-tsc";
+    return 0;
+  }
+  if (choice != CKT_CLOCK_AUTO) {
+    *reason = "forced";
+    return choice == CKT_CLOCK_TSC;
+  }
+  if (!invariant) {
+    *reason = "not-invariant";
+    return 0;
+  }
+  if (strcmp(clocksource, "tsc") == 0) {
+    *reason = "kernel";
+    return 1;
+  }
+  if (has_word(cpu_flags, "constant_tsc") && has_word(cpu_flags, "nonstop_tsc") &&
+      (has_word(cpu_flags, "tsc_reliable") || has_word(cpu_flags, "tsc_known_freq"))) {
+    *reason = "cpu-flags";
+    return 1;
+  }
+  *reason = "unverified";
+  return 0;
+}
+
+/* The `flags` line of the first processor in /proc/cpuinfo (its first
+ * 16 KiB hold it: a processor's entry is about 1.5 KiB), or "". */
+CKT_FN static const char *cpu_flags(char *buf, size_t size) {
+  read_head("/proc/cpuinfo", buf, size);
+  for (char *line = buf; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : 0) {
+    if (strncmp(line, "flags", 5) != 0) continue;
+    char *colon = strchr(line, ':');
+    char *nl = strchr(line, '\n');
+    if (!colon || !nl || colon > nl) break;
+    *nl = 0;
+    return colon + 1;
+  }
+  return "";
+}
+
+CKT_FN void ckt_clock_init(int choice) {
+#if defined(__x86_64__) || defined(__i386__)
+  const int has_tsc = 1;
+#else
+  const int has_tsc = 0;
+#endif
+  char source[sizeof ckt_kernel_clocksource];
+  read_head("/sys/devices/system/clocksource/clocksource0/current_clocksource", source, sizeof source);
+  source[strcspn(source, "\n")] = 0;
+  memcpy(ckt_kernel_clocksource, source, sizeof source);
+  /* Read only when the choice depends on it (on a static buffer: this runs
+   * once, on the thread that starts the process's tracing). */
+  static char flags_buf[16384];
+  const char *flags = "";
+  if (has_tsc && choice == CKT_CLOCK_AUTO && strcmp(source, "tsc") != 0 && invariant_tsc())
+    flags = cpu_flags(flags_buf, sizeof flags_buf);
+  ckt_clock_tsc = ckt_clock_choose(choice, has_tsc, has_tsc && invariant_tsc(), source, flags, &ckt_clock_reason);
 }
 
 CKT_FN void ckt_clock_pair(uint64_t *counter, uint64_t *ns) {

@@ -1,5 +1,6 @@
 /* Environment variables of the runtime (see docs/trace-format.md, Limits). */
 #include "config.h"
+#include "clock.h"
 #include "trace_contract.h"
 
 #include <stdlib.h>
@@ -41,6 +42,9 @@ CKT_FN int ckt_config_load(void) {
   ckt_cfg.chunk_bytes = (uint32_t)(chunk / page * page);
 
   const char *clk = getenv(CKT_ENV_CLOCK);
-  ckt_cfg.force_mono = clk && strcmp(clk, "mono") == 0;
+  ckt_cfg.clock_choice = !clk                       ? CKT_CLOCK_AUTO
+                         : strcmp(clk, "mono") == 0 ? CKT_CLOCK_MONO
+                         : strcmp(clk, "tsc") == 0  ? CKT_CLOCK_TSC
+                                                    : CKT_CLOCK_AUTO;
   return 1;
 }

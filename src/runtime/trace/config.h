@@ -10,7 +10,7 @@ struct ckt_config {
   uint32_t max_depth;      /* CKT_ENV_MAX_DEPTH; UINT32_MAX = unlimited */
   uint64_t min_time_ns;    /* CKT_ENV_MIN_TIME_NS; 0 = off */
   uint32_t chunk_bytes;    /* CKT_ENV_CHUNK_KB (default 1 MiB), a multiple of the page size */
-  int force_mono;          /* CKT_ENV_CLOCK=mono: never use the TSC */
+  int clock_choice;        /* CKT_ENV_CLOCK: CKT_CLOCK_AUTO, _TSC or _MONO (clock.h) */
 };
 
 extern struct ckt_config ckt_cfg;

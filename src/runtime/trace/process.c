@@ -37,7 +37,7 @@ CKT_FN static int start(void) {
     ckt_warn("cannot create the trace directory", ckt_cfg.dir);
     return 0;
   }
-  ckt_clock_init(ckt_cfg.force_mono);
+  ckt_clock_init(ckt_cfg.clock_choice);
   ckt_pid = getpid();
   ckt_ppid = getppid();
   if (!ckt_meta_open()) {

@@ -97,6 +97,15 @@ CKT_FN int ckt_meta_open(void) {
   ckt_meta_put(&l);
   ckt_line_init(&l, ckt_clock_tsc ? "clock tsc" : "clock mono");
   ckt_meta_put(&l);
+  /* Why, and what the kernel used (docs/trace-format.md, "Clock"). */
+  ckt_line_init(&l, "clock_reason ");
+  ckt_line_str(&l, ckt_clock_reason);
+  ckt_meta_put(&l);
+  if (ckt_kernel_clocksource[0]) {
+    ckt_line_init(&l, "clocksource ");
+    ckt_line_str(&l, ckt_kernel_clocksource);
+    ckt_meta_put(&l);
+  }
   unsigned named = __atomic_exchange_n(&hooks_named, 0, __ATOMIC_RELAXED);  /* again in a child's file */
   for (unsigned bit = 1; bit <= CKT_HOOK_PATCH; bit <<= 1)
     if (named & bit) ckt_meta_hook(bit);

@@ -11,7 +11,7 @@
 #define CKT_ENV_MAX_DEPTH "COVKIT_TRACE_MAX_DEPTH"     /* frames written at most (main alone is 1) */
 #define CKT_ENV_MIN_TIME_NS "COVKIT_TRACE_MIN_TIME_NS" /* leaf calls shorter than this are not written */
 #define CKT_ENV_CHUNK_KB "COVKIT_TRACE_CHUNK_KB"       /* tests: file growth step */
-#define CKT_ENV_CLOCK "COVKIT_TRACE_CLOCK"             /* tests: "mono" never uses the TSC */
+#define CKT_ENV_CLOCK "COVKIT_TRACE_CLOCK"             /* "tsc" or "mono" forces that clock; else chosen */
 #define CKT_ENV_FILTERS "COVKIT_TRACE_FILTERS"         /* file of function ranges and what to do with them */
 #define CKT_ENV_SIGNAL "COVKIT_TRACE_SIGNAL"           /* signal number that switches tracing on and off */
 #define CKT_ENV_START "COVKIT_TRACE_START"             /* "off": tracing starts switched off */
