@@ -348,3 +348,39 @@ for prog in e.c e.cc; do
     fi
   fi
 done
+
+# clang's source-based coverage (fuzz_profraw, fuzz_profdata, fuzz_covmap):
+# the C and C++ programs above built with every clang -fprofile-instr-generate
+# -fcoverage-mapping there is (raw profile versions 7 and 8), run; their
+# .profraw files, llvm-profdata's .profdata (versions 7 to 9), and their
+# mapping sections as fuzz_covmap takes them ([u32 covmap size][u32 covfun
+# size][covmap][covfun][names]); a small file with profiles back to back.
+mkdir -p "$out/profraw" "$out/profdata" "$out/covmap"
+for v in 13 14 15 16; do
+  command -v clang-$v >/dev/null 2>&1 || continue
+  d=$work/llvm$v
+  mkdir -p "$d"
+  cp "$work/p.c" "$work/h.h" "$work/x.cc" "$d/"
+  flags="-fprofile-instr-generate -fcoverage-mapping -O0"
+  (cd "$d" && clang-$v $flags -o p p.c && LLVM_PROFILE_FILE=p.profraw ./p a) >/dev/null 2>&1 || true
+  (cd "$d" && clang++-$v $flags -o x x.cc && LLVM_PROFILE_FILE=x.profraw ./x) >/dev/null 2>&1 || true
+  for prog in p x; do
+    [ -s "$d/$prog.profraw" ] || continue
+    cp "$d/$prog.profraw" "$out/profraw/clang$v-$prog.profraw"
+    if command -v llvm-profdata-$v >/dev/null 2>&1; then
+      llvm-profdata-$v merge -o "$out/profdata/clang$v-$prog.profdata" "$d/$prog.profraw" 2>/dev/null || true
+    fi
+    for s in __llvm_covmap __llvm_covfun __llvm_prf_names; do
+      objcopy -O binary --only-section=$s "$d/$prog" "$d/$prog$s" 2>/dev/null || : >"$d/$prog$s"
+    done
+    python3 - "$d/$prog" "$out/covmap/clang$v-$prog.bin" <<'PY'
+import struct, sys
+p, o = sys.argv[1], sys.argv[2]
+covmap, covfun, names = (open(p + s, "rb").read() for s in ("__llvm_covmap", "__llvm_covfun", "__llvm_prf_names"))
+open(o, "wb").write(struct.pack("<II", len(covmap), len(covfun)) + covmap + covfun + names)
+PY
+  done
+done
+if [ -s "$out/profraw/clang16-p.profraw" ] && [ -s "$out/profraw/clang16-x.profraw" ]; then
+  cat "$out/profraw/clang16-p.profraw" "$out/profraw/clang16-x.profraw" >"$out/profraw/back-to-back.profraw"
+fi
