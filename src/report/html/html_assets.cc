@@ -47,7 +47,7 @@ header.top .meta span + span::before { content: "\00b7"; margin: 0 8px; }
 main { padding: 16px 24px 40px; }
 h2 { font-size: 16px; margin: 24px 0 8px; }
 h2.path { font-size: 18px; margin-top: 4px; word-break: break-all; }
-.totals { display: grid; grid-template-columns: repeat(3, minmax(170px, 280px)); gap: 12px; }
+.totals { display: grid; grid-template-columns: repeat(auto-fit, minmax(170px, 280px)); gap: 12px; }
 .card { border: 1px solid var(--border); border-radius: 6px; padding: 10px 14px; }
 .card h3 { margin: 0; font-size: 13px; font-weight: 500; color: var(--muted); }
 .card .pct { font-size: 24px; font-weight: 600; font-variant-numeric: tabular-nums; }
@@ -129,17 +129,18 @@ tr.excluded td.code span { color: inherit; }
 .star { color: var(--par-mark); margin-left: 1px; }
 .inferred { color: var(--par-mark); margin-left: 2px; font-style: italic; }
 .beyond { color: var(--muted); font-style: italic; }
-details.branches { position: relative; display: inline-block; }
-details.branches summary { cursor: pointer; list-style: none; padding: 0 5px; border-radius: 4px;
-  font-size: 11.5px; color: var(--badge-fg); background: var(--par-mark); }
-details.branches summary::-webkit-details-marker { display: none; }
-details.branches.all summary { background: var(--cov-mark); }
-details.branches.none summary { background: var(--unc-mark); }
-details.branches ul { position: absolute; z-index: 10; left: 0; top: 100%; margin: 2px 0 0; padding: 6px 10px;
-  list-style: none; background: var(--bg); border: 1px solid var(--border); border-radius: 6px;
-  box-shadow: 0 4px 12px var(--shadow); font: 12px/1.6 system-ui, "DejaVu Sans", sans-serif; }
-details.branches li.caption { font-weight: 600; }
-details.branches li.nottaken { color: var(--unc-mark); }
+details.branches, details.regions { position: relative; display: inline-block; }
+details.branches summary, details.regions summary { cursor: pointer; list-style: none; padding: 0 5px;
+  border-radius: 4px; font-size: 11.5px; color: var(--badge-fg); background: var(--par-mark); }
+details.regions { margin-left: 4px; }
+details.branches summary::-webkit-details-marker, details.regions summary::-webkit-details-marker { display: none; }
+details.branches.all summary, details.regions.all summary { background: var(--cov-mark); }
+details.branches.none summary, details.regions.none summary { background: var(--unc-mark); }
+details.branches ul, details.regions ul { position: absolute; z-index: 10; left: 0; top: 100%; margin: 2px 0 0;
+  padding: 6px 10px; list-style: none; background: var(--bg); border: 1px solid var(--border); border-radius: 6px;
+  box-shadow: 0 4px 12px var(--shadow); font: 12px/1.6 system-ui, "DejaVu Sans", sans-serif; text-align: left; }
+details.branches li.caption, details.regions li.caption { font-weight: 600; }
+details.branches li.nottaken, details.regions li.nottaken { color: var(--unc-mark); }
 tr.instance td.inst { white-space: normal; color: var(--muted); font-size: 12px; padding-left: 24px; }
 tr.instance td.inst .icount { display: inline-block; min-width: 6ch; text-align: right; margin-right: 8px;
                               font-variant-numeric: tabular-nums; }

@@ -62,10 +62,12 @@ void append_totals_cards(std::string& out, const model::Totals& t) {
   append_card(out, "lines", "Lines", t.lines_covered, t.lines);
   append_card(out, "functions", "Functions", t.functions_covered, t.functions);
   append_card(out, "branches", "Branches", t.branches_covered, t.branches);
+  // clang's source-based coverage only.
+  if (t.regions > 0) append_card(out, "regions", "Regions", t.regions_covered, t.regions);
   out += "</section>\n";
 }
 
-void append_legend(std::string& out, LegendKind kind, bool inferred) {
+void append_legend(std::string& out, LegendKind kind, bool inferred, bool regions) {
   out += "<ul class=\"legend\" id=\"legend\">";
   if (kind == LegendKind::kSource) {
     out +=
@@ -75,6 +77,9 @@ void append_legend(std::string& out, LegendKind kind, bool inferred) {
         "<li><span class=\"swatch excluded\"></span>excluded (\u2014)</li>"
         "<li><span class=\"swatch nocode\"></span>no code</li>"
         "<li><span class=\"star\">*</span> some blocks on the line never ran</li>";
+    if (regions)
+      out += "<li><span class=\"swatch partial\"></span>ran, some code on the line did not (regions: "
+             "n/m of the regions starting there ran)</li>";
     if (inferred)
       out += "<li><span class=\"inferred\">i</span> covered only by inference: must have run with an observed "
              "line, never observed itself</li>";

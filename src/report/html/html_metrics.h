@@ -24,6 +24,7 @@ void append_totals_cards(std::string& out, const model::Totals& t);
 enum class LegendKind { kIndex, kSource };
 // `inferred`: the source page marks lines known only by inference (covkit
 // sample --show-inferred), so the legend says what its 'i' means.
-void append_legend(std::string& out, LegendKind kind, bool inferred = false);
+// `regions`: the page shows clang's counted regions of its lines.
+void append_legend(std::string& out, LegendKind kind, bool inferred = false, bool regions = false);
 
 }  // namespace covkit::report::html

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <span>
 #include <vector>
 
 #include "report/html/cpp_highlight.h"
@@ -32,13 +33,48 @@ std::vector<std::string_view> split_lines(std::string_view text) {
   return lines;
 }
 
-const char* line_class(const model::LineCov* line) {
+// The counted regions (clang's source-based coverage) that start on one
+// line: a line that ran may hold code that did not (`x ? a() : b()`).
+using LineRegions = std::span<const model::RegionCov>;
+
+bool some_region_never_ran(LineRegions regions) {
+  return std::any_of(regions.begin(), regions.end(), [](const model::RegionCov& r) { return r.count == 0; });
+}
+
+const char* line_class(const model::LineCov* line, LineRegions regions) {
   if (!line) return "nocode";
   if (line->excluded) return "excluded";
   if (!line->covered()) return "uncovered";
   for (const model::BranchCov& b : line->branches)
     if (b.count == 0) return "partial";
+  if (some_region_never_ran(regions)) return "partial";
   return "covered";
+}
+
+// The regions starting on a line, when they tell more than its count: two
+// or more with different counts, or one that never ran on a line that did.
+void append_region_details(std::string& out, const model::LineCov& line, LineRegions regions) {
+  if (line.excluded || regions.empty()) return;
+  const bool differ = std::any_of(regions.begin(), regions.end(),
+                                  [&](const model::RegionCov& r) { return r.count != regions[0].count; });
+  if (!differ && !(line.covered() && some_region_never_ran(regions))) return;
+  size_t ran = 0;
+  for (const model::RegionCov& r : regions) ran += r.count > 0;
+  const char* cls = ran == 0 ? "none" : ran == regions.size() ? "all" : "some";
+  fmt::format_to(std::back_inserter(out),
+                 "<details class=\"regions {0}\"><summary title=\"{1} of {2} regions starting here ran\">"
+                 "{1}/{2}</summary><ul><li class=\"caption\">regions starting on this line</li>",
+                 cls, ran, regions.size());
+  for (const model::RegionCov& r : regions) {
+    fmt::format_to(std::back_inserter(out), "<li class=\"{}\">column {}", r.count > 0 ? "taken" : "nottaken",
+                   r.column_start);
+    if (r.line_end == r.line_start && r.column_end != UINT32_MAX)
+      fmt::format_to(std::back_inserter(out), "\u2013{}", r.column_end);
+    else if (r.line_end != r.line_start)
+      fmt::format_to(std::back_inserter(out), " to line {}", r.line_end);
+    fmt::format_to(std::back_inserter(out), ": {}\u00d7</li>", r.count);
+  }
+  out += "</ul></details>";
 }
 
 void append_branch_cell(std::string& out, const model::LineCov& line) {
@@ -68,7 +104,7 @@ void append_branch_cell(std::string& out, const model::LineCov& line) {
   out += "</td>";
 }
 
-void append_count_cell(std::string& out, const model::LineCov* line) {
+void append_count_cell(std::string& out, const model::LineCov* line, LineRegions regions) {
   out += "<td class=\"count\">";
   if (line) {
     if (line->excluded) {
@@ -81,6 +117,7 @@ void append_count_cell(std::string& out, const model::LineCov* line) {
       // covkit sample --show-inferred: known to have run, but not seen to.
       if (line->inferred && line->covered())
         out += "<span class=\"inferred\" title=\"inferred: a block that must have run with an observed one\">i</span>";
+      append_region_details(out, *line, regions);
     }
   }
   out += "</td>";
@@ -100,12 +137,12 @@ void append_instances(std::string& out, const model::LineCov& line) {
 
 // `highlighter` is null for text that is not C or C++; when set, it sees
 // every line of the text in order.
-void append_line_row(std::string& out, uint32_t number, const model::LineCov* line, std::string_view code,
-                     bool beyond_source, CppHighlighter* highlighter, const HtmlOptions& opts) {
+void append_line_row(std::string& out, uint32_t number, const model::LineCov* line, LineRegions regions,
+                     std::string_view code, bool beyond_source, CppHighlighter* highlighter, const HtmlOptions& opts) {
   fmt::format_to(std::back_inserter(out),
                  "<tr id=\"L{0}\" class=\"{1}\"><td class=\"num\"><a href=\"#L{0}\">{0}</a></td>", number,
-                 line_class(line));
-  append_count_cell(out, line);
+                 line_class(line, regions));
+  append_count_cell(out, line, regions);
   if (line)
     append_branch_cell(out, *line);
   else
@@ -127,20 +164,26 @@ void append_function_table(std::string& out, const model::FileCov& file) {
     out += "<p class=\"empty\">No functions.</p>\n";
     return;
   }
+  // clang's source-based coverage counts regions, not blocks.
+  const bool regions = std::any_of(file.functions.begin(), file.functions.end(),
+                                   [](const model::FunctionCov& f) { return f.regions > 0 && f.blocks == 0; });
   out +=
       "<table class=\"functions sortable\" id=\"functions\">\n<thead><tr>"
       "<th scope=\"col\" data-sort=\"name\" data-type=\"text\">Function</th>"
       "<th scope=\"col\" data-sort=\"line\" data-type=\"number\">Line</th>"
-      "<th scope=\"col\" data-sort=\"calls\" data-type=\"number\">Calls</th>"
-      "<th scope=\"col\" data-sort=\"blocks\" data-type=\"number\">Blocks executed</th>"
-      "</tr></thead>\n<tbody>\n";
+      "<th scope=\"col\" data-sort=\"calls\" data-type=\"number\">Calls</th>";
+  out += regions ? "<th scope=\"col\" data-sort=\"blocks\" data-type=\"number\">Regions executed</th>"
+                 : "<th scope=\"col\" data-sort=\"blocks\" data-type=\"number\">Blocks executed</th>";
+  out += "</tr></thead>\n<tbody>\n";
   for (const model::FunctionCov& fn : file.functions) {
     std::string name = display_name(fn.demangled, fn.name);
     const char* cls = fn.excluded ? "excluded" : fn.covered() ? "covered" : "uncovered";
     fmt::format_to(std::back_inserter(out), "<tr class=\"{}\" data-name=\"", cls);
     append_escaped(out, name);
+    const int64_t done = regions ? fn.regions_covered : fn.blocks_executed;
+    const int64_t all = regions ? fn.regions : fn.blocks;
     fmt::format_to(std::back_inserter(out), "\" data-line=\"{}\" data-calls=\"{}\" data-blocks=\"{}\">", fn.start_line,
-                   fn.excluded ? -1 : fn.execution_count, sort_value(fn.blocks_executed, fn.blocks));
+                   fn.excluded ? -1 : fn.execution_count, sort_value(done, all));
     fmt::format_to(std::back_inserter(out), "<td class=\"fn\"><a href=\"#L{}\" title=\"", fn.start_line);
     append_escaped(out, fn.name);
     out += "\">";
@@ -154,7 +197,7 @@ void append_function_table(std::string& out, const model::FileCov& file) {
     else
       fmt::format_to(std::back_inserter(out), "{}", fn.execution_count);
     out += "</td>";
-    append_metric_cell(out, fn.blocks_executed, fn.blocks);
+    append_metric_cell(out, done, all);
     out += "</tr>\n";
   }
   out += "</tbody>\n</table>\n";
@@ -195,7 +238,7 @@ std::string render_source_page(const model::FileCov& file, const std::string* so
   out += "<h2>Source</h2>\n";
   const bool inferred = std::any_of(file.lines.begin(), file.lines.end(),
                                     [](const model::LineCov& l) { return l.inferred && l.covered(); });
-  append_legend(out, LegendKind::kSource, inferred);
+  append_legend(out, LegendKind::kSource, inferred, !file.regions.empty());
   out +=
       "<table class=\"source\" id=\"source\">\n<thead hidden><tr><th>Line</th><th>Count</th><th>Branches</th>"
       "<th>Source</th></tr></thead>\n<tbody>\n";
@@ -204,14 +247,23 @@ std::string render_source_page(const model::FileCov& file, const std::string* so
   CppHighlighter highlighter;
   CppHighlighter* hl = source && is_c_family_source(file.path) ? &highlighter : nullptr;
   auto next = file.lines.begin();
+  // The regions (sorted by start) that start on line `number`.
+  size_t region = 0;
+  auto regions_of = [&](uint32_t number) {
+    while (region < file.regions.size() && file.regions[region].line_start < number) ++region;
+    size_t end = region;
+    while (end < file.regions.size() && file.regions[end].line_start == number) ++end;
+    return LineRegions(file.regions.data() + region, end - region);
+  };
   for (size_t i = 0; i < text.size(); ++i) {
     uint32_t number = uint32_t(i + 1);
     while (next != file.lines.end() && next->number < number) ++next;  // line 0: no row
     const model::LineCov* line = next != file.lines.end() && next->number == number ? &*next : nullptr;
-    append_line_row(out, number, line, text[i], false, hl, opts);
+    append_line_row(out, number, line, regions_of(number), text[i], false, hl, opts);
   }
   for (; next != file.lines.end(); ++next)
-    if (next->number > text.size()) append_line_row(out, next->number, &*next, "", source != nullptr, nullptr, opts);
+    if (next->number > text.size())
+      append_line_row(out, next->number, &*next, regions_of(next->number), "", source != nullptr, nullptr, opts);
   out += "</tbody>\n</table>\n";
   append_page_end(out);
   return out;
