@@ -430,7 +430,7 @@ static void follow_linker(void) {
 }
 
 CKS_FN int cks_breakpoints_start(void) {
-  if (!cks_install_trap_handler()) return 0;
+  if (!cks_install_trap_handler(cks_breakpoint_trap)) return 0;
   follow_linker();
   cks_breakpoints_refresh();
   return 1;

@@ -7,6 +7,7 @@
 #include "sample_runtime.h"
 
 struct cks_config cks_cfg;
+int cks_active, cks_bp_active;
 
 static uint64_t number(const char *name, uint64_t dflt, uint64_t lo, uint64_t hi) {
   const char *s = getenv(name);

@@ -6,15 +6,18 @@
  * Breakpoint mode has no ticks: its constructor plants (breakpoints.c), a
  * fork's child only starts its own file (it inherits the text, the int3s
  * not hit yet included, and the tables that describe them). */
+#include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mman.h>
 
 #include "sample_runtime.h"
 
-int cks_active, cks_bp_active;
 static int warned_prof, warned_trap;
 
-CKS_FN void cks_check_handlers(void) {
+/* Warns when the program took SIGPROF/SIGTRAP for itself. */
+static void check_handlers(void) {
   if (!cks_handlers_ours(SIGPROF))
     cks_warn_once(&warned_prof,
                   "the program installed its own SIGPROF handler: sampling stopped there (the program's handler "
@@ -82,7 +85,34 @@ __attribute__((destructor)) static void sample_end(void) {
     return;
   }
   if (!cks_active) return;
-  cks_check_handlers();
+  check_handlers();
   cks_write_mappings(); /* objects dlopened since the start */
   cks_write_end();
+}
+
+/* New threads: the state is created by the parent, started by the child
+ * before the program's thread function runs. */
+static void *thread_trampoline(void *p) {
+  struct cks_thread *t = p;
+  void *(*fn)(void *) = t->start_fn;
+  void *arg = t->start_arg;
+  cks_thread_start(t);
+  return fn(arg);
+}
+
+typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+CKS_API int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *), void *arg) {
+  static create_fn real;
+  if (!real) real = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+  if (!real) return EAGAIN;
+  struct cks_thread *t = __atomic_load_n(&cks_active, __ATOMIC_RELAXED) ? cks_thread_create() : NULL;
+  if (!t) return real(thread, attr, fn, arg);
+  check_handlers();
+  cks_refresh_mappings(); /* objects dlopened since, before a crash can lose them */
+  t->start_fn = fn;
+  t->start_arg = arg;
+  int r = real(thread, attr, thread_trampoline, t);
+  if (r != 0) munmap(t, t->mapped);
+  return r;
 }

@@ -27,6 +27,8 @@ struct cks_config {
 };
 extern struct cks_config cks_cfg;
 CKS_FN int cks_read_config(void); /* 0: inert (no directory) */
+extern int cks_active;    /* sampling (branch, pc); set by process.c */
+extern int cks_bp_active; /* breakpoint mode; set by process.c */
 
 /* ---- sample_file.c: the image's .cks file ---- */
 CKS_FN int cks_open_image_file(void); /* 0 on failure (then the runtime stays inert) */
@@ -68,7 +70,6 @@ CKS_FN void cks_thread_start(struct cks_thread *t); /* this thread's: stack, tim
 CKS_FN void cks_thread_arm(struct cks_thread *t);   /* the next tick, jittered */
 CKS_FN struct cks_thread *cks_self(void);
 CKS_FN int cks_thread_key_init(void);
-CKS_FN void cks_check_handlers(void); /* warns when the program took SIGPROF/SIGTRAP */
 
 /* ---- handlers.c ---- */
 CKS_FN int cks_install_handlers(void);
@@ -120,13 +121,14 @@ CKS_FN int cks_shared_text_restore(const struct cks_text *t, uint64_t at, unsign
 CKS_FN void cks_shared_text_close(struct cks_text *t); /* the object was unloaded */
 
 /* ---- signal_guard.c: breakpoint mode keeps SIGTRAP deliverable ---- */
-CKS_FN int cks_install_trap_handler(void); /* breakpoint mode's SIGTRAP handler; 0 on failure */
+/* 1 from `planted`: the SIGTRAP was a planted int3, handled; else it is the program's. */
+typedef int (*cks_trap_fn)(int sig, siginfo_t *si, void *ctx);
+/* Breakpoint mode's SIGTRAP handler, which asks `planted` first; 0 on failure. */
+CKS_FN int cks_install_trap_handler(cks_trap_fn planted);
 /* What `sig` would have done without the runtime: its default disposition
  * back, and `sig` again for this thread (delivered once the handler returns). */
 CKS_FN void cks_default_action(int sig);
 
-/* ---- process.c ---- */
-extern int cks_active;     /* sampling (branch, pc) */
-extern int cks_bp_active;  /* breakpoint mode */
+/* ---- process.c: the image's life (constructor, fork, threads, destructor) ---- */
 
 #endif

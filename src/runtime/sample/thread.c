@@ -2,10 +2,8 @@
  * handlers, so they never allocate), its stack range, and its CPU-time
  * timer. New threads are caught by wrapping pthread_create (the state is
  * created by the parent, started by the child before the program's thread
- * function runs); a pthread key destructor deletes the timer when the
- * thread ends. */
-#include <dlfcn.h>
-#include <errno.h>
+ * function runs: process.c); a pthread key destructor deletes the timer when
+ * the thread ends. */
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
@@ -91,28 +89,3 @@ static void thread_end(void *p) {
 }
 
 CKS_FN int cks_thread_key_init(void) { return pthread_key_create(&key, thread_end) == 0; }
-
-static void *thread_trampoline(void *p) {
-  struct cks_thread *t = p;
-  void *(*fn)(void *) = t->start_fn;
-  void *arg = t->start_arg;
-  cks_thread_start(t);
-  return fn(arg);
-}
-
-typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-
-CKS_API int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *), void *arg) {
-  static create_fn real;
-  if (!real) real = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
-  if (!real) return EAGAIN;
-  struct cks_thread *t = __atomic_load_n(&cks_active, __ATOMIC_RELAXED) ? cks_thread_create() : NULL;
-  if (!t) return real(thread, attr, fn, arg);
-  cks_check_handlers();
-  cks_refresh_mappings(); /* objects dlopened since, before a crash can lose them */
-  t->start_fn = fn;
-  t->start_arg = arg;
-  int r = real(thread, attr, thread_trampoline, t);
-  if (r != 0) munmap(t, t->mapped);
-  return r;
-}
