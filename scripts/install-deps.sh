@@ -6,7 +6,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   gcc-11 g++-11 gcc-12 g++-12 clang llvm-14 llvm-14-dev
   libcli11-dev libfmt-dev nlohmann-json3-dev zlib1g-dev libiberty-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libdw-dev libelf-dev libmimalloc-dev libcapstone-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libdw-dev libelf-dev libmimalloc-dev libzydis-dev
   lcov gcovr python3 dpkg-dev time wrk apache2-utils
   libxml2-utils chromium fonts-dejavu-core git
   uftrace graphviz libgraphviz-dev lld linux-perf

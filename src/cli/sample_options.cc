@@ -15,7 +15,9 @@ void add_sample_analysis_options(CLI::App& app, SampleAnalysisFlags& flags) {
   app.add_option("--inference", flags.inference,
                  "Blocks added to those observed: none; dominators (sound: a block that ran had its dominators "
                  "run); shye (also post-dominators, as the 2005 paper: wrong where a call does not return); "
-                 "sound (post-dominators too, but never across a call) [default: dominators]")
+                 "sound (post-dominators too, but never across a call) [default: dominators]. A recording attached "
+                 "to a running process (--pid) proves only what ran in its window: dominators are never inferred "
+                 "there, only the blocks after a block seen (sound post-dominators)")
       ->check(CLI::IsMember({"none", "dominators", "shye", "sound"}))
       ->type_name("MODE")
       ->group("Analysis");
@@ -34,6 +36,7 @@ sample::AnalysisOptions make_analysis_options(const SampleAnalysisFlags& flags, 
 
 void print_analysis_warnings(std::string_view command, const sample::SampleCoverage& cov) {
   for (const std::string& w : cov.warnings) fail(command, "", "warning: " + w, 0);
+  for (const std::string& n : cov.notes) fail(command, "", "note: " + n, 0);
   for (const sample::ModuleSummary& m : cov.modules)
     for (const std::string& w : m.warnings) fail(command, "", "warning: " + w, 0);
 }

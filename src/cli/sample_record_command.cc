@@ -60,9 +60,13 @@ constexpr const char* kSampleRecordDescription =
     "one's own processes, as here) or CAP_PERFMON.\n"
     "\n"
     "--mode breakpoint plants an int3 at the start of every block of the program\n"
-    "and its own libraries that no other block implies (the CFG's dominators;\n"
-    "system libraries are left alone), and removes each on its first hit: exact\n"
-    "block coverage at a cost per block reached, not per execution. By default\n"
+    "and its own libraries that no other block implies (the CFG's dominators),\n"
+    "and removes each on its first hit: exact block coverage at a cost per block\n"
+    "reached, not per execution. Only images with line information (-g) that\n"
+    "are no system library are planted (a shell or a stripped tool in the\n"
+    "workload shows nothing and would cost a trap per block): --images PATTERN\n"
+    "plants exactly the images whose path matches, --all-images every one;\n"
+    "`sample report` names the images left out. By default\n"
     "the runtime does it inside the program: it asks covkit where to plant (a\n"
     "unix socket), plants before main() runs, follows dlopen, and takes each\n"
     "int3's SIGTRAP itself (~15 us a block on this VM); the program's own SIGTRAP\n"
@@ -122,7 +126,16 @@ struct SampleRecordOptions {
   std::string mode = "branch", period, dir = "covkit-sample.data", duration, handler = "runtime", source = "auto";
   uint32_t vector_length = 16;
   pid_t pid = 0;
+  std::vector<std::string> images;  // --images
+  bool all_images = false;
 };
+
+sample::ImageSelection image_selection(const SampleRecordOptions& o) {
+  sample::ImageSelection s;
+  s.patterns = o.images;
+  s.all = o.all_images;
+  return s;
+}
 
 void warn_sample_record(const std::string& what) {
   std::fprintf(stderr, "%s: warning: %s\n", std::string(kSampleRecordCommand).c_str(), what.c_str());
@@ -167,7 +180,7 @@ int record_attached(const SampleRecordOptions& o, sample::RecordRequest r) {
                  std::string(kSampleRecordCommand).c_str(), int(o.pid), threads, what.c_str(),
                  util::printable(o.dir).c_str(), o.duration.empty() ? "; Ctrl-C to stop" : "");
   };
-  auto out = breakpoint ? sample::record_breakpoint_session(r, sample::AnalysisOptions{}.skip_prefixes)
+  auto out = breakpoint ? sample::record_breakpoint_session(r, image_selection(o))
                         : sample::record_with_perf(r);
   if (!out) return fail(kSampleRecordCommand, "", out.error().message);
   say_outcome(o, *out, fmt::format("process {}", o.pid));
@@ -199,6 +212,8 @@ int record(const SampleRecordOptions& o, std::vector<std::string> command) {
   auto mode = sample::parse_mode(o.mode);
   if (!mode) return fail(kSampleRecordCommand, "", fmt::format("--mode {}: not a mode (branch, breakpoint, pc)", o.mode));
   const bool sampling = *mode != sample::SampleMode::breakpoint;
+  if (sampling && (!o.images.empty() || o.all_images))
+    return fail(kSampleRecordCommand, "", "--images and --all-images go with --mode breakpoint (they choose where to plant)");
   if (!sampling && o.source == "perf")
     return fail(kSampleRecordCommand, "", "--source perf goes with --mode branch or pc (breakpoints are planted by covkit)");
   if (o.pid) {
@@ -264,7 +279,7 @@ int record(const SampleRecordOptions& o, std::vector<std::string> command) {
   r.covkit_version = kVersion;
 
   auto out = *mode == sample::SampleMode::breakpoint
-                 ? sample::record_breakpoint_session(r, sample::AnalysisOptions{}.skip_prefixes)
+                 ? sample::record_breakpoint_session(r, image_selection(o))
              : use_perf ? sample::record_with_perf(r)
                         : sample::record_samples(r);
   if (!out) return fail(kSampleRecordCommand, "", out.error().message, out.error().program_not_started ? 127 : 1);
@@ -320,6 +335,14 @@ int run_sample_record(int argc, char** argv) {
                                  "branch through perf_event_open)")
       ->type_name("PID")
       ->check(number_in(1, 2147483647));
+  app.add_option("--images", o.images,
+                 "Breakpoint mode: plant exactly the images (executable, libraries) whose path matches PATTERN "
+                 "(fnmatch; without '/': the file name), line information or not [default: the images with line "
+                 "information, system libraries left out]; repeatable")
+      ->type_name("PATTERN")
+      ->allow_extra_args(false);
+  app.add_flag("--all-images", o.all_images, "Breakpoint mode: plant every image, system libraries and programs "
+                                             "without line information included");
   app.add_option("--for", o.duration, "With --pid: detach after T (500ms, 10s) [default: at Ctrl-C or the process's end]")
       ->type_name("T");
   // Everything from PROG on is PROG's.

@@ -22,6 +22,7 @@ namespace {
 
 constexpr size_t kMaxJsonBytes = 1 << 20;
 constexpr size_t kMaxFiles = 100000;
+constexpr size_t kMaxPlanEntries = 100000;  // left_out, unplanted
 
 uint32_t get32(const uint8_t* p) {
   uint32_t v;
@@ -338,6 +339,29 @@ Expected<void> read_recording_json(std::string_view text, SampleRecording& into)
     auto warnings = json_field<std::vector<std::string>>(j, "warnings");
     if (!warnings) return warnings.error();
     into.warnings.insert(into.warnings.end(), warnings->begin(), warnings->end());
+  }
+  if (j.contains("attached")) {
+    auto attached = json_field<bool>(j, "attached");
+    if (!attached) return attached.error();
+    into.attached = into.attached || *attached;
+  }
+  // Breakpoint mode's plan: what it left alone.
+  for (const char* key : {"left_out", "unplanted"}) {
+    if (!j.contains(key)) continue;
+    const nlohmann::json& list = j[key];
+    if (!list.is_array() || list.size() > kMaxPlanEntries)
+      return Error(fmt::format("{}: \"{}\" is not an array of at most {} entries", CKS_RECORDING_JSON, key,
+                               kMaxPlanEntries));
+    for (const nlohmann::json& e : list) {
+      auto path = json_field<std::string>(e, "path");
+      auto reason = json_field<std::string>(e, "reason");
+      auto other = json_field<std::string>(e, std::string_view(key) == "left_out" ? "build_id" : "function");
+      for (const Error* err : {path ? nullptr : &path.error(), reason ? nullptr : &reason.error(),
+                               other ? nullptr : &other.error()})
+        if (err) return Error(fmt::format("{} (in \"{}\")", err->message, key));
+      if (std::string_view(key) == "left_out") into.left_out.push_back({*path, *other, *reason});
+      else into.unplanted.push_back({*path, *other, *reason});
+    }
   }
   return {};
 }

@@ -140,6 +140,11 @@ Expected<void> write_recording_json(const std::string& dir, const SampleRecordin
                       {"covkit_version", rec.covkit_version}};
   if (rec.lost) j["lost"] = rec.lost;
   if (!rec.warnings.empty()) j["warnings"] = rec.warnings;
+  if (rec.attached) j["attached"] = true;
+  for (const LeftOutImage& l : rec.left_out)
+    j["left_out"].push_back({{"path", l.path}, {"build_id", l.build_id}, {"reason", l.reason}});
+  for (const UnplantedFunction& u : rec.unplanted)
+    j["unplanted"].push_back({{"path", u.path}, {"function", u.function}, {"reason", u.reason}});
   // Invalid UTF-8 in a command's argument is replaced, not a failure.
   std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   auto ok = util::write_file_atomic(dir + "/" + CKS_RECORDING_JSON, text);

@@ -56,6 +56,22 @@ struct BlockHit {
   uint64_t address = 0;
 };
 
+// Breakpoint mode: an image the plan left alone, and why ("no line
+// information", "a system library", "not named by --images").
+struct LeftOutImage {
+  std::string path;
+  std::string build_id;
+  std::string reason;
+};
+
+// Breakpoint mode: a function of a planted image that got no breakpoint,
+// and why (its code could not be decoded completely).
+struct UnplantedFunction {
+  std::string path;  // the image
+  std::string function;
+  std::string reason;
+};
+
 struct SampleRecording {
   std::string mode;               // "branch", "pc", "breakpoint", "perf"
   uint64_t period_ns = 0;         // mean sampling period (0 for breakpoint mode)
@@ -74,6 +90,11 @@ struct SampleRecording {
   uint64_t planted_not_kept = 0;
   uint64_t lost = 0;              // samples the recorder had to drop
   std::vector<std::string> warnings;  // what went wrong while recording, one line each
+  // Attached to a running process (--pid): what was seen ran in the window
+  // of the recording, and what ran before is not known.
+  bool attached = false;
+  std::vector<LeftOutImage> left_out;
+  std::vector<UnplantedFunction> unplanted;
 };
 
 }  // namespace covkit::format

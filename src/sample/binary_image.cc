@@ -94,6 +94,44 @@ std::map<uint64_t, std::string> read_got_names(Elf* elf) {
   return out;
 }
 
+// Slot -> the value the dynamic linker stores there, for relocations whose
+// value the file alone decides (relative ones, and absolute ones against a
+// symbol the file defines): what tables of code pointers hold at run time.
+std::map<uint64_t, uint64_t> read_relocated(Elf* elf) {
+  std::map<uint64_t, uint64_t> out;
+  for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn));) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || sh.sh_entsize == 0) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (!data) continue;
+    Elf_Scn* symscn = elf_getscn(elf, sh.sh_link);
+    Elf_Data* syms = symscn ? elf_getdata(symscn, nullptr) : nullptr;
+    for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; ++i) {
+      GElf_Rela rela;
+      if (!gelf_getrela(data, int(i), &rela)) break;
+      auto rtype = GELF_R_TYPE(rela.r_info);
+      if (rtype == R_X86_64_RELATIVE) {
+        out[rela.r_offset] = uint64_t(rela.r_addend);
+      } else if (rtype == R_X86_64_64 && syms) {
+        GElf_Sym sym;
+        if (gelf_getsym(syms, int(GELF_R_SYM(rela.r_info)), &sym) && sym.st_shndx != SHN_UNDEF)
+          out[rela.r_offset] = sym.st_value + uint64_t(rela.r_addend);
+      }
+    }
+  }
+  return out;
+}
+
+// Data objects with a size (a computed goto's table of labels is one).
+std::map<uint64_t, uint64_t> read_objects(Elf* elf) {
+  std::map<uint64_t, uint64_t> out;
+  for (Elf64_Word type : {Elf64_Word(SHT_SYMTAB), Elf64_Word(SHT_DYNSYM)})
+    format::for_each_defined_symbol(elf, type, [&](const GElf_Sym& sym, const char*) {
+      if (GELF_ST_TYPE(sym.st_info) == STT_OBJECT && sym.st_size > 0) out.try_emplace(sym.st_value, sym.st_value + sym.st_size);
+    });
+  return out;
+}
+
 bool is_plt_section(const std::string& name) { return name == ".plt" || name == ".plt.sec" || name == ".plt.got"; }
 
 // PLT stubs are 16-byte entries holding `jmp *slot(%rip)` (ff 25 disp32,
@@ -197,6 +235,12 @@ Expected<BinaryImage> load_binary_image(const std::string& path) {
   size_t shstrndx = 0;
   if (elf_getshdrstrndx(h.elf, &shstrndx) != 0) shstrndx = 0;
   img.build_id_ = read_build_id(h.elf);
+  for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(h.elf, scn));) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || sh.sh_size == 0) continue;
+    const std::string name = section_name(h.elf, shstrndx, sh);
+    if (name == ".debug_line" || name == ".zdebug_line") img.line_table_ = true;
+  }
   img.functions_ = read_functions(h.elf, SHT_SYMTAB);
   bool stripped = img.functions_.empty();
   if (stripped) img.functions_ = read_functions(h.elf, SHT_DYNSYM);
@@ -212,6 +256,8 @@ Expected<BinaryImage> load_binary_image(const std::string& path) {
     img.symbols_problem_ = "no function symbols (stripped?): functions unknown";
   img.got_names_ = read_got_names(h.elf);
   img.plt_names_ = read_plt_names(h.elf, shstrndx, img.got_names_);
+  img.relocated_ = read_relocated(h.elf);
+  img.objects_ = read_objects(h.elf);
   return img;
 }
 
@@ -259,6 +305,21 @@ std::string BinaryImage::callee_name(uint64_t vaddr) const {
 std::string BinaryImage::got_slot_name(uint64_t vaddr) const {
   auto it = got_names_.find(vaddr);
   return it == got_names_.end() ? std::string() : it->second;
+}
+
+std::optional<uint64_t> BinaryImage::pointer_at(uint64_t vaddr) const {
+  if (auto it = relocated_.find(vaddr); it != relocated_.end()) return it->second;
+  auto bytes = bytes_at(vaddr, 8);
+  if (bytes.empty()) return std::nullopt;
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = v << 8 | bytes[size_t(i)];
+  return v;
+}
+
+std::optional<uint64_t> BinaryImage::object_end(uint64_t vaddr) const {
+  auto it = objects_.find(vaddr);
+  if (it == objects_.end()) return std::nullopt;
+  return it->second;
 }
 
 }  // namespace covkit::sample

@@ -28,6 +28,8 @@ class BinaryImage {
   const std::string& path() const { return path_; }
   const std::string& build_id() const { return build_id_; }  // lower-case hex, empty when absent
   bool position_independent() const { return pie_; }         // ET_DYN
+  // Whether the file has a line table of its own (.debug_line).
+  bool has_line_table() const { return line_table_; }
   const std::vector<FunctionSymbol>& functions() const { return functions_; }  // sorted by address
   // Why functions() is empty ("no function symbols (stripped?) and no
   // .eh_frame: functions unknown"), else empty.
@@ -52,16 +54,24 @@ class BinaryImage {
   std::string callee_name(uint64_t vaddr) const;
   // The imported symbol whose GOT slot is at vaddr (call *slot(%rip) with -fno-plt).
   std::string got_slot_name(uint64_t vaddr) const;
+  // The 8-byte pointer stored at vaddr once the dynamic linker relocated
+  // it: a relative relocation's addend (a PIE's computed-goto table holds
+  // zeros in the file), else the file's bytes.
+  std::optional<uint64_t> pointer_at(uint64_t vaddr) const;
+  // The end of the data object (a symbol with a size) that starts at vaddr.
+  std::optional<uint64_t> object_end(uint64_t vaddr) const;
 
  private:
   friend Expected<BinaryImage> load_binary_image(const std::string& path);
   std::string path_, build_id_, symbols_problem_, functions_note_;
-  bool pie_ = false;
+  bool pie_ = false, line_table_ = false;
   std::shared_ptr<util::FileData> data_;
   std::vector<LoadSegment> segments_;
   std::vector<FunctionSymbol> functions_;
   std::map<uint64_t, std::string> plt_names_;  // stub address -> imported name
   std::map<uint64_t, std::string> got_names_;  // GOT slot -> imported name
+  std::map<uint64_t, uint64_t> relocated_;     // slot -> value after relative relocation
+  std::map<uint64_t, uint64_t> objects_;       // data object start -> end
 };
 
 // Errors name what is wrong in one line ("not an ELF file", "not x86-64");

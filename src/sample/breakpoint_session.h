@@ -6,12 +6,15 @@
 // answers where) or under the ptrace breakpoint recorder (--pid, static
 // programs), and the result in the same directory format, so `sample
 // report` reads every mode alike.
+#include "sample/cfg_breakpoint_provider.h"
 #include "sample/sample_recorder.h"
 
 namespace covkit::sample {
 
-// `request.mode` must be breakpoint; `skip_prefixes`: modules not planted.
-Expected<RecordOutcome, RecordError> record_breakpoint_session(const RecordRequest& request,
-                                                                std::vector<std::string> skip_prefixes);
+// `request.mode` must be breakpoint; `images`: which modules are planted.
+// The recording names the images and functions the plan left alone
+// (left_out, unplanted), and an attached one (--pid) says so (attached:
+// the report then infers only what a window proves).
+Expected<RecordOutcome, RecordError> record_breakpoint_session(const RecordRequest& request, ImageSelection images);
 
 }  // namespace covkit::sample

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <span>
 
 #include "sample/elf_module_file.h"
 #include "util/file_io.h"
@@ -13,7 +14,7 @@ namespace covkit::sample {
 
 namespace {
 
-constexpr char kMagic[8] = {'C', 'K', 'S', 'I', 'T', 'E', 'S', '1'};
+constexpr char kMagic[8] = {'C', 'K', 'S', 'I', 'T', 'E', 'S', '2'};
 
 bool valid_build_id(const std::string& id) {
   if (id.empty() || id.size() > 128) return false;
@@ -56,27 +57,85 @@ std::string default_site_cache_dir() {
   return "";
 }
 
-std::optional<std::vector<uint64_t>> load_cached_sites(const std::string& cache_dir, const std::string& build_id) {
+namespace {
+
+// The file: magic, u64 flags, then per list (whole run, window) u64 count
+// and the sites, then u64 size and the skipped lines joined by '\n'.
+constexpr uint64_t kHasLines = 1, kWholeRunKnown = 2, kWindowKnown = 4;
+
+class CacheReader {
+ public:
+  explicit CacheReader(std::span<const uint8_t> b) : b_(b) {}
+  bool u64(uint64_t& v) {
+    if (b_.size() - at_ < 8) return false;
+    std::memcpy(&v, b_.data() + at_, 8);
+    at_ += 8;
+    return true;
+  }
+  bool sites(std::vector<uint64_t>& out) {
+    uint64_t n;
+    if (!u64(n) || n > (b_.size() - at_) / 8) return false;
+    out.resize(n);
+    if (n) std::memcpy(out.data(), b_.data() + at_, n * 8);
+    at_ += n * 8;
+    return true;
+  }
+  bool text(std::string& out) {
+    uint64_t n;
+    if (!u64(n) || n > b_.size() - at_) return false;
+    out.assign(reinterpret_cast<const char*>(b_.data() + at_), n);
+    at_ += n;
+    return true;
+  }
+  bool at_end() const { return at_ == b_.size(); }
+
+ private:
+  std::span<const uint8_t> b_;
+  size_t at_ = 8;  // after the magic
+};
+
+void put64(std::string& out, uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); }
+
+}  // namespace
+
+std::optional<CachedSites> load_cached_sites(const std::string& cache_dir, const std::string& build_id) {
   if (cache_dir.empty() || !valid_build_id(build_id)) return std::nullopt;
   auto file = util::read_file(cache_file(cache_dir, build_id));
   if (!file) return std::nullopt;
   std::span<const uint8_t> b = file->bytes();
-  // magic, count, sites: anything else (a torn or foreign file) is recomputed.
-  if (b.size() < 16 || std::memcmp(b.data(), kMagic, 8) != 0) return std::nullopt;
-  uint64_t n;
-  std::memcpy(&n, b.data() + 8, 8);
-  if (n != (b.size() - 16) / 8 || (b.size() - 16) % 8 != 0) return std::nullopt;
-  std::vector<uint64_t> sites(n);
-  if (n) std::memcpy(sites.data(), b.data() + 16, n * 8);
-  return sites;
+  // Anything but the whole layout (a torn or foreign file) is recomputed.
+  if (b.size() < 8 || std::memcmp(b.data(), kMagic, 8) != 0) return std::nullopt;
+  CacheReader r(b);
+  CachedSites out;
+  uint64_t flags;
+  std::string skipped;
+  if (!r.u64(flags) || !r.sites(out.whole_run) || !r.sites(out.window) || !r.text(skipped) || !r.at_end())
+    return std::nullopt;
+  out.has_lines = flags & kHasLines;
+  out.whole_run_known = flags & kWholeRunKnown;
+  out.window_known = flags & kWindowKnown;
+  for (size_t at = 0; at < skipped.size();) {
+    size_t end = skipped.find('\n', at);
+    if (end == std::string::npos) end = skipped.size();
+    out.skipped.push_back(skipped.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
 }
 
-void store_cached_sites(const std::string& cache_dir, const std::string& build_id, const std::vector<uint64_t>& sites) {
+void store_cached_sites(const std::string& cache_dir, const std::string& build_id, const CachedSites& sites) {
   if (cache_dir.empty() || !valid_build_id(build_id) || !make_dirs(cache_dir)) return;
   std::string content(kMagic, sizeof kMagic);
-  const uint64_t n = sites.size();
-  content.append(reinterpret_cast<const char*>(&n), 8);
-  content.append(reinterpret_cast<const char*>(sites.data()), sites.size() * 8);
+  put64(content, (sites.has_lines ? kHasLines : 0) | (sites.whole_run_known ? kWholeRunKnown : 0) |
+                     (sites.window_known ? kWindowKnown : 0));
+  for (const std::vector<uint64_t>* list : {&sites.whole_run, &sites.window}) {
+    put64(content, list->size());
+    content.append(reinterpret_cast<const char*>(list->data()), list->size() * 8);
+  }
+  std::string skipped;
+  for (const std::string& line : sites.skipped) skipped += (skipped.empty() ? "" : "\n") + line;
+  put64(content, skipped.size());
+  content += skipped;
   (void)util::write_file_atomic(cache_file(cache_dir, build_id), content);  // a cache: failing is fine
 }
 

@@ -16,13 +16,24 @@
 namespace covkit::sample {
 
 // Bumped whenever breakpoint_sites() would choose other sites.
-inline constexpr uint32_t kBreakpointSitesVersion = 1;
+inline constexpr uint32_t kBreakpointSitesVersion = 2;
+
+// What is kept of one build: whether it has line information (decided
+// before anything is analyzed: a build without is not planted by default),
+// and, once computed, its sites for a whole run and for a window (--pid),
+// with the functions left out.
+struct CachedSites {
+  bool has_lines = false;
+  bool whole_run_known = false, window_known = false;
+  std::vector<uint64_t> whole_run, window;
+  std::vector<std::string> skipped;  // breakpoint_sites()'s, "NAME: why"
+};
 
 // The cache directory from the environment; "" when neither XDG_CACHE_HOME
 // nor HOME is set.
 std::string default_site_cache_dir();
 
-std::optional<std::vector<uint64_t>> load_cached_sites(const std::string& cache_dir, const std::string& build_id);
-void store_cached_sites(const std::string& cache_dir, const std::string& build_id, const std::vector<uint64_t>& sites);
+std::optional<CachedSites> load_cached_sites(const std::string& cache_dir, const std::string& build_id);
+void store_cached_sites(const std::string& cache_dir, const std::string& build_id, const CachedSites& sites);
 
 }  // namespace covkit::sample

@@ -1,19 +1,105 @@
 #include "sample/cfg_breakpoint_provider.h"
 
+#include <fnmatch.h>
+
+#include "sample/binary_image.h"
 #include "sample/breakpoint_site_cache.h"
-#include "sample/sample_analysis.h"
 
 namespace covkit::sample {
 
-BreakpointProvider cfg_breakpoint_provider(std::vector<std::string> skip_prefixes, std::string cache_dir) {
-  return [skip = std::move(skip_prefixes),
-          cache = std::move(cache_dir)](const ModuleIdentity& m) -> Expected<std::vector<uint64_t>> {
-    for (const std::string& prefix : skip)
-      if (m.path.starts_with(prefix)) return std::vector<uint64_t>{};
-    if (auto cached = load_cached_sites(cache, m.build_id)) return std::move(*cached);
-    auto sites = breakpoint_sites(m.path);
-    if (sites) store_cached_sites(cache, m.build_id, *sites);
-    return sites;
+namespace {
+
+bool is_covkit_runtime(const std::string& path) {
+  return path.ends_with("/libcovkit-sample.so") || path.ends_with("/libcovkit-trace.so");
+}
+
+bool matches(const std::string& pattern, const std::string& path) {
+  if (pattern.find('/') != std::string::npos) return ::fnmatch(pattern.c_str(), path.c_str(), 0) == 0;
+  const size_t slash = path.rfind('/');
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  return ::fnmatch(pattern.c_str(), name.c_str(), 0) == 0;
+}
+
+// "function: why" into its two parts.
+format::UnplantedFunction split_skipped(const std::string& path, const std::string& line) {
+  const size_t colon = line.find(": ");
+  if (colon == std::string::npos) return {path, line, ""};
+  return {path, line.substr(0, colon), line.substr(colon + 2)};
+}
+
+}  // namespace
+
+void PlanLog::left_out(const ModuleIdentity& m, const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const format::LeftOutImage& l : left_out_)
+    if (l.path == m.path && l.build_id == m.build_id) return;
+  left_out_.push_back({m.path, m.build_id, reason});
+}
+
+void PlanLog::unplanted(const std::string& path, const std::vector<std::string>& functions) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const std::string& f : functions) {
+    format::UnplantedFunction u = split_skipped(path, f);
+    bool known = false;
+    for (const format::UnplantedFunction& k : unplanted_) known = known || (k.path == u.path && k.function == u.function);
+    if (!known) unplanted_.push_back(std::move(u));
+  }
+}
+
+void PlanLog::fill(format::SampleRecording& rec) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  rec.left_out.insert(rec.left_out.end(), left_out_.begin(), left_out_.end());
+  rec.unplanted.insert(rec.unplanted.end(), unplanted_.begin(), unplanted_.end());
+}
+
+ImageVerdict select_image(const ImageSelection& selection, const std::string& path) {
+  if (selection.all) return {ImageVerdict::plant, ""};
+  if (!selection.patterns.empty()) {
+    for (const std::string& p : selection.patterns)
+      if (matches(p, path)) return {ImageVerdict::plant, ""};
+    return {ImageVerdict::leave, "not named by --images"};
+  }
+  for (const std::string& prefix : selection.system_prefixes)
+    if (path.starts_with(prefix)) return {ImageVerdict::leave, "system libraries (--images or --all-images plants them)"};
+  return {ImageVerdict::if_lines, ""};
+}
+
+BreakpointProvider cfg_breakpoint_provider(ImageSelection selection, std::string cache_dir, PlanWindow window,
+                                           std::shared_ptr<PlanLog> log) {
+  return [selection = std::move(selection), cache = std::move(cache_dir), window,
+          log = std::move(log)](const ModuleIdentity& m) -> Expected<std::vector<uint64_t>> {
+    // covkit's own runtimes run the traps: never planted.
+    if (is_covkit_runtime(m.path)) return std::vector<uint64_t>{};
+    ImageVerdict verdict = select_image(selection, m.path);
+    if (verdict.kind == ImageVerdict::leave) {
+      if (log) log->left_out(m, verdict.reason);
+      return std::vector<uint64_t>{};
+    }
+    CachedSites c;
+    if (auto cached = load_cached_sites(cache, m.build_id)) {
+      c = std::move(*cached);
+    } else {
+      Expected<BinaryImage> img = load_binary_image(m.path);
+      // Messages without the path: the caller names the module (one line, once).
+      if (!img) return Error(img.error().describe());
+      c.has_lines = img->has_line_table();
+    }
+    if (verdict.kind == ImageVerdict::if_lines && !c.has_lines) {
+      store_cached_sites(cache, m.build_id, c);
+      if (log) log->left_out(m, "no line information (--images or --all-images plants them)");
+      return std::vector<uint64_t>{};
+    }
+    bool known = window == PlanWindow::whole_run ? c.whole_run_known : c.window_known;
+    if (!known) {
+      Expected<ModuleSites> sites = breakpoint_sites(m.path, window);
+      if (!sites) return sites.error();
+      (window == PlanWindow::whole_run ? c.whole_run : c.window) = std::move(sites->vaddrs);
+      (window == PlanWindow::whole_run ? c.whole_run_known : c.window_known) = true;
+      c.skipped = std::move(sites->skipped);
+      store_cached_sites(cache, m.build_id, c);
+    }
+    if (log) log->unplanted(m.path, c.skipped);
+    return window == PlanWindow::whole_run ? c.whole_run : c.window;
   };
 }
 

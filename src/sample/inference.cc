@@ -23,7 +23,7 @@ std::optional<InferenceMode> parse_inference_mode(std::string_view name) {
 }
 
 std::vector<BlockState> infer_blocks(const FunctionCfg& cfg, const std::map<int, int64_t>& observed,
-                                     InferenceMode mode) {
+                                     InferenceMode mode, bool window) {
   std::vector<BlockState> state(cfg.blocks.size());
   std::vector<int> work;
   for (auto [b, count] : observed) {
@@ -34,19 +34,22 @@ std::vector<BlockState> infer_blocks(const FunctionCfg& cfg, const std::map<int,
   if (mode == InferenceMode::none || cfg.blocks.empty()) return state;
 
   Graph g = cfg.graph();
-  DominatorTree dom = compute_dominators(g);
+  std::optional<DominatorTree> dom;
+  if (!window) dom = compute_dominators(g);
   std::optional<PostDominatorTree> pdom;
-  if (mode != InferenceMode::dominators) pdom = compute_post_dominators(g, cfg.exits(mode == InferenceMode::sound));
+  if (mode != InferenceMode::dominators || window)
+    pdom = compute_post_dominators(g, cfg.exits(mode != InferenceMode::shye));
 
   while (!work.empty()) {
     int b = work.back();
     work.pop_back();
-    std::vector<int> implied = dom.dominators_of(b);
+    std::vector<int> implied = dom ? dom->dominators_of(b) : std::vector<int>{};
     if (pdom) {
       std::vector<int> p = pdom->post_dominators_of(b);
       implied.insert(implied.end(), p.begin(), p.end());
     }
     for (int x : implied) {
+      if (size_t(x) >= state.size()) continue;  // graph()'s virtual nodes
       BlockState& s = state[size_t(x)];
       int64_t c = state[size_t(b)].count;
       if (s.executed && s.count >= c) continue;

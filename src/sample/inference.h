@@ -33,8 +33,13 @@ struct BlockState {
   int64_t count = 0;
 };
 
-// observed: block index -> number of samples that showed it.
+// observed: block index -> number of samples that showed it. `window`:
+// the evidence comes from a window of the run (a process attached while it
+// ran, --pid), so a block's dominators may have run before it opened and
+// are never inferred; what runs after a block seen in the window does run
+// in it: every mode but `none` infers the sound post-dominators instead
+// (shye's for shye).
 std::vector<BlockState> infer_blocks(const FunctionCfg& cfg, const std::map<int, int64_t>& observed,
-                                     InferenceMode mode);
+                                     InferenceMode mode, bool window = false);
 
 }  // namespace covkit::sample

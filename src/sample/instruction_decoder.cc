@@ -1,155 +1,227 @@
 #include "sample/instruction_decoder.h"
 
-#include "sample/capstone_library.h"
+#include <algorithm>
+
+#include "sample/zydis_library.h"
 
 namespace covkit::sample {
 
 namespace {
 
-class Capstone {
- public:
-  Capstone() {
-    auto library = capstone_library();
-    if (!library) return;
-    cs_ = *library;
-    if (cs_->cs_open(CS_ARCH_X86, CS_MODE_64, &h_) != CS_ERR_OK) {
-      h_ = 0;
-      return;
-    }
-    cs_->cs_option(h_, CS_OPT_DETAIL, CS_OPT_ON);
-  }
-  ~Capstone() {
-    if (h_) cs_->cs_close(&h_);
-  }
-  csh handle() const { return h_; }
-  const CapstoneLibrary& functions() const { return *cs_; }
-
- private:
-  const CapstoneLibrary* cs_ = nullptr;
-  csh h_ = 0;
+// Zydis' functions (loaded when first needed) and a decoder for x86-64,
+// read-only once initialized, so every thread may share it; nullptr when
+// the library cannot be loaded (the commands that decode said so first).
+struct Decoder {
+  const ZydisLibrary* z = nullptr;
+  ZydisDecoder decoder;
 };
 
-bool in_group(const cs_insn& insn, uint8_t group) {
-  const cs_detail* d = insn.detail;
-  for (uint8_t i = 0; i < d->groups_count; ++i)
-    if (d->groups[i] == group) return true;
-  return false;
+const Decoder* zydis() {
+  static const Decoder d = [] {
+    Decoder out;
+    auto library = zydis_library();
+    if (!library) return out;
+    out.z = *library;
+    out.z->ZydisDecoderInit(&out.decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+    return out;
+  }();
+  return d.z ? &d : nullptr;
 }
 
-Operand to_operand(const cs_x86_op& op) {
+Reg gpr(ZydisRegister r) {
+  if (r == ZYDIS_REGISTER_NONE) return Reg::none;
+  ZydisRegister big = zydis()->z->ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
+  if (big >= ZYDIS_REGISTER_RAX && big <= ZYDIS_REGISTER_R15) return Reg(int(big - ZYDIS_REGISTER_RAX));
+  return Reg::other;
+}
+
+bool is_high_byte(ZydisRegister r) {
+  return r == ZYDIS_REGISTER_AH || r == ZYDIS_REGISTER_CH || r == ZYDIS_REGISTER_DH || r == ZYDIS_REGISTER_BH;
+}
+
+Cond condition(ZydisMnemonic m) {
+  switch (m) {
+    case ZYDIS_MNEMONIC_JO: return Cond::o;
+    case ZYDIS_MNEMONIC_JNO: return Cond::no;
+    case ZYDIS_MNEMONIC_JB: return Cond::b;
+    case ZYDIS_MNEMONIC_JNB: return Cond::ae;
+    case ZYDIS_MNEMONIC_JZ: return Cond::e;
+    case ZYDIS_MNEMONIC_JNZ: return Cond::ne;
+    case ZYDIS_MNEMONIC_JBE: return Cond::be;
+    case ZYDIS_MNEMONIC_JNBE: return Cond::a;
+    case ZYDIS_MNEMONIC_JS: return Cond::s;
+    case ZYDIS_MNEMONIC_JNS: return Cond::ns;
+    case ZYDIS_MNEMONIC_JP: return Cond::p;
+    case ZYDIS_MNEMONIC_JNP: return Cond::np;
+    case ZYDIS_MNEMONIC_JL: return Cond::l;
+    case ZYDIS_MNEMONIC_JNL: return Cond::ge;
+    case ZYDIS_MNEMONIC_JLE: return Cond::le;
+    case ZYDIS_MNEMONIC_JNLE: return Cond::g;
+    case ZYDIS_MNEMONIC_JCXZ:
+    case ZYDIS_MNEMONIC_JECXZ:
+    case ZYDIS_MNEMONIC_JRCXZ: return Cond::rcxz;
+    case ZYDIS_MNEMONIC_LOOP:
+    case ZYDIS_MNEMONIC_LOOPE:
+    case ZYDIS_MNEMONIC_LOOPNE: return Cond::loop;
+    default: return Cond::none;
+  }
+}
+
+Op operation(ZydisMnemonic m) {
+  switch (m) {
+    case ZYDIS_MNEMONIC_MOV: return Op::mov;
+    case ZYDIS_MNEMONIC_MOVZX: return Op::movzx;
+    case ZYDIS_MNEMONIC_MOVSX:
+    case ZYDIS_MNEMONIC_MOVSXD: return Op::movsx;
+    case ZYDIS_MNEMONIC_LEA: return Op::lea;
+    case ZYDIS_MNEMONIC_ADD: return Op::add;
+    case ZYDIS_MNEMONIC_SUB: return Op::sub;
+    case ZYDIS_MNEMONIC_AND: return Op::and_;
+    case ZYDIS_MNEMONIC_XOR: return Op::xor_;
+    case ZYDIS_MNEMONIC_CMP: return Op::cmp;
+    case ZYDIS_MNEMONIC_TEST: return Op::test;
+    case ZYDIS_MNEMONIC_SHL: return Op::shl;
+    case ZYDIS_MNEMONIC_SHR: return Op::shr;
+    case ZYDIS_MNEMONIC_NOP: return Op::nop;
+    default: return Op::other;
+  }
+}
+
+Operand to_operand(const ZydisDecodedInstruction& insn, const ZydisDecodedOperand& op, uint64_t address) {
   Operand o;
+  o.size = uint8_t(op.size / 8);
   switch (op.type) {
-    case X86_OP_REG:
+    case ZYDIS_OPERAND_TYPE_REGISTER:
       o.kind = Operand::kReg;
-      o.reg = op.reg;
+      o.reg = gpr(op.reg.value);
+      o.high_byte = is_high_byte(op.reg.value);
       break;
-    case X86_OP_IMM:
+    case ZYDIS_OPERAND_TYPE_IMMEDIATE:
       o.kind = Operand::kImm;
-      o.imm = op.imm;
+      o.imm = op.imm.is_signed ? op.imm.value.s : int64_t(op.imm.value.u);
       break;
-    case X86_OP_MEM:
+    case ZYDIS_OPERAND_TYPE_MEMORY:
       o.kind = Operand::kMem;
-      o.base = op.mem.base;
-      o.index = op.mem.index;
-      o.scale = op.mem.scale;
-      o.disp = op.mem.disp;
+      o.scale = op.mem.scale ? op.mem.scale : 1;
+      o.disp = op.mem.disp.has_displacement ? op.mem.disp.value : 0;
+      o.segment = op.mem.segment == ZYDIS_REGISTER_FS || op.mem.segment == ZYDIS_REGISTER_GS;
+      if (op.mem.base == ZYDIS_REGISTER_RIP || op.mem.base == ZYDIS_REGISTER_EIP) {
+        ZyanU64 abs = 0;
+        if (ZYAN_SUCCESS(zydis()->z->ZydisCalcAbsoluteAddress(&insn, &op, address, &abs))) o.disp = int64_t(abs);
+      } else {
+        o.base = gpr(op.mem.base);
+      }
+      o.index = gpr(op.mem.index);
       break;
-    default: break;
+    default: break;  // far pointers: kNone
   }
   return o;
 }
 
-Flow classify(const cs_insn& insn) {
-  switch (insn.id) {
-    case X86_INS_HLT:
-    case X86_INS_UD2:
-    case X86_INS_INT3: return Flow::halt;
+Flow classify(const ZydisDecodedInstruction& insn, const ZydisDecodedOperand* ops) {
+  switch (insn.mnemonic) {
+    case ZYDIS_MNEMONIC_HLT:
+    case ZYDIS_MNEMONIC_UD0:
+    case ZYDIS_MNEMONIC_UD1:
+    case ZYDIS_MNEMONIC_UD2:
+    case ZYDIS_MNEMONIC_INT3:
+    case ZYDIS_MNEMONIC_INT1: return Flow::halt;
+    case ZYDIS_MNEMONIC_IRET:
+    case ZYDIS_MNEMONIC_IRETD:
+    case ZYDIS_MNEMONIC_IRETQ:
+    case ZYDIS_MNEMONIC_SYSRET:
+    case ZYDIS_MNEMONIC_SYSEXIT: return Flow::ret;
     default: break;
   }
-  if (in_group(insn, CS_GRP_RET)) return Flow::ret;
-  const cs_x86& x = insn.detail->x86;
-  bool direct = x.op_count == 1 && x.operands[0].type == X86_OP_IMM;
-  if (in_group(insn, CS_GRP_CALL)) return direct ? Flow::call : Flow::indirect_call;
-  if (in_group(insn, CS_GRP_JUMP)) {
-    if (insn.id == X86_INS_JMP || insn.id == X86_INS_LJMP) return direct ? Flow::jump : Flow::indirect_jump;
-    return Flow::cond_jump;
+  bool direct = insn.operand_count_visible >= 1 && ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+                ops[0].imm.is_relative;
+  switch (insn.meta.category) {
+    case ZYDIS_CATEGORY_RET: return Flow::ret;
+    case ZYDIS_CATEGORY_CALL: return direct ? Flow::call : Flow::indirect_call;
+    case ZYDIS_CATEGORY_UNCOND_BR: return direct ? Flow::jump : Flow::indirect_jump;
+    case ZYDIS_CATEGORY_COND_BR: return direct ? Flow::cond_jump : Flow::indirect_jump;
+    default: return Flow::plain;
   }
-  return Flow::plain;
 }
 
-void fill(DecodedInsn& out, const cs_insn& insn) {
-  const cs_x86& x = insn.detail->x86;
-  out.flow = classify(insn);
-  out.op_count = uint8_t(x.op_count < 2 ? x.op_count : 2);
-  for (uint8_t i = 0; i < out.op_count; ++i) out.ops[i] = to_operand(x.operands[i]);
+void fill(DecodedInsn& out, const ZydisDecodedInstruction& insn, const ZydisDecodedOperand* ops) {
+  out.size = insn.length;
+  out.flow = classify(insn, ops);
+  out.op = operation(insn.mnemonic);
+  out.nop = insn.mnemonic == ZYDIS_MNEMONIC_NOP || insn.mnemonic == ZYDIS_MNEMONIC_FNOP;
+  if (out.flow == Flow::cond_jump) {
+    out.cond = condition(insn.mnemonic);
+    out.op = Op::jcc;
+  }
+  out.op_count = uint8_t(std::min<int>(insn.operand_count_visible, 3));
+  for (uint8_t i = 0; i < out.op_count; ++i) out.ops[i] = to_operand(insn, ops[i], out.address);
+  if (insn.mnemonic == ZYDIS_MNEMONIC_CDQE) {  // cltq: movslq %eax, %rax, with its operands hidden
+    out.op = Op::movsx;
+    out.op_count = 2;
+    out.ops[0] = Operand{Operand::kReg, 8, Reg::rax};
+    out.ops[1] = Operand{Operand::kReg, 4, Reg::rax};
+  }
+  for (uint8_t i = 0; i < insn.operand_count; ++i)
+    if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER && (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+      out.writes |= reg_bit(gpr(ops[i].reg.value));
+  out.writes_flags = insn.cpu_flags && insn.cpu_flags->modified != 0;
   bool branch = out.flow == Flow::jump || out.flow == Flow::cond_jump || out.flow == Flow::call ||
                 out.flow == Flow::indirect_jump || out.flow == Flow::indirect_call;
-  if (!branch || x.op_count != 1) return;
-  const cs_x86_op& op = x.operands[0];
-  if (op.type == X86_OP_IMM) {
-    out.target = uint64_t(op.imm);
-  } else if (op.type == X86_OP_MEM && op.mem.base == X86_REG_RIP && op.mem.index == X86_REG_INVALID) {
-    out.target = out.next() + uint64_t(op.mem.disp);
-    out.rip_slot = true;
+  if (!branch || insn.operand_count_visible < 1) return;
+  const ZydisDecodedOperand& op = ops[0];
+  ZyanU64 abs = 0;
+  if (op.type == ZYDIS_OPERAND_TYPE_IMMEDIATE && op.imm.is_relative) {
+    if (ZYAN_SUCCESS(zydis()->z->ZydisCalcAbsoluteAddress(&insn, &op, out.address, &abs))) out.target = abs;
+  } else if (op.type == ZYDIS_OPERAND_TYPE_MEMORY && op.mem.base == ZYDIS_REGISTER_RIP &&
+             op.mem.index == ZYDIS_REGISTER_NONE) {
+    if (ZYAN_SUCCESS(zydis()->z->ZydisCalcAbsoluteAddress(&insn, &op, out.address, &abs))) {
+      out.target = abs;
+      out.rip_slot = true;
+    }
   }
 }
 
 }  // namespace
 
-std::vector<DecodedInsn> decode_function(uint64_t address, std::span<const uint8_t> bytes) {
-  static thread_local Capstone cs;
-  std::vector<DecodedInsn> out;
-  if (!cs.handle()) return out;
-  const CapstoneLibrary& lib = cs.functions();
-  cs_insn* insn = lib.cs_malloc(cs.handle());
-  const uint8_t* code = bytes.data();
-  size_t left = bytes.size();
-  uint64_t addr = address;
-  while (left > 0) {
-    const uint8_t* before = code;
-    DecodedInsn d;
-    d.address = addr;
-    if (lib.cs_disasm_iter(cs.handle(), &code, &left, &addr, insn)) {
-      d.size = uint8_t(insn->size);
-      d.id = insn->id;
-      fill(d, *insn);
-    } else {
-      d.size = 1;
-      d.flow = Flow::invalid;
-      code = before + 1;
-      --left;
-      addr = d.address + 1;
-    }
-    out.push_back(d);
-  }
-  lib.cs_free(insn, 1);
-  return out;
+std::optional<DecodedInsn> decode_instruction(uint64_t address, std::span<const uint8_t> bytes) {
+  const Decoder* d0 = zydis();
+  if (!d0) return std::nullopt;
+  ZydisDecodedInstruction insn;
+  ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+  if (!ZYAN_SUCCESS(d0->z->ZydisDecoderDecodeFull(&d0->decoder, bytes.data(), bytes.size(), &insn, ops)))
+    return std::nullopt;
+  DecodedInsn d;
+  d.address = address;
+  fill(d, insn, ops);
+  return d;
 }
 
-int canonical_register(int reg) {
-  // Each row: the 64-bit register, then its 32-, 16- and 8-bit parts.
-  static const int kFamilies[][5] = {
-      {X86_REG_RAX, X86_REG_EAX, X86_REG_AX, X86_REG_AL, X86_REG_AH},
-      {X86_REG_RBX, X86_REG_EBX, X86_REG_BX, X86_REG_BL, X86_REG_BH},
-      {X86_REG_RCX, X86_REG_ECX, X86_REG_CX, X86_REG_CL, X86_REG_CH},
-      {X86_REG_RDX, X86_REG_EDX, X86_REG_DX, X86_REG_DL, X86_REG_DH},
-      {X86_REG_RSI, X86_REG_ESI, X86_REG_SI, X86_REG_SIL, X86_REG_SIL},
-      {X86_REG_RDI, X86_REG_EDI, X86_REG_DI, X86_REG_DIL, X86_REG_DIL},
-      {X86_REG_RBP, X86_REG_EBP, X86_REG_BP, X86_REG_BPL, X86_REG_BPL},
-      {X86_REG_RSP, X86_REG_ESP, X86_REG_SP, X86_REG_SPL, X86_REG_SPL},
-      {X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B, X86_REG_R8B},
-      {X86_REG_R9, X86_REG_R9D, X86_REG_R9W, X86_REG_R9B, X86_REG_R9B},
-      {X86_REG_R10, X86_REG_R10D, X86_REG_R10W, X86_REG_R10B, X86_REG_R10B},
-      {X86_REG_R11, X86_REG_R11D, X86_REG_R11W, X86_REG_R11B, X86_REG_R11B},
-      {X86_REG_R12, X86_REG_R12D, X86_REG_R12W, X86_REG_R12B, X86_REG_R12B},
-      {X86_REG_R13, X86_REG_R13D, X86_REG_R13W, X86_REG_R13B, X86_REG_R13B},
-      {X86_REG_R14, X86_REG_R14D, X86_REG_R14W, X86_REG_R14B, X86_REG_R14B},
-      {X86_REG_R15, X86_REG_R15D, X86_REG_R15W, X86_REG_R15B, X86_REG_R15B},
-  };
-  for (const auto& f : kFamilies)
-    for (int r : f)
-      if (r == reg) return f[0];
-  return reg;
+std::optional<uint32_t> instruction_length(std::span<const uint8_t> bytes) {
+  const Decoder* d = zydis();
+  if (!d) return std::nullopt;
+  ZydisDecodedInstruction insn;
+  if (!ZYAN_SUCCESS(d->z->ZydisDecoderDecodeInstruction(&d->decoder, nullptr, bytes.data(), bytes.size(), &insn)))
+    return std::nullopt;
+  return insn.length;
+}
+
+std::vector<DecodedInsn> decode_function(uint64_t address, std::span<const uint8_t> bytes) {
+  std::vector<DecodedInsn> out;
+  out.reserve(bytes.size() / 4);
+  for (size_t at = 0; at < bytes.size();) {
+    if (auto d = decode_instruction(address + at, bytes.subspan(at))) {
+      out.push_back(*d);
+      at += d->size;
+      continue;
+    }
+    DecodedInsn bad;
+    bad.address = address + at;
+    bad.size = 1;
+    bad.flow = Flow::invalid;
+    out.push_back(bad);
+    ++at;
+  }
+  return out;
 }
 
 }  // namespace covkit::sample

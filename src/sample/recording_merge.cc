@@ -20,6 +20,19 @@ void append(format::SampleRecording& into, format::SampleRecording&& from) {
   for (format::BlockHit& h : from.planted) into.planted.push_back({h.image + base, h.address});
   into.lost += from.lost;
   for (std::string& w : from.warnings) into.warnings.push_back(std::move(w));
+  // One attached recording among others: dominators are no proof for any
+  // of them (the analysis works on their union).
+  into.attached = into.attached || from.attached;
+  for (format::LeftOutImage& l : from.left_out) {
+    bool known = false;
+    for (const format::LeftOutImage& k : into.left_out) known = known || (k.path == l.path && k.build_id == l.build_id);
+    if (!known) into.left_out.push_back(std::move(l));
+  }
+  for (format::UnplantedFunction& u : from.unplanted) {
+    bool known = false;
+    for (const format::UnplantedFunction& k : into.unplanted) known = known || (k.path == u.path && k.function == u.function);
+    if (!known) into.unplanted.push_back(std::move(u));
+  }
 }
 
 }  // namespace

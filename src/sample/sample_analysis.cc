@@ -1,14 +1,12 @@
 #include "sample/sample_analysis.h"
 
-#include <capstone/x86.h>
-
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "model/load_coverage_file.h"
 #include "sample/address_map.h"
-#include "sample/capstone_library.h"
+#include "sample/zydis_library.h"
 #include "sample/coverage_builder.h"
 #include "sample/dominators.h"
 #include "sample/line_table.h"
@@ -23,6 +21,7 @@ using Observations = std::vector<std::vector<std::map<int, int64_t>>>;
 
 struct Modules {
   std::vector<std::unique_ptr<ModuleCfg>> cfgs;
+  std::vector<Expected<LineTable>> lines;  // parallel to cfgs
   std::vector<const ModuleCfg*> ptrs;
   std::vector<ModuleSummary> summaries;
   std::map<std::string, int> by_path;  // -1: could not be loaded
@@ -30,6 +29,16 @@ struct Modules {
   // refused for a build-id mismatch: then it is no part of the coverage).
   std::vector<char> mapped;
 };
+
+// Every row's address: where a block may start (function_cfg.h).
+std::vector<uint64_t> row_addresses(const LineTable& lines) {
+  std::vector<uint64_t> out;
+  out.reserve(lines.ranges.size());
+  for (const LineRange& r : lines.ranges) out.push_back(r.lo);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
 
 bool analyzable(const std::string& path, const AnalysisOptions& options) {
   if (path.empty() || path.front() != '/') return false;  // [vdso], anonymous code
@@ -50,7 +59,10 @@ int load_module(Modules& m, const std::string& path, std::vector<std::string>& w
   s.path = path;
   if (!img->symbols_problem().empty()) s.warnings.push_back(fmt::format("{}: {}", path, img->symbols_problem()));
   if (!img->functions_note().empty()) s.warnings.push_back(fmt::format("{}: {}", path, img->functions_note()));
-  m.cfgs.push_back(std::make_unique<ModuleCfg>(build_module_cfg(std::move(*img))));
+  Expected<LineTable> lines = load_line_table(path);
+  std::vector<uint64_t> rows = lines ? row_addresses(*lines) : std::vector<uint64_t>{};
+  m.cfgs.push_back(std::make_unique<ModuleCfg>(build_module_cfg(std::move(*img), rows)));
+  m.lines.push_back(std::move(lines));
   m.ptrs.push_back(m.cfgs.back().get());
   m.summaries.push_back(std::move(s));
   return m.by_path[path] = int(m.cfgs.size() - 1);
@@ -80,6 +92,40 @@ std::vector<int> map_image(Modules& m, const format::SampleImage& image, const A
   return out;
 }
 
+// One line per image left out, and per image whose functions were not all
+// planted (naming up to kNamedFunctions of them).
+constexpr size_t kNamedFunctions = 8;
+
+std::vector<std::string> plan_notes(const format::SampleRecording& rec, const AnalysisOptions& options) {
+  std::vector<std::string> out;
+  // One line per reason. System libraries only when the report would show
+  // them (--include-system): otherwise leaving them out is what it asks.
+  std::map<std::string, std::vector<std::string>> by_reason;
+  for (const format::LeftOutImage& l : rec.left_out) {
+    bool system = false;
+    for (const std::string& p : options.skip_prefixes) system = system || l.path.starts_with(p);
+    std::vector<std::string>& paths = by_reason[l.reason];
+    if (!system && std::find(paths.begin(), paths.end(), l.path) == paths.end()) paths.push_back(l.path);
+  }
+  for (const auto& [reason, paths] : by_reason) {
+    if (paths.empty()) continue;
+    std::string list;
+    for (const std::string& p : paths) list += (list.empty() ? "" : ", ") + p;
+    out.push_back(fmt::format("not planted, {}: {}", reason, list));
+  }
+  std::map<std::string, std::vector<const format::UnplantedFunction*>> by_image;
+  for (const format::UnplantedFunction& u : rec.unplanted) by_image[u.path].push_back(&u);
+  for (const auto& [path, fns] : by_image) {
+    std::string names;
+    for (size_t i = 0; i < fns.size() && i < kNamedFunctions; ++i)
+      names += fmt::format("{}{} ({})", i ? ", " : "", fns[i]->function, fns[i]->reason);
+    if (fns.size() > kNamedFunctions) names += fmt::format(" and {} more", fns.size() - kNamedFunctions);
+    out.push_back(fmt::format("{}: {} function{} not planted, their code could not be decoded completely: {}", path,
+                              fns.size(), fns.size() == 1 ? "" : "s", names));
+  }
+  return out;
+}
+
 Located locate(const AddressMap& map, uint64_t a) { return map.locate(a); }
 
 SampleEvidence evidence(const AddressMap& map, const format::Sample& s) {
@@ -98,7 +144,7 @@ void count(Observations& obs, const std::vector<ModuleBlock>& blocks) {
 }  // namespace
 
 Expected<SampleCoverage> analyze_recording(const format::SampleRecording& recording, const AnalysisOptions& options) {
-  if (auto decoder = capstone_library(); !decoder) return decoder.error();
+  if (auto decoder = zydis_library(); !decoder) return decoder.error();
   SampleCoverage out;
   Modules modules;
   std::vector<std::vector<int>> image_modules;
@@ -143,7 +189,7 @@ Expected<SampleCoverage> analyze_recording(const format::SampleRecording& record
     ModuleSummary& sum = modules.summaries[m];
     ModuleBlockStates states;
     for (size_t f = 0; f < cfg.functions.size(); ++f) {
-      states.functions.push_back(infer_blocks(cfg.functions[f], obs[m][f], options.inference));
+      states.functions.push_back(infer_blocks(cfg.functions[f], obs[m][f], options.inference, recording.attached));
       for (const BlockState& b : states.functions.back()) {
         sum.blocks_observed += b.observed;
         sum.blocks_inferred += b.executed && !b.observed;
@@ -151,7 +197,7 @@ Expected<SampleCoverage> analyze_recording(const format::SampleRecording& record
       sum.blocks += cfg.functions[f].blocks.size();
     }
     sum.functions = cfg.functions.size();
-    Expected<LineTable> lines = load_line_table(cfg.image.path());
+    const Expected<LineTable>& lines = modules.lines[m];
     if (!lines) {
       sum.warnings.push_back(fmt::format("{}: {}", cfg.image.path(), lines.error().describe()));
       continue;
@@ -163,6 +209,7 @@ Expected<SampleCoverage> analyze_recording(const format::SampleRecording& record
     for (auto& s : mc.records.sources) records.sources.push_back(std::move(s));
     for (auto& [path, ls] : mc.inferred_only) inferred[path].insert(ls.begin(), ls.end());
   }
+  out.notes = plan_notes(recording, options);
   out.coverage = model::to_model(std::move(records));
   for (auto& [path, ls] : inferred) out.inferred_only_lines[path] = {ls.begin(), ls.end()};
   for (size_t m = 0; m < modules.summaries.size(); ++m)
@@ -175,45 +222,58 @@ namespace {
 bool is_padding(const FunctionCfg& f, const BasicBlock& b) {
   for (size_t i = b.first_insn; i < b.first_insn + b.insn_count; ++i) {
     const DecodedInsn& d = f.insns[i];
-    bool pad = d.id == X86_INS_NOP || d.flow == Flow::halt || d.flow == Flow::invalid;
-    if (!pad) return false;
+    if (!d.nop && d.flow != Flow::halt && d.flow != Flow::invalid) return false;
   }
   return true;
 }
 
-void function_sites(const FunctionCfg& f, std::vector<uint64_t>& out) {
+void function_sites(const FunctionCfg& f, PlanWindow window, ModuleSites& out) {
   if (f.blocks.empty()) return;
+  if (!f.complete) {
+    out.skipped.push_back(fmt::format("{}: {}", f.name, f.problem));
+    return;
+  }
   Graph g = f.graph();
   DominatorTree dom = compute_dominators(g);
   PostDominatorTree pdom = compute_post_dominators(g, f.exits(true));
-  std::vector<char> implied(f.blocks.size(), 0);  // has a dominator-tree child that post-dominates it
-  for (int c = 0; c < g.size(); ++c) {
+  const int n = int(f.blocks.size());
+  std::vector<char> skip(size_t(n), 0);
+  for (int c = 0; c < n; ++c) {
     int parent = dom.idom[size_t(c)];
-    if (parent >= 0 && parent != c && pdom.post_dominates(c, parent)) implied[size_t(parent)] = 1;
+    if (parent < 0 || parent == c || parent >= n || !pdom.post_dominates(c, parent)) continue;
+    skip[size_t(window == PlanWindow::whole_run ? parent : c)] = 1;
   }
-  for (size_t b = 0; b < f.blocks.size(); ++b) {
-    bool reachable = dom.idom[b] != -1;
-    if (reachable ? !implied[b] : !is_padding(f, f.blocks[b])) out.push_back(f.blocks[b].start);
-  }
+  std::vector<char> root(size_t(n), 0);
+  for (int r : f.roots) root[size_t(r)] = 1;
+  for (int b = 0; b < n; ++b)
+    if (!skip[size_t(b)] && !(root[size_t(b)] && is_padding(f, f.blocks[size_t(b)])))
+      out.vaddrs.push_back(f.blocks[size_t(b)].start);
 }
 
 }  // namespace
 
-std::vector<uint64_t> breakpoint_sites(const ModuleCfg& module) {
-  std::vector<uint64_t> out;
-  for (const FunctionCfg& f : module.functions) function_sites(f, out);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
+ModuleSites breakpoint_sites(const ModuleCfg& module, PlanWindow window) {
+  ModuleSites out;
+  for (const FunctionCfg& f : module.functions) function_sites(f, window, out);
+  std::sort(out.vaddrs.begin(), out.vaddrs.end());
+  out.vaddrs.erase(std::unique(out.vaddrs.begin(), out.vaddrs.end()), out.vaddrs.end());
   return out;
 }
 
-Expected<std::vector<uint64_t>> breakpoint_sites(const std::string& path) {
-  if (auto decoder = capstone_library(); !decoder) return decoder.error();
+ModuleCfg build_module_cfg(BinaryImage image, const LineTable& lines) {
+  std::vector<uint64_t> rows = row_addresses(lines);
+  return build_module_cfg(std::move(image), rows);
+}
+
+Expected<ModuleSites> breakpoint_sites(const std::string& path, PlanWindow window) {
+  if (auto decoder = zydis_library(); !decoder) return decoder.error();
   Expected<BinaryImage> img = load_binary_image(path);
   // Messages without the path: the caller names the module (one line, once).
   if (!img) return Error(img.error().describe());
   if (!img->symbols_problem().empty()) return Error(img->symbols_problem());
-  return breakpoint_sites(build_module_cfg(std::move(*img)));
+  Expected<LineTable> lines = load_line_table(path);
+  if (!lines) return breakpoint_sites(build_module_cfg(std::move(*img)), window);
+  return breakpoint_sites(build_module_cfg(std::move(*img), *lines), window);
 }
 
 }  // namespace covkit::sample

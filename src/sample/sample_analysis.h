@@ -7,7 +7,7 @@
 //  - Pipeline per module (one ELF file, loaded once however many processes
 //    mapped it): binary_image (libelf: symbols or .eh_frame FDEs, PLT/GOT
 //    names, build-id) ->
-//    instruction_decoder (capstone) -> function_cfg (+ jump_tables) ->
+//    instruction_decoder (Zydis) -> function_cfg (+ indirect_jumps) ->
 //    module_cfg (noreturn fixpoint) -> path_recovery (evidence -> blocks
 //    that ran, per sample) -> inference (dominators / post-dominators) ->
 //    line_table (libdw) + coverage_builder -> model::to_model.
@@ -37,6 +37,7 @@
 #include "format/sample_records.h"
 #include "model/project_coverage.h"
 #include "sample/inference.h"
+#include "sample/line_table.h"
 #include "sample/module_cfg.h"
 #include "util/expected.h"
 
@@ -61,6 +62,9 @@ struct SampleCoverage {
   std::map<std::string, std::vector<uint32_t>> inferred_only_lines;
   std::vector<ModuleSummary> modules;
   std::vector<std::string> warnings;  // not tied to one module
+  // Breakpoint mode: the images and functions the plan left alone, and
+  // why, one line each ("/usr/bin/bash: not planted: no line information").
+  std::vector<std::string> notes;
   uint64_t unplaced_addresses = 0;    // evidence outside every analyzed function
   // Branch-to-branch ranges seen, and those dropped because they
   // contradict the CFG (many dropped: a filtered branch stack, or code the
@@ -73,18 +77,32 @@ struct SampleCoverage {
 // a sample or hit naming an image the recording does not list.
 Expected<SampleCoverage> analyze_recording(const format::SampleRecording& recording, const AnalysisOptions& options);
 
-// Where the breakpoint recorder must plant one-shot breakpoints in a
-// module: block-start vaddrs (file-relative) such that a hit on every
-// planted block that ran gives, through dominator inference, every block
-// that ran. Rule: block B is skipped when one of its dominator-tree
-// children C post-dominates B under the sound post-dominators (calls are
-// exits): then B ran => C ran (no call in between can fail to return) and
-// C ran => B ran (B dominates C), so C's hit (or the hit that implies C,
-// by the same rule down the tree) tells B's. Blocks the CFG cannot reach
-// from the entry (code after an unresolved indirect jump) are planted too,
-// except padding (nop, int3, ud2, undecodable bytes). Sorted.
-std::vector<uint64_t> breakpoint_sites(const ModuleCfg& module);
+// Where breakpoint mode plants in one module: block-start vaddrs
+// (file-relative), sorted, such that the hits on the planted blocks that
+// ran give, through the inference, every block that ran.
+//  - A whole run (a program started under covkit): block B is skipped when
+//    one of its dominator-tree children C post-dominates B under the sound
+//    post-dominators (calls are exits): then B ran => C ran (no call in
+//    between can fail to return) and C ran => B ran (B dominates C), so
+//    C's hit (or the hit that implies C, by the same rule down the tree)
+//    tells B's.
+//  - A window (--pid: a process attached while it runs): C ran => B ran is
+//    no proof that B ran in the window (it may have run before the
+//    attach), so of such a pair C is skipped instead: B's hit in the window
+//    proves C ran after it. The report infers with post-dominators only.
+// Functions whose code cannot be decoded completely get no plants; each is
+// named in `skipped`. Root blocks that hold padding only are not planted.
+enum class PlanWindow { whole_run, attached };
+struct ModuleSites {
+  std::vector<uint64_t> vaddrs;
+  std::vector<std::string> skipped;  // "NAME: why", one per function left out
+};
+ModuleSites breakpoint_sites(const ModuleCfg& module, PlanWindow window = PlanWindow::whole_run);
+
+// A module's CFG as the analysis builds it, with its line table's rows as
+// the places blocks may start (function_cfg.h).
+ModuleCfg build_module_cfg(BinaryImage image, const LineTable& lines);
 // The same for a file: loads and analyzes it.
-Expected<std::vector<uint64_t>> breakpoint_sites(const std::string& path);
+Expected<ModuleSites> breakpoint_sites(const std::string& path, PlanWindow window = PlanWindow::whole_run);
 
 }  // namespace covkit::sample

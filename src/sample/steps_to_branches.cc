@@ -1,6 +1,6 @@
 #include "sample/steps_to_branches.h"
 
-#include "sample/capstone_library.h"
+#include "sample/instruction_decoder.h"
 #include "util/file_io.h"
 
 namespace covkit::sample {
@@ -18,25 +18,14 @@ std::vector<format::BranchPair> steps_to_branches(const std::vector<uint64_t>& s
 }
 
 struct ImageDecoder::Files {
-  const CapstoneLibrary* cs = nullptr;
-  csh handle = 0;
-  bool open = false;
   std::map<std::string, std::optional<util::FileData>> data;  // by path; nullopt: unreadable
 };
 
-ImageDecoder::ImageDecoder(const format::SampleImage& image) : image_(image), files_(std::make_unique<Files>()) {
-  auto library = capstone_library();
-  if (!library) return;
-  files_->cs = *library;
-  files_->open = files_->cs->cs_open(CS_ARCH_X86, CS_MODE_64, &files_->handle) == CS_ERR_OK;
-}
+ImageDecoder::ImageDecoder(const format::SampleImage& image) : image_(image), files_(std::make_unique<Files>()) {}
 
-ImageDecoder::~ImageDecoder() {
-  if (files_->open) files_->cs->cs_close(&files_->handle);
-}
+ImageDecoder::~ImageDecoder() = default;
 
 std::optional<uint32_t> ImageDecoder::length(uint64_t address) {
-  if (!files_->open) return std::nullopt;
   for (const format::SampleMapping& m : image_.mappings) {
     if (address < m.start || address >= m.end) continue;
     auto [it, added] = files_->data.try_emplace(m.path);
@@ -48,14 +37,7 @@ std::optional<uint32_t> ImageDecoder::length(uint64_t address) {
     auto bytes = it->second->bytes();
     uint64_t offset = m.file_offset + (address - m.start);
     if (offset >= bytes.size()) return std::nullopt;
-    const uint8_t* code = bytes.data() + offset;
-    size_t size = std::min<size_t>(16, bytes.size() - offset);
-    cs_insn* insn = nullptr;
-    size_t n = files_->cs->cs_disasm(files_->handle, code, size, address, 1, &insn);
-    std::optional<uint32_t> len;
-    if (n == 1) len = insn[0].size;
-    if (n) files_->cs->cs_free(insn, n);
-    return len;
+    return instruction_length(bytes.subspan(offset, std::min<size_t>(15, bytes.size() - offset)));
   }
   return std::nullopt;
 }

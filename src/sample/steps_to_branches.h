@@ -3,7 +3,7 @@
 // thread stepped to) turned into the taken branches a PMU's branch stack
 // would have listed: step i is followed by a taken branch when step i+1 is
 // not step i plus the length of the instruction at step i. Lengths come
-// from disassembling (capstone) the mapped files' bytes; where a file
+// from decoding (instruction_decoder) the mapped files' bytes; where a file
 // cannot be read, a jump of more than 15 bytes (or backwards) stands in.
 #include <cstdint>
 #include <functional>

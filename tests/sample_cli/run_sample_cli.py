@@ -56,10 +56,10 @@ def truth_run(cov_dir, rounds):
     return p.stdout
 
 
-def record(args, work, name, plain, rounds, mode, period=None, env=None):
+def record(args, work, name, plain, rounds, mode, period=None, env=None, extra=()):
     out = os.path.join(work, name)
     shutil.rmtree(out, ignore_errors=True)
-    argv = [args.covkit, "sample", "record", "--mode", mode, "-o", out]
+    argv = [args.covkit, "sample", "record", "--mode", mode, "-o", out, *extra]
     if period:
         argv += ["--period", period]
     p = run(argv + ["--", plain, str(rounds)], env=env)
@@ -466,8 +466,18 @@ def scenario_stripped(args, work):
     def fresh_cache(name):
         return dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "cache-" + name))
     rec_plain, out_plain = record(args, work, "plain.rec", plain, 300, "breakpoint", env=fresh_cache("plain"))
+    # Without line information it is not planted unless named; the report
+    # says so.
+    rec_default, _ = record(args, work, "stripped-default.rec", stripped, 300, "breakpoint",
+                            env=fresh_cache("stripped"))
+    p = run([args.covkit, "sample", "report", rec_default])
+    check(p.returncode == 0, f"sample report: {p.stderr}")
+    said = [l for l in p.stderr.splitlines() if "not planted" in l]
+    check(len(said) == 1 and said[0].endswith(": " + stripped) and "no line information" in said[0]
+          and "--images" in said[0],
+          f"want one note that {stripped} was not planted for want of line information, got {p.stderr!r}")
     rec_stripped, out_stripped = record(args, work, "stripped.rec", stripped, 300, "breakpoint",
-                                        env=fresh_cache("stripped"))
+                                        env=fresh_cache("stripped"), extra=["--images", "stripped"])
     check(out_plain == out_stripped, f"outputs differ: {out_plain!r} vs {out_stripped!r}")
 
     _, plain_funcs = report_functions(args, rec_plain, work, "plain")
@@ -490,7 +500,8 @@ def scenario_stripped(args, work):
           f"only {compared} functions compared: {sorted(plain_funcs)}")
     check(any(c[1] == 0 for c in plain_funcs.values()), "never() should be listed with no block run")
 
-    rec_bare, out_bare = record(args, work, "bare.rec", bare, 300, "breakpoint", env=fresh_cache("bare"))
+    rec_bare, out_bare = record(args, work, "bare.rec", bare, 300, "breakpoint", env=fresh_cache("bare"),
+                                extra=["--images", "*/bare"])
     check(out_bare == out_plain, f"the bare program's output changed: {out_bare!r}")
     p = run([args.covkit, "sample", "report", rec_bare, "--json", os.path.join(work, "bare.json")])
     check(p.returncode == 0, f"sample report of the bare file: exit {p.returncode}: {p.stderr}")

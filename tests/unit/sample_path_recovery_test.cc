@@ -140,10 +140,13 @@ TEST(SampleBreakpointSites, OnlyBlocksNotImpliedByOthers) {
   // A chain: B0 -> B1 -> B2 ret. Only the last needs a breakpoint.
   ModuleCfg chain = synthetic_module(
       {synthetic_function("c", 0x1000, {{2, K::fallthrough, {1}}, {2, K::fallthrough, {2}}, {2, K::ret, {}, true}})});
-  EXPECT_EQ(breakpoint_sites(chain), (std::vector<uint64_t>{0x1008}));
+  EXPECT_EQ(breakpoint_sites(chain).vaddrs, (std::vector<uint64_t>{0x1008}));
+  // In a window (--pid) the first of the chain is planted instead: its hit
+  // proves the rest ran after it.
+  EXPECT_EQ(breakpoint_sites(chain, PlanWindow::attached).vaddrs, (std::vector<uint64_t>{0x1000}));
   // The diamond: B0 is implied by its post-dominating child B3; B1, B2, B3 are leaves.
   ModuleCfg d = diamond_module();
-  std::vector<uint64_t> sites = breakpoint_sites(d);
+  std::vector<uint64_t> sites = breakpoint_sites(d).vaddrs;
   EXPECT_EQ(std::vector<uint64_t>(sites.begin(), sites.begin() + 3), (std::vector<uint64_t>{0x1004, 0x1008, 0x100c}));
   // g: its first block ends in a call that may not return, so both are planted.
   EXPECT_EQ(std::vector<uint64_t>(sites.begin() + 3, sites.end()), (std::vector<uint64_t>{0x2000, 0x2004}));
