@@ -122,9 +122,28 @@ bool code_ahead(const FunctionCfg& f, int from, uint32_t file, uint32_t line, co
 void place_blocks(const FunctionCfg& f, const std::vector<BlockState>& states, const LineTable& lines,
                   std::map<uint32_t, FileState>& files) {
   // First the executable lines (is_stmt rows), then what ran over them.
+  // A statement begins where its line has an is_stmt row (gcc's location
+  // views: often a row of no length, then the same line's code under a
+  // row that is no statement). When a line's statement begins with code
+  // here, an instruction of that line elsewhere, under a row that begins
+  // no statement, is one gcc moved away from it (a constant hoisted to
+  // the entry, a load scheduled before the branch that guards it), and
+  // running it says nothing of the statement.
+  std::unordered_set<uint64_t> starts;  // (file, line) at an address where its statement begins
+  std::unordered_set<uint64_t> begins_with_code;
+  auto key = [](const LineRange& r) { return uint64_t(r.file) << 32 | r.line; };
+  auto start_key = [&](const LineRange& r) { return key(r) * 0x9e3779b97f4a7c15ull ^ r.lo; };
   lines.for_each_overlapping(f.address, f.address + f.size, [&](const LineRange& r) {
-    if (r.is_stmt) files[r.file].lines.try_emplace(r.line);
+    if (!r.is_stmt) return;
+    files[r.file].lines.try_emplace(r.line);
+    starts.insert(start_key(r));
   });
+  lines.for_each_overlapping(f.address, f.address + f.size, [&](const LineRange& r) {
+    if (!r.point && starts.count(start_key(r))) begins_with_code.insert(key(r));
+  });
+  auto moved_away = [&](const LineRange& r) {
+    return !r.is_stmt && (r.point || (begins_with_code.count(key(r)) && !starts.count(start_key(r))));
+  };
   for (size_t b = 0; b < f.blocks.size() && b < states.size(); ++b) {
     const BlockState& s = states[b];
     lines.for_each_overlapping(f.blocks[b].start, f.blocks[b].end, [&](const LineRange& r) {
@@ -135,6 +154,8 @@ void place_blocks(const FunctionCfg& f, const std::vector<BlockState>& states, c
       LineState& l = line->second;
       if (!r.covers) {  // a marker of a line with code of its own nearby
         if (!s.executed || !code_ahead(f, int(b), r.file, r.line, lines)) return;
+      } else if (moved_away(r)) {
+        return;  // moved away from its statement (above), or no code and no statement
       } else if (!s.executed) {
         l.unexecuted_block = true;
         return;

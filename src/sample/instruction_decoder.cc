@@ -131,6 +131,10 @@ Flow classify(const ZydisDecodedInstruction& insn, const ZydisDecodedOperand* op
     case ZYDIS_MNEMONIC_IRETQ:
     case ZYDIS_MNEMONIC_SYSRET:
     case ZYDIS_MNEMONIC_SYSEXIT: return Flow::ret;
+    // Outside a transaction these go on; inside, they abort to the
+    // xbegin's handler, which xbegin's own edge already stands for.
+    case ZYDIS_MNEMONIC_XABORT:
+    case ZYDIS_MNEMONIC_XEND: return Flow::plain;
     default: break;
   }
   bool direct = insn.operand_count_visible >= 1 && ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&

@@ -54,20 +54,26 @@ std::string comp_dir_of(Dwarf_Die* cu) {
 }
 
 // Whether a row from `from` on at address `addr` (before the address
-// moves on) is of `line` in `src`. A real address holds a few views; the
-// look ahead stops after kMaxViews rows, so that a hostile table of one
-// address costs linear time.
+// moves on) is of `line` in `src` and has code: the last row at the
+// address, since the next one starts further on. (Two rows of no length
+// of one line at one address, then another line's, are still a marker:
+// lapi.c:346 at the join after `else { ... api_incr_top(L); }`.) A real
+// address holds a few views; the look ahead stops after kMaxViews rows, so
+// that a hostile table of one address costs linear time.
 constexpr size_t kMaxViews = 256;
 
 bool same_line_at(Dwarf_Lines* lines, size_t n, size_t from, Dwarf_Addr addr, int line, const char* src) {
   for (size_t j = from; j < n && j - from < kMaxViews; ++j) {
     Dwarf_Line* l = dwarf_onesrcline(lines, j);
     Dwarf_Addr a = 0;
-    int other = 0;
     bool end = false;
     if (!l || dwarf_lineaddr(l, &a) != 0 || a != addr) return false;
     if (dwarf_lineendsequence(l, &end) != 0 || end) return false;
-    if (dwarf_lineno(l, &other) == 0 && other == line && dwarf_linesrc(l, nullptr, nullptr) == src) return true;
+    Dwarf_Line* after = j + 1 < n ? dwarf_onesrcline(lines, j + 1) : nullptr;
+    Dwarf_Addr next = 0;
+    if (after && dwarf_lineaddr(after, &next) == 0 && next == addr) continue;  // no code: not the last row here
+    int other = 0;
+    return dwarf_lineno(l, &other) == 0 && other == line && dwarf_linesrc(l, nullptr, nullptr) == src;
   }
   return false;
 }
@@ -96,12 +102,14 @@ void read_lines(Dwarf_Die* cu, const std::string& comp_dir, const std::map<uint6
     // point there. A row of no length whose line no row at that address
     // continues is a statement marker (statement_markers.h).
     bool marker = false;
+    const bool has_length = hi != lo;
     if (hi == lo) {
       hi = lo + 1;
       marker = !same_line_at(lines, n, i + 1, lo, line, src);
     }
     dwarf_linebeginstatement(l, &stmt);
-    out.push_back({lo, hi, files.index(comp_dir, src), uint32_t(line), stmt, !marker});
+    const bool point = hi == lo + 1 && !has_length;
+    out.push_back({lo, hi, files.index(comp_dir, src), uint32_t(line), stmt, !marker, point});
     if (marker) markers.push_back(out.size() - 1 - first);
   }
   resolve_statement_markers(cu, std::span(out).subspan(first), markers, entries);

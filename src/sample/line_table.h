@@ -28,6 +28,7 @@ struct LineRange {
   // of its own nearby: running that address alone does not say the
   // statement ran (statement_markers.h).
   bool covers = true;
+  bool point = false;  // a row of no length (hi is lo + 1 only so that it overlaps its address)
 };
 
 struct DeclLine {

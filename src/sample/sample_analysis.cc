@@ -68,13 +68,21 @@ int load_module(Modules& m, const std::string& path, std::vector<std::string>& w
   return m.by_path[path] = int(m.cfgs.size() - 1);
 }
 
+// Breakpoint mode's plan left the module alone: nothing of it can show (its
+// functions would be listed as never run).
+bool left_out(const format::SampleRecording& rec, const format::SampleMapping& map) {
+  for (const format::LeftOutImage& l : rec.left_out)
+    if (l.path == map.path && (l.build_id.empty() || map.build_id.empty() || l.build_id == map.build_id)) return true;
+  return false;
+}
+
 // Module index per mapping of one image.
-std::vector<int> map_image(Modules& m, const format::SampleImage& image, const AnalysisOptions& options,
-                           std::vector<std::string>& warnings) {
+std::vector<int> map_image(Modules& m, const format::SampleRecording& recording, const format::SampleImage& image,
+                           const AnalysisOptions& options, std::vector<std::string>& warnings) {
   std::vector<int> out;
   std::set<std::string> mismatch_told;
   for (const format::SampleMapping& map : image.mappings) {
-    int module = analyzable(map.path, options) ? load_module(m, map.path, warnings) : -1;
+    int module = analyzable(map.path, options) && !left_out(recording, map) ? load_module(m, map.path, warnings) : -1;
     if (module >= 0 && !map.build_id.empty() && !m.ptrs[size_t(module)]->image.build_id().empty() &&
         map.build_id != m.ptrs[size_t(module)]->image.build_id()) {
       if (mismatch_told.insert(map.path).second)
@@ -149,7 +157,7 @@ Expected<SampleCoverage> analyze_recording(const format::SampleRecording& record
   Modules modules;
   std::vector<std::vector<int>> image_modules;
   for (const format::SampleImage& image : recording.images)
-    image_modules.push_back(map_image(modules, image, options, out.warnings));
+    image_modules.push_back(map_image(modules, recording, image, options, out.warnings));
   std::vector<AddressMap> maps;
   for (size_t i = 0; i < recording.images.size(); ++i)
     maps.emplace_back(recording.images[i], image_modules[i], modules.ptrs);

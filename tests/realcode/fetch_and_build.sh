@@ -9,7 +9,10 @@
 #           source package libjsoncpp), or lighttpd (a server
 #           for tests/live/run_lighttpd.py; built with -fprofile-update=atomic
 #           too, so counters reset under load stay exact, and without pcre2,
-#           zlib, bzip2 and openssl, so it needs no library to build)
+#           zlib, bzip2 and openssl, so it needs no library to build);
+#           lua, luaswitch (source package lua5.4, its VM by computed goto
+#           and by switch) and bzip2, covkit sample's real code: built by
+#           build_sample_package.sh and run on workloads/ (sample_realcode.py)
 #   WORKDIR cache directory. Layout:
 #             WORKDIR/src/<srcpkg>/...             unpacked Debian source (cached)
 #             WORKDIR/<pkg>-gcc<VER>-<OPT>/        coverage build tree (cached)
@@ -45,7 +48,12 @@ case "$PKG" in
                 # built with CMake: the C packages above have neither.
                 PKG=jsoncpp; SRCPKG=libjsoncpp
                 DEPS="cmake ninja-build python3 dpkg-dev xz-utils" ;;
-  *) echo "$0: unsupported package '$PKG' (supported: zstd, zlib, lighttpd, jsoncpp)" >&2; exit 2 ;;
+  lua|lua5.4)   # covkit sample's real code (sample_realcode.py): the computed-goto VM
+                PKG=lua; SRCPKG=lua5.4; DEPS="dpkg-dev xz-utils" ;;
+  luaswitch)    # the same with the VM's switch (LUA_USE_JUMPTABLE=0)
+                SRCPKG=lua5.4; DEPS="dpkg-dev xz-utils" ;;
+  bzip2)        SRCPKG=bzip2; DEPS="dpkg-dev xz-utils" ;;
+  *) echo "$0: unsupported package '$PKG' (supported: zstd, zlib, lighttpd, jsoncpp, lua, luaswitch, bzip2)" >&2; exit 2 ;;
 esac
 if [ "$PKG" = jsoncpp ] && [ "$GCCVER" != clang ]; then DEPS="$DEPS g++-$GCCVER"; fi
 
@@ -312,6 +320,17 @@ test_jsoncpp() {
   cd "$TREE/build"
   run timeout 300 ctest --output-on-failure || log "WARNING: ctest failed"
 }
+
+# covkit sample's real code: built by the script its plain build uses too,
+# and run on the workload its recordings run (the test runs it again on a
+# clean tree: these .gcda only show the tree works).
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+build_lua() { run "$HERE/build_sample_package.sh" lua "$TREE"; }
+build_luaswitch() { run "$HERE/build_sample_package.sh" luaswitch "$TREE"; }
+build_bzip2() { run "$HERE/build_sample_package.sh" bzip2 "$TREE"; }
+test_lua() { run "$TREE/src/lua" "$HERE/workloads/lua_workload.lua" 1 || log "WARNING: the Lua workload failed"; }
+test_luaswitch() { test_lua; }
+test_bzip2() { run "$HERE/workloads/bzip2_workload.sh" "$TREE/bzip2" "$TREE" || log "WARNING: the bzip2 workload failed"; }
 
 log "building $PKG with CC=$CC CXX=$CXX CFLAGS='$CFLAGS' LDFLAGS='$LDFLAGS'"
 ( "build_$PKG" ) || die "build failed"

@@ -9,7 +9,8 @@ __attribute__((noinline)) long effect(long x) { return x * 3 + 1; }
 
 __attribute__((noinline)) long interpret(const int *ops, int n) {
   long acc = 0;
-  for (int i = 0; i < n; ++i) {
+  int i = 0;
+  do {
     switch (ops[i]) {
       case 0: acc += effect(acc); break;
       case 1: acc -= effect(i); break;
@@ -21,7 +22,7 @@ __attribute__((noinline)) long interpret(const int *ops, int n) {
       case 7: acc += effect(-acc); break;
       default: acc = -acc; break;
     }
-  }
+  } while (++i < n);
   return acc;
 }
 

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# build_sample_package.sh PKG TREE
+#
+# Builds Lua 5.4 (PKG lua: the computed-goto interpreter gcc gets by
+# default; luaswitch: LUA_USE_JUMPTABLE=0, the switch) or bzip2 in TREE (a
+# copy of the Debian source) with $CC, $CFLAGS and $LDFLAGS: the
+# --coverage truth (fetch_and_build.sh) and the plain build that covkit
+# sample records (sample_realcode.py) come from this one script, so that
+# they differ in --coverage only. Lua as its upstream Makefile builds it
+# (llex.c, lparser.c and lcode.c at -Os), without Debian's libtool and C++
+# copies; bzip2 as one program (libbz2's objects linked in, as upstream's
+# Makefile does before Debian's shared-library patch).
+set -euo pipefail
+[ $# -eq 2 ] || { echo "usage: $0 lua|luaswitch|bzip2 TREE" >&2; exit 2; }
+PKG=$1 TREE=$2
+: "${CC:=gcc-12}" "${CFLAGS:=-O2 -g}" "${LDFLAGS:=}"
+case "$PKG" in
+  lua|luaswitch)
+    cd "$TREE/src"
+    # Debian's luaconf.h includes a header its rules generate.
+    [ -f lua5.4-deb-multiarch.h ] || echo '#define DEB_HOST_MULTIARCH "x86_64-linux-gnu"' >lua5.4-deb-multiarch.h
+    defs="-std=gnu99 -DLUA_COMPAT_5_3 -DLUA_USE_LINUX"
+    [ "$PKG" = luaswitch ] && defs="$defs -DLUA_USE_JUMPTABLE=0"
+    objs=()
+    for c in *.c; do
+      [ "$c" = luac.c ] && continue
+      case "$c" in llex.c|lparser.c|lcode.c) size=-Os ;; *) size= ;; esac
+      # shellcheck disable=SC2086
+      $CC $CFLAGS $size $defs -c "$c" -o "${c%.c}.o"
+      objs+=("${c%.c}.o")
+    done
+    # shellcheck disable=SC2086
+    $CC $LDFLAGS -o lua "${objs[@]}" -lm -ldl
+    ;;
+  bzip2)
+    cd "$TREE"
+    objs=()
+    for c in blocksort.c huffman.c crctable.c randtable.c compress.c decompress.c bzlib.c bzip2.c; do
+      # shellcheck disable=SC2086
+      $CC $CFLAGS -D_FILE_OFFSET_BITS=64 -c "$c" -o "${c%.c}.o"
+      objs+=("${c%.c}.o")
+    done
+    # shellcheck disable=SC2086
+    $CC $LDFLAGS -o bzip2 "${objs[@]}"
+    ;;
+  *) echo "$0: unknown package $PKG" >&2; exit 2 ;;
+esac
