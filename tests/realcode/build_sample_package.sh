@@ -21,14 +21,20 @@ case "$PKG" in
     [ -f lua5.4-deb-multiarch.h ] || echo '#define DEB_HOST_MULTIARCH "x86_64-linux-gnu"' >lua5.4-deb-multiarch.h
     defs="-std=gnu99 -DLUA_COMPAT_5_3 -DLUA_USE_LINUX"
     [ "$PKG" = luaswitch ] && defs="$defs -DLUA_USE_JUMPTABLE=0"
-    objs=()
+    objs=() pids=()
     for c in *.c; do
       [ "$c" = luac.c ] && continue
       case "$c" in llex.c|lparser.c|lcode.c) size=-Os ;; *) size= ;; esac
       # shellcheck disable=SC2086
-      $CC $CFLAGS $size $defs -c "$c" -o "${c%.c}.o"
+      $CC $CFLAGS $size $defs -c "$c" -o "${c%.c}.o" &
+      pids+=($!)
       objs+=("${c%.c}.o")
+      if [ ${#pids[@]} = 2 ]; then  # two at a time: CI has two cores
+        for p in "${pids[@]}"; do wait "$p"; done
+        pids=()
+      fi
     done
+    for p in "${pids[@]}"; do wait "$p"; done
     # shellcheck disable=SC2086
     $CC $LDFLAGS -o lua "${objs[@]}" -lm -ldl
     ;;
