@@ -3,9 +3,9 @@
 // Linked the usual way, every library is loaded (mapped, relocated, its
 // constructors run) at the start of every command, and start-up is what a
 // client that runs covkit once per file (lcov's --gcov-tool, CTest) pays
-// over and over; Graphviz (six libraries) and capstone (77,000 relocations)
+// over and over; Graphviz (six libraries) and Zydis (with Zycore)
 // are needed by one command each. Each such library has one small loader
-// beside the code that uses it (trace/graphviz_library, sample/capstone_library)
+// beside the code that uses it (trace/graphviz_library, sample/zydis_library)
 // that resolves the functions it needs through this.
 #include <string>
 
