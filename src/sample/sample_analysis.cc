@@ -245,11 +245,18 @@ void function_sites(const FunctionCfg& f, PlanWindow window, ModuleSites& out) {
   DominatorTree dom = compute_dominators(g);
   PostDominatorTree pdom = compute_post_dominators(g, f.exits(true));
   const int n = int(f.blocks.size());
+  std::vector<int> preds(size_t(g.size()), 0);
+  for (const auto& succ : g.succ)
+    for (int s : succ) ++preds[size_t(s)];
   std::vector<char> skip(size_t(n), 0);
   for (int c = 0; c < n; ++c) {
     int parent = dom.idom[size_t(c)];
     if (parent < 0 || parent == c || parent >= n || !pdom.post_dominates(c, parent)) continue;
-    skip[size_t(window == PlanWindow::whole_run ? parent : c)] = 1;
+    if (window == PlanWindow::whole_run) skip[size_t(parent)] = 1;
+    // In a window, c may run again without its parent (a loop's header
+    // after a set-up that ran before the attach): only a block entered from
+    // its parent alone is proved by the parent's hit.
+    else if (preds[size_t(c)] == 1) skip[size_t(c)] = 1;
   }
   std::vector<char> root(size_t(n), 0);
   for (int r : f.roots) root[size_t(r)] = 1;

@@ -88,8 +88,10 @@ Expected<SampleCoverage> analyze_recording(const format::SampleRecording& record
 //    tells B's.
 //  - A window (--pid: a process attached while it runs): C ran => B ran is
 //    no proof that B ran in the window (it may have run before the
-//    attach), so of such a pair C is skipped instead: B's hit in the window
-//    proves C ran after it. The report infers with post-dominators only.
+//    attach), so of such a pair C is skipped instead, when B is its only
+//    predecessor (a loop's header may run again without B): B's hit in the
+//    window proves C ran after it. The report infers with post-dominators
+//    only.
 // Functions whose code cannot be decoded completely get no plants; each is
 // named in `skipped`. Root blocks that hold padding only are not planted.
 enum class PlanWindow { whole_run, attached };

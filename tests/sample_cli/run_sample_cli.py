@@ -686,7 +686,62 @@ def scenario_inlined(args, work):
     check(functions.get("shout") == 0, f"inlined: shout never ran but counts {functions.get('shout')}")
 
 
-SCENARIOS = {"attach": scenario_attach, "attach_stopped": scenario_attach_stopped,
+def scenario_attach_window(args, work):
+    """--pid records a window of the run: a block that dominates one hit in
+    the window (serve()'s set-up, before the loop) may have run before it
+    opened and is not inferred; a block that post-dominates one is (the
+    loop's end after its last command). Without --pid (a whole run) the
+    same program's set-up is covered."""
+    src = os.path.join(work, "window.c")
+    shutil.copy(os.path.join(HERE, "progs", "window.c"), src)
+    exe = os.path.join(work, "window")
+    subprocess.run(["gcc-12", "-O2", "-g", "-o", exe, src], check=True, cwd=work)
+    text = open(src).read()
+    setup = [source_line(text, "/* set-up */"), source_line(text, "/* set-up, done */")]
+    command, end = source_line(text, "/* a command */"), source_line(text, "/* the end */")
+    prog = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+    rec = os.path.join(work, "window.rec")
+    try:
+        check(prog.stdout.readline().strip() == "ready", "window: the program did not get ready")
+        cov = subprocess.Popen([args.covkit, "sample", "record", "--mode", "breakpoint", "--pid", str(prog.pid),
+                                "-o", rec], stderr=subprocess.PIPE, text=True)
+        first = cov.stderr.readline()
+        check("attached to process" in first, f"window: covkit said {first!r}")
+        for c in "xy":
+            prog.stdin.write(c + "\n")
+            prog.stdin.flush()
+            check(prog.stdout.readline().strip() == f"done {c}", "window: no answer")
+        prog.stdin.write("q\n")
+        prog.stdin.flush()
+        check(prog.wait(timeout=30) == 0, f"window: the program exited {prog.returncode}")
+        _, err = cov.communicate(timeout=60)
+        check(cov.returncode == 0, f"window: covkit exited {cov.returncode}: {first}{err}")
+    finally:
+        if prog.poll() is None:
+            prog.kill()
+            prog.wait()
+    check('"attached": true' in open(os.path.join(rec, "recording.json")).read(), "window: not marked attached")
+    for inference in ("dominators", "shye", "sound"):
+        lcov = os.path.join(work, f"window-{inference}.info")
+        p = run([args.covkit, "sample", "report", rec, "--inference", inference, "--lcov", lcov, "-r", work])
+        check(p.returncode == 0, f"sample report: {p.stderr}")
+        lines = lcov_lines(open(lcov).read(), "window.c")
+        for n in setup:
+            check(lines.get(n) == 0, f"window ({inference}): set-up line {n} covered ({lines.get(n)}): it ran before "
+                                     "the attach")
+        check(lines.get(command, 0) > 0, f"window ({inference}): command line {command} not covered: {lines}")
+        check(lines.get(end, 0) > 0, f"window ({inference}): line {end} after the loop not covered: {lines}")
+    # The whole run, for contrast: the set-up is covered.
+    whole = os.path.join(work, "whole.rec")
+    p = run([args.covkit, "sample", "record", "--mode", "breakpoint", "-o", whole, "--", exe], input="x\nq\n")
+    check(p.returncode == 0, f"window: record {p.returncode}: {p.stderr}")
+    lcov = os.path.join(work, "whole.info")
+    p = run([args.covkit, "sample", "report", whole, "--lcov", lcov, "-r", work])
+    lines = lcov_lines(open(lcov).read(), "window.c")
+    check(all(lines.get(n, 0) > 0 for n in setup), f"window: a whole run's set-up lines not covered: {lines}")
+
+
+SCENARIOS = {"attach": scenario_attach, "attach_window": scenario_attach_window, "attach_stopped": scenario_attach_stopped,
              "launch_stopped": scenario_launch_stopped,
              "breakpoint": scenario_breakpoint, "branch": scenario_branch,
              "pc": scenario_pc, "errors": scenario_errors, "stripped": scenario_stripped,

@@ -133,6 +133,22 @@ TEST(SampleInference, LoopAndCalls) {
   std::map<int, int64_t> entry{{0, 1}};
   EXPECT_EQ(executed(infer_blocks(f, entry, InferenceMode::sound)), (std::vector<bool>{true, true, false, false}));
   EXPECT_EQ(executed(infer_blocks(f, entry, InferenceMode::shye)), (std::vector<bool>{true, true, false, true}));
+  // A window of the run (--pid): the body ran in it, its dominators (the
+  // set-up, the header) may have run before it opened; only what follows
+  // a hit for sure is inferred: the header after the body (no call after
+  // it... but the body ends in a call, which may not return), so nothing.
+  EXPECT_EQ(executed(infer_blocks(f, body, InferenceMode::dominators, true)),
+            (std::vector<bool>{false, false, true, false}));
+  // The header seen in the window: the exit does not follow for sure (the
+  // body's call may never return); without that call, it would.
+  std::map<int, int64_t> header{{1, 1}};
+  EXPECT_EQ(executed(infer_blocks(f, header, InferenceMode::dominators, true)),
+            (std::vector<bool>{false, true, false, false}));
+  FunctionCfg plain = synthetic_function(
+      "plain", 0x3000, {{2, K::fallthrough, {1}}, {2, K::cond_jump, {3, 2}}, {2, K::jump, {1}}, {2, K::ret, {}, true}});
+  EXPECT_EQ(executed(infer_blocks(plain, header, InferenceMode::dominators, true)),
+            (std::vector<bool>{false, true, false, true}));
+  EXPECT_EQ(executed(infer_blocks(f, header, InferenceMode::none, true)), (std::vector<bool>{false, true, false, false}));
 }
 
 TEST(SampleBreakpointSites, OnlyBlocksNotImpliedByOthers) {
@@ -144,6 +160,16 @@ TEST(SampleBreakpointSites, OnlyBlocksNotImpliedByOthers) {
   // In a window (--pid) the first of the chain is planted instead: its hit
   // proves the rest ran after it.
   EXPECT_EQ(breakpoint_sites(chain, PlanWindow::attached).vaddrs, (std::vector<uint64_t>{0x1000}));
+  // A loop after a set-up: B0 -> B1 (header) -> B2 (body) -> B1, B1 -> B3
+  // ret. A whole run plants the body and the end (B3's hit proves B1, and
+  // B1's B0). A window plants the set-up, the header (it runs again
+  // without B0, which may have run before the attach) and the body; the
+  // end, entered from the header alone, is proved by it.
+  ModuleCfg loop = synthetic_module({synthetic_function(
+      "l", 0x1000,
+      {{2, K::fallthrough, {1}}, {2, K::cond_jump, {2, 3}}, {2, K::jump, {1}}, {2, K::ret, {}, true}})});
+  EXPECT_EQ(breakpoint_sites(loop).vaddrs, (std::vector<uint64_t>{0x1008, 0x100c}));
+  EXPECT_EQ(breakpoint_sites(loop, PlanWindow::attached).vaddrs, (std::vector<uint64_t>{0x1000, 0x1004, 0x1008}));
   // The diamond: B0 is implied by its post-dominating child B3; B1, B2, B3 are leaves.
   ModuleCfg d = diamond_module();
   std::vector<uint64_t> sites = breakpoint_sites(d).vaddrs;
