@@ -219,7 +219,8 @@ struct FileReader {
       std::sort(list->begin() + long(first), list->end(), by_address);
       list->erase(std::unique(list->begin() + long(first), list->end(), same), list->end());
     }
-    std::sort(planted_here.begin(), planted_here.end());
+    // Mostly one ascending set a file (one object): sorted already.
+    if (!std::is_sorted(planted_here.begin(), planted_here.end())) std::sort(planted_here.begin(), planted_here.end());
     into.planted_not_kept += uint64_t(std::unique(planted_here.begin(), planted_here.end()) - planted_here.begin());
     // The runtime writes the maps at start and exit: keep each mapping once.
     auto& m = image.mappings;

@@ -287,9 +287,11 @@ static uint32_t plant(const struct dl_phdr_info *info, const char *path, const s
   uint64_t prev = 0;
   const ElfW(Phdr) *first_seg = NULL;
   int one_segment = 1;
+  const ElfW(Phdr) *seg = NULL;
   for (size_t k = 0; k < n; ++k) {
     uint64_t v = plan->vaddrs[k];
-    const ElfW(Phdr) *seg = exec_segment(info, v);
+    /* Sites come in ascending order: the segment of the one before, mostly. */
+    if (!seg || v < seg->p_vaddr || v - seg->p_vaddr >= seg->p_memsz) seg = exec_segment(info, v);
     uint64_t at = info->dlpi_addr + v;
     if (!seg || (count && at <= prev)) { /* unsorted or outside: the contract says neither */
       ++outside;
