@@ -54,7 +54,9 @@ bool same_atom(const Atom& a, const Atom& b) {
 
 bool same_affine(const Affine& a, const Affine& b) {
   if (a.c != b.c || a.terms.size() != b.terms.size()) return false;
-  for (const auto& [k, atom] : a.terms) {
+  for (const auto& term : a.terms) {
+    const int64_t k = term.first;
+    const Atom& atom = term.second;  // not a structured binding: clang 14 cannot capture one
     auto it = std::find_if(b.terms.begin(), b.terms.end(), [&](const auto& t) { return same_atom(t.second, atom); });
     if (it == b.terms.end() || it->first != k) return false;
   }
@@ -73,7 +75,9 @@ Affine of_atom(Atom a) { return Affine{0, {{1, std::move(a)}}}; }
 
 Affine plus(Affine a, const Affine& b, int64_t sign = 1) {
   a.c += sign * b.c;
-  for (const auto& [k, atom] : b.terms) {
+  for (const auto& term : b.terms) {
+    const int64_t k = term.first;
+    const Atom& atom = term.second;  // not a structured binding: clang 14 cannot capture one
     auto it = std::find_if(a.terms.begin(), a.terms.end(), [&](const auto& t) { return same_atom(t.second, atom); });
     if (it == a.terms.end()) a.terms.push_back({sign * k, atom});
     else it->first += sign * k;
