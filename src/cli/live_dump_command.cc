@@ -66,6 +66,7 @@ struct LiveDumpOptions {
 int run(LiveDumpOptions& o) {
   o.request.stop = !o.no_stop;
   if (o.request.merge && !o.request.children) return fail(kLiveDumpCommand, "", "--merge needs --children");
+  if (o.request.gentle && o.no_stop) return fail(kLiveDumpCommand, "", "--gentle is a way to stop: not with --no-stop");
   if (o.request.directory.empty() && !o.request.reset)
     return fail(kLiveDumpCommand, "",
                 "without -o the dump goes into the program's own .gcda files, which the program adds to again when "
@@ -82,9 +83,13 @@ int run(LiveDumpOptions& o) {
       for (const std::string& m : p.module_notes) std::printf("pid %d: %s\n", p.pid, m.c_str());
     std::string pause = p.stopped ? fmt::format("{} threads stopped for {:.3f} ms", p.threads, p.pause.count() / 1e6)
                                   : std::string("not stopped (--no-stop)");
+    if (p.left_asleep) pause += fmt::format(", {} left asleep", p.left_asleep);
     std::printf("pid %d: %zu modules, %zu objects, %zu functions, %zu counters; %s%s\n", p.pid, p.modules, p.objects,
                 p.functions, p.counters, pause.c_str(), o.request.reset ? "; counters reset" : "");
   }
+  if (done->reads > 1)
+    std::printf("read again %d times: a thread left asleep woke meanwhile%s\n", done->reads - 1,
+                done->reads >= 3 ? " (the last time every thread was stopped)" : "");
   size_t added = 0;
   for (const live::WrittenFile& f : done->files) {
     added += f.added;
@@ -111,6 +116,9 @@ int run_live_dump(int argc, char** argv) {
   app.add_flag("--no-stop", o.no_stop,
                "Read without stopping the process: no pause, but the counters are read while threads go on "
                "counting, so the snapshot is not one instant (not with --reset)");
+  app.add_flag("--gentle", o.request.gentle,
+               "Leave running the threads asleep in a call that a stop would make fail with EINTR (epoll_wait, "
+               "sigtimedwait...), checking they slept through the read; see the manual");
   app.add_flag("--children", o.request.children,
                "Also dump every descendant process (with -o: each into DIR/PID/ unless --merge)");
   app.add_flag("--merge", o.request.merge, "With --children: add the processes together, as libgcov adds runs");

@@ -61,6 +61,7 @@ struct LiveReportOptions {
   bool no_stop = false;
   bool children = false;
   bool skip_unstoppable = false;
+  bool gentle = false;
   double watch = 0;  // seconds; 0: once
   ReportOptions report;
 };
@@ -81,6 +82,7 @@ Expected<std::vector<format::ObjectFiles>, live::SnapshotError> snapshot_objects
   request.stop = !o.no_stop;
   request.children = o.children;
   request.skip_unstoppable = o.skip_unstoppable;
+  request.gentle = o.gentle;
   auto snap = live::snapshot_tree(request);
   if (!snap) return snap.error();
   for (const std::string& w : snap->warnings)
@@ -145,6 +147,9 @@ int run_live_report(int argc, char** argv) {
       ->group("Process");
   app.add_flag("--children", o.children,
                "Add every descendant process's counters (pre-fork servers), as libgcov adds runs")
+      ->group("Process");
+  app.add_flag("--gentle", o.gentle,
+               "Leave running the threads asleep in a call that a stop would make fail with EINTR (see the manual)")
       ->group("Process");
   app.add_flag("--skip-unstoppable", o.skip_unstoppable,
                "With --children: leave out, with a warning, a process covkit may not stop")

@@ -51,6 +51,8 @@ int run_live_reset(int argc, char** argv) {
   app.add_option("SOURCE", request.sources, "Reset only the objects built from these source files");
   app.add_flag("--children", request.children,
                "Also reset every descendant process (all stopped first: all are reset, or none)");
+  app.add_flag("--gentle", request.gentle,
+               "Leave running the threads asleep in a call that a stop would make fail with EINTR (see the manual)");
   app.add_flag("--skip-unstoppable", request.skip_unstoppable,
                "With --children: leave out, with a warning, a process covkit may not stop instead of failing "
                "before anything is reset");
@@ -60,7 +62,8 @@ int run_live_reset(int argc, char** argv) {
     if (!done) return fail(kLiveResetCommand, "", done.error());
     for (const std::string& w : done->warnings) std::fprintf(stderr, "covkit live reset: warning: %s\n", w.c_str());
     for (const live::ProcessSummary& p : done->processes)
-      std::printf("pid %d: %zu threads stopped for %.3f ms\n", p.pid, p.threads, p.pause.count() / 1e6);
+      std::printf("pid %d: %zu threads stopped for %.3f ms%s\n", p.pid, p.threads, p.pause.count() / 1e6,
+                  p.left_asleep ? fmt::format(", {} left asleep", p.left_asleep).c_str() : "");
     std::printf("%zu objects reset\n", done->objects_reset);
     return 0;
   });

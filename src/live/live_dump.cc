@@ -48,6 +48,7 @@ ProcessSummary summary_of(const ProcessCapture& c) {
   p.threads = s.threads;
   p.stopped = s.stopped;
   p.pause = s.pause;
+  p.left_asleep = s.left_asleep;
   return p;
 }
 
@@ -65,6 +66,7 @@ struct TreeOptions {
   pid_t pid = 0;
   bool children = false;
   bool skip_unstoppable = false;
+  bool gentle = false;  // asked for: each try sets snapshot.gentle
   bool need_place = false;
   SnapshotOptions snapshot;
 };
@@ -180,6 +182,48 @@ void note_root(std::vector<std::string>& warnings, const Tree& tree, const TreeO
     warnings.push_back(fmt::format("process {}: no coverage data; only its descendants are read", o.pid));
 }
 
+// How often a gentle stop is tried before every thread is stopped: a thread
+// left asleep that wakes meanwhile (an event came) makes the read no
+// instant, so it is read again; the last try stops everything.
+constexpr int kGentleTries = 3;
+
+bool slept_through(const Tree& tree) {
+  return std::all_of(tree.members.begin(), tree.members.end(),
+                     [](const Member& m) { return m.capture.slept_through(); });
+}
+
+void resume_all(Tree& tree) {
+  for (Member& m : tree.members) m.capture.resume();
+}
+
+// Stops and reads the tree as one instant: with the gentle stop, again
+// until the threads left asleep slept through it (`attempt` counts the tries).
+Expected<void, SnapshotError> capture_instant(Tree& tree, TreeOptions& o, int& attempt) {
+  for (;; ++attempt) {
+    const bool gentle = o.gentle && o.snapshot.stop && attempt < kGentleTries;
+    o.snapshot.gentle = gentle;
+    for (Member& m : tree.members) m.capture.set_gentle(gentle);
+    if (auto r = stop_and_read(tree, o); !r) return r;
+    test_step_pause();
+    if (!gentle || slept_through(tree)) return {};
+    resume_all(tree);
+  }
+}
+
+// After the resets of a gentle stop: a thread left asleep that woke during
+// them (between the last check and the end of the one write that resets
+// its process, a few microseconds) may have counted into a counter about
+// to be zeroed. Said, never hidden.
+void check_woken(const Tree& tree, const TreeOptions& o, std::vector<std::string>& warnings) {
+  if (!o.snapshot.gentle) return;
+  for (const Member& m : tree.members)
+    if (!m.capture.slept_through())
+      warnings.push_back(fmt::format(
+          "process {}: a thread left asleep (--gentle) woke during the reset: what it counted in those "
+          "microseconds may be lost (the default stop makes resets exact)",
+          m.pid));
+}
+
 ResetMarker marker_for(const Tree& tree) {
   for (;;) {
     ResetMarker m = ResetMarker::fresh(0);
@@ -199,7 +243,7 @@ std::vector<pid_t> reset_members(Tree& tree, const ResetMarker& marker, Journal*
                                  std::vector<std::string>& warnings) {
   std::vector<pid_t> done;
   for (Member& m : tree.members) {
-    test_step_pause();
+    if (&m != &tree.members.front()) test_step_pause();
     auto r = m.capture.begin_reset(marker);
     if (r) r = m.capture.finish_reset(marker);
     if (!r) {
@@ -227,6 +271,7 @@ Expected<DumpResult> dump(const DumpRequest& request) {
   o.children = request.children;
   o.skip_unstoppable = request.skip_unstoppable;
   o.need_place = true;
+  o.gentle = request.gentle;
   o.snapshot.stop = request.stop;
   o.snapshot.reset = request.reset;
   o.snapshot.mark_run_counted = request.reset;
@@ -255,7 +300,8 @@ Expected<DumpResult> dump(const DumpRequest& request) {
       return Error(fmt::format("{} (nothing was read or reset)", r.error().message));
   }
   test_step_pause();
-  if (auto r = stop_and_read(*tree, o); !r) return static_cast<Error>(r.error());
+  int attempt = 1;
+  if (auto r = capture_instant(*tree, o, attempt); !r) return static_cast<Error>(r.error());
   test_step_pause();
   note_root(result.warnings, *tree, o);
   for (std::string& w : tree->passed_over) result.warnings.push_back(std::move(w));
@@ -263,7 +309,8 @@ Expected<DumpResult> dump(const DumpRequest& request) {
 
   if (!request.reset) {
     // The files are made once the processes run again.
-    for (Member& m : tree->members) m.capture.resume();
+    result.reads = attempt;
+    resume_all(*tree);
     for (const Member& m : tree->members) result.processes.push_back(summary_of(m.capture));
     auto files = files_of();
     if (!files) return files.error();
@@ -276,34 +323,54 @@ Expected<DumpResult> dump(const DumpRequest& request) {
   }
 
   // What was read goes into the journal before anything is reset.
-  auto files = files_of();
-  if (!files) return files.error();
   JournalRecords records;
-  JournalHeader& h = records.header.emplace();
-  h.kind = JournalKind::kDump;
-  h.id = new_journal_id();
-  h.created = int64_t(std::time(nullptr));
-  h.boot_id = current_boot_id();
-  h.marker = marker_for(*tree);
-  h.directory = request.directory;
-  h.separate = destination.separate;
-  size_t k = 0;
-  for (const Member& m : tree->members)
-    h.processes.push_back({m.pid, m.start_time, m.capture.root_addresses(), m.place, journal_bytes((*files)[k++].files)});
-  auto journal = Journal::create(h);
-  if (!journal)
-    return Error(fmt::format("cannot keep the journal that makes --reset safe from a kill: {}; nothing was reset "
-                             "(COVKIT_STATE_DIR names another directory for it)",
-                             journal.error().message));
-  test_step_pause();
+  std::optional<Journal> journal;
+  std::vector<ProcessFiles> files;
+  for (;;) {
+    auto read = files_of();
+    if (!read) return read.error();
+    files = std::move(*read);
+    JournalHeader& h = records.header.emplace();
+    h.kind = JournalKind::kDump;
+    h.id = new_journal_id();
+    h.created = int64_t(std::time(nullptr));
+    h.boot_id = current_boot_id();
+    h.marker = marker_for(*tree);
+    h.directory = request.directory;
+    h.separate = destination.separate;
+    for (size_t k = 0; k < files.size(); ++k) {
+      const Member& m = *std::next(tree->members.begin(), long(k));
+      h.processes.push_back({m.pid, m.start_time, m.capture.root_addresses(), m.place, journal_bytes(files[k].files)});
+    }
+    auto created = Journal::create(h);
+    if (!created)
+      return Error(fmt::format("cannot keep the journal that makes --reset safe from a kill: {}; nothing was reset "
+                               "(COVKIT_STATE_DIR names another directory for it)",
+                               created.error().message));
+    journal.emplace(std::move(*created));
+    test_step_pause();
+    // A thread left asleep that woke since the read counted what the
+    // journal does not hold: read again, nothing reset yet. (Checked last
+    // thing before the resets: from here to the end of their writes is the
+    // gentle stop's one window.)
+    if (!o.snapshot.gentle || slept_through(*tree)) break;
+    journal->remove();
+    journal.reset();
+    resume_all(*tree);
+    ++attempt;
+    if (auto r = capture_instant(*tree, o, attempt); !r) return static_cast<Error>(r.error());
+  }
+  JournalHeader& h = *records.header;
+  result.reads = attempt;
   std::vector<pid_t> done = reset_members(*tree, h.marker, &*journal, result.warnings);
+  check_woken(*tree, o, result.warnings);
   records.resets_done = done;
-  for (Member& m : tree->members) m.capture.resume();
+  resume_all(*tree);
   test_step_pause();
   for (const Member& m : tree->members) result.processes.push_back(summary_of(m.capture));
   for (auto& p : h.processes) p.files.clear();  // the journal holds them; not needed below
   std::vector<ProcessFiles> reset_files;
-  for (ProcessFiles& p : *files)
+  for (ProcessFiles& p : files)
     if (std::find(done.begin(), done.end(), p.pid) != done.end()) reset_files.push_back(std::move(p));
   auto units = output_units(reset_files, destination);
   if (!units) return units.error();  // the journal stays: the next dump finishes it
@@ -320,9 +387,11 @@ Expected<TreeSnapshot, SnapshotError> snapshot_tree(const SnapshotRequest& reque
   o.children = request.children;
   o.skip_unstoppable = request.skip_unstoppable;
   o.snapshot.stop = request.stop;
+  o.gentle = request.gentle;
   auto tree = prepare_tree(o);
   if (!tree) return tree.error();
-  if (auto r = stop_and_read(*tree, o); !r) return r.error();
+  int attempt = 1;
+  if (auto r = capture_instant(*tree, o, attempt); !r) return r.error();
   TreeSnapshot out;
   for (Member& m : tree->members) m.capture.resume();
   for (Member& m : tree->members) {
@@ -349,6 +418,7 @@ Expected<ResetResult> reset(const ResetRequest& request) {
   o.pid = request.pid;
   o.children = request.children;
   o.skip_unstoppable = request.skip_unstoppable;
+  o.gentle = request.gentle;
   o.snapshot.read = false;
   o.snapshot.reset = true;
   if (!request.sources.empty())
@@ -359,7 +429,8 @@ Expected<ResetResult> reset(const ResetRequest& request) {
   if (auto missing = sources.unmatched(); !missing.empty())
     return Error(fmt::format("{}: no object of the process was built from {} (nothing was reset)",
                              fmt::join(missing, ", "), missing.size() == 1 ? "it" : "them"));
-  if (auto r = stop_and_read(*tree, o); !r) return static_cast<Error>(r.error());
+  int attempt = 1;
+  if (auto r = capture_instant(*tree, o, attempt); !r) return static_cast<Error>(r.error());
   note_root(result.warnings, *tree, o);
   for (std::string& w : tree->left_out) result.warnings.push_back(std::move(w));
   // A journal says, should covkit be killed halfway, which processes were
@@ -373,6 +444,7 @@ Expected<ResetResult> reset(const ResetRequest& request) {
   for (const Member& m : tree->members) h.processes.push_back({m.pid, m.start_time, m.capture.root_addresses(), {}, {}});
   auto journal = Journal::create(h);
   std::vector<pid_t> done = reset_members(*tree, h.marker, journal ? &*journal : nullptr, result.warnings);
+  check_woken(*tree, o, result.warnings);
   for (Member& m : tree->members) m.capture.resume();
   if (journal) journal->remove();
   for (const Member& m : tree->members) {

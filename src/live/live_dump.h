@@ -38,17 +38,23 @@ struct DumpRequest {
   bool children = false;
   bool merge = false;  // with children under -o: one tree, the processes added
   bool skip_unstoppable = false;
+  // Leave running the threads asleep in a call a stop would make return
+  // EINTR (epoll_wait, sigtimedwait...: thread_sleep.h), checking they
+  // slept through the read (else read again; the third try stops all).
+  bool gentle = false;
 };
 
 struct ProcessSummary {
   pid_t pid = 0;
   size_t modules = 0, objects = 0, functions = 0, counters = 0, threads = 0;
   bool stopped = false;
+  size_t left_asleep = 0;  // threads the gentle stop left running
   std::chrono::nanoseconds pause{0};
   std::vector<std::string> module_notes;  // "PATH: root found by symtab"
 };
 
 struct DumpResult {
+  int reads = 1;  // > 1: a thread left asleep (gentle) woke, the tree was read again
   std::vector<ProcessSummary> processes;
   std::vector<WrittenFile> files;
   std::vector<std::string> warnings;  // one line each
@@ -65,6 +71,7 @@ Expected<DumpResult> dump(const DumpRequest& request);
 struct SnapshotRequest {
   pid_t pid = 0;
   bool stop = true;
+  bool gentle = false;
   bool children = false;
   bool skip_unstoppable = false;
 };
@@ -80,6 +87,7 @@ struct ResetRequest {
   std::vector<std::string> sources;  // empty: every object
   bool children = false;
   bool skip_unstoppable = false;
+  bool gentle = false;
 };
 
 struct ResetResult {

@@ -159,7 +159,7 @@ class SeizeReaper {
 
 }  // namespace
 
-Expected<ProcessStop> ProcessStop::stop(pid_t pid) {
+Expected<ProcessStop> ProcessStop::stop(pid_t pid, const StopOptions& options) {
   ProcessStop s(pid);
   // Seizing does not stop a thread; interrupting does. All threads are
   // seized, then all interrupted, then all waited for: the pause is the
@@ -174,7 +174,14 @@ Expected<ProcessStop> ProcessStop::stop(pid_t pid) {
     std::vector<pid_t> fresh;
     for (pid_t tid : *tids) {
       if (std::find(s.tids_.begin(), s.tids_.end(), tid) != s.tids_.end() || tid == ended_leader) continue;
+      if (std::any_of(s.sleepers_.begin(), s.sleepers_.end(), [&](const ThreadSleep& t) { return t.tid == tid; }))
+        continue;
       found_new = true;
+      if (options.leave_sleepers)
+        if (auto sleep = eintr_sleep(pid, tid)) {
+          s.sleepers_.push_back(*sleep);
+          continue;
+        }
       // The main thread of a process in the middle of an exec refuses for a
       // moment: it is the former main thread, ending, or already the thread
       // that called execve, taking its id (seized by covkit already: its
@@ -226,9 +233,13 @@ Expected<ProcessStop> ProcessStop::stop(pid_t pid) {
   return s;
 }
 
+bool ProcessStop::sleepers_stayed_asleep() const {
+  return std::all_of(sleepers_.begin(), sleepers_.end(), [&](const ThreadSleep& t) { return still_asleep(pid_, t); });
+}
+
 ProcessStop::ProcessStop(ProcessStop&& o) noexcept
-    : pid_(o.pid_), tids_(std::move(o.tids_)), began_(o.began_), resumed_(o.resumed_), executed_(o.executed_),
-      job_stopped_(o.job_stopped_) {
+    : pid_(o.pid_), tids_(std::move(o.tids_)), sleepers_(std::move(o.sleepers_)), began_(o.began_),
+      resumed_(o.resumed_), executed_(o.executed_), job_stopped_(o.job_stopped_) {
   o.resumed_ = true;
   o.tids_.clear();
 }

@@ -13,15 +13,23 @@
 #include <chrono>
 #include <vector>
 
+#include "live/thread_sleep.h"
 #include "util/expected.h"
 
 namespace covkit::live {
+
+struct StopOptions {
+  // Threads asleep in a call that a stop would make return EINTR are left
+  // running (thread_sleep.h); sleepers_stayed_asleep() tells afterwards
+  // whether the process was still as good as stopped.
+  bool leave_sleepers = false;
+};
 
 class ProcessStop {
  public:
   // Stops every thread of `pid`. The error says why not (permissions, a
   // debugger already attached, the process gone).
-  static Expected<ProcessStop> stop(pid_t pid);
+  static Expected<ProcessStop> stop(pid_t pid, const StopOptions& options = {});
   ProcessStop(ProcessStop&& o) noexcept;
   ProcessStop& operator=(ProcessStop&&) = delete;
   ~ProcessStop();  // resumes
@@ -41,11 +49,16 @@ class ProcessStop {
   // it was seized: detached, it stays stopped; a caller that goes on
   // tracing it keeps it so with PTRACE_LISTEN instead of PTRACE_CONT.
   bool job_stopped() const { return job_stopped_; }
+  // The threads left running (StopOptions::leave_sleepers), and whether
+  // every one of them still sleeps in its call without having run since.
+  const std::vector<ThreadSleep>& sleepers() const { return sleepers_; }
+  bool sleepers_stayed_asleep() const;
 
  private:
   ProcessStop(pid_t pid) : pid_(pid) {}
   pid_t pid_;
   std::vector<pid_t> tids_;  // seized and stopped
+  std::vector<ThreadSleep> sleepers_;  // left running, asleep
   std::chrono::steady_clock::time_point began_{};
   bool resumed_ = false;
   bool executed_ = false;

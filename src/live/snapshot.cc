@@ -413,7 +413,9 @@ Expected<ProcessCapture, SnapshotError> ProcessCapture::prepare(pid_t pid, const
 
 Expected<void, SnapshotError> ProcessCapture::stop() {
   if (!state_->options.stop) return {};
-  auto stop = ProcessStop::stop(pid_);
+  StopOptions how;
+  how.leave_sleepers = state_->options.gentle;
+  auto stop = ProcessStop::stop(pid_, how);
   if (!stop) return failure(stop.error());
   // Stopped in the program it executed meanwhile, before any of that
   // program's code ran: it has no counters yet, and the old ones are gone.
@@ -421,8 +423,15 @@ Expected<void, SnapshotError> ProcessCapture::stop() {
   state_->stop.emplace(std::move(*stop));
   snap_.stopped = true;
   snap_.threads = state_->stop->threads();
+  snap_.left_asleep = state_->stop->sleepers().size();
   return {};
 }
+
+void ProcessCapture::set_gentle(bool gentle) { state_->options.gentle = gentle; }
+
+size_t ProcessCapture::left_asleep() const { return state_->stop ? state_->stop->sleepers().size() : 0; }
+
+bool ProcessCapture::slept_through() const { return !state_->stop || state_->stop->sleepers_stayed_asleep(); }
 
 Expected<void, SnapshotError> ProcessCapture::read() {
   State& s = *state_;
@@ -449,6 +458,7 @@ Expected<void, SnapshotError> ProcessCapture::read() {
                                                  : no_coverage("no coverage data left: the modules were unloaded "
                                                                "(or the process executed another program)"));
   if (s.options.read) {
+    snap_.counters_read = 0;
     auto spans = read_counter_spans(s.memory, d.found);
     if (!spans) return failure(spans.error());
     for (ModuleSnapshot& m : d.found)

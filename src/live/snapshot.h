@@ -23,6 +23,9 @@ namespace covkit::live {
 
 struct SnapshotOptions {
   bool stop = true;         // stop every thread for the read (and the reset)
+  // With stop: leave running the threads asleep in a call that a stop
+  // would make return EINTR (thread_sleep.h); the caller checks they slept on.
+  bool gentle = false;
   bool read = true;         // read the counters (false: reset only)
   bool reset = false;       // zero the counters in the same stop
   bool mark_run_counted = false;  // as __gcov_dump does: the next dump adds no run
@@ -56,6 +59,7 @@ struct Snapshot {
   size_t functions = 0;       // function records read
   size_t counters_read = 0;   // 8-byte counters
   size_t objects_reset = 0;
+  size_t left_asleep = 0;     // threads the gentle stop left running
 };
 
 // Why there is no snapshot, for callers that walk a tree of processes: a
@@ -120,6 +124,12 @@ class ProcessCapture {
   Expected<void, SnapshotError> finish_reset(const ResetMarker& marker);
   // Lets the process go on (the pause is recorded in the snapshot).
   void resume();
+  // The gentle stop (SnapshotOptions::gentle) for the next stop().
+  void set_gentle(bool gentle);
+  // How many threads the stop left running, asleep; whether every one
+  // still sleeps in its call and has not run since the stop.
+  size_t left_asleep() const;
+  bool slept_through() const;
 
   pid_t pid() const { return pid_; }
   // The modules found (and, after read(), their counts).
