@@ -17,6 +17,7 @@
 #include "live/process_tree.h"
 #include "live/test_pause.h"
 #include "model/data_merge.h"
+#include "util/phase_timer.h"
 
 namespace covkit::live {
 
@@ -264,8 +265,10 @@ Expected<DumpResult> dump(const DumpRequest& request) {
   if (request.reset && !request.stop)
     return Error("--reset needs the process stopped: a thread running during the reset could write back a value "
                  "read before it (drop --no-stop)");
+  util::PhaseTimer timer;
   DumpResult result;
   result.warnings = finish_left_journals();
+  timer.mark("left journals");
   TreeOptions o;
   o.pid = request.pid;
   o.children = request.children;
@@ -277,6 +280,7 @@ Expected<DumpResult> dump(const DumpRequest& request) {
   o.snapshot.mark_run_counted = request.reset;
   auto tree = prepare_tree(o);
   if (!tree) return static_cast<Error>(tree.error());
+  timer.mark("find the records");
   // Under -o without --merge, each process of a tree gets its own DIR/PID/.
   const DumpDestination destination{request.directory, request.children && !request.merge && !request.directory.empty(),
                                     request.reset};
@@ -300,8 +304,10 @@ Expected<DumpResult> dump(const DumpRequest& request) {
       return Error(fmt::format("{} (nothing was read or reset)", r.error().message));
   }
   test_step_pause();
+  timer.mark("check the files");
   int attempt = 1;
   if (auto r = capture_instant(*tree, o, attempt); !r) return static_cast<Error>(r.error());
+  timer.mark("stop and read");
   test_step_pause();
   note_root(result.warnings, *tree, o);
   for (std::string& w : tree->passed_over) result.warnings.push_back(std::move(w));
@@ -311,13 +317,16 @@ Expected<DumpResult> dump(const DumpRequest& request) {
     // The files are made once the processes run again.
     result.reads = attempt;
     resume_all(*tree);
+    timer.mark("resume");
     for (const Member& m : tree->members) result.processes.push_back(summary_of(m.capture));
     auto files = files_of();
     if (!files) return files.error();
     auto units = output_units(*files, destination);
     if (!units) return units.error();
+    timer.mark("make the files");
     auto written = write_units(*units, false);
     if (!written) return written.error();
+    timer.mark("write the files");
     result.files = std::move(*written);
     return result;
   }
@@ -362,10 +371,12 @@ Expected<DumpResult> dump(const DumpRequest& request) {
   }
   JournalHeader& h = *records.header;
   result.reads = attempt;
+  timer.mark("journal");
   std::vector<pid_t> done = reset_members(*tree, h.marker, &*journal, result.warnings);
   check_woken(*tree, o, result.warnings);
   records.resets_done = done;
   resume_all(*tree);
+  timer.mark("reset and resume");
   test_step_pause();
   for (const Member& m : tree->members) result.processes.push_back(summary_of(m.capture));
   for (auto& p : h.processes) p.files.clear();  // the journal holds them; not needed below
@@ -376,6 +387,7 @@ Expected<DumpResult> dump(const DumpRequest& request) {
   if (!units) return units.error();  // the journal stays: the next dump finishes it
   auto written = write_journaled(*journal, records, *units);
   if (!written) return written.error();
+  timer.mark("write the files");
   result.files = std::move(*written);
   if (done.empty()) return Error(fmt::format("process {}: not reset: {}", request.pid, fmt::join(result.warnings, "; ")));
   return result;

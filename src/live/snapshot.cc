@@ -15,6 +15,7 @@
 #include "format/gcov_tags.h"
 #include "format/gcov_version.h"
 #include "live/access_check.h"
+#include "live/memory_cache.h"
 #include "live/proc_files.h"
 #include "live/process_maps.h"
 #include "live/process_modules.h"
@@ -52,11 +53,13 @@ struct Discovery {
 // stands (without a stop; with one, the last try is in the stop).
 constexpr int kRunningDiscoveries = 3;
 
-Expected<Discovery> discover(pid_t at, const RemoteMemory& memory, const SnapshotOptions& options) {
+Expected<Discovery> discover(pid_t at, const RemoteMemory& remote, const SnapshotOptions& options) {
   Discovery d;
   auto maps = read_maps(at);
   if (!maps) return maps.error();
   d.maps = std::move(*maps);
+  // The records are read in blocks (thousands of small reads otherwise).
+  const CachedMemory memory(remote, d.maps);
   // The maps may be readable where the memory is not (root without
   // CAP_SYS_PTRACE and another user's process): that is a refusal, to be
   // said as one, not "no coverage data" after every read failed.
