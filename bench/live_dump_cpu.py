@@ -17,7 +17,7 @@ runs it idle, and for ROUNDS rounds times, each its own process:
 The CPU time counted is the tool's (user + system, from getrusage of the
 child) plus what the program itself spent meanwhile (its own utime + stime:
 gdb's dump runs inside it). Prints the medians, the ratio gdb / covkit, and
-covkit's own split by phase (COVKIT_TIMING=1, medians of the CPU column).
+covkit's own split by phase for both (COVKIT_TIMING=1, medians of the CPU column).
 
   bench/live_dump_cpu.py [--covkit build/covkit] [--objects 120] [--funcs 12] [--rounds 20]
                          [--out DIR]   (where -o dumps go; default a new directory under /tmp)
@@ -126,7 +126,7 @@ def main():
             probe.wait()
         p = subprocess.Popen([exe, "0"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=work, env=env)
         time.sleep(0.5)
-        snap_cpu, reset_cpu, own_cpu, gdb_cpu, phases = [], [], [], [], {}
+        snap_cpu, reset_cpu, own_cpu, gdb_cpu, phases, reset_phases = [], [], [], [], {}, {}
         summary = ""
         try:
             for i in range(a.rounds):
@@ -139,8 +139,10 @@ def main():
                 for m in re.finditer(r"covkit timing: (.+?)\s+[0-9.]+ ms\s+cpu\s+([0-9.]+) ms", r.stderr):
                     phases.setdefault(m.group(1), []).append(float(m.group(2)))
                 shutil.rmtree(out, ignore_errors=True)
-                ms, _ = timed([covkit, "live", "dump", "--reset", str(p.pid)], p.pid, env=env)
+                ms, r = timed([covkit, "live", "dump", "--reset", str(p.pid)], p.pid, env=dict(env, COVKIT_TIMING="1"))
                 reset_cpu.append(ms)
+                for m in re.finditer(r"covkit timing: (.+?)\s+[0-9.]+ ms\s+cpu\s+([0-9.]+) ms", r.stderr):
+                    reset_phases.setdefault(m.group(1), []).append(float(m.group(2)))
                 target = process_cpu_ms(p.pid)
                 os.kill(p.pid, 10)  # SIGUSR1
                 p.stdout.readline()
@@ -172,6 +174,9 @@ def main():
         print(f"the file system alone:          {med(fs):6.1f} ms CPU to create {a.objects + 1} files in {out_root}")
         print("covkit live dump -o DIR, CPU by phase (medians):")
         for name, values in phases.items():
+            print(f"  {name:24s} {med(values):6.2f} ms")
+        print("covkit live dump --reset, CPU by phase (medians):")
+        for name, values in reset_phases.items():
             print(f"  {name:24s} {med(values):6.2f} ms")
 
 

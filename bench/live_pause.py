@@ -6,7 +6,9 @@ Builds a program of OBJECTS x FUNCS functions (gcc-12 --coverage
 busy threads (one per core, calling instrumented code without end), dumps
 it ROUNDS times each way and prints the pause covkit measured (first
 interrupt to last detach) as median and maximum, and the wall time of a
-whole `covkit live dump` with and without --no-stop.
+whole `covkit live dump` with and without --no-stop; and the pause of
+`dump --reset` into the program's own files, which also writes what it read
+into covkit's journal before the reset (docs/covkit-live.md, CONSISTENCY).
 
   bench/live_pause.py [--covkit build/covkit] [--functions 3000] [--rounds 30]
 """
@@ -59,8 +61,9 @@ def build(work, objects, funcs):
     return exe
 
 
-def measure(covkit, exe, busy, rounds, work, no_stop=False):
-    p = subprocess.Popen([exe, str(busy)], stdin=subprocess.PIPE, cwd=work)
+def measure(covkit, exe, busy, rounds, work, no_stop=False, reset=False):
+    env = dict(os.environ, GCOV_PREFIX=os.path.join(work, "own"), COVKIT_STATE_DIR=os.path.join(work, "state"))
+    p = subprocess.Popen([exe, str(busy)], stdin=subprocess.PIPE, cwd=work, env=env)
     time.sleep(0.5)
     pauses, walls = [], []
     try:
@@ -68,8 +71,10 @@ def measure(covkit, exe, busy, rounds, work, no_stop=False):
             out = os.path.join(work, f"snap{i}")
             shutil.rmtree(out, ignore_errors=True)
             argv = [covkit, "live", "dump", str(p.pid), "-o", out] + (["--no-stop"] if no_stop else [])
+            if reset:
+                argv = [covkit, "live", "dump", "--reset", str(p.pid)]
             t = time.monotonic()
-            r = subprocess.run(argv, capture_output=True, text=True)
+            r = subprocess.run(argv, capture_output=True, text=True, env=env)
             walls.append((time.monotonic() - t) * 1000)
             if r.returncode != 0:
                 sys.exit(r.stderr)
@@ -99,8 +104,10 @@ def main():
         for busy in (0, cores):
             pauses, walls = measure(covkit, exe, busy, a.rounds, work)
             _, nostop = measure(covkit, exe, busy, a.rounds, work, no_stop=True)
+            resets, _ = measure(covkit, exe, busy, a.rounds, work, reset=True)
             print(f"{busy} busy threads: pause median {statistics.median(pauses):.3f} ms, max {max(pauses):.3f} ms; "
-                  f"whole dump {statistics.median(walls):.1f} ms, with --no-stop {statistics.median(nostop):.1f} ms")
+                  f"whole dump {statistics.median(walls):.1f} ms, with --no-stop {statistics.median(nostop):.1f} ms; "
+                  f"--reset pause median {statistics.median(resets):.3f} ms, max {max(resets):.3f} ms")
 
 
 if __name__ == "__main__":

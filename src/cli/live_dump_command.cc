@@ -27,7 +27,11 @@ constexpr const char* kLiveDumpDescription =
     "By default every thread of the process is stopped while the counters are\n"
     "read (and zeroed, with --reset), so the snapshot is one instant; the pause\n"
     "is printed. Only what the kernel's ptrace rules allow: the same user, or\n"
-    "root (and Yama's ptrace_scope).\n"
+    "root (and Yama's ptrace_scope). A stop makes a thread blocked in\n"
+    "epoll_wait, sigtimedwait, semop, io_getevents (or a socket call with a\n"
+    "timeout) return EINTR, as SIGSTOP does; --gentle leaves such threads\n"
+    "asleep, --no-stop stops nothing. With --children the whole tree is\n"
+    "stopped before anything is read: one instant, all or nothing.\n"
     "\n"
     "Where the files go:\n"
     "  -o DIR   DIR/<the .gcda's absolute path>, as GCOV_PREFIX=DIR would put it;\n"
@@ -39,9 +43,12 @@ constexpr const char* kLiveDumpDescription =
     "Counting each thing once: with --reset a dump is `__gcov_dump();\n"
     "__gcov_reset();` done from outside: the counters restart from zero and the\n"
     "run is marked counted, so the dumps plus what the program writes when it\n"
-    "exits add up exactly to everything it did, one run. A dump without --reset\n"
-    "holds everything so far, so it is only written to files that do not exist\n"
-    "yet (a new -o directory): never add it to anything.\n";
+    "exits add up exactly to everything it did, one run, even if covkit is\n"
+    "killed at any instant: what it read is in its journal (COVKIT_STATE_DIR,\n"
+    "else /var/lib/covkit or ~/.local/state/covkit) before the reset, and the\n"
+    "next dump finishes a dump that was killed. A dump without --reset holds\n"
+    "everything so far, so it is only written to files that do not exist yet\n"
+    "(a new -o directory): never add it to anything.\n";
 
 constexpr const char* kLiveDumpFooter =
     "Exit status: 0 when every file was written; 1 on any error (one line on\n"
@@ -54,6 +61,7 @@ constexpr const char* kLiveDumpFooter =
     "  covkit live dump --reset 1234              into the program's own files\n"
     "  covkit live dump --reset 1234 -o d1; ...; covkit live dump --reset 1234 -o d2\n"
     "  covkit live dump --children --merge 1234 -o snap   a pre-fork server, added up\n"
+    "  covkit live dump --gentle 1234 -o snap     an idle server's epoll_wait undisturbed\n"
     "\n"
     "The manual is docs/covkit-live.md.";
 

@@ -202,8 +202,9 @@ Expected<std::vector<uint8_t>> read_fd(int fd) {
 
 }  // namespace
 
-std::vector<uint8_t> encode_journal_header(const JournalHeader& h) {
-  JournalEncoder e;
+namespace {
+
+void encode_header_into(JournalEncoder& e, const JournalHeader& h) {
   e.u32(uint32_t(h.kind));
   e.str(h.id);
   e.u64(uint64_t(h.created));
@@ -229,6 +230,32 @@ std::vector<uint8_t> encode_journal_header(const JournalHeader& h) {
       e.bytes(bytes.data(), bytes.size());
     }
   }
+}
+
+// The journal's first bytes: the magic and the header record, encoded in
+// place (it is written while the processes are stopped: no copy spared).
+std::vector<uint8_t> header_file_bytes(const JournalHeader& h) {
+  JournalEncoder e;
+  size_t size = 64;
+  for (const JournalProcess& p : h.processes)
+    for (const auto& [name, bytes] : p.files) size += name.size() + bytes.size() + 16;
+  e.out.reserve(size + 4096);
+  e.out.assign(kJournalMagic, kJournalMagic + sizeof kJournalMagic);
+  const size_t start = e.out.size();
+  e.u32(kTagHeader);
+  e.u64(0);  // the length, once known
+  encode_header_into(e, h);
+  const uint64_t len = e.out.size() - start - 12;
+  for (int i = 0; i < 8; ++i) e.out[start + 4 + i] = uint8_t(len >> (8 * i));
+  e.u32(uint32_t(::crc32(0, e.out.data() + start, uInt(e.out.size() - start))));
+  return e.out;
+}
+
+}  // namespace
+
+std::vector<uint8_t> encode_journal_header(const JournalHeader& h) {
+  JournalEncoder e;
+  encode_header_into(e, h);
   return e.out;
 }
 
@@ -308,28 +335,54 @@ std::string current_boot_id() {
   return id;
 }
 
-Expected<Journal> Journal::create(const JournalHeader& header) {
+Expected<Journal> Journal::open(const std::string& id) {
   auto dir = journal_directory();
   if (!dir) return dir.error();
-  std::string path = fmt::format("{}/{}{}", *dir, header.id, kJournalSuffix);
+  std::string path = fmt::format("{}/{}{}", *dir, id, kJournalSuffix);
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return journal_error(errno, path);
-  Journal j(fd, path, header.id);
-  if (::flock(fd, LOCK_EX) != 0) return journal_error(errno, path);
-  std::vector<uint8_t> bytes(kJournalMagic, kJournalMagic + sizeof kJournalMagic);
-  auto head = record(kTagHeader, encode_journal_header(header));
-  bytes.insert(bytes.end(), head.begin(), head.end());
-  if (auto w = write_all(fd, bytes); !w) {
+  Journal j(fd, path, id);
+  if (::flock(fd, LOCK_EX) != 0) {
+    Error e = journal_error(errno, path);
     j.remove();
-    return Error(fmt::format("{}: {}", path, w.error().message));
+    return e;
   }
   return j;
 }
 
-Journal::Journal(Journal&& o) noexcept : fd_(std::exchange(o.fd_, -1)), path_(std::move(o.path_)), id_(std::move(o.id_)) {}
+Expected<void> Journal::write_header(const JournalHeader& header) {
+  std::vector<uint8_t> bytes = header_file_bytes(header);
+  if (::ftruncate(fd_, 0) != 0 || ::lseek(fd_, 0, SEEK_SET) != 0) return journal_error(errno, path_);
+  if (auto w = write_all(fd_, bytes); !w) {
+    clear();
+    return Error(fmt::format("{}: {}", path_, w.error().message));
+  }
+  written_ = true;
+  return {};
+}
+
+void Journal::clear() {
+  if (fd_ >= 0) (void)::ftruncate(fd_, 0);
+  written_ = false;
+}
+
+Expected<Journal> Journal::create(const JournalHeader& header) {
+  auto j = open(header.id);
+  if (!j) return j.error();
+  if (auto w = j->write_header(header); !w) {
+    j->remove();
+    return w.error();
+  }
+  return j;
+}
+
+Journal::Journal(Journal&& o) noexcept
+    : fd_(std::exchange(o.fd_, -1)), path_(std::move(o.path_)), id_(std::move(o.id_)), written_(o.written_) {}
 
 Journal::~Journal() {
-  if (fd_ >= 0) ::close(fd_);  // the lock goes with it
+  if (fd_ < 0) return;
+  if (!written_) ::unlink(path_.c_str());  // nothing in it: a command that gave up before its stop
+  ::close(fd_);  // the lock goes with it
 }
 
 Expected<void> Journal::append(uint32_t tag, const std::vector<uint8_t>& payload) {
@@ -380,7 +433,7 @@ LeftJournal::~LeftJournal() {
 
 Journal LeftJournal::resume() && {
   std::string id = records_.header ? records_.header->id : std::string();
-  return Journal(std::exchange(fd_, -1), path_, std::move(id));
+  return Journal(std::exchange(fd_, -1), path_, std::move(id), true);
 }
 
 void LeftJournal::remove() {

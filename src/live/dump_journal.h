@@ -86,11 +86,19 @@ std::string current_boot_id();
 
 class Journal {
  public:
-  // Creates, locks and writes the journal with its header.
+  // Creates and locks an empty journal named `id`: made before the stop, so
+  // that the stop only writes into it (an empty journal says that nothing
+  // was reset).
+  static Expected<Journal> open(const std::string& id);
+  // Writes the header (what was read), replacing what the journal held.
+  Expected<void> write_header(const JournalHeader& header);
+  // Empties it again (a gentle read that has to be done again).
+  void clear();
+  // open() and write_header() in one.
   static Expected<Journal> create(const JournalHeader& header);
   Journal(Journal&& o) noexcept;
   Journal& operator=(Journal&&) = delete;
-  ~Journal();  // unlocks; the file stays unless removed
+  ~Journal();  // unlocks; the file stays if it holds a header, else it goes
 
   Expected<void> resets_done(const std::vector<pid_t>& pids);
   Expected<void> renaming(const JournalRound& round);
@@ -102,10 +110,12 @@ class Journal {
 
  private:
   friend class LeftJournal;
-  Journal(int fd, std::string path, std::string id) : fd_(fd), path_(std::move(path)), id_(std::move(id)) {}
+  Journal(int fd, std::string path, std::string id, bool written = false)
+      : fd_(fd), path_(std::move(path)), id_(std::move(id)), written_(written) {}
   Expected<void> append(uint32_t tag, const std::vector<uint8_t>& payload);
   int fd_ = -1;
   std::string path_, id_;
+  bool written_ = false;  // holds a header: what was read, maybe reset
 };
 
 // A journal left by a covkit that died, locked now by this one.

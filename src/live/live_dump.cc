@@ -303,6 +303,18 @@ Expected<DumpResult> dump(const DumpRequest& request) {
     if (auto r = check_units(*units, true); !r)
       return Error(fmt::format("{} (nothing was read or reset)", r.error().message));
   }
+  // A --reset dump's journal is made before the stop: in the stop, what was
+  // read is only written into it.
+  std::optional<Journal> journal;
+  const std::string boot_id = request.reset ? current_boot_id() : std::string();
+  if (request.reset) {
+    auto opened = Journal::open(new_journal_id());
+    if (!opened)
+      return Error(fmt::format("cannot keep the journal that makes --reset safe from a kill: {}; nothing was reset "
+                               "(COVKIT_STATE_DIR names another directory for it)",
+                               opened.error().message));
+    journal.emplace(std::move(*opened));
+  }
   test_step_pause();
   timer.mark("check the files");
   int attempt = 1;
@@ -333,7 +345,6 @@ Expected<DumpResult> dump(const DumpRequest& request) {
 
   // What was read goes into the journal before anything is reset.
   JournalRecords records;
-  std::optional<Journal> journal;
   std::vector<ProcessFiles> files;
   for (;;) {
     auto read = files_of();
@@ -341,9 +352,9 @@ Expected<DumpResult> dump(const DumpRequest& request) {
     files = std::move(*read);
     JournalHeader& h = records.header.emplace();
     h.kind = JournalKind::kDump;
-    h.id = new_journal_id();
+    h.id = journal->id();
     h.created = int64_t(std::time(nullptr));
-    h.boot_id = current_boot_id();
+    h.boot_id = boot_id;
     h.marker = marker_for(*tree);
     h.directory = request.directory;
     h.separate = destination.separate;
@@ -351,20 +362,18 @@ Expected<DumpResult> dump(const DumpRequest& request) {
       const Member& m = *std::next(tree->members.begin(), long(k));
       h.processes.push_back({m.pid, m.start_time, m.capture.root_addresses(), m.place, journal_bytes(files[k].files)});
     }
-    auto created = Journal::create(h);
-    if (!created)
-      return Error(fmt::format("cannot keep the journal that makes --reset safe from a kill: {}; nothing was reset "
-                               "(COVKIT_STATE_DIR names another directory for it)",
-                               created.error().message));
-    journal.emplace(std::move(*created));
+    if (auto w = journal->write_header(h); !w) {
+      journal->remove();
+      return Error(fmt::format("cannot keep the journal that makes --reset safe from a kill: {}; nothing was reset",
+                               w.error().message));
+    }
     test_step_pause();
     // A thread left asleep that woke since the read counted what the
     // journal does not hold: read again, nothing reset yet. (Checked last
     // thing before the resets: from here to the end of their writes is the
     // gentle stop's one window.)
     if (!o.snapshot.gentle || slept_through(*tree)) break;
-    journal->remove();
-    journal.reset();
+    journal->clear();
     resume_all(*tree);
     ++attempt;
     if (auto r = capture_instant(*tree, o, attempt); !r) return static_cast<Error>(r.error());
@@ -441,24 +450,30 @@ Expected<ResetResult> reset(const ResetRequest& request) {
   if (auto missing = sources.unmatched(); !missing.empty())
     return Error(fmt::format("{}: no object of the process was built from {} (nothing was reset)",
                              fmt::join(missing, ", "), missing.size() == 1 ? "it" : "them"));
-  int attempt = 1;
-  if (auto r = capture_instant(*tree, o, attempt); !r) return static_cast<Error>(r.error());
-  note_root(result.warnings, *tree, o);
-  for (std::string& w : tree->left_out) result.warnings.push_back(std::move(w));
   // A journal says, should covkit be killed halfway, which processes were
   // reset; the reset goes on without one (nothing is read, nothing lost).
+  // Made before the stop, written in it.
   JournalHeader h;
   h.kind = JournalKind::kReset;
   h.id = new_journal_id();
   h.created = int64_t(std::time(nullptr));
   h.boot_id = current_boot_id();
+  auto journal = Journal::open(h.id);
+  int attempt = 1;
+  if (auto r = capture_instant(*tree, o, attempt); !r) return static_cast<Error>(r.error());
+  note_root(result.warnings, *tree, o);
+  for (std::string& w : tree->left_out) result.warnings.push_back(std::move(w));
   h.marker = marker_for(*tree);
   for (const Member& m : tree->members) h.processes.push_back({m.pid, m.start_time, m.capture.root_addresses(), {}, {}});
-  auto journal = Journal::create(h);
-  std::vector<pid_t> done = reset_members(*tree, h.marker, journal ? &*journal : nullptr, result.warnings);
+  Journal* kept = journal ? &*journal : nullptr;
+  if (kept && !kept->write_header(h)) {
+    kept->remove();
+    kept = nullptr;
+  }
+  std::vector<pid_t> done = reset_members(*tree, h.marker, kept, result.warnings);
   check_woken(*tree, o, result.warnings);
   for (Member& m : tree->members) m.capture.resume();
-  if (journal) journal->remove();
+  if (kept) kept->remove();
   for (const Member& m : tree->members) {
     if (std::find(done.begin(), done.end(), m.pid) == done.end()) continue;
     result.objects_reset += m.capture.snapshot().objects_reset;

@@ -606,10 +606,12 @@ Expected<std::map<std::string, format::DataFile>> data_files_of(const std::vecto
   for (const ModuleSnapshot& m : modules)
     for (const ObjectSnapshot& o : m.objects) {
       if (o.counts.size() != o.record.functions.size()) return Error("the snapshot holds no counters");
-      format::DataFile f = object_data_file(m, o);
-      auto [it, inserted] = files.emplace(o.record.filename, f);
-      if (inserted) continue;
-      auto sum = model::merge_data(it->second, f);
+      auto it = files.find(o.record.filename);
+      if (it == files.end()) {
+        files.emplace(o.record.filename, object_data_file(m, o));
+        continue;
+      }
+      auto sum = model::merge_data(it->second, object_data_file(m, o));
       if (!sum) return Error(fmt::format("{}: {}", o.record.filename, sum.error().message));
       it->second = std::move(*sum);
     }
