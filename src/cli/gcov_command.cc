@@ -6,10 +6,28 @@
 
 #include "cli/command_line.h"
 #include "cli/gcov_options.h"
+#include "model/gcov_session.h"
 #include "report/gcov/gcov_run.h"
+#include "util/fast_allocator.h"
 #include "util/sanitizer.h"
 
 namespace covkit::cli {
+
+namespace {
+
+// The notes and data files the run will read, as gcov names them.
+std::vector<std::string> inputs_of(const report::GcovOptions& opts) {
+  std::vector<std::string> files;
+  for (const std::string& arg : opts.files) {
+    std::string notes, data;
+    model::derive_file_names(arg, opts.object_directory, notes, data);
+    files.push_back(std::move(notes));
+    files.push_back(std::move(data));
+  }
+  return files;
+}
+
+}  // namespace
 
 int run_gcov_command(int argc, char** argv) {
   GcovOptions opts;
@@ -18,6 +36,7 @@ int run_gcov_command(int argc, char** argv) {
     case ParseOutcome::kExitFailure: return 1;
     case ParseOutcome::kRun: break;
   }
+  util::use_fast_allocator_for(inputs_of(opts));  // many or large objects: mimalloc
   int rc = run_guarded("covkit gcov", [&] { return report::run_gcov(opts); });
 #if !COVKIT_ASAN
   // What run_gcov left allocated is not worth freeing one object at a time.

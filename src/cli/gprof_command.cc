@@ -26,6 +26,7 @@
 #include "gprof/gprof_symbols.h"
 #include "gprof/gprof_text.h"
 #include "trace/graph_output.h"
+#include "util/fast_allocator.h"
 #include "util/file_io.h"
 
 namespace covkit::cli {
@@ -385,6 +386,9 @@ int run_gprof_command(int argc, char** argv) {
     std::string prog;
     std::vector<std::string> gmons;
     split_program_and_gmons(cl.args, prog, gmons);
+    std::vector<std::string> inputs_read = gmons;
+    inputs_read.push_back(prog);
+    util::use_fast_allocator_for(inputs_read);  // large inputs: mimalloc
     auto symbols = trace::read_gprof_symbols(prog);
     if (!symbols) return fail(kGprofCommand, prog, symbols.error());
     std::vector<trace::GprofInput> inputs;

@@ -20,6 +20,7 @@
 #include "cli/report_options.h"
 #include "live/live_dump.h"
 #include "live/proc_files.h"
+#include "util/fast_allocator.h"
 
 namespace covkit::cli {
 
@@ -161,6 +162,7 @@ int run_live_report(int argc, char** argv) {
   add_report_source_options(app, o.report);
   add_report_view_options(app, o.report);
   if (auto status = parse_command_line(app, argc, argv)) return *status;
+  util::use_fast_allocator();  // reads much, allocates much: mimalloc
   return run_guarded(kLiveReportCommand, [&] { return run(o); });
 }
 

@@ -17,6 +17,7 @@
 #include "model/load_coverage_file.h"
 #include "report/covkit_json_writer.h"
 #include "report/lcov_writer.h"
+#include "util/fast_allocator.h"
 #include "util/file_io.h"
 #include "util/printable.h"
 
@@ -193,6 +194,7 @@ int run_merge_command(int argc, char** argv) {
       ->type_name("FORMAT");
   app.add_option("-t,--test-name", test_name, "TN: name in a merged lcov tracefile (default: the inputs' own, when they all have the same)")->type_name("NAME");
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
+  util::use_fast_allocator();  // reads much, allocates much: mimalloc
   return run_guarded(kMergeCommand, [&] { return merge(inputs, out, format, test_name); });
 }
 

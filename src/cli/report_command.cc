@@ -36,6 +36,7 @@
 #include "report/object_warnings.h"
 #include "report/sonarqube_writer.h"
 #include "report/terminal_summary.h"
+#include "util/fast_allocator.h"
 #include "util/file_io.h"
 #include "util/printable.h"
 #include "util/thread_pool.h"
@@ -373,6 +374,7 @@ int run_report(const ReportOptions& o) {
 int run_report_command(int argc, char** argv) {
   ReportOptions o;
   if (auto rc = parse_report_options(argc, argv, o)) return *rc;
+  util::use_fast_allocator();  // reads much, allocates much: mimalloc
   return run_guarded(kReportCommand, [&] { return run_report(o); });
 }
 

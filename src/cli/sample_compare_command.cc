@@ -19,6 +19,7 @@
 #include "report/object_warnings.h"
 #include "sample/coverage_compare.h"
 #include "sample/sampled_coverage.h"
+#include "util/fast_allocator.h"
 #include "util/file_io.h"
 #include "util/printable.h"
 #include "util/thread_pool.h"
@@ -184,6 +185,7 @@ int run_sample_compare(int argc, char** argv) {
       ->check(whole_number_in(1, 1024));
   app.add_flag("-q,--quiet", o.report.quiet, "No warnings (errors are still printed)");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
+  util::use_fast_allocator();  // reads much, allocates much: mimalloc
   return run_guarded(kSampleCompareCommand, [&] { return run(o); });
 }
 

@@ -9,6 +9,7 @@
 #include "sample/recording_input.h"
 #include "sample/sample_text.h"
 #include "sample/steps_to_branches.h"
+#include "util/fast_allocator.h"
 
 namespace covkit::cli {
 
@@ -33,6 +34,7 @@ int run_sample_dump(int argc, char** argv) {
              "  covkit sample dump rec --no-steps | less\n"
              "  covkit sample dump perf.data | grep -c '^sample'");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
+  util::use_fast_allocator();  // reads much, allocates much: mimalloc
   return run_guarded(kSampleDumpCommand, [&] {
     auto rec = sample::read_recording_input(dir);
     if (!rec) return fail(kSampleDumpCommand, dir, rec.error());

@@ -17,6 +17,7 @@
 #include "sample/perf_script_import.h"
 #include "sample/sample_recorder.h"
 #include "sample/sample_recording_dir.h"
+#include "util/fast_allocator.h"
 #include "util/file_io.h"
 #include "util/printable.h"
 
@@ -73,6 +74,7 @@ int run_sample_import_perf(int argc, char** argv) {
                "The branch entries are perf's brstackoff: offsets in the file named after each (-F ...,brstackoff,dso; "
                "perf script text only)");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
+  util::use_fast_allocator();  // reads much, allocates much: mimalloc
   return run_guarded(kSampleImportPerfCommand, [&] {
     auto data = util::read_file_or_stdin(file);
     if (!data) return fail(kSampleImportPerfCommand, file, data.error());

@@ -14,6 +14,7 @@
 #include "cli/sample_options.h"
 #include "model/load_coverage_file.h"
 #include "sample/sampled_coverage.h"
+#include "util/fast_allocator.h"
 
 namespace covkit::cli {
 
@@ -92,6 +93,7 @@ int run_sample_report(int argc, char** argv) {
   add_report_source_options(app, o.report);
   add_report_view_options(app, o.report);
   if (auto status = parse_command_line(app, argc, argv)) return *status;
+  util::use_fast_allocator();  // reads much, allocates much: mimalloc
   return run_guarded(kSampleReportCommand, [&] { return run(o); });
 }
 

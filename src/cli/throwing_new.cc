@@ -1,20 +1,49 @@
-// operator new for the covkit executable when it is linked with mimalloc.
-// mimalloc's own operator new aborts on failure (its C build cannot throw,
-// and ignores std::set_new_handler), so a huge input would end covkit with
-// SIGABRT and no word. These call malloc (mimalloc's, as fast) and throw
-// std::bad_alloc, which each command turns into one line (run_guarded).
-// Not in sanitizer builds, whose runtime must own new and delete.
+// operator new and delete of the covkit executable (not of the tests, nor of
+// sanitized builds, whose runtime must own them): glibc's malloc until a
+// heavy command switches to mimalloc (util/fast_allocator.h says why), and
+// std::bad_alloc when memory runs out, which each command turns into one
+// line (run_guarded): mimalloc's own operator new would abort.
 #include <cstdlib>
 #include <new>
 
+#include "util/fast_allocator.h"
+
+namespace {
+
+// Tells use_fast_allocator() that switching has an effect here.
+const bool registered = [] {
+  covkit::util::operator_new_switchable.store(true, std::memory_order_relaxed);
+  return true;
+}();
+
+void* allocate(std::size_t n) noexcept {
+  if (n == 0) n = 1;
+  const covkit::util::FastAllocator* fast = covkit::util::fast_allocator.load(std::memory_order_acquire);
+  return fast ? fast->malloc(n) : std::malloc(n);
+}
+
+void release(void* p) noexcept {
+  if (!p) return;
+  // A block allocated before the switch is glibc's: each goes back to its own.
+  const covkit::util::FastAllocator* fast = covkit::util::fast_allocator.load(std::memory_order_acquire);
+  if (fast && fast->owns(p))
+    fast->free(p);
+  else
+    std::free(p);
+}
+
+}  // namespace
+
 void* operator new(std::size_t n) {
-  if (void* p = std::malloc(n ? n : 1)) return p;
+  if (void* p = allocate(n)) return p;
   throw std::bad_alloc();
 }
 void* operator new[](std::size_t n) { return operator new(n); }
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return std::malloc(n ? n : 1); }
-void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return std::malloc(n ? n : 1); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return allocate(n); }
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return allocate(n); }
+void operator delete(void* p) noexcept { release(p); }
+void operator delete[](void* p) noexcept { release(p); }
+void operator delete(void* p, std::size_t) noexcept { release(p); }
+void operator delete[](void* p, std::size_t) noexcept { release(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { release(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { release(p); }

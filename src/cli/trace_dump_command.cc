@@ -14,6 +14,7 @@
 #include "trace/module_check.h"
 #include "trace/symbolizer.h"
 #include "trace/trace_dump.h"
+#include "util/fast_allocator.h"
 
 namespace covkit::cli {
 
@@ -86,6 +87,7 @@ int run_trace_dump(int argc, char** argv) {
   app.add_option("DIR", o.dir, "Trace directory [default: ./covkit-trace.data]")->type_name("");
   app.add_flag("--raw", o.raw, "Every record of every file as it is on disk, with offsets and raw fields");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
+  util::use_fast_allocator();  // reads much, allocates much: mimalloc
   return run_guarded(kTraceDumpCommand, [&] { return dump(o); });
 }
 

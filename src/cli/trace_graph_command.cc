@@ -21,6 +21,7 @@
 #include "trace/graph_title.h"
 #include "trace/module_check.h"
 #include "trace/symbolizer.h"
+#include "util/fast_allocator.h"
 #include "util/file_io.h"
 #include "util/printable.h"
 
@@ -148,6 +149,7 @@ int run_trace_graph(int argc, char** argv) {
       ->check(whole_number_in(1, 1024))
       ->type_name("N");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
+  util::use_fast_allocator();  // reads much, allocates much: mimalloc
   return run_guarded(kTraceGraphCommand, [&] { return graph(o); });
 }
 

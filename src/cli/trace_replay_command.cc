@@ -16,6 +16,7 @@
 #include "trace/duration.h"
 #include "trace/module_check.h"
 #include "trace/symbolizer.h"
+#include "util/fast_allocator.h"
 
 namespace covkit::cli {
 
@@ -135,6 +136,7 @@ int run_trace_replay(int argc, char** argv) {
   app.add_flag("--time", o.replay.timestamp,
                "Add a TIMESTAMP column: when each line happened, CLOCK_MONOTONIC seconds (the clock of all processes)");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
+  util::use_fast_allocator();  // reads much, allocates much: mimalloc
   return run_guarded(kTraceReplayCommand, [&] { return replay(o); });
 }
 

@@ -16,6 +16,7 @@
 #include "trace/profile_view.h"
 #include "trace/module_check.h"
 #include "trace/symbolizer.h"
+#include "util/fast_allocator.h"
 
 namespace covkit::cli {
 
@@ -106,6 +107,7 @@ int run_trace_report(int argc, char** argv) {
       ->check(whole_number_in(1, 1024))
       ->type_name("N");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
+  util::use_fast_allocator();  // reads much, allocates much: mimalloc
   return run_guarded(kTraceReportCommand, [&] { return report(o); });
 }
 

@@ -19,6 +19,7 @@
 #include "trace/symbolizer.h"
 #include "trace/timeline_writer.h"
 #include "util/atomic_output.h"
+#include "util/fast_allocator.h"
 #include "util/printable.h"
 
 namespace covkit::cli {
@@ -122,6 +123,7 @@ int run_trace_timeline(int argc, char** argv) {
       ->check(whole_number_in(1, 1024))
       ->type_name("N");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
+  util::use_fast_allocator();  // reads much, allocates much: mimalloc
   return run_guarded(kTraceTimelineCommand, [&] { return timeline(o); });
 }
 

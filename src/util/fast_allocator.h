@@ -1,0 +1,45 @@
+#pragma once
+// mimalloc for the commands that allocate heavily, loaded when one of them
+// starts. Reading thousands of objects is allocation-bound, and mimalloc
+// takes a third less CPU there than glibc's malloc; but linked, it is loaded
+// and set up by every command and costs `covkit gcov` on one file or
+// `covkit --version` a third of its start-up (50 page faults: a fresh page
+// for each size class; bench/startup_vs_gcov.py). So covkit's operator new
+// (cli/throwing_new.cc, in the executable only) uses glibc's malloc until a
+// command calls use_fast_allocator(), and mimalloc from then on; operator
+// delete gives each block back to the allocator that owns it.
+#include <atomic>
+#include <cstddef>
+#include <span>
+#include <string>
+
+namespace covkit::util {
+
+struct FastAllocator {
+  void* (*malloc)(size_t);
+  void (*free)(void*);
+  bool (*owns)(const void*);  // mi_is_in_heap_region: the block is mimalloc's
+};
+
+// The allocator operator new uses; nullptr: glibc's malloc.
+inline std::atomic<const FastAllocator*> fast_allocator{nullptr};
+
+// Loads mimalloc (once; thread-safe) and makes operator new use it. Call it
+// before the threads of a heavy command start, so that they allocate from
+// it too. Without mimalloc (not installed, a sanitized build, a test
+// program whose operator new is the C++ library's) nothing changes: true
+// only when operator new now uses it.
+bool use_fast_allocator();
+
+// use_fast_allocator() when the files a command is about to read add up to
+// 1 MiB or more (sizes from stat; names that are not files count nothing):
+// below that, loading and setting up mimalloc costs more than it saves
+// (gcov and gprof on one small file, measured by bench/startup_vs_gcov.py
+// and bench/gprof_vs_gnu.py).
+bool use_fast_allocator_for(std::span<const std::string> files);
+
+// Set by the executable's operator new (cli/throwing_new.cc): only then is
+// loading mimalloc of use.
+inline std::atomic<bool> operator_new_switchable{false};
+
+}  // namespace covkit::util
