@@ -16,6 +16,10 @@ Function build_graph(const format::NotesFunction& notes) {
   fn.end_line = notes.end_line;
   fn.end_column = notes.end_column;
   fn.blocks.resize(notes.num_blocks.value_or(0));
+  size_t arcs = 0;
+  for (const auto& rec : notes.arcs) arcs += rec.arcs.size();
+  fn.arcs.reserve(arcs);
+  fn.counts.reserve(arcs);
 
   for (const auto& rec : notes.arcs) {
     Block& src = fn.blocks[rec.src];

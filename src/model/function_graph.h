@@ -83,4 +83,16 @@ Function build_function(const format::NotesFunction& notes, SourceOf&& source_of
   return fn;
 }
 
+// The same, taking the line lists from `notes` instead of copying them.
+template <typename SourceOf>
+Function build_function(format::NotesFunction&& notes, SourceOf&& source_of) {
+  Function fn = build_graph(notes);
+  fn.source = source_of(notes.source);
+  for (auto& rec : notes.lines) {
+    Block& b = fn.blocks[rec.block];
+    for (auto& loc : rec.locations) b.locations.push_back(BlockLocation{source_of(loc.file), std::move(loc.lines)});
+  }
+  return fn;
+}
+
 }  // namespace covkit::model

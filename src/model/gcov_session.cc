@@ -109,16 +109,26 @@ LoadedObject load_object_files(std::string notes_name, std::string data_name, co
       // Build the graphs here, in parallel with other objects; source names
       // become indices into local_names, remapped when merged.
       std::unordered_map<std::string, uint32_t> local;
+      // Most LINES records name the file the one before named: compared,
+      // not hashed (a path of some 60 bytes for each of 10^4-10^5 records).
+      const std::string* last_name = nullptr;
+      uint32_t last_index = 0;
       auto source_of = [&](const std::string& name) -> uint32_t {
+        if (last_name && *last_name == name) return last_index;
         auto [it, fresh] = local.emplace(name, uint32_t(obj.local_names.size()));
         if (fresh) obj.local_names.push_back(name);
-        return it->second;
+        last_name = &it->first;
+        last_index = it->second;
+        return last_index;
       };
       obj.functions.reserve(nf.functions.size());
-      for (const auto& f : nf.functions) obj.functions.push_back(build_function(f, source_of));
-      // The graphs hold everything gcov's rules need now; clang's notes
-      // are read by llvm-cov's rules too (model/llvm_gcov.h), from these.
-      if (!nf.version.is_gcc48()) nf.functions.clear();
+      // The graphs hold everything gcov's rules need; clang's notes are
+      // read by llvm-cov's rules too (model/llvm_gcov.h), from these, so
+      // only GCC's give their line lists up.
+      const bool keep_notes = nf.version.is_gcc48();
+      for (auto& f : nf.functions)
+        obj.functions.push_back(keep_notes ? build_function(f, source_of) : build_function(std::move(f), source_of));
+      if (!keep_notes) nf.functions.clear();
       obj.notes = std::move(nf);
     }
   }
