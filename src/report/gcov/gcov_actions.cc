@@ -18,17 +18,17 @@ void print(FILE* f, const std::string& s) {
   std::fwrite(s.data(), 1, s.size(), f);
 }
 
-void write_gcov(const Action& a, ExitState& rc) {
-  auto written = util::write_file_atomic(a.name, a.text);
-  if (written) {
-    print(stdout, fmt::format("Creating '{}'\n", a.name));
+// gcov's words for a .gcov file written (or not).
+void report_gcov(const std::string& name, WriteOutcome outcome, ExitState& rc) {
+  if (outcome == WriteOutcome::kWritten) {
+    print(stdout, fmt::format("Creating '{}'\n", name));
     return;
   }
-  if (written.error().stage == util::WriteStage::kOpen) {
-    print(stderr, fmt::format("Could not open output file '{}'\n", a.name));
+  if (outcome == WriteOutcome::kOpenFailed) {
+    print(stderr, fmt::format("Could not open output file '{}'\n", name));
   } else {
-    print(stdout, fmt::format("Creating '{}'\n", a.name));
-    print(stderr, fmt::format("Error writing output file '{}'\n", a.name));
+    print(stdout, fmt::format("Creating '{}'\n", name));
+    print(stderr, fmt::format("Error writing output file '{}'\n", name));
   }
   rc.set(6);
 }
@@ -53,6 +53,12 @@ void write_json(const Action& a, ExitState& rc) {
 
 }  // namespace
 
+WriteOutcome write_now(const std::string& name, std::string_view content) {
+  auto written = util::write_file_atomic(name, content);
+  if (written) return WriteOutcome::kWritten;
+  return written.error().stage == util::WriteStage::kOpen ? WriteOutcome::kOpenFailed : WriteOutcome::kWriteFailed;
+}
+
 void perform(std::vector<Action>& actions, ExitState& return_code, GcovMessages& messages) {
   for (Action& a : actions) {
     switch (a.kind) {
@@ -62,7 +68,8 @@ void perform(std::vector<Action>& actions, ExitState& return_code, GcovMessages&
         print(stderr, messages.render(*a.diagnostic));
         if (int status = a.diagnostic->gcov_status()) return_code.set(status);
         break;
-      case Action::Kind::kWriteGcov: write_gcov(a, return_code); break;
+      case Action::Kind::kWriteGcov: report_gcov(a.name, write_now(a.name, a.text), return_code); break;
+      case Action::Kind::kWrittenGcov: report_gcov(a.name, WriteOutcome(a.code), return_code); break;
       case Action::Kind::kWriteQuiet: write_quiet(a, return_code); break;
       case Action::Kind::kRemove:
         ::unlink(a.name.c_str());

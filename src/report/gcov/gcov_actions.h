@@ -5,14 +5,22 @@
 // argument order, so output never depends on the number of threads.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/session_diagnostics.h"
 
 namespace covkit::report {
 
+// A .gcov file written ahead of its turn (by the worker that rendered it),
+// or to be written in turn.
+enum class WriteOutcome { kNotYet, kInTurn, kWritten, kOpenFailed, kWriteFailed };
+
+// Writes a .gcov file now (any thread): how it went, for its action.
+WriteOutcome write_now(const std::string& name, std::string_view content);
+
 struct Action {
-  enum class Kind { kOut, kErr, kDiagnostic, kWriteGcov, kWriteQuiet, kRemove, kWriteJson, kReturnCode };
+  enum class Kind { kOut, kErr, kDiagnostic, kWriteGcov, kWrittenGcov, kWriteQuiet, kRemove, kWriteJson, kReturnCode };
   Kind kind;
   std::string name;  // file name (kWriteGcov, kRemove, kWriteJson)
   std::string text;  // output text or file content
@@ -30,6 +38,10 @@ class ActionList {
   }
   void write_gcov(std::string name, std::string content) {
     append(Action::Kind::kWriteGcov, std::move(name), std::move(content));
+  }
+  // A .gcov file written already (write_now): its messages and status in turn.
+  void written_gcov(std::string name, WriteOutcome outcome) {
+    actions_.push_back(Action{Action::Kind::kWrittenGcov, std::move(name), {}, int(outcome), {}});
   }
   // A .gcov file whose "Creating" line was printed with its summary
   // (llvm-cov's order); a failure is the system's message on stderr.

@@ -1,15 +1,22 @@
 #include "report/gcov/gcov_numbers.h"
 
+#include <fmt/format.h>
+
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
+#include <string_view>
 
 namespace covkit::report {
 
-std::string format_count(int64_t count, bool human) {
-  char buf[64];
+namespace {
+
+// Into `buf` (64 bytes); returns the text.
+std::string_view count_text(char* buf, int64_t count, bool human) {
   if (count < 1000 || !human) {
-    std::snprintf(buf, sizeof buf, "%" PRId64, count);
-    return buf;
+    const fmt::format_int digits(count);
+    std::memcpy(buf, digits.data(), digits.size());
+    return {buf, digits.size()};
   }
   static const char units[] = " kMGTPEZY";
   unsigned i;
@@ -18,17 +25,43 @@ std::string format_count(int64_t count, bool human) {
   for (i = 0; units[i + 1]; i++, divisor *= 1000)
     if (int64_t(uint64_t(count) + divisor / 2) < int64_t(1000 * divisor)) break;
   float r = 1.0f * float(count) / float(int64_t(divisor));
-  std::snprintf(buf, sizeof buf, "%.1f%c", double(r), units[i]);
-  return buf;
+  int n = std::snprintf(buf, 64, "%.1f%c", double(r), units[i]);
+  return {buf, size_t(n)};
+}
+
+std::string_view gcov_text(char* buf, int64_t top, int64_t bottom, int decimals, bool human) {
+  if (decimals < 0) return count_text(buf, top, human);
+  float ratio = bottom ? 100.0f * float(top) / float(bottom) : 0.0f;
+  if (ratio > 0.0f && ratio < 0.5f && decimals == 0) ratio = 1.0f;
+  int n = std::snprintf(buf, 64, "%.*f%%", decimals, double(ratio));
+  return {buf, size_t(n)};
+}
+
+void append_padded(std::string& out, std::string_view text, size_t width) {
+  if (text.size() < width) out.append(width - text.size(), ' ');
+  out += text;
+}
+
+}  // namespace
+
+std::string format_count(int64_t count, bool human) {
+  char buf[64];
+  return std::string(count_text(buf, count, human));
 }
 
 std::string format_gcov(int64_t top, int64_t bottom, int decimals, bool human) {
-  if (decimals < 0) return format_count(top, human);
-  float ratio = bottom ? 100.0f * float(top) / float(bottom) : 0.0f;
-  if (ratio > 0.0f && ratio < 0.5f && decimals == 0) ratio = 1.0f;
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f%%", decimals, double(ratio));
-  return buf;
+  return std::string(gcov_text(buf, top, bottom, decimals, human));
+}
+
+void append_count(std::string& out, int64_t count, bool human, size_t width) {
+  char buf[64];
+  append_padded(out, count_text(buf, count, human), width);
+}
+
+void append_gcov(std::string& out, int64_t top, int64_t bottom, int decimals, bool human, size_t width) {
+  char buf[64];
+  append_padded(out, gcov_text(buf, top, bottom, decimals, human), width);
 }
 
 }  // namespace covkit::report

@@ -13,4 +13,10 @@ std::string format_count(int64_t count, bool human);
 // that many decimals and a '%'; decimals < 0 gives format_count(top).
 std::string format_gcov(int64_t top, int64_t bottom, int decimals, bool human);
 
+// The same appended to `out`, right-aligned in `width` columns: the .gcov
+// text writes one or more per line, and a temporary string each was a tenth
+// of its time.
+void append_count(std::string& out, int64_t count, bool human, size_t width = 0);
+void append_gcov(std::string& out, int64_t top, int64_t bottom, int decimals, bool human, size_t width = 0);
+
 }  // namespace covkit::report

@@ -8,6 +8,7 @@
 
 #include "model/counts.h"
 #include "report/gcov/gcov_numbers.h"
+#include "util/append_number.h"
 #include "util/file_io.h"
 
 namespace covkit::report {
@@ -79,72 +80,90 @@ class TextRenderer {
 void TextRenderer::line_beginning(bool exists, bool unexceptional, bool has_unexecuted_block, int64_t count,
                                   uint32_t line_num, std::string_view exceptional_string,
                                   std::string_view unexceptional_string, uint32_t maximum_count) {
-  std::string s;
-  if (exists) {
-    if (count > 0) {
-      s = fmt_count(count, 0, -1);
-      if (has_unexecuted_block && session_.has_unexecuted_blocks()) {
-        if (o_.colors) {
-          pad9(s);
-          s.insert(0, sgr("45;37"));
-          s += kReset;
-        } else {
-          s += '*';
-        }
+  // Appended in place: once per line of every source, a temporary string
+  // per field was a good part of the run.
+  if (!exists) {
+    out_.append(8, ' ');
+    out_ += '-';
+  } else if (count > 0) {
+    if (has_unexecuted_block && session_.has_unexecuted_blocks()) {
+      if (o_.colors) {
+        out_ += sgr("45;37");
+        append_count(out_, count, o_.human, 9);
+        out_ += kReset;
+      } else {
+        std::string s = fmt_count(count, 0, -1);
+        s += '*';
+        pad9(s);
+        out_ += s;
       }
-      pad9(s);
-    } else if (o_.colors) {
-      s = "0";
-      pad9(s);
-      s.insert(0, unexceptional ? sgr("41;37") : sgr("46;37"));
-      s += kReset;
     } else {
-      s = unexceptional ? unexceptional_string : exceptional_string;
-      pad9(s);
+      append_count(out_, count, o_.human, 9);
     }
+  } else if (o_.colors) {
+    out_ += unexceptional ? sgr("41;37") : sgr("46;37");
+    out_.append(8, ' ');
+    out_ += '0';
+    out_ += kReset;
   } else {
-    s = "-";
-    pad9(s);
+    std::string_view mark = unexceptional ? unexceptional_string : exceptional_string;
+    if (mark.size() < 9) out_.append(9 - mark.size(), ' ');
+    out_ += mark;
   }
-  std::string linestr = fmt::format("{:5}", line_num);
+  out_ += ':';
   if (o_.hotness && maximum_count) {
     // Wrapping products: the same answers as gcov for any count, without UB.
     const int64_t max = maximum_count;
     auto times = [count](uint64_t k) { return int64_t(uint64_t(count) * k); };
     if (times(2) > max)
-      linestr.insert(0, sgr("41"));
+      out_ += sgr("41");
     else if (times(5) > max)
-      linestr.insert(0, sgr("43"));
+      out_ += sgr("43");
     else if (times(10) > max)
-      linestr.insert(0, sgr("42"));
-    linestr += kReset;
+      out_ += sgr("42");
+    util::append_decimal(out_, line_num, 5);
+    out_ += kReset;
+  } else {
+    util::append_decimal(out_, line_num, 5);
   }
-  out_ += s;
-  out_ += ':';
-  out_ += linestr;
 }
 
 bool TextRenderer::branch_count(int ix, const model::Function& fn, const model::Arc& arc) {
   const int64_t src_count = fn.blocks[arc.src].count;
   const int decimals = o_.counts ? -1 : 0;
+  auto number = [&](std::string_view what) {
+    out_ += what;
+    util::append_decimal(out_, uint64_t(ix), 2);
+  };
   if (arc.is_call_non_return) {
-    if (src_count)
-      out_ += fmt::format("call   {:2} returned {}\n", ix, fmt_count(model::sub_counts(src_count, arc.count), src_count, decimals));
-    else
-      out_ += fmt::format("call   {:2} never executed\n", ix);
+    number("call   ");
+    if (src_count) {
+      out_ += " returned ";
+      append_gcov(out_, model::sub_counts(src_count, arc.count), src_count, decimals, o_.human);
+    } else {
+      out_ += " never executed";
+    }
+    out_ += '\n';
   } else if (!arc.is_unconditional) {
-    if (src_count)
-      out_ += fmt::format("branch {:2} taken {}{}", ix, fmt_count(arc.count, src_count, decimals),
-                          arc.fall_through ? " (fallthrough)" : arc.is_throw ? " (throw)" : "");
-    else
-      out_ += fmt::format("branch {:2} never executed", ix);
+    number("branch ");
+    if (src_count) {
+      out_ += " taken ";
+      append_gcov(out_, arc.count, src_count, decimals, o_.human);
+      out_ += arc.fall_through ? " (fallthrough)" : arc.is_throw ? " (throw)" : "";
+    } else {
+      out_ += " never executed";
+    }
     if (o_.verbose) out_ += fmt::format(" (BB {})", fn.blocks[arc.dst].id);
     out_ += '\n';
   } else if (o_.unconditional && !fn.blocks[arc.dst].is_call_return) {
-    if (src_count)
-      out_ += fmt::format("unconditional {:2} taken {}\n", ix, fmt_count(arc.count, src_count, decimals));
-    else
-      out_ += fmt::format("unconditional {:2} never executed\n", ix);
+    number("unconditional ");
+    if (src_count) {
+      out_ += " taken ";
+      append_gcov(out_, arc.count, src_count, decimals, o_.human);
+    } else {
+      out_ += " never executed";
+    }
+    out_ += '\n';
   } else {
     return false;
   }
@@ -160,7 +179,8 @@ void TextRenderer::line_details(const model::LineInfo& line, uint32_t line_num) 
         // gcov passes the block's "exceptional" where the line's
         // "unexceptional" goes, so '$$$$$' marks exceptional blocks.
         line_beginning(line.exists, b.exceptional, false, b.count, line_num, "%%%%%", "$$$$$", 0);
-        out_ += fmt::format("-block {:2}", ix++);
+        out_ += "-block ";
+        util::append_decimal(out_, uint64_t(ix++), 2);
         if (o_.verbose) out_ += fmt::format(" (BB {})", b.id);
         out_ += '\n';
       }
@@ -207,12 +227,15 @@ TextResult TextRenderer::run() {
   else if (entry_.file_time == 0)
     out_ += fmt::format("{}Source is newer than graph\n", kLineStart);
   if (file) lines_ = split_lines(file->bytes());
+  // The source and per line a count, a line number and some branches.
+  out_.reserve(out_.size() + (file ? file->bytes().size() : 0) + lines_.size() * 24);
 
   uint32_t line_start_group = 0;
   std::vector<model::SessionFunction*>* fns = nullptr;
   for (uint32_t line_num = 1; line_num <= lines_.size(); ++line_num) {
     if (line_num >= src_.lines.size()) {
-      out_ += fmt::format("{:>9}:{:5}", "-", line_num);
+      out_ += "        -:";
+      util::append_decimal(out_, line_num, 5);
       source_line(line_num);
       continue;
     }
