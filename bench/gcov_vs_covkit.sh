@@ -1,25 +1,35 @@
 #!/usr/bin/env bash
 # gcov_vs_covkit.sh COVKIT [WORKDIR]
 #
-# Times `gcov-12` against `covkit gcov --threads 1` and `--threads 2` on a real
-# code base (Debian 12's zstd, built with --coverage by
-# tests/realcode/fetch_and_build.sh into WORKDIR), the way a user runs gcov:
-# one invocation per object directory, with all the objects of that directory,
-# from the directory the compiler ran in. Option sets: `-b -c` and `-j -b`.
+# Times `gcov-12` against `covkit gcov` (default threads, and --threads 1) on
+# real code bases (Debian 12's zstd, jsoncpp and tinyxml2, built with
+# --coverage by tests/realcode/fetch_and_build.sh into WORKDIR), the way a
+# user runs gcov: one invocation per object directory, with all the objects
+# of that directory, from the directory the compiler ran in; and on a
+# one-file program (gcov once on one small object: start-up, which clients
+# that run gcov once per object pay per object). Option sets: `-b -c` and
+# `-j -b`.
 #
 # Before timing anything it verifies (tests/realcode/compare.sh, modes bc and
 # jb, --threads 1 and 2) that covkit's outputs are identical to gcov's: a fast
 # but wrong tool must not look good. See bench/README.md.
 #
+# The commands alternate within every round (round r runs each command once,
+# the previous outputs deleted first, untimed), so a change of the shared
+# machine's load hits them alike; CPU time (user + system of the whole
+# process tree) is the verdict's measure, wall time is shown beside it.
+#
 # Environment:
-#   BENCH_RUNS=5       timed runs per command (median reported), after 1 warm-up
-#   BENCH_PKG=zstd     package (zstd or zlib)
+#   BENCH_RUNS=7       rounds (median and minimum reported), after 1 warm-up
+#   BENCH_PKGS="zstd jsoncpp tinyxml2 onefile"   code bases (also zlib)
 #   BENCH_GCCVER=12    gcc-N / gcov-N
-#   BENCH_OPT=O0       O0 or O2 build of the package
-#   BENCH_THREADS="1 2"  covkit --threads values to time
+#   BENCH_OPT=O0       O0 or O2 build of the packages
+#   BENCH_THREADS="0 1"  covkit --threads values to time (0: the default, all cores)
+#   BENCH_OPTS="-b -c|-j -b"   option sets, separated by |
 #   BENCH_SKIP_VERIFY=1  skip the output verification (NOT for published numbers)
 #   BENCH_JSON=FILE    also write the results as JSON to FILE
-#   BENCH_SCRATCH=DIR  where the timed copy of the tree goes (default WORKDIR)
+#   BENCH_SCRATCH=DIR  where the timed copies go (default WORKDIR; /dev/shm takes
+#                      the file system out)
 # WORKDIR defaults to $COVKIT_REALCODE_CACHE, else <dir of COVKIT>/realcode
 # (= the CMake build dir's cache used by the realcode.* ctest tests).
 set -euo pipefail
@@ -30,6 +40,8 @@ if [ $# -lt 1 ] || [ $# -gt 2 ]; then
 fi
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 RC=$HERE/../tests/realcode
+# shellcheck source=lib/timing.sh
+. "$HERE/lib/timing.sh"
 COVKIT=$1
 case "$COVKIT" in
   */*) COVKIT=$(cd "$(dirname "$COVKIT")" && pwd)/$(basename "$COVKIT") ;;
@@ -37,154 +49,194 @@ case "$COVKIT" in
 esac
 [ -x "$COVKIT" ] || { echo "$0: $COVKIT is not executable" >&2; exit 2; }
 WORKDIR=${2:-${COVKIT_REALCODE_CACHE:-$(dirname "$COVKIT")/realcode}}
-RUNS=${BENCH_RUNS:-5}
-PKG=${BENCH_PKG:-zstd}
+RUNS=${BENCH_RUNS:-7}
+PKGS=${BENCH_PKGS:-${BENCH_PKG:-zstd jsoncpp tinyxml2 onefile}}
 GCCVER=${BENCH_GCCVER:-12}
 OPT=${BENCH_OPT:-O0}
-THREADS=${BENCH_THREADS:-1 2}
+THREADS=${BENCH_THREADS:-0 1}
+OPTSETS=${BENCH_OPTS:--b -c|-j -b}
 GCOV=gcov-$GCCVER
 DUMP=gcov-dump-$GCCVER
 PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 export LC_ALL=C
-
-# --- tools ------------------------------------------------------------------
-need=()
-[ -x /usr/bin/time ] || need+=(time)
-command -v hyperfine >/dev/null || need+=(hyperfine)
-if [ ${#need[@]} -gt 0 ] && [ "$(id -u)" = 0 ]; then
-  echo "installing ${need[*]} ..." >&2
-  { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}"; } \
-    >/dev/null 2>&1 || echo "warning: could not install ${need[*]}" >&2
-fi
-[ -x /usr/bin/time ] || { echo "$0: /usr/bin/time (package 'time') is required" >&2; exit 2; }
-HAVE_HYPERFINE=0
-command -v hyperfine >/dev/null && HAVE_HYPERFINE=1
-
-# --- the code base ----------------------------------------------------------
-"$RC/fetch_and_build.sh" "$PKG" "$WORKDIR" "$GCCVER" "$OPT" >&2 || {
-  rc=$?; echo "$0: fetch_and_build.sh failed ($rc)" >&2; exit $rc; }
+command -v "$GCOV" >/dev/null || { echo "$0: $GCOV not found" >&2; exit 2; }
+mkdir -p "$WORKDIR"
 WORKDIR=$(cd "$WORKDIR" && pwd -P)
-TREE=$WORKDIR/$PKG-gcc$GCCVER-$OPT
-
-# The timed runs use a copy of the tree on the same file system as the cache
-# (as a user's build tree would be); BENCH_SCRATCH=/dev/shm measures on tmpfs.
 SCRATCH=$(mktemp -d "${BENCH_SCRATCH:-$WORKDIR}/bench.XXXXXX")
 trap 'rm -rf "$SCRATCH"' EXIT
+RESULTS=$SCRATCH/results.tsv
+: >"$RESULTS"
+echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
-# --- 1. verify ----------------------------------------------------------------
-if [ "${BENCH_SKIP_VERIFY:-0}" != 1 ]; then
-  echo "verifying that covkit's outputs are identical to $GCOV's (modes -b -c, -j -b; threads ${THREADS// /,}) ..." >&2
-  if ! COVKIT_REALCODE_MODES=bc,jb COVKIT_REALCODE_THREADS=${THREADS// /,} \
-       "$RC/compare.sh" "$COVKIT" "$GCCVER" "$TREE" >"$SCRATCH/verify.log" 2>&1; then
-    cat "$SCRATCH/verify.log" >&2
-    echo "$0: covkit's outputs differ from $GCOV's: not benchmarking" >&2
-    exit 1
+# The one-file program: a tree of one object, as fetch_and_build.sh leaves
+# them (the source beside, a marker), so realcode.py plans it the same way.
+make_onefile() {
+  local tree=$1
+  [ -f "$tree/.covkit-realcode-tree" ] && return 0
+  rm -rf "$tree" && mkdir -p "$tree"
+  cat >"$tree/prog.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+static int collatz(long n) {
+  int steps = 0;
+  while (n != 1) {
+    n = n % 2 ? 3 * n + 1 : n / 2;
+    steps++;
+  }
+  return steps;
+}
+int main(int argc, char **argv) {
+  long limit = argc > 1 ? atol(argv[1]) : 1000;
+  int longest = 0;
+  for (long i = 1; i < limit; i++) {
+    int s = collatz(i);
+    if (s > longest) longest = s;
+  }
+  printf("%d\n", longest);
+  return 0;
+}
+EOF
+  (cd "$tree" && "gcc-$GCCVER" --coverage -O0 -g prog.c -o prog && ./prog 3000 >/dev/null)
+  printf 'pkg=onefile\nversion=1\ngccver=%s\nopt=O0\nroot=%s\n' "$GCCVER" "$tree" >"$tree/.covkit-realcode-tree"
+}
+
+# --- per code base: build, verify, time ---------------------------------------
+bench_package() {
+  local pkg=$1 tree
+  if [ "$pkg" = onefile ]; then
+    tree=$WORKDIR/onefile-gcc$GCCVER-O0
+    make_onefile "$tree"
+  else
+    "$RC/fetch_and_build.sh" "$pkg" "$WORKDIR" "$GCCVER" "$OPT" >&2 || {
+      rc=$?; echo "$0: fetch_and_build.sh $pkg failed ($rc)" >&2; exit $rc; }
+    tree=$WORKDIR/$pkg-gcc$GCCVER-$OPT
   fi
-  tail -n1 "$SCRATCH/verify.log" >&2
-else
-  echo "WARNING: output verification skipped (BENCH_SKIP_VERIFY=1)" >&2
-fi
+  local sdir=$SCRATCH/$pkg
+  mkdir -p "$sdir"
 
-# --- 2. time ------------------------------------------------------------------
-COPY=$SCRATCH/tree
-cp -a "$TREE" "$COPY"
-"$PY" "$RC/realcode.py" groups --gcov-dump "$DUMP" "$TREE" >"$SCRATCH/groups.json"
-read -r NOBJ NGROUPS < <("$PY" -c '
+  if [ "${BENCH_SKIP_VERIFY:-0}" != 1 ]; then
+    echo "$pkg: verifying that covkit's outputs are identical to $GCOV's (modes -b -c, -j -b) ..." >&2
+    if ! COVKIT_REALCODE_MODES=bc,jb COVKIT_REALCODE_THREADS=1,2 \
+         "$RC/compare.sh" "$COVKIT" "$GCCVER" "$tree" >"$sdir/verify.log" 2>&1; then
+      cat "$sdir/verify.log" >&2
+      echo "$0: $pkg: covkit's outputs differ from $GCOV's: not benchmarking" >&2
+      exit 1
+    fi
+    tail -n1 "$sdir/verify.log" >&2
+  else
+    echo "WARNING: output verification skipped (BENCH_SKIP_VERIFY=1)" >&2
+  fi
+
+  local copy=$sdir/tree
+  cp -a "$tree" "$copy"
+  "$PY" "$RC/realcode.py" groups --gcov-dump "$DUMP" "$tree" >"$sdir/groups.json"
+  local nobj ngroups
+  read -r nobj ngroups < <("$PY" -c '
 import json,sys
 d=json.load(open(sys.argv[1]))
-print(sum(len(g["objs"]) for g in d["groups"]), len(d["groups"]))' "$SCRATCH/groups.json")
-
-# cleanup script: remove the outputs of the previous run (hyperfine --prepare)
-"$PY" - "$SCRATCH/groups.json" "$COPY" >"$SCRATCH/clean.sh" <<'EOF'
+print(sum(len(g["objs"]) for g in d["groups"]), len(d["groups"]))' "$sdir/groups.json")
+  # Removes the outputs of the previous run (not timed).
+  "$PY" - "$sdir/groups.json" "$copy" >"$sdir/clean.sh" <<'EOF'
 import json, os, shlex, sys
 d = json.load(open(sys.argv[1]))
 print("#!/bin/bash")
 for cwd in sorted({g["cwd"] for g in d["groups"]}):
     print("cd %s && rm -f -- *.gcov *.gcov.json.gz" % shlex.quote(os.path.normpath(os.path.join(sys.argv[2], cwd))))
 EOF
-
-NAMES=()
-SCRIPTS=()
-add_cmd() {  # name tool opts
-  local i=${#NAMES[@]}
-  "$PY" "$RC/realcode.py" script --gcov-dump "$DUMP" --tool "$2" --opts "$3" \
-      --run-in "$COPY" "$TREE" >"$SCRATCH/cmd$i.sh"
-  NAMES+=("$1")
-  SCRIPTS+=("$SCRATCH/cmd$i.sh")
-}
-for opts in "-b -c" "-j -b"; do
-  add_cmd "$opts|$GCOV" "$GCOV" "$opts"
-  for t in $THREADS; do
-    add_cmd "$opts|covkit --threads $t" "$(printf '%q' "$COVKIT") gcov --threads $t" "$opts"
-  done
-done
-
-echo "timing ${#NAMES[@]} commands, $RUNS runs each (+1 warm-up), hyperfine=$HAVE_HYPERFINE ..." >&2
-RESULTS=$SCRATCH/results.tsv
-: >"$RESULTS"
-for i in "${!NAMES[@]}"; do
-  s=${SCRIPTS[$i]}
-  times=()
-  if [ $HAVE_HYPERFINE = 1 ]; then
-    hyperfine -N --style none --warmup 1 --runs "$RUNS" \
-      --prepare "bash $SCRATCH/clean.sh" --export-json "$SCRATCH/hf$i.json" \
-      "bash $s" >/dev/null 2>&1 || { echo "$0: command failed: ${NAMES[$i]} ($s)" >&2; exit 1; }
-    mapfile -t times < <("$PY" -c '
-import json,sys
-r=json.load(open(sys.argv[1]))["results"][0]
-for t in r["times"]: print(t)
-print("CPU", r["user"], r["system"])' "$SCRATCH/hf$i.json")
-  else
-    bash "$SCRATCH/clean.sh"; bash "$s"       # warm-up
-    for ((r = 0; r < RUNS; r++)); do
-      bash "$SCRATCH/clean.sh"
-      t0=$(date +%s.%N); bash "$s"; t1=$(date +%s.%N)
-      times+=("$(echo "$t1 - $t0" | bc -l 2>/dev/null || "$PY" -c "print($t1-$t0)")")
+  local names=() scripts=() opts t i r
+  IFS='|' read -r -a optsets <<<"$OPTSETS"
+  for opts in "${optsets[@]}"; do
+    for t in "$GCOV" $THREADS; do
+      local tool label
+      if [ "$t" = "$GCOV" ]; then tool=$GCOV; label=$GCOV
+      elif [ "$t" = 0 ]; then tool="$(printf '%q' "$COVKIT") gcov"; label="covkit"
+      else tool="$(printf '%q' "$COVKIT") gcov --threads $t"; label="covkit --threads $t"; fi
+      i=${#names[@]}
+      "$PY" "$RC/realcode.py" script --gcov-dump "$DUMP" --tool "$tool" --opts "$opts" \
+          --run-in "$copy" "$tree" >"$sdir/cmd$i.sh"
+      names+=("$opts|$label")
+      scripts+=("$sdir/cmd$i.sh")
     done
-    times+=("CPU nan nan")
-  fi
-  bash "$SCRATCH/clean.sh"
-  /usr/bin/time -f '%M %U %S' -o "$SCRATCH/rss$i" bash "$s"
-  printf '%s\t%s\t%s\n' "${NAMES[$i]}" "$(cat "$SCRATCH/rss$i")" "${times[*]}" >>"$RESULTS"
-done
+  done
 
-# --- 3. report ----------------------------------------------------------------
-"$PY" - "$RESULTS" "$PKG $(sed -n 's/^version=//p' "$TREE/.covkit-realcode-tree") gcc-$GCCVER -$OPT" \
-       "$NOBJ" "$NGROUPS" "$RUNS" "$GCOV" "${BENCH_JSON:-}" <<'EOF'
+  echo "$pkg: timing ${#names[@]} commands, $RUNS rounds (+1 warm-up), alternating ..." >&2
+  for ((r = -1; r < RUNS; r++)); do
+    for i in "${!names[@]}"; do
+      bash "$sdir/clean.sh"
+      sync
+      local m
+      m=$(bench_time "$sdir/stderr.log" bash "${scripts[$i]}") || {
+        echo "$0: command failed: ${names[$i]} (${scripts[$i]})" >&2; exit 1; }
+      [ "$r" -ge 0 ] && printf '%s\t%s\t%s\n' "$pkg" "${names[$i]}" "$m" >>"$RESULTS"
+    done
+  done
+  # Peak RSS: one more run of each under /usr/bin/time (the largest process).
+  for i in "${!names[@]}"; do
+    bash "$sdir/clean.sh"
+    /usr/bin/time -f '%M' -o "$sdir/rss$i" bash "${scripts[$i]}" >/dev/null 2>&1
+    printf '%s\t%s\tRSS %s\n' "$pkg" "${names[$i]}" "$(tail -n1 "$sdir/rss$i")" >>"$RESULTS"
+  done
+  printf '%s\tINFO\t%s %s %s %s\n' "$pkg" "$nobj" "$ngroups" \
+      "$(sed -n 's/^version=//p' "$tree/.covkit-realcode-tree")" "$GCCVER" >>"$RESULTS"
+}
+
+for pkg in $PKGS; do bench_package "$pkg"; done
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+
+# --- report ---------------------------------------------------------------------
+"$PY" - "$RESULTS" "$RUNS" "$GCOV" "${BENCH_JSON:-}" <<'EOF'
 import json, statistics, sys
-path, what, nobj, ngroups, runs, gcov, jsonout = sys.argv[1:8]
-rows = []
+path, runs, gcov, jsonout = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+data, info, rss = {}, {}, {}
 for line in open(path):
-    name, rss, times = line.rstrip("\n").split("\t")
-    opts, tool = name.split("|")
-    rss_kb = int(rss.split()[0])
-    parts = times.split()
-    cpu_i = parts.index("CPU")
-    ts = [float(x) for x in parts[:cpu_i]]
-    user, sys_ = parts[cpu_i + 1], parts[cpu_i + 2]
-    rows.append(dict(opts=opts, tool=tool, median=statistics.median(ts), min=min(ts),
-                     max=max(ts), user=float(user), sys=float(sys_), rss_mb=rss_kb / 1024.0))
-print(f"\n{what}: {nobj} objects in {ngroups} object directories "
-      f"({ngroups} invocations per run); median of {runs} runs; outputs verified identical\n")
-hdr = f"{'options':<8} {'tool':<22} {'median s':>9} {'min s':>7} {'max s':>7} {'user s':>7} {'sys s':>6} {'peak RSS MB':>11} {gcov + '/tool':>12}"
-print(hdr)
-print("-" * len(hdr))
-for opts in dict.fromkeys(r["opts"] for r in rows):
-    base = next(r for r in rows if r["opts"] == opts and r["tool"] == gcov)
-    for r in rows:
-        if r["opts"] != opts:
-            continue
-        r["ratio"] = base["median"] / r["median"] if r["median"] > 0 else float("nan")
-        print(f"{opts:<8} {r['tool']:<22} {r['median']:9.3f} {r['min']:7.3f} {r['max']:7.3f} "
-              f"{r['user']:7.3f} {r['sys']:6.3f} {r['rss_mb']:11.1f} {r['ratio']:11.2f}x")
+    pkg, name, rest = line.rstrip("\n").split("\t")
+    if name == "INFO":
+        info[pkg] = rest.split()
+        continue
+    if rest.startswith("RSS "):
+        rss[(pkg, name)] = int(rest.split()[1]) / 1024
+        continue
+    cpu, wall = (float(x) for x in rest.split())
+    data.setdefault((pkg, name), []).append((cpu, wall))
+out = []
+for pkg in dict.fromkeys(p for p, _ in data):
+    nobj, ngroups, version, gccver = info[pkg]
+    print(f"\n{pkg} {version} gcc-{gccver}: {nobj} objects, {ngroups} invocations per run; "
+          f"{runs} rounds, tools alternating; outputs verified identical")
+    hdr = (f"{'options':<8} {'tool':<20} {'cpu med':>8} {'cpu min':>8} {'wall med':>9} {'wall min':>9}"
+           f" {'RSS MB':>7} {'cpu ' + gcov + '/tool':>17} {'wall':>6}")
+    print(hdr)
+    print("-" * len(hdr))
+    for opts in dict.fromkeys(n.split("|")[0] for p, n in data if p == pkg):
+        base = data[(pkg, f"{opts}|{gcov}")]
+        bc = statistics.median(c for c, _ in base)
+        bw = statistics.median(w for _, w in base)
+        for (p, name), runs_ in data.items():
+            if p != pkg or not name.startswith(opts + "|"):
+                continue
+            tool = name.split("|", 1)[1]
+            c = [x for x, _ in runs_]
+            w = [y for _, y in runs_]
+            row = dict(pkg=pkg, opts=opts, tool=tool, cpu_median=statistics.median(c), cpu_min=min(c),
+                       wall_median=statistics.median(w), wall_min=min(w), rss_mb=rss.get((pkg, name), 0.0))
+            row["cpu_ratio"] = bc / row["cpu_median"] if row["cpu_median"] > 0 else float("nan")
+            row["wall_ratio"] = bw / row["wall_median"] if row["wall_median"] > 0 else float("nan")
+            out.append(row)
+            print(f"{opts:<8} {tool:<20} {row['cpu_median']:8.3f} {row['cpu_min']:8.3f} {row['wall_median']:9.3f}"
+                  f" {row['wall_min']:9.3f} {row['rss_mb']:7.1f} {row['cpu_ratio']:16.2f}x {row['wall_ratio']:5.2f}x")
 print()
-for opts in dict.fromkeys(r["opts"] for r in rows):
-    rs = [f"{r['tool'].replace('covkit ', '')}: {r['ratio']:.2f}x" for r in rows
-          if r["opts"] == opts and r["tool"] != gcov]
-    print(f"speed-up vs {gcov} ({opts}): " + ", ".join(rs))
-print("(peak RSS: largest single process of a run, from /usr/bin/time; user/sys: mean CPU seconds per run)")
+target = {"onefile": 1.0}
+for pkg in dict.fromkeys(r["pkg"] for r in out):
+    want = target.get(pkg, 3.0)
+    for r in out:
+        if r["pkg"] != pkg or r["tool"] == gcov or "--threads" in r["tool"]:
+            continue
+        verdict = "PASS" if r["cpu_ratio"] >= want else "MISS"
+        print(f"{pkg:9} {r['opts']:6} covkit: {r['cpu_ratio']:.2f}x gcov's speed on CPU time, "
+              f"{r['wall_ratio']:.2f}x on wall time  {verdict} (target >= {want:.1f}x)")
+print("(seconds per run: medians and minima over the rounds; CPU = user + system of all processes; "
+      "peak RSS: largest single process)")
 if jsonout:
-    json.dump(dict(what=what, objects=int(nobj), groups=int(ngroups), runs=int(runs), rows=rows),
-              open(jsonout, "w"), indent=1)
+    json.dump(out, open(jsonout, "w"), indent=1)
 EOF

@@ -6,7 +6,7 @@
 # system, and runs (a subset of) its test suite so that .gcda files exist.
 #
 #   PKG     zstd (Debian source package libzstd), zlib, jsoncpp (C++, CMake;
-#           source package libjsoncpp), or lighttpd (a server
+#           source package libjsoncpp), tinyxml2 (C++, one file), or lighttpd (a server
 #           for tests/live/run_lighttpd.py; built with -fprofile-update=atomic
 #           too, so counters reset under load stay exact, and without pcre2,
 #           zlib, bzip2 and openssl, so it needs no library to build);
@@ -53,9 +53,14 @@ case "$PKG" in
   luaswitch)    # the same with the VM's switch (LUA_USE_JUMPTABLE=0)
                 SRCPKG=lua5.4; DEPS="dpkg-dev xz-utils" ;;
   bzip2)        SRCPKG=bzip2; DEPS="dpkg-dev xz-utils" ;;
-  *) echo "$0: unsupported package '$PKG' (supported: zstd, zlib, lighttpd, jsoncpp, lua, luaswitch, bzip2)" >&2; exit 2 ;;
+  tinyxml2|libtinyxml2)
+                # One C++ file (and its test program): the smallest code base
+                # of the benchmarks, where start-up is most of a gcov run.
+                PKG=tinyxml2; SRCPKG=tinyxml2
+                DEPS="cmake ninja-build dpkg-dev xz-utils" ;;
+  *) echo "$0: unsupported package '$PKG' (supported: zstd, zlib, lighttpd, jsoncpp, tinyxml2, lua, luaswitch, bzip2)" >&2; exit 2 ;;
 esac
-if [ "$PKG" = jsoncpp ] && [ "$GCCVER" != clang ]; then DEPS="$DEPS g++-$GCCVER"; fi
+if { [ "$PKG" = jsoncpp ] || [ "$PKG" = tinyxml2 ]; } && [ "$GCCVER" != clang ]; then DEPS="$DEPS g++-$GCCVER"; fi
 
 mkdir -p "$WORKDIR"
 WORKDIR=$(cd "$WORKDIR" && pwd -P)
@@ -317,6 +322,17 @@ build_jsoncpp() {
 test_jsoncpp() {
   # Its unit tests (jsoncpp_test) and the reader/writer round trips of
   # test/data through jsontestrunner_exe.
+  cd "$TREE/build"
+  run timeout 300 ctest --output-on-failure || log "WARNING: ctest failed"
+}
+
+build_tinyxml2() {
+  # The static library and xmltest, its test program.
+  run cmake -S "$TREE" -B "$TREE/build" -G Ninja -DCMAKE_BUILD_TYPE=None \
+      -DBUILD_SHARED_LIBS=OFF -DBUILD_TESTING=ON -Dtinyxml2_BUILD_TESTING=ON || return 1
+  run ninja -C "$TREE/build" -j"$NPROC" || return 1
+}
+test_tinyxml2() {
   cd "$TREE/build"
   run timeout 300 ctest --output-on-failure || log "WARNING: ctest failed"
 }
