@@ -125,6 +125,7 @@ class SampleRecordFormatter : public HelpFormatter {
 struct SampleRecordOptions {
   std::string mode = "branch", period, dir = "covkit-sample.data", duration, handler = "runtime", source = "auto";
   uint32_t vector_length = 16;
+  uint32_t mmap_pages = 0;  // --mmap-pages; 0: covkit's default
   pid_t pid = 0;
   std::vector<std::string> images;  // --images
   bool all_images = false;
@@ -216,6 +217,11 @@ int record(const SampleRecordOptions& o, std::vector<std::string> command) {
     return fail(kSampleRecordCommand, "", "--images and --all-images go with --mode breakpoint (they choose where to plant)");
   if (!sampling && o.source == "perf")
     return fail(kSampleRecordCommand, "", "--source perf goes with --mode branch or pc (breakpoints are planted by covkit)");
+  if (o.mmap_pages && (!sampling || o.source == "runtime"))
+    return fail(kSampleRecordCommand, "", "--mmap-pages sizes perf_event_open's rings: it goes with --mode branch or pc "
+                                          "sampled through perf");
+  if (o.mmap_pages & (o.mmap_pages - 1))
+    return fail(kSampleRecordCommand, "", fmt::format("--mmap-pages {}: not a power of two", o.mmap_pages));
   if (o.pid) {
     if (!command.empty()) return fail(kSampleRecordCommand, "", "--pid attaches to a running process: give no PROG with it");
     if (sampling && o.source == "runtime")
@@ -233,6 +239,7 @@ int record(const SampleRecordOptions& o, std::vector<std::string> command) {
     r.environment = trace::current_environment();
     r.covkit_version = kVersion;
     if (auto status = read_period(o, r)) return *status;
+    r.ring_pages = o.mmap_pages;
     return record_attached(o, std::move(r));
   }
   if (!o.duration.empty()) return fail(kSampleRecordCommand, "", "--for goes with --pid (a program started by covkit runs to its end)");
@@ -241,6 +248,7 @@ int record(const SampleRecordOptions& o, std::vector<std::string> command) {
   r.mode = *mode;
   if (auto status = read_period(o, r)) return *status;
   r.vector_length = o.vector_length;
+  r.ring_pages = o.mmap_pages;
   auto prog = trace::find_program(command[0]);
   if (!prog) return fail(kSampleRecordCommand, command[0], prog.error().message, prog.error().status);
   trace::ProgramInfo info = trace::inspect_program(*prog);
@@ -254,6 +262,10 @@ int record(const SampleRecordOptions& o, std::vector<std::string> command) {
       auto probe = sample::probe_perf(sample::PerfEventKind::branch_stack);
       if (!probe && o.source == "perf")
         return fail(kSampleRecordCommand, "", fmt::format("--source perf: {} (--source runtime emulates it)", probe.error().message));
+      // No branch stack here, or not permitted: emulated. Any other refusal
+      // is covkit's own fault, never hidden behind the emulation.
+      if (!probe && probe.error().kind == sample::RefusalKind::failed)
+        return fail(kSampleRecordCommand, "", probe.error().message);
       use_perf = bool(probe);
       if (!probe && !is_static) emulated = probe.error().message;
     } else {
@@ -261,7 +273,13 @@ int record(const SampleRecordOptions& o, std::vector<std::string> command) {
       // no signal in the program, samples from the exec on. A static PROG
       // gets it in any case (no runtime can be preloaded into it), and
       // --source perf reports a refusal when the recording starts.
-      use_perf = o.source == "perf" || is_static || bool(sample::probe_perf(sample::PerfEventKind::cpu_clock));
+      use_perf = o.source == "perf" || is_static;
+      if (!use_perf) {
+        auto probe = sample::probe_perf(sample::PerfEventKind::cpu_clock);
+        if (!probe && probe.error().kind == sample::RefusalKind::failed)
+          return fail(kSampleRecordCommand, "", probe.error().message);
+        use_perf = bool(probe);
+      }
     }
   }
   if (is_static && sampling && !use_perf)
@@ -322,6 +340,11 @@ int run_sample_record(int argc, char** argv) {
       ->type_name("SOURCE");
   app.add_option("--vector-length", o.vector_length, "Taken branches per sample in branch mode [default: 16]")
       ->check(whole_number_in(4, 64))
+      ->type_name("N");
+  app.add_option("--mmap-pages", o.mmap_pages,
+                 "Data pages of each perf_event_open ring (a power of two) [default: 64, fewer where the "
+                 "locked-memory limit says so]; a small ring is read more often and may lose samples")
+      ->check(whole_number_in(1, 4096))
       ->type_name("N");
   app.add_option("--breakpoint-handler", o.handler,
                  "Breakpoint mode: runtime (inside PROG, preloaded; the default) or ptrace (covkit stops each thread "

@@ -26,48 +26,9 @@ int perf_event_open(perf_event_attr& attr, pid_t pid, int cpu) {
   return int(::syscall(SYS_perf_event_open, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
 }
 
-// The counter's mean period as the kernel takes it: samples per second of
-// cycles (branch stacks: cycles per second vary), or ns of cpu-clock.
-uint64_t mean_period_value(const PerfEventConfig& c) {
-  const uint64_t period = c.period_ns ? c.period_ns : 1;
-  return c.kind == PerfEventKind::branch_stack ? std::max<uint64_t>(1, 1'000'000'000 / period) : period;
-}
-
-perf_event_attr make_attr(const PerfEventConfig& c, size_t ring_bytes) {
-  perf_event_attr a;
-  std::memset(&a, 0, sizeof a);
-  a.size = sizeof a;
-  // The records' layout, which the ring reader parses with the same call.
-  a.sample_type = format::perf_ring_layout(c.callchain, c.kind == PerfEventKind::branch_stack).sample_type;
-  if (c.kind == PerfEventKind::branch_stack) {
-    a.type = PERF_TYPE_HARDWARE;
-    a.config = PERF_COUNT_HW_CPU_CYCLES;
-    a.freq = 1;
-    a.sample_freq = mean_period_value(c);
-    a.branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY;
-  } else {
-    a.type = PERF_TYPE_SOFTWARE;
-    a.config = PERF_COUNT_SW_CPU_CLOCK;
-    a.sample_period = mean_period_value(c);
-  }
-  a.disabled = !c.enabled;
-  a.enable_on_exec = !c.enabled;
-  a.inherit = 1;
-  a.exclude_kernel = 1;
-  a.exclude_hv = 1;
-  a.exclude_callchain_kernel = 1;
-  a.mmap = 1;
-  a.mmap2 = 1;
-  a.comm = 1;
-  a.comm_exec = 1;
-  a.task = 1;
-  a.sample_id_all = 1;
-  a.watermark = 1;
-  a.wakeup_watermark = uint32_t(ring_bytes / 4);
-  a.use_clockid = 1;
-  a.clockid = CLOCK_MONOTONIC;
-  return a;
-}
+// The cpu-clock counter's period in ns; branch stacks take theirs from
+// their facility's event (perf_branch_facility.h).
+uint64_t cpu_clock_period(const PerfEventConfig& c) { return c.period_ns ? c.period_ns : 1; }
 
 // "0-3,6" from /sys/devices/system/cpu/online; every CPU sysconf knows
 // when that cannot be read.
@@ -100,36 +61,36 @@ std::string paranoid_level() {
   return level.empty() ? "unknown" : level;
 }
 
-// One line on why perf_event_open refused, for `what` ("branch stacks").
-std::string why_not(int err, const char* what) {
-  switch (err) {
-    case ENOENT:
-    case ENODEV:
-      return fmt::format("no hardware counters for {} here (perf_event_open: {}; a virtual machine without a PMU?)",
-                         what, std::strerror(err));
-    case EOPNOTSUPP:
-      return fmt::format("the PMU here cannot record {} (perf_event_open: {})", what, std::strerror(err));
-    case EACCES:
-    case EPERM:
-      return fmt::format("not permitted to record {} (perf_event_open: {}; kernel.perf_event_paranoid is {}: 2 or "
-                         "less, or CAP_PERFMON, is needed)",
-                         what, std::strerror(err), paranoid_level());
-    case ENOSYS:
-      return fmt::format("perf_event_open is not available for {} (a kernel without perf events, or a seccomp "
-                         "filter: {})",
-                         what, std::strerror(err));
-    default:
-      return fmt::format("perf_event_open cannot record {}: {}", what, std::strerror(err));
+// One line on why perf_event_open refused `config`'s counter with `err`.
+PerfRefusal refusal(int err, const PerfEventConfig& config) {
+  const bool branch = config.kind == PerfEventKind::branch_stack;
+  const char* what = branch ? "branch stacks" : "cpu-clock samples";
+  const RefusalKind kind = classify_refusal(err, branch, config.facility);
+  std::string m;
+  if (kind == RefusalKind::not_permitted) {
+    m = fmt::format("not permitted to record {} (perf_event_open: {}; kernel.perf_event_paranoid is {}: 2 or "
+                    "less, or CAP_PERFMON, is needed)",
+                    what, std::strerror(err), paranoid_level());
+  } else if (err == ENOSYS) {
+    m = fmt::format("perf_event_open is not available for {} (a kernel without perf events, or a seccomp "
+                    "filter: {})",
+                    what, std::strerror(err));
+  } else if (kind == RefusalKind::absent) {
+    m = config.facility == BranchFacility::none
+            ? fmt::format("no branch stack here: no PMU lists one in /sys/bus/event_source/devices, and "
+                          "perf_event_open says {} (a virtual machine without a PMU?)",
+                          std::strerror(err))
+            : fmt::format("the {} branch stack is in use by someone else (perf_event_open: {})",
+                          facility_name(config.facility), std::strerror(err));
+  } else {
+    m = fmt::format("perf_event_open refused covkit's counter for {} on {}: {} (covkit's attributes do not fit "
+                    "this machine: a defect to report)",
+                    what, branch ? facility_name(config.facility) : "the cpu-clock software event",
+                    std::strerror(err));
   }
-}
-
-const char* what_of(PerfEventKind kind) { return kind == PerfEventKind::branch_stack ? "branch stacks" : "cpu-clock samples"; }
-
-// perf_event_open's refusal `err`, as an Error that keeps its errno.
-Error refusal(int err, PerfEventKind kind) {
-  Error e(why_not(err, what_of(kind)));
-  e.errno_value = err;
-  return e;
+  PerfRefusal r(kind, std::move(m));
+  r.errno_value = err;
+  return r;
 }
 
 // Copies n bytes at `at` of a ring's data (size a power of two), wrapping.
@@ -142,16 +103,89 @@ void copy_wrapped(const uint8_t* data, size_t size, uint64_t at, uint8_t* out, s
 
 }  // namespace
 
-Expected<void> probe_perf(PerfEventKind kind) {
+perf_event_attr perf_event_attributes(const PerfEventConfig& c, size_t ring_bytes) {
+  perf_event_attr a;
+  std::memset(&a, 0, sizeof a);
+  a.size = sizeof a;
+  // The records' layout, which the ring reader parses with the same call.
+  a.sample_type = format::perf_ring_layout(c.callchain, c.kind == PerfEventKind::branch_stack).sample_type;
+  if (c.kind == PerfEventKind::branch_stack) {
+    const BranchEvent e = branch_event_for(c.facility, c.period_ns, c.branch_depth);
+    a.type = e.type;
+    a.config = e.config;
+    a.freq = e.freq;
+    a.sample_period = e.period_or_freq;  // sample_freq shares its place
+    a.branch_sample_type = e.branch_sample_type;
+  } else {
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_CPU_CLOCK;
+    a.sample_period = cpu_clock_period(c);
+  }
+  a.disabled = !c.enabled;
+  a.enable_on_exec = !c.enabled;
+  a.inherit = 1;
+  a.exclude_kernel = 1;
+  a.exclude_hv = 1;
+  a.exclude_callchain_kernel = 1;
+  a.mmap = 1;
+  a.mmap2 = 1;
+  a.comm = 1;
+  a.comm_exec = 1;
+  a.task = 1;
+  a.sample_id_all = 1;
+  a.watermark = 1;
+  a.wakeup_watermark = uint32_t(std::max<size_t>(1, ring_bytes / 4));
+  a.use_clockid = 1;
+  a.clockid = CLOCK_MONOTONIC;
+  return a;
+}
+
+PerfEventConfig perf_config_for(PerfEventKind kind) {
   PerfEventConfig config;
   config.kind = kind;
-  perf_event_attr a = make_attr(config, 4096);
+  if (kind == PerfEventKind::branch_stack) {
+    const PmuFacts facts = read_pmu_facts();
+    config.facility = branch_facility(facts);
+    config.branch_depth = facts.branch_depth;
+  }
+  return config;
+}
+
+Expected<void, PerfRefusal> probe_perf(PerfEventKind kind) {
+  const PerfEventConfig config = perf_config_for(kind);
+  perf_event_attr a = perf_event_attributes(config, 4096);
   a.enable_on_exec = 0;
   a.inherit = 0;
   const int fd = perf_event_open(a, 0, -1);
-  if (fd < 0) return refusal(errno, config.kind);
+  if (fd < 0) return refusal(errno, config);
   ::close(fd);
   return {};
+}
+
+uint64_t read_ring_records(std::span<const uint8_t> data, uint64_t head, uint64_t tail,
+                           const format::PerfSampleLayout& layout, std::vector<uint8_t>& scratch,
+                           std::vector<format::PerfRecord>& out, std::vector<std::string>& warnings) {
+  const size_t size = data.size();
+  while (tail < head) {
+    perf_event_header h;
+    if (head - tail < sizeof h) break;
+    copy_wrapped(data.data(), size, tail, reinterpret_cast<uint8_t*>(&h), sizeof h);
+    if (h.size < sizeof h || h.size > head - tail || h.size > size) {
+      warnings.push_back(fmt::format("perf ring buffer: a record of {} bytes where {} are left; the rest of the ring "
+                                     "was skipped",
+                                     h.size, head - tail));
+      return head;
+    }
+    scratch.resize(h.size);
+    copy_wrapped(data.data(), size, tail, scratch.data(), h.size);
+    auto r = format::parse_perf_record(scratch, layout);
+    if (r)
+      out.push_back(std::move(*r));
+    else
+      warnings.push_back(fmt::format("perf ring buffer: {} (record type {})", r.error().message, h.type));
+    tail += h.size;
+  }
+  return tail;
 }
 
 Expected<PerfEventSession> PerfEventSession::open(const std::vector<pid_t>& tasks, const PerfEventConfig& config) {
@@ -161,16 +195,17 @@ Expected<PerfEventSession> PerfEventSession::open(const std::vector<pid_t>& task
   // destructor closes what was opened.
   PerfEventSession session(config, layout);
   const size_t page = size_t(::sysconf(_SC_PAGESIZE));
-  size_t pages = kRingPages;
+  session.page_ = page;
+  size_t pages = config.ring_pages ? config.ring_pages : kRingPages;
   for (int cpu : online_cpus()) {
     Ring* ring = nullptr;  // this CPU's, once its first counter is open
     for (pid_t task : tasks) {
-      perf_event_attr a = make_attr(config, pages * page);
+      perf_event_attr a = perf_event_attributes(config, pages * page);
       const int fd = perf_event_open(a, task, cpu);
       if (fd < 0) {
         if (errno == ESRCH) continue;  // the thread ended meanwhile
         if (errno == ENODEV || errno == ENXIO) break;  // a CPU that went offline
-        return refusal(errno, config.kind);
+        return Error(refusal(errno, config).message);
       }
       if (ring) {
         // One ring per CPU, whatever the number of threads.
@@ -202,7 +237,7 @@ Expected<PerfEventSession> PerfEventSession::open(const std::vector<pid_t>& task
 }
 
 PerfEventSession::PerfEventSession(PerfEventSession&& other) noexcept
-    : config_(other.config_), layout_(other.layout_), rings_(std::move(other.rings_)) {
+    : config_(other.config_), layout_(other.layout_), page_(other.page_), rings_(std::move(other.rings_)) {
   other.rings_.clear();
 }
 
@@ -227,36 +262,21 @@ void PerfEventSession::read(std::vector<format::PerfRecord>& out, std::vector<st
 void PerfEventSession::read_ring(Ring& ring, std::vector<format::PerfRecord>& out,
                                  std::vector<std::string>& warnings) {
   auto* meta = static_cast<perf_event_mmap_page*>(ring.base);
-  const size_t page = size_t(::sysconf(_SC_PAGESIZE));
-  const uint8_t* data = static_cast<const uint8_t*>(ring.base) + page;
-  const size_t size = ring.mapped - page;
+  std::span<const uint8_t> data(static_cast<const uint8_t*>(ring.base) + page_, ring.mapped - page_);
   const uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
-  uint64_t tail = meta->data_tail;
-  while (tail < head) {
-    perf_event_header h;
-    if (head - tail < sizeof h) break;
-    copy_wrapped(data, size, tail, reinterpret_cast<uint8_t*>(&h), sizeof h);
-    if (h.size < sizeof h || h.size > head - tail) {
-      warnings.push_back(fmt::format("perf ring buffer: a record of {} bytes where {} are left; the rest of the ring "
-                                     "was skipped",
-                                     h.size, head - tail));
-      tail = head;
-      break;
-    }
-    record_.resize(h.size);
-    copy_wrapped(data, size, tail, record_.data(), h.size);
-    auto r = format::parse_perf_record(record_, layout_);
-    if (r)
-      out.push_back(std::move(*r));
-    else
-      warnings.push_back(fmt::format("perf ring buffer: {} (record type {})", r.error().message, h.type));
-    tail += h.size;
-  }
+  const uint64_t tail = read_ring_records(data, head, meta->data_tail, layout_, record_, out, warnings);
   __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
 }
 
+uint64_t PerfEventSession::bytes_written() const {
+  uint64_t total = 0;
+  for (const Ring& r : rings_) total += __atomic_load_n(&static_cast<perf_event_mmap_page*>(r.base)->data_head, __ATOMIC_ACQUIRE);
+  return total;
+}
+
 void PerfEventSession::shuffle_period(std::mt19937_64& random) {
-  const uint64_t mean = mean_period_value(config_);
+  // The period (or frequency) the counters were opened with.
+  const uint64_t mean = perf_event_attributes(config_, 0).sample_period;
   std::uniform_int_distribution<uint64_t> spread(mean / 2, mean + mean / 2);
   for (const Ring& r : rings_) {
     uint64_t value = std::max<uint64_t>(1, spread(random));

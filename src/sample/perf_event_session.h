@@ -20,10 +20,12 @@
 
 #include <cstdint>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "format/perf_event_records.h"
+#include "sample/perf_branch_facility.h"
 #include "util/expected.h"
 
 namespace covkit::sample {
@@ -36,12 +38,33 @@ struct PerfEventConfig {
   bool callchain = true;
   // Counting from now on (attached to running threads), not from the exec.
   bool enabled = false;
+  // The branch stack the machine has (branch_stack only): its driver's
+  // event and filter (perf_branch_facility.h).
+  BranchFacility facility = BranchFacility::none;
+  int branch_depth = 0;
+  // Data pages per ring (a power of two); 0: covkit's default.
+  size_t ring_pages = 0;
+};
+
+// The counter's attributes, as perf_event_open gets them, for rings of
+// `ring_bytes`.
+perf_event_attr perf_event_attributes(const PerfEventConfig& config, size_t ring_bytes);
+
+// Why perf_event_open refused: the message (one line) and whether that is
+// a fact about this machine (absent, not permitted) or a failure.
+struct PerfRefusal : Error {
+  RefusalKind kind = RefusalKind::failed;
+  PerfRefusal(RefusalKind k, std::string m) : Error(std::move(m)), kind(k) {}
 };
 
 // Whether this machine lets covkit sample `kind`: a counter opened on
-// covkit itself, never enabled. The Error says why not (no PMU, a PMU
-// without a branch stack, permissions, a seccomp filter), in one line.
-Expected<void> probe_perf(PerfEventKind kind);
+// covkit itself, never enabled, with the attributes a recording would use
+// (the facility read from sysfs and /proc/cpuinfo). The refusal says why
+// not (no PMU, a PMU without a branch stack, permissions, a seccomp
+// filter, or attributes the kernel finds invalid), in one line.
+Expected<void, PerfRefusal> probe_perf(PerfEventKind kind);
+// The config a recording of `kind` uses on this machine.
+PerfEventConfig perf_config_for(PerfEventKind kind);
 
 class PerfEventSession {
  public:
@@ -58,12 +81,17 @@ class PerfEventSession {
   void wait(int timeout_ms) const;
   // Every record written since the last read, ring by ring. A record that
   // cannot be parsed is a warning (and the rest of its ring is skipped).
+  // Records lost to a full ring come as the kernel's LOST records.
   void read(std::vector<format::PerfRecord>& out, std::vector<std::string>& warnings);
   // A new random period (or frequency) around the mean, for every counter
   // and its inherited copies: samples do not fall in step with the
   // program's loops.
   void shuffle_period(std::mt19937_64& random);
   const format::PerfSampleLayout& layout() const { return layout_; }
+  // Bytes the kernel has written to the rings so far, and their size: a
+  // reader that kept up wrapped when written > ring_bytes.
+  uint64_t bytes_written() const;
+  size_t ring_bytes() const { return rings_.empty() ? 0 : rings_.front().mapped - page_; }
 
  private:
   struct Ring {
@@ -78,8 +106,18 @@ class PerfEventSession {
 
   PerfEventConfig config_;
   format::PerfSampleLayout layout_;
+  size_t page_ = 4096;
   std::vector<Ring> rings_;
   std::vector<uint8_t> record_;  // one record, unwrapped
 };
+
+// The records between `tail` and `head` of a ring's data area (`data`, a
+// power of two in size, as the kernel writes it: a record may run across
+// its end), appended to `out`; returns the new tail. A record that cannot
+// be parsed is a warning; a header that makes no sense ends the read at
+// `head` (the rest of the ring is lost, and said so).
+uint64_t read_ring_records(std::span<const uint8_t> data, uint64_t head, uint64_t tail,
+                           const format::PerfSampleLayout& layout, std::vector<uint8_t>& scratch,
+                           std::vector<format::PerfRecord>& out, std::vector<std::string>& warnings);
 
 }  // namespace covkit::sample

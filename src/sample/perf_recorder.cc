@@ -98,9 +98,10 @@ Expected<Launch> fork_waiting(const std::string& program, std::vector<char*>& ar
 }
 
 PerfEventConfig config_for(const RecordRequest& r, const format::SampleRecording& rec) {
-  PerfEventConfig config;
-  config.kind = r.mode == SampleMode::branch ? PerfEventKind::branch_stack : PerfEventKind::cpu_clock;
+  PerfEventConfig config =
+      perf_config_for(r.mode == SampleMode::branch ? PerfEventKind::branch_stack : PerfEventKind::cpu_clock);
   config.period_ns = rec.period_ns;
+  config.ring_pages = r.ring_pages;
   config.enabled = r.attach_pid > 0;
   return config;
 }

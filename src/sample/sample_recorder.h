@@ -29,6 +29,8 @@ struct RecordRequest {
   SampleMode mode = SampleMode::branch;  // branch or pc
   uint64_t period_ns = 0;                // 0: the mode's default
   uint32_t vector_length = 16;
+  // perf_event_open's rings: data pages each (a power of two), 0: the default.
+  uint32_t ring_pages = 0;
   std::string dir;
   std::string program;                   // resolved path of command[0]
   std::vector<std::string> command;      // as given
