@@ -211,7 +211,29 @@ std::string HelpFormatter::make_option_opts(const CLI::Option* opt) const {
   return out;
 }
 
+namespace {
+
+thread_local std::function<void(CLI::App&)>* g_inspection = nullptr;
+
+// The App goes to the inspection instead of being parsed (AppInspection).
+bool inspected(CLI::App& app) {
+  if (!g_inspection) return false;
+  use_help_formatter(app);
+  (*g_inspection)(app);
+  return true;
+}
+
+}  // namespace
+
+AppInspection::AppInspection(std::function<void(CLI::App&)> inspect)
+    : inspect_(std::move(inspect)), outer_(g_inspection) {
+  g_inspection = &inspect_;
+}
+
+AppInspection::~AppInspection() { g_inspection = outer_; }
+
 std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
+  if (inspected(app)) return 0;
   try {
     use_help_formatter(app);
     one_value_per_use(app);
@@ -235,7 +257,8 @@ std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
   }
 }
 
-std::optional<int> refuse_missing_subcommand(const CLI::App& app, int argc, char** argv) {
+std::optional<int> refuse_missing_subcommand(CLI::App& app, int argc, char** argv) {
+  if (inspected(app)) return 0;
   if (argc < 2) {
     std::fputs(app.help().c_str(), stderr);
     return 1;

@@ -43,7 +43,7 @@ std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv);
 // (what there is to do); a word that names no subcommand, one line listing
 // them with the closest ("did you mean 'report'?"), status 1. nullopt for
 // an option (--help, a mistyped one), which parse_command_line handles.
-std::optional<int> refuse_missing_subcommand(const CLI::App& app, int argc, char** argv);
+std::optional<int> refuse_missing_subcommand(CLI::App& app, int argc, char** argv);
 
 // A hint for an unknown option (spelled as given, "--txt"), or "" when there
 // is none: "that is gcovr's; here use -s/--print-summary (...)" for an option
@@ -80,6 +80,23 @@ int fail(std::string_view command, std::string_view file, const Error& error, in
 // ("COMMAND: <stdout>: No space left on device"), status 1 where the command
 // had succeeded. Otherwise `status`.
 int checked_stdout(std::string_view command, int status);
+
+// While one lives (on this thread), parse_command_line and
+// refuse_missing_subcommand parse nothing: they hand the App they were given
+// to `inspect` and return status 0. `covkit completion` walks every
+// command's own definitions so (cli/command_spec), and the completions follow
+// any change to them. Nothing of a command runs before its parse.
+class AppInspection {
+ public:
+  explicit AppInspection(std::function<void(CLI::App&)> inspect);
+  ~AppInspection();
+  AppInspection(const AppInspection&) = delete;
+  AppInspection& operator=(const AppInspection&) = delete;
+
+ private:
+  std::function<void(CLI::App&)> inspect_;
+  std::function<void(CLI::App&)>* outer_;
+};
 
 // Runs a command's body; an allocation failure or another exception that
 // escapes it becomes one line ("COMMAND: out of memory") and exit status 1.

@@ -56,60 +56,68 @@ void print_version() {
               "FITNESS FOR A PARTICULAR PURPOSE.\n\n");
 }
 
+// getopt's letters; kLongOptions names most of them.
+constexpr const char* kGcovShortOptions = "abcdDfhHijklmno:pqrs:tuvwx";
+
+constexpr const char* kGcovUsage =
+    "Usage: covkit gcov [OPTION...] SOURCE|OBJ...\n"
+    "\n"
+    "Print code coverage information, exactly as GCC's gcov does, reading the\n"
+    ".gcno and .gcda files of GCC 8 to 14 directly; clang's --coverage files\n"
+    "exactly as llvm-cov gcov does.\n"
+    "\n"
+    "  -a, --all-blocks                Show information for every basic block\n"
+    "  -b, --branch-probabilities      Include branch probabilities in output\n"
+    "  -c, --branch-counts             Output counts of branches taken\n"
+    "                                    rather than percentages\n"
+    "  -d, --display-progress          Display progress information\n"
+    "  -D, --debug                     Display debugging dumps\n"
+    "  -f, --function-summaries        Output summaries for each function\n"
+    "  -h, --help                      Print this help, then exit\n"
+    "  -j, --json-format               Output JSON intermediate format\n"
+    "                                    into .gcov.json.gz file\n"
+    "  -H, --human-readable            Output human readable numbers\n"
+    "  -k, --use-colors                Emit colored output\n"
+    "  -l, --long-file-names           Use long output file names for included\n"
+    "                                    source files\n"
+    "  -m, --demangled-names           Output demangled function names\n"
+    "  -n, --no-output                 Do not create an output file\n"
+    "  -o, --object-directory DIR|FILE Search for object files in DIR or called FILE\n"
+    "  -p, --preserve-paths            Preserve all pathname components\n"
+    "  -q, --use-hotness-colors        Emit perf-like colored output for hot lines\n"
+    "  -r, --relative-only             Only show data for relative sources\n"
+    "  -s, --source-prefix DIR         Source prefix to elide\n"
+    "  -t, --stdout                    Output to stdout instead of a file\n"
+    "  -u, --unconditional-branches    Show unconditional branch counts too\n"
+    "  -v, --version                   Print version number, then exit\n"
+    "  -w, --verbose                   Print verbose informations\n"
+    "  -x, --hash-filenames            Hash long pathnames\n"
+    "\n"
+    "covkit additions:\n"
+    "      --threads N                 Read and solve objects on N threads\n"
+    "                                    (default: all cores; output is the same)\n"
+    "  clang's files: -i writes llvm-cov gcov's intermediate text (ARG.gcov,\n"
+    "                 one per argument, in the working directory); -j writes\n"
+    "                 gcov's JSON, which llvm-cov cannot\n"
+    "\n"
+    "Obsolete options:\n"
+    "  -i, --json-format               Replaced with -j, --json-format\n"
+    "\n"
+    "Arguments may be source, object, .gcno or .gcda names: the notes and data\n"
+    "files are found by replacing the extension (or in the -o directory).\n"
+    "Exit status: 0 on success; 1 notes file missing; 2 not a notes/data file;\n"
+    "3 version problem; 4 corrupt file; 5 stamp mismatch; 6 cannot write output\n"
+    "(clang's files: 0, 4 or 6).\n";
+
 }  // namespace
 
-void print_gcov_usage(bool error) {
-  FILE* f = error ? stderr : stdout;
-  std::fputs(
-      "Usage: covkit gcov [OPTION...] SOURCE|OBJ...\n"
-      "\n"
-      "Print code coverage information, exactly as GCC's gcov does, reading the\n"
-      ".gcno and .gcda files of GCC 8 to 14 directly; clang's --coverage files\n"
-      "exactly as llvm-cov gcov does.\n"
-      "\n"
-      "  -a, --all-blocks                Show information for every basic block\n"
-      "  -b, --branch-probabilities      Include branch probabilities in output\n"
-      "  -c, --branch-counts             Output counts of branches taken\n"
-      "                                    rather than percentages\n"
-      "  -d, --display-progress          Display progress information\n"
-      "  -D, --debug                     Display debugging dumps\n"
-      "  -f, --function-summaries        Output summaries for each function\n"
-      "  -h, --help                      Print this help, then exit\n"
-      "  -j, --json-format               Output JSON intermediate format\n"
-      "                                    into .gcov.json.gz file\n"
-      "  -H, --human-readable            Output human readable numbers\n"
-      "  -k, --use-colors                Emit colored output\n"
-      "  -l, --long-file-names           Use long output file names for included\n"
-      "                                    source files\n"
-      "  -m, --demangled-names           Output demangled function names\n"
-      "  -n, --no-output                 Do not create an output file\n"
-      "  -o, --object-directory DIR|FILE Search for object files in DIR or called FILE\n"
-      "  -p, --preserve-paths            Preserve all pathname components\n"
-      "  -q, --use-hotness-colors        Emit perf-like colored output for hot lines\n"
-      "  -r, --relative-only             Only show data for relative sources\n"
-      "  -s, --source-prefix DIR         Source prefix to elide\n"
-      "  -t, --stdout                    Output to stdout instead of a file\n"
-      "  -u, --unconditional-branches    Show unconditional branch counts too\n"
-      "  -v, --version                   Print version number, then exit\n"
-      "  -w, --verbose                   Print verbose informations\n"
-      "  -x, --hash-filenames            Hash long pathnames\n"
-      "\n"
-      "covkit additions:\n"
-      "      --threads N                 Read and solve objects on N threads\n"
-      "                                    (default: all cores; output is the same)\n"
-      "  clang's files: -i writes llvm-cov gcov's intermediate text (ARG.gcov,\n"
-      "                 one per argument, in the working directory); -j writes\n"
-      "                 gcov's JSON, which llvm-cov cannot\n"
-      "\n"
-      "Obsolete options:\n"
-      "  -i, --json-format               Replaced with -j, --json-format\n"
-      "\n"
-      "Arguments may be source, object, .gcno or .gcda names: the notes and data\n"
-      "files are found by replacing the extension (or in the -o directory).\n"
-      "Exit status: 0 on success; 1 notes file missing; 2 not a notes/data file;\n"
-      "3 version problem; 4 corrupt file; 5 stamp mismatch; 6 cannot write output\n"
-      "(clang's files: 0, 4 or 6).\n",
-      f);
+void print_gcov_usage(bool error) { std::fputs(kGcovUsage, error ? stderr : stdout); }
+
+CommandSpec describe_gcov_command() {
+  static constexpr GetoptValueName kValueNames[] = {{'o', "DIR|FILE"}, {'s', "DIR"}, {kThreadsOption, "N"}};
+  CommandSpec spec = describe_getopt("gcov", "", kLongOptions, kGcovShortOptions, kGcovUsage, kValueNames);
+  spec.arguments.push_back({"SOURCE|OBJ", ValueKind::kFile, true, {}});
+  return spec;
 }
 
 ParseOutcome parse_gcov_options(int argc, char** argv, GcovOptions& o) {
@@ -117,7 +125,7 @@ ParseOutcome parse_gcov_options(int argc, char** argv, GcovOptions& o) {
   expandargv(&argc, &argv);
   optind = 0;  // full re-initialisation of GNU getopt
   int opt;
-  while ((opt = getopt_long(argc, argv, "abcdDfhHijklmno:pqrs:tuvwx", kLongOptions, nullptr)) != -1) {
+  while ((opt = getopt_long(argc, argv, kGcovShortOptions, kLongOptions, nullptr)) != -1) {
     switch (opt) {
       case 'a': o.all_blocks = true; break;
       case 'b': o.branches = true; break;

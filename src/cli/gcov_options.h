@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_spec.h"
 #include "report/gcov/gcov_run.h"
 
 namespace covkit::cli {
@@ -17,5 +18,8 @@ enum class ParseOutcome { kRun, kExitSuccess, kExitFailure };
 ParseOutcome parse_gcov_options(int argc, char** argv, GcovOptions& out);
 
 void print_gcov_usage(bool error);
+
+// The options above as data, for the shell completions.
+CommandSpec describe_gcov_command();
 
 }  // namespace covkit::cli

@@ -6,6 +6,7 @@
 #include <getopt.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -155,6 +156,30 @@ std::string long_option_hint(const option* longs, std::string_view given) {
 
 enum Style : unsigned { kFlat = 1, kGraph = 2 };
 
+// gprof's option letters and long names (those covkit has).
+constexpr const char* kGprofShortOptions = ":bp::P::q::Q::e:E:f:F:k:n:N:sTw:zo:h";
+const option kGprofLongOptions[] = {
+    {"brief", no_argument, nullptr, 'b'},
+    {"flat-profile", optional_argument, nullptr, 'p'},
+    {"no-flat-profile", optional_argument, nullptr, 'P'},
+    {"graph", optional_argument, nullptr, 'q'},
+    {"no-graph", optional_argument, nullptr, 'Q'},
+    {"time", required_argument, nullptr, 'n'},
+    {"sum", no_argument, nullptr, 's'},
+    {"traditional", no_argument, nullptr, 'T'},
+    {"width", required_argument, nullptr, 'w'},
+    {"no-time", required_argument, nullptr, 'N'},
+    {"display-unused-functions", no_argument, nullptr, 'z'},
+    {"format", required_argument, nullptr, kOptFormat},
+    {"output", required_argument, nullptr, 'o'},
+    {"threshold", required_argument, nullptr, kOptThreshold},
+    {"help", no_argument, nullptr, 'h'},
+    {nullptr, 0, nullptr, 0},
+};
+
+// --format's words.
+constexpr std::array<std::string_view, 5> kGprofFormats{"text", "dot", "svg", "png", "callgrind"};
+
 // The command line, as gprof's getopt reads it.
 struct GprofCommandLine {
   unsigned style = 0, user_specified = 0;  // kFlat | kGraph asked for; parts named by -p/-P/-q/-Q
@@ -169,30 +194,12 @@ struct GprofCommandLine {
 // Reads argv into `cl`; an exit status when the command ends here (--help,
 // a bad option), nothing when it goes on.
 std::optional<int> parse_gprof_command_line(int argc, char** argv, GprofCommandLine& cl) {
-  static const option kLong[] = {
-      {"brief", no_argument, nullptr, 'b'},
-      {"flat-profile", optional_argument, nullptr, 'p'},
-      {"no-flat-profile", optional_argument, nullptr, 'P'},
-      {"graph", optional_argument, nullptr, 'q'},
-      {"no-graph", optional_argument, nullptr, 'Q'},
-      {"time", required_argument, nullptr, 'n'},
-      {"sum", no_argument, nullptr, 's'},
-      {"traditional", no_argument, nullptr, 'T'},
-      {"width", required_argument, nullptr, 'w'},
-      {"no-time", required_argument, nullptr, 'N'},
-      {"display-unused-functions", no_argument, nullptr, 'z'},
-      {"format", required_argument, nullptr, kOptFormat},
-      {"output", required_argument, nullptr, 'o'},
-      {"threshold", required_argument, nullptr, kOptThreshold},
-      {"help", no_argument, nullptr, 'h'},
-      {nullptr, 0, nullptr, 0},
-  };
   auto add_spec = [&](trace::GprofTable table) { cl.specs.push_back({optarg, table}); };
   using T = trace::GprofTable;
   optind = 0;  // reset: getopt may have run before in this process (tests)
   opterr = 0;
   int ch;
-  while ((ch = getopt_long(argc, argv, ":bp::P::q::Q::e:E:f:F:k:n:N:sTw:zo:h", kLong, nullptr)) != -1) {
+  while ((ch = getopt_long(argc, argv, kGprofShortOptions, kGprofLongOptions, nullptr)) != -1) {
     switch (ch) {
       case 'b':
         break;
@@ -270,8 +277,7 @@ std::optional<int> parse_gprof_command_line(int argc, char** argv, GprofCommandL
         break;
       case kOptFormat:
         cl.format = optarg;
-        if (cl.format != "text" && cl.format != "dot" && cl.format != "svg" && cl.format != "png" &&
-            cl.format != "callgrind")
+        if (std::find(kGprofFormats.begin(), kGprofFormats.end(), cl.format) == kGprofFormats.end())
           return fail(kGprofCommand, "", "--format must be text, dot, svg, png or callgrind, not '" + cl.format + "'");
         break;
       case kOptThreshold: {
@@ -290,7 +296,7 @@ std::optional<int> parse_gprof_command_line(int argc, char** argv, GprofCommandL
         if (const char* what = unsupported_gprof_option(optopt))
           return fail(kGprofCommand, "", std::string("gprof's option '-") + char(optopt) + "' (" + what + ") is not supported");
         std::string what = optopt ? std::string("-") + char(optopt) : std::string(argv[optind - 1]);
-        const std::string hint = long_option_hint(kLong, what);
+        const std::string hint = long_option_hint(kGprofLongOptions, what);
         return fail(kGprofCommand, "",
                     "unknown option '" + what + "'" + (hint.empty() ? " (see covkit gprof --help)" : "; " + hint));
       }
@@ -378,6 +384,22 @@ int write_report(const std::string& out, const std::string& content) {
 }
 
 }  // namespace
+
+CommandSpec describe_gprof_command() {
+  static constexpr GetoptValueName kValueNames[] = {
+      {'p', "SYM"}, {'P', "SYM"},     {'q', "SYM"},         {'Q', "SYM"},   {'e', "SYM"},       {'E', "SYM"},
+      {'f', "SYM"}, {'F', "SYM"},     {'n', "SYM"},         {'N', "SYM"},   {'k', "FROM/TO"},   {'w', "WIDTH"},
+      {'o', "FILE"}, {kOptFormat, "FORMAT"}, {kOptThreshold, "P"}};
+  CommandSpec spec = describe_getopt("gprof", "", kGprofLongOptions, kGprofShortOptions, kHelp, kValueNames);
+  for (OptionSpec& o : spec.options)
+    if (o.value_name == "FORMAT") {
+      o.choices.assign(kGprofFormats.begin(), kGprofFormats.end());
+      o.value = ValueKind::kChoice;
+    }
+  spec.arguments.push_back({"PROG", ValueKind::kFile, false, {}});
+  spec.arguments.push_back({"GMON", ValueKind::kFile, true, {}});
+  return spec;
+}
 
 int run_gprof_command(int argc, char** argv) {
   GprofCommandLine cl;

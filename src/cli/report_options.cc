@@ -147,7 +147,7 @@ void add_report_view_options(CLI::App& app, ReportOptions& o) {
       ->check(whole_number_in(1, 1024))
       ->group(run);
   app.add_option("--color", o.color, "Colour the summary: auto (on a terminal), always, never [default: auto]")->type_name("WHEN")
-      ->check(CLI::IsMember({"auto", "always", "never"}).description(""))
+      ->check(CLI::IsMember({"auto", "always", "never"}))
       ->group(run);
   app.add_flag("-q,--quiet", o.quiet, "No warnings (errors are still printed)")->group(run);
 }

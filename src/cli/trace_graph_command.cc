@@ -129,7 +129,7 @@ int run_trace_graph(int argc, char** argv) {
       ->type_name("FILE")
       ->check(non_empty_path());
   app.add_option("--format", o.format, "dot, svg, png or callgrind [default: from the name of FILE]")
-      ->check(CLI::IsMember({"dot", "svg", "png", "callgrind"}).description(""))
+      ->check(CLI::IsMember({"dot", "svg", "png", "callgrind"}))
       ->type_name("FORMAT");
   app.add_option("--threshold", o.graph.threshold_percent,
                  "Hide functions and calls with less than P percent of the total time [default: 0.5]; a shown "

@@ -23,4 +23,24 @@ std::optional<std::string> gzip_compress(std::string_view data) {
   return out;
 }
 
+std::optional<std::string> gzip_decompress(std::string_view data, size_t limit) {
+  z_stream zs{};
+  if (inflateInit2(&zs, 15 + 16) != Z_OK) return std::nullopt;
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  zs.avail_in = uInt(data.size());
+  std::string out;
+  char chunk[16384];
+  int rc = Z_OK;
+  while (rc == Z_OK && out.size() < limit) {
+    zs.next_out = reinterpret_cast<Bytef*>(chunk);
+    zs.avail_out = sizeof chunk;
+    rc = inflate(&zs, Z_NO_FLUSH);
+    out.append(chunk, sizeof chunk - zs.avail_out);
+  }
+  inflateEnd(&zs);
+  if (rc != Z_STREAM_END && out.size() < limit) return std::nullopt;
+  if (out.size() > limit) out.resize(limit);
+  return out;
+}
+
 }  // namespace covkit::util
