@@ -12,6 +12,8 @@ packages=(
   uftrace graphviz libgraphviz-dev lld linux-perf
   # clang's source-based coverage, tested against llvm-cov of each clang Debian 12 ships
   clang-13 clang-15 clang-16 llvm-13 llvm-15 llvm-16 libclang-rt-16-dev
+  # the package (lintian), man pages, completions in each shell, Meson as a gcov client
+  lintian meson man-db groff-base zsh fish
 )
 missing=()
 for p in "${packages[@]}"; do

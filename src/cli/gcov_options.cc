@@ -83,6 +83,7 @@ constexpr const char* kGcovUsage =
     "  -m, --demangled-names           Output demangled function names\n"
     "  -n, --no-output                 Do not create an output file\n"
     "  -o, --object-directory DIR|FILE Search for object files in DIR or called FILE\n"
+    "      --object-file FILE          The same as -o\n"
     "  -p, --preserve-paths            Preserve all pathname components\n"
     "  -q, --use-hotness-colors        Emit perf-like colored output for hot lines\n"
     "  -r, --relative-only             Only show data for relative sources\n"
@@ -107,7 +108,9 @@ constexpr const char* kGcovUsage =
     "files are found by replacing the extension (or in the -o directory).\n"
     "Exit status: 0 on success; 1 notes file missing; 2 not a notes/data file;\n"
     "3 version problem; 4 corrupt file; 5 stamp mismatch; 6 cannot write output\n"
-    "(clang's files: 0, 4 or 6).\n";
+    "(clang's files: 0, 4 or 6).\n"
+    "\n"
+    "Manual: docs/covkit-gcov.md (man covkit-gcov).\n";
 
 }  // namespace
 

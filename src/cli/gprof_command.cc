@@ -112,7 +112,9 @@ constexpr const char* kHelp =
     "  gcc -pg -O2 -o prog prog.c && ./prog && covkit gprof -b prog\n"
     "  covkit gprof -b -p prog gmon.out run2/gmon.out     two runs added up\n"
     "  covkit gprof -s prog gmon.1 gmon.2                 ...into gmon.sum\n"
-    "  covkit gprof prog --format svg -o calls.svg\n";
+    "  covkit gprof prog --format svg -o calls.svg\n"
+    "\n"
+    "Manual: docs/covkit-gprof.md (man covkit-gprof).\n";
 
 enum : int { kOptFormat = 1000, kOptThreshold };
 

@@ -66,7 +66,9 @@ constexpr const char* kMergeFooter =
     "  covkit merge -o all.info unit.info integration.info\n"
     "  covkit merge -o all.json a.json b.info       lcov in, covkit JSON out\n"
     "  covkit merge --format lcov -o all.txt a.json b.json\n"
-    "  covkit merge -o all.profdata run1/default.profraw run2/*.profraw";
+    "  covkit merge -o all.profdata run1/default.profraw run2/*.profraw\n"
+    "\n"
+    "Manual: docs/covkit-merge.md (man covkit-merge).";
 
 constexpr const char* kMergeCommand = "covkit merge";
 

@@ -23,14 +23,21 @@ bool is_setting(std::string_view entry, std::string_view name) {
   return entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=';
 }
 
+// Where an installed covkit's runtimes are, relative to its executable's
+// directory (cmake/install.cmake bakes in the layout it installs).
+#ifndef COVKIT_RUNTIME_FROM_BIN
+#define COVKIT_RUNTIME_FROM_BIN "../lib/covkit"
+#endif
+
 Expected<std::string> find_runtime_library(std::string_view name) {
-  const std::string kRuntimeName(name);
+  const std::string runtime(name);
   std::error_code ec;
   fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return Error(fmt::format("cannot find the covkit executable: {}", ec.message()));
   fs::path dir = self.parent_path();
-  for (const fs::path& p : {dir / kRuntimeName, dir / ".." / "lib" / kRuntimeName,
-                            dir / ".." / "lib" / "covkit" / kRuntimeName}) {
+  // Beside the executable in a build tree; in the installed layout, never
+  // through the build tree (an installed covkit must not use a build's).
+  for (const fs::path& p : {dir / runtime, dir / COVKIT_RUNTIME_FROM_BIN / runtime}) {
     if (!fs::is_regular_file(p, ec)) continue;
     std::string found = fs::weakly_canonical(p, ec).string();
     // ld.so splits LD_PRELOAD at spaces and colons.
@@ -39,7 +46,9 @@ Expected<std::string> find_runtime_library(std::string_view name) {
                                util::printable(found)));
     return found;
   }
-  return Error(fmt::format("{} not found next to the covkit executable", kRuntimeName));
+  return Error(fmt::format("{} not found next to the covkit executable ({}) nor in {}", runtime,
+                           util::printable(dir.string()),
+                           util::printable(fs::weakly_canonical(dir / COVKIT_RUNTIME_FROM_BIN, ec).string())));
 }
 
 std::vector<std::string> preloaded_environment(const std::vector<std::string>& environment,

@@ -1,0 +1,54 @@
+# The Debian package: `cpack -G DEB` in the build tree (after the build)
+# writes covkit_<version>_amd64.deb from the same install rules as `cmake
+# --install` (cmake/install.cmake), under /usr. Its Depends are computed from
+# the shared libraries the program and runtimes need (dpkg-shlibdeps), not
+# written by hand; the version is project(VERSION), the one of `covkit
+# --version` and of the CMake package. tests/install checks it with lintian.
+set(COVKIT_PACKAGE_MAINTAINER "covkit developers <covkit@users.noreply.github.com>"
+    CACHE STRING "The Debian package's maintainer (name <address>)")
+
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME covkit)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_VENDOR "the covkit developers")
+set(CPACK_PACKAGE_CONTACT "${COVKIT_PACKAGE_MAINTAINER}")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_STRIP_FILES ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_SECTION devel)
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+# The compilers it serves, not needed to run: Recommends.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "gcc")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "lcov, gcovr, graphviz")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "coverage, call tracing and profiles of C and C++ programs")
+# Debian's long description (CPack puts the summary above it and a space
+# before each line; "." is an empty line).
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "covkit tells C and C++ developers what their code does when it runs: which
+lines and branches ran and how often, which functions call which and how
+deep, where the time goes. It replaces the glue of gcov, gcovr, lcov,
+gprof, uftrace and perf with one tool:
+.
+ * covkit gcov: a drop-in gcov (also installed as covkit-gcov for lcov,
+   gcovr, CTest and Meson), byte-identical output, in parallel;
+ * covkit report: lcov, Cobertura, SonarQube, Coveralls, JSON, HTML,
+   Markdown and terminal reports, filters, gates, diff coverage;
+ * covkit live: the counters of running programs, without a restart;
+ * covkit trace and covkit gprof: call tracing, profiles, call graphs;
+ * covkit sample: coverage of programs built without instrumentation.
+.
+Also a CMake package (find_package(covkit)), man pages and shell
+completions.")
+
+# The changelog Debian wants in share/doc (gzip -9n, as lintian checks).
+string(TIMESTAMP COVKIT_PACKAGE_DATE "%a, %d %b %Y %H:%M:%S +0000" UTC)
+configure_file(packaging/debian/changelog.in ${CMAKE_BINARY_DIR}/packaging/changelog @ONLY)
+if(COVKIT_GZIP)
+  add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/packaging/changelog.gz
+    COMMAND ${COVKIT_GZIP} -9nc ${CMAKE_BINARY_DIR}/packaging/changelog > ${CMAKE_BINARY_DIR}/packaging/changelog.gz
+    DEPENDS ${CMAKE_BINARY_DIR}/packaging/changelog)
+  add_custom_target(covkit_changelog ALL DEPENDS ${CMAKE_BINARY_DIR}/packaging/changelog.gz)
+  install(FILES ${CMAKE_BINARY_DIR}/packaging/changelog.gz DESTINATION ${CMAKE_INSTALL_DOCDIR})
+endif()
+
+include(CPack)

@@ -1,0 +1,2 @@
+int collatz_steps(int n);
+int never_called(int n);
