@@ -54,7 +54,8 @@ Finding clock_finding(const ClockFacts& f) {
   out.verdict = Verdict::kLimited;
   out.detail = fmt::format("CLOCK_MONOTONIC by a system call per event ({}: the vDSO cannot read it){}", source, cost);
   out.remedy = tsc_available ? "echo tsc > /sys/devices/system/clocksource/clocksource0/current_clocksource"
-                             : "a clocksource the vDSO reads (tsc, kvm-clock): tracing costs several times more here";
+                             : "tracing costs several times more here; a clocksource the vDSO reads (tsc, "
+                               "kvm-clock) would not";
   return out;
 }
 

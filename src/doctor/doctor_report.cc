@@ -67,7 +67,8 @@ Examination examine(const MachineView& m, const std::string& path, const std::st
 }
 
 std::string render_text(const Examination& e, const std::string& covkit_version) {
-  std::string out = fmt::format("covkit {} on {} ({})\n", covkit_version, e.kernel, e.machine);
+  std::string out = fmt::format("covkit {} on {}{}\n", covkit_version, e.kernel,
+                                e.machine.empty() ? "" : " (" + e.machine + ")");
   std::string area;
   for (const Finding& f : e.findings) {
     if (f.area != area) {
