@@ -4,6 +4,7 @@
 #   P/bin/covkit, P/bin/covkit-gcov -> covkit       (covkit-gcov is `covkit gcov`)
 #   P/LIBDIR/covkit/libcovkit-trace.so, libcovkit-sample.so, libcovkit-trace.a
 #   P/LIBDIR/covkit/bin/gcov -> covkit               (first on PATH: covkit is the gcov)
+#     (LIBDIR: lib/x86_64-linux-gnu on Debian, whatever the prefix)
 #   P/LIBDIR/cmake/covkit/                           find_package(covkit)
 #   P/share/covkit/gcov_stream/                      the firmware stream runtime (C source)
 #   P/share/doc/covkit/                              README, manuals, copyright
@@ -18,8 +19,16 @@
 # build tree.
 include(GNUInstallDirs)
 
-set(COVKIT_PRIVATE_LIBDIR ${CMAKE_INSTALL_LIBDIR}/covkit)
-file(RELATIVE_PATH COVKIT_RUNTIME_FROM_BIN ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR}/covkit)
+# The runtimes are architecture-specific: on a multiarch system (Debian) in
+# the multiarch directory whatever the prefix (GNUInstallDirs uses it only
+# under /usr), so that one layout serves `cmake --install` and the package
+# (and no ldconfig runs for libraries that are preloaded by path).
+if(CMAKE_LIBRARY_ARCHITECTURE AND CMAKE_INSTALL_LIBDIR STREQUAL "lib")
+  set(COVKIT_PRIVATE_LIBDIR lib/${CMAKE_LIBRARY_ARCHITECTURE}/covkit)
+else()
+  set(COVKIT_PRIVATE_LIBDIR ${CMAKE_INSTALL_LIBDIR}/covkit)
+endif()
+file(RELATIVE_PATH COVKIT_RUNTIME_FROM_BIN ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_PREFIX}/${COVKIT_PRIVATE_LIBDIR})
 target_compile_definitions(covkit_trace PRIVATE COVKIT_RUNTIME_FROM_BIN="${COVKIT_RUNTIME_FROM_BIN}")
 
 install(TARGETS covkit RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
@@ -32,7 +41,7 @@ endif()
 set(_links ${CMAKE_BINARY_DIR}/install-links)
 file(MAKE_DIRECTORY ${_links}/bin ${_links}/gcov-dir)
 file(CREATE_LINK covkit ${_links}/bin/covkit-gcov SYMBOLIC)
-file(RELATIVE_PATH _to_covkit ${CMAKE_INSTALL_FULL_LIBDIR}/covkit/bin ${CMAKE_INSTALL_FULL_BINDIR}/covkit)
+file(RELATIVE_PATH _to_covkit ${CMAKE_INSTALL_PREFIX}/${COVKIT_PRIVATE_LIBDIR}/bin ${CMAKE_INSTALL_FULL_BINDIR}/covkit)
 file(CREATE_LINK ${_to_covkit} ${_links}/gcov-dir/gcov SYMBOLIC)
 install(FILES ${_links}/bin/covkit-gcov DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES ${_links}/gcov-dir/gcov DESTINATION ${COVKIT_PRIVATE_LIBDIR}/bin)

@@ -1,0 +1,5 @@
+/* Linked with the libraries covkit loads with dlopen (Graphviz, capstone)
+   and never run: dpkg-shlibdeps reads its NEEDED entries, which covkit's own
+   executable does not have, to give the Debian package their Depends
+   (cmake/deb_package.cmake). */
+int main(void) { return 0; }
