@@ -536,7 +536,9 @@ def scenario_completion(e):
             for line, want in (("covkit tr", {"trace"}), ("covkit report --fail-under-l", {"--fail-under-line"}),
                                ("covkit report --color ", {"auto", "always", "never"}),
                                ("covkit live dump " + pid[:-1], {pid}), ("covkit trace re", {"record", "report", "replay"}),
-                               ("covkit report --lcov da", {"data.info"})):
+                               ("covkit report --lcov da", {"data.info"}),
+                               ("covkit-gcov --branch-c", {"--branch-counts"}), ("covkit trace record ec", {"echo"}),
+                               ("covkit sample record --mode ", {"branch", "breakpoint", "pc"})):
                 got = zsh_complete(zsh_dir, line, cwd)
                 check(want <= got, "zsh: completing %r gives %s, not %s" % (line, sorted(want), sorted(got)[:20]))
         finally:
