@@ -35,8 +35,8 @@ constexpr std::string_view kSampleRecordCommand = "covkit sample record";
 constexpr const char* kSampleRecordDescription =
     "Runs PROG with ARGS and records where it goes. In the sampling modes,\n"
     "where the kernel does not sample (--source below), under the sampling\n"
-    "runtime (libcovkit-sample.so, found next to covkit, preloaded with\n"
-    "LD_PRELOAD): every thread gets a timer of its own CPU time that fires at\n"
+    "runtime (libcovkit-sample.so, found next to covkit or, installed, in\n"
+    "LIBDIR/covkit; preloaded with LD_PRELOAD): every thread gets a timer of its own CPU time that fires at\n"
     "random intervals around the period; at each tick the runtime records\n"
     "where the thread is and its frame-pointer call stack.\n"
     "\n"
