@@ -51,21 +51,34 @@ if(COVKIT_GZIP)
   install(FILES ${CMAKE_BINARY_DIR}/packaging/changelog.gz DESTINATION ${CMAKE_INSTALL_DOCDIR})
 endif()
 
-# Libraries loaded with dlopen (Graphviz, capstone: only the commands that
-# need them pay their start-up) are no NEEDED entries of covkit, so
+# Libraries loaded with dlopen (Graphviz, Zydis: only the commands that need
+# them pay their start-up) are no NEEDED entries of covkit, so
 # dpkg-shlibdeps cannot see them there: a stub linked with them gives their
 # Depends the same way, at packaging time (cmake/deb_dlopen_depends.cmake.in).
 add_executable(covkit_dlopen_deps cmake/dlopen_deps.c)
-target_link_libraries(covkit_dlopen_deps PRIVATE PkgConfig::GVC PkgConfig::CAPSTONE)
+target_link_libraries(covkit_dlopen_deps PRIVATE PkgConfig::GVC Zydis::Zydis)
 target_link_options(covkit_dlopen_deps PRIVATE LINKER:--no-as-needed)
-set(COVKIT_DLOPEN_SONAMES "${COVKIT_GVC_SONAME} ${COVKIT_CAPSTONE_SONAME}")
+set_target_properties(covkit_dlopen_deps PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
+set(COVKIT_DLOPEN_STUB ${CMAKE_BINARY_DIR}/covkit_dlopen_deps)
+set(COVKIT_DLOPEN_SONAMES "${COVKIT_GVC_SONAME} ${COVKIT_ZYDIS_SONAME}")
+# The files of the dlopen'ed libraries, whose packages the Depends keep.
 set(COVKIT_DLOPEN_FILES "")
-foreach(path ${GVC_LINK_LIBRARIES} ${CAPSTONE_LINK_LIBRARIES})
+set(_dlopen_files ${GVC_LINK_LIBRARIES})
+foreach(target Zydis::Zydis Zycore::Zycore Zycore)
+  if(TARGET ${target})
+    foreach(property IMPORTED_LOCATION_NONE IMPORTED_LOCATION_RELEASE IMPORTED_LOCATION)
+      get_target_property(location ${target} ${property})
+      if(location)
+        list(APPEND _dlopen_files ${location})
+        break()
+      endif()
+    endforeach()
+  endif()
+endforeach()
+foreach(path ${_dlopen_files})
   get_filename_component(real ${path} REALPATH)
   list(APPEND COVKIT_DLOPEN_FILES ${real})
 endforeach()
-set(COVKIT_DLOPEN_STUB ${CMAKE_BINARY_DIR}/covkit_dlopen_deps)
-set_target_properties(covkit_dlopen_deps PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 configure_file(cmake/deb_dlopen_depends.cmake.in ${CMAKE_BINARY_DIR}/packaging/cpack_project_config.cmake @ONLY)
 set(CPACK_PROJECT_CONFIG_FILE ${CMAKE_BINARY_DIR}/packaging/cpack_project_config.cmake)
 
