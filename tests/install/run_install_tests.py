@@ -634,7 +634,7 @@ def scenario_deb(e):
                 wanted[soname] = elf
         strings = run(["strings", "-n", "8", os.path.join(root, "usr", "bin", "covkit")]).stdout
         known = run(["/sbin/ldconfig", "-p"]).stdout
-        for soname in set(re.findall(r"^(lib[\w+-]+\.so\.\d+)$", strings, re.M)):
+        for soname in set(re.findall(r"^(lib[\w+-]+\.so(?:\.\d+)+)$", strings, re.M)):
             if re.search(r"^\s+%s " % re.escape(soname), known, re.M):
                 wanted[soname] = "dlopen"
         check(any(v == "dlopen" for v in wanted.values()), "covkit names the libraries it loads: %s" % wanted)
