@@ -82,6 +82,14 @@ namespace {
 // The state letter of a stat file ('\0' when it cannot be read).
 char stat_state(const std::string& path) {
   auto stat = read_proc_file(path);
+  // Only a missing entry means the task is gone: under memory pressure a read
+  // of /proc can fail (ENOMEM, EAGAIN) for a task that is alive, so try again.
+  for (int tries = 0; !stat && tries < 20; tries++) {
+    const int err = stat.error().errno_value;
+    if (err == ENOENT || err == ESRCH) break;
+    ::usleep(1000);
+    stat = read_proc_file(path);
+  }
   if (!stat) return '\0';
   const std::string& line = *stat;
   size_t close = line.rfind(')');  // the name may hold spaces and parentheses
