@@ -25,7 +25,8 @@ set(COVKIT_MANUALS
   "report-formats.md=covkit-report-formats.5"
   "trace-format.md=covkit-trace-format.5"
   "sample-format.md=covkit-sample-format.5"
-  "covkit-cmake.md=covkit-cmake.7")
+  "covkit-cmake.md=covkit-cmake.7"
+  "covkit-clang.md=covkit-clang.7")
 
 set(COVKIT_MAN_PAGES "")
 if(Python3_Interpreter_FOUND AND COVKIT_GZIP)

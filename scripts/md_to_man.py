@@ -359,7 +359,10 @@ def main():
             if j < len(body) and body[j] == ".PP":
                 del body[j]
             if j < len(body):
-                body[j] = re.sub(r"^.*?\s*\\\[u2014\]\s*", escape(a.name) + " \\\\- ", body[j], count=1)
+                named, n = re.subn(r"^.*?\s*\\\[u2014\]\s*", escape(a.name) + " \\\\- ", body[j], count=1)
+                # A NAME paragraph without "name —" (a topic's manual) is
+                # the summary alone: the page's name goes before it.
+                body[j] = named if n else escape(a.name) + " \\- " + body[j]
             break
     head = []
     if c.uses_tables:

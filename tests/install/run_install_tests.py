@@ -27,8 +27,8 @@ Scenarios (one ctest test each; `prefix` installs once for the others):
                  bundled example
 
 Exit 0 on success, 1 on a failure, 77 when a tool the scenario needs is
-missing (install-deps.sh installs them all) or, for `relocated`, when no
-mount namespace can be made (neither root nor user namespaces).
+missing (install-deps.sh installs them all). Without a mount namespace
+(neither root nor user namespaces) `relocated` runs with the trees visible.
 """
 import argparse
 import glob
@@ -183,8 +183,10 @@ RELOCATED_SCRIPT = r"""
 set -eu
 P=$1
 cd "$2"
-test ! -e "$BUILD/covkit" || { echo "the build tree is still visible"; exit 1; }
-test ! -e "$SOURCE/CMakeLists.txt" || { echo "the source tree is still visible"; exit 1; }
+if [ "$HIDDEN" = 1 ]; then
+  test ! -e "$BUILD/covkit" || { echo "the build tree is still visible"; exit 1; }
+  test ! -e "$SOURCE/CMakeLists.txt" || { echo "the source tree is still visible"; exit 1; }
+fi
 "$P/bin/covkit" --version | head -1
 
 # trace record, the runtime preloaded from P/LIBDIR/covkit.
@@ -249,7 +251,7 @@ def mount_namespace_prefix():
     probe = ["unshare", "--user", "--map-root-user", "--mount", "true"]
     if subprocess.run(probe, capture_output=True).returncode == 0:
         return ["unshare", "--user", "--map-root-user", "--mount"]
-    raise Skip("no mount namespace here (not root, no user namespaces)")
+    return None
 
 
 def scenario_relocated(e):
@@ -271,9 +273,19 @@ def scenario_relocated(e):
             f.write(RELOCATED_SCRIPT)
         hide = "mount -t tmpfs none %s && " % sh_quote(e.build) if not e.build.startswith(e.source + "/") else ""
         hide += "mount -t tmpfs none %s && " % sh_quote(e.source)
-        env = dict(os.environ, BUILD=e.build, SOURCE=e.source, LIBDIR=lib)
-        p_run = run(namespace + ["sh", "-c", hide + "exec sh %s %s %s" % (sh_quote(script), sh_quote(moved), sh_quote(work))],
-                    env=env, ok=False, timeout=300)
+        env = dict(os.environ, BUILD=e.build, SOURCE=e.source, LIBDIR=lib, HIDDEN="1")
+        command = "exec sh %s %s %s" % (sh_quote(script), sh_quote(moved), sh_quote(work))
+        if namespace:
+            command = namespace + ["sh", "-c", hide + command]
+        else:
+            # No mount namespace (a container without the privilege, as CI
+            # may be): the moved install still runs everything, the trees
+            # merely stay visible (covkit looks only beside itself and in
+            # its own LIBDIR/covkit, tests/install checks the layout).
+            print("note: no mount namespace here (not root, no user namespaces): the build tree stays visible")
+            env["HIDDEN"] = "0"
+            command = ["sh", "-c", command]
+        p_run = run(command, env=env, ok=False, timeout=300)
         check(p_run.returncode == 0 and "relocated-ok" in p_run.stdout,
               "the moved install works with the build tree hidden (exit %d):\n%s\n%s" %
               (p_run.returncode, p_run.stdout[-2000:], p_run.stderr[-3000:]))
@@ -300,6 +312,7 @@ MANUALS = {
     "trace-format.md": "man5/covkit-trace-format.5.gz",
     "sample-format.md": "man5/covkit-sample-format.5.gz",
     "covkit-cmake.md": "man7/covkit-cmake.7.gz",
+    "covkit-clang.md": "man7/covkit-clang.7.gz",
 }
 
 
@@ -326,6 +339,11 @@ def scenario_man(e):
         help_text = run([e.covkit, c, "--help"]).stdout
         check("covkit-%s" % c in help_text, "covkit %s --help names its manual (covkit-%s)" % (c, c))
         check("covkit-%s.md" % c in MANUALS, "covkit-%s.md has a man page" % c)
+    # Every manual in docs/ (covkit*.md, *-format*.md: what the install puts
+    # in the doc directory) is a page too, a new one included.
+    for manual in sorted(os.listdir(docs)):
+        if re.match(r"covkit.*\.md$|.*-formats?\.md$", manual):
+            check(manual in MANUALS, "docs/%s has a man page (cmake/manuals.cmake)" % manual)
     env = dict(os.environ, LC_ALL="C.UTF-8", MANWIDTH="100", MAN_KEEP_FORMATTING="", MANPAGER="cat", PAGER="cat")
     for manual, page in MANUALS.items():
         path = os.path.join(mandir, page)
