@@ -64,6 +64,12 @@ set(COVKIT_DLOPEN_SONAMES "${COVKIT_GVC_SONAME} ${COVKIT_ZYDIS_SONAME}")
 # The files of the dlopen'ed libraries, whose packages the Depends keep.
 set(COVKIT_DLOPEN_FILES "")
 set(_dlopen_files ${GVC_LINK_LIBRARIES})
+# mimalloc, loaded when a heavy command asks for it (CMakeLists.txt).
+if(COVKIT_MIMALLOC_SONAME)
+  target_link_libraries(covkit_dlopen_deps PRIVATE ${MIMALLOC_LIBRARY})
+  string(APPEND COVKIT_DLOPEN_SONAMES " ${COVKIT_MIMALLOC_SONAME}")
+  list(APPEND _dlopen_files ${MIMALLOC_LIBRARY})
+endif()
 foreach(target Zydis::Zydis Zycore::Zycore Zycore)
   if(TARGET ${target})
     foreach(property IMPORTED_LOCATION_NONE IMPORTED_LOCATION_RELEASE IMPORTED_LOCATION)

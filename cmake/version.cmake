@@ -8,7 +8,7 @@ target_compile_definitions(covkit_cli PUBLIC COVKIT_VERSION="${PROJECT_VERSION}"
 set(_parts "")
 list(APPEND _parts "${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION}, ${CMAKE_BUILD_TYPE}")
 if(MIMALLOC_LIBRARY AND NOT COVKIT_SANITIZE AND NOT COVKIT_FUZZ)
-  list(APPEND _parts "mimalloc (allocator)")
+  list(APPEND _parts "mimalloc (allocator of the heavy commands, ${COVKIT_MIMALLOC_SONAME} loaded when first needed)")
 else()
   list(APPEND _parts "the C library's malloc (no mimalloc)")
 endif()
