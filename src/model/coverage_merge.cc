@@ -81,19 +81,28 @@ void normalize(FileCov& f) {
   }
   f.lines.resize(out);
 
-  // Functions merge by name; the first occurrence keeps its place.
+  // Functions merge by name; the first occurrence keeps its place. Clang's
+  // builds of one name at different places (#if'ed variants of a function)
+  // stay apart, as llvm-cov keeps them, so each keeps its regions.
   std::stable_sort(f.functions.begin(), f.functions.end(),
                    [](const FunctionCov& a, const FunctionCov& b) { return a.name < b.name; });
-  out = 0;
-  for (size_t i = 0; i < f.functions.size(); ++i) {
-    if (out > 0 && f.functions[out - 1].name == f.functions[i].name)
-      merge_function(f.functions[out - 1], std::move(f.functions[i]));
-    else if (out != i)
-      f.functions[out++] = std::move(f.functions[i]);
+  auto same_function = [](const FunctionCov& a, const FunctionCov& b) {
+    return a.name == b.name && (a.regions == 0 || b.regions == 0 || a.start_line == 0 || b.start_line == 0 ||
+                                (a.start_line == b.start_line && a.start_column == b.start_column));
+  };
+  std::vector<FunctionCov> merged;
+  merged.reserve(f.functions.size());
+  size_t block = 0;  // where the current name's entries start in `merged`
+  for (FunctionCov& fn : f.functions) {
+    if (merged.empty() || merged.back().name != fn.name) block = merged.size();
+    auto it = std::find_if(merged.begin() + long(block), merged.end(),
+                           [&](const FunctionCov& m) { return same_function(m, fn); });
+    if (it == merged.end())
+      merged.push_back(std::move(fn));
     else
-      ++out;
+      merge_function(*it, std::move(fn));
   }
-  f.functions.resize(out);
+  f.functions = std::move(merged);
   std::stable_sort(f.functions.begin(), f.functions.end(), [](const FunctionCov& a, const FunctionCov& b) {
     return a.start_line != b.start_line ? a.start_line < b.start_line : a.name < b.name;
   });

@@ -102,6 +102,8 @@ def parse_lcov(text):
             key, _, value = line.partition(":")
             if key in LCOV_RECORDS:
                 cur["records"][key].append(value)
+                if key in ("FN", "FNDA"):
+                    cur.setdefault("order", {}).setdefault(key, []).append(value)
             elif key in LCOV_SUMMARY:
                 cur["summary"][key] = int(value)
     for f in files.values():
@@ -110,12 +112,27 @@ def parse_lcov(text):
     return files
 
 
-def llvm_cov_wrongs(ref, got, notes):
+def llvm_cov_wrongs(ref, got, notes, order=None):
     """llvm-cov's records rewritten where llvm-cov is known wrong, each
     counted in notes (docs/covkit-clang.md lists them): a count below zero
     prints as 2^64 - n (covkit: 0, as lcov reads negative counts); a branch
-    count is cut to 32 bits (covkit: all 64)."""
+    count is cut to 32 bits (covkit: all 64); a function built several ways
+    (several records of one name at one place of a file) is listed once per
+    build (covkit: once, its counts added, as lcov reads llvm-cov's
+    tracefile)."""
     out = dict(ref)
+    if order and len(order.get("FN", [])) == len(order.get("FNDA", [])):
+        # FN and FNDA list the records in one order: a record is (name, line, count).
+        merged = {}
+        for fn, fnda in zip(order["FN"], order["FNDA"]):
+            line, name = fn.split(",", 1)
+            count, name2 = fnda.split(",", 1)
+            key = (name, line)
+            merged[key] = merged.get(key, 0) + int(count)
+        if len(merged) != len(order["FN"]):
+            notes.append("a function built several ways, listed once per build")
+        out["FN"] = sorted(f"{line},{name}" for name, line in merged)
+        out["FNDA"] = sorted(f"{count},{name}" for (name, line), count in merged.items())
     da = []
     for v in ref["DA"]:
         line, count = v.split(",")
@@ -194,7 +211,7 @@ def compare(ref_lcov, cov_lcov, ref_json, cov_table, b):
         if f not in ref:
             failures.append(f"  {f}: only in covkit's tracefile")
             continue
-        want_records = llvm_cov_wrongs(ref[f]["records"], got[f]["records"], notes)
+        want_records = llvm_cov_wrongs(ref[f]["records"], got[f]["records"], notes, ref[f].get("order"))
         for k in LCOV_RECORDS:
             if want_records[k] != got[f]["records"][k]:
                 failures.append(f"  {f}: {k} differs")

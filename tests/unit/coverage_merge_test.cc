@@ -257,6 +257,29 @@ TEST(Normalize, SortsAndDedupesFunctions) {
   EXPECT_EQ(f.functions[2].execution_count, 5);
 }
 
+TEST(Normalize, ClangVariantsOfOneNameAtTwoPlacesStayApart) {
+  // Clang's records (with regions) of one name at two places of a file are
+  // #if'ed variants: llvm-cov lists each, with its own regions. At one
+  // place they are one function, counts added; gcov's (no regions) merge by
+  // name alone.
+  FunctionCov a = fn("f", 3, 1), b = fn("f", 9, 2), c = fn("f", 3, 4);
+  a.regions = 2, b.regions = 5, c.regions = 2;
+  a.regions_covered = 1, b.regions_covered = 5, c.regions_covered = 2;
+  FileCov f = file("a.c", {}, {a, b, c, fn("g", 1, 1), fn("g", 7, 1)});
+  normalize(f);
+  ASSERT_EQ(f.functions.size(), 3u);
+  EXPECT_EQ(f.functions[0].name, "g");
+  EXPECT_EQ(f.functions[0].execution_count, 2);
+  EXPECT_EQ(f.functions[1].name, "f");
+  EXPECT_EQ(f.functions[1].start_line, 3u);
+  EXPECT_EQ(f.functions[1].execution_count, 5);
+  EXPECT_EQ(f.functions[1].regions_covered, 2u);
+  EXPECT_EQ(f.functions[2].name, "f");
+  EXPECT_EQ(f.functions[2].start_line, 9u);
+  EXPECT_EQ(f.functions[2].execution_count, 2);
+  EXPECT_EQ(f.functions[2].regions, 5u);
+}
+
 TEST(Normalize, ProjectMergesFilesWithOnePath) {
   ProjectCov p;
   p.files = {file("b.c", {line(1, 1)}), file("a.c", {line(2, 1)}), file("b.c", {line(1, 2), line(3, 0)}),
