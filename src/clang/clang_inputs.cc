@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 #include "clang/coverage_mapping_reader.h"
 #include "clang/elf_sections.h"
@@ -15,6 +16,7 @@
 #include "clang/profraw_reader.h"
 #include "util/file_io.h"
 #include "util/printable.h"
+#include "util/thread_pool.h"
 
 namespace covkit::clang {
 
@@ -141,48 +143,72 @@ ClangInputs find_clang_inputs(const std::vector<std::string>& paths, const std::
   return out;
 }
 
-LoadedProfiles load_profiles(const std::vector<std::string>& files) {
+namespace {
+
+// One profile file read: its functions, or why not (a warning), or nothing
+// (an empty file).
+struct ReadProfile {
+  std::vector<FunctionCounts> functions;
+  uint64_t variant = 0;
+  std::string problem;
+  bool empty = false;
+};
+
+ReadProfile read_profile_file(const std::string& path) {
+  ReadProfile out;
+  const std::string shown = util::printable(path);
+  auto data = util::read_file(path);
+  if (!data) {
+    out.problem = fmt::format("{}: cannot read the profile: {}", shown, data.error().message);
+    return out;
+  }
+  // A process that died before writing its profile leaves it empty:
+  // nothing ran that it could tell, and llvm-profdata skips it silently.
+  if (data->bytes().empty()) {
+    out.empty = true;
+    return out;
+  }
+  if (looks_like_profraw(data->bytes())) {
+    auto raw = read_profraw(data->bytes());
+    if (!raw) {
+      out.problem = fmt::format("{}: damaged raw profile, left out: {}", shown, raw.error().describe());
+      return out;
+    }
+    for (RawProfile& p : *raw) {
+      out.variant = p.variant;
+      for (FunctionCounts& f : p.functions) out.functions.push_back(std::move(f));
+    }
+  } else if (looks_like_profdata(data->bytes())) {
+    auto indexed = read_profdata(data->bytes());
+    if (!indexed) {
+      out.problem = fmt::format("{}: damaged indexed profile, left out: {}", shown, indexed.error().describe());
+      return out;
+    }
+    out.variant = indexed->variant;
+    out.functions = std::move(indexed->functions);
+  } else {
+    out.problem = fmt::format("{}: not a clang profile (neither .profraw nor .profdata), left out", shown);
+  }
+  return out;
+}
+
+}  // namespace
+
+LoadedProfiles load_profiles(const std::vector<std::string>& files, unsigned threads) {
   LoadedProfiles out;
-  for (const std::string& path : files) {
-    const std::string shown = util::printable(path);
-    auto data = util::read_file(path);
-    if (!data) {
-      out.warnings.push_back(fmt::format("{}: cannot read the profile: {}", shown, data.error().message));
+  // Read and decoded in parallel, added up in the order given.
+  std::vector<ReadProfile> read(files.size());
+  util::parallel_for(files.size(), threads, [&](size_t i) { read[i] = read_profile_file(files[i]); });
+  for (size_t i = 0; i < files.size(); ++i) {
+    ReadProfile& r = read[i];
+    const std::string shown = util::printable(files[i]);
+    if (r.empty) continue;
+    if (!r.problem.empty()) {
+      out.warnings.push_back(std::move(r.problem));
       ++out.damaged;
       continue;
     }
-    // A process that died before writing its profile leaves it empty:
-    // nothing ran that it could tell, and llvm-profdata skips it silently.
-    if (data->bytes().empty()) continue;
-    std::vector<FunctionCounts> functions;
-    uint64_t variant = 0;
-    if (looks_like_profraw(data->bytes())) {
-      auto raw = read_profraw(data->bytes());
-      if (!raw) {
-        out.warnings.push_back(fmt::format("{}: damaged raw profile, left out: {}", shown, raw.error().describe()));
-        ++out.damaged;
-        continue;
-      }
-      for (RawProfile& p : *raw) {
-        variant = p.variant;
-        for (FunctionCounts& f : p.functions) functions.push_back(std::move(f));
-      }
-    } else if (looks_like_profdata(data->bytes())) {
-      auto indexed = read_profdata(data->bytes());
-      if (!indexed) {
-        out.warnings.push_back(
-            fmt::format("{}: damaged indexed profile, left out: {}", shown, indexed.error().describe()));
-        ++out.damaged;
-        continue;
-      }
-      variant = indexed->variant;
-      functions = std::move(indexed->functions);
-    } else {
-      out.warnings.push_back(fmt::format("{}: not a clang profile (neither .profraw nor .profdata), left out", shown));
-      ++out.damaged;
-      continue;
-    }
-    const uint64_t kind = variant & (kVariantIrLevel | kVariantContextIr);
+    const uint64_t kind = r.variant & (kVariantIrLevel | kVariantContextIr);
     if (out.counts.variant_set && kind != (out.counts.variant & (kVariantIrLevel | kVariantContextIr))) {
       out.warnings.push_back(fmt::format("{}: an IR-level profile (-fprofile-generate) among front-end ones "
                                          "(-fprofile-instr-generate), or the other way round: left out",
@@ -194,10 +220,10 @@ LoadedProfiles load_profiles(const std::vector<std::string>& files) {
       out.warnings.push_back(fmt::format("{}: an IR-level profile (-fprofile-generate): its counters do not match "
                                          "coverage mappings, which -fprofile-instr-generate makes",
                                          shown));
-    out.counts.variant = variant;
+    out.counts.variant = r.variant;
     out.counts.variant_set = true;
     std::vector<std::string> mismatched, overflowed;
-    for (const FunctionCounts& f : functions) {
+    for (const FunctionCounts& f : r.functions) {
       switch (out.counts.add(f.name, f.hash, f.counts)) {
         case ProfileCounts::Added::kCountMismatch:
           mismatched.push_back(f.name);
@@ -209,6 +235,7 @@ LoadedProfiles load_profiles(const std::vector<std::string>& files) {
           break;
       }
     }
+    r.functions.clear();
     if (!mismatched.empty())
       out.warnings.push_back(fmt::format("{}: {} function{} with another number of counters than in the profiles "
                                          "before (another build of the program?), left out: {}",
@@ -224,20 +251,30 @@ LoadedProfiles load_profiles(const std::vector<std::string>& files) {
   return out;
 }
 
-LoadedMappings load_mappings(const std::vector<std::string>& binaries, const ProfileCounts& profile) {
+LoadedMappings load_mappings(const std::vector<std::string>& binaries, const ProfileCounts& profile,
+                             unsigned threads) {
   LoadedMappings out;
-  for (const std::string& path : binaries) {
-    const std::string shown = util::printable(path);
-    auto data = util::read_file(path);
+  // Read and decoded in parallel; counted in the order given (the first
+  // binary's copy of a shared function is the one kept, as llvm-cov keeps it).
+  std::vector<std::optional<Expected<BinaryMapping>>> mappings(binaries.size());
+  util::parallel_for(binaries.size(), threads, [&](size_t i) {
+    auto data = util::read_file(binaries[i]);
     if (!data) {
-      out.warnings.push_back(fmt::format("{}: cannot read the binary: {}", shown, data.error().message));
-      ++out.damaged;
-      continue;
+      mappings[i].emplace(Error("cannot read the binary: " + data.error().message));
+      return;
     }
-    auto mapping = read_coverage_mapping(data->bytes());
+    auto m = read_coverage_mapping(data->bytes());
+    if (!m) {
+      mappings[i].emplace(Error("damaged coverage mapping, left out: " + m.error().describe()));
+      return;
+    }
+    mappings[i].emplace(std::move(*m));
+  });
+  for (size_t i = 0; i < binaries.size(); ++i) {
+    const std::string shown = util::printable(binaries[i]);
+    Expected<BinaryMapping>& mapping = *mappings[i];
     if (!mapping) {
-      out.warnings.push_back(
-          fmt::format("{}: damaged coverage mapping, left out: {}", shown, mapping.error().describe()));
+      out.warnings.push_back(fmt::format("{}: {}", shown, mapping.error().message));
       ++out.damaged;
       continue;
     }
@@ -250,6 +287,7 @@ LoadedMappings load_mappings(const std::vector<std::string>& binaries, const Pro
     }
     std::vector<MismatchedFunction> mismatched;
     out.set.add(mapping->functions, profile, mismatched);
+    mapping->functions.clear();
     if (!mismatched.empty()) {
       std::vector<std::string> names;
       for (const MismatchedFunction& m : mismatched) names.push_back(m.name);

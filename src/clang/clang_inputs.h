@@ -40,7 +40,8 @@ struct LoadedProfiles {
 // Reads every profile and adds them up as llvm-profdata merge does; a
 // damaged or unreadable one is a warning and left out, an empty one (its
 // process died before writing it) silently, as llvm-profdata skips it.
-LoadedProfiles load_profiles(const std::vector<std::string>& files);
+// Files are read on up to `threads` threads, added up in their order.
+LoadedProfiles load_profiles(const std::vector<std::string>& files, unsigned threads = 1);
 
 struct LoadedMappings {
   CoverageSet set;
@@ -48,6 +49,7 @@ struct LoadedMappings {
   size_t read = 0, damaged = 0, without_mapping = 0;
 };
 // Reads each binary's coverage mapping and counts it against `profile`.
-LoadedMappings load_mappings(const std::vector<std::string>& binaries, const ProfileCounts& profile);
+LoadedMappings load_mappings(const std::vector<std::string>& binaries, const ProfileCounts& profile,
+                             unsigned threads = 1);
 
 }  // namespace covkit::clang

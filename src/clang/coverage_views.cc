@@ -1,6 +1,7 @@
 #include "clang/coverage_views.h"
 
 #include <algorithm>
+#include <span>
 
 namespace covkit::clang {
 
@@ -10,14 +11,24 @@ bool is_expansion_in(const CountedRegion& r, uint32_t file_id) {
   return r.kind == RegionKind::kExpansion && r.file_id == file_id;
 }
 
+struct FileIdOrder {
+  bool operator()(const CountedRegion& r, uint32_t id) const { return r.file_id < id; }
+  bool operator()(uint32_t id, const CountedRegion& r) const { return id < r.file_id; }
+};
+
+// A function's regions of one file id: they are stored by file id.
+std::span<const CountedRegion> of_file(const std::vector<CountedRegion>& regions, uint32_t file) {
+  auto [first, last] = std::equal_range(regions.begin(), regions.end(), file, FileIdOrder{});
+  return {regions.data() + (first - regions.begin()), size_t(last - first)};
+}
+
 // The expansions and branches of one expansion (no segments: the lcov
 // export needs only these).
 void expansion_parts(const ExpansionRef& e, std::vector<ExpansionRef>& nested, std::vector<CountedRegion>& branches) {
   const uint32_t file = e.region.expanded_file_id;
-  for (const CountedRegion& r : e.function->regions)
-    if (is_expansion_in(r, file)) nested.push_back({e.function, r});
-  for (const CountedRegion& b : e.function->branches)
-    if (b.file_id == file) branches.push_back(b);
+  for (const CountedRegion& r : of_file(e.function->regions, file))
+    if (r.kind == RegionKind::kExpansion) nested.push_back({e.function, r});
+  for (const CountedRegion& b : of_file(e.function->branches, file)) branches.push_back(b);
 }
 
 // Macros nest a few levels deep; a mapping whose expansions expand each

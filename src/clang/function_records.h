@@ -29,8 +29,10 @@ struct CountedRegion : MappingRegion {
 struct FunctionRecord {
   std::string name;  // the PGO name without its "file:" prefix when the file is its first one
   std::vector<std::string> filenames;
-  std::vector<CountedRegion> regions;   // every kind but branches, in mapping order
-  std::vector<CountedRegion> branches;  // branch regions, in mapping order
+  // In mapping order, which is by file id (coverage_views finds a file id's
+  // regions by binary search).
+  std::vector<CountedRegion> regions;   // every kind but branches
+  std::vector<CountedRegion> branches;  // branch regions
   uint64_t execution_count = 0;         // the first region's count
 };
 
