@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "clang/coverage_views.h"
 #include "model/counts.h"
 #include "model/coverage_merge.h"
 #include "util/llvm_demangle.h"
 #include "util/printable.h"
+#include "util/thread_pool.h"
 
 namespace covkit::clang {
 
@@ -92,9 +94,25 @@ void attach_branches(model::FileCov& fc, const std::vector<CountedRegion>& sorte
   }
 }
 
+// Each function's own count of its lines (its regions in the file it is
+// defined in, as llvm-cov shows one instantiation), for
+// --show-instantiations; model::prune_instances keeps those of functions
+// that share their first line with another (template instantiations).
+void attach_instances(model::FileCov& fc, const FunctionRecord& f, NegativeCounts& negative) {
+  const std::optional<uint32_t> home = main_file_id(f);
+  if (!home) return;
+  std::vector<CountedRegion> own;
+  for (const CountedRegion& r : f.regions)
+    if (r.file_id == *home) own.push_back(r);
+  for (const LineCount& lc : mapped_lines(build_segments(own)))
+    if (model::LineCov* l = fc.find_line(lc.line))
+      l->instances.push_back(model::LineInstance{f.name, negative.take(lc.count, lc.line)});
+}
+
 }  // namespace
 
-model::FileCov file_model(const CoverageSet& set, const std::string& filename, std::string* warning) {
+model::FileCov file_model(const CoverageSet& set, const std::string& filename, std::string* warning,
+                          bool instances) {
   NegativeCounts negative;
   model::FileCov fc;
   fc.path = fc.absolute_path = filename;
@@ -108,7 +126,9 @@ model::FileCov file_model(const CoverageSet& set, const std::string& filename, s
   attach_branches(fc, lcov_branches(view), negative);
   for (size_t index : set.records_of(filename)) {
     const FunctionRecord& f = set.functions()[index];
-    if (!f.filenames.empty() && f.filenames[0] == filename) fc.functions.push_back(function_model(f, negative));
+    if (f.filenames.empty() || f.filenames[0] != filename) continue;
+    fc.functions.push_back(function_model(f, negative));
+    if (instances) attach_instances(fc, f, negative);
   }
   for (const CountedRegion& r : view.regions) {
     if (r.kind != RegionKind::kCode) continue;
@@ -123,18 +143,30 @@ model::FileCov file_model(const CoverageSet& set, const std::string& filename, s
 }
 
 model::ProjectCov to_project_model(const CoverageSet& set, const model::SourcePathRules& paths,
-                                   const model::PathFilter& filter, std::vector<std::string>* warnings) {
+                                   const model::PathFilter& filter, std::vector<std::string>* warnings,
+                                   bool instances, unsigned threads) {
   model::ProjectCov project;
-  for (const std::string& filename : set.source_files()) {
-    const model::SourcePaths p = filename.empty() || filename[0] != '/' ? paths.resolve(filename, "")
-                                                                        : paths.resolve_absolute(filename);
-    if (!filter.keep(p)) continue;
+  struct Part {
+    std::string filename;
+    model::SourcePaths paths;
+    model::FileCov file;
     std::string warning;
-    model::FileCov fc = file_model(set, filename, &warning);
-    if (warnings && !warning.empty()) warnings->push_back(util::printable(filename) + ": " + warning);
-    fc.path = p.display;
-    fc.absolute_path = p.absolute;
-    project.files.push_back(std::move(fc));
+  };
+  std::vector<Part> parts;
+  for (std::string& filename : set.source_files()) {
+    model::SourcePaths p = filename.empty() || filename[0] != '/' ? paths.resolve(filename, "")
+                                                                  : paths.resolve_absolute(filename);
+    if (filter.keep(p)) parts.push_back(Part{std::move(filename), std::move(p), {}, {}});
+  }
+  // Files are independent: counted on every thread, kept in order.
+  util::parallel_for(parts.size(), threads, [&](size_t i) {
+    parts[i].file = file_model(set, parts[i].filename, &parts[i].warning, instances);
+  });
+  for (Part& part : parts) {
+    if (warnings && !part.warning.empty()) warnings->push_back(util::printable(part.filename) + ": " + part.warning);
+    part.file.path = std::move(part.paths.display);
+    part.file.absolute_path = std::move(part.paths.absolute);
+    project.files.push_back(std::move(part.file));
   }
   model::normalize(project);
   model::drop_files_without_lines(project);

@@ -17,12 +17,16 @@
 namespace covkit::clang {
 
 // Counts below zero (llvm-cov shows them as 2^64 - n) read as 0, and each
-// file that has some gets a line in `warnings`.
+// file that has some gets a line in `warnings`. `instances`: each line also
+// names every function's own count of it (LineCov::instances, for
+// --show-instantiations).
 model::ProjectCov to_project_model(const CoverageSet& set, const model::SourcePathRules& paths,
-                                   const model::PathFilter& filter, std::vector<std::string>* warnings = nullptr);
+                                   const model::PathFilter& filter, std::vector<std::string>* warnings = nullptr,
+                                   bool instances = false, unsigned threads = 1);
 
 // One file's part of the above (tests look at files one by one); `warning`
 // receives its negative counts' line.
-model::FileCov file_model(const CoverageSet& set, const std::string& filename, std::string* warning = nullptr);
+model::FileCov file_model(const CoverageSet& set, const std::string& filename, std::string* warning = nullptr,
+                          bool instances = false);
 
 }  // namespace covkit::clang

@@ -131,11 +131,11 @@ struct ClangPart {
 };
 
 ClangPart read_clang(const clang::ClangInputs& in, const model::SourcePathRules& paths,
-                     const model::PathFilter& filter, Reporter& log) {
+                     const model::PathFilter& filter, bool instances, unsigned threads, Reporter& log) {
   ClangPart part;
   if (in.empty()) return part;
   part.any_input = true;
-  clang::LoadedProfiles profiles = clang::load_profiles(in.profiles);
+  clang::LoadedProfiles profiles = clang::load_profiles(in.profiles, threads);
   for (const std::string& w : profiles.warnings) log.warn(w);
   if (in.binaries.empty()) {
     log.warn(fmt::format("{} clang profile{} but no program or library with a coverage mapping to read {} with "
@@ -147,11 +147,11 @@ ClangPart read_clang(const clang::ClangInputs& in, const model::SourcePathRules&
   if (in.profiles.empty())
     log.warn(fmt::format("no .profraw or .profdata file found: the {} instrumented binar{} reported as never run",
                          in.binaries.size(), in.binaries.size() == 1 ? "y is" : "ies are"));
-  clang::LoadedMappings mappings = clang::load_mappings(in.binaries, profiles.counts);
+  clang::LoadedMappings mappings = clang::load_mappings(in.binaries, profiles.counts, threads);
   for (const std::string& w : mappings.warnings) log.warn(w);
   part.read = mappings.read > 0;
   std::vector<std::string> warnings;
-  part.project = clang::to_project_model(mappings.set, paths, filter, &warnings);
+  part.project = clang::to_project_model(mappings.set, paths, filter, &warnings, instances, threads);
   for (const std::string& w : warnings) log.warn(w);
   return part;
 }
@@ -268,7 +268,7 @@ int report_objects(const ReportOptions& o, const std::vector<format::ObjectFiles
 
   // 1. Objects, clang's coverage and tracefiles into one model.
   Objects objects = read_objects(o, found, paths, *filter, threads, log);
-  ClangPart clang_part = read_clang(clang_inputs, paths, *filter, log);
+  ClangPart clang_part = read_clang(clang_inputs, paths, *filter, o.show_instantiations, threads, log);
   if (clang_part.any_input) {
     if (o.tracefiles.empty() && !clang_part.read && objects.damaged == objects.found) {
       log.error("nothing to report: no clang coverage could be read (see above)");

@@ -178,6 +178,29 @@ TEST(Records, CountsAsLlvmCov) {
   EXPECT_EQ(absent.functions().size(), 1u);
 }
 
+TEST(Records, InstancesAreEachFunctionsOwnLines) {
+  // --show-instantiations: each line of a function's home file names the
+  // function with its own count (one function here: the line's count); the
+  // macro's file, not its home, gets none.
+  auto m = decode(testing::mapping_sections({{"/b", "a.c", "m.h"}}, {{"main", 0x99, main_mapping(), 0}}));
+  ASSERT_TRUE(m);
+  CoverageSet set;
+  std::vector<MismatchedFunction> mismatched;
+  set.add(m->functions, profile_of("main", 0x99, {3, 1, 2}), mismatched);
+  model::FileCov plain = file_model(set, "/b/a.c");
+  for (const model::LineCov& l : plain.lines) EXPECT_TRUE(l.instances.empty());
+  model::FileCov a = file_model(set, "/b/a.c", nullptr, true);
+  ASSERT_EQ(a.lines.size(), 5u);
+  for (const model::LineCov& l : a.lines) {
+    ASSERT_EQ(l.instances.size(), 1u) << "line " << l.number;
+    EXPECT_EQ(l.instances[0].function, "main");
+    EXPECT_EQ(l.instances[0].count, l.count) << "line " << l.number;
+  }
+  model::FileCov h = file_model(set, "/b/m.h", nullptr, true);
+  ASSERT_EQ(h.lines.size(), 1u);
+  EXPECT_TRUE(h.lines[0].instances.empty());
+}
+
 TEST(Records, DummyOfAFunctionThatRanIsIgnored) {
   auto dummy = testing::mapping_bytes({0}, {}, {{{RegionSpec::kCode, 0, 0, 0, 3, 1, 4, 2}}});
   auto m = decode(testing::mapping_sections({{"/d", "h.h"}}, {{"inl", 0, dummy, 0}}));
