@@ -17,7 +17,10 @@
 #             WORKDIR/src/<srcpkg>/...             unpacked Debian source (cached)
 #             WORKDIR/<pkg>-gcc<VER>-<OPT>/        coverage build tree (cached)
 #             WORKDIR/<pkg>-gcc<VER>-<OPT>.log     full build/test log
-#   GCCVER  default 12; "clang" builds with clang (clang's --coverage files)
+#   GCCVER  default 12; "clang" builds with clang (clang's --coverage files);
+#           "clangN-source" with clang-N -fprofile-instr-generate
+#           -fcoverage-mapping (source-based coverage: the runs' .profraw
+#           files land in the tree's prof/ directory)
 #   OPT     O0 (default) or O2; default taken from $COVKIT_REALCODE_OPT
 #
 # A finished tree contains the marker file .covkit-realcode-tree; a second call
@@ -60,7 +63,11 @@ case "$PKG" in
                 DEPS="cmake ninja-build dpkg-dev xz-utils" ;;
   *) echo "$0: unsupported package '$PKG' (supported: zstd, zlib, lighttpd, jsoncpp, tinyxml2, lua, luaswitch, bzip2)" >&2; exit 2 ;;
 esac
-if { [ "$PKG" = jsoncpp ] || [ "$PKG" = tinyxml2 ]; } && [ "$GCCVER" != clang ]; then DEPS="$DEPS g++-$GCCVER"; fi
+SOURCE_BASED=""
+case "$GCCVER" in clang*-source) SOURCE_BASED=${GCCVER%-source}; SOURCE_BASED=${SOURCE_BASED#clang} ;; esac
+if { [ "$PKG" = jsoncpp ] || [ "$PKG" = tinyxml2 ]; } && [ "$GCCVER" != clang ] && [ -z "$SOURCE_BASED" ]; then
+  DEPS="$DEPS g++-$GCCVER"
+fi
 
 mkdir -p "$WORKDIR"
 WORKDIR=$(cd "$WORKDIR" && pwd -P)
@@ -76,6 +83,11 @@ run()  { log "+ $*"; "$@" >>"$LOG" 2>&1; }
 
 summary() {
   local ngcno ngcda ndirs
+  if [ -n "$SOURCE_BASED" ]; then
+    echo "realcode: $PKG $(sed -n 's/^version=//p' "$MARKER") clang-$SOURCE_BASED source-based -$OPT: $1;" \
+         "$(find "$TREE/prof" -name '*.profraw' 2>/dev/null | wc -l) .profraw -> $TREE"
+    return
+  fi
   ngcno=$(find "$TREE" -name '*.gcno' | wc -l)
   ngcda=$(find "$TREE" -name '*.gcda' | wc -l)
   ndirs=$(find "$TREE" -name '*.gcno' -printf '%h\n' | sort -u | wc -l)
@@ -117,6 +129,8 @@ need_pkgs() {   # install the Debian packages in $@ that are not installed yet
 
 if [ "$GCCVER" = clang ]; then
   command -v clang >/dev/null || need_pkgs clang || skip "clang not available"
+elif [ -n "$SOURCE_BASED" ]; then
+  command -v "clang-$SOURCE_BASED" >/dev/null || need_pkgs "clang-$SOURCE_BASED" || skip "clang-$SOURCE_BASED not available"
 elif ! command -v "gcc-$GCCVER" >/dev/null || ! command -v "gcov-$GCCVER" >/dev/null \
    || ! command -v "gcov-dump-$GCCVER" >/dev/null; then
   need_pkgs "gcc-$GCCVER" || skip "gcc-$GCCVER/gcov-$GCCVER not available"
@@ -190,6 +204,12 @@ if [ "$GCCVER" = clang ]; then export CC=clang CXX=clang++; else export CC=gcc-$
 export CFLAGS="--coverage -$OPT -g" CXXFLAGS="--coverage -$OPT -g"
 if [ "$PKG" = lighttpd ]; then CFLAGS="$CFLAGS -fprofile-update=atomic"; fi
 export LDFLAGS="--coverage"
+if [ -n "$SOURCE_BASED" ]; then
+  # Source-based coverage: one .profraw per process, in the tree's prof/.
+  export CC=clang-$SOURCE_BASED CXX=clang++-$SOURCE_BASED
+  export CFLAGS="-fprofile-instr-generate -fcoverage-mapping -$OPT -g" CXXFLAGS="-fprofile-instr-generate -fcoverage-mapping -$OPT -g"
+  export LDFLAGS="-fprofile-instr-generate" LLVM_PROFILE_FILE=$TREE/prof/%p.profraw
+fi
 unset CPPFLAGS MOREFLAGS || true
 export LC_ALL=C
 
@@ -357,8 +377,13 @@ t1=$SECONDS
 tt=$((SECONDS - t1))
 log "tests took ${tt}s"
 
-ngcda=$(find "$TREE" -name '*.gcda' | wc -l)
-[ "$ngcda" -gt 0 ] || die "no .gcda files were produced"
+if [ -n "$SOURCE_BASED" ]; then
+  nprof=$(find "$TREE/prof" -name '*.profraw' 2>/dev/null | wc -l)
+  [ "$nprof" -gt 0 ] || die "no .profraw files were produced"
+else
+  ngcda=$(find "$TREE" -name '*.gcda' | wc -l)
+  [ "$ngcda" -gt 0 ] || die "no .gcda files were produced"
+fi
 
 {
   echo "pkg=$PKG"
