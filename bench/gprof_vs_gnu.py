@@ -47,7 +47,18 @@ def measure(argv, cwd, out_path):
     rc = os.waitstatus_to_exitcode(status)
     if rc != 0:
         raise SystemExit(f"{' '.join(argv)} (in {cwd}): exit status {rc}")
-    return ru.ru_utime + ru.ru_stime, ru.ru_maxrss, wall
+    return ru.ru_utime + ru.ru_stime, peak_rss(argv, cwd), wall
+
+
+def peak_rss(argv, cwd):
+    """Peak RSS in KiB of one more run, measured by /usr/bin/time. Not the
+    ru_maxrss of the spawned child: posix_spawn's child shares this Python's
+    memory until exec, and the kernel keeps that high-water mark across exec,
+    so every small run looked as big as this script."""
+    with tempfile.NamedTemporaryFile(mode="r") as f, open(os.devnull, "wb") as null:
+        subprocess.run(["/usr/bin/time", "-f", "%M", "-o", f.name] + argv, cwd=cwd, stdout=null, stderr=null,
+                       check=True)
+        return int(f.read().split()[-1])
 
 
 def build_inputs(work, only):
