@@ -95,5 +95,27 @@ TEST(FormatCount, HumanReadableExtremes) {
   EXPECT_EQ(format_count(int64_t{1000} * 1000 * 1000 * 1000 * 1000 * 1000, true), "1.0E");
 }
 
+// The appenders the .gcov text uses: the same text, right-aligned.
+TEST(AppendNumbers, SameTextAsFormatPadded) {
+  std::string out = "x";
+  append_count(out, 42, false, 9);
+  EXPECT_EQ(out, "x       42");
+  out.clear();
+  append_count(out, 1234567, true, 9);
+  EXPECT_EQ(out, "     1.2M");
+  out.clear();
+  append_count(out, 1234567890123, false, 9);  // wider than the column: not cut
+  EXPECT_EQ(out, "1234567890123");
+  out.clear();
+  append_gcov(out, 1, 3, 0, false);
+  EXPECT_EQ(out, format_gcov(1, 3, 0, false));
+  out.clear();
+  append_gcov(out, 7, 200, -1, false, 4);
+  EXPECT_EQ(out, "   7");
+  out.clear();
+  append_count(out, std::numeric_limits<int64_t>::min(), false);
+  EXPECT_EQ(out, format_count(std::numeric_limits<int64_t>::min(), false));
+}
+
 }  // namespace
 }  // namespace covkit::report
