@@ -57,7 +57,7 @@ constexpr const char* kLiveDumpFooter =
     "process exited during the dump, an existing file that cannot be added to.\n"
     "\n"
     "Examples:\n"
-    "  covkit live dump 1234 -o /tmp/snap && covkit report /tmp/snap /home/me/build\n"
+    "  covkit live dump 1234 -o /tmp/snap && covkit report /tmp/snap\n"
     "  covkit live dump --reset 1234              into the program's own files\n"
     "  covkit live dump --reset 1234 -o d1; ...; covkit live dump --reset 1234 -o d2\n"
     "  covkit live dump --children --merge 1234 -o snap   a pre-fork server, added up\n"

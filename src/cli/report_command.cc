@@ -355,8 +355,13 @@ int run_report(const ReportOptions& o) {
     }
   const clang::ClangInputs clang_inputs = clang::find_clang_inputs(o.paths, o.objects);
   if (!gcov_paths.empty()) {
-    format::ObjectSearch search = format::find_objects(gcov_paths, o.object_directories);
+    format::ObjectSearch search = format::find_objects(
+        gcov_paths, o.object_directories, o.add_data ? format::SeveralData::add : format::SeveralData::named);
     for (const auto& w : search.warnings) log.warn(w);
+    if (!search.conflict.empty()) {
+      log.error(search.conflict);
+      return kExitUsage;
+    }
     if (search.objects.empty() && clang_inputs.empty()) {
       if (o.tracefiles.empty()) {
         log.error(nothing_found(gcov_paths, search.unpaired_data));

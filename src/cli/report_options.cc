@@ -172,6 +172,11 @@ std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& o)
       ->type_name("BIN")
       ->allow_extra_args(false)
       ->group("Input");
+  app.add_flag("--add", o.add_data,
+               "Add up the data files of one object found in several places (runs kept apart); without it "
+               "the named ones are used (a .gcda, or a PATH holding no .gcno), else the one beside the .gcno, "
+               "and the others are named in a warning")
+      ->group("Input");
   app.add_option("-a,--add-tracefile", o.tracefiles, "Add an lcov tracefile or covkit JSON file (repeatable)")->type_name("FILE")
       ->allow_extra_args(false)->group("Input");
   add_report_view_options(app, o);

@@ -23,6 +23,7 @@ struct ReportOptions {
   // clang's source-based coverage: the instrumented programs and libraries
   // (--object); when none is named, the PATHs are searched for them.
   std::vector<std::string> objects;
+  bool add_data = false;  // --add: data files of one object found in several places are added up
 
   // What to write.
   std::string lcov, cobertura, sonarqube, coveralls, json, html, markdown;

@@ -13,6 +13,7 @@
 
 #include "format/byte_reader.h"
 #include "format/gcov_tags.h"
+#include "util/printable.h"
 
 namespace covkit::format {
 
@@ -102,32 +103,41 @@ size_t shared_tail(std::string_view a, std::string_view b) {
   return n;
 }
 
-void walk(const std::string& root, std::set<std::string>& notes, std::set<std::string>& data,
-          std::vector<std::string>& warnings) {
+// What one root holds: its notes and data files, and whether it is a file.
+struct RootFiles {
+  std::string abs;  // absolute, normalized
+  bool is_file = false;
+  std::set<std::string> notes, data;
+};
+
+RootFiles walk(const std::string& root, std::vector<std::string>& warnings) {
+  RootFiles out;
   std::error_code ec;
-  const std::string abs = absolute_path(root);
+  out.abs = absolute_path(root);
+  const std::string& abs = out.abs;
   auto st = fs::status(abs, ec);
   if (ec || !fs::exists(st)) {
     warnings.push_back(fmt::format("{}: no such file or directory", root));
-    return;
+    return out;
   }
   auto add = [&](const std::string& p) {
-    if (has_suffix(p, ".gcno")) notes.insert(p);
-    else if (has_suffix(p, ".gcda")) data.insert(p);
+    if (has_suffix(p, ".gcno")) out.notes.insert(p);
+    else if (has_suffix(p, ".gcda")) out.data.insert(p);
   };
   if (!fs::is_directory(st)) {
+    out.is_file = true;
     if (!has_suffix(abs, ".gcno") && !has_suffix(abs, ".gcda"))
       warnings.push_back(fmt::format("{}: neither a directory nor a .gcno/.gcda file", root));
     add(abs);
     // A single file brings its partner from beside it (x.gcda <-> x.gcno).
     const std::string partner = stem_path(abs) + (has_suffix(abs, ".gcda") ? ".gcno" : ".gcda");
     if ((has_suffix(abs, ".gcno") || has_suffix(abs, ".gcda")) && fs::is_regular_file(partner, ec)) add(partner);
-    return;
+    return out;
   }
   fs::recursive_directory_iterator it(abs, fs::directory_options::skip_permission_denied, ec), end;
   if (ec) {
     warnings.push_back(fmt::format("{}: cannot read directory: {}", root, ec.message()));
-    return;
+    return out;
   }
   for (; it != end; it.increment(ec)) {
     if (ec) {
@@ -139,26 +149,131 @@ void walk(const std::string& root, std::set<std::string>& notes, std::set<std::s
     // counts that cannot be read, which the report must say, not skip.
     if (!it->is_directory(ec)) add(it->path().string());
   }
+  return out;
+}
+
+bool is_below(const std::string& path, const std::string& dir) {
+  return dir == "/" ? path.size() > 1
+                    : path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/';
+}
+
+// The notes file a data file under `dir` records by its place there:
+// DIR/home/me/build/x.gcda -> /home/me/build/x.gcno (`live dump -o DIR`, and
+// libgcov under GCOV_PREFIX=DIR without a strip); empty when there is none.
+std::string recorded_notes(const std::string& data, const std::string& dir) {
+  if (!is_below(data, dir)) return {};
+  const std::string notes = stem_path(data.substr(dir == "/" ? 0 : dir.size())) + ".gcno";
+  std::error_code ec;
+  return fs::is_regular_file(notes, ec) ? notes : std::string();
+}
+
+// The tree a data file was found in, as it pairs with its notes file: the
+// directory left when the tail of directory names the two share is taken
+// off the data file's (/b/snap/b/obj/x.gcda with /b/obj/x.gcno: /b/snap);
+// "" beside it.
+std::string data_place(const std::string& data, const std::string& notes) {
+  std::string_view d = data, n = notes;
+  d = d.substr(0, d.rfind('/'));
+  n = n.substr(0, n.rfind('/'));
+  if (d == n) return {};
+  while (!d.empty() && !n.empty()) {
+    const size_t sd = d.rfind('/'), sn = n.rfind('/');
+    if (d.substr(sd + 1) != n.substr(sn + 1)) break;
+    d = d.substr(0, sd);
+    n = n.substr(0, sn);
+  }
+  return d.empty() ? std::string("/") : std::string(d);
+}
+
+// "/b/snap (3 files), /b/d1 (3 files)"; the files beside their notes are
+// "beside the .gcno files".
+std::string places_text(const std::map<std::string, size_t>& places) {
+  std::string out;
+  size_t shown = 0;
+  for (const auto& [place, files] : places) {
+    if (shown == 4) {
+      out += fmt::format(" and {} more", places.size() - shown);
+      break;
+    }
+    out += fmt::format("{}{} ({} file{})", shown ? ", " : "", place.empty() ? "beside the .gcno files" : util::printable(place), files,
+                       files == 1 ? "" : "s");
+    ++shown;
+  }
+  return out;
+}
+
+struct Pairing {
+  std::string notes, data;
+  size_t root;  // the deepest root the data file was found under
+};
+
+// Of the data files of one notes file, which to use; the rest go to
+// `left_out`. False when the choice is the user's (several, none named,
+// none beside the notes).
+bool choose_data(std::vector<Pairing>& pairs, const std::vector<bool>& named, std::vector<Pairing>& left_out) {
+  std::vector<Pairing> chosen;
+  std::map<size_t, size_t> per_root;
+  for (const Pairing& p : pairs)
+    if (named[p.root]) {
+      chosen.push_back(p);
+      ++per_root[p.root];
+    }
+  // A named tree holding two of them (snap1/ and snap2/ below one PATH)
+  // names neither.
+  for (const auto& [root, n] : per_root)
+    if (n > 1) return false;
+  if (chosen.empty()) {
+    for (const Pairing& p : pairs)
+      if (stem_path(p.data) == stem_path(p.notes)) chosen.push_back(p);
+    if (chosen.size() != 1) return false;
+  }
+  for (const Pairing& p : pairs)
+    if (std::find_if(chosen.begin(), chosen.end(), [&](const Pairing& c) { return c.data == p.data; }) == chosen.end())
+      left_out.push_back(p);
+  pairs = std::move(chosen);
+  return true;
 }
 
 }  // namespace
 
-ObjectSearch find_objects(const std::vector<std::string>& roots, const std::vector<std::string>& notes_dirs) {
+ObjectSearch find_objects(const std::vector<std::string>& root_names, const std::vector<std::string>& notes_dirs,
+                          SeveralData several) {
   ObjectSearch out;
+  std::vector<RootFiles> roots;
+  for (const auto& r : root_names) roots.push_back(walk(r, out.warnings));
   std::set<std::string> notes, data;
-  for (const auto& r : roots) walk(r, notes, data, out.warnings);
-  for (const auto& r : notes_dirs) {
-    std::set<std::string> ignored;
-    walk(r, notes, ignored, out.warnings);
+  for (const RootFiles& r : roots) {
+    notes.insert(r.notes.begin(), r.notes.end());
+    data.insert(r.data.begin(), r.data.end());
   }
+  for (const auto& r : notes_dirs) {
+    RootFiles n = walk(r, out.warnings);
+    notes.insert(n.notes.begin(), n.notes.end());
+  }
+  // A data file belongs to the deepest root that holds it (`covkit report
+  // d2 .`: d2's files are d2's, not the build tree's); a root names its
+  // data when it is a file or holds no notes (a data tree).
+  std::vector<bool> named(roots.size());
+  for (size_t i = 0; i < roots.size(); ++i) named[i] = roots[i].is_file || roots[i].notes.empty();
+  auto root_of = [&](const std::string& d) {
+    size_t best = 0, best_depth = 0;
+    for (size_t i = 0; i < roots.size(); ++i) {
+      const RootFiles& r = roots[i];
+      // A file root is deeper than any directory: the file itself named.
+      const size_t depth = r.is_file ? (r.data.count(d) ? SIZE_MAX : 0) : (is_below(d, r.abs) ? r.abs.size() + 1 : 0);
+      if (depth > best_depth) best = i, best_depth = depth;
+    }
+    return best;
+  };
   // Index notes by file stem ("foo" of ".../foo.gcno") for the tree-crossing case.
   std::map<std::string, std::vector<std::string>> by_base;
   for (const auto& n : notes) {
     std::string stem = stem_path(n);
     by_base[stem.substr(stem.rfind('/') + 1)].push_back(stem);
   }
-  std::set<std::string> paired;
+  std::map<std::string, std::vector<Pairing>> pairs;  // by notes path
   for (const auto& d : data) {
+    const size_t root = root_of(d);
     std::string stem = stem_path(d);
     std::string match;
     if (notes.count(stem + ".gcno")) {
@@ -176,6 +291,11 @@ ObjectSearch find_objects(const std::vector<std::string>& roots, const std::vect
             tied.push_back(cand);
           }
         }
+      if (match.empty() && !roots.empty() && !roots[root].is_file) {
+        // The notes at the path the data tree records (`covkit report snap/`).
+        const std::string recorded = recorded_notes(d, roots[root].abs);
+        if (!recorded.empty()) match = stem_path(recorded);
+      }
       if (match.empty()) {
         out.warnings.push_back(fmt::format("{}: no matching .gcno file found; skipped", d));
         ++out.unpaired_data;
@@ -194,11 +314,42 @@ ObjectSearch find_objects(const std::vector<std::string>& roots, const std::vect
         }
       }
     }
-    paired.insert(match + ".gcno");
-    out.objects.push_back({match + ".gcno", d});
+    pairs[match + ".gcno"].push_back({match + ".gcno", d, root});
   }
+  // Several data files of one object: never added up silently.
+  std::map<std::string, size_t> used_places, left_places, conflict_places;
+  size_t conflicts = 0;
+  for (auto& [n, ps] : pairs) {
+    if (ps.size() < 2 || several == SeveralData::add) continue;
+    std::vector<Pairing> left_out;
+    const std::vector<Pairing> all = ps;
+    if (!choose_data(ps, named, left_out)) {
+      ++conflicts;
+      for (const Pairing& p : all) ++conflict_places[data_place(p.data, p.notes)];
+      ps.clear();
+      continue;
+    }
+    for (const Pairing& p : ps) ++used_places[data_place(p.data, p.notes)];
+    for (const Pairing& p : left_out) ++left_places[data_place(p.data, p.notes)];
+  }
+  if (!left_places.empty())
+    out.warnings.push_back(fmt::format(
+        "data files of the same objects were found in several places; used: {}; left out: {} (--add adds them all; "
+        "or name each tree to use)",
+        places_text(used_places), places_text(left_places)));
+  if (conflicts > 0)
+    out.conflict = fmt::format(
+        "the data files of {} object{} were found in several places and none of them is named or beside its .gcno "
+        "file: {} (name the tree to use as a PATH, or add them all with --add)",
+        conflicts, conflicts == 1 ? "" : "s", places_text(conflict_places));
+  std::set<std::string> paired;
+  for (const auto& [n, ps] : pairs)
+    for (const Pairing& p : ps) {
+      paired.insert(n);
+      out.objects.push_back({p.notes, p.data});
+    }
   for (const auto& n : notes)
-    if (!paired.count(n)) out.objects.push_back({n, ""});
+    if (!paired.count(n) && !pairs.count(n)) out.objects.push_back({n, ""});
   std::sort(out.objects.begin(), out.objects.end(), [](const ObjectFiles& a, const ObjectFiles& b) {
     return a.notes != b.notes ? a.notes < b.notes : a.data < b.data;
   });

@@ -24,12 +24,33 @@ struct ObjectSearch {
   std::vector<ObjectFiles> objects;  // sorted by notes, then data path
   std::vector<std::string> warnings;  // one line each, naming the file
   size_t unpaired_data = 0;           // .gcda files skipped for want of their .gcno
+  // Objects whose data files were found in several places, none of them
+  // named and none beside the notes: one line for all of them. Nothing can
+  // be reported right without the user's choice.
+  std::string conflict;
+};
+
+// Which data files of one object to use when several pair with it.
+enum class SeveralData {
+  named,  // the named ones (a .gcda given, or found under a PATH holding no .gcno), else the one beside the notes
+  add,    // all of them, added up (runs kept apart)
 };
 
 // Walks `roots` (directories, or single .gcda/.gcno files) and the extra
-// notes directories. Several data files may pair with one notes file (runs
-// kept apart); their counts add up downstream.
-ObjectSearch find_objects(const std::vector<std::string>& roots, const std::vector<std::string>& notes_dirs);
+// notes directories. A data file under a root that holds no notes of its
+// own and that pairs with none found (`live dump -o DIR`, a GCOV_PREFIX
+// tree) pairs with the notes file at the path it records: DIR/<path>.gcda
+// belongs to /<path>.gcno.
+//
+// Several data files may pair with one notes file: earlier snapshots kept
+// inside the build tree, a merged tree beside the build tree's own files,
+// runs kept apart. They are never added up unless asked (SeveralData::add,
+// or each named as a root of its own): the ones named win and the rest are
+// left out with one warning saying where they were; with none named, the
+// one beside the notes file wins; with none beside it either, `conflict`
+// says so.
+ObjectSearch find_objects(const std::vector<std::string>& roots, const std::vector<std::string>& notes_dirs,
+                          SeveralData several = SeveralData::named);
 
 // The subdirectories of `dir` (one level down) that look like build
 // directories (CMakeCache.txt, build.ninja, meson-private, config.status),

@@ -1230,6 +1230,48 @@ def scenario_report(env, cc="gcc-12"):
     check(not os.path.exists(os.path.join(env.work, "gone.info")), "a file was written for a gone process")
 
 
+def fnda(text, name):
+    """The count of FNDA:<count>,<name> in an lcov tracefile (None when absent)."""
+    m = re.search(rf"^FNDA:(\d+),{re.escape(name)}$", text, re.M)
+    return int(m.group(1)) if m else None
+
+
+def scenario_snapshots_in_build_tree(env, cc="gcc-12"):
+    """Issue 35, trap 1: `live dump --reset PID -o snap`, `-o d1`, `-o d2` inside
+    the build tree, then `covkit report --lcov d2.info d2 .` gives d2's counts
+    (not snap + d1 + d2), says which files it left out; --add adds them all;
+    none named is refused; `covkit report snap` alone finds the notes."""
+    b = Build(env, cc)
+    s = Server(env, b)
+    try:
+        for n, d in ((21, "snap"), (378, "d1"), (10, "d2")):
+            s.cmd(f"w {n}")
+            env.covkit_live("dump", "--reset", str(s.pid), "-o", os.path.join(b.root, d))
+    finally:
+        s.kill()
+    report = [env.covkit, "report", "--root", PROGS]
+    r = env.run(report + ["--lcov", "d2.info", "d2", "."], cwd=b.root)
+    d2 = open(os.path.join(b.root, "d2.info")).read()
+    check(fnda(d2, "job") == 10 and fnda(d2, "lib_touch") == 1,
+          f"report d2 .: job {fnda(d2, 'job')} (want 10: d2's, not snap + d1 + d2), lib_touch {fnda(d2, 'lib_touch')}")
+    check("left out" in r.stderr and "/snap" in r.stderr and "/d1" in r.stderr and "--add" in r.stderr,
+          f"report d2 .: the files left out are not named: {r.stderr!r}")
+    # --add: all of them, as asked (main's 10 jobs before the first dump are snap's).
+    env.run(report + ["-q", "--add", "--lcov", "all.info", "d2", "."], cwd=b.root)
+    check(fnda(open(os.path.join(b.root, "all.info")).read(), "job") == 10 + 21 + 378 + 10, "report --add")
+    # Naming two of them adds those two.
+    env.run(report + ["-q", "--lcov", "two.info", "d1", "d2", "."], cwd=b.root)
+    check(fnda(open(os.path.join(b.root, "two.info")).read(), "job") == 378 + 10, "report d1 d2 .")
+    # None named, none beside the notes: the choice is the user's.
+    r = env.run(report + ["--lcov", "none.info", "."], cwd=b.root, ok=False)
+    check(r.returncode == 1 and "several places" in r.stderr and "--add" in r.stderr
+          and not os.path.exists(os.path.join(b.root, "none.info")), f"report . with three snapshots: {r.stderr!r}")
+    # A snapshot alone: the notes are where it says its files belong.
+    out = os.path.join(env.work, "snap-alone.info")
+    env.run(report + ["--lcov", out, os.path.join(b.root, "snap")], cwd=env.work)
+    check(fnda(open(out).read(), "job") == 10 + 21, "report snap/ alone")
+
+
 def scenario_report_watch(env, cc="gcc-12"):
     """--watch reports again until the process exits; the last report equals the program's own files at exit."""
     b = Build(env, cc)
@@ -1331,6 +1373,7 @@ SCENARIOS = {
     "value_profile_gcc12": lambda e: value_profile(e, "gcc-12"),
     "report": scenario_report,
     "report_watch": scenario_report_watch,
+    "snapshots_in_build_tree": scenario_snapshots_in_build_tree,
     "cli": scenario_cli,
 }
 

@@ -3,6 +3,7 @@
 // lexical path normalization.
 #include "format/object_files.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -108,19 +109,139 @@ TEST(FindObjects, PrefixTreePairsByLongestSharedTail) {
   EXPECT_EQ(s.objects[2].data, dc);
 }
 
-TEST(FindObjects, DataFromSeveralTreesAllPairWithOneNotesFile) {
+// Runs kept apart, each tree named: the named trees are added up; the build
+// tree's own file beside the notes is left out, and the warning says where
+// each one was (`covkit report merged/ cov/` must not add cov/'s own files).
+TEST(FindObjects, NamedDataTreesWinOverTheBuildTreesOwnFile) {
+  TempDir t;
+  std::string n = touch(t, "build/src/x.gcno");
+  touch(t, "build/src/x.gcda");
+  std::string d1 = touch(t, "run1/src/x.gcda");
+  std::string d2 = touch(t, "run2/build/src/x.gcda");
+  ObjectSearch s = find_objects({t / "build", t / "run2", t / "run1"}, {});
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_EQ(s.warnings[0], fmt::format("data files of the same objects were found in several places; used: {} (1 file), "
+                                       "{} (1 file); left out: beside the .gcno files (1 file) (--add adds them all; "
+                                       "or name each tree to use)",
+                                       t / "run1", t / "run2"));
+  EXPECT_EQ(s.conflict, "");
+  ASSERT_EQ(s.objects.size(), 2u);
+  for (const auto& o : s.objects) EXPECT_EQ(o.notes, n);
+  EXPECT_EQ(s.objects[0].data, d1);
+  EXPECT_EQ(s.objects[1].data, d2);
+}
+
+TEST(FindObjects, AddTakesEveryDataFileOfAnObject) {
   TempDir t;
   std::string n = touch(t, "build/src/x.gcno");
   std::string d0 = touch(t, "build/src/x.gcda");
   std::string d1 = touch(t, "run1/src/x.gcda");
   std::string d2 = touch(t, "run2/build/src/x.gcda");
-  ObjectSearch s = find_objects({t / "build", t / "run2", t / "run1"}, {});
+  ObjectSearch s = find_objects({t / "build", t / "run2", t / "run1"}, {}, SeveralData::add);
   EXPECT_TRUE(s.warnings.empty()) << s.warnings[0];
   ASSERT_EQ(s.objects.size(), 3u);
   for (const auto& o : s.objects) EXPECT_EQ(o.notes, n);
   EXPECT_EQ(s.objects[0].data, d0);  // sorted by data path
   EXPECT_EQ(s.objects[1].data, d1);
   EXPECT_EQ(s.objects[2].data, d2);
+}
+
+// Issue 35's trap: `live dump -o snap`, `-o d1`, `-o d2` inside the build
+// tree, then `covkit report d2 .`: d2 is named (and its files are d2's,
+// though "." holds them too); snap's and d1's are left out, not added.
+TEST(FindObjects, SnapshotsInsideTheBuildTreeAreNotAddedToTheNamedOne) {
+  TempDir t;
+  const std::string b = t / "b";
+  std::string n = touch(t, "b/obj/x.gcno");
+  touch(t, "b/obj/y.gcno");
+  for (const char* snap : {"snap", "d1", "d2"}) {
+    touch(t, fmt::format("b/{}{}/obj/x.gcda", snap, b));
+    touch(t, fmt::format("b/{}{}/obj/y.gcda", snap, b));
+  }
+  ObjectSearch s = find_objects({b + "/d2", b}, {});
+  EXPECT_EQ(s.conflict, "");
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_EQ(s.warnings[0], fmt::format("data files of the same objects were found in several places; used: {}/d2 (2 "
+                                       "files); left out: {}/d1 (2 files), {}/snap (2 files) (--add adds them all; "
+                                       "or name each tree to use)",
+                                       b, b, b));
+  ASSERT_EQ(s.objects.size(), 2u);
+  EXPECT_EQ(s.objects[0].notes, n);
+  EXPECT_EQ(s.objects[0].data, b + "/d2" + b + "/obj/x.gcda");
+  EXPECT_EQ(s.objects[1].data, b + "/d2" + b + "/obj/y.gcda");
+}
+
+// The build tree alone: its own file beside the notes wins over a
+// snapshot kept inside it.
+TEST(FindObjects, TheFileBesideTheNotesWinsWhenNoneIsNamed) {
+  TempDir t;
+  const std::string b = t / "b";
+  touch(t, "b/obj/x.gcno");
+  std::string own = touch(t, "b/obj/x.gcda");
+  touch(t, fmt::format("b/snap{}/obj/x.gcda", b));
+  ObjectSearch s = find_objects({b}, {});
+  EXPECT_EQ(s.conflict, "");
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_NE(s.warnings[0].find("left out: " + b + "/snap (1 file)"), std::string::npos) << s.warnings[0];
+  ASSERT_EQ(s.objects.size(), 1u);
+  EXPECT_EQ(s.objects[0].data, own);
+}
+
+// Two snapshots in the build tree and none named: which one is the user's
+// choice, never their sum.
+TEST(FindObjects, SeveralDataFilesNoneNamedIsAConflict) {
+  TempDir t;
+  const std::string b = t / "b";
+  touch(t, "b/obj/x.gcno");
+  std::string other = touch(t, "b/obj/other.gcno");
+  touch(t, fmt::format("b/snap{}/obj/x.gcda", b));
+  touch(t, fmt::format("b/d1{}/obj/x.gcda", b));
+  ObjectSearch s = find_objects({b}, {});
+  EXPECT_EQ(s.conflict, fmt::format("the data files of 1 object were found in several places and none of them is "
+                                    "named or beside its .gcno file: {}/d1 (1 file), {}/snap (1 file) (name the tree "
+                                    "to use as a PATH, or add them all with --add)",
+                                    b, b));
+  ASSERT_EQ(s.objects.size(), 1u);  // the object in conflict is left out
+  EXPECT_EQ(s.objects[0].notes, other);
+  // A named data tree holding two of them names neither.
+  touch(t, fmt::format("runs/1{}/obj/x.gcda", b));
+  touch(t, fmt::format("runs/2{}/obj/x.gcda", b));
+  s = find_objects({b, t / "runs"}, {});
+  EXPECT_NE(s.conflict, "");
+  s = find_objects({b, b + "/snap"}, {});
+  EXPECT_EQ(s.conflict, "");
+  ASSERT_EQ(s.objects.size(), 2u);
+  EXPECT_EQ(s.objects[1].data, b + "/snap" + b + "/obj/x.gcda");
+}
+
+// `covkit report snap/` alone: the notes are where the snapshot says the
+// data files belong.
+TEST(FindObjects, DataTreeAloneFindsTheNotesAtTheRecordedPaths) {
+  TempDir t;
+  const std::string b = t / "b";
+  std::string n = touch(t, "b/obj/x.gcno");
+  std::string d = touch(t, fmt::format("snap{}/obj/x.gcda", b));
+  std::string orphan = touch(t, "snap/nowhere/y.gcda");
+  ObjectSearch s = find_objects({t / "snap"}, {});
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_EQ(s.warnings[0], orphan + ": no matching .gcno file found; skipped");
+  ASSERT_EQ(s.objects.size(), 1u);
+  EXPECT_EQ(s.objects[0].notes, n);
+  EXPECT_EQ(s.objects[0].data, d);
+}
+
+// A build tree given with the snapshot wins over the recorded path (a build
+// moved or copied since).
+TEST(FindObjects, AGivenBuildTreeWinsOverTheRecordedPath) {
+  TempDir t;
+  touch(t, "b/obj/x.gcno");
+  std::string copy = touch(t, "copy/b/obj/x.gcno");
+  std::string d = touch(t, fmt::format("snap{}/obj/x.gcda", t / "b"));
+  ObjectSearch s = find_objects({t / "snap", t / "copy"}, {});
+  EXPECT_TRUE(s.warnings.empty()) << s.warnings[0];
+  ASSERT_EQ(s.objects.size(), 1u);
+  EXPECT_EQ(s.objects[0].notes, copy);
+  EXPECT_EQ(s.objects[0].data, d);
 }
 
 TEST(FindObjects, AmbiguousTailIsAWarningAndSkipped) {
