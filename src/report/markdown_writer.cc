@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "report/missing_lines.h"
 #include "report/percent_text.h"
 #include "util/display_text.h"
 
@@ -82,11 +83,12 @@ std::string render_markdown(const model::ProjectCov& project, const MarkdownOpti
   }
   std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.file->path < b.file->path; });
 
-  text += "\n| File | Lines | Functions | Branches |\n|:--|--:|--:|--:|\n";
+  text += "\n| File | Lines | Functions | Branches | Missing lines |\n|:--|--:|--:|--:|:--|\n";
   for (const Row& r : rows) {
     const model::Totals& t = r.totals;
-    fmt::format_to(out, "| {} | {} | {} | {} |\n", cell_text(r.file->path), cell(t.lines_covered, t.lines),
-                   cell(t.functions_covered, t.functions), cell(t.branches_covered, t.branches));
+    fmt::format_to(out, "| {} | {} | {} | {} | {} |\n", cell_text(r.file->path), cell(t.lines_covered, t.lines),
+                   cell(t.functions_covered, t.functions), cell(t.branches_covered, t.branches),
+                   missing_lines_text(*r.file));
   }
   if (rows.size() < file_count)
     fmt::format_to(out, "\nShowing the {} files with the lowest line coverage of {}.\n", rows.size(), file_count);

@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "report/file_order.h"
+#include "report/missing_lines.h"
 #include "util/display_text.h"
 
 namespace covkit::report {
@@ -35,7 +36,7 @@ std::string render_terminal_summary(const model::ProjectCov& project, const Term
   auto it = std::back_inserter(out);
   // Regions only where there are any (clang's source-based coverage).
   const bool regions = model::totals(project).regions > 0;
-  auto row = [&](const std::string& name, const model::Totals& t) {
+  auto row = [&](const std::string& name, const model::Totals& t, const std::string& missing) {
     auto cell = [&](int64_t c, int64_t n) {
       std::string pct = format_percent(c, n);
       std::string padded = fmt::format("{:>7}", pct);
@@ -45,20 +46,22 @@ std::string render_terminal_summary(const model::ProjectCov& project, const Term
                    cell(t.lines_covered, t.lines), cell(t.functions_covered, t.functions),
                    cell(t.branches_covered, t.branches));
     if (regions) fmt::format_to(it, "  {}", cell(t.regions_covered, t.regions));
+    if (!missing.empty()) fmt::format_to(it, "  {}", missing);
     out += '\n';
   };
-  const std::string rule(name_width + 2 + (regions ? 4 : 3) * 23 + (regions ? 6 : 4), '-');
+  // + "  Missing": gcovr's column of uncovered lines (missing_lines.h).
+  const std::string rule(name_width + 2 + (regions ? 4 : 3) * 23 + (regions ? 6 : 4) + 9, '-');
   fmt::format_to(it, "{:<{}}  {:^23}  {:^23}  {:^23}", "", name_width, "Lines", "Functions", "Branches");
   if (regions) fmt::format_to(it, "  {:^23}", "Regions");
   out += '\n';
   const std::string heads = fmt::format("{:>7} {:>7} {:>7}", "Total", "Exec", "Cover");
   fmt::format_to(it, "{:<{}}  {}  {}  {}", "File", name_width, heads, heads, heads);
   if (regions) fmt::format_to(it, "  {}", heads);
-  out += '\n';
+  out += "  Missing\n";
   out += rule + "\n";
-  for (const model::FileCov* f : project_files_first(project)) row(f->path, model::totals(*f));
+  for (const model::FileCov* f : project_files_first(project)) row(f->path, model::totals(*f), missing_lines_text(*f));
   out += rule + "\n";
-  row("TOTAL", model::totals(project));
+  row("TOTAL", model::totals(project), "");
   return out;
 }
 

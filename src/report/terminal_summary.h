@@ -1,7 +1,8 @@
 #pragma once
 // The table `covkit report` prints when asked for nothing else: per file
 // (the project's files first, file_order.h) and in total, lines, functions
-// and branches covered (gcovr's text summary, with functions added). Colour
+// and branches covered (gcovr's text summary, with functions added), and the
+// uncovered lines ("Missing", as gcovr lists them: missing_lines.h). Colour
 // only when writing to a terminal.
 #include <string>
 

@@ -258,12 +258,12 @@ end_of_record
 
 C_PROJECT_TABLE = (
     "                      Lines                  Functions                Branches        \n"
-    "File           Total    Exec   Cover    Total    Exec   Cover    Total    Exec   Cover\n"
-    "--------------------------------------------------------------------------------------\n"
-    "src/main.c         8       7   87.5%        1       1  100.0%        4       3   75.0%\n"
-    "src/never.c        4       0    0.0%        1       0    0.0%        2       0    0.0%\n"
-    "src/util.c         8       6   75.0%        2       1   50.0%        4       4  100.0%\n"
-    "--------------------------------------------------------------------------------------\n"
+    "File           Total    Exec   Cover    Total    Exec   Cover    Total    Exec   Cover  Missing\n"
+    "-----------------------------------------------------------------------------------------------\n"
+    "src/main.c         8       7   87.5%        1       1  100.0%        4       3   75.0%  10\n"
+    "src/never.c        4       0    0.0%        1       0    0.0%        2       0    0.0%  1-4\n"
+    "src/util.c         8       6   75.0%        2       1   50.0%        4       4  100.0%  11-12\n"
+    "-----------------------------------------------------------------------------------------------\n"
     "TOTAL             20      13   65.0%        4       2   50.0%       10       7   70.0%\n")
 
 # Exclusion markers of every kind. Without markers: 17 lines, 5 functions,
@@ -438,6 +438,75 @@ def scenario_summary(tmp):
     for code in ("\033[31m", "\033[32m", "\033[33m", "\033[0m"):
         out = out.replace(code, "")
     eq(out, C_PROJECT_TABLE, "--color always without its escapes")
+
+
+# Uncovered lines with code, blank and comment lines and an excluded one
+# between them: which ranges gcovr 5.2 makes of them.
+GAPS_C = """#include <stdlib.h>
+static int g;
+int odd(int v) {
+  if (v > 100) {
+    g = 1;
+    g += 2;
+
+    g += 3;
+    /* a comment */
+    g += 4;
+    g += 5; /* LCOV_EXCL_LINE */
+    g += 6;
+  }
+  return v % 2;
+}
+int main(int argc, char **argv) {
+  (void)argv;
+  return odd(argc) ? 0 : 1;
+}
+"""
+
+
+def gcovr_missing(cwd, build):
+    """{file: Missing} of gcovr 5.2's text report (gcovr -r . BUILD)."""
+    p = run(["gcovr", "-r", ".", "--gcov-executable", "gcov-12", build], cwd)
+    rows = {}
+    for line in p.stdout.splitlines():
+        m = re.match(r"^(\S+)\s+\d+\s+\d+\s+(?:\d+|--)%(?:\s+(\S+))?$", line)
+        if m and m.group(1) != "TOTAL":
+            rows[m.group(1)] = m.group(2) or ""
+    return rows
+
+
+def covkit_missing(out):
+    """{file: Missing} of covkit's summary table."""
+    rows = {}
+    for line in out.splitlines():
+        m = re.match(r"^(\S+)(?:\s+\d+\s+\d+\s+(?:[\d.]+%|-)){3}(?:  (\S+))?$", line)
+        if m and m.group(1) != "TOTAL":
+            rows[m.group(1)] = m.group(2) or ""
+    return rows
+
+
+def scenario_missing_like_gcovr(tmp):
+    """The table's Missing column lists what gcovr 5.2's does, file by file:
+    uncovered lines, consecutive numbers as ranges, a blank line, a comment
+    or an excluded line breaking a range; the Markdown has it too."""
+    need("gcovr")
+    proj = c_project(tmp)
+    run_prog(proj)
+    out, _ = covkit_ok(["report", "build"], proj)
+    want = gcovr_missing(proj, "build")
+    got = covkit_missing(out)
+    eq({f: got.get(f) for f in want}, want, "Missing of the C project, against gcovr")
+    d = os.path.join(tmp, "gaps")
+    write(f"{d}/gaps.c", GAPS_C)
+    run(["gcc-12", "--coverage", "-O0", "-o", "gaps", "gaps.c"], d)
+    run([f"{d}/gaps"], d, check_rc=False)
+    out, _ = covkit_ok(["report", "."], d)
+    want = gcovr_missing(d, ".")
+    eq(want, {"gaps.c": "5-6,8,10,12"}, "gcovr's Missing of gaps.c (the oracle itself)")
+    eq(covkit_missing(out), want, "Missing of gaps.c, against gcovr")
+    covkit_ok(["report", ".", "--markdown", "gaps.md"], d)
+    check("| gaps.c | " in read(f"{d}/gaps.md") and " | 5-6,8,10,12 |" in read(f"{d}/gaps.md"),
+          f"Markdown: {read(f'{d}/gaps.md')!r}")
 
 
 def scenario_lcov(tmp):

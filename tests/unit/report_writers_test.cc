@@ -255,7 +255,7 @@ TEST(MarkdownWriter, PercentagesFollowTheSharedRule) {
   const std::string md = render_markdown(p);
   EXPECT_TRUE(contains(md, "| Lines | 2 | 3 | 66.7% |")) << md;
   EXPECT_TRUE(contains(md, "| Functions | 0 | 0 | - |")) << md;
-  EXPECT_TRUE(contains(md, "| r.c | 66.7% (2/3) | - (0/0) | - (0/0) |")) << md;
+  EXPECT_TRUE(contains(md, "| r.c | 66.7% (2/3) | - (0/0) | - (0/0) | 3 |")) << md;
 }
 
 TEST(MarkdownWriter, SummaryAndPerFileTables) {
@@ -268,10 +268,10 @@ TEST(MarkdownWriter, SummaryAndPerFileTables) {
             "| Functions | 2 | 2 | 100.0% |\n"
             "| Branches | 3 | 5 | 60.0% |\n"
             "\n"
-            "| File | Lines | Functions | Branches |\n"
-            "|:--|--:|--:|--:|\n"
-            "| main.cc | 100.0% (1/1) | 100.0% (1/1) | - (0/0) |\n"
-            "| src/util/a.cc | 80.0% (4/5) | 100.0% (1/1) | 60.0% (3/5) |\n");
+            "| File | Lines | Functions | Branches | Missing lines |\n"
+            "|:--|--:|--:|--:|:--|\n"
+            "| main.cc | 100.0% (1/1) | 100.0% (1/1) | - (0/0) |  |\n"
+            "| src/util/a.cc | 80.0% (4/5) | 100.0% (1/1) | 60.0% (3/5) | 2 |\n");
 }
 
 TEST(MarkdownWriter, MaxFilesKeepsTheLowestCoveredInPathOrder) {
@@ -317,7 +317,7 @@ TEST(MarkdownWriter, EscapesPathsAndSkipsExcluded) {
   f.functions = {function("h", "h", 2, 2, 0, true)};
   p.files = {f};
   const std::string md = render_markdown(p);
-  EXPECT_TRUE(contains(md, "| dir\\|x/my\\_file\\*.c | 100.0% (1/1) | - (0/0) | - (0/0) |")) << md;
+  EXPECT_TRUE(contains(md, "| dir\\|x/my\\_file\\*.c | 100.0% (1/1) | - (0/0) | - (0/0) |  |")) << md;
 }
 
 TEST(MarkdownWriter, EmptyProject) {

@@ -57,11 +57,11 @@ ProjectCov small_project() {
 TEST(TerminalSummary, ExactTable) {
   const std::string expected =
       "                  Lines                  Functions                Branches        \n"
-      "File       Total    Exec   Cover    Total    Exec   Cover    Total    Exec   Cover\n"
-      "----------------------------------------------------------------------------------\n"
+      "File       Total    Exec   Cover    Total    Exec   Cover    Total    Exec   Cover  Missing\n"
+      "-------------------------------------------------------------------------------------------\n"
       "b.h            1       1  100.0%        0       0       -        0       0       -\n"
-      "src/a.c        3       2   66.7%        2       1   50.0%        2       1   50.0%\n"
-      "----------------------------------------------------------------------------------\n"
+      "src/a.c        3       2   66.7%        2       1   50.0%        2       1   50.0%  2\n"
+      "-------------------------------------------------------------------------------------------\n"
       "TOTAL          4       3   75.0%        2       1   50.0%        2       1   50.0%\n";
   EXPECT_EQ(render_terminal_summary(small_project(), {}), expected);
 }
@@ -69,9 +69,9 @@ TEST(TerminalSummary, ExactTable) {
 TEST(TerminalSummary, EmptyProjectHasOnlyHeadAndTotal) {
   const std::string expected =
       "                Lines                  Functions                Branches        \n"
-      "File     Total    Exec   Cover    Total    Exec   Cover    Total    Exec   Cover\n"
-      "--------------------------------------------------------------------------------\n"
-      "--------------------------------------------------------------------------------\n"
+      "File     Total    Exec   Cover    Total    Exec   Cover    Total    Exec   Cover  Missing\n"
+      "-----------------------------------------------------------------------------------------\n"
+      "-----------------------------------------------------------------------------------------\n"
       "TOTAL        0       0       -        0       0       -        0       0       -\n";
   EXPECT_EQ(render_terminal_summary(ProjectCov{}, {}), expected);
 }
@@ -92,11 +92,11 @@ TEST(TerminalSummary, ColourOnlyWhenAsked) {
   EXPECT_EQ(plain.find('\033'), std::string::npos);
   const std::string colour = render_terminal_summary(p, {true, 0});
   EXPECT_NE(colour.find("\nc.c          3       1 \033[31m  33.3%\033[0m        4       3 \033[33m  75.0%\033[0m        "
-                        "1       1 \033[32m 100.0%\033[0m\n"),
+                        "1       1 \033[32m 100.0%\033[0m  2-3\n"),
             std::string::npos)
       << colour;
   EXPECT_NE(colour.find("\nd.c          1       0 \033[31m   0.0%\033[0m        0       0       -        0       0  "
-                        "     -\n"),
+                        "     -  1\n"),
             std::string::npos)
       << colour;
   // Removing the escapes gives the plain table back.
@@ -148,9 +148,34 @@ TEST(TerminalSummary, PercentagesFollowTheSharedRule) {
   f.functions = {fn("f", 1, 1)};
   p.files = {f};
   const std::string table = render_terminal_summary(p, {});
-  EXPECT_NE(table.find("\nr.c          3       2   66.7%        1       1  100.0%        0       0       -\n"),
+  EXPECT_NE(table.find("\nr.c          3       2   66.7%        1       1  100.0%        0       0       -  3\n"),
             std::string::npos)
       << table;
+}
+
+// gcovr 5.2's "Missing": uncovered lines of code in order, consecutive
+// numbers as one range; a line that is no code (absent from the model) or an
+// excluded one breaks a range; covered lines never appear.
+TEST(TerminalSummary, MissingListsUncoveredLinesAsGcovrRanges) {
+  ProjectCov p;
+  FileCov f;
+  f.path = "m.c";
+  f.lines = {line(3, 1), line(17, 0), line(18, 0), line(20, 0), line(22, 0, {1}), line(23, 0), line(24, 4),
+             line(25, 0), line(26, 0), line(27, 0), line(29, 0)};
+  LineCov excluded = line(28, 0);
+  excluded.excluded = true;
+  f.lines.insert(f.lines.end() - 1, excluded);
+  p.files = {f};
+  const std::string table = render_terminal_summary(p, {});
+  EXPECT_NE(table.find("\nm.c         11       2   18.2%        0       0       -        1       1  100.0%  "
+                       "17-18,20,22-23,25-27,29\n"),
+            std::string::npos)
+      << table;
+  // Everything covered: no column text (and no trailing blanks).
+  for (LineCov& l : f.lines) l.count = l.excluded ? 0 : 1;
+  p.files = {f};
+  const std::string covered = render_terminal_summary(p, {});
+  EXPECT_NE(covered.find("100.0%        0       0       -        1       1  100.0%\n---"), std::string::npos) << covered;
 }
 
 }  // namespace
