@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -65,13 +66,25 @@ struct SampleCompareOptions {
   ReportOptions report;  // --root, --path-map, --filter, --exclude
 };
 
-std::string percent(double x) { return fmt::format("{:.1f}%", 100 * x); }
+// Recall and precision exist only where their denominators are not zero: a
+// truth that covers nothing has no recall (not 100%), a sample that covers
+// nothing (an empty recording) no precision (not 100%).
+std::optional<double> recall_of(const sample::Agreement& a) {
+  if (a.true_positive + a.false_negative == 0) return std::nullopt;
+  return a.recall();
+}
+std::optional<double> precision_of(const sample::Agreement& a) {
+  if (a.true_positive + a.false_positive == 0) return std::nullopt;
+  return a.precision();
+}
+
+std::string percent(std::optional<double> x) { return x ? fmt::format("{:.1f}%", 100 * *x) : "no data"; }
 
 void print_row(const std::string& name, const sample::Agreement& a) {
   const int64_t common = a.true_positive + a.false_positive + a.false_negative + a.true_negative;
   std::printf("%-50s %7lld %7lld %7lld %7lld %8s %9s\n", util::printable(name).c_str(), (long long)common,
               (long long)(a.true_positive + a.false_negative), (long long)(a.true_positive + a.false_positive),
-              (long long)a.true_positive, percent(a.recall()).c_str(), percent(a.precision()).c_str());
+              (long long)a.true_positive, percent(recall_of(a)).c_str(), percent(precision_of(a)).c_str());
 }
 
 void print_table(const sample::Comparison& c, bool functions) {
@@ -90,10 +103,13 @@ void print_table(const sample::Comparison& c, bool functions) {
   std::printf("frequency divergence (Jensen-Shannon): %.4f\n", c.divergence);
 }
 
+// null where there is no data to make a ratio of.
+nlohmann::ordered_json json_ratio(std::optional<double> x) { return x ? nlohmann::ordered_json(*x) : nullptr; }
+
 nlohmann::ordered_json agreement_json(const sample::Agreement& a) {
   return {{"true_positive", a.true_positive}, {"false_positive", a.false_positive},
           {"false_negative", a.false_negative}, {"true_negative", a.true_negative},
-          {"recall", a.recall()}, {"precision", a.precision()}};
+          {"recall", json_ratio(recall_of(a))}, {"precision", json_ratio(precision_of(a))}};
 }
 
 std::string comparison_json(const sample::Comparison& c) {
@@ -123,6 +139,9 @@ int run(const SampleCompareOptions& o) {
   const model::SourcePathRules paths(o.report.root, o.report.source_prefix, o.report.path_maps);
 
   format::ObjectSearch search = format::find_objects({o.against}, {});
+  if (!o.report.quiet)
+    for (const std::string& w : search.warnings) fail(kSampleCompareCommand, "", "warning: " + w, 0);
+  if (!search.conflict.empty()) return fail(kSampleCompareCommand, "", search.conflict);
   if (search.objects.empty())
     return fail(kSampleCompareCommand, o.against, "no .gcno or .gcda files: give the --coverage build of the program");
   model::BuildOptions bo;
@@ -145,12 +164,17 @@ int run(const SampleCompareOptions& o) {
   if (!o.json.empty())
     if (auto w = util::write_file_atomic(o.json, comparison_json(c)); !w)
       return fail(kSampleCompareCommand, o.json, fmt::format("cannot write: {}", w.error().message), 3);
+  const auto ratio = [](std::optional<double> x) { return x ? fmt::format("{:.6f}", *x) : std::string(); };
   if (o.csv_summary)
-    std::printf("%.6f,%.6f,%.6f,%lld,%lld,%lld\n", c.lines.recall(), c.lines.precision(), c.divergence,
-                (long long)c.lines.true_positive, (long long)c.lines.false_negative,
+    std::printf("%s,%s,%.6f,%lld,%lld,%lld\n", ratio(recall_of(c.lines)).c_str(), ratio(precision_of(c.lines)).c_str(),
+                c.divergence, (long long)c.lines.true_positive, (long long)c.lines.false_negative,
                 (long long)c.lines.false_positive);
   else
     print_table(c, o.functions);
+  if (!o.report.quiet && c.lines.true_positive + c.lines.false_positive == 0)
+    fail(kSampleCompareCommand, "", "warning: the sample covers no line at all (an empty recording?): no precision", 0);
+  if (!o.report.quiet && c.lines.true_positive + c.lines.false_negative == 0)
+    fail(kSampleCompareCommand, "", "warning: the truth covers no line at all (its program never ran?): no recall", 0);
   return 0;
 }
 
@@ -161,8 +185,9 @@ int run_sample_compare(int argc, char** argv) {
   app.footer(kSampleCompareFooter);
   app.get_formatter()->column_width(34);
   SampleCompareOptions o;
-  app.add_option("DIR", o.dirs, "Recording directories (covkit sample record -o DIR) or perf.data files")
-      ->required();
+  app.add_option("DIR", o.dirs,
+                 "Recording directories (covkit sample record -o DIR) or perf.data files [default: "
+                 "./covkit-sample.data]");
   app.add_option("--against", o.against, "The --coverage build whose .gcda files hold the truth")
       ->required()
       ->type_name("BUILD");
@@ -186,6 +211,7 @@ int run_sample_compare(int argc, char** argv) {
   app.add_flag("-q,--quiet", o.report.quiet, "No warnings (errors are still printed)");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   util::use_fast_allocator();  // reads much, allocates much: mimalloc
+  if (o.dirs.empty()) o.dirs.push_back("covkit-sample.data");
   return run_guarded(kSampleCompareCommand, [&] { return run(o); });
 }
 

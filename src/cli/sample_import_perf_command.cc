@@ -18,6 +18,7 @@
 #include "sample/sample_recorder.h"
 #include "sample/sample_recording_dir.h"
 #include "util/fast_allocator.h"
+#include "trace/recording_dir.h"
 #include "util/file_io.h"
 #include "util/printable.h"
 
@@ -96,6 +97,10 @@ int run_sample_import_perf(int argc, char** argv) {
     if (auto ok = format::write_sample_recording(target->path(), *rec); !ok) return fail(kSampleImportPerfCommand, dir, ok.error());
     std::fprintf(stderr, "%s: %s\n", std::string(kSampleImportPerfCommand).c_str(),
                  sample::sample_summary_line(*rec, target->path()).c_str());
+    if (auto kept = trace::keep_recording(target->path(),
+                                          trace::RecorderFiles{"covkit sample record", sample::written_by_sampler});
+        !kept)
+      fail(kSampleImportPerfCommand, "", "warning: " + kept.error().message, 0);
     return 0;
   });
 }

@@ -21,9 +21,12 @@
 #include "sample/sample_environment.h"
 #include "sample/sample_mode.h"
 #include "sample/sample_recorder.h"
+#include "sample/sample_recording_dir.h"
 #include "trace/duration.h"
 #include "trace/program_run.h"
 #include "trace/program_info.h"
+#include "trace/recording_dir.h"
+#include "util/plural.h"
 #include "util/printable.h"
 
 namespace covkit::cli {
@@ -40,7 +43,12 @@ constexpr const char* kSampleRecordDescription =
     "random intervals around the period; at each tick the runtime records\n"
     "where the thread is and its frame-pointer call stack.\n"
     "\n"
-    "--mode branch (the default) then single-steps the thread (the x86 trap\n"
+    "--mode auto (the default) chooses from what the machine offers: branch where\n"
+    "the PMU has a branch stack (perf_event_open), else breakpoint (a virtual\n"
+    "machine's emulated branch vectors cost milliseconds each: a short program\n"
+    "would get no sample at all).\n"
+    "\n"
+    "--mode branch then single-steps the thread (the x86 trap\n"
     "flag) until it has taken N branches (--vector-length), recording every\n"
     "instruction address: the branch vector a PMU's branch stack would give,\n"
     "emulated where there is none (virtual machines). --mode pc records the\n"
@@ -101,9 +109,11 @@ constexpr const char* kSampleRecordFooterEnd =
     "\n"
     "Exit status: PROG's; 128 + N when signal N killed it; 127 when PROG cannot be\n"
     "found or run, 126 when it is no program (a directory, not executable), as a\n"
-    "shell says; 1 on covkit's own errors (one line on stderr). With --pid: 0\n"
-    "when the recording was written (the process's own end is said on stderr),\n"
-    "1 when it cannot be attached.\n"
+    "shell says; 1 on covkit's own errors (one line on stderr), and when the\n"
+    "recording holds no sample or hit (PROG's status when that was not 0; an\n"
+    "earlier recording is kept; --allow-empty keeps the empty one and exits as\n"
+    "PROG did). With --pid: 0 when the recording was written (the process's own\n"
+    "end is said on stderr), 1 when it cannot be attached or recorded nothing.\n"
     "\n"
     "Examples:\n"
     "  covkit sample record -- ./prog input.txt\n"
@@ -123,12 +133,13 @@ class SampleRecordFormatter : public HelpFormatter {
 };
 
 struct SampleRecordOptions {
-  std::string mode = "branch", period, dir = "covkit-sample.data", duration, handler = "runtime", source = "auto";
+  std::string mode = "auto", period, dir = "covkit-sample.data", duration, handler = "runtime", source = "auto";
   uint32_t vector_length = 16;
   uint32_t mmap_pages = 0;  // --mmap-pages; 0: covkit's default
   pid_t pid = 0;
   std::vector<std::string> images;  // --images
   bool all_images = false;
+  bool allow_empty = false;
 };
 
 sample::ImageSelection image_selection(const SampleRecordOptions& o) {
@@ -140,6 +151,60 @@ sample::ImageSelection image_selection(const SampleRecordOptions& o) {
 
 void warn_sample_record(const std::string& what) {
   std::fprintf(stderr, "%s: warning: %s\n", std::string(kSampleRecordCommand).c_str(), what.c_str());
+}
+
+// --mode auto: what this machine offers. The PMU's branch stack samples at
+// little cost; without one (virtual machines) a sample costs milliseconds of
+// single steps and a short program gets none, so breakpoints (exact, a cost
+// per block) are the mode that records something. An explicit --source
+// or --period keeps the sampling mode.
+sample::SampleMode default_mode(const SampleRecordOptions& o, std::string& why) {
+  if (o.source != "auto" || !o.period.empty()) return sample::SampleMode::branch;
+  auto probe = sample::probe_perf(sample::PerfEventKind::branch_stack);
+  if (probe) return sample::SampleMode::branch;
+  why = probe.error().message;
+  return sample::SampleMode::breakpoint;
+}
+
+// Whether the recording holds nothing to report: no sample (sampling
+// modes) or no breakpoint hit.
+bool empty_recording(const sample::RecordOutcome& out) {
+  if (!out.recording) return false;  // unreadable: said already
+  return out.recording->samples.empty() && out.recording->hits.empty();
+}
+
+// A recording that holds something: the older one parked while it ran
+// (DIR.older, what DIR.old held) goes.
+void keep(const sample::RecordOutcome& out) {
+  if (auto kept = trace::keep_recording(out.dir, trace::RecorderFiles{"covkit sample record", sample::written_by_sampler});
+      !kept)
+    warn_sample_record(kept.error().message);
+}
+
+// An empty recording: said loudly, and unless --allow-empty it does not
+// replace an earlier one and the exit status is not 0 (issue 35: "0
+// samples" and exit 0 read as success).
+int refuse_empty(const SampleRecordOptions& o, const sample::RecordOutcome& out, sample::SampleMode mode, int status) {
+  const bool breakpoint = mode == sample::SampleMode::breakpoint;
+  const std::string what = breakpoint ? "no breakpoint was hit" : "no sample was taken";
+  const std::string why =
+      breakpoint ? "the program ran none of the planted blocks"
+                 : "the program ended before its first sample: a short run needs --mode breakpoint or a shorter "
+                   "--period";
+  if (o.allow_empty) {
+    warn_sample_record(fmt::format("the recording is empty: {} ({})", what, why));
+    keep(out);
+    return status;
+  }
+  auto discarded = trace::discard_recording(
+      out.dir, out.moved_to, trace::RecorderFiles{"covkit sample record", sample::written_by_sampler});
+  const std::string kept = !discarded ? fmt::format("; {}", discarded.error().message)
+                           : out.moved_to.empty()
+                               ? std::string()
+                               : fmt::format("; the earlier recording is back in {}", util::printable(out.dir));
+  fail(kSampleRecordCommand, "",
+       fmt::format("the recording is empty: {} ({}); --allow-empty keeps it{}", what, why, kept));
+  return status != 0 ? status : 1;
 }
 
 // Where an earlier recording went, the recording's warnings and its summary
@@ -174,17 +239,21 @@ int record_attached(const SampleRecordOptions& o, sample::RecordRequest r) {
   }
   const bool breakpoint = r.mode == sample::SampleMode::breakpoint;
   r.on_attached = [&](size_t threads, size_t planted) {
-    const std::string what = breakpoint ? fmt::format("{} breakpoints planted", planted)
+    const std::string what = breakpoint ? fmt::format("{} planted", util::count_of(planted, "breakpoint"))
                                         : fmt::format("sampled by perf_event_open every {:g} ms of CPU",
                                                       double(sample::perf_period_ns(r)) / 1e6);
-    std::fprintf(stderr, "%s: attached to process %d (%zu thread(s), %s), recording into %s%s\n",
-                 std::string(kSampleRecordCommand).c_str(), int(o.pid), threads, what.c_str(),
+    std::fprintf(stderr, "%s: attached to process %d (%s, %s), recording into %s%s\n",
+                 std::string(kSampleRecordCommand).c_str(), int(o.pid), util::count_of(threads, "thread").c_str(),
+                 what.c_str(),
                  util::printable(o.dir).c_str(), o.duration.empty() ? "; Ctrl-C to stop" : "");
   };
   auto out = breakpoint ? sample::record_breakpoint_session(r, image_selection(o))
                         : sample::record_with_perf(r);
   if (!out) return fail(kSampleRecordCommand, "", out.error().message);
   say_outcome(o, *out, fmt::format("process {}", o.pid));
+  int status = 0;
+  if (empty_recording(*out)) status = refuse_empty(o, *out, r.mode, 0);
+  else keep(*out);
   if (!out->ended)
     std::fprintf(stderr, "%s: detached from process %d, which goes on\n", std::string(kSampleRecordCommand).c_str(), int(o.pid));
   else if (!out->end_known)
@@ -195,7 +264,7 @@ int record_attached(const SampleRecordOptions& o, sample::RecordRequest r) {
   else
     std::fprintf(stderr, "%s: process %d exited with status %d meanwhile\n", std::string(kSampleRecordCommand).c_str(),
                  int(o.pid), out->end.exit_status);
-  return 0;
+  return status;
 }
 
 // --period into r.period_ns; an exit status when it is not a duration.
@@ -210,8 +279,12 @@ std::optional<int> read_period(const SampleRecordOptions& o, sample::RecordReque
 
 int record(const SampleRecordOptions& o, std::vector<std::string> command) {
   if (!command.empty() && command.front() == "--") command.erase(command.begin());
-  auto mode = sample::parse_mode(o.mode);
+  std::string no_pmu;  // why auto chose breakpoints
+  auto mode = o.mode == "auto" ? std::optional(default_mode(o, no_pmu)) : sample::parse_mode(o.mode);
   if (!mode) return fail(kSampleRecordCommand, "", fmt::format("--mode {}: not a mode (branch, breakpoint, pc)", o.mode));
+  if (!no_pmu.empty())
+    std::fprintf(stderr, "%s: %s: recording in breakpoint mode (exact blocks; --mode branch or pc to sample)\n",
+                 std::string(kSampleRecordCommand).c_str(), no_pmu.c_str());
   const bool sampling = *mode != sample::SampleMode::breakpoint;
   if (sampling && (!o.images.empty() || o.all_images))
     return fail(kSampleRecordCommand, "", "--images and --all-images go with --mode breakpoint (they choose where to plant)");
@@ -306,14 +379,16 @@ int record(const SampleRecordOptions& o, std::vector<std::string> command) {
                  std::string(kSampleRecordCommand).c_str(), emulated.c_str());
   say_outcome(o, *out, util::printable(*prog));
   const trace::ProgramEnd& end = out->end;
+  const int status = end.signal != 0 ? 128 + end.signal : end.exit_status;
   if (end.signal != 0) {
     const char* name = sigabbrev_np(end.signal);
     std::fprintf(stderr, "%s: %s was killed by signal %d (SIG%s)%s; the recording holds what was written until then\n",
                  std::string(kSampleRecordCommand).c_str(), util::printable(command[0]).c_str(), end.signal, name ? name : "?",
                  end.core_dumped ? ", core dumped" : "");
-    return 128 + end.signal;
   }
-  return end.exit_status;
+  if (empty_recording(*out)) return refuse_empty(o, *out, *mode, status);
+  keep(*out);
+  return status;
 }
 
 }  // namespace
@@ -324,8 +399,11 @@ int run_sample_record(int argc, char** argv) {
   app.footer(sample::sample_environment_help() + kSampleRecordFooterEnd);
   app.get_formatter()->column_width(30);
   SampleRecordOptions o;
-  app.add_option("--mode", o.mode, "branch: branch vectors by single-stepping (default); breakpoint: exact blocks, one-shot int3s; pc: addresses and stacks only")
-      ->check(CLI::IsMember({"branch", "breakpoint", "pc"}))
+  app.add_option("--mode", o.mode,
+                 "auto (the default): branch where the PMU has a branch stack, else breakpoint; branch: branch "
+                 "vectors (the PMU's, or emulated by single-stepping); breakpoint: exact blocks, one-shot int3s; "
+                 "pc: addresses and stacks only")
+      ->check(CLI::IsMember({"auto", "branch", "breakpoint", "pc"}))
       ->type_name("MODE");
   app.add_option("--period", o.period,
                  "Mean thread CPU time between samples [default: 80ms for branch (about 3% overhead without a "
@@ -366,6 +444,9 @@ int run_sample_record(int argc, char** argv) {
       ->allow_extra_args(false);
   app.add_flag("--all-images", o.all_images, "Breakpoint mode: plant every image, system libraries and programs "
                                              "without line information included");
+  app.add_flag("--allow-empty", o.allow_empty,
+               "Keep a recording that holds no sample or hit (a warning, PROG's exit status) instead of refusing it "
+               "(exit 1, an earlier recording kept)");
   app.add_option("--for", o.duration, "With --pid: detach after T (500ms, 10s) [default: at Ctrl-C or the process's end]")
       ->type_name("T");
   // Everything from PROG on is PROG's.

@@ -63,8 +63,9 @@ bool empty_dir(const std::string& dir, std::error_code& ec) {
   return fs::directory_iterator(dir, ec) == fs::directory_iterator();
 }
 
-// Removes an idle earlier recording at `old`: only files covkit writes.
-Expected<void> remove_old_recording(const std::string& old, const RecorderFiles& files) {
+// Whether `old` is an idle earlier recording of this recorder, which covkit
+// may move or remove: not a link, its marker unlocked, only its own files.
+Expected<void> check_old_recording(const std::string& old, const RecorderFiles& files) {
   std::error_code ec;
   // Not through a link: DIR.old -> elsewhere would have covkit empty a
   // directory it never wrote there (a recording kept elsewhere, say).
@@ -79,6 +80,13 @@ Expected<void> remove_old_recording(const std::string& old, const RecorderFiles&
   if (!foreign.empty())
     return Error(fmt::format("{} holds {}, which covkit did not write; move it away", util::printable(old),
                              util::printable(foreign)));
+  return {};
+}
+
+// Removes an idle earlier recording at `old`: only files covkit writes.
+Expected<void> remove_old_recording(const std::string& old, const RecorderFiles& files) {
+  if (auto ok = check_old_recording(old, files); !ok) return ok.error();
+  std::error_code ec;
   std::vector<fs::path> entries;
   for (fs::directory_iterator it(old, ec), end; !ec && it != end; it.increment(ec)) entries.push_back(it->path());
   for (const fs::path& f : entries)
@@ -90,6 +98,39 @@ Expected<void> remove_old_recording(const std::string& old, const RecorderFiles&
 }
 
 }  // namespace
+
+Expected<void> discard_recording(const std::string& dir, const std::string& moved_to, const RecorderFiles& files) {
+  std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(dir, ec)))
+    return Error(fmt::format("{} is now a symbolic link; left as it is", util::printable(dir)));
+  const std::string foreign = foreign_entry(dir, files, ec);
+  if (ec) return Error(fmt::format("cannot read {}: {}", util::printable(dir), ec.message()));
+  if (!foreign.empty())
+    return Error(fmt::format("{} holds {}, which covkit did not write; left as it is", util::printable(dir),
+                             util::printable(foreign)));
+  std::vector<fs::path> entries;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) entries.push_back(it->path());
+  for (const fs::path& f : entries)
+    if (!fs::remove(f, ec) || ec)
+      return Error(fmt::format("cannot remove {}: {}", util::printable(f.string()), ec.message()));
+  if (!fs::remove(dir, ec) || ec) return Error(fmt::format("cannot remove {}: {}", util::printable(dir), ec.message()));
+  if (moved_to.empty()) return {};
+  if (::rename(moved_to.c_str(), dir.c_str()) != 0)
+    return Error(fmt::format("cannot move the earlier recording {} back to {}: {}", util::printable(moved_to),
+                             util::printable(dir), errno_text(errno)));
+  const std::string parked = dir + ".older";
+  if (fs::exists(fs::symlink_status(parked, ec)) && ::rename(parked.c_str(), moved_to.c_str()) != 0)
+    return Error(fmt::format("cannot move the older recording {} back to {}: {}", util::printable(parked),
+                             util::printable(moved_to), errno_text(errno)));
+  return {};
+}
+
+Expected<void> keep_recording(const std::string& dir, const RecorderFiles& files) {
+  const std::string parked = dir + ".older";
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(parked, ec))) return {};
+  return remove_old_recording(parked, files);
+}
 
 bool written_by_covkit(const std::string& name) {
   return name == CKT_RECORD_MARKER || name == CKT_FILTER_FILE || name == CKT_PATCH_FILE || format::parse_meta_name(name) ||
@@ -139,10 +180,20 @@ Expected<RecordingDir> prepare_recording_dir(const std::string& dir, const std::
         }
       }
       // An earlier recording: kept as DIR.old, as perf keeps perf.data.old.
+      // The one DIR.old held waits as DIR.older until the new recording
+      // proves to hold something (keep_recording); an empty one puts both
+      // back (discard_recording).
       moved_to = abs + ".old";
-      if (fs::exists(moved_to, ec)) {
-        auto removed = remove_old_recording(moved_to, files);
+      const std::string parked = abs + ".older";
+      if (fs::exists(fs::symlink_status(parked, ec))) {  // left by a recording killed before its end
+        auto removed = remove_old_recording(parked, files);
         if (!removed) return removed.error();
+      }
+      if (fs::exists(fs::symlink_status(moved_to, ec))) {
+        if (auto ok = check_old_recording(moved_to, files); !ok) return ok.error();
+        if (::rename(moved_to.c_str(), parked.c_str()) != 0)
+          return Error(fmt::format("cannot move the older recording {} aside: {}", util::printable(moved_to),
+                                   errno_text(errno)));
       }
       if (::rename(abs.c_str(), moved_to.c_str()) != 0)
         return Error(fmt::format("cannot move the earlier recording to {}: {}", util::printable(moved_to),

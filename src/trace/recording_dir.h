@@ -3,9 +3,11 @@
 // takes an empty one) and marks it with a CKT_RECORD_MARKER file that stays
 // locked (flock) while the recording runs. A directory that holds an
 // earlier recording is moved aside to DIR.old, as perf moves perf.data to
-// perf.data.old (an older DIR.old recording is removed first); a recording
-// still running, or a directory holding anything covkit did not write, is
-// refused. Nothing covkit did not write is ever deleted.
+// perf.data.old (an older DIR.old recording waits as DIR.older until the
+// new one proves to hold something: keep_recording removes it,
+// discard_recording puts both back); a recording still running, or a
+// directory holding anything covkit did not write, is refused. Nothing
+// covkit did not write is ever deleted.
 #include <string>
 
 #include "util/expected.h"
@@ -45,6 +47,18 @@ class RecordingDir {
 // the caller prints `dir` before them.
 Expected<RecordingDir> prepare_recording_dir(const std::string& dir, const std::string& command,
                                              const RecorderFiles& files = {});
+
+// A recording that holds nothing (an uninstrumented program, a filter that
+// named nothing, an empty sample) must not replace a good one: removes what
+// the recorder wrote into `dir` (only its own files: a directory holding
+// anything else is left as it is, and said) and moves the earlier recording
+// at `moved_to` ("" when there was none) back to `dir`, and the older one
+// parked as DIR.older back to DIR.old.
+Expected<void> discard_recording(const std::string& dir, const std::string& moved_to, const RecorderFiles& files = {});
+
+// The new recording in `dir` holds something: the older recording parked
+// as DIR.older (what DIR.old held) is removed.
+Expected<void> keep_recording(const std::string& dir, const RecorderFiles& files = {});
 
 // True when `name` is a file name the runtime or the recorder writes
 // (IMAGE.meta, IMAGE-TID[.K].ckt, the marker).

@@ -741,7 +741,105 @@ def scenario_attach_window(args, work):
     check(all(lines.get(n, 0) > 0 for n in setup), f"window: a whole run's set-up lines not covered: {lines}")
 
 
-SCENARIOS = {"attach": scenario_attach, "attach_window": scenario_attach_window, "attach_stopped": scenario_attach_stopped,
+def has_branch_stack():
+    """Whether this machine's PMU samples branch stacks (`perf list` would say; the VMs these tests run on have
+    none). Read from covkit itself: `sample record` says when it falls back."""
+    return os.path.exists("/sys/bus/event_source/devices/cpu/caps/branches")
+
+
+def scenario_empty(args, work):
+    """Issue 35, trap 2: the default mode records something on a short program
+    (breakpoints where the machine has no PMU branch stack); an empty
+    recording exits 1 and keeps the earlier one (unless --allow-empty);
+    compare says "no data" instead of a ratio over nothing."""
+    plain, cov_dir = build(work)
+    truth_run(cov_dir, 10)
+    rec = os.path.join(work, "short.rec")
+    p = run([args.covkit, "sample", "record", "-o", rec, "--", plain, "10"])
+    check(p.returncode == 0, f"record with the default mode exited {p.returncode}: {p.stderr}")
+    mode = json.load(open(os.path.join(rec, "recording.json")))["mode"]
+    if not has_branch_stack():
+        check(mode == "breakpoint" and "breakpoint mode" in p.stderr,
+              f"no PMU here: the default mode should be breakpoint, got {mode}: {p.stderr!r}")
+    recall, precision, hits, misses, false_pos = compare(args, [rec], cov_dir)
+    check(hits > 10 and misses == 0, f"default mode on a short run: {hits} hits, {misses} misses")
+    good = sorted(os.listdir(rec))
+    # Branch sampling through the runtime on a run far shorter than one period: nothing.
+    p = run([args.covkit, "sample", "record", "--mode", "branch", "--source", "runtime", "-o", rec, "--", plain, "10"])
+    check(p.returncode == 1 and "the recording is empty" in p.stderr and "--allow-empty" in p.stderr
+          and "earlier recording is back" in p.stderr, f"empty branch recording: {p.returncode} {p.stderr!r}")
+    check(sorted(os.listdir(rec)) == good and json.load(open(os.path.join(rec, "recording.json")))["mode"] == mode,
+          "the earlier recording was not kept")
+    # A program that fails keeps its own exit status.
+    p = run([args.covkit, "sample", "record", "--mode", "branch", "--source", "runtime", "-o", rec, "--", "false"])
+    check(p.returncode == 1 and "the recording is empty" in p.stderr, f"false: {p.returncode} {p.stderr!r}")
+    # --allow-empty keeps it, with a warning and the program's status.
+    empty = os.path.join(work, "empty.rec")
+    p = run([args.covkit, "sample", "record", "--mode", "branch", "--source", "runtime", "--allow-empty", "-o", empty,
+             "--", plain, "10"])
+    check(p.returncode == 0 and "warning: the recording is empty" in p.stderr, f"--allow-empty: {p.returncode} {p.stderr!r}")
+    # compare: no precision without a sampled line, no recall without a true one.
+    p = run([args.covkit, "sample", "compare", empty, "--against", cov_dir])
+    check(p.returncode == 0, f"compare of an empty recording: {p.returncode} {p.stderr}")
+    total = [row for row in p.stdout.splitlines() if row.startswith("TOTAL")]
+    check(len(total) == 1 and total[0].split()[-3:] == ["0.0%", "no", "data"],
+          f"empty sample: recall 0.0%, precision 'no data': {p.stdout!r}")
+    check("the sample covers no line" in p.stderr, f"empty sample: no warning: {p.stderr!r}")
+    p = run([args.covkit, "sample", "compare", empty, "--against", cov_dir, "--csv-summary"])
+    check(p.stdout.split(",")[:2] == ["0.000000", ""], f"empty sample, CSV: {p.stdout!r}")
+    for f in os.listdir(cov_dir):
+        if f.endswith(".gcda"):
+            os.unlink(os.path.join(cov_dir, f))
+    p = run([args.covkit, "sample", "compare", rec, "--against", cov_dir, "--csv-summary"])
+    check(p.returncode == 0 and p.stdout.split(",")[0] == "" and "the truth covers no line" in p.stderr,
+          f"a truth that never ran: no recall: {p.stdout!r} {p.stderr!r}")
+
+
+def scenario_defaults_and_kinds(args, work):
+    """Issue 35, item 6: sample report and compare read ./covkit-sample.data
+    by default, as record writes it; a path of the wrong kind is named for
+    what it is, with the command that reads it, by every command; a sampled
+    HTML report labels its counts as lower bounds."""
+    plain, cov_dir = build(work)
+    truth_run(cov_dir, 50)
+    p = run([args.covkit, "sample", "record", "--mode", "breakpoint", "--", plain, "50"], cwd=work)
+    check(p.returncode == 0, f"record into the default directory: {p.stderr}")
+    p = run([args.covkit, "sample", "report", "--lcov", "default.info", "-r", work], cwd=work)
+    check(p.returncode == 0 and "SF:" in open(os.path.join(work, "default.info")).read(),
+          f"sample report without DIR: {p.returncode} {p.stderr!r}")
+    p = run([args.covkit, "sample", "compare", "--against", cov_dir, "--csv-summary"], cwd=work)
+    check(p.returncode == 0 and p.stdout.count(",") == 5, f"sample compare without DIR: {p.returncode} {p.stderr!r}")
+    # A sampled HTML report: counts are lower bounds, and says so.
+    p = run([args.covkit, "sample", "report", "--html", "html", "-r", work], cwd=work)
+    check(p.returncode == 0, f"sample report --html: {p.stderr}")
+    def pages(site):
+        out = []
+        for root, _, files in os.walk(os.path.join(work, site)):
+            out += [open(os.path.join(root, f)).read() for f in files if f.endswith(".html") and f != "index.html"]
+        return out
+    sampled = [pg for pg in pages("html") if "accuracy.c" in pg and "id=\"functions\"" in pg]
+    check(sampled and "Calls (at least)" in sampled[0] and "\u2265" in sampled[0] and "lower-bounds" in sampled[0],
+          "the sampled HTML page does not label its counts as lower bounds")
+    p = run([args.covkit, "report", "--html", "html-cov", cov_dir], cwd=work)
+    truth = [pg for pg in pages("html-cov") if "id=\"functions\"" in pg]
+    check(p.returncode == 0 and truth and not any("Calls (at least)" in pg for pg in truth),
+          "an instrumented report labels its counts as lower bounds")
+    # Wrong kinds, named.
+    sample_dir = os.path.join(work, "covkit-sample.data")
+    for argv, words in ((["trace", "report", sample_dir], ["a covkit sample recording", "covkit sample report"]),
+                        (["trace", "timeline", sample_dir, "-o", os.path.join(work, "t.json")],
+                         ["a covkit sample recording"]),
+                        (["report", sample_dir], ["a covkit sample recording", "covkit sample report"]),
+                        (["sample", "report", cov_dir], ["a build tree", "covkit report"]),
+                        (["sample", "report", os.path.join(cov_dir, "prog")], ["an ELF program"]),
+                        (["gprof", plain, sample_dir], ["a covkit sample recording"])):
+        p = run([args.covkit] + argv, cwd=work)
+        check(p.returncode != 0 and all(w in p.stderr for w in words),
+              f"covkit {' '.join(argv)}: want {words} in one line, got {p.returncode} {p.stderr!r}")
+
+
+SCENARIOS = {"attach": scenario_attach, "attach_window": scenario_attach_window, "empty": scenario_empty,
+             "defaults_and_kinds": scenario_defaults_and_kinds, "attach_stopped": scenario_attach_stopped,
              "launch_stopped": scenario_launch_stopped,
              "breakpoint": scenario_breakpoint, "branch": scenario_branch,
              "pc": scenario_pc, "errors": scenario_errors, "stripped": scenario_stripped,

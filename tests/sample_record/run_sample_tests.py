@@ -566,7 +566,7 @@ def scenario_perf_attach(args, work):
         p = subprocess.run([args.covkit, "sample", "record", "--mode", "pc", "--period", "2ms", "--pid",
                             str(child.pid), "--for", "0.5s", "-o", out], capture_output=True, text=True, timeout=60)
         check(p.returncode == 0, f"status {p.returncode}: {p.stderr}")
-        check(f"attached to process {child.pid} (3 thread(s)" in p.stderr, p.stderr)
+        check(f"attached to process {child.pid} (3 threads" in p.stderr, p.stderr)
         check("which goes on" in p.stderr, p.stderr)
         check(child.poll() is None, "the process did not go on")
         rec = Recording(args.covkit, out)

@@ -57,6 +57,62 @@ TEST(RecordingDir, AnEarlierRecordingMovesAside) {
   EXPECT_FALSE(fs::exists(path + "/7.meta"));
 }
 
+// Issue 35: an empty recording never replaces a good one. The recording
+// DIR.old held waits as DIR.older while the new one runs; an empty one
+// puts both back, a good one lets it go.
+TEST(RecordingDir, AnEmptyRecordingPutsTheEarlierOnesBack) {
+  TempDir dir;
+  const std::string path = dir / "trace";
+  for (const char* image : {"1", "2"}) {
+    auto rec = trace::prepare_recording_dir(path, "run");
+    ASSERT_TRUE(rec) << rec.error().describe();
+    ASSERT_TRUE(testing::write_text(path + "/" + image + ".meta", "covkit-trace 1\n"));
+    ASSERT_TRUE(trace::keep_recording(path));
+  }
+  ASSERT_TRUE(fs::exists(path + "/2.meta") && fs::exists(path + ".old/1.meta"));
+  {
+    auto empty = trace::prepare_recording_dir(path, "nothing traced");
+    ASSERT_TRUE(empty) << empty.error().describe();
+    EXPECT_TRUE(fs::exists(path + ".older/1.meta"));
+    ASSERT_TRUE(trace::discard_recording(empty->path(), empty->moved_to()));
+  }
+  EXPECT_TRUE(fs::exists(path + "/2.meta"));
+  EXPECT_TRUE(fs::exists(path + ".old/1.meta"));
+  EXPECT_FALSE(fs::exists(path + ".older"));
+  // A good one: the second is DIR.old now, the first gone.
+  {
+    auto good = trace::prepare_recording_dir(path, "traced");
+    ASSERT_TRUE(good);
+    ASSERT_TRUE(testing::write_text(path + "/3.meta", "covkit-trace 1\n"));
+    ASSERT_TRUE(trace::keep_recording(good->path()));
+  }
+  EXPECT_TRUE(fs::exists(path + "/3.meta"));
+  EXPECT_TRUE(fs::exists(path + ".old/2.meta"));
+  EXPECT_FALSE(fs::exists(path + ".older"));
+  // An empty first recording leaves nothing behind.
+  const std::string fresh = dir / "fresh";
+  {
+    auto empty = trace::prepare_recording_dir(fresh, "nothing");
+    ASSERT_TRUE(empty);
+    ASSERT_TRUE(trace::discard_recording(empty->path(), empty->moved_to()));
+  }
+  EXPECT_FALSE(fs::exists(fresh));
+}
+
+// A file the recorder did not write makes the directory no empty recording
+// to remove: left as it is, and said.
+TEST(RecordingDir, DiscardLeavesForeignFiles) {
+  TempDir dir;
+  const std::string path = dir / "trace";
+  auto rec = trace::prepare_recording_dir(path, "run");
+  ASSERT_TRUE(rec);
+  ASSERT_TRUE(testing::write_text(path + "/notes.txt", "mine\n"));
+  auto discarded = trace::discard_recording(rec->path(), rec->moved_to());
+  ASSERT_FALSE(discarded);
+  EXPECT_NE(discarded.error().message.find("notes.txt"), std::string::npos);
+  EXPECT_TRUE(fs::exists(path + "/notes.txt"));
+}
+
 TEST(RecordingDir, ForeignFilesAreRefusedAndKept) {
   TempDir dir;
   const std::string path = dir / "mine";
