@@ -47,14 +47,24 @@ constexpr const char* kTraceRecordDescription =
     "(each image keeps its own files, also under the same pid).\n"
     "\n"
     "The trace directory is created (an empty one is taken). One that holds an\n"
-    "earlier recording is moved to DIR.old first (an older DIR.old recording is\n"
-    "removed), as perf keeps perf.data.old; a recording still running, or a\n"
-    "directory holding files covkit trace record did not write, is refused.\n"
+    "earlier recording is moved to DIR.old first, as perf keeps perf.data.old\n"
+    "(an older DIR.old recording is removed once the new one holds a call; when\n"
+    "nothing was traced, both are put back and the exit status is 1); a\n"
+    "recording still running, or a directory holding files covkit trace record\n"
+    "did not write, is refused.\n"
     "\n"
     "PROG's standard input, output and error are its own; covkit writes one\n"
     "summary line on stderr when PROG ends, and exits with PROG's exit status\n"
     "(128 + the signal number when a signal killed it). A full disk or file\n"
     "size limit stops the trace, never PROG: the summary counts the lost events.\n"
+    "\n"
+    "Calls into shared libraries (printf, strtod, __ctype_b_loc, a library of\n"
+    "the program's own) are recorded too, as uftrace records them: the PLT\n"
+    "slots of every instrumented module lead through the runtime (every slot\n"
+    "bound at load: LD_BIND_NOW=1; libraries loaded later too), so a\n"
+    "function's exclusive time leaves out the time spent in them. A call into\n"
+    "an instrumented library is recorded once, by its own hooks. --no-libcall\n"
+    "records instrumented functions only.\n"
     "\n"
     "-pg builds: the runtime's mcount/__fentry__ replace glibc's, and a -pg\n"
     "function's exit is seen by replacing its return address while it runs\n"
@@ -77,7 +87,9 @@ constexpr const char* kTraceRecordFooterEnd =
     "\n"
     "Exit status: PROG's; 128 + N when signal N killed it; 127 when PROG cannot be\n"
     "found or run, 126 when it is no program (a directory, not executable), as a\n"
-    "shell says; 1 on covkit's own errors (one line on stderr).\n"
+    "shell says; 1 on covkit's own errors (one line on stderr), and when nothing\n"
+    "was traced (PROG not instrumented, a -F pattern that named nothing that ran;\n"
+    "the line says which, and an earlier trace in the directory is kept).\n"
     "\n"
     "Examples:\n"
     "  covkit trace record -- ./prog input.txt\n"
@@ -103,14 +115,14 @@ class TraceRecordFormatter : public HelpFormatter {
 struct RecordOptions {
   std::string dir = kTraceRecordDefaultDir, min_time, signal, clock;
   std::optional<uint32_t> max_depth;
-  bool static_runtime = false, trace_off = false;
+  bool static_runtime = false, trace_off = false, no_libcall = false;
   std::vector<std::string> only, notrace, triggers, patch;
 };
 
 void warn_trace_record(const std::string& what) { std::fprintf(stderr, "%s: warning: %s\n", std::string(kTraceRecordCommand).c_str(), what.c_str()); }
 
 // What PROG's symbol tables say about how it can be traced.
-void check_program(const std::string& prog, bool static_runtime, bool patching) {
+trace::ProgramInfo check_program(const std::string& prog, bool static_runtime, bool patching) {
   trace::ProgramInfo info = trace::inspect_program(prog);
   const std::string name = util::printable(prog);
   if (info.patchable && !patching && !info.references_hooks && !info.references_pg_hooks)
@@ -134,6 +146,7 @@ void check_program(const std::string& prog, bool static_runtime, bool patching) 
     warn_trace_record(fmt::format("{} defines __cyg_profile_func_enter itself (linked with a runtime?); its own definition wins "
                      "over the preloaded one: use --static if it is covkit's",
                      name));
+  return info;
 }
 
 std::string joined(const std::vector<std::string>& words) {
@@ -160,6 +173,13 @@ Expected<std::vector<trace::FilterRule>> filter_rules(const RecordOptions& o) {
   return rules;
 }
 
+// " (did you mean 'fib'?)" for the i-th unmatched pattern, or "".
+std::string did_you_mean(const trace::FilterPlan& plan, size_t i) {
+  return i < plan.nearest.size() && !plan.nearest[i].empty()
+             ? fmt::format(" (did you mean '{}'?)", util::printable(plan.nearest[i]))
+             : std::string();
+}
+
 // The functions the rules name. The patterns also go to the runtime, which
 // matches them in libraries loaded later (dlopen): naming nothing now is
 // said, not refused.
@@ -173,10 +193,11 @@ Expected<trace::FilterPlan> name_functions(const std::vector<trace::FilterRule>&
     if (std::find(plan.unmatched.begin(), plan.unmatched.end(), r.pattern) == plan.unmatched.end())
       only_matched = true;
   }
-  for (const std::string& p : plan.unmatched)
-    warn_trace_record(fmt::format("'{}' names no function of {} or of the libraries it loads at start (libraries it loads "
-                     "later are looked at when their functions are first called)",
-                     util::printable(p), util::printable(prog)));
+  for (size_t i = 0; i < plan.unmatched.size(); ++i)
+    warn_trace_record(fmt::format("'{}' names no function of {} or of the libraries it loads at start{} (libraries it "
+                                  "loads later are looked at when their functions are first called)",
+                                  util::printable(plan.unmatched[i]), util::printable(prog),
+                                  did_you_mean(plan, i)));
   if (any_only && !only_matched)
     warn_trace_record("no function of the program matches any -F pattern: only calls in libraries it loads later can be "
          "recorded");
@@ -240,6 +261,60 @@ bool fault_signal(int sig) {
   return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGTRAP || sig == SIGSYS;
 }
 
+// Why a recording holds no call, the likeliest cause first (issue 35: the
+// filter, not the build, when -F named nothing).
+std::string empty_trace_cause(const RecordOptions& o, const trace::ProgramInfo& info,
+                              const std::optional<trace::FilterPlan>& plan,
+                              const std::optional<trace::PatchPlan>& patches, const trace::RecordingSummary& summary,
+                              const std::string& prog) {
+  const std::string name = util::printable(prog);
+  if (summary.unwritten > 0)
+    return "the trace files could not be written (no space left on the device, a quota or a file size limit?)";
+  if (info.elf && !info.dynamic && !o.static_runtime)
+    return fmt::format("{} is statically linked, so LD_PRELOAD cannot load the tracing runtime: link it with the "
+                       "runtime and use --static",
+                       name);
+  const bool hooks = info.references_hooks || info.references_pg_hooks;
+  if (info.elf && info.patchable && !hooks && o.patch.empty())
+    return fmt::format("{} was built with -fpatchable-function-entry and nothing else, and no --patch PATTERN named "
+                       "its functions: add --patch PATTERN ('.' for all)",
+                       name);
+  if (info.elf && !hooks && !info.patchable)
+    return fmt::format("{} has no instrumented functions (it references none of __cyg_profile_func_enter, mcount, "
+                       "__fentry__): build it with -finstrument-functions or -pg; or, to choose what to trace when it "
+                       "runs (as uftrace --patch does), build it with -fpatchable-function-entry=5 and trace it with "
+                       "--patch PATTERN",
+                       name);
+  if (patches && !hooks && patches->sites.empty())
+    return fmt::format("no --patch pattern named a function of {} with a patchable entry", name);
+  // The runtime starts at the first call it sees: no .meta means none came.
+  if (summary.processes == 0)
+    return fmt::format("{} ran none of its instrumented functions, or did not load the tracing runtime (a setuid "
+                       "program, or one that clears LD_PRELOAD?)",
+                       name);
+  if (plan && !o.only.empty()) {
+    bool named = false;
+    for (const std::string& p : o.only)
+      named |= std::find(plan->unmatched.begin(), plan->unmatched.end(), p) == plan->unmatched.end();
+    if (!named) {
+      std::string patterns, nearest;
+      size_t n = 0;
+      for (size_t i = 0; i < plan->unmatched.size(); ++i)
+        if (std::find(o.only.begin(), o.only.end(), plan->unmatched[i]) != o.only.end()) {
+          patterns += fmt::format("{}-F '{}'", n++ ? ", " : "", util::printable(plan->unmatched[i]));
+          if (nearest.empty()) nearest = did_you_mean(*plan, i);
+        }
+      return fmt::format("{} {} no function that ran{}", patterns, n == 1 ? "names" : "name", nearest);
+    }
+    return fmt::format("no function that -F names ran ({} or a -N pattern left nothing)", name);
+  }
+  if (o.trace_off)
+    return "tracing started switched off (--trace-off) and nothing switched it on (-T PATTERN@trace_on, --signal "
+           "and covkit trace attach)";
+  if (!o.triggers.empty()) return "no -T trigger switched tracing on";
+  return fmt::format("{} ran none of its instrumented functions", name);
+}
+
 int record(const RecordOptions& o, std::vector<std::string> command) {
   if (!command.empty() && command.front() == "--") command.erase(command.begin());
   if (command.empty()) return fail(kTraceRecordCommand, "", "no program to run (see covkit trace record --help)");
@@ -265,12 +340,13 @@ int record(const RecordOptions& o, std::vector<std::string> command) {
   }
   settings.start_off = o.trace_off;
   if (o.clock != "auto") settings.clock = o.clock;
+  settings.library_calls = !o.no_libcall;
   // Switched off with nothing inside the program to switch it on: the NOPs
   // stay until covkit trace attach patches them (untraced, they cost nothing).
   settings.patch_later = o.trace_off && settings.signal != 0 && o.triggers.empty();
   auto prog = trace::find_program(command[0]);
   if (!prog) return fail(kTraceRecordCommand, command[0], prog.error().message, prog.error().status);
-  check_program(*prog, o.static_runtime, !o.patch.empty());
+  const trace::ProgramInfo info = check_program(*prog, o.static_runtime, !o.patch.empty());
   // PROG's modules are listed once (ld.so --list) for --patch and the filters.
   std::vector<std::string> modules;
   if (!o.patch.empty() || !rules->empty()) modules = trace::startup_modules(*prog);
@@ -320,12 +396,21 @@ int record(const RecordOptions& o, std::vector<std::string> command) {
                                   summary.unwritten == 1 ? std::string("a trace file")
                                                          : fmt::format("{} trace files", summary.unwritten),
                                   util::printable(dir->path())));
-  if (summary.threads > 0)
-    std::fprintf(stderr, "%s: %s\n", std::string(kTraceRecordCommand).c_str(), trace::summary_line(summary, dir->path()).c_str());
-  else if (summary.unwritten == 0)
-    warn_trace_record(fmt::format("no trace was written in {}: {} ran none of its instrumented functions, or did not load the "
-                     "runtime (a static or setuid program, or one that clears LD_PRELOAD?)",
-                     util::printable(dir->path()), util::printable(*prog)));
+  if (summary.calls == 0) {
+    // Nothing traced: the earlier trace stays (a good trace is not replaced
+    // by an empty one), and the exit status says so.
+    const std::string cause = empty_trace_cause(o, info, plan, patches, summary, *prog);
+    auto discarded = trace::discard_recording(dir->path(), dir->moved_to());
+    std::string kept = !discarded ? fmt::format("; {}", discarded.error().message)
+                       : dir->moved_to().empty()
+                           ? std::string()
+                           : fmt::format("; the earlier recording is back in {}", util::printable(dir->path()));
+    fail(kTraceRecordCommand, "", fmt::format("nothing was traced: {}{}", cause, kept));
+    if (end->signal != 0) return 128 + end->signal;
+    return end->exit_status != 0 ? end->exit_status : 1;
+  }
+  std::fprintf(stderr, "%s: %s\n", std::string(kTraceRecordCommand).c_str(), trace::summary_line(summary, dir->path()).c_str());
+  if (auto kept = trace::keep_recording(dir->path()); !kept) warn_trace_record(kept.error().message);
   if (end->signal != 0) {
     const char* name = sigabbrev_np(end->signal);
     std::fprintf(stderr, "%s: %s was killed by signal %d (SIG%s)%s; the trace holds what was written until then\n",
@@ -384,6 +469,10 @@ int run_trace_record(int argc, char** argv) {
                  "[default: auto]")
       ->check(CLI::IsMember({"auto", "tsc", "mono"}))
       ->type_name("CLOCK");
+  app.add_flag("--no-libcall", o.no_libcall,
+               "Do not record calls into shared libraries (printf, strtod...): they are recorded by default, "
+               "through the PLT of every instrumented module, as uftrace records them, so that a function's "
+               "exclusive time leaves them out");
   app.add_flag("--static", o.static_runtime,
                "PROG carries the runtime itself (linked with it, or fully static): do not preload "
                "libcovkit-trace.so, only set COVKIT_TRACE_*");

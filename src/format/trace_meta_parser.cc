@@ -143,6 +143,13 @@ MetaStatus parse_trace_meta(std::string_view text, const std::string& file, Trac
       auto child = number<uint32_t>(rest);
       if (!when || !child) bad(offset, line, "a fork line without a time and a pid");
       else process.forks.emplace_back(*when, *child);
+    } else if (key == "plt") {
+      auto stub = number<uint64_t>(word(rest), 16);
+      auto target = number<uint64_t>(word(rest), 16);
+      // A name is one word of printable characters (the runtime writes no other).
+      const bool name_ok = !rest.empty() && std::all_of(rest.begin(), rest.end(), [](char c) { return c > ' ' && c <= '~'; });
+      if (!stub || !target || !name_ok) bad(offset, line, "a plt line without a hex stub, a hex target and a name");
+      else process.library_calls[*stub] = {*target, std::string(rest)};
     } else if (key == "end") {
       auto when = number<uint64_t>(rest);
       if (!when) bad(offset, line, "an end line without a time");

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -142,6 +143,14 @@ struct TraceProcess {
   std::vector<TraceThread> threads;  // sorted by tid
   std::optional<uint64_t> end;       // counter at normal process end
   std::vector<std::pair<uint64_t, uint32_t>> forks;  // (counter, child pid)
+  // Library calls through a hooked PLT slot: the stub's address (the
+  // function's identity in the streams) -> the function called and the name
+  // the caller's relocation gives it (`plt` lines).
+  struct LibraryCall {
+    uint64_t target = 0;
+    std::string name;
+  };
+  std::unordered_map<uint64_t, LibraryCall> library_calls;
   // A (counter, mono ns) pair taken by the reader at reading time, for a TSC
   // process with only one `calib` line (still running, or killed): the
   // second point of the slope (docs/trace-format.md, "Clock").

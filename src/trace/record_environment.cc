@@ -82,7 +82,8 @@ std::vector<std::string> traced_environment(const std::vector<std::string>& envi
     if (is_setting(e, CKT_ENV_DIR) || (settings.max_depth && is_setting(e, CKT_ENV_MAX_DEPTH)) ||
         (settings.min_time_ns && is_setting(e, CKT_ENV_MIN_TIME_NS)) || is_setting(e, CKT_ENV_FILTERS) ||
         is_setting(e, CKT_ENV_PATCH) || is_setting(e, CKT_ENV_PATCH_LATER) || is_setting(e, CKT_ENV_SIGNAL) ||
-        is_setting(e, CKT_ENV_START) || (!settings.clock.empty() && is_setting(e, CKT_ENV_CLOCK)))
+        is_setting(e, CKT_ENV_START) || (!settings.clock.empty() && is_setting(e, CKT_ENV_CLOCK)) ||
+        is_setting(e, CKT_ENV_LIBCALL) || (settings.library_calls && is_setting(e, "LD_BIND_NOW")))
       continue;
     env.push_back(e);
   }
@@ -96,6 +97,13 @@ std::vector<std::string> traced_environment(const std::vector<std::string>& envi
   if (settings.signal) env.push_back(fmt::format("{}={}", CKT_ENV_SIGNAL, settings.signal));
   if (settings.start_off) env.push_back(fmt::format("{}=off", CKT_ENV_START));
   if (!settings.clock.empty()) env.push_back(fmt::format("{}={}", CKT_ENV_CLOCK, settings.clock));
+  if (settings.library_calls) {
+    env.push_back(fmt::format("{}=1", CKT_ENV_LIBCALL));
+    // Lazily bound slots point at the dynamic linker's resolver until
+    // their first call, which then writes the function over the hook:
+    // bound at load, every call goes through the hook, the first one too.
+    env.push_back("LD_BIND_NOW=1");
+  }
   return env;
 }
 
@@ -112,9 +120,12 @@ std::string environment_help() {
       "  {:<26} entries are patched by covkit trace attach, not at load\n"
       "  {:<26} from --signal (its number)\n"
       "  {:<26} \"off\" with --trace-off\n"
-      "  {:<26} from --clock tsc or mono (else kept as it is)\n",
+      "  {:<26} from --clock tsc or mono (else kept as it is)\n"
+      "  {:<26} \"1\" (library calls through the PLT), and LD_BIND_NOW=1\n"
+      "  {:<26} (every slot bound at load); neither with --no-libcall\n",
       kRuntimeName, CKT_ENV_DIR, CKT_ENV_MAX_DEPTH, CKT_ENV_MIN_TIME_NS, CKT_ENV_FILTERS, CKT_FILTER_FILE,
-      CKT_ENV_PATCH, CKT_PATCH_FILE, CKT_ENV_PATCH_LATER, "", CKT_ENV_SIGNAL, CKT_ENV_START, CKT_ENV_CLOCK);
+      CKT_ENV_PATCH, CKT_PATCH_FILE, CKT_ENV_PATCH_LATER, "", CKT_ENV_SIGNAL, CKT_ENV_START, CKT_ENV_CLOCK,
+      CKT_ENV_LIBCALL, "");
 }
 
 }  // namespace covkit::trace

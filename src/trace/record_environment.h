@@ -22,6 +22,9 @@ struct RecordSettings {
   int signal = 0;                    // CKT_ENV_SIGNAL: 0 when no --signal
   bool start_off = false;            // CKT_ENV_START=off (--trace-off)
   std::string clock;                 // CKT_ENV_CLOCK: "tsc" or "mono" (--clock); "" leaves the environment's
+  // CKT_ENV_LIBCALL=1 and LD_BIND_NOW=1: calls into shared libraries
+  // recorded through the PLT, every slot bound at load (--no-libcall: off).
+  bool library_calls = true;
 };
 
 // Whether the environment entry `entry` ("NAME=VALUE") sets `name`.

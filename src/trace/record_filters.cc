@@ -46,6 +46,39 @@ char action_letter(FilterAction a) {
   return CKT_FILTER_ONLY;
 }
 
+// Levenshtein distance, for "did you mean" on a misspelt function name.
+size_t name_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// The function of `module` whose bare name is nearest to `pattern` (at most
+// two edits), or "".
+std::string nearest_function(const std::string& module, const std::string& pattern) {
+  auto symbols = format::function_symbols(module);
+  if (!symbols) return {};
+  std::string best;
+  size_t best_distance = 3;
+  for (const format::FunctionSymbol& s : *symbols) {
+    // Lengths two apart or more cannot be within two edits: most names are skipped cheaply.
+    const std::string bare = FunctionNames(s.name).bare;
+    if (bare.size() + 2 < pattern.size() || pattern.size() + 2 < bare.size()) continue;
+    const size_t d = name_distance(pattern, bare);
+    if (d < best_distance || (d == best_distance && !best.empty() && bare < best)) best_distance = d, best = bare;
+  }
+  return best;
+}
+
 }  // namespace
 
 Expected<FilterRule> parse_filter_rule(FilterAction action, const std::string& pattern) {
@@ -142,7 +175,10 @@ FilterPlan plan_filters(const std::vector<FilterRule>& rules, const std::vector<
     for (auto& [key, range] : found) plan.ranges.push_back(std::move(range));
   }
   for (size_t i = 0; i < rules.size(); ++i) {
-    if (!used[i]) plan.unmatched.push_back(rules[i].pattern);
+    if (!used[i]) {
+      plan.unmatched.push_back(rules[i].pattern);
+      plan.nearest.push_back(rules[i].exact && !modules.empty() ? nearest_function(modules[0], rules[i].pattern) : "");
+    }
     if (rules[i].pattern.find('\n') == std::string::npos)
       plan.later.push_back({action_letter(rules[i].action), rules[i].exact, rules[i].pattern});
   }

@@ -62,6 +62,9 @@ struct LaterRule {
 struct FilterPlan {
   std::vector<FilterRange> ranges;    // sorted by module, then lo
   std::vector<std::string> unmatched;  // patterns that named no function
+  // For each unmatched pattern, the program's function whose name is
+  // nearest to it (at most two edits: "fibb" -> "fib"), or "".
+  std::vector<std::string> nearest;
   std::vector<std::string> modules;    // what was searched
   std::vector<LaterRule> later;        // every rule, in order
 };

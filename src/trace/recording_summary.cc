@@ -85,10 +85,10 @@ RecordingSummary summarize_recording(const std::string& dir) {
 std::string summary_line(const RecordingSummary& s, const std::string& dir) {
   std::string per_call =
       s.calls ? fmt::format("{:.1f} bytes per call", double(s.stream_bytes) / double(s.calls)) : "no calls";
-  std::string line = fmt::format("{}, {}, {} events ({} calls), {} on disk, {}", plural(s.processes, "process", "processes"),
-                                 plural(s.threads, "thread", "threads"), s.events, s.calls, human_bytes(s.disk_bytes),
-                                 per_call);
-  if (s.lost > 0) line += fmt::format(", {} events lost", s.lost);
+  std::string line = fmt::format("{}, {}, {} ({}), {} on disk, {}", plural(s.processes, "process", "processes"),
+                                 plural(s.threads, "thread", "threads"), plural(s.events, "event", "events"),
+                                 plural(s.calls, "call", "calls"), human_bytes(s.disk_bytes), per_call);
+  if (s.lost > 0) line += fmt::format(", {} lost", plural(s.lost, "event", "events"));
   return line + fmt::format("; trace in {}", util::printable(dir));
 }
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 #include <unordered_map>
 #include <vector>
 
@@ -285,6 +286,8 @@ struct Symbolizer::Impl {
   };
   std::unordered_map<std::string, ModuleCache> modules;
   std::unordered_map<uint64_t, SymbolInfo> outside;  // addresses in no known module
+  // Library calls, by process and stub address: stubs are per process.
+  std::map<std::pair<const format::TraceProcess*, uint64_t>, SymbolInfo> library_calls;
   // The module of the last lookup: calls come mostly from one module, and
   // hashing its path per lookup was a few percent of a timeline.
   const std::string* last_path = nullptr;  // a key of `modules` (node keys stay put)
@@ -303,6 +306,10 @@ Symbolizer::Symbolizer() : impl_(std::make_unique<Impl>()) { elf_version(EV_CURR
 Symbolizer::~Symbolizer() = default;
 
 const SymbolInfo& Symbolizer::lookup(const format::TraceProcess& process, uint64_t address, uint64_t when) {
+  if (!process.library_calls.empty()) {
+    if (auto call = process.library_calls.find(address); call != process.library_calls.end())
+      return library_call(process, address, call->second, when);
+  }
   const format::TraceModule* module = process.module_for(address, when);
   if (!module) {
     auto [it, fresh] = impl_->outside.try_emplace(address);
@@ -325,6 +332,26 @@ const SymbolInfo& Symbolizer::lookup(const format::TraceProcess& process, uint64
     info.name = fmt::format("0x{:x} ({})", address, module->path.empty() ? std::string_view("unknown module") : util::last_path_component(module->path));
   }
   cache.elf->source(rel, &info.file, &info.line);
+  return info;
+}
+
+// A library call is named as its caller asked for it (strlen, not the
+// __strlen_avx2 an IFUNC chose; memcpy and memmove apart even where they
+// share one implementation), in the module of the function called.
+const SymbolInfo& Symbolizer::library_call(const format::TraceProcess& process, uint64_t stub,
+                                           const format::TraceProcess::LibraryCall& call, uint64_t when) {
+  auto [it, fresh] = impl_->library_calls.try_emplace({&process, stub});
+  SymbolInfo& info = it->second;
+  if (!fresh) return info;
+  info.known = true;
+  info.mangled = call.name;
+  info.name = util::demangle(call.name);
+  if (const format::TraceModule* module = process.module_for(call.target, when)) {
+    info.module = module->path;
+    Impl::ModuleCache& cache = impl_->cache(module->path);
+    if (!cache.elf) cache.elf = std::make_unique<ElfModule>(module->path);
+    cache.elf->source(call.target - module->base, &info.file, &info.line);
+  }
   return info;
 }
 

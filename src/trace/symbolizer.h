@@ -31,6 +31,8 @@ class Symbolizer {
   const SymbolInfo& lookup(const format::TraceProcess& process, uint64_t address, uint64_t when);
 
  private:
+  const SymbolInfo& library_call(const format::TraceProcess& process, uint64_t stub,
+                                 const format::TraceProcess::LibraryCall& call, uint64_t when);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

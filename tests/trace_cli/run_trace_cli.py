@@ -61,6 +61,7 @@ class Env:
         bindir = os.path.dirname(self.covkit)
         self.static_lib = os.path.abspath(args.static_lib) if args.static_lib else \
             os.path.join(bindir, "libcovkit-trace.a")
+        self.runtime = os.path.join(bindir, "libcovkit-trace.so")
         self.verbose = args.verbose
         self.cc = {"gcc": shutil.which("gcc-12"), "g++": shutil.which("g++-12"),
                    "clang": shutil.which("clang"), "clang++": shutil.which("clang++")}
@@ -109,9 +110,12 @@ class Env:
                           f"stdout: {r.stdout[-2000:]}\nstderr: {r.stderr[-2000:]}")
         return r
 
-    def record(self, trace, exe, args=(), opts=(), expect_rc=0):
-        """covkit trace record -o TRACE OPTS -- EXE ARGS; returns the result."""
-        r = self.covkit_run(["trace", "record", "-o", trace] + list(opts) + ["--", exe] + list(args),
+    def record(self, trace, exe, args=(), opts=(), expect_rc=0, libcall=False):
+        """covkit trace record -o TRACE OPTS -- EXE ARGS; returns the result.
+        Library calls (recorded by default) are left out unless `libcall`:
+        the counts known by construction are of the instrumented functions."""
+        no = [] if libcall else ["--no-libcall"]
+        r = self.covkit_run(["trace", "record", "-o", trace] + no + list(opts) + ["--", exe] + list(args),
                             expect_rc=expect_rc)
         if "covkit trace record:" not in r.stderr:
             raise Failure(f"record {exe}: no summary line on stderr: {r.stderr!r}")
@@ -127,10 +131,13 @@ class Env:
             raise Failure(f"report {trace}: not JSON ({e}): {r.stdout[:500]!r}")
 
 
-def calls_of(functions):
+def calls_of(functions, libcall=False):
+    """{name: calls}; without `libcall`, glibc's functions that may be
+    inlined (SYSTEM_INLINES) are left out: they are recorded only as library
+    calls, or when glibc was built instrumented."""
     out = {}
     for f in functions:
-        if f["name"] in SYSTEM_INLINES:
+        if not libcall and f["name"] in SYSTEM_INLINES:
             continue
         if f["name"] in out:
             raise Failure(f"function {f['name']!r} listed twice")
@@ -564,7 +571,7 @@ def t_dlopen_chdir(env):
         exe = env.compile(os.path.join(d, f"host-{label}"), "gcc", [mine("dl_chdir_host.c")], flags, ["-ldl"],
                           instrument=inst)
         tr = os.path.join(d, f"trace-{label}")
-        r = env.covkit_run(["trace", "record", "-o", tr, "--", exe, f"./a-{label}.so"], cwd=d)
+        r = env.covkit_run(["trace", "record", "-o", tr, "--no-libcall", "--", exe, f"./a-{label}.so"], cwd=d)
         expect_eq(f"{label}: output", r.stdout, "20\n")
         rep = env.report(tr)
         expect_no_addresses(label, rep)
@@ -691,14 +698,14 @@ def t_noinstr(env):
     d = env.dir("noinstr")
     exe = env.compile(os.path.join(d, "plain"), "gcc", [rt("recursion.c")], ["-O2"], instrument=False)
     tr = os.path.join(d, "trace")
-    r = env.record(tr, exe, [20, 10])
+    r = env.record(tr, exe, [20, 10], expect_rc=1)
     expect_eq("plain: output", r.stdout, "55\n")
     for needle in ("warning", "no instrumented functions", "__cyg_profile_func_enter", "-finstrument-functions",
-                   "no trace was written"):
+                   "nothing was traced", "--patch"):
         if needle not in r.stderr:
             raise Failure(f"plain: {needle!r} not in the record stderr: {r.stderr!r}")
-    expect_eq("plain: files", trace_files(tr) if os.path.isdir(tr) else [], [])
-    # Its exit status is passed on.
+    expect_eq("plain: no directory left", os.path.exists(tr), False)
+    # A failing program's own exit status is passed on.
     exe = env.compile(os.path.join(d, "plain-exit"), "gcc", [rt("exit_deep.c")], ["-O2"], instrument=False)
     r = env.record(os.path.join(d, "trace-exit"), exe, expect_rc=3)
     if "no instrumented functions" not in r.stderr:
@@ -720,7 +727,7 @@ def t_running(env):
     d = env.dir("running")
     exe = env.compile(os.path.join(d, "sleeper"), "gcc", [mine("sleeper.c")], ["-O2"])
     tr = os.path.join(d, "trace")
-    proc = subprocess.Popen([env.covkit, "trace", "record", "-o", tr, "--", exe], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([env.covkit, "trace", "record", "-o", tr, "--no-libcall", "--", exe], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env.clean_env())
     pid = None
     try:
@@ -1051,10 +1058,49 @@ def t_timeline(env):
 
 # ------------------------------------------------------------------- uftrace
 
-def uftrace_counts(env, d, exe, args, label):
+def t_empty(env):
+    """An empty trace never replaces a good one (issue 35, trap 3): record with
+    a -F pattern that names nothing, or of an uninstrumented build, exits 1,
+    names the real cause (the pattern, with the nearest name; the missing
+    instrumentation, with --patch), and leaves the earlier trace and its .old
+    as they were, which the views still read."""
+    env.need("gcc")
+    d = env.dir("empty")
+    exe = env.compile(os.path.join(d, "rec"), "gcc", [rt("recursion.c")], ["-O2"])
+    plain = env.compile(os.path.join(d, "plain"), "gcc", [rt("recursion.c")], ["-O2"], instrument=False)
+    tr = os.path.join(d, "trace")
+    env.record(tr, exe, [3, 4])
+    env.record(tr, exe, [5, 6])
+    good, older = trace_files(tr), trace_files(tr + ".old")
+    want = env.report(tr)
+    r = env.record(tr, exe, [5, 6], opts=["-F", "fibb"], expect_rc=1)
+    for needle in ("nothing was traced", "-F 'fibb' names no function that ran", "did you mean 'fib'?",
+                   "the earlier recording is back in"):
+        if needle not in r.stderr:
+            raise Failure(f"-F fibb: {needle!r} not in {r.stderr!r}")
+    if "-finstrument-functions" in r.stderr.split("nothing was traced")[1]:
+        raise Failure(f"-F fibb: the cause given is the build, not the filter: {r.stderr!r}")
+    expect_eq("-F fibb: the trace kept", trace_files(tr), good)
+    expect_eq("-F fibb: DIR.old kept", trace_files(tr + ".old"), older)
+    expect_eq("-F fibb: the kept trace reads as before", env.report(tr), want)
+    r = env.record(tr, plain, [5, 6], expect_rc=1)
+    for needle in ("nothing was traced", "no instrumented functions", "-finstrument-functions", "--patch"):
+        if needle not in r.stderr:
+            raise Failure(f"uninstrumented: {needle!r} not in {r.stderr!r}")
+    expect_eq("uninstrumented: the trace kept", trace_files(tr), good)
+    expect_eq("uninstrumented: DIR.old kept", trace_files(tr + ".old"), older)
+    env.covkit_run(["trace", "timeline", tr, "-o", os.path.join(d, "t.json")])
+    # A -F that names a function which does not run: the filter, not the build.
+    r = env.record(os.path.join(d, "fresh"), exe, [5, 0], opts=["-F", "rec", "-N", "rec"], expect_rc=1)
+    if "nothing was traced" not in r.stderr or os.path.exists(os.path.join(d, "fresh")):
+        raise Failure(f"-F rec -N rec: {r.stderr!r}")
+
+
+def uftrace_counts(env, d, exe, args, label, libcall=False):
     ud = os.path.join(d, f"uftrace-{label}")
     shutil.rmtree(ud, ignore_errors=True)
-    r = subprocess.run(["uftrace", "record", "--no-libcall", "-d", ud, exe] + [str(a) for a in args],
+    r = subprocess.run(["uftrace", "record"] + ([] if libcall else ["--no-libcall"]) + ["-d", ud, exe] +
+                       [str(a) for a in args],
                        capture_output=True, text=True, timeout=120, env=env.clean_env())
     if r.returncode != 0:
         raise Failure(f"uftrace record {exe}: exit {r.returncode}: {r.stderr[-1000:]}")
@@ -1070,7 +1116,7 @@ def uftrace_counts(env, d, exe, args, label):
         m = re.match(r"\s*(\d+)  (.+?)\s*$", line)
         if seen_rule and m:
             name = m.group(2)
-            if name.startswith("linux:") or name in SYSTEM_INLINES:  # kernel scheduling events
+            if name.startswith("linux:") or (not libcall and name in SYSTEM_INLINES):  # kernel scheduling events
                 continue
             counts[name] = counts.get(name, 0) + int(m.group(1))
     if not counts:
@@ -1110,6 +1156,97 @@ def t_uftrace(env):
         expect_eq(f"{label}: covkit calls vs uftrace calls", got, want)
         if env.verbose:
             print(f"  {label}: {len(got)} functions, {sum(got.values())} calls agree")
+
+
+def t_libcall(env):
+    """Calls into shared libraries are recorded by default, through the PLT
+    (issue 35, item 8): per-function call counts equal uftrace's (its
+    default records them too) on a program calling libc and a library of its
+    own, for -finstrument-functions and -pg builds, lazily linked (covkit sets
+    LD_BIND_NOW: the first call of each is counted) and -z now; an IFUNC is
+    named as called (strlen); usleep's time is not main's own; an
+    instrumented plugin's library calls are recorded from its first call; a
+    slot still lazy when the runtime is used by hand is bound by name;
+    --no-libcall records none."""
+    env.need("gcc", "uftrace")
+    d = env.dir("libcall")
+    lib = env.compile(os.path.join(d, "libown.so"), "gcc", [mine("libcalls_lib.c")], ["-O2", "-fPIC", "-shared"],
+                      instrument=False)
+    plugin = env.compile(os.path.join(d, "plugin.so"), "gcc", [mine("libcalls_plugin.c")], ["-O0", "-fPIC", "-shared"])
+    link = ["-L" + d, "-lown", "-Wl,-rpath," + d, "-ldl"]
+    cases = [("cyg-O0", ["-finstrument-functions"], ["-O0"]), ("cyg-O2", ["-finstrument-functions"], ["-O2"]),
+             ("pg-O0", ["-pg"], ["-O0"]), ("fentry-O2", ["-pg", "-mfentry"], ["-O2"]),
+             ("cyg-now", ["-finstrument-functions"], ["-O0", "-Wl,-z,now"])]
+    for label, inst, flags in cases:
+        exe = env.compile(os.path.join(d, f"main-{label}"), "gcc", [mine("libcalls_main.c")], flags, link,
+                          instrument=inst)
+        tr = os.path.join(d, f"trace-{label}")
+        env.record(tr, exe, [3], libcall=True)
+        rep = env.report(tr)
+        got = calls_of(rep["functions"], libcall=True)
+        want = uftrace_counts(env, d, exe, [3], label, libcall=True)
+        expect_eq(f"{label}: covkit calls vs uftrace calls, library calls included", got, want)
+        for name, n in (("strtod", 3), ("strlen", 3), ("own_square", 3), ("own_sum", 1), ("usleep", 1),
+                        ("printf", 1), ("qsort", 1)):
+            expect_eq(f"{label}: calls of {name}", got.get(name), n)
+        # usleep's 20 ms are its own, not main's.
+        times = {f["name"]: f for f in rep["functions"]}
+        if times["usleep"]["inclusive_ns"] < 20_000_000 or \
+                times["main"]["exclusive_ns"] > times["main"]["inclusive_ns"] - 20_000_000:
+            raise Failure(f"{label}: usleep {times['usleep']}, main {times['main']}")
+        if env.verbose:
+            print(f"  {label}: {len(got)} functions, {sum(got.values())} calls agree with uftrace")
+    # The plugin: dlopen'ed, instrumented; its own library calls counted from its first call.
+    exe = os.path.join(d, "main-cyg-O0")
+    tr = os.path.join(d, "trace-plugin")
+    env.record(tr, exe, [3, plugin], libcall=True)
+    rep = env.report(tr)
+    got = calls_of(rep["functions"], libcall=True)
+    for name, n in (("plug_work", 1), ("twice", 3), ("snprintf", 3), ("atoi", 4), ("dlopen", 1), ("dlclose", 1)):
+        expect_eq(f"plugin: calls of {name}", got.get(name), n)
+    edges = edges_of(rep["edges"])
+    expect_eq("plugin: twice -> snprintf", edges.get(("twice", "snprintf")), 3)
+    expect_eq("plugin: main -> dlopen", edges.get(("main", "dlopen")), 1)
+    # --no-libcall: instrumented functions only.
+    tr = os.path.join(d, "trace-none")
+    env.record(tr, exe, [3])
+    with_calls = calls_of(env.report(os.path.join(d, "trace-cyg-O0"))["functions"], libcall=True)
+    expect_eq("--no-libcall", calls_of(env.report(tr)["functions"], libcall=True),
+              {k: with_calls[k] for k in ("main", "count_alpha", "by_value")})
+    # The runtime by hand, without LD_BIND_NOW: lazily bound slots are bound by name, every call counted.
+    tr = os.path.join(d, "trace-lazy")
+    e = env.clean_env({"LD_PRELOAD": env.runtime, "COVKIT_TRACE_DIR": tr, "COVKIT_TRACE_LIBCALL": "1"})
+    e.pop("LD_BIND_NOW", None)
+    r = subprocess.run([exe, "3"], capture_output=True, text=True, env=e, timeout=60)
+    expect_eq("lazy: exit", r.returncode, 0)
+    lazy = calls_of(env.report(tr)["functions"], libcall=True)
+    expect_eq("lazy: the same calls as bound at load", lazy, calls_of(env.report(os.path.join(d, "trace-cyg-O0"))["functions"], libcall=True))
+
+
+def t_libcall_unwind(env):
+    """Exceptions thrown inside a library call (std::stoi) and longjmp out of
+    one (qsort's comparator): the program's output and status are its own,
+    every call is counted, and the calls after them nest right."""
+    env.need("g++")
+    d = env.dir("libcall_unwind")
+    for label, inst, flags in (("cyg", ["-finstrument-functions"], ["-O0"]), ("pg", ["-pg"], ["-O0"])):
+        exe = env.compile(os.path.join(d, f"throw-{label}"), "g++", [mine("libcalls_throw.cc")], flags,
+                          instrument=inst)
+        plain = subprocess.run([exe, "6"], capture_output=True, text=True, timeout=60)
+        tr = os.path.join(d, f"trace-{label}")
+        r = env.record(tr, exe, [6], libcall=True)
+        expect_eq(f"{label}: output", r.stdout, plain.stdout)
+        rep = env.report(tr)
+        bare = lambda name: name.split("(")[0]  # C++ names without their parameters
+        got = {bare(f["name"]): f["calls"] for f in rep["functions"]}
+        for name, n in (("main", 1), ("parse", 6), ("jump_out", 6), ("qsort", 6), ("cmp_escape", 6), ("longjmp", 6),
+                        ("std::__throw_invalid_argument", 3)):
+            expect_eq(f"{label}: calls of {name}", got.get(name), n)
+        edges = {(bare(a), bare(b)): n for (a, b), n in edges_of(rep["edges"]).items()}
+        expect_eq(f"{label}: main -> jump_out", edges.get(("main", "jump_out")), 6)
+        expect_eq(f"{label}: jump_out -> qsort", edges.get(("jump_out", "qsort")), 6)
+        expect_eq(f"{label}: qsort -> cmp_escape", edges.get(("qsort", "cmp_escape")), 6)
+        expect_eq(f"{label}: cmp_escape -> longjmp", edges.get(("cmp_escape", "longjmp")), 6)
 
 
 # -pg hooks: the flags of each, and those that keep the calls of the source
@@ -1276,12 +1413,15 @@ def t_filters(env):
                        *filters_answer(filters_tree(rounds, True), start_on=False))
     # -F naming nothing in the program: said (a library loaded later may
     # hold it), and nothing of the program is recorded.
-    r = env.record(tr, exe, [rounds], opts=["-F", "no_such_function"])
-    for want in ("no_such_function", "no function of the program matches any -F pattern"):
+    # Nothing recorded: exit 1, the filter named as the cause, the last
+    # recording kept (issue 35: an empty trace never replaces a good one).
+    kept = sorted(os.listdir(tr))
+    r = env.record(tr, exe, [rounds], opts=["-F", "no_such_function"], expect_rc=1)
+    for want in ("no_such_function", "no function of the program matches any -F pattern", "nothing was traced",
+                 "-F 'no_such_function' names no function that ran"):
         if want not in r.stderr:
             raise Failure(f"-F naming nothing: {want!r} not in {r.stderr!r}")
-    if "no calls" not in r.stderr:
-        raise Failure(f"-F naming nothing: calls were recorded: {r.stderr!r}")
+    expect_eq("-F naming nothing: the last recording kept", sorted(os.listdir(tr)), kept)
     # Refused before anything moves: the last recording stays where it is.
     before = sorted(os.listdir(tr))
     for opts, want in ((["-F", "a["], "not a regular expression"), (["-T", "work@sometimes"], "trace_on or trace_off"),
@@ -1380,7 +1520,7 @@ def attach_session(env, d, label, exe, opts):
     if os.path.exists(stop):
         os.unlink(stop)
     tr = os.path.join(d, f"trace-{label}")
-    cmd = [env.covkit, "trace", "record", "-o", tr, "--signal", "USR2", "--trace-off"] + opts + ["--", exe, "100000", stop]
+    cmd = [env.covkit, "trace", "record", "-o", tr, "--no-libcall", "--signal", "USR2", "--trace-off"] + opts + ["--", exe, "100000", stop]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env.clean_env())
     with killed_if_left(proc):
         pid = None
@@ -1505,7 +1645,7 @@ def patch_spin_session(env, d):
     exe = env.compile(os.path.join(d, "spinner"), "gcc", [mine("spinner.c")], ["-O2", "-pthread"],
                       instrument=["-fpatchable-function-entry=5"])
     tr = os.path.join(d, "trace-spin")
-    cmd = [env.covkit, "trace", "record", "-o", tr, "--signal", "USR2", "--trace-off", "--patch", "leaf",
+    cmd = [env.covkit, "trace", "record", "-o", tr, "--no-libcall", "--signal", "USR2", "--trace-off", "--patch", "leaf",
            "--", exe, "2", "60"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env.clean_env())
     with killed_if_left(proc):
@@ -1523,7 +1663,7 @@ def patch_spin_session(env, d):
             want = "1 of 1 patchable entries patched" if on else "1 of 1 patchable entries unpatched"
             if want not in r.stderr:
                 raise Failure(f"attach patch {'--on' if on else '--off'}: {r.stderr!r}")
-            m = re.search(r"(\d+) thread\(s\) moved", r.stderr)
+            m = re.search(r"(\d+) threads? moved", r.stderr)
             return int(m.group(1)) if m else 0
         for i in range(30):
             switch(True)
@@ -1593,7 +1733,7 @@ def t_attach(env):
     if "not started by covkit trace record" not in r.stderr:
         raise Failure(f"attach to a process not recorded: {r.stderr!r}")
     exe = os.path.join(d, "sleeper-instrument")
-    plain = subprocess.Popen([env.covkit, "trace", "record", "-o", os.path.join(d, "plain"), "--", exe, "100"],
+    plain = subprocess.Popen([env.covkit, "trace", "record", "-o", os.path.join(d, "plain"), "--no-libcall", "--", exe, "100"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env.clean_env())
     try:
         kid = None
@@ -1636,7 +1776,7 @@ def attach_to_recorder(env, d, exe):
     away, switches the program covkit starts once it runs its runtime."""
     stop = os.path.join(d, "stop-recorder")
     tr = os.path.join(d, "trace-recorder")
-    cmd = [env.covkit, "trace", "record", "-o", tr, "--signal", "USR2", "--trace-off", "--", exe, "100000", stop]
+    cmd = [env.covkit, "trace", "record", "-o", tr, "--no-libcall", "--signal", "USR2", "--trace-off", "--", exe, "100000", stop]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env.clean_env())
     with killed_if_left(proc):
         r = env.covkit_run(["trace", "attach", "--on", proc.pid])
@@ -1688,13 +1828,14 @@ def t_patch(env):
             r = env.record(tr, exe, [rounds], opts=opts)
             if "warning" in r.stderr or "not patched" in r.stderr:
                 raise Failure(f"{label} {case}: record warned: {r.stderr!r}")
-            expect_eq(f"{label} {case}: output", r.stdout, env.record(tr + ".plain", exe, [rounds]).stdout)
+            plain = subprocess.run([exe, str(rounds)], capture_output=True, text=True, timeout=60)
+            expect_eq(f"{label} {case}: output", r.stdout, plain.stdout)
             expect_profile(f"{label} {case}", env.report(tr), *filters_answer(filters_tree(rounds, False), **want))
             meta = [f for f in os.listdir(tr) if f.endswith(".meta")]
             if "hook patch" not in open(os.path.join(tr, meta[0])).read():
                 raise Failure(f"{label} {case}: .meta without `hook patch`")
-    r = env.record(os.path.join(d, "unpatched"), exe, [rounds])
-    if "patchable function entries" not in r.stderr or "--patch" not in r.stderr:
+    r = env.record(os.path.join(d, "unpatched"), exe, [rounds], expect_rc=1)
+    if "patchable function entries" not in r.stderr or "--patch" not in r.stderr or "nothing was traced" not in r.stderr:
         raise Failure(f"patchable program recorded without --patch: no warning: {r.stderr!r}")
     for flags in (["-O0"], ["-O2"] + PG_KEEP_CALLS):
         label = "-".join(flags[:1])
@@ -1737,9 +1878,10 @@ def t_patch(env):
     # loaded later may hold them); a bad regex is refused: one line, exit 1,
     # nothing created.
     plain = env.compile(os.path.join(d, "plain"), "g++", [mine("filters.cc")], ["-O2"], instrument=False)
+    # (Nothing is traced then: exit 1, the cause said.)
     for exe_, opts, want in ((exe, ["--patch", "no_such_function"], "libraries it loads later"),
                              (plain, ["--patch", "."], "only libraries it loads later")):
-        r = env.record(os.path.join(d, "named-nothing"), exe_, [rounds], opts=opts)
+        r = env.record(os.path.join(d, "named-nothing"), exe_, [rounds], opts=opts, expect_rc=1)
         if want not in r.stderr:
             raise Failure(f"record {opts}: want {want!r} in a warning, got {r.stderr!r}")
     out = os.path.join(d, "refused")
@@ -1774,7 +1916,7 @@ def patch_dlopen(env, d):
     # Started switched off (the entries wait for attach), switched on before
     # the plugin is loaded: its entries are patched as it loads.
     tr = os.path.join(d, "trace-dlopen-attach")
-    cmd = [env.covkit, "trace", "record", "-o", tr, "--signal", "USR2", "--trace-off", "--patch", "plug_.*",
+    cmd = [env.covkit, "trace", "record", "-o", tr, "--no-libcall", "--signal", "USR2", "--trace-off", "--patch", "plug_.*",
            "--", host, plugin, str(rounds), str(n), "1500"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env.clean_env())
     with killed_if_left(proc):
@@ -1890,7 +2032,7 @@ def t_record_dir(env):
     sleeper = env.compile(os.path.join(d, "sleeper"), "gcc", [mine("sleeper.c")], ["-O2"])
     rec = env.compile(os.path.join(d, "rec"), "gcc", [rt("recursion.c")], ["-O2"])
     tr = os.path.join(d, "trace")
-    first = subprocess.Popen([env.covkit, "trace", "record", "-o", tr, "--", sleeper], stdout=subprocess.PIPE,
+    first = subprocess.Popen([env.covkit, "trace", "record", "-o", tr, "--no-libcall", "--", sleeper], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, env=env.clean_env())
     try:
         line = first.stdout.readline()
@@ -1954,7 +2096,7 @@ def t_full_disk(env):
     d = env.dir("full_disk")
     exe = env.compile(os.path.join(d, "rec"), "gcc", [rt("recursion.c")], ["-O2"])
     tr = os.path.join(d, "trace")
-    r = subprocess.run(["sh", "-c", 'ulimit -f 256; exec "$@"', "sh", env.covkit, "trace", "record", "-o", tr,
+    r = subprocess.run(["sh", "-c", 'ulimit -f 256; exec "$@"', "sh", env.covkit, "trace", "record", "-o", tr, "--no-libcall",
                         "--", exe, "30", "25"], capture_output=True, text=True, timeout=60,
                        env=env.clean_env({"COVKIT_TRACE_CHUNK_KB": "16"}))
     expect_eq("full disk: exit status and output", (r.returncode, r.stdout), (0, "75025\n"))
@@ -1966,10 +2108,12 @@ def t_full_disk(env):
         raise Failure(f"full disk: report's first line {text.splitlines()[0]!r}, want {m.group(1)} lost events")
     # No room at all: covkit itself is not killed by SIGXFSZ, the program
     # runs untraced, and record blames the disk, not the program (it said
-    # the program ran none of its instrumented functions).
+    # the program ran none of its instrumented functions); nothing traced:
+    # exit 1.
     r = subprocess.run(["sh", "-c", 'ulimit -f 0; exec "$@"', "sh", env.covkit, "trace", "record", "-o", tr + "-none",
-                        "--", exe, "30", "25"], capture_output=True, text=True, timeout=60, env=env.clean_env())
-    expect_eq("no room: exit status and output", (r.returncode, r.stdout), (0, "75025\n"))
+                        "--no-libcall", "--", exe, "30", "25"], capture_output=True, text=True, timeout=60,
+                       env=env.clean_env())
+    expect_eq("no room: exit status and output", (r.returncode, r.stdout), (1, "75025\n"))
     if "could not be written" not in r.stderr or "ran none of its instrumented functions" in r.stderr:
         raise Failure(f"no room: record's words {r.stderr!r}")
     # The replay shows where the events were lost, and the calls left open by them.
@@ -2466,7 +2610,8 @@ SCENARIOS = {
     "full_disk": t_full_disk,
     "thread_names": t_thread_names, "replay": t_replay, "replay_uftrace": t_replay_uftrace,
     "replay_golden": t_replay_golden, "dump": t_dump, "replay_many_threads": t_replay_many_threads, "pg": t_pg,
-    "filters": t_filters, "attach": t_attach, "patch": t_patch,
+    "filters": t_filters, "attach": t_attach, "patch": t_patch, "empty": t_empty, "libcall": t_libcall,
+    "libcall_unwind": t_libcall_unwind,
 }
 
 

@@ -2,6 +2,7 @@
 #include "events.h"
 
 #include "modules.h"
+#include "plt_stubs.h"
 
 CKT_FN void ckt_func_set_offset(struct ckt_thread *t, uintptr_t fn, uint32_t off) {
   uint32_t h = ckt_ft_hash(fn);
@@ -33,7 +34,8 @@ CKT_FN uint32_t ckt_func_entry_slow(struct ckt_thread *t, uintptr_t fn, uint64_t
   /* Ids start at 1: an enter of id 0 would end in a zero byte, which a
    * reader cannot tell from the unwritten tail of a running program. */
   if (t->nids >= CKT_MAX_IDS - 1) return CKT_NO_ID;
-  ckt_modules_note(fn, now, flags & CKT_LOOKUP_ITERATE);
+  /* A library call's stub is in no module: its `plt` line names it. */
+  if (!ckt_plt_is_stub(fn)) ckt_modules_note(fn, now, flags & CKT_LOOKUP_ITERATE);
   uint32_t id = ++t->nids;
   t->ids[h] = id | CKT_OFF_NONE << 16;
   t->keys[h] = fn;

@@ -16,6 +16,7 @@
 #include "clock.h"
 #include "events.h"
 #include "modules.h"
+#include "plt_stubs.h"
 #include "process_meta.h"
 #include "process_state.h"
 #include "thread_life.h"
@@ -38,12 +39,14 @@ CKT_FN static void prepare(void) {
   fork_time = now;
   ckt_registry_lock();
   ckt_modules_lock();
+  ckt_plt_lock();
   locked = 1;
 }
 
 CKT_FN static void parent(void) {
   if (!locked) return;
   locked = 0;
+  ckt_plt_unlock();
   ckt_modules_unlock();
   ckt_registry_unlock();
 }
@@ -51,6 +54,7 @@ CKT_FN static void parent(void) {
 CKT_FN static void child(void) {
   if (!locked) return;
   locked = 0;
+  ckt_plt_unlock();
   ckt_modules_unlock();
   ckt_registry_unlock();
 
@@ -68,6 +72,7 @@ CKT_FN static void child(void) {
   }
   ckt_calib_start();
   ckt_modules_write_live();
+  ckt_plt_meta_rewrite();
   ckt_meta_fork_to_parent(parent_image, fork_time, ckt_pid);
   if (keep) ckt_thread_restart_in_child(keep);
 }

@@ -37,6 +37,7 @@ static uint32_t nmodules;
 static struct segset *volatile segs;  /* current executable segments */
 static unsigned long long seen_adds, seen_subs;
 static int lock_word;
+void (*ckt_modules_after_refresh)(void);
 
 /* Executable segments of modules found gone (dlclose), the newest
  * GONE_RING: threads forget the functions they cached there (another
@@ -358,6 +359,8 @@ CKT_FN static void refresh(uint64_t now) {
   seen_subs = sc.subs;
   ckt_modules_unlock();
   munmap(mem, bytes);
+  void (*after)(void) = ckt_modules_after_refresh;
+  if (after) after();
 }
 
 CKT_FN void ckt_modules_note(uintptr_t fn, uint64_t now, int may_iterate) {

@@ -27,6 +27,9 @@ CKT_FN int ckt_modules_locate(uintptr_t a, uint64_t *base, uint64_t *path_hash, 
 /* FNV-1a of a module path: how modules and the filter file's lines meet. */
 CKT_FN uint64_t ckt_path_hash(const char *path);
 CKT_FN void ckt_modules_lock(void);
+/* Called after each reading of the load map (no lock held): the PLT slots
+ * of new modules are hooked then (plt_hooks.c sets it). */
+extern void (*ckt_modules_after_refresh)(void);
 CKT_FN void ckt_modules_unlock(void);
 
 #endif

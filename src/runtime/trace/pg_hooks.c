@@ -13,6 +13,8 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include "pg_hooks.h"
+
 #include "calib.h"
 #include "clock.h"
 #include "events.h"
@@ -21,10 +23,6 @@
 #include "process_meta.h"
 #include "process_state.h"
 #include "return_hook.h"
-
-CKT_FN uintptr_t ckt_pg_enter(uintptr_t *slot, uintptr_t self, unsigned kind)
-    __attribute__((visibility("hidden")));
-CKT_FN uintptr_t ckt_pg_exit(uintptr_t slot) __attribute__((visibility("hidden")));
 
 CKT_INLINE uint32_t load32(uintptr_t p) {
   uint32_t v;
@@ -52,6 +50,7 @@ CKT_INLINE uintptr_t call_start(uintptr_t ra) {
  * the call follows the prologue that starts with `push %rbp; mov %rsp,%rbp`.
  * A prologue not found leaves the call's address (named function+offset). */
 CKT_INLINE uintptr_t function_of(uintptr_t ra, unsigned kind) {
+  if (kind == CKT_HOOK_PLT) return ra; /* the slot's stub (plt_hooks.c) */
   uintptr_t c = call_start(ra);
   if (kind == CKT_HOOK_MCOUNT) {
     uintptr_t p = c - 4;
@@ -69,7 +68,8 @@ CKT_INLINE uintptr_t function_of(uintptr_t ra, unsigned kind) {
 static void *next_hook[3];
 
 CKT_COLD static uintptr_t next_of(unsigned kind) {
-  if (kind == CKT_HOOK_PATCH) return 0;  /* patched only when tracing: never reached inert */
+  /* Patched or hooked only when tracing: never reached inert. */
+  if (kind == CKT_HOOK_PATCH || kind == CKT_HOOK_PLT) return 0;
   void *p = __atomic_load_n(&next_hook[kind], __ATOMIC_RELAXED);
   if (!p) {
     p = dlsym(RTLD_NEXT, kind == CKT_HOOK_MCOUNT ? "mcount" : "__fentry__");

@@ -12,6 +12,7 @@
 #include "config.h"
 #include "filters.h"
 #include "fork.h"
+#include "plt_stubs.h"
 #include "process_meta.h"
 #include "process_state.h"
 #include "thread_life.h"
@@ -44,6 +45,7 @@ CKT_FN static int start(void) {
     ckt_warn("cannot write in the trace directory", ckt_cfg.dir);
     return 0;
   }
+  ckt_plt_meta_open();
   ckt_min_ticks = ckt_clock_ns_to_ticks(ckt_cfg.min_time_ns);
   ckt_calib_start();
   if (!ckt_thread_key_init()) return 0;

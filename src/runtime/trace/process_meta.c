@@ -107,7 +107,7 @@ CKT_FN int ckt_meta_open(void) {
     ckt_meta_put(&l);
   }
   unsigned named = __atomic_exchange_n(&hooks_named, 0, __ATOMIC_RELAXED);  /* again in a child's file */
-  for (unsigned bit = 1; bit <= CKT_HOOK_PATCH; bit <<= 1)
+  for (unsigned bit = 1; bit <= CKT_HOOK_PLT; bit <<= 1)
     if (named & bit) ckt_meta_hook(bit);
   return meta_fd >= 0;
 }
@@ -183,6 +183,9 @@ CKT_FN void ckt_meta_fork_to_parent(const char *parent_image, uint64_t when, pid
 CKT_FN void ckt_meta_hook(unsigned hook) {
   if (__atomic_fetch_or(&hooks_named, hook, __ATOMIC_RELAXED) & hook) return;
   struct ckt_line l;
-  ckt_line_init(&l, hook == CKT_HOOK_MCOUNT ? "hook mcount" : hook == CKT_HOOK_PATCH ? "hook patch" : "hook fentry");
+  ckt_line_init(&l, hook == CKT_HOOK_MCOUNT  ? "hook mcount"
+                    : hook == CKT_HOOK_PATCH ? "hook patch"
+                    : hook == CKT_HOOK_PLT   ? "hook plt"
+                                             : "hook fentry");
   ckt_meta_put(&l);
 }

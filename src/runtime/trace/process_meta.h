@@ -23,7 +23,8 @@ CKT_FN void ckt_meta_other_thread(pid_t tid);
 CKT_FN void ckt_meta_end(uint64_t when);
 /* "hook mcount" / "hook fentry": which -pg hook raised events (once per
  * image; -finstrument-functions traces have no such line). */
-enum { CKT_HOOK_MCOUNT = 1, CKT_HOOK_FENTRY = 2, CKT_HOOK_PATCH = 4 /* patched entries (patch.c) */ };
+enum { CKT_HOOK_MCOUNT = 1, CKT_HOOK_FENTRY = 2, CKT_HOOK_PATCH = 4 /* patched entries (patch.c) */,
+       CKT_HOOK_PLT = 8 /* library calls through a hooked PLT slot (plt_hooks.c) */ };
 CKT_FN void ckt_meta_hook(unsigned hook);
 /* "fork <when> <child>" appended to <parent_image>.meta (by the child). */
 CKT_FN void ckt_meta_fork_to_parent(const char *parent_image, uint64_t when, pid_t child);

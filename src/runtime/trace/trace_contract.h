@@ -17,6 +17,7 @@
 #define CKT_ENV_START "COVKIT_TRACE_START"             /* "off": tracing starts switched off */
 #define CKT_ENV_PATCH "COVKIT_TRACE_PATCH"             /* file of patchable entries to patch at load */
 #define CKT_ENV_PATCH_LATER "COVKIT_TRACE_PATCH_LATER" /* "1": prepare them, patch when attached */
+#define CKT_ENV_LIBCALL "COVKIT_TRACE_LIBCALL"         /* "1": record calls through the PLT (plt_hooks.h) */
 #define CKT_ENV_PREFIX "COVKIT_TRACE_"                 /* every variable above starts so */
 
 /* ---- filters (CKT_ENV_FILTERS, written by `covkit trace record -F/-N/-T`) ----
