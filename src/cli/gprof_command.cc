@@ -19,6 +19,7 @@
 
 #include "cli/command_line.h"
 #include "format/gmon_reader.h"
+#include "format/input_kind.h"
 #include "gprof/gprof_graph.h"
 #include "gprof/gprof_profile.h"
 #include "gprof/gprof_line_symbols.h"
@@ -418,7 +419,11 @@ int run_gprof_command(int argc, char** argv) {
     std::vector<trace::GprofInput> inputs;
     for (const std::string& g : gmons) {
       auto data = format::read_gmon(g);
-      if (!data) return fail(kGprofCommand, g, data.error());
+      if (!data) {
+        Error e = data.error();
+        e.message += format::wrong_kind_hint(g, format::InputKind::gmon_out);
+        return fail(kGprofCommand, g, e);
+      }
       inputs.push_back({g, std::move(*data)});
     }
     auto profile = trace::build_gprof_profile(*symbols, inputs, trace::GprofSelection(*symbols, cl.specs));

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/command_line.h"
+#include "util/plural.h"
 #include "cli/live_command.h"
 #include "live/live_dump.h"
 
@@ -89,11 +90,13 @@ int run(LiveDumpOptions& o) {
   for (const live::ProcessSummary& p : done->processes) {
     if (o.verbose)
       for (const std::string& m : p.module_notes) std::printf("pid %d: %s\n", p.pid, m.c_str());
-    std::string pause = p.stopped ? fmt::format("{} threads stopped for {:.3f} ms", p.threads, p.pause.count() / 1e6)
+    std::string pause = p.stopped ? fmt::format("{} stopped for {:.3f} ms", util::count_of(p.threads, "thread"),
+                                                p.pause.count() / 1e6)
                                   : std::string("not stopped (--no-stop)");
     if (p.left_asleep) pause += fmt::format(", {} left asleep", p.left_asleep);
-    std::printf("pid %d: %zu modules, %zu objects, %zu functions, %zu counters; %s%s\n", p.pid, p.modules, p.objects,
-                p.functions, p.counters, pause.c_str(), o.request.reset ? "; counters reset" : "");
+    std::printf("pid %d: %s, %s, %s, %s; %s%s\n", p.pid, util::count_of(p.modules, "module").c_str(),
+                util::count_of(p.objects, "object").c_str(), util::count_of(p.functions, "function").c_str(),
+                util::count_of(p.counters, "counter").c_str(), pause.c_str(), o.request.reset ? "; counters reset" : "");
   }
   if (done->reads > 1)
     std::printf("read again %d times: a thread left asleep woke meanwhile%s\n", done->reads - 1,
@@ -103,7 +106,7 @@ int run(LiveDumpOptions& o) {
     added += f.added;
     if (o.verbose) std::printf("%s %s\n", f.added ? "added to" : "wrote", f.path.c_str());
   }
-  std::printf("%zu files written (%zu added to existing ones)%s%s\n", done->files.size(), added,
+  std::printf("%s written (%zu added to existing ones)%s%s\n", util::count_of(done->files.size(), "file").c_str(), added,
               o.request.directory.empty() ? "" : " under ", o.request.directory.c_str());
   return 0;
 }

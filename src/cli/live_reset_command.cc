@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/command_line.h"
+#include "util/plural.h"
 #include "cli/live_command.h"
 #include "live/live_dump.h"
 
@@ -62,9 +63,9 @@ int run_live_reset(int argc, char** argv) {
     if (!done) return fail(kLiveResetCommand, "", done.error());
     for (const std::string& w : done->warnings) std::fprintf(stderr, "covkit live reset: warning: %s\n", w.c_str());
     for (const live::ProcessSummary& p : done->processes)
-      std::printf("pid %d: %zu threads stopped for %.3f ms%s\n", p.pid, p.threads, p.pause.count() / 1e6,
-                  p.left_asleep ? fmt::format(", {} left asleep", p.left_asleep).c_str() : "");
-    std::printf("%zu objects reset\n", done->objects_reset);
+      std::printf("pid %d: %s stopped for %.3f ms%s\n", p.pid, util::count_of(p.threads, "thread").c_str(),
+                  p.pause.count() / 1e6, p.left_asleep ? fmt::format(", {} left asleep", p.left_asleep).c_str() : "");
+    std::printf("%s reset\n", util::count_of(done->objects_reset, "object").c_str());
     return 0;
   });
 }

@@ -17,6 +17,7 @@
 #include "cli/report_options.h"
 #include "cli/version.h"
 #include "clang/clang_model.h"
+#include "format/input_kind.h"
 #include "format/object_files.h"
 #include "model/coverage_filters.h"
 #include "model/coverage_gates.h"
@@ -88,6 +89,11 @@ std::string build_directory_hint(const std::vector<std::string>& paths) {
 }
 
 std::string nothing_found(const std::vector<std::string>& paths, size_t unpaired_data) {
+  // A recording, a profile or a tracefile given as a PATH: said what it is
+  // and what reads it (issue 35: "pointed at a trace directory, say so").
+  for (const std::string& p : paths)
+    if (std::string hint = format::wrong_kind_hint(p, format::InputKind::build_tree); !hint.empty())
+      return fmt::format("nothing to report: no .gcno or .gcda files under {}{}", util::printable(p), hint);
   std::string searched;
   for (const std::string& p : paths) searched += (searched.empty() ? "" : ", ") + util::printable(format::absolute_path(p));
   if (unpaired_data > 0)
@@ -192,6 +198,7 @@ bool write_views(const ReportOptions& o, const model::ProjectCov& project, const
     ho.show_instances = o.show_instantiations;
     ho.timestamp = now;
     ho.version = version;
+    ho.counts_are_lower_bounds = o.sampled_counts;
     if (auto site = report::html::write_html_site(project, ho, o.html); !site) {
       log.error(site.error().message);
       ok = false;

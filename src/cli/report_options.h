@@ -45,6 +45,10 @@ struct ReportOptions {
   // Gates.
   std::optional<double> fail_under_line, fail_under_branch, fail_under_function;
 
+  // Set by covkit sample report (no option): counts are samples that saw a
+  // line, lower bounds of its runs; views that show counts say so.
+  bool sampled_counts = false;
+
   unsigned threads = 0;  // 0: all cores
   std::string color = "auto";
   bool quiet = false;

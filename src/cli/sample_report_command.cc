@@ -46,7 +46,7 @@ constexpr const char* kSampleReportFooter =
     "when an output could not be written.\n"
     "\n"
     "Examples:\n"
-    "  covkit sample report covkit-sample.data\n"
+    "  covkit sample report                    ./covkit-sample.data, as sample record wrote it\n"
     "  covkit sample report run1 run2 run3 --html cov/ --show-inferred\n"
     "  covkit sample report rec --inference sound --lcov sampled.info\n"
     "  covkit sample report perf.data --html cov/          # perf record's samples\n"
@@ -84,8 +84,9 @@ int run_sample_report(int argc, char** argv) {
   app.footer(kSampleReportFooter);
   app.get_formatter()->column_width(34);
   SampleReportOptions o;
-  app.add_option("DIR", o.dirs, "Recording directories (covkit sample record -o DIR) or perf.data files")
-      ->required();
+  app.add_option("DIR", o.dirs,
+                 "Recording directories (covkit sample record -o DIR) or perf.data files [default: "
+                 "./covkit-sample.data, where covkit sample record writes]");
   add_sample_analysis_options(app, o.analysis);
   app.add_flag("--show-inferred", o.show_inferred,
                "Mark lines covered only by inference, never observed: \"inferred\": true in --json, an 'i' in --html")
@@ -94,6 +95,8 @@ int run_sample_report(int argc, char** argv) {
   add_report_view_options(app, o.report);
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   util::use_fast_allocator();  // reads much, allocates much: mimalloc
+  if (o.dirs.empty()) o.dirs.push_back("covkit-sample.data");
+  o.report.sampled_counts = true;
   return run_guarded(kSampleReportCommand, [&] { return run(o); });
 }
 

@@ -12,6 +12,7 @@
 #include "trace/duration.h"
 #include "trace/patch_switch.h"
 #include "trace/tracing_switch.h"
+#include "util/plural.h"
 #include "util/printable.h"
 
 namespace covkit::cli {
@@ -74,10 +75,10 @@ bool switch_entries(const trace::TracedProcess& process, bool on) {
   const trace::PatchSwitchResult& r = **done;
   std::string extra;
   if (r.foreign) extra += fmt::format(", {} left alone (neither NOPs nor covkit's call)", r.foreign);
-  if (r.moved) extra += fmt::format(", {} thread(s) moved past NOPs", r.moved);
-  std::fprintf(stderr, "%s: %zu of %zu patchable entries %s (%zu thread(s) stopped for %.3f ms%s)\n",
-               std::string(kTraceAttachCommand).c_str(), r.changed, r.entries, on ? "patched" : "unpatched", r.threads,
-               double(r.pause.count()) / 1e6, extra.c_str());
+  if (r.moved) extra += fmt::format(", {} moved past NOPs", util::count_of(r.moved, "thread"));
+  std::fprintf(stderr, "%s: %zu of %zu patchable entries %s (%s stopped for %.3f ms%s)\n",
+               std::string(kTraceAttachCommand).c_str(), r.changed, r.entries, on ? "patched" : "unpatched",
+               util::count_of(r.threads, "thread").c_str(), double(r.pause.count()) / 1e6, extra.c_str());
   return true;
 }
 

@@ -13,6 +13,7 @@
 
 #include "format/byte_reader.h"
 #include "format/gcov_tags.h"
+#include "format/input_kind.h"
 #include "util/printable.h"
 
 namespace covkit::format {
@@ -127,7 +128,8 @@ RootFiles walk(const std::string& root, std::vector<std::string>& warnings) {
   if (!fs::is_directory(st)) {
     out.is_file = true;
     if (!has_suffix(abs, ".gcno") && !has_suffix(abs, ".gcda"))
-      warnings.push_back(fmt::format("{}: neither a directory nor a .gcno/.gcda file", root));
+      warnings.push_back(fmt::format("{}: neither a directory nor a .gcno/.gcda file{}", root,
+                                     wrong_kind_hint(root, InputKind::notes_file)));
     add(abs);
     // A single file brings its partner from beside it (x.gcda <-> x.gcno).
     const std::string partner = stem_path(abs) + (has_suffix(abs, ".gcda") ? ".gcno" : ".gcda");

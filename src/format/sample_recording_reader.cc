@@ -1,3 +1,4 @@
+#include "format/input_kind.h"
 #include "format/sample_recording_reader.h"
 
 #include <fmt/format.h>
@@ -370,7 +371,9 @@ Expected<void> read_recording_json(std::string_view text, SampleRecording& into)
 Expected<SampleRecording> read_sample_recording(const std::string& dir, SampleDetail detail) {
   SampleRecording rec;
   auto json = util::read_file(dir + "/" + CKS_RECORDING_JSON);
-  if (!json) return Error(fmt::format("{}: {}", CKS_RECORDING_JSON, json.error().message));
+  if (!json)
+    return Error(fmt::format("{}: {}{}", CKS_RECORDING_JSON, json.error().message,
+                             wrong_kind_hint(dir, InputKind::sample_recording)));
   if (auto ok = read_recording_json(json->text(), rec); !ok) return ok.error();
 
   std::vector<std::pair<std::pair<int32_t, uint32_t>, std::string>> files;

@@ -1,3 +1,4 @@
+#include "format/input_kind.h"
 #include "format/trace_reader.h"
 
 #include <fmt/format.h>
@@ -226,7 +227,8 @@ Expected<TraceSet> read_trace_dir(const std::string& dir) {
     }
   }
   if (ec) return Error(fmt::format("cannot read the directory: {}", ec.message()));
-  if (found.empty()) return Error("not a covkit trace directory (no .meta or .ckt files)");
+  if (found.empty())
+    return Error("not a covkit trace directory (no .meta or .ckt files)" + wrong_kind_hint(dir, InputKind::trace_recording));
 
   for (auto& [key, files] : found) {
     const uint32_t pid = key.first;

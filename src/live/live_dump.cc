@@ -18,6 +18,7 @@
 #include "live/test_pause.h"
 #include "model/data_merge.h"
 #include "util/phase_timer.h"
+#include "util/plural.h"
 
 namespace covkit::live {
 
@@ -42,8 +43,9 @@ ProcessSummary summary_of(const ProcessCapture& c) {
   for (const ModuleSnapshot& m : c.modules()) {
     p.objects += m.objects.size();
     for (const ObjectSnapshot& o : m.objects) p.functions += o.record.functions.size();
-    p.module_notes.push_back(fmt::format("{}: {} objects, root found by {}, layout of GCC {}", m.path,
-                                         m.objects.size(), root_source_name(m.source), m.layout.gcc_major));
+    p.module_notes.push_back(fmt::format("{}: {}, root found by {}, layout of GCC {}", m.path,
+                                         util::count_of(m.objects.size(), "object"), root_source_name(m.source),
+                                         m.layout.gcc_major));
   }
   p.counters = s.counters_read;
   p.threads = s.threads;

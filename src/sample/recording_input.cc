@@ -1,5 +1,6 @@
 #include "sample/recording_input.h"
 
+#include "format/input_kind.h"
 #include "format/perf_data_file.h"
 #include "format/sample_recording_reader.h"
 #include "sample/perf_data_import.h"
@@ -12,7 +13,8 @@ Expected<format::SampleRecording> read_recording_input(const std::string& path) 
   auto data = util::read_file(path);
   if (!data) return data.error();
   if (!format::is_perf_data(data->bytes()))
-    return Error("neither a recording directory (covkit sample record -o DIR) nor a perf.data file");
+    return Error("neither a recording directory (covkit sample record -o DIR) nor a perf.data file" +
+                 format::wrong_kind_hint(path, format::InputKind::perf_data));
   auto rec = import_perf_data(data->bytes());
   if (rec) rec->command = {"perf-import", path};
   return rec;

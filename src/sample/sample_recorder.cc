@@ -79,8 +79,9 @@ std::string sample_summary_line(const format::SampleRecording& rec, const std::s
   }
   auto plural = [](uint64_t n, const char* one, const char* many) { return fmt::format("{} {}", n, n == 1 ? one : many); };
   if (rec.mode == "breakpoint")
-    return fmt::format("{}, {} of {} breakpoints hit; recording in {}", plural(rec.images.size(), "image", "images"),
-                       rec.hits.size(), rec.planted.size() + rec.planted_not_kept, util::printable(dir));
+    return fmt::format("{}, {} of {} hit; recording in {}", plural(rec.images.size(), "image", "images"),
+                       rec.hits.size(), plural(rec.planted.size() + rec.planted_not_kept, "breakpoint", "breakpoints"),
+                       util::printable(dir));
   std::string line = fmt::format("{}, {}, {}", plural(rec.images.size(), "image", "images"),
                                  plural(threads.size(), "thread", "threads"),
                                  plural(rec.samples.size(), "sample", "samples"));
@@ -88,7 +89,8 @@ std::string sample_summary_line(const format::SampleRecording& rec, const std::s
   for (const format::Sample& s : rec.samples) branches += s.branches.size();
   // The emulation's steps, or a PMU's branch stacks (--source perf).
   if (rec.mode == "branch")
-    line += steps || !branches ? fmt::format(" ({} steps)", steps) : fmt::format(" ({} branches)", branches);
+    line += steps || !branches ? fmt::format(" ({})", plural(steps, "step", "steps"))
+                               : fmt::format(" ({})", plural(branches, "branch", "branches"));
   line += fmt::format(", {} lost; recording in {}", rec.lost, util::printable(dir));
   return line;
 }

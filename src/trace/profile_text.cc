@@ -85,10 +85,10 @@ std::string chain_text(const std::vector<std::string>& chain) {
 }
 
 std::string profile_text(const std::string& dir, const CallProfile& p, const ProfileView& view) {
-  std::string out = fmt::format("Trace {}: {} {}, {} {}, {} traced, {} lost events\n", util::printable(dir),
+  std::string out = fmt::format("Trace {}: {} {}, {} {}, {} traced, {} lost {}\n", util::printable(dir),
                                 p.processes, p.processes == 1 ? "process" : "processes", p.threads.size(),
                                 p.threads.size() == 1 ? "thread" : "threads", format_duration(p.total_ns),
-                                p.lost_events);
+                                p.lost_events, p.lost_events == 1 ? "event" : "events");
   if (view.threads) {
     for (const auto& t : p.threads) {
       out += fmt::format("\nFlat profile of {}, {}:\n", thread_title(t), format_duration(t.wall_ns));

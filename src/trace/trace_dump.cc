@@ -17,6 +17,7 @@
 #include "trace/symbol_memo.h"
 #include "util/append_number.h"
 #include "util/file_io.h"
+#include "util/plural.h"
 #include "util/printable.h"
 
 namespace covkit::trace {
@@ -270,9 +271,10 @@ DumpStats dump_trace_events(const format::TraceSet& trace, const SymbolLookup& s
       out(text);
       text.clear();
       const format::StreamSummary& s = reader.summary();
-      out(fmt::format("{} events, {} calls, {} lost; {}{}\n\n", s.events, s.calls, s.lost,
+      out(fmt::format("{}, {}, {} lost; {}{}\n\n", util::count_of(s.events, "event"), util::count_of(s.calls, "call"),
+                      s.lost,
                       s.ended ? "the thread ended" : s.truncated ? "cut inside an event" : "the thread did not end",
-                      open.empty() ? "" : fmt::format(", {} frames still open", open.size())));
+                      open.empty() ? "" : fmt::format(", {} still open", util::count_of(open.size(), "frame"))));
       for (std::string& w : warnings) stats.damage.push_back(std::move(w));
     }
   }

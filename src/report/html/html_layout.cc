@@ -38,6 +38,10 @@ void append_page_begin(std::string& out, const HtmlOptions& opts, std::string_vi
     out += "</span>";
   }
   out += "</p>\n</header>\n<main>\n";
+  if (opts.counts_are_lower_bounds)
+    out +=
+        "<p class=\"notice\" id=\"lower-bounds\">Sampled coverage: a count is how many samples or breakpoint hits "
+        "saw the line or function, so the real number of runs or calls is at least that (\u2265).</p>\n";
 }
 
 void append_page_end(std::string& out) {

@@ -12,6 +12,10 @@ struct HtmlOptions {
   // out, so that two runs over the same data give identical pages.
   int64_t timestamp = 0;
   std::string version;  // shown as is in the header when set, e.g. "covkit 0.1.0"
+  // Counts from sampling (covkit sample report): how many samples or hits
+  // saw a line or function, not how often it ran. Labelled as lower bounds
+  // ("Calls (at least)", "≥ 9") so that 9 is not read as 9 calls.
+  bool counts_are_lower_bounds = false;
 };
 
 }  // namespace covkit::report::html

@@ -104,13 +104,17 @@ void append_branch_cell(std::string& out, const model::LineCov& line) {
   out += "</td>";
 }
 
-void append_count_cell(std::string& out, const model::LineCov* line, LineRegions regions) {
+void append_count_cell(std::string& out, const model::LineCov* line, LineRegions regions, const HtmlOptions& opts) {
   out += "<td class=\"count\">";
   if (line) {
     if (line->excluded) {
       out += "<span title=\"excluded\">\u2014</span>";
     } else {
-      fmt::format_to(std::back_inserter(out), "{}", line->count);
+      if (opts.counts_are_lower_bounds && line->covered())
+        fmt::format_to(std::back_inserter(out),
+                       "<span title=\"sampled: ran at least so often\">\u2265\u202f{}</span>", line->count);
+      else
+        fmt::format_to(std::back_inserter(out), "{}", line->count);
       // The star only tells something on a line that ran.
       if (line->unexecuted_block && line->covered())
         out += "<span class=\"star\" title=\"some blocks on this line never ran\">*</span>";
@@ -142,7 +146,7 @@ void append_line_row(std::string& out, uint32_t number, const model::LineCov* li
   fmt::format_to(std::back_inserter(out),
                  "<tr id=\"L{0}\" class=\"{1}\"><td class=\"num\"><a href=\"#L{0}\">{0}</a></td>", number,
                  line_class(line, regions));
-  append_count_cell(out, line, regions);
+  append_count_cell(out, line, regions, opts);
   if (line)
     append_branch_cell(out, *line);
   else
@@ -158,7 +162,7 @@ void append_line_row(std::string& out, uint32_t number, const model::LineCov* li
   if (line && opts.show_instances && !line->excluded) append_instances(out, *line);
 }
 
-void append_function_table(std::string& out, const model::FileCov& file) {
+void append_function_table(std::string& out, const model::FileCov& file, const HtmlOptions& opts) {
   out += "<h2>Functions</h2>\n";
   if (file.functions.empty()) {
     out += "<p class=\"empty\">No functions.</p>\n";
@@ -171,7 +175,11 @@ void append_function_table(std::string& out, const model::FileCov& file) {
       "<table class=\"functions sortable\" id=\"functions\">\n<thead><tr>"
       "<th scope=\"col\" data-sort=\"name\" data-type=\"text\">Function</th>"
       "<th scope=\"col\" data-sort=\"line\" data-type=\"number\">Line</th>"
-      "<th scope=\"col\" data-sort=\"calls\" data-type=\"number\">Calls</th>";
+      "<th scope=\"col\" data-sort=\"calls\" data-type=\"number\">";
+  out += opts.counts_are_lower_bounds ? "<span title=\"sampled: the samples that saw it; called at least so often\">"
+                                        "Calls (at least)</span>"
+                                      : "Calls";
+  out += "</th>";
   out += regions ? "<th scope=\"col\" data-sort=\"blocks\" data-type=\"number\">Regions executed</th>"
                  : "<th scope=\"col\" data-sort=\"blocks\" data-type=\"number\">Blocks executed</th>";
   out += "</tr></thead>\n<tbody>\n";
@@ -194,6 +202,8 @@ void append_function_table(std::string& out, const model::FileCov& file) {
                    fn.start_line);
     if (fn.excluded)
       out += "<span title=\"excluded\">\u2014</span>";
+    else if (opts.counts_are_lower_bounds && fn.execution_count > 0)
+      fmt::format_to(std::back_inserter(out), "\u2265\u202f{}", fn.execution_count);
     else
       fmt::format_to(std::back_inserter(out), "{}", fn.execution_count);
     out += "</td>";
@@ -234,7 +244,7 @@ std::string render_source_page(const model::FileCov& file, const std::string* so
                    "has {} lines; it may have changed since it was compiled.</p>\n",
                    file.lines.back().number, text.size());
   }
-  append_function_table(out, file);
+  append_function_table(out, file, opts);
   out += "<h2>Source</h2>\n";
   const bool inferred = std::any_of(file.lines.begin(), file.lines.end(),
                                     [](const model::LineCov& l) { return l.inferred && l.covered(); });
