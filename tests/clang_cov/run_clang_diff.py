@@ -177,6 +177,9 @@ def parse_region_table(text, base):
         if line.startswith("---") or line.startswith("TOTAL"):
             continue
         fields = line.split()
+        # The Missing column (uncovered lines, "1-4,7") ends a row when there are any.
+        if fields and not (fields[-1].endswith("%") or fields[-1] == "-"):
+            fields = fields[:-1]
         if len(fields) < 13:
             continue
         name = " ".join(fields[:-12])
