@@ -134,7 +134,17 @@ def lcov_totals(text):
 
 
 def table_rows(stdout):
-    """File (or TOTAL) -> the nine cells of its row in the summary table."""
+    """File (or TOTAL) -> the nine cells of its row in the summary table (the
+    Missing column left out: missing_cells)."""
+    return {name: cells[:9] for name, cells in table_cells(stdout).items()}
+
+
+def missing_cells(stdout):
+    """File -> its Missing cell ("1-4,7"), for the files with uncovered lines."""
+    return {name: cells[9] for name, cells in table_cells(stdout).items() if len(cells) > 9}
+
+
+def table_cells(stdout):
     rows = {}
     for line in stdout.splitlines()[3:]:
         if line.startswith("---"):
@@ -530,8 +540,12 @@ def scenario_never_run(tmp):
     out, err = covkit_ok(["report", "build"], proj)  # nothing ran at all
     eq(err, [], "stderr (a missing data file is no warning)")
     rows = table_rows(out)
+    # Each file's row ends with its Missing lines (all of them: nothing ran).
     eq(rows["src/never.c"], ["4", "0", "0.0%", "1", "0", "0.0%", "2", "0", "0.0%"], "never.c row")
     eq(rows["src/util.c"], ["8", "0", "0.0%", "2", "0", "0.0%", "4", "0", "0.0%"], "util.c row")
+    missing = missing_cells(out)
+    eq(missing["src/never.c"], "1-4", "never.c's Missing lines")
+    eq("TOTAL" in missing, False, "TOTAL has no Missing cell")
     eq(rows["TOTAL"], ["20", "0", "0.0%", "4", "0", "0.0%", "10", "0", "0.0%"], "TOTAL row")
     run_prog(proj)
     covkit_ok(["report", "build", "--lcov", "out.info"], proj)
@@ -540,6 +554,10 @@ def scenario_never_run(tmp):
     eq(rec["BRDA"], [(2, 0, 0, "-"), (2, 0, 1, "-")], "never.c BRDA: not executed")
     eq(rec["FNDA"], {"never_called": 0}, "never.c FNDA")
     eq((rec["LF"], rec["LH"], rec["BRF"], rec["BRH"], rec["FNF"], rec["FNH"]), (4, 0, 2, 0, 1, 0), "never.c totals")
+    util_lines = sorted(parse_lcov(read(f"{proj}/out.info"))[f"{proj}/src/util.c"]["DA"])
+    eq(sorted(n for part in missing["src/util.c"].split(",")
+              for n in range(int(part.split("-")[0]), int(part.split("-")[-1]) + 1)), util_lines,
+       "util.c's Missing lines: every line with code")
     # The notes file named alone.
     out, _ = covkit_ok(["report", "build/never.gcno"], proj)
     eq(table_rows(out)["TOTAL"], ["4", "0", "0.0%", "1", "0", "0.0%", "2", "0", "0.0%"], "never.gcno alone")
@@ -1014,7 +1032,10 @@ def scenario_odd_file_names(tmp):
     except UnicodeDecodeError as e:
         raise Failure(f"the table is no UTF-8 ({e}): {p.stdout!r}")
     wide = lambda ch: 2 if "\u4e00" <= ch <= "\u9fff" else 1
-    widths = {sum(wide(ch) for ch in line) for line in table.splitlines()}
+    # Rules (---) run on over the Missing column, which ends the header and
+    # is empty here (all covered): the columns before it align.
+    widths = {sum(wide(ch) for ch in line.removesuffix("  Missing")) for line in table.splitlines()
+              if not line.startswith("---")}
     eq(len(widths), 1, f"every row of the table as wide as the others:\n{table}")
     check("b\ufffdd.c" in table and "x\ufffdy.c" in table and "\u00fc.c" in table and "\u65e5\u672c.c" in table,
           f"names shown with U+FFFD for the bad bytes:\n{table}")
