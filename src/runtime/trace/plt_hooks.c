@@ -1,7 +1,9 @@
 /* Pointing the PLT slots of instrumented modules at stubs (plt_hooks.h), and
  * the C half of a stub's entry (plt_entry.S). Cold paths, except
  * ckt_plt_enter: one load and the -pg enter. */
+#ifndef _GNU_SOURCE  /* the build defines it (src/runtime/CMakeLists.txt) */
 #define _GNU_SOURCE
+#endif
 #include "plt_hooks.h"
 
 #include <dlfcn.h>
