@@ -282,9 +282,12 @@ int record(const SampleRecordOptions& o, std::vector<std::string> command) {
   std::string no_pmu;  // why auto chose breakpoints
   auto mode = o.mode == "auto" ? std::optional(default_mode(o, no_pmu)) : sample::parse_mode(o.mode);
   if (!mode) return fail(kSampleRecordCommand, "", fmt::format("--mode {}: not a mode (branch, breakpoint, pc)", o.mode));
-  if (!no_pmu.empty())
-    std::fprintf(stderr, "%s: %s: recording in breakpoint mode (exact blocks; --mode branch or pc to sample)\n",
-                 std::string(kSampleRecordCommand).c_str(), no_pmu.c_str());
+  // Said once the recording is made (a refusal stays one line).
+  auto say_mode = [&] {
+    if (!no_pmu.empty())
+      std::fprintf(stderr, "%s: %s: recorded in breakpoint mode (exact blocks; --mode branch or pc to sample)\n",
+                   std::string(kSampleRecordCommand).c_str(), no_pmu.c_str());
+  };
   const bool sampling = *mode != sample::SampleMode::breakpoint;
   if (sampling && (!o.images.empty() || o.all_images))
     return fail(kSampleRecordCommand, "", "--images and --all-images go with --mode breakpoint (they choose where to plant)");
@@ -313,7 +316,9 @@ int record(const SampleRecordOptions& o, std::vector<std::string> command) {
     r.covkit_version = kVersion;
     if (auto status = read_period(o, r)) return *status;
     r.ring_pages = o.mmap_pages;
-    return record_attached(o, std::move(r));
+    const int status = record_attached(o, std::move(r));
+    say_mode();
+    return status;
   }
   if (!o.duration.empty()) return fail(kSampleRecordCommand, "", "--for goes with --pid (a program started by covkit runs to its end)");
   if (command.empty()) return fail(kSampleRecordCommand, "", "no program to run (see covkit sample record --help)");
@@ -374,6 +379,7 @@ int record(const SampleRecordOptions& o, std::vector<std::string> command) {
              : use_perf ? sample::record_with_perf(r)
                         : sample::record_samples(r);
   if (!out) return fail(kSampleRecordCommand, "", out.error().message, out.error().program_not_started ? 127 : 1);
+  say_mode();
   if (!emulated.empty())
     std::fprintf(stderr, "%s: %s: branch vectors were emulated by single-stepping (about 2.5 ms each)\n",
                  std::string(kSampleRecordCommand).c_str(), emulated.c_str());
