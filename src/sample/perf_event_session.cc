@@ -268,12 +268,6 @@ void PerfEventSession::read_ring(Ring& ring, std::vector<format::PerfRecord>& ou
   __atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
 }
 
-uint64_t PerfEventSession::bytes_written() const {
-  uint64_t total = 0;
-  for (const Ring& r : rings_) total += __atomic_load_n(&static_cast<perf_event_mmap_page*>(r.base)->data_head, __ATOMIC_ACQUIRE);
-  return total;
-}
-
 void PerfEventSession::shuffle_period(std::mt19937_64& random) {
   // The period (or frequency) the counters were opened with.
   const uint64_t mean = perf_event_attributes(config_, 0).sample_period;

@@ -88,10 +88,6 @@ class PerfEventSession {
   // program's loops.
   void shuffle_period(std::mt19937_64& random);
   const format::PerfSampleLayout& layout() const { return layout_; }
-  // Bytes the kernel has written to the rings so far, and their size: a
-  // reader that kept up wrapped when written > ring_bytes.
-  uint64_t bytes_written() const;
-  size_t ring_bytes() const { return rings_.empty() ? 0 : rings_.front().mapped - page_; }
 
  private:
   struct Ring {
