@@ -15,6 +15,7 @@
 #include "format/gcov_stream_reader.h"
 #include "model/stream_unpack.h"
 #include "util/file_io.h"
+#include "util/foreign_data.h"
 #include "util/printable.h"
 
 namespace covkit::cli {
@@ -70,6 +71,7 @@ int unpack(const std::string& stream_path, const std::string& out, const std::st
   const std::string shown = stream_path == "-" ? "<stdin>" : stream_path;  // for messages
   auto in = util::read_file_or_stdin(stream_path);  // a file mapped (a 20 GB log costs no memory), or stdin
   if (!in) return fail(kLiveUnpackCommand, shown, in.error().message);
+  if (stream_path != "-") util::note_data_file(stream_path, *in);  // the files are no more open than the log
   const bool binary =
       format_name == "binary" || (format_name == "auto" && format::looks_like_binary_stream(in->bytes()));
   std::optional<format::HexDump> hex;

@@ -39,6 +39,7 @@
 #include "report/terminal_summary.h"
 #include "util/fast_allocator.h"
 #include "util/file_io.h"
+#include "util/foreign_data.h"
 #include "util/printable.h"
 #include "util/thread_pool.h"
 
@@ -273,6 +274,13 @@ int report_objects(const ReportOptions& o, const std::vector<format::ObjectFiles
   if (!filter) return kExitUsage;
   model::SourcePathRules paths(o.root, o.source_prefix, o.path_maps);
 
+  // Whose data this is, known before any object is read (the objects are
+  // read in parallel, and the notes of one are read with the rights of the
+  // owners of all: util/foreign_data.h).
+  for (const format::ObjectFiles& f : found) {
+    util::note_data_path(f.notes);
+    if (!f.counts && !f.data.empty()) util::note_data_path(f.data);
+  }
   // 1. Objects, clang's coverage and tracefiles into one model.
   Objects objects = read_objects(o, found, paths, *filter, threads, log);
   ClangPart clang_part = read_clang(clang_inputs, paths, *filter, o.show_instantiations, threads, log);

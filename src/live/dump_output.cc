@@ -13,12 +13,16 @@
 #include <fmt/format.h>
 
 #include "format/gcda_reader.h"
+#include "live/object_names.h"
 #include "live/proc_files.h"
+#include "live/process_owner.h"
 #include "live/test_pause.h"
 #include "format/gcda_writer.h"
 #include "model/data_merge.h"
 #include "util/file_io.h"
 #include "util/md5.h"
+#include "util/output_path.h"
+#include "util/printable.h"
 #include "util/staged_tree.h"
 
 namespace covkit::live {
@@ -46,46 +50,25 @@ std::string strip_dirs(const std::string& name, int strip) {
   return name.substr(at);
 }
 
-// Reads DIR/REL without following a symbolic link anywhere below DIR;
+// Reads DIR/REL: DIR found as util/output_path.h finds outputs (no link of
+// another user on the way or as DIR), nothing below it through a link;
 // nullopt when there is no such file.
 Expected<std::optional<std::vector<uint8_t>>> read_below(const std::string& dir, const std::string& rel) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return std::optional<std::vector<uint8_t>>();  // no DIR yet: nothing to add to
-  size_t at = 0;
-  for (;;) {
-    size_t slash = rel.find('/', at);
-    std::string part = rel.substr(at, slash == std::string::npos ? std::string::npos : slash - at);
-    bool last = slash == std::string::npos;
-    int next = ::openat(fd, part.c_str(), (last ? O_RDONLY : O_RDONLY | O_DIRECTORY) | O_NOFOLLOW | O_CLOEXEC);
-    int err = errno;
-    struct stat link {};
-    bool is_link = next < 0 && ::fstatat(fd, part.c_str(), &link, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(link.st_mode);
-    ::close(fd);
-    if (next < 0) {
-      if (err == ENOENT) return std::optional<std::vector<uint8_t>>();
-      std::string where = fmt::format("{}/{}", dir, rel.substr(0, slash));
-      if (is_link) return Error(fmt::format("{}: is a symbolic link; covkit never writes through one", where));
-      return Error(fmt::format("{}: {}", where, std::strerror(err)));
-    }
-    fd = next;
-    if (last) break;
-    at = slash + 1;
+  using Bytes = std::optional<std::vector<uint8_t>>;
+  auto where = util::locate_output(dir, util::MissingParents::kError);
+  if (!where) {
+    if (where.error().errno_value == ENOENT) return Bytes();  // no DIR yet: nothing to add to
+    return Error(fmt::format("{}: {}", dir, where.error().message));
   }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Error(fmt::format("{}/{}: not a regular file", dir, rel));
+  util::UniqueFd root(::openat(where->parent.get(), where->name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!root.valid()) {
+    if (errno == ENOENT) return Bytes();
+    return Error(fmt::format("{}: {}", dir, std::strerror(errno)));
   }
-  std::vector<uint8_t> bytes;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    bytes.insert(bytes.end(), buf, buf + n);
-  }
-  ::close(fd);
-  return std::optional<std::vector<uint8_t>>(std::move(bytes));
+  auto text = util::read_below(root.get(), rel, dir);
+  if (!text) return text.error();
+  if (!*text) return Bytes();
+  return Bytes(std::vector<uint8_t>((*text)->begin(), (*text)->end()));
 }
 
 // Runs `body` with the file-system identity of the target's user when covkit
@@ -175,6 +158,7 @@ Expected<TargetPlace> target_place(pid_t pid) {
   }
   place.uid = *uid;
   place.gid = *gid;
+  note_process_data(pid);  // what is written of it is no more open than its memory
   char buf[4096];
   ssize_t n = ::readlink((proc + "/cwd").c_str(), buf, sizeof buf - 1);
   if (n > 0) place.cwd.assign(buf, size_t(n));
@@ -196,10 +180,10 @@ std::string program_path(const TargetPlace& place, const std::string& gcda) {
   return place.gcov_prefix + strip_dirs(gcda, place.gcov_prefix_strip);
 }
 
-std::string path_below_directory(const TargetPlace& place, const std::string& gcda) {
-  std::string abs = gcda.empty() || gcda[0] != '/' ? place.cwd + "/" + gcda : gcda;
-  size_t first = abs.find_first_not_of('/');
-  return first == std::string::npos ? abs : abs.substr(first);
+Expected<std::string> path_below_directory(const TargetPlace& place, const std::string& gcda) {
+  auto rel = relative_below_directory(place.cwd, gcda);
+  if (!rel) return Error(fmt::format("{}: {}", util::printable(gcda), rel.error().message));
+  return rel;
 }
 
 Expected<format::DataFile> merge_like_libgcov(std::span<const uint8_t> existing, const format::DataFile& now,
@@ -234,7 +218,9 @@ Expected<std::vector<Planned>> plan_dump(const std::map<std::string, format::Dat
   std::vector<Planned> plans;
   if (!target.directory.empty()) {
     for (const auto& [gcda, data] : files) {
-      std::string rel = path_below_directory(place, gcda);
+      auto below = path_below_directory(place, gcda);
+      if (!below) return below.error();
+      const std::string& rel = *below;
       std::string shown = target.directory + "/" + rel;
       auto existing = read_below(target.directory, rel);
       if (!existing) return existing.error();

@@ -40,8 +40,9 @@ Expected<TargetPlace> target_place(pid_t pid);
 
 // The path libgcov in the target would open for `gcda`.
 std::string program_path(const TargetPlace& place, const std::string& gcda);
-// The path below DIR for `gcda`: its absolute name without the leading '/'.
-std::string path_below_directory(const TargetPlace& place, const std::string& gcda);
+// The path below DIR for `gcda`: its absolute name without the leading '/',
+// "." and ".." resolved (live/object_names.h); an error when it would leave DIR.
+Expected<std::string> path_below_directory(const TargetPlace& place, const std::string& gcda);
 
 // `existing` + `now` as libgcov's merge at dump time does it: counters and
 // runs add; a file of another compilation (GCC 11: another stamp; GCC 12:

@@ -6,6 +6,8 @@
 #include <unordered_set>
 
 #include "format/gcov_version.h"
+#include "live/object_names.h"
+#include "util/printable.h"
 
 namespace covkit::live {
 
@@ -125,6 +127,9 @@ Expected<ObjectRecord> decode_object(const MemorySource& memory, const ModuleBou
   auto name = memory.c_string(filename, limits.max_filename);
   if (!name) return at(address, "object record whose file name " + name.error().message);
   if (name->empty()) return at(address, "object record with an empty file name");
+  // The name becomes a path (below -o DIR, the program's own file, its notes).
+  if (auto plain = check_object_name(*name); !plain)
+    return at(address, fmt::format("object record named {}: {}", util::printable(*name), plain.error().message));
   obj.filename = std::move(*name);
   for (unsigned kind = 0; kind < layout.counter_kinds; ++kind) {
     uint64_t merge = raw.u64(layout.info_merge + 8 * kind);

@@ -48,7 +48,9 @@ std::set<std::string> committed_files(const OutputUnit& unit, const JournalRecor
     for (const auto& [path, md5] : commit) recorded[path] = md5;
   std::set<std::string> in_place;
   for (const auto& [gcda, data] : unit.files) {
-    std::string rel = path_below_directory(unit.place, gcda);
+    auto below = path_below_directory(unit.place, gcda);
+    if (!below) continue;  // a name that may not go below DIR was never written there
+    const std::string& rel = *below;
     auto it = recorded.find(unit.directory + "/" + rel);
     if (it == recorded.end()) continue;
     auto bytes = read_below_directory(unit.directory, rel);
@@ -170,8 +172,8 @@ Expected<std::vector<WrittenFile>> write_journaled(Journal& journal, const Journ
     std::set<std::string> in_place = committed_files(unit, records);
     FileSet todo;
     for (const auto& [gcda, data] : unit.files) {
-      if (in_place.count(gcda)) {
-        written.push_back({unit.directory + "/" + path_below_directory(unit.place, gcda), true, false});
+      if (in_place.count(gcda)) {  // (so its name goes below DIR)
+        written.push_back({unit.directory + "/" + *path_below_directory(unit.place, gcda), true, false});
         continue;
       }
       todo.emplace(gcda, data);

@@ -14,6 +14,7 @@
 #include "live/journaled_write.h"
 #include "live/object_sources.h"
 #include "live/proc_files.h"
+#include "live/process_owner.h"
 #include "live/process_tree.h"
 #include "live/test_pause.h"
 #include "model/data_merge.h"
@@ -112,6 +113,9 @@ std::optional<SnapshotError> weigh(Tree& tree, const TreeOptions& o, pid_t pid, 
 // Finds the records of `pid` (while it runs) and, with `stop`, stops it.
 std::optional<SnapshotError> add_member(Tree& tree, const TreeOptions& o, pid_t pid, bool stop) {
   tree.seen.insert(pid);
+  // Its user's data: the files it names (its .gcno files, for `reset
+  // SOURCE`, and a report's sources) are read with that user's rights.
+  note_process_data(pid);
   auto capture = ProcessCapture::prepare(pid, o.snapshot);
   if (!capture) return weigh(tree, o, pid, capture.error());
   TargetPlace place;

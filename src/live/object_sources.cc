@@ -5,6 +5,7 @@
 
 #include "format/gcno_reader.h"
 #include "util/file_io.h"
+#include "util/foreign_data.h"
 #include "util/path_names.h"
 
 namespace covkit::live {
@@ -33,7 +34,8 @@ ObjectSources::ObjectSources(const std::vector<std::string>& sources) {
 bool ObjectSources::matches(const std::string& gcda) {
   bool any = false;
   std::string stem = gcda.ends_with(".gcda") ? gcda.substr(0, gcda.size() - 5) : gcda;
-  auto notes_data = util::read_file(stem + ".gcno");
+  // Named by the process: read with its user's rights (util/foreign_data.h).
+  auto notes_data = util::read_named_file(stem + ".gcno");
   if (notes_data) {
     auto notes = format::read_notes(notes_data->bytes());
     if (notes) {

@@ -9,6 +9,7 @@
 #include "format/gcda_writer.h"
 #include "model/data_merge.h"
 #include "util/file_io.h"
+#include "util/foreign_data.h"
 #include "util/printable.h"
 #include "util/staged_tree.h"
 
@@ -45,6 +46,7 @@ Expected<void> collect_data_files(const std::string& root, DataTrees& trees) {
 Expected<format::DataFile> read_data_file(const std::string& path) {
   auto data = util::read_file(path);
   if (!data) return about(path, data.error().message);
+  util::note_data_file(path, *data);
   auto result = format::read_data(data->bytes());
   if (!result) return about(path, result.error().message);
   if (result->error) return about(path, result->error->describe());
@@ -55,6 +57,7 @@ Expected<std::string> merge_one(const std::vector<std::string>& paths) {
   if (paths.size() == 1) {  // taken as it is, byte for byte
     auto data = util::read_file(paths[0]);
     if (!data) return about(paths[0], data.error().message);
+    util::note_data_file(paths[0], *data);  // the merged tree is no more open than its inputs
     return std::string(data->text());
   }
   auto sum = read_data_file(paths[0]);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "util/file_io.h"
+#include "util/foreign_data.h"
 #include "util/printable.h"
 #include "util/thread_pool.h"
 
@@ -118,7 +119,7 @@ std::vector<std::string> apply_source_exclusions(ProjectCov& project, unsigned t
   std::vector<std::vector<std::string>> warnings(project.files.size());
   util::parallel_for(project.files.size(), threads, [&](size_t i) {
     FileCov& f = project.files[i];
-    auto data = util::read_file(f.absolute_path);
+    auto data = util::read_named_file(f.absolute_path);  // named by the data: its owners' rights
     if (!data) {
       warnings[i].push_back(fmt::format("{}: source not readable ({}); its counts are reported, its exclusion "
                                         "markers cannot be (try --path-map OLD=NEW)",

@@ -14,6 +14,7 @@
 #include "model/flow_solver.h"
 #include "util/demangle.h"
 #include "util/file_io.h"
+#include "util/foreign_data.h"
 #include "util/thread_pool.h"
 
 namespace covkit::model {
@@ -93,7 +94,10 @@ LoadedObject load_object_files(std::string notes_name, std::string data_name, co
   LoadedObject obj;
   obj.notes_name = std::move(notes_name);
   obj.data_name = std::move(data_name);
-  auto notes_bytes = util::read_file(obj.notes_name);
+  // Notes are often named by the data (a running process's .gcda names):
+  // read with the rights of the data's owners (util/foreign_data.h).
+  auto notes_bytes = util::read_named_file(obj.notes_name);
+  if (notes_bytes) util::note_data_file(obj.notes_name, *notes_bytes);
   if (!notes_bytes) {
     obj.notes_open_error = notes_unreadable_reason(obj.notes_name, notes_bytes.error());
     obj.notes_errno = notes_bytes.error().errno_value;
@@ -139,6 +143,7 @@ LoadedObject load_object_files(std::string notes_name, std::string data_name, co
     return obj;
   }
   auto bytes = util::read_file(obj.data_name);
+  if (bytes) util::note_data_file(obj.data_name, *bytes);
   if (!bytes) {
     // Absent is how an object that never ran looks; anything else (no
     // permission, a FIFO, a device) is a run's counts that cannot be read.

@@ -10,6 +10,7 @@
 #include "format/object_files.h"
 #include "model/coverage_merge.h"
 #include "util/file_io.h"
+#include "util/foreign_data.h"
 #include "util/printable.h"
 
 namespace covkit::model {
@@ -83,6 +84,7 @@ ProjectCov to_model(format::CoverageRecords&& records) {
 Expected<ProjectCov> load_coverage_file(const std::string& path, std::vector<std::string>& warnings) {
   auto data = util::read_file(path);
   if (!data) return data.error();
+  util::note_data_file(path, *data);  // another user's tracefile names sources too
   const std::string_view text = data->text();
   auto kind = format::detect_coverage_format(path, text);
   if (!kind) return Error("neither an lcov tracefile nor covkit JSON");

@@ -1,7 +1,6 @@
 #include "model/stream_unpack.h"
 
 #include <fmt/format.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <map>
@@ -73,18 +72,15 @@ std::string shown(const std::string& out, const std::string& relative) {
   return util::printable(out + "/" + relative);
 }
 
-// The file already in `out` at `relative`, if any. A symbolic link is
-// refused: its content would come from elsewhere and the write would
-// replace it.
-Expected<std::optional<DataFile>> existing_file(const std::string& out, const std::string& relative) {
-  const std::string path = out + "/" + relative;
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) return std::optional<DataFile>();
-  if (S_ISLNK(st.st_mode))
-    return Error(fmt::format("{}: a symbolic link; covkit does not write through links", shown(out, relative)));
-  auto data = util::read_file(path);
-  if (!data) return Error(fmt::format("{}: {}", shown(out, relative), data.error().message));
-  auto file = format::read_data(data->bytes());
+// The file already in `out` at `relative`, if any, read through the tree's
+// descriptor: a symbolic link anywhere below `out` is refused (its content
+// would come from elsewhere and the write would replace it).
+Expected<std::optional<DataFile>> existing_file(const util::StagedTree& tree, const std::string& out,
+                                                const std::string& relative) {
+  auto data = tree.read_old(relative);
+  if (!data) return std::move(data).error();
+  if (!*data) return std::optional<DataFile>();
+  auto file = format::read_data({reinterpret_cast<const uint8_t*>((*data)->data()), (*data)->size()});
   if (!file) return Error(fmt::format("{}: {}", shown(out, relative), file.error().message));
   if (file->error) return Error(fmt::format("{}: {}", shown(out, relative), file->error->describe()));
   return std::optional<DataFile>(std::move(*file));
@@ -102,8 +98,10 @@ Error entry_error(const StreamEntry& e, const std::string& what) {
 
 }  // namespace
 
-Expected<UnpackResult> unpack_stream(const format::GcovStream& stream, const std::string& out,
-                                     const UnpackOptions& options) {
+namespace {
+
+Expected<UnpackResult> unpack_into(const format::GcovStream& stream, const std::string& out,
+                                   const UnpackOptions& options, const util::StagedTree& tree) {
   std::map<std::string, Pending> files;
   const std::vector<Dump> dumps = split_dumps(stream);
   for (size_t d = 0; d < dumps.size(); ++d) {
@@ -123,7 +121,7 @@ Expected<UnpackResult> unpack_stream(const format::GcovStream& stream, const std
       DataFile run = with_summary(e->data, max);
       auto it = files.find(*relative);
       if (it == files.end()) {
-        auto existing = existing_file(out, *relative);
+        auto existing = existing_file(tree, out, *relative);
         if (!existing) return std::move(existing).error();
         Pending p;
         if (*existing) {
@@ -155,12 +153,24 @@ Expected<UnpackResult> unpack_stream(const format::GcovStream& stream, const std
   return result;
 }
 
+}  // namespace
+
+Expected<UnpackResult> unpack_stream(const format::GcovStream& stream, const std::string& out,
+                                     const UnpackOptions& options) {
+  auto tree = util::StagedTree::open(out);
+  if (!tree) return tree.error();
+  return unpack_into(stream, out, options, *tree);
+}
+
 Expected<UnpackResult> write_unpacked_stream(const format::GcovStream& stream, const std::string& out,
                                              const UnpackOptions& options) {
-  auto result = unpack_stream(stream, out, options);
-  if (!result) return result;
-  auto staged = util::StagedTree::begin(out);
+  // `out` is found and held first (no link of another user followed): the
+  // files already there are read through it, the new tree staged beside it.
+  auto staged = util::StagedTree::open(out);
   if (!staged) return staged.error();
+  auto result = unpack_into(stream, out, options, *staged);
+  if (!result) return result;
+  if (auto s = staged->stage(); !s) return s.error();
   for (const UnpackedFile& f : result->files)
     if (auto w = staged->write(f.relative, f.bytes); !w) return w.error();
   if (auto c = staged->commit(); !c) return c.error();

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "util/file_io.h"
+#include "util/foreign_data.h"
 #include "util/md5.h"
 
 namespace covkit::report {
@@ -23,7 +24,7 @@ size_t count_lines(std::string_view text) {
 Json source_file(const model::FileCov& f) {
   std::string digest;
   size_t source_lines = 0;
-  if (auto data = util::read_file(f.absolute_path)) {
+  if (auto data = util::read_named_file(f.absolute_path)) {
     const std::string_view text = data->text();
     digest = util::md5_hex(text);
     source_lines = count_lines(text);

@@ -1,32 +1,52 @@
 #include "trace/recording_dir.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <system_error>
+#include <optional>
 #include <vector>
 
 #include "format/trace_file_names.h"
 #include "runtime/trace/trace_contract.h"
+#include "util/foreign_data.h"
+#include "util/output_path.h"
 #include "util/printable.h"
 
 namespace covkit::trace {
 
-namespace fs = std::filesystem;
-
 namespace {
+
+using util::UniqueFd;
 
 std::string errno_text(int err) { return std::strerror(err); }
 
-// Creates the marker in an empty directory and locks it; the descriptor.
-Expected<int> create_marker(const std::string& dir, const std::string& command, const RecorderFiles& files) {
-  std::string path = dir + "/" + CKT_RECORD_MARKER;
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+// The names in the directory `dir` ("." and ".." aside); nullopt with errno
+// set when it cannot be read.
+std::optional<std::vector<std::string>> names_in(int dir) {
+  UniqueFd list(::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!list.valid()) return std::nullopt;
+  DIR* d = ::fdopendir(list.get());
+  if (!d) return std::nullopt;
+  list.release();
+  std::vector<std::string> names;
+  while (dirent* e = ::readdir(d)) {
+    std::string_view n = e->d_name;
+    if (n != "." && n != "..") names.emplace_back(n);
+  }
+  ::closedir(d);
+  return names;
+}
+
+// Creates the marker in the empty directory `dir` and locks it; the descriptor.
+Expected<int> create_marker(int dir, const std::string& command, const RecorderFiles& files) {
+  int fd = ::openat(dir, CKT_RECORD_MARKER, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    0644 & util::output_mode_mask());
   if (fd < 0) return Error(fmt::format("cannot create {}: {}", CKT_RECORD_MARKER, errno_text(errno)));
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     ::close(fd);
@@ -37,100 +57,78 @@ Expected<int> create_marker(const std::string& dir, const std::string& command, 
   return fd;
 }
 
-// The marker of a recording, locked: -1 when the recording still runs.
+// The marker of a recording, locked: kLive when the recording still runs.
 enum class Marker { kAbsent, kIdle, kLive };
-Marker probe_marker(const std::string& dir) {
-  std::string path = dir + "/" + CKT_RECORD_MARKER;
-  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return Marker::kAbsent;
-  bool live = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-  ::close(fd);  // releases the probe's lock
-  return live ? Marker::kLive : Marker::kIdle;
+Marker probe_marker(int dir) {
+  UniqueFd fd(::openat(dir, CKT_RECORD_MARKER, O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid()) return Marker::kAbsent;
+  bool live = ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  return live ? Marker::kLive : Marker::kIdle;  // closing releases the probe's lock
 }
 
-// The first entry of `dir` that covkit did not write, or "".
-std::string foreign_entry(const std::string& dir, const RecorderFiles& files, std::error_code& ec) {
+// The first entry of `names` in `dir` that covkit did not write (not a
+// regular file, or not a name of its files), or "".
+std::string foreign_entry(int dir, const std::vector<std::string>& names, const RecorderFiles& files) {
   auto written = files.written ? files.written : written_by_covkit;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code type_ec;
-    std::string name = it->path().filename().string();
-    if (!it->is_regular_file(type_ec) || it->is_symlink(type_ec) || !written(name)) return name;
+  for (const std::string& name : names) {
+    struct stat st {};
+    if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) || !written(name))
+      return name;
   }
   return "";
 }
 
-bool empty_dir(const std::string& dir, std::error_code& ec) {
-  return fs::directory_iterator(dir, ec) == fs::directory_iterator();
-}
-
-// Whether `old` is an idle earlier recording of this recorder, which covkit
-// may move or remove: not a link, its marker unlocked, only its own files.
-Expected<void> check_old_recording(const std::string& old, const RecorderFiles& files) {
-  std::error_code ec;
+// Whether `old` in `parent` is an idle earlier recording of this recorder,
+// which covkit may move or remove: not a link, its marker unlocked, only its
+// own files. Its open descriptor and names when it is.
+struct OldRecording {
+  UniqueFd dir;
+  std::vector<std::string> names;
+};
+Expected<OldRecording> check_old_recording(int parent, const std::string& old, const std::string& shown,
+                                           const RecorderFiles& files) {
+  struct stat st {};
+  if (::fstatat(parent, old.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return Error(fmt::format("cannot look at {}: {}", util::printable(shown), errno_text(errno)));
   // Not through a link: DIR.old -> elsewhere would have covkit empty a
   // directory it never wrote there (a recording kept elsewhere, say).
-  if (fs::is_symlink(fs::symlink_status(old, ec)))
+  if (S_ISLNK(st.st_mode))
     return Error(fmt::format("{} is a symbolic link, not an earlier recording of {}; move it away",
-                             util::printable(old), files.tool));
-  if (probe_marker(old) != Marker::kIdle)
+                             util::printable(shown), files.tool));
+  UniqueFd dir(::openat(parent, old.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!dir.valid() || probe_marker(dir.get()) != Marker::kIdle)
     return Error(fmt::format("{} exists and is not an earlier recording of {}; move it away",
-                             util::printable(old), files.tool));
-  std::string foreign = foreign_entry(old, files, ec);
-  if (ec) return Error(fmt::format("cannot read {}: {}", util::printable(old), ec.message()));
+                             util::printable(shown), files.tool));
+  auto names = names_in(dir.get());
+  if (!names) return Error(fmt::format("cannot read {}: {}", util::printable(shown), errno_text(errno)));
+  std::string foreign = foreign_entry(dir.get(), *names, files);
   if (!foreign.empty())
-    return Error(fmt::format("{} holds {}, which covkit did not write; move it away", util::printable(old),
+    return Error(fmt::format("{} holds {}, which covkit did not write; move it away", util::printable(shown),
                              util::printable(foreign)));
-  return {};
+  return OldRecording{std::move(dir), std::move(*names)};
 }
 
-// Removes an idle earlier recording at `old`: only files covkit writes.
-Expected<void> remove_old_recording(const std::string& old, const RecorderFiles& files) {
-  if (auto ok = check_old_recording(old, files); !ok) return ok.error();
-  std::error_code ec;
-  std::vector<fs::path> entries;
-  for (fs::directory_iterator it(old, ec), end; !ec && it != end; it.increment(ec)) entries.push_back(it->path());
-  for (const fs::path& f : entries)
-    if (!fs::remove(f, ec) || ec)
-      return Error(fmt::format("cannot remove {}: {}", util::printable(f.string()), ec.message()));
-  if (!fs::remove(old, ec) || ec)
-    return Error(fmt::format("cannot remove {}: {}", util::printable(old), ec.message()));
+bool entry_exists(int parent, const std::string& name) {
+  struct stat st {};
+  return ::fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+// Removes an idle earlier recording `old` of `parent` (absent: nothing to
+// do): only files covkit writes.
+Expected<void> remove_old_recording(int parent, const std::string& old, const std::string& shown,
+                                    const RecorderFiles& files) {
+  if (!entry_exists(parent, old)) return {};
+  auto rec = check_old_recording(parent, old, shown, files);
+  if (!rec) return rec.error();
+  for (const std::string& n : rec->names)
+    if (::unlinkat(rec->dir.get(), n.c_str(), 0) != 0)
+      return Error(fmt::format("cannot remove {}/{}: {}", util::printable(shown), util::printable(n), errno_text(errno)));
+  if (::unlinkat(parent, old.c_str(), AT_REMOVEDIR) != 0)
+    return Error(fmt::format("cannot remove {}: {}", util::printable(shown), errno_text(errno)));
   return {};
 }
 
 }  // namespace
-
-Expected<void> discard_recording(const std::string& dir, const std::string& moved_to, const RecorderFiles& files) {
-  std::error_code ec;
-  if (fs::is_symlink(fs::symlink_status(dir, ec)))
-    return Error(fmt::format("{} is now a symbolic link; left as it is", util::printable(dir)));
-  const std::string foreign = foreign_entry(dir, files, ec);
-  if (ec) return Error(fmt::format("cannot read {}: {}", util::printable(dir), ec.message()));
-  if (!foreign.empty())
-    return Error(fmt::format("{} holds {}, which covkit did not write; left as it is", util::printable(dir),
-                             util::printable(foreign)));
-  std::vector<fs::path> entries;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) entries.push_back(it->path());
-  for (const fs::path& f : entries)
-    if (!fs::remove(f, ec) || ec)
-      return Error(fmt::format("cannot remove {}: {}", util::printable(f.string()), ec.message()));
-  if (!fs::remove(dir, ec) || ec) return Error(fmt::format("cannot remove {}: {}", util::printable(dir), ec.message()));
-  if (moved_to.empty()) return {};
-  if (::rename(moved_to.c_str(), dir.c_str()) != 0)
-    return Error(fmt::format("cannot move the earlier recording {} back to {}: {}", util::printable(moved_to),
-                             util::printable(dir), errno_text(errno)));
-  const std::string parked = dir + ".older";
-  if (fs::exists(fs::symlink_status(parked, ec)) && ::rename(parked.c_str(), moved_to.c_str()) != 0)
-    return Error(fmt::format("cannot move the older recording {} back to {}: {}", util::printable(parked),
-                             util::printable(moved_to), errno_text(errno)));
-  return {};
-}
-
-Expected<void> keep_recording(const std::string& dir, const RecorderFiles& files) {
-  const std::string parked = dir + ".older";
-  std::error_code ec;
-  if (!fs::exists(fs::symlink_status(parked, ec))) return {};
-  return remove_old_recording(parked, files);
-}
 
 bool written_by_covkit(const std::string& name) {
   return name == CKT_RECORD_MARKER || name == CKT_FILTER_FILE || name == CKT_PATCH_FILE || format::parse_meta_name(name) ||
@@ -138,7 +136,9 @@ bool written_by_covkit(const std::string& name) {
 }
 
 RecordingDir::RecordingDir(RecordingDir&& other) noexcept
-    : path_(std::move(other.path_)), moved_to_(std::move(other.moved_to_)), lock_fd_(other.lock_fd_) {
+    : path_(std::move(other.path_)), moved_to_(std::move(other.moved_to_)), lock_fd_(other.lock_fd_),
+      parent_(std::move(other.parent_)), name_(std::move(other.name_)), dir_(std::move(other.dir_)),
+      files_(other.files_) {
   other.lock_fd_ = -1;
 }
 
@@ -146,25 +146,97 @@ RecordingDir::~RecordingDir() {
   if (lock_fd_ >= 0) ::close(lock_fd_);
 }
 
+namespace {
+
+// Empties the recording `dir` (held open) of what covkit wrote, removes its
+// name `name` from `parent` if that still holds it, and puts back the
+// earlier recording (DIR.old) and the older one parked as DIR.older.
+Expected<void> discard_at(int parent, const std::string& name, int dir, const std::string& shown, bool had_old,
+                          const RecorderFiles& files) {
+  struct stat held {}, named {};
+  ::fstat(dir, &held);
+  auto names = names_in(dir);
+  if (!names) return Error(fmt::format("cannot read {}: {}", util::printable(shown), errno_text(errno)));
+  // Only what covkit wrote goes; anything else keeps the directory as it is.
+  const std::string foreign = foreign_entry(dir, *names, files);
+  if (!foreign.empty())
+    return Error(fmt::format("{} holds {}, which covkit did not write; left as it is", util::printable(shown),
+                             util::printable(foreign)));
+  for (const std::string& n : *names)
+    if (::unlinkat(dir, n.c_str(), 0) != 0)
+      return Error(fmt::format("cannot remove {}/{}: {}", util::printable(shown), util::printable(n), errno_text(errno)));
+  if (::fstatat(parent, name.c_str(), &named, AT_SYMLINK_NOFOLLOW) != 0 || named.st_dev != held.st_dev ||
+      named.st_ino != held.st_ino)
+    return Error(fmt::format("{} was replaced while covkit recorded; left as it is", util::printable(shown)));
+  if (::unlinkat(parent, name.c_str(), AT_REMOVEDIR) != 0)
+    return Error(fmt::format("cannot remove {}: {}", util::printable(shown), errno_text(errno)));
+  if (!had_old) return {};
+  const std::string old = name + ".old", parked = name + ".older";
+  if (::renameat(parent, old.c_str(), parent, name.c_str()) != 0)
+    return Error(fmt::format("cannot move the earlier recording {}.old back to {}: {}", util::printable(shown),
+                             util::printable(shown), errno_text(errno)));
+  if (entry_exists(parent, parked) && ::renameat(parent, parked.c_str(), parent, old.c_str()) != 0)
+    return Error(fmt::format("cannot move the older recording {}.older back to {}.old: {}", util::printable(shown),
+                             util::printable(shown), errno_text(errno)));
+  return {};
+}
+
+}  // namespace
+
+Expected<void> RecordingDir::discard() {
+  if (!dir_.valid()) return {};
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+  lock_fd_ = -1;
+  UniqueFd dir = std::move(dir_);
+  return discard_at(parent_.get(), name_, dir.get(), path_, !moved_to_.empty(), files_);
+}
+
+Expected<void> RecordingDir::keep() {
+  if (!parent_.valid()) return {};
+  return remove_old_recording(parent_.get(), name_ + ".older", path_ + ".older", files_);
+}
+
+Expected<void> discard_recording(const std::string& dir, const std::string& moved_to, const RecorderFiles& files) {
+  auto where = util::locate_output(dir, util::MissingParents::kError);
+  if (!where) return where.error();
+  UniqueFd held(::openat(where->parent.get(), where->name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!held.valid())
+    return Error(fmt::format("{} is no longer the recording's directory ({}); left as it is", util::printable(dir),
+                             errno_text(errno)));
+  return discard_at(where->parent.get(), where->name, held.get(), dir, !moved_to.empty(), files);
+}
+
+Expected<void> keep_recording(const std::string& dir, const RecorderFiles& files) {
+  auto where = util::locate_output(dir, util::MissingParents::kError);
+  if (!where) return where.error();
+  return remove_old_recording(where->parent.get(), where->name + ".older", dir + ".older", files);
+}
+
 Expected<RecordingDir> prepare_recording_dir(const std::string& dir, const std::string& command,
                                              const RecorderFiles& files) {
-  std::error_code ec;
-  std::string abs = fs::absolute(dir, ec).lexically_normal().string();
-  if (ec) abs = dir;
-  while (abs.size() > 1 && abs.back() == '/') abs.pop_back();
+  auto where = util::locate_output(dir, util::MissingParents::kCreate);
+  if (!where) return where.error();
+  const int parent = where->parent.get();
+  const std::string& name = where->name;
+  const std::string& abs = where->path;
 
   std::string moved_to;
-  if (fs::exists(abs, ec)) {
-    if (!fs::is_directory(abs, ec)) return Error("exists and is not a directory");
-    bool empty = empty_dir(abs, ec);
-    if (ec) return Error(fmt::format("cannot read the directory: {}", ec.message()));
-    if (!empty) {
-      switch (probe_marker(abs)) {
+  bool exists = false;
+  struct stat st {};
+  if (::fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+    if (S_ISLNK(st.st_mode)) return Error("became a symbolic link while covkit looked at it");
+    if (!S_ISDIR(st.st_mode)) return Error("exists and is not a directory");
+    exists = true;
+    UniqueFd old(::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    auto names = old.valid() ? names_in(old.get()) : std::nullopt;
+    if (!names) return Error(fmt::format("cannot read the directory: {}", errno_text(errno)));
+    if (!names->empty()) {
+      switch (probe_marker(old.get())) {
         case Marker::kLive:
           return Error(fmt::format("another {} is recording into it right now; give another -o", files.tool));
         case Marker::kAbsent: {
-          std::string first = foreign_entry(abs, files, ec);
-          if (first.empty()) first = fs::directory_iterator(abs, ec)->path().filename().string();
+          std::string first = foreign_entry(old.get(), *names, files);
+          if (first.empty()) first = names->front();
           return Error(fmt::format(
               "not empty and not a recording of {} (it holds {}); give another -o or empty it", files.tool,
               util::printable(first)));
@@ -172,7 +244,7 @@ Expected<RecordingDir> prepare_recording_dir(const std::string& dir, const std::
         case Marker::kIdle: {
           // The marker alone does not say whose: another recorder's
           // recording (or files added to one) is not moved aside either.
-          std::string first = foreign_entry(abs, files, ec);
+          std::string first = foreign_entry(old.get(), *names, files);
           if (!first.empty())
             return Error(fmt::format("not a recording of {} (it holds {}); give another -o or empty it", files.tool,
                                      util::printable(first)));
@@ -181,32 +253,35 @@ Expected<RecordingDir> prepare_recording_dir(const std::string& dir, const std::
       }
       // An earlier recording: kept as DIR.old, as perf keeps perf.data.old.
       // The one DIR.old held waits as DIR.older until the new recording
-      // proves to hold something (keep_recording); an empty one puts both
-      // back (discard_recording).
+      // proves to hold something (keep); an empty one puts both back
+      // (discard).
+      const std::string old_name = name + ".old", parked = name + ".older";
       moved_to = abs + ".old";
-      const std::string parked = abs + ".older";
-      if (fs::exists(fs::symlink_status(parked, ec))) {  // left by a recording killed before its end
-        auto removed = remove_old_recording(parked, files);
-        if (!removed) return removed.error();
-      }
-      if (fs::exists(fs::symlink_status(moved_to, ec))) {
-        if (auto ok = check_old_recording(moved_to, files); !ok) return ok.error();
-        if (::rename(moved_to.c_str(), parked.c_str()) != 0)
+      // DIR.older left by a recording killed before its end.
+      if (auto removed = remove_old_recording(parent, parked, abs + ".older", files); !removed)
+        return removed.error();
+      if (entry_exists(parent, old_name)) {
+        if (auto ok = check_old_recording(parent, old_name, moved_to, files); !ok) return ok.error();
+        if (::renameat(parent, old_name.c_str(), parent, parked.c_str()) != 0)
           return Error(fmt::format("cannot move the older recording {} aside: {}", util::printable(moved_to),
                                    errno_text(errno)));
       }
-      if (::rename(abs.c_str(), moved_to.c_str()) != 0)
+      if (::renameat(parent, name.c_str(), parent, old_name.c_str()) != 0)
         return Error(fmt::format("cannot move the earlier recording to {}: {}", util::printable(moved_to),
                                  errno_text(errno)));
+      exists = false;
     }
   }
-  fs::create_directories(abs, ec);
-  if (ec) return Error(fmt::format("cannot create the directory: {}", ec.message()));
-  if (!empty_dir(abs, ec))  // someone else's, created between our look and now
+  if (!exists && ::mkdirat(parent, name.c_str(), 0777 & util::output_mode_mask()) != 0 && errno != EEXIST)
+    return Error(fmt::format("cannot create the directory: {}", errno_text(errno)));
+  UniqueFd made(::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!made.valid()) return Error(fmt::format("cannot open the directory: {}", errno_text(errno)));
+  auto names = names_in(made.get());
+  if (!names || !names->empty())  // someone else's, created between our look and now
     return Error("another program filled the directory while covkit prepared it; give another -o");
-  auto fd = create_marker(abs, command, files);
+  auto fd = create_marker(made.get(), command, files);
   if (!fd) return std::move(fd).error();
-  return RecordingDir(abs, moved_to, *fd);
+  return RecordingDir(abs, moved_to, *fd, std::move(where->parent), name, std::move(made), files);
 }
 
 }  // namespace covkit::trace

@@ -8,9 +8,12 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <climits>
 #include <cstring>
 
 #include "util/file_io.h"
+#include "util/foreign_data.h"
+#include "util/output_path.h"
 #include "util/staged_file_cleanup.h"
 
 namespace covkit::util {
@@ -22,54 +25,66 @@ constexpr size_t kBuffer = size_t(1) << 20;
 }  // namespace
 
 Expected<AtomicOutput> AtomicOutput::open(const std::string& given) {
-  // Through a link: the file it leads to is the output, the link stays.
   // /dev/stdout and /proc/self/fd/N lead to the redirected file itself:
   // written through, appended (a rename there would replace the link for
   // every program, or the shell's file under it).
-  std::string path = given;
   struct stat lst {};
-  if (::lstat(given.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
-    if (given.starts_with("/dev/") || given.starts_with("/proc/")) {
-      int fd = ::open(given.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-      if (fd < 0) return Error(std::strerror(errno));
-      return AtomicOutput(given, "", fd);
-    }
-    char* real = ::realpath(given.c_str(), nullptr);
-    if (!real) return Error(fmt::format("a link to nothing ({})", std::strerror(errno)));
-    path = real;
-    std::free(real);
+  if ((given.starts_with("/dev/") || given.starts_with("/proc/")) && ::lstat(given.c_str(), &lst) == 0 &&
+      S_ISLNK(lst.st_mode)) {
+    int fd = ::open(given.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0) return Error(std::strerror(errno));
+    return AtomicOutput(UniqueFd(), given, "", fd);
   }
+  auto where = locate_output(given, MissingParents::kError);
+  if (!where) {
+    // A plain refusal is its reason alone (the caller names the file); a
+    // link that is not followed is named.
+    if (where.error().errno_value != 0) {
+      Error e(std::strerror(where.error().errno_value));
+      e.errno_value = where.error().errno_value;
+      return e;
+    }
+    return where.error();
+  }
+  const int dir = where->parent.get();
+  const std::string& name = where->name;
   struct stat st {};
-  const bool exists = ::stat(path.c_str(), &st) == 0;
+  const bool exists = ::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+  if (!exists && where->via_link) return Error("a link to nothing (the file it names does not exist)");
   if (exists && S_ISDIR(st.st_mode)) {  // refused at once, as open(2) would: nothing staged
     Error e(std::strerror(EISDIR));
     e.errno_value = EISDIR;
     return e;
   }
+  if (exists && S_ISLNK(st.st_mode))  // put there after the walk looked
+    return Error(fmt::format("{} became a symbolic link while covkit opened it; nothing was written", where->path));
   if (exists && !S_ISREG(st.st_mode)) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    int fd = ::openat(dir, name.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return Error(std::strerror(errno));
-    return AtomicOutput(path, "", fd);
+    return AtomicOutput(UniqueFd(), name, "", fd);
   }
-  std::string staged = path + ".covkit-tmp." + std::to_string(::getpid());
+  std::string staged = name + ".covkit-tmp." + std::to_string(::getpid());
+  if (staged.size() > NAME_MAX) staged = ".covkit-tmp." + std::to_string(::getpid());
   // O_EXCL|O_NOFOLLOW: a name planted beside the target is never followed
   // (what was there, a leftover of this pid or a planted link, goes first).
-  ::unlink(staged.c_str());
-  int fd = ::open(staged.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  ::unlinkat(dir, staged.c_str(), 0);
+  int fd = ::openat(dir, staged.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    0666 & output_mode_mask());
   if (fd < 0) {
     const int err = errno;
-    const size_t slash = path.rfind('/');
-    Error e(creation_failure(slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash), err));
+    const size_t slash = where->path.rfind('/');
+    Error e(creation_failure(slash == 0 ? "/" : where->path.substr(0, slash), err));
     e.errno_value = err;
     return e;
   }
-  track_staged_file(staged.c_str());  // removed if covkit is interrupted
-  return AtomicOutput(path, staged, fd);
+  track_staged_file(dir, staged.c_str());  // removed if covkit is interrupted
+  test_stop_point("output");
+  return AtomicOutput(std::move(where->parent), name, staged, fd);
 }
 
 AtomicOutput::AtomicOutput(AtomicOutput&& other) noexcept
-    : path_(std::move(other.path_)), staged_(std::move(other.staged_)), fd_(other.fd_),
-      buffer_(std::move(other.buffer_)), error_(other.error_) {
+    : dir_(std::move(other.dir_)), name_(std::move(other.name_)), staged_(std::move(other.staged_)),
+      fd_(other.fd_), buffer_(std::move(other.buffer_)), error_(other.error_) {
   other.fd_ = -1;
   other.staged_.clear();
 }
@@ -77,8 +92,8 @@ AtomicOutput::AtomicOutput(AtomicOutput&& other) noexcept
 AtomicOutput::~AtomicOutput() {
   if (fd_ >= 0) ::close(fd_);
   if (!staged_.empty()) {
-    ::unlink(staged_.c_str());
-    untrack_staged_file(staged_.c_str());
+    ::unlinkat(dir_.get(), staged_.c_str(), 0);
+    untrack_staged_file(dir_.get(), staged_.c_str());
   }
 }
 
@@ -111,8 +126,8 @@ Expected<void> AtomicOutput::commit() {
   fd_ = -1;
   if (error_ != 0) return Error(std::strerror(error_));
   if (!staged_.empty()) {
-    if (::rename(staged_.c_str(), path_.c_str()) != 0) return Error(std::strerror(errno));
-    untrack_staged_file(staged_.c_str());  // after the rename: a signal between finds no file
+    if (::renameat(dir_.get(), staged_.c_str(), dir_.get(), name_.c_str()) != 0) return Error(std::strerror(errno));
+    untrack_staged_file(dir_.get(), staged_.c_str());  // after the rename: a signal between finds no file
     staged_.clear();
   }
   return {};

@@ -53,6 +53,9 @@ FileData& FileData::operator=(FileData&& o) noexcept {
   mapping_slot_ = o.mapping_slot_;
   size_ = o.size_;
   mtime_ = o.mtime_;
+  owner_ = o.owner_;
+  group_ = o.group_;
+  mode_ = o.mode_;
   data_ = mapping_slot_ >= 0 ? o.data_ : copy_.data();
   o.mapping_slot_ = -1;
   o.data_ = nullptr;
@@ -71,14 +74,21 @@ Expected<FileData> read_file(const std::string& path) {
   // O_NONBLOCK: a FIFO named by a hostile notes file must not block the open.
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) return errno_error();
+  return read_open_file(fd.get(), path);
+}
+
+Expected<FileData> read_open_file(int fd, const std::string& path) {
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return errno_error();
+  if (::fstat(fd, &st) != 0) return errno_error();
   if (!S_ISREG(st.st_mode)) return Error("not a regular file");
   FileData out;
   out.mtime_ = st.st_mtime;
+  out.owner_ = st.st_uid;
+  out.group_ = st.st_gid;
+  out.mode_ = st.st_mode & 07777;
   const size_t size = size_t(st.st_size);
   if (size >= kMapAtLeast) {
-    Mapping m = map_file(fd.get(), size, path);
+    Mapping m = map_file(fd, size, path);
     if (m.slot >= 0) {
       out.data_ = m.data;
       out.size_ = m.size;
@@ -87,7 +97,7 @@ Expected<FileData> read_file(const std::string& path) {
     }
   }
   // Read to the end, not to st_size: a file may grow while it is read.
-  if (auto ok = FileData::read_to_end(fd.get(), size, out); !ok) return ok.error();
+  if (auto ok = FileData::read_to_end(fd, size, out); !ok) return ok.error();
   return out;
 }
 
@@ -118,7 +128,11 @@ Expected<void> FileData::read_to_end(int fd, size_t size_hint, FileData& out) {
 
 Expected<void, WriteError> write_file_atomic(const std::string& path, std::string_view content) {
   auto out = AtomicOutput::open(path);
-  if (!out) return WriteError(WriteStage::kOpen, out.error().message);
+  if (!out) {
+    WriteError e(WriteStage::kOpen, out.error().message);
+    e.errno_value = out.error().errno_value;  // 0: covkit's own refusal (a link it does not follow)
+    return e;
+  }
   out->write(content);
   if (auto c = out->commit(); !c) return WriteError(WriteStage::kWrite, c.error().message);
   return {};

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include <sys/types.h>
+
 #include "util/expected.h"
 
 namespace covkit::util {
@@ -28,16 +30,28 @@ class FileData {
   std::span<const uint8_t> bytes() const { return {data_, size_}; }
   std::string_view text() const { return {reinterpret_cast<const char*>(data_), size_}; }
   int64_t mtime() const { return mtime_; }  // seconds, as stat reports
+  // The file's owner, group and permission bits (those of the file opened;
+  // 0 for standard input).
+  uid_t owner() const { return owner_; }
+  gid_t group() const { return group_; }
+  mode_t mode() const { return mode_; }
 
  private:
   friend Expected<FileData> read_file(const std::string& path);
+// The same of a file already open (`fd` stays open; `path` names it in
+// messages of the mapping's guard).
+Expected<FileData> read_open_file(int fd, const std::string& path);
   friend Expected<FileData> read_file_or_stdin(const std::string& path);
+  friend Expected<FileData> read_open_file(int fd, const std::string& path);
   // `fd` read to its end into out's copy (`size_hint`: the bytes expected).
   static Expected<void> read_to_end(int fd, size_t size_hint, FileData& out);
   void release();
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
   int64_t mtime_ = 0;
+  uid_t owner_ = 0;
+  gid_t group_ = 0;
+  mode_t mode_ = 0;
   std::vector<uint8_t> copy_;  // small files
   int mapping_slot_ = -1;      // large files: a registered mapping
 };
@@ -46,6 +60,9 @@ class FileData {
 // notes file may name either as its source). The error's message is the
 // reason ("Permission denied", "not a regular file").
 Expected<FileData> read_file(const std::string& path);
+// The same of a file already open (`fd` stays open; `path` names it in
+// messages of the mapping's guard).
+Expected<FileData> read_open_file(int fd, const std::string& path);
 
 // A command's input: the file at `path` as read_file reads it, or standard
 // input to its end when `path` is "-" (held in memory: a pipe cannot be

@@ -13,11 +13,14 @@ namespace covkit::util {
 namespace {
 
 // A fixed table of names in static memory: the handler may only read
-// memory and unlink (async-signal-safe), and nothing is allocated for it.
+// memory and unlinkat (async-signal-safe), and nothing is allocated for it.
+// Names are relative to their directory's descriptor: the directory the
+// output was created in, whatever was renamed meanwhile.
 // Outputs written at once are few (a report's formats, a trace view).
 enum : int { kFree, kFilling, kTracked };
 struct StagedName {
   std::atomic<int> state{kFree};
+  int dir{};  // meaningful only while tracked (zero, so the table stays in .bss)
   char name[PATH_MAX]{};
 };
 constexpr int kStagedNames = 32;
@@ -29,7 +32,7 @@ constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
 extern "C" void remove_staged_and_die(int sig) {
   for (StagedName& s : slots)
-    if (s.state.load() == kTracked) ::unlink(s.name);
+    if (s.state.load() == kTracked) ::unlinkat(s.dir, s.name, 0);
   ::signal(sig, SIG_DFL);
   ::raise(sig);
 }
@@ -47,7 +50,7 @@ void install_handlers() {
 
 }  // namespace
 
-bool track_staged_file(const char* path) {
+bool track_staged_file(int dir, const char* path) {
   static std::once_flag installed;
   std::call_once(installed, install_handlers);
   const size_t n = std::strlen(path);
@@ -55,6 +58,7 @@ bool track_staged_file(const char* path) {
   for (StagedName& s : slots) {
     int expected = kFree;
     if (!s.state.compare_exchange_strong(expected, kFilling)) continue;
+    s.dir = dir;
     std::memcpy(s.name, path, n + 1);
     s.state.store(kTracked);
     return true;
@@ -62,9 +66,9 @@ bool track_staged_file(const char* path) {
   return false;
 }
 
-void untrack_staged_file(const char* path) {
+void untrack_staged_file(int dir, const char* path) {
   for (StagedName& s : slots) {
-    if (s.state.load() != kTracked || std::strcmp(s.name, path) != 0) continue;
+    if (s.state.load() != kTracked || s.dir != dir || std::strcmp(s.name, path) != 0) continue;
     int expected = kTracked;
     if (s.state.compare_exchange_strong(expected, kFree)) return;
   }

@@ -7,10 +7,11 @@
 // signal after the clean-up, so covkit still dies of it.
 namespace covkit::util {
 
-// Registers a temporary file (its name is copied); false when the table is
-// full (then it is not removed on a signal, as before).
-bool track_staged_file(const char* path);
+// Registers a temporary file: `name` in the directory `dir` (a descriptor
+// that stays open until the file is forgotten; the name is copied). False
+// when the table is full (then it is not removed on a signal, as before).
+bool track_staged_file(int dir, const char* name);
 // Forgets it (after it was renamed or removed).
-void untrack_staged_file(const char* path);
+void untrack_staged_file(int dir, const char* name);
 
 }  // namespace covkit::util

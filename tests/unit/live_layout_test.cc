@@ -217,6 +217,14 @@ TEST(LiveLayout, RefusesHostileRecords) {
          m.put(kName, s.data(), s.size());
        }, "file name"},
       {"empty name", [](Image& m) { m.put32(kName, 0); }, "empty"},
+      // Names become paths: only what a compiler writes (issue 32 item 1:
+      // a process renamed an object to /x.conf and root wrote it there).
+      {"not a .gcda", [](Image& m) { m.put_string(kName, "/x.conf"); }, "named /x.conf: a name that is no .gcda file name"},
+      {"only .gcda", [](Image& m) { m.put_string(kName, "/b/.gcda"); }, "no .gcda file name"},
+      {"a directory", [](Image& m) { m.put_string(kName, "/b/x.gcda/.."); }, "no .gcda file name"},
+      {"control bytes", [](Image& m) { m.put_string(kName, "/b/\nx.gcda"); }, "control characters"},
+      {"long component", [](Image& m) { m.put_string(kName, "/" + std::string(300, 'a') + ".gcda"); },
+       "a component of 305 bytes"},
       {"merge not code", [](Image& m) { m.put64(kInfo + 32, kCounters); }, "code"},
       {"too many functions", [](Image& m) { m.put32(kInfo + 96, 0xffffffff); }, "functions"},
       {"table out", [](Image& m) { m.put64(kInfo + 104, 0x1ffff8); }, "table"},
@@ -321,8 +329,17 @@ TEST(LivePlace, PathsAsLibgcovOpensThem) {
   p.gcov_prefix = "/cov";
   p.gcov_prefix_strip = 1;
   EXPECT_EQ(program_path(p, "/build/obj/a.gcda"), "/cov/obj/a.gcda");
-  EXPECT_EQ(path_below_directory(p, "/build/obj/a.gcda"), "build/obj/a.gcda");
-  EXPECT_EQ(path_below_directory(p, "x.gcda"), "srv/run/x.gcda");
+  EXPECT_EQ(*path_below_directory(p, "/build/obj/a.gcda"), "build/obj/a.gcda");
+  EXPECT_EQ(*path_below_directory(p, "x.gcda"), "srv/run/x.gcda");
+  // GCC keeps the object's -o path as it was given: "..", "." and "//"
+  // resolve as libgcov's mkdir under GCOV_PREFIX would; out of DIR is refused.
+  EXPECT_EQ(*path_below_directory(p, "/build/obj/../obj//./a.gcda"), "build/obj/a.gcda");
+  EXPECT_EQ(*path_below_directory(p, "../x.gcda"), "srv/x.gcda");
+  auto out = path_below_directory(p, "/build/../../../etc/x.gcda");
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error().message,
+            "/build/../../../etc/x.gcda: a .gcda name whose '..' climbs above the root (out of the output directory)");
+  EXPECT_FALSE(path_below_directory(p, "../../../x.gcda"));
 }
 
 }  // namespace

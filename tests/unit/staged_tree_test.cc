@@ -105,6 +105,76 @@ TEST(StagedTree, AbandonedLeavesTheTargetAlone) {
   EXPECT_EQ(staging_leftovers(d.path()), 0u);
 }
 
+// The staging directory is held by descriptor from its creation to the
+// swap (issue 32 item 2): whoever moves it away and puts a link in its
+// place between the two (here, deterministically, between stage() and the
+// writes) gets nothing written through the link, and the swap is refused.
+TEST(StagedTree, AStagingDirectorySwappedForALinkIsNeverWrittenThrough) {
+  testing::TempDir d, elsewhere;
+  ASSERT_EQ(::mkdir((d / "out").c_str(), 0777), 0);
+  ASSERT_EQ(::chmod((d / "out").c_str(), 0777), 0);
+  auto t = StagedTree::open(d / "out");
+  ASSERT_TRUE(t) << t.error().message;
+  ASSERT_TRUE(t->stage());
+  std::string staged;
+  for (const auto& e : fs::directory_iterator(d.path()))
+    if (e.path().filename().string().find(".covkit-staging-") != std::string::npos) staged = e.path();
+  ASSERT_FALSE(staged.empty());
+  // 0700 while it fills, whatever the target's mode.
+  struct stat st {};
+  ASSERT_EQ(::lstat(staged.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0700u);
+  ASSERT_EQ(::rename(staged.c_str(), (d / "moved").c_str()), 0);
+  ASSERT_EQ(::symlink(elsewhere.path().c_str(), staged.c_str()), 0);
+  ASSERT_TRUE(t->write("a/x.gcda", "new"));
+  auto c = t->commit();
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().message, d / "out" + ": the staging directory beside it was moved by another program; "
+                                           "nothing was written");
+  EXPECT_FALSE(fs::exists(elsewhere / "a"));
+  EXPECT_EQ(read_text(d / "moved/a/x.gcda"), "new");  // where covkit's descriptor led
+  EXPECT_TRUE(fs::is_empty(d / "out"));
+}
+
+// The new tree gets the old target's mode at the end (the umask's for a
+// new one), not while it is staged.
+TEST(StagedTree, TheFinalModeIsSetAtTheSwap) {
+  testing::TempDir d;
+  ASSERT_EQ(::mkdir((d / "out").c_str(), 0777), 0);
+  ASSERT_EQ(::chmod((d / "out").c_str(), 0751), 0);
+  auto t = StagedTree::begin(d / "out");
+  ASSERT_TRUE(t);
+  ASSERT_TRUE(t->write("x.gcda", "new"));
+  ASSERT_TRUE(t->commit());
+  struct stat st {};
+  ASSERT_EQ(::stat((d / "out").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0751u);
+}
+
+// A link of another user as the target, or on the way to it, is refused
+// (issue 32 item 1: `-o /tmp/snap`, snap -> /root/victimdir); root's own
+// and covkit's user's links are followed.
+TEST(StagedTree, ALinkOfAnotherUserIsNotFollowed) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give a link to another user";
+  testing::TempDir d, victim;
+  ASSERT_EQ(::symlink(victim.path().c_str(), (d / "snap").c_str()), 0);
+  ASSERT_EQ(::lchown((d / "snap").c_str(), 65534, 65534), 0);
+  for (const std::string& out : {d / "snap", d / "snap/sub"}) {
+    auto t = StagedTree::begin(out);
+    ASSERT_FALSE(t) << out;
+    EXPECT_NE(t.error().message.find(d / "snap is a symbolic link of user 65534"), std::string::npos)
+        << t.error().message;
+  }
+  EXPECT_TRUE(fs::is_empty(victim.path()));
+  ASSERT_EQ(::lchown((d / "snap").c_str(), 0, 0), 0);
+  auto t = StagedTree::begin(d / "snap");
+  ASSERT_TRUE(t) << t.error().message;
+  ASSERT_TRUE(t->write("x.gcda", "mine"));
+  ASSERT_TRUE(t->commit());
+  EXPECT_EQ(read_text(victim / "x.gcda"), "mine");
+  EXPECT_TRUE(fs::is_symlink(d / "snap"));
+}
+
 // What a killed run left (its pid is gone) is removed by the next one.
 TEST(StagedTree, RemovesWhatAKilledRunLeft) {
   testing::TempDir d;

@@ -19,13 +19,16 @@ void print(FILE* f, const std::string& s) {
 }
 
 // gcov's words for a .gcov file written (or not).
-void report_gcov(const std::string& name, WriteOutcome outcome, ExitState& rc) {
+// `why`: covkit's own refusal to open it (another user's symbolic link in
+// the way), said on the line after gcov's.
+void report_gcov(const std::string& name, WriteOutcome outcome, const std::string& why, ExitState& rc) {
   if (outcome == WriteOutcome::kWritten) {
     print(stdout, fmt::format("Creating '{}'\n", name));
     return;
   }
   if (outcome == WriteOutcome::kOpenFailed) {
     print(stderr, fmt::format("Could not open output file '{}'\n", name));
+    if (!why.empty()) print(stderr, why + "\n");
   } else {
     print(stdout, fmt::format("Creating '{}'\n", name));
     print(stderr, fmt::format("Error writing output file '{}'\n", name));
@@ -53,9 +56,11 @@ void write_json(const Action& a, ExitState& rc) {
 
 }  // namespace
 
-WriteOutcome write_now(const std::string& name, std::string_view content) {
+WriteOutcome write_now(const std::string& name, std::string_view content, std::string* why) {
   auto written = util::write_file_atomic(name, content);
   if (written) return WriteOutcome::kWritten;
+  if (why && written.error().stage == util::WriteStage::kOpen && written.error().errno_value == 0)
+    *why = written.error().message;
   return written.error().stage == util::WriteStage::kOpen ? WriteOutcome::kOpenFailed : WriteOutcome::kWriteFailed;
 }
 
@@ -68,8 +73,13 @@ void perform(std::vector<Action>& actions, ExitState& return_code, GcovMessages&
         print(stderr, messages.render(*a.diagnostic));
         if (int status = a.diagnostic->gcov_status()) return_code.set(status);
         break;
-      case Action::Kind::kWriteGcov: report_gcov(a.name, write_now(a.name, a.text), return_code); break;
-      case Action::Kind::kWrittenGcov: report_gcov(a.name, WriteOutcome(a.code), return_code); break;
+      case Action::Kind::kWriteGcov: {
+        std::string why;
+        const WriteOutcome outcome = write_now(a.name, a.text, &why);
+        report_gcov(a.name, outcome, why, return_code);
+        break;
+      }
+      case Action::Kind::kWrittenGcov: report_gcov(a.name, WriteOutcome(a.code), a.text, return_code); break;
       case Action::Kind::kWriteQuiet: write_quiet(a, return_code); break;
       case Action::Kind::kRemove:
         ::unlink(a.name.c_str());

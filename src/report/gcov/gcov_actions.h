@@ -16,8 +16,9 @@ namespace covkit::report {
 // or to be written in turn.
 enum class WriteOutcome { kNotYet, kInTurn, kWritten, kOpenFailed, kWriteFailed };
 
-// Writes a .gcov file now (any thread): how it went, for its action.
-WriteOutcome write_now(const std::string& name, std::string_view content);
+// Writes a .gcov file now (any thread): how it went, for its action; `why`
+// gets covkit's own refusal to open it (a link of another user in the way).
+WriteOutcome write_now(const std::string& name, std::string_view content, std::string* why = nullptr);
 
 struct Action {
   enum class Kind { kOut, kErr, kDiagnostic, kWriteGcov, kWrittenGcov, kWriteQuiet, kRemove, kWriteJson, kReturnCode };
@@ -40,8 +41,8 @@ class ActionList {
     append(Action::Kind::kWriteGcov, std::move(name), std::move(content));
   }
   // A .gcov file written already (write_now): its messages and status in turn.
-  void written_gcov(std::string name, WriteOutcome outcome) {
-    actions_.push_back(Action{Action::Kind::kWrittenGcov, std::move(name), {}, int(outcome), {}});
+  void written_gcov(std::string name, WriteOutcome outcome, std::string why = {}) {
+    actions_.push_back(Action{Action::Kind::kWrittenGcov, std::move(name), std::move(why), int(outcome), {}});
   }
   // A .gcov file whose "Creating" line was printed with its summary
   // (llvm-cov's order); a failure is the system's message on stderr.

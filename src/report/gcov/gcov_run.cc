@@ -165,8 +165,9 @@ void SessionPlanner::finish(const std::string& arg) {
       rendered[i] = std::move(r.text);
       messages[i] = std::move(r.messages);
       if (gcov_files && written[i] == WriteOutcome::kNotYet) {
-        written[i] = write_now(names[i], rendered[i]);
-        std::string().swap(rendered[i]);
+        std::string why;
+        written[i] = write_now(names[i], rendered[i], &why);
+        rendered[i] = std::move(why);  // the text is written: what is kept is why it was not
       }
     }
   });
@@ -195,7 +196,7 @@ void SessionPlanner::finish(const std::string& arg) {
       else if (written[i] == WriteOutcome::kInTurn)
         actions_.write_gcov(std::move(names[i]), std::move(rendered[i]));
       else
-        actions_.written_gcov(std::move(names[i]), written[i]);
+        actions_.written_gcov(std::move(names[i]), written[i], std::move(rendered[i]));
       actions_.out("\n");
     }
   }

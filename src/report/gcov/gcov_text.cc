@@ -10,6 +10,7 @@
 #include "report/gcov/gcov_numbers.h"
 #include "util/append_number.h"
 #include "util/file_io.h"
+#include "util/foreign_data.h"
 
 namespace covkit::report {
 
@@ -221,7 +222,7 @@ TextResult TextRenderer::run() {
     out_ += fmt::format("{}Data:{}\n", kLineStart, session_.no_data_file() ? "-" : session_.data_name());
     out_ += fmt::format("{}Runs:{}\n", kLineStart, session_.object_runs());
   }
-  auto file = util::read_file(entry_.name);
+  auto file = util::read_named_file(entry_.name);  // named by the notes: their owners' rights
   if (!file)
     result.messages += fmt::format("Cannot open source file {}\n", entry_.name);
   else if (entry_.file_time == 0)

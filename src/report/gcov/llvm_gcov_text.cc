@@ -9,6 +9,7 @@
 
 #include "model/llvm_gcov.h"
 #include "util/file_io.h"
+#include "util/foreign_data.h"
 #include "util/md5.h"
 
 namespace covkit::report {
@@ -102,7 +103,7 @@ std::string annotate(const GcovOptions& o, const model::LlvmObject& obj, const m
   out += "        -:    0:Data:" + data_name + "\n";
   out += fmt::format("        -:    0:Runs:{}\n", obj.runs);
   out += fmt::format("        -:    0:Programs:{}\n", obj.programs);
-  auto file = util::read_file(si.filename);
+  auto file = util::read_named_file(si.filename);
   if (!file) {
     errors += fmt::format("{}: {}\n", si.filename, std::strerror(file.error().errno_value));
     return out;

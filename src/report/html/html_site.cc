@@ -10,6 +10,7 @@
 #include "report/html/html_site_map.h"
 #include "report/html/html_source_page.h"
 #include "util/file_io.h"
+#include "util/foreign_data.h"
 #include "util/printable.h"
 #include "util/thread_pool.h"
 
@@ -23,7 +24,7 @@ Expected<void> write_source_page(const model::FileCov& file, const SiteMap& map,
   std::string crumb;
   map.append_linked_path(crumb, file.path);
   const std::string& where = file.absolute_path.empty() ? file.path : file.absolute_path;
-  auto data = util::read_file(where);
+  auto data = util::read_named_file(where);  // named by the data: its owners' rights
   std::string html;
   if (data) {
     std::string text(data->text());

@@ -2,7 +2,6 @@
 
 #include <optional>
 
-#include "util/file_io.h"
 
 namespace covkit::report::html {
 
@@ -21,11 +20,8 @@ std::string marker_text(std::span<const std::string> written) {
   return text;
 }
 
-std::unordered_set<std::string> marker_names(const std::string& dir) {
+std::unordered_set<std::string> marker_names(std::string_view text) {
   std::unordered_set<std::string> names;
-  auto data = util::read_file(dir + '/' + std::string(kMarkerFileName));
-  if (!data) return names;
-  std::string_view text = data->text();
   if (!text.starts_with(kHeader) || text.size() == kHeader.size() || text[kHeader.size()] != '\n') return names;
   names.emplace(kMarkerFileName);
   for (size_t pos = kHeader.size() + 1; pos < text.size();) {

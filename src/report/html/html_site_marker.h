@@ -13,9 +13,9 @@ inline constexpr std::string_view kMarkerFileName = ".covkit-html";
 
 std::string marker_text(std::span<const std::string> written);
 
-// The names the marker in `dir` lists, itself included; empty when there is
-// no valid marker. Only plain names (no '/', not "." or "..") count: anyone
+// The names a marker's text lists, itself included; empty when it is no
+// valid marker. Only plain names (no '/', not "." or "..") count: anyone
 // may have edited the file.
-std::unordered_set<std::string> marker_names(const std::string& dir);
+std::unordered_set<std::string> marker_names(std::string_view text);
 
 }  // namespace covkit::report::html

@@ -1,0 +1,169 @@
+#include "util/foreign_data.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sys/fsuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "util/unique_fd.h"
+
+namespace covkit::util {
+
+namespace {
+
+constexpr gid_t kNoGroup = 65534;  // the kernel's overflow group: owns nothing
+constexpr int kMaxGroups = 256;
+
+std::atomic<mode_t> output_mask{07777};
+
+std::mutex& owners_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+std::vector<DataOwner>& owners_list() {
+  static std::vector<DataOwner> owners;
+  return owners;
+}
+
+// The bits of an output `mode` (of covkit's user and group) that data of
+// `owner` with permission bits `data` allows: others may read an output
+// only when others could read the data; the group only when its members
+// could, and it is covkit's own group.
+mode_t mask_for(const DataOwner& owner, mode_t data) {
+  mode_t mask = 07700;
+  if (data & S_IROTH) mask |= 0077;
+  else if ((data & S_IRGRP) && owner.gid == ::getegid()) mask |= 0070;
+  return mask;
+}
+
+std::string owner_text(uid_t uid) {
+  struct passwd pw {};
+  struct passwd* found = nullptr;
+  char buf[1024];
+  if (::getpwuid_r(uid, &pw, buf, sizeof buf, &found) == 0 && found) return fmt::format("user {} ({})", uid, pw.pw_name);
+  return fmt::format("user {}", uid);
+}
+
+bool can_take_identities() { return ::geteuid() == 0; }
+
+}  // namespace
+
+DataOwner file_owner(uid_t uid) {
+  DataOwner owner;
+  owner.uid = uid;
+  owner.gid = kNoGroup;
+  struct passwd pw {};
+  struct passwd* found = nullptr;
+  char buf[4096];
+  if (::getpwuid_r(uid, &pw, buf, sizeof buf, &found) != 0 || !found) return owner;
+  owner.gid = pw.pw_gid;
+  gid_t groups[kMaxGroups];
+  int n = kMaxGroups;
+  if (::getgrouplist(pw.pw_name, pw.pw_gid, groups, &n) >= 0) owner.groups.assign(groups, groups + n);
+  return owner;
+}
+
+void note_foreign_data(const DataOwner& owner, mode_t mode) {
+  if (owner.uid == ::geteuid()) return;
+  output_mask.fetch_and(mask_for(owner, mode));
+  std::lock_guard<std::mutex> lock(owners_mutex());
+  auto& owners = owners_list();
+  for (const DataOwner& o : owners)
+    if (o == owner) return;
+  owners.push_back(owner);
+}
+
+void note_data_file(const std::string& path, const FileData& data) {
+  if (data.owner() != ::geteuid()) note_foreign_data(file_owner(data.owner()), data.mode());
+  // Reached through another user's link: that user chose the file, which
+  // may be one they cannot read themselves.
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != ::geteuid())
+    note_foreign_data(file_owner(st.st_uid), 0600);
+}
+
+void note_data_path(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && st.st_uid != ::geteuid())
+    note_foreign_data(file_owner(st.st_uid), st.st_mode & 07777);
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != ::geteuid())
+    note_foreign_data(file_owner(st.st_uid), 0600);
+}
+
+mode_t output_mode_mask() {
+  // A thread writing as another user (a program's own .gcda files, written
+  // as their owner) makes that user's files: their mode is theirs to choose.
+  if (uid_t(::setfsuid(uid_t(-1))) != ::geteuid()) return 07777;
+  return output_mask.load();
+}
+
+std::vector<DataOwner> foreign_owners() {
+  std::lock_guard<std::mutex> lock(owners_mutex());
+  return owners_list();
+}
+
+ScopedFsIdentity::ScopedFsIdentity(const DataOwner& owner) {
+  if (!can_take_identities()) return;
+  fsuid_ = uid_t(::setfsuid(uid_t(-1)));  // an invalid id changes nothing and returns the current one
+  fsgid_ = gid_t(::setfsgid(gid_t(-1)));
+  gid_t current[kMaxGroups];
+  const long n = ::syscall(SYS_getgroups, kMaxGroups, current);
+  if (n < 0) return;
+  groups_.assign(current, current + n);
+  // Raw system calls: glibc's setgroups changes every thread of the process.
+  if (::syscall(SYS_setgroups, owner.groups.size(), owner.groups.data()) != 0) return;
+  ::setfsgid(owner.gid);
+  ::setfsuid(owner.uid);
+  switched_ = true;
+}
+
+ScopedFsIdentity::~ScopedFsIdentity() {
+  if (!switched_) return;
+  ::setfsuid(fsuid_);  // first: root's file-system capabilities come back with uid 0
+  ::setfsgid(fsgid_);
+  ::syscall(SYS_setgroups, groups_.size(), groups_.data());
+}
+
+Expected<FileData> read_named_file(const std::string& path) {
+  const std::vector<DataOwner> owners = foreign_owners();
+  if (owners.empty() || !can_take_identities()) return read_file(path);
+  UniqueFd fd;
+  struct stat first {};
+  for (const DataOwner& owner : owners) {
+    UniqueFd opened;
+    {
+      ScopedFsIdentity as(owner);
+      if (!as.switched()) return Error("cannot take the rights of the data's owner to read it");
+      opened.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+    }
+    if (!opened.valid()) {
+      const int err = errno;
+      Error e(fmt::format("{} for {}, whose data names it", std::strerror(err), owner_text(owner.uid)));
+      e.errno_value = err;
+      return e;
+    }
+    struct stat st {};
+    if (::fstat(opened.get(), &st) != 0) return Error(std::strerror(errno));
+    // Each owner must have opened the same file (a link changed in between
+    // would let one owner's rights pick what another reads).
+    if (fd.valid() && (st.st_dev != first.st_dev || st.st_ino != first.st_ino))
+      return Error("changed while it was opened");
+    if (!fd.valid()) {
+      first = st;
+      fd = std::move(opened);
+    }
+  }
+  return read_open_file(fd.get(), path);
+}
+
+}  // namespace covkit::util

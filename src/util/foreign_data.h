@@ -1,0 +1,88 @@
+#pragma once
+// Data of another user, and what covkit does in consequence.
+//
+// covkit runs as root on other users' processes and files. Their data names
+// other files — the sources a report shows, the notes beside a process's
+// .gcda names — and root could read any of them: a program built with
+// `#line 1 "/etc/shadow"` would have root copy that file into a report.
+// And a report others may read would show them what the data holds. So,
+// once covkit has read data it does not own (note_data_file, or
+// note_foreign_data for a process):
+//
+//  - a file named by data (read_named_file) is opened with the rights of
+//    every such owner in turn (file-system uid, gid and groups switched
+//    for the opening thread only), and read only when each of them may;
+//  - the files and directories covkit creates get no permission the data
+//    did not have (output_mode_mask): data others could not read gives
+//    outputs only covkit's own user can read.
+//
+// Only root (or a holder of CAP_SETUID/CAP_SETGID) can take another user's
+// rights; covkit running as an ordinary user reads with its own rights,
+// which is no more than that user could read anyway.
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "util/expected.h"
+#include "util/file_io.h"
+
+namespace covkit::util {
+
+struct DataOwner {
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::vector<gid_t> groups;  // supplementary groups
+  bool operator==(const DataOwner&) const = default;
+};
+
+// The owner of the data in a file of user `uid`: its passwd entry's group
+// and the groups it belongs to; an unknown user gets no group at all (the
+// rights only ever narrow).
+DataOwner file_owner(uid_t uid);
+
+// Data of `owner` whose permission bits are `mode` (0600 for a process's
+// memory) was read. Nothing changes when `owner` is covkit's own user.
+void note_foreign_data(const DataOwner& owner, mode_t mode);
+
+// A data file was read from `path` (`data` as read_file returned it): noted
+// when another user owns it, or owns the symbolic link it was reached by.
+void note_data_file(const std::string& path, const FileData& data);
+
+// The same for a data file about to be read (stat, not read): callers that
+// read many files in parallel note them all first, so that what each read
+// may see never depends on the order the threads took.
+void note_data_path(const std::string& path);
+
+// The permission bits covkit's outputs may have (07777 until data of
+// another user was read, and for a thread that writes as another user).
+mode_t output_mode_mask();
+
+// The owners noted so far.
+std::vector<DataOwner> foreign_owners();
+
+// read_file(path), opened with the rights of every foreign owner (see
+// above); the error says whose rights refused it.
+Expected<FileData> read_named_file(const std::string& path);
+
+// Runs the calling thread with `owner`'s file-system identity until the
+// object goes (only when covkit is root; otherwise it changes nothing).
+// Other threads keep theirs: the raw system calls change the calling
+// thread's credentials only.
+class ScopedFsIdentity {
+ public:
+  explicit ScopedFsIdentity(const DataOwner& owner);
+  ~ScopedFsIdentity();
+  ScopedFsIdentity(const ScopedFsIdentity&) = delete;
+  ScopedFsIdentity& operator=(const ScopedFsIdentity&) = delete;
+  bool switched() const { return switched_; }
+
+ private:
+  bool switched_ = false;
+  uid_t fsuid_ = 0;
+  gid_t fsgid_ = 0;
+  std::vector<gid_t> groups_;
+};
+
+}  // namespace covkit::util

@@ -1,0 +1,480 @@
+#!/usr/bin/env python3
+"""Attacks on a root covkit by an unprivileged user (issue 32), as CI runs
+them: this script runs as root, the attacker's steps run as user 65534
+(nobody) through setpriv, and covkit runs as root against what that user
+prepared. Each scenario asserts that covkit wrote nothing where the
+attacker pointed it and disclosed nothing that user could not read, and
+that it said so in one line with exit status 1.
+
+  run_attacks.py --covkit build/covkit [--work DIR] [-v] [--keep] SCENARIO...  (or "all")
+
+Races are won deterministically: COVKIT_TEST_STOP_AT (util/output_path.h)
+makes covkit stop itself (SIGSTOP) at a named point, the script waits for
+the stop, makes the attacker's move, and lets covkit go on (SIGCONT).
+
+Exit 0 when every scenario passes, 1 on a failure, 77 when not root or a
+tool is missing (setpriv, gcc-12).
+"""
+import argparse
+import os
+import re
+import shutil
+import signal
+import stat
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROGS = os.path.join(HERE, "progs")
+ATTACKER = 65534  # nobody
+
+
+class Failure(Exception):
+    pass
+
+
+class Skip(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def one_line_error(r, what, *words, status=1):
+    """covkit refused in one line with exit status `status`, naming `words`."""
+    check(r.returncode == status, f"{what}: exit {r.returncode}, want {status}: {r.stderr!r}")
+    errors = [l for l in r.stderr.splitlines() if ": warning: " not in l]  # (/bin/true is not instrumented)
+    check(len(errors) == 1, f"{what}: not one error line on stderr: {r.stderr!r}")
+    for w in words:
+        check(w in r.stderr, f"{what}: {w!r} not in {r.stderr!r}")
+
+
+# ------------------------------------------------------------------ a stream for `live unpack`
+
+GCFN, GCDA, VERSION = 0x6763666E, 0x67636461, 0x4232322A
+
+
+def word(v):
+    return struct.pack("<I", v & 0xFFFFFFFF)
+
+
+def gcda_bytes(counters):
+    body = word(GCDA) + word(VERSION) + word(0xFFFFFFFF) + word(0xC0FFEE)
+    body += word(0x01000000) + word(12) + word(1) + word(0x1111) + word(0x2222)
+    body += word(0x01A10000) + word(8 * len(counters)) + b"".join(struct.pack("<q", c) for c in counters)
+    return body + word(0)
+
+
+def stream_bytes(name, counters):
+    raw = name.encode() + b"\0"
+    return word(GCFN) + word(VERSION) + word(len(raw)) + raw + gcda_bytes(counters)
+
+
+# ------------------------------------------------------------------ the world
+
+class Env:
+    def __init__(self, args):
+        self.covkit = os.path.abspath(args.covkit)
+        self.verbose = args.verbose
+        # Below /tmp, not the build tree: the attacker must reach its own
+        # directory, and the work directory may lie below one only root
+        # can enter (a 0700 home).
+        self.base = tempfile.mkdtemp(prefix="covkit-attacks-")
+        os.chmod(self.base, 0o755)
+        # The attacker's home: theirs to fill with links.
+        self.home = os.path.join(self.base, "home")
+        os.makedirs(self.home)
+        os.chown(self.home, ATTACKER, ATTACKER)
+        # What only root may touch: a directory the attacker wants written
+        # into, a secret they want to read.
+        self.rootonly = os.path.join(self.base, "rootonly")
+        os.makedirs(self.rootonly, mode=0o700)
+        os.chmod(self.rootonly, 0o700)
+        self.victim = os.path.join(self.rootonly, "victimdir")
+        os.makedirs(self.victim)
+        self.secret = os.path.join(self.rootonly, "secret.txt")
+        with open(self.secret, "w") as f:
+            f.write("TOPSECRET-LINE\n")
+        os.chmod(self.secret, 0o600)
+        self.root_work = os.path.join(self.base, "root")
+        os.makedirs(self.root_work, mode=0o700)
+
+    def log(self, *a):
+        if self.verbose:
+            print(*a, flush=True)
+
+    def run(self, argv, ok=True, **kw):
+        self.log("$", " ".join(argv))
+        p = subprocess.run(argv, capture_output=True, text=True, **kw)
+        self.log(p.stdout + p.stderr)
+        if ok and p.returncode != 0:
+            raise Failure(f"{' '.join(argv)} exited {p.returncode}: {p.stderr.strip()}")
+        return p
+
+    def covkit_run(self, args, ok=False, **kw):
+        return self.run([self.covkit, *args], ok=ok, **kw)
+
+    def as_attacker(self, argv, ok=True, **kw):
+        return self.run(["setpriv", f"--reuid={ATTACKER}", f"--regid={ATTACKER}", "--clear-groups", *argv], ok=ok, **kw)
+
+    def attacker_dir(self, name):
+        d = os.path.join(self.home, name)
+        self.as_attacker(["mkdir", "-p", d])
+        return d
+
+    def attacker_link(self, target, link):
+        self.as_attacker(["ln", "-sfn", target, link])
+
+    def victim_untouched(self, what):
+        for d, dirs, files in os.walk(self.victim):
+            check(not dirs and not files, f"{what}: written into the victim directory: {dirs + files}")
+        check(open(self.secret).read() == "TOPSECRET-LINE\n", f"{what}: the secret was changed")
+
+    def build_hostile(self, name, extra_source=""):
+        """hostile.c built with --coverage into the attacker's directory,
+        owned by the attacker (as if they had built it)."""
+        d = os.path.join(self.home, name)
+        os.makedirs(d)
+        src = os.path.join(d, "hostile.c")
+        with open(os.path.join(PROGS, "hostile.c")) as f:
+            text = f.read()
+        with open(src, "w") as f:
+            f.write(text + extra_source)
+        self.run(["gcc-12", "--coverage", "-O0", "-g", "-Wl,--wrap=__gcov_init", "-o", "hostile", "hostile.c"], cwd=d)
+        subprocess.run(["chown", "-R", f"{ATTACKER}:{ATTACKER}", d], check=True)
+        return d
+
+
+class Hostile:
+    """The attacker's program, running as the attacker."""
+
+    def __init__(self, env, d, name=None, text=None):
+        e = {"PATH": "/usr/bin:/bin"}
+        if name is not None:
+            e["HOSTILE_NAME"] = name
+        if text is not None:
+            e["HOSTILE_TEXT"] = text
+        argv = ["setpriv", f"--reuid={ATTACKER}", f"--regid={ATTACKER}", "--clear-groups", os.path.join(d, "hostile")]
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=e, cwd=d)
+        self.pid = self.p.pid
+        line = self.p.stdout.readline()
+        check(line.startswith("ready"), f"the hostile program did not start: {line!r}")
+
+    def quit(self):
+        try:
+            self.p.stdin.write("q\n")
+            self.p.stdin.flush()
+        except BrokenPipeError:
+            pass
+        self.p.wait(timeout=20)
+
+    def kill(self):
+        if self.p.poll() is None:
+            self.p.kill()
+            self.p.wait()
+
+
+def stopped(pid, timeout=60):
+    """Waits until process `pid` is stopped (state T); False if it ended."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return False
+        if state in ("T", "t"):
+            return True
+        if state == "Z":
+            return False
+        time.sleep(0.01)
+    raise Failure(f"process {pid} did not stop at the test point")
+
+
+def staging_dirs(parent):
+    return [n for n in os.listdir(parent) if ".covkit-staging-" in n]
+
+
+# ------------------------------------------------------------------ scenarios
+
+def scenario_link_targets(env):
+    """Every output covkit creates or fills, given as a link the attacker
+    planted to a directory only root may write: refused, nothing written."""
+    b = env.build_hostile("prog")
+    h = Hostile(env, b)
+    try:
+        stream = os.path.join(env.root_work, "dump.bin")
+        with open(stream, "wb") as f:
+            f.write(stream_bytes("/b/app.gcda", [1, 2]))
+        tree = os.path.join(env.root_work, "tree")
+        os.makedirs(tree)
+        with open(os.path.join(tree, "x.gcda"), "wb") as f:
+            f.write(gcda_bytes([3, 4]))
+        commands = {
+            "live dump -o": ["live", "dump", str(h.pid), "-o", "{out}"],
+            "live unpack -o": ["live", "unpack", stream, "-o", "{out}"],
+            "merge -o": ["merge", tree, "-o", "{out}"],
+            "live report --html": ["live", "report", str(h.pid), "--html", "{out}"],
+            "report --html": ["report", "-q", "--root", b, b, "--html", "{out}"],
+            "sample record -o": ["sample", "record", "-o", "{out}", "--", "/bin/true"],
+            "trace record -o": ["trace", "record", "-o", "{out}", "--", "/bin/true"],
+        }
+        for what, argv in commands.items():
+            for how in ("target", "parent"):
+                # The output itself is the link, or a directory on the way.
+                link = os.path.join(env.home, f"snap-{how}")
+                env.attacker_link(env.victim, link)
+                out = link if how == "target" else os.path.join(link, "sub")
+                r = env.covkit_run([a.replace("{out}", out) for a in argv])
+                env.victim_untouched(f"{what} ({how})")
+                # A report that cannot be written exits 3 (covkit report's rule).
+                one_line_error(r, f"{what} ({how})", "symbolic link", status=3 if "report" in what else 1)
+                check(os.path.islink(link), f"{what} ({how}): the planted link was removed")
+        # Files: `report --lcov FILE`, gcov's .gcov files and gprof's gmon.sum
+        # in the working directory.
+        victim_file = os.path.join(env.victim, "planted")
+        link = os.path.join(env.home, "cov.info")
+        env.attacker_link(victim_file, link)
+        r = env.covkit_run(["report", "-q", "--root", b, b, "--lcov", link])
+        env.victim_untouched("report --lcov")
+        check(r.returncode != 0 and "symbolic link" in r.stderr, f"report --lcov through a link: {r.stderr!r}")
+    finally:
+        h.quit()
+    gcov_dir = env.attacker_dir("gcov-cwd")
+    env.attacker_link(os.path.join(env.victim, "planted.gcov"), os.path.join(gcov_dir, "hostile.c.gcov"))
+    r = env.covkit_run(["gcov", "-o", b, os.path.join(b, "hostile.c")], cwd=gcov_dir)
+    env.victim_untouched("gcov")
+    check("symbolic link" in r.stdout + r.stderr, f"gcov wrote through a link without a word: {r.stdout + r.stderr!r}")
+    # gprof -s writes gmon.sum where it runs.
+    g = env.attacker_dir("gprof")
+    src = os.path.join(env.root_work, "prof.c")
+    with open(src, "w") as f:
+        f.write("int f(int n) { int s = 0; for (int i = 0; i < n; ++i) s += i; return s; }\n"
+                "int main(void) { return f(100000) == 3; }\n")
+    env.run(["gcc-12", "-pg", "-O0", "-o", os.path.join(g, "prof"), src])
+    env.run([os.path.join(g, "prof")], cwd=g, ok=False)
+    env.attacker_link(os.path.join(env.victim, "gmon.sum"), os.path.join(g, "gmon.sum"))
+    r = env.covkit_run(["gprof", "-s", "prof", "gmon.out"], cwd=g)
+    env.victim_untouched("gprof -s")
+    one_line_error(r, "gprof -s", "symbolic link")
+
+
+def scenario_object_names(env):
+    """A process that renamed its objects: names that are no .gcda, or climb
+    out of -o DIR, are refused; nothing is written anywhere."""
+    b = env.build_hostile("names")
+    for name, why in (("/x.conf", "no .gcda file name"),
+                      ("/../../../x.gcda", "climbs above the root"),
+                      ("/tmp/a\nb.gcda", "control characters")):
+        h = Hostile(env, b, name=name, text="ATTACKER-TEXT-LINE\n")
+        try:
+            out = os.path.join(env.root_work, "names-out")
+            shutil.rmtree(out, ignore_errors=True)
+            r = env.covkit_run(["live", "dump", str(h.pid), "-o", out])
+            one_line_error(r, f"dump of an object named {name!r}", why)
+            check(not os.path.exists(out), f"{name!r}: the dump wrote {out}")
+            check(not os.path.exists("/x.conf"), f"{name!r}: /x.conf written")
+            # Into the program's own paths neither (a ".." there is the
+            # program's to resolve, as its libgcov would, with its own rights:
+            # it may not write at /).
+            r = env.covkit_run(["live", "dump", "--reset", str(h.pid)])
+            check(r.returncode == 1, f"dump --reset of an object named {name!r}: {r.stderr!r}")
+            if ".." not in name:
+                one_line_error(r, f"dump --reset of an object named {name!r}", why)
+        finally:
+            h.kill()
+    check(not os.path.exists("/x.conf") and not os.path.exists("/x.gcda"), "a hostile name was written at /")
+
+
+def race_staging(env, what, argv_of, point):
+    """Stops covkit at `point` with its staging directory just made beside
+    the attacker's output directory, swaps that directory for a link to the
+    victim, and lets covkit go on."""
+    parent = env.attacker_dir(f"race-{what.replace(' ', '-')}-{point}")
+    out = os.path.join(parent, "out")
+    env.as_attacker(["mkdir", "-m", "777", out])
+    env.as_attacker(["chmod", "777", out])
+    e = dict(os.environ, COVKIT_TEST_STOP_AT=point)
+    p = subprocess.Popen([env.covkit, *argv_of(out)], env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        check(stopped(p.pid), f"{what}: covkit ended before the stop point {point}")
+        staged = staging_dirs(parent)
+        check(len(staged) == 1, f"{what}: staging directories {staged}")
+        st = os.lstat(os.path.join(parent, staged[0]))
+        if point == "staging":
+            # Created 0700, whatever the target's mode (it was 0777): no one
+            # else can enter it while it fills.
+            check(stat.S_IMODE(st.st_mode) == 0o700, f"{what}: staging directory mode {oct(st.st_mode)}")
+        # The attacker owns the parent: it moves covkit's directory away and
+        # puts a link to the victim in its place.
+        env.as_attacker(["mv", os.path.join(parent, staged[0]), os.path.join(parent, "moved")])
+        env.attacker_link(env.victim, os.path.join(parent, staged[0]))
+        os.kill(p.pid, signal.SIGCONT)
+        _, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    env.victim_untouched(f"{what} raced at {point}")
+    check(p.returncode == 1 and err.count("\n") == 1 and "moved by another program" in err,
+          f"{what} raced at {point}: exit {p.returncode}: {err!r}")
+    check(os.path.isdir(out) and not os.listdir(out), f"{what} raced at {point}: the target changed")
+
+
+def scenario_staging_race(env):
+    """The race of issue 32 item 2 (2 in 150 runs wrote into root's
+    directory), won every time by stopping covkit in the window."""
+    stream = os.path.join(env.root_work, "race.bin")
+    with open(stream, "wb") as f:
+        f.write(stream_bytes("/b/app.gcda", [5, 6]))
+    tree = os.path.join(env.root_work, "race-tree")
+    os.makedirs(tree, exist_ok=True)
+    with open(os.path.join(tree, "x.gcda"), "wb") as f:
+        f.write(gcda_bytes([7, 8]))
+    for point in ("staging", "swap"):
+        race_staging(env, "live unpack", lambda out: ["live", "unpack", stream, "-o", out], point)
+        race_staging(env, "merge", lambda out: ["merge", tree, "-o", out], point)
+    # Not raced: the new tree gets the target's mode back at the end.
+    parent = env.attacker_dir("race-none")
+    out = os.path.join(parent, "out")
+    env.as_attacker(["mkdir", out])
+    env.as_attacker(["chmod", "777", out])
+    env.covkit_run(["live", "unpack", stream, "-o", out], ok=True)
+    check(stat.S_IMODE(os.stat(out).st_mode) == 0o777, f"final mode {oct(os.stat(out).st_mode)}, want the target's")
+    check(os.path.isfile(os.path.join(out, "b", "app.gcda")) and not staging_dirs(parent), "unpack did not complete")
+
+
+def scenario_output_file_race(env):
+    """A single output file (report --lcov): its temporary file is created in
+    the directory covkit holds; the attacker who swaps it for a link at that
+    moment gets its link renamed over the target, nothing written through it."""
+    b = env.build_hostile("lcov")
+    env.run([os.path.join(b, "hostile")], cwd=b, input="q\n")
+    parent = env.attacker_dir("lcov-race")
+    target = os.path.join(parent, "cov.info")
+    e = dict(os.environ, COVKIT_TEST_STOP_AT="output")
+    p = subprocess.Popen([env.covkit, "report", "-q", "--root", b, b, "--lcov", target], env=e,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        check(stopped(p.pid), "report --lcov ended before its output was created")
+        temps = [n for n in os.listdir(parent) if ".covkit-tmp." in n]
+        check(len(temps) == 1, f"temporary files {temps}")
+        env.as_attacker(["rm", "-f", os.path.join(parent, temps[0])])
+        env.attacker_link(os.path.join(env.victim, "lcov"), os.path.join(parent, temps[0]))
+        os.kill(p.pid, signal.SIGCONT)
+        p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    env.victim_untouched("report --lcov raced")
+
+
+def scenario_disclosure(env):
+    """A program whose sources name a file only root may read: reports made
+    by root show the attacker nothing of it, and are no more open than the
+    attacker's data."""
+    extra = f'\n#line 1 "{env.secret}"\nint leak(int x) {{ return x + 1; }}\n'
+    b = env.build_hostile("leak", extra)
+    h = Hostile(env, b)
+    try:
+        out = os.path.join(env.base, "live-html")
+        r = env.covkit_run(["live", "report", str(h.pid), "--html", out, "--lcov", out + ".info"], ok=True)
+        pages = "".join(open(os.path.join(d, f), errors="replace").read() for d, _, fs in os.walk(out) for f in fs)
+        check("TOPSECRET" not in pages, "live report --html disclosed the secret")
+        for d, _, files in os.walk(out):
+            for f in files:
+                mode = stat.S_IMODE(os.stat(os.path.join(d, f)).st_mode)
+                check(mode & 0o077 == 0, f"live report page {f} has mode {oct(mode)}: the process's memory is private")
+        check("secret.txt" in pages, "the report lost the source's name (its counts are still reported)")
+        check(stat.S_IMODE(os.stat(out).st_mode) & 0o077 == 0, "the report directory is open to others")
+        check(stat.S_IMODE(os.stat(out + ".info").st_mode) & 0o077 == 0, "the lcov file is open to others")
+    finally:
+        h.quit()
+    # The files the program wrote at exit are the attacker's: covkit report
+    # and covkit gcov read its sources with the attacker's rights too.
+    out = os.path.join(env.base, "report-html")
+    env.covkit_run(["report", "-q", "--root", b, b, "--html", out], ok=True)
+    pages = "".join(open(os.path.join(d, f), errors="replace").read() for d, _, fs in os.walk(out) for f in fs)
+    check("TOPSECRET" not in pages, "covkit report --html disclosed the secret")
+    gcov_out = os.path.join(env.base, "gcov-cwd")
+    os.makedirs(gcov_out)
+    r = env.covkit_run(["gcov", "-o", b, os.path.join(b, "hostile.c")], cwd=gcov_out)
+    texts = "".join(open(os.path.join(gcov_out, f), errors="replace").read() for f in os.listdir(gcov_out))
+    check("TOPSECRET" not in texts, f"covkit gcov disclosed the secret: {os.listdir(gcov_out)}")
+    check("secret.txt" in r.stdout + r.stderr + texts, "covkit gcov said nothing of the unreadable source")
+
+
+def scenario_sample_pid(env):
+    """`sample record --pid` of another user's process by a user who may not
+    trace it: the real reason, and nothing left behind."""
+    b = env.build_hostile("sample")
+    h = Hostile(env, b)
+    try:
+        d = tempfile.mkdtemp(prefix="covkit-sample-", dir=env.base)
+        os.chmod(d, 0o777)
+        out = os.path.join(d, "rec")
+        r = env.run(["setpriv", "--reuid=65533", "--regid=65533", "--clear-groups", env.covkit, "sample", "record",
+                     "--mode", "pc", "--pid", str(h.pid), "-o", out], ok=False)
+        one_line_error(r, "sample record --pid of another user's process", "belongs to user", "trace")
+        check(not os.path.exists(out), f"a refused record left {os.listdir(d)}")
+    finally:
+        h.kill()
+
+
+SCENARIOS = {
+    "link_targets": scenario_link_targets,
+    "object_names": scenario_object_names,
+    "staging_race": scenario_staging_race,
+    "output_file_race": scenario_output_file_race,
+    "disclosure": scenario_disclosure,
+    "sample_pid": scenario_sample_pid,
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--covkit", default="build/covkit")
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("scenarios", nargs="*")
+    args = ap.parse_args()
+    if args.list:
+        print("\n".join(SCENARIOS))
+        return 0
+    if os.geteuid() != 0:
+        print("SKIP: the attacks need root (covkit as root, the attacker as another user)")
+        return 77
+    for tool in ("setpriv", "gcc-12"):
+        if not shutil.which(tool):
+            print(f"SKIP: {tool} not found")
+            return 77
+    names = list(SCENARIOS) if args.scenarios in ([], ["all"]) else args.scenarios
+    status = 0
+    for name in names:
+        env = Env(args)
+        try:
+            SCENARIOS[name](env)
+            print(f"PASS {name}")
+        except Skip as s:
+            print(f"SKIP {name}: {s}")
+            status = status or 77
+        except Failure as f:
+            print(f"FAIL {name}: {f}")
+            status = 1
+        finally:
+            if not args.keep:
+                shutil.rmtree(env.base, ignore_errors=True)
+            else:
+                print(f"kept {env.base}")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
