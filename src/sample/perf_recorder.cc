@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "format/sample_recording_writer.h"
+#include "live/access_check.h"
 #include "live/proc_files.h"
 #include "sample/attach_signals.h"
 #include "sample/elf_module_file.h"
@@ -106,6 +107,23 @@ PerfEventConfig config_for(const RecordRequest& r, const format::SampleRecording
   return config;
 }
 
+// Why perf_event_open refused to observe process `pid`, in one line. It
+// checks what ptrace's read access checks (the kernel's
+// perf_check_permission: the same user, or CAP_SYS_PTRACE) before
+// kernel.perf_event_paranoid matters; a refusal for another user's process
+// is that rule, whatever the paranoid level, and is said so.
+std::string refusal_of_process(pid_t pid, const Error& e) {
+  if (e.errno_value != EACCES && e.errno_value != EPERM) return e.message;
+  const live::RefusalFacts facts = live::refusal_facts(pid, e);
+  if (!facts.uid || *facts.uid == facts.euid) return e.message;  // the paranoid level, or a filter
+  if (facts.euid != 0)
+    return fmt::format("it belongs to user {}; the kernel lets perf_event_open observe only processes covkit could "
+                       "trace (its own user's, or any as root with CAP_SYS_PTRACE), whatever "
+                       "kernel.perf_event_paranoid says (perf_event_open: {})",
+                       facts.user, std::strerror(e.errno_value));
+  return live::explain_refusal(facts);
+}
+
 // The program started and sampled to its end.
 Expected<RecordOutcome, RecordError> record_launched(const RecordRequest& r, format::SampleRecording& rec,
                                                      trace::RecordingDir& dir) {
@@ -113,7 +131,10 @@ Expected<RecordOutcome, RecordError> record_launched(const RecordRequest& r, for
   std::vector<char*> argv = trace::c_strings(args), envp = trace::c_strings(env);
   trace::TerminalSignalsToProgram terminal;
   auto launch = fork_waiting(r.program, argv, envp);
-  if (!launch) return RecordError(fmt::format("{}: cannot run: {}", util::printable(r.program), launch.error().message), true);
+  if (!launch) {
+    dir.discard();  // a record that never began leaves nothing behind
+    return RecordError(fmt::format("{}: cannot run: {}", util::printable(r.program), launch.error().message), true);
+  }
   Launch child = *launch;
 
   auto session = PerfEventSession::open({child.pid}, config_for(r, rec));
@@ -121,6 +142,7 @@ Expected<RecordOutcome, RecordError> record_launched(const RecordRequest& r, for
     close_fd(child.go);  // the child reads the end of the pipe and leaves
     close_fd(child.failed);
     wait_for(child.pid, 0);
+    dir.discard();
     return RecordError(session.error().message, false);
   }
   const char byte = 1;
@@ -133,6 +155,7 @@ Expected<RecordOutcome, RecordError> record_launched(const RecordRequest& r, for
   close_fd(child.failed);
   if (n == ssize_t(sizeof exec_errno)) {
     wait_for(child.pid, 0);
+    dir.discard();
     return RecordError(fmt::format("{}: cannot run: {}", util::printable(r.program), std::strerror(exec_errno)), true);
   }
 
@@ -165,11 +188,17 @@ Expected<RecordOutcome, RecordError> record_attached(const RecordRequest& r, for
   const pid_t pid = r.attach_pid;
   AttachSignals signals;  // no tick: the rings' wait times out every 50 ms
   auto listed = live::list_threads(pid);
-  if (!listed || listed->empty()) return RecordError(fmt::format("process {} does not exist", pid), false);
+  if (!listed || listed->empty()) {
+    dir.discard();
+    return RecordError(fmt::format("process {} does not exist", pid), false);
+  }
   const std::vector<pid_t>& tasks = *listed;
   const int32_t ppid = live::parent_pid(pid).value_or(0);  // while it runs
   auto session = PerfEventSession::open(tasks, config_for(r, rec));
-  if (!session) return RecordError(fmt::format("process {}: {}", pid, session.error().message), false);
+  if (!session) {
+    dir.discard();  // a refused record leaves nothing behind
+    return RecordError(fmt::format("process {}: {}", pid, refusal_of_process(pid, session.error())), false);
+  }
   PerfRecordingBuilder builder(rec, file_build_id, int32_t(pid), live::process_executable(pid));
   const uint64_t now = util::clock_ns(CLOCK_REALTIME);
   for (const format::PerfMmap& m : mappings_of(pid)) builder.add(m, now);
