@@ -78,10 +78,14 @@ std::vector<std::string> long_options(const CLI::App& app) {
 }
 
 // The unknown options in CLI11's leftovers ("--txt", "--fail-under=80").
+// "--" ends the options (what follows is never one): a lone "--" at the end
+// is no unknown option, and the error is then CLI11's (a missing PID...).
 std::vector<std::string> unknown_options(const std::vector<std::string>& extras) {
   std::vector<std::string> out;
-  for (const std::string& e : extras)
+  for (const std::string& e : extras) {
+    if (e == "--") break;
     if (e.starts_with("-")) out.push_back(e.substr(0, e.find('=')));
+  }
   return out;
 }
 

@@ -3,8 +3,10 @@
 // (report_objects) with no .gcda file on disk; --watch repeats it.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -100,13 +102,49 @@ int report_once(const LiveReportOptions& o) {
   return report_objects(o.report, *objects, kLiveReportCommand);
 }
 
+// Ctrl-C (or a TERM) during --watch ends the watch, not covkit: the exit
+// status is then the last report's (a failed gate stays failed). A second
+// one kills as usual (SA_RESETHAND), should a report hang.
+volatile sig_atomic_t watch_interrupted = 0;
+
+extern "C" void stop_watching(int) { watch_interrupted = 1; }
+
+class WatchInterrupts {
+ public:
+  WatchInterrupts() {
+    struct sigaction sa {};
+    sa.sa_handler = stop_watching;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGINT, &sa, &old_int_);
+    ::sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~WatchInterrupts() {
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  bool interrupted() const { return watch_interrupted != 0; }
+  // Sleeps until `when`, or less when interrupted (the signal may reach
+  // any thread, so the flag is looked at every 50 ms).
+  void sleep_until(std::chrono::steady_clock::time_point when) const {
+    while (!interrupted() && std::chrono::steady_clock::now() < when)
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+          std::chrono::milliseconds(50), when - std::chrono::steady_clock::now()));
+  }
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {};
+};
+
 int watch(const LiveReportOptions& o) {
+  WatchInterrupts interrupts;
   const bool tty = isatty(STDOUT_FILENO);
   const auto period = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       std::chrono::duration<double>(o.watch));
   int status = 0;
   bool reported = false;
   for (auto next = std::chrono::steady_clock::now();; next += period) {
+    if (interrupts.interrupted()) return reported ? status : 128 + SIGINT;
     if (!live::process_running(o.pid)) break;
     auto objects = snapshot_objects(o);
     if (!objects) {
@@ -125,7 +163,8 @@ int watch(const LiveReportOptions& o) {
     std::fflush(stdout);
     reported = true;
     if (status == 1 || status == 3) return status;  // an error that repeating will not mend
-    std::this_thread::sleep_until(next + period);
+    interrupts.sleep_until(next + period);
+    if (interrupts.interrupted()) return status;  // the last report's status
     if (std::chrono::steady_clock::now() > next + 2 * period) next = std::chrono::steady_clock::now() - period;
   }
   std::printf("pid %d has exited\n", o.pid);

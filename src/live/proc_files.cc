@@ -175,6 +175,20 @@ std::optional<uint64_t> process_start_time(pid_t pid) {
   return uint64_t(std::strtoull(stat->c_str() + at + 1, nullptr, 10));
 }
 
+std::optional<std::string> kernel_thread_name(pid_t pid) {
+  auto stat = read_proc_file("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat) return std::nullopt;
+  // flags is the 9th field, the 7th after "pid (comm)"; PF_KTHREAD is 0x00200000.
+  const size_t open = stat->find('('), close = stat->rfind(')');
+  if (open == std::string::npos || close == std::string::npos || close < open) return std::nullopt;
+  size_t at = close;
+  for (int field = 0; at != std::string::npos && field < 7; ++field) at = stat->find(' ', at + 1);
+  if (at == std::string::npos) return std::nullopt;
+  const unsigned long long flags = std::strtoull(stat->c_str() + at + 1, nullptr, 10);
+  if (!(flags & 0x00200000ull)) return std::nullopt;
+  return stat->substr(open + 1, close - open - 1);
+}
+
 std::string process_executable(pid_t pid) {
   char exe[4096];
   ssize_t n = ::readlink(("/proc/" + std::to_string(pid) + "/exe").c_str(), exe, sizeof exe - 1);

@@ -59,6 +59,10 @@ std::optional<pid_t> parent_pid(pid_t pid);
 // it, from any thread; another process given the pid later has its own.
 std::optional<uint64_t> process_start_time(pid_t pid);
 
+// The name of a kernel thread (kthreadd, kworker/0:1...): no user memory,
+// no program, no coverage. nullopt for a process (or when it is gone).
+std::optional<std::string> kernel_thread_name(pid_t pid);
+
 // Where /proc/PID/exe points ("" when it cannot be read).
 std::string process_executable(pid_t pid);
 

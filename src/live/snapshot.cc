@@ -22,6 +22,7 @@
 #include "live/process_stop.h"
 #include "live/remote_memory.h"
 #include "model/data_merge.h"
+#include "util/printable.h"
 
 namespace covkit::live {
 
@@ -379,6 +380,10 @@ Expected<ProcessCapture, SnapshotError> ProcessCapture::prepare(pid_t pid, const
     e.errno_value = ESRCH;
     return exited(SnapshotError(std::move(e), SnapshotFailure::kExited));
   }
+  // A kernel thread has no maps, which would look like a process exiting.
+  if (auto kthread = kernel_thread_name(pid))
+    return no_coverage(
+        fmt::format("a kernel thread ({}): it runs no program, so it has no coverage data", util::printable(*kthread)));
   state->at = *at;
   state->memory = RemoteMemory(*at);
   const RemoteMemory& memory = state->memory;

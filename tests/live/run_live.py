@@ -1310,6 +1310,33 @@ def scenario_report_watch(env, cc="gcc-12"):
           "the last --watch report differs from the program's own .gcda files at exit")
 
 
+def scenario_report_watch_interrupted(env, cc="gcc-12"):
+    """Ctrl-C ends a --watch with the last report's status: a failing gate stays failed (2), not 130."""
+    b = Build(env, cc)
+    s = Server(env, b)
+    try:
+        s.cmd("w 10")
+        for gate, want in ((["--fail-under-line", "100"], 2), ([], 0)):
+            w = subprocess.Popen([env.covkit, "live", "report", str(s.pid), "--watch", "0.2", "--root", PROGS, *gate],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            try:
+                deadline = time.time() + 30
+                out = ""
+                while time.time() < deadline and out.count(f"pid {s.pid} at ") < 2:
+                    out += w.stdout.readline()
+                check(out.count(f"pid {s.pid} at ") >= 2, f"--watch made fewer than 2 reports: {out!r}")
+                w.send_signal(signal.SIGINT)
+                rest, err = w.communicate(timeout=30)
+            finally:
+                if w.poll() is None:
+                    w.kill()
+                    w.wait()
+            check(w.returncode == want, f"--watch {gate} stopped by Ctrl-C exited {w.returncode}, want {want}: {err!r}")
+            check(s.cmd("w 1") != "", "the process did not survive the interrupted watch")
+    finally:
+        s.kill()
+
+
 def scenario_cli(env):
     """Bare `covkit live` lists its commands; a mistyped one gets a suggestion; every one has --help."""
     r = env.covkit_live(ok=False)
@@ -1321,6 +1348,29 @@ def scenario_cli(env):
     for sub in ["dump", "reset", "report", "unpack"]:
         r = env.covkit_live(sub, "--help")
         check(f"covkit live {sub}" in r.stdout and "docs/covkit-live.md" in r.stdout, f"{sub} --help: {r.stdout!r}")
+    # A kernel thread is said to be one (it has no maps, which looked like a
+    # process exiting during the dump).
+    r = env.covkit_live("dump", "2", "-o", os.path.join(env.work, "kthread"), ok=False)
+    check(r.returncode == 1 and r.stderr.count("\n") == 1 and "kernel thread (kthreadd)" in r.stderr
+          and "exited" not in r.stderr, f"covkit live dump 2: {r.stderr!r}")
+    # "--" ends the options, as everywhere.
+    b = Build(env, "gcc-12")
+    s = Server(env, b)
+    try:
+        out = os.path.join(env.work, "after-dashes")
+        for argv in (["dump", "-o", out, "--", str(s.pid)], ["report", "--", str(s.pid)], ["reset", "--", str(s.pid)]):
+            r = env.covkit_live(*argv, ok=False)
+            check(r.returncode == 0, f"covkit live {' '.join(argv)}: exit {r.returncode}: {r.stderr!r}")
+        check(tree_files(out), "dump -- PID wrote nothing")
+        r = env.covkit_live("dump", "-o", out, "--", ok=False)
+        check(r.returncode == 1 and "unknown option" not in r.stderr and "PID" in r.stderr,
+              f"dump -o DIR -- (no PID): {r.stderr!r}")
+        stream = os.path.join(env.work, "empty-stream.bin")
+        open(stream, "wb").close()
+        r = env.covkit_live("unpack", "-o", os.path.join(env.work, "unpacked"), "--", stream, ok=False)
+        check("unknown" not in r.stderr and "--" not in r.stderr.split(":")[-1], f"unpack -- STREAM: {r.stderr!r}")
+    finally:
+        s.kill()
 
 
 def patch_version(pid, exe, word):
@@ -1374,6 +1424,7 @@ SCENARIOS = {
     "report": scenario_report,
     "report_watch": scenario_report_watch,
     "snapshots_in_build_tree": scenario_snapshots_in_build_tree,
+    "report_watch_interrupted": scenario_report_watch_interrupted,
     "cli": scenario_cli,
 }
 

@@ -104,6 +104,30 @@ TEST(ParseCommandLine, AMistypedOptionIsNamedNotTheRequiredOneItMissed) {
             "covkit merge: --output is required (see covkit merge --help)\n");
 }
 
+// "--" ends the options: a lone one at the end is no unknown option, the
+// missing positional is the error (issue 32 item 9: `covkit live dump --`
+// said "unknown option --").
+TEST(ParseCommandLine, DoubleDashEndsTheOptions) {
+  auto parse = [](std::vector<const char*> args) {
+    CLI::App app{"test", "covkit live dump"};
+    int pid = 0;
+    std::string out;
+    app.add_option("PID", pid)->required();
+    app.add_option("-o", out);
+    args.insert(args.begin(), "covkit live dump");
+    ::testing::internal::CaptureStderr();
+    auto status = parse_command_line(app, int(args.size()), const_cast<char**>(args.data()));
+    return std::make_tuple(status, ::testing::internal::GetCapturedStderr(), pid);
+  };
+  auto [status, err, pid] = parse({"-o", "d", "--", "42"});
+  EXPECT_EQ(status, std::nullopt) << err;
+  EXPECT_EQ(pid, 42);
+  auto [refused, why, none] = parse({"-o", "d", "--"});
+  EXPECT_EQ(refused, 1);
+  EXPECT_EQ(why.find("unknown option"), std::string::npos) << why;
+  EXPECT_NE(why.find("PID"), std::string::npos) << why;
+}
+
 // trace record and sample record take the first word they do not know for
 // PROG: a mistyped option before it must be refused, not run as a program.
 TEST(ParseCommandLine, APrefixCommandRefusesAnUnknownOptionBeforeItsProgram) {
