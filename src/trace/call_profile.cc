@@ -293,6 +293,7 @@ void ThreadReplay::replay(const format::TraceThread& t, std::vector<std::string>
   const uint64_t begin = to_ns(starts_open ? t.start : block.front().time);
   for (uint64_t address : reader.summary().initial_stack) push(function(address, t.start), begin, false);
   uint64_t last_event = 0;
+  const bool had_event = !block.empty();
   for (; !block.empty(); block = reader.next()) {
     for (const format::TraceEvent& e : block) {
       uint64_t now = std::max(begin, to_ns(e.time));
@@ -308,9 +309,13 @@ void ThreadReplay::replay(const format::TraceThread& t, std::vector<std::string>
   const uint64_t end_counter =
       format::open_frames_end(std::max({t.start, tail.last_time, last_event}), tail.ended, process_.end);
   const uint64_t end = std::max(begin, to_ns(end_counter));
+  // What was traced ends at the last call's exit: a thread that lives on
+  // untraced (switched off by `trace attach`, or in code that is not
+  // instrumented) adds nothing after it. Frames still open close at the end.
+  const bool open_at_end = !stack_.empty();
   while (!stack_.empty()) pop(end);
   begin_ = begin;
-  end_ = end;
+  end_ = open_at_end ? end : had_event ? std::max(begin, to_ns(last_event)) : begin;
 }
 
 bool ThreadReplay::replay_split(const format::TraceThread& t, std::vector<std::string>& warnings, uint64_t& lost,
@@ -363,7 +368,7 @@ bool ThreadReplay::replay_split(const format::TraceThread& t, std::vector<std::s
   max_depth_ = split->max_depth;
   for (uint32_t id : split->deepest) deepest_.push_back(local[id]);
   begin_ = split->begin;
-  end_ = split->end;
+  end_ = split->open_at_end ? split->end : std::max(split->begin, std::min(split->end, split->last_event));
   lost += split->lost;
   warnings.insert(warnings.end(), found.begin(), found.end());
   return true;
@@ -381,6 +386,8 @@ ThreadProfile ThreadReplay::finish(const format::TraceThread& t, FunctionTable& 
   out.pid = process_.pid;
   out.name = t.name;
   out.wall_ns = end_ - begin_;
+  out.begin_ns = begin_;
+  out.end_ns = end_;
   out.max_depth = max_depth_;
   for (uint32_t fn : deepest_) out.deepest_chain.push_back(names_[fn].name);
   for (size_t i = 0; i < fns_.size(); ++i) {
@@ -408,6 +415,7 @@ ThreadProfile ThreadReplay::finish(const format::TraceThread& t, FunctionTable& 
 
 CallProfile build_profile(const format::TraceSet& trace, Symbolizer& symbols, unsigned threads, bool call_paths) {
   CallProfile profile;
+  uint64_t span_begin = UINT64_MAX, span_end = 0;  // of the threads that traced anything
   FunctionTable table;
   SharedSymbols shared{symbols, {}};
   std::vector<FnAcc> totals;  // by global id
@@ -503,10 +511,15 @@ CallProfile build_profile(const format::TraceSet& trace, Symbolizer& symbols, un
         profile.deepest_chain = tp.deepest_chain;
       }
       profile.total_ns += tp.wall_ns;
+      if (tp.wall_ns > 0) {
+        span_begin = std::min(span_begin, tp.begin_ns);
+        span_end = std::max(span_end, tp.end_ns);
+      }
       profile.threads.push_back(std::move(tp));
       job.replay.reset();
     }
   }
+  profile.span_ns = span_end > span_begin ? span_end - span_begin : 0;
   for (const FnAcc& a : totals) {
     if (!a.active) continue;
     const auto& entry = table.entries[a.global];

@@ -42,7 +42,8 @@ struct CallTreeNode {
 struct ThreadProfile {
   uint32_t pid = 0, tid = 0;
   std::string name;
-  uint64_t wall_ns = 0;                 // first event to last
+  uint64_t wall_ns = 0;                 // first event to last (or to where frames left open close)
+  uint64_t begin_ns = 0, end_ns = 0;    // the same, as times of the trace's clock
   std::vector<FunctionStats> functions;  // sorted by inclusive time, descending
   uint32_t max_depth = 0;
   std::vector<std::string> deepest_chain;  // outermost first
@@ -58,6 +59,7 @@ struct CallProfile {
   size_t processes = 0;                  // process images with threads
   uint64_t lost_events = 0;
   uint64_t total_ns = 0;                 // sum of thread wall times
+  uint64_t span_ns = 0;                  // what was traced: the first thread's begin to the last one's end
   std::vector<std::string> warnings;     // problems met reading the streams, one line each naming the file
 };
 

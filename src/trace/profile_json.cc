@@ -72,6 +72,8 @@ std::string profile_json(const CallProfile& p, const ProfileView& view) {
   Json edges = Json::array();
   for (const auto& e : p.edges) edges.push_back(Json{{"caller", e.caller}, {"callee", e.callee}, {"calls", e.calls}});
   out["edges"] = std::move(edges);
+  out["traced_ns"] = p.span_ns;
+  out["thread_time_ns"] = p.total_ns;
   out["max_depth"] = p.max_depth;
   out["deepest_chain"] = p.deepest_chain;
   if (view.threads) out["threads"] = threads_json(p, view);

@@ -85,10 +85,16 @@ std::string chain_text(const std::vector<std::string>& chain) {
 }
 
 std::string profile_text(const std::string& dir, const CallProfile& p, const ProfileView& view) {
-  std::string out = fmt::format("Trace {}: {} {}, {} {}, {} traced, {} lost {}\n", util::printable(dir),
-                                p.processes, p.processes == 1 ? "process" : "processes", p.threads.size(),
-                                p.threads.size() == 1 ? "thread" : "threads", format_duration(p.total_ns),
-                                p.lost_events, p.lost_events == 1 ? "event" : "events");
+  // What was traced: from the first call of the first thread to the last
+  // return of the last (a `trace attach --for 5s` window, not the threads'
+  // lives); with several threads, their times added up too.
+  std::string traced = format_duration(p.span_ns) + " traced";
+  if (p.threads.size() > 1 && p.total_ns != p.span_ns)
+    traced += fmt::format(" ({} in all threads)", format_duration(p.total_ns));
+  std::string out = fmt::format("Trace {}: {} {}, {} {}, {}, {} lost {}\n", util::printable(dir), p.processes,
+                                p.processes == 1 ? "process" : "processes", p.threads.size(),
+                                p.threads.size() == 1 ? "thread" : "threads", traced, p.lost_events,
+                                p.lost_events == 1 ? "event" : "events");
   if (view.threads) {
     for (const auto& t : p.threads) {
       out += fmt::format("\nFlat profile of {}, {}:\n", thread_title(t), format_duration(t.wall_ns));

@@ -484,9 +484,13 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
   std::vector<TraceEvent> block(kBlock);
   std::vector<uint64_t> address;  // by id, as the tail's decoder resolved it (0: not yet)
   auto hot = replay.hot();
+  // The last enter or exit: the tail's, else the restart point it starts at
+  // (whose counter is the event before it).
+  uint64_t last_event = from.time;
   for (size_t n; (n = decoder.next(std::span<TraceEvent>(block))) > 0;)
     for (size_t i = 0; i < n; ++i) {
       const TraceEvent& e = block[i];
+      last_event = e.time;
       if (e.kind == TraceEvent::Kind::kEnter) {
         if (e.fn_id == 0 || e.fn_id >= format::kRangeMaxId) return std::nullopt;
         if (e.fn_id >= address.size()) address.resize(std::max<size_t>(e.fn_id + 1, address.size() * 2), 0);
@@ -512,6 +516,8 @@ std::optional<SplitProfile> split(const format::StreamBytes& bytes, const format
   out.begin = to_ns(*first);
   const uint64_t end_counter = format::open_frames_end(std::max(header.start, s.last_time), s.ended, process_end);
   out.end = std::max(out.begin, to_ns(end_counter));
+  out.last_event = std::max(out.begin, to_ns(last_event));
+  out.open_at_end = stitch.depth() > 0;
   stitch.close(out.end);
   warnings.insert(warnings.end(), tail_warnings.begin(), tail_warnings.end());
   return out;

@@ -42,7 +42,9 @@ struct SplitProfile {
   std::vector<uint64_t> address;        // by function id (its define)
   uint32_t max_depth = 0;
   std::vector<uint32_t> deepest;  // function ids, outermost first
-  uint64_t begin = 0, end = 0;    // ns
+  uint64_t begin = 0, end = 0;    // ns; end: where frames still open at the end close
+  uint64_t last_event = 0;        // ns of the last enter or exit
+  bool open_at_end = false;       // frames were still open after the last event
   uint64_t lost = 0;
   uint64_t first_time = 0;        // counter of the first enter or exit
   SplitPaths paths;               // with call_paths

@@ -1559,6 +1559,18 @@ def attach_session(env, d, label, exe, opts):
     rep = env.report(tr)
     if "main" in calls_of(rep["functions"]) or rep["max_depth"] > 2:
         raise Failure(f"attach {label}: main (open before tracing) recorded, or max_depth {rep['max_depth']} > 2")
+    # What was traced is what the windows saw, not the sleeper's whole life
+    # (issue 32 item 11: "9.732 s traced" for `attach --for 5s`): the report
+    # says the events' span, which lies within the first window's start and
+    # the last one's end (it ran on for a second after them).
+    text = env.covkit_run(["trace", "report", tr]).stdout
+    m = re.search(r"threads?, ([0-9.]+) (s|ms|us|ns) traced", text)
+    unit = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+    traced = float(m.group(1)) * unit[m.group(2)] if m else None
+    allowed = windows[-1][1] - windows[0][0] + 0.02
+    if traced is None or traced > allowed or rep.get("traced_ns", 0) / 1e9 > allowed:
+        raise Failure(f"attach {label}: the report says {m and m.group(0)!r} traced, more than the windows' "
+                      f"{allowed:.3f} s: {text.splitlines()[0]!r}")
     # Every recorded tick began inside a window (by the times the trace
     # holds, not by counts, which a loaded machine shifts), and each window
     # recorded some: each --on and each --off took effect.

@@ -11,6 +11,7 @@
 #include "format/trace_reader.h"
 #include "trace/call_profile.h"
 #include "trace/profile_json.h"
+#include "trace/profile_text.h"
 #include "trace/profile_view.h"
 #include "trace/symbolizer.h"
 
@@ -217,6 +218,46 @@ TEST(CallProfileTest, UnclosedFramesCloseAtTheLastEventOrTheProcessEnd) {
   p = build_profile(set, symbols);
   EXPECT_EQ(fn(p.functions, N(kMain)).inclusive_ns, 200u);
   EXPECT_EQ(p.threads[0].wall_ns, 200u);
+}
+
+// `trace attach --for`: tracing switched on at 1000 and off at 1500 in a
+// process whose threads live from 0 to about 9000. What was traced is the
+// events' span (issue 32 item 11: "9.732 s traced" for a 5 s attach), not
+// the threads' lives, and the report says so.
+TEST(CallProfileTest, WhatWasTracedIsTheEventsSpanNotTheThreadsLives) {
+  format::TraceSet set;
+  set.processes.emplace_back();
+  set.processes[0].pid = 1;
+  ThreadBuilder a(1, 0), b(2, 0);
+  a.enter(1000, kF).exit(1400).enter(1450, kG).exit(1500);
+  a.t.last_time = 9000;  // its end, long after tracing was switched off
+  a.t.ended = true;
+  b.enter(1100, kH).exit(1300);
+  b.t.last_time = 9700;
+  b.t.ended = true;
+  set.processes[0].threads = {a.t, b.t};
+  set.processes[0].end = 9800;
+  Symbolizer symbols;
+  CallProfile p = build_profile(set, symbols);
+  EXPECT_EQ(p.threads[0].wall_ns, 500u);
+  EXPECT_EQ(p.threads[1].wall_ns, 200u);
+  EXPECT_EQ(p.total_ns, 700u);
+  EXPECT_EQ(p.span_ns, 500u);
+  const std::string text = profile_text("t", p, ProfileView{});
+  EXPECT_EQ(text.substr(0, text.find('\n')),
+            "Trace t: 1 process, 2 threads, 500 ns traced (700 ns in all threads), 0 lost events");
+  // A thread killed inside a call: its frames close at the process's end,
+  // which is then traced too.
+  ThreadBuilder c(3, 0);
+  c.enter(1000, kF).enter(1100, kG);
+  p = build_profile(one_thread(c.t), symbols);
+  EXPECT_EQ(p.threads[0].wall_ns, 100u);
+  format::TraceSet killed = one_thread(c.t);
+  killed.processes[0].end = 3000;
+  p = build_profile(killed, symbols);
+  EXPECT_EQ(p.threads[0].wall_ns, 2000u);
+  EXPECT_EQ(p.span_ns, 2000u);
+  EXPECT_EQ(fn(p.functions, N(kF)).inclusive_ns, 2000u);
 }
 
 TEST(CallProfileTest, ThreadsAndProcessesAddUpByName) {
