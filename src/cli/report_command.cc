@@ -142,6 +142,9 @@ ClangPart read_clang(const clang::ClangInputs& in, const model::SourcePathRules&
   ClangPart part;
   if (in.empty()) return part;
   part.any_input = true;
+  // Another user's profiles and binaries name sources too (util/foreign_data.h).
+  for (const std::string& p : in.profiles) util::note_data_path(p);
+  for (const std::string& b : in.binaries) util::note_data_path(b);
   clang::LoadedProfiles profiles = clang::load_profiles(in.profiles, threads);
   for (const std::string& w : profiles.warnings) log.warn(w);
   if (in.binaries.empty()) {
