@@ -57,12 +57,14 @@ Expected<std::optional<std::vector<uint8_t>>> read_below(const std::string& dir,
   using Bytes = std::optional<std::vector<uint8_t>>;
   auto where = util::locate_output(dir, util::MissingParents::kError);
   if (!where) {
-    if (where.error().errno_value == ENOENT) return Bytes();  // no DIR yet: nothing to add to
+    // No DIR yet (or a file in its way, which the write then names, and a
+    // --reset dump's rescue keeps what it read): nothing to add to.
+    if (where.error().errno_value == ENOENT || where.error().errno_value == ENOTDIR) return Bytes();
     return Error(fmt::format("{}: {}", dir, where.error().message));
   }
   util::UniqueFd root(::openat(where->parent.get(), where->name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!root.valid()) {
-    if (errno == ENOENT) return Bytes();
+    if (errno == ENOENT || errno == ENOTDIR) return Bytes();
     return Error(fmt::format("{}: {}", dir, std::strerror(errno)));
   }
   auto text = util::read_below(root.get(), rel, dir);
