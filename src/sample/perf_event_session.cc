@@ -205,7 +205,7 @@ Expected<PerfEventSession> PerfEventSession::open(const std::vector<pid_t>& task
       if (fd < 0) {
         if (errno == ESRCH) continue;  // the thread ended meanwhile
         if (errno == ENODEV || errno == ENXIO) break;  // a CPU that went offline
-        return Error(refusal(errno, config).message);
+        return static_cast<Error>(refusal(errno, config));  // with its errno: sample record --pid words it
       }
       if (ring) {
         // One ring per CPU, whatever the number of threads.
