@@ -132,7 +132,7 @@ Expected<RecordOutcome, RecordError> record_launched(const RecordRequest& r, for
   trace::TerminalSignalsToProgram terminal;
   auto launch = fork_waiting(r.program, argv, envp);
   if (!launch) {
-    dir.discard();  // a record that never began leaves nothing behind
+    (void)dir.discard();  // best effort; a record that never began leaves nothing behind
     return RecordError(fmt::format("{}: cannot run: {}", util::printable(r.program), launch.error().message), true);
   }
   Launch child = *launch;
@@ -142,7 +142,7 @@ Expected<RecordOutcome, RecordError> record_launched(const RecordRequest& r, for
     close_fd(child.go);  // the child reads the end of the pipe and leaves
     close_fd(child.failed);
     wait_for(child.pid, 0);
-    dir.discard();
+    (void)dir.discard();  // best effort: the refusal is what the user must read
     return RecordError(session.error().message, false);
   }
   const char byte = 1;
@@ -155,7 +155,7 @@ Expected<RecordOutcome, RecordError> record_launched(const RecordRequest& r, for
   close_fd(child.failed);
   if (n == ssize_t(sizeof exec_errno)) {
     wait_for(child.pid, 0);
-    dir.discard();
+    (void)dir.discard();  // best effort: the refusal is what the user must read
     return RecordError(fmt::format("{}: cannot run: {}", util::printable(r.program), std::strerror(exec_errno)), true);
   }
 
@@ -189,14 +189,14 @@ Expected<RecordOutcome, RecordError> record_attached(const RecordRequest& r, for
   AttachSignals signals;  // no tick: the rings' wait times out every 50 ms
   auto listed = live::list_threads(pid);
   if (!listed || listed->empty()) {
-    dir.discard();
+    (void)dir.discard();  // best effort: the refusal is what the user must read
     return RecordError(fmt::format("process {} does not exist", pid), false);
   }
   const std::vector<pid_t>& tasks = *listed;
   const int32_t ppid = live::parent_pid(pid).value_or(0);  // while it runs
   auto session = PerfEventSession::open(tasks, config_for(r, rec));
   if (!session) {
-    dir.discard();  // a refused record leaves nothing behind
+    (void)dir.discard();  // best effort; a refused record leaves nothing behind
     return RecordError(fmt::format("process {}: {}", pid, refusal_of_process(pid, session.error())), false);
   }
   PerfRecordingBuilder builder(rec, file_build_id, int32_t(pid), live::process_executable(pid));
