@@ -14,6 +14,7 @@
 #include "cli/command_line.h"
 #include "cli/sample_command.h"
 #include "cli/version.h"
+#include "live/process_owner.h"
 #include "sample/breakpoint_session.h"
 #include "sample/perf_event_session.h"
 #include "sample/perf_recorder.h"
@@ -232,6 +233,9 @@ int record_attached(const SampleRecordOptions& o, sample::RecordRequest r) {
   if (::kill(o.pid, 0) != 0 && errno == ESRCH)  // before the directory is made
     return fail(kSampleRecordCommand, "", fmt::format("process {} does not exist", o.pid));
   r.attach_pid = o.pid;
+  // The recording holds what the process's memory held: no more open than
+  // that memory (another user's process gives a private recording).
+  live::note_process_data(o.pid);
   if (!o.duration.empty()) {
     auto ns = trace::parse_duration_ns(o.duration);
     if (!ns) return fail(kSampleRecordCommand, "", fmt::format("--for {}: not a duration (500ms, 10s, 1.5s)", o.duration));

@@ -13,6 +13,7 @@
 
 #include "runtime/sample/sample_contract.h"
 #include "util/file_io.h"
+#include "util/foreign_data.h"
 #include "util/printable.h"
 
 namespace covkit::format {
@@ -374,6 +375,7 @@ Expected<SampleRecording> read_sample_recording(const std::string& dir, SampleDe
   if (!json)
     return Error(fmt::format("{}: {}{}", CKS_RECORDING_JSON, json.error().message,
                              wrong_kind_hint(dir, InputKind::sample_recording)));
+  util::note_data_file(dir + "/" + CKS_RECORDING_JSON, *json);  // another user's recording: util/foreign_data.h
   if (auto ok = read_recording_json(json->text(), rec); !ok) return ok.error();
 
   std::vector<std::pair<std::pair<int32_t, uint32_t>, std::string>> files;

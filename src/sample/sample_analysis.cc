@@ -11,6 +11,7 @@
 #include "sample/dominators.h"
 #include "sample/line_table.h"
 #include "sample/path_recovery.h"
+#include "util/foreign_data.h"
 
 namespace covkit::sample {
 
@@ -50,6 +51,9 @@ bool analyzable(const std::string& path, const AnalysisOptions& options) {
 
 int load_module(Modules& m, const std::string& path, std::vector<std::string>& warnings) {
   if (auto it = m.by_path.find(path); it != m.by_path.end()) return it->second;
+  // Another user's binary names sources too: they are read with that
+  // user's rights (util/foreign_data.h), never root's.
+  util::note_data_path(path);
   Expected<BinaryImage> img = load_binary_image(path);
   if (!img) {
     warnings.push_back(fmt::format("{}: {}", path, img.error().describe()));

@@ -427,6 +427,29 @@ def scenario_sample_pid(env):
         h.kill()
 
 
+def scenario_sample_disclosure(env):
+    """`sample record --pid` of the attacker's process, then `sample report
+    --html`, by root: the sources the attacker's binary names are read with
+    the attacker's rights, and the recording is no more open than the
+    process's memory. (The report's own mode follows the binary, which is
+    world-readable here, so it is not checked.)"""
+    extra = f'\n#line 1 "{env.secret}"\nint leak(int x) {{ return x + 1; }}\n'
+    b = env.build_hostile("sample-leak", extra)
+    h = Hostile(env, b)
+    try:
+        rec = os.path.join(env.base, "sample-rec")
+        env.covkit_run(["sample", "record", "--mode", "breakpoint", "--allow-empty", "--pid", str(h.pid),
+                        "--for", "300ms", "-o", rec], ok=True)
+        mode = stat.S_IMODE(os.stat(rec).st_mode)
+        check(mode & 0o077 == 0, f"the recording directory has mode {oct(mode)}: the process's memory is private")
+        out = os.path.join(env.base, "sample-html")
+        env.covkit_run(["sample", "report", rec, "--html", out], ok=True)
+        pages = "".join(open(os.path.join(d, f), errors="replace").read() for d, _, fs in os.walk(out) for f in fs)
+        check("TOPSECRET" not in pages, "sample report --html disclosed the secret")
+    finally:
+        h.kill()
+
+
 SCENARIOS = {
     "link_targets": scenario_link_targets,
     "object_names": scenario_object_names,
@@ -434,6 +457,7 @@ SCENARIOS = {
     "output_file_race": scenario_output_file_race,
     "disclosure": scenario_disclosure,
     "sample_pid": scenario_sample_pid,
+    "sample_disclosure": scenario_sample_disclosure,
 }
 
 
