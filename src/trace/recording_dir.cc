@@ -26,23 +26,6 @@ using util::UniqueFd;
 
 std::string errno_text(int err) { return std::strerror(err); }
 
-// The names in the directory `dir` ("." and ".." aside); nullopt with errno
-// set when it cannot be read.
-std::optional<std::vector<std::string>> names_in(int dir) {
-  UniqueFd list(::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!list.valid()) return std::nullopt;
-  DIR* d = ::fdopendir(list.get());
-  if (!d) return std::nullopt;
-  list.release();
-  std::vector<std::string> names;
-  while (dirent* e = ::readdir(d)) {
-    std::string_view n = e->d_name;
-    if (n != "." && n != "..") names.emplace_back(n);
-  }
-  ::closedir(d);
-  return names;
-}
-
 // Creates the marker in the empty directory `dir` and locks it; the descriptor.
 Expected<int> create_marker(int dir, const std::string& command, const RecorderFiles& files) {
   int fd = ::openat(dir, CKT_RECORD_MARKER, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
@@ -99,7 +82,7 @@ Expected<OldRecording> check_old_recording(int parent, const std::string& old, c
   if (!dir.valid() || probe_marker(dir.get()) != Marker::kIdle)
     return Error(fmt::format("{} exists and is not an earlier recording of {}; move it away",
                              util::printable(shown), files.tool));
-  auto names = names_in(dir.get());
+  auto names = util::entry_names_at(dir.get());
   if (!names) return Error(fmt::format("cannot read {}: {}", util::printable(shown), errno_text(errno)));
   std::string foreign = foreign_entry(dir.get(), *names, files);
   if (!foreign.empty())
@@ -155,7 +138,7 @@ Expected<void> discard_at(int parent, const std::string& name, int dir, const st
                           const RecorderFiles& files) {
   struct stat held {}, named {};
   ::fstat(dir, &held);
-  auto names = names_in(dir);
+  auto names = util::entry_names_at(dir);
   if (!names) return Error(fmt::format("cannot read {}: {}", util::printable(shown), errno_text(errno)));
   // Only what covkit wrote goes; anything else keeps the directory as it is.
   const std::string foreign = foreign_entry(dir, *names, files);
@@ -228,7 +211,7 @@ Expected<RecordingDir> prepare_recording_dir(const std::string& dir, const std::
     if (!S_ISDIR(st.st_mode)) return Error("exists and is not a directory");
     exists = true;
     UniqueFd old(::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    auto names = old.valid() ? names_in(old.get()) : std::nullopt;
+    auto names = old.valid() ? util::entry_names_at(old.get()) : std::nullopt;
     if (!names) return Error(fmt::format("cannot read the directory: {}", errno_text(errno)));
     if (!names->empty()) {
       switch (probe_marker(old.get())) {
@@ -276,7 +259,7 @@ Expected<RecordingDir> prepare_recording_dir(const std::string& dir, const std::
     return Error(fmt::format("cannot create the directory: {}", errno_text(errno)));
   UniqueFd made(::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!made.valid()) return Error(fmt::format("cannot open the directory: {}", errno_text(errno)));
-  auto names = names_in(made.get());
+  auto names = util::entry_names_at(made.get());
   if (!names || !names->empty())  // someone else's, created between our look and now
     return Error("another program filled the directory while covkit prepared it; give another -o");
   auto fd = create_marker(made.get(), command, files);

@@ -232,13 +232,12 @@ Expected<std::optional<std::string>> read_below(int root, std::string_view relat
   return std::optional<std::string>(std::move(bytes));
 }
 
-namespace {
-
-void remove_contents_at(int dir, int depth) {
+std::optional<std::vector<std::string>> entry_names_at(int dir) {
+  // A descriptor of its own: fdopendir takes it, and `dir` stays the caller's.
   UniqueFd list(::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!list.valid()) return;
+  if (!list.valid()) return std::nullopt;
   DIR* d = ::fdopendir(list.get());
-  if (!d) return;
+  if (!d) return std::nullopt;
   list.release();
   std::vector<std::string> names;
   while (dirent* e = ::readdir(d)) {
@@ -246,7 +245,15 @@ void remove_contents_at(int dir, int depth) {
     if (n != "." && n != "..") names.emplace_back(n);
   }
   ::closedir(d);
-  for (const std::string& n : names) {
+  return names;
+}
+
+namespace {
+
+void remove_contents_at(int dir, int depth) {
+  auto names = entry_names_at(dir);
+  if (!names) return;
+  for (const std::string& n : *names) {
     if (::unlinkat(dir, n.c_str(), 0) == 0 || (errno != EISDIR && errno != EPERM)) continue;
     if (depth >= kMaxDepth) continue;
     UniqueFd sub(::openat(dir, n.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));

@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "util/expected.h"
 #include "util/unique_fd.h"
@@ -59,6 +60,10 @@ Expected<std::optional<UniqueFd>> open_parent_below(int root, std::string_view r
 // The bytes of the regular file `relative` below `root`, no link followed;
 // nullopt when there is no such file.
 Expected<std::optional<std::string>> read_below(int root, std::string_view relative, const std::string& shown_root);
+
+// The names in the directory `dir` (held open; "." and ".." aside), never
+// following a link; nullopt, errno set, when it cannot be read.
+std::optional<std::vector<std::string>> entry_names_at(int dir);
 
 // Removes the entry `name` of `dir` and, if it is a directory, everything
 // below it, never following a link (a link is removed, not what it leads to).

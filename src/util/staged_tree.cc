@@ -48,27 +48,10 @@ mode_t current_umask() {
   return 022;
 }
 
-// The names in the directory `dir` ("." and ".." aside); nullopt when it
-// cannot be read.
-std::optional<std::vector<std::string>> entries_of(int dir) {
-  UniqueFd list(::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!list.valid()) return std::nullopt;
-  DIR* d = ::fdopendir(list.get());
-  if (!d) return std::nullopt;
-  list.release();
-  std::vector<std::string> names;
-  while (dirent* e = ::readdir(d)) {
-    std::string_view n = e->d_name;
-    if (n != "." && n != "..") names.emplace_back(n);
-  }
-  ::closedir(d);
-  return names;
-}
-
 // Staging directories of covkit's own user whose writer is gone (killed
 // before it could clean up).
 void remove_stale(int dir, const std::string& prefix) {
-  auto names = entries_of(dir);
+  auto names = entry_names_at(dir);
   if (!names) return;
   for (const std::string& name : *names) {
     if (name.compare(0, prefix.size(), prefix) != 0) continue;
@@ -104,7 +87,7 @@ Expected<void> copy_file_at(int from, int to, const std::string& name, mode_t mo
 // Hard links of everything in `from` under `to` (both held open), not
 // following symbolic links (a link is linked as a link).
 Expected<void> mirror(int from, int to, const std::string& shown, int depth) {
-  auto names = entries_of(from);
+  auto names = entry_names_at(from);
   if (!names) return errno_error(shown);
   for (const std::string& name : *names) {
     const std::string here = shown + "/" + printable(name);
@@ -217,7 +200,7 @@ Expected<void> StagedTree::stage() {
   // opened must be a directory of covkit's own user, and empty.
   staging_.reset(::openat(home, staging_name_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   struct stat st {};
-  auto names = staging_.valid() ? entries_of(staging_.get()) : std::nullopt;
+  auto names = staging_.valid() ? entry_names_at(staging_.get()) : std::nullopt;
   if (!staging_.valid() || ::fstat(staging_.get(), &st) != 0 || st.st_uid != ::geteuid() || !names || !names->empty()) {
     staging_.reset();
     return Error(fmt::format("{}: the staging directory covkit created beside it was replaced at once; nothing "
@@ -265,7 +248,7 @@ bool StagedTree::staging_still_named() const {
 
 Expected<bool> StagedTree::old_is_empty() const {
   if (!old_.valid()) return true;
-  auto names = entries_of(old_.get());
+  auto names = entry_names_at(old_.get());
   if (!names) return errno_error(fmt::format("cannot read directory {}", target_));
   return names->empty();
 }
