@@ -570,6 +570,7 @@ def scenario_cmake_package(e):
     need("cmake")
     need("ninja")
     need("gcc")
+    need("clang")
     p = e.installed()
     project = os.path.join(HERE, "cmake_project")
     with tempfile.TemporaryDirectory(prefix="covkit-cmake-package-") as tmp:
@@ -616,6 +617,21 @@ def scenario_cmake_package(e):
         report = run([covkit, "trace", "report", os.path.join(tmp, "t2")]).stdout
         check("fib" in report, "the program linked with the runtime is traced (--static): %s" % report[:500])
         del rec
+        # The same project built by clang: covkit_enable_coverage gives
+        # clang's --coverage, whose files the coverage target reports too.
+        cbuild = os.path.join(tmp, "build-clang")
+        run(["cmake", "-S", src, "-B", cbuild, "-G", "Ninja", "-DCMAKE_PREFIX_PATH=" + p,
+             "-DCMAKE_C_COMPILER=clang"])
+        run(["cmake", "--build", cbuild, "--target", "coverage"])
+        cinfo = open(os.path.join(cbuild, "coverage.info")).read()
+        check(re.search(r"^SF:.*calc\.c$", cinfo, re.M), "clang: the lcov report names calc.c")
+        chits = dict(re.findall(r"^DA:(\d+),(\d+)", cinfo, re.M))
+        # Each compiler puts a few lines differently (a closing brace, a
+        # return); what ran under GCC ran under clang, and the uncalled
+        # function stays at zero.
+        ran = lambda hits: {line for line, n in hits.items() if int(n) > 0}
+        check(ran(first) <= ran(chits) and any(int(n) == 0 for n in chits.values()),
+              "clang: the lines that ran under GCC ran, and a never-called line is 0: %s vs GCC's %s" % (chits, first))
 
 
 # ---------------------------------------------------------------- deb
