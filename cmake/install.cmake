@@ -85,6 +85,10 @@ install(FILES ${CMAKE_BINARY_DIR}/completions/covkit.fish
 file(CREATE_LINK covkit.fish ${_links}/covkit-gcov.fish SYMBOLIC)
 install(FILES ${_links}/covkit-gcov.fish DESTINATION ${CMAKE_INSTALL_DATADIR}/fish/vendor_completions.d)
 
+# What lintian is told on purpose (packaging/debian/lintian-overrides says why).
+install(FILES ${CMAKE_SOURCE_DIR}/packaging/debian/lintian-overrides RENAME covkit
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides)
+
 # The CMake package (packaging/cmake/): find_package(covkit) in a project.
 include(CMakePackageConfigHelpers)
 set(COVKIT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/covkit)
