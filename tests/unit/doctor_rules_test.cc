@@ -13,7 +13,8 @@
 namespace covkit::doctor {
 namespace doctor_rules_test {
 
-const Finding& find(const std::vector<Finding>& all, const std::string& what) {
+// A copy: callers pass the findings as a temporary.
+Finding find(const std::vector<Finding>& all, const std::string& what) {
   for (const Finding& f : all)
     if (f.what.find(what) != std::string::npos) return f;
   ADD_FAILURE() << "no finding about " << what;
