@@ -711,7 +711,7 @@ def scenario_kill_at_random(env, cc="gcc-12"):
     denv = dict(os.environ, TMPDIR=rescue, COVKIT_TEST_LIVE_STEP_US="3000")
     seed = random.randrange(1 << 30)
     rng = random.Random(seed)
-    dirs, lines = [], []
+    dirs, lines, own_failures = [], [], []
     s = Server(env, b, prefix=own)
 
     def dump(i, kill_after=None):
@@ -726,6 +726,8 @@ def scenario_kill_at_random(env, cc="gcc-12"):
             p.kill()
         _, err = p.communicate(timeout=120)
         lines.extend(l for l in err.splitlines() if "was killed" in l)
+        if p.returncode not in (0, -signal.SIGKILL):  # it failed by itself: a defect to show as such
+            own_failures.append(f"dump {i} exited {p.returncode}: {err.strip()}")
         return p.returncode, err
 
     phases = {}
@@ -752,6 +754,7 @@ def scenario_kill_at_random(env, cc="gcc-12"):
     print(f"kill_at_random (seed {seed}): {sorted(phases.items())}; {len(lines)} interrupted dumps reported")
     for l in lines[:5]:
         env.log(l)
+    check(not own_failures, f"dumps that were not killed failed: {own_failures}")
     killed_phases = {p for p in phases if p.startswith("killed")}
     check(len(killed_phases) >= 3, f"the kills did not land in enough steps: {phases}")
     leftovers = [os.path.join(d, f) for d, _, fs in os.walk(own) for f in fs if ".covkit-" in f]
