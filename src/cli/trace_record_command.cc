@@ -400,7 +400,7 @@ int record(const RecordOptions& o, std::vector<std::string> command) {
     // Nothing traced: the earlier trace stays (a good trace is not replaced
     // by an empty one), and the exit status says so.
     const std::string cause = empty_trace_cause(o, info, plan, patches, summary, *prog);
-    auto discarded = trace::discard_recording(dir->path(), dir->moved_to());
+    auto discarded = dir->discard();  // through the descriptors held since it was made
     std::string kept = !discarded ? fmt::format("; {}", discarded.error().message)
                        : dir->moved_to().empty()
                            ? std::string()
@@ -410,7 +410,7 @@ int record(const RecordOptions& o, std::vector<std::string> command) {
     return end->exit_status != 0 ? end->exit_status : 1;
   }
   std::fprintf(stderr, "%s: %s\n", std::string(kTraceRecordCommand).c_str(), trace::summary_line(summary, dir->path()).c_str());
-  if (auto kept = trace::keep_recording(dir->path()); !kept) warn_trace_record(kept.error().message);
+  if (auto kept = dir->keep(); !kept) warn_trace_record(kept.error().message);
   if (end->signal != 0) {
     const char* name = sigabbrev_np(end->signal);
     std::fprintf(stderr, "%s: %s was killed by signal %d (SIG%s)%s; the trace holds what was written until then\n",
