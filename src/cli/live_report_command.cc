@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <memory>
 #include <string>
@@ -22,6 +23,7 @@
 #include "cli/report_options.h"
 #include "live/live_dump.h"
 #include "live/proc_files.h"
+#include "live/profraw_dump.h"
 #include "util/fast_allocator.h"
 
 namespace covkit::cli {
@@ -96,7 +98,26 @@ Expected<std::vector<format::ObjectFiles>, live::SnapshotError> snapshot_objects
   return objects;
 }
 
+// A process built with clang's source-based coverage: its profiles, read
+// as `live dump` reads them, into a private directory for the report.
+int report_clang_once(const LiveReportOptions& o) {
+  if (o.children) return fail(kLiveReportCommand, "", fmt::format("process {} was built with clang's "
+                                                                  "-fprofile-instr-generate: --children reads "
+                                                                  "libgcov's processes only", o.pid));
+  std::string dir = (std::getenv("TMPDIR") && *std::getenv("TMPDIR") ? std::string(std::getenv("TMPDIR")) : "/tmp") +
+                    "/covkit-live-report-XXXXXX";
+  if (!::mkdtemp(dir.data())) return fail(kLiveReportCommand, dir, "cannot create a private directory");
+  auto in = live::clang_report_inputs(o.pid, !o.no_stop, dir);
+  int status = in ? report_objects(o.report, {}, clang::ClangInputs{in->profiles, in->binaries}, kLiveReportCommand)
+                  : fail(kLiveReportCommand, "", in.error());
+  if (in)
+    for (const std::string& p : in->profiles) ::unlink(p.c_str());
+  ::rmdir(dir.c_str());
+  return status;
+}
+
 int report_once(const LiveReportOptions& o) {
+  if (live::clang_process(o.pid)) return report_clang_once(o);
   auto objects = snapshot_objects(o);
   if (!objects) return fail(kLiveReportCommand, "", objects.error());
   return report_objects(o.report, *objects, kLiveReportCommand);
@@ -171,7 +192,12 @@ int watch(const LiveReportOptions& o) {
   return 0;
 }
 
-int run(const LiveReportOptions& o) { return o.watch > 0 ? watch(o) : report_once(o); }
+int run(const LiveReportOptions& o) {
+  if (o.watch > 0 && live::clang_process(o.pid))
+    return fail(kLiveReportCommand, "", fmt::format("process {} was built with clang's -fprofile-instr-generate: "
+                                                    "--watch reads libgcov's processes only", o.pid));
+  return o.watch > 0 ? watch(o) : report_once(o);
+}
 
 }  // namespace
 

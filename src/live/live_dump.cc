@@ -14,6 +14,7 @@
 #include "live/journaled_write.h"
 #include "live/object_sources.h"
 #include "live/proc_files.h"
+#include "live/profraw_dump.h"
 #include "live/process_owner.h"
 #include "live/process_tree.h"
 #include "live/test_pause.h"
@@ -271,6 +272,8 @@ Expected<DumpResult> dump(const DumpRequest& request) {
   if (request.reset && !request.stop)
     return Error("--reset needs the process stopped: a thread running during the reset could write back a value "
                  "read before it (drop --no-stop)");
+  // A program built with clang's source-based coverage has its own path.
+  if (clang_process(request.pid)) return dump_clang(request);
   util::PhaseTimer timer;
   DumpResult result;
   result.warnings = finish_left_journals();
@@ -438,6 +441,7 @@ Expected<TreeSnapshot, SnapshotError> snapshot_tree(const SnapshotRequest& reque
 }
 
 Expected<ResetResult> reset(const ResetRequest& request) {
+  if (clang_process(request.pid)) return reset_clang(request);
   ResetResult result;
   result.warnings = finish_left_journals();
   ObjectSources sources(request.sources);

@@ -15,7 +15,7 @@
 
 #include "live/elf_image.h"
 #include "live/gcov_info_layout.h"
-#include "util/mapped_file.h"
+#include "live/module_file.h"
 
 namespace covkit::live {
 
@@ -34,56 +34,6 @@ const char* root_source_name(RootSource s) {
 namespace {
 
 constexpr uint64_t kMaxScanBytes = uint64_t(512) << 20;
-
-// A module's file, mapped (only the pages of its headers and symbol tables
-// are ever touched: reading a whole executable was most of a dump's time).
-class ModuleFile {
- public:
-  ModuleFile(int fd, size_t size, const std::string& path) : mapping_(util::map_file(fd, size, path)) {
-    if (mapping_.slot >= 0) return;
-    // Not mappable (too many mappings live): read instead.
-    copy_.resize(size);
-    size_t done = 0;
-    while (done < size) {
-      ssize_t n = ::pread(fd, copy_.data() + done, size - done, off_t(done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      done += size_t(n);
-    }
-    copy_.resize(done);
-  }
-  ModuleFile(const ModuleFile&) = delete;
-  ModuleFile& operator=(const ModuleFile&) = delete;
-  ~ModuleFile() {
-    if (mapping_.slot >= 0) util::unmap_file(mapping_);
-  }
-  std::span<const uint8_t> bytes() const {
-    return mapping_.slot >= 0 ? std::span<const uint8_t>(mapping_.data, mapping_.size) : std::span<const uint8_t>(copy_);
-  }
-
- private:
-  util::Mapping mapping_;
-  std::vector<uint8_t> copy_;
-};
-
-// The mapped file itself: /proc/PID/map_files/ reaches it even when deleted
-// or replaced; /proc/PID/root/PATH sees the process's own root (a container).
-std::unique_ptr<ModuleFile> module_file(pid_t pid, const Module& m) {
-  std::vector<std::string> candidates = {fmt::format("/proc/{}/map_files/{:x}-{:x}", pid, m.start, m.map_end)};
-  if (!m.path.ends_with(" (deleted)")) candidates.push_back(fmt::format("/proc/{}/root{}", pid, m.path));
-  for (const std::string& path : candidates) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;
-    struct stat st {};
-    bool same = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_ino == m.inode &&
-                major(st.st_dev) == m.dev_major && minor(st.st_dev) == m.dev_minor;
-    std::unique_ptr<ModuleFile> file;
-    if (same) file = std::make_unique<ModuleFile>(fd, size_t(st.st_size), path);
-    ::close(fd);
-    if (file) return file;
-  }
-  return nullptr;
-}
 
 std::optional<size_t> module_holding(const std::vector<Module>& modules, uint64_t address, uint64_t len) {
   for (size_t i = 0; i < modules.size(); ++i)

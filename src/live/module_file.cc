@@ -1,0 +1,53 @@
+#include "live/module_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include <fmt/format.h>
+
+namespace covkit::live {
+
+ModuleFile::ModuleFile(int fd, size_t size, const std::string& path) : mapping_(util::map_file(fd, size, path)) {
+  if (mapping_.slot >= 0) return;
+  // Not mappable (too many mappings live): read instead.
+  copy_.resize(size);
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = ::pread(fd, copy_.data() + done, size - done, off_t(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += size_t(n);
+  }
+  copy_.resize(done);
+}
+
+ModuleFile::~ModuleFile() {
+  if (mapping_.slot >= 0) util::unmap_file(mapping_);
+}
+
+std::span<const uint8_t> ModuleFile::bytes() const {
+  return mapping_.slot >= 0 ? std::span<const uint8_t>(mapping_.data, mapping_.size) : std::span<const uint8_t>(copy_);
+}
+
+std::unique_ptr<ModuleFile> module_file(pid_t pid, const Module& m) {
+  std::vector<std::string> candidates = {fmt::format("/proc/{}/map_files/{:x}-{:x}", pid, m.start, m.map_end)};
+  if (!m.path.ends_with(" (deleted)")) candidates.push_back(fmt::format("/proc/{}/root{}", pid, m.path));
+  for (const std::string& path : candidates) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    struct stat st {};
+    bool same = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_ino == m.inode &&
+                major(st.st_dev) == m.dev_major && minor(st.st_dev) == m.dev_minor;
+    std::unique_ptr<ModuleFile> file;
+    if (same) file = std::make_unique<ModuleFile>(fd, size_t(st.st_size), path);
+    ::close(fd);
+    if (file) return file;
+  }
+  return nullptr;
+}
+
+}  // namespace covkit::live

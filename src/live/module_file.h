@@ -1,0 +1,37 @@
+#pragma once
+// The file a module of a process was mapped from, opened through
+// /proc/PID/map_files/ (which reaches it even when deleted or replaced) or
+// the process's own root (a container), and used only when its device and
+// inode are those of the mapping: a file rebuilt since the program started
+// is never mistaken for the one it runs. Mapped, so that only the pages of
+// its headers and tables are ever read.
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "live/process_modules.h"
+#include "util/mapped_file.h"
+
+namespace covkit::live {
+
+class ModuleFile {
+ public:
+  ModuleFile(int fd, size_t size, const std::string& path);
+  ModuleFile(const ModuleFile&) = delete;
+  ModuleFile& operator=(const ModuleFile&) = delete;
+  ~ModuleFile();
+  std::span<const uint8_t> bytes() const;
+
+ private:
+  util::Mapping mapping_;
+  std::vector<uint8_t> copy_;  // when it could not be mapped
+};
+
+// nullptr when no file of the mapping's device and inode can be opened.
+std::unique_ptr<ModuleFile> module_file(pid_t pid, const Module& m);
+
+}  // namespace covkit::live

@@ -1,0 +1,153 @@
+#include "live/profraw_dump.h"
+
+#include <fmt/format.h>
+
+#include "live/access_check.h"
+#include "live/process_owner.h"
+#include "live/profraw_capture.h"
+#include "util/file_io.h"
+#include "util/plural.h"
+#include "util/staged_tree.h"
+
+namespace covkit::live {
+
+namespace {
+
+Error clang_about(pid_t pid, const Error& e) {
+  if (is_refusal(e)) return Error(explain_refusal(pid, e));
+  Error out(fmt::format("process {}: {}", pid, e.message));
+  out.errno_value = e.errno_value;
+  return out;
+}
+
+ProcessSummary clang_summary(const ClangCapture& c) {
+  ProcessSummary p;
+  p.pid = c.pid;
+  p.modules = c.modules.size();
+  for (const ClangModule& m : c.modules) {
+    p.functions += m.image.records;
+    p.counters += m.image.counters;
+    p.module_notes.push_back(fmt::format("{}: clang raw profile version {}, {}, {}", m.path,
+                                         m.sections.version_word & 0xff, util::count_of(m.image.records, "function"),
+                                         util::count_of(m.image.counters, "counter")));
+  }
+  p.stopped = c.stopped;
+  p.threads = c.threads;
+  p.pause = c.pause;
+  return p;
+}
+
+// Refusals of what the clang path does not do, before anything is touched.
+Expected<void> clang_request_supported(pid_t pid, bool children) {
+  if (children)
+    return Error(fmt::format("process {} was built with clang's -fprofile-instr-generate: --children reads "
+                             "libgcov's processes only",
+                             pid));
+  return {};
+}
+
+}  // namespace
+
+std::string profraw_dump_name(const std::string& module_path, pid_t pid) {
+  std::string base = module_path;
+  if (base.ends_with(" (deleted)")) base.resize(base.size() - 10);
+  if (auto slash = base.rfind('/'); slash != std::string::npos) base = base.substr(slash + 1);
+  std::string plain;
+  for (char c : base.substr(0, 200))
+    plain += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' || c == '+') ? c : '_';
+  if (plain.empty() || plain[0] == '.') plain.insert(0, "module");
+  return fmt::format("{}.{}.profraw", plain, pid);
+}
+
+bool clang_process(pid_t pid) {
+  auto has = has_clang_profile(pid);
+  // A failure (a refusal, an exit) is said by libgcov's path, which words
+  // every one of them.
+  return has && *has;
+}
+
+Expected<DumpResult> dump_clang(const DumpRequest& request) {
+  const pid_t pid = request.pid;
+  if (auto r = clang_request_supported(pid, request.children); !r) return r.error();
+  if (request.directory.empty())
+    return Error(fmt::format("process {} was built with clang's -fprofile-instr-generate, whose runtime rewrites its "
+                             ".profraw when it exits: give -o DIR for the dump",
+                             pid));
+  note_process_data(pid);
+  auto tree = util::StagedTree::begin(request.directory);
+  if (!tree) return tree.error();
+  DumpResult result;
+  std::vector<std::string> names;
+  auto place = [&](const std::vector<ClangModule>& modules) -> Expected<void> {
+    names.clear();
+    for (const ClangModule& m : modules) {
+      names.push_back(profraw_dump_name(m.path, pid));
+      if (tree->old_has(names.back()))
+        return Error(fmt::format("{}/{} exists: a dump never replaces a file (use another -o DIR)", request.directory,
+                                 names.back()));
+      const auto& b = m.image.bytes;
+      if (auto w = tree->write(names.back(), std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
+          !w)
+        return w.error();
+    }
+    return tree->commit();
+  };
+  ClangCaptureOptions o;
+  o.stop = request.stop;
+  o.reset = request.reset;
+  // With --reset the files are in place before the counters are zeroed (in
+  // the same stop): a dump that cannot be written resets nothing.
+  if (request.reset) o.before_reset = place;
+  auto capture = capture_clang(pid, o);
+  if (!capture) {
+    Error e = clang_about(pid, capture.error());
+    if (request.reset) e.message += " (nothing was reset)";
+    return e;
+  }
+  if (!request.reset)
+    if (auto r = place(capture->modules); !r) return r.error();
+  result.processes.push_back(clang_summary(*capture));
+  for (const std::string& n : names) result.files.push_back({request.directory + "/" + n, false, false});
+  if (request.gentle) result.warnings.push_back("--gentle: a clang-instrumented process is stopped as a whole");
+  return result;
+}
+
+Expected<ClangReportInputs, SnapshotError> clang_report_inputs(pid_t pid, bool stop, const std::string& dir) {
+  note_process_data(pid);
+  ClangCaptureOptions o;
+  o.stop = stop;
+  auto capture = capture_clang(pid, o);
+  if (!capture) return SnapshotError(clang_about(pid, capture.error()), capture.error().why);
+  ClangReportInputs in;
+  for (const ClangModule& m : capture->modules) {
+    in.profiles.push_back(dir + "/" + profraw_dump_name(m.path, pid));
+    const auto& b = m.image.bytes;
+    if (auto w = util::write_file_atomic(in.profiles.back(),
+                                         std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
+        !w)
+      return SnapshotError(Error(w.error().message));
+    in.binaries.push_back(m.path);
+  }
+  in.summary = clang_summary(*capture);
+  return in;
+}
+
+Expected<ResetResult> reset_clang(const ResetRequest& request) {
+  const pid_t pid = request.pid;
+  if (auto r = clang_request_supported(pid, request.children); !r) return r.error();
+  if (!request.sources.empty())
+    return Error(fmt::format("process {} was built with clang's -fprofile-instr-generate: its counters are reset "
+                             "all together (no SOURCE)",
+                             pid));
+  ClangCaptureOptions o;
+  o.reset = true;
+  auto capture = capture_clang(pid, o);
+  if (!capture) return clang_about(pid, capture.error());
+  ResetResult result;
+  result.processes.push_back(clang_summary(*capture));
+  result.objects_reset = capture->modules.size();
+  if (request.gentle) result.warnings.push_back("--gentle: a clang-instrumented process is stopped as a whole");
+  return result;
+}
+
+}  // namespace covkit::live

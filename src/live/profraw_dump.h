@@ -1,0 +1,33 @@
+#pragma once
+// `covkit live dump` and `live reset` of a process built with clang's
+// source-based coverage (-fprofile-instr-generate -fcoverage-mapping): each
+// module's .profraw, as its runtime would write it now, into `-o DIR` as
+// DIR/<module>.<pid>.profraw (never replacing a file), all or nothing
+// (util::StagedTree); with --reset the counters are zeroed in the same stop,
+// after the files are in place (profraw_capture.h). Without -o there is no
+// file of the program's to add to: its runtime rewrites its .profraw at exit.
+#include "live/live_dump.h"
+#include "util/expected.h"
+
+namespace covkit::live {
+
+// Whether `pid` is a clang-instrumented process these functions handle
+// (false: libgcov's path, or no coverage at all).
+bool clang_process(pid_t pid);
+
+Expected<DumpResult> dump_clang(const DumpRequest& request);
+Expected<ResetResult> reset_clang(const ResetRequest& request);
+
+// `covkit live report`: the profiles of a capture that changes nothing
+// (stopped unless `stop` is false), written into `dir` (a private
+// directory the caller made and removes), and the modules they belong to.
+struct ClangReportInputs {
+  std::vector<std::string> profiles, binaries;
+  ProcessSummary summary;
+};
+Expected<ClangReportInputs, SnapshotError> clang_report_inputs(pid_t pid, bool stop, const std::string& dir);
+
+// The file name a module's dump gets: its file name, made plain, and the pid.
+std::string profraw_dump_name(const std::string& module_path, pid_t pid);
+
+}  // namespace covkit::live
