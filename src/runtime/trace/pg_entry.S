@@ -14,6 +14,8 @@
 
 #if defined(__x86_64__)
 
+#include "arg_registers.inc"
+
         .text
 
 /* Saves what a hook must preserve and calls \handler(slot in rdi,
@@ -23,44 +25,14 @@
  * it was on entry (glibc's, when tracing is off: gprof keeps working). */
 .macro CKT_HOOK_BODY slot_from_rbp, kind
         and     $-16, %rsp
-        sub     $192, %rsp
-        mov     %rdi, 0(%rsp)
-        mov     %rsi, 8(%rsp)
-        mov     %rdx, 16(%rsp)
-        mov     %rcx, 24(%rsp)
-        mov     %r8, 32(%rsp)
-        mov     %r9, 40(%rsp)
-        mov     %rax, 48(%rsp)
-        mov     %r10, 56(%rsp)
-        movdqa  %xmm0, 64(%rsp)
-        movdqa  %xmm1, 80(%rsp)
-        movdqa  %xmm2, 96(%rsp)
-        movdqa  %xmm3, 112(%rsp)
-        movdqa  %xmm4, 128(%rsp)
-        movdqa  %xmm5, 144(%rsp)
-        movdqa  %xmm6, 160(%rsp)
-        movdqa  %xmm7, 176(%rsp)
+        sub     $CKT_ARG_AREA, %rsp
+        CKT_SAVE_ARGS
         \slot_from_rbp
         mov     8(%rbp), %rsi
         mov     $\kind, %edx
         call    ckt_pg_enter
         mov     %rax, %r11
-        mov     0(%rsp), %rdi
-        mov     8(%rsp), %rsi
-        mov     16(%rsp), %rdx
-        mov     24(%rsp), %rcx
-        mov     32(%rsp), %r8
-        mov     40(%rsp), %r9
-        mov     48(%rsp), %rax
-        mov     56(%rsp), %r10
-        movdqa  64(%rsp), %xmm0
-        movdqa  80(%rsp), %xmm1
-        movdqa  96(%rsp), %xmm2
-        movdqa  112(%rsp), %xmm3
-        movdqa  128(%rsp), %xmm4
-        movdqa  144(%rsp), %xmm5
-        movdqa  160(%rsp), %xmm6
-        movdqa  176(%rsp), %xmm7
+        CKT_RESTORE_ARGS
         mov     %rbp, %rsp
         pop     %rbp
         .cfi_def_cfa rsp, 8
