@@ -182,8 +182,8 @@ std::string program_path(const TargetPlace& place, const std::string& gcda) {
   return place.gcov_prefix + strip_dirs(gcda, place.gcov_prefix_strip);
 }
 
-Expected<std::string> path_below_directory(const TargetPlace& place, const std::string& gcda) {
-  auto rel = relative_below_directory(place.cwd, gcda);
+Expected<std::string> path_below_directory(const TargetPlace& place, const std::string& gcda, AboveRoot above) {
+  auto rel = relative_below_directory(place.cwd, gcda, above);
   if (!rel) return Error(fmt::format("{}: {}", util::printable(gcda), rel.error().message));
   return rel;
 }
@@ -220,7 +220,7 @@ Expected<std::vector<Planned>> plan_dump(const std::map<std::string, format::Dat
   std::vector<Planned> plans;
   if (!target.directory.empty()) {
     for (const auto& [gcda, data] : files) {
-      auto below = path_below_directory(place, gcda);
+      auto below = path_below_directory(place, gcda, target.rescue ? AboveRoot::kStayAtRoot : AboveRoot::kRefuse);
       if (!below) return below.error();
       const std::string& rel = *below;
       std::string shown = target.directory + "/" + rel;

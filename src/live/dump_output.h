@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "format/gcda.h"
+#include "live/object_names.h"
 #include "util/expected.h"
 
 namespace covkit::live {
@@ -41,8 +42,10 @@ Expected<TargetPlace> target_place(pid_t pid);
 // The path libgcov in the target would open for `gcda`.
 std::string program_path(const TargetPlace& place, const std::string& gcda);
 // The path below DIR for `gcda`: its absolute name without the leading '/',
-// "." and ".." resolved (live/object_names.h); an error when it would leave DIR.
-Expected<std::string> path_below_directory(const TargetPlace& place, const std::string& gcda);
+// "." and ".." resolved (live/object_names.h); an error when it would leave DIR
+// (unless `above` keeps such a ".." at the root).
+Expected<std::string> path_below_directory(const TargetPlace& place, const std::string& gcda,
+                                           AboveRoot above = AboveRoot::kRefuse);
 
 // `existing` + `now` as libgcov's merge at dump time does it: counters and
 // runs add; a file of another compilation (GCC 11: another stamp; GCC 12:
@@ -58,6 +61,10 @@ struct DumpTarget {
   // Under -o: told every file (its path and MD5) before the new tree is
   // swapped in (a --reset dump's journal, dump_journal.h).
   std::function<Expected<void>(const std::vector<std::pair<std::string, std::string>>& path_md5)> before_commit;
+  // A rescue of what could not be written where it belongs (a fresh private
+  // directory): every name must find a place, so a ".." above the root stays
+  // at the root, where the program's own write went.
+  bool rescue = false;
 };
 
 struct WrittenFile {

@@ -1,5 +1,7 @@
 #include "live/journaled_write.h"
 
+#include <fcntl.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -14,6 +16,7 @@
 #include "live/test_pause.h"
 #include "model/data_merge.h"
 #include "util/md5.h"
+#include "util/output_path.h"
 
 namespace covkit::live {
 
@@ -129,11 +132,32 @@ Expected<std::string> rescue_directory(pid_t pid) {
   return name;
 }
 
-Expected<std::string> rescue_files(pid_t pid, const FileSet& files, const TargetPlace& place) {
+namespace {
+
+Expected<std::string> write_rescue(pid_t pid, const std::map<std::string, std::pair<TargetPlace, FileSet>>& by_sub) {
   auto name = rescue_directory(pid);
   if (!name) return name.error();
-  if (auto w = write_dump(files, place, DumpTarget{*name, false, {}}); !w) return w.error();
+  for (const auto& [sub, placed] : by_sub) {
+    DumpTarget target{sub.empty() ? *name : *name + "/" + sub, false, {}};
+    target.rescue = true;
+    if (auto w = write_dump(placed.second, placed.first, target); !w) {
+      // Nothing half-written, and no empty directory in $TMPDIR for each
+      // try: the journal, which is kept, is where the counts still are.
+      const size_t slash = name->rfind('/');
+      util::UniqueFd parent(::open(name->substr(0, slash).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+      if (parent.valid()) util::remove_tree_at(parent.get(), name->substr(slash + 1));
+      return w.error();
+    }
+  }
   return name;
+}
+
+}  // namespace
+
+Expected<std::string> rescue_files(pid_t pid, const FileSet& files, const TargetPlace& place) {
+  std::map<std::string, std::pair<TargetPlace, FileSet>> by_sub;
+  by_sub.emplace("", std::make_pair(place, files));
+  return write_rescue(pid, by_sub);
 }
 
 std::vector<std::pair<std::string, std::vector<uint8_t>>> journal_bytes(const FileSet& files) {
@@ -283,12 +307,8 @@ Expected<std::vector<WrittenFile>> write_journaled(Journal& journal, const Journ
     auto [it, fresh] = by_sub.try_emplace(l.sub, l.place, FileSet{});
     if (auto r = add_file_sets(it->second.second, l.files); !r) return kept();
   }
-  auto rescued = rescue_directory(first_pid);
+  auto rescued = write_rescue(first_pid, by_sub);
   if (!rescued) return kept();
-  for (const auto& [sub, placed] : by_sub) {
-    std::string dir = sub.empty() ? *rescued : *rescued + "/" + sub;
-    if (auto w = write_dump(placed.second, placed.first, DumpTarget{dir, false, {}}); !w) return kept();
-  }
   for (const Leftover& l : leftovers)
     if (l.sub.empty() && units_own_paths(units))
       for (const auto& [gcda, data] : l.files)

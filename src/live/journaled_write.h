@@ -74,7 +74,9 @@ std::vector<std::pair<std::string, std::vector<uint8_t>>> journal_bytes(const Fi
 // 0700, a name no one can plant beforehand).
 Expected<std::string> rescue_directory(pid_t pid);
 // Writes `files` under a new rescue_directory $TMPDIR/covkit-live-rescue-PID-XXXXXX
-// (mkdtemp: mode 0700, a name no one can plant beforehand); its path.
+// (mkdtemp: mode 0700, a name no one can plant beforehand); its path. Every
+// name finds a place there (a ".." above the root stays at the root); when
+// the write fails all the same, the directory is removed again.
 Expected<std::string> rescue_files(pid_t pid, const FileSet& files, const TargetPlace& place);
 
 }  // namespace covkit::live

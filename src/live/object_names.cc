@@ -36,7 +36,7 @@ Expected<void> check_object_name(std::string_view name) {
   return {};
 }
 
-Expected<std::string> relative_below_directory(std::string_view cwd, std::string_view name) {
+Expected<std::string> relative_below_directory(std::string_view cwd, std::string_view name, AboveRoot above) {
   std::string absolute = name.starts_with('/') ? std::string(name) : fmt::format("{}/{}", cwd, name);
   std::vector<std::string_view> parts;
   std::string_view rest = absolute;
@@ -47,8 +47,10 @@ Expected<std::string> relative_below_directory(std::string_view cwd, std::string
     start = next + 1;
     if (part.empty() || part == ".") continue;
     if (part == "..") {
-      if (parts.empty()) return Error("a .gcda name whose '..' climbs above the root (out of the output directory)");
-      parts.pop_back();
+      if (!parts.empty())
+        parts.pop_back();
+      else if (above == AboveRoot::kRefuse)
+        return Error("a .gcda name whose '..' climbs above the root (out of the output directory)");
       continue;
     }
     parts.push_back(part);

@@ -20,10 +20,15 @@ namespace covkit::live {
 // name), or nothing.
 Expected<void> check_object_name(std::string_view name);
 
+// What a ".." above the root means: under -o DIR it would climb out of DIR
+// (refused); in a rescue of the program's own files it is what the kernel
+// made of it when the program wrote there, the root itself.
+enum class AboveRoot { kRefuse, kStayAtRoot };
+
 // Where `name` (made absolute against `cwd` when it is relative) goes below
 // an output directory: its components without the leading '/', empty and
-// "." ones dropped, ".." ones applied; an error when a ".." climbs above
-// the root.
-Expected<std::string> relative_below_directory(std::string_view cwd, std::string_view name);
+// "." ones dropped, ".." ones applied; a ".." above the root as `above` says.
+Expected<std::string> relative_below_directory(std::string_view cwd, std::string_view name,
+                                               AboveRoot above = AboveRoot::kRefuse);
 
 }  // namespace covkit::live

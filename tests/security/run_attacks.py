@@ -103,6 +103,16 @@ class Env:
         os.chmod(self.secret, 0o600)
         self.root_work = os.path.join(self.base, "root")
         os.makedirs(self.root_work, mode=0o700)
+        # Journals of killed or failed --reset dumps stay in this run, not in
+        # root's own /var/lib/covkit, where later dumps would find them.
+        os.environ["COVKIT_STATE_DIR"] = self.fresh_dir("state")
+
+    def fresh_dir(self, name):
+        """An empty directory of root's, under root_work."""
+        d = os.path.join(self.root_work, name)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d, mode=0o700)
+        return d
 
     def log(self, *a):
         if self.verbose:
@@ -282,10 +292,30 @@ def scenario_object_names(env):
             # Into the program's own paths neither (a ".." there is the
             # program's to resolve, as its libgcov would, with its own rights:
             # it may not write at /).
-            r = env.covkit_run(["live", "dump", "--reset", str(h.pid)])
+            # A name refused is refused before the reset. A ".." name is
+            # reset, its write refused by the kernel (user 65534 at /): the
+            # counts go to a rescue directory, the journal is finished, and
+            # no later dump finds it again (once, each later dump of root
+            # made one more empty rescue directory, for ever).
+            tmp, state = env.fresh_dir("names-tmp"), env.fresh_dir("names-state")
+            denv = dict(os.environ, TMPDIR=tmp, COVKIT_STATE_DIR=state)
+            r = env.covkit_run(["live", "dump", "--reset", str(h.pid)], env=denv)
             check(r.returncode == 1, f"dump --reset of an object named {name!r}: {r.stderr!r}")
+            rescued = os.listdir(tmp)
             if ".." not in name:
                 one_line_error(r, f"dump --reset of an object named {name!r}", why)
+                check(not rescued, f"{name!r}: refused, yet rescued: {rescued}")
+            else:
+                check(len(rescued) == 1 and rescued[0] in r.stderr, f"{name!r}: rescued {rescued}: {r.stderr!r}")
+                found = [os.path.relpath(os.path.join(d, f), os.path.join(tmp, rescued[0]))
+                         for d, _, fs in os.walk(os.path.join(tmp, rescued[0])) for f in fs]
+                check(found == ["x.gcda"], f"{name!r}: the rescue holds {found}, want x.gcda (the root's)")
+            journals = [f for _, _, fs in os.walk(state) for f in fs]
+            check(not journals, f"{name!r}: journals left: {journals}")
+            again = env.covkit_run(["live", "dump", str(h.pid), "-o", os.path.join(env.root_work, "names-again")],
+                                   env=denv)
+            check("was killed" not in again.stderr and os.listdir(tmp) == rescued,
+                  f"{name!r}: the next dump found something left: {again.stderr!r} {os.listdir(tmp)}")
         finally:
             h.kill()
     check(not os.path.exists("/x.conf") and not os.path.exists("/x.gcda"), "a hostile name was written at /")

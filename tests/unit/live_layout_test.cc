@@ -340,6 +340,10 @@ TEST(LivePlace, PathsAsLibgcovOpensThem) {
   EXPECT_EQ(out.error().message,
             "/build/../../../etc/x.gcda: a .gcda name whose '..' climbs above the root (out of the output directory)");
   EXPECT_FALSE(path_below_directory(p, "../../../x.gcda"));
+  // A rescue keeps such a name where the kernel put the program's write: at the root.
+  EXPECT_EQ(*path_below_directory(p, "/build/../../../etc/x.gcda", AboveRoot::kStayAtRoot), "etc/x.gcda");
+  EXPECT_EQ(*path_below_directory(p, "../../../x.gcda", AboveRoot::kStayAtRoot), "x.gcda");
+  EXPECT_FALSE(path_below_directory(p, "/..", AboveRoot::kStayAtRoot));  // names no file
 }
 
 }  // namespace
