@@ -385,7 +385,7 @@ int record(const SampleRecordOptions& o, std::vector<std::string> command) {
   if (!out) return fail(kSampleRecordCommand, "", out.error().message, out.error().program_not_started ? 127 : 1);
   say_mode();
   if (!emulated.empty())
-    std::fprintf(stderr, "%s: %s: branch vectors were emulated by single-stepping (about 2.5 ms each)\n",
+    std::fprintf(stderr, "%s: %s: branch vectors were emulated by stepping the program (about 0.3-1 ms each)\n",
                  std::string(kSampleRecordCommand).c_str(), emulated.c_str());
   say_outcome(o, *out, util::printable(*prog));
   const trace::ProgramEnd& end = out->end;

@@ -12,9 +12,15 @@ namespace covkit::sample {
 std::vector<std::string> sampled_environment(const std::vector<std::string>& environment,
                                              const SampleSettings& settings) {
   std::vector<std::string> env;
-  // The program's own COVKIT_SAMPLE_* (a recording inside a recording) give way.
+  // The program's own COVKIT_SAMPLE_* (a recording inside a recording) give
+  // way, but for the emulation's diagnostic knobs, which the user sets for
+  // covkit and the runtime reads (the stepping and its cost).
+  const auto knob = [](std::string_view e, std::string_view name) {
+    return e.starts_with(name) && e.size() > name.size() && e[name.size()] == '=';
+  };
   for (const std::string& e : environment)
-    if (!std::string_view(e).starts_with("COVKIT_SAMPLE_")) env.push_back(e);
+    if (!std::string_view(e).starts_with("COVKIT_SAMPLE_") || knob(e, CKS_ENV_STEPPING) || knob(e, CKS_ENV_STEP_STATS))
+      env.push_back(e);
   env = trace::preloaded_environment(env, settings.runtime);
   env.push_back(fmt::format("{}={}", CKS_ENV_DIR, settings.dir));
   env.push_back(fmt::format("{}={}", CKS_ENV_MODE, settings.breakpoint ? "breakpoint" : settings.branch ? "branch" : "pc"));
@@ -32,8 +38,14 @@ std::string sample_environment_help() {
       "  {:<26} branch, pc or breakpoint, from --mode\n"
       "  {:<26} breakpoint mode: covkit's plan server (a unix socket)\n"
       "  {:<26} from --period\n"
-      "  {:<26} from --vector-length\n",
-      kSampleRuntimeName, CKS_ENV_DIR, CKS_ENV_MODE, CKS_ENV_PLAN_SOCKET, CKS_ENV_PERIOD_NS, CKS_ENV_VECTOR);
+      "  {:<26} from --vector-length\n"
+      "  {:<26} kept from covkit's environment: instruction single-steps\n"
+      "  {:<26}   every instruction of an emulated branch vector (the reference);\n"
+      "  {:<26}   block (default) steps from branch to branch\n"
+      "  {:<26} kept from covkit's environment: each process notes the\n"
+      "  {:<26}   emulation's CPU time in a warning (benches)\n",
+      kSampleRuntimeName, CKS_ENV_DIR, CKS_ENV_MODE, CKS_ENV_PLAN_SOCKET, CKS_ENV_PERIOD_NS, CKS_ENV_VECTOR,
+      CKS_ENV_STEPPING, "", "", CKS_ENV_STEP_STATS, "");
 }
 
 }  // namespace covkit::sample

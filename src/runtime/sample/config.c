@@ -34,5 +34,8 @@ CKS_FN int cks_read_config(void) {
   cks_cfg.period_ns = number(CKS_ENV_PERIOD_NS, CKS_DEFAULT_PERIOD_NS, 100000, 3600ull * 1000000000ull);
   cks_cfg.vector = (uint32_t)number(CKS_ENV_VECTOR, CKS_DEFAULT_VECTOR, CKS_MIN_VECTOR, CKS_MAX_VECTOR);
   cks_cfg.step_cap = (uint32_t)number(CKS_ENV_STEP_CAP, CKS_DEFAULT_STEP_CAP, 16, CKS_MAX_STEP_CAP);
+  const char *stepping = getenv(CKS_ENV_STEPPING);
+  cks_cfg.block_step = !(stepping && strcmp(stepping, "instruction") == 0);
+  cks_cfg.step_stats = getenv(CKS_ENV_STEP_STATS) != NULL;
   return 1;
 }

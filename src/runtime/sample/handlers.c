@@ -7,7 +7,9 @@
  * is one-shot and re-armed only here: if the program takes SIGPROF for
  * itself, it sees at most one tick per thread from the runtime. */
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -15,6 +17,11 @@
 #include "sample_runtime.h"
 
 #define TRAP_FLAG 0x100
+#ifndef TRAP_PERF
+#define TRAP_PERF_CODE 6 /* <linux/signal.h>: a perf event with sigtrap (glibc 2.36 lacks the name) */
+#else
+#define TRAP_PERF_CODE TRAP_PERF
+#endif
 
 static int warned_trap_taken, warned_trap_blocked;
 
@@ -50,7 +57,29 @@ static int enters_kernel(uint64_t ip) {
   return p[0] == 0xcd && p[1] == 0x80;
 }
 
+static uint64_t stats_vectors, stats_ns; /* atomic */
+
+static uint64_t thread_cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+CKS_FN void cks_write_step_stats(void) {
+  if (!cks_cfg.step_stats) return;
+  char text[128];
+  snprintf(text, sizeof text, "stepping cost: %llu vectors, %llu ns",
+           (unsigned long long)__atomic_load_n(&stats_vectors, __ATOMIC_RELAXED),
+           (unsigned long long)__atomic_load_n(&stats_ns, __ATOMIC_RELAXED));
+  cks_warn(text);
+}
+
 static void emit(struct cks_thread *t, uint32_t stop) {
+  cks_block_step_done(t);
+  if (cks_cfg.step_stats && t->nsteps > 1) {
+    __atomic_add_fetch(&stats_vectors, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&stats_ns, thread_cpu_ns() - t->tick_ns, __ATOMIC_RELAXED);
+  }
   uint64_t *rec = t->record;
   put32(rec, CKS_SAMPLE_TID, (uint32_t)t->tid);
   put32(rec, CKS_SAMPLE_NSTACK, t->nstack);
@@ -66,7 +95,12 @@ static void emit(struct cks_thread *t, uint32_t stop) {
 static void on_tick(int sig, siginfo_t *si, void *ctx) {
   (void)sig;
   struct cks_thread *t = cks_self();
-  if (!t || si->si_code != SI_TIMER || t->stepping) return;
+  if (!t || si->si_code != SI_TIMER) return;
+  if (t->stepping) {
+    /* block stepping keeps the timer as a watchdog */
+    if (t->waiting_bp && !cks_block_step_tick(t)) cks_thread_arm(t);
+    if (t->stepping) return;
+  }
   ucontext_t *uc = ctx;
   greg_t *g = uc->uc_mcontext.gregs;
   t->ip = (uint64_t)g[REG_RIP];
@@ -87,6 +121,7 @@ static void on_tick(int sig, siginfo_t *si, void *ctx) {
     emit(t, CKS_SAMPLE_STOP_BLOCKED);
     return;
   }
+  if (cks_cfg.step_stats) t->tick_ns = thread_cpu_ns();
   steps_area(t)[0] = t->ip;
   t->nsteps = 1;
   t->prev = t->ip;
@@ -95,26 +130,12 @@ static void on_tick(int sig, siginfo_t *si, void *ctx) {
     return;
   }
   t->stepping = 1;
-  g[REG_EFL] |= TRAP_FLAG;
+  t->bp_hits = 0;
+  if (cks_cfg.block_step) cks_thread_arm(t);
+  cks_block_step(t, g);
 }
 
-static void on_trap(int sig, siginfo_t *si, void *ctx) {
-  (void)sig;
-  ucontext_t *uc = ctx;
-  greg_t *g = uc->uc_mcontext.gregs;
-  struct cks_thread *t = cks_self();
-  if (!t || !t->stepping) {
-    if (si->si_code == TRAP_TRACE) { /* a step left over (a thread ending, TF pushed by pushf) */
-      g[REG_EFL] &= ~TRAP_FLAG;
-      return;
-    }
-    /* Not a step: the program's own int3 or raise(SIGTRAP). What would
-     * have happened without the runtime happens: the default action, once
-     * this handler returns and SIGTRAP is unblocked. */
-    cks_default_action(SIGTRAP);
-    return;
-  }
-  uint64_t ip = (uint64_t)g[REG_RIP];
+CKS_FN int cks_record_step(struct cks_thread *t, uint64_t ip) {
   steps_area(t)[t->nsteps++] = ip;
   uint64_t delta = ip - t->prev;
   if (delta < 1 || delta > 15) t->taken++;
@@ -126,10 +147,34 @@ static void on_trap(int sig, siginfo_t *si, void *ctx) {
     stop = CKS_SAMPLE_STOP_CAP;
   else if (enters_kernel(ip))
     stop = CKS_SAMPLE_STOP_SYSCALL;
-  if (stop) {
-    g[REG_EFL] &= ~TRAP_FLAG;
-    emit(t, stop);
+  if (!stop) return 0;
+  emit(t, stop);
+  return 1;
+}
+
+static void on_trap(int sig, siginfo_t *si, void *ctx) {
+  (void)sig;
+  ucontext_t *uc = ctx;
+  greg_t *g = uc->uc_mcontext.gregs;
+  struct cks_thread *t = cks_self();
+  if (si->si_code == TRAP_PERF_CODE && t) {
+    /* the hardware breakpoint of block stepping (or one left armed) */
+    if (t->stepping) cks_block_step_hit(t, g);
+    return;
   }
+  if (!t || !t->stepping || t->waiting_bp) {
+    if (si->si_code == TRAP_TRACE) { /* a step left over (a thread ending, TF pushed by pushf) */
+      g[REG_EFL] &= ~TRAP_FLAG;
+      return;
+    }
+    /* Not a step: the program's own int3 or raise(SIGTRAP). What would
+     * have happened without the runtime happens: the default action, once
+     * this handler returns and SIGTRAP is unblocked. */
+    cks_default_action(SIGTRAP);
+    return;
+  }
+  g[REG_EFL] &= ~TRAP_FLAG;
+  if (!cks_record_step(t, (uint64_t)g[REG_RIP])) cks_block_step(t, g);
 }
 
 CKS_FN int cks_handlers_ours(int sig) {
@@ -157,5 +202,6 @@ static int install(int sig, void (*fn)(int, siginfo_t *, void *)) {
 CKS_FN int cks_install_handlers(void) {
   if (!install(SIGPROF, on_tick)) return 0;
   if (cks_cfg.branch_mode && !install(SIGTRAP, on_trap)) cks_cfg.branch_mode = 0;
+  if (cks_cfg.branch_mode) cks_block_step_init();
   return 1;
 }

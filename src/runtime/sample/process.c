@@ -49,6 +49,7 @@ static void fork_child(void) {
   struct cks_thread *t = cks_self();
   if (t) {
     t->stepping = 0;
+    cks_block_step_forked(t);
     cks_thread_start(t);
   }
 }
@@ -87,6 +88,7 @@ __attribute__((destructor)) static void sample_end(void) {
   if (!cks_active) return;
   check_handlers();
   cks_write_mappings(); /* objects dlopened since the start */
+  cks_write_step_stats();
   cks_write_end();
 }
 

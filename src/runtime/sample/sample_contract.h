@@ -15,6 +15,14 @@
 #define CKS_ENV_PERIOD_NS "COVKIT_SAMPLE_PERIOD_NS" /* mean thread CPU time between samples */
 #define CKS_ENV_VECTOR "COVKIT_SAMPLE_VECTOR"       /* taken branches per sample, 4..64 */
 #define CKS_ENV_STEP_CAP "COVKIT_SAMPLE_STEP_CAP"   /* single steps per sample at most */
+/* "block" (default): from branch to branch with a hardware breakpoint;
+ * "instruction": single-step every instruction (the reference, for tests
+ * and benches). Both record the same steps. */
+#define CKS_ENV_STEPPING "COVKIT_SAMPLE_STEPPING"
+/* Set (any value): at its end each image writes a WARNING record "stepping
+ * cost: V vectors, N ns" (thread CPU time from each tick to its vector
+ * written), for bench/sample_block_step.sh. */
+#define CKS_ENV_STEP_STATS "COVKIT_SAMPLE_STEP_STATS"
 #define CKS_ENV_PLAN_SOCKET "COVKIT_SAMPLE_PLAN_SOCKET" /* breakpoint mode: covkit's plan server */
 
 enum {

@@ -24,6 +24,8 @@ struct cks_config {
   char plan_socket[108]; /* breakpoint mode: sun_path of covkit's plan server */
   uint64_t period_ns;
   uint32_t vector, step_cap;
+  int block_step; /* CKS_ENV_STEPPING is not "instruction" */
+  int step_stats; /* CKS_ENV_STEP_STATS is set */
 };
 extern struct cks_config cks_cfg;
 CKS_FN int cks_read_config(void); /* 0: inert (no directory) */
@@ -59,9 +61,18 @@ struct cks_thread {
   uint64_t prev;                /* last stepped address */
   uint32_t nsteps, nstack, taken, stop;
   uint64_t ip;
+  uint64_t tick_ns; /* thread CPU time at the tick (step_stats) */
   size_t mapped; /* bytes of this mapping */
   void *(*start_fn)(void *); /* a new thread's function and argument (pthread_create) */
   void *start_arg;
+  /* block stepping (block_step.c): the thread's hardware breakpoint */
+  int bp_fd;              /* perf_event_open's, when bp_state is 1 */
+  int bp_state;           /* 0: not opened yet, 1: open, -1: unavailable (steps instruction by instruction) */
+  int bp_tid;             /* the thread that opened it: a fork's child must not move its parent's */
+  int bp_armed;           /* enabled at bp_addr */
+  int waiting_bp;         /* 1: the vector goes on at the breakpoint; 0: at the next single step */
+  uint32_t bp_hits;       /* breakpoint hits since the last tick (a vector that stopped moving is dropped) */
+  uint64_t bp_addr, bp_rsp; /* where the thread is expected next, with this stack pointer */
   /* the record being built: header, fixed part, stack, steps */
   uint64_t record[];
 };
@@ -74,6 +85,23 @@ CKS_FN int cks_thread_key_init(void);
 /* ---- handlers.c ---- */
 CKS_FN int cks_install_handlers(void);
 CKS_FN int cks_handlers_ours(int sig);
+/* Appends `ip` to the vector's steps; when the vector is complete (full,
+ * the step cap, the kernel next) writes it and returns 1. */
+CKS_FN int cks_record_step(struct cks_thread *t, uint64_t ip);
+CKS_FN void cks_write_step_stats(void); /* the WARNING of CKS_ENV_STEP_STATS */
+
+/* ---- block_step.c: from branch to branch with a hardware breakpoint ---- */
+CKS_FN void cks_block_step_init(void); /* not in signal context; without Zydis every vector single-steps */
+/* The thread stands at g's IP, the vector's last step: goes on by decoding
+ * ahead to the next instruction whose effect needs the thread's state, and
+ * stops there (a hardware breakpoint) or single-steps (TF). */
+CKS_FN void cks_block_step(struct cks_thread *t, greg_t *g);
+/* A SIGTRAP of the hardware breakpoint (si_code TRAP_PERF). */
+CKS_FN void cks_block_step_hit(struct cks_thread *t, greg_t *g);
+CKS_FN int cks_block_step_tick(struct cks_thread *t); /* a tick while waiting: 1 when the vector was dropped */
+CKS_FN void cks_block_step_done(struct cks_thread *t); /* the vector was written: breakpoint off */
+CKS_FN void cks_block_step_forked(struct cks_thread *t); /* a fork's child: the parent's breakpoint goes */
+CKS_FN void cks_block_step_end(struct cks_thread *t);    /* the thread ends */
 
 /* ---- breakpoints.c: breakpoint mode (not in signal context but the handler) ---- */
 CKS_FN int cks_breakpoints_start(void); /* handler installed, loaded objects planted; 0: inert */

@@ -83,6 +83,7 @@ CKS_FN void cks_thread_start(struct cks_thread *t) {
 static void thread_end(void *p) {
   struct cks_thread *t = p;
   if (t->timer_ok) timer_delete(t->timer);
+  cks_block_step_end(t);
   self = NULL; /* a pending tick or trap finds no state and leaves */
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   munmap(t, t->mapped);

@@ -1,0 +1,385 @@
+/* Branch vectors from branch to branch. Single-stepping costs a trap per
+ * instruction (~10-16 us each on this VM). But from an instruction the
+ * thread stands at, the straight line up to the next control transfer is
+ * known by decoding (Zydis): those instructions run one after the other,
+ * so their addresses are recorded at once and a hardware execute
+ * breakpoint (perf_event_open, PERF_TYPE_BREAKPOINT with sigtrap: the
+ * thread's own debug register) stops the thread where its state is needed.
+ * There a conditional branch is evaluated from the flags, a return from
+ * the stack, a direct jump or call needs nothing; the run goes on from the
+ * target. Anything else (indirect branches, rep string instructions, loop
+ * and jrcxz, instructions that move the stack pointer in ways not followed
+ * here, whatever did not decode) is single-stepped as before. The steps
+ * recorded are exactly those single-stepping records.
+ *
+ * A breakpoint hit counts only with the stack pointer expected there (the
+ * pushes, pops, calls and immediate adjustments on the way are followed):
+ * a signal handler of the program that runs the same address meanwhile is
+ * on another frame, and is skipped as single-stepping skips it.
+ *
+ * Zydis is loaded with dlopen in branch mode only (the project's start-up
+ * rule); without it, or without the breakpoint (perf_event_paranoid, a
+ * kernel without sigtrap), every vector single-steps. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <Zydis/Zydis.h>
+
+#include "sample_runtime.h"
+
+#ifndef COVKIT_ZYDIS_SONAME
+#define COVKIT_ZYDIS_SONAME "libZydis.so.4.0"
+#endif
+
+#define TF_BIT 0x100
+#define RF_BIT 0x10000 /* the next instruction runs without its breakpoint firing */
+#define EFL_CF 0x1
+#define EFL_PF 0x4
+#define EFL_ZF 0x40
+#define EFL_SF 0x80
+#define EFL_OF 0x800
+
+typedef ZyanStatus (*zydis_init_fn)(ZydisDecoder *, ZydisMachineMode, ZydisStackWidth);
+typedef ZyanStatus (*zydis_decode_fn)(const ZydisDecoder *, const void *, ZyanUSize, ZydisDecodedInstruction *,
+                                      ZydisDecodedOperand *);
+static zydis_decode_fn decode_full;
+static ZydisDecoder decoder;
+static int warned_no_breakpoint;
+
+CKS_FN void cks_block_step_init(void) {
+  if (!cks_cfg.block_step) return;
+  void *lib = dlopen(COVKIT_ZYDIS_SONAME, RTLD_NOW | RTLD_LOCAL);
+  zydis_init_fn init = lib ? (zydis_init_fn)dlsym(lib, "ZydisDecoderInit") : NULL;
+  zydis_decode_fn full = lib ? (zydis_decode_fn)dlsym(lib, "ZydisDecoderDecodeFull") : NULL;
+  if (!init || !full || !ZYAN_SUCCESS(init(&decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64))) {
+    cks_warn("cannot load " COVKIT_ZYDIS_SONAME ": branch vectors are single-stepped instruction by instruction");
+    return;
+  }
+  decode_full = full;
+}
+
+/* ---- the hardware breakpoint ---- */
+
+static void breakpoint_attr(struct perf_event_attr *a, uint64_t addr, int disabled) {
+  memset(a, 0, sizeof *a);
+  a->type = PERF_TYPE_BREAKPOINT;
+  a->size = sizeof *a;
+  a->bp_type = HW_BREAKPOINT_X;
+  a->bp_addr = addr;
+  a->bp_len = sizeof(long);
+  a->sample_period = 1;
+  a->disabled = disabled ? 1 : 0;
+  a->exclude_kernel = 1;
+  a->exclude_hv = 1;
+  a->sigtrap = 1;         /* a synchronous SIGTRAP, si_code TRAP_PERF */
+  a->remove_on_exec = 1;  /* required with sigtrap; the new image has its own runtime */
+}
+
+static void give_up_breakpoint(struct cks_thread *t, const char *what) {
+  t->bp_state = -1;
+  t->bp_armed = 0;
+  cks_warn_once(&warned_no_breakpoint, what);
+}
+
+static int breakpoint_ready(struct cks_thread *t) {
+  if (!decode_full) return 0;
+  if (t->bp_state == 1 && t->bp_tid == t->tid) return 1;
+  if (t->bp_state == -1) return 0;
+  struct perf_event_attr a;
+  breakpoint_attr(&a, (uint64_t)(uintptr_t)&cks_block_step, 1);
+  int saved = errno;
+  long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  errno = saved;
+  if (fd < 0) {
+    give_up_breakpoint(t, "no hardware breakpoint for this thread (perf_event_open refused one): branch vectors "
+                          "are single-stepped instruction by instruction");
+    return 0;
+  }
+  t->bp_fd = (int)fd;
+  t->bp_state = 1;
+  t->bp_tid = t->tid;
+  t->bp_armed = 0;
+  return 1;
+}
+
+static int set_breakpoint(struct cks_thread *t, uint64_t addr, int enabled) {
+  struct perf_event_attr a;
+  breakpoint_attr(&a, addr, !enabled);
+  int saved = errno;
+  int ok = ioctl(t->bp_fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a) == 0;
+  errno = saved;
+  if (ok) {
+    t->bp_armed = enabled;
+    t->bp_addr = addr;
+  }
+  return ok;
+}
+
+CKS_FN void cks_block_step_done(struct cks_thread *t) {
+  t->waiting_bp = 0;
+  if (t->bp_state == 1 && t->bp_armed && !set_breakpoint(t, t->bp_addr, 0))
+    give_up_breakpoint(t, "the hardware breakpoint could not be disabled: branch vectors are single-stepped");
+}
+
+CKS_FN void cks_block_step_forked(struct cks_thread *t) {
+  if (t->bp_state == 1) close(t->bp_fd); /* this process's copy; the parent's thread keeps its event */
+  t->bp_state = 0;
+  t->bp_armed = t->waiting_bp = 0;
+}
+
+CKS_FN void cks_block_step_end(struct cks_thread *t) {
+  if (t->bp_state == 1 && t->bp_tid == t->tid) close(t->bp_fd);
+  t->bp_state = 0;
+}
+
+/* ---- what an instruction does to the way ahead ---- */
+
+enum step_kind {
+  STEP_PLAIN,    /* the next instruction follows; the stack pointer moves by `rsp_delta` */
+  STEP_JUMP,     /* to `target`, whatever the state (jmp rel, call rel) */
+  STEP_JCC,      /* to `target` or the next instruction, by the flags */
+  STEP_RET,      /* to the address on the stack */
+  STEP_OTHER     /* needs the thread's state in a way not followed here: single-step it */
+};
+
+struct step_insn {
+  enum step_kind kind;
+  uint32_t length;
+  int64_t rsp_delta; /* after the instruction, for PLAIN, JUMP (call: -8) and RET */
+  uint64_t target;
+  ZydisMnemonic mnemonic;
+};
+
+static int is_rsp(ZydisRegister r) {
+  return r == ZYDIS_REGISTER_RSP || r == ZYDIS_REGISTER_ESP || r == ZYDIS_REGISTER_SP || r == ZYDIS_REGISTER_SPL;
+}
+
+/* How an ordinary instruction moves the stack pointer: 1 when it is
+ * followed here (push, pop, add/sub rsp imm, lea rsp,[rsp+disp]). */
+static int stack_effect(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops, int64_t *delta) {
+  int writes = 0;
+  for (unsigned i = 0; i < in->operand_count; i++)
+    if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER && is_rsp(ops[i].reg.value) &&
+        (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
+      writes = 1;
+  *delta = 0;
+  if (!writes) return 1;
+  int64_t width = in->operand_width / 8;
+  const ZydisDecodedOperand *first = in->operand_count_visible ? &ops[0] : NULL;
+  int first_is_rsp = first && first->type == ZYDIS_OPERAND_TYPE_REGISTER && is_rsp(first->reg.value);
+  switch (in->mnemonic) {
+    case ZYDIS_MNEMONIC_PUSH:
+    case ZYDIS_MNEMONIC_PUSHFQ:
+      *delta = -width;
+      return width > 0;
+    case ZYDIS_MNEMONIC_POP:
+    case ZYDIS_MNEMONIC_POPFQ:
+      *delta = width;
+      return width > 0 && !first_is_rsp;
+    case ZYDIS_MNEMONIC_ADD:
+    case ZYDIS_MNEMONIC_SUB:
+      if (!first_is_rsp || first->reg.value != ZYDIS_REGISTER_RSP || in->operand_count_visible != 2 ||
+          ops[1].type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
+        return 0;
+      *delta = in->mnemonic == ZYDIS_MNEMONIC_ADD ? ops[1].imm.value.s : -ops[1].imm.value.s;
+      return 1;
+    case ZYDIS_MNEMONIC_LEA:
+      if (!first_is_rsp || first->reg.value != ZYDIS_REGISTER_RSP || ops[1].mem.base != ZYDIS_REGISTER_RSP ||
+          ops[1].mem.index != ZYDIS_REGISTER_NONE)
+        return 0;
+      *delta = ops[1].mem.disp.value;
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+static int writes_rip(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops) {
+  for (unsigned i = 0; i < in->operand_count; i++)
+    if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER && (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) &&
+        (ops[i].reg.value == ZYDIS_REGISTER_RIP || ops[i].reg.value == ZYDIS_REGISTER_EIP ||
+         ops[i].reg.value == ZYDIS_REGISTER_IP))
+      return 1;
+  return 0;
+}
+
+static int relative_target(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops, uint64_t at,
+                           uint64_t *target) {
+  if (in->operand_count_visible != 1 || ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE || !ops[0].imm.is_relative)
+    return 0;
+  *target = at + in->length + (uint64_t)ops[0].imm.value.s;
+  return 1;
+}
+
+static void classify(uint64_t at, struct step_insn *out) {
+  ZydisDecodedInstruction in;
+  ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+  out->kind = STEP_OTHER;
+  out->rsp_delta = 0;
+  /* Zydis reads only the bytes of this instruction, which the thread is
+   * about to run (so mapped); 15 is the longest encoding. */
+  if (!ZYAN_SUCCESS(decode_full(&decoder, (const void *)(uintptr_t)at, 15, &in, ops))) return;
+  out->length = in.length;
+  out->mnemonic = in.mnemonic;
+  switch (in.meta.category) {
+    case ZYDIS_CATEGORY_COND_BR:
+      /* loop, jrcxz, xbegin: condition_holds() does not know them */
+      if (relative_target(&in, ops, at, &out->target)) out->kind = STEP_JCC;
+      return;
+    case ZYDIS_CATEGORY_UNCOND_BR:
+      if (in.mnemonic == ZYDIS_MNEMONIC_JMP && relative_target(&in, ops, at, &out->target)) out->kind = STEP_JUMP;
+      return;
+    case ZYDIS_CATEGORY_CALL:
+      if (in.mnemonic == ZYDIS_MNEMONIC_CALL && in.operand_width == 64 && relative_target(&in, ops, at, &out->target)) {
+        out->kind = STEP_JUMP;
+        out->rsp_delta = -8;
+      }
+      return;
+    case ZYDIS_CATEGORY_RET:
+      if (in.mnemonic == ZYDIS_MNEMONIC_RET && in.operand_width == 64) {
+        out->kind = STEP_RET;
+        out->rsp_delta = 8 + (in.operand_count_visible == 1 ? (int64_t)ops[0].imm.value.u : 0);
+      }
+      return;
+    case ZYDIS_CATEGORY_SYSCALL:
+    case ZYDIS_CATEGORY_SYSRET:
+    case ZYDIS_CATEGORY_INTERRUPT:
+    case ZYDIS_CATEGORY_SYSTEM:
+      return;
+    default:
+      break;
+  }
+  if (writes_rip(&in, ops)) return;
+  /* single-stepping stops after every iteration of a rep string instruction */
+  if (in.attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE | ZYDIS_ATTRIB_HAS_REPNE)) return;
+  switch (in.mnemonic) {
+    case ZYDIS_MNEMONIC_UD0:
+    case ZYDIS_MNEMONIC_UD1:
+    case ZYDIS_MNEMONIC_UD2:
+    case ZYDIS_MNEMONIC_INT3:
+    case ZYDIS_MNEMONIC_INT1:
+    case ZYDIS_MNEMONIC_HLT:
+      return;
+    default:
+      break;
+  }
+  if (stack_effect(&in, ops, &out->rsp_delta)) out->kind = STEP_PLAIN;
+}
+
+static int condition_holds(ZydisMnemonic m, uint64_t fl) {
+  int cf = !!(fl & EFL_CF), pf = !!(fl & EFL_PF), zf = !!(fl & EFL_ZF), sf = !!(fl & EFL_SF), of = !!(fl & EFL_OF);
+  switch (m) {
+    case ZYDIS_MNEMONIC_JO: return of;
+    case ZYDIS_MNEMONIC_JNO: return !of;
+    case ZYDIS_MNEMONIC_JB: return cf;
+    case ZYDIS_MNEMONIC_JNB: return !cf;
+    case ZYDIS_MNEMONIC_JZ: return zf;
+    case ZYDIS_MNEMONIC_JNZ: return !zf;
+    case ZYDIS_MNEMONIC_JBE: return cf || zf;
+    case ZYDIS_MNEMONIC_JNBE: return !cf && !zf;
+    case ZYDIS_MNEMONIC_JS: return sf;
+    case ZYDIS_MNEMONIC_JNS: return !sf;
+    case ZYDIS_MNEMONIC_JP: return pf;
+    case ZYDIS_MNEMONIC_JNP: return !pf;
+    case ZYDIS_MNEMONIC_JL: return sf != of;
+    case ZYDIS_MNEMONIC_JNL: return sf == of;
+    case ZYDIS_MNEMONIC_JLE: return zf || sf != of;
+    case ZYDIS_MNEMONIC_JNLE: return !zf && sf == of;
+    default: return -1;
+  }
+}
+
+/* ---- going on ---- */
+
+static void single_step(struct cks_thread *t, greg_t *g) {
+  t->waiting_bp = 0;
+  g[REG_EFL] |= TF_BIT;
+}
+
+CKS_FN void cks_block_step(struct cks_thread *t, greg_t *g) {
+  if (!breakpoint_ready(t)) {
+    single_step(t, g);
+    return;
+  }
+  /* what was recorded up to where the thread stands, should the breakpoint fail */
+  uint32_t nsteps = t->nsteps, taken = t->taken;
+  uint64_t prev = t->prev;
+  uint64_t at = (uint64_t)g[REG_RIP], rsp = (uint64_t)g[REG_RSP];
+  int here = 1; /* `at` is where the thread stands: its registers are g */
+  g[REG_EFL] &= ~TF_BIT;
+  for (;;) {
+    struct step_insn s;
+    classify(at, &s);
+    uint64_t next;
+    if (s.kind == STEP_PLAIN) {
+      next = at + s.length;
+    } else if (s.kind == STEP_JUMP) {
+      next = s.target;
+    } else if (!here) {
+      break; /* the thread's state is needed at `at`: stop there */
+    } else if (s.kind == STEP_JCC) {
+      int taken_now = condition_holds(s.mnemonic, (uint64_t)g[REG_EFL]);
+      if (taken_now < 0) {
+        single_step(t, g);
+        return;
+      }
+      next = taken_now ? s.target : at + s.length;
+    } else if (s.kind == STEP_RET) {
+      next = *(const uint64_t *)(uintptr_t)g[REG_RSP];
+    } else {
+      single_step(t, g);
+      return;
+    }
+    rsp += (uint64_t)s.rsp_delta;
+    here = 0;
+    if (cks_record_step(t, next)) return; /* the vector is complete (written, breakpoint off) */
+    at = next;
+  }
+  /* The way may lead back to where the thread stands: the breakpoint must
+   * not fire before the instruction there ran once. */
+  g[REG_EFL] |= RF_BIT;
+  if (t->bp_armed && t->bp_addr == at) {
+    t->bp_rsp = rsp;
+    t->waiting_bp = 1;
+    return;
+  }
+  if (!set_breakpoint(t, at, 1)) {
+    /* Back to where the thread stands, and single-step from there. */
+    t->nsteps = nsteps;
+    t->taken = taken;
+    t->prev = prev;
+    give_up_breakpoint(t, "the hardware breakpoint could not be moved: branch vectors are single-stepped");
+    single_step(t, g);
+    return;
+  }
+  t->bp_rsp = rsp;
+  t->waiting_bp = 1;
+}
+
+CKS_FN void cks_block_step_hit(struct cks_thread *t, greg_t *g) {
+  /* Not the thread's way (a signal handler of the program on another
+   * frame, or a breakpoint left from a vector that ended): run on. */
+  if (!t->waiting_bp || (uint64_t)g[REG_RIP] != t->bp_addr || (uint64_t)g[REG_RSP] != t->bp_rsp) return;
+  t->bp_hits++;
+  cks_block_step(t, g);
+}
+
+CKS_FN int cks_block_step_tick(struct cks_thread *t) {
+  if (!t->waiting_bp) return 0;
+  if (t->bp_hits) {
+    t->bp_hits = 0;
+    return 0;
+  }
+  /* A whole tick without reaching the breakpoint: the program left the
+   * way (longjmp from a signal handler, a thread cancelled): the steps
+   * recorded ahead may not have run, so the vector is dropped. */
+  cks_block_step_done(t);
+  t->stepping = 0;
+  return 1;
+}
