@@ -14,6 +14,8 @@ packages=(
   clang-13 clang-15 clang-16 llvm-13 llvm-15 llvm-16 libclang-rt-16-dev
   # the package (lintian), man pages, completions in each shell, Meson as a gcov client
   lintian meson man-db groff-base zsh fish
+  # bench/sample_recall_vectors.py draws its PNG (docs/images/sample-recall-vectors.png)
+  gnuplot-nox
 )
 missing=()
 for p in "${packages[@]}"; do
