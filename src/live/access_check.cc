@@ -134,4 +134,11 @@ std::string explain_refusal(const RefusalFacts& f) {
 
 std::string explain_refusal(pid_t pid, const Error& e) { return explain_refusal(refusal_facts(pid, e)); }
 
+Error about_process(pid_t pid, const Error& e) {
+  if (is_refusal(e)) return Error(explain_refusal(pid, e));
+  Error out(fmt::format("process {}: {}", pid, e.message));
+  out.errno_value = e.errno_value;
+  return out;
+}
+
 }  // namespace covkit::live

@@ -22,6 +22,9 @@ bool is_refusal(const Error& e);
 // "process 123 belongs to user bob (uid 1001): only that user or root may
 // read its counters" and the like.
 std::string explain_refusal(pid_t pid, const Error& e);
+// One line for a failure concerning `pid`: a refusal worded by the rule that
+// refused, any other failure as "process PID: what" (its errno kept).
+Error about_process(pid_t pid, const Error& e);
 
 // What the line is made of: read from /proc by refusal_facts, or made by
 // hand (tests).

@@ -26,14 +26,7 @@ namespace covkit::live {
 
 namespace {
 
-// One line for a failure concerning `pid`, refusals worded by the rule
-// that refused.
-Error about(pid_t pid, const Error& e) {
-  if (is_refusal(e)) return Error(explain_refusal(pid, e));
-  Error out(fmt::format("process {}: {}", pid, e.message));
-  out.errno_value = e.errno_value;
-  return out;
-}
+Error about(pid_t pid, const Error& e) { return about_process(pid, e); }
 // The same, keeping why (a watch ends when the process exited).
 SnapshotError about(pid_t pid, const SnapshotError& e) { return {about(pid, static_cast<const Error&>(e)), e.why}; }
 

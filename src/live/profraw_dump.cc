@@ -13,13 +13,6 @@ namespace covkit::live {
 
 namespace {
 
-Error clang_about(pid_t pid, const Error& e) {
-  if (is_refusal(e)) return Error(explain_refusal(pid, e));
-  Error out(fmt::format("process {}: {}", pid, e.message));
-  out.errno_value = e.errno_value;
-  return out;
-}
-
 ProcessSummary clang_summary(const ClangCapture& c) {
   ProcessSummary p;
   p.pid = c.pid;
@@ -100,7 +93,7 @@ Expected<DumpResult> dump_clang(const DumpRequest& request) {
   if (request.reset) o.before_reset = place;
   auto capture = capture_clang(pid, o);
   if (!capture) {
-    Error e = clang_about(pid, capture.error());
+    Error e = about_process(pid, capture.error());
     if (request.reset) e.message += " (nothing was reset)";
     return e;
   }
@@ -117,7 +110,7 @@ Expected<ClangReportInputs, SnapshotError> clang_report_inputs(pid_t pid, bool s
   ClangCaptureOptions o;
   o.stop = stop;
   auto capture = capture_clang(pid, o);
-  if (!capture) return SnapshotError(clang_about(pid, capture.error()), capture.error().why);
+  if (!capture) return SnapshotError(about_process(pid, capture.error()), capture.error().why);
   ClangReportInputs in;
   for (const ClangModule& m : capture->modules) {
     in.profiles.push_back(dir + "/" + profraw_dump_name(m.path, pid));
@@ -142,7 +135,7 @@ Expected<ResetResult> reset_clang(const ResetRequest& request) {
   ClangCaptureOptions o;
   o.reset = true;
   auto capture = capture_clang(pid, o);
-  if (!capture) return clang_about(pid, capture.error());
+  if (!capture) return about_process(pid, capture.error());
   ResetResult result;
   result.processes.push_back(clang_summary(*capture));
   result.objects_reset = capture->modules.size();
