@@ -11,9 +11,10 @@
 #   lib   only the library objects, lib/obj/... (32 .gcno); only lib/ is copied
 # Every tool runs on a fresh copy of the tree (gcov-based tools write .gcov
 # files into it), made outside the timed region; outputs go outside the copy.
-# Reports the median wall time of BENCH_RUNS runs and the peak RSS, the ratios
-# and the targets (>= 30x vs gcovr, >= 10x vs lcov+genhtml), PASS/MISS. Exit 0
-# either way (it is a measurement); exit 2 on usage/setup errors.
+# Reports the median wall and CPU (user + system) time of BENCH_RUNS runs and
+# the peak RSS, the ratios and the targets of issue 36 item 3 (>= 100x vs
+# gcovr, >= 40x vs lcov+genhtml, on wall time), PASS/MISS. Exit 0 either way
+# (it is a measurement); exit 2 on usage/setup errors.
 # See bench/README.md.
 #
 # TREE: a built tree; default $COVKIT_REALCODE_CACHE/zstd-gcc12-O0 (built with
@@ -51,6 +52,10 @@ TMO=${BENCH_TIMEOUT:-1200}
 GCOVR_XML=${BENCH_GCOVR_XML:-1}
 GCOVR_EXCLUDE_full=${BENCH_GCOVR_EXCLUDE_full-'.*/lib/common/pool\.c$'}
 GCOVR_EXCLUDE_lib=${BENCH_GCOVR_EXCLUDE_lib-}
+# Issue 36 item 3: covkit's full report at least 100x gcovr's speed and 40x
+# lcov + genhtml's (wall time).
+TARGET_GCOVR=${BENCH_TARGET_GCOVR:-100}
+TARGET_LCOV=${BENCH_TARGET_LCOV:-40}
 export LC_ALL=C
 
 for t in gcovr lcov genhtml "$GCOV" timeout; do
@@ -108,14 +113,15 @@ timed() {
   local name=$1; shift
   local t0 t1 rc
   t0=$(date +%s%N)
-  (cd "$OUT" && timeout "$TMO" /usr/bin/time -f '%e %M' -o "$LOGS/$name.time" "$@" \
+  (cd "$OUT" && timeout "$TMO" /usr/bin/time -f '%e %M %U %S' -o "$LOGS/$name.time" "$@" \
      >"$LOGS/$name.out" 2>"$LOGS/$name.err")
   rc=$?
   t1=$(date +%s%N)
-  local rss
+  local rss cpu
   rss=$(awk 'END {print $2}' "$LOGS/$name.time" 2>/dev/null)
+  cpu=$(awk 'END {printf "%.3f", $3 + $4}' "$LOGS/$name.time" 2>/dev/null)
   # wall time from date (ns resolution; /usr/bin/time's %e has 10 ms)
-  echo "$(( (t1 - t0) / 1000000 )) ${rss:-0} $rc" | awk '{printf "%.3f %s %s\n", $1/1000, $2, $3}' >>"$LOGS/$name.times"
+  echo "$(( (t1 - t0) / 1000000 )) ${rss:-0} $rc ${cpu:-nan}" | awk '{printf "%.3f %s %s %s\n", $1/1000, $2, $3, $4}' >>"$LOGS/$name.times"
   if [ $rc -ne 0 ]; then
     echo "  !! $name exited with $rc$([ $rc = 124 ] && echo ' (timeout)'); last lines of stderr:" >&2
     grep -v '^\s*$' "$LOGS/$name.err" | tail -5 | sed 's/^/     /' >&2
@@ -180,46 +186,55 @@ for V in $VARIANTS; do
   done
 
   # --- table ---------------------------------------------------------------
-  stat() {  # stat NAME -> "median_s peak_rss_kb nfail"
+  stat() {  # stat NAME -> "median_wall_s peak_rss_kb nfail median_cpu_s"
     local f=$LOGS/$1.times
-    [ -s "$f" ] || { echo "nan 0 $RUNS"; return; }
-    echo "$(awk '$3==0 {print $1}' "$f" | median) $(awk '{print $2}' "$f" | maxof) $(awk '$3!=0' "$f" | wc -l)"
+    [ -s "$f" ] || { echo "nan 0 $RUNS nan"; return; }
+    echo "$(awk '$3==0 {print $1}' "$f" | median) $(awk '{print $2}' "$f" | maxof) $(awk '$3!=0' "$f" | wc -l)" \
+         "$(awk '$3==0 {print $4}' "$f" | median)"
   }
-  read -r ck_t ck_m ck_f <<<"$(stat covkit)"
-  read -r g1_t g1_m g1_f <<<"$(stat gcovr_html)"
-  g2_t=nan g2_m=0 g2_f=0
-  [ "$GCOVR_XML" = 1 ] && read -r g2_t g2_m g2_f <<<"$(stat gcovr_xml_html)"
-  read -r l_t l_m l_f <<<"$(stat lcov)"
-  read -r h_t h_m h_f <<<"$(stat genhtml)"
+  read -r ck_t ck_m ck_f ck_c <<<"$(stat covkit)"
+  read -r g1_t g1_m g1_f g1_c <<<"$(stat gcovr_html)"
+  g2_t=nan g2_m=0 g2_f=0 g2_c=nan
+  [ "$GCOVR_XML" = 1 ] && read -r g2_t g2_m g2_f g2_c <<<"$(stat gcovr_xml_html)"
+  read -r l_t l_m l_f l_c <<<"$(stat lcov)"
+  read -r h_t h_m h_f h_c <<<"$(stat genhtml)"
   # lcov+genhtml: median of per-run sums; RSS = the larger of the two peaks
   lh_t=$(paste -d' ' "$LOGS/lcov.times" "$LOGS/genhtml.times" 2>/dev/null \
-         | awk '$3==0 && $6==0 {printf "%.3f\n", $1+$4}' | median)
+         | awk '$3==0 && $7==0 {printf "%.3f\n", $1+$5}' | median)
+  lh_c=$(paste -d' ' "$LOGS/lcov.times" "$LOGS/genhtml.times" 2>/dev/null \
+         | awk '$3==0 && $7==0 {printf "%.3f\n", $4+$8}' | median)
   lh_m=$(( l_m > h_m ? l_m : h_m ))
   lh_f=$(( l_f + h_f ))
 
   ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a=="nan" || b=="nan" || b+0==0) print "n/a"; else printf "%.1fx", a/b }'; }
-  row() { # label t m fail
+  row() { # label wall mem fail cpu
     local fail=""; [ "$4" != 0 ] && fail="  ($4 of $RUNS runs FAILED)"
-    awk -v l="$1" -v t="$2" -v m="$3" -v f="$fail" \
-      'BEGIN {printf "   %-40s %10s %12.1f%s\n", l, (t=="nan" ? "FAIL" : sprintf("%.3f", t)), m/1024, f}'
+    awk -v l="$1" -v t="$2" -v m="$3" -v f="$fail" -v c="$5" \
+      'BEGIN {printf "   %-40s %10s %10s %12.1f%s\n", l, (t=="nan" ? "FAIL" : sprintf("%.3f", t)),
+              (c=="nan" ? "-" : sprintf("%.3f", c)), m/1024, f}'
   }
   echo
-  printf '   %-40s %10s %12s\n' tool "median s" "peak RSS MB"
-  printf '   %s\n' "------------------------------------------------------------------"
-  row "covkit report (lcov+cobertura+html)" "$ck_t" "$ck_m" "$ck_f"
-  row "gcovr --html-details" "$g1_t" "$g1_m" "$g1_f"
-  [ "$GCOVR_XML" = 1 ] && row "gcovr --xml --html-details" "$g2_t" "$g2_m" "$g2_f"
-  row "lcov -c" "$l_t" "$l_m" "$l_f"
-  row "genhtml" "$h_t" "$h_m" "$h_f"
-  row "lcov -c + genhtml" "$lh_t" "$lh_m" "$lh_f"
+  printf '   %-40s %10s %10s %12s\n' tool "wall s" "cpu s" "peak RSS MB"
+  printf '   %s\n' "-----------------------------------------------------------------------------"
+  row "covkit report (lcov+cobertura+html)" "$ck_t" "$ck_m" "$ck_f" "$ck_c"
+  row "gcovr --html-details" "$g1_t" "$g1_m" "$g1_f" "$g1_c"
+  [ "$GCOVR_XML" = 1 ] && row "gcovr --xml --html-details" "$g2_t" "$g2_m" "$g2_f" "$g2_c"
+  row "lcov -c" "$l_t" "$l_m" "$l_f" "$l_c"
+  row "genhtml" "$h_t" "$h_m" "$h_f" "$h_c"
+  row "lcov -c + genhtml" "$lh_t" "$lh_m" "$lh_f" "$lh_c"
+  echo "   (medians over the runs; cpu = user + system of the whole process tree, gcov's included)"
   echo
   verdict() { awk -v a="$1" -v b="$2" -v want="$3" 'BEGIN { if (a=="nan" || b=="nan" || b+0==0) print "n/a"; else print (a/b >= want ? "PASS" : "MISS") }'; }
   rg1=$(ratio "$g1_t" "$ck_t"); rlh=$(ratio "$lh_t" "$ck_t")
-  vg=$(verdict "$g1_t" "$ck_t" 30); vl=$(verdict "$lh_t" "$ck_t" 10)
-  echo "   time   gcovr --html-details / covkit:        $rg1   (target >= 30x: $vg)"
+  vg=$(verdict "$g1_t" "$ck_t" "$TARGET_GCOVR"); vl=$(verdict "$lh_t" "$ck_t" "$TARGET_LCOV")
+  echo "   wall   gcovr --html-details / covkit:        $rg1   (target >= ${TARGET_GCOVR}x: $vg)"
   [ "$GCOVR_XML" = 1 ] && \
-  echo "   time   gcovr --xml --html-details / covkit:  $(ratio "$g2_t" "$ck_t")   (target >= 30x: $(verdict "$g2_t" "$ck_t" 30))"
-  echo "   time   (lcov -c + genhtml) / covkit:         $rlh   (target >= 10x: $vl)"
+  echo "   wall   gcovr --xml --html-details / covkit:  $(ratio "$g2_t" "$ck_t")   (target >= ${TARGET_GCOVR}x: $(verdict "$g2_t" "$ck_t" "$TARGET_GCOVR"))"
+  echo "   wall   (lcov -c + genhtml) / covkit:         $rlh   (target >= ${TARGET_LCOV}x: $vl)"
+  echo "   cpu    gcovr --html-details / covkit:        $(ratio "$g1_c" "$ck_c")"
+  [ "$GCOVR_XML" = 1 ] && \
+  echo "   cpu    gcovr --xml --html-details / covkit:  $(ratio "$g2_c" "$ck_c")"
+  echo "   cpu    (lcov -c + genhtml) / covkit:         $(ratio "$lh_c" "$ck_c")"
   echo "   memory gcovr --html-details / covkit:        $(ratio "$g1_m" "$ck_m")"
   [ "$GCOVR_XML" = 1 ] && \
   echo "   memory gcovr --xml --html-details / covkit:  $(ratio "$g2_m" "$ck_m")"
@@ -262,7 +277,7 @@ for V in $VARIANTS; do
 done
 
 echo
-echo "== summary (targets: >= 30x vs gcovr --html-details, >= 10x vs lcov -c + genhtml) =="
+echo "== summary (wall time; targets: >= ${TARGET_GCOVR}x vs gcovr --html-details, >= ${TARGET_LCOV}x vs lcov -c + genhtml) =="
 for s in "${summary_rows[@]}"; do echo "   $s"; done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 exit 0

@@ -1,10 +1,12 @@
 #include "model/coverage_merge.h"
 
 #include <algorithm>
+#include <iterator>
 #include <tuple>
 #include <utility>
 
 #include "model/counts.h"
+#include "util/thread_pool.h"
 
 namespace covkit::model {
 
@@ -121,16 +123,26 @@ void normalize(FileCov& f) {
   f.regions.resize(out);
 }
 
-void merge_file(FileCov& into, FileCov&& from) {
+namespace {
+
+// `from`'s lines, functions and regions after `into`'s, not yet merged.
+void append_file(FileCov& into, FileCov&& from) {
   if (into.absolute_path.empty()) into.absolute_path = std::move(from.absolute_path);
-  into.lines.reserve(into.lines.size() + from.lines.size());
-  for (LineCov& l : from.lines) into.lines.push_back(std::move(l));
-  for (FunctionCov& fn : from.functions) into.functions.push_back(std::move(fn));
+  into.lines.insert(into.lines.end(), std::make_move_iterator(from.lines.begin()),
+                    std::make_move_iterator(from.lines.end()));
+  into.functions.insert(into.functions.end(), std::make_move_iterator(from.functions.begin()),
+                        std::make_move_iterator(from.functions.end()));
   into.regions.insert(into.regions.end(), from.regions.begin(), from.regions.end());
+}
+
+}  // namespace
+
+void merge_file(FileCov& into, FileCov&& from) {
+  append_file(into, std::move(from));
   normalize(into);
 }
 
-void normalize(ProjectCov& p) {
+void normalize(ProjectCov& p, unsigned threads) {
   // One entry per source: two sources may be displayed under one name
   // (--source-prefix), so the absolute path decides (when both have one).
   std::stable_sort(p.files.begin(), p.files.end(), [](const FileCov& a, const FileCov& b) {
@@ -140,17 +152,22 @@ void normalize(ProjectCov& p) {
     return a.path == b.path &&
            (a.absolute_path == b.absolute_path || a.absolute_path.empty() || b.absolute_path.empty());
   };
+  // Every copy of a source (a header seen by k objects) is appended to the
+  // first and the whole is normalized once: normalizing after each append
+  // sorted a growing list k times, quadratic in the objects sharing a header.
+  // The lines and functions of each copy stay in order, so the merge folds
+  // them in the same order as one merge_file after another would.
   size_t out = 0;
   for (size_t i = 0; i < p.files.size(); ++i) {
     if (out > 0 && same(p.files[out - 1], p.files[i]))
-      merge_file(p.files[out - 1], std::move(p.files[i]));
+      append_file(p.files[out - 1], std::move(p.files[i]));
     else if (out != i)
       p.files[out++] = std::move(p.files[i]);
     else
       ++out;
   }
   p.files.resize(out);
-  for (FileCov& f : p.files) normalize(f);
+  util::parallel_for(p.files.size(), threads, [&](size_t i) { normalize(p.files[i]); });
   // Different sources left with one displayed name are shown by their
   // absolute paths, so no report (or HTML page name) confuses them.
   bool renamed = false;

@@ -13,8 +13,9 @@ void merge_project(ProjectCov& into, ProjectCov&& from);
 // Sorts lines and functions and merges duplicates, after a reader or builder
 // appended them in any order.
 void normalize(FileCov& f);
-// Sorts files by path and merges files with the same path.
-void normalize(ProjectCov& p);
+// Sorts files by path and merges files with the same path; the files are
+// normalized on up to `threads` threads.
+void normalize(ProjectCov& p, unsigned threads = 1);
 // Drops the sources that hold no line, as lcov does when it reads a
 // tracefile (functions and all): from gcov's counts such a source says next
 // to nothing (GCC 12's <iostream> has neither lines nor functions; to clang,

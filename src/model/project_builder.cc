@@ -312,7 +312,7 @@ BuildResult build_project(const std::vector<format::ObjectFiles>& objects, const
     out.objects_damaged += r.damaged;
     for (FileCov& f : r.files) out.project.files.push_back(std::move(f));
   }
-  normalize(out.project);
+  normalize(out.project, opts.threads);
   drop_files_without_lines(out.project);  // what lcov's tracefile would hold
   return out;
 }

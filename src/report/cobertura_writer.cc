@@ -1,6 +1,7 @@
 #include "report/cobertura_writer.h"
 #include "report/xml_escape.h"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -27,7 +28,8 @@ model::Totals range_totals(const model::FileCov& f, uint32_t first, uint32_t las
 
 void write_line(Out out, const model::LineCov& l, std::string_view indent) {
   if (l.branches.empty()) {
-    fmt::format_to(out, "{}<line number=\"{}\" hits=\"{}\" branch=\"false\"/>\n", indent, l.number, l.count);
+    fmt::format_to(out, FMT_COMPILE("{}<line number=\"{}\" hits=\"{}\" branch=\"false\"/>\n"), indent, l.number,
+                   l.count);
     return;
   }
   const int64_t total = static_cast<int64_t>(l.branches.size());
@@ -35,13 +37,14 @@ void write_line(Out out, const model::LineCov& l, std::string_view indent) {
                                         [](const model::BranchCov& b) { return b.count > 0; });
   // Truncated like gcovr, so a partly covered line never shows 100%.
   const int64_t pct = covered * 100 / total;
-  fmt::format_to(out,
-                 "{0}<line number=\"{1}\" hits=\"{2}\" branch=\"true\" condition-coverage=\"{3}% ({4}/{5})\">\n"
-                 "{0}  <conditions>\n"
-                 "{0}    <condition number=\"0\" type=\"jump\" coverage=\"{3}%\"/>\n"
-                 "{0}  </conditions>\n"
-                 "{0}</line>\n",
-                 indent, l.number, l.count, pct, covered, total);
+  fmt::format_to(
+      out,
+      FMT_COMPILE("{0}<line number=\"{1}\" hits=\"{2}\" branch=\"true\" condition-coverage=\"{3}% ({4}/{5})\">\n"
+                  "{0}  <conditions>\n"
+                  "{0}    <condition number=\"0\" type=\"jump\" coverage=\"{3}%\"/>\n"
+                  "{0}  </conditions>\n"
+                  "{0}</line>\n"),
+      indent, l.number, l.count, pct, covered, total);
 }
 
 void write_method(Out out, const model::FileCov& f, const model::FunctionCov& fn) {
@@ -49,9 +52,9 @@ void write_method(Out out, const model::FileCov& f, const model::FunctionCov& fn
   const model::Totals t = range_totals(f, fn.start_line, last);
   const std::string& name = fn.demangled.empty() ? fn.name : fn.demangled;
   fmt::format_to(out,
-                 "            <method name=\"{}\" signature=\"\" line-rate=\"{}\" branch-rate=\"{}\" "
-                 "complexity=\"0\">\n"
-                 "              <lines>\n",
+                 FMT_COMPILE("            <method name=\"{}\" signature=\"\" line-rate=\"{}\" branch-rate=\"{}\" "
+                             "complexity=\"0\">\n"
+                             "              <lines>\n"),
                  xml_escape(name), cobertura_rate(t.lines_covered, t.lines),
                  cobertura_rate(t.branches_covered, t.branches));
   // The method lists its first line only; the class lists every line.
@@ -59,32 +62,30 @@ void write_method(Out out, const model::FileCov& f, const model::FunctionCov& fn
   if (first && !first->excluded)
     write_line(out, *first, "                ");
   else
-    fmt::format_to(out, "                <line number=\"{}\" hits=\"{}\" branch=\"false\"/>\n", fn.start_line,
-                   fn.execution_count);
-  fmt::format_to(out,
-                 "              </lines>\n"
-                 "            </method>\n");
+    fmt::format_to(out, FMT_COMPILE("                <line number=\"{}\" hits=\"{}\" branch=\"false\"/>\n"),
+                   fn.start_line, fn.execution_count);
+  fmt::format_to(out, FMT_COMPILE("              </lines>\n"
+                                  "            </method>\n"));
 }
 
 void write_class(Out out, const model::FileCov& f, std::string_view base_name, const model::Totals& t) {
   // gcovr's class name: the file name with '.' -> '_' (Jenkins shows it).
   std::string class_name(base_name);
   std::replace(class_name.begin(), class_name.end(), '.', '_');
-  fmt::format_to(out,
-                 "        <class name=\"{}\" filename=\"{}\" line-rate=\"{}\" branch-rate=\"{}\" complexity=\"0\">\n"
-                 "          <methods>\n",
-                 xml_escape(class_name), xml_escape(f.path), cobertura_rate(t.lines_covered, t.lines),
-                 cobertura_rate(t.branches_covered, t.branches));
+  fmt::format_to(
+      out,
+      FMT_COMPILE("        <class name=\"{}\" filename=\"{}\" line-rate=\"{}\" branch-rate=\"{}\" complexity=\"0\">\n"
+                  "          <methods>\n"),
+      xml_escape(class_name), xml_escape(f.path), cobertura_rate(t.lines_covered, t.lines),
+      cobertura_rate(t.branches_covered, t.branches));
   for (const model::FunctionCov& fn : f.functions)
     if (!fn.excluded) write_method(out, f, fn);
-  fmt::format_to(out,
-                 "          </methods>\n"
-                 "          <lines>\n");
+  fmt::format_to(out, FMT_COMPILE("          </methods>\n"
+                                  "          <lines>\n"));
   for (const model::LineCov& l : f.lines)
     if (!l.excluded) write_line(out, l, "            ");
-  fmt::format_to(out,
-                 "          </lines>\n"
-                 "        </class>\n");
+  fmt::format_to(out, FMT_COMPILE("          </lines>\n"
+                                  "        </class>\n"));
 }
 
 struct Package {
@@ -123,27 +124,27 @@ std::string render_cobertura(const model::ProjectCov& project, const CoberturaOp
 
   std::string text;
   Out out(text);
-  fmt::format_to(out,
-                 "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                 "<!DOCTYPE coverage SYSTEM 'http://cobertura.sourceforge.net/xml/coverage-04.dtd'>\n"
-                 "<coverage line-rate=\"{}\" branch-rate=\"{}\" lines-covered=\"{}\" lines-valid=\"{}\" "
-                 "branches-covered=\"{}\" branches-valid=\"{}\" complexity=\"0\" timestamp=\"{}\" version=\"{}\">\n"
-                 "  <sources>\n",
-                 cobertura_rate(all.lines_covered, all.lines), cobertura_rate(all.branches_covered, all.branches),
-                 all.lines_covered, all.lines, all.branches_covered, all.branches, options.timestamp,
-                 xml_escape(options.version));
-  if (!options.source_root.empty()) fmt::format_to(out, "    <source>{}</source>\n", xml_escape(options.source_root));
+  fmt::format_to(
+      out,
+      FMT_COMPILE("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                  "<!DOCTYPE coverage SYSTEM 'http://cobertura.sourceforge.net/xml/coverage-04.dtd'>\n"
+                  "<coverage line-rate=\"{}\" branch-rate=\"{}\" lines-covered=\"{}\" lines-valid=\"{}\" "
+                  "branches-covered=\"{}\" branches-valid=\"{}\" complexity=\"0\" timestamp=\"{}\" version=\"{}\">\n"
+                  "  <sources>\n"),
+      cobertura_rate(all.lines_covered, all.lines), cobertura_rate(all.branches_covered, all.branches),
+      all.lines_covered, all.lines, all.branches_covered, all.branches, options.timestamp, xml_escape(options.version));
+  if (!options.source_root.empty())
+    fmt::format_to(out, FMT_COMPILE("    <source>{}</source>\n"), xml_escape(options.source_root));
   if (!options.source_prefix.empty() && options.source_prefix != options.source_root)
-    fmt::format_to(out, "    <source>{}</source>\n", xml_escape(options.source_prefix));
-  fmt::format_to(out,
-                 "  </sources>\n"
-                 "  <packages>\n");
+    fmt::format_to(out, FMT_COMPILE("    <source>{}</source>\n"), xml_escape(options.source_prefix));
+  fmt::format_to(out, FMT_COMPILE("  </sources>\n"
+                                  "  <packages>\n"));
   for (const auto& [dir, p] : packages) {
     std::string name = dir;
     std::replace(name.begin(), name.end(), '/', '.');
     fmt::format_to(out,
-                   "    <package name=\"{}\" line-rate=\"{}\" branch-rate=\"{}\" complexity=\"0\">\n"
-                   "      <classes>\n",
+                   FMT_COMPILE("    <package name=\"{}\" line-rate=\"{}\" branch-rate=\"{}\" complexity=\"0\">\n"
+                               "      <classes>\n"),
                    xml_escape(name), cobertura_rate(p.totals.lines_covered, p.totals.lines),
                    cobertura_rate(p.totals.branches_covered, p.totals.branches));
     for (size_t i = 0; i < p.files.size(); ++i) {
@@ -151,13 +152,11 @@ std::string render_cobertura(const model::ProjectCov& project, const CoberturaOp
       // npos + 1 == 0: a path without '/' is its own base name.
       write_class(out, *p.files[i], std::string_view(path).substr(path.rfind('/') + 1), p.file_totals[i]);
     }
-    fmt::format_to(out,
-                   "      </classes>\n"
-                   "    </package>\n");
+    fmt::format_to(out, FMT_COMPILE("      </classes>\n"
+                                    "    </package>\n"));
   }
-  fmt::format_to(out,
-                 "  </packages>\n"
-                 "</coverage>\n");
+  fmt::format_to(out, FMT_COMPILE("  </packages>\n"
+                                  "</coverage>\n"));
   return text;
 }
 

@@ -1,5 +1,6 @@
 #include "report/lcov_writer.h"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <iterator>
@@ -34,24 +35,24 @@ void write_fn(Out it, const model::FunctionCov& fn) {
   const bool looks_like_end = digits > 0 && digits != std::string::npos && name[digits] == ',' &&
                               digits + 1 < name.size();
   if (looks_like_end)
-    fmt::format_to(it, "FN:{},{},{}\n", fn.start_line, fn.end_line, name);
+    fmt::format_to(it, FMT_COMPILE("FN:{},{},{}\n"), fn.start_line, fn.end_line, name);
   else
-    fmt::format_to(it, "FN:{},{}\n", fn.start_line, name);
+    fmt::format_to(it, FMT_COMPILE("FN:{},{}\n"), fn.start_line, name);
 }
 
 void write_record(std::string& out, const model::FileCov& f, const LcovOptions& o) {
   auto it = std::back_inserter(out);
-  fmt::format_to(it, "TN:{}\nSF:{}\n", one_line(o.test_name), one_line(record_path(f)));
+  fmt::format_to(it, FMT_COMPILE("TN:{}\nSF:{}\n"), one_line(o.test_name), one_line(record_path(f)));
   int64_t found = 0, hit = 0;
   for (const model::FunctionCov& fn : f.functions)
     if (!fn.excluded) write_fn(it, fn);
   for (const model::FunctionCov& fn : f.functions) {
     if (fn.excluded) continue;
-    fmt::format_to(it, "FNDA:{},{}\n", fn.execution_count, one_line(fn.name));
+    fmt::format_to(it, FMT_COMPILE("FNDA:{},{}\n"), fn.execution_count, one_line(fn.name));
     ++found;
     hit += fn.covered();
   }
-  fmt::format_to(it, "FNF:{}\nFNH:{}\n", found, hit);
+  fmt::format_to(it, FMT_COMPILE("FNF:{}\nFNH:{}\n"), found, hit);
 
   found = hit = 0;
   for (const model::LineCov& l : f.lines) {
@@ -61,23 +62,23 @@ void write_record(std::string& out, const model::FileCov& f, const LcovOptions& 
       // A branch on a line that never ran is "-" (not executed), as geninfo
       // writes it; a branch with a count has run, whatever the flag says.
       if (b.executed || b.count > 0)
-        fmt::format_to(it, "BRDA:{},{},{},{}\n", l.number, b.block, i, b.count);
+        fmt::format_to(it, FMT_COMPILE("BRDA:{},{},{},{}\n"), l.number, b.block, i, b.count);
       else
-        fmt::format_to(it, "BRDA:{},{},{},-\n", l.number, b.block, i);
+        fmt::format_to(it, FMT_COMPILE("BRDA:{},{},{},-\n"), l.number, b.block, i);
       ++found;
       hit += b.count > 0;
     }
   }
-  if (found > 0) fmt::format_to(it, "BRF:{}\nBRH:{}\n", found, hit);
+  if (found > 0) fmt::format_to(it, FMT_COMPILE("BRF:{}\nBRH:{}\n"), found, hit);
 
   found = hit = 0;
   for (const model::LineCov& l : f.lines) {
     if (l.excluded) continue;
-    fmt::format_to(it, "DA:{},{}\n", l.number, l.count);
+    fmt::format_to(it, FMT_COMPILE("DA:{},{}\n"), l.number, l.count);
     ++found;
     hit += l.covered();
   }
-  fmt::format_to(it, "LF:{}\nLH:{}\nend_of_record\n", found, hit);
+  fmt::format_to(it, FMT_COMPILE("LF:{}\nLH:{}\nend_of_record\n"), found, hit);
 }
 
 }  // namespace

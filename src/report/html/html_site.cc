@@ -38,7 +38,8 @@ Expected<void> write_source_page(const model::FileCov& file, const SiteMap& map,
 
 }  // namespace
 
-Expected<void> write_html_site(const model::ProjectCov& project, const HtmlOptions& opts, const std::string& out_dir) {
+Expected<void> write_html_site(const model::ProjectCov& project, const HtmlOptions& opts, const std::string& out_dir,
+                               const std::function<void()>& alongside) {
   Expected<StagedSite> site = StagedSite::begin(out_dir);
   if (!site) return site.error();
   std::vector<std::string> written = {std::string(kStyleFileName), std::string(kScriptFileName)};
@@ -52,8 +53,12 @@ Expected<void> write_html_site(const model::ProjectCov& project, const HtmlOptio
   // Pages are independent: render them on worker threads, then report the
   // first failure in file order so the message does not depend on timing.
   std::vector<Expected<void>> results(project.files.size());
-  util::parallel_for(project.files.size(), util::default_threads(), [&](size_t i) {
-    results[i] = write_source_page(project.files[i], map, *site, map.file_page(i), opts);
+  const size_t first = alongside ? 1 : 0;
+  util::parallel_for(first + project.files.size(), util::default_threads(), [&](size_t i) {
+    if (i < first)
+      alongside();
+    else
+      results[i - first] = write_source_page(project.files[i - first], map, *site, map.file_page(i - first), opts);
   });
   for (const Expected<void>& r : results)
     if (!r) return r;

@@ -5,6 +5,7 @@
 //   <page per file>    annotated source (see html_source_page.h)
 //   .covkit-html       the marker listing what covkit wrote (html_site_dir.h)
 //   style.css, sort.js the embedded assets (html_assets.h)
+#include <functional>
 #include <string>
 
 #include "model/project_coverage.h"
@@ -19,6 +20,13 @@ namespace covkit::report::html {
 // is refused. The error is one line naming the directory or file. Source
 // texts are read from each FileCov.absolute_path; a missing source is noted
 // on its page, not an error.
-Expected<void> write_html_site(const model::ProjectCov& project, const HtmlOptions& opts, const std::string& out_dir);
+//
+// `alongside`, when given, is other work of the caller (its text outputs)
+// run on the threads that render the pages, as the first of their jobs: so
+// it takes one core while the other renders pages, on threads whose memory
+// is already at hand. It runs only when the pages are rendered (not after
+// an error in making the site); the caller checks that it ran.
+Expected<void> write_html_site(const model::ProjectCov& project, const HtmlOptions& opts, const std::string& out_dir,
+                               const std::function<void()>& alongside = {});
 
 }  // namespace covkit::report::html

@@ -1,5 +1,6 @@
 #include "report/html/html_source_page.h"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -62,17 +63,17 @@ void append_region_details(std::string& out, const model::LineCov& line, LineReg
   for (const model::RegionCov& r : regions) ran += r.count > 0;
   const char* cls = ran == 0 ? "none" : ran == regions.size() ? "all" : "some";
   fmt::format_to(std::back_inserter(out),
-                 "<details class=\"regions {0}\"><summary title=\"{1} of {2} regions starting here ran\">"
-                 "{1}/{2}</summary><ul><li class=\"caption\">regions starting on this line</li>",
+                 FMT_COMPILE("<details class=\"regions {0}\"><summary title=\"{1} of {2} regions starting here ran\">"
+                             "{1}/{2}</summary><ul><li class=\"caption\">regions starting on this line</li>"),
                  cls, ran, regions.size());
   for (const model::RegionCov& r : regions) {
-    fmt::format_to(std::back_inserter(out), "<li class=\"{}\">column {}", r.count > 0 ? "taken" : "nottaken",
-                   r.column_start);
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("<li class=\"{}\">column {}"),
+                   r.count > 0 ? "taken" : "nottaken", r.column_start);
     if (r.line_end == r.line_start && r.column_end != UINT32_MAX)
-      fmt::format_to(std::back_inserter(out), "\u2013{}", r.column_end);
+      fmt::format_to(std::back_inserter(out), FMT_COMPILE("\u2013{}"), r.column_end);
     else if (r.line_end != r.line_start)
-      fmt::format_to(std::back_inserter(out), " to line {}", r.line_end);
-    fmt::format_to(std::back_inserter(out), ": {}\u00d7</li>", r.count);
+      fmt::format_to(std::back_inserter(out), FMT_COMPILE(" to line {}"), r.line_end);
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE(": {}\u00d7</li>"), r.count);
   }
   out += "</ul></details>";
 }
@@ -84,15 +85,17 @@ void append_branch_cell(std::string& out, const model::LineCov& line) {
     for (const model::BranchCov& b : line.branches) taken += b.count > 0;
     size_t n = line.branches.size();
     const char* cls = taken == 0 ? "none" : taken == n ? "all" : "some";
-    fmt::format_to(std::back_inserter(out),
-                   "<details class=\"branches {0}\"><summary title=\"{1} of {2} branches taken\">{1}/{2}</summary>"
-                   "<ul><li class=\"caption\">{1}/{2} branches taken</li>",
-                   cls, taken, n);
+    fmt::format_to(
+        std::back_inserter(out),
+        FMT_COMPILE("<details class=\"branches {0}\"><summary title=\"{1} of {2} branches taken\">{1}/{2}</summary>"
+                    "<ul><li class=\"caption\">{1}/{2} branches taken</li>"),
+        cls, taken, n);
     for (size_t k = 0; k < n; ++k) {
       const model::BranchCov& b = line.branches[k];
-      fmt::format_to(std::back_inserter(out), "<li class=\"{}\">branch {}: ", b.count > 0 ? "taken" : "nottaken", k);
+      fmt::format_to(std::back_inserter(out), FMT_COMPILE("<li class=\"{}\">branch {}: "),
+                     b.count > 0 ? "taken" : "nottaken", k);
       if (b.count > 0)
-        fmt::format_to(std::back_inserter(out), "taken {}\u00d7", b.count);
+        fmt::format_to(std::back_inserter(out), FMT_COMPILE("taken {}\u00d7"), b.count);
       else
         out += b.executed ? "never taken" : "not executed";
       if (b.is_throw) out += " (throw)";
@@ -112,9 +115,10 @@ void append_count_cell(std::string& out, const model::LineCov* line, LineRegions
     } else {
       if (opts.counts_are_lower_bounds && line->covered())
         fmt::format_to(std::back_inserter(out),
-                       "<span title=\"sampled: ran at least so often\">\u2265\u202f{}</span>", line->count);
+                       FMT_COMPILE("<span title=\"sampled: ran at least so often\">\u2265\u202f{}</span>"),
+                       line->count);
       else
-        fmt::format_to(std::back_inserter(out), "{}", line->count);
+        fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), line->count);
       // The star only tells something on a line that ran.
       if (line->unexecuted_block && line->covered())
         out += "<span class=\"star\" title=\"some blocks on this line never ran\">*</span>";
@@ -129,10 +133,11 @@ void append_count_cell(std::string& out, const model::LineCov* line, LineRegions
 
 void append_instances(std::string& out, const model::LineCov& line) {
   for (const model::LineInstance& inst : line.instances) {
-    fmt::format_to(std::back_inserter(out),
-                   "<tr class=\"instance\" data-line=\"{}\"><td class=\"num\"></td><td class=\"count\"></td>"
-                   "<td class=\"br\"></td><td class=\"inst\"><span class=\"icount\">{}</span>",
-                   line.number, inst.count);
+    fmt::format_to(
+        std::back_inserter(out),
+        FMT_COMPILE("<tr class=\"instance\" data-line=\"{}\"><td class=\"num\"></td><td class=\"count\"></td>"
+                    "<td class=\"br\"></td><td class=\"inst\"><span class=\"icount\">{}</span>"),
+        line.number, inst.count);
     append_escaped(out, display_name("", inst.function));
     append_variant_badge(out, inst.function);
     out += "</td></tr>\n";
@@ -144,7 +149,7 @@ void append_instances(std::string& out, const model::LineCov& line) {
 void append_line_row(std::string& out, uint32_t number, const model::LineCov* line, LineRegions regions,
                      std::string_view code, bool beyond_source, CppHighlighter* highlighter, const HtmlOptions& opts) {
   fmt::format_to(std::back_inserter(out),
-                 "<tr id=\"L{0}\" class=\"{1}\"><td class=\"num\"><a href=\"#L{0}\">{0}</a></td>", number,
+                 FMT_COMPILE("<tr id=\"L{0}\" class=\"{1}\"><td class=\"num\"><a href=\"#L{0}\">{0}</a></td>"), number,
                  line_class(line, regions));
   append_count_cell(out, line, regions, opts);
   if (line)
@@ -186,26 +191,26 @@ void append_function_table(std::string& out, const model::FileCov& file, const H
   for (const model::FunctionCov& fn : file.functions) {
     std::string name = display_name(fn.demangled, fn.name);
     const char* cls = fn.excluded ? "excluded" : fn.covered() ? "covered" : "uncovered";
-    fmt::format_to(std::back_inserter(out), "<tr class=\"{}\" data-name=\"", cls);
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("<tr class=\"{}\" data-name=\""), cls);
     append_escaped(out, name);
     const int64_t done = regions ? fn.regions_covered : fn.blocks_executed;
     const int64_t all = regions ? fn.regions : fn.blocks;
-    fmt::format_to(std::back_inserter(out), "\" data-line=\"{}\" data-calls=\"{}\" data-blocks=\"{}\">", fn.start_line,
-                   fn.excluded ? -1 : fn.execution_count, sort_value(done, all));
-    fmt::format_to(std::back_inserter(out), "<td class=\"fn\"><a href=\"#L{}\" title=\"", fn.start_line);
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("\" data-line=\"{}\" data-calls=\"{}\" data-blocks=\"{}\">"),
+                   fn.start_line, fn.excluded ? -1 : fn.execution_count, sort_value(done, all));
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("<td class=\"fn\"><a href=\"#L{}\" title=\""), fn.start_line);
     append_escaped(out, fn.name);
     out += "\">";
     append_escaped(out, name);
     out += "</a>";
     append_variant_badge(out, fn.name);
-    fmt::format_to(std::back_inserter(out), "</td><td class=\"num-cell\">{}</td><td class=\"num-cell calls\">",
-                   fn.start_line);
+    fmt::format_to(std::back_inserter(out),
+                   FMT_COMPILE("</td><td class=\"num-cell\">{}</td><td class=\"num-cell calls\">"), fn.start_line);
     if (fn.excluded)
       out += "<span title=\"excluded\">\u2014</span>";
     else if (opts.counts_are_lower_bounds && fn.execution_count > 0)
-      fmt::format_to(std::back_inserter(out), "\u2265\u202f{}", fn.execution_count);
+      fmt::format_to(std::back_inserter(out), FMT_COMPILE("\u2265\u202f{}"), fn.execution_count);
     else
-      fmt::format_to(std::back_inserter(out), "{}", fn.execution_count);
+      fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), fn.execution_count);
     out += "</td>";
     append_metric_cell(out, done, all);
     out += "</tr>\n";
@@ -239,10 +244,11 @@ std::string render_source_page(const model::FileCov& file, const std::string* so
     }
     out += "). Only the lines with coverage data are shown.</p>\n";
   } else if (!file.lines.empty() && file.lines.back().number > text.size()) {
-    fmt::format_to(std::back_inserter(out),
-                   "<p class=\"notice\" id=\"source-stale\">Notice: the coverage data names line {} but the source "
-                   "has {} lines; it may have changed since it was compiled.</p>\n",
-                   file.lines.back().number, text.size());
+    fmt::format_to(
+        std::back_inserter(out),
+        FMT_COMPILE("<p class=\"notice\" id=\"source-stale\">Notice: the coverage data names line {} but the source "
+                    "has {} lines; it may have changed since it was compiled.</p>\n"),
+        file.lines.back().number, text.size());
   }
   append_function_table(out, file, opts);
   out += "<h2>Source</h2>\n";
