@@ -14,7 +14,8 @@ packages=(
   clang-13 clang-15 clang-16 llvm-13 llvm-15 llvm-16 libclang-rt-16-dev
   # the package (lintian), man pages, completions in each shell, Meson as a gcov client
   lintian meson man-db groff-base zsh fish
-  # bench/sample_recall_vectors.py draws its PNG (docs/images/sample-recall-vectors.png)
+  # bench/sample_recall_vectors.py draws its PNG (docs/images/sample-recall-vectors.png),
+  # bench/scale_vs_objects.py its plot of how cost grows (docs/images/report-scale.png)
   gnuplot-nox
 )
 missing=()
