@@ -80,6 +80,7 @@ int run(LiveDumpOptions& o) {
     return fail(kLiveDumpCommand, "",
                 "without -o the dump goes into the program's own .gcda files, which the program adds to again when "
                 "it exits: use --reset (so nothing is counted twice), or -o DIR for a snapshot");
+  o.request.tell = [](const std::string& w) { std::fprintf(stderr, "covkit live dump: warning: %s\n", w.c_str()); };
   auto done = live::dump(o.request);
   if (!done) return fail(kLiveDumpCommand, "", done.error());
   for (const std::string& w : done->warnings) std::fprintf(stderr, "covkit live dump: warning: %s\n", w.c_str());

@@ -59,6 +59,7 @@ int run_live_reset(int argc, char** argv) {
                "before anything is reset");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   return run_guarded(kLiveResetCommand, [&] {
+    request.tell = [](const std::string& w) { std::fprintf(stderr, "covkit live reset: warning: %s\n", w.c_str()); };
     auto done = live::reset(request);
     if (!done) return fail(kLiveResetCommand, "", done.error());
     for (const std::string& w : done->warnings) std::fprintf(stderr, "covkit live reset: warning: %s\n", w.c_str());

@@ -135,14 +135,12 @@ std::string finish(LeftJournal& left) {
 
 }  // namespace
 
-std::vector<std::string> finish_left_journals() {
-  std::vector<std::string> lines;
+void finish_left_journals(const std::function<void(const std::string&)>& tell) {
   auto dir = journal_directory(false);
-  if (!dir) return lines;  // none yet: no journal either
+  if (!dir) return;  // none yet: no journal either
   std::vector<std::string> problems;
-  for (LeftJournal& left : left_journals(*dir, &problems)) lines.push_back(finish(left));
-  for (std::string& p : problems) lines.push_back("a journal of a killed dump could not be read: " + p);
-  return lines;
+  for (LeftJournal& left : left_journals(*dir, &problems)) tell(finish(left));
+  for (const std::string& p : problems) tell("a journal of a killed dump could not be read: " + p);
 }
 
 }  // namespace covkit::live

@@ -14,13 +14,15 @@
 //
 // Every `covkit live dump` and `reset` finishes the journals left before it
 // starts, so the next dump says what happened, in one line per journal.
+#include <functional>
 #include <string>
-#include <vector>
 
 namespace covkit::live {
 
-// One line per journal finished (or that could not be), to be printed as
-// warnings. Journals of processes covkit may not read are left for later.
-std::vector<std::string> finish_left_journals();
+// Tells one line per journal finished (or that could not be), as soon as it
+// is: the dump that finishes a journal may itself be killed a moment later,
+// and what it did (files written, a rescue) must have been said by then.
+// Journals of processes covkit may not read are left for later.
+void finish_left_journals(const std::function<void(const std::string&)>& tell);
 
 }  // namespace covkit::live

@@ -269,7 +269,12 @@ Expected<DumpResult> dump(const DumpRequest& request) {
   if (clang_process(request.pid)) return dump_clang(request);
   util::PhaseTimer timer;
   DumpResult result;
-  result.warnings = finish_left_journals();
+  finish_left_journals([&](const std::string& line) {
+    if (request.tell)
+      request.tell(line);
+    else
+      result.warnings.push_back(line);
+  });
   timer.mark("left journals");
   TreeOptions o;
   o.pid = request.pid;
@@ -436,7 +441,12 @@ Expected<TreeSnapshot, SnapshotError> snapshot_tree(const SnapshotRequest& reque
 Expected<ResetResult> reset(const ResetRequest& request) {
   if (clang_process(request.pid)) return reset_clang(request);
   ResetResult result;
-  result.warnings = finish_left_journals();
+  finish_left_journals([&](const std::string& line) {
+    if (request.tell)
+      request.tell(line);
+    else
+      result.warnings.push_back(line);
+  });
   ObjectSources sources(request.sources);
   TreeOptions o;
   o.pid = request.pid;

@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -42,6 +43,10 @@ struct DumpRequest {
   // EINTR (epoll_wait, sigtimedwait...: thread_sleep.h), checking they
   // slept through the read (else read again; the third try stops all).
   bool gentle = false;
+  // Told at once each line about a journal left by a killed dump and
+  // finished now (a kill later in this dump must not lose it); unset: the
+  // lines go to the result's warnings.
+  std::function<void(const std::string&)> tell;
 };
 
 struct ProcessSummary {
@@ -88,6 +93,7 @@ struct ResetRequest {
   bool children = false;
   bool skip_unstoppable = false;
   bool gentle = false;
+  std::function<void(const std::string&)> tell;  // as DumpRequest::tell
 };
 
 struct ResetResult {

@@ -782,6 +782,51 @@ def scenario_kill_at_random(env, cc="gcc-12"):
     check(summary[0] == 1, f"the run counted {summary[0]} times")
 
 
+def scenario_journal_told_at_once(env, cc="gcc-12"):
+    """A dump that finishes the journal of a killed dump says so at once, even
+    when it fails itself a moment later (or is killed): the line used to be
+    printed only at the end of a dump that succeeded, so a rescue or files
+    written for the killed dump could go unsaid."""
+    b = Build(env, cc, atomic=True)
+    state = os.environ["COVKIT_STATE_DIR"]
+    out = env.dir("told-out")
+    slow = dict(os.environ, COVKIT_TEST_LIVE_STEP_US="300000")
+    s = Server(env, b)
+    try:
+        s.cmd("w 5")
+        phase = "none"
+        for attempt in range(10):
+            shutil.rmtree(out, ignore_errors=True)
+            p = subprocess.Popen([env.covkit, "live", "dump", "--reset", str(s.pid), "-o", out],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=slow)
+            while p.poll() is None:
+                phase = journal_phase(state)
+                if phase == "reset":
+                    break
+                time.sleep(0.002)
+            p.kill()
+            p.wait()
+            phase = journal_phase(state)
+            if phase == "reset":
+                break
+            finish = env.covkit_live("dump", "--reset", str(s.pid), "-o", env.dir(f"told-clear-{attempt}"), ok=False)
+            check(journal_phase(state) == "none", f"a journal is left: {finish.stderr}")
+        check(phase == "reset", f"no kill landed after the reset in 10 tries (last: {phase})")
+        # A process that is gone: this dump fails, after it finished the journal.
+        gone = subprocess.Popen(["true"])
+        gone.wait()
+        r = env.covkit_live("dump", "--reset", str(gone.pid), "-o", env.dir("told-gone"), ok=False)
+        check(r.returncode != 0, f"a dump of a process that is gone: {r.returncode} {r.stderr}")
+        told = [l for l in r.stderr.splitlines() if "was killed" in l]
+        check(len(told) == 1 and "files are written now to " + out in told[0],
+              f"the finished journal was not told: {r.stderr!r}")
+        check(journal_phase(state) == "none", "the journal is left")
+        check(os.path.isdir(out) and tree_files(out), f"{out}: the killed dump's files are not there")
+        s.quit()
+    finally:
+        s.kill()
+
+
 # The calls of progs/blocking.c that a ptrace stop makes return EINTR, as
 # SIGSTOP and SIGCONT do (signal(7)); docs/covkit-live.md lists them.
 EINTR_CALLS = {"epoll_wait", "epoll_wait(timeout)", "epoll_pwait", "epoll_pwait2", "recv(SO_RCVTIMEO)",
@@ -1415,6 +1460,7 @@ SCENARIOS = {
     "children_wrapper": scenario_children_wrapper,
     "load": scenario_load,
     "kill_at_random": scenario_kill_at_random,
+    "journal_told_at_once": scenario_journal_told_at_once,
     "blocking_calls": scenario_blocking_calls,
     "refusals": scenario_refusals,
     "exits": scenario_exits,
