@@ -49,7 +49,7 @@ record() {  # STEPPING -> "vectors ns steps" of the recording
   COVKIT_SAMPLE_STEP_STATS=1 COVKIT_SAMPLE_STEPPING=$1 "$COVKIT" sample record --mode branch --source runtime \
     --period "$PERIOD" --vector-length "$VECTOR" -o "$TMP/rec" -- "$TMP/work.sh" >/dev/null 2>&1
   "$COVKIT" sample dump "$TMP/rec" | awk '
-    $1 == "warning" && $4 == "stepping" { v += $6; n += $8 }
+    $1 == "warning" && $4 == "stepping" { v += $7; n += $9 }
     $1 == "steps" && $2 + 0 > 1 { s += $2 }
     END { printf "%d %d %d\n", v, n, s }'
 }

@@ -72,12 +72,16 @@ def windows(steps, k, skip):
 def record(covkit, work, name, prog, rounds, stepping, vector, period):
     out = os.path.join(work, name + ".rec")
     shutil.rmtree(out, ignore_errors=True)
-    env = dict(os.environ, COVKIT_SAMPLE_STEPPING=stepping)
+    env = dict(os.environ, COVKIT_SAMPLE_STEPPING=stepping, COVKIT_SAMPLE_STEP_STATS="1")
     p = subprocess.run([covkit, "sample", "record", "--mode", "branch", "--source", "runtime", "--period", period,
                         "--vector-length", str(vector), "-o", out, "--", prog, rounds],
                        capture_output=True, text=True, timeout=240, env=env)
     check(p.returncode == 0, f"record ({stepping}) failed: {p.stderr}")
-    return Recording(covkit, out)
+    rec = Recording(covkit, out)
+    # The runtime says how it stepped: the two recordings differ in that.
+    check(any(f"stepping cost ({stepping})" in w for w in rec.warnings),
+          f"the {stepping} recording does not say it stepped so: {rec.warnings}")
+    return rec
 
 
 def main():

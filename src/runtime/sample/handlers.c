@@ -68,7 +68,8 @@ static uint64_t thread_cpu_ns(void) {
 CKS_FN void cks_write_step_stats(void) {
   if (!cks_cfg.step_stats) return;
   char text[128];
-  snprintf(text, sizeof text, "stepping cost: %llu vectors, %llu ns",
+  snprintf(text, sizeof text, "stepping cost (%s): %llu vectors, %llu ns",
+           cks_cfg.block_step ? "block" : "instruction",
            (unsigned long long)__atomic_load_n(&stats_vectors, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_ns, __ATOMIC_RELAXED));
   cks_warn(text);

@@ -20,7 +20,7 @@
  * and benches). Both record the same steps. */
 #define CKS_ENV_STEPPING "COVKIT_SAMPLE_STEPPING"
 /* Set (any value): at its end each image writes a WARNING record "stepping
- * cost: V vectors, N ns" (thread CPU time from each tick to its vector
+ * cost (block|instruction): V vectors, N ns" (thread CPU time from each tick to its vector
  * written), for bench/sample_block_step.sh. */
 #define CKS_ENV_STEP_STATS "COVKIT_SAMPLE_STEP_STATS"
 #define CKS_ENV_PLAN_SOCKET "COVKIT_SAMPLE_PLAN_SOCKET" /* breakpoint mode: covkit's plan server */
