@@ -48,7 +48,7 @@ constexpr std::array kPeerOptions{
     Translation{"--branches", "gcovr", "nothing (branches are always counted)"},
     Translation{"--capture", "lcov", "covkit report --lcov FILE DIR"},
     Translation{"--directory", "lcov", "the directory as a PATH argument"},
-    Translation{"--output-file", "lcov", "--lcov FILE"},
+    Translation{"--output-file", "lcov", "-o FILE.info (or --lcov FILE)"},
     Translation{"--extract", "lcov", "-f/--filter REGEX"},
     Translation{"--remove", "lcov", "-e/--exclude REGEX"},
     Translation{"--output-directory", "genhtml", "--html DIR"},
@@ -105,6 +105,10 @@ std::string closest(const std::vector<std::string>& candidates, std::string_view
 }
 
 std::string suggest_option(const CLI::App& app, std::string_view unknown) {
+  // lcov's letter for a test name is covkit's -t of trace replay (uftrace's
+  // --time-filter): one letter, one meaning (docs/command-line.md).
+  if ((unknown == "-t" || unknown.starts_with("-t")) && app.get_option_no_throw("--test-name"))
+    return "-t is trace replay's --time-filter; here use --test-name NAME";
   for (const Translation& t : kPeerOptions)
     if (t.option == unknown) return fmt::format("that is {}'s; here use {}", t.tool, t.advice);
   if (!unknown.starts_with("--")) return "";
@@ -178,7 +182,17 @@ void use_help_formatter(CLI::App& app) {
 
 std::string HelpFormatter::make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const {
   if (mode == CLI::AppFormatMode::Sub) return make_expanded(app);
-  std::string out = make_description(app) + make_usage(app, name) + make_positionals(app);
+  // One layout for every command (docs/command-line.md): the usage first,
+  // then what the command does, its options, the footer (exit status,
+  // examples).
+  std::string usage = make_usage(app, name);
+  while (usage.ends_with("\n\n")) usage.pop_back();
+  // Descriptions end with their own newline or not: one, then each group's
+  // blank line.
+  std::string description = make_description(app);
+  while (description.ends_with("\n")) description.pop_back();
+  if (!description.empty()) description += '\n';
+  std::string out = usage + "\n" + description + make_positionals(app);
   // Each group starts with its blank line (make_group); CLI::Formatter's
   // make_groups adds another after every group but the last.
   for (const std::string& group : app->get_groups()) {
@@ -236,8 +250,38 @@ AppInspection::AppInspection(std::function<void(CLI::App&)> inspect)
 
 AppInspection::~AppInspection() { g_inspection = outer_; }
 
+namespace {
+
+// An option with an optional value ("--json [FILE]") given "" (an unset
+// $OUT in a script: `--json "$OUT"`): CLI11 takes "" for no value, which
+// would write to standard output instead; a usage error, as "" is for
+// every option that takes a path.
+std::optional<int> refuse_empty_optional_value(const CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    std::string name;
+    if (arg.starts_with("--") && arg.ends_with("=") && arg.find('=') == arg.size() - 1) {
+      name = std::string(arg.substr(0, arg.size() - 1));
+    } else if (arg.empty() && i > 1 && std::string_view(argv[i - 1]).starts_with("--") &&
+               std::string_view(argv[i - 1]).find('=') == std::string_view::npos) {
+      name = argv[i - 1];
+    } else if (arg == "--") {
+      return std::nullopt;
+    } else {
+      continue;
+    }
+    const CLI::Option* opt = app.get_option_no_throw(name);
+    if (opt && opt->get_expected_min() == 0 && opt->get_expected_max() >= 1)
+      return usage_error(app, fmt::format("{}: an empty path", opt->get_name()), false);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
   if (inspected(app)) return 0;
+  if (auto refused = refuse_empty_optional_value(app, argc, argv)) return refused;
   try {
     use_help_formatter(app);
     one_value_per_use(app);

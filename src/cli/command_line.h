@@ -23,7 +23,9 @@ namespace covkit::cli {
 // positional shows its name alone, an option its type_name() up to the
 // first ':'. Required options are in the usage line instead ("covkit merge
 // -o OUT [OPTIONS] IN..."), choices and exclusions in the descriptions.
-// Option groups are one blank line apart (CLI11 puts two).
+// Option groups are one blank line apart (CLI11 puts two). The usage comes
+// first, then the description, options and footer (exit status, examples):
+// one layout for every command.
 class HelpFormatter : public CLI::Formatter {
  public:
   std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const override;

@@ -112,6 +112,8 @@ std::optional<CommandSpec> inspect_command(int (*run)(int, char**), std::vector<
 }  // namespace
 
 ValueKind value_kind_of(std::string_view name) {
+  // An optional value ("--json [FILE]") is completed as a value.
+  if (name.size() > 2 && name.front() == '[' && name.back() == ']') name = name.substr(1, name.size() - 2);
   std::string n;
   for (char c : name) n += char(std::toupper(static_cast<unsigned char>(c)));
   auto has = [&](std::string_view part) { return n.find(part) != std::string::npos; };
@@ -133,7 +135,7 @@ CommandSpec describe_app(CLI::App& app) {
                      opt->get_expected_max() > 1 || opt->get_items_expected_max() > 1, choices_of(opt)};
       if (!a.choices.empty()) a.kind = ValueKind::kChoice;
       spec.arguments.push_back(std::move(a));
-    } else {
+    } else if (!opt->get_group().empty()) {  // hidden: a deprecated spelling, not offered
       spec.options.push_back(describe_option(opt));
     }
   }

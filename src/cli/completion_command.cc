@@ -8,6 +8,7 @@
 #include "cli/command_line.h"
 #include "cli/command_spec.h"
 #include "cli/completion_scripts.h"
+#include "cli/output_options.h"
 
 namespace covkit::cli {
 
@@ -26,31 +27,33 @@ constexpr const char* kCompletionDescription =
     "(bash-completion, zsh's vendor completions, fish's vendor completions).\n";
 
 constexpr const char* kCompletionFooter =
+    "Exit status: 0; 1 for a shell covkit has no script for, or an output that\n"
+    "cannot be written.\n"
+    "\n"
     "Examples:\n"
     "  source <(covkit completion bash)                        this bash only\n"
-    "  covkit completion bash > ~/.local/share/bash-completion/completions/covkit\n"
-    "  covkit completion zsh > ~/.zfunc/_covkit     with fpath+=(~/.zfunc) before compinit\n"
+    "  covkit completion bash -o ~/.local/share/bash-completion/completions/covkit\n"
+    "  covkit completion zsh -o ~/.zfunc/_covkit    with fpath+=(~/.zfunc) before compinit\n"
     "  covkit completion fish > ~/.config/fish/completions/covkit.fish\n"
     "\n"
-    "Exit status: 0; 1 for a shell covkit has no script for. Manual:\n"
-    "docs/covkit.md (man covkit).";
+    "Manual: docs/covkit.md (man covkit).";
 
 }  // namespace
 
 int run_completion_command(int argc, char** argv) {
   CLI::App app{kCompletionDescription, kCompletionCommand};
   app.footer(kCompletionFooter);
-  std::string shell;
+  std::string shell, out;
   app.add_option("SHELL", shell, "bash, zsh or fish")
       ->required()
       ->check(CLI::IsMember({"bash", "zsh", "fish"}));
+  add_output_file_option(app, out, "the script [default: standard output]");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   const CommandSpec covkit = describe_covkit();
   const std::string script = shell == "bash"  ? bash_completion(covkit)
                              : shell == "zsh" ? zsh_completion(covkit)
                                               : fish_completion(covkit);
-  std::fputs(script.c_str(), stdout);
-  return 0;
+  return write_output_text(kCompletionCommand, out, script) ? 0 : 1;
 }
 
 }  // namespace covkit::cli

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/command_line.h"
+#include "cli/output_options.h"
 #include "cli/version.h"
 #include "doctor/doctor_report.h"
 #include "doctor/machine_view.h"
@@ -46,7 +47,14 @@ constexpr const char* kDoctorDescription =
 
 constexpr const char* kDoctorFooter =
     "Exit status: 0 when the examination ran (whatever it found); 1 for a usage\n"
-    "error. Manual: docs/covkit-doctor.md (man covkit-doctor).";
+    "error or an output that cannot be written.\n"
+    "\n"
+    "Examples:\n"
+    "  covkit doctor                    the findings, one line each\n"
+    "  covkit doctor --json | jq '.findings[] | select(.status != \"ok\")'\n"
+    "  covkit doctor -o machine.json    as JSON, into a file (for a bug report)\n"
+    "\n"
+    "Manual: docs/covkit-doctor.md (man covkit-doctor).";
 
 }  // namespace
 
@@ -54,9 +62,10 @@ int run_doctor_command(int argc, char** argv) {
   CLI::App app{kDoctorDescription, kDoctorCommand};
   app.footer(kDoctorFooter);
   app.get_formatter()->column_width(24);
-  bool json = false;
-  std::string root = "/";
-  app.add_flag("--json", json, "The findings as JSON (area, status, what, detail, enables, remedy)");
+  OptionalOutput json;
+  std::string root = "/", out;
+  add_output_file_option(app, out, "the findings (FILE.json: as JSON) [default: standard output]");
+  add_json_option(app, json, "the findings (area, status, what, detail, enables, remedy)");
   app.add_option("--root", root,
                  "Read /proc, /sys, /boot and the container markers below DIR (a copy of\n"
                  "another machine's, or a test's) instead of this machine's; ptrace, perf\n"
@@ -65,6 +74,12 @@ int run_doctor_command(int argc, char** argv) {
       ->type_name("DIR")
       ->check(CLI::ExistingDirectory.description(""));
   if (auto status = parse_command_line(app, argc, argv)) return *status;
+  if (!json.file.empty()) {
+    if (!out.empty() && out != json.file)
+      return fail(kDoctorCommand, "", "--json " + json.file + " and -o " + out + " are two places for one output");
+    out = json.file;
+  }
+  const bool as_json = json.asked || format_of(out, {{".json", "json"}}).has_value();
   return run_guarded(kDoctorCommand, [&]() -> int {
     const doctor::MachineView machine(root);
     std::error_code ec;
@@ -74,9 +89,8 @@ int run_doctor_command(int argc, char** argv) {
     const char* path = std::getenv("PATH");
     const doctor::Examination e = doctor::examine(machine, path ? path : "/usr/bin:/bin", scratch);
     std::filesystem::remove_all(scratch, ec);
-    const std::string text = json ? doctor::render_json(e, kVersion) : doctor::render_text(e, kVersion);
-    std::fputs(text.c_str(), stdout);
-    return 0;
+    const std::string text = as_json ? doctor::render_json(e, kVersion) : doctor::render_text(e, kVersion);
+    return write_output_text(kDoctorCommand, out, text) ? 0 : 1;
   });
 }
 

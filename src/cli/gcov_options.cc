@@ -66,6 +66,7 @@ constexpr const char* kGcovUsage =
     ".gcno and .gcda files of GCC 8 to 14 directly; clang's --coverage files\n"
     "exactly as llvm-cov gcov does.\n"
     "\n"
+    "Options:\n"
     "  -a, --all-blocks                Show information for every basic block\n"
     "  -b, --branch-probabilities      Include branch probabilities in output\n"
     "  -c, --branch-counts             Output counts of branches taken\n"
@@ -109,6 +110,11 @@ constexpr const char* kGcovUsage =
     "Exit status: 0 on success; 1 notes file missing; 2 not a notes/data file;\n"
     "3 version problem; 4 corrupt file; 5 stamp mismatch; 6 cannot write output\n"
     "(clang's files: 0, 4 or 6).\n"
+    "\n"
+    "Examples:\n"
+    "  covkit gcov -b main.c            main.c.gcov, with branch probabilities\n"
+    "  covkit gcov -o build -t main.c   the objects are in build/; to stdout\n"
+    "  covkit gcov -j build/*.gcda      gcov's JSON (.gcov.json.gz) per object\n"
     "\n"
     "Manual: docs/covkit-gcov.md (man covkit-gcov).\n";
 

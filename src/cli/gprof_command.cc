@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "cli/command_line.h"
+#include "cli/output_options.h"
 #include "format/gmon_reader.h"
 #include "format/input_kind.h"
 #include "gprof/gprof_graph.h"
@@ -87,11 +89,16 @@ constexpr const char* kHelp =
     "  -z, --display-unused-functions List functions never called and never\n"
     "                                 sampled too\n"
     "  --format FORMAT                text (gprof's report) [default], dot, svg,\n"
-    "                                 png or callgrind (the call graph drawn as\n"
-    "                                 `covkit trace graph` draws it, or a Callgrind\n"
-    "                                 profile for KCachegrind)\n"
+    "                                 png, callgrind or json (the call graph drawn\n"
+    "                                 as `covkit trace graph` draws it, a Callgrind\n"
+    "                                 profile for KCachegrind, or its nodes and\n"
+    "                                 edges)\n"
+    "  --json [FILE]                  The call graph as JSON (as --format json),\n"
+    "                                 to FILE (NAME.json) or -o's\n"
     "  -o, --output FILE              Write to FILE instead of standard output\n"
-    "                                 (needed for svg and png)\n"
+    "                                 ('-'); its format from the name unless\n"
+    "                                 --format: .dot .gv .svg .png .callgrind\n"
+    "                                 callgrind.out.* .json, else gprof's text\n"
     "  --threshold P                  dot/svg/png: hide functions and calls below P\n"
     "                                 percent of the total time [default: 0.5]\n"
     "  -h, --help                     This help\n"
@@ -117,7 +124,7 @@ constexpr const char* kHelp =
     "\n"
     "Manual: docs/covkit-gprof.md (man covkit-gprof).\n";
 
-enum : int { kOptFormat = 1000, kOptThreshold };
+enum : int { kOptFormat = 1000, kOptThreshold, kOptJson };
 
 // gprof's options covkit does not implement, for a message that says so.
 const char* unsupported_gprof_option(int option) {
@@ -176,18 +183,20 @@ const option kGprofLongOptions[] = {
     {"format", required_argument, nullptr, kOptFormat},
     {"output", required_argument, nullptr, 'o'},
     {"threshold", required_argument, nullptr, kOptThreshold},
+    {"json", optional_argument, nullptr, kOptJson},
     {"help", no_argument, nullptr, 'h'},
     {nullptr, 0, nullptr, 0},
 };
 
 // --format's words.
-constexpr std::array<std::string_view, 5> kGprofFormats{"text", "dot", "svg", "png", "callgrind"};
+constexpr std::array<std::string_view, 6> kGprofFormats{"text", "dot", "svg", "png", "callgrind", "json"};
 
 // The command line, as gprof's getopt reads it.
 struct GprofCommandLine {
   unsigned style = 0, user_specified = 0;  // kFlat | kGraph asked for; parts named by -p/-P/-q/-Q
   trace::GprofTextOptions text;
-  std::string format = "text", out;
+  std::string format, out;  // format "": from -o's name, else text
+  bool json = false;
   trace::GraphOptions graph_options;
   std::vector<trace::GprofSymbolSpec> specs;
   bool sum = false;
@@ -281,7 +290,17 @@ std::optional<int> parse_gprof_command_line(int argc, char** argv, GprofCommandL
       case kOptFormat:
         cl.format = optarg;
         if (std::find(kGprofFormats.begin(), kGprofFormats.end(), cl.format) == kGprofFormats.end())
-          return fail(kGprofCommand, "", "--format must be text, dot, svg, png or callgrind, not '" + cl.format + "'");
+          return fail(kGprofCommand, "", "--format must be text, dot, svg, png, callgrind or json, not '" + cl.format + "'");
+        break;
+      case kOptJson:  // --json [FILE]: the call graph as JSON (covkit trace graph's)
+        cl.json = true;
+        if (optarg) {
+          cl.out = optarg;
+        } else if (optind < argc && std::string_view(argv[optind]).ends_with(".json")) {
+          // `--json FILE` as in every command (getopt takes only
+          // --json=FILE): a NAME.json after it is the output, never a gmon.
+          cl.out = argv[optind++];
+        }
         break;
       case kOptThreshold: {
         char* end = nullptr;
@@ -306,6 +325,20 @@ std::optional<int> parse_gprof_command_line(int argc, char** argv, GprofCommandL
     }
   }
   cl.args.assign(argv + optind, argv + argc);
+  // The format: --json, --format, else -o's name (docs/command-line.md).
+  if (cl.json) {
+    if (!cl.format.empty() && cl.format != "json")
+      return fail(kGprofCommand, "", "--json and --format " + cl.format + " disagree");
+    cl.format = "json";
+  }
+  if (cl.format.empty()) {
+    const std::string name = std::filesystem::path(cl.out).filename().string();
+    cl.format = name.starts_with("callgrind.out") ? "callgrind"
+                                                  : format_of(cl.out, {{".dot", "dot"}, {".gv", "dot"}, {".svg", "svg"},
+                                                                       {".png", "png"}, {".callgrind", "callgrind"},
+                                                                       {".json", "json"}})
+                                                        .value_or("text");
+  }
   // gprof -s tallies on line symbols; a report from them is -l's.
   if (cl.sum && (cl.style || cl.user_specified || !cl.specs.empty() || cl.format != "text" || !cl.out.empty()))
     return fail(kGprofCommand, "",
@@ -392,7 +425,7 @@ CommandSpec describe_gprof_command() {
   static constexpr GetoptValueName kValueNames[] = {
       {'p', "SYM"}, {'P', "SYM"},     {'q', "SYM"},         {'Q', "SYM"},   {'e', "SYM"},       {'E', "SYM"},
       {'f', "SYM"}, {'F', "SYM"},     {'n', "SYM"},         {'N', "SYM"},   {'k', "FROM/TO"},   {'w', "WIDTH"},
-      {'o', "FILE"}, {kOptFormat, "FORMAT"}, {kOptThreshold, "P"}};
+      {'o', "FILE"}, {kOptFormat, "FORMAT"}, {kOptThreshold, "P"}, {kOptJson, "FILE"}};
   CommandSpec spec = describe_getopt("gprof", "", kGprofLongOptions, kGprofShortOptions, kHelp, kValueNames);
   for (OptionSpec& o : spec.options)
     if (o.value_name == "FORMAT") {

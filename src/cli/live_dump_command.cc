@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/command_line.h"
+#include "cli/output_options.h"
 #include "util/plural.h"
 #include "cli/live_command.h"
 #include "live/live_dump.h"
@@ -120,9 +121,7 @@ int run_live_dump(int argc, char** argv) {
   app.get_formatter()->column_width(26);
   LiveDumpOptions o;
   app.add_option("PID", o.request.pid, "The process to dump")->required()->check(number_in(1, 2147483647));
-  app.add_option("-o,--output", o.request.directory, "Write the files under DIR (created if needed)")
-      ->type_name("DIR")
-      ->check(non_empty_path());
+  add_output_dir_option(app, o.request.directory, "the .gcda files (DIR created if needed)");
   app.add_flag("--reset", o.request.reset,
                "Zero the counters in the same stop: successive dumps are deltas that add up exactly");
   app.add_flag("--no-stop", o.no_stop,

@@ -228,6 +228,7 @@ int run_live_report(int argc, char** argv) {
   add_report_view_options(app, o.report);
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   util::use_fast_allocator();  // reads much, allocates much: mimalloc
+  if (auto bad = resolve_report_outputs(o.report, nullptr)) return fail(kLiveReportCommand, "", *bad);
   return run_guarded(kLiveReportCommand, [&] { return run(o); });
 }
 

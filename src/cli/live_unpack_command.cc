@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "cli/command_line.h"
+#include "cli/output_options.h"
 #include "cli/live_command.h"
 #include "format/gcov_hex_dump.h"
 #include "format/gcov_stream_reader.h"
@@ -110,10 +111,7 @@ int run_live_unpack(int argc, char** argv) {
   app.add_option("STREAM", stream_path, "The stream: binary, or a console log with ':gcov:' hex lines; '-' for stdin")
       ->required()
       ->type_name("STREAM");
-  app.add_option("-o,--output", out, "Directory receiving the .gcda files (created if missing)")
-      ->required()
-      ->type_name("DIR")
-      ->check(non_empty_path());
+  add_output_dir_option(app, out, "the .gcda files (DIR created if missing)")->required();
   app.add_option("--strip", options.strip,
                  "Leading directories dropped from each file name, as GCOV_PREFIX_STRIP [default: 0]")
       ->type_name("N")

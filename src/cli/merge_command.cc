@@ -7,11 +7,13 @@
 #include <optional>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "clang/clang_inputs.h"
 #include "clang/profdata_writer.h"
 #include "cli/command_line.h"
+#include "cli/output_options.h"
 #include "model/coverage_merge.h"
 #include "model/data_trees.h"
 #include "model/load_coverage_file.h"
@@ -83,13 +85,13 @@ int merge_coverage_files(const std::vector<std::string>& inputs, const std::stri
     model::merge_project(total, std::move(*project));
   }
   if (format.empty()) format = out.ends_with(".json") ? "json" : "lcov";
-  // Without -t the inputs' own test name, when they share one; lcov -a
+  // Without --test-name the inputs' own test name, when they share one; lcov -a
   // keeps records of different test names apart, covkit adds them up.
   std::string tn = test_name;
   if (tn.empty() && total.test_names.size() == 1) tn = total.test_names[0];
   if (test_name.empty() && total.test_names.size() > 1 && format == "lcov")
     std::fprintf(stderr, "%s: warning: the inputs have %zu test names (%s, ...); their counts are added up under "
-                         "one empty TN (name it with -t)\n",
+                         "one empty TN (name it with --test-name)\n",
                  kMergeCommand, total.test_names.size(), util::printable(total.test_names[0]).c_str());
   std::string text = format == "json" ? report::render_covkit_json(total)
                                       : report::render_lcov(total, report::LcovOptions{tn});
@@ -163,13 +165,16 @@ int merge(const std::vector<std::string>& inputs, const std::string& out, const 
                               util::printable(*a_profile)));
     if (a_profile) {
       if (!format.empty()) return fail(kMergeCommand, *a_profile, "--format applies to tracefiles; clang profiles merge into a .profdata file");
-      if (!test_name.empty()) return fail(kMergeCommand, *a_profile, "-t applies to lcov tracefiles; a profile has no test name");
+      if (!test_name.empty())
+        return fail(kMergeCommand, *a_profile, "--test-name applies to lcov tracefiles; a profile has no test name");
+      if (out.empty()) return fail(kMergeCommand, "", "clang profiles merge into a .profdata file: give -o FILE");
       return merge_profiles(inputs, out);
     }
-    return merge_coverage_files(inputs, out, format, test_name);
+    return merge_coverage_files(inputs, out.empty() ? "-" : out, format, test_name);
   }
   if (!format.empty()) return fail(kMergeCommand, *a_dir, "--format applies to tracefiles; .gcda trees merge into a tree");
   if (out == "-") return fail(kMergeCommand, "", ".gcda trees merge into a tree, which standard output (-o -) cannot hold");
+  if (out.empty()) return fail(kMergeCommand, "", ".gcda trees merge into a tree: give -o DIR");
   if (auto w = model::write_merged_data_trees(inputs, out); !w) return fail(kMergeCommand, "", w.error().message);
   return 0;
 }
@@ -182,21 +187,37 @@ int run_merge_command(int argc, char** argv) {
   app.get_formatter()->column_width(30);
   std::string out, format, test_name;
   std::vector<std::string> inputs;
+  OptionalOutput json;
   app.add_option("-o,--output", out,
-                 "Where the sum goes: a directory for .gcda trees (created if missing), a file for tracefiles")
-      ->required()
+                 "Where the sum goes: a directory for .gcda trees (created if missing), a file for tracefiles "
+                 "('-': standard output, the default for them) or profiles")
       ->type_name("OUT")
       ->check(non_empty_path());
   app.add_option("IN", inputs, "Directories of .gcda files, lcov tracefiles and covkit JSON files, or clang profiles")
-      ->required()
       ->type_name("IN");
   app.add_option("--format", format,
                  "Format of a merged tracefile: lcov or json [default: json when OUT ends in .json, else lcov]")
       ->check(CLI::IsMember({"lcov", "json"}))
       ->type_name("FORMAT");
-  app.add_option("-t,--test-name", test_name, "TN: name in a merged lcov tracefile (default: the inputs' own, when they all have the same)")->type_name("NAME");
+  add_json_option(app, json, "the merged tracefile (covkit JSON; as --format json)");
+  app.add_option("--test-name", test_name, "TN: name in a merged lcov tracefile (default: the inputs' own, when they all have the same)")->type_name("NAME");
+  add_deprecated_letter(app, "-t", "--test-name", test_name);
   if (auto rc = parse_command_line(app, argc, argv)) return *rc;
   util::use_fast_allocator();  // reads much, allocates much: mimalloc
+  if (json.asked) {
+    take_back_inputs(json, inputs);
+    // An existing tracefile after --json is an input to add, never a file to
+    // overwrite (`covkit merge --json a.info b.info`).
+    if (std::error_code ec; !json.file.empty() && json.file != out && std::filesystem::is_regular_file(json.file, ec))
+      inputs.insert(inputs.begin(), std::exchange(json.file, std::string()));
+    if (!format.empty() && format != "json") return fail(kMergeCommand, "", "--json and --format " + format + " disagree");
+    format = "json";
+    if (!json.file.empty()) {
+      if (!out.empty() && out != json.file) return fail(kMergeCommand, "", "--json " + json.file + " and -o " + out + " are two places for one output");
+      out = json.file;
+    }
+  }
+  if (inputs.empty()) return fail(kMergeCommand, "", "nothing to merge (see covkit merge --help)");
   return run_guarded(kMergeCommand, [&] { return merge(inputs, out, format, test_name); });
 }
 

@@ -197,6 +197,7 @@ std::vector<std::string> write_text_views(const ReportOptions& o, const model::P
   }
   if (!o.json.empty()) put(o.json, report::render_covkit_json(project));
   if (!o.markdown.empty()) put(o.markdown, report::render_markdown(project));
+  if (!o.table.empty()) put(o.table, report::render_terminal_summary(project, {}));
   return errors;
 }
 
@@ -237,7 +238,7 @@ bool one_output_on_stdout(const ReportOptions& o, Reporter& log) {
   std::vector<std::string> on_stdout;
   const std::pair<const char*, const std::string*> outputs[] = {
       {"--lcov", &o.lcov}, {"--cobertura", &o.cobertura}, {"--sonarqube", &o.sonarqube},
-      {"--coveralls", &o.coveralls}, {"--json", &o.json}, {"--markdown", &o.markdown}};
+      {"--coveralls", &o.coveralls}, {"--json", &o.json}, {"--markdown", &o.markdown}, {"-o", &o.table}};
   for (const auto& [option, path] : outputs)
     if (*path == "-") on_stdout.push_back(option);
   if (on_stdout.size() > 1) {
@@ -255,7 +256,7 @@ bool one_output_on_stdout(const ReportOptions& o, Reporter& log) {
 
 bool writes_files(const ReportOptions& o) {
   return !o.lcov.empty() || !o.cobertura.empty() || !o.sonarqube.empty() || !o.coveralls.empty() ||
-         !o.json.empty() || !o.html.empty() || !o.markdown.empty();
+         !o.json.empty() || !o.html.empty() || !o.markdown.empty() || !o.table.empty();
 }
 
 // Why a gate found nothing to measure, for its error line: with --diff the

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <regex>
 
 #include "cli/command_line.h"
@@ -66,24 +67,25 @@ void add_report_source_options(CLI::App& app, ReportOptions& o) {
 
 void add_report_view_options(CLI::App& app, ReportOptions& o) {
   auto* out = "Output";
-  app.add_option("--lcov", o.lcov, "Write an lcov tracefile (TN/SF/FN/FNDA/BRDA/DA records)")->type_name("FILE")->check(non_empty_path())->group(out);
-  app.add_option("--cobertura,--xml", o.cobertura, "Write Cobertura XML (GitLab, Jenkins)")->type_name("FILE")->check(non_empty_path())->group(out);
-  app.add_option("--sonarqube", o.sonarqube, "Write SonarQube generic coverage XML")->type_name("FILE")->check(non_empty_path())->group(out);
-  app.add_option("--coveralls", o.coveralls, "Write a Coveralls API JSON file")->type_name("FILE")->check(non_empty_path())->group(out);
-  app.add_option("--json", o.json, "Write covkit's JSON (see docs/report-formats.md)")->type_name("FILE")->check(non_empty_path())->group(out);
-  app.add_option("--html", o.html,
-                 "Write a static HTML site into this directory (missing, empty, or a site covkit wrote; "
-                 "replaced as a whole)")->type_name("DIR")->check(non_empty_path())
-      ->check(CLI::Validator(
-          [](std::string& dir) -> std::string {
-            return dir == "-" ? "a site is a directory of pages, which standard output ('-') cannot hold" : "";
-          },
-          ""))
+  add_output_file_option(app, o.output,
+                         "the report; its format from the name: .info or .lcov lcov, .xml Cobertura, .json covkit "
+                         "JSON, .md Markdown, .txt the table, a directory (DIR/) the HTML site")
       ->group(out);
-  app.add_option("--markdown", o.markdown, "Write a Markdown summary (for pull requests)")->type_name("FILE")->check(non_empty_path())->group(out);
+  add_optional_output(app, "--lcov", o.lcov_out, "Write an lcov tracefile (TN/SF/FN/FNDA/BRDA/DA records)")->group(out);
+  add_optional_output(app, "--cobertura,--xml", o.cobertura_out, "Write Cobertura XML (GitLab, Jenkins)")->group(out);
+  add_optional_output(app, "--sonarqube", o.sonarqube_out, "Write SonarQube generic coverage XML")->group(out);
+  add_optional_output(app, "--coveralls", o.coveralls_out, "Write a Coveralls API JSON file")->group(out);
+  add_json_option(app, o.json_out, "covkit's coverage model (docs/report-formats.md)")->group(out);
+  add_optional_output(app, "--html", o.html_out,
+                      "Write a static HTML site into DIR (missing, empty, or a site covkit wrote; replaced as a "
+                      "whole)",
+                      "DIR")
+      ->group(out);
+  add_optional_output(app, "--markdown", o.markdown_out, "Write a Markdown summary (for pull requests)")->group(out);
   app.add_flag("-s,--print-summary", o.print_summary, "Print the summary table even when writing files")
       ->group(out);
-  app.add_option("-t,--test-name", o.test_name, "TN: name in the lcov tracefile")->type_name("NAME")->group(out);
+  app.add_option("--test-name", o.test_name, "TN: name in the lcov tracefile")->type_name("NAME")->group(out);
+  add_deprecated_letter(app, "-t", "--test-name", o.test_name);
   app.add_option("--title", o.title, "Title of the HTML report [default: covkit coverage]")->type_name("TITLE")->group(out);
   app.add_option("--coveralls-service", o.coveralls_service, "service_name in the Coveralls file [default: covkit]")->type_name("NAME")->group(out);
   app.add_flag("--show-instantiations", o.show_instantiations,
@@ -181,7 +183,94 @@ std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& o)
       ->allow_extra_args(false)->group("Input");
   add_report_view_options(app, o);
   if (auto rc = parse_command_line(app, argc, argv)) return rc;
+  if (auto bad = resolve_report_outputs(o, &o.paths)) return fail("covkit report", "", *bad);
   if (o.paths.empty() && o.tracefiles.empty()) o.paths.push_back(".");
+  return std::nullopt;
+}
+
+namespace {
+
+bool names_a_directory(const std::string& path) {
+  std::error_code ec;
+  return !path.empty() && path != "-" && (path.back() == '/' || std::filesystem::is_directory(path, ec));
+}
+
+}  // namespace
+
+namespace {
+
+std::optional<std::string> resolve_destinations(ReportOptions& o, std::vector<std::string>* inputs) {
+  struct Format {
+    const char* option;
+    OptionalOutput* given;
+    std::string* dest;
+  };
+  const Format formats[] = {{"--lcov", &o.lcov_out, &o.lcov},           {"--cobertura", &o.cobertura_out, &o.cobertura},
+                            {"--sonarqube", &o.sonarqube_out, &o.sonarqube}, {"--coveralls", &o.coveralls_out, &o.coveralls},
+                            {"--json", &o.json_out, &o.json},           {"--markdown", &o.markdown_out, &o.markdown},
+                            {"--html", &o.html_out, &o.html}};
+  std::vector<const Format*> unnamed;
+  for (const Format& f : formats) {
+    if (!f.given->asked) continue;
+    // A directory given to a file format is what to report (`--json
+    // build/`), not where to write.
+    if (f.dest != &o.html && names_a_directory(f.given->file)) {
+      if (!inputs) return fmt::format("{} {}: a directory; {} writes a file", f.option, f.given->file, f.option);
+      take_back_inputs(*f.given, *inputs);
+    }
+    if (f.given->file.empty()) unnamed.push_back(&f);
+    else *f.dest = f.given->file;
+  }
+  if (o.output.empty()) {
+    for (const Format* f : unnamed) {
+      if (f->dest == &o.html) return std::string("--html needs a DIR (or -o DIR/)");
+      *f->dest = "-";
+    }
+    return std::nullopt;
+  }
+  if (unnamed.size() > 1)
+    return fmt::format("{} and {} would both go to -o {}: give each its own FILE", unnamed[0]->option,
+                       unnamed[1]->option, o.output);
+  if (unnamed.size() == 1) {
+    *unnamed[0]->dest = o.output;
+    return std::nullopt;
+  }
+  // -o alone: the format from the name.
+  if (o.output == "-") {
+    o.print_summary = true;  // the table, asked for
+    return std::nullopt;
+  }
+  std::string* dest = nullptr;
+  const char* option = "";
+  if (names_a_directory(o.output)) {
+    dest = &o.html, option = "--html";
+  } else if (auto format = format_of(o.output, {{".info", "lcov"}, {".lcov", "lcov"}, {".xml", "cobertura"},
+                                                 {".json", "json"}, {".md", "markdown"}, {".markdown", "markdown"},
+                                                 {".txt", "table"}, {".html", "html"}, {".htm", "html"}})) {
+    if (*format == "html")
+      return fmt::format("-o {}: an HTML report is a directory of pages: -o DIR/ (or --html DIR)", o.output);
+    for (const Format& f : formats)
+      if (std::string_view(f.option).substr(2) == *format) dest = f.dest, option = f.option;
+    if (*format == "cobertura") dest = &o.cobertura, option = "--cobertura";
+    if (*format == "table") dest = &o.table, option = "the table";
+  }
+  if (!dest)
+    return fmt::format("-o {}: cannot tell the format from the name (.info or .lcov, .xml, .json, .md, .txt, or "
+                       "DIR/ for HTML): rename it, or add --lcov, --cobertura, --json, --markdown...",
+                       o.output);
+  if (!dest->empty() && *dest != o.output)
+    return fmt::format("-o {} and {} {} ask for the same format twice", o.output, option, *dest);
+  *dest = o.output;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> resolve_report_outputs(ReportOptions& o, std::vector<std::string>* inputs) {
+  if (auto bad = resolve_destinations(o, inputs)) return bad;
+  for (const std::string* f : {&o.lcov, &o.cobertura, &o.sonarqube, &o.coveralls, &o.json, &o.markdown, &o.table})
+    if (f != &o.table && names_a_directory(*f)) return fmt::format("{}: is a directory, not a file to write", *f);
+  if (o.html == "-") return std::string("--html: a site is a directory of pages, which standard output ('-') cannot hold");
   return std::nullopt;
 }
 

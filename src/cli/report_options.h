@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/output_options.h"
 #include "model/path_filter.h"
 
 namespace covkit::cli {
@@ -25,9 +26,14 @@ struct ReportOptions {
   std::vector<std::string> objects;
   bool add_data = false;  // --add: data files of one object found in several places are added up
 
-  // What to write.
+  // What to write: where each format goes ("" not written, "-" standard
+  // output), as resolve_report_outputs decides from the options below.
   std::string lcov, cobertura, sonarqube, coveralls, json, html, markdown;
-  bool print_summary = false;  // the terminal table even when files are written
+  std::string table;  // the terminal table into a file (-o FILE.txt), without colour
+  bool print_summary = false;  // the terminal table on stdout even when files are written
+  // As given: -o FILE, and each format's optional FILE (docs/command-line.md).
+  std::string output;
+  OptionalOutput lcov_out, cobertura_out, sonarqube_out, coveralls_out, json_out, html_out, markdown_out;
   std::string test_name;
   std::string title = "covkit coverage";
   std::string coveralls_service = "covkit";
@@ -63,6 +69,12 @@ std::optional<int> parse_report_options(int argc, char** argv, ReportOptions& ou
 // what to write, count and gate (outputs, filters, gates, running).
 void add_report_source_options(CLI::App& app, ReportOptions& o);
 void add_report_view_options(CLI::App& app, ReportOptions& o);
+
+// After parsing: where each format goes, from -o FILE (its extension) and
+// the formats' optional FILEs; an optional value that names a directory is
+// taken back into `inputs` (nullptr: the command has no such inputs, and
+// it is an error). An error line's text, or nullopt.
+std::optional<std::string> resolve_report_outputs(ReportOptions& o, std::vector<std::string>* inputs);
 
 // --filter/--exclude compiled; a bad expression is said in one line
 // ("COMMAND: bad --exclude '*x' regular expression: ...") and nullopt.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/command_line.h"
+#include "cli/output_options.h"
 #include "cli/report_options.h"
 #include "cli/sample_command.h"
 #include "cli/sample_options.h"
@@ -49,7 +50,7 @@ constexpr const char* kSampleCompareDescription =
 
 constexpr const char* kSampleCompareFooter =
     "Exit status: 0 when the comparison was printed; 1 on an error (a recording\n"
-    "or the truth cannot be read, nothing in common); 3 when the --json file\n"
+    "or the truth cannot be read, nothing in common); 3 when an output file\n"
     "could not be written.\n"
     "\n"
     "Examples:\n"
@@ -62,7 +63,8 @@ struct SampleCompareOptions {
   std::string against;
   SampleAnalysisFlags analysis;
   bool functions = false, csv_summary = false;
-  std::string json;
+  OptionalOutput json;  // --json [FILE]
+  std::string out;      // -o
   ReportOptions report;  // --root, --path-map, --filter, --exclude
 };
 
@@ -80,27 +82,29 @@ std::optional<double> precision_of(const sample::Agreement& a) {
 
 std::string percent(std::optional<double> x) { return x ? fmt::format("{:.1f}%", 100 * *x) : "no data"; }
 
-void print_row(const std::string& name, const sample::Agreement& a) {
+std::string table_row(const std::string& name, const sample::Agreement& a) {
   const int64_t common = a.true_positive + a.false_positive + a.false_negative + a.true_negative;
-  std::printf("%-50s %7lld %7lld %7lld %7lld %8s %9s\n", util::printable(name).c_str(), (long long)common,
-              (long long)(a.true_positive + a.false_negative), (long long)(a.true_positive + a.false_positive),
-              (long long)a.true_positive, percent(recall_of(a)).c_str(), percent(precision_of(a)).c_str());
+  return fmt::format("{:<50} {:>7} {:>7} {:>7} {:>7} {:>8} {:>9}\n", util::printable(name), common,
+                     a.true_positive + a.false_negative, a.true_positive + a.false_positive, a.true_positive,
+                     percent(recall_of(a)), percent(precision_of(a)));
 }
 
-void print_table(const sample::Comparison& c, bool functions) {
-  std::printf("%-50s %7s %7s %7s %7s %8s %9s\n", "File", "Lines", "Truth", "Sampled", "Both", "Recall", "Precision");
+std::string comparison_table(const sample::Comparison& c, bool functions) {
+  std::string out = fmt::format("{:<50} {:>7} {:>7} {:>7} {:>7} {:>8} {:>9}\n", "File", "Lines", "Truth", "Sampled",
+                                "Both", "Recall", "Precision");
   for (const sample::FileAgreement& f : c.files) {
-    print_row(f.path, f.lines);
+    out += table_row(f.path, f.lines);
     if (functions)
-      for (const sample::FunctionAgreement& fn : f.functions) print_row("  " + fn.name, fn.lines);
+      for (const sample::FunctionAgreement& fn : f.functions) out += table_row("  " + fn.name, fn.lines);
   }
-  print_row("TOTAL", c.lines);
-  std::printf("lines executable on one side only: %lld in the truth, %lld in the sample\n",
-              (long long)c.only_truth, (long long)c.only_sampled);
+  out += table_row("TOTAL", c.lines);
+  out += fmt::format("lines executable on one side only: {} in the truth, {} in the sample\n", c.only_truth,
+                     c.only_sampled);
   if (!c.files_only_truth.empty() || !c.files_only_sampled.empty())
-    std::printf("files on one side only: %zu in the truth, %zu in the sample\n", c.files_only_truth.size(),
-                c.files_only_sampled.size());
-  std::printf("frequency divergence (Jensen-Shannon): %.4f\n", c.divergence);
+    out += fmt::format("files on one side only: {} in the truth, {} in the sample\n", c.files_only_truth.size(),
+                       c.files_only_sampled.size());
+  out += fmt::format("frequency divergence (Jensen-Shannon): {:.4f}\n", c.divergence);
+  return out;
 }
 
 // null where there is no data to make a ratio of.
@@ -161,16 +165,21 @@ int run(const SampleCompareOptions& o) {
   const sample::Comparison c = sample::compare_coverage(sampled, truth.project);
   if (c.files.empty())
     return fail(kSampleCompareCommand, "", "the sample and the truth have no source file in common (same program? --path-map?)");
-  if (!o.json.empty())
-    if (auto w = util::write_file_atomic(o.json, comparison_json(c)); !w)
-      return fail(kSampleCompareCommand, o.json, fmt::format("cannot write: {}", w.error().message), 3);
+  // --json FILE beside the table (or CSV), as before; --json alone, or -o
+  // FILE.json, instead of it.
+  if (o.json.asked && !o.json.file.empty())
+    if (!write_output_text(kSampleCompareCommand, o.json.file, comparison_json(c))) return 3;
   const auto ratio = [](std::optional<double> x) { return x ? fmt::format("{:.6f}", *x) : std::string(); };
-  if (o.csv_summary)
-    std::printf("%s,%s,%.6f,%lld,%lld,%lld\n", ratio(recall_of(c.lines)).c_str(), ratio(precision_of(c.lines)).c_str(),
-                c.divergence, (long long)c.lines.true_positive, (long long)c.lines.false_negative,
-                (long long)c.lines.false_positive);
-  else
-    print_table(c, o.functions);
+  std::string format = o.csv_summary ? "csv" : "table";
+  if (o.json.asked && o.json.file.empty()) format = "json";
+  else if (auto by_name = format_of(o.out, {{".json", "json"}, {".csv", "csv"}})) format = *by_name;
+  const std::string text =
+      format == "json" ? comparison_json(c)
+      : format == "csv"
+          ? fmt::format("{},{},{:.6f},{},{},{}\n", ratio(recall_of(c.lines)), ratio(precision_of(c.lines)), c.divergence,
+                        c.lines.true_positive, c.lines.false_negative, c.lines.false_positive)
+          : comparison_table(c, o.functions);
+  if (!write_output_text(kSampleCompareCommand, o.out, text)) return 3;
   if (!o.report.quiet && c.lines.true_positive + c.lines.false_positive == 0)
     fail(kSampleCompareCommand, "", "warning: the sample covers no line at all (an empty recording?): no precision", 0);
   if (!o.report.quiet && c.lines.true_positive + c.lines.false_negative == 0)
@@ -193,9 +202,10 @@ int run_sample_compare(int argc, char** argv) {
       ->type_name("BUILD");
   add_sample_analysis_options(app, o.analysis);
   app.add_flag("--functions", o.functions, "A row per function under each file")->group("Output");
-  app.add_option("--json", o.json, "Write the comparison as JSON (per file and function)")
-      ->type_name("FILE")
-      ->check(non_empty_path())
+  add_output_file_option(app, o.out,
+                         "the comparison; FILE.json as JSON, FILE.csv the one-line summary, else the table")
+      ->group("Output");
+  add_json_option(app, o.json, "the comparison (per file and function); with FILE, beside the table")
       ->group("Output");
   app.add_flag("--csv-summary", o.csv_summary,
                "Print one line instead of the table: recall,precision,divergence,hits,misses,false_positives")
@@ -211,6 +221,7 @@ int run_sample_compare(int argc, char** argv) {
   app.add_flag("-q,--quiet", o.report.quiet, "No warnings (errors are still printed)");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   util::use_fast_allocator();  // reads much, allocates much: mimalloc
+  take_back_inputs(o.json, o.dirs);
   if (o.dirs.empty()) o.dirs.push_back("covkit-sample.data");
   return run_guarded(kSampleCompareCommand, [&] { return run(o); });
 }

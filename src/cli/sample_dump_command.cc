@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/command_line.h"
+#include "cli/output_options.h"
 #include "cli/sample_command.h"
 #include "sample/recording_input.h"
 #include "sample/sample_text.h"
@@ -23,8 +24,9 @@ int run_sample_dump(int argc, char** argv) {
                "branches, warning, lost). The branches are those the steps imply, from the\n"
                "lengths of the instructions in the mapped files (disassembled).\n",
                std::string(kSampleDumpCommand)};
-  std::string dir = "covkit-sample.data";
+  std::string dir = "covkit-sample.data", out;
   bool no_steps = false;
+  add_output_file_option(app, out, "the text [default: standard output]");
   app.add_option("DIR", dir, "Recording directory, or a perf.data file [default: ./covkit-sample.data]");
   app.add_flag("--no-steps", no_steps, "Leave out the single-stepped addresses");
   app.footer("Exit status: 0; 1 when DIR cannot be read (one line on stderr).\n"
@@ -40,8 +42,7 @@ int run_sample_dump(int argc, char** argv) {
     if (!rec) return fail(kSampleDumpCommand, dir, rec.error());
     if (!no_steps) sample::fill_branches(*rec);  // the taken branches the steps imply
     std::string text = sample::recording_text(*rec, !no_steps);
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return 0;
+    return write_output_text(kSampleDumpCommand, out, text) ? 0 : 1;
   });
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/command_line.h"
+#include "cli/output_options.h"
 #include "cli/sample_command.h"
 #include "cli/version.h"
 #include "live/process_owner.h"
@@ -439,9 +440,7 @@ int run_sample_record(int argc, char** argv) {
                  "at its int3s: static and setuid programs; --pid always)")
       ->check(CLI::IsMember({"runtime", "ptrace"}))
       ->type_name("HOW");
-  app.add_option("-o,--output", o.dir, "Recording directory [default: ./covkit-sample.data]")
-      ->type_name("DIR")
-      ->check(non_empty_path());
+  add_output_dir_option(app, o.dir, "the recording [default: ./covkit-sample.data]");
   app.add_option("--pid", o.pid, "Attach to this running process instead of starting PROG (--mode breakpoint; pc and "
                                  "branch through perf_event_open)")
       ->type_name("PID")

@@ -95,6 +95,7 @@ int run_sample_report(int argc, char** argv) {
   add_report_view_options(app, o.report);
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   util::use_fast_allocator();  // reads much, allocates much: mimalloc
+  if (auto bad = resolve_report_outputs(o.report, &o.dirs)) return fail(kSampleReportCommand, "", *bad);
   if (o.dirs.empty()) o.dirs.push_back("covkit-sample.data");
   o.report.sampled_counts = true;
   return run_guarded(kSampleReportCommand, [&] { return run(o); });

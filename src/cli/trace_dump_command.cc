@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "cli/command_line.h"
+#include "cli/output_options.h"
 #include "cli/trace_command.h"
 #include "cli/trace_warnings.h"
 #include "format/trace_reader.h"
@@ -50,11 +51,14 @@ constexpr const char* kTraceDumpFooter =
 
 struct TraceDumpOptions {
   std::string dir = "covkit-trace.data";
+  std::string out;  // -o
   bool raw = false;
 };
 
 int dump(const TraceDumpOptions& o) {
-  auto to_stdout = [](std::string_view piece) { std::fwrite(piece.data(), 1, piece.size(), stdout); };
+  auto output = TextOutput::open(kTraceDumpCommand, o.out);
+  if (!output) return 1;
+  auto to_stdout = [&](std::string_view piece) { output->write(piece); };
   trace::DumpStats stats;
   size_t unread = 0;  // files not read (the warnings said which)
   if (o.raw) {
@@ -72,7 +76,7 @@ int dump(const TraceDumpOptions& o) {
                                      uint64_t when) -> const trace::SymbolInfo& { return symbols.lookup(p, address, when); };
     stats = trace::dump_trace_events(*set, lookup, to_stdout);
   }
-  std::fflush(stdout);
+  if (!output->commit()) return 1;
   for (const std::string& d : stats.damage) fail(kTraceDumpCommand, "", d);
   return stats.damage.empty() && unread == 0 ? 0 : 1;
 }
@@ -85,6 +89,7 @@ int run_trace_dump(int argc, char** argv) {
   app.get_formatter()->column_width(30);
   TraceDumpOptions o;
   app.add_option("DIR", o.dir, "Trace directory [default: ./covkit-trace.data]")->type_name("");
+  add_output_file_option(app, o.out, "the dump [default: standard output]");
   app.add_flag("--raw", o.raw, "Every record of every file as it is on disk, with offsets and raw fields");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   util::use_fast_allocator();  // reads much, allocates much: mimalloc

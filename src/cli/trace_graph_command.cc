@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "cli/command_line.h"
+#include "cli/output_options.h"
 #include "cli/trace_command.h"
 #include "cli/trace_warnings.h"
 #include "format/trace_reader.h"
@@ -46,14 +47,16 @@ constexpr const char* kTraceGraphDescription =
     "QCachegrind, callgrind_annotate or gprof2dot.\n";
 
 constexpr const char* kTraceGraphFooter =
-    "The format comes from the name of FILE: .dot or .gv, .svg, .png, and\n"
-    ".callgrind or a name starting with callgrind.out; --format overrides it.\n"
+    "The format comes from the name of FILE: .dot or .gv, .svg, .png, .json,\n"
+    "and .callgrind or a name starting with callgrind.out; --format or --json\n"
+    "overrides it. Without -o (or with -o -) DOT goes to standard output.\n"
     "--threshold, --focus and --depth shape the drawn graph, not Callgrind output.\n"
     "\n"
     "Exit status: 0 on success, 1 on any error (one line on stderr).\n"
     "\n"
     "Examples:\n"
     "  covkit trace graph -o calls.svg                     the trace in ./covkit-trace.data\n"
+    "  covkit trace graph | dot -Tpdf > calls.pdf          DOT on standard output\n"
     "  covkit trace graph run1/ -o calls.png --threshold 2\n"
     "  covkit trace graph -o parse.svg --focus parse_file --depth 2\n"
     "  covkit trace graph -o callgrind.out.prog && kcachegrind callgrind.out.prog\n"
@@ -65,6 +68,7 @@ constexpr std::string_view kTraceGraphCommand = "covkit trace graph";
 
 struct GraphCommandOptions {
   std::string dir = kTraceGraphDefaultDir, out, format;
+  OptionalOutput json;
   unsigned jobs = 0;  // 0: one per core
   trace::GraphOptions graph;
 };
@@ -82,20 +86,22 @@ std::optional<std::string> format_from_name(const std::string& out) {
   if (ext == ".svg") return "svg";
   if (ext == ".png") return "png";
   if (ext == ".callgrind" || name.starts_with("callgrind.out")) return "callgrind";
+  if (ext == ".json") return "json";
   return std::nullopt;
 }
 
 int graph(GraphCommandOptions& o) {
+  if (o.format.empty() && is_stdout(o.out)) o.format = "dot";  // text on standard output
   if (o.format.empty()) {
     auto guessed = format_from_name(o.out);
     if (!guessed)
       return fail(kTraceGraphCommand, o.out,
-                  "cannot tell the format from the name; use .dot (.gv), .svg, .png, .callgrind (or callgrind.out.*) "
-                  "or --format");
+                  "cannot tell the format from the name; use .dot (.gv), .svg, .png, .callgrind (or callgrind.out.*), "
+                  ".json or --format");
     o.format = *guessed;
   }
   std::error_code ec;
-  if (fs::is_directory(o.out, ec)) return fail(kTraceGraphCommand, o.out, "is a directory");
+  if (!is_stdout(o.out) && fs::is_directory(o.out, ec)) return fail(kTraceGraphCommand, o.out, "is a directory");
   auto trace = format::read_trace_dir(o.dir);
   if (!trace) return fail(kTraceGraphCommand, o.dir, trace.error());
   print_trace_warnings("graph", trace->warnings);
@@ -112,8 +118,7 @@ int graph(GraphCommandOptions& o) {
   draw.title = [&](const trace::CallGraph& graph) { return trace::graph_title(*trace, profile, graph, o.graph); };
   auto content = trace::draw_call_profile(profile, draw);
   if (!content) return fail(kTraceGraphCommand, content.error().rendering ? o.out : o.dir, content.error());
-  if (auto w = util::write_file_atomic(o.out, *content); !w) return fail(kTraceGraphCommand, o.out, w.error().message);
-  return 0;
+  return write_output_text(kTraceGraphCommand, o.out, *content) ? 0 : 1;
 }
 
 }  // namespace
@@ -124,13 +129,13 @@ int run_trace_graph(int argc, char** argv) {
   app.get_formatter()->column_width(30);
   GraphCommandOptions o;
   app.add_option("DIR", o.dir, "The trace directory [default: covkit-trace.data]");
-  app.add_option("-o,--output", o.out, "Where the graph goes: FILE.dot, FILE.svg, FILE.png or a Callgrind file")
-      ->required()
-      ->type_name("FILE")
-      ->check(non_empty_path());
-  app.add_option("--format", o.format, "dot, svg, png or callgrind [default: from the name of FILE]")
-      ->check(CLI::IsMember({"dot", "svg", "png", "callgrind"}))
+  add_output_file_option(app, o.out,
+                         "the graph; its format from the name: FILE.dot (.gv), FILE.svg, FILE.png, a Callgrind file "
+                         "(.callgrind, callgrind.out.*) or FILE.json [default: DOT on standard output]");
+  app.add_option("--format", o.format, "dot, svg, png, callgrind or json [default: from the name of FILE]")
+      ->check(CLI::IsMember({"dot", "svg", "png", "callgrind", "json"}).description(""))
       ->type_name("FORMAT");
+  add_json_option(app, o.json, "the nodes and edges (as --format json)");
   app.add_option("--threshold", o.graph.threshold_percent,
                  "Hide functions and calls with less than P percent of the total time [default: 0.5]; a shown "
                  "function keeps an arrow from its heaviest caller")
@@ -150,6 +155,17 @@ int run_trace_graph(int argc, char** argv) {
       ->type_name("N");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   util::use_fast_allocator();  // reads much, allocates much: mimalloc
+  if (o.json.asked) {
+    take_back_input(o.json, o.dir);
+    if (!o.format.empty() && o.format != "json")
+      return fail(kTraceGraphCommand, "", "--json and --format " + o.format + " disagree");
+    o.format = "json";
+    if (!o.json.file.empty()) {
+      if (!o.out.empty() && o.out != o.json.file)
+        return fail(kTraceGraphCommand, "", "--json " + o.json.file + " and -o " + o.out + " are two places for one output");
+      o.out = o.json.file;
+    }
+  }
   return run_guarded(kTraceGraphCommand, [&] { return graph(o); });
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/command_line.h"
+#include "cli/output_options.h"
 #include "cli/trace_command.h"
 #include "trace/duration.h"
 #include "trace/patch_sites.h"
@@ -429,9 +430,7 @@ int run_trace_record(int argc, char** argv) {
   app.footer(trace::environment_help() + kTraceRecordFooterEnd);
   app.get_formatter()->column_width(30);
   RecordOptions o;
-  app.add_option("-o,--output", o.dir, "Trace directory [default: ./covkit-trace.data]")
-      ->type_name("DIR")
-      ->check(non_empty_path());
+  add_output_dir_option(app, o.dir, "the trace [default: ./covkit-trace.data]");
   app.add_option("--max-depth,-D,--depth", o.max_depth,
                  "Record no calls deeper than N frames (they are still counted for exactness); -D/--depth as in "
                  "uftrace record")

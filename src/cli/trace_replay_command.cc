@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "cli/command_line.h"
+#include "cli/output_options.h"
 #include "cli/trace_command.h"
 #include "cli/trace_warnings.h"
 #include "format/trace_reader.h"
@@ -69,6 +70,7 @@ constexpr const char* kTraceReplayFooter =
 
 struct ReplayCommandOptions {
   std::string dir = "covkit-trace.data";
+  std::string out;  // -o
   std::string time_filter;
   bool no_duration = false;
   trace::ReplayOptions replay;
@@ -100,9 +102,10 @@ int replay(ReplayCommandOptions& o) {
   trace::SymbolLookup lookup = [&](const format::TraceProcess& p, uint64_t address,
                                    uint64_t when) -> const trace::SymbolInfo& { return symbols.lookup(p, address, when); };
   trace::ReplayStats stats;
-  trace::write_replay(*set, lookup, o.replay, [](std::string_view piece) { std::fwrite(piece.data(), 1, piece.size(), stdout); },
-                      &stats);
-  std::fflush(stdout);
+  auto output = TextOutput::open(kTraceReplayCommand, o.out);
+  if (!output) return 1;
+  trace::write_replay(*set, lookup, o.replay, [&](std::string_view piece) { output->write(piece); }, &stats);
+  if (!output->commit()) return 1;
   print_trace_warnings("replay", stats.warnings);
   if (!o.replay.tids.empty() && stats.threads == 0)
     return fail(kTraceReplayCommand, o.dir, "--tid: no such thread in the trace");
@@ -119,6 +122,7 @@ int run_trace_replay(int argc, char** argv) {
   app.get_formatter()->column_width(30);
   ReplayCommandOptions o;
   app.add_option("DIR", o.dir, "Trace directory [default: ./covkit-trace.data]")->type_name("");
+  add_output_file_option(app, o.out, "the replay [default: standard output]");
   app.add_option("--tid", o.replay.tids, "Only the threads TID (several: --tid 1,2 or --tid 1 --tid 2)")
       ->delimiter(',')
       ->type_name("TID");

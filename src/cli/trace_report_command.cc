@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/command_line.h"
+#include "cli/output_options.h"
 #include "cli/trace_command.h"
 #include "cli/trace_warnings.h"
 #include "format/trace_reader.h"
@@ -55,7 +56,9 @@ constexpr const char* kTraceReportFooter =
 
 struct TraceReportOptions {
   std::string dir = "covkit-trace.data";
-  bool json = false;
+  bool json = false;  // --json, or -o FILE.json
+  OptionalOutput json_out;
+  std::string out;  // -o
   std::string callers;
   unsigned jobs = 0;  // 0: one per core
   trace::ProfileView view;
@@ -78,8 +81,7 @@ int report(TraceReportOptions& o) {
       return fail(kTraceReportCommand, "", fmt::format("--callers {}: no such function in the trace", o.callers));
   }
   std::string text = o.json ? trace::profile_json(profile, o.view) : trace::profile_text(set->dir, profile, o.view);
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  return 0;
+  return write_output_text(kTraceReportCommand, o.out, text) ? 0 : 1;
 }
 
 }  // namespace
@@ -90,7 +92,8 @@ int run_trace_report(int argc, char** argv) {
   app.get_formatter()->column_width(30);
   TraceReportOptions o;
   app.add_option("DIR", o.dir, "Trace directory [default: ./covkit-trace.data]")->type_name("");
-  app.add_flag("--json", o.json, "Print JSON instead of tables");
+  add_output_file_option(app, o.out, "the profile (FILE.json: as JSON)");
+  add_json_option(app, o.json_out, "the profile");
   app.add_flag("--threads", o.view.threads, "Also a flat profile per thread (before the total)");
   app.add_flag("--tree", o.view.tree, "Also the call tree of each thread, merged by call path");
   app.add_option("--callers", o.callers,
@@ -108,6 +111,13 @@ int run_trace_report(int argc, char** argv) {
       ->type_name("N");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   util::use_fast_allocator();  // reads much, allocates much: mimalloc
+  take_back_input(o.json_out, o.dir);
+  if (o.json_out.asked && !o.json_out.file.empty()) {
+    if (!o.out.empty() && o.out != o.json_out.file)
+      return fail(kTraceReportCommand, "", "--json " + o.json_out.file + " and -o " + o.out + " are two places for one output");
+    o.out = o.json_out.file;
+  }
+  o.json = o.json_out.asked || format_of(o.out, {{".json", "json"}}).has_value();
   return run_guarded(kTraceReportCommand, [&] { return report(o); });
 }
 

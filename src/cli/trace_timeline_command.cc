@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "cli/command_line.h"
+#include "cli/output_options.h"
 #include "cli/trace_command.h"
 #include "cli/trace_warnings.h"
 #include "format/trace_reader.h"
@@ -18,7 +19,6 @@
 #include "trace/module_check.h"
 #include "trace/symbolizer.h"
 #include "trace/timeline_writer.h"
-#include "util/atomic_output.h"
 #include "util/fast_allocator.h"
 #include "util/printable.h"
 
@@ -52,6 +52,7 @@ constexpr const char* kTraceTimelineFooter =
     "  covkit trace timeline -o timeline.json            the trace in ./covkit-trace.data\n"
     "  covkit trace timeline run1/ -o run1.json --min-duration 10us\n"
     "  covkit trace timeline -o big.json --max-events 0  every call, however many\n"
+    "  covkit trace timeline | jq .                      to standard output\n"
     "Then open the file at https://ui.perfetto.dev (Open trace file) or in\n"
     "chrome://tracing (Load).";
 
@@ -61,6 +62,7 @@ constexpr std::string_view kTraceTimelineCommand = "covkit trace timeline";
 
 struct TimelineCommandOptions {
   std::string dir = kTraceTimelineDefaultDir, out, min_duration;
+  OptionalOutput json;  // the timeline is JSON anyway: --json only says where
   bool no_source = false;
   trace::TimelineOptions timeline;
 };
@@ -73,14 +75,15 @@ int timeline(TimelineCommandOptions& o) {
   }
   o.timeline.source_args = !o.no_source;
   std::error_code ec;
-  if (fs::is_directory(o.out, ec)) return fail(kTraceTimelineCommand, o.out, "is a directory");
+  if (!is_stdout(o.out) && fs::is_directory(o.out, ec)) return fail(kTraceTimelineCommand, o.out, "is a directory");
   auto trace = format::read_trace_dir(o.dir);
   if (!trace) return fail(kTraceTimelineCommand, o.dir, trace.error());
   print_trace_warnings("timeline", trace->warnings);
   print_trace_warnings("timeline", trace::changed_module_warnings(*trace));
 
-  auto output = util::AtomicOutput::open(o.out);
-  if (!output) return fail(kTraceTimelineCommand, o.out, output.error());
+  // A file is written whole or not at all; standard output as it goes.
+  auto output = TextOutput::open(kTraceTimelineCommand, o.out);
+  if (!output) return 1;
   trace::Symbolizer symbols;
   trace::SymbolLookup lookup = [&](const format::TraceProcess& p, uint64_t address,
                                    uint64_t when) -> const trace::SymbolInfo& { return symbols.lookup(p, address, when); };
@@ -89,11 +92,11 @@ int timeline(TimelineCommandOptions& o) {
   print_trace_warnings("timeline", stats.warnings);
   if (stats.calls == 0)  // the output is discarded
     return fail(kTraceTimelineCommand, o.dir, "no function calls in the trace (was the program built with -finstrument-functions?)");
-  if (auto committed = output->commit(); !committed) return fail(kTraceTimelineCommand, o.out, committed.error());
+  if (!output->commit()) return 1;
   if (stats.over_limit > 0)
     std::fprintf(stderr,
                  "%s: %s: the %llu longest of %llu calls written (--max-events; %llu shorter calls left out)\n",
-                 std::string(kTraceTimelineCommand).c_str(), util::printable(o.out).c_str(), (unsigned long long)stats.written,
+                 std::string(kTraceTimelineCommand).c_str(), is_stdout(o.out) ? "<stdout>" : util::printable(o.out).c_str(), (unsigned long long)stats.written,
                  (unsigned long long)stats.calls, (unsigned long long)stats.over_limit);
   return 0;
 }
@@ -107,7 +110,8 @@ int run_trace_timeline(int argc, char** argv) {
   TimelineCommandOptions o;
   o.timeline.max_events = 1000000;
   app.add_option("DIR", o.dir, "The trace directory [default: covkit-trace.data]");
-  app.add_option("-o,--output", o.out, "Where the JSON goes")->required()->type_name("FILE")->check(non_empty_path());
+  add_output_file_option(app, o.out, "the timeline (JSON) [default: standard output]");
+  add_json_option(app, o.json, "the timeline (it is JSON anyway)");
   app.add_option("--min-duration", o.min_duration, "Leave out calls shorter than T [default: 0]")->type_name("T");
   app.add_option("--max-events", o.timeline.max_events,
                  "Write at most N calls, the longest; 0 for no limit [default: 1000000]")
@@ -124,6 +128,12 @@ int run_trace_timeline(int argc, char** argv) {
       ->type_name("N");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   util::use_fast_allocator();  // reads much, allocates much: mimalloc
+  take_back_input(o.json, o.dir);
+  if (!o.json.file.empty()) {
+    if (!o.out.empty() && o.out != o.json.file)
+      return fail(kTraceTimelineCommand, "", "--json " + o.json.file + " and -o " + o.out + " are two places for one output");
+    o.out = o.json.file;
+  }
   return run_guarded(kTraceTimelineCommand, [&] { return timeline(o); });
 }
 

@@ -13,7 +13,7 @@
 namespace covkit::trace {
 
 struct GraphOutputOptions {
-  std::string format = "dot";  // callgrind, dot, svg, png
+  std::string format = "dot";  // callgrind, dot, svg, png, json (graph_json.h)
   GraphOptions graph;          // which nodes and edges (not for callgrind)
   CallgrindOptions callgrind;
   // The label above a drawn graph, from the graph kept ("" for none).

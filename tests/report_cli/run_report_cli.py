@@ -527,7 +527,7 @@ def scenario_lcov(tmp):
     eq(out, "", "stdout when writing a file")
     eq(err, [], "stderr")
     eq(read(f"{proj}/out.info"), C_PROJECT_LCOV.replace("@P@", proj), "lcov tracefile")
-    out, _ = covkit_ok(["report", "build", "--lcov", "out2.info", "-s", "-t", "unit"], proj)
+    out, _ = covkit_ok(["report", "build", "--lcov", "out2.info", "-s", "--test-name", "unit"], proj)
     eq(out, C_PROJECT_TABLE, "table with -s")
     eq(read(f"{proj}/out2.info"), C_PROJECT_LCOV.replace("@P@", proj).replace("TN:\n", "TN:unit\n"),
        "lcov tracefile with a test name")
@@ -1294,9 +1294,16 @@ def scenario_bad_output(tmp):
     write(f"{proj}/afile", "")
     rc, _, err = covkit(["report", "build", "--lcov", "afile/x.info"], proj)
     eq((rc, err), (3, ["covkit report: afile/x.info: cannot write: Not a directory"]), "below a file")
+    # A directory after a format option is an input, never written into
+    # (docs/command-line.md): the tracefile goes to standard output.
     os.makedirs(f"{proj}/adir")
-    rc, _, err = covkit(["report", "build", "--lcov", "adir"], proj)
-    eq((rc, err), (3, ["covkit report: adir: cannot write: Is a directory"]), "a directory")
+    rc, out, err = covkit(["report", "build", "--lcov", "adir"], proj)
+    check(rc == 0 and "end_of_record" in out and os.listdir(f"{proj}/adir") == [],
+          f"--lcov adir: adir is an input, the tracefile on stdout: {rc} {err}")
+    # A directory named like a file, given to -o with a format: refused.
+    os.makedirs(f"{proj}/adir.info")
+    rc, _, err = covkit(["report", "build", "--lcov", "-o", "adir.info"], proj)
+    eq((rc, err), (1, ["covkit report: adir.info: is a directory, not a file to write"]), "a directory")
     rc, _, err = covkit(["report", "build", "--html", "afile/html", "--lcov", "ok.info"], proj)
     eq(rc, 3, "exit status of an HTML directory that cannot be made")
     eq(len(err), 1, f"one stderr line: {err}")
@@ -1559,10 +1566,15 @@ def scenario_merge_test_names(tmp):
     rc, _, err = covkit(["merge", "-o", "ac.info", "a.info", "c.info"], proj)
     eq(rc, 0, "status with two test names")
     eq(err, ["covkit merge: warning: the inputs have 2 test names (unit, ...); their counts are added up under "
-             "one empty TN (name it with -t)"], "warning with two test names")
+             "one empty TN (name it with --test-name)"], "warning with two test names")
     eq(read(f"{proj}/ac.info").splitlines()[0], "TN:", "two test names: an empty one")
-    covkit_ok(["merge", "-t", "all", "-o", "named.info", "a.info", "c.info"], proj)
+    covkit_ok(["merge", "--test-name", "all", "-o", "named.info", "a.info", "c.info"], proj)
     eq(read(f"{proj}/named.info").splitlines()[0], "TN:all", "-t names it")
+    # -t, the spelling of earlier versions, still works, with a warning (issue 35, item 5).
+    rc, _, err = covkit(["merge", "-t", "all", "-o", "old.info", "a.info", "c.info"], proj)
+    eq((rc, err), (0, ["covkit merge: warning: -t is deprecated (a letter means one thing in every command): "
+                       "use --test-name"]), "deprecated -t")
+    eq(read(f"{proj}/old.info").splitlines()[0], "TN:all", "deprecated -t names it")
 
 
 def scenario_stdout_outputs(tmp):

@@ -2544,7 +2544,7 @@ def t_dump(env):
             p = subprocess.run([env.covkit, "trace"] + view + [tr], stdout=full, stderr=subprocess.PIPE, text=True,
                                env=env.clean_env())
         expect_eq(f"trace {' '.join(view)} > /dev/full", (p.returncode, p.stderr),
-                  (1, "covkit trace: <stdout>: No space left on device\n"))
+                  (1, f"covkit trace {view[0]}: <stdout>: No space left on device\n"))
     # A stream whose header is cut short, or whose name is on a link to
     # nothing: a warning naming it from every view (the link was passed
     # over in silence), and dump, whose status says damage, exits 1 (it

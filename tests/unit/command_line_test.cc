@@ -226,7 +226,8 @@ TEST(HelpFormatter, EveryCommandsArgumentsAreOneCleanName) {
   };
   // "-o,--output DIR", "--tid TID ...", "-T,--trigger PATTERN@ACTION ...",
   // "--path-map OLD=NEW", "-s,--print-summary"; a positional "PATH ...".
-  const std::regex option(R"(-{1,2}[A-Za-z][\w-]*(,-{1,2}[A-Za-z][\w-]*)*( [A-Z][A-Z0-9_=@|]*)?( \.\.\.)?)");
+  // An optional value in brackets: "--json [FILE]".
+  const std::regex option(R"(-{1,2}[A-Za-z][\w-]*(,-{1,2}[A-Za-z][\w-]*)*( [A-Z][A-Z0-9_=@|]*| \[[A-Z][A-Z0-9_]*\])?( \.\.\.)?)");
   const std::regex positional(R"([A-Z][A-Z0-9_]*( \.\.\.)?)");
   const std::regex cli11_word(R"(\b(TEXT|INT|UINT|FLOAT|NUMBER|BOOLEAN|ENUM|CHAR|REQUIRED|Excludes|Needs|Env)\b)");
   size_t positionals = 0;

@@ -5,6 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <set>
 #include <string>
 
 #include "cli/command_table.h"
@@ -89,7 +94,7 @@ TEST(DescribeCovkit, GetoptCommandsFromTheirTables) {
   EXPECT_EQ(find_option(gcov, "-a")->help, "Show information for every basic block");
   const CommandSpec& gprof = *sub(covkit, "gprof");
   EXPECT_TRUE(find_option(gprof, "-p")->attached_only);
-  EXPECT_EQ(find_option(gprof, "--format")->choices.size(), 5u);
+  EXPECT_EQ(find_option(gprof, "--format")->choices.size(), 6u);  // text dot svg png callgrind json
   EXPECT_EQ(find_option(gprof, "-w")->value_name, "WIDTH");
 }
 
@@ -107,6 +112,128 @@ TEST(DescribeGetopt, LettersWithAndWithoutLongNames) {
   EXPECT_EQ(c.options[3].names, (std::vector<std::string>{"-p"}));
   EXPECT_TRUE(c.options[3].attached_only);
   EXPECT_EQ(c.options[4].value, ValueKind::kProcess);
+}
+
+
+// Short options (docs/command-line.md, issue 35 item 5): outside the drop-ins
+// gcov and gprof, a letter means one thing in every command. Each command's
+// options with a letter must share a long name with every other use of that
+// letter (-D is --depth in trace replay and --max-depth/--depth in trace
+// record), and a letter has a long name to say what it means.
+bool is_drop_in(const std::string& path) {
+  return path == "covkit gcov" || path.starts_with("covkit gcov ") || path == "covkit gprof" ||
+         path.starts_with("covkit gprof ");
+}
+
+TEST(ShortOptions, ALetterMeansOneThingInEveryCommand) {
+  const CommandSpec covkit = describe_covkit();
+  struct Use {
+    std::set<std::string> longs;
+    std::string command;
+  };
+  std::map<char, std::vector<Use>> uses;
+  size_t commands = 0;
+  for (const CommandPath& c : command_paths(covkit)) {
+    if (is_drop_in(c.path)) continue;
+    ++commands;
+    for (const OptionSpec& o : c.spec->options) {
+      Use use{{}, c.path};
+      std::vector<char> letters;
+      for (const std::string& n : o.names) {
+        if (n.size() == 2 && n[0] == '-') letters.push_back(n[1]);
+        else if (n.starts_with("--")) use.longs.insert(n);
+      }
+      for (char letter : letters) {
+        EXPECT_FALSE(use.longs.empty()) << c.path << ": -" << letter << " has no long name to say what it means";
+        uses[letter].push_back(use);
+      }
+    }
+  }
+  EXPECT_GT(commands, 15u);  // every command and subcommand was walked
+  EXPECT_GT(uses.size(), 5u);
+  for (const auto& [letter, seen] : uses) {
+    std::set<std::string> common = seen.front().longs;
+    for (const Use& u : seen) {
+      std::set<std::string> both;
+      for (const std::string& l : u.longs)
+        if (common.count(l)) both.insert(l);
+      common = both;
+    }
+    std::string where;
+    for (const Use& u : seen) {
+      where += "\n  " + u.command + ":";
+      for (const std::string& l : u.longs) where += " " + l;
+    }
+    EXPECT_FALSE(common.empty()) << "-" << letter << " has two meanings:" << where;
+  }
+}
+
+TEST(ShortOptions, TheOutputLettersMeanTheSameEverywhere) {
+  const CommandSpec covkit = describe_covkit();
+  for (const CommandPath& c : command_paths(covkit)) {
+    if (is_drop_in(c.path)) continue;
+    if (find_option(*c.spec, "-o")) {
+      EXPECT_NE(find_option(*c.spec, "--output"), nullptr) << c.path;
+    }
+    if (const OptionSpec* j = find_option(*c.spec, "--json")) {
+      EXPECT_EQ(j->value_name, "[FILE]") << c.path << ": --json [FILE] everywhere";
+    }
+  }
+  // The commands that write have -o.
+  for (const char* path : {"covkit report", "covkit merge", "covkit trace report", "covkit trace graph",
+                           "covkit trace timeline", "covkit trace replay", "covkit trace dump", "covkit sample report",
+                           "covkit sample compare", "covkit sample dump", "covkit live report"}) {
+    bool found = false;
+    for (const CommandPath& c : command_paths(covkit))
+      if (c.path == path) {
+        found = true;
+        EXPECT_NE(find_option(*c.spec, "-o"), nullptr) << path;
+      }
+    EXPECT_TRUE(found) << path;
+  }
+}
+
+// gcov is a drop-in: every letter GCC's gcov lists (its --help, the oracle)
+// is covkit gcov's with the same long name.
+TEST(ShortOptions, GcovKeepsGccsLetters) {
+  std::unique_ptr<FILE, int (*)(FILE*)> help(popen("gcov-12 --help 2>/dev/null", "r"), pclose);
+  if (!help) GTEST_SKIP() << "gcov-12 missing";
+  std::string text;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, help.get())) > 0;) text.append(buf, n);
+  text = text.substr(0, text.find("Obsolete options:"));
+  if (text.find("--all-blocks") == std::string::npos) GTEST_SKIP() << "gcov-12 missing";
+  const CommandSpec covkit = describe_covkit();
+  const CommandSpec& gcov = *sub(covkit, "gcov");
+  size_t checked = 0;
+  for (size_t at = text.find("\n  -"); at != std::string::npos; at = text.find("\n  -", at + 1)) {
+    // "  -a, --all-blocks   ..."
+    const std::string letter = text.substr(at + 3, 2);
+    const size_t long_at = text.find("--", at + 5);
+    const size_t long_end = text.find_first_of(" \t\n", long_at);
+    const std::string long_name = text.substr(long_at, long_end - long_at);
+    const OptionSpec* o = find_option(gcov, letter);
+    ASSERT_NE(o, nullptr) << letter;
+    EXPECT_NE(std::find(o->names.begin(), o->names.end(), long_name), o->names.end()) << letter << " " << long_name;
+    ++checked;
+  }
+  EXPECT_GE(checked, 20u);
+}
+
+// gprof is a drop-in: binutils' letters, as its manual pairs them.
+TEST(ShortOptions, GprofKeepsBinutilsLetters) {
+  const CommandSpec covkit = describe_covkit();
+  const CommandSpec& gprof = *sub(covkit, "gprof");
+  const std::pair<const char*, const char*> kGprof[] = {
+      {"-b", "--brief"}, {"-p", "--flat-profile"}, {"-P", "--no-flat-profile"}, {"-q", "--graph"},
+      {"-Q", "--no-graph"}, {"-n", "--time"}, {"-N", "--no-time"}, {"-s", "--sum"}, {"-T", "--traditional"},
+      {"-w", "--width"}, {"-z", "--display-unused-functions"}};
+  for (const auto& [letter, long_name] : kGprof) {
+    const OptionSpec* o = find_option(gprof, letter);
+    ASSERT_NE(o, nullptr) << letter;
+    EXPECT_NE(std::find(o->names.begin(), o->names.end(), std::string(long_name)), o->names.end()) << letter;
+  }
+  for (const char* letter : {"-e", "-E", "-f", "-F", "-k"}) EXPECT_NE(find_option(gprof, letter), nullptr) << letter;
 }
 
 }  // namespace command_spec_test
