@@ -26,7 +26,8 @@ set(COVKIT_MANUALS
   "trace-format.md=covkit-trace-format.5"
   "sample-format.md=covkit-sample-format.5"
   "covkit-cmake.md=covkit-cmake.7"
-  "covkit-clang.md=covkit-clang.7")
+  "covkit-clang.md=covkit-clang.7"
+  "command-line.md=covkit-command-line.7")
 
 set(COVKIT_MAN_PAGES "")
 if(Python3_Interpreter_FOUND AND COVKIT_GZIP)

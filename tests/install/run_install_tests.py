@@ -313,6 +313,7 @@ MANUALS = {
     "sample-format.md": "man5/covkit-sample-format.5.gz",
     "covkit-cmake.md": "man7/covkit-cmake.7.gz",
     "covkit-clang.md": "man7/covkit-clang.7.gz",
+    "command-line.md": "man7/covkit-command-line.7.gz",
 }
 
 
