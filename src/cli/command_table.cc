@@ -4,6 +4,7 @@
 
 #include "cli/completion_command.h"
 #include "cli/doctor_command.h"
+#include "cli/blocks_command.h"
 #include "cli/command_spec.h"
 #include "cli/gcov_command.h"
 #include "cli/gcov_options.h"
@@ -37,6 +38,9 @@ constexpr CommandEntry kCommands[] = {
     {"sample", "coverage of programs built without --coverage: one-shot breakpoints\n"
                "(exact blocks) or sampled branch vectors; report, compare",
      run_sample_command},
+    {"blocks", "coverage from -fsanitize-coverage's block hooks (trace-pc, trace-pc-guard,\n"
+               "inline counters with pc-table) run with libcovkit-blocks",
+     run_blocks_command},
     {"doctor", "what works on this machine (compilers, ptrace, perf events, branch\n"
                "records, kernel gcov, clock) and how to enable the rest",
      run_doctor_command},

@@ -2,7 +2,7 @@
 """The include order of covkit's folders (docs/architecture.md): a folder of
 src/ may include only itself and the folders before it in
 
-    util < format < model < clang < live < report < trace < gprof < sample < doctor < cli
+    util < format < model < clang < live < report < trace < gprof < sample < blocks < doctor < cli
 
 and src/runtime/ (C, runs inside the user's program) includes nothing of the
 others; every folder may include runtime/ headers (the contract the runtime
@@ -17,7 +17,7 @@ import re
 import sys
 import tempfile
 
-ORDER = ["util", "format", "model", "clang", "live", "report", "trace", "gprof", "sample", "doctor", "cli"]
+ORDER = ["util", "format", "model", "clang", "live", "report", "trace", "gprof", "sample", "blocks", "doctor", "cli"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 

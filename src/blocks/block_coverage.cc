@@ -1,0 +1,230 @@
+#include "blocks/block_coverage.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "blocks/block_file.h"
+#include "model/load_coverage_file.h"
+#include "sample/binary_image.h"
+#include "sample/coverage_builder.h"
+#include "sample/dominators.h"
+#include "sample/inference.h"
+#include "sample/line_table.h"
+#include "sample/sample_analysis.h"
+#include "sample/zydis_library.h"
+#include "util/file_io.h"
+#include "util/foreign_data.h"
+#include "util/printable.h"
+
+namespace covkit::blocks {
+
+namespace {
+
+// One module's blocks from every file: address -> count (kinds kept apart
+// only to say whether counts wrapped).
+struct ModuleBlocks {
+  std::map<uint64_t, uint64_t> counts;
+  size_t entries = 0;
+  bool wrapped = false;
+};
+
+// Counts are exact for the blocks a hook counted; inference gives the
+// others only "ran", with a sampling estimate for a count. A block that
+// ran without a hook of its own runs as often as the hooked block its
+// straight run of code starts from (the rest of a block after the hook's
+// call, split off by the call): its predecessor chain is walked back while
+// each step has one predecessor with one successor.
+void exact_counts(const sample::FunctionCfg& f, const std::map<int, int64_t>& observed,
+                  std::vector<sample::BlockState>& states) {
+  const sample::Graph g = f.graph();
+  const int n = int(f.blocks.size());
+  std::vector<std::vector<int>> preds(size_t(g.size()));
+  for (int b = 0; b < g.size(); ++b)
+    for (int s : g.succ[size_t(b)]) preds[size_t(s)].push_back(b);
+  // Straight runs of code ran as a whole: a block whose one successor has
+  // it as its one predecessor ran with it, both ways (the inference's
+  // dominators stop at a function with computed-goto targets, whose
+  // virtual root dominates everything; a line-table row may split a block).
+  if (int(states.size()) < n) return;
+  // A function that ran was entered at its entry (its computed-goto
+  // targets are reached from inside it): the entry block ran as often as
+  // the first hooked block its straight run leads to.
+  if (!states[0].executed && std::any_of(states.begin(), states.end(), [](const auto& x) { return x.executed; })) {
+    int64_t count = 1;
+    for (int at = 0, step = 0; step < n && g.succ[size_t(at)].size() == 1 && g.succ[size_t(at)][0] < n; ++step) {
+      at = g.succ[size_t(at)][0];
+      if (auto it = observed.find(at); it != observed.end()) {
+        count = it->second;
+        break;
+      }
+    }
+    states[0] = {false, true, count};
+  }
+  auto straight = [&](int p, int b) {
+    return g.succ[size_t(p)].size() == 1 && g.succ[size_t(p)][0] == b && preds[size_t(b)].size() == 1 &&
+           preds[size_t(b)][0] == p;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int b = 0; b < n; ++b) {
+      if (!states[size_t(b)].executed) continue;
+      if (preds[size_t(b)].size() == 1 && preds[size_t(b)][0] < n && straight(preds[size_t(b)][0], b) &&
+          !states[size_t(preds[size_t(b)][0])].executed) {
+        states[size_t(preds[size_t(b)][0])] = {false, true, states[size_t(b)].count};
+        changed = true;
+      }
+      if (g.succ[size_t(b)].size() == 1 && g.succ[size_t(b)][0] < n && straight(b, g.succ[size_t(b)][0]) &&
+          !states[size_t(g.succ[size_t(b)][0])].executed) {
+        states[size_t(g.succ[size_t(b)][0])] = {false, true, states[size_t(b)].count};
+        changed = true;
+      }
+    }
+  }
+  for (int b = 0; b < n; ++b) {
+    sample::BlockState& st = states[size_t(b)];
+    if (!st.executed) continue;
+    if (auto it = observed.find(b); it != observed.end()) {
+      st.count = it->second;
+      continue;
+    }
+    int at = b;
+    for (int step = 0; step < n; ++step) {
+      const auto& p = preds[size_t(at)];
+      if (p.size() != 1 || p[0] >= n || g.succ[size_t(p[0])].size() != 1) break;
+      at = p[0];
+      if (auto it = observed.find(at); it != observed.end()) {
+        st.count = it->second;
+        break;
+      }
+    }
+  }
+}
+
+// gcov counts a function's declaration line (where its entry block is
+// said to be) even when no instruction is on it, as clang's line table
+// leaves it when the brace is on the next line: so does this, with the
+// function's entry count.
+void add_declaration_lines(format::SourceRecord& s) {
+  std::set<uint32_t> have;
+  for (const format::LineRecord& l : s.lines) have.insert(l.number);
+  for (const format::FunctionRecord& f : s.functions)
+    if (f.start_line && have.insert(f.start_line).second) {
+      format::LineRecord l;
+      l.number = f.start_line;
+      l.count = f.execution_count;
+      s.lines.push_back(l);
+    }
+}
+
+Expected<void> add_file(const std::string& path, std::map<std::string, ModuleBlocks>& modules,
+                        std::vector<std::string>& warnings) {
+  auto data = util::read_file(path);
+  if (!data) return Error(fmt::format("{}: {}", util::printable(path), data.error().message));
+  util::note_data_file(path, *data);
+  auto file = parse_block_file(data->text());
+  if (!file) return Error(fmt::format("{}: {}", util::printable(path), file.error().message));
+  if (file->dropped_pcs || file->dropped_guards)
+    warnings.push_back(fmt::format("{}: the runtime had no room for {} trace-pc address(es) and {} guard(s): their "
+                                   "blocks are missing",
+                                   util::printable(path), file->dropped_pcs, file->dropped_guards));
+  if (file->unpaired_counters || file->mismatched_tables)
+    warnings.push_back(fmt::format("{}: {} inline counter set(s) without a matching pc table (build with "
+                                   "-fsanitize-coverage=...,pc-table): left out",
+                                   util::printable(path), file->unpaired_counters + file->mismatched_tables));
+  for (BlockModule& m : file->modules) {
+    if (m.blocks.empty()) continue;
+    ModuleBlocks& into = modules[m.path];
+    for (const BlockEntry& e : m.blocks) {
+      ++into.entries;
+      into.wrapped |= e.kind == BlockKind::kWrapped;
+      into.counts[e.address] += e.count;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Expected<BlockCoverage> load_block_coverage(const std::vector<std::string>& files, const BlockCoverageOptions& options) {
+  BlockCoverage out;
+  std::map<std::string, ModuleBlocks> modules;
+  for (const std::string& f : files)
+    if (auto r = add_file(f, modules, out.warnings); !r) return r.error();
+  if (auto decoder = sample::zydis_library(); !decoder) return decoder.error();
+  format::CoverageRecords records;
+  for (const auto& [path, blocks] : modules) {
+    BlockModuleSummary sum;
+    sum.path = path;
+    sum.entries = blocks.entries;
+    sum.wrapped_counts = blocks.wrapped;
+    if (path.empty() || path.front() != '/') {
+      out.warnings.push_back(fmt::format("{}: no file to read its code from: left out", util::printable(path)));
+      continue;
+    }
+    util::note_data_path(path);
+    auto image = sample::load_binary_image(path);
+    if (!image) {
+      out.warnings.push_back(fmt::format("{}: {}: left out", util::printable(path), image.error().describe()));
+      continue;
+    }
+    auto lines = sample::load_line_table(path);
+    if (!lines) {
+      out.warnings.push_back(fmt::format("{}: {}: left out", util::printable(path), lines.error().describe()));
+      continue;
+    }
+    if (!lines->has_debug_info)
+      out.warnings.push_back(fmt::format("{}: no debug information (built without -g?): function-level results only",
+                                         util::printable(path)));
+    sample::ModuleCfg cfg = sample::build_module_cfg(std::move(*image), *lines);
+    // Hook addresses onto blocks; a zero count (an inline counter that
+    // did not run, or wrapped to 0) says nothing.
+    std::vector<std::map<int, int64_t>> observed(cfg.functions.size());
+    std::vector<char> instrumented(cfg.functions.size(), 0);
+    for (const auto& [address, count] : blocks.counts) {
+      auto at = cfg.locate(address);
+      if (!at) {
+        ++sum.unplaced;
+        continue;
+      }
+      instrumented[size_t(at->function)] = 1;
+      if (count == 0) continue;
+      int64_t& c = observed[size_t(at->function)][at->block];
+      c += int64_t(std::min<uint64_t>(count, uint64_t(INT64_MAX) - uint64_t(c)));
+    }
+    // States for every function (module_coverage takes them parallel to
+    // the module's functions); only the functions the compiler
+    // instrumented are listed: the C runtime's start files and anything
+    // else built without the flag say nothing about the sources.
+    sample::ModuleBlockStates states;
+    std::set<std::string> listed;
+    for (size_t f = 0; f < cfg.functions.size(); ++f) {
+      if (!instrumented[f]) {
+        states.functions.emplace_back(cfg.functions[f].blocks.size());
+        continue;
+      }
+      listed.insert(cfg.functions[f].name);
+      states.functions.push_back(sample::infer_blocks(cfg.functions[f], observed[f], sample::InferenceMode::shye));
+      exact_counts(cfg.functions[f], observed[f], states.functions.back());
+      for (const sample::BlockState& b : states.functions.back()) sum.blocks_ran += b.executed;
+      sum.blocks += cfg.functions[f].blocks.size();
+    }
+    sample::ModuleCoverage mc = sample::module_coverage(cfg, *lines, states, options.source_root);
+    for (auto& s : mc.records.sources) {
+      std::erase_if(s.functions, [&](const format::FunctionRecord& r) { return !listed.count(r.name); });
+      add_declaration_lines(s);
+      records.sources.push_back(std::move(s));
+    }
+    if (sum.unplaced)
+      out.warnings.push_back(fmt::format("{}: {} block address(es) in no function covkit found (the file changed "
+                                         "since the run?)",
+                                         util::printable(path), sum.unplaced));
+    out.modules.push_back(std::move(sum));
+  }
+  out.coverage = model::to_model(std::move(records));
+  return out;
+}
+
+}  // namespace covkit::blocks

@@ -1,0 +1,302 @@
+/* libcovkit-blocks: the hooks of -fsanitize-coverage (GCC and clang), a
+ * count per basic block, written at exit as a block file (docs/covkit-
+ * blocks.md) that `covkit blocks report` turns into line coverage.
+ *
+ *   trace-pc         __sanitizer_cov_trace_pc: a call per block; counted
+ *                    per calling address in a fixed open-addressing table
+ *   trace-pc-guard   __sanitizer_cov_trace_pc_guard(_init): each guard gets
+ *                    an index into a counter array, the caller's address is
+ *                    kept on the guard's first call
+ *   inline-8bit-counters / inline-bool-flag with pc-table: no call; the
+ *                    compiler's own counters and the table of block
+ *                    addresses, registered by the module's constructor,
+ *                    are read at exit (every block listed, run or not)
+ *
+ * Hot paths allocate nothing and take no lock: the tables are mapped once
+ * (MAP_NORESERVE), counts are relaxed atomic adds. Nothing is dropped
+ * silently: addresses the table had no room for, and guards beyond the
+ * array, are counted and written in the file's header. C11, no C++
+ * runtime, hidden except the hooks. */
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "block_contract.h"
+
+#define CKB_EXPORT __attribute__((visibility("default"), no_instrument_function))
+#define CKB_HIDDEN __attribute__((no_instrument_function))
+
+#define GUARD_CAP (1u << 22)    /* guards (4M): 64 MiB of counts + addresses, reserved only */
+#define PC_SLOTS (1u << 20)     /* distinct trace-pc addresses (1M) */
+#define PC_PROBES 64
+#define MAX_INLINE 512          /* modules registering inline counters / pc tables */
+
+struct ckb_pc_slot {
+  uintptr_t pc;
+  uint64_t count;
+};
+
+struct ckb_inline {
+  const uint8_t *start, *end; /* counters (one byte each) */
+  int is_bool;
+};
+struct ckb_table {
+  const uintptr_t *start, *end; /* pairs (address, flags) */
+};
+
+static uint64_t *ckb_guard_counts;
+static uintptr_t *ckb_guard_pcs;
+static uint32_t ckb_next_guard = 1;
+static uint64_t ckb_guards_dropped;
+static struct ckb_pc_slot *ckb_pcs;
+static uint64_t ckb_pcs_dropped;
+static struct ckb_inline ckb_inlines[MAX_INLINE];
+static struct ckb_table ckb_tables[MAX_INLINE];
+static int ckb_n_inlines, ckb_n_tables, ckb_inline_dropped;
+static int ckb_written;
+
+CKB_HIDDEN static void *ckb_map(size_t bytes) {
+  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+/* Mapped on first use: a statically linked runtime may see a module's
+ * constructor before its own. */
+CKB_HIDDEN static int ckb_ready(void) {
+  if (__builtin_expect(ckb_guard_counts != NULL, 1)) return 1;
+  uint64_t *counts = ckb_map(sizeof(uint64_t) * GUARD_CAP);
+  uintptr_t *pcs = ckb_map(sizeof(uintptr_t) * GUARD_CAP);
+  struct ckb_pc_slot *slots = ckb_map(sizeof(struct ckb_pc_slot) * PC_SLOTS);
+  if (!counts || !pcs || !slots) return 0;
+  ckb_guard_pcs = pcs;
+  ckb_pcs = slots;
+  __atomic_store_n(&ckb_guard_counts, counts, __ATOMIC_RELEASE);
+  return 1;
+}
+
+CKB_EXPORT void __sanitizer_cov_trace_pc_guard_init(uint32_t *start, uint32_t *stop) {
+  if (start == stop || *start || !ckb_ready()) return;
+  for (uint32_t *g = start; g < stop; ++g) {
+    if (ckb_next_guard < GUARD_CAP) {
+      *g = ckb_next_guard++;
+    } else {
+      *g = 0;
+      ++ckb_guards_dropped;
+    }
+  }
+}
+
+CKB_EXPORT void __sanitizer_cov_trace_pc_guard(uint32_t *guard) {
+  uint32_t i = *guard;
+  if (!i) return;
+  __atomic_fetch_add(&ckb_guard_counts[i], 1, __ATOMIC_RELAXED);
+  /* The call instruction's last byte: inside the block that made it. */
+  if (!ckb_guard_pcs[i]) ckb_guard_pcs[i] = (uintptr_t)__builtin_return_address(0) - 1;
+}
+
+CKB_EXPORT void __sanitizer_cov_trace_pc(void) {
+  uintptr_t pc = (uintptr_t)__builtin_return_address(0) - 1;
+  if (!ckb_ready()) return;
+  uint64_t h = (uint64_t)pc * 0x9e3779b97f4a7c15ull;
+  uint32_t at = (uint32_t)(h >> 44) & (PC_SLOTS - 1);
+  for (int probe = 0; probe < PC_PROBES; ++probe, at = (at + 1) & (PC_SLOTS - 1)) {
+    struct ckb_pc_slot *s = &ckb_pcs[at];
+    uintptr_t cur = __atomic_load_n(&s->pc, __ATOMIC_ACQUIRE);
+    if (cur == 0) {
+      uintptr_t expected = 0;
+      if (__atomic_compare_exchange_n(&s->pc, &expected, pc, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) cur = pc;
+      else cur = expected;
+    }
+    if (cur == pc) {
+      __atomic_fetch_add(&s->count, 1, __ATOMIC_RELAXED);
+      return;
+    }
+  }
+  __atomic_fetch_add(&ckb_pcs_dropped, 1, __ATOMIC_RELAXED);
+}
+
+CKB_HIDDEN static void ckb_add_inline(const uint8_t *start, const uint8_t *end, int is_bool) {
+  if (ckb_n_inlines >= MAX_INLINE) {
+    ++ckb_inline_dropped;
+    return;
+  }
+  ckb_inlines[ckb_n_inlines].start = start;
+  ckb_inlines[ckb_n_inlines].end = end;
+  ckb_inlines[ckb_n_inlines].is_bool = is_bool;
+  ++ckb_n_inlines;
+}
+
+CKB_EXPORT void __sanitizer_cov_8bit_counters_init(char *start, char *end) {
+  ckb_add_inline((const uint8_t *)start, (const uint8_t *)end, 0);
+}
+
+CKB_EXPORT void __sanitizer_cov_bool_flag_init(char *start, char *end) {
+  ckb_add_inline((const uint8_t *)start, (const uint8_t *)end, 1);
+}
+
+CKB_EXPORT void __sanitizer_cov_pcs_init(const uintptr_t *start, const uintptr_t *end) {
+  if (ckb_n_tables >= MAX_INLINE) return; /* its counters are then written without addresses: said */
+  ckb_tables[ckb_n_tables].start = start;
+  ckb_tables[ckb_n_tables].end = end;
+  ++ckb_n_tables;
+}
+
+/* ---- the file, written at exit ---- */
+
+struct ckb_out {
+  int fd;
+  size_t used;
+  int failed;
+  char buf[1 << 16];
+};
+
+CKB_HIDDEN static void ckb_flush(struct ckb_out *o) {
+  size_t done = 0;
+  while (done < o->used && !o->failed) {
+    ssize_t n = write(o->fd, o->buf + done, o->used - done);
+    if (n <= 0) o->failed = 1;
+    else done += (size_t)n;
+  }
+  o->used = 0;
+}
+
+CKB_HIDDEN static void ckb_printf(struct ckb_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+CKB_HIDDEN static void ckb_printf(struct ckb_out *o, const char *fmt, ...) {
+  if (sizeof o->buf - o->used < PATH_MAX + 128) ckb_flush(o);
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(o->buf + o->used, sizeof o->buf - o->used, fmt, ap);
+  va_end(ap);
+  if (n > 0) o->used += (size_t)n < sizeof o->buf - o->used ? (size_t)n : sizeof o->buf - o->used - 1;
+}
+
+struct ckb_module {
+  uintptr_t bias, lo, hi; /* its executable segments span [lo, hi) */
+  char path[PATH_MAX];
+};
+#define MAX_MODULES 1024
+static struct ckb_module ckb_modules[MAX_MODULES];
+static int ckb_n_modules;
+
+CKB_HIDDEN static int ckb_collect(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  (void)data;
+  if (ckb_n_modules >= MAX_MODULES) return 1;
+  struct ckb_module *m = &ckb_modules[ckb_n_modules];
+  m->bias = info->dlpi_addr;
+  m->lo = UINTPTR_MAX;
+  m->hi = 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+    if (p->p_type != PT_LOAD || !(p->p_flags & PF_X)) continue;
+    uintptr_t lo = info->dlpi_addr + p->p_vaddr, hi = lo + p->p_memsz;
+    if (lo < m->lo) m->lo = lo;
+    if (hi > m->hi) m->hi = hi;
+  }
+  if (m->lo >= m->hi) return 0;
+  const char *name = info->dlpi_name;
+  if (!name || !*name) {
+    /* The executable. */
+    ssize_t n = readlink("/proc/self/exe", m->path, sizeof m->path - 1);
+    if (n <= 0) return 0;
+    m->path[n] = 0;
+  } else {
+    size_t n = strlen(name);
+    if (n >= sizeof m->path) return 0;
+    memcpy(m->path, name, n + 1);
+  }
+  /* A name with a line break would break the file's lines. */
+  for (char *c = m->path; *c; ++c)
+    if (*c == '\n' || *c == '\r') return 0;
+  ++ckb_n_modules;
+  return 0;
+}
+
+CKB_HIDDEN static int ckb_module_of(uintptr_t pc) {
+  for (int i = 0; i < ckb_n_modules; ++i)
+    if (pc >= ckb_modules[i].lo && pc < ckb_modules[i].hi) return i;
+  return -1;
+}
+
+/* Every (address, count) the run produced, in order of modules. */
+CKB_HIDDEN static void ckb_write_module(struct ckb_out *o, int mod) {
+  const struct ckb_module *m = &ckb_modules[mod];
+  ckb_printf(o, "module %#lx %s\n", (unsigned long)m->bias, m->path);
+  if (ckb_guard_counts)
+    for (uint32_t i = 1; i < ckb_next_guard; ++i) {
+      uintptr_t pc = ckb_guard_pcs[i];
+      if (!pc) continue; /* never ran: its address is unknown */
+      if (ckb_module_of(pc) != mod) continue;
+      ckb_printf(o, "b %lx %llu\n", (unsigned long)(pc - m->bias), (unsigned long long)ckb_guard_counts[i]);
+    }
+  if (ckb_pcs)
+    for (uint32_t i = 0; i < PC_SLOTS; ++i) {
+      uintptr_t pc = ckb_pcs[i].pc;
+      if (!pc || ckb_module_of(pc) != mod) continue;
+      ckb_printf(o, "b %lx %llu\n", (unsigned long)(pc - m->bias), (unsigned long long)ckb_pcs[i].count);
+    }
+  for (int k = 0; k < ckb_n_inlines; ++k) {
+    const struct ckb_inline *c = &ckb_inlines[k];
+    if (k >= ckb_n_tables) continue;
+    const struct ckb_table *t = &ckb_tables[k];
+    size_t n = (size_t)(c->end - c->start), entries = (size_t)(t->end - t->start) / 2;
+    if (n != entries) continue; /* told in the header */
+    for (size_t i = 0; i < n; ++i) {
+      uintptr_t pc = t->start[2 * i];
+      if (ckb_module_of(pc) != mod) continue;
+      /* 8-bit counters wrap at 256: "w" says the count is modulo 256. */
+      ckb_printf(o, "%c %lx %u\n", c->is_bool ? 'f' : 'w', (unsigned long)(pc - m->bias), (unsigned)c->start[i]);
+    }
+  }
+}
+
+CKB_HIDDEN static void ckb_write(void) {
+  if (ckb_written) return;
+  ckb_written = 1;
+  char path[PATH_MAX];
+  const char *pattern = getenv(CKB_FILE_ENV);
+  if (!pattern || !*pattern) pattern = CKB_DEFAULT_FILE;
+  /* %p: the process id. */
+  size_t w = 0;
+  for (const char *c = pattern; *c && w + 24 < sizeof path; ++c) {
+    if (c[0] == '%' && c[1] == 'p') {
+      w += (size_t)snprintf(path + w, sizeof path - w, "%d", (int)getpid());
+      ++c;
+    } else {
+      path[w++] = *c;
+    }
+  }
+  path[w] = 0;
+  static struct ckb_out out;
+  out.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (out.fd < 0) {
+    static const char msg[] = "covkit-blocks: cannot write the block file\n";
+    ssize_t ignored = write(2, msg, sizeof msg - 1);
+    (void)ignored;
+    return;
+  }
+  ckb_n_modules = 0;
+  dl_iterate_phdr(ckb_collect, NULL);
+  int mismatched = 0;
+  for (int k = 0; k < ckb_n_inlines && k < ckb_n_tables; ++k)
+    mismatched += (size_t)(ckb_inlines[k].end - ckb_inlines[k].start) !=
+                  (size_t)(ckb_tables[k].end - ckb_tables[k].start) / 2;
+  int without_table = ckb_n_inlines > ckb_n_tables ? ckb_n_inlines - ckb_n_tables : 0;
+  ckb_printf(&out, "%s\n", CKB_MAGIC);
+  ckb_printf(&out, "pid %d\n", (int)getpid());
+  ckb_printf(&out, "dropped %llu %llu %d %d %d\n", (unsigned long long)ckb_pcs_dropped,
+             (unsigned long long)ckb_guards_dropped, ckb_inline_dropped + without_table, mismatched, 0);
+  for (int i = 0; i < ckb_n_modules; ++i) ckb_write_module(&out, i);
+  ckb_printf(&out, "end\n");
+  ckb_flush(&out);
+  close(out.fd);
+}
+
+__attribute__((destructor, no_instrument_function)) static void ckb_at_exit(void) { ckb_write(); }
