@@ -41,6 +41,7 @@
 #include "util/file_io.h"
 #include "util/foreign_data.h"
 #include "util/printable.h"
+#include "util/source_date_epoch.h"
 #include "util/thread_pool.h"
 
 namespace covkit::cli {
@@ -207,7 +208,12 @@ std::vector<std::string> write_text_views(const ReportOptions& o, const model::P
 // of a large report. Errors are said in the same order either way: the
 // text outputs' first.
 bool write_views(const ReportOptions& o, const model::ProjectCov& project, const std::string& root, Reporter& log) {
-  const int64_t now = int64_t(std::time(nullptr));
+  auto stamp = util::output_timestamp();
+  if (!stamp) {
+    log.error(stamp.error().message);
+    return false;
+  }
+  const int64_t now = *stamp;
   const std::string version = std::string("covkit ") + kVersion;
   std::vector<std::string> text_errors;
   bool text_done = false;

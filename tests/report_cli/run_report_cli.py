@@ -1577,6 +1577,36 @@ def scenario_merge_test_names(tmp):
     eq(read(f"{proj}/old.info").splitlines()[0], "TN:all", "deprecated -t names it")
 
 
+def scenario_source_date_epoch(tmp):
+    """SOURCE_DATE_EPOCH (reproducible builds) is the time Cobertura and the
+    HTML pages say they were made, as with gcovr and genhtml: two reports a
+    second apart are the same bytes. A value that is no number of seconds is
+    a one-line error naming it, and nothing is written (exit 3)."""
+    proj = c_project(tmp)
+    run_prog(proj)
+    os.environ["SOURCE_DATE_EPOCH"] = "1700000000"
+    try:
+        outs = []
+        for i in range(2):
+            covkit_ok(["report", "build", "--cobertura", f"c{i}.xml", "--html", f"site{i}"], proj)
+            pages = {}
+            for d, _, fs in os.walk(f"{proj}/site{i}"):
+                for f in fs:
+                    pages[os.path.relpath(os.path.join(d, f), f"{proj}/site{i}")] = read(os.path.join(d, f))
+            outs.append((read(f"{proj}/c{i}.xml"), pages))
+            time.sleep(1.1)
+        eq('timestamp="1700000000"' in outs[0][0], True, "Cobertura's timestamp")
+        eq(outs[0] == outs[1], True, "two reports a second apart differ")
+        eq(any("2023-11-14" in t for t in outs[0][1].values()), True, "the pages' date is SOURCE_DATE_EPOCH's")
+        os.environ["SOURCE_DATE_EPOCH"] = "yesterday"
+        rc, out, err = covkit(["report", "build", "--cobertura", "bad.xml"], proj)
+        eq((rc, err), (3, ['covkit report: SOURCE_DATE_EPOCH="yesterday" is not a number of seconds since '
+                           '1970-01-01 (unset it for the current time)']), "a malformed SOURCE_DATE_EPOCH")
+        eq(os.path.exists(f"{proj}/bad.xml"), False, "written with a malformed SOURCE_DATE_EPOCH")
+    finally:
+        del os.environ["SOURCE_DATE_EPOCH"]
+
+
 def scenario_stdout_outputs(tmp):
     """'-' is standard output, as `lcov -a ... -o -` and gcovr's `--xml -`
     take it: the text a file would get, and no file named '-'. Two outputs
