@@ -8,10 +8,13 @@
 
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "blocks/block_coverage.h"
+#include "blocks/block_file.h"
 #include "cli/command_line.h"
 #include "cli/report_command.h"
 #include "cli/report_options.h"
@@ -64,6 +67,14 @@ struct BlocksReportOptions {
   ReportOptions report;
 };
 
+bool is_block_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[16] = {};
+  in.read(head, sizeof head);
+  return blocks::looks_like_block_file(
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(head), size_t(in.gcount())));
+}
+
 int report_block_files(const BlocksReportOptions& o) {
   if (o.files.empty())
     return fail(kBlocksReportCommand, "", "no block file given (libcovkit-blocks writes covkit-blocks.PID at exit)");
@@ -99,6 +110,15 @@ int run_blocks_report(int argc, char** argv) {
   add_report_view_options(app, o.report);
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   util::use_fast_allocator();
+  if (auto bad = resolve_report_outputs(o.report, &o.files)) return fail(kBlocksReportCommand, "", *bad);
+  // `--json covkit-blocks.123`: a block file is what to report, never a
+  // file to write over (the output goes to standard output).
+  for (std::string* dest : {&o.report.lcov, &o.report.cobertura, &o.report.sonarqube, &o.report.coveralls,
+                            &o.report.json, &o.report.markdown})
+    if (!dest->empty() && *dest != "-" && is_block_file(*dest)) {
+      o.files.insert(o.files.begin(), *dest);
+      *dest = "-";
+    }
   return run_guarded(kBlocksReportCommand, [&] { return report_block_files(o); });
 }
 

@@ -102,6 +102,15 @@ class Fixtures:
         self.sample = os.path.join(work, "rec")
         r = run([covkit, "sample", "record", "--mode", "breakpoint", "-o", self.sample, "--", self.plain], work)
         check(r.returncode == 0, f"fixture: sample record: {r.stderr.decode()}")
+        # A block file: trace-pc hooks run with libcovkit-blocks (beside covkit).
+        self.bprog = os.path.join(work, "bprog")
+        libdir = os.path.dirname(os.path.abspath(covkit))
+        self.cc(["-fsanitize-coverage=trace-pc", "-O0", "-g", "-o", self.bprog, src, "-L", libdir, "-lcovkit-blocks",
+                 "-Wl,-rpath," + libdir])
+        self.blocks = os.path.join(work, "blocks.txt")
+        subprocess.run([self.bprog], cwd=work, capture_output=True, timeout=120,
+                       env=dict(os.environ, COVKIT_BLOCKS_FILE=self.blocks))
+        check(os.path.exists(self.blocks), "fixture: no block file")
         self.server_build = os.path.join(work, "srv")
         os.makedirs(self.server_build)
         self.cc(["--coverage", "-O0", "-o", os.path.join(self.server_build, "server"),
@@ -196,6 +205,7 @@ def commands(fx):
                 {".txt": "text", ".json": "json", ".csv": "csv"}, json=True, default="text"),
         Command(["sample", "dump"], "file", [fx.sample], {".txt": "text"}, default="text"),
         Command(["sample", "import-perf"], "dir", [os.path.join(fx.work, "no-perf.data")]),
+        Command(["blocks", "report"], "file", [fx.blocks], report_ext, json=True, default="table"),
         Command(["doctor"], "file", [], {".txt": "text", ".json": "json"}, json=True, default="text"),
         Command(["completion"], "file", ["bash"], {".bash": "text"}, default="text"),
     ]
