@@ -302,10 +302,10 @@ static void single_step(struct cks_thread *t, greg_t *g) {
   g[REG_EFL] |= TF_BIT;
 }
 
-CKS_FN void cks_block_step(struct cks_thread *t, greg_t *g) {
+CKS_FN uint32_t cks_block_step(struct cks_thread *t, greg_t *g) {
   if (!breakpoint_ready(t)) {
     single_step(t, g);
-    return;
+    return 0;
   }
   /* what was recorded up to where the thread stands, should the breakpoint fail */
   uint32_t nsteps = t->nsteps, taken = t->taken;
@@ -327,18 +327,19 @@ CKS_FN void cks_block_step(struct cks_thread *t, greg_t *g) {
       int taken_now = condition_holds(s.mnemonic, (uint64_t)g[REG_EFL]);
       if (taken_now < 0) {
         single_step(t, g);
-        return;
+        return 0;
       }
       next = taken_now ? s.target : at + s.length;
     } else if (s.kind == STEP_RET) {
       next = *(const uint64_t *)(uintptr_t)g[REG_RSP];
     } else {
       single_step(t, g);
-      return;
+      return 0;
     }
     rsp += (uint64_t)s.rsp_delta;
     here = 0;
-    if (cks_record_step(t, next)) return; /* the vector is complete (written, breakpoint off) */
+    uint32_t stop = cks_append_step(t, next);
+    if (stop) return stop; /* the vector is complete: the caller writes it */
     at = next;
   }
   /* The way may lead back to where the thread stands: the breakpoint must
@@ -347,7 +348,7 @@ CKS_FN void cks_block_step(struct cks_thread *t, greg_t *g) {
   if (t->bp_armed && t->bp_addr == at) {
     t->bp_rsp = rsp;
     t->waiting_bp = 1;
-    return;
+    return 0;
   }
   if (!set_breakpoint(t, at, 1)) {
     /* Back to where the thread stands, and single-step from there. */
@@ -356,18 +357,19 @@ CKS_FN void cks_block_step(struct cks_thread *t, greg_t *g) {
     t->prev = prev;
     give_up_breakpoint(t, "the hardware breakpoint could not be moved: branch vectors are single-stepped");
     single_step(t, g);
-    return;
+    return 0;
   }
   t->bp_rsp = rsp;
   t->waiting_bp = 1;
+  return 0;
 }
 
-CKS_FN void cks_block_step_hit(struct cks_thread *t, greg_t *g) {
+CKS_FN uint32_t cks_block_step_hit(struct cks_thread *t, greg_t *g) {
   /* Not the thread's way (a signal handler of the program on another
    * frame, or a breakpoint left from a vector that ended): run on. */
-  if (!t->waiting_bp || (uint64_t)g[REG_RIP] != t->bp_addr || (uint64_t)g[REG_RSP] != t->bp_rsp) return;
+  if (!t->waiting_bp || (uint64_t)g[REG_RIP] != t->bp_addr || (uint64_t)g[REG_RSP] != t->bp_rsp) return 0;
   t->bp_hits++;
-  cks_block_step(t, g);
+  return cks_block_step(t, g);
 }
 
 CKS_FN int cks_block_step_tick(struct cks_thread *t) {

@@ -28,7 +28,6 @@ static int warned_trap_taken, warned_trap_blocked;
 static void put32(uint64_t *rec, int at, uint32_t v) { memcpy((char *)rec + at, &v, 4); }
 
 static uint64_t *stack_area(struct cks_thread *t) { return t->record + CKS_SAMPLE_FIXED / 8; }
-static uint64_t *steps_area(struct cks_thread *t) { return stack_area(t) + t->nstack; }
 
 /* Return addresses by the frame-pointer chain, reading only [rsp, stack
  * top) of the thread's own stack: code without frame pointers yields a
@@ -47,14 +46,6 @@ static void walk_stack(struct cks_thread *t, const greg_t *g) {
     }
   }
   t->nstack = n;
-}
-
-/* syscall (0f 05), sysenter (0f 34), int 0x80 (cd 80). The second byte is
- * read only after an opcode byte that announces it, so it is mapped. */
-static int enters_kernel(uint64_t ip) {
-  const unsigned char *p = (const unsigned char *)ip;
-  if (p[0] == 0x0f) return p[1] == 0x05 || p[1] == 0x34;
-  return p[0] == 0xcd && p[1] == 0x80;
 }
 
 static uint64_t stats_vectors, stats_ns; /* atomic */
@@ -93,6 +84,12 @@ static void emit(struct cks_thread *t, uint32_t stop) {
   cks_thread_arm(t);
 }
 
+/* Steps on (block or single), writing the vector if it ends on the way. */
+static void step_on(struct cks_thread *t, greg_t *g) {
+  uint32_t stop = cks_block_step(t, g);
+  if (stop) emit(t, stop);
+}
+
 static void on_tick(int sig, siginfo_t *si, void *ctx) {
   (void)sig;
   struct cks_thread *t = cks_self();
@@ -123,34 +120,17 @@ static void on_tick(int sig, siginfo_t *si, void *ctx) {
     return;
   }
   if (cks_cfg.step_stats) t->tick_ns = thread_cpu_ns();
-  steps_area(t)[0] = t->ip;
+  cks_steps_area(t)[0] = t->ip;
   t->nsteps = 1;
   t->prev = t->ip;
-  if (enters_kernel(t->ip)) {
+  if (cks_enters_kernel(t->ip)) {
     emit(t, CKS_SAMPLE_STOP_SYSCALL);
     return;
   }
   t->stepping = 1;
   t->bp_hits = 0;
   if (cks_cfg.block_step) cks_thread_arm(t);
-  cks_block_step(t, g);
-}
-
-CKS_FN int cks_record_step(struct cks_thread *t, uint64_t ip) {
-  steps_area(t)[t->nsteps++] = ip;
-  uint64_t delta = ip - t->prev;
-  if (delta < 1 || delta > 15) t->taken++;
-  t->prev = ip;
-  uint32_t stop = 0;
-  if (t->taken >= cks_cfg.vector)
-    stop = CKS_SAMPLE_STOP_VECTOR;
-  else if (t->nsteps >= cks_cfg.step_cap)
-    stop = CKS_SAMPLE_STOP_CAP;
-  else if (enters_kernel(ip))
-    stop = CKS_SAMPLE_STOP_SYSCALL;
-  if (!stop) return 0;
-  emit(t, stop);
-  return 1;
+  step_on(t, g);
 }
 
 static void on_trap(int sig, siginfo_t *si, void *ctx) {
@@ -160,7 +140,10 @@ static void on_trap(int sig, siginfo_t *si, void *ctx) {
   struct cks_thread *t = cks_self();
   if (si->si_code == TRAP_PERF_CODE && t) {
     /* the hardware breakpoint of block stepping (or one left armed) */
-    if (t->stepping) cks_block_step_hit(t, g);
+    if (t->stepping) {
+      uint32_t stop = cks_block_step_hit(t, g);
+      if (stop) emit(t, stop);
+    }
     return;
   }
   if (!t || !t->stepping || t->waiting_bp) {
@@ -175,7 +158,11 @@ static void on_trap(int sig, siginfo_t *si, void *ctx) {
     return;
   }
   g[REG_EFL] &= ~TRAP_FLAG;
-  if (!cks_record_step(t, (uint64_t)g[REG_RIP])) cks_block_step(t, g);
+  uint32_t stop = cks_append_step(t, (uint64_t)g[REG_RIP]);
+  if (stop)
+    emit(t, stop);
+  else
+    step_on(t, g);
 }
 
 CKS_FN int cks_handlers_ours(int sig) {

@@ -85,19 +85,26 @@ CKS_FN int cks_thread_key_init(void);
 /* ---- handlers.c ---- */
 CKS_FN int cks_install_handlers(void);
 CKS_FN int cks_handlers_ours(int sig);
-/* Appends `ip` to the vector's steps; when the vector is complete (full,
- * the step cap, the kernel next) writes it and returns 1. */
-CKS_FN int cks_record_step(struct cks_thread *t, uint64_t ip);
 CKS_FN void cks_write_step_stats(void); /* the WARNING of CKS_ENV_STEP_STATS */
+
+/* ---- steps.c: the vector's steps and the rules that end it ---- */
+CKS_FN uint64_t *cks_steps_area(struct cks_thread *t); /* after the stack in t->record */
+/* Appends `ip` to the vector's steps; 0 while the vector goes on, else why
+ * it is complete (CKS_SAMPLE_STOP_*: full, the step cap, the kernel next),
+ * for the caller to write it. */
+CKS_FN uint32_t cks_append_step(struct cks_thread *t, uint64_t ip);
+CKS_FN int cks_enters_kernel(uint64_t ip); /* syscall, sysenter or int 0x80 at ip */
 
 /* ---- block_step.c: from branch to branch with a hardware breakpoint ---- */
 CKS_FN void cks_block_step_init(void); /* not in signal context; without Zydis every vector single-steps */
 /* The thread stands at g's IP, the vector's last step: goes on by decoding
  * ahead to the next instruction whose effect needs the thread's state, and
- * stops there (a hardware breakpoint) or single-steps (TF). */
-CKS_FN void cks_block_step(struct cks_thread *t, greg_t *g);
-/* A SIGTRAP of the hardware breakpoint (si_code TRAP_PERF). */
-CKS_FN void cks_block_step_hit(struct cks_thread *t, greg_t *g);
+ * stops there (a hardware breakpoint) or single-steps (TF). Returns 0, or
+ * why the vector is complete on the way (cks_append_step), for the caller
+ * to write it. */
+CKS_FN uint32_t cks_block_step(struct cks_thread *t, greg_t *g);
+/* A SIGTRAP of the hardware breakpoint (si_code TRAP_PERF); as cks_block_step. */
+CKS_FN uint32_t cks_block_step_hit(struct cks_thread *t, greg_t *g);
 CKS_FN int cks_block_step_tick(struct cks_thread *t); /* a tick while waiting: 1 when the vector was dropped */
 CKS_FN void cks_block_step_done(struct cks_thread *t); /* the vector was written: breakpoint off */
 CKS_FN void cks_block_step_forked(struct cks_thread *t); /* a fork's child: the parent's breakpoint goes */

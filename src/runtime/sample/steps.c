@@ -1,0 +1,31 @@
+/* The steps of a branch vector and the rules that end it: full (the taken
+ * branches asked for), the step cap, or the next instruction entering the
+ * kernel (stepping across a syscall could leave TF set while the program
+ * blocks SIGTRAP, which the kernel answers by killing it). Below both ways
+ * of stepping (handlers.c's single steps, block_step.c's decoding ahead),
+ * which write the vector when it ends. */
+#include <signal.h>
+#include <ucontext.h>
+
+#include "sample_runtime.h"
+
+CKS_FN uint64_t *cks_steps_area(struct cks_thread *t) { return t->record + CKS_SAMPLE_FIXED / 8 + t->nstack; }
+
+/* syscall (0f 05), sysenter (0f 34), int 0x80 (cd 80). The second byte is
+ * read only after an opcode byte that announces it, so it is mapped. */
+CKS_FN int cks_enters_kernel(uint64_t ip) {
+  const unsigned char *p = (const unsigned char *)ip;
+  if (p[0] == 0x0f) return p[1] == 0x05 || p[1] == 0x34;
+  return p[0] == 0xcd && p[1] == 0x80;
+}
+
+CKS_FN uint32_t cks_append_step(struct cks_thread *t, uint64_t ip) {
+  cks_steps_area(t)[t->nsteps++] = ip;
+  uint64_t delta = ip - t->prev;
+  if (delta < 1 || delta > 15) t->taken++;
+  t->prev = ip;
+  if (t->taken >= cks_cfg.vector) return CKS_SAMPLE_STOP_VECTOR;
+  if (t->nsteps >= cks_cfg.step_cap) return CKS_SAMPLE_STOP_CAP;
+  if (cks_enters_kernel(ip)) return CKS_SAMPLE_STOP_SYSCALL;
+  return 0;
+}
