@@ -92,12 +92,7 @@ int report_block_files(const BlocksReportOptions& o) {
                      "run a multiple of 256 times looks unrun\n",
                      std::string(kBlocksReportCommand).c_str(), m.path.c_str());
   }
-  std::optional<model::PathFilter> filter = make_path_filter(kBlocksReportCommand, o.report);
-  if (!filter) return 1;
-  model::ProjectCov project;
-  model::add_project(project, std::move(cov->coverage),
-                     model::SourcePathRules(o.report.root, o.report.source_prefix, o.report.path_maps), *filter);
-  return report_project(o.report, std::move(project), kBlocksReportCommand);
+  return report_coverage(o.report, std::move(cov->coverage), kBlocksReportCommand);
 }
 
 int run_blocks_report(int argc, char** argv) {

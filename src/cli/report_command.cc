@@ -332,6 +332,15 @@ int report_objects(const ReportOptions& o, const std::vector<format::ObjectFiles
   return report_project(o, std::move(objects.project), command);
 }
 
+int report_coverage(const ReportOptions& o, model::ProjectCov coverage, std::string_view command) {
+  std::optional<model::PathFilter> filter = make_path_filter(command, o);
+  if (!filter) return kExitUsage;
+  model::ProjectCov project;
+  model::add_project(project, std::move(coverage), model::SourcePathRules(o.root, o.source_prefix, o.path_maps),
+                     *filter);
+  return report_project(o, std::move(project), command);
+}
+
 int report_project(const ReportOptions& o, model::ProjectCov project, std::string_view command) {
   Reporter log(o, command);
   if (!one_output_on_stdout(o, log)) return kExitUsage;

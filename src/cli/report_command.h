@@ -25,5 +25,9 @@ int report_objects(const ReportOptions& o, const std::vector<format::ObjectFiles
 // The stages after the objects: tracefiles added, filters, views, gates.
 // For models that come from elsewhere (`covkit sample report`).
 int report_project(const ReportOptions& o, model::ProjectCov project, std::string_view command);
+// The same for coverage measured another way (`sample report`, `blocks
+// report`): its paths mapped (--root, --source-prefix, --path-map) and
+// filtered by the report's options first.
+int report_coverage(const ReportOptions& o, model::ProjectCov coverage, std::string_view command);
 
 }  // namespace covkit::cli

@@ -69,12 +69,7 @@ int run(const SampleReportOptions& o) {
   auto cov = sample::load_sampled_coverage(o.dirs, so);
   if (!cov) return fail(kSampleReportCommand, "", cov.error());
   if (!o.report.quiet) print_analysis_warnings(kSampleReportCommand, *cov);
-  std::optional<model::PathFilter> filter = make_path_filter(kSampleReportCommand, o.report);
-  if (!filter) return 1;
-  model::ProjectCov project;
-  model::add_project(project, std::move(cov->coverage),
-                     model::SourcePathRules(o.report.root, o.report.source_prefix, o.report.path_maps), *filter);
-  return report_project(o.report, std::move(project), kSampleReportCommand);
+  return report_coverage(o.report, std::move(cov->coverage), kSampleReportCommand);
 }
 
 }  // namespace
