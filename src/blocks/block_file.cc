@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "runtime/blocks/block_contract.h"
+#include "util/printable.h"
 
 namespace covkit::blocks {
 
@@ -89,7 +90,7 @@ Expected<BlockFile> parse_block_file(std::string_view text) {
         return bad("an inline counter out of its range");
       f.modules.back().blocks.push_back(e);
     } else {
-      return bad(fmt::format("an unknown line \"{}\"", line.substr(0, 40)));
+      return bad(fmt::format("an unknown line \"{}\"", util::printable(line.substr(0, 40))));
     }
   }
   if (number_of_line == 0) return Error("empty (the process died before it wrote its blocks)");

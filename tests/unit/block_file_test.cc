@@ -44,5 +44,14 @@ TEST(BlockFile, RefusesDamagedFilesNamingTheLine) {
   }
 }
 
+TEST(BlockFile, AnUnknownLineIsQuotedWithoutItsControlBytes) {
+  // The file may be another user's: its bytes must not reach a terminal raw.
+  auto f = parse_block_file("covkit-blocks 1\nx\x1b]0;owned\x07\n");
+  ASSERT_FALSE(f);
+  EXPECT_EQ(f.error().message.find('\x1b'), std::string::npos) << f.error().message;
+  EXPECT_EQ(f.error().message.find('\x07'), std::string::npos) << f.error().message;
+  EXPECT_NE(f.error().message.find("line 2: an unknown line"), std::string::npos) << f.error().message;
+}
+
 }  // namespace block_file_test
 }  // namespace covkit::blocks
