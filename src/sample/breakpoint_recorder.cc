@@ -450,6 +450,7 @@ Expected<format::SampleRecording> record_breakpoints(std::span<const std::string
   trace::TerminalSignalsToProgram terminal;
   auto root = launch_traced(argv);
   if (!root) return root.error();
+  terminal.forward_to(*root);
   Recorder recorder(provider, options);
   format::SampleRecording recording = recorder.run(*root, end);
   recording.command.assign(argv.begin(), argv.end());

@@ -136,6 +136,7 @@ Expected<RecordOutcome, RecordError> record_launched(const RecordRequest& r, for
     return RecordError(fmt::format("{}: cannot run: {}", util::printable(r.program), launch.error().message), true);
   }
   Launch child = *launch;
+  terminal.forward_to(child.pid);
 
   auto session = PerfEventSession::open({child.pid}, config_for(r, rec));
   if (!session) {

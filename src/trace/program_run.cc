@@ -17,17 +17,45 @@ std::vector<std::string> current_environment() {
   return env;
 }
 
+namespace {
+
+volatile sig_atomic_t forward_target = 0;  // the program's pid, once known
+
+void forward_stop(int sig) {
+  const pid_t program = pid_t(forward_target);
+  if (program > 0) {
+    ::kill(program, sig);
+    return;
+  }
+  ::signal(sig, SIG_DFL);  // no program yet: covkit ends, as without this object
+  ::raise(sig);
+}
+
+}  // namespace
+
 TerminalSignalsToProgram::TerminalSignalsToProgram() {
   struct sigaction ignore {};
   ignore.sa_handler = SIG_IGN;
   sigemptyset(&ignore.sa_mask);
   ::sigaction(SIGINT, &ignore, &old_int_);
   ::sigaction(SIGQUIT, &ignore, &old_quit_);
+  forward_target = 0;
+  struct sigaction forward {};
+  forward.sa_handler = forward_stop;
+  forward.sa_flags = SA_RESTART;
+  sigemptyset(&forward.sa_mask);
+  ::sigaction(SIGTERM, &forward, &old_term_);
+  ::sigaction(SIGHUP, &forward, &old_hup_);
 }
+
+void TerminalSignalsToProgram::forward_to(pid_t program) { forward_target = program; }
 
 TerminalSignalsToProgram::~TerminalSignalsToProgram() {
   ::sigaction(SIGINT, &old_int_, nullptr);
   ::sigaction(SIGQUIT, &old_quit_, nullptr);
+  ::sigaction(SIGTERM, &old_term_, nullptr);
+  ::sigaction(SIGHUP, &old_hup_, nullptr);
+  forward_target = 0;
 }
 
 std::vector<char*> c_strings(std::vector<std::string>& strings) {
@@ -55,6 +83,7 @@ Expected<ProgramEnd> run_program(const std::string& program, const std::vector<s
   pid_t pid = -1;
   int rc = ::posix_spawn(&pid, program.c_str(), nullptr, &attr, argv.data(), envp.data());
   posix_spawnattr_destroy(&attr);
+  if (rc == 0) terminal.forward_to(pid);
   int status = 0;
   if (rc == 0)
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {

@@ -20,7 +20,11 @@ struct ProgramEnd {
 // As system() does: while an object lives, ^C and ^\ (SIGINT, SIGQUIT) are
 // ignored by covkit, so that they are the program's to handle (a child must
 // set their default dispositions back before it execs); covkit's own come
-// back after.
+// back after. And as perf record does, SIGTERM and SIGHUP sent to covkit
+// alone (a CI job's time limit, a closed session) are passed on to the
+// program once forward_to() names it: the program ends, and covkit keeps
+// and writes what it recorded instead of dying and leaving the program
+// running unrecorded. Before that they end covkit as they would have.
 class TerminalSignalsToProgram {
  public:
   TerminalSignalsToProgram();
@@ -28,8 +32,10 @@ class TerminalSignalsToProgram {
   TerminalSignalsToProgram(const TerminalSignalsToProgram&) = delete;
   TerminalSignalsToProgram& operator=(const TerminalSignalsToProgram&) = delete;
 
+  void forward_to(pid_t program);
+
  private:
-  struct sigaction old_int_ {}, old_quit_ {};
+  struct sigaction old_int_ {}, old_quit_ {}, old_term_ {}, old_hup_ {};
 };
 
 // argv/envp for exec: pointers into `strings`, then a null.

@@ -842,13 +842,65 @@ def scenario_defaults_and_kinds(args, work):
               f"covkit {' '.join(argv)}: want {words} in one line, got {p.returncode} {p.stderr!r}")
 
 
+def scenario_terminated(args, work):
+    """SIGTERM (or SIGHUP) sent to covkit alone while it records a program it
+    started, as a CI job's time limit sends it: as with perf record, the
+    signal goes on to the program, which ends, and covkit writes what it
+    recorded. Before, covkit died, leaving the program running unrecorded
+    (pc mode) or killed with nothing kept (breakpoint mode)."""
+    plain, _ = build(work)
+    real = os.path.realpath(plain)
+
+    def running_programs():
+        found = []
+        for pid in os.listdir("/proc"):
+            if pid.isdigit():
+                try:
+                    if os.readlink(f"/proc/{pid}/exe") == real:
+                        found.append(int(pid))
+                except OSError:
+                    pass
+        return found
+
+    for mode, sig in (("pc", signal.SIGTERM), ("breakpoint", signal.SIGTERM), ("pc", signal.SIGHUP)):
+        out = os.path.join(work, f"term-{mode}-{sig}.rec")
+        shutil.rmtree(out, ignore_errors=True)
+        err_path = out + ".stderr"
+        err_file = open(err_path, "w")
+        p = subprocess.Popen([args.covkit, "sample", "record", "--mode", mode, "-o", out, "--", plain, "999999999999"],
+                             stdout=subprocess.DEVNULL, stderr=err_file)
+        err_file.close()
+        deadline = time.monotonic() + 60
+        while not running_programs() and time.monotonic() < deadline and p.poll() is None:
+            time.sleep(0.05)
+        check(running_programs(), f"{mode}: the program did not start")
+        time.sleep(1.0)  # some samples
+        p.send_signal(sig)
+        try:
+            p.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            for pid in running_programs():
+                os.kill(pid, signal.SIGKILL)
+            raise Failure(f"{mode}, signal {sig}: covkit did not end after it")
+        err = open(err_path).read()
+        time.sleep(0.2)  # a program orphaned by covkit's death would still be there
+        left = running_programs()
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+        check(p.returncode != -sig, f"{mode}, signal {sig}: covkit died of it: {err!r}")
+        check(not left, f"{mode}, signal {sig}: the program still runs after covkit ended: {left}")
+        r = run([args.covkit, "sample", "report", out, "--lcov", "-", "-r", work])
+        check(r.returncode == 0 and "DA:" in r.stdout, f"{mode}, signal {sig}: the recording: {r.stderr}")
+
+
 SCENARIOS = {"attach": scenario_attach, "attach_window": scenario_attach_window, "empty": scenario_empty,
              "defaults_and_kinds": scenario_defaults_and_kinds, "attach_stopped": scenario_attach_stopped,
              "launch_stopped": scenario_launch_stopped,
              "breakpoint": scenario_breakpoint, "branch": scenario_branch,
              "pc": scenario_pc, "errors": scenario_errors, "stripped": scenario_stripped,
              "import_perf": scenario_import_perf, "import_perf_data": scenario_import_perf_data,
-             "inlined": scenario_inlined}
+             "inlined": scenario_inlined, "terminated": scenario_terminated}
 
 
 def main():
