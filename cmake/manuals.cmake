@@ -21,6 +21,7 @@ set(COVKIT_MANUALS
   "covkit-gprof.md=covkit-gprof.1"
   "covkit-live.md=covkit-live.1"
   "covkit-sample.md=covkit-sample.1"
+  "covkit-blocks.md=covkit-blocks.1"
   "covkit-doctor.md=covkit-doctor.1"
   "report-formats.md=covkit-report-formats.5"
   "trace-format.md=covkit-trace-format.5"

@@ -307,6 +307,7 @@ MANUALS = {
     "covkit-gprof.md": "man1/covkit-gprof.1.gz",
     "covkit-live.md": "man1/covkit-live.1.gz",
     "covkit-sample.md": "man1/covkit-sample.1.gz",
+    "covkit-blocks.md": "man1/covkit-blocks.1.gz",
     "covkit-doctor.md": "man1/covkit-doctor.1.gz",
     "report-formats.md": "man5/covkit-report-formats.5.gz",
     "trace-format.md": "man5/covkit-trace-format.5.gz",
