@@ -144,17 +144,29 @@ Expected<TargetPlace> target_place(pid_t pid) {
   struct stat st {};
   std::string proc = fmt::format("/proc/{}", pid);
   if (::stat(proc.c_str(), &st) != 0) return Error(fmt::format("no process {}", pid));
-  // The real ids of the process (/proc/PID/status "Uid:" and "Gid:").
-  std::string status = slurp(proc + "/status");
+  // The real ids of the process (/proc/PID/status "Uid:" and "Gid:"). A
+  // read can fail for a moment while the process is alive (its threads
+  // coming and going, memory pressure; seen under ASan in CI): it is tried
+  // again while /proc/PID is there.
+  std::string status, why;
   auto field = [&](const char* name) -> std::optional<unsigned> {
     size_t at = status.find(name);
     if (at == std::string::npos) return std::nullopt;
     return unsigned(std::strtoul(status.c_str() + at + std::strlen(name), nullptr, 10));
   };
-  auto uid = field("\nUid:"), gid = field("\nGid:");
+  std::optional<unsigned> uid, gid;
+  for (int tries = 0; tries < 50; ++tries) {
+    auto read = read_proc_file(proc + "/status");
+    status = read ? std::move(*read) : std::string();
+    why = read ? "no Uid/Gid lines" : read.error().message;
+    uid = field("\nUid:");
+    gid = field("\nGid:");
+    if ((uid && gid) || ::stat(proc.c_str(), &st) != 0) break;
+    ::usleep(1000);
+  }
   if (!uid || !gid) {
     // The process exited between the stat and the read.
-    Error e(fmt::format("no process {} (or it has exited)", pid));
+    Error e(fmt::format("no process {} (or it has exited: {}/status: {})", pid, proc, why));
     e.errno_value = ESRCH;
     return e;
   }

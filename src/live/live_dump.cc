@@ -115,7 +115,9 @@ std::optional<SnapshotError> add_member(Tree& tree, const TreeOptions& o, pid_t 
   TargetPlace place;
   if (o.need_place) {
     auto p = target_place(pid);
-    if (!p) return weigh(tree, o, pid, SnapshotError(p.error(), SnapshotFailure::kExited));
+    // Read inside an exec, /proc/PID/status can be gone for a moment, as if
+    // the process had ended.
+    if (!p) return weigh(tree, o, pid, capture->checked(SnapshotError(p.error(), SnapshotFailure::kExited)));
     place = std::move(*p);
   }
   if (stop)

@@ -77,19 +77,22 @@ std::optional<uint64_t> status_mask(std::string_view status, std::string_view na
   return status_value_as<uint64_t>(status, name, 16);
 }
 
+Expected<std::string> read_proc_file_of_live_task(const std::string& path) {
+  auto text = read_proc_file(path);
+  for (int tries = 0; !text && tries < 20; tries++) {
+    const int err = text.error().errno_value;
+    if (err == ENOENT || err == ESRCH) break;
+    ::usleep(1000);
+    text = read_proc_file(path);
+  }
+  return text;
+}
+
 namespace {
 
 // The state letter of a stat file ('\0' when it cannot be read).
 char stat_state(const std::string& path) {
-  auto stat = read_proc_file(path);
-  // Only a missing entry means the task is gone: under memory pressure a read
-  // of /proc can fail (ENOMEM, EAGAIN) for a task that is alive, so try again.
-  for (int tries = 0; !stat && tries < 20; tries++) {
-    const int err = stat.error().errno_value;
-    if (err == ENOENT || err == ESRCH) break;
-    ::usleep(1000);
-    stat = read_proc_file(path);
-  }
+  auto stat = read_proc_file_of_live_task(path);
   if (!stat) return '\0';
   const std::string& line = *stat;
   size_t close = line.rfind(')');  // the name may hold spaces and parentheses

@@ -124,6 +124,9 @@ class ProcessCapture {
   Expected<void, SnapshotError> finish_reset(const ResetMarker& marker);
   // Lets the process go on (the pause is recorded in the snapshot).
   void resume();
+  // A failure seen from outside, weighed: resumes the process, and an
+  // "exit" is checked for an exec, which looks the same (executed_other()).
+  SnapshotError checked(SnapshotError e);
   // The gentle stop (SnapshotOptions::gentle) for the next stop().
   void set_gentle(bool gentle);
   // How many threads the stop left running, asleep; whether every one
@@ -148,7 +151,6 @@ class ProcessCapture {
   struct State;
   explicit ProcessCapture(std::unique_ptr<State> state);
   SnapshotError failure(const Error& e);   // resumes, words the error
-  SnapshotError checked(SnapshotError e);  // resumes; an "exit" may be an exec
   pid_t pid_ = 0;
   std::unique_ptr<State> state_;
   Snapshot snap_;
