@@ -261,6 +261,17 @@ std::vector<pid_t> reset_members(Tree& tree, const ResetMarker& marker, Journal*
   return done;
 }
 
+// The journals left by killed dumps, finished first: each line told at once
+// through `tell` when the caller gave one, else kept with the warnings.
+void finish_journals(const std::function<void(const std::string&)>& tell, std::vector<std::string>& warnings) {
+  finish_left_journals([&](const std::string& line) {
+    if (tell)
+      tell(line);
+    else
+      warnings.push_back(line);
+  });
+}
+
 }  // namespace
 
 Expected<DumpResult> dump(const DumpRequest& request) {
@@ -271,12 +282,7 @@ Expected<DumpResult> dump(const DumpRequest& request) {
   if (clang_process(request.pid)) return dump_clang(request);
   util::PhaseTimer timer;
   DumpResult result;
-  finish_left_journals([&](const std::string& line) {
-    if (request.tell)
-      request.tell(line);
-    else
-      result.warnings.push_back(line);
-  });
+  finish_journals(request.tell, result.warnings);
   timer.mark("left journals");
   TreeOptions o;
   o.pid = request.pid;
@@ -443,12 +449,7 @@ Expected<TreeSnapshot, SnapshotError> snapshot_tree(const SnapshotRequest& reque
 Expected<ResetResult> reset(const ResetRequest& request) {
   if (clang_process(request.pid)) return reset_clang(request);
   ResetResult result;
-  finish_left_journals([&](const std::string& line) {
-    if (request.tell)
-      request.tell(line);
-    else
-      result.warnings.push_back(line);
-  });
+  finish_journals(request.tell, result.warnings);
   ObjectSources sources(request.sources);
   TreeOptions o;
   o.pid = request.pid;

@@ -77,6 +77,11 @@ std::optional<uint64_t> status_mask(std::string_view status, std::string_view na
   return status_value_as<uint64_t>(status, name, 16);
 }
 
+namespace {
+
+// read_proc_file, tried again for a while when the read fails for another
+// reason than the task being gone (ENOENT, ESRCH): under memory pressure a
+// read of /proc can fail (ENOMEM, EAGAIN) for a task that is alive.
 Expected<std::string> read_proc_file_of_live_task(const std::string& path) {
   auto text = read_proc_file(path);
   for (int tries = 0; !text && tries < 20; tries++) {
@@ -87,8 +92,6 @@ Expected<std::string> read_proc_file_of_live_task(const std::string& path) {
   }
   return text;
 }
-
-namespace {
 
 // The state letter of a stat file ('\0' when it cannot be read).
 char stat_state(const std::string& path) {

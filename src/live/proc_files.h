@@ -16,10 +16,6 @@
 namespace covkit::live {
 
 Expected<std::string> read_proc_file(const std::string& path);
-// The same, tried again for a while when the read fails for another reason
-// than the task being gone (ENOENT, ESRCH): under memory pressure a read of
-// /proc can fail (ENOMEM, EAGAIN) for a task that is alive.
-Expected<std::string> read_proc_file_of_live_task(const std::string& path);
 
 // A field of a /proc/PID/status text, by its name without the colon
 // ("TracerPid", "SigCgt"): its first number, decimal or (the masks and
