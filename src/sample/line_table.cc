@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "format/dwarf_decl_file.h"
 #include "sample/statement_markers.h"
 
 namespace covkit::sample {
@@ -127,7 +128,7 @@ void read_subprograms(Dwarf_Die* parent, const std::string& comp_dir, FileTable&
       Dwarf_Addr lo;
       int line = 0;
       if (dwarf_lowpc(&child, &lo) == 0 && dwarf_decl_line(&child, &line) == 0 && line > 0)
-        out.try_emplace(lo, DeclLine{files.index(comp_dir, dwarf_decl_file(&child)), uint32_t(line)});
+        out.try_emplace(lo, DeclLine{files.index(comp_dir, format::declared_file(&child)), uint32_t(line)});
     }
     if (tag == DW_TAG_namespace || tag == DW_TAG_class_type || tag == DW_TAG_structure_type ||
         tag == DW_TAG_subprogram)

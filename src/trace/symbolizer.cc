@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "format/dwarf_decl_file.h"
 #include "format/object_files.h"
 #include "util/demangle.h"
 #include "util/path_names.h"
@@ -127,7 +128,7 @@ class ElfModule {
       Dwarf_Die die;
       int decl_line = 0;
       if (dwarf_offdie(dwarf_, f->second, &die) && dwarf_decl_line(&die, &decl_line) == 0 && decl_line > 0) {
-        if (const char* name = dwarf_decl_file(&die)) {
+        if (const char* name = format::declared_file(&die)) {
           *file = full(name);
           *line = uint32_t(decl_line);
           return;
