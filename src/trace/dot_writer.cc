@@ -42,14 +42,7 @@ void append_label_text(std::string& out, std::string_view s) {
       ++i;
       continue;
     }
-    size_t n = util::utf8_length(s, i);
-    if (n == 0) {
-      out += util::kReplacement;
-      ++i;
-    } else {
-      out += s.substr(i, n);
-      i += n;
-    }
+    i += util::append_utf8_or_replacement(out, s, i);
   }
 }
 

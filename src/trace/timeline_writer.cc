@@ -145,14 +145,7 @@ void append_json_quoted(std::string& out, std::string_view s) {
       ++i;
       continue;
     }
-    size_t n = util::utf8_length(s, i);
-    if (n == 0) {
-      out += util::kReplacement;
-      ++i;
-    } else {
-      out += s.substr(i, n);
-      i += n;
-    }
+    i += util::append_utf8_or_replacement(out, s, i);
   }
   out += '"';
 }

@@ -17,4 +17,14 @@ size_t utf8_length(std::string_view s, size_t i) {
   return 0;
 }
 
+size_t append_utf8_or_replacement(std::string& out, std::string_view s, size_t i) {
+  const size_t n = utf8_length(s, i);
+  if (n == 0) {
+    out += kReplacement;
+    return 1;
+  }
+  out += s.substr(i, n);
+  return n;
+}
+
 }  // namespace covkit::util
