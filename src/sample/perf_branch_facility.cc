@@ -14,7 +14,10 @@ namespace covkit::sample {
 namespace {
 
 // The core PMUs' names: "cpu" on x86 ("cpu_core"/"cpu_atom" on hybrid
-// Intel parts), "armv8_*"/"armv9_*" on Arm.
+// Intel parts); on Arm the names arm_pmuv3.c gives its CPU PMUs
+// ("armv8_cortex_a76", "armv9_neoverse_n2", ...; "armv8_pmuv3_0" when
+// probed from ACPI). Only those can show a BRBE depth: other Arm PMUs (SPE,
+// uncore) have no branch stack.
 bool is_core_pmu(const std::string& name) {
   return name == "cpu" || name == "cpu_core" || name == "cpu_atom" || name.rfind("armv8_", 0) == 0 ||
          name.rfind("armv9_", 0) == 0;
@@ -48,24 +51,20 @@ const char* facility_name(BranchFacility f) {
   return "no branch stack";
 }
 
-PmuFacts read_pmu_facts() {
+PmuFacts pmu_facts_from(const std::string& devices, const std::string& cpuinfo, bool x86, bool arm64) {
   PmuFacts f;
-#if defined(__x86_64__) || defined(__i386__)
-  f.x86 = true;
-#elif defined(__aarch64__)
-  f.arm64 = true;
-#endif
+  f.x86 = x86;
+  f.arm64 = arm64;
   std::error_code ec;
-  const std::filesystem::path devices = "/sys/bus/event_source/devices";
   for (const auto& entry : std::filesystem::directory_iterator(devices, ec)) {
     const std::string name = entry.path().filename().string();
     f.pmus.push_back(name);
     if (is_core_pmu(name)) f.branch_depth = std::max(f.branch_depth, read_int(entry.path() / "caps" / "branches"));
   }
-  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::istringstream lines(cpuinfo);
   std::string line;
   bool vendor = false, flags = false;
-  while ((!vendor || !flags) && std::getline(cpuinfo, line)) {
+  while ((!vendor || !flags) && std::getline(lines, line)) {
     if (!vendor && line.rfind("vendor_id", 0) == 0) {
       vendor = true;
       f.intel = line.find("GenuineIntel") != std::string::npos;
@@ -77,6 +76,21 @@ PmuFacts read_pmu_facts() {
       f.amd_lbr_v2 = has_word(line, "amd_lbr_v2");
     }
   }
+  return f;
+}
+
+PmuFacts read_pmu_facts() {
+#if defined(__x86_64__) || defined(__i386__)
+  const bool x86 = true, arm64 = false;
+#elif defined(__aarch64__)
+  const bool x86 = false, arm64 = true;
+#else
+  const bool x86 = false, arm64 = false;
+#endif
+  std::ifstream in("/proc/cpuinfo");
+  std::ostringstream cpuinfo;
+  cpuinfo << in.rdbuf();
+  PmuFacts f = pmu_facts_from("/sys/bus/event_source/devices", cpuinfo.str(), x86, arm64);
 #if defined(__x86_64__) || defined(__i386__)
   unsigned a = 0, b = 0, c = 0, d = 0;
   if (f.arch_lbr && __get_cpuid_count(0x1c, 0, &a, &b, &c, &d)) f.arch_lbr_cpl = (b & 1) != 0;
@@ -88,6 +102,9 @@ BranchFacility branch_facility(const PmuFacts& f) {
   // The kernel lists a depth only where its driver found a branch stack:
   // the CPU's flags alone (a VM may show them without a PMU) say nothing.
   if (f.branch_depth <= 0) return BranchFacility::none;
+  // On Arm the depth is BRBE's: arm_pmuv3.c shows caps/branches only when
+  // brbe_probe() found a BRBE it supports (a kernel without the driver, or
+  // a CPU without BRBE, shows none, and branch stacks are refused there).
   if (f.arm64) return BranchFacility::arm_brbe;
   if (f.intel) {
     if (!f.arch_lbr) return BranchFacility::intel_lbr;

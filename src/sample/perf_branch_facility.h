@@ -28,7 +28,11 @@ const char* facility_name(BranchFacility f);
 // What the machine says about its PMUs, read once (tests build their own).
 struct PmuFacts {
   std::vector<std::string> pmus;  // /sys/bus/event_source/devices
-  int branch_depth = 0;           // caps/branches of a core PMU: entries of its branch stack, 0 when none
+  // caps/branches of a core PMU: entries of its branch stack, 0 when none.
+  // The kernel shows it only where its driver found one: x86's intel/lbr.c
+  // and amd/core.c (lbr_nr), arm_pmuv3.c where arm_brbe.c probed BRBE
+  // (8, 16, 32 or 64 records).
+  int branch_depth = 0;
   bool x86 = false, arm64 = false;
   bool intel = false, amd = false;  // /proc/cpuinfo vendor_id
   // /proc/cpuinfo flags (x86): arch_lbr, brs (Zen 3), amd_lbr_v2 (Zen 4).
@@ -39,6 +43,9 @@ struct PmuFacts {
 };
 
 PmuFacts read_pmu_facts();
+// The same from a sysfs `devices` folder and /proc/cpuinfo's text, on an
+// x86 or arm64 machine (the unit test lays out machines it cannot run on).
+PmuFacts pmu_facts_from(const std::string& devices, const std::string& cpuinfo, bool x86, bool arm64);
 BranchFacility branch_facility(const PmuFacts& facts);
 
 // The kernel's event for branch stacks on `f`: type, config, period or

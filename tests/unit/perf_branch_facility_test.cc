@@ -7,16 +7,22 @@
 //                               filters, the legacy and architectural LBR filter maps
 //   arch/x86/events/amd/core.c  amd_pmu_hw_config; amd/brs.c amd_brs_hw_config and
 //                               amd_brs_setup_filter; amd/lbr.c amd_pmu_lbr_setup_filter
-//   drivers/perf/arm_brbe.c     brbe_branch_attr_valid; arm_pmuv3.c armv8pmu_set_event_filter
+//   drivers/perf/arm_brbe.c     brbe_branch_attr_valid, brbe_probe, valid_brbe_nr;
+//                               arm_pmuv3.c armv8pmu_set_event_filter, caps_is_visible and
+//                               branches_show (caps/branches), the PMUV3_INIT_SIMPLE names;
+//                               arm_pmu.c armpmu_event_init (no BRBE: EOPNOTSUPP)
 // Each rule is also shown to refuse what it should, so that a rule that
 // accepts everything cannot pass the facility checks by accident.
 #include <gtest/gtest.h>
 #include <linux/perf_event.h>
 
 #include <cerrno>
+#include <filesystem>
+#include <map>
 
 #include "sample/perf_branch_facility.h"
 #include "sample/perf_event_session.h"
+#include "test_support.h"
 
 namespace covkit {
 namespace perf_branch_facility_test {
@@ -242,6 +248,99 @@ TEST(PerfBranchFacility, TheFacilityFromTheMachinesFacts) {
   arm.arm64 = true;
   arm.branch_depth = 64;
   EXPECT_EQ(sample::branch_facility(arm), BranchFacility::arm_brbe);
+}
+
+// A machine's /sys/bus/event_source/devices as its kernel lays it out:
+// each PMU a folder; `caps` files with their text.
+struct SysfsPmu {
+  std::string name;
+  std::map<std::string, std::string> caps;
+};
+
+sample::PmuFacts facts_of(const std::vector<SysfsPmu>& pmus, const std::string& cpuinfo, bool arm64) {
+  testing::TempDir dir;
+  for (const SysfsPmu& p : pmus) {
+    const std::string caps = dir / (p.name + "/caps");
+    std::error_code ec;
+    std::filesystem::create_directories(caps, ec);
+    EXPECT_FALSE(ec) << caps;
+    for (const auto& [file, text] : p.caps) EXPECT_TRUE(testing::write_text(caps + "/" + file, text));
+  }
+  return sample::pmu_facts_from(dir.path(), cpuinfo, !arm64, arm64);
+}
+
+// arm_pmuv3.c's caps: slots, bus_slots, bus_width always (0x%08x), and
+// "branches" (the BRBE record count, %d) only where brbe_probe() accepted
+// the CPU's BRBE: ID_AA64DFR0_EL1.BRBE implemented (v1 or v1p1), BRBIDR0
+// format 0, a 20-bit cycle count, 8, 16, 32 or 64 records.
+std::map<std::string, std::string> arm_caps(int brbe_records) {
+  std::map<std::string, std::string> caps = {
+      {"slots", "0x00000008\n"}, {"bus_slots", "0x00000000\n"}, {"bus_width", "0x00000000\n"}};
+  if (brbe_records) caps["branches"] = std::to_string(brbe_records) + "\n";
+  return caps;
+}
+
+const std::vector<SysfsPmu> kArmCommon = {{"software", {}}, {"tracepoint", {}}, {"breakpoint", {}},
+                                          {"arm_spe_0", {}}, {"arm_cmn_0", {}}};
+const char* const kArmCpuinfo = "processor\t: 0\nBogoMIPS\t: 2000.00\nFeatures\t: fp asimd evtstrm\n"
+                                "CPU implementer\t: 0x41\nCPU part\t: 0xd84\n";
+
+TEST(PerfBranchFacility, ArmBrbeIsWhatArmPmuv3ShowsInCaps) {
+  for (int records : {8, 16, 32, 64})
+    for (const char* pmu : {"armv9_neoverse_v3", "armv9_cortex_x925", "armv8_pmuv3_0"}) {
+      std::vector<SysfsPmu> pmus = kArmCommon;
+      pmus.push_back({pmu, arm_caps(records)});
+      const sample::PmuFacts f = facts_of(pmus, kArmCpuinfo, true);
+      EXPECT_EQ(f.branch_depth, records) << pmu;
+      EXPECT_EQ(sample::branch_facility(f), BranchFacility::arm_brbe) << pmu;
+      // and covkit's counter for it is one BRBE's driver accepts
+      EXPECT_EQ(kernel_verdict(machine(BranchFacility::arm_brbe, records), covkit_attr(BranchFacility::arm_brbe,
+                                                                                       250'000, records)),
+                0);
+    }
+  // big.LITTLE: one PMU per CPU kind, BRBE on one only.
+  std::vector<SysfsPmu> mixed = kArmCommon;
+  mixed.push_back({"armv9_cortex_a520", arm_caps(0)});
+  mixed.push_back({"armv9_cortex_x4", arm_caps(32)});
+  EXPECT_EQ(facts_of(mixed, kArmCpuinfo, true).branch_depth, 32);
+}
+
+TEST(PerfBranchFacility, ArmWithoutBrbeHasNoBranchStack) {
+  // A CPU without BRBE, or a kernel without arm_brbe.c (before 2025, or
+  // CONFIG_ARM64_BRBE off): caps without "branches"; armpmu_event_init
+  // then refuses every branch stack with EOPNOTSUPP.
+  std::vector<SysfsPmu> pmus = kArmCommon;
+  pmus.push_back({"armv8_neoverse_n1", arm_caps(0)});
+  sample::PmuFacts f = facts_of(pmus, kArmCpuinfo, true);
+  EXPECT_EQ(f.branch_depth, 0);
+  EXPECT_EQ(sample::branch_facility(f), BranchFacility::none);
+  EXPECT_EQ(kernel_verdict(machine(BranchFacility::none), covkit_attr(BranchFacility::arm_brbe, 250'000)),
+            EOPNOTSUPP);
+  EXPECT_EQ(sample::classify_refusal(EOPNOTSUPP, true, sample::branch_facility(f)), sample::RefusalKind::absent);
+  // No PMU at all (a VM): nothing but the software PMUs.
+  f = facts_of({{"software", {}}, {"tracepoint", {}}}, kArmCpuinfo, true);
+  EXPECT_EQ(sample::branch_facility(f), BranchFacility::none);
+  // A "branches" file on a PMU that is not a CPU's is no branch stack.
+  pmus = kArmCommon;
+  pmus.push_back({"arm_dsu_0", {{"branches", "64\n"}}});
+  EXPECT_EQ(facts_of(pmus, kArmCpuinfo, true).branch_depth, 0);
+}
+
+TEST(PerfBranchFacility, X86FactsFromSysfsAndCpuinfo) {
+  const std::string amd = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\n"
+                          "flags\t\t: fpu vme avx512f brs\n";
+  // This VM: an AMD CPU that lists brs, no PMU driver, no caps/branches.
+  sample::PmuFacts f = facts_of({{"software", {}}, {"tracepoint", {}}, {"kprobe", {}}}, amd, false);
+  EXPECT_TRUE(f.amd && f.amd_brs);
+  EXPECT_EQ(sample::branch_facility(f), BranchFacility::none);
+  // amd/core.c shows x86_pmu.lbr_nr where BRS was set up.
+  f = facts_of({{"cpu", {{"branches", "16\n"}}}, {"software", {}}}, amd, false);
+  EXPECT_EQ(sample::branch_facility(f), BranchFacility::amd_brs);
+  const std::string intel = "processor\t: 0\nvendor_id\t: GenuineIntel\nflags\t\t: fpu pse arch_lbr\n";
+  f = facts_of({{"cpu_core", {{"branches", "32\n"}}}, {"cpu_atom", {{"branches", "32\n"}}}}, intel, false);
+  EXPECT_TRUE(f.arch_lbr);
+  EXPECT_EQ(f.branch_depth, 32);
+  EXPECT_EQ(sample::branch_facility(f), BranchFacility::intel_arch_lbr);
 }
 
 TEST(PerfBranchFacility, RefusalsThatAreFactsAndRefusalsThatAreFailures) {
