@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <unordered_map>
 
 #include "clang/coverage_mapping_reader.h"
 #include "clang/elf_sections.h"
@@ -154,7 +155,7 @@ struct ReadProfile {
   bool empty = false;
 };
 
-ReadProfile read_profile_file(const std::string& path) {
+ReadProfile read_profile_file(const std::string& path, NameTableCache* names) {
   ReadProfile out;
   const std::string shown = util::printable(path);
   auto data = util::read_file(path);
@@ -169,7 +170,7 @@ ReadProfile read_profile_file(const std::string& path) {
     return out;
   }
   if (looks_like_profraw(data->bytes())) {
-    auto raw = read_profraw(data->bytes());
+    auto raw = read_profraw(data->bytes(), names);
     if (!raw) {
       out.problem = fmt::format("{}: damaged raw profile, left out: {}", shown, raw.error().describe());
       return out;
@@ -194,11 +195,11 @@ ReadProfile read_profile_file(const std::string& path) {
 
 }  // namespace
 
-LoadedProfiles load_profiles(const std::vector<std::string>& files, unsigned threads) {
+LoadedProfiles load_profiles(const std::vector<std::string>& files, unsigned threads, NameTableCache* names) {
   LoadedProfiles out;
   // Read and decoded in parallel, added up in the order given.
   std::vector<ReadProfile> read(files.size());
-  util::parallel_for(files.size(), threads, [&](size_t i) { read[i] = read_profile_file(files[i]); });
+  util::parallel_for(files.size(), threads, [&](size_t i) { read[i] = read_profile_file(files[i], names); });
   for (size_t i = 0; i < files.size(); ++i) {
     ReadProfile& r = read[i];
     const std::string shown = util::printable(files[i]);
@@ -251,43 +252,140 @@ LoadedProfiles load_profiles(const std::vector<std::string>& files, unsigned thr
   return out;
 }
 
+namespace {
+
+// A binary read as far as its function records.
+struct IndexedBinary {
+  util::FileData data;  // what the index's spans point into
+  std::optional<Expected<MappingIndex>> index;
+};
+
+// Where a function record was seen first: binary and record.
+struct RecordAt {
+  size_t binary = 0, record = 0;
+};
+
+// Two records decode alike when their bytes, name, hash and unit files
+// are the same.
+bool same_encoding(const EncodedFunction& a, const EncodedFunction& b) {
+  return a.hash == b.hash && a.name == b.name && std::equal(a.mapping.begin(), a.mapping.end(), b.mapping.begin(), b.mapping.end()) &&
+         (a.unit_files == b.unit_files || *a.unit_files == *b.unit_files);
+}
+
+uint64_t encoding_key(const EncodedFunction& f, bool big_endian) {
+  const std::string_view bytes(reinterpret_cast<const char*>(f.mapping.data()), f.mapping.size());
+  return (std::hash<std::string_view>{}(bytes) ^ (f.hash * 0x9e3779b97f4a7c15ull) ^
+          std::hash<std::string_view>{}(f.name)) +
+         big_endian;
+}
+
+}  // namespace
+
 LoadedMappings load_mappings(const std::vector<std::string>& binaries, const ProfileCounts& profile,
-                             unsigned threads) {
+                             unsigned threads, NameTableCache* names) {
   LoadedMappings out;
-  // Read and decoded in parallel; counted in the order given (the first
-  // binary's copy of a shared function is the one kept, as llvm-cov keeps it).
-  std::vector<std::optional<Expected<BinaryMapping>>> mappings(binaries.size());
+  // 1. Each binary's function records found, in parallel.
+  std::vector<IndexedBinary> bins(binaries.size());
   util::parallel_for(binaries.size(), threads, [&](size_t i) {
     auto data = util::read_file(binaries[i]);
     if (!data) {
-      mappings[i].emplace(Error("cannot read the binary: " + data.error().message));
+      bins[i].index.emplace(Error("cannot read the binary: " + data.error().message));
       return;
     }
-    auto m = read_coverage_mapping(data->bytes());
+    bins[i].data = std::move(*data);
+    auto m = index_coverage_mapping(bins[i].data.bytes(), names);
     if (!m) {
-      mappings[i].emplace(Error("damaged coverage mapping, left out: " + m.error().describe()));
+      bins[i].index.emplace(Error("damaged coverage mapping, left out: " + m.error().describe()));
       return;
     }
-    mappings[i].emplace(std::move(*m));
+    bins[i].index.emplace(std::move(*m));
   });
+  auto usable = [&](size_t i) { return *bins[i].index && (*bins[i].index)->has_mapping; };
+
+  // 2. A record that another binary (one before it) holds byte for byte
+  // decodes to the same function: only the first is decoded, and the
+  // others are counted from it (programs linking one library's sources).
+  std::vector<std::vector<std::optional<RecordAt>>> first_of(binaries.size());
+  std::vector<RecordAt> to_decode;
+  std::unordered_map<uint64_t, std::vector<RecordAt>> seen;
+  constexpr size_t kComparedPerKey = 8;
+  for (size_t i = 0; i < bins.size(); ++i) {
+    if (!usable(i)) continue;
+    const MappingIndex& index = **bins[i].index;
+    first_of[i].resize(index.functions.size());
+    for (size_t k = 0; k < index.functions.size(); ++k) {
+      const EncodedFunction& f = index.functions[k];
+      std::vector<RecordAt>& same_key = seen[encoding_key(f, index.big_endian)];
+      for (const RecordAt& at : same_key) {
+        const MappingIndex& other = **bins[at.binary].index;
+        if (other.big_endian == index.big_endian && same_encoding(other.functions[at.record], f)) {
+          first_of[i][k] = at;
+          break;
+        }
+      }
+      if (first_of[i][k]) continue;
+      // Records crafted to share a key are compared with a few only.
+      if (same_key.size() < kComparedPerKey) same_key.push_back(RecordAt{i, k});
+      to_decode.push_back(RecordAt{i, k});
+    }
+  }
+
+  // 3. The first copies decoded, in parallel.
+  std::vector<std::vector<std::optional<Expected<FunctionMapping>>>> decoded(binaries.size());
+  for (size_t i = 0; i < bins.size(); ++i) decoded[i].resize(first_of[i].size());
+  constexpr size_t kChunk = 256;
+  util::parallel_for((to_decode.size() + kChunk - 1) / kChunk, threads, [&](size_t c) {
+    for (size_t j = c * kChunk; j < std::min(to_decode.size(), (c + 1) * kChunk); ++j) {
+      const RecordAt at = to_decode[j];
+      const MappingIndex& index = **bins[at.binary].index;
+      decoded[at.binary][at.record].emplace(decode_function(index, index.functions[at.record]));
+    }
+  });
+
+  // 4. Counted in the order given (the first binary's copy of a shared
+  // function is the one kept, as llvm-cov keeps it).
   for (size_t i = 0; i < binaries.size(); ++i) {
     const std::string shown = util::printable(binaries[i]);
-    Expected<BinaryMapping>& mapping = *mappings[i];
-    if (!mapping) {
-      out.warnings.push_back(fmt::format("{}: {}", shown, mapping.error().message));
+    Expected<MappingIndex>& index = *bins[i].index;
+    if (!index) {
+      out.warnings.push_back(fmt::format("{}: {}", shown, index.error().message));
       ++out.damaged;
       continue;
     }
-    if (!mapping->has_mapping) {
+    if (!index->has_mapping) {
       out.warnings.push_back(fmt::format("{}: no coverage mapping (built without -fprofile-instr-generate "
                                          "-fcoverage-mapping?), left out",
                                          shown));
       ++out.without_mapping;
       continue;
     }
+    // The binary's functions in record order; the first damaged one
+    // leaves the binary out, as reading it whole did.
+    std::vector<const FunctionMapping*> functions;
+    functions.reserve(index->functions.size());
+    std::optional<Error> damage;
+    for (size_t k = 0; k < index->functions.size() && !damage; ++k) {
+      std::optional<Expected<FunctionMapping>>* slot = &decoded[i][k];
+      if (const std::optional<RecordAt>& first = first_of[i][k]) {
+        slot = &decoded[first->binary][first->record];
+        // The first copy is damaged: this one is too, and says where.
+        if (!**slot) {
+          decoded[i][k].emplace(decode_function(*index, index->functions[k]));
+          slot = &decoded[i][k];
+        }
+      }
+      if (!**slot)
+        damage = (**slot).error();
+      else
+        functions.push_back(&***slot);
+    }
+    if (damage) {
+      out.warnings.push_back(fmt::format("{}: damaged coverage mapping, left out: {}", shown, damage->describe()));
+      ++out.damaged;
+      continue;
+    }
     std::vector<MismatchedFunction> mismatched;
-    out.set.add(mapping->functions, profile, mismatched);
-    mapping->functions.clear();
+    out.set.add(functions, profile, mismatched);
     if (!mismatched.empty()) {
       std::vector<std::string> names;
       for (const MismatchedFunction& m : mismatched) names.push_back(m.name);

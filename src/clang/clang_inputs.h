@@ -12,6 +12,7 @@
 
 #include "clang/function_records.h"
 #include "clang/profile_counts.h"
+#include "clang/profile_names.h"
 
 namespace covkit::clang {
 
@@ -41,7 +42,9 @@ struct LoadedProfiles {
 // damaged or unreadable one is a warning and left out, an empty one (its
 // process died before writing it) silently, as llvm-profdata skips it.
 // Files are read on up to `threads` threads, added up in their order.
-LoadedProfiles load_profiles(const std::vector<std::string>& files, unsigned threads = 1);
+// `names`: names decoded once for the profiles and the binaries of one run.
+LoadedProfiles load_profiles(const std::vector<std::string>& files, unsigned threads = 1,
+                             NameTableCache* names = nullptr);
 
 struct LoadedMappings {
   CoverageSet set;
@@ -50,6 +53,6 @@ struct LoadedMappings {
 };
 // Reads each binary's coverage mapping and counts it against `profile`.
 LoadedMappings load_mappings(const std::vector<std::string>& binaries, const ProfileCounts& profile,
-                             unsigned threads = 1);
+                             unsigned threads = 1, NameTableCache* names = nullptr);
 
 }  // namespace covkit::clang

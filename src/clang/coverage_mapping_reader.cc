@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 #include <unordered_map>
@@ -152,6 +153,10 @@ class MappingDecoder {
   Expected<void> decode_regions(uint32_t file) {
     auto nregions = read_size(in_);
     if (!nregions) return damage("the number of regions");
+    // A region takes at least 5 bytes (its header and range), so a
+    // damaged count reserves no more than the bytes left allow.
+    const size_t wanted = out_.regions.size() + size_t(std::min<uint64_t>(*nregions, in_.remaining() / 5));
+    if (wanted > out_.regions.capacity()) out_.regions.reserve(std::max(wanted, 2 * out_.regions.capacity()));
     uint64_t line = 0;
     for (uint64_t i = 0; i < *nregions; ++i) {
       MappingRegion r;
@@ -251,27 +256,17 @@ bool is_dummy_mapping(uint64_t hash, std::span<const uint8_t> mapping) {
 }
 
 struct UnitFiles {
-  std::vector<std::string> names;
+  std::shared_ptr<const std::vector<std::string>> names;
   bool collided = false;  // two units' different lists share an MD5
 };
 
-struct PendingRecord {
-  uint64_t hash = 0;
-  std::span<const uint8_t> mapping;
-  uint64_t mapping_offset = 0;
-  const UnitFiles* files = nullptr;
-  std::string name;
-};
-
-}  // namespace
-
-Expected<BinaryMapping> decode_coverage_mapping(const MappingSections& s) {
-  BinaryMapping out;
+Expected<MappingIndex> index_sections(const MappingSections& s, NameTableCache* cache) {
+  MappingIndex out;
   out.has_mapping = true;
-  NameTable names;
-  auto decoded_names = decode_profile_names(s.names, s.names_offset);
-  if (!decoded_names) return std::move(decoded_names).error();
-  names.add_all(std::move(*decoded_names));
+  out.big_endian = s.big_endian;
+  auto table = name_table(s.names, s.names_offset, cache);
+  if (!table) return std::move(table).error();
+  const NameTable& names = **table;
 
   // The units' headers and file names.
   std::unordered_map<uint64_t, UnitFiles> units;
@@ -296,8 +291,11 @@ Expected<BinaryMapping> decode_coverage_mapping(const MappingSections& s) {
     if (!files) return std::move(files).error();
     const uint64_t ref = util::md5_low64(
         std::string_view(reinterpret_cast<const char*>(blob->data()), blob->size()));
-    auto [it, fresh] = units.try_emplace(ref, UnitFiles{std::move(*files), false});
-    if (!fresh && it->second.names != *files) it->second.collided = true;
+    auto [it, fresh] = units.try_emplace(ref, UnitFiles{nullptr, false});
+    if (fresh)
+      it->second.names = std::make_shared<const std::vector<std::string>>(std::move(*files));
+    else if (*it->second.names != *files)
+      it->second.collided = true;
     if (!map.align(8)) break;  // the section may end without padding
   }
   if (version == 0) return Error(s.covmap_offset, "an empty __llvm_covmap section");
@@ -305,7 +303,7 @@ Expected<BinaryMapping> decode_coverage_mapping(const MappingSections& s) {
 
   // The functions: the first record of a name wins, unless it is a dummy
   // and a later one is not.
-  std::vector<PendingRecord> records;
+  std::vector<EncodedFunction>& records = out.functions;
   std::unordered_map<uint64_t, size_t> by_name_ref;
   ByteCursor fun(s.covfun, s.big_endian, s.covfun_offset);
   while (!fun.at_end()) {
@@ -331,29 +329,50 @@ Expected<BinaryMapping> decode_coverage_mapping(const MappingSections& s) {
         return Error(where, fmt::format("a function record names function {:#018x}, which is not in "
                                         "__llvm_prf_names",
                                         name_ref_value));
-      records.push_back(PendingRecord{hash, *mapping, mapping_at, &unit->second, *name});
+      records.push_back(EncodedFunction{*name, hash, *mapping, mapping_at, unit->second.names});
       continue;
     }
-    PendingRecord& old = records[slot->second];
+    EncodedFunction& old = records[slot->second];
     if (is_dummy_mapping(old.hash, old.mapping) && !is_dummy_mapping(hash, *mapping)) {
       old.hash = hash;
       old.mapping = *mapping;
       old.mapping_offset = mapping_at;
-      old.files = &unit->second;
+      old.unit_files = unit->second.names;
     }
   }
+  return out;
+}
 
-  out.functions.reserve(records.size());
-  for (PendingRecord& r : records) {
-    FunctionMapping f;
-    f.name = std::move(r.name);
-    f.hash = r.hash;
-    if (auto d = MappingDecoder(ByteCursor(r.mapping, s.big_endian, r.mapping_offset), r.files->names, f).decode();
-        !d)
-      return std::move(d).error();
-    out.functions.push_back(std::move(f));
+Expected<BinaryMapping> decode_all(const MappingIndex& index) {
+  BinaryMapping out;
+  out.has_mapping = index.has_mapping;
+  out.format_version = index.format_version;
+  out.build_id = index.build_id;
+  out.functions.reserve(index.functions.size());
+  for (const EncodedFunction& e : index.functions) {
+    auto f = decode_function(index, e);
+    if (!f) return std::move(f).error();
+    out.functions.push_back(std::move(*f));
   }
   return out;
+}
+
+}  // namespace
+
+Expected<FunctionMapping> decode_function(const MappingIndex& index, const EncodedFunction& e) {
+  FunctionMapping f;
+  f.name = e.name;
+  f.hash = e.hash;
+  if (auto d = MappingDecoder(ByteCursor(e.mapping, index.big_endian, e.mapping_offset), *e.unit_files, f).decode();
+      !d)
+    return std::move(d).error();
+  return f;
+}
+
+Expected<BinaryMapping> decode_coverage_mapping(const MappingSections& s, NameTableCache* cache) {
+  auto index = index_sections(s, cache);
+  if (!index) return std::move(index).error();
+  return decode_all(*index);
 }
 
 bool has_coverage_mapping(std::span<const uint8_t> elf_bytes) {
@@ -361,17 +380,17 @@ bool has_coverage_mapping(std::span<const uint8_t> elf_bytes) {
   return img && !img->named("__llvm_covmap").empty();
 }
 
-Expected<BinaryMapping> read_coverage_mapping(std::span<const uint8_t> elf_bytes) {
+Expected<MappingIndex> index_coverage_mapping(std::span<const uint8_t> elf_bytes, NameTableCache* names) {
   auto img = read_elf_sections(elf_bytes);
   if (!img) return std::move(img).error();
-  BinaryMapping none;
+  MappingIndex none;
   none.build_id = img->build_id;
   const auto covmaps = img->named("__llvm_covmap");
-  const auto names = img->named("__llvm_prf_names");
+  const auto prf_names = img->named("__llvm_prf_names");
   if (covmaps.empty()) return none;
   if (covmaps.size() != 1) return Error(covmaps[1]->offset, "more than one __llvm_covmap section");
-  if (names.empty()) return Error(covmaps[0]->offset, "a __llvm_covmap section without __llvm_prf_names");
-  for (const ElfSection* s : {covmaps[0], names[0]})
+  if (prf_names.empty()) return Error(covmaps[0]->offset, "a __llvm_covmap section without __llvm_prf_names");
+  for (const ElfSection* s : {covmaps[0], prf_names[0]})
     if (s->flags & kShfCompressed)
       return Error(s->offset, fmt::format("section {} is compressed (SHF_COMPRESSED), which covkit does not read",
                                           s->name));
@@ -392,13 +411,20 @@ Expected<BinaryMapping> read_coverage_mapping(std::span<const uint8_t> elf_bytes
   }
   s.covmap = covmaps[0]->bytes;
   s.covmap_offset = covmaps[0]->offset;
-  s.names = names[0]->bytes;
-  s.names_offset = names[0]->offset;
+  s.names = prf_names[0]->bytes;
+  s.names_offset = prf_names[0]->offset;
   s.big_endian = img->big_endian;
-  auto m = decode_coverage_mapping(s);
+  auto m = index_sections(s, names);
   if (!m) return std::move(m).error();
   m->build_id = img->build_id;
+  m->joined_covfun = std::move(joined);  // the buffer moves with it: the records' spans stay valid
   return m;
+}
+
+Expected<BinaryMapping> read_coverage_mapping(std::span<const uint8_t> elf_bytes, NameTableCache* names) {
+  auto index = index_coverage_mapping(elf_bytes, names);
+  if (!index) return std::move(index).error();
+  return decode_all(*index);
 }
 
 }  // namespace covkit::clang

@@ -9,6 +9,7 @@
 // mapping preferred to a "dummy" one (a unit that saw the function but did
 // not use it), as llvm-cov keeps them.
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -25,12 +26,38 @@ struct BinaryMapping {
   std::vector<FunctionMapping> functions;
 };
 
-// The mapping of an ELF file's bytes.
-Expected<BinaryMapping> read_coverage_mapping(std::span<const uint8_t> elf_bytes);
+class NameTableCache;
+
+// The mapping of an ELF file's bytes. `names`: decoded names shared with
+// other files (profile_names.h).
+Expected<BinaryMapping> read_coverage_mapping(std::span<const uint8_t> elf_bytes, NameTableCache* names = nullptr);
 
 // Whether the ELF file has a __llvm_covmap section (a cheap look: the
 // section headers only), for finding instrumented binaries in a tree.
 bool has_coverage_mapping(std::span<const uint8_t> elf_bytes);
+
+// A binary's mapping read as far as its function records, each function's
+// regions still encoded: a report of programs that share sources decodes a
+// function they all hold once (decode_function), not once per program.
+// The bytes it was read from must outlive it.
+struct EncodedFunction {
+  std::string name;  // PGO name
+  uint64_t hash = 0;
+  std::span<const uint8_t> mapping;
+  uint64_t mapping_offset = 0;  // in its file, for errors
+  std::shared_ptr<const std::vector<std::string>> unit_files;  // its translation unit's file names
+};
+struct MappingIndex {
+  bool has_mapping = false;
+  unsigned format_version = 0;
+  std::string build_id;
+  bool big_endian = false;
+  std::vector<EncodedFunction> functions;
+  std::vector<uint8_t> joined_covfun;  // several __llvm_covfun sections, joined (`mapping`s point in here)
+};
+Expected<MappingIndex> index_coverage_mapping(std::span<const uint8_t> elf_bytes, NameTableCache* names = nullptr);
+// Function `f` of `index` decoded, or where its mapping is damaged.
+Expected<FunctionMapping> decode_function(const MappingIndex& index, const EncodedFunction& f);
 
 // From the three sections' contents (tests and the fuzzer start here).
 // `offsets` of each section in its file, for error messages.
@@ -39,6 +66,6 @@ struct MappingSections {
   uint64_t covmap_offset = 0, covfun_offset = 0, names_offset = 0;
   bool big_endian = false;
 };
-Expected<BinaryMapping> decode_coverage_mapping(const MappingSections& s);
+Expected<BinaryMapping> decode_coverage_mapping(const MappingSections& s, NameTableCache* names = nullptr);
 
 }  // namespace covkit::clang

@@ -1,6 +1,8 @@
 #include "clang/function_records.h"
 
 #include <algorithm>
+#include <functional>
+#include <string_view>
 #include <optional>
 
 namespace covkit::clang {
@@ -58,6 +60,12 @@ class MaxCounterId {
   const std::vector<CounterExpression>& e_;
   std::vector<int64_t> memo_;
 };
+
+uint64_t function_key(const std::vector<std::string>& filenames, const std::string& name) {
+  uint64_t key = std::hash<std::string_view>{}(name);
+  for (const std::string& f : filenames) key = key * 0x100000001b3ull ^ std::hash<std::string_view>{}(f);
+  return key ^ filenames.size();
+}
 
 }  // namespace
 
@@ -129,14 +137,42 @@ std::optional<uint64_t> ExpressionValues::evaluate(const Counter& c) {
 
 void CoverageSet::add(const std::vector<FunctionMapping>& functions, const ProfileCounts& profile,
                       std::vector<MismatchedFunction>& mismatched) {
-  for (const FunctionMapping& m : functions) {
+  std::vector<const FunctionMapping*> each;
+  each.reserve(functions.size());
+  for (const FunctionMapping& m : functions) each.push_back(&m);
+  // Objects that may not outlive this call: not remembered.
+  add_each(each, profile, mismatched, false);
+}
+
+void CoverageSet::add(const std::vector<const FunctionMapping*>& functions, const ProfileCounts& profile,
+                      std::vector<MismatchedFunction>& mismatched) {
+  add_each(functions, profile, mismatched, true);
+}
+
+void CoverageSet::add_each(const std::vector<const FunctionMapping*>& functions, const ProfileCounts& profile,
+                           std::vector<MismatchedFunction>& mismatched, bool remember) {
+  if (!remember || given_profile_ != &profile) given_.clear();
+  given_profile_ = remember ? &profile : nullptr;
+  for (const FunctionMapping* each : functions) {
+    const FunctionMapping& m = *each;
+    auto [given, first_time] = remember ? given_.try_emplace(each, false) : std::pair(given_.end(), true);
+    if (!first_time) {
+      if (given->second) mismatched.push_back({m.name, m.hash});
+      continue;
+    }
+    bool not_remembered = false;
+    bool& was_mismatched = remember ? given->second : not_remembered;
     if (m.regions.empty()) continue;
     std::string name = name_without_file_prefix(m.name, m.filenames);
     const ProfileCounts::Lookup found = profile.find(m.name, m.hash);
     if (found.found == ProfileCounts::Found::kHashMismatch) {
       mismatched.push_back({m.name, m.hash});
+      was_mismatched = true;
       continue;
     }
+    // Taken once (below), so a copy is not counted at all.
+    const uint64_t key = function_key(m.filenames, name);
+    if (taken(m.filenames, name, key)) continue;
     const std::vector<uint64_t>* counts = found.counts;
     uint64_t zero_counts = 0;
     if (!counts) {
@@ -152,6 +188,7 @@ void CoverageSet::add(const std::vector<FunctionMapping>& functions, const Profi
     FunctionRecord rec;
     rec.name = std::move(name);
     rec.filenames = m.filenames;
+    rec.regions.reserve(m.regions.size());
     bool complete = true;
     ExpressionValues values = counts ? ExpressionValues(m.expressions, *counts)
                                      : ExpressionValues(m.expressions, zero_counts);
@@ -175,15 +212,23 @@ void CoverageSet::add(const std::vector<FunctionMapping>& functions, const Profi
       rec.regions.push_back(cr);
     }
     if (!complete) continue;
-    if (!seen_.emplace(rec.filenames, rec.name).second) continue;
 
     const size_t index = functions_.size();
+    taken_[key].push_back(index);
     for (const std::string& f : rec.filenames) {
       std::vector<size_t>& list = by_file_[f];
       if (list.empty() || list.back() != index) list.push_back(index);
     }
     functions_.push_back(std::move(rec));
   }
+}
+
+bool CoverageSet::taken(const std::vector<std::string>& filenames, const std::string& name, uint64_t key) const {
+  auto it = taken_.find(key);
+  if (it == taken_.end()) return false;
+  for (size_t i : it->second)
+    if (functions_[i].name == name && functions_[i].filenames == filenames) return true;
+  return false;
 }
 
 const std::vector<size_t>& CoverageSet::records_of(const std::string& filename) const {

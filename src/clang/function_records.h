@@ -9,7 +9,6 @@
 // taken once, since the profile already adds its runs up.
 #include <cstdint>
 #include <optional>
-#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -46,6 +45,12 @@ class CoverageSet {
   // Adds one binary's functions (in mapping order).
   void add(const std::vector<FunctionMapping>& functions, const ProfileCounts& profile,
            std::vector<MismatchedFunction>& mismatched);
+  // The same, of functions decoded once for several binaries: a function
+  // given again (the same object: it must stay alive and unchanged while
+  // the set is filled, against the same profile) is taken already or left
+  // out again, and only its mismatch is said again.
+  void add(const std::vector<const FunctionMapping*>& functions, const ProfileCounts& profile,
+           std::vector<MismatchedFunction>& mismatched);
 
   const std::vector<FunctionRecord>& functions() const { return functions_; }
   // The records that touch `filename`, in load order.
@@ -54,8 +59,19 @@ class CoverageSet {
   std::vector<std::string> source_files() const;
 
  private:
+  void add_each(const std::vector<const FunctionMapping*>& functions, const ProfileCounts& profile,
+                std::vector<MismatchedFunction>& mismatched, bool remember);
+  // Whether a function of this name and file list was taken already.
+  bool taken(const std::vector<std::string>& filenames, const std::string& name, uint64_t key) const;
+
   std::vector<FunctionRecord> functions_;
-  std::set<std::pair<std::vector<std::string>, std::string>> seen_;
+  // The functions taken, by a hash of their file list and name (compared
+  // in full on a hit): most functions of a second binary that shares
+  // sources with the first are known, and said so before being counted.
+  std::unordered_map<uint64_t, std::vector<size_t>> taken_;
+  // The functions given by pointer so far, and whether each was mismatched.
+  std::unordered_map<const FunctionMapping*, bool> given_;
+  const ProfileCounts* given_profile_ = nullptr;
   std::unordered_map<std::string, std::vector<size_t>> by_file_;
 };
 

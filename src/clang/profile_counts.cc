@@ -6,7 +6,8 @@
 namespace covkit::clang {
 
 ProfileCounts::Added ProfileCounts::add(std::string_view name, uint64_t hash, std::span<const uint64_t> counts) {
-  auto [it, inserted] = by_name_.try_emplace(std::string(name));
+  auto it = by_name_.find(name);
+  if (it == by_name_.end()) it = by_name_.try_emplace(std::string(name)).first;
   for (Entry& e : it->second) {
     if (e.hash != hash) continue;
     if (e.counts.size() != counts.size()) return Added::kCountMismatch;
@@ -27,7 +28,7 @@ ProfileCounts::Added ProfileCounts::add(std::string_view name, uint64_t hash, st
 }
 
 ProfileCounts::Lookup ProfileCounts::find(std::string_view name, uint64_t hash) const {
-  auto it = by_name_.find(std::string(name));
+  auto it = by_name_.find(name);
   if (it == by_name_.end()) return {};
   for (const Entry& e : it->second)
     if (e.hash == hash) return {Found::kCounts, &e.counts};
@@ -43,7 +44,7 @@ std::vector<std::string_view> ProfileCounts::names() const {
 }
 
 const std::vector<ProfileCounts::Entry>* ProfileCounts::entries(std::string_view name) const {
-  auto it = by_name_.find(std::string(name));
+  auto it = by_name_.find(name);
   return it == by_name_.end() ? nullptr : &it->second;
 }
 

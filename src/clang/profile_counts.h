@@ -5,6 +5,7 @@
 // merged; both become FunctionCounts, and ProfileCounts adds them up as
 // `llvm-profdata merge` does.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <span>
@@ -62,7 +63,12 @@ class ProfileCounts {
   bool variant_set = false;
 
  private:
-  std::unordered_map<std::string, std::vector<Entry>> by_name_;
+  // Looked up by string_view without making a string (transparent).
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::vector<Entry>, NameHash, std::equal_to<>> by_name_;
   size_t functions_ = 0;
 };
 

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <functional>
+
 #include "clang/byte_cursor.h"
 #include "util/md5.h"
 #include "util/zlib_inflate.h"
@@ -60,5 +63,47 @@ const std::string* NameTable::find(uint64_t ref) const {
 }
 
 uint64_t name_ref(std::string_view name) { return util::md5_low64(name); }
+
+namespace {
+
+std::string_view as_text(std::span<const uint8_t> b) { return {reinterpret_cast<const char*>(b.data()), b.size()}; }
+
+}  // namespace
+
+std::shared_ptr<const NameTable> NameTableCache::find(std::span<const uint8_t> blob, uint64_t key) {
+  std::lock_guard lock(mutex_);
+  auto it = known_.find(key);
+  if (it == known_.end()) return nullptr;
+  for (const Known& k : it->second)
+    if (std::equal(k.blob.begin(), k.blob.end(), blob.begin(), blob.end())) return k.table;
+  return nullptr;
+}
+
+Expected<std::shared_ptr<const NameTable>> NameTableCache::table(std::span<const uint8_t> blob, uint64_t base) {
+  const uint64_t key = std::hash<std::string_view>{}(as_text(blob));
+  if (auto known = find(blob, key)) return known;
+  // Decoded outside the lock: two threads may both decode one blob, and
+  // the second keeps the first's table.
+  auto names = decode_profile_names(blob, base);
+  if (!names) return std::move(names).error();
+  auto decoded = std::make_shared<NameTable>();
+  decoded->add_all(std::move(*names));
+  std::lock_guard lock(mutex_);
+  std::vector<Known>& same_hash = known_[key];
+  for (const Known& k : same_hash)
+    if (std::equal(k.blob.begin(), k.blob.end(), blob.begin(), blob.end())) return k.table;
+  same_hash.push_back(Known{std::vector<uint8_t>(blob.begin(), blob.end()), decoded});
+  return std::shared_ptr<const NameTable>(std::move(decoded));
+}
+
+Expected<std::shared_ptr<const NameTable>> name_table(std::span<const uint8_t> blob, uint64_t base,
+                                                      NameTableCache* cache) {
+  if (cache) return cache->table(blob, base);
+  auto names = decode_profile_names(blob, base);
+  if (!names) return std::move(names).error();
+  auto decoded = std::make_shared<NameTable>();
+  decoded->add_all(std::move(*names));
+  return std::shared_ptr<const NameTable>(std::move(decoded));
+}
 
 }  // namespace covkit::clang

@@ -6,6 +6,8 @@
 // separated by '\x01'; zero bytes pad between blocks. Records refer to a
 // name by its NameRef, the low 64 bits of its MD5 (util::md5_low64).
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -36,5 +38,30 @@ class NameTable {
 };
 
 uint64_t name_ref(std::string_view name);
+
+// Names blobs decoded once and shared: every profile a program's runs
+// write holds the names its binary holds, byte for byte, so a report of 67
+// runs of 17 programs decodes (inflates and MD5s) 17 blobs, not 84. A blob
+// is known by its bytes (compared in full, not trusted to a hash); one
+// that fails to decode is not kept, so its error is the same every time.
+// Safe to use from several threads.
+class NameTableCache {
+ public:
+  // The table of `blob`, or decode_profile_names' error (`base` as there).
+  Expected<std::shared_ptr<const NameTable>> table(std::span<const uint8_t> blob, uint64_t base = 0);
+
+ private:
+  struct Known {
+    std::vector<uint8_t> blob;
+    std::shared_ptr<const NameTable> table;
+  };
+  std::shared_ptr<const NameTable> find(std::span<const uint8_t> blob, uint64_t key);
+  std::mutex mutex_;
+  std::unordered_map<uint64_t, std::vector<Known>> known_;  // by a hash of the blob
+};
+
+// The table of `blob`: from `cache` when there is one, else decoded.
+Expected<std::shared_ptr<const NameTable>> name_table(std::span<const uint8_t> blob, uint64_t base,
+                                                      NameTableCache* cache);
 
 }  // namespace covkit::clang

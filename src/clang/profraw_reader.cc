@@ -53,7 +53,8 @@ struct RawHeader {
 
 // One profile starting at `start`; `next` receives where the following one
 // may start (after its value profile records).
-Expected<RawProfile> read_one_profile(std::span<const uint8_t> file, size_t start, size_t& next) {
+Expected<RawProfile> read_one_profile(std::span<const uint8_t> file, size_t start, size_t& next,
+                                      NameTableCache* cache) {
   const RawShape shape = *raw_shape(first_u64(file.subspan(start)));
   ByteCursor in(file.subspan(start), shape.big_endian, start);
   RawProfile p;
@@ -124,10 +125,9 @@ Expected<RawProfile> read_one_profile(std::span<const uint8_t> file, size_t star
     p.binary_ids.push_back(hex_bytes(*id));
   }
 
-  NameTable names;
-  auto decoded = decode_profile_names(in.data().subspan(*names_at, h.names_size), start + *names_at);
-  if (!decoded) return std::move(decoded).error();
-  names.add_all(std::move(*decoded));
+  auto table = name_table(in.data().subspan(*names_at, h.names_size), start + *names_at, cache);
+  if (!table) return std::move(table).error();
+  const NameTable& names = **table;
 
   // The data records, with their counters.
   const uint64_t pointer_mask = shape.pointer_bytes == 8 ? ~0ull : 0xffffffffull;
@@ -196,14 +196,14 @@ bool looks_like_profraw(std::span<const uint8_t> bytes) {
   return bytes.size() >= 8 && raw_shape(first_u64(bytes)).has_value();
 }
 
-Expected<std::vector<RawProfile>> read_profraw(std::span<const uint8_t> bytes) {
+Expected<std::vector<RawProfile>> read_profraw(std::span<const uint8_t> bytes, NameTableCache* names) {
   if (!looks_like_profraw(bytes)) return Error(0, "not a clang raw profile (no .profraw magic)");
   std::vector<RawProfile> profiles;
   const uint64_t first_magic = first_u64(bytes);
   size_t at = 0;
   while (true) {
     size_t next = 0;
-    auto p = read_one_profile(bytes, at, next);
+    auto p = read_one_profile(bytes, at, next, names);
     if (!p) return std::move(p).error();
     profiles.push_back(std::move(*p));
     // Zero padding may separate profiles; another one starts aligned, in

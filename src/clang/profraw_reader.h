@@ -30,8 +30,11 @@ struct RawProfile {
   std::vector<FunctionCounts> functions;
 };
 
+class NameTableCache;
+
 // Every profile in `bytes`, or the first error (with its byte offset).
-Expected<std::vector<RawProfile>> read_profraw(std::span<const uint8_t> bytes);
+// `names`: decoded names shared with other files (profile_names.h).
+Expected<std::vector<RawProfile>> read_profraw(std::span<const uint8_t> bytes, NameTableCache* names = nullptr);
 
 // Whether `bytes` starts like a raw profile (either byte order, 32 or 64
 // bits): what file-type detection asks.

@@ -105,8 +105,9 @@ int merge_coverage_files(const std::vector<std::string>& inputs, const std::stri
 // Clang profiles into one .profdata: all of them readable, or nothing written.
 int merge_profiles(const std::vector<std::string>& inputs, const std::string& out) {
   clang::ProfileCounts total;
+  clang::NameTableCache names;  // runs of one program share their names
   for (const std::string& in : inputs) {
-    clang::LoadedProfiles one = clang::load_profiles({in});
+    clang::LoadedProfiles one = clang::load_profiles({in}, 1, &names);
     if (one.damaged > 0) {
       // The loader's words, without its "left out": here nothing is written.
       std::string why = one.warnings.empty() ? std::string("cannot be read") : one.warnings.front();

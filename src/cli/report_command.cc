@@ -146,7 +146,8 @@ ClangPart read_clang(const clang::ClangInputs& in, const model::SourcePathRules&
   // Another user's profiles and binaries name sources too (util/foreign_data.h).
   for (const std::string& p : in.profiles) util::note_data_path(p);
   for (const std::string& b : in.binaries) util::note_data_path(b);
-  clang::LoadedProfiles profiles = clang::load_profiles(in.profiles, threads);
+  clang::NameTableCache names;  // the profiles' names are their binaries'
+  clang::LoadedProfiles profiles = clang::load_profiles(in.profiles, threads, &names);
   for (const std::string& w : profiles.warnings) log.warn(w);
   if (in.binaries.empty()) {
     log.warn(fmt::format("{} clang profile{} but no program or library with a coverage mapping to read {} with "
@@ -158,7 +159,7 @@ ClangPart read_clang(const clang::ClangInputs& in, const model::SourcePathRules&
   if (in.profiles.empty())
     log.warn(fmt::format("no .profraw or .profdata file found: the {} instrumented binar{} reported as never run",
                          in.binaries.size(), in.binaries.size() == 1 ? "y is" : "ies are"));
-  clang::LoadedMappings mappings = clang::load_mappings(in.binaries, profiles.counts, threads);
+  clang::LoadedMappings mappings = clang::load_mappings(in.binaries, profiles.counts, threads, &names);
   for (const std::string& w : mappings.warnings) log.warn(w);
   part.read = mappings.read > 0;
   std::vector<std::string> warnings;

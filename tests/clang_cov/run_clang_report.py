@@ -139,12 +139,22 @@ def scenario_damaged(tmp):
         with open(os.path.join(bad, "prog2"), "r+b") as f:
             f.seek(off + 8)
             f.write(b"\xff" * min(32, size - 8))
+    # Two copies of a binary whose first function's regions are damaged (its
+    # record's header intact): covkit decodes a function that several
+    # binaries hold alike once, yet each copy is left out with its own line.
+    for copy in ("prog3", "prog4"):
+        shutil.copy(os.path.join(p, "prog"), os.path.join(bad, copy))
+        if m:
+            with open(os.path.join(bad, copy), "r+b") as f:
+                f.seek(off + 28)
+                f.write(b"\xff" * 8)
     r = run([COVKIT, "report", "--lcov", os.path.join(tmp, "d.info"), "--object", "prog",
-             "--object", "bad/prog2", "good.profraw", "bad"], cwd=p)
+             "--object", "bad/prog2", "--object", "bad/prog3", "--object", "bad/prog4", "good.profraw", "bad"], cwd=p)
     check(r.returncode == 0, f"good inputs beside damaged ones: exit {r.returncode}")
     lines = r.stderr.splitlines()
     for name, what in (("bad/cut.profraw", "damaged raw profile"), ("bad/text.profdata", "not a clang profile"),
-                       ("bad/v12.profdata", "indexed profile version 12"), ("bad/prog2", "damaged coverage mapping")):
+                       ("bad/v12.profdata", "indexed profile version 12"), ("bad/prog2", "damaged coverage mapping"),
+                       ("bad/prog3", "damaged coverage mapping"), ("bad/prog4", "damaged coverage mapping")):
         hits = [l for l in lines if name in l and what in l]
         check(len(hits) == 1, f"one line for {name} saying '{what}', got: {lines}")
     check(not any("empty.profraw" in l for l in lines), f"an empty profile is skipped silently: {lines}")

@@ -247,5 +247,30 @@ TEST(ProfileNames, PlainCompressedAndDamaged) {
   EXPECT_NE(r.error().message.find("claims"), std::string::npos) << r.error().message;
 }
 
+TEST(ProfileNames, CacheSharesTablesOfEqualBlobs) {
+  NameTableCache cache;
+  auto packed = testing::names_blob({"a", "bb", "c:d"}, true);
+  auto copy = packed;  // equal bytes elsewhere in memory
+  auto first = cache.table(packed);
+  auto again = cache.table(copy);
+  ASSERT_TRUE(first && again);
+  EXPECT_EQ(first->get(), again->get());  // decoded once
+  ASSERT_NE((*first)->find(name_ref("bb")), nullptr);
+  EXPECT_EQ(*(*first)->find(name_ref("bb")), "bb");
+  auto other = cache.table(testing::names_blob({"a", "bb"}, true));
+  ASSERT_TRUE(other);
+  EXPECT_NE(other->get(), first->get());
+  EXPECT_EQ((*other)->find(name_ref("c:d")), nullptr);
+  // A damaged blob is refused each time, its offset from each caller's base.
+  auto lying = packed;
+  lying[0] = 0x7f;
+  auto bad = cache.table(lying, 100);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().offset, std::optional<uint64_t>(100));
+  auto bad_again = cache.table(lying, 200);
+  ASSERT_FALSE(bad_again);
+  EXPECT_EQ(bad_again.error().offset, std::optional<uint64_t>(200));
+}
+
 }  // namespace clang_profiles_test
 }  // namespace covkit::clang
