@@ -32,7 +32,9 @@ class ByteReader {
   void clear_limit() { limit_ = SIZE_MAX; }
   bool seek(size_t pos);
 
-  std::optional<uint32_t> u32() {  // inline: the readers' hot path
+  // Always inlined: the readers' hot path, once per word of every file (an
+  // out-of-line copy in the unity build was 5% of `covkit gcov`).
+  [[gnu::always_inline]] std::optional<uint32_t> u32() {
     if (pos_ > end() || end() - pos_ < 4) return std::nullopt;
     uint32_t v;
     std::memcpy(&v, data_.data() + pos_, 4);

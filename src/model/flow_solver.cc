@@ -24,6 +24,7 @@ class Solver {
  private:
   void prepare_block(uint32_t i, size_t& next_counter);
   void propagate();
+  void sort_by_destination(std::vector<uint32_t>& arcs) const;
   void resolve_single_unknown(uint32_t b, bool successors);
   void push_valid(uint32_t b) {
     st_[b].on_valid_stack = true;
@@ -39,6 +40,23 @@ class Solver {
   std::vector<uint32_t> valid_;    // known count, arcs to propagate
   std::vector<uint32_t> invalid_;  // count may now be inferable
 };
+
+// A block's arcs by destination, ties in notes order. Blocks have a handful
+// of successors: an insertion sort allocates nothing (std::stable_sort took a
+// buffer from the heap for every block of every function).
+void Solver::sort_by_destination(std::vector<uint32_t>& arcs) const {
+  auto before = [this](uint32_t a, uint32_t b) { return fn_.arcs[a].dst < fn_.arcs[b].dst; };
+  if (arcs.size() > 32) {
+    std::stable_sort(arcs.begin(), arcs.end(), before);
+    return;
+  }
+  for (size_t i = 1; i < arcs.size(); ++i) {
+    const uint32_t a = arcs[i];
+    size_t j = i;
+    for (; j > 0 && before(a, arcs[j - 1]); --j) arcs[j] = arcs[j - 1];
+    arcs[j] = a;
+  }
+}
 
 SolveProblems Solver::run() {
   SolveProblems problems;
@@ -91,8 +109,7 @@ void Solver::prepare_block(uint32_t i, size_t& next_counter) {
         fn_.blocks[arc.dst].is_call_return = true;
     }
   }
-  std::stable_sort(blk.succ.begin(), blk.succ.end(),
-                   [this](uint32_t a, uint32_t b) { return fn_.arcs[a].dst < fn_.arcs[b].dst; });
+  sort_by_destination(blk.succ);
   push_invalid(i);
 }
 

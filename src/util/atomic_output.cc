@@ -67,9 +67,17 @@ Expected<AtomicOutput> AtomicOutput::open(const std::string& given) {
   if (staged.size() > NAME_MAX) staged = ".covkit-tmp." + std::to_string(::getpid());
   // O_EXCL|O_NOFOLLOW: a name planted beside the target is never followed
   // (what was there, a leftover of this pid or a planted link, goes first).
-  ::unlinkat(dir, staged.c_str(), 0);
-  int fd = ::openat(dir, staged.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+  // Removed only when found: an unlink of a name that is not there still
+  // locks the directory, which the threads writing gcov's files share.
+  const auto create = [&] {
+    return ::openat(dir, staged.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                     0666 & output_mode_mask());
+  };
+  int fd = create();
+  if (fd < 0 && errno == EEXIST) {
+    ::unlinkat(dir, staged.c_str(), 0);
+    fd = create();
+  }
   if (fd < 0) {
     const int err = errno;
     const size_t slash = where->path.rfind('/');

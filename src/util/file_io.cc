@@ -112,7 +112,21 @@ Expected<void> FileData::read_to_end(int fd, size_t size_hint, FileData& out) {
   out.copy_.resize(size_hint > 0 ? size_hint : 4096);
   size_t used = 0;
   while (true) {
-    if (used == out.copy_.size()) out.copy_.resize(out.copy_.size() * 2);
+    if (used == out.copy_.size()) {
+      // Full, as after reading a file of the size stat gave: a small read
+      // tells whether it goes on before the buffer grows. Doubling at once
+      // (zeroed) and shrinking after copied and touched every file thrice.
+      uint8_t probe[4096];
+      ssize_t n = ::read(fd, probe, sizeof probe);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return errno_error();
+      if (n == 0) break;
+      out.copy_.reserve(out.copy_.size() * 2);
+      out.copy_.insert(out.copy_.end(), probe, probe + n);
+      used += size_t(n);
+      out.copy_.resize(out.copy_.capacity());
+      continue;
+    }
     ssize_t n = ::read(fd, out.copy_.data() + used, out.copy_.size() - used);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return errno_error();
@@ -120,7 +134,7 @@ Expected<void> FileData::read_to_end(int fd, size_t size_hint, FileData& out) {
     used += size_t(n);
   }
   out.copy_.resize(used);
-  out.copy_.shrink_to_fit();
+  if (out.copy_.capacity() - used > 4096) out.copy_.shrink_to_fit();
   out.data_ = out.copy_.data();
   out.size_ = used;
   return {};

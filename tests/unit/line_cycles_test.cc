@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "graph_fixtures.h"
 
 namespace covkit::model {
@@ -94,6 +96,32 @@ TEST(LineCycles, BlocksOfTwoFunctionsOnOneLine) {
   Function b = solved(loop(), {2, 10});
   std::vector<LineBlockRef> line{{&a, 3}, {&b, 3}, {&b, 4}};
   EXPECT_EQ(line_count_from_blocks(line), 7 + 12);
+}
+
+TEST(LineCycles, LoopNeverTakenHasNoCircuit) {
+  // while (cond) body; on one line, called twice, the body never run: the
+  // arc back from the body has no count, so the line is entered twice and
+  // loops nowhere.
+  Function fn = solved(loop(), {2, 0});
+  EXPECT_EQ(line_count_from_blocks(refs(fn, {3, 4})), 2);
+  EXPECT_EQ(line_count_from_blocks(refs(fn, {4, 3})), 2);
+}
+
+// A header's line in many objects: blocks of several functions interleaved,
+// loops among each function's own blocks. Counted per function and summed,
+// whatever the interleaving.
+TEST(LineCycles, InterleavedFunctionsCountAsTheirSum) {
+  Function a = solved(nested_loops(), {1, 3, 12});
+  Function b = solved(nested_loops(), {2, 6, 24});
+  Function c = solved(loop(), {2, 10});
+  const int64_t alone = line_count_from_blocks(refs(a, {2, 3, 4, 5, 6, 7})) +
+                        line_count_from_blocks(refs(b, {5, 6})) + line_count_from_blocks(refs(c, {3, 4, 3}));
+  EXPECT_EQ(alone, 16 + (6 + 24) + (2 + 2 + 10));
+  std::vector<LineBlockRef> line{{&c, 3}, {&a, 2}, {&b, 5}, {&a, 3}, {&c, 4}, {&a, 4}, {&b, 6},
+                                 {&a, 5}, {&a, 6}, {&c, 3}, {&a, 7}};
+  EXPECT_EQ(line_count_from_blocks(line), alone);
+  std::reverse(line.begin(), line.end());
+  EXPECT_EQ(line_count_from_blocks(line), alone);
 }
 
 }  // namespace
