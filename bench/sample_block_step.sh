@@ -3,19 +3,26 @@
 #
 # What one emulated branch vector costs, single-stepped instruction by
 # instruction (COVKIT_SAMPLE_STEPPING=instruction, the emulation before
-# issue 33 item 5) and stepped from branch to branch (the default: decoded
-# straight lines, a hardware breakpoint where the thread's state decides),
-# side by side on the same workload: bzip2 1.0.8 (Debian's source, -O2 -g,
+# issue 33 item 5) and stepped from branch to branch (decoded straight
+# lines, hardware breakpoints where the thread's state decides), side by
+# side on the same workload: bzip2 1.0.8 (Debian's source, -O2 -g,
 # as the real-code tests build it) compressing and testing a 4 MB corpus.
 # Each round records it once with each stepping, in alternation, with
 # COVKIT_SAMPLE_STEP_STATS set: every process then notes the thread CPU
 # time from each tick to its vector written (CLOCK_THREAD_CPUTIME_ID: the
 # traps, the kernel's signal deliveries, the decoding, the breakpoint's
 # moves). A vector's cost = that time / vectors. Prints each round, the
-# medians, the steps per vector, and the ratio instruction / block (issue
+# medians, the steps per vector, and the ratios to the last stepping (issue
 # 33's target: under 50 us for a 16-branch vector, from ~2.5 ms).
 #
-# Environment: ROUNDS (3), PERIOD (5ms), VECTOR (16).
+# STEPPINGS (in the order recorded each round; the last is the one the
+# others are compared with): "instruction" single-steps every instruction,
+# "block1" block-steps with one hardware breakpoint (a stop at every
+# conditional branch), "block" (the default) with all four debug registers
+# (stops only where a conditional branch was taken, or at every fourth).
+#
+# Environment: ROUNDS (3), PERIOD (5ms), VECTOR (16),
+# STEPPINGS ("instruction block1 block").
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
 COVKIT=$(readlink -f "${1:-$ROOT/build/covkit}")
@@ -23,6 +30,7 @@ WORKDIR=${2:-${COVKIT_REALCODE_CACHE:-$ROOT/build/realcode}}
 ROUNDS=${ROUNDS:-3}
 PERIOD=${PERIOD:-5ms}
 VECTOR=${VECTOR:-16}
+STEPPINGS=${STEPPINGS:-instruction block1 block}
 mkdir -p "$WORKDIR"
 WORKDIR=$(cd "$WORKDIR" && pwd -P)
 
@@ -44,28 +52,41 @@ cat >"$TMP/work.sh" <<EOF
 EOF
 chmod +x "$TMP/work.sh"
 
-record() {  # STEPPING -> "vectors ns steps" of the recording
+record() {  # STEPPING -> "vectors ns steps traps moves" of the recording
   rm -rf "$TMP/rec" "$TMP/rec.old"
   COVKIT_SAMPLE_STEP_STATS=1 COVKIT_SAMPLE_STEPPING=$1 "$COVKIT" sample record --mode branch --source runtime \
     --period "$PERIOD" --vector-length "$VECTOR" -o "$TMP/rec" -- "$TMP/work.sh" >/dev/null 2>&1
   "$COVKIT" sample dump "$TMP/rec" | awk '
-    $1 == "warning" && $4 == "stepping" { v += $7; n += $9 }
+    $1 == "warning" && $4 == "stepping" { v += $7; n += $9; t += $11; m += $13 }
     $1 == "steps" && $2 + 0 > 1 { s += $2 }
-    END { printf "%d %d %d\n", v, n, s }'
+    END { printf "%d %d %d %d %d\n", v, n, s, t, m }'
 }
 
 printf 'bzip2 -9 of 4 MB and -t, period %s, %d-branch vectors\n' "$PERIOD" "$VECTOR"
-printf '%-6s %10s %14s %10s %14s\n' round vectors "instruction" vectors "block"
+printf '%-6s' round
+for st in $STEPPINGS; do printf ' %10s %14s' vectors "$st"; done
+echo
 for r in $(seq 1 "$ROUNDS"); do
-  read -r vi ni si <<<"$(record instruction)"
-  read -r vb nb sb <<<"$(record block)"
-  ci=$(awk -v n="$ni" -v v="$vi" 'BEGIN { printf "%.1f", v ? n / v / 1000 : 0 }')
-  cb=$(awk -v n="$nb" -v v="$vb" 'BEGIN { printf "%.1f", v ? n / v / 1000 : 0 }')
-  printf '%-6s %10s %11s us %10s %11s us\n' "$r" "$vi" "$ci" "$vb" "$cb"
-  echo "$ci $cb $((vi ? si / vi : 0)) $((vb ? sb / vb : 0))" >>"$TMP/results"
+  printf '%-6s' "$r"
+  for st in $STEPPINGS; do
+    read -r v n s tr mv <<<"$(record "$st")"
+    c=$(awk -v n="$n" -v v="$v" 'BEGIN { printf "%.1f", v ? n / v / 1000 : 0 }')
+    printf ' %10s %11s us' "$v" "$c"
+    echo "$c $((v ? s / v : 0)) $((v ? tr / v : 0)) $((v ? mv / v : 0))" >>"$TMP/results.$st"
+  done
+  echo
 done
-mi=$(sort -n -k1,1 "$TMP/results" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
-mb=$(sort -n -k2,2 "$TMP/results" | awk '{ a[NR] = $2 } END { print a[int((NR + 1) / 2)] }')
-read -r si sb <<<"$(awk '{ i += $3; b += $4 } END { printf "%d %d", i / NR, b / NR }' "$TMP/results")"
-echo "median cost per ${VECTOR}-branch vector: instruction stepping ${mi} us (${si} steps a vector), block stepping ${mb} us (${sb} steps a vector)"
-awk -v a="$mi" -v b="$mb" 'BEGIN { if (b > 0) printf "ratio instruction/block: %.1fx\n", a / b }'
+median() { sort -n -k1,1 "$1" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+last=
+for st in $STEPPINGS; do
+  m=$(median "$TMP/results.$st")
+  read -r steps traps moves <<<"$(awk '{ s += $2; t += $3; m += $4 } END { printf "%d %d %d", s / NR, t / NR, m / NR }' "$TMP/results.$st")"
+  echo "median cost per ${VECTOR}-branch vector, $st stepping: ${m} us (a vector: ${steps} steps, ${traps} traps, ${moves} debug-register moves)"
+  last=$st
+  eval "median_$st=\$m"
+done
+for st in $STEPPINGS; do
+  [ "$st" = "$last" ] && continue
+  eval "a=\$median_$st; b=\$median_$last"
+  awk -v a="$a" -v b="$b" -v x="$st" -v y="$last" 'BEGIN { if (b > 0) printf "ratio %s/%s: %.1fx\n", x, y, a / b }'
+done

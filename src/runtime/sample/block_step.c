@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <Zydis/Zydis.h>
@@ -81,60 +82,99 @@ static void breakpoint_attr(struct perf_event_attr *a, uint64_t addr, int disabl
   a->remove_on_exec = 1;  /* required with sigtrap; the new image has its own runtime */
 }
 
+static int set_breakpoint(struct cks_thread *t, uint32_t slot, uint64_t addr, int enabled) {
+  struct perf_event_attr a;
+  breakpoint_attr(&a, addr, !enabled);
+  int saved = errno;
+  int ok = ioctl(t->bp_fd[slot], PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a) == 0;
+  t->bp_moves++;
+  errno = saved;
+  if (ok) t->bp_at[slot] = enabled ? addr : 0;
+  return ok;
+}
+
+static void close_breakpoints(struct cks_thread *t) {
+  for (uint32_t i = 0; i < t->bp_slots; i++) close(t->bp_fd[i]);
+  t->bp_slots = 0;
+}
+
 static void give_up_breakpoint(struct cks_thread *t, const char *what) {
+  if (t->bp_state == 1 && t->bp_tid == t->tid) close_breakpoints(t);
   t->bp_state = -1;
-  t->bp_armed = 0;
+  t->bp_slots = 0;
+  t->waiting_bp = 0;
   cks_warn_once(&warned_no_breakpoint, what);
 }
 
+/* Opens the thread's breakpoints, disabled: as many as asked for and the
+ * kernel gives (other debuggers may hold some), at least one. */
 static int breakpoint_ready(struct cks_thread *t) {
   if (!decode_full) return 0;
   if (t->bp_state == 1 && t->bp_tid == t->tid) return 1;
   if (t->bp_state == -1) return 0;
   struct perf_event_attr a;
   breakpoint_attr(&a, (uint64_t)(uintptr_t)&cks_block_step, 1);
+  t->bp_slots = 0;
   int saved = errno;
-  long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  while (t->bp_slots < cks_cfg.block_step) {
+    long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0) break;
+    t->bp_fd[t->bp_slots] = (int)fd;
+    t->bp_at[t->bp_slots] = 0;
+    t->bp_slots++;
+  }
   errno = saved;
-  if (fd < 0) {
+  if (!t->bp_slots) {
     give_up_breakpoint(t, "no hardware breakpoint for this thread (perf_event_open refused one): branch vectors "
                           "are single-stepped instruction by instruction");
     return 0;
   }
-  t->bp_fd = (int)fd;
   t->bp_state = 1;
   t->bp_tid = t->tid;
-  t->bp_armed = 0;
   return 1;
 }
 
-static int set_breakpoint(struct cks_thread *t, uint64_t addr, int enabled) {
-  struct perf_event_attr a;
-  breakpoint_attr(&a, addr, !enabled);
-  int saved = errno;
-  int ok = ioctl(t->bp_fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a) == 0;
-  errno = saved;
-  if (ok) {
-    t->bp_armed = enabled;
-    t->bp_addr = addr;
+/* The breakpoints where t->expect says, moving only those whose address
+ * changes (in a loop the same places come back); the others off. */
+static int arm_breakpoints(struct cks_thread *t) {
+  uint32_t used = 0, placed = 0;
+  for (uint32_t i = 0; i < t->nexpect; i++)
+    for (uint32_t s = 0; s < t->bp_slots; s++)
+      if (t->bp_at[s] == t->expect[i].addr) {
+        used |= 1u << s;
+        placed |= 1u << i;
+      }
+  for (uint32_t i = 0; i < t->nexpect; i++) {
+    if (placed & (1u << i)) continue;
+    uint32_t s = 0;
+    while (used & (1u << s)) s++;
+    if (!set_breakpoint(t, s, t->expect[i].addr, 1)) return 0;
+    used |= 1u << s;
   }
-  return ok;
+  for (uint32_t s = 0; s < t->bp_slots; s++)
+    if (!(used & (1u << s)) && t->bp_at[s] && !set_breakpoint(t, s, t->bp_at[s], 0)) return 0;
+  return 1;
 }
 
 CKS_FN void cks_block_step_done(struct cks_thread *t) {
   t->waiting_bp = 0;
-  if (t->bp_state == 1 && t->bp_armed && !set_breakpoint(t, t->bp_addr, 0))
-    give_up_breakpoint(t, "the hardware breakpoint could not be disabled: branch vectors are single-stepped");
+  if (t->bp_state != 1 || t->bp_tid != t->tid) return;
+  for (uint32_t s = 0; s < t->bp_slots; s++)
+    if (t->bp_at[s] && !set_breakpoint(t, s, t->bp_at[s], 0)) {
+      give_up_breakpoint(t, "the hardware breakpoint could not be disabled: branch vectors are single-stepped");
+      return;
+    }
 }
 
 CKS_FN void cks_block_step_forked(struct cks_thread *t) {
-  if (t->bp_state == 1) close(t->bp_fd); /* this process's copy; the parent's thread keeps its event */
+  if (t->bp_state == 1) close_breakpoints(t); /* this process's copies; the parent's thread keeps its events */
   t->bp_state = 0;
-  t->bp_armed = t->waiting_bp = 0;
+  t->bp_slots = 0;
+  t->waiting_bp = 0;
 }
 
 CKS_FN void cks_block_step_end(struct cks_thread *t) {
-  if (t->bp_state == 1 && t->bp_tid == t->tid) close(t->bp_fd);
+  if (t->bp_state == 1 && t->bp_tid == t->tid) close_breakpoints(t);
   t->bp_state = 0;
 }
 
@@ -217,14 +257,13 @@ static int relative_target(const ZydisDecodedInstruction *in, const ZydisDecoded
   return 1;
 }
 
-static void classify(uint64_t at, struct step_insn *out) {
+static void classify_bytes(uint64_t at, const void *bytes, size_t size, struct step_insn *out) {
   ZydisDecodedInstruction in;
   ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
   out->kind = STEP_OTHER;
+  out->length = 0;
   out->rsp_delta = 0;
-  /* Zydis reads only the bytes of this instruction, which the thread is
-   * about to run (so mapped); 15 is the longest encoding. */
-  if (!ZYAN_SUCCESS(decode_full(&decoder, (const void *)(uintptr_t)at, 15, &in, ops))) return;
+  if (!ZYAN_SUCCESS(decode_full(&decoder, bytes, size, &in, ops))) return;
   out->length = in.length;
   out->mnemonic = in.mnemonic;
   switch (in.meta.category) {
@@ -272,6 +311,39 @@ static void classify(uint64_t at, struct step_insn *out) {
   if (stack_effect(&in, ops, &out->rsp_delta)) out->kind = STEP_PLAIN;
 }
 
+/* Zydis reads only the bytes of this instruction, which the thread is
+ * about to run (so mapped); 15 is the longest encoding. */
+static void classify(uint64_t at, struct step_insn *out) {
+  classify_bytes(at, (const void *)(uintptr_t)at, 15, out);
+}
+
+#define PAGE_OF(a) ((a) & ~(uint64_t)4095)
+
+/* Decoding past a conditional branch reads bytes that may never run, so
+ * perhaps not mapped (a branch at the end of JIT code): outside the pages
+ * known to be readable they are copied with process_vm_readv, which fails
+ * where a read would fault. Length 0: nothing there to decode. */
+static void classify_ahead(uint64_t at, uint64_t known[2], struct step_insn *out) {
+  uint64_t lo = PAGE_OF(at), hi = PAGE_OF(at + 14);
+  if ((lo == known[0] || lo == known[1]) && (hi == known[0] || hi == known[1])) {
+    classify(at, out);
+    return;
+  }
+  unsigned char copy[15];
+  struct iovec local = {copy, sizeof copy}, remote = {(void *)(uintptr_t)at, sizeof copy};
+  int saved = errno;
+  ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+  errno = saved;
+  out->kind = STEP_OTHER;
+  out->length = 0;
+  if (n <= 0) return;
+  if (n == (ssize_t)sizeof copy) {
+    known[0] = lo;
+    known[1] = hi;
+  }
+  classify_bytes(at, copy, (size_t)n, out);
+}
+
 static int condition_holds(ZydisMnemonic m, uint64_t fl) {
   int cf = !!(fl & EFL_CF), pf = !!(fl & EFL_PF), zf = !!(fl & EFL_ZF), sf = !!(fl & EFL_SF), of = !!(fl & EFL_OF);
   switch (m) {
@@ -302,6 +374,77 @@ static void single_step(struct cks_thread *t, greg_t *g) {
   g[REG_EFL] |= TF_BIT;
 }
 
+/* Steps decoded ahead of a conditional branch at most (bounds the decoding). */
+#define SPECULATE_MAX 256
+
+/* Where to stop, from the conditional branch at `at` (the last step
+ * written; the thread stands at step `first - 1`, p0): with one breakpoint
+ * there, its flags decide. With more, the way goes on as if it were not
+ * taken, a breakpoint on its taken target, up to the next place where the
+ * state is needed, which gets the last breakpoint: the steps of the way are
+ * written ahead (t->nspec of them after t->nsteps) and count only once a
+ * hit says which way the thread went. A breakpoint's address must not lie
+ * on the way before it is meant (p1 onwards; p0 is passed under RF): a hit
+ * there would be taken for the branch, so the decoding falls back to the
+ * last stop that was still unambiguous. Fills t->expect. */
+static void plan_stops(struct cks_thread *t, struct step_insn s, uint64_t at, uint64_t rsp, uint32_t first) {
+  uint64_t *steps = cks_steps_area(t);
+  const uint32_t base = t->nsteps;
+  struct cks_bp_expect target[CKS_BP_SLOTS];
+  uint32_t k = 0, spec = 0;
+  /* the best stop so far: at `at`, nothing ahead */
+  uint32_t best_k = 0, best_spec = 0;
+  uint64_t best_at = at, best_rsp = rsp;
+  struct cks_step_count count = {t->nsteps, t->taken, t->prev};
+  uint64_t known[2] = {PAGE_OF(at), PAGE_OF(at + s.length - 1)}; /* the branch's own bytes were read */
+  while (s.kind == STEP_JCC && k + 1 < t->bp_slots) {
+    uint64_t to = s.target;
+    for (uint32_t i = first; i < base + spec; i++)
+      if (steps[i] == to) goto done;
+    for (uint32_t i = 0; i < k; i++)
+      if (target[i].addr == to) goto done;
+    target[k].addr = to;
+    target[k].rsp = rsp;
+    target[k].commit = spec;
+    target[k].target = 1;
+    k++;
+    uint64_t a = at + s.length;
+    for (;;) {
+      if (spec >= SPECULATE_MAX || base + spec >= cks_cfg.step_cap) goto done;
+      steps[base + spec++] = a;
+      for (uint32_t i = 0; i < k; i++)
+        if (target[i].addr == a) goto done;
+      int seen = 0;
+      for (uint32_t i = first; i < base + spec - 1 && !seen; i++) seen = steps[i] == a;
+      /* The vector ends at `a` if every branch ahead falls through: a stop
+       * there confirms they did. */
+      uint32_t end = cks_step_rule(&count, a);
+      classify_ahead(a, known, &s);
+      if (!s.length) goto done;
+      if (end || (s.kind != STEP_PLAIN && s.kind != STEP_JUMP)) {
+        if (!seen) {
+          best_k = k;
+          best_spec = spec;
+          best_at = a;
+          best_rsp = rsp;
+        }
+        if (end || seen) goto done;
+        break;
+      }
+      rsp += (uint64_t)s.rsp_delta;
+      a = s.kind == STEP_JUMP ? s.target : a + s.length;
+    }
+    at = a;
+  }
+done:
+  for (uint32_t i = 0; i < best_k; i++) t->expect[i] = target[i];
+  t->expect[best_k].addr = best_at;
+  t->expect[best_k].rsp = best_rsp;
+  t->expect[best_k].commit = best_spec;
+  t->expect[best_k].target = 0;
+  t->nexpect = best_k + 1;
+}
+
 CKS_FN uint32_t cks_block_step(struct cks_thread *t, greg_t *g) {
   if (!breakpoint_ready(t)) {
     single_step(t, g);
@@ -313,8 +456,8 @@ CKS_FN uint32_t cks_block_step(struct cks_thread *t, greg_t *g) {
   uint64_t at = (uint64_t)g[REG_RIP], rsp = (uint64_t)g[REG_RSP];
   int here = 1; /* `at` is where the thread stands: its registers are g */
   g[REG_EFL] &= ~TF_BIT;
+  struct step_insn s;
   for (;;) {
-    struct step_insn s;
     classify(at, &s);
     uint64_t next;
     if (s.kind == STEP_PLAIN) {
@@ -342,15 +485,11 @@ CKS_FN uint32_t cks_block_step(struct cks_thread *t, greg_t *g) {
     if (stop) return stop; /* the vector is complete: the caller writes it */
     at = next;
   }
-  /* The way may lead back to where the thread stands: the breakpoint must
+  plan_stops(t, s, at, rsp, nsteps);
+  /* The way may lead back to where the thread stands: a breakpoint must
    * not fire before the instruction there ran once. */
   g[REG_EFL] |= RF_BIT;
-  if (t->bp_armed && t->bp_addr == at) {
-    t->bp_rsp = rsp;
-    t->waiting_bp = 1;
-    return 0;
-  }
-  if (!set_breakpoint(t, at, 1)) {
+  if (!arm_breakpoints(t)) {
     /* Back to where the thread stands, and single-step from there. */
     t->nsteps = nsteps;
     t->taken = taken;
@@ -359,7 +498,6 @@ CKS_FN uint32_t cks_block_step(struct cks_thread *t, greg_t *g) {
     single_step(t, g);
     return 0;
   }
-  t->bp_rsp = rsp;
   t->waiting_bp = 1;
   return 0;
 }
@@ -367,8 +505,23 @@ CKS_FN uint32_t cks_block_step(struct cks_thread *t, greg_t *g) {
 CKS_FN uint32_t cks_block_step_hit(struct cks_thread *t, greg_t *g) {
   /* Not the thread's way (a signal handler of the program on another
    * frame, or a breakpoint left from a vector that ended): run on. */
-  if (!t->waiting_bp || (uint64_t)g[REG_RIP] != t->bp_addr || (uint64_t)g[REG_RSP] != t->bp_rsp) return 0;
+  if (!t->waiting_bp) return 0;
+  uint64_t rip = (uint64_t)g[REG_RIP], rsp = (uint64_t)g[REG_RSP];
+  const struct cks_bp_expect *e = NULL;
+  for (uint32_t i = 0; i < t->nexpect && !e; i++)
+    if (t->expect[i].addr == rip && t->expect[i].rsp == rsp) e = &t->expect[i];
+  if (!e) return 0;
   t->bp_hits++;
+  /* the way ran up to here: its steps count (the vector may end on them) */
+  const uint64_t *steps = cks_steps_area(t);
+  for (uint32_t i = 0; i < e->commit; i++) {
+    uint32_t stop = cks_append_step(t, steps[t->nsteps]);
+    if (stop) return stop;
+  }
+  if (e->target) {
+    uint32_t stop = cks_append_step(t, e->addr);
+    if (stop) return stop;
+  }
   return cks_block_step(t, g);
 }
 
@@ -378,7 +531,7 @@ CKS_FN int cks_block_step_tick(struct cks_thread *t) {
     t->bp_hits = 0;
     return 0;
   }
-  /* A whole tick without reaching the breakpoint: the program left the
+  /* A whole tick without reaching a breakpoint: the program left the
    * way (longjmp from a signal handler, a thread cancelled): the steps
    * recorded ahead may not have run, so the vector is dropped. */
   cks_block_step_done(t);

@@ -35,7 +35,14 @@ CKS_FN int cks_read_config(void) {
   cks_cfg.vector = (uint32_t)number(CKS_ENV_VECTOR, CKS_DEFAULT_VECTOR, CKS_MIN_VECTOR, CKS_MAX_VECTOR);
   cks_cfg.step_cap = (uint32_t)number(CKS_ENV_STEP_CAP, CKS_DEFAULT_STEP_CAP, 16, CKS_MAX_STEP_CAP);
   const char *stepping = getenv(CKS_ENV_STEPPING);
-  cks_cfg.block_step = !(stepping && strcmp(stepping, "instruction") == 0);
+  /* "block" uses every debug register; "block1".."block3" fewer (benches,
+   * tests: "block1" stops at every conditional branch) */
+  cks_cfg.block_step = CKS_BP_SLOTS;
+  if (stepping && strcmp(stepping, "instruction") == 0)
+    cks_cfg.block_step = 0;
+  else if (stepping && strncmp(stepping, "block", 5) == 0 && stepping[5] >= '1' && stepping[5] < '0' + CKS_BP_SLOTS &&
+           !stepping[6])
+    cks_cfg.block_step = (uint32_t)(stepping[5] - '0');
   cks_cfg.step_stats = getenv(CKS_ENV_STEP_STATS) != NULL;
   return 1;
 }

@@ -48,7 +48,7 @@ static void walk_stack(struct cks_thread *t, const greg_t *g) {
   t->nstack = n;
 }
 
-static uint64_t stats_vectors, stats_ns; /* atomic */
+static uint64_t stats_vectors, stats_ns, stats_traps, stats_moves; /* atomic */
 
 static uint64_t thread_cpu_ns(void) {
   struct timespec ts;
@@ -58,11 +58,18 @@ static uint64_t thread_cpu_ns(void) {
 
 CKS_FN void cks_write_step_stats(void) {
   if (!cks_cfg.step_stats) return;
-  char text[128];
-  snprintf(text, sizeof text, "stepping cost (%s): %llu vectors, %llu ns",
-           cks_cfg.block_step ? "block" : "instruction",
+  char text[128], name[16];
+  if (cks_cfg.block_step == CKS_BP_SLOTS)
+    strcpy(name, "block");
+  else if (cks_cfg.block_step)
+    snprintf(name, sizeof name, "block%u", cks_cfg.block_step);
+  else
+    strcpy(name, "instruction");
+  snprintf(text, sizeof text, "stepping cost (%s): %llu vectors, %llu ns, %llu traps, %llu register moves", name,
            (unsigned long long)__atomic_load_n(&stats_vectors, __ATOMIC_RELAXED),
-           (unsigned long long)__atomic_load_n(&stats_ns, __ATOMIC_RELAXED));
+           (unsigned long long)__atomic_load_n(&stats_ns, __ATOMIC_RELAXED),
+           (unsigned long long)__atomic_load_n(&stats_traps, __ATOMIC_RELAXED),
+           (unsigned long long)__atomic_load_n(&stats_moves, __ATOMIC_RELAXED));
   cks_warn(text);
 }
 
@@ -71,6 +78,8 @@ static void emit(struct cks_thread *t, uint32_t stop) {
   if (cks_cfg.step_stats && t->nsteps > 1) {
     __atomic_add_fetch(&stats_vectors, 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&stats_ns, thread_cpu_ns() - t->tick_ns, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&stats_traps, t->traps, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&stats_moves, t->bp_moves, __ATOMIC_RELAXED);
   }
   uint64_t *rec = t->record;
   put32(rec, CKS_SAMPLE_TID, (uint32_t)t->tid);
@@ -129,6 +138,7 @@ static void on_tick(int sig, siginfo_t *si, void *ctx) {
   }
   t->stepping = 1;
   t->bp_hits = 0;
+  t->traps = t->bp_moves = 0;
   if (cks_cfg.block_step) cks_thread_arm(t);
   step_on(t, g);
 }
@@ -141,6 +151,7 @@ static void on_trap(int sig, siginfo_t *si, void *ctx) {
   if (si->si_code == TRAP_PERF_CODE && t) {
     /* the hardware breakpoint of block stepping (or one left armed) */
     if (t->stepping) {
+      t->traps++;
       uint32_t stop = cks_block_step_hit(t, g);
       if (stop) emit(t, stop);
     }
@@ -158,6 +169,7 @@ static void on_trap(int sig, siginfo_t *si, void *ctx) {
     return;
   }
   g[REG_EFL] &= ~TRAP_FLAG;
+  t->traps++;
   uint32_t stop = cks_append_step(t, (uint64_t)g[REG_RIP]);
   if (stop)
     emit(t, stop);

@@ -15,13 +15,15 @@
 #define CKS_ENV_PERIOD_NS "COVKIT_SAMPLE_PERIOD_NS" /* mean thread CPU time between samples */
 #define CKS_ENV_VECTOR "COVKIT_SAMPLE_VECTOR"       /* taken branches per sample, 4..64 */
 #define CKS_ENV_STEP_CAP "COVKIT_SAMPLE_STEP_CAP"   /* single steps per sample at most */
-/* "block" (default): from branch to branch with a hardware breakpoint;
- * "instruction": single-step every instruction (the reference, for tests
- * and benches). Both record the same steps. */
+/* "block" (default): from branch to branch with the thread's hardware
+ * breakpoints (all four debug registers; "block1" to "block3": fewer, for
+ * benches and tests); "instruction": single-step every instruction (the
+ * reference, for tests and benches). All record the same steps. */
 #define CKS_ENV_STEPPING "COVKIT_SAMPLE_STEPPING"
 /* Set (any value): at its end each image writes a WARNING record "stepping
- * cost (block|instruction): V vectors, N ns" (thread CPU time from each tick to its vector
- * written), for bench/sample_block_step.sh. */
+ * cost (block|instruction): V vectors, N ns, T traps, M register moves"
+ * (thread CPU time from each tick to its vector written; the traps taken
+ * and the debug-register changes on the way), for bench/sample_block_step.sh. */
 #define CKS_ENV_STEP_STATS "COVKIT_SAMPLE_STEP_STATS"
 #define CKS_ENV_PLAN_SOCKET "COVKIT_SAMPLE_PLAN_SOCKET" /* breakpoint mode: covkit's plan server */
 

@@ -24,7 +24,7 @@ struct cks_config {
   char plan_socket[108]; /* breakpoint mode: sun_path of covkit's plan server */
   uint64_t period_ns;
   uint32_t vector, step_cap;
-  int block_step; /* CKS_ENV_STEPPING is not "instruction" */
+  uint32_t block_step; /* 0: CKS_ENV_STEPPING is "instruction"; else the hardware breakpoints a thread may use */
   int step_stats; /* CKS_ENV_STEP_STATS is set */
 };
 extern struct cks_config cks_cfg;
@@ -52,6 +52,7 @@ CKS_FN void cks_write_mappings(void);
 CKS_FN void cks_refresh_mappings(void); /* writes them again only after a dlopen or dlclose */
 
 /* ---- thread.c: per-thread state and timer ---- */
+#define CKS_BP_SLOTS 4 /* x86's debug registers */
 struct cks_thread {
   int tid;
   int timer_ok, stepping;
@@ -65,14 +66,21 @@ struct cks_thread {
   size_t mapped; /* bytes of this mapping */
   void *(*start_fn)(void *); /* a new thread's function and argument (pthread_create) */
   void *start_arg;
-  /* block stepping (block_step.c): the thread's hardware breakpoint */
-  int bp_fd;              /* perf_event_open's, when bp_state is 1 */
+  /* block stepping (block_step.c): the thread's hardware breakpoints */
   int bp_state;           /* 0: not opened yet, 1: open, -1: unavailable (steps instruction by instruction) */
-  int bp_tid;             /* the thread that opened it: a fork's child must not move its parent's */
-  int bp_armed;           /* enabled at bp_addr */
-  int waiting_bp;         /* 1: the vector goes on at the breakpoint; 0: at the next single step */
+  int bp_tid;             /* the thread that opened them: a fork's child must not move its parent's */
+  uint32_t bp_slots;      /* opened (1..CKS_BP_SLOTS) */
+  int bp_fd[CKS_BP_SLOTS];
+  uint64_t bp_at[CKS_BP_SLOTS]; /* enabled at this address; 0: disabled */
+  int waiting_bp;         /* 1: the vector goes on at a breakpoint; 0: at the next single step */
   uint32_t bp_hits;       /* breakpoint hits since the last tick (a vector that stopped moving is dropped) */
-  uint64_t bp_addr, bp_rsp; /* where the thread is expected next, with this stack pointer */
+  uint32_t traps, bp_moves; /* this vector's traps and breakpoint changes (CKS_ENV_STEP_STATS) */
+  uint32_t nexpect;       /* where the thread may stop next: */
+  struct cks_bp_expect {
+    uint64_t addr, rsp;   /* a hit counts there with this stack pointer */
+    uint32_t commit;      /* steps decoded ahead that ran when it is hit */
+    int target;           /* 1: a conditional branch's taken target (the step to append); 0: the stop itself */
+  } expect[CKS_BP_SLOTS];
   /* the record being built: header, fixed part, stack, steps */
   uint64_t record[];
 };
@@ -93,6 +101,12 @@ CKS_FN uint64_t *cks_steps_area(struct cks_thread *t); /* after the stack in t->
  * it is complete (CKS_SAMPLE_STOP_*: full, the step cap, the kernel next),
  * for the caller to write it. */
 CKS_FN uint32_t cks_append_step(struct cks_thread *t, uint64_t ip);
+/* The same rule on counters alone (block_step.c decodes ahead of the thread). */
+struct cks_step_count {
+  uint32_t nsteps, taken;
+  uint64_t prev;
+};
+CKS_FN uint32_t cks_step_rule(struct cks_step_count *c, uint64_t ip);
 CKS_FN int cks_enters_kernel(uint64_t ip); /* syscall, sysenter or int 0x80 at ip */
 
 /* ---- block_step.c: from branch to branch with a hardware breakpoint ---- */

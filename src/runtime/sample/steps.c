@@ -19,13 +19,23 @@ CKS_FN int cks_enters_kernel(uint64_t ip) {
   return p[0] == 0xcd && p[1] == 0x80;
 }
 
-CKS_FN uint32_t cks_append_step(struct cks_thread *t, uint64_t ip) {
-  cks_steps_area(t)[t->nsteps++] = ip;
-  uint64_t delta = ip - t->prev;
-  if (delta < 1 || delta > 15) t->taken++;
-  t->prev = ip;
-  if (t->taken >= cks_cfg.vector) return CKS_SAMPLE_STOP_VECTOR;
-  if (t->nsteps >= cks_cfg.step_cap) return CKS_SAMPLE_STOP_CAP;
+CKS_FN uint32_t cks_step_rule(struct cks_step_count *c, uint64_t ip) {
+  c->nsteps++;
+  uint64_t delta = ip - c->prev;
+  if (delta < 1 || delta > 15) c->taken++;
+  c->prev = ip;
+  if (c->taken >= cks_cfg.vector) return CKS_SAMPLE_STOP_VECTOR;
+  if (c->nsteps >= cks_cfg.step_cap) return CKS_SAMPLE_STOP_CAP;
   if (cks_enters_kernel(ip)) return CKS_SAMPLE_STOP_SYSCALL;
   return 0;
+}
+
+CKS_FN uint32_t cks_append_step(struct cks_thread *t, uint64_t ip) {
+  cks_steps_area(t)[t->nsteps] = ip;
+  struct cks_step_count c = {t->nsteps, t->taken, t->prev};
+  uint32_t stop = cks_step_rule(&c, ip);
+  t->nsteps = c.nsteps;
+  t->taken = c.taken;
+  t->prev = c.prev;
+  return stop;
 }
