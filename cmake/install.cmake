@@ -3,6 +3,7 @@
 #
 #   P/bin/covkit, P/bin/covkit-gcov -> covkit       (covkit-gcov is `covkit gcov`)
 #   P/LIBDIR/covkit/libcovkit-trace.so, libcovkit-sample.so, libcovkit-trace.a
+#   P/LIBDIR/covkit/libcovkit-blocks.so, libcovkit-blocks.a (-fsanitize-coverage's hooks)
 #   P/LIBDIR/covkit/bin/gcov -> covkit               (first on PATH: covkit is the gcov)
 #     (LIBDIR: lib/x86_64-linux-gnu on Debian, whatever the prefix)
 #   P/LIBDIR/cmake/covkit/                           find_package(covkit)
@@ -35,6 +36,10 @@ install(TARGETS covkit RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 if(TARGET covkit-trace)
   install(TARGETS covkit-trace covkit-sample LIBRARY DESTINATION ${COVKIT_PRIVATE_LIBDIR} NAMELINK_SKIP)
   install(TARGETS covkit-trace-static ARCHIVE DESTINATION ${COVKIT_PRIVATE_LIBDIR})
+endif()
+if(TARGET covkit-blocks)
+  install(TARGETS covkit-blocks LIBRARY DESTINATION ${COVKIT_PRIVATE_LIBDIR} NAMELINK_SKIP)
+  install(TARGETS covkit-blocks-static ARCHIVE DESTINATION ${COVKIT_PRIVATE_LIBDIR})
 endif()
 
 # Symbolic links, made in the build tree and installed as links.

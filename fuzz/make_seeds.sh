@@ -4,7 +4,7 @@
 # -fprofile-generate, for value-profile counters), run once, plus a few
 # synthetic images. Nothing binary is kept in the repository.
 #
-#   fuzz/make_seeds.sh OUTDIR      -> OUTDIR/{gcno,gcda,session,tracefile,diff,trace,stream}/
+#   fuzz/make_seeds.sh OUTDIR      -> OUTDIR/{gcno,gcda,session,tracefile,diff,trace,stream,...,blocks}/
 set -eu
 out=${1:?usage: make_seeds.sh OUTDIR}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -384,3 +384,20 @@ done
 if [ -s "$out/profraw/clang16-p.profraw" ] && [ -s "$out/profraw/clang16-x.profraw" ]; then
   cat "$out/profraw/clang16-p.profraw" "$out/profraw/clang16-x.profraw" >"$out/profraw/back-to-back.profraw"
 fi
+
+# libcovkit-blocks' files (fuzz_blocks): the C program above built with gcc's
+# -fsanitize-coverage=trace-pc and the runtime compiled from its source
+# (without the flag: the hooks must not call themselves), run with a block
+# trace; the block file and the trace are seeds, and a small hand-made pair.
+mkdir -p "$out/blocks"
+runtime=$here/../src/runtime/blocks
+if (cd "$work" && gcc -O1 -D_GNU_SOURCE -c -o hooks.o "$runtime/block_hooks.c" &&
+    gcc -O0 -g -fsanitize-coverage=trace-pc -o pb p.c hooks.o &&
+    COVKIT_BLOCKS_FILE="$work/pb.blocks" COVKIT_BLOCKS_TRACE=4k ./pb a) >/dev/null 2>&1; then
+  cp "$work/pb.blocks" "$out/blocks/trace-pc.blocks"
+  cp "$work/pb.blocks.trace" "$out/blocks/trace-pc.trace"
+fi
+printf 'covkit-blocks 1\npid 1\ndropped 0 0 0 0 3\nmodule 0x1000 /bin/true\nb 10 3\nw 20 255\nf 30 1\nend\n' \
+  >"$out/blocks/small.blocks"
+printf 'covkit-block-trace 1\npid 1\nbound 4\ndropped 1 0\nmodule 0 /x\ni 1 10\ni 80000002 20\nevents 3\n\001\000\000\000\002\000\000\200\001\000\000\000end\n' \
+  >"$out/blocks/small.trace"

@@ -8,6 +8,7 @@
 
 #include "blocks/block_file.h"
 #include "model/load_coverage_file.h"
+#include "runtime/blocks/block_contract.h"
 #include "sample/binary_image.h"
 #include "sample/coverage_builder.h"
 #include "sample/dominators.h"
@@ -119,22 +120,21 @@ void add_declaration_lines(format::SourceRecord& s) {
     }
 }
 
-Expected<void> add_file(const std::string& path, std::map<std::string, ModuleBlocks>& modules,
-                        std::vector<std::string>& warnings) {
-  auto data = util::read_file(path);
-  if (!data) return Error(fmt::format("{}: {}", util::printable(path), data.error().message));
-  util::note_data_file(path, *data);
-  auto file = parse_block_file(data->text());
-  if (!file) return Error(fmt::format("{}: {}", util::printable(path), file.error().message));
-  if (file->dropped_pcs || file->dropped_guards)
+void add_block_file(const std::string& path, const BlockFile& file, std::map<std::string, ModuleBlocks>& modules,
+                    std::vector<std::string>& warnings) {
+  if (file.dropped_pcs || file.dropped_guards)
     warnings.push_back(fmt::format("{}: the runtime had no room for {} trace-pc address(es) and {} guard(s): their "
                                    "blocks are missing",
-                                   util::printable(path), file->dropped_pcs, file->dropped_guards));
-  if (file->unpaired_counters || file->mismatched_tables)
+                                   util::printable(path), file.dropped_pcs, file.dropped_guards));
+  if (file.unpaired_counters || file.mismatched_tables)
     warnings.push_back(fmt::format("{}: {} inline counter set(s) without a matching pc table (build with "
                                    "-fsanitize-coverage=...,pc-table): left out",
-                                   util::printable(path), file->unpaired_counters + file->mismatched_tables));
-  for (BlockModule& m : file->modules) {
+                                   util::printable(path), file.unpaired_counters + file.mismatched_tables));
+  if (file.dropped_trace)
+    warnings.push_back(fmt::format("{}: its block trace dropped {} event(s) (past its bound, or of addresses without "
+                                   "an id): covkit blocks dump {}" CKB_TRACE_SUFFIX " says which",
+                                   util::printable(path), file.dropped_trace, util::printable(path)));
+  for (const BlockModule& m : file.modules) {
     if (m.blocks.empty()) continue;
     ModuleBlocks& into = modules[m.path];
     for (const BlockEntry& e : m.blocks) {
@@ -143,16 +143,27 @@ Expected<void> add_file(const std::string& path, std::map<std::string, ModuleBlo
       into.counts[e.address] += e.count;
     }
   }
-  return {};
 }
 
 }  // namespace
 
 Expected<BlockCoverage> load_block_coverage(const std::vector<std::string>& files, const BlockCoverageOptions& options) {
+  std::vector<NamedBlockFile> parsed;
+  for (const std::string& path : files) {
+    auto data = util::read_file(path);
+    if (!data) return Error(fmt::format("{}: {}", util::printable(path), data.error().message));
+    util::note_data_file(path, *data);
+    auto file = parse_block_file(data->text());
+    if (!file) return Error(fmt::format("{}: {}", util::printable(path), file.error().message));
+    parsed.push_back({path, std::move(*file)});
+  }
+  return block_coverage_of(parsed, options);
+}
+
+Expected<BlockCoverage> block_coverage_of(const std::vector<NamedBlockFile>& files, const BlockCoverageOptions& options) {
   BlockCoverage out;
   std::map<std::string, ModuleBlocks> modules;
-  for (const std::string& f : files)
-    if (auto r = add_file(f, modules, out.warnings); !r) return r.error();
+  for (const NamedBlockFile& f : files) add_block_file(f.name, f.file, modules, out.warnings);
   if (auto decoder = sample::zydis_library(); !decoder) return decoder.error();
   format::CoverageRecords records;
   for (const auto& [path, blocks] : modules) {

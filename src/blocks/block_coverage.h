@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "blocks/block_file.h"
 #include "model/project_coverage.h"
 #include "util/expected.h"
 
@@ -36,5 +37,13 @@ struct BlockCoverageOptions {
 // Errors: a file that cannot be read or parsed (named). A module that
 // cannot be read is a warning and left out.
 Expected<BlockCoverage> load_block_coverage(const std::vector<std::string>& files, const BlockCoverageOptions& options);
+
+// The same of block files already read (a running process's inline
+// counters: live_blocks.h); `name` says where each came from in warnings.
+struct NamedBlockFile {
+  std::string name;
+  BlockFile file;
+};
+Expected<BlockCoverage> block_coverage_of(const std::vector<NamedBlockFile>& files, const BlockCoverageOptions& options);
 
 }  // namespace covkit::blocks

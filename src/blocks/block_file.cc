@@ -70,10 +70,9 @@ Expected<BlockFile> parse_block_file(std::string_view text) {
       f.pid = int64_t(pid);
     } else if (w[0] == "dropped") {
       auto d = words_of(line, 7);
-      uint64_t unused = 0;
       if (d.size() != 6 || !number(d[1], f.dropped_pcs, 10) || !number(d[2], f.dropped_guards, 10) ||
           !number(d[3], f.unpaired_counters, 10) || !number(d[4], f.mismatched_tables, 10) ||
-          !number(d[5], unused, 10))
+          !number(d[5], f.dropped_trace, 10))
         return bad("a damaged dropped line");
     } else if (w[0] == "module") {
       BlockModule m;

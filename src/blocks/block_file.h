@@ -35,8 +35,9 @@ struct BlockFile {
   int64_t pid = 0;
   // What the runtime could not keep: trace-pc addresses with no room in its
   // table, guards beyond its array, inline counter sets without a pc table,
-  // counter sets whose pc table had another length.
-  uint64_t dropped_pcs = 0, dropped_guards = 0, unpaired_counters = 0, mismatched_tables = 0;
+  // counter sets whose pc table had another length, block trace events
+  // not kept (past its bound, or of an address without an id).
+  uint64_t dropped_pcs = 0, dropped_guards = 0, unpaired_counters = 0, mismatched_tables = 0, dropped_trace = 0;
   std::vector<BlockModule> modules;
 };
 

@@ -102,15 +102,16 @@ class Fixtures:
         self.sample = os.path.join(work, "rec")
         r = run([covkit, "sample", "record", "--mode", "breakpoint", "-o", self.sample, "--", self.plain], work)
         check(r.returncode == 0, f"fixture: sample record: {r.stderr.decode()}")
-        # A block file: trace-pc hooks run with libcovkit-blocks (beside covkit).
+        # A block file and its block trace: trace-pc hooks run with
+        # libcovkit-blocks (beside covkit).
         self.bprog = os.path.join(work, "bprog")
         libdir = os.path.dirname(os.path.abspath(covkit))
         self.cc(["-fsanitize-coverage=trace-pc", "-O0", "-g", "-o", self.bprog, src, "-L", libdir, "-lcovkit-blocks",
                  "-Wl,-rpath," + libdir])
         self.blocks = os.path.join(work, "blocks.txt")
         subprocess.run([self.bprog], cwd=work, capture_output=True, timeout=120,
-                       env=dict(os.environ, COVKIT_BLOCKS_FILE=self.blocks))
-        check(os.path.exists(self.blocks), "fixture: no block file")
+                       env=dict(os.environ, COVKIT_BLOCKS_FILE=self.blocks, COVKIT_BLOCKS_TRACE="64k"))
+        check(os.path.exists(self.blocks) and os.path.exists(self.blocks + ".trace"), "fixture: no block file or trace")
         self.server_build = os.path.join(work, "srv")
         os.makedirs(self.server_build)
         self.cc(["--coverage", "-O0", "-o", os.path.join(self.server_build, "server"),
@@ -206,6 +207,7 @@ def commands(fx):
         Command(["sample", "dump"], "file", [fx.sample], {".txt": "text"}, default="text"),
         Command(["sample", "import-perf"], "dir", [os.path.join(fx.work, "no-perf.data")]),
         Command(["blocks", "report"], "file", [fx.blocks], report_ext, json=True, default="table"),
+        Command(["blocks", "dump"], "file", [fx.blocks + ".trace"], {".txt": "text"}, default="text"),
         Command(["doctor"], "file", [], {".txt": "text", ".json": "json"}, json=True, default="text"),
         Command(["completion"], "file", ["bash"], {".bash": "text"}, default="text"),
     ]

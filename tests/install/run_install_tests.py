@@ -127,7 +127,8 @@ def scenario_layout(e):
     ]
     for rel in expect_files:
         check(os.path.isfile(os.path.join(p, rel)), "%s installed" % rel)
-    for name in ("libcovkit-trace.so", "libcovkit-sample.so", "libcovkit-trace.a"):
+    for name in ("libcovkit-trace.so", "libcovkit-sample.so", "libcovkit-trace.a", "libcovkit-blocks.so",
+                 "libcovkit-blocks.a"):
         check(os.path.isfile(os.path.join(lib, name)), "%s in %s" % (name, lib))
     # The links: relative, so that the prefix can move.
     for link, target in (("bin/covkit-gcov", "covkit"),):
@@ -199,6 +200,18 @@ grep -q 'is_prime' trace.report
 gcc -finstrument-functions -g -O1 -o hello-static hello.c "$LIBDIR/libcovkit-trace.a" -pthread
 "$P/bin/covkit" trace record --static -o static.data -- ./hello-static 50 > static.out
 "$P/bin/covkit" trace report static.data | grep -q 'is_prime'
+
+# blocks report: -fsanitize-coverage hooks run by the installed runtime,
+# linked as a shared library (and its block trace dumped), and from the
+# archive.
+gcc -fsanitize-coverage=trace-pc -g -O0 -o hello-blocks hello.c -L"$LIBDIR" -Wl,-rpath,"$LIBDIR" -lcovkit-blocks
+COVKIT_BLOCKS_FILE=$PWD/blocks.%p COVKIT_BLOCKS_TRACE=1M ./hello-blocks 50 > blocks.out
+"$P/bin/covkit" blocks report -q --lcov blocks.info blocks.[0-9]*[0-9]
+grep -q 'FNDA:[1-9][0-9]*,is_prime' blocks.info
+"$P/bin/covkit" blocks dump blocks.[0-9]*[0-9] | grep -q 'is_prime+0x'
+gcc -fsanitize-coverage=trace-pc -g -O0 -o hello-blocks-static hello.c "$LIBDIR/libcovkit-blocks.a"
+COVKIT_BLOCKS_FILE=$PWD/static-blocks ./hello-blocks-static 50 > blocks-static.out
+"$P/bin/covkit" blocks report -q --lcov - static-blocks | grep -q 'FNDA:[1-9][0-9]*,is_prime'
 
 # sample record in breakpoint mode: libcovkit-sample.so preloaded, and
 # covkit serving its plan.
@@ -682,7 +695,8 @@ def scenario_deb(e):
             check(owner in names, "Depends names %s, which holds %s (%s): %s" % (owner, soname, user, deps))
         contents = run(["dpkg-deb", "-c", deb]).stdout
         for path in ("./usr/bin/covkit", "./usr/bin/covkit-gcov -> covkit", "/covkit/libcovkit-trace.so",
-                     "/covkit/libcovkit-sample.so", "/covkit/libcovkit-trace.a", "./usr/share/man/man1/covkit.1.gz",
+                     "/covkit/libcovkit-sample.so", "/covkit/libcovkit-trace.a",
+                     "/covkit/libcovkit-blocks.so", "/covkit/libcovkit-blocks.a", "./usr/share/man/man1/covkit.1.gz",
                      "./usr/share/man/man1/covkit-report.1.gz", "./usr/share/doc/covkit/copyright",
                      "./usr/share/doc/covkit/changelog.gz", "./usr/share/bash-completion/completions/covkit",
                      "./usr/share/zsh/vendor-completions/_covkit", "./usr/share/fish/vendor_completions.d/covkit.fish",

@@ -16,7 +16,15 @@
  * (MAP_NORESERVE), counts are relaxed atomic adds. Nothing is dropped
  * silently: addresses the table had no room for, and guards beyond the
  * array, are counted and written in the file's header. C11, no C++
- * runtime, hidden except the hooks. */
+ * runtime, hidden except the hooks.
+ *
+ * With COVKIT_BLOCKS_TRACE=SIZE (bytes; k, M, G suffixes) the hooks also
+ * record the sequence of blocks executed (what __bb_trace_func recorded):
+ * a 32-bit block id per event in a buffer of SIZE bytes reserved at first
+ * use, claimed by a relaxed atomic add so threads interleave in claim
+ * order; events past the bound are counted (the claims past its end), not
+ * kept, and written at exit in the trace file beside the block file
+ * (block_contract.h) and in the block file's dropped line. */
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
@@ -37,6 +45,7 @@
 #define PC_SLOTS (1u << 20)     /* distinct trace-pc addresses (1M) */
 #define PC_PROBES 64
 #define MAX_INLINE 512          /* modules registering inline counters / pc tables */
+#define TRACE_MAX_BYTES (1ull << 36) /* --block-trace's bound is at most 64 GiB */
 
 struct ckb_pc_slot {
   uintptr_t pc;
@@ -61,10 +70,47 @@ static struct ckb_inline ckb_inlines[MAX_INLINE];
 static struct ckb_table ckb_tables[MAX_INLINE];
 static int ckb_n_inlines, ckb_n_tables, ckb_inline_dropped;
 static int ckb_written;
+/* The block trace: ids (a guard's index, or CKB_TRACE_PC_ID | a trace-pc
+ * slot), ckb_trace_next claims so far; NULL when not asked for. */
+static uint32_t *ckb_trace;
+static uint64_t ckb_trace_cap, ckb_trace_next, ckb_trace_lost;
 
 CKB_HIDDEN static void *ckb_map(size_t bytes) {
   void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   return p == MAP_FAILED ? NULL : p;
+}
+
+CKB_HIDDEN static void ckb_say(const char *msg) {
+  ssize_t ignored = write(2, msg, strlen(msg));
+  (void)ignored;
+}
+
+/* COVKIT_BLOCKS_TRACE=SIZE: bytes, with an optional k, M or G (1024s);
+ * 0 or no value leaves the trace off. */
+CKB_HIDDEN static uint64_t ckb_trace_bytes(void) {
+  const char *v = getenv(CKB_TRACE_ENV);
+  if (!v || !*v) return 0;
+  uint64_t n = 0;
+  const char *c = v;
+  for (; *c >= '0' && *c <= '9'; ++c) {
+    if (n > TRACE_MAX_BYTES) break;
+    n = n * 10 + (uint64_t)(*c - '0');
+  }
+  int shift = 0;
+  if (*c == 'k' || *c == 'K') shift = 10;
+  else if (*c == 'm' || *c == 'M') shift = 20;
+  else if (*c == 'g' || *c == 'G') shift = 30;
+  if (shift) ++c;
+  if (c == v || *c || (n << shift >> shift) != n) {
+    ckb_say("covkit-blocks: " CKB_TRACE_ENV " is not a size (bytes, or a number with k, M or G): no block trace\n");
+    return 0;
+  }
+  n <<= shift;
+  if (n > TRACE_MAX_BYTES) {
+    ckb_say("covkit-blocks: " CKB_TRACE_ENV " above 64G: the trace is bounded at 64G\n");
+    n = TRACE_MAX_BYTES;
+  }
+  return n;
 }
 
 /* Mapped on first use: a statically linked runtime may see a module's
@@ -75,6 +121,16 @@ CKB_HIDDEN static int ckb_ready(void) {
   uintptr_t *pcs = ckb_map(sizeof(uintptr_t) * GUARD_CAP);
   struct ckb_pc_slot *slots = ckb_map(sizeof(struct ckb_pc_slot) * PC_SLOTS);
   if (!counts || !pcs || !slots) return 0;
+  uint64_t trace_bytes = ckb_trace_bytes();
+  if (trace_bytes >= sizeof(uint32_t)) {
+    uint32_t *trace = ckb_map(trace_bytes);
+    if (trace) {
+      ckb_trace_cap = trace_bytes / sizeof(uint32_t);
+      ckb_trace = trace;
+    } else {
+      ckb_say("covkit-blocks: cannot reserve the block trace's memory: no block trace\n");
+    }
+  }
   ckb_guard_pcs = pcs;
   ckb_pcs = slots;
   __atomic_store_n(&ckb_guard_counts, counts, __ATOMIC_RELEASE);
@@ -93,12 +149,20 @@ CKB_EXPORT void __sanitizer_cov_trace_pc_guard_init(uint32_t *start, uint32_t *s
   }
 }
 
+/* One event of the block trace: a claim past the bound is the count of
+ * what was dropped (ckb_trace_next - ckb_trace_cap at exit). */
+CKB_HIDDEN static inline void ckb_trace_event(uint32_t id) {
+  uint64_t at = __atomic_fetch_add(&ckb_trace_next, 1, __ATOMIC_RELAXED);
+  if (at < ckb_trace_cap) __atomic_store_n(&ckb_trace[at], id, __ATOMIC_RELAXED);
+}
+
 CKB_EXPORT void __sanitizer_cov_trace_pc_guard(uint32_t *guard) {
   uint32_t i = *guard;
   if (!i) return;
   __atomic_fetch_add(&ckb_guard_counts[i], 1, __ATOMIC_RELAXED);
   /* The call instruction's last byte: inside the block that made it. */
   if (!ckb_guard_pcs[i]) ckb_guard_pcs[i] = (uintptr_t)__builtin_return_address(0) - 1;
+  if (ckb_trace) ckb_trace_event(i);
 }
 
 CKB_EXPORT void __sanitizer_cov_trace_pc(void) {
@@ -116,10 +180,13 @@ CKB_EXPORT void __sanitizer_cov_trace_pc(void) {
     }
     if (cur == pc) {
       __atomic_fetch_add(&s->count, 1, __ATOMIC_RELAXED);
+      if (ckb_trace) ckb_trace_event(CKB_TRACE_PC_ID | at);
       return;
     }
   }
   __atomic_fetch_add(&ckb_pcs_dropped, 1, __ATOMIC_RELAXED);
+  /* Its block has no id: the event is not kept, and counted as dropped. */
+  if (ckb_trace) __atomic_fetch_add(&ckb_trace_lost, 1, __ATOMIC_RELAXED);
 }
 
 CKB_HIDDEN static void ckb_add_inline(const uint8_t *start, const uint8_t *end, int is_bool) {
@@ -257,31 +324,95 @@ CKB_HIDDEN static void ckb_write_module(struct ckb_out *o, int mod) {
   }
 }
 
-CKB_HIDDEN static void ckb_write(void) {
-  if (ckb_written) return;
-  ckb_written = 1;
-  char path[PATH_MAX];
+/* The block file's path: $COVKIT_BLOCKS_FILE or covkit-blocks.%p, %p the
+ * process id. */
+CKB_HIDDEN static void ckb_path(char *path, size_t size) {
   const char *pattern = getenv(CKB_FILE_ENV);
   if (!pattern || !*pattern) pattern = CKB_DEFAULT_FILE;
-  /* %p: the process id. */
   size_t w = 0;
-  for (const char *c = pattern; *c && w + 24 < sizeof path; ++c) {
+  for (const char *c = pattern; *c && w + 24 < size; ++c) {
     if (c[0] == '%' && c[1] == 'p') {
-      w += (size_t)snprintf(path + w, sizeof path - w, "%d", (int)getpid());
+      w += (size_t)snprintf(path + w, size - w, "%d", (int)getpid());
       ++c;
     } else {
       path[w++] = *c;
     }
   }
   path[w] = 0;
-  static struct ckb_out out;
-  out.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (out.fd < 0) {
-    static const char msg[] = "covkit-blocks: cannot write the block file\n";
-    ssize_t ignored = write(2, msg, sizeof msg - 1);
-    (void)ignored;
-    return;
+}
+
+CKB_HIDDEN static int ckb_open(struct ckb_out *o, const char *path, const char *what) {
+  o->used = 0;
+  o->failed = 0;
+  o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (o->fd >= 0) return 1;
+  ckb_say("covkit-blocks: cannot write the ");
+  ckb_say(what);
+  ckb_say("\n");
+  return 0;
+}
+
+CKB_HIDDEN static void ckb_close(struct ckb_out *o, const char *what) {
+  ckb_flush(o);
+  if (close(o->fd) != 0) o->failed = 1;
+  if (o->failed) {
+    ckb_say("covkit-blocks: the ");
+    ckb_say(what);
+    ckb_say(" could not be written whole (disk full?)\n");
   }
+}
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the block trace's ids are written little-endian: this runtime is for little-endian machines"
+#endif
+
+/* The trace file (block_contract.h): the header, each module's block ids,
+ * then the ids as they were claimed. */
+CKB_HIDDEN static void ckb_write_trace(struct ckb_out *o, uint64_t claimed) {
+  uint64_t kept = claimed < ckb_trace_cap ? claimed : ckb_trace_cap;
+  ckb_printf(o, "%s\n", CKB_TRACE_MAGIC);
+  ckb_printf(o, "pid %d\n", (int)getpid());
+  ckb_printf(o, "bound %llu\n", (unsigned long long)ckb_trace_cap);
+  ckb_printf(o, "dropped %llu %llu\n", (unsigned long long)(claimed - kept),
+             (unsigned long long)__atomic_load_n(&ckb_trace_lost, __ATOMIC_RELAXED));
+  for (int mod = 0; mod < ckb_n_modules; ++mod) {
+    const struct ckb_module *m = &ckb_modules[mod];
+    ckb_printf(o, "module %#lx %s\n", (unsigned long)m->bias, m->path);
+    for (uint32_t i = 1; i < ckb_next_guard; ++i) {
+      uintptr_t pc = ckb_guard_pcs[i];
+      if (pc && ckb_module_of(pc) == mod) ckb_printf(o, "i %x %lx\n", i, (unsigned long)(pc - m->bias));
+    }
+    for (uint32_t i = 0; i < PC_SLOTS; ++i) {
+      uintptr_t pc = __atomic_load_n(&ckb_pcs[i].pc, __ATOMIC_ACQUIRE);
+      if (pc && ckb_module_of(pc) == mod)
+        ckb_printf(o, "i %x %lx\n", CKB_TRACE_PC_ID | i, (unsigned long)(pc - m->bias));
+    }
+  }
+  ckb_printf(o, "events %llu\n", (unsigned long long)kept);
+  ckb_flush(o);
+  const char *bytes = (const char *)ckb_trace;
+  uint64_t left = kept * sizeof(uint32_t);
+  while (left && !o->failed) {
+    ssize_t n = write(o->fd, bytes, left > (1u << 30) ? (1u << 30) : (size_t)left);
+    if (n <= 0) o->failed = 1;
+    else bytes += n, left -= (uint64_t)n;
+  }
+  ckb_printf(o, "end\n");
+}
+
+CKB_HIDDEN static void ckb_write(void) {
+  if (ckb_written) return;
+  ckb_written = 1;
+  /* Claims after this are not in the trace: the program is exiting. */
+  uint64_t claimed = __atomic_load_n(&ckb_trace_next, __ATOMIC_RELAXED);
+  uint64_t trace_dropped = 0;
+  if (ckb_trace)
+    trace_dropped = (claimed > ckb_trace_cap ? claimed - ckb_trace_cap : 0) +
+                    __atomic_load_n(&ckb_trace_lost, __ATOMIC_RELAXED);
+  char path[PATH_MAX];
+  ckb_path(path, sizeof path - sizeof CKB_TRACE_SUFFIX);
+  static struct ckb_out out;
+  if (!ckb_open(&out, path, "block file")) return;
   ckb_n_modules = 0;
   dl_iterate_phdr(ckb_collect, NULL);
   int mismatched = 0;
@@ -291,12 +422,17 @@ CKB_HIDDEN static void ckb_write(void) {
   int without_table = ckb_n_inlines > ckb_n_tables ? ckb_n_inlines - ckb_n_tables : 0;
   ckb_printf(&out, "%s\n", CKB_MAGIC);
   ckb_printf(&out, "pid %d\n", (int)getpid());
-  ckb_printf(&out, "dropped %llu %llu %d %d %d\n", (unsigned long long)ckb_pcs_dropped,
-             (unsigned long long)ckb_guards_dropped, ckb_inline_dropped + without_table, mismatched, 0);
+  ckb_printf(&out, "dropped %llu %llu %d %d %llu\n", (unsigned long long)ckb_pcs_dropped,
+             (unsigned long long)ckb_guards_dropped, ckb_inline_dropped + without_table, mismatched,
+             (unsigned long long)trace_dropped);
   for (int i = 0; i < ckb_n_modules; ++i) ckb_write_module(&out, i);
   ckb_printf(&out, "end\n");
-  ckb_flush(&out);
-  close(out.fd);
+  ckb_close(&out, "block file");
+  if (!ckb_trace) return;
+  strcat(path, CKB_TRACE_SUFFIX);
+  if (!ckb_open(&out, path, "block trace")) return;
+  ckb_write_trace(&out, claimed);
+  ckb_close(&out, "block trace");
 }
 
 __attribute__((destructor, no_instrument_function)) static void ckb_at_exit(void) { ckb_write(); }

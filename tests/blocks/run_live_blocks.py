@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""covkit blocks report --pid: the inline counters of a running process
+(clang -fsanitize-coverage=inline-8bit-counters or inline-bool-flag, with
+pc-table), read while it waits on its standard input:
+
+  exit      built with libcovkit-blocks: the lines before the wait have the
+            counts (modulo 256) the block file written at its exit gives
+  truth     built as clang links it by default (its own sanitizer runtime,
+            no covkit runtime): the covered lines before the wait are those
+            of the same source built with gcc --coverage
+  unchanged the process goes on and exits 0 after the read
+  refused   a process without inline counters, a pid that does not exist:
+            one line, exit 1
+
+  run_live_blocks.py COVKIT BUILD_DIR     (exit 0 pass, 1 fail, 77 skip)
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+FAILS = []
+SERVER = r"""#include <stdio.h>
+#include <unistd.h>
+
+static int work(int n)
+{
+  int s = 0;
+  for (int i = 0; i < n; i++)
+    if (i % 3)
+      s += i;
+    else
+      s -= i;
+  return s;
+}
+
+static void never(void)
+{
+  puts("never");
+}
+
+int main(int argc, char **argv)
+{
+  int s = work(1000);
+  FILE *f = fopen(argv[1], "w");
+  fprintf(f, "%d\n", s);
+  fclose(f);
+  char c;
+  while (read(0, &c, 1) > 0) { /* WAIT */
+  }
+  if (s == 12345)
+    never();
+  return 0;
+}
+"""
+WAIT = SERVER.split("\n").index("  while (read(0, &c, 1) > 0) { /* WAIT */") + 1
+
+
+def run(cmd, cwd=None, env=None):
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def check(cond, what):
+    if not cond:
+        FAILS.append(what)
+        print("  FAIL:", what, flush=True)
+
+
+def lcov_lines(text):
+    out = {}
+    for line in text.splitlines():
+        if line.startswith("DA:"):
+            n, c = line[3:].split(",")[:2]
+            out[int(n)] = max(out.get(int(n), 0), int(c))
+    return out
+
+
+class Server:
+    """The program started with a pipe for its standard input; ready when
+    it has written its file."""
+
+    def __init__(self, d, exe, env=None):
+        self.ready = os.path.join(d, "ready")
+        if os.path.exists(self.ready):
+            os.remove(self.ready)
+        self.p = subprocess.Popen([exe, self.ready], cwd=d, stdin=subprocess.PIPE, env=env)
+        deadline = time.monotonic() + 120
+        while not (os.path.exists(self.ready) and open(self.ready).read().endswith("\n")):
+            if time.monotonic() > deadline or self.p.poll() is not None:
+                raise RuntimeError(f"{exe} did not get ready")
+            time.sleep(0.02)
+
+    def finish(self):
+        self.p.stdin.close()
+        return self.p.wait(timeout=120)
+
+
+def live_lcov(covkit, d, pid):
+    r = run([covkit, "blocks", "report", "-q", "--pid", str(pid), "--lcov", "-"], cwd=d)
+    check(r.returncode == 0, f"blocks report --pid: {r.returncode} {r.stderr}")
+    return lcov_lines(r.stdout)
+
+
+def before_wait(lines):
+    return {n: c for n, c in lines.items() if n < WAIT}
+
+
+def scenario(covkit, build, tmp, kind):
+    d = os.path.join(tmp, kind)
+    os.makedirs(d)
+    with open(os.path.join(d, "srv.c"), "w") as f:
+        f.write(SERVER)
+    flags = ["-O0", "-g", "-gdwarf-4", f"-fsanitize-coverage={kind},pc-table"]
+    # exit: with covkit's runtime, the live read against its block file.
+    r = run(["clang-14"] + flags + ["srv.c", "-o", "with-runtime", "-fno-sanitize-link-runtime", "-L", build,
+                                    "-lcovkit-blocks", "-Wl,-rpath," + build], cwd=d)
+    check(r.returncode == 0, f"{kind}: build: {r.stderr}")
+    s = Server(d, os.path.join(d, "with-runtime"), dict(os.environ, COVKIT_BLOCKS_FILE=os.path.join(d, "at-exit")))
+    live = live_lcov(covkit, d, s.p.pid)
+    check(s.finish() == 0, f"{kind}: the process did not exit 0 after the read")
+    r = run([covkit, "blocks", "report", "-q", "--lcov", "-", "at-exit"], cwd=d)
+    at_exit = lcov_lines(r.stdout)
+    check(before_wait(live) == before_wait(at_exit) and sum(1 for c in before_wait(live).values() if c) >= 8,
+          f"{kind} exit: live {sorted(before_wait(live).items())} vs at exit {sorted(before_wait(at_exit).items())}")
+    if kind == "inline-8bit-counters":
+        # 1000 iterations: 1000 modulo 256 on the loop's lines.
+        check(232 in live.values(), f"{kind}: no loop line counted 1000 mod 256: {sorted(live.items())}")
+    # truth: clang's default link, no covkit runtime; gcc --coverage lines.
+    r = run(["clang-14"] + flags + ["srv.c", "-o", "plain"], cwd=d)
+    check(r.returncode == 0, f"{kind}: default build: {r.stderr}")
+    s = Server(d, os.path.join(d, "plain"))
+    live = live_lcov(covkit, d, s.p.pid)
+    check(s.finish() == 0, f"{kind}: the plain process did not exit 0 after the read")
+    t = os.path.join(d, "truth")
+    os.makedirs(t)
+    shutil.copy(os.path.join(d, "srv.c"), t)
+    r = run(["gcc", "--coverage", "-O0", "srv.c", "-o", "srv"], cwd=t)
+    s = Server(t, os.path.join(t, "srv"))
+    s.finish()
+    r = run([covkit, "report", "-q", "--lcov", "-", "."], cwd=t)
+    truth = lcov_lines(r.stdout)
+    # Lines gcov lists (clang puts a function's opening brace in its line
+    # table, gcc's notes have none there).
+    ran = {n for n, c in before_wait(live).items() if c and n in truth}
+    truth_ran = {n for n, c in before_wait(truth).items() if c}
+    check(ran == truth_ran and ran, f"{kind} truth: covered {sorted(ran)} vs gcc --coverage {sorted(truth_ran)}")
+    never = SERVER.split("\n").index('  puts("never");') + 1
+    check(live.get(never) == 0, f"{kind}: the never-run line is listed unrun (pc-table): {live.get(never)}")
+
+
+def refused(covkit, tmp):
+    p = subprocess.Popen(["sleep", "60"])
+    try:
+        r = run([covkit, "blocks", "report", "--pid", str(p.pid)])
+        check(r.returncode == 1 and len(r.stderr.splitlines()) == 1 and "no inline counters" in r.stderr,
+              f"a process without inline counters: {r.returncode} {r.stderr!r}")
+    finally:
+        p.kill()
+        p.wait()
+    r = run([covkit, "blocks", "report", "--pid", str(p.pid)])
+    check(r.returncode == 1 and len(r.stderr.splitlines()) == 1, f"a gone process: {r.returncode} {r.stderr!r}")
+
+
+def main():
+    covkit, build = (os.path.abspath(a) for a in sys.argv[1:3])
+    if not shutil.which("clang-14") or not shutil.which("gcc") or \
+            not os.path.exists(os.path.join(build, "libcovkit-blocks.so")):
+        print("clang-14, gcc or libcovkit-blocks.so missing: skipped")
+        return 77
+    tmp = tempfile.mkdtemp(prefix="covkit-live-blocks-")
+    try:
+        for kind in ("inline-8bit-counters", "inline-bool-flag"):
+            scenario(covkit, build, tmp, kind)
+        refused(covkit, tmp)
+    finally:
+        if not FAILS:
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            print("kept", tmp)
+    print(f"{len(FAILS)} failure(s)")
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
