@@ -265,13 +265,6 @@ struct RecordAt {
   size_t binary = 0, record = 0;
 };
 
-// Two records decode alike when their bytes, name, hash and unit files
-// are the same.
-bool same_encoding(const EncodedFunction& a, const EncodedFunction& b) {
-  return a.hash == b.hash && a.name == b.name && std::equal(a.mapping.begin(), a.mapping.end(), b.mapping.begin(), b.mapping.end()) &&
-         (a.unit_files == b.unit_files || *a.unit_files == *b.unit_files);
-}
-
 uint64_t encoding_key(const EncodedFunction& f, bool big_endian) {
   const std::string_view bytes(reinterpret_cast<const char*>(f.mapping.data()), f.mapping.size());
   return (std::hash<std::string_view>{}(bytes) ^ (f.hash * 0x9e3779b97f4a7c15ull) ^
@@ -318,7 +311,7 @@ LoadedMappings load_mappings(const std::vector<std::string>& binaries, const Pro
       std::vector<RecordAt>& same_key = seen[encoding_key(f, index.big_endian)];
       for (const RecordAt& at : same_key) {
         const MappingIndex& other = **bins[at.binary].index;
-        if (other.big_endian == index.big_endian && same_encoding(other.functions[at.record], f)) {
+        if (other.big_endian == index.big_endian && decode_alike(other.functions[at.record], f)) {
           first_of[i][k] = at;
           break;
         }

@@ -359,6 +359,25 @@ Expected<BinaryMapping> decode_all(const MappingIndex& index) {
 
 }  // namespace
 
+bool decode_alike(const EncodedFunction& a, const EncodedFunction& b) {
+  if (a.hash != b.hash || a.name != b.name ||
+      !std::equal(a.mapping.begin(), a.mapping.end(), b.mapping.begin(), b.mapping.end()))
+    return false;
+  if (a.unit_files == b.unit_files) return true;
+  // The mapping starts with its file ids' indexes into the unit's names
+  // (MappingDecoder::decode): those names are all it reads of them.
+  ByteCursor in(a.mapping);
+  auto nfiles = read_size(in);
+  if (!nfiles) return *a.unit_files == *b.unit_files;
+  for (uint64_t i = 0; i < *nfiles; ++i) {
+    auto index = in.uleb128();
+    if (!index || *index >= a.unit_files->size() || *index >= b.unit_files->size())
+      return *a.unit_files == *b.unit_files;  // damaged: alike only when wholly the same
+    if ((*a.unit_files)[size_t(*index)] != (*b.unit_files)[size_t(*index)]) return false;
+  }
+  return true;
+}
+
 Expected<FunctionMapping> decode_function(const MappingIndex& index, const EncodedFunction& e) {
   FunctionMapping f;
   f.name = e.name;

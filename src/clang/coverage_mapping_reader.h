@@ -56,6 +56,11 @@ struct MappingIndex {
   std::vector<uint8_t> joined_covfun;  // several __llvm_covfun sections, joined (`mapping`s point in here)
 };
 Expected<MappingIndex> index_coverage_mapping(std::span<const uint8_t> elf_bytes, NameTableCache* names = nullptr);
+// Whether two records decode to the same function (in the same byte
+// order): the same name, hash and mapping bytes, and the same names for the
+// files the mapping refers to (their units may list others, or another
+// compile directory).
+bool decode_alike(const EncodedFunction& a, const EncodedFunction& b);
 // Function `f` of `index` decoded, or where its mapping is damaged.
 Expected<FunctionMapping> decode_function(const MappingIndex& index, const EncodedFunction& f);
 
