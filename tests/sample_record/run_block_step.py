@@ -15,7 +15,11 @@ the signal handler's own frame are left out (a tick lands there rarely in
 the reference); the handler's calls are the main loop's code.
 
 Also: block-stepped vectors are complete (16 taken branches unless a
-system call came first) and start at their sample's IP.
+system call came first) and start at their sample's IP; and each full
+vector, block- or single-stepped, holds exactly as many taken branches as
+asked for, judged apart from the runtime's rule: a step is a taken branch
+when it is not the next instruction by objdump's instruction boundaries
+(a rep instruction's next iteration is none).
 
   run_block_step.py --covkit build/covkit --work DIR [--opt O2] [--stepping block|block1]
 
@@ -29,6 +33,7 @@ here (the runtime says so in a warning; it then single-steps, which the
 other tests cover)."""
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -65,6 +70,79 @@ def symbol_range(prog, name):
             start = int(w[0], 16)
             return start - text_delta(prog), start - text_delta(prog) + int(w[1], 16)
     raise Failure(f"no symbol {name} in {prog}")
+
+
+class Lengths:
+    """Instruction lengths by objdump (the oracle, not covkit's decoder nor
+    the runtime's rule): the distance from an instruction start to the next
+    one objdump lists, keyed by (file, file offset) like the steps."""
+
+    def __init__(self):
+        self.starts = {}
+
+    def _load(self, path):
+        segs = []
+        out = subprocess.run(["readelf", "-lW", path], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            w = line.split()
+            if w and w[0] == "LOAD" and "E" in w[6:-1]:
+                segs.append((int(w[2], 16), int(w[2], 16) + int(w[5], 16), int(w[1], 16)))
+        starts = []
+        out = subprocess.run(["objdump", "-d", "-w", "--no-show-raw-insn", path], capture_output=True,
+                             text=True).stdout
+        for line in out.splitlines():
+            m = re.match(r"\s+([0-9a-f]+):\t", line)
+            if not m:
+                continue
+            vaddr = int(m.group(1), 16)
+            for lo, hi, off in segs:
+                if lo <= vaddr < hi:
+                    starts.append(vaddr - lo + off)
+        starts.sort()
+        self.starts[path] = ({a: b - a for a, b in zip(starts, starts[1:])}, set(starts))
+
+    def of(self, path, offset):
+        """The length of the instruction at `offset`; None where objdump
+        has no instruction start there (or the file is not readable)."""
+        if path not in self.starts:
+            self._load(path)
+        return self.starts[path][0].get(offset)
+
+
+def taken_branches(steps, lengths):
+    """Taken branches of normalized steps, judged by objdump's lengths: the
+    next step is not the next instruction. A step that repeats its
+    predecessor is a rep string instruction's next iteration, no branch
+    (a PMU records none). None where a length is unknown (a step outside
+    any file objdump reads, e.g. the vDSO)."""
+    n = 0
+    for (pa, a), (pb, b) in zip(steps, steps[1:]):
+        if (pa, a) == (pb, b):
+            continue
+        length = lengths.of(pa, a)
+        if length is None:
+            return None
+        n += pb != pa or b != a + length
+    return n
+
+
+def check_taken(rec_vectors, vector, lengths, what):
+    """A vector the runtime closed as full holds exactly `vector` taken
+    branches; one closed otherwise (a system call next, the step cap)
+    fewer. Returns how many vectors were judged."""
+    judged = 0
+    for s, steps in rec_vectors:
+        taken = taken_branches(steps, lengths)
+        if taken is None:
+            continue
+        judged += 1
+        if s["stop"] == "vector":
+            check(taken == vector, f"a full {what} vector holds {taken} taken branches, not {vector} "
+                                   f"(sample at {s['ip']:#x}: {[hex(o) for _, o in steps]})")
+        else:
+            check(taken < vector, f"a {what} vector that stopped for {s['stop']} holds {taken} taken branches")
+    check(judged * 10 >= len(rec_vectors) * 9, f"only {judged} of {len(rec_vectors)} {what} vectors judged")
+    return judged
 
 
 def windows(steps, k, skip):
@@ -146,9 +224,12 @@ def main():
                 raise Failure(f"a block-stepped window never single-stepped: sample at {s['ip']:#x}, steps {at}..{at + k} "
                               f"{[hex(o) for _, o in w]}")
     check(compared >= 1000, f"only {compared} windows compared")
+    # What a taken branch is, decided apart from the runtime's own rule.
+    lengths = Lengths()
+    judged = check_taken(bvecs, 16, lengths, "block-stepped") + check_taken(rvecs, 64, lengths, "single-stepped")
     check(complete * 2 >= len(bvecs), f"only {complete} of {len(bvecs)} block-stepped vectors hold 16 taken branches")
     print(f"OK: {len(bvecs)} block-stepped vectors ({complete} complete), {compared} windows of {K} steps, "
-          f"all among {len(rvecs)} single-stepped vectors")
+          f"all among {len(rvecs)} single-stepped vectors; taken branches by objdump's lengths in {judged} vectors")
     return 0
 
 

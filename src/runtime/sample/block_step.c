@@ -53,13 +53,21 @@ static zydis_decode_fn decode_full;
 static ZydisDecoder decoder;
 static int warned_no_breakpoint;
 
+CKS_FN uint32_t cks_instruction_length(uint64_t at) {
+  if (!decode_full) return 0;
+  ZydisDecodedInstruction in;
+  ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+  return ZYAN_SUCCESS(decode_full(&decoder, (const void *)(uintptr_t)at, 15, &in, ops)) ? in.length : 0;
+}
+
+/* Loaded for single-stepping too: the lengths tell taken branches apart. */
 CKS_FN void cks_block_step_init(void) {
-  if (!cks_cfg.block_step) return;
   void *lib = dlopen(COVKIT_ZYDIS_SONAME, RTLD_NOW | RTLD_LOCAL);
   zydis_init_fn init = lib ? (zydis_init_fn)dlsym(lib, "ZydisDecoderInit") : NULL;
   zydis_decode_fn full = lib ? (zydis_decode_fn)dlsym(lib, "ZydisDecoderDecodeFull") : NULL;
   if (!init || !full || !ZYAN_SUCCESS(init(&decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64))) {
-    cks_warn("cannot load " COVKIT_ZYDIS_SONAME ": branch vectors are single-stepped instruction by instruction");
+    cks_warn("cannot load " COVKIT_ZYDIS_SONAME ": branch vectors are single-stepped instruction by instruction, "
+             "and a step 1 to 15 bytes forward is taken for the next instruction");
     return;
   }
   decode_full = full;
@@ -109,7 +117,7 @@ static void give_up_breakpoint(struct cks_thread *t, const char *what) {
 /* Opens the thread's breakpoints, disabled: as many as asked for and the
  * kernel gives (other debuggers may hold some), at least one. */
 static int breakpoint_ready(struct cks_thread *t) {
-  if (!decode_full) return 0;
+  if (!decode_full || !cks_cfg.block_step) return 0;
   if (t->bp_state == 1 && t->bp_tid == t->tid) return 1;
   if (t->bp_state == -1) return 0;
   struct perf_event_attr a;
@@ -375,7 +383,7 @@ static void single_step(struct cks_thread *t, greg_t *g) {
 }
 
 /* Steps decoded ahead of a conditional branch at most (bounds the decoding). */
-#define SPECULATE_MAX 256
+#define SPECULATE_MAX (sizeof ((struct cks_thread *)0)->ahead_length)
 
 /* Where to stop, from the conditional branch at `at` (the last step
  * written; the thread stands at step `first - 1`, p0): with one breakpoint
@@ -407,10 +415,13 @@ static void plan_stops(struct cks_thread *t, struct step_insn s, uint64_t at, ui
     target[k].rsp = rsp;
     target[k].commit = spec;
     target[k].target = 1;
+    target[k].length = s.length;
     k++;
     uint64_t a = at + s.length;
+    uint32_t before = s.length;
     for (;;) {
       if (spec >= SPECULATE_MAX || base + spec >= cks_cfg.step_cap) goto done;
+      t->ahead_length[spec] = (uint8_t)before;
       steps[base + spec++] = a;
       for (uint32_t i = 0; i < k; i++)
         if (target[i].addr == a) goto done;
@@ -418,7 +429,7 @@ static void plan_stops(struct cks_thread *t, struct step_insn s, uint64_t at, ui
       for (uint32_t i = first; i < base + spec - 1 && !seen; i++) seen = steps[i] == a;
       /* The vector ends at `a` if every branch ahead falls through: a stop
        * there confirms they did. */
-      uint32_t end = cks_step_rule(&count, a);
+      uint32_t end = cks_step_rule(&count, a, before);
       classify_ahead(a, known, &s);
       if (!s.length) goto done;
       if (end || (s.kind != STEP_PLAIN && s.kind != STEP_JUMP)) {
@@ -432,6 +443,7 @@ static void plan_stops(struct cks_thread *t, struct step_insn s, uint64_t at, ui
         break;
       }
       rsp += (uint64_t)s.rsp_delta;
+      before = s.length;
       a = s.kind == STEP_JUMP ? s.target : a + s.length;
     }
     at = a;
@@ -481,7 +493,7 @@ CKS_FN uint32_t cks_block_step(struct cks_thread *t, greg_t *g) {
     }
     rsp += (uint64_t)s.rsp_delta;
     here = 0;
-    uint32_t stop = cks_append_step(t, next);
+    uint32_t stop = cks_append_step(t, next, s.length);
     if (stop) return stop; /* the vector is complete: the caller writes it */
     at = next;
   }
@@ -515,11 +527,11 @@ CKS_FN uint32_t cks_block_step_hit(struct cks_thread *t, greg_t *g) {
   /* the way ran up to here: its steps count (the vector may end on them) */
   const uint64_t *steps = cks_steps_area(t);
   for (uint32_t i = 0; i < e->commit; i++) {
-    uint32_t stop = cks_append_step(t, steps[t->nsteps]);
+    uint32_t stop = cks_append_step(t, steps[t->nsteps], t->ahead_length[i]);
     if (stop) return stop;
   }
   if (e->target) {
-    uint32_t stop = cks_append_step(t, e->addr);
+    uint32_t stop = cks_append_step(t, e->addr, e->length);
     if (stop) return stop;
   }
   return cks_block_step(t, g);

@@ -170,7 +170,7 @@ static void on_trap(int sig, siginfo_t *si, void *ctx) {
   }
   g[REG_EFL] &= ~TRAP_FLAG;
   t->traps++;
-  uint32_t stop = cks_append_step(t, (uint64_t)g[REG_RIP]);
+  uint32_t stop = cks_append_step(t, (uint64_t)g[REG_RIP], cks_instruction_length(t->prev));
   if (stop)
     emit(t, stop);
   else

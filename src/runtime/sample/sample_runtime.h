@@ -80,7 +80,9 @@ struct cks_thread {
     uint64_t addr, rsp;   /* a hit counts there with this stack pointer */
     uint32_t commit;      /* steps decoded ahead that ran when it is hit */
     int target;           /* 1: a conditional branch's taken target (the step to append); 0: the stop itself */
+    uint32_t length;      /* the branch's length (target) */
   } expect[CKS_BP_SLOTS];
+  uint8_t ahead_length[256]; /* the length of the instruction before each step decoded ahead */
   /* the record being built: header, fixed part, stack, steps */
   uint64_t record[];
 };
@@ -100,13 +102,15 @@ CKS_FN uint64_t *cks_steps_area(struct cks_thread *t); /* after the stack in t->
 /* Appends `ip` to the vector's steps; 0 while the vector goes on, else why
  * it is complete (CKS_SAMPLE_STOP_*: full, the step cap, the kernel next),
  * for the caller to write it. */
-CKS_FN uint32_t cks_append_step(struct cks_thread *t, uint64_t ip);
+/* `prev_length`: the length of the instruction at the last step (0:
+ * unknown), which tells a taken branch from the next instruction. */
+CKS_FN uint32_t cks_append_step(struct cks_thread *t, uint64_t ip, uint32_t prev_length);
 /* The same rule on counters alone (block_step.c decodes ahead of the thread). */
 struct cks_step_count {
   uint32_t nsteps, taken;
   uint64_t prev;
 };
-CKS_FN uint32_t cks_step_rule(struct cks_step_count *c, uint64_t ip);
+CKS_FN uint32_t cks_step_rule(struct cks_step_count *c, uint64_t ip, uint32_t prev_length);
 CKS_FN int cks_enters_kernel(uint64_t ip); /* syscall, sysenter or int 0x80 at ip */
 
 /* ---- block_step.c: from branch to branch with a hardware breakpoint ---- */
@@ -120,6 +124,9 @@ CKS_FN uint32_t cks_block_step(struct cks_thread *t, greg_t *g);
 /* A SIGTRAP of the hardware breakpoint (si_code TRAP_PERF); as cks_block_step. */
 CKS_FN uint32_t cks_block_step_hit(struct cks_thread *t, greg_t *g);
 CKS_FN int cks_block_step_tick(struct cks_thread *t); /* a tick while waiting: 1 when the vector was dropped */
+/* The length of the instruction at `at`, which ran (so is mapped); 0
+ * without Zydis. */
+CKS_FN uint32_t cks_instruction_length(uint64_t at);
 CKS_FN void cks_block_step_done(struct cks_thread *t); /* the vector was written: breakpoint off */
 CKS_FN void cks_block_step_forked(struct cks_thread *t); /* a fork's child: the parent's breakpoint goes */
 CKS_FN void cks_block_step_end(struct cks_thread *t);    /* the thread ends */

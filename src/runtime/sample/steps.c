@@ -19,10 +19,14 @@ CKS_FN int cks_enters_kernel(uint64_t ip) {
   return p[0] == 0xcd && p[1] == 0x80;
 }
 
-CKS_FN uint32_t cks_step_rule(struct cks_step_count *c, uint64_t ip) {
+CKS_FN uint32_t cks_step_rule(struct cks_step_count *c, uint64_t ip, uint32_t prev_length) {
   c->nsteps++;
+  /* A taken branch: the next instruction is not the one after. The same
+   * address again is a rep string instruction's next iteration, no branch
+   * (a PMU records none). Without the length (no decoder), a jump of 1 to
+   * 15 bytes forward stands for the next instruction. */
   uint64_t delta = ip - c->prev;
-  if (delta < 1 || delta > 15) c->taken++;
+  if (delta != 0 && (prev_length ? delta != prev_length : delta > 15)) c->taken++;
   c->prev = ip;
   if (c->taken >= cks_cfg.vector) return CKS_SAMPLE_STOP_VECTOR;
   if (c->nsteps >= cks_cfg.step_cap) return CKS_SAMPLE_STOP_CAP;
@@ -30,10 +34,10 @@ CKS_FN uint32_t cks_step_rule(struct cks_step_count *c, uint64_t ip) {
   return 0;
 }
 
-CKS_FN uint32_t cks_append_step(struct cks_thread *t, uint64_t ip) {
+CKS_FN uint32_t cks_append_step(struct cks_thread *t, uint64_t ip, uint32_t prev_length) {
   cks_steps_area(t)[t->nsteps] = ip;
   struct cks_step_count c = {t->nsteps, t->taken, t->prev};
-  uint32_t stop = cks_step_rule(&c, ip);
+  uint32_t stop = cks_step_rule(&c, ip, prev_length);
   t->nsteps = c.nsteps;
   t->taken = c.taken;
   t->prev = c.prev;
