@@ -427,11 +427,13 @@ static void plan_stops(struct cks_thread *t, struct step_insn s, uint64_t at, ui
         if (target[i].addr == a) goto done;
       int seen = 0;
       for (uint32_t i = first; i < base + spec - 1 && !seen; i++) seen = steps[i] == a;
+      /* Decoded first: the rule below reads the bytes at `a` (a system
+       * call?), which only a successful decoding shows to be readable. */
+      classify_ahead(a, known, &s);
+      if (!s.length) goto done;
       /* The vector ends at `a` if every branch ahead falls through: a stop
        * there confirms they did. */
       uint32_t end = cks_step_rule(&count, a, before);
-      classify_ahead(a, known, &s);
-      if (!s.length) goto done;
       if (end || (s.kind != STEP_PLAIN && s.kind != STEP_JUMP)) {
         if (!seen) {
           best_k = k;
