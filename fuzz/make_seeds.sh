@@ -397,7 +397,7 @@ if (cd "$work" && gcc -O1 -D_GNU_SOURCE -c -o hooks.o "$runtime/block_hooks.c" &
   cp "$work/pb.blocks" "$out/blocks/trace-pc.blocks"
   cp "$work/pb.blocks.trace" "$out/blocks/trace-pc.trace"
 fi
-printf 'covkit-blocks 1\npid 1\ndropped 0 0 0 0 3\nmodule 0x1000 /bin/true\nb 10 3\nw 20 255\nf 30 1\nend\n' \
+printf 'covkit-blocks 1\npid 1\ndropped 0 0 0 0 3 1\nmodule 0x1000 /bin/true\nb 10 3\nw 20 255\nf 30 1\nend\n' \
   >"$out/blocks/small.blocks"
 printf 'covkit-block-trace 1\npid 1\nbound 4\ndropped 1 0\nmodule 0 /x\ni 1 10\ni 80000002 20\nevents 3\n\001\000\000\000\002\000\000\200\001\000\000\000end\n' \
   >"$out/blocks/small.trace"

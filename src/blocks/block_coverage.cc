@@ -134,6 +134,10 @@ void add_block_file(const std::string& path, const BlockFile& file, std::map<std
     warnings.push_back(fmt::format("{}: its block trace dropped {} event(s) (past its bound, or of addresses without "
                                    "an id): covkit blocks dump {}" CKB_TRACE_SUFFIX " says which",
                                    util::printable(path), file.dropped_trace, util::printable(path)));
+  if (file.unmapped_blocks)
+    warnings.push_back(fmt::format("{}: {} block(s) ran in a module unloaded before the program exited (dlclose): "
+                                   "they are not in the report",
+                                   util::printable(path), file.unmapped_blocks));
   for (const BlockModule& m : file.modules) {
     if (m.blocks.empty()) continue;
     ModuleBlocks& into = modules[m.path];

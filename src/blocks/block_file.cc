@@ -69,10 +69,12 @@ Expected<BlockFile> parse_block_file(std::string_view text) {
       if (w.size() != 2 || !number(w[1], pid, 10)) return bad("a damaged pid line");
       f.pid = int64_t(pid);
     } else if (w[0] == "dropped") {
-      auto d = words_of(line, 7);
-      if (d.size() != 6 || !number(d[1], f.dropped_pcs, 10) || !number(d[2], f.dropped_guards, 10) ||
-          !number(d[3], f.unpaired_counters, 10) || !number(d[4], f.mismatched_tables, 10) ||
-          !number(d[5], f.dropped_trace, 10))
+      // Five numbers, or six (UNMAPPED, since the runtime counts them).
+      auto d = words_of(line, 8);
+      if ((d.size() != 6 && d.size() != 7) || !number(d[1], f.dropped_pcs, 10) ||
+          !number(d[2], f.dropped_guards, 10) || !number(d[3], f.unpaired_counters, 10) ||
+          !number(d[4], f.mismatched_tables, 10) || !number(d[5], f.dropped_trace, 10) ||
+          (d.size() == 7 && !number(d[6], f.unmapped_blocks, 10)))
         return bad("a damaged dropped line");
     } else if (w[0] == "module") {
       BlockModule m;

@@ -36,8 +36,10 @@ struct BlockFile {
   // What the runtime could not keep: trace-pc addresses with no room in its
   // table, guards beyond its array, inline counter sets without a pc table,
   // counter sets whose pc table had another length, block trace events
-  // not kept (past its bound, or of an address without an id).
-  uint64_t dropped_pcs = 0, dropped_guards = 0, unpaired_counters = 0, mismatched_tables = 0, dropped_trace = 0;
+  // not kept (past its bound, or of an address without an id), blocks of
+  // modules unloaded before exit.
+  uint64_t dropped_pcs = 0, dropped_guards = 0, unpaired_counters = 0, mismatched_tables = 0, dropped_trace = 0,
+           unmapped_blocks = 0;
   std::vector<BlockModule> modules;
 };
 

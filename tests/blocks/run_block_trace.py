@@ -133,7 +133,7 @@ def scenario(covkit, build, tmp, name, compiler, flags):
     want = collections.Counter({(os.path.basename(m), a): c for (m, a), c in counts.items()})
     check(seen == want and sum(want.values()) >= 10, f"{name} counts: trace {sorted(seen.items())[:6]} vs block file "
                                                     f"{sorted(want.items())[:6]}")
-    check(dropped == [0, 0, 0, 0, 0] and " 0 past the bound" in header, f"{name} counts: dropped {dropped} {header}")
+    check(dropped == [0, 0, 0, 0, 0, 0] and " 0 past the bound" in header, f"{name} counts: dropped {dropped} {header}")
     # The same from the block file's name, addresses only.
     r2 = run([covkit, "blocks", "dump", "--addresses", b], cwd=d)
     check(r2.returncode == 0 and len(r2.stdout.splitlines()) == len(r.stdout.splitlines()) and "f+0x" not in r2.stdout,

@@ -108,7 +108,7 @@ def main():
         check(files, "no block file written")
         for f in files:
             dropped = [line for line in open(f) if line.startswith("dropped ")]
-            check(dropped == ["dropped 0 0 0 0 0\n"], f"{f}: {dropped}")
+            check(dropped == ["dropped 0 0 0 0 0 0\n"], f"{f}: {dropped}")
         r = run([covkit, "blocks", "report", "-q", "--lcov", "-"] + files)
         check(r.returncode == 0, f"blocks report: {r.stderr}")
         ours = lcov_lines(r.stdout)

@@ -25,6 +25,17 @@ TEST(BlockFile, ReadsModulesAndBlocks) {
   EXPECT_EQ(f->modules[1].blocks[0].kind, BlockKind::kFlag);
 }
 
+TEST(BlockFile, ReadsTheBlocksOfUnloadedModulesWhenCounted) {
+  // Runtimes since the count write six numbers; earlier ones five.
+  auto f = parse_block_file("covkit-blocks 1\npid 1\ndropped 0 0 0 0 7 3\nend\n");
+  ASSERT_TRUE(f) << f.error().message;
+  EXPECT_EQ(f->dropped_trace, 7u);
+  EXPECT_EQ(f->unmapped_blocks, 3u);
+  auto seven = parse_block_file("covkit-blocks 1\npid 1\ndropped 0 0 0 0 7 3 1\nend\n");
+  ASSERT_FALSE(seven);
+  EXPECT_NE(seven.error().message.find("line 3"), std::string::npos) << seven.error().message;
+}
+
 TEST(BlockFile, RefusesDamagedFilesNamingTheLine) {
   struct Case {
     const char* text;

@@ -3,7 +3,7 @@
  *
  *   covkit-blocks 1
  *   pid PID
- *   dropped PCS GUARDS INLINE MISMATCHED TRACE
+ *   dropped PCS GUARDS INLINE MISMATCHED TRACE UNMAPPED
  *   module BIAS PATH          (then its blocks, addresses relative to BIAS)
  *   b ADDR COUNT              a block that ran COUNT times (trace-pc, guards)
  *   w ADDR COUNT              an inline 8-bit counter: COUNT modulo 256
@@ -12,7 +12,9 @@
  *
  * ADDR and BIAS are hexadecimal; a module's ADDR is the block's address in
  * its file (the address in the process less BIAS). TRACE counts the block
- * trace's events not kept (0 without a trace).
+ * trace's events not kept (0 without a trace); UNMAPPED the blocks that
+ * ran in a module unloaded before exit (dlclose), whose addresses no
+ * module holds any more (files of earlier runtimes end at TRACE).
  *
  * With COVKIT_BLOCKS_TRACE=SIZE, the block trace beside it (the block
  * file's path + ".trace"): text lines, then the events, then "end":

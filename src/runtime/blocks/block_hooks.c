@@ -400,6 +400,18 @@ CKB_HIDDEN static void ckb_write_trace(struct ckb_out *o, uint64_t claimed) {
   ckb_printf(o, "end\n");
 }
 
+/* Blocks that ran in a module gone by exit (dlclose'd): their addresses
+ * belong to no module now, so they cannot be written; counted instead. */
+CKB_HIDDEN static uint64_t ckb_unmapped(void) {
+  uint64_t n = 0;
+  if (ckb_guard_counts)
+    for (uint32_t i = 1; i < ckb_next_guard; ++i)
+      n += ckb_guard_pcs[i] && ckb_module_of(ckb_guard_pcs[i]) < 0;
+  if (ckb_pcs)
+    for (uint32_t i = 0; i < PC_SLOTS; ++i) n += ckb_pcs[i].pc && ckb_module_of(ckb_pcs[i].pc) < 0;
+  return n;
+}
+
 CKB_HIDDEN static void ckb_write(void) {
   if (ckb_written) return;
   ckb_written = 1;
@@ -422,9 +434,9 @@ CKB_HIDDEN static void ckb_write(void) {
   int without_table = ckb_n_inlines > ckb_n_tables ? ckb_n_inlines - ckb_n_tables : 0;
   ckb_printf(&out, "%s\n", CKB_MAGIC);
   ckb_printf(&out, "pid %d\n", (int)getpid());
-  ckb_printf(&out, "dropped %llu %llu %d %d %llu\n", (unsigned long long)ckb_pcs_dropped,
+  ckb_printf(&out, "dropped %llu %llu %d %d %llu %llu\n", (unsigned long long)ckb_pcs_dropped,
              (unsigned long long)ckb_guards_dropped, ckb_inline_dropped + without_table, mismatched,
-             (unsigned long long)trace_dropped);
+             (unsigned long long)trace_dropped, (unsigned long long)ckb_unmapped());
   for (int i = 0; i < ckb_n_modules; ++i) ckb_write_module(&out, i);
   ckb_printf(&out, "end\n");
   ckb_close(&out, "block file");
