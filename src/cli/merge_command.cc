@@ -79,10 +79,9 @@ int merge_coverage_files(const std::vector<std::string>& inputs, const std::stri
   model::ProjectCov total;
   for (const std::string& in : inputs) {
     std::vector<std::string> warnings;
-    auto project = model::load_coverage_file(in, warnings);
-    if (!project) return fail(kMergeCommand, in, project.error().message);
+    auto added = model::add_coverage_file(total, in, warnings);
+    if (!added) return fail(kMergeCommand, in, added.error().message);
     for (const std::string& w : warnings) std::fprintf(stderr, "%s: warning: %s\n", kMergeCommand, w.c_str());
-    model::merge_project(total, std::move(*project));
   }
   if (format.empty()) format = out.ends_with(".json") ? "json" : "lcov";
   // Without --test-name the inputs' own test name, when they share one; lcov -a

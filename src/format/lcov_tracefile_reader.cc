@@ -289,6 +289,15 @@ std::string unterminated(const LcovRecord& record, size_t sf_line) {
 
 Expected<CoverageRecords> read_lcov_tracefile(std::string_view text) {
   CoverageRecords result;
+  std::vector<SourceRecord> sources;
+  auto read = read_lcov_tracefile(text, [&](SourceRecord&& s) { sources.push_back(std::move(s)); });
+  if (!read) return read;
+  read->sources = std::move(sources);
+  return read;
+}
+
+Expected<CoverageRecords> read_lcov_tracefile(std::string_view text, const SourceSink& sink) {
+  CoverageRecords result;
   std::optional<LcovRecord> record;
   size_t record_line = 0;  // of its SF
   size_t line_no = 0;
@@ -319,7 +328,7 @@ Expected<CoverageRecords> read_lcov_tracefile(std::string_view text) {
     if (!line.starts_with("SF:")) line = line.substr(0, line.find_last_not_of(" \t") + 1);
 
     if (line == "end_of_record") {
-      if (record) result.sources.push_back(std::move(*record).finish());
+      if (record) sink(std::move(*record).finish());
       record.reset();  // a stray end_of_record is harmless
       continue;
     }

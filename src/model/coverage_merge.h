@@ -8,6 +8,9 @@ namespace covkit::model {
 
 // Adds `from` into `into` (same source file).
 void merge_file(FileCov& into, FileCov&& from);
+// Appends `from`'s lines, functions and regions after `into`'s, not yet
+// merged: normalize(into) adds them up, as merge_file would have.
+void append_file(FileCov& into, FileCov&& from);
 // Adds every file of `from` into `into`, keeping `into.files` sorted by path.
 void merge_project(ProjectCov& into, ProjectCov&& from);
 // Sorts lines and functions and merges duplicates, after a reader or builder

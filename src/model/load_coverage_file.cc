@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <functional>
+#include <unordered_map>
 #include <utility>
 
 #include "format/covkit_json_reader.h"
@@ -57,49 +60,150 @@ FunctionCov to_model(format::FunctionRecord&& r) {
   return f;
 }
 
+// One source's records into the model's file, each record's memory given
+// back as it is copied: only one source's records exist beside the model.
+FileCov to_model(format::SourceRecord&& s) {
+  FileCov f;
+  f.path = std::move(s.path);
+  f.absolute_path = std::move(s.absolute_path);
+  f.lines.reserve(s.lines.size());
+  for (auto& l : s.lines) f.lines.push_back(to_model(std::move(l)));
+  std::vector<format::LineRecord>().swap(s.lines);
+  f.functions.reserve(s.functions.size());
+  for (auto& fn : s.functions) f.functions.push_back(to_model(std::move(fn)));
+  std::vector<format::FunctionRecord>().swap(s.functions);
+  f.regions.reserve(s.regions.size());
+  for (const format::RegionRecord& r : s.regions)
+    f.regions.push_back(RegionCov{r.line_start, r.column_start, r.line_end, r.column_end, r.count});
+  std::vector<format::RegionRecord>().swap(s.regions);
+  return f;
+}
+
 }  // namespace
 
 ProjectCov to_model(format::CoverageRecords&& records) {
   ProjectCov p;
   p.files.reserve(records.sources.size());
-  for (format::SourceRecord& s : records.sources) {
-    FileCov f;
-    f.path = std::move(s.path);
-    f.absolute_path = std::move(s.absolute_path);
-    f.lines.reserve(s.lines.size());
-    for (auto& l : s.lines) f.lines.push_back(to_model(std::move(l)));
-    f.functions.reserve(s.functions.size());
-    for (auto& fn : s.functions) f.functions.push_back(to_model(std::move(fn)));
-    f.regions.reserve(s.regions.size());
-    for (const format::RegionRecord& r : s.regions)
-      f.regions.push_back(RegionCov{r.line_start, r.column_start, r.line_end, r.column_end, r.count});
-    p.files.push_back(std::move(f));
-  }
+  for (format::SourceRecord& s : records.sources) p.files.push_back(to_model(std::move(s)));
   records.sources.clear();
   p.test_names = std::move(records.test_names);
   normalize(p);
   return p;
 }
 
-Expected<ProjectCov> load_coverage_file(const std::string& path, std::vector<std::string>& warnings) {
+namespace {
+
+// Adds files to a project one at a time, as a reader hands them over: the
+// copy of a source already there is appended to it and folded in once the
+// appended lines are as many as those folded (so each line is sorted a
+// bounded number of times), never all kept beside the project until the
+// end. What merge_project does for a whole file read first, in a fraction of
+// the memory: a 1 GB tracefile added to another held ~2x the model.
+class ProjectAdder {
+ public:
+  explicit ProjectAdder(ProjectCov& into) : into_(into) {
+    for (size_t i = 0; i < into.files.size(); ++i) index_[into.files[i].path].push_back(i);
+    folded_.resize(into.files.size());
+    for (size_t i = 0; i < into.files.size(); ++i) folded_[i] = size(into.files[i]);
+    appended_.resize(into.files.size(), 0);
+  }
+
+  void add(FileCov&& f) {
+    std::vector<size_t>& same_path = index_[f.path];
+    for (size_t i : same_path) {
+      FileCov& at = into_.files[i];
+      if (at.absolute_path != f.absolute_path) continue;
+      appended_[i] += size(f);
+      append_file(at, std::move(f));
+      if (appended_[i] >= folded_[i]) {
+        normalize(at);
+        // The append doubled the lines' room, the fold halved their number:
+        // kept so, a tracefile added to another held twice the lines' memory.
+        if (at.lines.capacity() > at.lines.size() + at.lines.size() / 4) at.lines.shrink_to_fit();
+        if (at.functions.capacity() > at.functions.size() + at.functions.size() / 4) at.functions.shrink_to_fit();
+        folded_[i] = size(at);
+        appended_[i] = 0;
+      }
+      return;
+    }
+    // A new source (or one whose absolute path differs: normalize() below
+    // decides whether they are one, as it always did).
+    same_path.push_back(into_.files.size());
+    folded_.push_back(0);
+    appended_.push_back(size(f));
+    into_.files.push_back(std::move(f));
+  }
+
+  void finish(std::vector<std::string>&& test_names) {
+    for (std::string& t : test_names)
+      if (std::find(into_.test_names.begin(), into_.test_names.end(), t) == into_.test_names.end())
+        into_.test_names.push_back(std::move(t));
+    normalize(into_);
+  }
+
+ private:
+  static size_t size(const FileCov& f) { return f.lines.size() + f.functions.size() + f.regions.size(); }
+
+  ProjectCov& into_;
+  std::unordered_map<std::string, std::vector<size_t>> index_;  // path -> its entries in into_.files
+  std::vector<size_t> folded_;    // entries (lines, functions, regions) of each file already added up
+  std::vector<size_t> appended_;  // entries appended to it since
+};
+
+// Reads the coverage file at `path` and hands each source to `add` as a
+// model file, as soon as it is read (an lcov tracefile) or once the whole
+// file is (covkit JSON). Its test names go to `test_names`.
+Expected<void> read_coverage_file(const std::string& path, const std::function<void(FileCov&&)>& add,
+                                  std::vector<std::string>& test_names, std::vector<std::string>& warnings) {
   auto data = util::read_file(path);
   if (!data) return data.error();
   util::note_data_file(path, *data);  // another user's tracefile names sources too
   const std::string_view text = data->text();
   auto kind = format::detect_coverage_format(path, text);
   if (!kind) return Error("neither an lcov tracefile nor covkit JSON");
-  auto records = *kind == format::CoverageFileFormat::kLcov ? format::read_lcov_tracefile(text)
-                                                             : format::read_covkit_json(text);
+  auto records = *kind == format::CoverageFileFormat::kLcov
+                     ? format::read_lcov_tracefile(text, [&](format::SourceRecord&& s) { add(to_model(std::move(s))); })
+                     : format::read_covkit_json(text);
   if (!records) return std::move(records).error();
   for (const std::string& w : records->warnings) warnings.push_back(fmt::format("{}: {}", util::printable(path), w));
-  return to_model(std::move(*records));
+  for (format::SourceRecord& s : records->sources) add(to_model(std::move(s)));
+  test_names = std::move(records->test_names);
+  return {};
+}
+
+}  // namespace
+
+Expected<ProjectCov> load_coverage_file(const std::string& path, std::vector<std::string>& warnings) {
+  ProjectCov p;
+  auto read = read_coverage_file(path, [&](FileCov&& f) { p.files.push_back(std::move(f)); }, p.test_names, warnings);
+  if (!read) return read.error();
+  normalize(p);
+  return p;
+}
+
+Expected<void> add_coverage_file(ProjectCov& into, const std::string& path, std::vector<std::string>& warnings) {
+  ProjectAdder adder(into);
+  std::vector<std::string> test_names;
+  auto read = read_coverage_file(path, [&](FileCov&& f) { adder.add(std::move(f)); }, test_names, warnings);
+  if (!read) return read.error();
+  adder.finish(std::move(test_names));
+  return {};
 }
 
 Expected<void> add_coverage_file(ProjectCov& into, const std::string& path, const SourcePathRules& paths,
                                  const PathFilter& filter, std::vector<std::string>& warnings) {
-  auto added = load_coverage_file(path, warnings);
-  if (!added) return std::move(added).error();
-  add_project(into, std::move(*added), paths, filter);
+  ProjectAdder adder(into);
+  std::vector<std::string> test_names;
+  auto add = [&](FileCov&& f) {
+    SourcePaths p = paths.resolve_absolute(format::absolute_path(f.absolute_path.empty() ? f.path : f.absolute_path));
+    if (!filter.keep(p)) return;
+    f.path = std::move(p.display);
+    f.absolute_path = std::move(p.absolute);
+    adder.add(std::move(f));
+  };
+  auto read = read_coverage_file(path, add, test_names, warnings);
+  if (!read) return read.error();
+  adder.finish({});  // a report names no test
   return {};
 }
 

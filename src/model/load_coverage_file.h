@@ -25,7 +25,13 @@ ProjectCov to_model(format::CoverageRecords&& records);
 // the file.
 Expected<ProjectCov> load_coverage_file(const std::string& path, std::vector<std::string>& warnings);
 
-// Loads `path` and adds it to `into` (`covkit report -a`), its sources
+// Adds the coverage file at `path` to `into` (`covkit merge`), test names
+// included, each source as soon as it is read: what merge_project(into,
+// load_coverage_file(path)) makes, without the file's whole model beside
+// `into`. On an error `into` may hold part of the file.
+Expected<void> add_coverage_file(ProjectCov& into, const std::string& path, std::vector<std::string>& warnings);
+
+// Adds `path` to `into` (`covkit report -a`) in the same way, its sources
 // resolved by `paths` (so --path-map and --root apply to them too) and kept
 // or dropped by `filter`.
 Expected<void> add_coverage_file(ProjectCov& into, const std::string& path, const SourcePathRules& paths,

@@ -13,6 +13,7 @@
 
 #include "format/coverage_file_format.h"
 #include "format/lcov_tracefile_reader.h"
+#include "model/coverage_merge.h"
 #include "util/file_io.h"
 
 namespace covkit::model {
@@ -98,5 +99,85 @@ TEST(LoadCoverageFile, RecordsWithoutEndOfRecordAreLeftOutAndSaid) {
                                  "leaves it"}));
 }
 
-}  // namespace
+
+// Everything a report shows of a model, one line per item.
+std::string described(const ProjectCov& p) {
+  std::string out;
+  for (const std::string& t : p.test_names) out += "TN " + t + "\n";
+  for (const FileCov& f : p.files) {
+    out += "SF " + f.path + " " + f.absolute_path + "\n";
+    for (const LineCov& l : f.lines) {
+      out += "DA " + std::to_string(l.number) + " " + std::to_string(l.count);
+      for (const BranchCov& b : l.branches)
+        out += " " + std::to_string(b.block) + ":" + (b.executed ? std::to_string(b.count) : "-");
+      out += "\n";
+    }
+    for (const FunctionCov& fn : f.functions)
+      out += "FN " + fn.name + " " + std::to_string(fn.start_line) + "-" + std::to_string(fn.end_line) + " " +
+             std::to_string(fn.execution_count) + "\n";
+  }
+  return out;
+}
+
+std::string temp_tracefile(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + "covkit_load_" + std::to_string(::getpid()) + "_" + name;
+  EXPECT_TRUE(util::write_file_atomic(path, text));
+  return path;
+}
+
+// The source-by-source add (what merge and report -a do, so that a 1 GB
+// tracefile's model is never held twice) makes what loading the whole file
+// and merging it did: copies of a source within the file (many, folded
+// as they come), across files, lines out of order, branches and functions.
+TEST(AddCoverageFile, EqualsLoadingThenMerging) {
+  std::string first = "TN:one\nSF:/s/b.c\nDA:1,1\nDA:2,0\nFN:1,g\nFNDA:1,g\nend_of_record\n"
+                      "SF:/s/a.c\nDA:5,2\nBRDA:5,0,0,1\nBRDA:5,0,1,-\nend_of_record\n";
+  std::string second = "TN:two\n";
+  for (int copy = 0; copy < 40; ++copy) {
+    second += "SF:/s/a.c\n";
+    for (int line = 30; line > 0; line -= 1 + copy % 3)
+      second += "DA:" + std::to_string(line) + "," + std::to_string(copy * line % 7) + "\n";
+    second += "BRDA:5,0,0," + std::to_string(copy) + "\nBRDA:5,0,1," + (copy % 2 ? "-" : "3") + "\n";
+    second += "FN:" + std::to_string(2 + copy % 4) + ",f" + std::to_string(copy % 5) + "\nFNDA:" +
+              std::to_string(copy) + ",f" + std::to_string(copy % 5) + "\nend_of_record\n";
+    if (copy % 9 == 0) second += "SF:/s/c" + std::to_string(copy) + ".c\nDA:1,1\nend_of_record\n";
+  }
+  second += "SF:/s/b.c\nDA:2,5\nFNDA:3,g\nend_of_record\n";
+  const std::string a = temp_tracefile("first.info", first), b = temp_tracefile("second.info", second);
+
+  std::vector<std::string> warnings;
+  auto loaded_a = load_coverage_file(a, warnings);
+  auto loaded_b = load_coverage_file(b, warnings);
+  ASSERT_TRUE(loaded_a && loaded_b);
+  ProjectCov merged;
+  merge_project(merged, std::move(*loaded_a));
+  merge_project(merged, std::move(*loaded_b));
+
+  ProjectCov added;
+  ASSERT_TRUE(add_coverage_file(added, a, warnings));
+  ASSERT_TRUE(add_coverage_file(added, b, warnings));
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(described(added), described(merged));
+  EXPECT_EQ(added.test_names, (std::vector<std::string>{"one", "two"}));
+  ASSERT_GE(added.files.size(), 3u);
+  EXPECT_EQ(added.files[0].path, "/s/a.c");
+  ::unlink(a.c_str());
+  ::unlink(b.c_str());
+}
+
+// The reader hands each record over at its end_of_record and keeps none.
+TEST(ReadLcovTracefile, HandsEachSourceOverAsItIsRead) {
+  std::vector<std::string> seen;
+  auto r = format::read_lcov_tracefile("TN:t\nSF:/x.c\nDA:1,1\nend_of_record\nSF:/y.c\nDA:2,0\nend_of_record\nSF:/z.c\n",
+                                       [&](format::SourceRecord&& s) {
+                                         seen.push_back(s.path + ":" + std::to_string(s.lines.size()));
+                                       });
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(seen, (std::vector<std::string>{"/x.c:1", "/y.c:1"}));
+  EXPECT_TRUE(r->sources.empty());
+  EXPECT_EQ(r->test_names, (std::vector<std::string>{"t"}));
+  ASSERT_EQ(r->warnings.size(), 1u);  // /z.c has no end_of_record
+}
+
+}  // namespace load_coverage_file_test
 }  // namespace covkit::model
