@@ -16,10 +16,17 @@ const bool registered = [] {
   return true;
 }();
 
+// mimalloc serves a block of a gigabyte or more from outside its regions,
+// and mi_is_in_heap_region() then says it is not mimalloc's: freed by
+// glibc, it aborted covkit (`free(): invalid pointer`) at the end of a
+// report of a 1 GB tracefile. Such blocks are rare and each an mmap of its
+// own for either allocator: glibc's, from far below that size on.
+constexpr std::size_t kGlibcFrom = std::size_t(256) << 20;
+
 void* allocate(std::size_t n) noexcept {
   if (n == 0) n = 1;
   const covkit::util::FastAllocator* fast = covkit::util::fast_allocator.load(std::memory_order_acquire);
-  return fast ? fast->malloc(n) : std::malloc(n);
+  return fast && n < kGlibcFrom ? fast->malloc(n) : std::malloc(n);
 }
 
 void release(void* p) noexcept {
