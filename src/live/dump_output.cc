@@ -24,6 +24,7 @@
 #include "util/output_path.h"
 #include "util/printable.h"
 #include "util/staged_tree.h"
+#include "util/unique_fd.h"
 
 namespace covkit::live {
 
@@ -50,27 +51,38 @@ std::string strip_dirs(const std::string& name, int strip) {
   return name.substr(at);
 }
 
-// Reads DIR/REL: DIR found as util/output_path.h finds outputs (no link of
-// another user on the way or as DIR), nothing below it through a link;
-// nullopt when there is no such file.
-Expected<std::optional<std::vector<uint8_t>>> read_below(const std::string& dir, const std::string& rel) {
-  using Bytes = std::optional<std::vector<uint8_t>>;
+// DIR found as util/output_path.h finds outputs (no link of another user on
+// the way or as DIR), opened once for all the files a dump reads below it;
+// no descriptor when there is no DIR yet (or a file in its way, which the
+// write then names, and a --reset dump's rescue keeps what it read):
+// nothing to add to.
+Expected<util::UniqueFd> open_directory_root(const std::string& dir) {
   auto where = util::locate_output(dir, util::MissingParents::kError);
   if (!where) {
-    // No DIR yet (or a file in its way, which the write then names, and a
-    // --reset dump's rescue keeps what it read): nothing to add to.
-    if (where.error().errno_value == ENOENT || where.error().errno_value == ENOTDIR) return Bytes();
+    if (where.error().errno_value == ENOENT || where.error().errno_value == ENOTDIR) return util::UniqueFd();
     return Error(fmt::format("{}: {}", dir, where.error().message));
   }
   util::UniqueFd root(::openat(where->parent.get(), where->name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!root.valid()) {
-    if (errno == ENOENT || errno == ENOTDIR) return Bytes();
-    return Error(fmt::format("{}: {}", dir, std::strerror(errno)));
-  }
+  if (!root.valid() && errno != ENOENT && errno != ENOTDIR) return Error(fmt::format("{}: {}", dir, std::strerror(errno)));
+  return root;
+}
+
+// Reads REL below DIR's descriptor `root`, nothing through a link; nullopt
+// when there is no such file.
+Expected<std::optional<std::vector<uint8_t>>> read_below_root(const util::UniqueFd& root, const std::string& dir,
+                                                              const std::string& rel) {
+  using Bytes = std::optional<std::vector<uint8_t>>;
+  if (!root.valid()) return Bytes();
   auto text = util::read_below(root.get(), rel, dir);
   if (!text) return text.error();
   if (!*text) return Bytes();
   return Bytes(std::vector<uint8_t>((*text)->begin(), (*text)->end()));
+}
+
+Expected<std::optional<std::vector<uint8_t>>> read_below(const std::string& dir, const std::string& rel) {
+  auto root = open_directory_root(dir);
+  if (!root) return root.error();
+  return read_below_root(*root, dir, rel);
 }
 
 // Runs `body` with the file-system identity of the target's user when covkit
@@ -231,12 +243,14 @@ Expected<std::vector<Planned>> plan_dump(const std::map<std::string, format::Dat
                                          std::vector<WrittenFile>& written) {
   std::vector<Planned> plans;
   if (!target.directory.empty()) {
+    auto root = open_directory_root(target.directory);
+    if (!root) return root.error();
     for (const auto& [gcda, data] : files) {
       auto below = path_below_directory(place, gcda, target.rescue ? AboveRoot::kStayAtRoot : AboveRoot::kRefuse);
       if (!below) return below.error();
       const std::string& rel = *below;
       std::string shown = target.directory + "/" + rel;
-      auto existing = read_below(target.directory, rel);
+      auto existing = read_below_root(*root, target.directory, rel);
       if (!existing) return existing.error();
       auto p = plan_one(*existing, data, rel, shown, target.may_add);
       if (!p) return p.error();
@@ -262,10 +276,14 @@ Expected<std::vector<Planned>> plan_dump(const std::map<std::string, format::Dat
   return plans;
 }
 
-// A journaled temporary file, complete (O_EXCL: one left by an earlier try
-// of the same journal was removed by the recovery that retries it).
+// A journaled temporary file, complete (O_EXCL). One of the same name can
+// only be left by a try of the same journal that died before the journal
+// knew of it: removed, and made again (removed only then: a dump's own
+// names are new, and an unlink per file cost a system call each).
 Expected<void> write_temp(const std::string& temp, const std::vector<uint8_t>& bytes) {
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  constexpr int kCreate = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+  int fd = ::open(temp.c_str(), kCreate, 0666);
+  if (fd < 0 && errno == EEXIST && ::unlink(temp.c_str()) == 0) fd = ::open(temp.c_str(), kCreate, 0666);
   if (fd < 0) return Error(fmt::format("{}: {}", temp, std::strerror(errno)));
   for (size_t done = 0; done < bytes.size();) {
     ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
@@ -332,11 +350,15 @@ Expected<std::vector<StagedOwnFile>> stage_own_files(const std::map<std::string,
   if (!plans) return plans.error();
   std::vector<StagedOwnFile> staged;
   auto wrote = as_user(place, [&]() -> Expected<void> {
+    std::string_view made;  // the last parent made: files of one directory follow each other
     for (size_t i = 0; i < plans->size(); ++i) {
       const Planned& p = (*plans)[i];
-      if (auto d = make_parents(p.where); !d) return d.error();
+      const std::string_view parent = std::string_view(p.where).substr(0, p.where.rfind('/') + 1);
+      if (parent != made) {
+        if (auto d = make_parents(p.where); !d) return d.error();
+        made = parent;
+      }
       std::string temp = p.where + suffix;
-      ::unlink(temp.c_str());  // left by a try that died before the journal knew of it
       if (auto w = write_temp(temp, p.bytes); !w) return w.error();
       staged.push_back({p.where, temp, written[i]});
     }

@@ -276,7 +276,8 @@ Expected<std::vector<WrittenFile>> write_journaled(Journal& journal, const Journ
         auto renamed = rename_own_files(files, p->unit->place);
         FileSet left;
         for (const StagedOwnFile& f : files) {
-          if (own_file_exists(f.temp, p->unit->place)) {
+          // All renamed when none failed: only a failure asks which were.
+          if (!renamed && own_file_exists(f.temp, p->unit->place)) {
             // Not renamed: to the rescue, below, with what it held.
             for (const auto& [gcda, data] : p->files)
               if (program_path(p->unit->place, gcda) == f.path) left.emplace(gcda, data);

@@ -278,9 +278,10 @@ Expected<DumpResult> dump(const DumpRequest& request) {
   if (request.reset && !request.stop)
     return Error("--reset needs the process stopped: a thread running during the reset could write back a value "
                  "read before it (drop --no-stop)");
+  util::PhaseTimer timer;
   // A program built with clang's source-based coverage has its own path.
   if (clang_process(request.pid)) return dump_clang(request);
-  util::PhaseTimer timer;
+  timer.mark("clang's runtime?");
   DumpResult result;
   finish_journals(request.tell, result.warnings);
   timer.mark("left journals");
