@@ -56,14 +56,15 @@ endif()
 # dpkg-shlibdeps cannot see them there: a stub linked with them gives their
 # Depends the same way, at packaging time (cmake/deb_dlopen_depends.cmake.in).
 add_executable(covkit_dlopen_deps cmake/dlopen_deps.c)
-target_link_libraries(covkit_dlopen_deps PRIVATE PkgConfig::GVC Zydis::Zydis)
+target_link_libraries(covkit_dlopen_deps PRIVATE PkgConfig::GVC Zydis::Zydis BZip2::BZip2)
 target_link_options(covkit_dlopen_deps PRIVATE LINKER:--no-as-needed)
 set_target_properties(covkit_dlopen_deps PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 set(COVKIT_DLOPEN_STUB ${CMAKE_BINARY_DIR}/covkit_dlopen_deps)
-set(COVKIT_DLOPEN_SONAMES "${COVKIT_GVC_SONAME} ${COVKIT_ZYDIS_SONAME}")
-# The files of the dlopen'ed libraries, whose packages the Depends keep.
+set(COVKIT_DLOPEN_SONAMES "${COVKIT_GVC_SONAME} ${COVKIT_ZYDIS_SONAME} ${COVKIT_BZIP2_SONAME}")
+# The files of the dlopen'ed libraries, whose packages the Depends keep
+# (libbz2: elfutils' bzip2, util/bzip2_on_demand).
 set(COVKIT_DLOPEN_FILES "")
-set(_dlopen_files ${GVC_LINK_LIBRARIES})
+set(_dlopen_files ${GVC_LINK_LIBRARIES} ${BZIP2_LIBRARIES})
 # mimalloc, loaded when a heavy command asks for it (CMakeLists.txt).
 if(COVKIT_MIMALLOC_SONAME)
   target_link_libraries(covkit_dlopen_deps PRIVATE ${MIMALLOC_LIBRARY})
@@ -84,6 +85,11 @@ endforeach()
 foreach(path ${_dlopen_files})
   get_filename_component(real ${path} REALPATH)
   list(APPEND COVKIT_DLOPEN_FILES ${real})
+  # Debian 12's libbz2 is registered by dpkg under /lib (merged /usr): the
+  # /usr/lib path the linker found is known to dpkg by that name only.
+  if(real MATCHES "^/usr(/lib/.*)$")
+    list(APPEND COVKIT_DLOPEN_FILES ${CMAKE_MATCH_1})
+  endif()
 endforeach()
 configure_file(cmake/deb_dlopen_depends.cmake.in ${CMAKE_BINARY_DIR}/packaging/cpack_project_config.cmake @ONLY)
 set(CPACK_PROJECT_CONFIG_FILE ${CMAKE_BINARY_DIR}/packaging/cpack_project_config.cmake)

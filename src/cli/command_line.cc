@@ -10,11 +10,14 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <iostream>
 #include <memory>
 #include <new>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -320,13 +323,30 @@ std::optional<int> refuse_missing_subcommand(CLI::App& app, int argc, char** arg
                           hint.empty() ? "" : fmt::format("; did you mean '{}'?", hint)));
 }
 
+namespace {
+
+// A decimal number as std::from_chars reads one (no blank, no '+', no hex;
+// out of range is no number), through strtod: from_chars of a double is
+// the one piece of libstdc++ that needs libm (fesetround), which covkit
+// is linked without (util/rounding.h says why). covkit never sets a
+// locale, so strtod's decimal point is '.'.
+std::optional<double> decimal_number(const std::string& text) {
+  if (text.empty() || text.find_first_of(" \t\n\v\f\r+xX") != std::string::npos) return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (errno == ERANGE || end != text.c_str() + text.size()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
 CLI::Validator number_in(double lo, double hi, bool above_lo) {
   auto check = [=](std::string& text) -> std::string {
-    double v = 0;
-    const char* end = text.data() + text.size();
-    auto [ptr, ec] = std::from_chars(text.data(), end, v);
+    const std::optional<double> number = decimal_number(text);
+    const double v = number.value_or(0);
     const std::string range = fmt::format("{} {} to {}", above_lo ? "above" : "from", lo, hi);
-    if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(v))
+    if (!number || !std::isfinite(v))
       return fmt::format("'{}' is not a number {}", util::printable(text), range);
     if (v < lo || (above_lo && v == lo) || v > hi) return fmt::format("{} is not {}", text, range);
     return "";

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "gprof/gprof_text.h"
+#include "util/rounding.h"
 
 namespace covkit::trace {
 
@@ -11,7 +12,7 @@ namespace {
 
 uint64_t ticks_to_ns(double ticks, double hz) {
   if (hz <= 0 || !(ticks > 0)) return 0;
-  return uint64_t(std::llround(ticks / hz * 1e9));
+  return util::round_to_count(ticks / hz * 1e9);
 }
 
 }  // namespace

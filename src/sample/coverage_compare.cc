@@ -1,8 +1,12 @@
 #include "sample/coverage_compare.h"
 
+#include <gnu/lib-names.h>
+
 #include <algorithm>
-#include <cmath>
 #include <map>
+#include <stdexcept>
+
+#include "util/shared_library.h"
 
 namespace covkit::sample {
 
@@ -17,6 +21,19 @@ double Agreement::precision() const {
 }
 
 namespace {
+
+// libm's log2, loaded at the first call: covkit is linked without libm,
+// which every command would otherwise load at start-up (util/rounding.h).
+double log2_from_libm(double x) {
+  static double (*const log2_function)(double) = [] {
+    auto libm = util::SharedLibrary::open(LIBM_SO, "to compare coverage");
+    if (!libm) throw std::runtime_error(libm.error().message);
+    double (*f)(double) = nullptr;
+    if (auto bound = libm->bind(f, "log2"); !bound) throw std::runtime_error(bound.error().message);
+    return f;
+  }();
+  return log2_function(x);
+}
 
 void add(Agreement& into, const Agreement& a) {
   into.true_positive += a.true_positive;
@@ -98,8 +115,8 @@ double jensen_shannon(const std::vector<double>& p, const std::vector<double>& q
   double d = 0;
   for (size_t i = 0; i < p.size(); ++i) {
     const double a = p[i] / sp, b = q[i] / sq, m = (a + b) / 2;
-    if (a > 0) d += a * std::log2(a / m) / 2;
-    if (b > 0) d += b * std::log2(b / m) / 2;
+    if (a > 0) d += a * log2_from_libm(a / m) / 2;
+    if (b > 0) d += b * log2_from_libm(b / m) / 2;
   }
   return std::clamp(d, 0.0, 1.0);
 }

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "util/rounding.h"
 #include "util/utf8.h"
 
 namespace covkit::trace {
@@ -62,7 +63,7 @@ double hue_to_rgb(double m1, double m2, double h) {
 }
 
 Rgb hsl_to_rgb(double h, double s, double l) {
-  h = std::fmod(h, 1.0);
+  h = util::fraction(h);
   if (h < 0) h += 1.0;
   s = std::clamp(s, 0.0, 1.0);
   l = std::clamp(l, 0.0, 1.0);

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "util/rounding.h"
+
 namespace covkit::trace {
 
 std::optional<uint64_t> parse_duration_ns(std::string_view text) {
@@ -31,7 +33,7 @@ std::optional<uint64_t> parse_duration_ns(std::string_view text) {
   if (std::count(number.begin(), number.end(), '.') > 1) return std::nullopt;
   double v = std::strtod(std::string(number).c_str(), nullptr) * scale;
   if (!std::isfinite(v) || v >= 1.8e19) return std::nullopt;
-  return uint64_t(std::llround(v));
+  return util::round_to_count(v);
 }
 
 }  // namespace covkit::trace
