@@ -141,7 +141,7 @@ def main():
     ap.add_argument("--covkit", default=os.path.join(REPO, "build/covkit"))
     ap.add_argument("--objects", default="100,300,1000,3000,10000")
     ap.add_argument("--tracefiles", default="16,64,256",
-                    help="tracefile sizes in MB ('' for none; covkit's peak is ~14x the size)")
+                    help="tracefile sizes in MB ('' for none; covkit's peak is ~7x the size)")
     ap.add_argument("--peer-limit", type=float, default=180.0,
                     help="CPU seconds: a peer is not run where it would take more (default 180)")
     ap.add_argument("--add-csv", default=None,
