@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <regex>
 #include <set>
 
 #include "blocks/block_file.h"
@@ -120,6 +121,60 @@ void add_declaration_lines(format::SourceRecord& s) {
     }
 }
 
+// gcov counts label and `case` lines (GCC gives a jump target's block the
+// label's line in its notes), which no line-table row names: a binary
+// holds no trace of them. A line the module's lines do not list, inside a
+// function, whose text is only a label (`name:`, `case X:`, `default:`)
+// and that leads, over blank, brace, comment or other label lines only, to
+// a listed line, is that line's: it ran as often (the label's block is the
+// statement's). Sources that cannot be read add nothing.
+bool is_label_only(std::string_view text) {
+  static const std::regex label(R"(^\s*(case\b[^;]*|default\s*|[A-Za-z_]\w*\s*):(?!:)\s*\{?\s*(//.*|/\*.*\*/\s*)?$)");
+  static const std::regex access(R"(^\s*(public|private|protected)\s*:)");
+  return std::regex_search(text.begin(), text.end(), label) && !std::regex_search(text.begin(), text.end(), access);
+}
+
+bool is_filler(std::string_view text) {
+  static const std::regex filler(R"(^\s*(\{|\}|//.*|/\*.*\*/)?\s*$)");
+  return std::regex_search(text.begin(), text.end(), filler);
+}
+
+void add_label_lines(format::SourceRecord& s) {
+  if (s.absolute_path.empty() || s.functions.empty() || s.lines.empty()) return;
+  auto data = util::read_named_file(s.absolute_path);
+  if (!data) return;
+  std::vector<std::string_view> text;
+  for (std::string_view rest = data->text(); !rest.empty();) {
+    size_t nl = rest.find('\n');
+    text.push_back(rest.substr(0, nl));
+    if (nl == std::string_view::npos) break;
+    rest.remove_prefix(nl + 1);
+  }
+  std::map<uint32_t, int64_t> listed;
+  for (const format::LineRecord& l : s.lines) listed[l.number] = std::max(listed[l.number], l.count);
+  std::vector<uint32_t> starts;
+  for (const format::FunctionRecord& f : s.functions)
+    if (f.start_line) starts.push_back(f.start_line);
+  std::sort(starts.begin(), starts.end());
+  std::vector<format::LineRecord> added;
+  for (uint32_t n = 1; n <= text.size(); ++n) {
+    if (listed.count(n) || !is_label_only(text[n - 1])) continue;
+    auto after = std::upper_bound(starts.begin(), starts.end(), n);
+    if (after == starts.begin()) continue;  // before every function
+    auto next = listed.upper_bound(n);
+    if (next == listed.end() || (after != starts.end() && next->first >= *after)) continue;
+    bool plain = true;
+    for (uint32_t k = n + 1; k < next->first && plain; ++k)
+      plain = k <= text.size() && (is_filler(text[k - 1]) || is_label_only(text[k - 1]));
+    if (!plain) continue;
+    format::LineRecord l;
+    l.number = n;
+    l.count = next->second;
+    added.push_back(l);
+  }
+  for (format::LineRecord& l : added) s.lines.push_back(std::move(l));
+}
+
 void add_block_file(const std::string& path, const BlockFile& file, std::map<std::string, ModuleBlocks>& modules,
                     std::vector<std::string>& warnings) {
   if (file.dropped_pcs || file.dropped_guards)
@@ -230,6 +285,7 @@ Expected<BlockCoverage> block_coverage_of(const std::vector<NamedBlockFile>& fil
     for (auto& s : mc.records.sources) {
       std::erase_if(s.functions, [&](const format::FunctionRecord& r) { return !listed.count(r.name); });
       add_declaration_lines(s);
+      add_label_lines(s);
       records.sources.push_back(std::move(s));
     }
     if (sum.unplaced)

@@ -7,6 +7,8 @@ dlopen'ing another, run with libcovkit-blocks:
             its own DWARF (its load bias taken off): the covered lines of
             all three sources are gcc --coverage's (precision over the
             lines gcov lists), and its functions that ran are listed
+  labels    label and case lines (no line-table row: gcov takes them from
+            its notes) get the count of the line they lead to, gcov's count
   dlclose   a library unloaded before exit: its blocks cannot be placed
             (no module holds their addresses at exit); they are counted in
             the block file and said by blocks report, never dropped silently
@@ -106,6 +108,47 @@ def build(d, flags, link):
         check(r.returncode == 0, f"{' '.join(cmd)}: {r.stderr}")
 
 
+LABELS = """int main(int argc, char **argv)
+{
+  int s = argc;
+  switch (s) {
+  case 1:
+    s += 2;
+    break;
+  case 2:
+    s += 3;
+    break;
+  }
+  if (s > 1000)
+    goto out;
+  s++;
+out:
+  return s == 0;
+}
+"""
+
+
+def labels(covkit, build_dir, tmp):
+    d = os.path.join(tmp, "labels")
+    os.makedirs(d)
+    with open(os.path.join(d, "l.c"), "w") as f:
+        f.write(LABELS)
+    r1 = run(["gcc", "--coverage", "-O0", "l.c", "-o", "truth"], cwd=d)
+    r2 = run(["gcc", "-O0", "-g", "-fsanitize-coverage=trace-pc", "l.c", "-o", "hooked", "-L" + build_dir,
+              "-Wl,-rpath," + build_dir, "-lcovkit-blocks"], cwd=d)
+    check(r1.returncode == 0 and r2.returncode == 0, f"labels: build: {r1.stderr} {r2.stderr}")
+    run(["./truth"], cwd=d)
+    run(["./hooked"], cwd=d, env=dict(os.environ, COVKIT_BLOCKS_FILE=os.path.join(d, "b")))
+    truth, _ = lcov(run([covkit, "report", "-q", "--lcov", "-", "."], cwd=d).stdout)
+    ours, _ = lcov(run([covkit, "blocks", "report", "-q", "--lcov", "-", "b"], cwd=d).stdout)
+    lines = LABELS.split("\n")
+    wanted = [n for n, text in enumerate(lines, 1) if text.strip() in ("case 1:", "case 2:", "out:")]
+    got = {n: ours.get(("l.c", n)) for n in wanted}
+    want = {n: truth.get(("l.c", n)) for n in wanted}
+    check(got == want and want == {wanted[0]: 1, wanted[1]: 0, wanted[2]: 1},
+          f"labels: blocks {got}, gcov {want}")
+
+
 def main():
     covkit, build_dir = (os.path.abspath(a) for a in sys.argv[1:3])
     if not os.path.exists(os.path.join(build_dir, "libcovkit-blocks.so")) or not shutil.which("gcc"):
@@ -133,6 +176,7 @@ def main():
         check({f for f, _ in ran} == {"lib.c", "plug.c", "main.c"}, f"sources with lines run: {sorted(ran)}")
         check(functions == truth_functions == {"main", "lib_work", "plug_run"},
               f"functions run: {functions} vs gcov {truth_functions}")
+        labels(covkit, build_dir, tmp)
         # dlclose: plug.so's blocks are counted as unmapped and said.
         env = dict(os.environ, COVKIT_BLOCKS_FILE=os.path.join(hooked, "closed.%p"))
         r = run(["./prog", os.path.join(hooked, "plug.so"), "close"], cwd=hooked, env=env)
