@@ -1,5 +1,7 @@
 #include "model/function_graph.h"
 
+#include <vector>
+
 #include "format/gcov_tags.h"
 
 namespace covkit::model {
@@ -20,10 +22,17 @@ Function build_graph(const format::NotesFunction& notes) {
   for (const auto& rec : notes.arcs) arcs += rec.arcs.size();
   fn.arcs.reserve(arcs);
   fn.counts.reserve(arcs);
+  // Each block's arc lists allocated once, at their size (grown arc by arc
+  // they were reallocated for every block that joins or forks).
+  std::vector<uint32_t> preds(fn.blocks.size(), 0);
+  for (const auto& rec : notes.arcs)
+    for (const auto& na : rec.arcs) ++preds[na.dst];
+  for (size_t b = 0; b < fn.blocks.size(); ++b) fn.blocks[b].pred.reserve(preds[b]);
 
   for (const auto& rec : notes.arcs) {
     Block& src = fn.blocks[rec.src];
     src.id = rec.src;
+    if (src.succ.empty()) src.succ.reserve(rec.arcs.size());
     bool mark_catches = false;
     for (const auto& na : rec.arcs) {
       Arc a;

@@ -78,6 +78,7 @@ Function build_function(const format::NotesFunction& notes, SourceOf&& source_of
   fn.source = source_of(notes.source);
   for (const auto& rec : notes.lines) {
     Block& b = fn.blocks[rec.block];
+    if (b.locations.empty()) b.locations.reserve(rec.locations.size());
     for (const auto& loc : rec.locations) b.locations.push_back(BlockLocation{source_of(loc.file), loc.lines});
   }
   return fn;
@@ -90,6 +91,7 @@ Function build_function(format::NotesFunction&& notes, SourceOf&& source_of) {
   fn.source = source_of(notes.source);
   for (auto& rec : notes.lines) {
     Block& b = fn.blocks[rec.block];
+    if (b.locations.empty()) b.locations.reserve(rec.locations.size());
     for (auto& loc : rec.locations) b.locations.push_back(BlockLocation{source_of(loc.file), std::move(loc.lines)});
   }
   return fn;

@@ -187,7 +187,8 @@ std::optional<int64_t> acyclic_count(std::span<const LineBlockRef> blocks) {
     if (n == kMaxNodes) return std::nullopt;
     ids[n++] = r.block;
   }
-  std::array<uint64_t, kMaxNodes> into{};  // per node: the nodes with an arc of count into it
+  std::array<uint64_t, kMaxNodes> into;  // per node: the nodes with an arc of count into it
+  std::fill_n(into.begin(), n, 0);
   for (size_t i = 0; i < n; ++i)
     for (uint32_t idx : fn.blocks[ids[i]].succ) {
       const Arc& a = fn.arcs[idx];
