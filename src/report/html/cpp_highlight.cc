@@ -32,10 +32,13 @@ static_assert(std::is_sorted(std::begin(kKeywords), std::end(kKeywords)));
 bool is_keyword(std::string_view word) { return std::binary_search(std::begin(kKeywords), std::end(kKeywords), word); }
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+// ASCII tests, as <cctype>'s in the "C" locale covkit runs in, without a
+// call per byte (the highlighter sees every byte of every source page).
+bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_alnum(char c) { return is_letter(c) || is_digit(c); }
 // Bytes of UTF-8 sequences (and GCC's '$') may appear in identifiers.
 bool starts_identifier(char c) {
-  return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$' || static_cast<unsigned char>(c) >= 0x80;
+  return is_letter(c) || c == '_' || c == '$' || static_cast<unsigned char>(c) >= 0x80;
 }
 bool continues_identifier(char c) { return starts_identifier(c) || is_digit(c); }
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v'; }
@@ -256,9 +259,14 @@ size_t CppHighlighter::code(std::string& out, std::string_view line, size_t i) {
     size_t j = i + 1;
     while (j < line.size() && continues_identifier(line[j])) ++j;
     const std::string_view word = line.substr(i, j - i);
-    const bool prefix = word == "u8" || word == "u" || word == "U" || word == "L";
-    const bool raw_prefix = word == "R" || word == "u8R" || word == "uR" || word == "UR" || word == "LR";
-    if (j < line.size() && ((prefix && (line[j] == '"' || line[j] == '\'')) || (raw_prefix && line[j] == '"'))) {
+    // An encoding prefix only where a quote follows (rare): the words are
+    // compared then, not for every identifier.
+    const char after = j < line.size() ? line[j] : '\0';
+    const bool quoted = after == '"' || after == '\'';
+    const bool prefix = quoted && (word == "u8" || word == "u" || word == "U" || word == "L");
+    const bool raw_prefix =
+        after == '"' && (word == "R" || word == "u8R" || word == "uR" || word == "UR" || word == "LR");
+    if (prefix || raw_prefix) {
       flush(i);
       i = plain = literal(out, line, i, j, raw_prefix);
       if (state_ != State::kCode) return i;
