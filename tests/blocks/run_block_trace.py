@@ -20,11 +20,12 @@ import collections
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
-FAILS = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from script_checks import check, finish, run  # noqa: E402
+
 PROGRAM = r"""#include <pthread.h>
 #include <stdlib.h>
 
@@ -59,16 +60,6 @@ int main(int argc, char **argv)
 """
 ODD = PROGRAM.split("\n").index("    return x * 3; /* ODD */") + 1
 EVEN = PROGRAM.split("\n").index("  return x + 1; /* EVEN */") + 1
-
-
-def run(cmd, cwd=None, env=None):
-    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
-
-
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("  FAIL:", what, flush=True)
 
 
 def block_file(path):
@@ -194,12 +185,8 @@ def main():
             print("clang-14 missing: trace-pc-guard not checked")
         refused(covkit, tmp)
     finally:
-        if not FAILS:
-            shutil.rmtree(tmp, ignore_errors=True)
-        else:
-            print("kept", tmp)
-    print(f"{len(FAILS)} failure(s)")
-    return 1 if FAILS else 0
+        status = finish(tmp)
+    return status
 
 
 if __name__ == "__main__":

@@ -25,12 +25,13 @@ oracles that exist, on C cases of tests/corpus (each built once per mode):
 import os
 import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from script_checks import check, finish, run  # noqa: E402
+
 COVKIT = BUILD = CORPUS = None
-FAILS = []
 ALL_CASES = ["goto_maze", "computed_goto", "long_function", "gnu_c_extensions", "short_circuit", "switch_fallthrough",
              "mutual_recursion", "setjmp_longjmp", "never_called", "macro_control", "loops_one_line"]
 # CI runs a lean set (the whole set took ~6 min under load); BLOCKS_ALL=1
@@ -43,16 +44,6 @@ MODES = [  # name, compiler, flags, link
     ("clang inline-8bit-counters", "clang-14", ["-fsanitize-coverage=inline-8bit-counters,pc-table"], "shared"),
     ("clang inline-bool-flag", "clang-14", ["-fsanitize-coverage=inline-bool-flag,pc-table"], "shared"),
 ]
-
-
-def run(cmd, cwd=None, env=None, shell=False):
-    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=300, shell=shell)
-
-
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("  FAIL:", what, flush=True)
 
 
 def case_vars(case):
@@ -237,12 +228,8 @@ def main():
         sancov_oracle(tmp)
         damaged(tmp)
     finally:
-        if not FAILS:
-            shutil.rmtree(tmp, ignore_errors=True)
-        else:
-            print("kept", tmp)
-    print(f"{len(FAILS)} failure(s)")
-    return 1 if FAILS else 0
+        status = finish(tmp)
+    return status
 
 
 if __name__ == "__main__":

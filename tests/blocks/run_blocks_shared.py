@@ -17,11 +17,12 @@ dlopen'ing another, run with libcovkit-blocks:
 """
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
-FAILS = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from script_checks import check, finish, run  # noqa: E402
+
 SOURCES = {
     "lib.c": """int lib_work(int n)
 {
@@ -68,16 +69,6 @@ int main(int argc, char **argv)
 }
 """,
 }
-
-
-def run(cmd, cwd=None, env=None):
-    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
-
-
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("  FAIL:", what, flush=True)
 
 
 def lcov(text):
@@ -188,12 +179,8 @@ def main():
         check(r.returncode == 0 and "unloaded before the program exited" in r.stderr,
               f"dlclose: blocks report does not say so: {r.stderr}")
     finally:
-        if not FAILS:
-            shutil.rmtree(tmp, ignore_errors=True)
-        else:
-            print("kept", tmp)
-    print(f"{len(FAILS)} failure(s)")
-    return 1 if FAILS else 0
+        status = finish(tmp)
+    return status
 
 
 if __name__ == "__main__":

@@ -21,7 +21,9 @@ import sys
 import tempfile
 import time
 
-FAILS = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from script_checks import check, finish, run  # noqa: E402
+
 SERVER = r"""#include <stdio.h>
 #include <unistd.h>
 
@@ -56,16 +58,6 @@ int main(int argc, char **argv)
 }
 """
 WAIT = SERVER.split("\n").index("  while (read(0, &c, 1) > 0) { /* WAIT */") + 1
-
-
-def run(cmd, cwd=None, env=None):
-    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
-
-
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("  FAIL:", what, flush=True)
 
 
 def lcov_lines(text):
@@ -175,12 +167,8 @@ def main():
             scenario(covkit, build, tmp, kind)
         refused(covkit, tmp)
     finally:
-        if not FAILS:
-            shutil.rmtree(tmp, ignore_errors=True)
-        else:
-            print("kept", tmp)
-    print(f"{len(FAILS)} failure(s)")
-    return 1 if FAILS else 0
+        status = finish(tmp)
+    return status
 
 
 if __name__ == "__main__":

@@ -21,19 +21,11 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from script_checks import check, finish, run  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 COVKIT = None
-FAILS = []
-
-
-def run(cmd, cwd=None, env=None):
-    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
-
-
-def check(cond, what):
-    if not cond:
-        FAILS.append(what)
-        print("  FAIL:", what, flush=True)
 
 
 def read(path):
@@ -211,12 +203,8 @@ def main():
             print("no clang to test with: skipped")
             return 77
     finally:
-        if not FAILS:
-            shutil.rmtree(tmp, ignore_errors=True)
-        else:
-            print("kept", tmp)
-    print(f"{len(FAILS)} failure(s)")
-    return 1 if FAILS else 0
+        status = finish(tmp)
+    return status
 
 
 if __name__ == "__main__":
