@@ -230,6 +230,7 @@ bool write_views(const ReportOptions& o, const model::ProjectCov& project, const
     ho.timestamp = now;
     ho.version = version;
     ho.counts_are_lower_bounds = o.sampled_counts;
+    ho.threads = o.threads;
     if (auto site = report::html::write_html_site(project, ho, o.html, text_views); !site)
       html_error = site.error().message;
   }

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -236,6 +237,19 @@ TEST(HtmlSite, WritesIndexAssetsAndOnePagePerFile) {
   EXPECT_NE(index.find("<tr class=\"file\" data-name=\"a.c\" data-line=\"71.428571\" data-func=\"50.000000\" "
                        "data-branch=\"33.333333\">"),
             std::string::npos);
+}
+
+// report -j1: the pages are rendered on the calling thread, the work
+// given to run alongside them too (before, every core was used whatever -j said).
+TEST(HtmlSite, OneThreadWhenAskedForOne) {
+  TempDir tmp;
+  model::ProjectCov p = sample_project(tmp);
+  HtmlOptions opts;
+  opts.threads = 1;
+  std::thread::id ran_on;
+  ASSERT_TRUE(written(write_html_site(p, opts, tmp / "site", [&] { ran_on = std::this_thread::get_id(); })));
+  EXPECT_EQ(ran_on, std::this_thread::get_id());
+  for (const model::FileCov& f : p.files) EXPECT_TRUE(exists(tmp / ("site/" + page_file_name(f.path)))) << f.path;
 }
 
 TEST(HtmlSite, SourcePageMarksEveryKindOfLine) {

@@ -16,6 +16,8 @@ struct HtmlOptions {
   // saw a line or function, not how often it ran. Labelled as lower bounds
   // ("Calls (at least)", "≥ 9") so that 9 is not read as 9 calls.
   bool counts_are_lower_bounds = false;
+  // Threads rendering the pages (report -j); 0: every core.
+  unsigned threads = 0;
 };
 
 }  // namespace covkit::report::html

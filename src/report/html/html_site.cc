@@ -54,7 +54,8 @@ Expected<void> write_html_site(const model::ProjectCov& project, const HtmlOptio
   // first failure in file order so the message does not depend on timing.
   std::vector<Expected<void>> results(project.files.size());
   const size_t first = alongside ? 1 : 0;
-  util::parallel_for(first + project.files.size(), util::default_threads(), [&](size_t i) {
+  const unsigned threads = opts.threads ? opts.threads : util::default_threads();
+  util::parallel_for(first + project.files.size(), threads, [&](size_t i) {
     if (i < first)
       alongside();
     else
