@@ -30,6 +30,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from script_checks import check, finish, run  # noqa: E402
+from lcov_lines import lcov_lines  # noqa: E402
 
 COVKIT = BUILD = CORPUS = None
 ALL_CASES = ["goto_maze", "computed_goto", "long_function", "gnu_c_extensions", "short_circuit", "switch_fallthrough",
@@ -51,18 +52,6 @@ def case_vars(case):
                            'printf "%s\\n%s\\n" "$SOURCES" "$RUNS"'])
     sources, runs = r.stdout.split("\n")[:2]
     return sources.split(), runs
-
-
-def lcov_lines(text):
-    """(file basename, line) -> count"""
-    out, cur = {}, None
-    for line in text.splitlines():
-        if line.startswith("SF:"):
-            cur = os.path.basename(line[3:])
-        elif line.startswith("DA:") and cur:
-            n, c = line[3:].split(",")[:2]
-            out[(cur, int(n))] = max(out.get((cur, int(n)), 0), int(c))
-    return out
 
 
 def build_and_run(d, compiler, flags, sources, runs, opt, env_extra=None, link=None):

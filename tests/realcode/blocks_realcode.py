@@ -22,6 +22,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from lcov_lines import lcov_lines  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Measured at -O0 (docs/covkit-blocks.md): the floors leave room for a
 # compiler update, not for a regression.
@@ -49,18 +52,6 @@ def workload(pkg, exe, tree):
     if pkg.startswith("lua"):
         return [exe, os.path.join(HERE, "workloads", "lua_workload.lua"), "1"]
     return ["/bin/sh", os.path.join(HERE, "workloads", "bzip2_workload.sh"), exe, tree]
-
-
-def lcov_lines(text):
-    """(file basename, line) -> count"""
-    out, cur = {}, None
-    for line in text.splitlines():
-        if line.startswith("SF:"):
-            cur = os.path.basename(line[3:])
-        elif line.startswith("DA:") and cur:
-            n, c = line[3:].split(",")[:2]
-            out[(cur, int(n))] = max(out.get((cur, int(n)), 0), int(c))
-    return out
 
 
 def main():
