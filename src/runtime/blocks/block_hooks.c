@@ -28,6 +28,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdarg.h>
@@ -299,14 +300,14 @@ CKB_HIDDEN static void ckb_write_module(struct ckb_out *o, int mod) {
   if (ckb_guard_counts)
     for (uint32_t i = 1; i < ckb_next_guard; ++i) {
       uintptr_t pc = ckb_guard_pcs[i];
-      if (!pc) continue; /* never ran: its address is unknown */
+      if (!pc || !ckb_guard_counts[i]) continue; /* never ran (here: a forked child resets) */
       if (ckb_module_of(pc) != mod) continue;
       ckb_printf(o, "b %lx %llu\n", (unsigned long)(pc - m->bias), (unsigned long long)ckb_guard_counts[i]);
     }
   if (ckb_pcs)
     for (uint32_t i = 0; i < PC_SLOTS; ++i) {
       uintptr_t pc = ckb_pcs[i].pc;
-      if (!pc || ckb_module_of(pc) != mod) continue;
+      if (!pc || !ckb_pcs[i].count || ckb_module_of(pc) != mod) continue;
       ckb_printf(o, "b %lx %llu\n", (unsigned long)(pc - m->bias), (unsigned long long)ckb_pcs[i].count);
     }
   for (int k = 0; k < ckb_n_inlines; ++k) {
@@ -406,9 +407,10 @@ CKB_HIDDEN static uint64_t ckb_unmapped(void) {
   uint64_t n = 0;
   if (ckb_guard_counts)
     for (uint32_t i = 1; i < ckb_next_guard; ++i)
-      n += ckb_guard_pcs[i] && ckb_module_of(ckb_guard_pcs[i]) < 0;
+      n += ckb_guard_pcs[i] && ckb_guard_counts[i] && ckb_module_of(ckb_guard_pcs[i]) < 0;
   if (ckb_pcs)
-    for (uint32_t i = 0; i < PC_SLOTS; ++i) n += ckb_pcs[i].pc && ckb_module_of(ckb_pcs[i].pc) < 0;
+    for (uint32_t i = 0; i < PC_SLOTS; ++i)
+      n += ckb_pcs[i].pc && ckb_pcs[i].count && ckb_module_of(ckb_pcs[i].pc) < 0;
   return n;
 }
 
@@ -445,6 +447,30 @@ CKB_HIDDEN static void ckb_write(void) {
   if (!ckb_open(&out, path, "block trace")) return;
   ckb_write_trace(&out, claimed);
   ckb_close(&out, "block trace");
+}
+
+/* A forked child starts from zero, as GCC's fork wrapper resets libgcov's
+ * counters in the child: its block file (its own pid) then holds what the
+ * child ran, and the parent's and the child's files add up to what ran,
+ * the blocks before the fork counted once. Addresses stay known; blocks
+ * whose count is now zero are not written (as in a process where they never
+ * ran). The compiler's inline counters are the module's memory: zeroed
+ * too. Only the child runs this, single-threaded. */
+CKB_HIDDEN static void ckb_after_fork_in_child(void) {
+  if (ckb_guard_counts) memset(ckb_guard_counts, 0, sizeof(uint64_t) * ckb_next_guard);
+  if (ckb_pcs)
+    for (uint32_t i = 0; i < PC_SLOTS; ++i)
+      if (ckb_pcs[i].pc) ckb_pcs[i].count = 0;
+  ckb_pcs_dropped = 0;
+  for (int k = 0; k < ckb_n_inlines; ++k)
+    memset((void *)ckb_inlines[k].start, 0, (size_t)(ckb_inlines[k].end - ckb_inlines[k].start));
+  ckb_trace_next = 0;
+  ckb_trace_lost = 0;
+  ckb_written = 0;
+}
+
+__attribute__((constructor, no_instrument_function)) static void ckb_at_start(void) {
+  pthread_atfork(NULL, NULL, ckb_after_fork_in_child);
 }
 
 __attribute__((destructor, no_instrument_function)) static void ckb_at_exit(void) { ckb_write(); }
