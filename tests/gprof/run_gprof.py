@@ -177,6 +177,42 @@ def sc_headers(env):
             expect(label in out, f"{name}: '{label}' missing from the index")
 
 
+def sc_trailing_row(env):
+    # The DWARF 5 rule of sc_headers where libdw's sorted rows hide a
+    # sequence's start: a sequence whose last row sits at its end address
+    # (zero-length; GCC writes one after a noreturn call, as in gawk's
+    # regcomp.c .cold parts) sorts that row after its own end_sequence row,
+    # and the next sequence by address, .text opening with file 1's static
+    # functions, was no longer seen to start: gawk's re_node_set_compare was
+    # "(regex_internal.c)" where gprof says "(regex.c)". The zero-length row
+    # is made here by two .loc directives at main's end (GNU as emits the
+    # first at once), and the shape is checked before the comparison.
+    name = "trailing_row"
+    d = os.path.join(env.work, name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    env.run(["gcc-12", "-pg", "-O2", "-g", "-S", "-o", "t.s", os.path.join(PROGS, "trailing_row.c")], cwd=d)
+    asm = open(os.path.join(d, "t.s")).read().split("\n")
+    numbers = [re.match(r'\s*\.file (\d+) ".*/trailing_row\.c"', line) for line in asm]
+    main_file = next(m.group(1) for m in numbers if m)
+    end = next(i for i in range(asm.index("main:"), len(asm)) if asm[i].strip() == ".cfi_endproc")
+    asm[end:end] = [f"\t.loc {main_file} 24 1 is_stmt 0"] * 2
+    with open(os.path.join(d, "t.s"), "w") as f:
+        f.write("\n".join(asm))
+    env.run(["gcc-12", "-pg", "-o", name, "t.s"], cwd=d)
+    nm = env.run(["nm", name], cwd=d).stdout.decode()
+    twice = int(next(l.split()[0] for l in nm.splitlines() if l.endswith(" twice")), 16)
+    seqs = line_sequences(env, d, name)
+    last_end, trailing = max((e, t or "") for _, e, t in seqs if e <= twice)
+    following = min(s for s, _, _ in seqs if s >= last_end)
+    expect(trailing and following == twice,
+           f"trailing_row: the sequence before twice() at {twice:#x} has no zero-length last row: {seqs}")
+    env.profile(d, name)
+    out = compare_all(env, d, name)
+    for label in ("twice (trailing_row.c)", "thrice (trailing_row.c)"):
+        expect(label in out, f"trailing_row: '{label}' missing from the index")
+
+
 def sc_symbols(env):
     # gprof's symbol specifications, byte for byte: the flat profile of or
     # without a function (-pSYM, -PSYM, attached as gprof's optional
@@ -467,7 +503,8 @@ def sc_badinput(env):
 
 SCENARIOS = {
     "recursion": sc_recursion, "cycle": sc_cycle, "fnptr": sc_fnptr, "busy_pie": sc_busy_pie,
-    "busy_nopie": sc_busy_nopie, "static": sc_static, "templates": sc_templates, "headers": sc_headers, "comdat": sc_comdat, "symbols": sc_symbols, "layout": sc_layout, "sum": sc_sum, "gmon_sum": sc_gmon_sum, "odd_histograms": sc_odd_histograms,
+    "busy_nopie": sc_busy_nopie, "static": sc_static, "templates": sc_templates, "headers": sc_headers,
+    "trailing_row": sc_trailing_row, "comdat": sc_comdat, "symbols": sc_symbols, "layout": sc_layout, "sum": sc_sum, "gmon_sum": sc_gmon_sum, "odd_histograms": sc_odd_histograms,
     "formats": sc_formats,
     "badinput": sc_badinput,
 }
