@@ -7,6 +7,7 @@
 #include <regex>
 #include <set>
 
+#include "blocks/block_counts.h"
 #include "blocks/block_file.h"
 #include "model/load_coverage_file.h"
 #include "runtime/blocks/block_contract.h"
@@ -26,84 +27,15 @@ namespace covkit::blocks {
 namespace {
 
 // One module's blocks from every file: address -> count (kinds kept apart
-// only to say whether counts wrapped).
+// only to say whether counts wrapped and whether they are exact).
 struct ModuleBlocks {
   std::map<uint64_t, uint64_t> counts;
   size_t entries = 0;
   bool wrapped = false;
+  // Every count is of calls counted one by one (trace-pc, trace-pc-guard),
+  // none dropped: a hooked block the files do not name did not run.
+  bool exact = true;
 };
-
-// Counts are exact for the blocks a hook counted; inference gives the
-// others only "ran", with a sampling estimate for a count. A block that
-// ran without a hook of its own runs as often as the hooked block its
-// straight run of code starts from (the rest of a block after the hook's
-// call, split off by the call): its predecessor chain is walked back while
-// each step has one predecessor with one successor.
-void exact_counts(const sample::FunctionCfg& f, const std::map<int, int64_t>& observed,
-                  std::vector<sample::BlockState>& states) {
-  const sample::Graph g = f.graph();
-  const int n = int(f.blocks.size());
-  std::vector<std::vector<int>> preds(size_t(g.size()));
-  for (int b = 0; b < g.size(); ++b)
-    for (int s : g.succ[size_t(b)]) preds[size_t(s)].push_back(b);
-  // Straight runs of code ran as a whole: a block whose one successor has
-  // it as its one predecessor ran with it, both ways (the inference's
-  // dominators stop at a function with computed-goto targets, whose
-  // virtual root dominates everything; a line-table row may split a block).
-  if (int(states.size()) < n) return;
-  // A function that ran was entered at its entry (its computed-goto
-  // targets are reached from inside it): the entry block ran as often as
-  // the first hooked block its straight run leads to.
-  if (!states[0].executed && std::any_of(states.begin(), states.end(), [](const auto& x) { return x.executed; })) {
-    int64_t count = 1;
-    for (int at = 0, step = 0; step < n && g.succ[size_t(at)].size() == 1 && g.succ[size_t(at)][0] < n; ++step) {
-      at = g.succ[size_t(at)][0];
-      if (auto it = observed.find(at); it != observed.end()) {
-        count = it->second;
-        break;
-      }
-    }
-    states[0] = {false, true, count};
-  }
-  auto straight = [&](int p, int b) {
-    return g.succ[size_t(p)].size() == 1 && g.succ[size_t(p)][0] == b && preds[size_t(b)].size() == 1 &&
-           preds[size_t(b)][0] == p;
-  };
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (int b = 0; b < n; ++b) {
-      if (!states[size_t(b)].executed) continue;
-      if (preds[size_t(b)].size() == 1 && preds[size_t(b)][0] < n && straight(preds[size_t(b)][0], b) &&
-          !states[size_t(preds[size_t(b)][0])].executed) {
-        states[size_t(preds[size_t(b)][0])] = {false, true, states[size_t(b)].count};
-        changed = true;
-      }
-      if (g.succ[size_t(b)].size() == 1 && g.succ[size_t(b)][0] < n && straight(b, g.succ[size_t(b)][0]) &&
-          !states[size_t(g.succ[size_t(b)][0])].executed) {
-        states[size_t(g.succ[size_t(b)][0])] = {false, true, states[size_t(b)].count};
-        changed = true;
-      }
-    }
-  }
-  for (int b = 0; b < n; ++b) {
-    sample::BlockState& st = states[size_t(b)];
-    if (!st.executed) continue;
-    if (auto it = observed.find(b); it != observed.end()) {
-      st.count = it->second;
-      continue;
-    }
-    int at = b;
-    for (int step = 0; step < n; ++step) {
-      const auto& p = preds[size_t(at)];
-      if (p.size() != 1 || p[0] >= n || g.succ[size_t(p[0])].size() != 1) break;
-      at = p[0];
-      if (auto it = observed.find(at); it != observed.end()) {
-        st.count = it->second;
-        break;
-      }
-    }
-  }
-}
 
 // gcov counts a function's declaration line (where its entry block is
 // said to be) even when no instruction is on it, as clang's line table
@@ -124,19 +56,37 @@ void add_declaration_lines(format::SourceRecord& s) {
 // gcov counts label and `case` lines (GCC gives a jump target's block the
 // label's line in its notes), which no line-table row names: a binary
 // holds no trace of them. A line the module's lines do not list, inside a
-// function, whose text is only a label (`name:`, `case X:`, `default:`)
-// and that leads, over blank, brace, comment or other label lines only, to
-// a listed line, is that line's: it ran as often (the label's block is the
-// statement's). Sources that cannot be read add nothing.
-bool is_label_only(std::string_view text) {
+// function, that is a label line (below) is the line's that control reaches
+// from it, the next listed line (the lines between have no code): it ran as
+// often (the label's block is that statement's). Sources that cannot be
+// read add nothing. Label lines:
+//  - a label alone: `name:`, `case X:`, `default:` (then a brace, comment);
+//  - `case X:` or `default:` before anything: the rest made no code (the
+//    line would have a row), e.g. `default: lua_assert(0);` expanding to
+//    nothing;
+//  - a macro that makes a label, `vmcase(OP_MOVE) {` (Lua's interpreter):
+//    a name that is no keyword, balanced parentheses without a `;`, then
+//    `{` or `:` only.
+bool is_label_line(std::string_view text) {
   static const std::regex label(R"(^\s*(case\b[^;]*|default\s*|[A-Za-z_]\w*\s*):(?!:)\s*\{?\s*(//.*|/\*.*\*/\s*)?$)");
   static const std::regex access(R"(^\s*(public|private|protected)\s*:)");
-  return std::regex_search(text.begin(), text.end(), label) && !std::regex_search(text.begin(), text.end(), access);
-}
-
-bool is_filler(std::string_view text) {
-  static const std::regex filler(R"(^\s*(\{|\}|//.*|/\*.*\*/)?\s*$)");
-  return std::regex_search(text.begin(), text.end(), filler);
+  static const std::regex case_label(R"(^\s*(case\b[^;]*?|default\s*):(?!:))");
+  if (std::regex_search(text.begin(), text.end(), label))
+    return !std::regex_search(text.begin(), text.end(), access);
+  if (std::regex_search(text.begin(), text.end(), case_label)) return true;
+  static const std::regex macro(R"(^\s*([A-Za-z_]\w*)\s*\()");
+  static const std::regex opens(R"(^\s*(\{|:)\s*(//.*|/\*.*\*/\s*)?$)");
+  static const std::regex keyword(R"(^(if|while|for|switch|return|sizeof|do|else|catch|defined|_Generic|__attribute__|alignof|_Alignof|typeof|__typeof__|decltype)$)");
+  std::match_results<std::string_view::const_iterator> m;
+  if (!std::regex_search(text.begin(), text.end(), m, macro)) return false;
+  if (std::regex_search(m[1].first, m[1].second, keyword)) return false;
+  int depth = 1;
+  auto at = m[0].second;
+  for (; at != text.end() && depth > 0; ++at) {
+    if (*at == ';') return false;
+    depth += *at == '(' ? 1 : *at == ')' ? -1 : 0;
+  }
+  return depth == 0 && std::regex_search(at, text.end(), opens);
 }
 
 void add_label_lines(format::SourceRecord& s) {
@@ -158,15 +108,11 @@ void add_label_lines(format::SourceRecord& s) {
   std::sort(starts.begin(), starts.end());
   std::vector<format::LineRecord> added;
   for (uint32_t n = 1; n <= text.size(); ++n) {
-    if (listed.count(n) || !is_label_only(text[n - 1])) continue;
+    if (listed.count(n) || !is_label_line(text[n - 1])) continue;
     auto after = std::upper_bound(starts.begin(), starts.end(), n);
     if (after == starts.begin()) continue;  // before every function
     auto next = listed.upper_bound(n);
     if (next == listed.end() || (after != starts.end() && next->first >= *after)) continue;
-    bool plain = true;
-    for (uint32_t k = n + 1; k < next->first && plain; ++k)
-      plain = k <= text.size() && (is_filler(text[k - 1]) || is_label_only(text[k - 1]));
-    if (!plain) continue;
     format::LineRecord l;
     l.number = n;
     l.count = next->second;
@@ -199,6 +145,7 @@ void add_block_file(const std::string& path, const BlockFile& file, std::map<std
     for (const BlockEntry& e : m.blocks) {
       ++into.entries;
       into.wrapped |= e.kind == BlockKind::kWrapped;
+      into.exact &= e.kind == BlockKind::kCount;
       into.counts[e.address] += e.count;
     }
   }
@@ -223,6 +170,10 @@ Expected<BlockCoverage> block_coverage_of(const std::vector<NamedBlockFile>& fil
   BlockCoverage out;
   std::map<std::string, ModuleBlocks> modules;
   for (const NamedBlockFile& f : files) add_block_file(f.name, f.file, modules, out.warnings);
+  // Blocks the runtime had no room for may be any module's.
+  for (const NamedBlockFile& f : files)
+    if (f.file.dropped_pcs || f.file.dropped_guards)
+      for (auto& [path, m] : modules) m.exact = false;
   if (auto decoder = sample::zydis_library(); !decoder) return decoder.error();
   format::CoverageRecords records;
   for (const auto& [path, blocks] : modules) {
@@ -277,7 +228,8 @@ Expected<BlockCoverage> block_coverage_of(const std::vector<NamedBlockFile>& fil
       }
       listed.insert(cfg.functions[f].name);
       states.functions.push_back(sample::infer_blocks(cfg.functions[f], observed[f], sample::InferenceMode::shye));
-      exact_counts(cfg.functions[f], observed[f], states.functions.back());
+      exact_counts(cfg.functions[f], observed[f], blocks.exact, states.functions.back());
+      mark_lineless(cfg.functions[f], *lines, states.functions.back());
       for (const sample::BlockState& b : states.functions.back()) sum.blocks_ran += b.executed;
       sum.blocks += cfg.functions[f].blocks.size();
     }

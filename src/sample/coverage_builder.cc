@@ -146,6 +146,7 @@ void place_blocks(const FunctionCfg& f, const std::vector<BlockState>& states, c
   };
   for (size_t b = 0; b < f.blocks.size() && b < states.size(); ++b) {
     const BlockState& s = states[b];
+    if (s.lineless) continue;
     lines.for_each_overlapping(f.blocks[b].start, f.blocks[b].end, [&](const LineRange& r) {
       auto file = files.find(r.file);
       if (file == files.end()) return;

@@ -31,6 +31,9 @@ struct BlockState {
   bool observed = false;  // the evidence showed it ran
   bool executed = false;  // observed, or implied by an observed block
   int64_t count = 0;
+  // Its code stands for no line (covkit blocks: a coverage hook's call the
+  // compiler gave no location of its own): placing it on lines says nothing.
+  bool lineless = false;
 };
 
 // observed: block index -> number of samples that showed it. `window`:

@@ -7,7 +7,8 @@
 # --coverage truth (fetch_and_build.sh) and the plain build that covkit
 # sample records (sample_realcode.py) come from this one script, so that
 # they differ in --coverage only. Lua as its upstream Makefile builds it
-# (llex.c, lparser.c and lcode.c at -Os), without Debian's libtool and C++
+# (llex.c, lparser.c and lcode.c at -Os; $LUA_SIZE_CFLAGS, when set, instead:
+# empty keeps them at $CFLAGS' level), without Debian's libtool and C++
 # copies; bzip2 as one program (libbz2's objects linked in, as upstream's
 # Makefile does before Debian's shared-library patch).
 set -euo pipefail
@@ -24,7 +25,7 @@ case "$PKG" in
     objs=() pids=()
     for c in *.c; do
       [ "$c" = luac.c ] && continue
-      case "$c" in llex.c|lparser.c|lcode.c) size=-Os ;; *) size= ;; esac
+      case "$c" in llex.c|lparser.c|lcode.c) size=${LUA_SIZE_CFLAGS--Os} ;; *) size= ;; esac
       # shellcheck disable=SC2086
       $CC $CFLAGS $size $defs -c "$c" -o "${c%.c}.o" &
       pids+=($!)
