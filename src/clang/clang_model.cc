@@ -68,10 +68,12 @@ void attach_branches(model::FileCov& fc, const std::vector<CountedRegion>& sorte
     const uint32_t line = sorted[i].line_start;
     model::LineCov* l = fc.find_line(line);
     if (!l) {
-      // Branches on a line no region counts (damaged or odd mappings):
-      // the line is kept, with no count of its own.
+      // Branches on a line llvm-cov's line rules do not count (a condition
+      // on a line that a skipped region opens: gawk's `if (   (! do_posix
+      // /* ... */`): kept for its branches, with no count of its own.
       model::LineCov added;
       added.number = line;
+      added.no_count = true;
       fc.lines.insert(std::lower_bound(fc.lines.begin(), fc.lines.end(), line,
                                        [](const model::LineCov& a, uint32_t n) { return a.number < n; }),
                       std::move(added));

@@ -29,6 +29,9 @@ struct LineRecord {
   int64_t count = 0;
   bool unexecuted_block = false;
   bool inferred = false;  // covkit sample: covered by inference only
+  // Branches only, no line count: lcov's BRDA without a DA (llvm-cov writes
+  // them for a condition on a line its line rules do not count).
+  bool no_count = false;
   std::vector<BranchRecord> branches;  // in the order the file lists them
   std::vector<InstanceRecord> instances;
 };

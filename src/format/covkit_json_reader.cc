@@ -258,6 +258,7 @@ class Reader {
     if (!count(j, "count", w, true, l.count)) return false;
     if (!boolean(j, "unexecuted_block", w, l.unexecuted_block)) return false;
     if (!boolean(j, "inferred", w, l.inferred)) return false;
+    if (!boolean(j, "no_count", w, l.no_count)) return false;
     if (const Json* bs = array(j, "branches", w, false)) {
       l.branches.reserve(bs->size());
       for (size_t i = 0; i < bs->size(); ++i) {

@@ -162,12 +162,14 @@ Expected<void> LcovRecord::brda(std::string_view v) {
     }
   }
   // The branches of a line are listed one BRDA each, in order: they gather
-  // on one entry for the line (with count 0, so a line that has branches but
-  // no DA, legal though lcov never writes it, still exists).
+  // on one entry for the line, with no count of its own (the line's DA, if
+  // any, is another entry: a line that has branches but no DA, as llvm-cov
+  // writes, stays without one).
   auto [it, fresh] = branch_line_.try_emplace(*number, source_.lines.size());
   if (fresh) {
     LineRecord l;
     l.number = *number;
+    l.no_count = true;
     source_.lines.push_back(std::move(l));
   }
   source_.lines[it->second].branches.push_back(br);

@@ -33,6 +33,7 @@ void merge_line(LineCov& into, LineCov&& from) {
     into.inferred = from.inferred;
   into.count = add_report_counts(into.count, from.count);
   into.excluded |= from.excluded;
+  into.no_count = into.no_count && from.no_count;  // a part that counts the line makes it a line
   // '*' means some block never ran: after merging, only if the line as a whole
   // still has zero count anywhere we cannot tell; keep gcov's per-part flag.
   into.unexecuted_block = into.unexecuted_block || from.unexecuted_block;

@@ -37,6 +37,7 @@ LineCov to_model(format::LineRecord&& r) {
   l.count = r.count;
   l.unexecuted_block = r.unexecuted_block;
   l.inferred = r.inferred;
+  l.no_count = r.no_count;
   l.branches.reserve(r.branches.size());
   for (const auto& b : r.branches) l.branches.push_back(to_model(b));
   l.instances.reserve(r.instances.size());

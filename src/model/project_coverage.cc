@@ -29,8 +29,10 @@ Totals totals(const FileCov& f) {
   Totals t;
   for (const LineCov& l : f.lines) {
     if (l.excluded) continue;
-    ++t.lines;
-    t.lines_covered += l.covered();
+    if (!l.no_count) {
+      ++t.lines;
+      t.lines_covered += l.covered();
+    }
     for (const BranchCov& b : l.branches) {
       ++t.branches;
       t.branches_covered += b.count > 0;

@@ -44,6 +44,11 @@ struct LineCov {
   // Excluded lines (markers, --diff, ...) stay in the model so that the HTML
   // can show them as excluded; every writer and every total skips them.
   bool excluded = false;
+  // Branches only: no line count (clang's line rules count no line here
+  // though a condition starts on it; llvm-cov writes BRDA and no DA). Such a
+  // line is not a line of the totals, the tracefile's DA or the lists of
+  // lines; its branches count as any others.
+  bool no_count = false;
   int64_t count = 0;
   std::vector<BranchCov> branches;  // already stripped of excluded branches
   std::vector<LineInstance> instances;

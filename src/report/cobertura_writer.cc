@@ -83,7 +83,7 @@ void write_class(Out out, const model::FileCov& f, std::string_view base_name, c
   fmt::format_to(out, FMT_COMPILE("          </methods>\n"
                                   "          <lines>\n"));
   for (const model::LineCov& l : f.lines)
-    if (!l.excluded) write_line(out, l, "            ");
+    if (!l.excluded && !l.no_count) write_line(out, l, "            ");  // a <line> needs hits
   fmt::format_to(out, FMT_COMPILE("          </lines>\n"
                                   "        </class>\n"));
 }

@@ -34,7 +34,7 @@ Json source_file(const model::FileCov& f) {
   Json coverage = Json::array();
   Json branches = Json::array();
   for (const model::LineCov& l : f.lines) {
-    if (l.excluded || l.number == 0) continue;
+    if (l.excluded || l.no_count || l.number == 0) continue;
     while (coverage.size() + 1 < l.number) coverage.push_back(nullptr);
     coverage.push_back(l.count);
     // [line, block, branch, hits] flattened; gcov's branches are per line, so block is 0.

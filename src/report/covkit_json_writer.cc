@@ -18,6 +18,7 @@ Json line_json(const model::LineCov& l) {
   j["count"] = l.count;
   if (l.unexecuted_block) j["unexecuted_block"] = true;
   if (l.inferred) j["inferred"] = true;
+  if (l.no_count) j["no_count"] = true;
   if (!l.branches.empty()) {
     Json bs = Json::array();
     for (const model::BranchCov& b : l.branches) {

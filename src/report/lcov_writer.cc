@@ -73,7 +73,7 @@ void write_record(std::string& out, const model::FileCov& f, const LcovOptions& 
 
   found = hit = 0;
   for (const model::LineCov& l : f.lines) {
-    if (l.excluded) continue;
+    if (l.excluded || l.no_count) continue;
     fmt::format_to(it, FMT_COMPILE("DA:{},{}\n"), l.number, l.count);
     ++found;
     hit += l.covered();

@@ -17,7 +17,7 @@ std::string missing_lines_text(const model::FileCov& file) {
     else fmt::format_to(it, "{}-{}", first, last);
   };
   for (const model::LineCov& l : file.lines) {  // sorted by number
-    if (l.excluded || l.covered()) continue;
+    if (l.excluded || l.no_count || l.covered()) continue;
     if (first != 0 && l.number == last + 1) {
       last = l.number;
       continue;

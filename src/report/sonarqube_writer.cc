@@ -16,7 +16,7 @@ std::string render_sonarqube(const model::ProjectCov& project) {
   for (const model::FileCov& f : project.files) {
     fmt::format_to(out, "  <file path=\"{}\">\n", xml_escape(f.path));
     for (const model::LineCov& l : f.lines) {
-      if (l.excluded || l.number == 0) continue;
+      if (l.excluded || l.no_count || l.number == 0) continue;  // lineToCover needs covered
       fmt::format_to(out, "    <lineToCover lineNumber=\"{}\" covered=\"{}\"", l.number, l.covered());
       if (!l.branches.empty()) {
         const auto covered = std::count_if(l.branches.begin(), l.branches.end(),

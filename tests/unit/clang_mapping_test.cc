@@ -287,6 +287,33 @@ TEST(Segments, LineRules) {
             (std::vector<std::pair<uint32_t, uint64_t>>{{4000000, 1}}));
 }
 
+TEST(Segments, SkippedCommentOpeningALineOfCode) {
+  // gawk's node.c:116-127 (clang-16, r_force_number): clang made the
+  // whitespace and comment at the end of line 122 a skipped region that
+  // starts at column 1, before the code of the line (`if (   (! do_posix
+  // /* ... */`), and overlaps the code region starting at column 2.
+  // llvm-cov's first segment of the line is then the skipped one: the line
+  // is not mapped (llvm-cov show leaves it blank, export writes no DA).
+  using K = RegionKind;
+  std::vector<CountedRegion> regions = {
+      region(57, 1, 185, 2, 6000),            region(72, 2, 185, 2, 6000),
+      region(83, 2, 185, 2, 6000),            region(96, 2, 185, 2, 6000),
+      region(116, 1, 117, 19, 0, K::kSkipped),
+      region(118, 3, 122, 2, 6000, K::kGap),  region(119, 1, 121, 1, 0, K::kSkipped),
+      region(122, 1, 122, 52, 0, K::kSkipped), region(122, 2, 185, 2, 6000),
+      region(122, 9, 125, 56, 6000),          region(122, 10, 122, 20, 6000),
+      region(122, 12, 122, 20, 6000, K::kExpansion), region(123, 13, 125, 55, 6000),
+      region(123, 14, 123, 43, 6000),         region(124, 1, 124, 44, 0, K::kSkipped),
+      region(125, 10, 125, 54, 6000),         region(125, 11, 125, 32, 6000),
+      region(125, 13, 125, 32, 6000, K::kExpansion), region(125, 36, 125, 53, 6000),
+      region(125, 57, 125, 58, 0, K::kGap),   region(125, 58, 127, 3, 0)};
+  std::vector<std::pair<uint32_t, uint64_t>> got;
+  for (const auto& l : lines_of(regions))
+    if (l.first >= 118 && l.first <= 127) got.push_back(l);
+  EXPECT_EQ(got, (std::vector<std::pair<uint32_t, uint64_t>>{{118, 6000}, {123, 6000}, {125, 6000}, {126, 0},
+                                                              {127, 0}}));
+}
+
 TEST(Elf, HostileSectionTables) {
   testing::ByteImage e;
   e.raw(std::string("\x7f" "ELF\x02\x01\x01", 7)).align(16);

@@ -112,6 +112,31 @@ TEST(LcovWriter, EmptyTestNameAndDefaultOptions) {
   EXPECT_EQ(render_lcov(p, {""}), expected);
 }
 
+TEST(LcovWriter, BranchesOfALineWithoutCountHaveNoDa) {
+  // llvm-cov's shape: BRDA for a condition on a line it counts no line for.
+  ProjectCov p;
+  FileCov f;
+  f.path = "x.c";
+  f.absolute_path = "/x.c";
+  f.lines = {line(1, 3), line(2, 0, {br(3, true), br(0, true)})};
+  f.lines[1].no_count = true;
+  p.files = {f};
+  const std::string expected =
+      "TN:\n"
+      "SF:/x.c\n"
+      "FNF:0\n"
+      "FNH:0\n"
+      "BRDA:2,0,0,3\n"
+      "BRDA:2,0,1,0\n"
+      "BRF:2\n"
+      "BRH:1\n"
+      "DA:1,3\n"
+      "LF:1\n"
+      "LH:1\n"
+      "end_of_record\n";
+  EXPECT_EQ(render_lcov(p), expected);
+}
+
 TEST(LcovWriter, EmptyProjectIsEmptyText) { EXPECT_EQ(render_lcov(ProjectCov{}, {"t"}), ""); }
 
 TEST(LcovWriter, BranchesOnlyOnExcludedLinesGiveNoBrfBrh) {

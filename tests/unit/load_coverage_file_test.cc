@@ -57,6 +57,32 @@ TEST(ToModel, AppliesLcovRulesToRecords) {
   EXPECT_EQ(f.functions[0].end_line, 9u);
 }
 
+// llvm-cov writes BRDA without DA for a condition on a line its line rules
+// do not count: the line keeps its branches and stays without a count (no
+// DA written back, not a line of the totals); a DA elsewhere makes it one.
+TEST(ToModel, BranchesWithoutALineCount) {
+  auto records = format::read_lcov_tracefile(
+      "SF:/s/a.c\nDA:2,1\nBRDA:3,0,0,4\nBRDA:3,0,1,0\nend_of_record\n"
+      "SF:/s/b.c\nBRDA:5,0,0,1\nBRDA:5,0,1,1\nend_of_record\nSF:/s/b.c\nDA:5,2\nend_of_record\n");
+  ASSERT_TRUE(records) << records.error().message;
+  ProjectCov p = to_model(std::move(*records));
+  ASSERT_EQ(p.files.size(), 2u);
+  const FileCov& a = p.files[0];
+  ASSERT_EQ(a.lines.size(), 2u);
+  EXPECT_FALSE(a.lines[0].no_count);
+  EXPECT_TRUE(a.lines[1].no_count);
+  EXPECT_EQ(a.lines[1].branches.size(), 2u);
+  const Totals t = totals(a);
+  EXPECT_EQ(t.lines, 1);
+  EXPECT_EQ(t.lines_covered, 1);
+  EXPECT_EQ(t.branches, 2);
+  const FileCov& b = p.files[1];
+  ASSERT_EQ(b.lines.size(), 1u);
+  EXPECT_FALSE(b.lines[0].no_count);  // b.c's second record counts line 5
+  EXPECT_EQ(b.lines[0].count, 2);
+  EXPECT_EQ(b.lines[0].branches.size(), 2u);
+}
+
 TEST(LoadCoverageFile, NamesWhatIsWrong) {
   const std::string dir = ::testing::TempDir();
   const std::string notes = dir + "covkit_load_" + std::to_string(::getpid()) + ".txt";

@@ -45,6 +45,7 @@ bool some_region_never_ran(LineRegions regions) {
 const char* line_class(const model::LineCov* line, LineRegions regions) {
   if (!line) return "nocode";
   if (line->excluded) return "excluded";
+  if (line->no_count) return "nocode";  // branches only: the branch cell tells them
   if (!line->covered()) return "uncovered";
   for (const model::BranchCov& b : line->branches)
     if (b.count == 0) return "partial";
@@ -112,6 +113,8 @@ void append_count_cell(std::string& out, const model::LineCov* line, LineRegions
   if (line) {
     if (line->excluded) {
       out += "<span title=\"excluded\">\u2014</span>";
+    } else if (line->no_count) {
+      // no count of its own: its branches are in the next cell
     } else {
       if (opts.counts_are_lower_bounds && line->covered())
         fmt::format_to(std::back_inserter(out),
