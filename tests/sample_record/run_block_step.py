@@ -156,6 +156,32 @@ def windows(steps, k, skip):
             yield w
 
 
+def loop_calls(steps, prog, loop, callers):
+    """The calls of tight_loop (`loop`: its range) in a vector that start
+    there: (its caller's number, steps in it, whether it returned within
+    the vector). The caller is the last of `callers` (loop_0..loop_7's
+    ranges) the vector passed before; a call without one is left out."""
+    calls = []
+    caller = None
+    i = 0
+    while i < len(steps):
+        path, off = steps[i]
+        if path == prog:
+            for k, (clo, chi) in enumerate(callers):
+                if clo <= off < chi:
+                    caller = k
+        if not (path == prog and off == loop[0] and caller is not None):
+            i += 1
+            continue
+        j = i
+        while j < len(steps) and steps[j][0] == prog and loop[0] <= steps[j][1] < loop[1]:
+            j += 1
+        calls.append((caller, j - i, j < len(steps)))
+        caller = None
+        i = j
+    return calls
+
+
 def record(covkit, work, name, prog, rounds, stepping, vector, period):
     out = os.path.join(work, name + ".rec")
     shutil.rmtree(out, ignore_errors=True)
@@ -234,12 +260,37 @@ def main():
                 raise Failure(f"a block-stepped window never single-stepped: sample at {s['ip']:#x}, steps {at}..{at + k} "
                               f"{[hex(o) for _, o in w]}")
     check(compared >= 1000, f"only {compared} windows compared")
+    # A counted loop's passes (block stepping counts them with a breakpoint;
+    # the windows above are shorter than the loop): a call of tight_loop
+    # from loop_K takes as many steps block-stepped as single-stepped when
+    # it returns within the vector, and no more when the vector ends in it.
+    loop = symbol_range(prog, "tight_loop")
+    callers = [symbol_range(prog, f"loop_{k}") for k in range(8)]
+    whole = {}
+    for _, steps in rvecs:
+        for k, n, returned in loop_calls(steps, prog, loop, callers):
+            if returned:
+                whole.setdefault(k, set()).add(n)
+    check(len(whole) >= 4 and all(len(v) == 1 for v in whole.values()),
+          f"single-stepped calls of tight_loop by caller: {whole}")
+    runs = 0
+    for s, steps in bvecs:
+        for k, n, returned in loop_calls(steps, prog, loop, callers):
+            if k not in whole:
+                continue
+            runs += 1
+            expect = min(whole[k])
+            check(n == expect if returned else n <= expect,
+                  f"a block-stepped call of tight_loop from loop_{k} {'took' if returned else 'holds'} {n} steps, "
+                  f"single-stepped {expect} (sample at {s['ip']:#x})")
+    check(runs >= 5, f"only {runs} calls of tight_loop block-stepped")
     # What a taken branch is, decided apart from the runtime's own rule.
     lengths = Lengths()
     judged = check_taken(bvecs, 16, lengths, "block-stepped") + check_taken(rvecs, 64, lengths, "single-stepped")
     check(complete * 2 >= len(bvecs), f"only {complete} of {len(bvecs)} block-stepped vectors hold 16 taken branches")
     print(f"OK: {len(bvecs)} block-stepped vectors ({complete} complete), {compared} windows of {K} steps, "
-          f"all among {len(rvecs)} single-stepped vectors; taken branches by objdump's lengths in {judged} vectors")
+          f"all among {len(rvecs)} single-stepped vectors; {runs} calls of tight_loop; taken branches by "
+          f"objdump's lengths in {judged} vectors")
     return 0
 
 

@@ -90,12 +90,31 @@ static void breakpoint_attr(struct perf_event_attr *a, uint64_t addr, int disabl
   a->remove_on_exec = 1;  /* required with sigtrap; the new image has its own runtime */
 }
 
-static int set_breakpoint(struct cks_thread *t, uint32_t slot, uint64_t addr, int enabled) {
-  struct perf_event_attr a;
-  breakpoint_attr(&a, addr, !enabled);
-  int saved = errno;
-  int ok = ioctl(t->bp_fd[slot], PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a) == 0;
-  t->bp_moves++;
+/* A period above 1 makes the breakpoint trap at that hit only, counting
+ * from zero (a counted loop): PERF_EVENT_IOC_PERIOD clears what is left of
+ * the last period (so it is set again even when equal), and the kernel
+ * starts the new one when the event is next added, which the modification
+ * does. The kernel accepts a modification only when every attribute but
+ * the address, type, length and disabled bit equals the event's: the
+ * period too. */
+static int set_breakpoint(struct cks_thread *t, uint32_t slot, uint64_t addr, int enabled, uint64_t period) {
+  int saved = errno, ok = 1;
+  if (enabled && (t->bp_period[slot] != period || period > 1)) {
+    ok = ioctl(t->bp_fd[slot], PERF_EVENT_IOC_PERIOD, &period) == 0;
+    t->bp_moves++;
+    if (ok) t->bp_period[slot] = period;
+  }
+  if (ok && enabled && period > 1) {
+    ok = ioctl(t->bp_fd[slot], PERF_EVENT_IOC_RESET, 0) == 0;
+    t->bp_moves++;
+  }
+  if (ok) {
+    struct perf_event_attr a;
+    breakpoint_attr(&a, addr, !enabled);
+    a.sample_period = t->bp_period[slot];
+    ok = ioctl(t->bp_fd[slot], PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &a) == 0;
+    t->bp_moves++;
+  }
   errno = saved;
   if (ok) t->bp_at[slot] = enabled ? addr : 0;
   return ok;
@@ -129,6 +148,7 @@ static int breakpoint_ready(struct cks_thread *t) {
     if (fd < 0) break;
     t->bp_fd[t->bp_slots] = (int)fd;
     t->bp_at[t->bp_slots] = 0;
+    t->bp_period[t->bp_slots] = 1;
     t->bp_slots++;
   }
   errno = saved;
@@ -142,13 +162,24 @@ static int breakpoint_ready(struct cks_thread *t) {
   return 1;
 }
 
+static int on_way(const uint64_t *way, uint32_t nway, uint64_t addr) {
+  for (uint32_t i = 0; i < nway; i++)
+    if (way[i] == addr) return 1;
+  return 0;
+}
+
 /* The breakpoints where t->expect says, moving only those whose address
- * changes (in a loop the same places come back); the others off. */
-static int arm_breakpoints(struct cks_thread *t) {
+ * changes (in a loop the same places come back). A breakpoint no stop
+ * needs is left where it is (a move costs a system call) unless the way
+ * to the stops passes it: elsewhere the thread cannot come before it
+ * reaches a stop, since every way off the decoded one is a stop. */
+static int arm_breakpoints(struct cks_thread *t, const uint64_t *way, uint32_t nway) {
   uint32_t used = 0, placed = 0;
+  /* a counted breakpoint is always set again: its count starts at zero */
   for (uint32_t i = 0; i < t->nexpect; i++)
     for (uint32_t s = 0; s < t->bp_slots; s++)
-      if (t->bp_at[s] == t->expect[i].addr) {
+      if (t->bp_at[s] == t->expect[i].addr && t->expect[i].period == 1 && t->bp_period[s] == 1 &&
+          !(used & (1u << s))) {
         used |= 1u << s;
         placed |= 1u << i;
       }
@@ -156,11 +187,14 @@ static int arm_breakpoints(struct cks_thread *t) {
     if (placed & (1u << i)) continue;
     uint32_t s = 0;
     while (used & (1u << s)) s++;
-    if (!set_breakpoint(t, s, t->expect[i].addr, 1)) return 0;
+    if (!set_breakpoint(t, s, t->expect[i].addr, 1, t->expect[i].period)) return 0;
+    if (t->expect[i].loop == CKS_LOOP_FULL) t->loop_slot = s;
     used |= 1u << s;
   }
   for (uint32_t s = 0; s < t->bp_slots; s++)
-    if (!(used & (1u << s)) && t->bp_at[s] && !set_breakpoint(t, s, t->bp_at[s], 0)) return 0;
+    if (!(used & (1u << s)) && t->bp_at[s] && on_way(way, nway, t->bp_at[s]) &&
+        !set_breakpoint(t, s, t->bp_at[s], 0, t->bp_period[s]))
+      return 0;
   return 1;
 }
 
@@ -168,7 +202,7 @@ CKS_FN void cks_block_step_done(struct cks_thread *t) {
   t->waiting_bp = 0;
   if (t->bp_state != 1 || t->bp_tid != t->tid) return;
   for (uint32_t s = 0; s < t->bp_slots; s++)
-    if (t->bp_at[s] && !set_breakpoint(t, s, t->bp_at[s], 0)) {
+    if (t->bp_at[s] && !set_breakpoint(t, s, t->bp_at[s], 0, t->bp_period[s])) {
       give_up_breakpoint(t, "the hardware breakpoint could not be disabled: branch vectors are single-stepped");
       return;
     }
@@ -202,6 +236,11 @@ struct step_insn {
   int64_t rsp_delta; /* after the instruction, for PLAIN, JUMP (call: -8) and RET */
   uint64_t target;
   ZydisMnemonic mnemonic;
+  /* memory it writes relative to the stack pointer (PLAIN): 0 none, 1 the
+   * `write_size` bytes at rsp + `write_disp`, 2 somewhere (an index) */
+  int stack_write;
+  int64_t write_disp;
+  uint32_t write_size;
 };
 
 static int is_rsp(ZydisRegister r) {
@@ -248,6 +287,22 @@ static int stack_effect(const ZydisDecodedInstruction *in, const ZydisDecodedOpe
   }
 }
 
+static void stack_writes(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops, struct step_insn *out) {
+  for (unsigned i = 0; i < in->operand_count; i++) {
+    const ZydisDecodedOperand *op = &ops[i];
+    if (op->type != ZYDIS_OPERAND_TYPE_MEMORY || !(op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) ||
+        op->mem.type != ZYDIS_MEMOP_TYPE_MEM || !is_rsp(op->mem.base))
+      continue;
+    if (op->mem.index != ZYDIS_REGISTER_NONE || out->stack_write) {
+      out->stack_write = 2;
+      return;
+    }
+    out->stack_write = 1;
+    out->write_disp = op->mem.disp.value;
+    out->write_size = op->size / 8 ? op->size / 8 : 64;
+  }
+}
+
 static int writes_rip(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops) {
   for (unsigned i = 0; i < in->operand_count; i++)
     if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER && (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) &&
@@ -271,6 +326,7 @@ static void classify_bytes(uint64_t at, const void *bytes, size_t size, struct s
   out->kind = STEP_OTHER;
   out->length = 0;
   out->rsp_delta = 0;
+  out->stack_write = 0;
   if (!ZYAN_SUCCESS(decode_full(&decoder, bytes, size, &in, ops))) return;
   out->length = in.length;
   out->mnemonic = in.mnemonic;
@@ -316,13 +372,125 @@ static void classify_bytes(uint64_t at, const void *bytes, size_t size, struct s
     default:
       break;
   }
-  if (stack_effect(&in, ops, &out->rsp_delta)) out->kind = STEP_PLAIN;
+  if (!stack_effect(&in, ops, &out->rsp_delta)) return;
+  out->kind = STEP_PLAIN;
+  stack_writes(&in, ops, out);
+  if (out->rsp_delta < 0 && (in.mnemonic == ZYDIS_MNEMONIC_PUSH || in.mnemonic == ZYDIS_MNEMONIC_PUSHFQ)) {
+    out->stack_write = 1; /* what it pushes: the slot below */
+    out->write_disp = out->rsp_delta;
+    out->write_size = (uint32_t)-out->rsp_delta;
+  }
+}
+
+/* ---- where a return goes, known before it runs ---- */
+
+/* The stack memory the way writes, in order: the return addresses its
+ * calls push, and whatever else is written relative to the stack pointer.
+ * A return whose slot a call on the way pushed goes to that call's next
+ * instruction; one whose slot lies at or above the stack pointer where the
+ * thread stands, and that nothing on the way wrote, goes where the stack
+ * says now. (Only code that writes a return slot through another register
+ * could fool this; the breakpoint that follows checks the stack pointer,
+ * and a vector whose thread never reaches it is dropped at the next tick.)
+ * Anything else stops the thread at the return, as before. */
+#define WAY_WRITES 16
+struct way_stack {
+  uint64_t rsp_now; /* the thread's stack pointer where it stands */
+  uint32_t n;
+  int unknown; /* a write the list cannot hold: no return is known */
+  struct way_write {
+    uint64_t lo, hi, ret;
+    int call;
+  } w[WAY_WRITES];
+};
+
+static void way_wrote(struct way_stack *ws, uint64_t lo, uint64_t hi, int call, uint64_t ret) {
+  if (ws->n == WAY_WRITES) {
+    ws->unknown = 1;
+    return;
+  }
+  struct way_write *w = &ws->w[ws->n++];
+  w->lo = lo;
+  w->hi = hi;
+  w->call = call;
+  w->ret = ret;
+}
+
+/* What the instruction at `rsp` (before it) writes on the stack. */
+static void way_step(struct way_stack *ws, const struct step_insn *s, uint64_t at, uint64_t rsp) {
+  if (s->kind == STEP_JUMP && s->rsp_delta == -8)
+    way_wrote(ws, rsp - 8, rsp, 1, at + s->length);
+  else if (s->stack_write == 2)
+    ws->unknown = 1;
+  else if (s->stack_write == 1)
+    way_wrote(ws, rsp + (uint64_t)s->write_disp, rsp + (uint64_t)s->write_disp + s->write_size, 0, 0);
+}
+
+static int read_stack(const struct cks_thread *t, uint64_t at, uint64_t *value) {
+  if (at >= t->stack_lo && at + 8 <= t->stack_hi && at + 8 > at) {
+    memcpy(value, (const void *)(uintptr_t)at, 8);
+    return 1;
+  }
+  struct iovec local = {value, 8}, remote = {(void *)(uintptr_t)at, 8};
+  int saved = errno;
+  ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+  errno = saved;
+  return n == 8;
+}
+
+/* The target of the return at a stack pointer of `rsp`; 0: not known. */
+static int way_return(const struct cks_thread *t, const struct way_stack *ws, uint64_t rsp, uint64_t *target) {
+  if (ws->unknown) return 0;
+  for (uint32_t i = ws->n; i-- > 0;) {
+    const struct way_write *w = &ws->w[i];
+    if (w->lo < rsp + 8 && rsp < w->hi) {
+      if (!w->call || w->lo != rsp) return 0;
+      *target = w->ret;
+      return 1;
+    }
+  }
+  return rsp >= ws->rsp_now && read_stack(t, rsp, target);
+}
+
+/* Decoding costs ~0.1-0.2 us an instruction here, and the same code comes
+ * back trap after trap: what was decoded is kept by address, and used
+ * again while the instruction's bytes are the same (the same bytes at the
+ * same address decode the same). */
+static void classify_cached(struct cks_thread *t, uint64_t at, const unsigned char *bytes, size_t size,
+                            size_t comparable, struct step_insn *out) {
+  struct cks_decoded *c = &t->decoded[(at ^ (at >> 9)) % (sizeof t->decoded / sizeof t->decoded[0])];
+  if (c->addr == at && c->length && c->length <= comparable && memcmp(c->bytes, bytes, c->length) == 0) {
+    out->kind = (enum step_kind)c->kind;
+    out->length = c->length;
+    out->rsp_delta = c->rsp_delta;
+    out->target = c->target;
+    out->mnemonic = (ZydisMnemonic)c->mnemonic;
+    out->stack_write = c->stack_write;
+    out->write_disp = c->write_disp;
+    out->write_size = c->write_size;
+    return;
+  }
+  classify_bytes(at, bytes, size, out);
+  if (!out->length) return;
+  c->addr = at;
+  c->kind = (uint8_t)out->kind;
+  c->length = (uint8_t)out->length;
+  c->rsp_delta = out->rsp_delta;
+  c->target = out->target;
+  c->mnemonic = (uint16_t)out->mnemonic;
+  c->stack_write = (uint8_t)out->stack_write;
+  c->write_disp = out->write_disp;
+  c->write_size = out->write_size;
+  memcpy(c->bytes, bytes, out->length);
 }
 
 /* Zydis reads only the bytes of this instruction, which the thread is
- * about to run (so mapped); 15 is the longest encoding. */
-static void classify(uint64_t at, struct step_insn *out) {
-  classify_bytes(at, (const void *)(uintptr_t)at, 15, out);
+ * about to run (so mapped); 15 is the longest encoding. The bytes an
+ * entry kept are compared only within the page (another instruction may
+ * be there now, shorter, at the end of the mapping). */
+static void classify(struct cks_thread *t, uint64_t at, struct step_insn *out) {
+  size_t in_page = 4096 - (at & 4095);
+  classify_cached(t, at, (const unsigned char *)(uintptr_t)at, 15, in_page < 15 ? in_page : 15, out);
 }
 
 #define PAGE_OF(a) ((a) & ~(uint64_t)4095)
@@ -331,10 +499,10 @@ static void classify(uint64_t at, struct step_insn *out) {
  * perhaps not mapped (a branch at the end of JIT code): outside the pages
  * known to be readable they are copied with process_vm_readv, which fails
  * where a read would fault. Length 0: nothing there to decode. */
-static void classify_ahead(uint64_t at, uint64_t known[2], struct step_insn *out) {
+static void classify_ahead(struct cks_thread *t, uint64_t at, uint64_t known[2], struct step_insn *out) {
   uint64_t lo = PAGE_OF(at), hi = PAGE_OF(at + 14);
   if ((lo == known[0] || lo == known[1]) && (hi == known[0] || hi == known[1])) {
-    classify(at, out);
+    classify(t, at, out);
     return;
   }
   unsigned char copy[15];
@@ -349,7 +517,7 @@ static void classify_ahead(uint64_t at, uint64_t known[2], struct step_insn *out
     known[0] = lo;
     known[1] = hi;
   }
-  classify_bytes(at, copy, (size_t)n, out);
+  classify_cached(t, at, copy, (size_t)n, (size_t)n, out);
 }
 
 static int condition_holds(ZydisMnemonic m, uint64_t fl) {
@@ -395,7 +563,8 @@ static void single_step(struct cks_thread *t, greg_t *g) {
  * on the way before it is meant (p1 onwards; p0 is passed under RF): a hit
  * there would be taken for the branch, so the decoding falls back to the
  * last stop that was still unambiguous. Fills t->expect. */
-static void plan_stops(struct cks_thread *t, struct step_insn s, uint64_t at, uint64_t rsp, uint32_t first) {
+static void plan_stops(struct cks_thread *t, struct step_insn s, uint64_t at, uint64_t rsp, uint32_t first,
+                       struct way_stack *ws) {
   uint64_t *steps = cks_steps_area(t);
   const uint32_t base = t->nsteps;
   struct cks_bp_expect target[CKS_BP_SLOTS];
@@ -416,6 +585,8 @@ static void plan_stops(struct cks_thread *t, struct step_insn s, uint64_t at, ui
     target[k].commit = spec;
     target[k].target = 1;
     target[k].length = s.length;
+    target[k].period = 1;
+    target[k].loop = CKS_LOOP_NONE;
     k++;
     uint64_t a = at + s.length;
     uint32_t before = s.length;
@@ -429,12 +600,15 @@ static void plan_stops(struct cks_thread *t, struct step_insn s, uint64_t at, ui
       for (uint32_t i = first; i < base + spec - 1 && !seen; i++) seen = steps[i] == a;
       /* Decoded first: the rule below reads the bytes at `a` (a system
        * call?), which only a successful decoding shows to be readable. */
-      classify_ahead(a, known, &s);
+      classify_ahead(t, a, known, &s);
       if (!s.length) goto done;
       /* The vector ends at `a` if every branch ahead falls through: a stop
        * there confirms they did. */
       uint32_t end = cks_step_rule(&count, a, before);
-      if (end || (s.kind != STEP_PLAIN && s.kind != STEP_JUMP)) {
+      uint64_t ret_to = 0;
+      int ret_known = s.kind == STEP_RET && way_return(t, ws, rsp, &ret_to);
+      t->returns += (uint32_t)ret_known;
+      if (end || (s.kind != STEP_PLAIN && s.kind != STEP_JUMP && !ret_known)) {
         if (!seen) {
           best_k = k;
           best_spec = spec;
@@ -444,9 +618,10 @@ static void plan_stops(struct cks_thread *t, struct step_insn s, uint64_t at, ui
         if (end || seen) goto done;
         break;
       }
+      way_step(ws, &s, a, rsp);
       rsp += (uint64_t)s.rsp_delta;
       before = s.length;
-      a = s.kind == STEP_JUMP ? s.target : a + s.length;
+      a = s.kind == STEP_JUMP ? s.target : ret_known ? ret_to : a + s.length;
     }
     at = a;
   }
@@ -456,7 +631,95 @@ done:
   t->expect[best_k].rsp = best_rsp;
   t->expect[best_k].commit = best_spec;
   t->expect[best_k].target = 0;
+  t->expect[best_k].period = 1;
+  t->expect[best_k].loop = CKS_LOOP_NONE;
   t->nexpect = best_k + 1;
+}
+
+/* A counted loop: a straight body from its head (instructions that only
+ * move on, the stack pointer back where it was) up to a conditional branch
+ * back to the head, with the thread standing at the head, or at that
+ * branch about to take it. Each pass is then known but for its branch, so
+ * the thread need not stop at every one: the head's breakpoint counts the
+ * passes and traps at the one that fills the vector (its period), another
+ * breakpoint after the branch traps at the way out, where the head's count
+ * tells the passes. 1 when set up in t->expect. */
+static int plan_counted_loop(struct cks_thread *t, const greg_t *g, uint64_t at, uint64_t rsp) {
+  if (t->bp_slots < 2 || t->taken + 2 > cks_cfg.vector) return 0;
+  struct step_insn s;
+  classify(t, at, &s);
+  uint64_t head = at;
+  if (s.kind == STEP_JCC) {
+    if (s.target > at || condition_holds(s.mnemonic, (uint64_t)g[REG_EFL]) != 1) return 0;
+    head = s.target;
+  } else if (s.kind != STEP_PLAIN) {
+    return 0;
+  }
+  const uint32_t max = sizeof t->loop_body / sizeof t->loop_body[0];
+  uint64_t a = head;
+  int64_t moved = 0;
+  uint32_t n = 0;
+  for (;;) {
+    if (n >= max) return 0;
+    classify(t, a, &s);
+    t->loop_body[n] = a;
+    t->loop_length[n] = (uint8_t)s.length;
+    n++;
+    if (s.kind != STEP_PLAIN) break;
+    moved += s.rsp_delta;
+    a += s.length;
+  }
+  if (s.kind != STEP_JCC || s.target != head || n < 2 || moved != 0) return 0;
+  if (head != at && a != at) return 0; /* the branch the thread stands at must close this body */
+  t->loop_n = n;
+  t->loop_foreign = 0;
+  t->loop_at = head == at ? 0 : n - 1;
+  t->loop_passes = cks_cfg.vector - t->taken;
+  struct cks_bp_expect *full = &t->expect[0], *out = &t->expect[1];
+  memset(t->expect, 0, 2 * sizeof t->expect[0]);
+  full->addr = head;
+  full->rsp = rsp;
+  full->period = t->loop_passes;
+  full->loop = CKS_LOOP_FULL;
+  out->addr = a + s.length;
+  out->rsp = rsp;
+  out->period = 1;
+  out->loop = CKS_LOOP_EXIT;
+  t->nexpect = 2;
+  return 1;
+}
+
+/* The steps of the counted loop from where the thread stood: round the
+ * body until the head was reached as often as its breakpoint counted,
+ * then, at the way out, on to the branch and the instruction after it. */
+static uint32_t loop_hit(struct cks_thread *t, int way_out) {
+  uint64_t passes = t->loop_passes;
+  const uint32_t n = t->loop_n;
+  if (t->loop_foreign) return CKS_STEP_DROPPED;
+  t->loops++;
+  if (way_out) {
+    uint64_t count = 0;
+    int saved = errno;
+    ssize_t got = read(t->bp_fd[t->loop_slot], &count, sizeof count);
+    errno = saved;
+    if (got != (ssize_t)sizeof count || count >= passes || (count == 0 && t->loop_at != 0))
+      return CKS_STEP_DROPPED;
+    passes = count;
+  }
+  uint32_t i = t->loop_at;
+  for (uint64_t heads = 0; heads < passes;) {
+    i = i + 1 == n ? 0 : i + 1;
+    uint32_t stop = cks_append_step(t, t->loop_body[i], t->loop_length[i ? i - 1 : n - 1]);
+    if (stop) return stop;
+    if (i == 0) heads++;
+  }
+  if (!way_out) return 0;
+  while (i + 1 < n) {
+    i++;
+    uint32_t stop = cks_append_step(t, t->loop_body[i], t->loop_length[i - 1]);
+    if (stop) return stop;
+  }
+  return cks_append_step(t, t->loop_body[n - 1] + t->loop_length[n - 1], t->loop_length[n - 1]);
 }
 
 CKS_FN uint32_t cks_block_step(struct cks_thread *t, greg_t *g) {
@@ -471,13 +734,27 @@ CKS_FN uint32_t cks_block_step(struct cks_thread *t, greg_t *g) {
   int here = 1; /* `at` is where the thread stands: its registers are g */
   g[REG_EFL] &= ~TF_BIT;
   struct step_insn s;
+  struct way_stack ws;
+  ws.rsp_now = rsp;
+  ws.n = 0;
+  ws.unknown = 0;
+  /* after a return known from the stack, the bytes are read with care */
+  int from_stack = 0;
+  uint64_t known[2] = {0, 0};
+  if (plan_counted_loop(t, g, at, rsp)) goto arm;
   for (;;) {
-    classify(at, &s);
+    if (from_stack)
+      classify_ahead(t, at, known, &s);
+    else
+      classify(t, at, &s);
     uint64_t next;
     if (s.kind == STEP_PLAIN) {
       next = at + s.length;
     } else if (s.kind == STEP_JUMP) {
       next = s.target;
+    } else if (s.kind == STEP_RET && !here && way_return(t, &ws, rsp, &next)) {
+      from_stack = 1;
+      t->returns++;
     } else if (!here) {
       break; /* the thread's state is needed at `at`: stop there */
     } else if (s.kind == STEP_JCC) {
@@ -493,17 +770,28 @@ CKS_FN uint32_t cks_block_step(struct cks_thread *t, greg_t *g) {
       single_step(t, g);
       return 0;
     }
+    way_step(&ws, &s, at, rsp);
     rsp += (uint64_t)s.rsp_delta;
     here = 0;
     uint32_t stop = cks_append_step(t, next, s.length);
     if (stop) return stop; /* the vector is complete: the caller writes it */
     at = next;
   }
-  plan_stops(t, s, at, rsp, nsteps);
+  plan_stops(t, s, at, rsp, nsteps, &ws);
+arm:
   /* The way may lead back to where the thread stands: a breakpoint must
    * not fire before the instruction there ran once. */
   g[REG_EFL] |= RF_BIT;
-  if (!arm_breakpoints(t)) {
+  const uint64_t *way = t->loop_body;
+  uint32_t nway = t->loop_n;
+  if (t->expect[0].loop == CKS_LOOP_NONE) {
+    uint32_t ahead = 0;
+    for (uint32_t i = 0; i < t->nexpect; i++)
+      if (t->expect[i].commit > ahead) ahead = t->expect[i].commit;
+    way = cks_steps_area(t) + nsteps;
+    nway = t->nsteps + ahead - nsteps;
+  }
+  if (!arm_breakpoints(t, way, nway)) {
     /* Back to where the thread stands, and single-step from there. */
     t->nsteps = nsteps;
     t->taken = taken;
@@ -524,8 +812,19 @@ CKS_FN uint32_t cks_block_step_hit(struct cks_thread *t, greg_t *g) {
   const struct cks_bp_expect *e = NULL;
   for (uint32_t i = 0; i < t->nexpect && !e; i++)
     if (t->expect[i].addr == rip && t->expect[i].rsp == rsp) e = &t->expect[i];
-  if (!e) return 0;
+  if (!e) {
+    /* A counted loop's breakpoint on another frame (the program's signal
+     * handler running the same loop): its passes were counted too, so the
+     * count will not tell the thread's own. */
+    for (uint32_t i = 0; i < t->nexpect; i++)
+      if (t->expect[i].addr == rip && t->expect[i].loop != CKS_LOOP_NONE) t->loop_foreign = 1;
+    return 0;
+  }
   t->bp_hits++;
+  if (e->loop != CKS_LOOP_NONE) {
+    uint32_t stop = loop_hit(t, e->loop == CKS_LOOP_EXIT);
+    return stop ? stop : cks_block_step(t, g);
+  }
   /* the way ran up to here: its steps count (the vector may end on them) */
   const uint64_t *steps = cks_steps_area(t);
   for (uint32_t i = 0; i < e->commit; i++) {

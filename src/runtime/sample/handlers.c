@@ -25,6 +25,23 @@
 
 static int warned_trap_taken, warned_trap_blocked;
 
+/* A breakpoint hit while SIGTRAP was blocked: inside the runtime's own
+ * handler, so in a handler of the program that interrupted it (running
+ * the same code on another frame). The kernel then delivers the signal
+ * late, with TRAP_PERF_FLAG_ASYNC in si_perf_flags, at wherever the
+ * thread is by then: maybe the very stop just handled, which would count
+ * twice. glibc's siginfo_t has no si_perf_flags: the kernel's layout puts
+ * it at byte 36 (si_addr at 16, then si_perf_data, si_perf_type). */
+#define SI_PERF_FLAGS_AT 36
+#define PERF_FLAG_ASYNC 1u
+_Static_assert(sizeof(siginfo_t) >= SI_PERF_FLAGS_AT + 4, "siginfo_t too small for si_perf_flags");
+
+static int perf_trap_async(const siginfo_t *si) {
+  uint32_t flags;
+  memcpy(&flags, (const char *)si + SI_PERF_FLAGS_AT, sizeof flags);
+  return (flags & PERF_FLAG_ASYNC) != 0;
+}
+
 static void put32(uint64_t *rec, int at, uint32_t v) { memcpy((char *)rec + at, &v, 4); }
 
 static uint64_t *stack_area(struct cks_thread *t) { return t->record + CKS_SAMPLE_FIXED / 8; }
@@ -48,7 +65,7 @@ static void walk_stack(struct cks_thread *t, const greg_t *g) {
   t->nstack = n;
 }
 
-static uint64_t stats_vectors, stats_ns, stats_traps, stats_moves; /* atomic */
+static uint64_t stats_vectors, stats_ns, stats_traps, stats_moves, stats_loops, stats_returns; /* atomic */
 
 static uint64_t thread_cpu_ns(void) {
   struct timespec ts;
@@ -58,18 +75,22 @@ static uint64_t thread_cpu_ns(void) {
 
 CKS_FN void cks_write_step_stats(void) {
   if (!cks_cfg.step_stats) return;
-  char text[128], name[16];
+  char text[192], name[16];
   if (cks_cfg.block_step == CKS_BP_SLOTS)
     strcpy(name, "block");
   else if (cks_cfg.block_step)
     snprintf(name, sizeof name, "block%u", cks_cfg.block_step);
   else
     strcpy(name, "instruction");
-  snprintf(text, sizeof text, "stepping cost (%s): %llu vectors, %llu ns, %llu traps, %llu register moves", name,
-           (unsigned long long)__atomic_load_n(&stats_vectors, __ATOMIC_RELAXED),
+  snprintf(text, sizeof text,
+           "stepping cost (%s): %llu vectors, %llu ns, %llu traps, %llu register moves, %llu counted loops, "
+           "%llu returns known",
+           name, (unsigned long long)__atomic_load_n(&stats_vectors, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_ns, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_traps, __ATOMIC_RELAXED),
-           (unsigned long long)__atomic_load_n(&stats_moves, __ATOMIC_RELAXED));
+           (unsigned long long)__atomic_load_n(&stats_moves, __ATOMIC_RELAXED),
+           (unsigned long long)__atomic_load_n(&stats_loops, __ATOMIC_RELAXED),
+           (unsigned long long)__atomic_load_n(&stats_returns, __ATOMIC_RELAXED));
   cks_warn(text);
 }
 
@@ -80,6 +101,8 @@ static void emit(struct cks_thread *t, uint32_t stop) {
     __atomic_add_fetch(&stats_ns, thread_cpu_ns() - t->tick_ns, __ATOMIC_RELAXED);
     __atomic_add_fetch(&stats_traps, t->traps, __ATOMIC_RELAXED);
     __atomic_add_fetch(&stats_moves, t->bp_moves, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&stats_loops, t->loops, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&stats_returns, t->returns, __ATOMIC_RELAXED);
   }
   uint64_t *rec = t->record;
   put32(rec, CKS_SAMPLE_TID, (uint32_t)t->tid);
@@ -138,7 +161,7 @@ static void on_tick(int sig, siginfo_t *si, void *ctx) {
   }
   t->stepping = 1;
   t->bp_hits = 0;
-  t->traps = t->bp_moves = 0;
+  t->traps = t->bp_moves = t->loops = t->returns = 0;
   if (cks_cfg.block_step) cks_thread_arm(t);
   step_on(t, g);
 }
@@ -149,11 +172,23 @@ static void on_trap(int sig, siginfo_t *si, void *ctx) {
   greg_t *g = uc->uc_mcontext.gregs;
   struct cks_thread *t = cks_self();
   if (si->si_code == TRAP_PERF_CODE && t) {
+    if (perf_trap_async(si)) {
+      /* not a stop of the thread's own way; a counted loop's count may
+       * hold passes on that other frame */
+      t->loop_foreign = 1;
+      return;
+    }
     /* the hardware breakpoint of block stepping (or one left armed) */
     if (t->stepping) {
       t->traps++;
       uint32_t stop = cks_block_step_hit(t, g);
-      if (stop) emit(t, stop);
+      if (stop == CKS_STEP_DROPPED) {
+        cks_block_step_done(t);
+        t->stepping = 0;
+        cks_thread_arm(t);
+      } else if (stop) {
+        emit(t, stop);
+      }
     }
     return;
   }

@@ -21,9 +21,11 @@
  * reference, for tests and benches). All record the same steps. */
 #define CKS_ENV_STEPPING "COVKIT_SAMPLE_STEPPING"
 /* Set (any value): at its end each image writes a WARNING record "stepping
- * cost (block|instruction): V vectors, N ns, T traps, M register moves"
- * (thread CPU time from each tick to its vector written; the traps taken
- * and the debug-register changes on the way), for bench/sample_block_step.sh. */
+ * cost (block|instruction): V vectors, N ns, T traps, M register moves, L
+ * counted loops, R returns known" (thread CPU time from each tick to its
+ * vector written; the traps taken, the debug-register changes on the way,
+ * the loops whose passes a breakpoint counted and the returns passed
+ * without a stop), for bench/sample_block_step.sh. */
 #define CKS_ENV_STEP_STATS "COVKIT_SAMPLE_STEP_STATS"
 #define CKS_ENV_PLAN_SOCKET "COVKIT_SAMPLE_PLAN_SOCKET" /* breakpoint mode: covkit's plan server */
 
@@ -105,7 +107,8 @@ enum {
   CKS_SAMPLE_TID = 16,    /* u32 */
   CKS_SAMPLE_NSTACK = 20, /* u32 */
   CKS_SAMPLE_NSTEPS = 24, /* u32 */
-  CKS_SAMPLE_TAKEN = 28,  /* u32: steps that did not follow their predecessor by 1..15 bytes */
+  CKS_SAMPLE_TAKEN = 28,  /* u32: taken branches (steps that are not the previous instruction plus its
+                           * length, nor the same address: docs/sample-format.md) */
   CKS_SAMPLE_IP = 32,     /* u64 */
   CKS_SAMPLE_FIXED = 40
 };

@@ -72,17 +72,41 @@ struct cks_thread {
   uint32_t bp_slots;      /* opened (1..CKS_BP_SLOTS) */
   int bp_fd[CKS_BP_SLOTS];
   uint64_t bp_at[CKS_BP_SLOTS]; /* enabled at this address; 0: disabled */
+  uint64_t bp_period[CKS_BP_SLOTS]; /* hits per trap (a counted loop's head), 1 otherwise */
   int waiting_bp;         /* 1: the vector goes on at a breakpoint; 0: at the next single step */
   uint32_t bp_hits;       /* breakpoint hits since the last tick (a vector that stopped moving is dropped) */
   uint32_t traps, bp_moves; /* this vector's traps and breakpoint changes (CKS_ENV_STEP_STATS) */
+  uint32_t loops, returns;  /* and its counted loops, and returns passed without a stop */
   uint32_t nexpect;       /* where the thread may stop next: */
   struct cks_bp_expect {
     uint64_t addr, rsp;   /* a hit counts there with this stack pointer */
     uint32_t commit;      /* steps decoded ahead that ran when it is hit */
     int target;           /* 1: a conditional branch's taken target (the step to append); 0: the stop itself */
     uint32_t length;      /* the branch's length (target) */
+    uint32_t period;      /* passes before the trap (a counted loop's head), else 1 */
+    int loop;             /* CKS_LOOP_*: a counted loop's head after its last pass, or its exit */
   } expect[CKS_BP_SLOTS];
+  /* A counted loop (block_step.c): a straight body from its head to a
+   * conditional branch back to the head; the head's breakpoint counts the
+   * passes and traps at the last one the vector needs. */
+  uint32_t loop_n;            /* instructions of the body, head and branch included */
+  uint32_t loop_at;           /* where the thread stood in it (0: the head; loop_n - 1: the branch) */
+  uint32_t loop_slot;         /* the slot that counts the passes */
+  int loop_foreign;           /* its breakpoints were hit on another frame: the count is not the thread's */
+  uint32_t loop_passes;       /* its period */
+  uint64_t loop_body[128];
+  uint8_t loop_length[128];
   uint8_t ahead_length[256]; /* the length of the instruction before each step decoded ahead */
+  /* Instructions decoded before (block_step.c), by address; an entry
+   * serves only while the bytes there are the same. */
+  struct cks_decoded {
+    uint64_t addr, target;
+    int64_t rsp_delta, write_disp;
+    uint32_t write_size;
+    uint16_t mnemonic;
+    uint8_t kind, length, stack_write;
+    uint8_t bytes[15];
+  } decoded[512];
   /* the record being built: header, fixed part, stack, steps */
   uint64_t record[];
 };
@@ -123,6 +147,10 @@ CKS_FN void cks_block_step_init(void); /* not in signal context; without Zydis e
 CKS_FN uint32_t cks_block_step(struct cks_thread *t, greg_t *g);
 /* A SIGTRAP of the hardware breakpoint (si_code TRAP_PERF); as cks_block_step. */
 CKS_FN uint32_t cks_block_step_hit(struct cks_thread *t, greg_t *g);
+/* cks_block_step_hit's answer when the steps since the tick are not known
+ * (a counted loop's count unreadable): the vector is dropped. */
+#define CKS_STEP_DROPPED 0x80000000u
+enum { CKS_LOOP_NONE, CKS_LOOP_FULL, CKS_LOOP_EXIT };
 CKS_FN int cks_block_step_tick(struct cks_thread *t); /* a tick while waiting: 1 when the vector was dropped */
 /* The length of the instruction at `at`, which ran (so is mapped); 0
  * without Zydis. */

@@ -4,7 +4,11 @@
  * emulation must step through exactly: loops, direct and indirect calls,
  * recursion (returns), a jump table, a rep string instruction, a call into
  * libc (strtoul), and a signal handler (SIGALRM every 300 us of real time) that runs
- * the same code on another frame. */
+ * the same code on another frame. Also what block stepping takes shortcuts
+ * through: a tight loop of a data-dependent length (its passes counted by a
+ * breakpoint, the vector ending inside it or after it), and a return whose
+ * slot the code overwrote (a retpoline's shape: the return does not go
+ * where the call's next instruction is). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +38,52 @@ __attribute__((noinline)) static unsigned dispatch(unsigned op, unsigned x) {
   }
 }
 
+/* call 1f pushes the address of the jmp; 1: replaces it by 2f's; the
+ * return goes to 2f. The red zone is stepped over: the call writes there. */
+__attribute__((noinline)) static unsigned overwritten_return(unsigned x) {
+  unsigned r;
+  __asm__ volatile(
+      "lea -128(%%rsp), %%rsp\n\t"
+      "call 1f\n\t"
+      "jmp 3f\n"
+      "1: lea 2f(%%rip), %%rax\n\t"
+      "mov %%rax, (%%rsp)\n\t"
+      "ret\n"
+      "2: lea 1(%1), %0\n"
+      "3: lea 128(%%rsp), %%rsp\n\t"
+      : "=r"(r)
+      : "r"(x)
+      : "rax", "memory", "cc");
+  return r;
+}
+
+__attribute__((noinline)) static unsigned tight_loop(unsigned k) {
+  unsigned h = k;
+  for (unsigned j = 0; j < 2 + 2 * k; j++) {
+    h = h * 31 + j;
+    __asm__ volatile("" : "+r"(h)); /* no vectorizing: one straight pass per round */
+  }
+  return h;
+}
+
+/* One caller per trip count, so that a vector shows which count a call of
+ * tight_loop has (the test checks the passes block stepping counted). */
+#define LOOP_CALLER(k) \
+  __attribute__((noinline)) static unsigned loop_##k(void) { return tight_loop(k) + 1; }
+LOOP_CALLER(0)
+LOOP_CALLER(1)
+LOOP_CALLER(2)
+LOOP_CALLER(3)
+LOOP_CALLER(4)
+LOOP_CALLER(5)
+LOOP_CALLER(6)
+LOOP_CALLER(7)
+static unsigned (*const loops[8])(void) = {loop_0, loop_1, loop_2, loop_3, loop_4, loop_5, loop_6, loop_7};
+
 __attribute__((noinline)) static unsigned work(unsigned k) {
   unsigned x = k;
+  x += loops[k & 7]();
+  x = overwritten_return(x);
   char src[32], dst[32];
   for (unsigned i = 0; i < 3 + k / 2; i++) {
     x = dispatch((x + i) & 7, x);
