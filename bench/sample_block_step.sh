@@ -12,7 +12,8 @@
 # time from each tick to its vector written (CLOCK_THREAD_CPUTIME_ID: the
 # traps, the kernel's signal deliveries, the decoding, the breakpoint's
 # moves). A vector's cost = that time / vectors. Prints each round, the
-# medians, the steps per vector, and the ratios to the last stepping (issue
+# medians, the steps, traps, breakpoint moves, counted loops and returns
+# passed without a stop per vector, and the ratios to the last stepping (issue
 # 33's target: under 50 us for a 16-branch vector, from ~2.5 ms).
 #
 # STEPPINGS (in the order recorded each round; the last is the one the
@@ -52,14 +53,14 @@ cat >"$TMP/work.sh" <<EOF
 EOF
 chmod +x "$TMP/work.sh"
 
-record() {  # STEPPING -> "vectors ns steps traps moves" of the recording
+record() {  # STEPPING -> "vectors ns steps traps moves loops returns" of the recording
   rm -rf "$TMP/rec" "$TMP/rec.old"
   COVKIT_SAMPLE_STEP_STATS=1 COVKIT_SAMPLE_STEPPING=$1 "$COVKIT" sample record --mode branch --source runtime \
     --period "$PERIOD" --vector-length "$VECTOR" -o "$TMP/rec" -- "$TMP/work.sh" >/dev/null 2>&1
   "$COVKIT" sample dump "$TMP/rec" | awk '
-    $1 == "warning" && $4 == "stepping" { v += $7; n += $9; t += $11; m += $13 }
+    $1 == "warning" && $4 == "stepping" { v += $7; n += $9; t += $11; m += $13; l += $16; r += $19 }
     $1 == "steps" && $2 + 0 > 1 { s += $2 }
-    END { printf "%d %d %d %d %d\n", v, n, s, t, m }'
+    END { printf "%d %d %d %d %d %d %d\n", v, n, s, t, m, l, r }'
 }
 
 printf 'bzip2 -9 of 4 MB and -t, period %s, %d-branch vectors\n' "$PERIOD" "$VECTOR"
@@ -69,10 +70,12 @@ echo
 for r in $(seq 1 "$ROUNDS"); do
   printf '%-6s' "$r"
   for st in $STEPPINGS; do
-    read -r v n s tr mv <<<"$(record "$st")"
+    read -r v n s tr mv lp rt <<<"$(record "$st")"
     c=$(awk -v n="$n" -v v="$v" 'BEGIN { printf "%.1f", v ? n / v / 1000 : 0 }')
     printf ' %10s %11s us' "$v" "$c"
-    echo "$c $((v ? s / v : 0)) $((v ? tr / v : 0)) $((v ? mv / v : 0))" >>"$TMP/results.$st"
+    awk -v c="$c" -v v="$v" -v s="$s" -v t="$tr" -v m="$mv" -v l="$lp" -v r="$rt" \
+      'BEGIN { v = v ? v : 1; printf "%s %d %.1f %.1f %.2f %.1f\n", c, s / v, t / v, m / v, l / v, r / v }' \
+      >>"$TMP/results.$st"
   done
   echo
 done
@@ -80,8 +83,10 @@ median() { sort -n -k1,1 "$1" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) /
 last=
 for st in $STEPPINGS; do
   m=$(median "$TMP/results.$st")
-  read -r steps traps moves <<<"$(awk '{ s += $2; t += $3; m += $4 } END { printf "%d %d %d", s / NR, t / NR, m / NR }' "$TMP/results.$st")"
-  echo "median cost per ${VECTOR}-branch vector, $st stepping: ${m} us (a vector: ${steps} steps, ${traps} traps, ${moves} debug-register moves)"
+  read -r steps traps moves loops returns <<<"$(awk '{ s += $2; t += $3; m += $4; l += $5; r += $6 }
+    END { printf "%d %.1f %.1f %.2f %.1f", s / NR, t / NR, m / NR, l / NR, r / NR }' "$TMP/results.$st")"
+  echo "median cost per ${VECTOR}-branch vector, $st stepping: ${m} us (a vector: ${steps} steps, ${traps} traps," \
+    "${moves} debug-register moves, ${loops} counted loops, ${returns} returns passed without a stop)"
   last=$st
   eval "median_$st=\$m"
 done
