@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <string_view>
 
 namespace covkit::blocks {
@@ -40,19 +41,16 @@ struct FlowGraph {
   std::vector<char> closed_out;           // every exit is an edge of `out`
 };
 
-FlowGraph flow_graph(const sample::FunctionCfg& f) {
+FlowGraph flow_graph(const sample::FunctionCfg& f, const std::vector<char>& unseen) {
   const int n = int(f.blocks.size());
   FlowGraph g;
   g.in.resize(size_t(n));
   g.out.resize(size_t(n));
   g.closed_in.assign(size_t(n), 1);
   g.closed_out.assign(size_t(n), 1);
-  g.closed_in[0] = 0;  // called from outside
-  for (int r : f.roots)
-    if (r >= 0 && r < n) g.closed_in[size_t(r)] = 0;
   for (int b = 0; b < n; ++b) {
     const sample::BasicBlock& blk = f.blocks[size_t(b)];
-    if (blk.candidate) g.closed_in[size_t(b)] = 0;  // an unknown jump may land here
+    if (size_t(b) >= unseen.size() || unseen[size_t(b)]) g.closed_in[size_t(b)] = 0;
     if (blk.exits || blk.kind == sample::BlockEnd::unknown_jump) g.closed_out[size_t(b)] = 0;
     for (int s : blk.succ) {
       if (s < 0 || s >= n) continue;
@@ -64,6 +62,53 @@ FlowGraph flow_graph(const sample::FunctionCfg& f) {
   }
   return g;
 }
+
+// Code addresses of `f` its instructions take (`lea label(%rip)`, an
+// immediate), directly or through a data object they name whose pointers
+// lead into it (a computed goto's table of labels).
+std::set<uint64_t> taken_addresses(const sample::BinaryImage& image, const sample::FunctionCfg& f) {
+  constexpr uint64_t kMaxTableSlots = 1 << 16;
+  std::set<uint64_t> out;
+  std::set<uint64_t> tables;
+  auto inside = [&](uint64_t a) { return a >= f.address && a - f.address < f.size; };
+  for (const sample::DecodedInsn& in : f.insns)
+    for (int i = 0; i < in.op_count && i < 3; ++i) {
+      const sample::Operand& op = in.ops[i];
+      uint64_t a = 0;
+      if (op.kind == sample::Operand::kImm) a = uint64_t(op.imm);
+      else if (op.kind == sample::Operand::kMem && in.op == sample::Op::lea && op.base == sample::Reg::none &&
+               op.index == sample::Reg::none)
+        a = uint64_t(op.disp);
+      else continue;
+      if (inside(a)) out.insert(a);
+      else if (tables.insert(a).second) {
+        std::optional<uint64_t> end = image.object_end(a);
+        if (!end || *end <= a) continue;
+        for (uint64_t slot = a, k = 0; slot + 8 <= *end && k < kMaxTableSlots; slot += 8, ++k)
+          if (auto p = image.pointer_at(slot); p && inside(*p)) out.insert(*p);
+      }
+    }
+  return out;
+}
+
+}  // namespace
+
+std::vector<char> entered_unseen(const sample::BinaryImage& image, const sample::FunctionCfg& f) {
+  std::vector<char> unseen(f.blocks.size(), 0);
+  if (unseen.empty()) return unseen;
+  unseen[0] = 1;  // called
+  for (int r : f.roots)
+    if (r >= 0 && size_t(r) < unseen.size()) unseen[size_t(r)] = 1;
+  bool candidates = false;
+  for (const sample::BasicBlock& b : f.blocks) candidates |= b.candidate;
+  if (!candidates) return unseen;
+  const std::set<uint64_t> taken = taken_addresses(image, f);
+  for (size_t b = 0; b < f.blocks.size(); ++b)
+    if (f.blocks[b].candidate && (taken.empty() || taken.count(f.blocks[b].start))) unseen[b] = 1;
+  return unseen;
+}
+
+namespace {
 
 // gcov's reasoning over arcs: a block's count is the sum of the edges into
 // it and of those out of it; one unknown among them is the difference.
@@ -127,7 +172,7 @@ bool is_hook_block(const sample::FunctionCfg& f, const sample::BasicBlock& b) {
 }
 
 void exact_counts(const sample::FunctionCfg& f, const std::map<int, int64_t>& observed, bool exact,
-                  std::vector<sample::BlockState>& states) {
+                  const std::vector<char>& unseen, std::vector<sample::BlockState>& states) {
   const sample::Graph g = f.graph();
   const int n = int(f.blocks.size());
   std::vector<std::vector<int>> preds(size_t(g.size()));
@@ -172,6 +217,25 @@ void exact_counts(const sample::FunctionCfg& f, const std::map<int, int64_t>& ob
       }
     }
   }
+  // A block that ran and that control enters only from one block (not
+  // from outside, nor by an indirect jump) was entered from it: clang
+  // leaves without a hook a block that dominates its successors, and the
+  // dominators above give up in a function with computed-goto targets.
+  std::vector<std::vector<int>> from(static_cast<size_t>(n));
+  for (int b = 0; b < n; ++b)
+    for (int s : f.blocks[size_t(b)].succ)
+      if (s >= 0 && s < n) from[size_t(s)].push_back(b);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int b = 0; b < n; ++b) {
+      if (!states[size_t(b)].executed || size_t(b) >= unseen.size() || unseen[size_t(b)] || from[size_t(b)].size() != 1)
+        continue;
+      const int p = from[size_t(b)][0];
+      if (states[size_t(p)].executed) continue;
+      states[size_t(p)] = implied(states[size_t(b)].count);
+      changed = true;
+    }
+  }
   for (int b = 0; b < n; ++b) {
     sample::BlockState& st = states[size_t(b)];
     if (!st.executed) continue;
@@ -197,7 +261,7 @@ void exact_counts(const sample::FunctionCfg& f, const std::map<int, int64_t>& ob
   for (int b = 0; b < n; ++b)
     if (auto it = observed.find(b); it != observed.end()) known[size_t(b)] = it->second;
     else if (is_hook_block(f, f.blocks[size_t(b)])) known[size_t(b)] = 0;
-  auto solved = solve_flow(flow_graph(f), std::move(known));
+  auto solved = solve_flow(flow_graph(f, unseen), std::move(known));
   if (!solved) return;
   for (int b = 0; b < n; ++b) {
     const std::optional<int64_t>& c = (*solved)[size_t(b)];

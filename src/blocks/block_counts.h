@@ -7,6 +7,11 @@
 // without one, and covkit's graph splits the hooked ones further (a block
 // ends at every call, the hook's own included):
 //  - straight runs: the rest of a block after the hook's call ran as often;
+//  - one way in: a block that ran and that control enters from one block
+//    only ran after it (clang leaves without a hook a block that dominates
+//    its successors; in a function with computed-goto targets the graph
+//    lets any line-table row be one, unless the labels whose address the
+//    code takes are found);
 //  - flow: where every hooked block's count is exact (trace-pc and
 //    trace-pc-guard count every call; a hooked block not in the file did
 //    not run), a block runs as often as control enters it and leaves it,
@@ -22,6 +27,7 @@
 #include <map>
 #include <vector>
 
+#include "sample/binary_image.h"
 #include "sample/function_cfg.h"
 #include "sample/inference.h"
 #include "sample/line_table.h"
@@ -32,13 +38,21 @@ namespace covkit::blocks {
 // its argument): __sanitizer_cov_trace_pc or __sanitizer_cov_trace_pc_guard.
 bool is_hook_block(const sample::FunctionCfg& f, const sample::BasicBlock& b);
 
+// Which blocks of `f` control may enter other than by its edges: the
+// entry, the roots the graph found, and where an indirect jump's targets
+// are unknown, the blocks whose address the function's code takes (a
+// computed goto's labels: `lea label(%rip)`, an immediate, or a table of
+// them a `lea` names, read as sample reads jump tables); every candidate
+// block (any line-table row) when it takes none.
+std::vector<char> entered_unseen(const sample::BinaryImage& image, const sample::FunctionCfg& f);
+
 // `observed`: block -> count the hooks gave (counts > 0). `exact`: the
 // counts are calls counted one by one and a hook block absent from
 // `observed` did not run (trace-pc, trace-pc-guard, nothing dropped).
-// `states` comes from the inference (sample::infer_blocks); blocks are
-// added and counts set.
+// `unseen`: entered_unseen(). `states` comes from the inference
+// (sample::infer_blocks); blocks are added and counts set.
 void exact_counts(const sample::FunctionCfg& f, const std::map<int, int64_t>& observed, bool exact,
-                  std::vector<sample::BlockState>& states);
+                  const std::vector<char>& unseen, std::vector<sample::BlockState>& states);
 
 // Marks `lineless` the hook blocks no line-table row begins in: gcc gives
 // the hook's call of an empty block (a join, the shared return) no

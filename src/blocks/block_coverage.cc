@@ -228,7 +228,8 @@ Expected<BlockCoverage> block_coverage_of(const std::vector<NamedBlockFile>& fil
       }
       listed.insert(cfg.functions[f].name);
       states.functions.push_back(sample::infer_blocks(cfg.functions[f], observed[f], sample::InferenceMode::shye));
-      exact_counts(cfg.functions[f], observed[f], blocks.exact, states.functions.back());
+      exact_counts(cfg.functions[f], observed[f], blocks.exact, entered_unseen(cfg.image, cfg.functions[f]),
+                   states.functions.back());
       mark_lineless(cfg.functions[f], *lines, states.functions.back());
       for (const sample::BlockState& b : states.functions.back()) sum.blocks_ran += b.executed;
       sum.blocks += cfg.functions[f].blocks.size();

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -65,7 +66,9 @@ sample::FunctionCfg break_function() {
 std::vector<sample::BlockState> counted(const sample::FunctionCfg& f, const std::map<int, int64_t>& observed,
                                         bool exact) {
   auto states = sample::infer_blocks(f, observed, sample::InferenceMode::shye);
-  exact_counts(f, observed, exact, states);
+  std::vector<char> unseen(f.blocks.size(), 0);
+  unseen[0] = 1;
+  exact_counts(f, observed, exact, unseen, states);
   return states;
 }
 
@@ -119,6 +122,30 @@ TEST(BlockCounts, NoEquationIntoTheBlockAfterACallThatReturnsTwice) {
   EXPECT_FALSE(plain[4].executed) << "1 - 1 = 0";
   auto ran = counted(b.f, {{0, 2}, {3, 1}}, true);
   EXPECT_TRUE(ran[4].executed);
+}
+
+// A computed goto's label block (1) that clang left without a hook: its
+// hooked successor ran and has it as its only way in, unless control may
+// enter that successor by the indirect jump too.
+TEST(BlockCounts, OneWayInAfterAnIndirectJump) {
+  Builder b;
+  b.add(BlockEnd::unknown_jump, {});        // 0: goto *p
+  b.add(BlockEnd::cond_jump, {2, 3});       // 1: label: if (...)
+  b.add(BlockEnd::call, {4}, true);         // 2: hook
+  b.add(BlockEnd::fallthrough, {4});        // 3
+  b.add(BlockEnd::ret, {});                 // 4
+  b.f.unknown_jumps = true;
+  b.f.blocks[0].exits = true;
+  for (size_t i = 1; i < b.f.blocks.size(); ++i) b.f.blocks[i].candidate = true;
+  b.f.size = 0x30;
+  const std::map<int, int64_t> observed{{0, 1}, {2, 1}};
+  auto states = sample::infer_blocks(b.f, observed, sample::InferenceMode::shye);
+  auto unseen_everywhere = states;
+  exact_counts(b.f, observed, false, {1, 1, 1, 1, 1}, unseen_everywhere);
+  EXPECT_FALSE(unseen_everywhere[1].executed) << "any row may be the jump's target";
+  exact_counts(b.f, observed, false, {1, 1, 0, 0, 0}, states);
+  EXPECT_TRUE(states[1].executed) << "only the label's address is taken";
+  EXPECT_FALSE(states[3].executed);
 }
 
 TEST(BlockCounts, HookBlocks) {
