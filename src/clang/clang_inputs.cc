@@ -149,7 +149,9 @@ namespace {
 // One profile file read: its functions, or why not (a warning), or nothing
 // (an empty file).
 struct ReadProfile {
-  std::vector<FunctionCounts> functions;
+  util::FileData data;                   // what `raw` points into
+  std::vector<RawProfileRecords> raw;    // a .profraw's profiles, counters where they lie
+  std::vector<FunctionCounts> functions; // a .profdata's
   uint64_t variant = 0;
   std::string problem;
   bool empty = false;
@@ -170,15 +172,14 @@ ReadProfile read_profile_file(const std::string& path, NameTableCache* names) {
     return out;
   }
   if (looks_like_profraw(data->bytes())) {
-    auto raw = read_profraw(data->bytes(), names);
+    auto raw = scan_profraw(data->bytes(), names);
     if (!raw) {
       out.problem = fmt::format("{}: damaged raw profile, left out: {}", shown, raw.error().describe());
       return out;
     }
-    for (RawProfile& p : *raw) {
-      out.variant = p.variant;
-      for (FunctionCounts& f : p.functions) out.functions.push_back(std::move(f));
-    }
+    out.raw = std::move(*raw);
+    out.data = std::move(*data);  // moved, not copied: the records' spans stay valid
+    if (!out.raw.empty()) out.variant = out.raw.back().header.variant;
   } else if (looks_like_profdata(data->bytes())) {
     auto indexed = read_profdata(data->bytes());
     if (!indexed) {
@@ -200,6 +201,7 @@ LoadedProfiles load_profiles(const std::vector<std::string>& files, unsigned thr
   // Read and decoded in parallel, added up in the order given.
   std::vector<ReadProfile> read(files.size());
   util::parallel_for(files.size(), threads, [&](size_t i) { read[i] = read_profile_file(files[i], names); });
+  std::vector<uint64_t> counts;  // one record's, reused
   for (size_t i = 0; i < files.size(); ++i) {
     ReadProfile& r = read[i];
     const std::string shown = util::printable(files[i]);
@@ -224,19 +226,25 @@ LoadedProfiles load_profiles(const std::vector<std::string>& files, unsigned thr
     out.counts.variant = r.variant;
     out.counts.variant_set = true;
     std::vector<std::string> mismatched, overflowed;
-    for (const FunctionCounts& f : r.functions) {
-      switch (out.counts.add(f.name, f.hash, f.counts)) {
+    auto add = [&](const std::string& name, uint64_t hash, std::span<const uint64_t> counts) {
+      switch (out.counts.add(name, hash, counts)) {
         case ProfileCounts::Added::kCountMismatch:
-          mismatched.push_back(f.name);
+          mismatched.push_back(name);
           break;
         case ProfileCounts::Added::kOverflow:
-          overflowed.push_back(f.name);
+          overflowed.push_back(name);
           break;
         default:
           break;
       }
-    }
-    r.functions.clear();
+    };
+    for (const FunctionCounts& f : r.functions) add(f.name, f.hash, f.counts);
+    for (const RawProfileRecords& p : r.raw)
+      for (const RawRecord& rec : p.records) {
+        record_counts(p, rec, counts);
+        add(*rec.name, rec.hash, counts);
+      }
+    r = ReadProfile{};  // its bytes and names are no longer needed
     if (!mismatched.empty())
       out.warnings.push_back(fmt::format("{}: {} function{} with another number of counters than in the profiles "
                                          "before (another build of the program?), left out: {}",

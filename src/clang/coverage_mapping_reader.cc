@@ -266,7 +266,8 @@ Expected<MappingIndex> index_sections(const MappingSections& s, NameTableCache* 
   out.big_endian = s.big_endian;
   auto table = name_table(s.names, s.names_offset, cache);
   if (!table) return std::move(table).error();
-  const NameTable& names = **table;
+  out.names = std::move(*table);
+  const NameTable& names = *out.names;
 
   // The units' headers and file names.
   std::unordered_map<uint64_t, UnitFiles> units;
@@ -380,7 +381,7 @@ bool decode_alike(const EncodedFunction& a, const EncodedFunction& b) {
 
 Expected<FunctionMapping> decode_function(const MappingIndex& index, const EncodedFunction& e) {
   FunctionMapping f;
-  f.name = e.name;
+  f.name = std::string(e.name);
   f.hash = e.hash;
   if (auto d = MappingDecoder(ByteCursor(e.mapping, index.big_endian, e.mapping_offset), *e.unit_files, f).decode();
       !d)

@@ -12,6 +12,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "clang/coverage_mapping.h"
@@ -40,8 +41,9 @@ bool has_coverage_mapping(std::span<const uint8_t> elf_bytes);
 // regions still encoded: a report of programs that share sources decodes a
 // function they all hold once (decode_function), not once per program.
 // The bytes it was read from must outlive it.
+class NameTable;
 struct EncodedFunction {
-  std::string name;  // PGO name
+  std::string_view name;  // PGO name, in its index's `names`
   uint64_t hash = 0;
   std::span<const uint8_t> mapping;
   uint64_t mapping_offset = 0;  // in its file, for errors
@@ -52,6 +54,7 @@ struct MappingIndex {
   unsigned format_version = 0;
   std::string build_id;
   bool big_endian = false;
+  std::shared_ptr<const NameTable> names;  // what the functions' names point into
   std::vector<EncodedFunction> functions;
   std::vector<uint8_t> joined_covfun;  // several __llvm_covfun sections, joined (`mapping`s point in here)
 };

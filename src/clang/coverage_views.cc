@@ -7,10 +7,6 @@ namespace covkit::clang {
 
 namespace {
 
-bool is_expansion_in(const CountedRegion& r, uint32_t file_id) {
-  return r.kind == RegionKind::kExpansion && r.file_id == file_id;
-}
-
 struct FileIdOrder {
   bool operator()(const CountedRegion& r, uint32_t id) const { return r.file_id < id; }
   bool operator()(uint32_t id, const CountedRegion& r) const { return id < r.file_id; }
@@ -69,14 +65,20 @@ CoverageView view_of_file(const CoverageSet& set, const std::string& filename) {
     // The file id the function is defined in, when that is this file.
     const std::optional<uint32_t> defined_in = main_file_id(f);
     const int64_t home = defined_in && f.filenames[*defined_in] == filename ? int64_t(*defined_in) : -1;
-    auto in_file = [&](uint32_t id) { return id < f.filenames.size() && f.filenames[id] == filename; };
-    for (const CountedRegion& r : f.regions) {
-      if (!in_file(r.file_id)) continue;
-      v.regions.push_back(r);
-      if (home >= 0 && is_expansion_in(r, uint32_t(home))) v.expansions.push_back({&f, r});
+    // Regions and branches are stored by file id: each file id that names
+    // this file is one run of them, found without looking at the others.
+    for (uint32_t id = 0; id < f.filenames.size(); ++id) {
+      if (f.filenames[id] != filename) continue;
+      for (const CountedRegion& r : of_file(f.regions, id)) {
+        v.regions.push_back(r);
+        if (int64_t(id) == home && r.kind == RegionKind::kExpansion) v.expansions.push_back({&f, r});
+      }
     }
-    for (const CountedRegion& b : f.branches)
-      if (in_file(b.file_id) && b.file_id == b.expanded_file_id) v.branches.push_back(b);
+    for (uint32_t id = 0; id < f.filenames.size(); ++id) {
+      if (f.filenames[id] != filename) continue;
+      for (const CountedRegion& b : of_file(f.branches, id))
+        if (b.file_id == b.expanded_file_id) v.branches.push_back(b);
+    }
   }
   v.segments = build_segments(v.regions);
   return v;

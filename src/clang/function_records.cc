@@ -88,7 +88,13 @@ std::optional<uint64_t> ExpressionValues::evaluate(const Counter& c) {
     state_.assign(expressions_.size(), kNew);
     value_.assign(expressions_.size(), 0);
   }
-  std::vector<uint32_t> stack{c.id};
+  // Most regions refer to an expression another region's count computed.
+  if (state_[c.id] == kDone) return value_[c.id];
+  if (state_[c.id] == kBad) return std::nullopt;
+  // Reused: only expressions come here, and an operand that is not one
+  // (the recursive call below) returns before.
+  std::vector<uint32_t>& stack = stack_;
+  stack.assign(1, c.id);
   while (!stack.empty()) {
     const uint32_t e = stack.back();
     if (state_[e] == kDone || state_[e] == kBad) {

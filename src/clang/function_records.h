@@ -94,6 +94,7 @@ class ExpressionValues {
   uint64_t size_ = 0;
   std::vector<uint8_t> state_;
   std::vector<uint64_t> value_;
+  std::vector<uint32_t> stack_;
 };
 
 }  // namespace covkit::clang

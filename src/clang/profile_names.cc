@@ -52,6 +52,11 @@ Expected<std::vector<std::string>> decode_profile_names(std::span<const uint8_t>
   return names;
 }
 
+void NameTable::add_all(std::vector<std::string> names) {
+  names_.reserve(names_.size() + names.size());
+  for (std::string& n : names) add(std::move(n));
+}
+
 void NameTable::add(std::string name) {
   const uint64_t ref = name_ref(name);
   names_.try_emplace(ref, std::move(name));
@@ -70,29 +75,42 @@ std::string_view as_text(std::span<const uint8_t> b) { return {reinterpret_cast<
 
 }  // namespace
 
-std::shared_ptr<const NameTable> NameTableCache::find(std::span<const uint8_t> blob, uint64_t key) {
-  std::lock_guard lock(mutex_);
-  auto it = known_.find(key);
-  if (it == known_.end()) return nullptr;
-  for (const Known& k : it->second)
-    if (std::equal(k.blob.begin(), k.blob.end(), blob.begin(), blob.end())) return k.table;
-  return nullptr;
-}
-
 Expected<std::shared_ptr<const NameTable>> NameTableCache::table(std::span<const uint8_t> blob, uint64_t base) {
   const uint64_t key = std::hash<std::string_view>{}(as_text(blob));
-  if (auto known = find(blob, key)) return known;
-  // Decoded outside the lock: two threads may both decode one blob, and
-  // the second keeps the first's table.
+  auto same_blob = [&](const Known& k) { return std::equal(k.blob.begin(), k.blob.end(), blob.begin(), blob.end()); };
+  {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      std::vector<Known>& same_hash = known_[key];
+      auto it = std::find_if(same_hash.begin(), same_hash.end(), same_blob);
+      if (it == same_hash.end()) {
+        // This thread decodes it; others asking meanwhile wait.
+        same_hash.push_back(Known{std::vector<uint8_t>(blob.begin(), blob.end()), nullptr});
+        break;
+      }
+      if (it->table) return it->table;
+      decoded_.wait(lock);  // then looked up again: a failed decode is no longer listed
+    }
+  }
+  // Decoded outside the lock.
   auto names = decode_profile_names(blob, base);
+  std::shared_ptr<NameTable> decoded;
+  if (names) {
+    decoded = std::make_shared<NameTable>();
+    decoded->add_all(std::move(*names));
+  }
+  {
+    std::lock_guard lock(mutex_);
+    std::vector<Known>& same_hash = known_[key];
+    auto it = std::find_if(same_hash.begin(), same_hash.end(),
+                           [&](const Known& k) { return !k.table && same_blob(k); });
+    if (decoded)
+      it->table = decoded;
+    else
+      same_hash.erase(it);  // not kept: whoever asks again decodes it and gets its error
+  }
+  decoded_.notify_all();
   if (!names) return std::move(names).error();
-  auto decoded = std::make_shared<NameTable>();
-  decoded->add_all(std::move(*names));
-  std::lock_guard lock(mutex_);
-  std::vector<Known>& same_hash = known_[key];
-  for (const Known& k : same_hash)
-    if (std::equal(k.blob.begin(), k.blob.end(), blob.begin(), blob.end())) return k.table;
-  same_hash.push_back(Known{std::vector<uint8_t>(blob.begin(), blob.end()), decoded});
   return std::shared_ptr<const NameTable>(std::move(decoded));
 }
 

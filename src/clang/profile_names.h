@@ -5,6 +5,7 @@
 // the bytes zlib-compressed unless the compressed size is 0, holding names
 // separated by '\x01'; zero bytes pad between blocks. Records refer to a
 // name by its NameRef, the low 64 bits of its MD5 (util::md5_low64).
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -26,9 +27,7 @@ Expected<std::vector<std::string>> decode_profile_names(std::span<const uint8_t>
 class NameTable {
  public:
   void add(std::string name);
-  void add_all(std::vector<std::string> names) {
-    for (std::string& n : names) add(std::move(n));
-  }
+  void add_all(std::vector<std::string> names);
   // Null when no name has this NameRef.
   const std::string* find(uint64_t name_ref) const;
   size_t size() const { return names_.size(); }
@@ -44,7 +43,9 @@ uint64_t name_ref(std::string_view name);
 // runs of 17 programs decodes (inflates and MD5s) 17 blobs, not 84. A blob
 // is known by its bytes (compared in full, not trusted to a hash); one
 // that fails to decode is not kept, so its error is the same every time.
-// Safe to use from several threads.
+// Safe to use from several threads: a thread that asks for a blob another
+// is decoding waits for that table instead of decoding it too (two runs of
+// one program read side by side did).
 class NameTableCache {
  public:
   // The table of `blob`, or decode_profile_names' error (`base` as there).
@@ -53,10 +54,10 @@ class NameTableCache {
  private:
   struct Known {
     std::vector<uint8_t> blob;
-    std::shared_ptr<const NameTable> table;
+    std::shared_ptr<const NameTable> table;  // null while it is being decoded
   };
-  std::shared_ptr<const NameTable> find(std::span<const uint8_t> blob, uint64_t key);
   std::mutex mutex_;
+  std::condition_variable decoded_;
   std::unordered_map<uint64_t, std::vector<Known>> known_;  // by a hash of the blob
 };
 

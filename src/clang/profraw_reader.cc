@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <bit>
+#include <cstring>
 #include <optional>
 
 #include "clang/byte_cursor.h"
@@ -53,11 +55,12 @@ struct RawHeader {
 
 // One profile starting at `start`; `next` receives where the following one
 // may start (after its value profile records).
-Expected<RawProfile> read_one_profile(std::span<const uint8_t> file, size_t start, size_t& next,
-                                      NameTableCache* cache) {
+Expected<RawProfileRecords> read_one_profile(std::span<const uint8_t> file, size_t start, size_t& next,
+                                             NameTableCache* cache) {
   const RawShape shape = *raw_shape(first_u64(file.subspan(start)));
   ByteCursor in(file.subspan(start), shape.big_endian, start);
-  RawProfile p;
+  RawProfileRecords out;
+  RawProfile& p = out.header;
   p.big_endian = shape.big_endian;
   p.pointer_bytes = shape.pointer_bytes;
   if (in.remaining() < kRawHeaderWords * 8)
@@ -127,7 +130,9 @@ Expected<RawProfile> read_one_profile(std::span<const uint8_t> file, size_t star
 
   auto table = name_table(in.data().subspan(*names_at, h.names_size), start + *names_at, cache);
   if (!table) return std::move(table).error();
-  const NameTable& names = **table;
+  out.names = std::move(*table);
+  const NameTable& names = *out.names;
+  out.counter_bytes = unsigned(counter_size);
 
   // The data records, with their counters.
   const uint64_t pointer_mask = shape.pointer_bytes == 8 ? ~0ull : 0xffffffffull;
@@ -135,7 +140,7 @@ Expected<RawProfile> read_one_profile(std::span<const uint8_t> file, size_t star
   uint64_t counters_delta = h.counters_delta;
   ByteCursor values(in.data().subspan(value_data_at), shape.big_endian, start + value_data_at);
   ByteCursor rec(in.data().subspan(*data_at, h.data_count * record_size), shape.big_endian, start + *data_at);
-  p.functions.reserve(h.data_count);
+  out.records.reserve(size_t(h.data_count));
   for (uint64_t r = 0; r < h.data_count; ++r) {
     const uint64_t where = rec.offset();
     const uint64_t name_ref = *rec.u64();
@@ -163,18 +168,8 @@ Expected<RawProfile> read_one_profile(std::span<const uint8_t> file, size_t star
       return Error(where, fmt::format("data record {} ({}): its {} counters at byte {} lie outside the {} bytes "
                                       "of counters",
                                       r, *name, num_counters, int64_t(offset), counters_bytes));
-    FunctionCounts f;
-    f.name = *name;
-    f.hash = hash;
-    f.counts.reserve(num_counters);
-    ByteCursor c(in.data().subspan(*counters_at + offset, num_counters * counter_size), shape.big_endian);
-    for (uint32_t i = 0; i < num_counters; ++i) {
-      if (counter_size == 1)
-        f.counts.push_back(*c.u8() == 0 ? 1 : 0);  // a byte that was cleared says "ran"
-      else
-        f.counts.push_back(*c.u64());
-    }
-    p.functions.push_back(std::move(f));
+    out.records.push_back(
+        RawRecord{name, hash, in.data().subspan(*counters_at + offset, num_counters * counter_size)});
 
     // Value profile records follow the names, one per record that has
     // value sites; only their size matters here.
@@ -187,18 +182,50 @@ Expected<RawProfile> read_one_profile(std::span<const uint8_t> file, size_t star
     }
   }
   next = start + value_data_at + values.position();
-  return p;
+  return out;
 }
 
 }  // namespace
+
+void record_counts(const RawProfileRecords& profile, const RawRecord& record, std::vector<uint64_t>& out) {
+  if (profile.counter_bytes == 1) {
+    out.resize(record.counters.size());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = record.counters[i] == 0 ? 1 : 0;  // a cleared byte says "ran"
+    return;
+  }
+  out.resize(record.counters.size() / 8);
+  std::memcpy(out.data(), record.counters.data(), out.size() * 8);
+  if (profile.header.big_endian != (std::endian::native == std::endian::big))
+    for (uint64_t& v : out) v = __builtin_bswap64(v);
+}
 
 bool looks_like_profraw(std::span<const uint8_t> bytes) {
   return bytes.size() >= 8 && raw_shape(first_u64(bytes)).has_value();
 }
 
 Expected<std::vector<RawProfile>> read_profraw(std::span<const uint8_t> bytes, NameTableCache* names) {
-  if (!looks_like_profraw(bytes)) return Error(0, "not a clang raw profile (no .profraw magic)");
+  auto scanned = scan_profraw(bytes, names);
+  if (!scanned) return std::move(scanned).error();
   std::vector<RawProfile> profiles;
+  profiles.reserve(scanned->size());
+  for (RawProfileRecords& s : *scanned) {
+    RawProfile p = std::move(s.header);
+    p.functions.reserve(s.records.size());
+    for (const RawRecord& r : s.records) {
+      FunctionCounts f;
+      f.name = *r.name;
+      f.hash = r.hash;
+      record_counts(s, r, f.counts);
+      p.functions.push_back(std::move(f));
+    }
+    profiles.push_back(std::move(p));
+  }
+  return profiles;
+}
+
+Expected<std::vector<RawProfileRecords>> scan_profraw(std::span<const uint8_t> bytes, NameTableCache* names) {
+  if (!looks_like_profraw(bytes)) return Error(0, "not a clang raw profile (no .profraw magic)");
+  std::vector<RawProfileRecords> profiles;
   const uint64_t first_magic = first_u64(bytes);
   size_t at = 0;
   while (true) {
@@ -210,7 +237,7 @@ Expected<std::vector<RawProfile>> read_profraw(std::span<const uint8_t> bytes, N
     // the same byte order and pointer size.
     while (next < bytes.size() && bytes[next] == 0) ++next;
     if (next >= bytes.size()) return profiles;
-    if ((profiles.back().version >= 8 && next % 8 != 0) || bytes.size() - next < 8 ||
+    if ((profiles.back().header.version >= 8 && next % 8 != 0) || bytes.size() - next < 8 ||
         first_u64(bytes.subspan(next)) != first_magic)
       return Error(next, "bytes after the profile that do not start another one");
     at = next;

@@ -12,6 +12,7 @@
 // the counters; padding; the names (profile_names.h); padding to 8; value
 // profile records, skipped (coverage does not use them).
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -30,11 +31,32 @@ struct RawProfile {
   std::vector<FunctionCounts> functions;
 };
 
+class NameTable;
 class NameTableCache;
 
 // Every profile in `bytes`, or the first error (with its byte offset).
 // `names`: decoded names shared with other files (profile_names.h).
 Expected<std::vector<RawProfile>> read_profraw(std::span<const uint8_t> bytes, NameTableCache* names = nullptr);
+
+// The same profiles checked as read_profraw checks them, each function's
+// counters left where they lie in `bytes` (which must outlive them): a
+// report adds up 67 profiles without a string and a vector per function
+// of each.
+struct RawRecord {
+  const std::string* name = nullptr;  // in the profile's `names`
+  uint64_t hash = 0;
+  std::span<const uint8_t> counters;  // counter_bytes each, in the profile's byte order
+};
+struct RawProfileRecords {
+  RawProfile header;  // all but its functions
+  unsigned counter_bytes = 8;  // 1: byte coverage (0 says "ran")
+  std::shared_ptr<const NameTable> names;
+  std::vector<RawRecord> records;
+};
+Expected<std::vector<RawProfileRecords>> scan_profraw(std::span<const uint8_t> bytes,
+                                                     NameTableCache* names = nullptr);
+// A record's counters as counts, into `out` (replaced).
+void record_counts(const RawProfileRecords& profile, const RawRecord& record, std::vector<uint64_t>& out);
 
 // Whether `bytes` starts like a raw profile (either byte order, 32 or 64
 // bits): what file-type detection asks.

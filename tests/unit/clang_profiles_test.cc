@@ -6,6 +6,9 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "clang/profdata_reader.h"
 #include "clang/profdata_writer.h"
@@ -270,6 +273,56 @@ TEST(ProfileNames, CacheSharesTablesOfEqualBlobs) {
   auto bad_again = cache.table(lying, 200);
   ASSERT_FALSE(bad_again);
   EXPECT_EQ(bad_again.error().offset, std::optional<uint64_t>(200));
+}
+
+// Threads asking for one blob at once (two runs of a program read side by
+// side) share one table: the later ones wait for the first's decode.
+TEST(ProfileNames, CacheDecodesABlobOnceAcrossThreads) {
+  std::vector<std::string> many;
+  for (int i = 0; i < 20000; ++i) many.push_back("function_" + std::to_string(i));
+  const auto blob = testing::names_blob(many, true);
+  for (int round = 0; round < 5; ++round) {
+    NameTableCache cache;
+    std::vector<const NameTable*> got(4, nullptr);
+    std::vector<std::thread> threads;
+    for (size_t t = 0; t < got.size(); ++t)
+      threads.emplace_back([&, t] {
+        auto copy = blob;
+        auto table = cache.table(copy);
+        if (table) got[t] = table->get();
+      });
+    for (std::thread& t : threads) t.join();
+    for (const NameTable* g : got) {
+      ASSERT_NE(g, nullptr);
+      EXPECT_EQ(g, got[0]);
+    }
+    EXPECT_EQ(got[0]->size(), many.size());
+  }
+}
+
+// The records a report adds up hold the counters where they lie; read as
+// counts they are what read_profraw gives, in every shape.
+TEST(Profraw, ScannedRecordsAreTheReadFunctions) {
+  for (const Shape s : {Shape{7, false, false, false}, Shape{8, true, false, true}, Shape{8, false, true, true}}) {
+    RawOptions o;
+    o.version = s.version;
+    o.big_endian = s.big;
+    o.pointer32 = s.ptr32;
+    o.compressed_names = s.compressed;
+    auto bytes = testing::raw_profile(kFunctions, o);
+    auto scanned = scan_profraw(bytes);
+    ASSERT_TRUE(scanned) << scanned.error().describe();
+    ASSERT_EQ(scanned->size(), 1u);
+    const RawProfileRecords& p = (*scanned)[0];
+    ASSERT_EQ(p.records.size(), kFunctions.size());
+    std::vector<uint64_t> counts;
+    for (size_t i = 0; i < kFunctions.size(); ++i) {
+      EXPECT_EQ(*p.records[i].name, kFunctions[i].name);
+      EXPECT_EQ(p.records[i].hash, kFunctions[i].hash);
+      record_counts(p, p.records[i], counts);
+      EXPECT_EQ(counts, kFunctions[i].counts);
+    }
+  }
 }
 
 }  // namespace clang_profiles_test
