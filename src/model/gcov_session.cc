@@ -27,6 +27,7 @@ void sort_by_start(std::vector<SessionFunction*>& fns) {
 }
 
 std::vector<SessionFunction*>* SourceCoverage::functions_at(uint32_t line) {
+  if (line >= starts.size() || !starts[line]) return nullptr;
   auto it = by_start_line.find(line);
   if (it == by_start_line.end()) return nullptr;
   sort_by_start(it->second);
@@ -356,6 +357,9 @@ void GcovSession::process_all_functions() {
   std::erase_if(functions_, [](SessionFunction* f) { return f->fn.artificial; });
 
   std::vector<SessionFunction*> to_solve;
+  // Each source's line table is sized once, to its last line: grown
+  // function by function, it was copied again for nearly every function.
+  std::vector<uint32_t> last_line(coverage_.size(), 0);
   for (SessionFunction* f : functions_) {
     // Without counters the function was not in the executable: some other
     // instance was chosen. gcov still shows it when data files are missing.
@@ -363,17 +367,21 @@ void GcovSession::process_all_functions() {
     SourceCoverage& home = coverage_[f->fn.source];
     home.functions.push_back(f);
     home.by_start_line[f->fn.start_line].push_back(f);
+    if (f->fn.start_line >= home.starts.size()) home.starts.resize(size_t(f->fn.start_line) + 1);
+    home.starts[f->fn.start_line] = true;
     for (Block& b : f->fn.blocks)
       for (BlockLocation& loc : b.locations) {
         std::sort(loc.lines.begin(), loc.lines.end());
         if (loc.lines.empty()) continue;
-        auto& lines = coverage_[loc.source].lines;
-        if (loc.lines.back() >= lines.size()) lines.resize(size_t(loc.lines.back()) + 1);
+        uint32_t& last = last_line[loc.source];
+        if (loc.lines.back() + 1 > last) last = loc.lines.back() + 1;
       }
     if (f->is_group && f->fn.end_line >= f->fn.start_line)
       f->lines.resize(size_t(f->fn.end_line - f->fn.start_line) + 1);
     to_solve.push_back(f);
   }
+  for (size_t s = 0; s < coverage_.size(); ++s)
+    if (last_line[s] > coverage_[s].lines.size()) coverage_[s].lines.resize(last_line[s]);
   std::vector<SolveProblems> problems(to_solve.size());
   // A worker thread costs more than solving a small program's graphs (a
   // one-file program's two functions: 15% of `covkit gcov prog.c`'s CPU).
@@ -393,7 +401,50 @@ void GcovSession::process_all_functions() {
   }
 }
 
+LineInfo* GcovSession::line_at(SessionFunction& sf, uint32_t source, uint32_t ln, bool& own_line) {
+  // A group function's lines are its own; gcov 11/12 leave them out
+  // of the function's -f summary.
+  own_line = sf.group_line(ln, source) && ln - sf.fn.start_line < sf.lines.size();
+  if (own_line) return &sf.lines[ln - sf.fn.start_line];
+  auto& lines = coverage_[source].lines;
+  if (ln >= lines.size()) return nullptr;  // a function gcov never placed (no counters)
+  return &lines[ln];
+}
+
+void GcovSession::reserve_line_lists() {
+  // First how many blocks (high half) and arcs (low half) each line will
+  // hold, kept in its count, still 0: a line of a library source compiled
+  // into a hundred objects gets a block of each, and lists grown one by one
+  // were reallocated some eight times per line.
+  constexpr int64_t kOneBlock = int64_t(1) << 32;
+  for (SessionFunction* sf : functions_) {
+    Function& fn = sf->fn;
+    const size_t nblocks = fn.blocks.size();
+    for (size_t ix = 1; ix + 1 < nblocks; ++ix) {  // the entry and exit blocks hold no code
+      const Block& block = fn.blocks[ix];
+      LineInfo* line = nullptr;
+      bool own_line = false;
+      for (const BlockLocation& loc : block.locations) {
+        for (uint32_t ln : loc.lines)
+          if (LineInfo* l = line_at(*sf, loc.source, ln, own_line)) line = l;
+        if (line) line->count += kOneBlock + (opts_.branches ? int64_t(block.succ.size()) : 0);
+      }
+    }
+  }
+  auto reserve = [](LineInfo& l) {
+    if (!l.count) return;
+    l.blocks.reserve(size_t(uint64_t(l.count) >> 32));
+    l.branches.reserve(size_t(l.count & 0xffffffff));
+    l.count = 0;
+  };
+  for (SourceCoverage& src : coverage_)
+    for (LineInfo& l : src.lines) reserve(l);
+  for (SessionFunction* sf : functions_)
+    for (LineInfo& l : sf->lines) reserve(l);
+}
+
 void GcovSession::add_line_counts(std::vector<std::pair<std::string, CoverageSummary>>* summaries) {
+  reserve_line_lists();
   for (SessionFunction* sf : functions_) {
     CoverageSummary cov;
     Function& fn = sf->fn;
@@ -405,16 +456,10 @@ void GcovSession::add_line_counts(std::vector<std::pair<std::string, CoverageSum
       if (block.count && ix && ix + 1 != nblocks) sf->blocks_executed++;
       for (const BlockLocation& loc : block.locations) {
         for (uint32_t ln : loc.lines) {
-          // A group function's lines are its own; gcov 11/12 leave them out
-          // of the function's -f summary.
-          const bool own_line = sf->group_line(ln, loc.source) && ln - fn.start_line < sf->lines.size();
-          if (own_line) {
-            line = &sf->lines[ln - fn.start_line];
-          } else {
-            auto& lines = coverage_[loc.source].lines;
-            if (ln >= lines.size()) continue;  // a function gcov never placed (no counters)
-            line = &lines[ln];
-          }
+          bool own_line = false;
+          LineInfo* l = line_at(*sf, loc.source, ln, own_line);
+          if (!l) continue;
+          line = l;
           if (summaries && !own_line) {
             if (!line->exists) cov.lines++;
             if (!line->count && block.count) cov.lines_executed++;

@@ -65,6 +65,9 @@ struct SourceCoverage {
   uint32_t maximum_count = 0;  // 32 bits, as gcov keeps it (it only steers hotness colours)
   std::vector<SessionFunction*> functions;
   std::unordered_map<uint32_t, std::vector<SessionFunction*>> by_start_line;
+  // starts[line]: some function starts there. Renderers ask for every line;
+  // most have none, answered without hashing.
+  std::vector<bool> starts;
   // gcov's get_functions_at_location: sorts the functions starting at `line`
   // by (line, column) in place, as gcov does each time it asks.
   std::vector<SessionFunction*>* functions_at(uint32_t line);
@@ -164,6 +167,10 @@ class GcovSession {
  private:
   void read_notes(LoadedObject& obj);
   void read_counts(LoadedObject& obj);
+  // The line `ln` of `source` as `sf` counts it (its own when a group
+  // function's), or nullptr where no line was placed.
+  LineInfo* line_at(SessionFunction& sf, uint32_t source, uint32_t ln, bool& own_line);
+  void reserve_line_lists();
   void report(Diagnostic d) { diagnostics_.push_back(std::move(d)); }
 
   SessionOptions opts_;
