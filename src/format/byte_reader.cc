@@ -33,18 +33,24 @@ std::optional<uint64_t> ByteReader::u64() {
   return (uint64_t{*hi} << 32) | *lo;
 }
 
-std::optional<std::string> ByteReader::string(bool length_in_bytes, bool* is_null) {
+std::optional<std::string_view> ByteReader::string_view(bool length_in_bytes, bool* is_null) {
   auto len = u32();
   if (!len) return std::nullopt;
   if (is_null) *is_null = (*len == 0);
-  if (*len == 0) return std::string();
+  if (*len == 0) return std::string_view();
   uint64_t bytes = length_in_bytes ? uint64_t{*len} : uint64_t{*len} * 4;
   if (pos_ > end() || end() - pos_ < bytes) return std::nullopt;
   const char* p = reinterpret_cast<const char*>(data_.data() + pos_);
   pos_ += bytes;
   // The stored string ends at the first NUL (GCC pads with NULs).
   size_t n = strnlen(p, bytes);
-  return std::string(p, n);
+  return std::string_view(p, n);
+}
+
+std::optional<std::string> ByteReader::string(bool length_in_bytes, bool* is_null) {
+  auto view = string_view(length_in_bytes, is_null);
+  if (!view) return std::nullopt;
+  return std::string(*view);
 }
 
 ParseError ByteReader::overrun(const char* what) const {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "format/parse_error.h"
 
@@ -57,6 +58,8 @@ class ByteReader {
   // GCC < 12: u32 word length then that many NUL-padded words.
   // Returns nullopt on overrun; `is_null` tells a NULL string from "".
   std::optional<std::string> string(bool length_in_bytes, bool* is_null);
+  // The same, viewing the bytes read (valid as long as they are).
+  std::optional<std::string_view> string_view(bool length_in_bytes, bool* is_null);
 
   // The error text for a failed read at the current position.
   ParseError overrun(const char* what) const;

@@ -27,7 +27,7 @@ struct NotesArcs {  // one ARCS record: all arcs leaving one block
 };
 
 struct NotesLocation {  // a file switch inside a LINES record and the lines after it
-  std::string file;
+  uint32_t file = 0;  // index into NotesFile::files (most records name the same few files)
   std::vector<uint32_t> lines;
 };
 
@@ -58,6 +58,8 @@ struct NotesFile {
   std::string cwd;
   bool has_unexecuted_blocks = false;
   std::vector<NotesFunction> functions;
+  // The file names of the LINES records, each once, in order of first mention.
+  std::vector<std::string> files;
   // Set when the file is corrupt: `functions` holds what was read before it.
   std::optional<ParseError> error;
 };

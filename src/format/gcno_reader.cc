@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -34,15 +36,17 @@ class NotesParser {
 
   // Per-line tables downstream are as long as the largest line of each file
   // and each function's span; their sum must stay plausible for the file's size.
-  bool charge_lines(size_t at, const std::string& file, uint32_t line);
+  bool charge_lines(size_t at, uint32_t file, uint32_t line);
+  // The index of `name` in out_.files, added at first sight.
+  uint32_t file_index(std::string_view name);
   bool charge_span(size_t at, uint32_t start, uint32_t end);
   bool over_budget(size_t at);
 
   ByteReader r_;
   NotesFile& out_;
-  std::unordered_map<std::string, uint32_t> max_line_;
-  const std::string* last_file_ = nullptr;
-  uint32_t* last_max_ = nullptr;
+  std::vector<uint32_t> max_line_;  // by file index
+  std::unordered_map<std::string, uint32_t> file_index_;
+  uint32_t last_file_ = UINT32_MAX;  // the file index the last name had
   uint64_t line_budget_used_ = 0;
   NotesFunction* fn_ = nullptr;  // function that subrecords attach to
   // The blocks of fn_ whose ARCS record was read: a duplicate is found in
@@ -60,15 +64,24 @@ bool NotesParser::over_budget(size_t at) {
                               line_budget_used_, r_.size()));
 }
 
-bool NotesParser::charge_lines(size_t at, const std::string& file, uint32_t line) {
-  if (!last_file_ || *last_file_ != file) {
-    auto it = max_line_.try_emplace(file, 0).first;
-    last_file_ = &it->first;
-    last_max_ = &it->second;
+uint32_t NotesParser::file_index(std::string_view name) {
+  // Most LINES records name the file the one before named: compared, not
+  // hashed, and no string made.
+  if (last_file_ != UINT32_MAX && out_.files[last_file_] == name) return last_file_;
+  auto [it, fresh] = file_index_.try_emplace(std::string(name), uint32_t(out_.files.size()));
+  if (fresh) {
+    out_.files.push_back(it->first);
+    max_line_.push_back(0);
   }
-  if (line <= *last_max_) return true;
-  line_budget_used_ += line - *last_max_;
-  *last_max_ = line;
+  last_file_ = it->second;
+  return last_file_;
+}
+
+bool NotesParser::charge_lines(size_t at, uint32_t file, uint32_t line) {
+  uint32_t& max = max_line_[file];
+  if (line <= max) return true;
+  line_budget_used_ += line - max;
+  max = line;
   return over_budget(at);
 }
 
@@ -271,10 +284,10 @@ bool NotesParser::lines_record(size_t base) {
       continue;
     }
     bool is_null = false;
-    auto file = r_.string(bytes, &is_null);
+    auto file = r_.string_view(bytes, &is_null);
     if (!file) return fail(at, fmt::format("function '{}': file name runs past the end of LINES", util::printable(fn_->name)));
     if (is_null) break;
-    rec.locations.push_back(NotesLocation{std::move(*file), {}});
+    rec.locations.push_back(NotesLocation{file_index(*file), {}});
     // Its lines at once: counted ahead to the next 0 word, so the list is
     // allocated once (grown one by one, a block's lines were a third of
     // the reader's allocations).

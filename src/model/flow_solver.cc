@@ -24,7 +24,7 @@ class Solver {
  private:
   void prepare_block(uint32_t i, size_t& next_counter);
   void propagate();
-  void sort_by_destination(std::vector<uint32_t>& arcs) const;
+  void sort_by_destination(std::span<uint32_t> arcs) const;
   void resolve_single_unknown(uint32_t b, bool successors);
   void push_valid(uint32_t b) {
     st_[b].on_valid_stack = true;
@@ -44,7 +44,7 @@ class Solver {
 // A block's arcs by destination, ties in notes order. Blocks have a handful
 // of successors: an insertion sort allocates nothing (std::stable_sort took a
 // buffer from the heap for every block of every function).
-void Solver::sort_by_destination(std::vector<uint32_t>& arcs) const {
+void Solver::sort_by_destination(std::span<uint32_t> arcs) const {
   auto before = [this](uint32_t a, uint32_t b) { return fn_.arcs[a].dst < fn_.arcs[b].dst; };
   if (arcs.size() > 32) {
     std::stable_sort(arcs.begin(), arcs.end(), before);

@@ -22,17 +22,33 @@ Function build_graph(const format::NotesFunction& notes) {
   for (const auto& rec : notes.arcs) arcs += rec.arcs.size();
   fn.arcs.reserve(arcs);
   fn.counts.reserve(arcs);
-  // Each block's arc lists allocated once, at their size (grown arc by arc
-  // they were reallocated for every block that joins or forks).
-  std::vector<uint32_t> preds(fn.blocks.size(), 0);
-  for (const auto& rec : notes.arcs)
+  // Each block's successor and predecessor lists are views into one array
+  // of the function's: every block's successors first, then every block's
+  // predecessors, each list at the offset its size gives.
+  const size_t nblocks = fn.blocks.size();
+  std::vector<uint32_t> succs(nblocks, 0), preds(nblocks, 0);
+  for (const auto& rec : notes.arcs) {
+    succs[rec.src] += uint32_t(rec.arcs.size());
     for (const auto& na : rec.arcs) ++preds[na.dst];
-  for (size_t b = 0; b < fn.blocks.size(); ++b) fn.blocks[b].pred.reserve(preds[b]);
+  }
+  fn.arc_lists.resize(2 * arcs);
+  uint32_t* at = fn.arc_lists.data();
+  for (size_t b = 0; b < nblocks; ++b) {
+    fn.blocks[b].succ = std::span<uint32_t>(at, 0);
+    at += succs[b];
+  }
+  for (size_t b = 0; b < nblocks; ++b) {
+    fn.blocks[b].pred = std::span<uint32_t>(at, 0);
+    at += preds[b];
+  }
+  auto append = [](std::span<uint32_t>& list, uint32_t idx) {
+    list = std::span<uint32_t>(list.data(), list.size() + 1);
+    list.back() = idx;
+  };
 
   for (const auto& rec : notes.arcs) {
     Block& src = fn.blocks[rec.src];
     src.id = rec.src;
-    if (src.succ.empty()) src.succ.reserve(rec.arcs.size());
     bool mark_catches = false;
     for (const auto& na : rec.arcs) {
       Arc a;
@@ -57,8 +73,8 @@ Function build_graph(const format::NotesFunction& notes) {
       if (!a.on_tree) fn.counts.push_back(0);
       uint32_t idx = uint32_t(fn.arcs.size());
       fn.arcs.push_back(a);
-      src.succ.push_back(idx);
-      fn.blocks[na.dst].pred.push_back(idx);
+      append(src.succ, idx);
+      append(fn.blocks[na.dst].pred, idx);
     }
     if (mark_catches) {
       // A call that can throw: its other non-fallthrough exits go to catch handlers.

@@ -3,6 +3,7 @@
 // model that every view (gcov text, JSON, reports) is computed from.
 // Block 0 is the entry block and block 1 the exit block, as in GCC.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -33,17 +34,20 @@ struct BlockLocation {
   std::vector<uint32_t> lines;
 };
 
+// A block's lists are views into arrays its function owns (one allocation
+// per function, not three per block: reading a large object was
+// allocation-bound).
 struct Block {
   uint32_t id = 0;  // own index once an arc names it (gcov prints it with -w)
-  std::vector<uint32_t> succ;  // arc indices, sorted by destination block
-  std::vector<uint32_t> pred;  // arc indices, in the order the notes file lists them
+  std::span<uint32_t> succ;  // arc indices, sorted by destination block
+  std::span<uint32_t> pred;  // arc indices, in the order the notes file lists them
   int64_t count = 0;
   bool count_valid = false;
   bool exceptional = false;     // reachable only through exceptional arcs
   bool is_call_site = false;    // ends in a call that may throw or not return
   bool is_call_return = false;  // the artificial block a call returns to
   bool is_nonlocal_return = false;
-  std::vector<BlockLocation> locations;
+  std::span<BlockLocation> locations;
 };
 
 struct Function {
@@ -60,40 +64,77 @@ struct Function {
   std::vector<Arc> arcs;
   // One counter per instrumented (non-tree) arc, in notes order.
   std::vector<int64_t> counts;
+  // What the blocks' views show: every block's successor then predecessor
+  // arc indices, and every block's locations, block by block.
+  std::vector<uint32_t> arc_lists;
+  std::vector<BlockLocation> location_list;
+
+  Function() = default;
+  // Moved, the arrays keep their storage and the views stay valid; a copy
+  // would view the original's, so there is none.
+  Function(Function&&) noexcept = default;
+  Function& operator=(Function&&) noexcept = default;
+  Function(const Function&) = delete;
+  Function& operator=(const Function&) = delete;
 
   uint32_t real_block_count() const { return blocks.size() >= 2 ? uint32_t(blocks.size() - 2) : 0; }
 };
 
-// Builds the graph of `notes`. `source_of` maps a file name to a source index;
-// it is called in the order the notes file mentions names.
-template <typename SourceOf>
-Function build_function(const format::NotesFunction& notes, SourceOf&& source_of);
+// Builds the graph of `notes`. `source_of` maps the function's file name,
+// `location_source_of` a location's file (an index into the notes file's
+// `files`), to a source index; they are called in the order the notes file
+// mentions names.
+template <typename SourceOf, typename LocationSourceOf>
+Function build_function(const format::NotesFunction& notes, SourceOf&& source_of,
+                        LocationSourceOf&& location_source_of);
 
 // Non-template part of build_function: blocks, arcs and flags.
 Function build_graph(const format::NotesFunction& notes);
 
-template <typename SourceOf>
-Function build_function(const format::NotesFunction& notes, SourceOf&& source_of) {
+// Gives each block its view of `fn.location_list`, filled with
+// `locations(rec)` for each LINES record (a block may have several).
+template <typename Records, typename MakeLocation>
+void place_locations(Function& fn, Records& lines, MakeLocation&& make) {
+  size_t total = 0;
+  std::vector<uint32_t> per_block(fn.blocks.size(), 0);
+  for (const auto& rec : lines) {
+    per_block[rec.block] += uint32_t(rec.locations.size());
+    total += rec.locations.size();
+  }
+  fn.location_list.resize(total);
+  size_t at = 0;
+  for (size_t b = 0; b < fn.blocks.size(); ++b) {
+    fn.blocks[b].locations = std::span<BlockLocation>(fn.location_list.data() + at, 0);
+    at += per_block[b];
+  }
+  for (auto& rec : lines) {
+    std::span<BlockLocation>& view = fn.blocks[rec.block].locations;
+    for (auto& loc : rec.locations) {
+      view = std::span<BlockLocation>(view.data(), view.size() + 1);
+      view.back() = make(loc);
+    }
+  }
+}
+
+template <typename SourceOf, typename LocationSourceOf>
+Function build_function(const format::NotesFunction& notes, SourceOf&& source_of,
+                        LocationSourceOf&& location_source_of) {
   Function fn = build_graph(notes);
   fn.source = source_of(notes.source);
-  for (const auto& rec : notes.lines) {
-    Block& b = fn.blocks[rec.block];
-    if (b.locations.empty()) b.locations.reserve(rec.locations.size());
-    for (const auto& loc : rec.locations) b.locations.push_back(BlockLocation{source_of(loc.file), loc.lines});
-  }
+  place_locations(fn, notes.lines, [&](const format::NotesLocation& loc) {
+    return BlockLocation{location_source_of(loc.file), loc.lines};
+  });
   return fn;
 }
 
 // The same, taking the line lists from `notes` instead of copying them.
-template <typename SourceOf>
-Function build_function(format::NotesFunction&& notes, SourceOf&& source_of) {
+template <typename SourceOf, typename LocationSourceOf>
+Function build_function(format::NotesFunction&& notes, SourceOf&& source_of, LocationSourceOf&& location_source_of) {
   Function fn = build_graph(notes);
   fn.source = source_of(notes.source);
-  for (auto& rec : notes.lines) {
-    Block& b = fn.blocks[rec.block];
-    if (b.locations.empty()) b.locations.reserve(rec.locations.size());
-    for (auto& loc : rec.locations) b.locations.push_back(BlockLocation{source_of(loc.file), std::move(loc.lines)});
-  }
+  place_locations(fn, notes.lines, [&](format::NotesLocation& loc) {
+    return BlockLocation{location_source_of(loc.file), std::move(loc.lines)};
+  });
   return fn;
 }
 

@@ -131,13 +131,21 @@ LoadedObject load_object_files(std::string notes_name, std::string data_name, co
         last_index = it->second;
         return last_index;
       };
+      // A location names its file by an index into nf.files: each looked up once.
+      std::vector<uint32_t> file_source(nf.files.size(), UINT32_MAX);
+      auto location_source_of = [&](uint32_t file) -> uint32_t {
+        uint32_t& known = file_source[file];
+        if (known == UINT32_MAX) known = source_of(nf.files[file]);
+        return known;
+      };
       obj.functions.reserve(nf.functions.size());
       // The graphs hold everything gcov's rules need; clang's notes are
       // read by llvm-cov's rules too (model/llvm_gcov.h), from these, so
       // only GCC's give their line lists up.
       const bool keep_notes = nf.version.is_gcc48();
       for (auto& f : nf.functions)
-        obj.functions.push_back(keep_notes ? build_function(f, source_of) : build_function(std::move(f), source_of));
+        obj.functions.push_back(keep_notes ? build_function(f, source_of, location_source_of)
+                                           : build_function(std::move(f), source_of, location_source_of));
       if (!keep_notes) nf.functions.clear();
       obj.notes = std::move(nf);
     }
@@ -254,8 +262,7 @@ void GcovSession::read_notes(LoadedObject& obj) {
 
   for (Function& g : obj.functions) {
     g.source = global[g.source];
-    for (Block& b : g.blocks)
-      for (BlockLocation& loc : b.locations) loc.source = global[loc.source];
+    for (BlockLocation& loc : g.location_list) loc.source = global[loc.source];
     auto sf = std::make_unique<SessionFunction>();
     sf->fn = std::move(g);
     functions_.push_back(sf.get());

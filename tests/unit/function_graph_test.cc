@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <span>
+#include <vector>
 
 #include "graph_fixtures.h"
 
@@ -11,6 +13,9 @@ namespace covkit::model {
 namespace function_graph_test {
 
 using namespace covkit::testing;
+
+// A block's arc list (a view into its function's array) as a vector, to compare.
+std::vector<uint32_t> list(std::span<const uint32_t> arcs) { return {arcs.begin(), arcs.end()}; }
 
 TEST(FunctionGraph, CopiesIdentityFields) {
   format::NotesFunction n = diamond();
@@ -57,11 +62,11 @@ TEST(FunctionGraph, ArcsInNotesOrderWithFlags) {
 
 TEST(FunctionGraph, SuccessorsAndPredecessors) {
   Function fn = build_graph(diamond());
-  EXPECT_EQ(fn.blocks[0].succ, (std::vector<uint32_t>{0}));
-  EXPECT_EQ(fn.blocks[2].succ, (std::vector<uint32_t>{1, 2}));
-  EXPECT_EQ(fn.blocks[2].pred, (std::vector<uint32_t>{0}));
-  EXPECT_EQ(fn.blocks[5].pred, (std::vector<uint32_t>{3, 4}));
-  EXPECT_EQ(fn.blocks[1].pred, (std::vector<uint32_t>{5}));
+  EXPECT_EQ(list(fn.blocks[0].succ), (std::vector<uint32_t>{0}));
+  EXPECT_EQ(list(fn.blocks[2].succ), (std::vector<uint32_t>{1, 2}));
+  EXPECT_EQ(list(fn.blocks[2].pred), (std::vector<uint32_t>{0}));
+  EXPECT_EQ(list(fn.blocks[5].pred), (std::vector<uint32_t>{3, 4}));
+  EXPECT_EQ(list(fn.blocks[1].pred), (std::vector<uint32_t>{5}));
   EXPECT_TRUE(fn.blocks[1].succ.empty());
   EXPECT_TRUE(fn.blocks[0].pred.empty());
   for (uint32_t b = 0; b < 6; ++b) EXPECT_EQ(fn.blocks[b].id, b);
@@ -112,15 +117,18 @@ TEST(FunctionGraph, FakeArcFromEntryIsANonlocalReturn) {
 TEST(FunctionGraph, BuildFunctionMapsSourcesInMentionOrder) {
   format::NotesFunction n = diamond();
   n.source = "main.c";
-  n.lines.push_back(format::NotesLines{2, {{"main.c", {3, 4}}, {"h.h", {9}}}});
-  n.lines.push_back(format::NotesLines{3, {{"h.h", {10}}}});
+  // Locations name files by index into the notes file's names: 0 main.c, 1 h.h.
+  const std::vector<std::string> files{"main.c", "h.h"};
+  n.lines.push_back(format::NotesLines{2, {{0, {3, 4}}, {1, {9}}}});
+  n.lines.push_back(format::NotesLines{3, {{1, {10}}}});
   std::vector<std::string> seen;
   std::map<std::string, uint32_t> ids;
-  Function fn = build_function(n, [&](const std::string& name) {
+  auto source_of = [&](const std::string& name) {
     seen.push_back(name);
     auto [it, fresh] = ids.emplace(name, uint32_t(ids.size()) + 100);
     return it->second;
-  });
+  };
+  Function fn = build_function(n, source_of, [&](uint32_t file) { return source_of(files.at(file)); });
   EXPECT_EQ(seen, (std::vector<std::string>{"main.c", "main.c", "h.h", "h.h"}));
   EXPECT_EQ(fn.source, 100u);
   ASSERT_EQ(fn.blocks[2].locations.size(), 2u);

@@ -132,9 +132,9 @@ TEST_P(GcnoSample, LinesRecords) {
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0].block, 2u);
   ASSERT_EQ(lines[0].locations.size(), 2u);
-  EXPECT_EQ(lines[0].locations[0].file, "src/main.c");
+  EXPECT_EQ(nf.files.at(lines[0].locations[0].file), "src/main.c");
   EXPECT_EQ(lines[0].locations[0].lines, (std::vector<uint32_t>{3, 5}));
-  EXPECT_EQ(lines[0].locations[1].file, "inc/h.h");
+  EXPECT_EQ(nf.files.at(lines[0].locations[1].file), "inc/h.h");
   EXPECT_EQ(lines[0].locations[1].lines, (std::vector<uint32_t>{7}));
   EXPECT_EQ(lines[1].block, 3u);
   ASSERT_EQ(lines[1].locations.size(), 1u);
@@ -615,7 +615,7 @@ void check_known_notes(const NotesFile& nf, const testing::CompiledProgram& p, i
   ASSERT_EQ(main_fn.lines.size(), 14u);
   EXPECT_EQ(main_fn.lines[0].block, 2u);
   ASSERT_EQ(main_fn.lines[0].locations.size(), 1u);
-  EXPECT_EQ(main_fn.lines[0].locations[0].file, "p.c");
+  EXPECT_EQ(nf.files.at(main_fn.lines[0].locations[0].file), "p.c");
   EXPECT_EQ(main_fn.lines[0].locations[0].lines, (std::vector<uint32_t>{4, 7, 8}));
   for (size_t i = 4; i <= 9; ++i) {
     EXPECT_EQ(main_fn.lines[i].block, i + 2);
@@ -696,7 +696,7 @@ void expect_same_notes(const NotesFile& a, const NotesFile& b) {
       EXPECT_EQ(x.lines[j].block, y.lines[j].block);
       ASSERT_EQ(x.lines[j].locations.size(), y.lines[j].locations.size());
       for (size_t k = 0; k < x.lines[j].locations.size(); ++k) {
-        EXPECT_EQ(x.lines[j].locations[k].file, y.lines[j].locations[k].file);
+        EXPECT_EQ(a.files.at(x.lines[j].locations[k].file), b.files.at(y.lines[j].locations[k].file));
         EXPECT_EQ(x.lines[j].locations[k].lines, y.lines[j].locations[k].lines);
       }
     }

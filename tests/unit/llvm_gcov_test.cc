@@ -19,7 +19,7 @@ format::NotesArcs arcs(uint32_t src, std::vector<std::pair<uint32_t, bool>> dsts
 }
 
 format::NotesLines lines(uint32_t block, std::vector<uint32_t> numbers) {
-  return format::NotesLines{block, {format::NotesLocation{"f.c", std::move(numbers)}}};
+  return format::NotesLines{block, {format::NotesLocation{0, std::move(numbers)}}};
 }
 
 // int f(n) {        line 2: block 2
@@ -29,6 +29,7 @@ format::NotesFile loop_on_one_line() {
   format::NotesFile nf;
   nf.version = *format::GcovVersion::decode(0x3430382a);  // "408*"
   nf.stamp = 7;
+  nf.files = {"f.c"};  // the locations name file 0
   format::NotesFunction f;
   f.ident = 1;
   f.name = "f";
