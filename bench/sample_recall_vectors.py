@@ -11,9 +11,12 @@ long processes; the truth is one round of it on the --coverage build.
 Recordings of --rounds rounds each, in branch mode with 32-branch vectors,
 are made until they hold --max-vectors vectors of bzip2 (kept, so that a
 long collection can stop and resume). Cutting each vector after its 4th or
-16th taken branch (by the runtime's own rule, so exactly what a 4- or
-16-branch recording takes at the same moment) gives the shorter lengths (4
-as the 2005 paper's BTB, 16). Then random subsets of 100 up to all of the
+16th taken branch gives the shorter lengths (4 as the 2005 paper's BTB,
+16), by the runtime's rule, so exactly what a 4- or 16-branch recording
+takes at the same moment: a step is a taken branch when it is not the
+instruction after its predecessor by that instruction's length (objdump's
+instruction boundaries of the mapped file; a step to the same address, a
+`rep` instruction's next iteration, is none). Then random subsets of 100 up to all of the
 vectors, each written as recordings of their own and compared with the
 truth by `covkit sample compare` (default inference: dominators). Writes
 WORKDIR/recall-vectors.csv and a PNG (gnuplot) with the paper's figures
@@ -26,11 +29,12 @@ and 60 s marks of a PMU sampling at 4 kHz drawn beside.
 Environment: COVKIT_REALCODE_CACHE (the builds' cache; default build/realcode).
 The recordings use block stepping at --period (default 1 ms; the kernel's
 CPU-time timers fire at its tick, 4 ms here, at the soonest); 10^5 vectors
-took ~15 minutes here (two recordings at once)."""
+took ~26 minutes here at load ~18, their comparisons ~30 more."""
 import argparse
 import csv
 import os
 import random
+import re
 import shutil
 import struct
 import subprocess
@@ -39,7 +43,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAGIC = 0x314B5343
-KIND_IMAGE, KIND_SAMPLE, KIND_BRANCHES = 1, 3, 8
+KIND_IMAGE, KIND_MAPPING, KIND_SAMPLE, KIND_BRANCHES = 1, 2, 3, 8
 PAPER_AVERAGE, PAPER_BEST = 0.50, 0.80
 PMU_HZ = 4000  # perf record's default sampling frequency (docs/covkit-sample.md: under 3% with a branch stack)
 
@@ -98,6 +102,50 @@ def records(path):
         at += size
 
 
+class Lengths:
+    """Instruction lengths by objdump, keyed by (file, file offset) as the
+    recording's mappings give the steps: the distance from an instruction
+    start to the next one objdump lists."""
+
+    def __init__(self):
+        self.files = {}
+
+    def _load(self, path):
+        segs = []
+        out = subprocess.run(["readelf", "-lW", path], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            w = line.split()
+            if w and w[0] == "LOAD" and "E" in w[6:-1]:
+                segs.append((int(w[2], 16), int(w[2], 16) + int(w[5], 16), int(w[1], 16)))
+        starts = []
+        out = subprocess.run(["objdump", "-d", "-w", "--no-show-raw-insn", path], capture_output=True,
+                             text=True).stdout
+        for line in out.splitlines():
+            m = re.match(r"\s+([0-9a-f]+):\t", line)
+            if m:
+                starts.append(int(m.group(1), 16))
+        starts.sort()
+        lengths = {}
+        for a, b in zip(starts, starts[1:]):
+            for lo, hi, off in segs:
+                if lo <= a < hi and b - a <= 15:
+                    lengths[a - lo + off] = b - a
+        return lengths
+
+    def of(self, path, offset):
+        if path not in self.files:
+            self.files[path] = self._load(path) if os.path.isfile(path) else {}
+        return self.files[path].get(offset, 0)
+
+
+def mapping(data):
+    """(start, end, file offset, path) of a MAPPING record."""
+    start, end, offset = struct.unpack_from("<QQQ", data, 16)
+    id_size, path_size = struct.unpack_from("<II", data, 56)
+    path = data[64 + id_size:64 + id_size + path_size].split(b"\0", 1)[0].decode(errors="replace")
+    return start, end, offset, path
+
+
 def pool(rec, exe, files, samples):
     """Adds rec's {(rec, file): [records]}, and the (rec, file, index) of every sample with steps in an image of `exe`."""
     for name in sorted(os.listdir(rec)):
@@ -113,24 +161,44 @@ def pool(rec, exe, files, samples):
                 samples.append((rec, name, i))
 
 
-def truncated(data, length):
-    """A SAMPLE record cut after its `length`-th taken step (runtime rule: not 1..15 bytes on)."""
+def instruction_length(maps, sizes, addr):
+    """The length of the instruction at `addr` by the image's mappings; 0: not known."""
+    for start, end, offset, path in reversed(maps):
+        if start <= addr < end:
+            return sizes.of(path, addr - start + offset)
+    return 0
+
+
+def truncated(data, length, maps, sizes, memo, key):
+    """A SAMPLE record cut after its `length`-th taken step, by the runtime's
+    rule (docs/sample-format.md): a step that is not the previous
+    instruction's address plus its length, nor the same address again.
+    Where the length is not known (code objdump does not list), a step 1 to
+    15 bytes on counts as the next instruction, as the runtime does without
+    its decoder."""
     tid, nstack, nsteps, taken = struct.unpack_from("<IIII", data, 16)
-    steps = struct.unpack_from(f"<{nsteps}Q", data, 40 + 8 * nstack)
-    n = 0
-    for i in range(1, nsteps):
-        if not 1 <= (steps[i] - steps[i - 1]) % (1 << 64) <= 15:
-            n += 1
-            if n >= length:
-                keep = i + 1
-                size = 40 + 8 * (nstack + keep)
-                magic, kind, _flags, _size, reserved = struct.unpack_from("<IHHII", data, 0)
-                head = struct.pack("<IHHIIIIII", magic, kind, 1, size, reserved, tid, nstack, keep, n)
-                return head + data[32:40 + 8 * (nstack + keep)]
-    return data
+    if key not in memo:  # the step after which the cut goes (0: none), found once per vector and length
+        memo[key] = 0
+        steps = struct.unpack_from(f"<{nsteps}Q", data, 40 + 8 * nstack)
+        n = 0
+        for i in range(1, nsteps):
+            delta = (steps[i] - steps[i - 1]) % (1 << 64)
+            size = instruction_length(maps, sizes, steps[i - 1])
+            if delta != 0 and (delta != size if size else not 1 <= delta <= 15):
+                n += 1
+                if n >= length:
+                    memo[key] = i + 1
+                    break
+    keep = memo[key]
+    if not keep or keep == nsteps:
+        return data
+    size = 40 + 8 * (nstack + keep)
+    magic, kind, _flags, _size, reserved = struct.unpack_from("<IHHII", data, 0)
+    head = struct.pack("<IHHIIIIII", magic, kind, 1, size, reserved, tid, nstack, keep, length)
+    return head + data[32:40 + 8 * (nstack + keep)]
 
 
-def write_subset(recs_dirs, files, chosen, out, length):
+def write_subset(recs_dirs, files, chosen, out, length, sizes, memo):
     """One subset directory per chunk recording (compare adds them together); their paths."""
     shutil.rmtree(out, ignore_errors=True)
     outs = []
@@ -142,12 +210,15 @@ def write_subset(recs_dirs, files, chosen, out, length):
     for (rec, name), recs in files.items():
         with open(os.path.join(out, str(recs_dirs.index(rec)), name), "wb") as f:
             keep_branches = False
+            maps = []
             for i, (kind, data) in enumerate(recs):
-                if kind == KIND_SAMPLE:
+                if kind == KIND_MAPPING:
+                    maps.append(mapping(data))
+                elif kind == KIND_SAMPLE:
                     keep_branches = (rec, name, i) in chosen
                     if not keep_branches:
                         continue
-                    data = truncated(data, length)
+                    data = truncated(data, length, maps, sizes, memo, (rec, name, i, length))
                 elif kind == KIND_BRANCHES and not keep_branches:
                     continue
                 f.write(data)
@@ -258,12 +329,14 @@ def main():
         n = n * 3 if str(n)[0] == "1" else n * 10 // 3
     counts.append(min(len(samples), args.max_vectors))
     sub = os.path.join(cache, "recall-vectors-subset")
+    sizes, memo = Lengths(), {}
     for length in lengths:
         for n in counts:
             recalls = []
             for _ in range(args.repeats if n < len(samples) else 1):
                 chosen = set(rng.sample(samples, n))
-                recalls.append(compare(covkit, write_subset(chunks, files, chosen, sub, length), truth, plain))
+                subset = write_subset(chunks, files, chosen, sub, length, sizes, memo)
+                recalls.append(compare(covkit, subset, truth, plain))
             recall = sum(recalls) / len(recalls)
             rows.append({"vector_length": length, "vectors": n, "recall": f"{recall:.4f}",
                          "min": f"{min(recalls):.4f}", "max": f"{max(recalls):.4f}"})
