@@ -26,6 +26,7 @@
 #include "model/load_coverage_file.h"
 #include "live/access_check.h"
 #include "live/process_owner.h"
+#include "live/process_tree.h"
 #include "runtime/blocks/block_contract.h"
 #include "util/fast_allocator.h"
 #include "util/file_io.h"
@@ -62,7 +63,9 @@ constexpr const char* kBlocksReportDescription =
     "--pid PID reads a running process's inline counters instead (built with\n"
     "clang -fsanitize-coverage=inline-8bit-counters or inline-bool-flag, and\n"
     "pc-table; no runtime needed): every thread is stopped for the read, as\n"
-    "covkit live dump does, and the process is not changed.\n";
+    "covkit live dump does, and the process is not changed. --children reads\n"
+    "its descendants too (a pre-fork server's workers), one after the other,\n"
+    "and adds their counts up.\n";
 
 constexpr const char* kBlocksReportFooter =
     "Exit status: 0 when the report was written (and the gates passed); 1 on an\n"
@@ -73,6 +76,7 @@ constexpr const char* kBlocksReportFooter =
     "  covkit blocks report covkit-blocks.*               the terminal summary\n"
     "  covkit blocks report covkit-blocks.* --html cov/ --lcov blocks.info\n"
     "  covkit blocks report --pid 1234 --lcov server.info   a running server's inline counters\n"
+    "  covkit blocks report --pid 1234 --children          and those of its workers\n"
     "(a program built with clang -g -fsanitize-coverage=trace-pc-guard and linked\n"
     "with libcovkit-blocks and clang's -fno-sanitize-link-runtime; or gcc's\n"
     "trace-pc, linked with -lcovkit-blocks)\n"
@@ -84,6 +88,8 @@ struct BlocksReportOptions {
   std::vector<std::string> files;
   int pid = 0;  // --pid: a running process's inline counters
   bool no_stop = false;
+  bool children = false;  // --children: and its descendants'
+
   ReportOptions report;
 };
 
@@ -114,6 +120,8 @@ int report_block_files(const BlocksReportOptions& o) {
     return fail(kBlocksReportCommand, "", "no block file given (libcovkit-blocks writes covkit-blocks.PID at exit)");
   if (auto status = refuse_missing_paths(kBlocksReportCommand, o.files)) return *status;
   if (o.no_stop && !o.pid) return fail(kBlocksReportCommand, "", "--no-stop reads a process: give --pid PID");
+  if (o.children && !o.pid)
+    return fail(kBlocksReportCommand, "", "--children reads a process's descendants: give --pid PID");
   blocks::BlockCoverageOptions bo;
   bo.source_root = o.report.root;
   Expected<blocks::BlockCoverage> cov = Error("");
@@ -121,6 +129,17 @@ int report_block_files(const BlocksReportOptions& o) {
     auto from_process = live_block_file(pid_t(o.pid), !o.no_stop);
     if (!from_process) return fail(kBlocksReportCommand, "", from_process.error());
     std::vector<blocks::NamedBlockFile> all{std::move(*from_process)};
+    // A descendant that exited since it was listed, or runs a program
+    // without inline counters (it exec'd), is said and left out: the
+    // others are still worth a report.
+    if (o.children)
+      for (pid_t child : live::descendants(pid_t(o.pid))) {
+        auto from_child = live_block_file(child, !o.no_stop);
+        if (from_child) all.push_back(std::move(*from_child));
+        else if (!o.report.quiet)
+          std::fprintf(stderr, "%s: warning: %s: left out\n", std::string(kBlocksReportCommand).c_str(),
+                       from_child.error().message.c_str());
+      }
     // Files given too (earlier runs) add up with the process.
     for (const std::string& path : o.files) {
       auto data = util::read_file(path);
@@ -158,6 +177,9 @@ int run_blocks_report(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->type_name("PID");
   app.add_flag("--no-stop", o.no_stop, "With --pid: read without stopping its threads (counts may be mid-update)");
+  app.add_flag("--children", o.children,
+               "With --pid: read its descendant processes too (forked workers), one after the other, and add "
+               "their counts up");
   add_report_source_options(app, o.report);
   add_report_view_options(app, o.report);
   if (auto status = parse_command_line(app, argc, argv)) return *status;

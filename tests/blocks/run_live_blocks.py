@@ -9,6 +9,9 @@ pc-table), read while it waits on its standard input:
             no covkit runtime): the covered lines before the wait are those
             of the same source built with gcc --coverage
   unchanged the process goes on and exits 0 after the read
+  children  --children adds a forked worker's counters: the worker's lines
+            are covered with it, not without; the lines before the fork are
+            counted once (libcovkit-blocks zeroes a child's counters)
   refused   a process without inline counters, a pid that does not exist:
             one line, exit 1
 
@@ -142,6 +145,81 @@ def scenario(covkit, build, tmp, kind):
     check(live.get(never) == 0, f"{kind}: the never-run line is listed unrun (pc-table): {live.get(never)}")
 
 
+FORKING = r"""#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int child_work(int n)
+{
+  int s = 0;
+  for (int i = 0; i < n; i++)
+    s += i; /* CHILD */
+  return s;
+}
+
+static void ready(const char *path, int v)
+{
+  FILE *f = fopen(path, "w");
+  fprintf(f, "%d\n", v);
+  fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+  int before = argc; /* BEFORE */
+  pid_t p = fork();
+  char c;
+  if (p == 0) {
+    ready(argv[2], child_work(10));
+    while (read(0, &c, 1) > 0) {
+    }
+    return 0;
+  }
+  ready(argv[1], before);
+  while (read(0, &c, 1) > 0) {
+  }
+  waitpid(p, 0, 0);
+  return 0;
+}
+"""
+
+
+def children(covkit, build, tmp):
+    d = os.path.join(tmp, "children")
+    os.makedirs(d)
+    with open(os.path.join(d, "fork.c"), "w") as f:
+        f.write(FORKING)
+    r = run(["clang-14", "-O0", "-g", "-fsanitize-coverage=inline-8bit-counters,pc-table", "fork.c", "-o", "fork",
+             "-fno-sanitize-link-runtime", "-L", build, "-lcovkit-blocks", "-Wl,-rpath," + build], cwd=d)
+    check(r.returncode == 0, f"children: build: {r.stderr}")
+    marks = [os.path.join(d, "parent-ready"), os.path.join(d, "child-ready")]
+    p = subprocess.Popen([os.path.join(d, "fork")] + marks, cwd=d, stdin=subprocess.PIPE,
+                         env=dict(os.environ, COVKIT_BLOCKS_FILE=os.path.join(d, "at-exit.%p")))
+    try:
+        deadline = time.monotonic() + 120
+        while not all(os.path.exists(m) and open(m).read().endswith("\n") for m in marks):
+            check(time.monotonic() < deadline and p.poll() is None, "children: the program did not get ready")
+            time.sleep(0.02)
+        lines = FORKING.split("\n")
+        child_line = lines.index("    s += i; /* CHILD */") + 1
+        before_line = lines.index("  int before = argc; /* BEFORE */") + 1
+        alone = live_lcov(covkit, d, p.pid)
+        r = run([covkit, "blocks", "report", "-q", "--pid", str(p.pid), "--children", "--lcov", "-"], cwd=d)
+        check(r.returncode == 0, f"--children: {r.returncode} {r.stderr}")
+        both = lcov_lines(r.stdout)
+        check(alone.get(child_line) == 0, f"--pid alone counts the worker's line: {alone.get(child_line)}")
+        check(both.get(child_line) == 10, f"--children: the worker's loop line {both.get(child_line)}, not 10")
+        check(both.get(before_line) == 1 and alone.get(before_line) == 1,
+              f"the line before the fork: {alone.get(before_line)} alone, {both.get(before_line)} with the worker")
+    finally:
+        p.stdin.close()
+        p.wait(timeout=120)
+    files = sorted(f for f in os.listdir(d) if f.startswith("at-exit."))
+    check(len(files) == 2, f"children: block files at exit {files}")
+    r = run([covkit, "blocks", "report", "--children"] + files, cwd=d)
+    check(r.returncode != 0 and "--pid" in r.stderr, f"--children without --pid: {r.returncode} {r.stderr!r}")
+
+
 def refused(covkit, tmp):
     p = subprocess.Popen(["sleep", "60"])
     try:
@@ -165,6 +243,7 @@ def main():
     try:
         for kind in ("inline-8bit-counters", "inline-bool-flag"):
             scenario(covkit, build, tmp, kind)
+        children(covkit, build, tmp)
         refused(covkit, tmp)
     finally:
         status = finish(tmp)
