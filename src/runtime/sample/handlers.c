@@ -223,9 +223,11 @@ static int install(int sig, void (*fn)(int, siginfo_t *, void *)) {
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = fn;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&sa.sa_mask);
-  sigaddset(&sa.sa_mask, SIGPROF);
-  sigaddset(&sa.sa_mask, SIGTRAP);
+  /* Every signal waits while the runtime's handler runs: a handler of the
+   * program nested in it would run the code being stepped with the
+   * breakpoints half moved (a counted loop's head armed, its way out not
+   * yet: the head counted the other frame's passes unseen). */
+  sigfillset(&sa.sa_mask);
   if (sigaction(sig, NULL, &old) == 0 && old.sa_handler != SIG_DFL) {
     cks_warn(sig == SIGPROF ? "the program had a SIGPROF handler before the runtime started: not sampled"
                             : "the program had a SIGTRAP handler before the runtime started: pc samples only");
