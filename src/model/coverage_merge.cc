@@ -68,14 +68,45 @@ void merge_function(FunctionCov& into, FunctionCov&& from) {
   }
 }
 
+// Lines in any order, numbers no larger than a few times their count (the
+// copies of one source appended one after another): each line merged into
+// the first of its number in the order they come, as a stable sort and a
+// fold would merge them, without sorting or moving 64-byte lines around.
+void merge_lines_by_number(std::vector<LineCov>& lines, uint32_t largest) {
+  constexpr uint32_t kNone = UINT32_MAX;
+  std::vector<uint32_t> first(size_t(largest) + 1, kNone);
+  size_t distinct = 0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    uint32_t& at = first[lines[i].number];
+    if (at == kNone) {
+      at = uint32_t(i);
+      ++distinct;
+    } else {
+      merge_line(lines[at], std::move(lines[i]));
+    }
+  }
+  std::vector<LineCov> merged;
+  merged.reserve(distinct);
+  for (uint32_t at : first)
+    if (at != kNone) merged.push_back(std::move(lines[at]));
+  lines = std::move(merged);
+}
+
 }  // namespace
 
 void normalize(FileCov& f) {
   // Mostly sorted already (a reader's one record, a file normalized before):
   // checked first, a sort then costs nothing (a 1 GB tracefile is 80 M lines).
   auto by_number = [](const LineCov& a, const LineCov& b) { return a.number < b.number; };
-  if (!std::is_sorted(f.lines.begin(), f.lines.end(), by_number))
-    std::stable_sort(f.lines.begin(), f.lines.end(), by_number);
+  if (!std::is_sorted(f.lines.begin(), f.lines.end(), by_number)) {
+    uint32_t largest = 0;
+    for (const LineCov& l : f.lines) largest = std::max(largest, l.number);
+    if (largest / 4 <= f.lines.size() + 1024) {
+      merge_lines_by_number(f.lines, largest);
+    } else {
+      std::stable_sort(f.lines.begin(), f.lines.end(), by_number);
+    }
+  }
   size_t out = 0;
   for (size_t i = 0; i < f.lines.size(); ++i) {
     if (out > 0 && f.lines[out - 1].number == f.lines[i].number)

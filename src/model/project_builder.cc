@@ -50,8 +50,10 @@ LineCov make_line(const LineInfo& info, uint32_t number) {
   l.unexecuted_block = info.has_unexecuted_block;
   // geninfo's rule: the branches of a line that did not run are "not executed".
   const bool executed = !(info.has_unexecuted_block && info.count == 0);
+  auto is_branch = [](const ArcRef& a) { return !a.arc->is_unconditional && !a.arc->is_call_non_return; };
+  l.branches.reserve(size_t(std::count_if(info.branches.begin(), info.branches.end(), is_branch)));
   for (const ArcRef& a : info.branches) {
-    if (a.arc->is_unconditional || a.arc->is_call_non_return) continue;
+    if (!is_branch(a)) continue;
     BranchCov b;
     b.count = not_negative(a.arc->count);
     b.executed = executed;
@@ -114,13 +116,21 @@ FileCov extract_source(GcovSession& session, uint32_t src_idx, const SourcePaths
   const size_t nlines = src.lines.size();
   std::vector<std::vector<LineInstance>> singles;
   if (instances) singles = single_instances(src, src_idx);
+  // Only group functions have lines of their own; most sources (all of C's)
+  // have none, and then no line needs a look-up of the functions there.
+  const bool groups = std::any_of(src.functions.begin(), src.functions.end(),
+                                  [](const SessionFunction* f) { return !f->lines.empty(); });
+  size_t count = 0;
+  for (uint32_t line_num = 1; line_num < nlines; ++line_num) count += src.lines[line_num].exists;
+  fc.lines.reserve(count);
   for (uint32_t line_num = 1; line_num <= nlines; ++line_num) {
-    if (auto* fns = src.functions_at(line_num)) {
+    if (auto* fns = groups ? src.functions_at(line_num) : nullptr) {
       for (SessionFunction* f : *fns) {
         for (size_t i = 0; i < f->lines.size(); ++i) {
           if (!f->lines[i].exists) continue;
           LineCov l = make_line(f->lines[i], uint32_t(line_num + i));
-          l.instances.push_back({f->fn.name, l.count});
+          // Kept only to be shown (report drops them otherwise).
+          if (instances) l.instances.push_back({f->fn.name, l.count});
           fc.lines.push_back(std::move(l));
         }
       }

@@ -21,9 +21,9 @@ struct BuildOptions {
   // Called from worker threads as objects complete (done, total); may be empty.
   std::function<void(size_t, size_t)> progress;
   // Every line of a function's own range names the function and its count
-  // there (LineCov::instances), not only the lines of functions that share
-  // their first line within one object: templates instantiated in several
-  // objects once each. prune_instances keeps what a report shows.
+  // there (LineCov::instances): templates instantiated in several objects
+  // once each. prune_instances keeps what a report shows. Without it no
+  // line names any (a report that does not show them drops them anyway).
   bool instances = false;
 };
 
