@@ -25,9 +25,9 @@ Totals& Totals::operator+=(const Totals& o) {
   return *this;
 }
 
-Totals totals(const FileCov& f) {
+Totals totals(std::span<const LineCov> lines) {
   Totals t;
-  for (const LineCov& l : f.lines) {
+  for (const LineCov& l : lines) {
     if (l.excluded) continue;
     if (!l.no_count) {
       ++t.lines;
@@ -38,6 +38,11 @@ Totals totals(const FileCov& f) {
       t.branches_covered += b.count > 0;
     }
   }
+  return t;
+}
+
+Totals totals(const FileCov& f) {
+  Totals t = totals(std::span<const LineCov>(f.lines));
   for (const FunctionCov& fn : f.functions) {
     if (fn.excluded) continue;
     ++t.functions;

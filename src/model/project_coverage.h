@@ -7,6 +7,7 @@
 // counters, read as 0 per object, as lcov reads them); merging follows lcov's
 // rules (sum per line, per branch position, per function name).
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,8 @@ struct Totals {
 };
 
 Totals totals(const FileCov& f);
+// The lines and branches of some lines of a file (a function's range).
+Totals totals(std::span<const LineCov> lines);
 Totals totals(const ProjectCov& p);
 
 // Percentage with one rule everywhere (an empty set is 100%, as gcovr and

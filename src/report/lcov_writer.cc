@@ -6,9 +6,17 @@
 #include <iterator>
 #include <string_view>
 
+#include "util/append_number.h"
+
 namespace covkit::report {
 
 namespace {
+
+// Counts are not negative in the model, but a tracefile may say otherwise.
+void append_count(std::string& out, int64_t count) {
+  const fmt::format_int digits(count);
+  out.append(digits.data(), digits.size());
+}
 
 // lcov keys records by the SF path and expects absolute names.
 const std::string& record_path(const model::FileCov& f) {
@@ -61,10 +69,18 @@ void write_record(std::string& out, const model::FileCov& f, const LcovOptions& 
       const model::BranchCov& b = l.branches[i];
       // A branch on a line that never ran is "-" (not executed), as geninfo
       // writes it; a branch with a count has run, whatever the flag says.
+      out += "BRDA:";
+      util::append_decimal(out, l.number);
+      out += ',';
+      util::append_decimal(out, b.block);
+      out += ',';
+      util::append_decimal(out, i);
+      out += ',';
       if (b.executed || b.count > 0)
-        fmt::format_to(it, FMT_COMPILE("BRDA:{},{},{},{}\n"), l.number, b.block, i, b.count);
+        append_count(out, b.count);
       else
-        fmt::format_to(it, FMT_COMPILE("BRDA:{},{},{},-\n"), l.number, b.block, i);
+        out += '-';
+      out += '\n';
       ++found;
       hit += b.count > 0;
     }
@@ -74,7 +90,11 @@ void write_record(std::string& out, const model::FileCov& f, const LcovOptions& 
   found = hit = 0;
   for (const model::LineCov& l : f.lines) {
     if (l.excluded || l.no_count) continue;
-    fmt::format_to(it, FMT_COMPILE("DA:{},{}\n"), l.number, l.count);
+    out += "DA:";
+    util::append_decimal(out, l.number);
+    out += ',';
+    append_count(out, l.count);
+    out += '\n';
     ++found;
     hit += l.covered();
   }

@@ -1,7 +1,9 @@
 #include "report/html/cpp_highlight.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <cstdint>
 
 #include "report/html/html_escape.h"
 
@@ -29,7 +31,20 @@ constexpr std::string_view kKeywords[] = {
 
 static_assert(std::is_sorted(std::begin(kKeywords), std::end(kKeywords)));
 
-bool is_keyword(std::string_view word) { return std::binary_search(std::begin(kKeywords), std::end(kKeywords), word); }
+// Per first byte, a bit for each length (up to 31) some keyword of that
+// first byte has: most identifiers (ZSTD_getFrame, i, buf) are told apart
+// from every keyword by it, without a binary search of string compares.
+constexpr std::array<uint32_t, 256> keyword_shapes() {
+  std::array<uint32_t, 256> shapes{};
+  for (std::string_view k : kKeywords) shapes[static_cast<unsigned char>(k[0])] |= uint32_t(1) << k.size();
+  return shapes;
+}
+constexpr std::array<uint32_t, 256> kKeywordShapes = keyword_shapes();
+
+bool is_keyword(std::string_view word) {
+  if (word.size() >= 32 || !(kKeywordShapes[static_cast<unsigned char>(word[0])] >> word.size() & 1)) return false;
+  return std::binary_search(std::begin(kKeywords), std::end(kKeywords), word);
+}
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 // ASCII tests, as <cctype>'s in the "C" locale covkit runs in, without a

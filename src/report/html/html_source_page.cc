@@ -19,6 +19,13 @@ namespace covkit::report::html {
 
 namespace {
 
+// A number in decimal: the rows' numbers and counts without a format
+// string to interpret (a page has a row per source line).
+void append_int(std::string& out, int64_t value) {
+  const fmt::format_int digits(value);
+  out.append(digits.data(), digits.size());
+}
+
 // Views into `text`, one per line, without the '\n' (nor a DOS '\r').
 std::vector<std::string_view> split_lines(std::string_view text) {
   std::vector<std::string_view> lines;
@@ -93,12 +100,16 @@ void append_branch_cell(std::string& out, const model::LineCov& line) {
         cls, taken, n);
     for (size_t k = 0; k < n; ++k) {
       const model::BranchCov& b = line.branches[k];
-      fmt::format_to(std::back_inserter(out), FMT_COMPILE("<li class=\"{}\">branch {}: "),
-                     b.count > 0 ? "taken" : "nottaken", k);
-      if (b.count > 0)
-        fmt::format_to(std::back_inserter(out), FMT_COMPILE("taken {}\u00d7"), b.count);
-      else
+      out += b.count > 0 ? "<li class=\"taken\">branch " : "<li class=\"nottaken\">branch ";
+      append_int(out, int64_t(k));
+      out += ": ";
+      if (b.count > 0) {
+        out += "taken ";
+        append_int(out, b.count);
+        out += "\u00d7";
+      } else {
         out += b.executed ? "never taken" : "not executed";
+      }
       if (b.is_throw) out += " (throw)";
       if (b.unreachable) out += " (unreachable)";
       out += "</li>";
@@ -121,7 +132,7 @@ void append_count_cell(std::string& out, const model::LineCov* line, LineRegions
                        FMT_COMPILE("<span title=\"sampled: ran at least so often\">\u2265\u202f{}</span>"),
                        line->count);
       else
-        fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), line->count);
+        append_int(out, line->count);
       // The star only tells something on a line that ran.
       if (line->unexecuted_block && line->covered())
         out += "<span class=\"star\" title=\"some blocks on this line never ran\">*</span>";
@@ -151,9 +162,17 @@ void append_instances(std::string& out, const model::LineCov& line) {
 // every line of the text in order.
 void append_line_row(std::string& out, uint32_t number, const model::LineCov* line, LineRegions regions,
                      std::string_view code, bool beyond_source, CppHighlighter* highlighter, const HtmlOptions& opts) {
-  fmt::format_to(std::back_inserter(out),
-                 FMT_COMPILE("<tr id=\"L{0}\" class=\"{1}\"><td class=\"num\"><a href=\"#L{0}\">{0}</a></td>"), number,
-                 line_class(line, regions));
+  const fmt::format_int digits(number);
+  const std::string_view num(digits.data(), digits.size());
+  out += "<tr id=\"L";
+  out += num;
+  out += "\" class=\"";
+  out += line_class(line, regions);
+  out += "\"><td class=\"num\"><a href=\"#L";
+  out += num;
+  out += "\">";
+  out += num;
+  out += "</a></td>";
   append_count_cell(out, line, regions, opts);
   if (line)
     append_branch_cell(out, *line);
