@@ -45,8 +45,8 @@ std::string sample_environment_help() {
       "  {:<26}   thread's four debug registers; block1 to block3 with\n"
       "  {:<26}   fewer (block1: a stop at every conditional branch)\n"
       "  {:<26} kept from covkit's environment: each process notes its\n"
-      "  {:<26}   vectors, their CPU time, traps and breakpoint moves in a\n"
-      "  {:<26}   warning (benches)\n",
+      "  {:<26}   vectors, their CPU time, traps, breakpoint moves, counted\n"
+      "  {:<26}   loops and returns passed without a stop in a warning (benches)\n",
       kSampleRuntimeName, CKS_ENV_DIR, CKS_ENV_MODE, CKS_ENV_PLAN_SOCKET, CKS_ENV_PERIOD_NS, CKS_ENV_VECTOR,
       CKS_ENV_STEPPING, "", "", "", "", CKS_ENV_STEP_STATS, "", "");
 }
