@@ -34,7 +34,6 @@ import argparse
 import csv
 import os
 import random
-import re
 import shutil
 import struct
 import subprocess
@@ -45,6 +44,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAGIC = 0x314B5343
 KIND_IMAGE, KIND_MAPPING, KIND_SAMPLE, KIND_BRANCHES = 1, 2, 3, 8
 PAPER_AVERAGE, PAPER_BEST = 0.50, 0.80
+sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
+from objdump_lengths import Lengths  # noqa: E402  (the test's oracle: run_block_step.py)
+
 PMU_HZ = 4000  # perf record's default sampling frequency (docs/covkit-sample.md: under 3% with a branch stack)
 
 
@@ -102,42 +104,6 @@ def records(path):
         at += size
 
 
-class Lengths:
-    """Instruction lengths by objdump, keyed by (file, file offset) as the
-    recording's mappings give the steps: the distance from an instruction
-    start to the next one objdump lists."""
-
-    def __init__(self):
-        self.files = {}
-
-    def _load(self, path):
-        segs = []
-        out = subprocess.run(["readelf", "-lW", path], capture_output=True, text=True).stdout
-        for line in out.splitlines():
-            w = line.split()
-            if w and w[0] == "LOAD" and "E" in w[6:-1]:
-                segs.append((int(w[2], 16), int(w[2], 16) + int(w[5], 16), int(w[1], 16)))
-        starts = []
-        out = subprocess.run(["objdump", "-d", "-w", "--no-show-raw-insn", path], capture_output=True,
-                             text=True).stdout
-        for line in out.splitlines():
-            m = re.match(r"\s+([0-9a-f]+):\t", line)
-            if m:
-                starts.append(int(m.group(1), 16))
-        starts.sort()
-        lengths = {}
-        for a, b in zip(starts, starts[1:]):
-            for lo, hi, off in segs:
-                if lo <= a < hi and b - a <= 15:
-                    lengths[a - lo + off] = b - a
-        return lengths
-
-    def of(self, path, offset):
-        if path not in self.files:
-            self.files[path] = self._load(path) if os.path.isfile(path) else {}
-        return self.files[path].get(offset, 0)
-
-
 def mapping(data):
     """(start, end, file offset, path) of a MAPPING record."""
     start, end, offset = struct.unpack_from("<QQQ", data, 16)
@@ -165,7 +131,9 @@ def instruction_length(maps, sizes, addr):
     """The length of the instruction at `addr` by the image's mappings; 0: not known."""
     for start, end, offset, path in reversed(maps):
         if start <= addr < end:
-            return sizes.of(path, addr - start + offset)
+            length = sizes.of(path, addr - start + offset)
+            # over 15 bytes is no instruction: a gap objdump skipped
+            return length if length is not None and length <= 15 else 0
     return 0
 
 

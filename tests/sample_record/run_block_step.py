@@ -37,13 +37,14 @@ here (the runtime says so in a warning; it then single-steps, which the
 other tests cover)."""
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+from objdump_lengths import Lengths  # noqa: E402
 from run_sample_tests import Recording, check, Failure  # noqa: E402
 
 K = 24  # steps per window compared
@@ -74,43 +75,6 @@ def symbol_range(prog, name):
             start = int(w[0], 16)
             return start - text_delta(prog), start - text_delta(prog) + int(w[1], 16)
     raise Failure(f"no symbol {name} in {prog}")
-
-
-class Lengths:
-    """Instruction lengths by objdump (the oracle, not covkit's decoder nor
-    the runtime's rule): the distance from an instruction start to the next
-    one objdump lists, keyed by (file, file offset) like the steps."""
-
-    def __init__(self):
-        self.starts = {}
-
-    def _load(self, path):
-        segs = []
-        out = subprocess.run(["readelf", "-lW", path], capture_output=True, text=True).stdout
-        for line in out.splitlines():
-            w = line.split()
-            if w and w[0] == "LOAD" and "E" in w[6:-1]:
-                segs.append((int(w[2], 16), int(w[2], 16) + int(w[5], 16), int(w[1], 16)))
-        starts = []
-        out = subprocess.run(["objdump", "-d", "-w", "--no-show-raw-insn", path], capture_output=True,
-                             text=True).stdout
-        for line in out.splitlines():
-            m = re.match(r"\s+([0-9a-f]+):\t", line)
-            if not m:
-                continue
-            vaddr = int(m.group(1), 16)
-            for lo, hi, off in segs:
-                if lo <= vaddr < hi:
-                    starts.append(vaddr - lo + off)
-        starts.sort()
-        self.starts[path] = ({a: b - a for a, b in zip(starts, starts[1:])}, set(starts))
-
-    def of(self, path, offset):
-        """The length of the instruction at `offset`; None where objdump
-        has no instruction start there (or the file is not readable)."""
-        if path not in self.starts:
-            self._load(path)
-        return self.starts[path][0].get(offset)
 
 
 def taken_branches(steps, lengths):
