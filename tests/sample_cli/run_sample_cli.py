@@ -842,6 +842,18 @@ def scenario_defaults_and_kinds(args, work):
               f"covkit {' '.join(argv)}: want {words} in one line, got {p.returncode} {p.stderr!r}")
 
 
+def cpu_seconds(pids):
+    """User + system CPU time the processes used so far (/proc/PID/stat)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def scenario_terminated(args, work):
     """SIGTERM (or SIGHUP) sent to covkit alone while it records a program it
     started, as a CI job's time limit sends it: as with perf record, the
@@ -874,7 +886,11 @@ def scenario_terminated(args, work):
         while not running_programs() and time.monotonic() < deadline and p.poll() is None:
             time.sleep(0.05)
         check(running_programs(), f"{mode}: the program did not start")
-        time.sleep(1.0)  # some samples
+        # Some samples: the runtime's timer counts the thread's own CPU time,
+        # which a loaded machine hands out slowly, so wait for CPU, not wall time.
+        cpu_deadline = time.monotonic() + 120
+        while cpu_seconds(running_programs()) < 0.5 and time.monotonic() < cpu_deadline and p.poll() is None:
+            time.sleep(0.05)
         p.send_signal(sig)
         try:
             p.wait(timeout=60)
