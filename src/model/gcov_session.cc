@@ -432,8 +432,13 @@ void GcovSession::reserve_line_lists() {
       LineInfo* line = nullptr;
       bool own_line = false;
       for (const BlockLocation& loc : block.locations) {
-        for (uint32_t ln : loc.lines)
-          if (LineInfo* l = line_at(*sf, loc.source, ln, own_line)) line = l;
+        // The block goes to the last line of the location that has a place
+        // (else to the one before's): looked for from the end.
+        for (auto ln = loc.lines.rbegin(); ln != loc.lines.rend(); ++ln)
+          if (LineInfo* l = line_at(*sf, loc.source, *ln, own_line)) {
+            line = l;
+            break;
+          }
         if (line) line->count += kOneBlock + (opts_.branches ? int64_t(block.succ.size()) : 0);
       }
     }

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <limits>
+#include <string>
 
 namespace covkit::report {
 namespace gcov_numbers_test {
@@ -31,6 +33,26 @@ TEST(FormatGcov, HalfAPercentIsNotTinyAndRoundsToEven) {
   // 2.5% and 3.5% round to even as well.
   EXPECT_EQ(format_gcov(1, 40, 0, false), "2%");
   EXPECT_EQ(format_gcov(7, 200, 0, false), "4%");
+}
+
+// Whole percentages are computed without printf: the same text as
+// printf("%.0f%%") for every ratio of small counts (ties, tiny and large
+// ratios, negative and zero denominators) and for counts near the limits.
+TEST(FormatGcov, WholePercentsEqualPrintfs) {
+  auto printf_text = [](int64_t top, int64_t bottom) {
+    float ratio = bottom ? 100.0f * float(top) / float(bottom) : 0.0f;
+    if (ratio > 0.0f && ratio < 0.5f) ratio = 1.0f;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.0f%%", double(ratio));
+    return std::string(buf);
+  };
+  for (int64_t bottom = -3; bottom <= 400; ++bottom)
+    for (int64_t top = -3; top <= bottom + 3; ++top)
+      ASSERT_EQ(format_gcov(top, bottom, 0, false), printf_text(top, bottom)) << top << "/" << bottom;
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  for (int64_t top : {int64_t(0), int64_t(1), big / 3, big - 1, big, -big})
+    for (int64_t bottom : {int64_t(1), int64_t(7), big / 2, big, int64_t(-1)})
+      EXPECT_EQ(format_gcov(top, bottom, 0, false), printf_text(top, bottom)) << top << "/" << bottom;
 }
 
 TEST(FormatGcov, TwoDecimals) {

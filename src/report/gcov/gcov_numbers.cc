@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string_view>
@@ -29,10 +30,27 @@ std::string_view count_text(char* buf, int64_t count, bool human) {
   return {buf, size_t(n)};
 }
 
+// printf's "%.0f" of a non-negative float below 2^32: the nearest
+// integer, ties to even (exact: a float's fraction is exact in a double).
+// Most percentages gcov prints are whole (function and branch lines);
+// printf's general float path was a percent of the run.
+std::string_view whole_percent_text(char* buf, float ratio) {
+  const double d = double(ratio);
+  uint64_t whole = uint64_t(d);
+  const double fraction = d - double(whole);
+  if (fraction > 0.5 || (fraction == 0.5 && (whole & 1))) ++whole;
+  const fmt::format_int digits(whole);
+  std::memcpy(buf, digits.data(), digits.size());
+  buf[digits.size()] = '%';
+  return {buf, digits.size() + 1};
+}
+
 std::string_view gcov_text(char* buf, int64_t top, int64_t bottom, int decimals, bool human) {
   if (decimals < 0) return count_text(buf, top, human);
   float ratio = bottom ? 100.0f * float(top) / float(bottom) : 0.0f;
   if (ratio > 0.0f && ratio < 0.5f && decimals == 0) ratio = 1.0f;
+  // Not for -0.0 (printed "-0%"), negatives, NaN or huge values: printf's.
+  if (decimals == 0 && !std::signbit(ratio) && ratio < 4294967296.0f) return whole_percent_text(buf, ratio);
   int n = std::snprintf(buf, 64, "%.*f%%", decimals, double(ratio));
   return {buf, size_t(n)};
 }

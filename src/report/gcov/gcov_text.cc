@@ -235,8 +235,13 @@ TextResult TextRenderer::run() {
   else if (entry_.file_time == 0)
     out_ += fmt::format("{}Source is newer than graph\n", kLineStart);
   if (file) lines_ = split_lines(file->bytes());
-  // The source and per line a count, a line number and some branches.
-  out_.reserve(out_.size() + (file ? file->bytes().size() : 0) + lines_.size() * 24);
+  // The source and per line a count, a line number and its branch lines
+  // (a line of a library compiled into many objects has hundreds: grown
+  // by doubling, the text was copied about twice over).
+  size_t estimate = out_.size() + (file ? file->bytes().size() : 0) + lines_.size() * 24;
+  if (o_.branches)
+    for (const model::LineInfo& line : src_.lines) estimate += line.branches.size() * 36;
+  out_.reserve(estimate);
 
   uint32_t line_start_group = 0;
   std::vector<model::SessionFunction*>* fns = nullptr;
