@@ -42,13 +42,16 @@ std::string sample_environment_help() {
       "  {:<26} kept from covkit's environment: instruction single-steps\n"
       "  {:<26}   every instruction of an emulated branch vector (the reference);\n"
       "  {:<26}   block (default) steps from branch to branch with the\n"
-      "  {:<26}   thread's four debug registers; block1 to block3 with\n"
-      "  {:<26}   fewer (block1: a stop at every conditional branch)\n"
+      "  {:<26}   thread's four debug registers, the way ahead first run in\n"
+      "  {:<26}   a look-ahead interpreter; block1 to block3 with fewer\n"
+      "  {:<26}   registers (block1: a stop at every conditional branch);\n"
+      "  {:<26}   decode as block without the interpreter\n"
       "  {:<26} kept from covkit's environment: each process notes its\n"
       "  {:<26}   vectors, their CPU time, traps, breakpoint moves, counted\n"
-      "  {:<26}   loops and returns passed without a stop in a warning (benches)\n",
+      "  {:<26}   loops, returns passed without a stop and steps the\n"
+      "  {:<26}   interpreter predicted in a warning (benches)\n",
       kSampleRuntimeName, CKS_ENV_DIR, CKS_ENV_MODE, CKS_ENV_PLAN_SOCKET, CKS_ENV_PERIOD_NS, CKS_ENV_VECTOR,
-      CKS_ENV_STEPPING, "", "", "", "", CKS_ENV_STEP_STATS, "", "");
+      CKS_ENV_STEPPING, "", "", "", "", "", "", CKS_ENV_STEP_STATS, "", "", "");
 }
 
 }  // namespace covkit::sample

@@ -25,18 +25,23 @@ asked for, judged apart from the runtime's rule: a step is a taken branch
 when it is not the next instruction by objdump's instruction boundaries
 (a rep instruction's next iteration is none).
 
-  run_block_step.py --covkit build/covkit --work DIR [--opt O2] [--stepping block|block1]
+  run_block_step.py --covkit build/covkit --work DIR [--opt O2] [--stepping block|block1|decode]
 
 --stepping block1 keeps to one hardware breakpoint (a stop at every
 conditional branch); block (the default) uses four: only taken
 conditional branches stop the thread, the way past the others is decoded
-ahead and counts once a breakpoint says which way the thread went.
+ahead and counts once a breakpoint says which way the thread went. Both
+first run the way ahead in the look-ahead interpreter (emulated registers
+and flags decide the branches, no stop at all where it emulates every
+instruction); decode is block without the interpreter, so that the
+breakpoints' own ways stay tested.
 
 Exit 77 (skip): gcc-12 missing, or no hardware breakpoint for a thread
 here (the runtime says so in a warning; it then single-steps, which the
 other tests cover)."""
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -166,7 +171,7 @@ def main():
     ap.add_argument("--covkit", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--opt", default="O2")
-    ap.add_argument("--stepping", default="block", choices=["block", "block1", "block2", "block3"])
+    ap.add_argument("--stepping", default="block", choices=["block", "block1", "block2", "block3", "decode"])
     args = ap.parse_args()
     if not shutil.which("gcc-12"):
         print("SKIP: gcc-12 missing")
@@ -184,6 +189,13 @@ def main():
         return 77
     check(not any("Zydis" in w or "breakpoint" in w for w in block.warnings),
           f"block stepping fell back: {block.warnings}")
+    # The look-ahead interpreter predicted steps (or, "decode", was off).
+    predicted = sum(int(m.group(1)) for w in block.warnings
+                    for m in [re.search(r"(\d+) steps predicted", w)] if m)
+    if args.stepping == "decode":
+        check(predicted == 0, f"the interpreter ran with --stepping decode: {predicted} steps predicted")
+    else:
+        check(predicted > 0, f"the interpreter predicted no step: {block.warnings}")
     ref = record(args.covkit, work, "instruction", prog, "3", "instruction", 64, "1ms")
 
     def image_steps(rec):

@@ -23,6 +23,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <linux/hw_breakpoint.h>
+#include <asm/prctl.h>
 #include <linux/perf_event.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -320,15 +321,18 @@ static int relative_target(const ZydisDecodedInstruction *in, const ZydisDecoded
   return 1;
 }
 
-static void classify_bytes(uint64_t at, const void *bytes, size_t size, struct step_insn *out) {
+static void classify_bytes(uint64_t at, const void *bytes, size_t size, struct step_insn *out,
+                           struct cks_emu_insn *emu) {
   ZydisDecodedInstruction in;
   ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
   out->kind = STEP_OTHER;
   out->length = 0;
   out->rsp_delta = 0;
   out->stack_write = 0;
+  emu->op = CKS_EMU_NONE;
   if (!ZYAN_SUCCESS(decode_full(&decoder, bytes, size, &in, ops))) return;
   out->length = in.length;
+  cks_emu_translate(&in, ops, emu);
   out->mnemonic = in.mnemonic;
   switch (in.meta.category) {
     case ZYDIS_CATEGORY_COND_BR:
@@ -396,6 +400,7 @@ static void classify_bytes(uint64_t at, const void *bytes, size_t size, struct s
 #define WAY_WRITES 16
 struct way_stack {
   uint64_t rsp_now; /* the thread's stack pointer where it stands */
+  struct cks_emu *emu; /* the interpreter ran the way up to its start: memory as it left it */
   uint32_t n;
   int unknown; /* a write the list cannot hold: no return is known */
   struct way_write {
@@ -438,6 +443,20 @@ static int read_stack(const struct cks_thread *t, uint64_t at, uint64_t *value) 
   return n == 8;
 }
 
+/* A return slot after the interpreter's way: what its stores put there,
+ * else (at or above where the thread stands: no signal handler writes
+ * there meanwhile) what memory holds now. */
+static int emulated_slot(const struct way_stack *ws, uint64_t rsp, uint64_t *target) {
+  unsigned covered = 0;
+  for (uint32_t i = 0; i < ws->emu->nstores; i++) {
+    const struct cks_emu_store *st = &ws->emu->stores[i];
+    for (uint32_t k = 0; k < st->size; k++)
+      if (st->addr + k - rsp < 8) covered |= 1u << (st->addr + k - rsp);
+  }
+  if (covered != 0xff && rsp < ws->rsp_now) return 0;
+  return cks_emu_load(ws->emu, rsp, 8, target);
+}
+
 /* The target of the return at a stack pointer of `rsp`; 0: not known. */
 static int way_return(const struct cks_thread *t, const struct way_stack *ws, uint64_t rsp, uint64_t *target) {
   if (ws->unknown) return 0;
@@ -449,6 +468,7 @@ static int way_return(const struct cks_thread *t, const struct way_stack *ws, ui
       return 1;
     }
   }
+  if (ws->emu) return emulated_slot(ws, rsp, target);
   return rsp >= ws->rsp_now && read_stack(t, rsp, target);
 }
 
@@ -456,9 +476,14 @@ static int way_return(const struct cks_thread *t, const struct way_stack *ws, ui
  * back trap after trap: what was decoded is kept by address, and used
  * again while the instruction's bytes are the same (the same bytes at the
  * same address decode the same). */
-static void classify_cached(struct cks_thread *t, uint64_t at, const unsigned char *bytes, size_t size,
-                            size_t comparable, struct step_insn *out) {
-  struct cks_decoded *c = &t->decoded[(at ^ (at >> 9)) % (sizeof t->decoded / sizeof t->decoded[0])];
+static const struct cks_emu_insn *classify_cached(struct cks_thread *t, uint64_t at, const unsigned char *bytes,
+                                                  size_t size, size_t comparable, struct step_insn *out) {
+  /* two ways a set: the interpreter decodes every instruction of hot code
+   * (bzip2's mainSort and mainGtU hold ~1,000), which one way per address
+   * slot kept evicting */
+  const size_t sets = sizeof t->decoded / sizeof t->decoded[0] / 2;
+  struct cks_decoded *set = &t->decoded[2 * ((at ^ (at >> 11)) % sets)], *c = set;
+  if (!(c->addr == at && c->length && c->length <= comparable && memcmp(c->bytes, bytes, c->length) == 0)) c++;
   if (c->addr == at && c->length && c->length <= comparable && memcmp(c->bytes, bytes, c->length) == 0) {
     out->kind = (enum step_kind)c->kind;
     out->length = c->length;
@@ -468,10 +493,16 @@ static void classify_cached(struct cks_thread *t, uint64_t at, const unsigned ch
     out->stack_write = c->stack_write;
     out->write_disp = c->write_disp;
     out->write_size = c->write_size;
-    return;
+    return &c->emu;
   }
-  classify_bytes(at, bytes, size, out);
-  if (!out->length) return;
+  /* the newest entry in the first way, the one before it in the second */
+  c = set;
+  if (c->addr) set[1] = set[0];
+  classify_bytes(at, bytes, size, out, &c->emu);
+  if (!out->length) {
+    c->addr = 0;
+    return NULL;
+  }
   c->addr = at;
   c->kind = (uint8_t)out->kind;
   c->length = (uint8_t)out->length;
@@ -482,15 +513,16 @@ static void classify_cached(struct cks_thread *t, uint64_t at, const unsigned ch
   c->write_disp = out->write_disp;
   c->write_size = out->write_size;
   memcpy(c->bytes, bytes, out->length);
+  return &c->emu;
 }
 
 /* Zydis reads only the bytes of this instruction, which the thread is
  * about to run (so mapped); 15 is the longest encoding. The bytes an
  * entry kept are compared only within the page (another instruction may
  * be there now, shorter, at the end of the mapping). */
-static void classify(struct cks_thread *t, uint64_t at, struct step_insn *out) {
+static const struct cks_emu_insn *classify(struct cks_thread *t, uint64_t at, struct step_insn *out) {
   size_t in_page = 4096 - (at & 4095);
-  classify_cached(t, at, (const unsigned char *)(uintptr_t)at, 15, in_page < 15 ? in_page : 15, out);
+  return classify_cached(t, at, (const unsigned char *)(uintptr_t)at, 15, in_page < 15 ? in_page : 15, out);
 }
 
 #define PAGE_OF(a) ((a) & ~(uint64_t)4095)
@@ -644,7 +676,8 @@ done:
  * passes and traps at the one that fills the vector (its period), another
  * breakpoint after the branch traps at the way out, where the head's count
  * tells the passes. 1 when set up in t->expect. */
-static int plan_counted_loop(struct cks_thread *t, const greg_t *g, uint64_t at, uint64_t rsp) {
+static int plan_counted_loop(struct cks_thread *t, const greg_t *g, uint64_t at, uint64_t rsp, int *emulable) {
+  *emulable = 1;
   if (t->bp_slots < 2 || t->taken + 2 > cks_cfg.vector) return 0;
   struct step_insn s;
   classify(t, at, &s);
@@ -661,7 +694,8 @@ static int plan_counted_loop(struct cks_thread *t, const greg_t *g, uint64_t at,
   uint32_t n = 0;
   for (;;) {
     if (n >= max) return 0;
-    classify(t, a, &s);
+    const struct cks_emu_insn *x = classify(t, a, &s);
+    if (!x || x->op == CKS_EMU_NONE) *emulable = 0;
     t->loop_body[n] = a;
     t->loop_length[n] = (uint8_t)s.length;
     n++;
@@ -722,26 +756,168 @@ static uint32_t loop_hit(struct cks_thread *t, int way_out) {
   return cks_append_step(t, t->loop_body[n - 1] + t->loop_length[n - 1], t->loop_length[n - 1]);
 }
 
+/* ---- the look-ahead interpreter ---- */
+
+/* Memory as the interpreter reads it at one trap: lines copied once, from
+ * the thread's own stack at or above the page it stands in directly (mapped),
+ * from anywhere else with process_vm_readv, which fails where a read
+ * would fault: the handler never faults on an address the program's
+ * registers make up. */
+#define LA_LINE 4096u
+#define LA_LINES (sizeof ((struct cks_thread *)0)->la_line_at / sizeof(uint64_t))
+
+static const unsigned char *la_line(struct cks_thread *t, uint64_t line) {
+  for (uint32_t i = 0; i < LA_LINES; i++)
+    if (t->la_line_at[i] == line + 1) return t->la_line[i];
+  uint32_t i = t->la_next++ % LA_LINES;
+  t->la_line_at[i] = 0;
+  if (t->la_rsp >= t->stack_lo && t->la_rsp < t->stack_hi && line >= PAGE_OF(t->la_rsp) &&
+      line + LA_LINE <= t->stack_hi && line + LA_LINE > line) {
+    memcpy(t->la_line[i], (const void *)(uintptr_t)line, LA_LINE);
+  } else {
+    int saved = errno;
+    if (!t->la_pid) t->la_pid = getpid();
+    struct iovec local = {t->la_line[i], LA_LINE}, remote = {(void *)(uintptr_t)line, LA_LINE};
+    ssize_t n = process_vm_readv(t->la_pid, &local, 1, &remote, 1, 0);
+    errno = saved;
+    if (n != (ssize_t)LA_LINE) return NULL;
+  }
+  t->la_line_at[i] = line + 1;
+  return t->la_line[i];
+}
+
+static int la_read(void *ctx, uint64_t addr, void *out, uint32_t size) {
+  struct cks_thread *t = ctx;
+  unsigned char *o = out;
+  while (size) {
+    uint64_t line = addr & ~(uint64_t)(LA_LINE - 1);
+    uint32_t off = (uint32_t)(addr - line), n = LA_LINE - off < size ? LA_LINE - off : size;
+    const unsigned char *d = la_line(t, line);
+    if (!d) return 0;
+    memcpy(o, d + off, n);
+    o += n;
+    addr += n;
+    size -= n;
+  }
+  return 1;
+}
+
+/* %fs: the thread's TLS (the stack protector's canary, errno) */
+static int la_fs(void *ctx, uint64_t *base) {
+  struct cks_thread *t = ctx;
+  if (!t->la_fs_known) {
+    unsigned long b = 0;
+    int saved = errno;
+    t->la_fs_known = syscall(SYS_arch_prctl, ARCH_GET_FS, &b) == 0 ? 1 : -1;
+    errno = saved;
+    t->la_fs = b;
+  }
+  *base = t->la_fs;
+  return t->la_fs_known == 1;
+}
+
+/* An instruction's bytes: as many of 15 as can be read (a mapping may end
+ * after a short one). */
+static uint32_t la_fetch(struct cks_thread *t, uint64_t at, unsigned char *bytes) {
+  uint32_t first = LA_LINE - (uint32_t)(at & (LA_LINE - 1));
+  if (first >= 15) return la_read(t, at, bytes, 15) ? 15 : 0;
+  if (!la_read(t, at, bytes, first)) return 0;
+  return la_read(t, at + first, bytes + first, 15 - first) ? 15 : first;
+}
+
+enum la_outcome {
+  LA_NONE,  /* the instruction the thread stands at is not emulated: nothing predicted */
+  LA_AHEAD, /* steps predicted up to t->emu.rip, where the thread's own state is needed */
+  LA_LOST   /* the way led where nothing decodes: the steps appended are to be undone */
+};
+
+/* From where the thread stands (registers g), the way ahead run on a copy
+ * of its registers (emulate.h): each instruction emulated appends the
+ * next step, each conditional branch decided by the emulated flags, each
+ * return by the emulated stack; loads see memory as it is now with the
+ * way's own stores over it. The thread itself is not touched: it runs the
+ * same way natively once the handler returns. That is exact unless
+ * another thread (or a device) writes memory the way reads between this
+ * trap and the thread's reading it: then the thread may go elsewhere than
+ * predicted, as a PMU would show, and the vector holds the prediction
+ * (the manual says so). *stop: the vector ended on the way. */
+static enum la_outcome look_ahead(struct cks_thread *t, const greg_t *g, uint32_t *stop) {
+  static const int order[16] = {REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP, REG_RSI, REG_RDI,
+                                REG_R8,  REG_R9,  REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15};
+  struct cks_emu *e = &t->emu;
+  for (int i = 0; i < 16; i++) e->r[i] = (uint64_t)g[order[i]];
+  e->rip = (uint64_t)g[REG_RIP];
+  e->flags = (uint64_t)g[REG_EFL];
+  e->read = la_read;
+  e->fs_base = la_fs;
+  e->ctx = t;
+  e->nstores = 0;
+  t->la_pid = 0;
+  t->la_fs_known = 0;
+  t->la_rsp = (uint64_t)g[REG_RSP];
+  memset(t->la_line_at, 0, sizeof t->la_line_at);
+  *stop = 0;
+  unsigned char bytes[15];
+  struct step_insn s;
+  uint32_t n = la_fetch(t, e->rip, bytes), done = 0;
+  const struct cks_emu_insn *x = n ? classify_cached(t, e->rip, bytes, n, n, &s) : NULL;
+  while (x && x->op != CKS_EMU_NONE) {
+    uint32_t length = s.length;
+    if (!cks_emu_step(e, x)) break;
+    done++;
+    /* decoded before it is a step: the step rule reads its bytes */
+    n = la_fetch(t, e->rip, bytes);
+    x = n ? classify_cached(t, e->rip, bytes, n, n, &s) : NULL;
+    if (!x) {
+      t->predicted += done;
+      return LA_LOST;
+    }
+    *stop = cks_append_step(t, e->rip, length);
+    if (*stop) break;
+  }
+  t->predicted += done;
+  return done ? LA_AHEAD : LA_NONE;
+}
+
 CKS_FN uint32_t cks_block_step(struct cks_thread *t, greg_t *g) {
   if (!breakpoint_ready(t)) {
     single_step(t, g);
     return 0;
   }
   /* what was recorded up to where the thread stands, should the breakpoint fail */
-  uint32_t nsteps = t->nsteps, taken = t->taken;
-  uint64_t prev = t->prev;
+  const uint32_t nsteps = t->nsteps, taken = t->taken;
+  const uint64_t prev = t->prev;
+  g[REG_EFL] &= ~TF_BIT;
+  int look = cks_cfg.look_ahead;
+again:;
   uint64_t at = (uint64_t)g[REG_RIP], rsp = (uint64_t)g[REG_RSP];
   int here = 1; /* `at` is where the thread stands: its registers are g */
-  g[REG_EFL] &= ~TF_BIT;
   struct step_insn s;
   struct way_stack ws;
   ws.rsp_now = rsp;
+  ws.emu = NULL;
   ws.n = 0;
   ws.unknown = 0;
   /* after a return known from the stack, the bytes are read with care */
   int from_stack = 0;
   uint64_t known[2] = {0, 0};
-  if (plan_counted_loop(t, g, at, rsp)) goto arm;
+  /* A counted loop costs one stop for all its passes; the interpreter
+   * none, where it runs the whole body. */
+  int loop_emulable;
+  if (plan_counted_loop(t, g, at, rsp, &loop_emulable) && !(look && loop_emulable)) goto arm;
+  if (look) {
+    uint32_t stop;
+    enum la_outcome la = look_ahead(t, g, &stop);
+    if (stop) return stop; /* the vector is complete: the caller writes it */
+    if (la == LA_LOST) goto undo;
+    if (la == LA_AHEAD) {
+      at = t->emu.rip;
+      rsp = t->emu.r[4];
+      here = 0;
+      from_stack = 1; /* bytes past a branch are read with care */
+      ws.emu = &t->emu;
+    }
+  }
   for (;;) {
     if (from_stack)
       classify_ahead(t, at, known, &s);
@@ -777,7 +953,22 @@ CKS_FN uint32_t cks_block_step(struct cks_thread *t, greg_t *g) {
     if (stop) return stop; /* the vector is complete: the caller writes it */
     at = next;
   }
+  if (ws.emu) {
+    /* The interpreter ran loops and calls: a stop where the way passed
+     * before (an unreadable load in a later pass, a function called
+     * twice) would be hit early. Not predicted then. */
+    const uint64_t *steps = cks_steps_area(t);
+    for (uint32_t i = nsteps; i + 1 < t->nsteps; i++)
+      if (steps[i] == at) goto undo;
+  }
   plan_stops(t, s, at, rsp, nsteps, &ws);
+  goto arm;
+undo:
+  t->nsteps = nsteps;
+  t->taken = taken;
+  t->prev = prev;
+  look = 0;
+  goto again;
 arm:
   /* The way may lead back to where the thread stands: a breakpoint must
    * not fire before the instruction there ran once. */

@@ -36,10 +36,14 @@ CKS_FN int cks_read_config(void) {
   cks_cfg.step_cap = (uint32_t)number(CKS_ENV_STEP_CAP, CKS_DEFAULT_STEP_CAP, 16, CKS_MAX_STEP_CAP);
   const char *stepping = getenv(CKS_ENV_STEPPING);
   /* "block" uses every debug register; "block1".."block3" fewer (benches,
-   * tests: "block1" stops at every conditional branch) */
+   * tests: "block1" stops at every conditional branch); "decode" every
+   * register without the look-ahead interpreter (as before it) */
   cks_cfg.block_step = CKS_BP_SLOTS;
+  cks_cfg.look_ahead = 1;
   if (stepping && strcmp(stepping, "instruction") == 0)
     cks_cfg.block_step = 0;
+  else if (stepping && strcmp(stepping, "decode") == 0) /* block stepping without the interpreter (benches, tests) */
+    cks_cfg.look_ahead = 0;
   else if (stepping && strncmp(stepping, "block", 5) == 0 && stepping[5] >= '1' && stepping[5] < '0' + CKS_BP_SLOTS &&
            !stepping[6])
     cks_cfg.block_step = (uint32_t)(stepping[5] - '0');

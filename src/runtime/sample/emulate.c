@@ -289,6 +289,7 @@ int cks_emu_load(struct cks_emu *e, uint64_t addr, uint32_t size, uint64_t *valu
   if (size > 8 || !e->read(e->ctx, addr, b, size)) return 0;
   for (uint32_t i = 0; i < e->nstores; i++) {
     const struct cks_emu_store *s = &e->stores[i];
+    if (s->addr - addr >= size && addr - s->addr >= s->size) continue; /* apart */
     for (uint32_t k = 0; k < s->size; k++) {
       uint64_t at = s->addr + k;
       if (at - addr < size) b[at - addr] = (unsigned char)(s->value >> (8 * k));

@@ -65,7 +65,7 @@ static void walk_stack(struct cks_thread *t, const greg_t *g) {
   t->nstack = n;
 }
 
-static uint64_t stats_vectors, stats_ns, stats_traps, stats_moves, stats_loops, stats_returns; /* atomic */
+static uint64_t stats_vectors, stats_ns, stats_traps, stats_moves, stats_loops, stats_returns, stats_predicted; /* atomic */
 
 static uint64_t thread_cpu_ns(void) {
   struct timespec ts;
@@ -75,8 +75,10 @@ static uint64_t thread_cpu_ns(void) {
 
 CKS_FN void cks_write_step_stats(void) {
   if (!cks_cfg.step_stats) return;
-  char text[192], name[16];
-  if (cks_cfg.block_step == CKS_BP_SLOTS)
+  char text[256], name[16];
+  if (cks_cfg.block_step == CKS_BP_SLOTS && !cks_cfg.look_ahead)
+    strcpy(name, "decode");
+  else if (cks_cfg.block_step == CKS_BP_SLOTS)
     strcpy(name, "block");
   else if (cks_cfg.block_step)
     snprintf(name, sizeof name, "block%u", cks_cfg.block_step);
@@ -84,13 +86,14 @@ CKS_FN void cks_write_step_stats(void) {
     strcpy(name, "instruction");
   snprintf(text, sizeof text,
            "stepping cost (%s): %llu vectors, %llu ns, %llu traps, %llu register moves, %llu counted loops, "
-           "%llu returns known",
+           "%llu returns known, %llu steps predicted",
            name, (unsigned long long)__atomic_load_n(&stats_vectors, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_ns, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_traps, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_moves, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_loops, __ATOMIC_RELAXED),
-           (unsigned long long)__atomic_load_n(&stats_returns, __ATOMIC_RELAXED));
+           (unsigned long long)__atomic_load_n(&stats_returns, __ATOMIC_RELAXED),
+           (unsigned long long)__atomic_load_n(&stats_predicted, __ATOMIC_RELAXED));
   cks_warn(text);
 }
 
@@ -103,6 +106,7 @@ static void emit(struct cks_thread *t, uint32_t stop) {
     __atomic_add_fetch(&stats_moves, t->bp_moves, __ATOMIC_RELAXED);
     __atomic_add_fetch(&stats_loops, t->loops, __ATOMIC_RELAXED);
     __atomic_add_fetch(&stats_returns, t->returns, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&stats_predicted, t->predicted, __ATOMIC_RELAXED);
   }
   uint64_t *rec = t->record;
   put32(rec, CKS_SAMPLE_TID, (uint32_t)t->tid);
@@ -161,7 +165,7 @@ static void on_tick(int sig, siginfo_t *si, void *ctx) {
   }
   t->stepping = 1;
   t->bp_hits = 0;
-  t->traps = t->bp_moves = t->loops = t->returns = 0;
+  t->traps = t->bp_moves = t->loops = t->returns = t->predicted = 0;
   if (cks_cfg.block_step) cks_thread_arm(t);
   step_on(t, g);
 }

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "emulate.h"
 #include "sample_contract.h"
 
 #define CKS_FN __attribute__((visibility("hidden")))
@@ -25,6 +26,7 @@ struct cks_config {
   uint64_t period_ns;
   uint32_t vector, step_cap;
   uint32_t block_step; /* 0: CKS_ENV_STEPPING is "instruction"; else the hardware breakpoints a thread may use */
+  int look_ahead;      /* block stepping predicts the way with the interpreter (emulate.h); 0: "decode" */
   int step_stats; /* CKS_ENV_STEP_STATS is set */
 };
 extern struct cks_config cks_cfg;
@@ -77,6 +79,7 @@ struct cks_thread {
   uint32_t bp_hits;       /* breakpoint hits since the last tick (a vector that stopped moving is dropped) */
   uint32_t traps, bp_moves; /* this vector's traps and breakpoint changes (CKS_ENV_STEP_STATS) */
   uint32_t loops, returns;  /* and its counted loops, and returns passed without a stop */
+  uint32_t predicted;       /* and the instructions the look-ahead interpreter ran for it */
   uint32_t nexpect;       /* where the thread may stop next: */
   struct cks_bp_expect {
     uint64_t addr, rsp;   /* a hit counts there with this stack pointer */
@@ -106,7 +109,19 @@ struct cks_thread {
     uint16_t mnemonic;
     uint8_t kind, length, stack_write;
     uint8_t bytes[15];
-  } decoded[512];
+    struct cks_emu_insn emu; /* op CKS_EMU_NONE: not emulated */
+  } decoded[2048];
+  /* The look-ahead interpreter (block_step.c): its copy of the registers,
+   * and the memory it read at this trap, copied in lines with
+   * process_vm_readv (which fails where a read would fault). */
+  struct cks_emu emu;
+  pid_t la_pid;      /* 0: not asked at this trap */
+  uint64_t la_rsp;   /* the thread's stack pointer at this trap */
+  int la_fs_known;
+  uint64_t la_fs;
+  uint32_t la_next;  /* the line replaced next */
+  uint64_t la_line_at[16]; /* a line's address + 1; 0: empty */
+  unsigned char la_line[16][4096];
   /* the record being built: header, fixed part, stack, steps */
   uint64_t record[];
 };
