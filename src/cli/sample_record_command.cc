@@ -186,13 +186,36 @@ void keep(const sample::RecordOutcome& out) {
 // An empty recording: said loudly, and unless --allow-empty it does not
 // replace an earlier one and the exit status is not 0 (issue 35: "0
 // samples" and exit 0 read as success).
+// Breakpoint mode with nothing planted at all: which images were left out
+// and why (no line information, a system library), rather than "ran none of
+// the planted blocks", which reads as if the program never got there.
+std::string nothing_planted(const format::SampleRecording& rec) {
+  constexpr size_t kNamed = 3;
+  // The program's own images first: that system libraries are left out is
+  // the rule, not the news.
+  std::vector<const format::LeftOutImage*> order;
+  for (const format::LeftOutImage& l : rec.left_out)
+    if (l.reason.find("system librar") == std::string::npos) order.push_back(&l);
+  for (const format::LeftOutImage& l : rec.left_out)
+    if (l.reason.find("system librar") != std::string::npos) order.push_back(&l);
+  std::string why = "nothing was planted";
+  for (size_t i = 0; i < order.size() && i < kNamed; ++i)
+    why += fmt::format("{} {}: {}", i ? ";" : ":", util::printable(order[i]->path), order[i]->reason);
+  if (order.size() > kNamed) why += fmt::format("; {} more", util::count_of(order.size() - kNamed, "image"));
+  if (order.empty()) why += ": no image of the program could be planted";
+  return why;
+}
+
 int refuse_empty(const SampleRecordOptions& o, const sample::RecordOutcome& out, sample::SampleMode mode, int status) {
   const bool breakpoint = mode == sample::SampleMode::breakpoint;
   const std::string what = breakpoint ? "no breakpoint was hit" : "no sample was taken";
+  const bool none_planted =
+      breakpoint && out.recording && out.recording->planted.empty() && out.recording->planted_not_kept == 0;
   const std::string why =
-      breakpoint ? "the program ran none of the planted blocks"
-                 : "the program ended before its first sample: a short run needs --mode breakpoint or a shorter "
-                   "--period";
+      none_planted ? nothing_planted(*out.recording)
+      : breakpoint ? "the program ran none of the planted blocks"
+                   : "the program ended before its first sample: a short run needs --mode breakpoint or a shorter "
+                     "--period";
   if (o.allow_empty) {
     warn_sample_record(fmt::format("the recording is empty: {} ({})", what, why));
     keep(out);

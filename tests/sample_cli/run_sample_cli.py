@@ -480,6 +480,16 @@ def scenario_stripped(args, work):
     check(len(said) == 1 and said[0].endswith(": " + stripped) and "no line information" in said[0]
           and "--images" in said[0],
           f"want one note that {stripped} was not planted for want of line information, got {p.stderr!r}")
+    # Without --allow-empty the refusal says that nothing was planted, and why,
+    # naming the program first (not "it ran none of the planted blocks").
+    refused = os.path.join(work, "stripped-refused.rec")
+    p = run([args.covkit, "sample", "record", "--mode", "breakpoint", "-o", refused, "--", stripped, "300"],
+            env=fresh_cache("stripped"))
+    said = [l for l in p.stderr.splitlines() if "the recording is empty" in l]
+    check(p.returncode != 0 and len(said) == 1
+          and f"nothing was planted: {stripped}: no line information" in said[0]
+          and "planted blocks" not in said[0] and not os.path.exists(refused),
+          f"want a refusal naming {stripped} and its missing line information, got {p.returncode} {p.stderr!r}")
     rec_stripped, out_stripped = record(args, work, "stripped.rec", stripped, 300, "breakpoint",
                                         env=fresh_cache("stripped"), extra=["--images", "stripped"])
     check(out_plain == out_stripped, f"outputs differ: {out_plain!r} vs {out_stripped!r}")
