@@ -480,6 +480,52 @@ def scenario_sample_disclosure(env):
         h.kill()
 
 
+def scenario_blocks_runtime_files(env):
+    """A program with libcovkit-blocks run by root in a directory the
+    attacker may write (a shared build tree): the attacker planted a FIFO,
+    a link to root's secret and a file of their own where the block file
+    and its trace go. The program neither hangs at exit on the FIFO nor
+    writes through the link or into the attacker's file: each name ends as
+    a new file of root's holding the blocks."""
+    lib_dir = os.path.dirname(env.covkit)
+    if not os.path.exists(os.path.join(lib_dir, "libcovkit-blocks.so")):
+        raise Skip("libcovkit-blocks.so not built")
+    prog_dir = env.fresh_dir("blocks-prog")
+    os.chmod(env.root_work, 0o755)
+    os.chmod(prog_dir, 0o755)
+    src = os.path.join(prog_dir, "p.c")
+    with open(src, "w") as f:
+        f.write("int main(int argc, char **argv) { int s = 0; for (int i = 0; i < argc; ++i) s += i; return s; }\n")
+    prog = os.path.join(prog_dir, "p")
+    env.run(["gcc-12", "-O0", "-g", "-fsanitize-coverage=trace-pc", src, "-o", prog, f"-L{lib_dir}",
+             "-lcovkit-blocks", f"-Wl,-rpath,{lib_dir}"])
+    shared = env.attacker_dir("blocks-shared")
+    for plant in ("fifo", "link", "file"):
+        out = os.path.join(shared, f"blocks-{plant}")
+        for name in (out, out + ".trace"):
+            if plant == "fifo":
+                env.as_attacker(["mkfifo", name])
+            elif plant == "link":
+                env.attacker_link(env.secret, name)
+            else:
+                env.as_attacker(["sh", "-c", f"echo mine > {name} && chmod 666 {name}"])
+        e = dict(os.environ, COVKIT_BLOCKS_FILE=out, COVKIT_BLOCKS_TRACE="4k")
+        try:
+            p = subprocess.run([prog], capture_output=True, text=True, env=e, cwd=shared, timeout=60)
+        except subprocess.TimeoutExpired:
+            raise Failure(f"the program hung at exit on the {plant} the attacker planted at {out}")
+        check(p.returncode == 0, f"{plant}: the program exited {p.returncode}: {p.stderr!r}")
+        env.victim_untouched(f"blocks runtime, {plant}")
+        for name, magic in ((out, "covkit-blocks 1"), (out + ".trace", "covkit-block-trace 1")):
+            st = os.lstat(name)
+            check(stat.S_ISREG(st.st_mode) and st.st_uid == 0,
+                  f"{plant}: {name} is not a new file of root's (mode {oct(st.st_mode)}, uid {st.st_uid})")
+            with open(name, "rb") as f:
+                check(f.read().startswith(magic.encode() + b"\n"), f"{plant}: {name} does not hold the blocks")
+        left = [n for n in os.listdir(shared) if n.endswith(".tmp")]
+        check(not left, f"{plant}: temporary files left behind: {left}")
+
+
 SCENARIOS = {
     "link_targets": scenario_link_targets,
     "object_names": scenario_object_names,
@@ -488,6 +534,7 @@ SCENARIOS = {
     "disclosure": scenario_disclosure,
     "sample_pid": scenario_sample_pid,
     "sample_disclosure": scenario_sample_disclosure,
+    "blocks_runtime_files": scenario_blocks_runtime_files,
 }
 
 

@@ -25,6 +25,7 @@
  * order; events past the bound are counted (the claims past its end), not
  * kept, and written at exit in the trace file beside the block file
  * (block_contract.h) and in the block file's dropped line. */
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <link.h>
@@ -35,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "block_contract.h"
@@ -222,6 +224,7 @@ struct ckb_out {
   int fd;
   size_t used;
   int failed;
+  char path[PATH_MAX], temp[PATH_MAX + 32]; /* the file, and the name it is written under */
   char buf[1 << 16];
 };
 
@@ -342,10 +345,25 @@ CKB_HIDDEN static void ckb_path(char *path, size_t size) {
   path[w] = 0;
 }
 
+/* The file is written under a new name beside it (created O_EXCL, a random
+ * suffix) and renamed onto PATH once whole. A program run as root in a
+ * directory another user may write (a build tree, /tmp) must neither hang
+ * on a FIFO planted at PATH (an open for writing blocks until a reader
+ * comes), nor write through a link or into a file that user created and
+ * keeps; the rename replaces whatever entry PATH was without opening it. */
 CKB_HIDDEN static int ckb_open(struct ckb_out *o, const char *path, const char *what) {
   o->used = 0;
   o->failed = 0;
-  o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  o->fd = -1;
+  snprintf(o->path, sizeof o->path, "%s", path);
+  for (int attempt = 0; attempt < 16 && o->fd < 0; ++attempt) {
+    unsigned long long r = 0;
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+      r ^= ((unsigned long long)getpid() << 32) ^ (unsigned long long)(uintptr_t)&r ^ (unsigned long long)attempt * 0x9e3779b97f4a7c15ull;
+    snprintf(o->temp, sizeof o->temp, "%s.%016llx.tmp", path, r);
+    o->fd = open(o->temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (o->fd < 0 && errno != EEXIST) break;
+  }
   if (o->fd >= 0) return 1;
   ckb_say("covkit-blocks: cannot write the ");
   ckb_say(what);
@@ -356,7 +374,15 @@ CKB_HIDDEN static int ckb_open(struct ckb_out *o, const char *path, const char *
 CKB_HIDDEN static void ckb_close(struct ckb_out *o, const char *what) {
   ckb_flush(o);
   if (close(o->fd) != 0) o->failed = 1;
+  if (!o->failed && rename(o->temp, o->path) != 0) {
+    ckb_say("covkit-blocks: cannot write the ");
+    ckb_say(what);
+    ckb_say(" (its name is taken by a directory?)\n");
+    unlink(o->temp);
+    return;
+  }
   if (o->failed) {
+    unlink(o->temp);
     ckb_say("covkit-blocks: the ");
     ckb_say(what);
     ckb_say(" could not be written whole (disk full?)\n");
