@@ -11,6 +11,7 @@
 #include "format/eh_frame.h"
 #include "format/elf_symbols.h"
 #include "sample/fde_functions.h"
+#include "util/foreign_data.h"
 
 namespace covkit::sample {
 
@@ -207,7 +208,9 @@ std::string add_stripped_functions(Elf* elf, size_t shstrndx, std::vector<Functi
 }  // namespace
 
 Expected<BinaryImage> load_binary_image(const std::string& path) {
-  Expected<util::FileData> file = util::read_file(path);
+  // Named by data (a recording, a block file, a process's mappings):
+  // read with the rights of that data's owners (util/foreign_data.h).
+  Expected<util::FileData> file = util::read_named_file(path);
   if (!file) return file.error();
   BinaryImage img;
   img.path_ = path;

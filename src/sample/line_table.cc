@@ -2,6 +2,7 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <libelf.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 
 #include "format/dwarf_decl_file.h"
 #include "sample/statement_markers.h"
+#include "util/foreign_data.h"
 
 namespace covkit::sample {
 
@@ -188,16 +190,25 @@ void read_instances(Dwarf_Die* parent, FunctionInstances& out, int depth) {
 }  // namespace
 
 Expected<LineTable> load_line_table(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    Error e(fmt::format("cannot open: {}", std::strerror(errno)));
-    e.errno_value = errno;
+  // The path comes from data (a recording's mappings, a block file's
+  // modules), perhaps another user's: read as load_binary_image reads it,
+  // a regular file only (a FIFO swapped in since must not block), with the
+  // rights of the data's owners (util/foreign_data.h), then parsed from
+  // memory.
+  auto file = util::read_named_file(path);
+  if (!file) {
+    Error e(fmt::format("cannot open: {}", file.error().message));
+    e.errno_value = file.error().errno_value;
     return e;
   }
   LineTable t;
-  Dwarf* dbg = dwarf_begin(fd, DWARF_C_READ);
+  elf_version(EV_CURRENT);
+  std::span<const uint8_t> bytes = file->bytes();
+  Elf* elf = elf_memory(const_cast<char*>(reinterpret_cast<const char*>(bytes.data())), bytes.size());
+  if (!elf) return t;
+  Dwarf* dbg = dwarf_begin_elf(elf, DWARF_C_READ, nullptr);
   if (!dbg) {
-    ::close(fd);
+    elf_end(elf);
     return t;  // no DWARF at all
   }
   FileTable files(t.files);
@@ -221,7 +232,7 @@ Expected<LineTable> load_line_table(const std::string& path) {
     if (auto copies = instances.copies.find(origin); copies != instances.copies.end())
       t.inlined.push_back({std::move(copies->second), std::move(at)});
   dwarf_end(dbg);
-  ::close(fd);
+  elf_end(elf);
   std::stable_sort(t.ranges.begin(), t.ranges.end(), [](const LineRange& a, const LineRange& b) { return a.lo < b.lo; });
   t.has_debug_info = !t.ranges.empty();
   return t;

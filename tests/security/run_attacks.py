@@ -526,6 +526,41 @@ def scenario_blocks_runtime_files(env):
         check(not left, f"{plant}: temporary files left behind: {left}")
 
 
+def scenario_blocks_named_binary(env):
+    """A block file the attacker wrote names, as its module, a binary only
+    root may read (and, for `blocks dump`, its trace does too). `covkit
+    blocks report` and `blocks dump` by root read the modules a block file
+    names with the rights of the file's owner: the secret binary's
+    functions and sources appear in no output, a warning says why."""
+    src = os.path.join(env.rootonly, "secret_prog.c")
+    with open(src, "w") as f:
+        f.write("int topsecret_function(int x) { return x * 3; }\n"
+                "int main(int argc, char **argv) { return topsecret_function(argc); }\n")
+    binary = os.path.join(env.rootonly, "secret_prog")
+    env.run(["gcc-12", "-O0", "-g", src, "-o", binary])
+    os.chmod(binary, 0o700)
+    nm = env.run(["nm", binary]).stdout
+    address = next(int(l.split()[0], 16) for l in nm.splitlines() if l.endswith(" topsecret_function"))
+    d = env.attacker_dir("blocks-files")
+    blocks = os.path.join(d, "covkit-blocks.4242")
+    text = (f"covkit-blocks 1\npid 4242\ndropped 0 0 0 0 0 0\nmodule 0x0 {binary}\n"
+            f"b {address:x} 7\nb {address + 4:x} 7\nend\n")
+    trace = (f"covkit-block-trace 1\npid 4242\nbound 4\ndropped 0 0\nmodule 0x0 {binary}\n"
+             f"i 1 {address:x}\nevents 1\n").encode() + struct.pack("<I", 1) + b"end\n"
+    env.as_attacker(["sh", "-c", f"cat > {blocks}"], input=text)
+    env.as_attacker(["sh", "-c", f"cat > {blocks}.trace"], input=trace.decode("latin-1"))
+    out = os.path.join(env.fresh_dir("blocks-out"), "out.info")
+    r = env.covkit_run(["blocks", "report", blocks, "--lcov", out])
+    said = r.stdout + r.stderr + (open(out).read() if os.path.exists(out) else "")
+    check("topsecret_function" not in said and "secret_prog.c" not in said,
+          f"blocks report read a binary the block file's owner may not read: {said!r}")
+    check("Permission denied" in r.stderr, f"blocks report did not say why the module was left out: {r.stderr!r}")
+    r = env.covkit_run(["blocks", "dump", blocks + ".trace"])
+    said = r.stdout + r.stderr
+    check("topsecret_function" not in said and "secret_prog.c" not in said,
+          f"blocks dump read a binary the trace's owner may not read: {said!r}")
+
+
 SCENARIOS = {
     "link_targets": scenario_link_targets,
     "object_names": scenario_object_names,
@@ -535,6 +570,7 @@ SCENARIOS = {
     "sample_pid": scenario_sample_pid,
     "sample_disclosure": scenario_sample_disclosure,
     "blocks_runtime_files": scenario_blocks_runtime_files,
+    "blocks_named_binary": scenario_blocks_named_binary,
 }
 
 
