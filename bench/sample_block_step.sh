@@ -12,18 +12,22 @@
 # time from each tick to its vector written (CLOCK_THREAD_CPUTIME_ID: the
 # traps, the kernel's signal deliveries, the decoding, the breakpoint's
 # moves). A vector's cost = that time / vectors. Prints each round, the
-# medians, the steps, traps, breakpoint moves, counted loops and returns
-# passed without a stop per vector, and the ratios to the last stepping (issue
-# 33's target: under 50 us for a 16-branch vector, from ~2.5 ms).
+# medians, the steps, traps, breakpoint moves, counted loops, returns
+# passed without a stop and steps the look-ahead interpreter predicted per
+# vector, the ratios to the last stepping (issue 33's target: under 50 us
+# for a 16-branch vector, from ~2.5 ms), and the load average.
 #
 # STEPPINGS (in the order recorded each round; the last is the one the
 # others are compared with): "instruction" single-steps every instruction,
 # "block1" block-steps with one hardware breakpoint (a stop at every
 # conditional branch), "block" (the default) with all four debug registers
-# (stops only where a conditional branch was taken, or at every fourth).
+# (stops only where a conditional branch was taken, or at every fourth),
+# both running the way ahead in the look-ahead interpreter first (a stop
+# only where it meets what it does not emulate); "decode" is "block"
+# without the interpreter (the default before it).
 #
 # Environment: ROUNDS (3), PERIOD (5ms), VECTOR (16),
-# STEPPINGS ("instruction block1 block").
+# STEPPINGS ("instruction block1 decode block").
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
 COVKIT=$(readlink -f "${1:-$ROOT/build/covkit}")
@@ -31,7 +35,7 @@ WORKDIR=${2:-${COVKIT_REALCODE_CACHE:-$ROOT/build/realcode}}
 ROUNDS=${ROUNDS:-3}
 PERIOD=${PERIOD:-5ms}
 VECTOR=${VECTOR:-16}
-STEPPINGS=${STEPPINGS:-instruction block1 block}
+STEPPINGS=${STEPPINGS:-instruction block1 decode block}
 mkdir -p "$WORKDIR"
 WORKDIR=$(cd "$WORKDIR" && pwd -P)
 
@@ -53,28 +57,29 @@ cat >"$TMP/work.sh" <<EOF
 EOF
 chmod +x "$TMP/work.sh"
 
-record() {  # STEPPING -> "vectors ns steps traps moves loops returns" of the recording
+record() {  # STEPPING -> "vectors ns steps traps moves loops returns predicted" of the recording
   rm -rf "$TMP/rec" "$TMP/rec.old"
   COVKIT_SAMPLE_STEP_STATS=1 COVKIT_SAMPLE_STEPPING=$1 "$COVKIT" sample record --mode branch --source runtime \
     --period "$PERIOD" --vector-length "$VECTOR" -o "$TMP/rec" -- "$TMP/work.sh" >/dev/null 2>&1
   "$COVKIT" sample dump "$TMP/rec" | awk '
-    $1 == "warning" && $4 == "stepping" { v += $7; n += $9; t += $11; m += $13; l += $16; r += $19 }
+    $1 == "warning" && $4 == "stepping" { v += $7; n += $9; t += $11; m += $13; l += $16; r += $19; p += $22 }
     $1 == "steps" && $2 + 0 > 1 { s += $2 }
-    END { printf "%d %d %d %d %d %d %d\n", v, n, s, t, m, l, r }'
+    END { printf "%d %d %d %d %d %d %d %d\n", v, n, s, t, m, l, r, p }'
 }
 
 printf 'bzip2 -9 of 4 MB and -t, period %s, %d-branch vectors\n' "$PERIOD" "$VECTOR"
+echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-6s' round
 for st in $STEPPINGS; do printf ' %10s %14s' vectors "$st"; done
 echo
 for r in $(seq 1 "$ROUNDS"); do
   printf '%-6s' "$r"
   for st in $STEPPINGS; do
-    read -r v n s tr mv lp rt <<<"$(record "$st")"
+    read -r v n s tr mv lp rt pr <<<"$(record "$st")"
     c=$(awk -v n="$n" -v v="$v" 'BEGIN { printf "%.1f", v ? n / v / 1000 : 0 }')
     printf ' %10s %11s us' "$v" "$c"
-    awk -v c="$c" -v v="$v" -v s="$s" -v t="$tr" -v m="$mv" -v l="$lp" -v r="$rt" \
-      'BEGIN { v = v ? v : 1; printf "%s %d %.1f %.1f %.2f %.1f\n", c, s / v, t / v, m / v, l / v, r / v }' \
+    awk -v c="$c" -v v="$v" -v s="$s" -v t="$tr" -v m="$mv" -v l="$lp" -v r="$rt" -v p="$pr" \
+      'BEGIN { v = v ? v : 1; printf "%s %d %.1f %.1f %.2f %.1f %d\n", c, s / v, t / v, m / v, l / v, r / v, p / v }' \
       >>"$TMP/results.$st"
   done
   echo
@@ -83,10 +88,11 @@ median() { sort -n -k1,1 "$1" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) /
 last=
 for st in $STEPPINGS; do
   m=$(median "$TMP/results.$st")
-  read -r steps traps moves loops returns <<<"$(awk '{ s += $2; t += $3; m += $4; l += $5; r += $6 }
-    END { printf "%d %.1f %.1f %.2f %.1f", s / NR, t / NR, m / NR, l / NR, r / NR }' "$TMP/results.$st")"
+  read -r steps traps moves loops returns predicted <<<"$(awk '{ s += $2; t += $3; m += $4; l += $5; r += $6; p += $7 }
+    END { printf "%d %.1f %.1f %.2f %.1f %d", s / NR, t / NR, m / NR, l / NR, r / NR, p / NR }' "$TMP/results.$st")"
   echo "median cost per ${VECTOR}-branch vector, $st stepping: ${m} us (a vector: ${steps} steps, ${traps} traps," \
-    "${moves} debug-register moves, ${loops} counted loops, ${returns} returns passed without a stop)"
+    "${moves} debug-register moves, ${loops} counted loops, ${returns} returns passed without a stop," \
+    "${predicted} steps predicted by the interpreter)"
   last=$st
   eval "median_$st=\$m"
 done
@@ -95,3 +101,4 @@ for st in $STEPPINGS; do
   eval "a=\$median_$st; b=\$median_$last"
   awk -v a="$a" -v b="$b" -v x="$st" -v y="$last" 'BEGIN { if (b > 0) printf "ratio %s/%s: %.1fx\n", x, y, a / b }'
 done
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -887,6 +887,7 @@ CKS_FN uint32_t cks_block_step(struct cks_thread *t, greg_t *g) {
   /* what was recorded up to where the thread stands, should the breakpoint fail */
   const uint32_t nsteps = t->nsteps, taken = t->taken;
   const uint64_t prev = t->prev;
+  const uint32_t predicted = t->predicted;
   g[REG_EFL] &= ~TF_BIT;
   int look = cks_cfg.look_ahead;
 again:;
@@ -967,6 +968,7 @@ undo:
   t->nsteps = nsteps;
   t->taken = taken;
   t->prev = prev;
+  t->predicted = predicted; /* steps predicted count only where kept */
   look = 0;
   goto again;
 arm:
