@@ -3,7 +3,7 @@
 // (blocks/block_coverage), reported as `covkit report` reports.
 #include "cli/blocks_command.h"
 
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 #include <fmt/format.h>
 
 #include <cstdio>

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -13,7 +14,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
-#include <iostream>
 #include <memory>
 #include <new>
 #include <optional>
@@ -26,6 +26,8 @@
 namespace covkit::cli {
 
 namespace {
+
+std::atomic<bool> streams_built{false};
 
 // Options of gcovr, lcov, genhtml and gcov that covkit spells otherwise (or
 // needs no longer), with what to use instead. Users arrive with these in
@@ -282,7 +284,15 @@ std::optional<int> refuse_empty_optional_value(const CLI::App& app, int argc, ch
 
 }  // namespace
 
+void use_standard_streams() {
+  static const std::ios_base::Init streams;
+  streams_built.store(true, std::memory_order_relaxed);
+}
+
+bool standard_streams_built() { return streams_built.load(std::memory_order_relaxed); }
+
 std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
+  use_standard_streams();  // CLI11 prints to std::cout and std::cerr (cli/cli11.h)
   if (inspected(app)) return 0;
   if (auto refused = refuse_empty_optional_value(app, argc, argv)) return refused;
   try {
@@ -355,11 +365,13 @@ CLI::Validator number_in(double lo, double hi, bool above_lo) {
 }
 
 int checked_stdout(std::string_view command, int status) {
-  std::cout.flush();
+  // std::cout exists only once built (cli/cli11.h); unbuilt, it wrote nothing.
+  const bool cout_used = standard_streams_built();
+  if (cout_used) std::cout.flush();
   const char* why = nullptr;
   if (std::fflush(stdout) != 0) {
     why = std::strerror(errno);
-  } else if (std::ferror(stdout) || !std::cout.good()) {
+  } else if (std::ferror(stdout) || (cout_used && !std::cout.good())) {
     // An earlier write failed and its data were dropped; errno still says
     // why unless a later call changed it.
     const int e = errno;

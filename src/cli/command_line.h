@@ -3,7 +3,8 @@
 // options with CLI11 (help, usage errors with a "did you mean"), print errors
 // as one line "covkit CMD: FILE: what", and turn what escapes a command
 // (allocation failure) into such a line instead of an abort.
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
+#include "cli/command_exit.h"
 
 #include <functional>
 #include <optional>
@@ -53,9 +54,6 @@ std::optional<int> refuse_missing_subcommand(CLI::App& app, int argc, char** arg
 // within two edits.
 std::string suggest_option(const CLI::App& app, std::string_view unknown);
 
-// The candidate within two edits of `word` (the closest), or "".
-std::string closest(const std::vector<std::string>& candidates, std::string_view word);
-
 // Checks that an option is a plain finite number within [lo, hi] (or,
 // with `above_lo`, (lo, hi]): "80", "2.5", "1e-3". CLI11's Range lets "nan"
 // through (no comparison with it is false) and words "inf" with a bound of
@@ -71,17 +69,6 @@ CLI::Validator whole_number_in(long long lo, long long hi);
 // Refuses an empty path: an output option given '' (an unset $OUT in a
 // script) must not quietly write nothing, or write into ".".
 CLI::Validator non_empty_path();
-
-// Prints "COMMAND: FILE: message" (or "COMMAND: message" when FILE is
-// empty), control characters escaped; returns `status`.
-int fail(std::string_view command, std::string_view file, std::string_view message, int status = 1);
-int fail(std::string_view command, std::string_view file, const Error& error, int status = 1);
-
-// After a command: whatever it wrote to standard output flushed, and a
-// failed write (a full disk, a closed descriptor) said in one line
-// ("COMMAND: <stdout>: No space left on device"), status 1 where the command
-// had succeeded. Otherwise `status`.
-int checked_stdout(std::string_view command, int status);
 
 // While one lives (on this thread), parse_command_line and
 // refuse_missing_subcommand parse nothing: they hand the App they were given

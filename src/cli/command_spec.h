@@ -5,7 +5,7 @@
 // are. Made from the definitions themselves: each CLI11 App as its command
 // builds it (through AppInspection, so nothing is described twice), and the
 // getopt tables of `covkit gcov` and `covkit gprof`.
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 
 #include <getopt.h>
 

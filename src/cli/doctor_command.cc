@@ -1,6 +1,6 @@
 #include "cli/doctor_command.h"
 
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 
 #include <cstdio>
 #include <cstdlib>

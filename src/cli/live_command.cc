@@ -1,6 +1,6 @@
 #include "cli/live_command.h"
 
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 
 #include <cstdio>
 #include <cstring>

@@ -1,6 +1,6 @@
 // `covkit live dump PID`: options, one call (live/live_dump), what was done
 // and how long the process was stopped, an exit status.
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 #include <fmt/format.h>
 
 #include <cstdio>

@@ -1,7 +1,7 @@
 // `covkit live report PID [report options]`: a running process's counters,
 // read in one stop (live/live_dump), straight into `covkit report`'s stages
 // (report_objects) with no .gcda file on disk; --watch repeats it.
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 #include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // `covkit live reset PID [SOURCE...]`: options, one call (live/live_dump),
 // an exit status.
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 #include <fmt/format.h>
 
 #include <cstdio>

@@ -1,6 +1,6 @@
 // `covkit live unpack`: a freestanding target's coverage stream (binary, or
 // the hex lines a serial console carries) back into .gcda files.
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 #include <fmt/format.h>
 
 #include <cstdio>

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/command_line.h"
+#include "cli/command_exit.h"
 #include "cli/command_table.h"
 #include "cli/gcov_command.h"
 #include "cli/version.h"

@@ -1,6 +1,6 @@
 #include "cli/merge_command.h"
 
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 #include <fmt/format.h>
 
 #include <filesystem>

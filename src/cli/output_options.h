@@ -9,7 +9,7 @@
 //                          FILE, else to -o's FILE, else standard output.
 // An optional value that names a directory is an input, not an output
 // (`covkit report --json build/`: the report of build/ as JSON on stdout).
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 
 #include <optional>
 #include <string>

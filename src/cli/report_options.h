@@ -1,6 +1,6 @@
 #pragma once
 // Options of `covkit report`, parsed with CLI11.
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 
 #include <optional>
 #include <string_view>

@@ -1,7 +1,7 @@
 // `covkit sample compare DIR... --against BUILD`: sampled coverage against
 // instrumented coverage of the same program and workload (the truth):
 // recall, precision and frequency divergence (sample/coverage_compare).
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 #include <fmt/format.h>
 
 #include <cstdio>

@@ -1,5 +1,5 @@
 // `covkit sample dump [DIR]`: a recording as text (src/sample/sample_text).
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 
 #include <cstdio>
 #include <string>

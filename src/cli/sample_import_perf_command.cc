@@ -1,7 +1,7 @@
 // `covkit sample import-perf FILE [--binary PATH]... [-o DIR]`: perf's
 // samples, from perf.data (src/sample/perf_data_import) or perf script text
 // (src/sample/perf_script_import), saved as a sample recording.
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 #include <fmt/format.h>
 
 #include <cstdio>

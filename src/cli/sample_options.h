@@ -1,6 +1,6 @@
 #pragma once
 // The analysis options `covkit sample report` and `compare` share.
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 
 #include <optional>
 #include <string>

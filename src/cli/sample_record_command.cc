@@ -1,6 +1,6 @@
 // `covkit sample record [OPTIONS] [--] PROG [ARGS...]`: options, then the
 // recording (src/sample/sample_recorder), then PROG's exit status.
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 #include <fmt/format.h>
 
 #include <signal.h>

@@ -1,7 +1,7 @@
 // `covkit sample report DIR... [report options]`: recordings of
 // uninstrumented runs, analysed (sample/sampled_coverage) into the model
 // that every `covkit report` view, filter and gate takes (report_project).
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 #include <fmt/format.h>
 
 #include <string>

@@ -1,7 +1,7 @@
 // `covkit trace attach [OPTIONS] PID`: switches the tracing of a process
 // recorded with --signal on, waits, and switches it off (src/trace/
 // tracing_switch).
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 #include <fmt/format.h>
 
 #include <cstdio>

@@ -1,6 +1,6 @@
 // `covkit trace dump [DIR] [--raw]`: options, the dump (src/trace/trace_dump)
 // streamed to stdout, the damage on stderr, an exit status.
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 #include <fmt/format.h>
 
 #include <cstdio>

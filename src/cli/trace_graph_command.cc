@@ -1,7 +1,7 @@
 // `covkit trace graph`: options, the profile, the call graph drawn as DOT,
 // SVG or PNG (rendered in-process by Graphviz) or written as a Callgrind
 // profile (src/trace/), an exit status.
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 #include <fmt/format.h>
 
 #include <cctype>

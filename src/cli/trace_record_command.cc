@@ -1,7 +1,7 @@
 // `covkit trace record [OPTIONS] [--] PROG [ARGS...]`: options, then the
 // recording (src/trace/: directory, environment, run, summary), then PROG's
 // exit status.
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 #include <fmt/format.h>
 
 #include <algorithm>

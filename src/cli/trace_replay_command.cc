@@ -1,6 +1,6 @@
 // `covkit trace replay [DIR]`: options, the replay (src/trace/call_replay)
 // streamed to stdout, an exit status.
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 #include <fmt/format.h>
 #include <sys/resource.h>
 

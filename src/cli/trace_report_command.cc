@@ -1,6 +1,6 @@
 // `covkit trace report [DIR]`: options, the profile (src/trace/call_profile),
 // its text or JSON (src/trace/profile_text, profile_json), an exit status.
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 #include <fmt/format.h>
 
 #include <cstdio>

@@ -1,6 +1,6 @@
 // `covkit trace timeline`: options, the timeline (src/trace/timeline_writer)
 // streamed into the output file, an exit status.
-#include <CLI/CLI.hpp>
+#include "cli/cli11.h"
 #include <fmt/format.h>
 
 #include <cstdio>

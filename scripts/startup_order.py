@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Writes cmake/startup_order.txt: the functions of covkit that its start-up
+and `covkit gcov` on a small program run, for the linker to place side by
+side (lld's --symbol-ordering-file; CMakeLists.txt).
+
+Why: covkit's code is ~5 MB, and what one small `covkit gcov` runs was spread
+over all of it: every 64 KB window it touched cost a page fault that maps 16
+pages (38 faults over the text where gcov-12 takes 6). Those faults, not the
+instructions, were most of what `covkit gcov` cost beyond gcov
+(bench/startup_vs_gcov.py). Placed together, they are a few windows.
+
+The list is data, regenerated with this script when the start-up path changes
+much (a function renamed since only drops out of the order; nothing breaks):
+
+  scripts/startup_order.py [--covkit build/covkit] [--out cmake/startup_order.txt]
+
+It runs covkit under valgrind's callgrind (which counts every function that
+runs, unlike a sampling profiler) on: --version, --help, a command's --help,
+and `covkit gcov` with the options gcov's clients use, on a one-file program
+built with gcc-12 --coverage; it keeps the mangled names of covkit's own
+functions (not those of shared libraries), those of the start-up first.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+PROGRAM = r"""
+#include <stdio.h>
+#include <stdlib.h>
+static int collatz(long n) {
+  int steps = 0;
+  while (n != 1) { n = n % 2 ? 3 * n + 1 : n / 2; steps++; }
+  return steps;
+}
+int main(int argc, char **argv) {
+  long limit = argc > 1 ? atol(argv[1]) : 1000;
+  int longest = 0;
+  for (long i = 1; i < limit; i++) { int s = collatz(i); if (s > longest) longest = s; }
+  printf("%d\n", longest);
+  return 0;
+}
+"""
+
+# The start-up of every command first, then the gcov runs that clients make
+# (lcov: -b -c -a -p -u among others; gcovr: --json-format --stdout).
+COMMANDS = [
+    ["--version"],
+    ["--help"],
+    ["gcov", "prog.c"],
+    ["gcov", "-b", "-c", "prog.c"],
+    ["gcov", "-a", "-b", "-c", "-p", "-u", "-l", "prog.c"],
+    ["gcov", "--json-format", "--stdout", "-b", "prog.c"],
+    ["gcov", "-f", "-n", "prog.c"],
+    ["report", "--help"],
+]
+
+DEFINITION = re.compile(r"^c?fn=\((\d+)\)(?: (.+))?$")
+
+
+def functions_run(out_file, binary):
+    """The mangled names of the functions of `binary` that ran, in the order
+    callgrind lists them."""
+    names, run, objects = {}, [], {}
+    binary = os.path.realpath(binary)
+    current_object = None
+    with open(out_file) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            m = re.match(r"^ob=\((\d+)\)(?: (.+))?$", line)
+            if m:
+                if m.group(2):
+                    objects[m.group(1)] = os.path.realpath(m.group(2)) if m.group(2).startswith("/") else m.group(2)
+                current_object = objects.get(m.group(1))
+                continue
+            m = re.match(r"^cob=\((\d+)\)(?: (.+))?$", line)
+            if m and m.group(2):
+                objects[m.group(1)] = os.path.realpath(m.group(2)) if m.group(2).startswith("/") else m.group(2)
+                continue
+            m = DEFINITION.match(line)
+            if not m:
+                continue
+            if m.group(2):
+                names[m.group(1)] = m.group(2)
+            if line.startswith("fn=") and current_object == binary:
+                run.append(m.group(1))
+    out = []
+    for fid in run:
+        name = names.get(fid, "")
+        # Addresses without a symbol, and callgrind's "'2" recursion marks.
+        name = name.split("'")[0]
+        if name and not name.startswith("0x"):
+            out.append(name)
+    return out
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--covkit", default=os.path.join(here, "..", "build", "covkit"))
+    ap.add_argument("--out", default=os.path.join(here, "..", "cmake", "startup_order.txt"))
+    args = ap.parse_args()
+    covkit = os.path.abspath(args.covkit)
+    if not shutil.which("valgrind") or not shutil.which("gcc-12"):
+        sys.exit("startup_order.py: needs valgrind and gcc-12")
+    order, seen = [], set()
+    with tempfile.TemporaryDirectory(prefix="covkit-startup-order-") as work:
+        with open(os.path.join(work, "prog.c"), "w") as f:
+            f.write(PROGRAM)
+        subprocess.run(["gcc-12", "--coverage", "-O0", "prog.c", "-o", "prog"], cwd=work, check=True)
+        subprocess.run(["./prog", "3000"], cwd=work, check=True, stdout=subprocess.DEVNULL)
+        for i, argv in enumerate(COMMANDS):
+            out_file = os.path.join(work, f"callgrind.{i}")
+            subprocess.run(["valgrind", "--tool=callgrind", "--demangle=no", f"--callgrind-out-file={out_file}",
+                            covkit] + argv, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for name in functions_run(out_file, covkit):
+                if name not in seen:
+                    seen.add(name)
+                    order.append(name)
+    with open(args.out, "w") as f:
+        f.write("".join(name + "\n" for name in order))
+    print(f"{args.out}: {len(order)} functions")
+
+
+if __name__ == "__main__":
+    main()
