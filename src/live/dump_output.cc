@@ -130,12 +130,14 @@ struct Planned {
   bool added = false, replaced = false;
 };
 
+// `encode`: the bytes too (a check before a --reset dump needs only to know
+// that the file can be written).
 Expected<Planned> plan_one(const std::optional<std::vector<uint8_t>>& existing, const format::DataFile& now,
-                           const std::string& where, const std::string& shown, bool may_add) {
+                           const std::string& where, const std::string& shown, bool may_add, bool encode) {
   Planned p;
   p.where = where;
   if (!existing) {
-    p.bytes = format::write_data(now);
+    if (encode) p.bytes = format::write_data(now);
     return p;
   }
   if (!may_add)
@@ -145,7 +147,7 @@ Expected<Planned> plan_one(const std::optional<std::vector<uint8_t>>& existing, 
   auto merged = merge_like_libgcov(*existing, now, &p.replaced);
   if (!merged) return Error(fmt::format("{}: {}", shown, merged.error().message));
   p.added = !p.replaced;
-  p.bytes = format::write_data(*merged);
+  if (encode) p.bytes = format::write_data(*merged);
   return p;
 }
 
@@ -240,7 +242,7 @@ namespace {
 // The plans of every file, before anything is written.
 Expected<std::vector<Planned>> plan_dump(const std::map<std::string, format::DataFile>& files,
                                          const TargetPlace& place, const DumpTarget& target,
-                                         std::vector<WrittenFile>& written) {
+                                         std::vector<WrittenFile>& written, bool encode = true) {
   std::vector<Planned> plans;
   if (!target.directory.empty()) {
     auto root = open_directory_root(target.directory);
@@ -252,7 +254,7 @@ Expected<std::vector<Planned>> plan_dump(const std::map<std::string, format::Dat
       std::string shown = target.directory + "/" + rel;
       auto existing = read_below_root(*root, target.directory, rel);
       if (!existing) return existing.error();
-      auto p = plan_one(*existing, data, rel, shown, target.may_add);
+      auto p = plan_one(*existing, data, rel, shown, target.may_add, encode);
       if (!p) return p.error();
       written.push_back({shown, p->added, p->replaced});
       plans.push_back(std::move(*p));
@@ -265,7 +267,7 @@ Expected<std::vector<Planned>> plan_dump(const std::map<std::string, format::Dat
       std::string path = program_path(place, gcda);
       auto existing = read_existing(path);
       if (!existing) return existing.error();
-      auto p = plan_one(*existing, data, path, path, target.may_add);
+      auto p = plan_one(*existing, data, path, path, target.may_add, encode);
       if (!p) return p.error();
       written.push_back({path, p->added, p->replaced});
       plans.push_back(std::move(*p));
@@ -400,7 +402,7 @@ Expected<std::optional<std::vector<uint8_t>>> read_below_directory(const std::st
 Expected<void> check_dump_target(const std::map<std::string, format::DataFile>& files, const TargetPlace& place,
                                  const DumpTarget& target) {
   std::vector<WrittenFile> written;
-  auto plans = plan_dump(files, place, target, written);
+  auto plans = plan_dump(files, place, target, written, false);
   if (!plans) return plans.error();
   return {};
 }

@@ -101,7 +101,7 @@ std::string finish(LeftJournal& left) {
   if (!done.empty()) {
     auto files = journal_files(h, done);
     if (!files) return fmt::format("{}; its journal {} is kept: {}", what, left.path(), files.error().message);
-    auto units = output_units(*files, DumpDestination{h.directory, h.separate, true});
+    auto units = output_units(std::move(*files), DumpDestination{h.directory, h.separate, true});
     if (!units) return fmt::format("{}; its journal {} is kept: {}", what, left.path(), units.error().message);
     JournalRecords kept = records;
     Journal journal = std::move(left).resume();

@@ -22,10 +22,16 @@ namespace covkit::live {
 
 namespace {
 
-// `into` += `more`, as libgcov adds one process's run to another's.
-Expected<void> add_file_sets(FileSet& into, const FileSet& more) {
-  for (const auto& [name, data] : more) {
-    auto [it, inserted] = into.emplace(name, data);
+// `into` += `more`, as libgcov adds one process's run to another's. Moved,
+// not copied: a dump's files are thousands of counters in maps of vectors,
+// and the copies were a good part of a dump's own CPU (malloc and free).
+Expected<void> add_file_sets(FileSet& into, FileSet&& more) {
+  if (into.empty()) {
+    into = std::move(more);
+    return {};
+  }
+  for (auto& [name, data] : more) {
+    auto [it, inserted] = into.try_emplace(name, std::move(data));
     if (inserted) continue;
     auto sum = model::merge_data(it->second, data);
     if (!sum) return Error(fmt::format("{}: {}", name, sum.error().message));
@@ -81,30 +87,30 @@ std::string pid_of_unit(const OutputUnit& unit, bool separate) {
 
 }  // namespace
 
-Expected<std::vector<OutputUnit>> output_units(const std::vector<ProcessFiles>& processes,
+Expected<std::vector<OutputUnit>> output_units(std::vector<ProcessFiles> processes,
                                                const DumpDestination& destination) {
   std::vector<OutputUnit> units;
   if (processes.empty()) return units;
   if (!destination.directory.empty()) {
     if (destination.separate) {
-      for (const ProcessFiles& p : processes)
-        units.push_back({fmt::format("{}/{}", destination.directory, p.pid), p.place, p.files});
+      for (ProcessFiles& p : processes)
+        units.push_back({fmt::format("{}/{}", destination.directory, p.pid), p.place, std::move(p.files)});
       return units;
     }
     OutputUnit all{destination.directory, processes.front().place, {}};
-    for (const ProcessFiles& p : processes)
-      if (auto r = add_file_sets(all.files, p.files); !r) return r.error();
+    for (ProcessFiles& p : processes)
+      if (auto r = add_file_sets(all.files, std::move(p.files)); !r) return r.error();
     units.push_back(std::move(all));
     return units;
   }
   // The program's own paths: a process of another user, directory or
   // GCOV_PREFIX writes its own files.
-  for (const ProcessFiles& p : processes) {
+  for (ProcessFiles& p : processes) {
     OutputUnit* unit = nullptr;
     for (OutputUnit& u : units)
       if (place_key(u.place) == place_key(p.place)) unit = &u;
     if (!unit) unit = &units.emplace_back(OutputUnit{"", p.place, {}});
-    if (auto r = add_file_sets(unit->files, p.files); !r) return r.error();
+    if (auto r = add_file_sets(unit->files, std::move(p.files)); !r) return r.error();
   }
   return units;
 }
@@ -306,7 +312,7 @@ Expected<std::vector<WrittenFile>> write_journaled(Journal& journal, const Journ
   std::map<std::string, std::pair<TargetPlace, FileSet>> by_sub;
   for (const Leftover& l : leftovers) {
     auto [it, fresh] = by_sub.try_emplace(l.sub, l.place, FileSet{});
-    if (auto r = add_file_sets(it->second.second, l.files); !r) return kept();
+    if (auto r = add_file_sets(it->second.second, FileSet(l.files)); !r) return kept();
   }
   auto rescued = write_rescue(first_pid, by_sub);
   if (!rescued) return kept();

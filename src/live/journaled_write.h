@@ -48,7 +48,8 @@ struct OutputUnit {
   FileSet files;
 };
 
-Expected<std::vector<OutputUnit>> output_units(const std::vector<ProcessFiles>& processes,
+// (The processes' files are moved into the units.)
+Expected<std::vector<OutputUnit>> output_units(std::vector<ProcessFiles> processes,
                                                const DumpDestination& destination);
 
 // A dump without a reset: each unit written (under -o all or nothing).

@@ -314,7 +314,7 @@ Expected<DumpResult> dump(const DumpRequest& request) {
   if (request.reset) {
     auto planned = files_of();
     if (!planned) return planned.error();
-    auto units = output_units(*planned, destination);
+    auto units = output_units(std::move(*planned), destination);
     if (!units) return units.error();
     if (auto r = check_units(*units, true); !r)
       return Error(fmt::format("{} (nothing was read or reset)", r.error().message));
@@ -349,7 +349,7 @@ Expected<DumpResult> dump(const DumpRequest& request) {
     for (const Member& m : tree->members) result.processes.push_back(summary_of(m.capture));
     auto files = files_of();
     if (!files) return files.error();
-    auto units = output_units(*files, destination);
+    auto units = output_units(std::move(*files), destination);
     if (!units) return units.error();
     timer.mark("make the files");
     auto written = write_units(*units, false);
@@ -408,7 +408,7 @@ Expected<DumpResult> dump(const DumpRequest& request) {
   std::vector<ProcessFiles> reset_files;
   for (ProcessFiles& p : files)
     if (std::find(done.begin(), done.end(), p.pid) != done.end()) reset_files.push_back(std::move(p));
-  auto units = output_units(reset_files, destination);
+  auto units = output_units(std::move(reset_files), destination);
   if (!units) return units.error();  // the journal stays: the next dump finishes it
   auto written = write_journaled(*journal, records, *units);
   if (!written) return written.error();
