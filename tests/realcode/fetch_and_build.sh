@@ -10,6 +10,8 @@
 #           for tests/live/run_lighttpd.py; built with -fprofile-update=atomic
 #           too, so counters reset under load stay exact, and without pcre2,
 #           zlib, bzip2 and openssl, so it needs no library to build);
+#           gcctests: GCC's own gcov test programs (source package gcc-12;
+#           build_gcc_testsuite.py), each in a directory of its own;
 #           lua, luaswitch (source package lua5.4, its VM by computed goto
 #           and by switch) and bzip2, covkit sample's real code: built by
 #           build_sample_package.sh and run on workloads/ (sample_realcode.py)
@@ -61,7 +63,10 @@ case "$PKG" in
                 # of the benchmarks, where start-up is most of a gcov run.
                 PKG=tinyxml2; SRCPKG=tinyxml2
                 DEPS="cmake ninja-build dpkg-dev xz-utils" ;;
-  *) echo "$0: unsupported package '$PKG' (supported: zstd, zlib, lighttpd, jsoncpp, tinyxml2, lua, luaswitch, bzip2)" >&2; exit 2 ;;
+  gcctests)     # GCC's own gcov test programs (gcc-12's testsuite), each
+                # built and run in a directory of its own (build_gcc_testsuite.py)
+                SRCPKG=gcc-12; DEPS="dpkg-dev xz-utils python3 g++-$GCCVER" ;;
+  *) echo "$0: unsupported package '$PKG' (supported: zstd, zlib, lighttpd, jsoncpp, tinyxml2, lua, luaswitch, bzip2, gcctests)" >&2; exit 2 ;;
 esac
 SOURCE_BASED=""
 case "$GCCVER" in clang*-source) SOURCE_BASED=${GCCVER%-source}; SOURCE_BASED=${SOURCE_BASED#clang} ;; esac
@@ -199,7 +204,7 @@ log "source $SRCPKG $VERSION in $SRCDIR"
 #    tree must be built where it will stay)
 # --------------------------------------------------------------------------
 rm -rf "$TREE"
-cp -a "$SRCDIR" "$TREE"
+if [ "$PKG" = gcctests ]; then mkdir -p "$TREE"; else cp -a "$SRCDIR" "$TREE"; fi
 if [ "$GCCVER" = clang ]; then export CC=clang CXX=clang++; else export CC=gcc-$GCCVER CXX=g++-$GCCVER; fi
 export CFLAGS="--coverage -$OPT -g" CXXFLAGS="--coverage -$OPT -g"
 if [ "$PKG" = lighttpd ]; then CFLAGS="$CFLAGS -fprofile-update=atomic"; fi
@@ -366,6 +371,8 @@ build_luaswitch() { run "$HERE/build_sample_package.sh" luaswitch "$TREE"; }
 build_bzip2() { run "$HERE/build_sample_package.sh" bzip2 "$TREE"; }
 test_lua() { run "$TREE/src/lua" "$HERE/workloads/lua_workload.lua" 1 || log "WARNING: the Lua workload failed"; }
 test_luaswitch() { test_lua; }
+build_gcctests() { run python3 "$HERE/build_gcc_testsuite.py" "$SRCDIR" "$TREE" "$CC" "$CXX" "$OPT"; }
+test_gcctests() { :; }  # each program ran once where it was built
 test_bzip2() { run "$HERE/workloads/bzip2_workload.sh" "$TREE/bzip2" "$TREE" || log "WARNING: the bzip2 workload failed"; }
 
 log "building $PKG with CC=$CC CXX=$CXX CFLAGS='$CFLAGS' LDFLAGS='$LDFLAGS'"
