@@ -21,6 +21,8 @@ namespace covkit::util {
 namespace {
 
 constexpr size_t kBuffer = size_t(1) << 20;
+// Pieces from this size on are not copied into the buffer.
+constexpr size_t kDirect = size_t(16) << 10;
 
 }  // namespace
 
@@ -106,8 +108,13 @@ AtomicOutput::~AtomicOutput() {
 }
 
 void AtomicOutput::flush() {
-  const char* p = buffer_.data();
-  size_t left = buffer_.size();
+  write_through(buffer_);
+  buffer_.clear();
+}
+
+void AtomicOutput::write_through(std::string_view bytes) {
+  const char* p = bytes.data();
+  size_t left = bytes.size();
   while (left > 0 && error_ == 0) {
     ssize_t n = ::write(fd_, p, left);
     if (n < 0 && errno == EINTR) continue;
@@ -118,13 +125,19 @@ void AtomicOutput::flush() {
     p += n;
     left -= size_t(n);
   }
-  buffer_.clear();
 }
 
 void AtomicOutput::write(std::string_view piece) {
   if (error_ != 0 || fd_ < 0) return;
-  buffer_ += piece;
-  if (buffer_.size() >= kBuffer) flush();
+  if (piece.size() < kDirect && buffer_.size() + piece.size() < kBuffer) {
+    buffer_ += piece;
+    return;
+  }
+  // A large piece (a whole .gcov text, from write_file_atomic) is written
+  // from where it is: copied into the buffer first, the copy and the
+  // buffer's fresh pages were ~3% of `covkit gcov -b -c` on jsoncpp.
+  flush();
+  write_through(piece);
 }
 
 Expected<void> AtomicOutput::commit() {

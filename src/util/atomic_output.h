@@ -38,6 +38,7 @@ class AtomicOutput {
   AtomicOutput(UniqueFd dir, std::string name, std::string staged, int fd)
       : dir_(std::move(dir)), name_(std::move(name)), staged_(std::move(staged)), fd_(fd) {}
   void flush();
+  void write_through(std::string_view bytes);  // unbuffered; keeps the first failure
   UniqueFd dir_;                // the target's directory (invalid when written through)
   std::string name_, staged_;   // names in dir_; staged_ "" when written through
   int fd_ = -1;

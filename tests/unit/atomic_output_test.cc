@@ -47,6 +47,27 @@ TEST(AtomicOutput, PiecesAppearOnlyAtCommit) {
   EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);
 }
 
+// Pieces of every size around the direct-write threshold (16 KiB) and the
+// buffer (1 MiB), interleaved: the bytes come out in order, each once.
+TEST(AtomicOutput, MixedPieceSizesKeepTheirOrder) {
+  TempDir dir;
+  const std::string path = dir / "out.txt";
+  auto out = util::AtomicOutput::open(path);
+  ASSERT_TRUE(out) << out.error().describe();
+  std::string expected;
+  const size_t sizes[] = {1, 100, (16 << 10) - 1, 16 << 10, 5, (1 << 20) - 3, 7, 200000, 3, (1 << 20) + 1, 2};
+  char fill = 'a';
+  for (size_t n : sizes) {
+    std::string piece(n, fill);
+    piece.back() = '|';
+    fill = fill == 'z' ? 'a' : char(fill + 1);
+    out->write(piece);
+    expected += piece;
+  }
+  ASSERT_TRUE(out->commit());
+  EXPECT_EQ(slurp(path), expected);
+}
+
 TEST(AtomicOutput, WithoutCommitNothingChanges) {
   TempDir dir;
   const std::string path = dir / "out.json";
