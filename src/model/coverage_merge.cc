@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <iterator>
+#include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 #include "model/counts.h"
@@ -120,24 +122,41 @@ void normalize(FileCov& f) {
 
   // Functions merge by name; the first occurrence keeps its place. Clang's
   // builds of one name at different places (#if'ed variants of a function)
-  // stay apart, as llvm-cov keeps them, so each keeps its regions.
-  std::stable_sort(f.functions.begin(), f.functions.end(),
-                   [](const FunctionCov& a, const FunctionCov& b) { return a.name < b.name; });
+  // stay apart, as llvm-cov keeps them, so each keeps its regions. Each
+  // name's entries are chained in the order they came (a stable sort by
+  // name, then a fold, did the same with a string compare per step: a
+  // header's copies from many objects are thousands of functions).
   auto same_function = [](const FunctionCov& a, const FunctionCov& b) {
     return a.name == b.name && (a.regions == 0 || b.regions == 0 || a.start_line == 0 || b.start_line == 0 ||
                                 (a.start_line == b.start_line && a.start_column == b.start_column));
   };
+  constexpr uint32_t kEnd = UINT32_MAX;
+  struct Chain {
+    uint32_t first, last;
+  };
   std::vector<FunctionCov> merged;
-  merged.reserve(f.functions.size());
-  size_t block = 0;  // where the current name's entries start in `merged`
+  merged.reserve(f.functions.size());  // never moved: the keys view their names
+  std::vector<uint32_t> next;          // the entry of the same name after each, or kEnd
+  next.reserve(f.functions.size());
+  std::unordered_map<std::string_view, Chain> chains;
+  chains.reserve(f.functions.size());
   for (FunctionCov& fn : f.functions) {
-    if (merged.empty() || merged.back().name != fn.name) block = merged.size();
-    auto it = std::find_if(merged.begin() + long(block), merged.end(),
-                           [&](const FunctionCov& m) { return same_function(m, fn); });
-    if (it == merged.end())
-      merged.push_back(std::move(fn));
-    else
-      merge_function(*it, std::move(fn));
+    auto chain = chains.find(fn.name);
+    uint32_t at = chain == chains.end() ? kEnd : chain->second.first;
+    while (at != kEnd && !same_function(merged[at], fn)) at = next[at];
+    if (at != kEnd) {
+      merge_function(merged[at], std::move(fn));
+      continue;
+    }
+    merged.push_back(std::move(fn));
+    next.push_back(kEnd);
+    const uint32_t added = uint32_t(merged.size() - 1);
+    if (chain == chains.end()) {
+      chains.emplace(std::string_view(merged.back().name), Chain{added, added});
+    } else {
+      next[chain->second.last] = added;
+      chain->second.last = added;
+    }
   }
   f.functions = std::move(merged);
   std::stable_sort(f.functions.begin(), f.functions.end(), [](const FunctionCov& a, const FunctionCov& b) {

@@ -46,16 +46,28 @@ bool is_keyword(std::string_view word) {
   return std::binary_search(std::begin(kKeywords), std::end(kKeywords), word);
 }
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
 // ASCII tests, as <cctype>'s in the "C" locale covkit runs in, without a
 // call per byte (the highlighter sees every byte of every source page).
-bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+constexpr bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_alnum(char c) { return is_letter(c) || is_digit(c); }
 // Bytes of UTF-8 sequences (and GCC's '$') may appear in identifiers.
-bool starts_identifier(char c) {
+constexpr bool starts_identifier(char c) {
   return is_letter(c) || c == '_' || c == '$' || static_cast<unsigned char>(c) >= 0x80;
 }
 bool continues_identifier(char c) { return starts_identifier(c) || is_digit(c); }
+
+// Bytes that start nothing in code (blanks, operators, brackets): most of
+// what is not a word. code() passes over them without its other tests.
+constexpr std::array<bool, 256> passive_bytes() {
+  std::array<bool, 256> passive{};
+  for (int c = 0; c < 256; ++c) {
+    const char ch = static_cast<char>(c);
+    passive[size_t(c)] = !(starts_identifier(ch) || is_digit(ch) || ch == '/' || ch == '.' || ch == '"' || ch == '\'');
+  }
+  return passive;
+}
+constexpr std::array<bool, 256> kPassive = passive_bytes();
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v'; }
 
 void append_span(std::string& out, char cls, std::string_view text) {
@@ -241,6 +253,10 @@ size_t CppHighlighter::code(std::string& out, std::string_view line, size_t i) {
   };
   while (i < line.size()) {
     const char c = line[i];
+    if (kPassive[static_cast<unsigned char>(c)]) {
+      ++i;
+      continue;
+    }
     const char next = i + 1 < line.size() ? line[i + 1] : '\0';
     if (c == '/' && next == '/') {
       flush(i);
