@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <chrono>
 #include <ctime>
 #include <optional>
 #include <regex>
@@ -28,6 +29,7 @@
 #include "model/load_coverage_file.h"
 #include "model/path_filter.h"
 #include "model/project_builder.h"
+#include "model/source_texts.h"
 #include "report/cobertura_writer.h"
 #include "report/coveralls_writer.h"
 #include "report/covkit_json_writer.h"
@@ -40,6 +42,7 @@
 #include "util/fast_allocator.h"
 #include "util/file_io.h"
 #include "util/foreign_data.h"
+#include "util/phase_timer.h"
 #include "util/printable.h"
 #include "util/source_date_epoch.h"
 #include "util/thread_pool.h"
@@ -52,6 +55,15 @@ constexpr const char* kReportCommand = "covkit report";
 constexpr int kExitUsage = 1;
 constexpr int kExitGate = 2;
 constexpr int kExitWrite = 3;
+
+// COVKIT_TIMING=1: each phase's wall and CPU time on stderr (the phases of
+// one report: finding the objects, reading and counting them, merging the
+// copies of each source, the exclusion markers, the outputs), started with
+// the command.
+util::PhaseTimer& phase_timer() {
+  static util::PhaseTimer timer;
+  return timer;
+}
 
 class Reporter {
  public:
@@ -119,6 +131,7 @@ Objects read_objects(const ReportOptions& o, const std::vector<format::ObjectFil
   bo.threads = threads;
   bo.instances = o.show_instantiations;
   bo.progress = [&](size_t done, size_t total) { bar.update(done, total); };
+  if (phase_timer().enabled()) bo.phase = [](const char* phase) { phase_timer().mark(phase); };
   model::BuildResult built = model::build_project(objects, paths, filter, bo);
   bar.finish();
   for (const auto& d : built.diagnostics) log.warn(report::object_warning(d));
@@ -208,7 +221,8 @@ std::vector<std::string> write_text_views(const ReportOptions& o, const model::P
 // made one after the other, the text outputs left a core idle for a third
 // of a large report. Errors are said in the same order either way: the
 // text outputs' first.
-bool write_views(const ReportOptions& o, const model::ProjectCov& project, const std::string& root, Reporter& log) {
+bool write_views(const ReportOptions& o, const model::ProjectCov& project, const std::string& root,
+                 const model::SourceTexts& sources, Reporter& log) {
   auto stamp = util::output_timestamp();
   if (!stamp) {
     log.error(stamp.error().message);
@@ -219,8 +233,13 @@ bool write_views(const ReportOptions& o, const model::ProjectCov& project, const
   std::vector<std::string> text_errors;
   bool text_done = false;
   auto text_views = [&] {
+    const auto wall = std::chrono::steady_clock::now();
+    const double cpu = util::PhaseTimer::thread_cpu_ms();
     text_errors = write_text_views(o, project, root, now, version);
     text_done = true;
+    phase_timer().note(" of which text outputs",
+                       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall).count(),
+                       util::PhaseTimer::thread_cpu_ms() - cpu);
   };
   std::optional<std::string> html_error;
   if (!o.html.empty()) {
@@ -231,6 +250,7 @@ bool write_views(const ReportOptions& o, const model::ProjectCov& project, const
     ho.version = version;
     ho.counts_are_lower_bounds = o.sampled_counts;
     ho.threads = o.threads;
+    ho.sources = &sources;
     if (auto site = report::html::write_html_site(project, ho, o.html, text_views); !site)
       html_error = site.error().message;
   }
@@ -317,6 +337,7 @@ int report_objects(const ReportOptions& o, const std::vector<format::ObjectFiles
   Objects objects = read_objects(o, found, paths, *filter, threads, log);
   ClangPart clang_part = read_clang(clang_inputs, paths, *filter, o.show_instantiations, threads, log);
   if (clang_part.any_input) {
+    phase_timer().mark("clang coverage read");
     if (o.tracefiles.empty() && !clang_part.read && objects.damaged == objects.found) {
       log.error("nothing to report: no clang coverage could be read (see above)");
       return kExitUsage;
@@ -358,6 +379,7 @@ int report_project(const ReportOptions& o, model::ProjectCov project, std::strin
     }
     for (const std::string& w : warnings) log.warn(w);
   }
+  if (!o.tracefiles.empty()) phase_timer().mark("tracefiles read");
   if (o.show_instantiations) {
     model::prune_instances(project);
   } else {
@@ -366,8 +388,13 @@ int report_project(const ReportOptions& o, model::ProjectCov project, std::strin
   }
 
   // 2. Filters on the model.
-  if (o.exclusion_markers)
-    for (const std::string& w : model::apply_source_exclusions(project, threads)) log.warn(w);
+  // Each source is read once: the pages show the text the markers were read from.
+  model::SourceTexts sources;
+  if (o.exclusion_markers) {
+    for (const std::string& w : model::apply_source_exclusions(project, threads, o.html.empty() ? nullptr : &sources))
+      log.warn(w);
+    phase_timer().mark("exclusion markers");
+  }
   model::filter_branches(project, {o.exclude_throw_branches, o.exclude_unreachable_branches});
   if (!o.diff_rev.empty()) {
     if (auto restricted = model::restrict_to_diff(project, o.diff_rev, paths.root()); !restricted) {
@@ -377,7 +404,9 @@ int report_project(const ReportOptions& o, model::ProjectCov project, std::strin
   }
 
   // 3. Views.
-  const bool write_ok = write_views(o, project, paths.root(), log);
+  phase_timer().mark("filters");
+  const bool write_ok = write_views(o, project, paths.root(), sources, log);
+  phase_timer().mark("outputs written");
   if (!writes_files(o) || o.print_summary) {
     report::TerminalOptions to;
     to.color = o.color == "always" || (o.color == "auto" && isatty(STDOUT_FILENO));
@@ -427,16 +456,22 @@ int run_report(const ReportOptions& o) {
     }
     objects = std::move(search.objects);
   }
+  phase_timer().mark("objects found");
   return report_objects(o, objects, clang_inputs, kReportCommand);
 }
 
 }  // namespace
 
 int run_report_command(int argc, char** argv) {
+  phase_timer();  // started
   ReportOptions o;
   if (auto rc = parse_report_options(argc, argv, o)) return *rc;
   util::use_fast_allocator();  // reads much, allocates much: mimalloc
-  return run_guarded(kReportCommand, [&] { return run_report(o); });
+  phase_timer().mark("options");
+  const int status = run_guarded(kReportCommand, [&] { return run_report(o); });
+  phase_timer().mark("summary, gates, freeing");
+  phase_timer().total("total (from the command)");
+  return status;
 }
 
 }  // namespace covkit::cli

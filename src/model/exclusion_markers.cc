@@ -115,8 +115,9 @@ void apply_exclusions(FileCov& file, const ExclusionRegions& regions) {
     if (in(regions.line, f.start_line)) f.excluded = true;
 }
 
-std::vector<std::string> apply_source_exclusions(ProjectCov& project, unsigned threads) {
+std::vector<std::string> apply_source_exclusions(ProjectCov& project, unsigned threads, SourceTexts* keep) {
   std::vector<std::vector<std::string>> warnings(project.files.size());
+  std::vector<SourceTexts::Text> texts(keep ? project.files.size() : 0);
   util::parallel_for(project.files.size(), threads, [&](size_t i) {
     FileCov& f = project.files[i];
     auto data = util::read_named_file(f.absolute_path);  // named by the data: its owners' rights
@@ -124,12 +125,19 @@ std::vector<std::string> apply_source_exclusions(ProjectCov& project, unsigned t
       warnings[i].push_back(fmt::format("{}: source not readable ({}); its counts are reported, its exclusion "
                                         "markers cannot be (try --path-map OLD=NEW)",
                                         util::printable(f.absolute_path), data.error().message));
+      if (keep) texts[i].error = data.error().message;
       return;
     }
     ExclusionRegions regions = find_exclusions(data->text(), f.path);
     apply_exclusions(f, regions);
     warnings[i] = std::move(regions.warnings);
+    if (keep) texts[i].data = std::move(*data);
   });
+  // Only what was read from where a later reader would read it: a file
+  // without an absolute path was looked for at "" here.
+  if (keep)
+    for (size_t i = 0; i < texts.size(); ++i)
+      if (!project.files[i].absolute_path.empty()) keep->keep(project.files[i].absolute_path, std::move(texts[i]));
   std::vector<std::string> all;
   for (auto& ws : warnings)
     for (auto& w : ws) all.push_back(std::move(w));

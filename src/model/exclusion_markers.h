@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/project_coverage.h"
+#include "model/source_texts.h"
 
 namespace covkit::model {
 
@@ -29,7 +30,9 @@ void apply_exclusions(FileCov& file, const ExclusionRegions& regions);
 
 // Reads every file's source (in parallel) and applies its markers. A source
 // that cannot be read keeps its counts; the returned warnings, one line
-// each in file order, say so and carry the markers' own warnings.
-std::vector<std::string> apply_source_exclusions(ProjectCov& project, unsigned threads);
+// each in file order, say so and carry the markers' own warnings. With
+// `keep`, what was read of each source is kept there (for the HTML pages).
+std::vector<std::string> apply_source_exclusions(ProjectCov& project, unsigned threads,
+                                                 SourceTexts* keep = nullptr);
 
 }  // namespace covkit::model

@@ -315,6 +315,7 @@ BuildResult build_project(const std::vector<format::ObjectFiles>& objects, const
     size_t d = ++done;
     if (opts.progress) opts.progress(d, objects.size());
   });
+  if (opts.phase) opts.phase("objects read, counted");
   BuildResult out;
   for (ObjectResult& r : results) {
     for (auto& d : r.diagnostics) out.diagnostics.push_back(std::move(d));
@@ -324,6 +325,7 @@ BuildResult build_project(const std::vector<format::ObjectFiles>& objects, const
   }
   normalize(out.project, opts.threads);
   drop_files_without_lines(out.project);  // what lcov's tracefile would hold
+  if (opts.phase) opts.phase("copies merged");
   return out;
 }
 

@@ -25,6 +25,9 @@ struct BuildOptions {
   // once each. prune_instances keeps what a report shows. Without it no
   // line names any (a report that does not show them drops them anyway).
   bool instances = false;
+  // Called on the calling thread when a phase ends ("objects read", "copies
+  // merged"), for COVKIT_TIMING; may be empty.
+  std::function<void(const char*)> phase;
 };
 
 struct BuildResult {

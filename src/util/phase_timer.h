@@ -12,27 +12,45 @@ namespace covkit::util {
 
 class PhaseTimer {
  public:
-  PhaseTimer() : enabled_(std::getenv("COVKIT_TIMING") != nullptr), last_(Clock::now()), last_cpu_(cpu_ms()) {}
+  PhaseTimer()
+      : enabled_(std::getenv("COVKIT_TIMING") != nullptr), first_(Clock::now()), last_(first_), first_cpu_(cpu_ms()),
+        last_cpu_(first_cpu_) {}
+  bool enabled() const { return enabled_; }
+  // The time since the last mark (or the start), under `phase`.
   void mark(const char* phase) {
     if (!enabled_) return;
     auto now = Clock::now();
     double cpu = cpu_ms();
-    std::fprintf(stderr, "covkit timing: %-24s %8.2f ms  cpu %7.2f ms\n", phase,
-                 std::chrono::duration<double, std::milli>(now - last_).count(), cpu - last_cpu_);
+    print(phase, std::chrono::duration<double, std::milli>(now - last_).count(), cpu - last_cpu_);
     last_ = now;
     last_cpu_ = cpu;
   }
+  // The time since the start (a closing line: the phases' sum).
+  void total(const char* what) const {
+    if (!enabled_) return;
+    print(what, std::chrono::duration<double, std::milli>(Clock::now() - first_).count(), cpu_ms() - first_cpu_);
+  }
+  // A part measured by its caller (one thread's share of a phase run on several).
+  void note(const char* what, double wall_ms, double cpu_ms) const {
+    if (enabled_) print(what, wall_ms, cpu_ms);
+  }
+  // This thread's CPU time, for note().
+  static double thread_cpu_ms() { return clock_ms(CLOCK_THREAD_CPUTIME_ID); }
 
  private:
   using Clock = std::chrono::steady_clock;
-  static double cpu_ms() {
+  static void print(const char* what, double wall_ms, double cpu_ms) {
+    std::fprintf(stderr, "covkit timing: %-24s %8.2f ms  cpu %7.2f ms\n", what, wall_ms, cpu_ms);
+  }
+  static double clock_ms(clockid_t clock) {
     timespec t{};
-    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    ::clock_gettime(clock, &t);
     return double(t.tv_sec) * 1e3 + double(t.tv_nsec) / 1e6;
   }
+  static double cpu_ms() { return clock_ms(CLOCK_PROCESS_CPUTIME_ID); }
   bool enabled_;
-  Clock::time_point last_;
-  double last_cpu_;
+  Clock::time_point first_, last_;
+  double first_cpu_, last_cpu_;
 };
 
 }  // namespace covkit::util

@@ -18,6 +18,8 @@
 #include <tuple>
 #include <vector>
 
+#include "model/exclusion_markers.h"
+#include "model/source_texts.h"
 #include "report/html/html_names.h"
 #include "test_support.h"
 #include "util/sanitizer.h"
@@ -707,6 +709,49 @@ TEST(HtmlSite, InferredLinesAreMarked) {
   p.files = {f};
   ASSERT_TRUE(written(write_html_site(p, HtmlOptions{}, tmp / "site")));
   EXPECT_EQ(slurp(tmp / "site/" + page_file_name("a.c")).find("covered only by inference"), std::string::npos);
+}
+
+// A source is read once per report: the exclusion markers read it and keep
+// it, and the page shows that text (with its markers applied), not the file
+// as it is by the time the pages are written; a source the markers could
+// not read is reported with their reason, without a second try.
+TEST(HtmlSite, PagesShowTheTextTheExclusionMarkersRead) {
+  TempDir tmp;
+  model::FileCov f;
+  f.path = "a.c";
+  f.absolute_path = tmp / "a.c";
+  ASSERT_TRUE(covkit::testing::write_text(f.absolute_path, "int kept; // LCOV_EXCL_LINE\nint b;\n"));
+  f.lines = {line(1, 1), line(2, 0)};
+  model::FileCov gone = f;
+  gone.path = "gone.c";
+  gone.absolute_path = tmp / "gone.c";
+  model::ProjectCov p;
+  p.files = {f, gone};
+  model::SourceTexts texts;
+  const std::vector<std::string> warnings = model::apply_source_exclusions(p, 2, &texts);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("gone.c: source not readable"), std::string::npos) << warnings[0];
+  ASSERT_NE(texts.find(f.absolute_path), nullptr);
+  ASSERT_TRUE(texts.find(f.absolute_path)->data.has_value());
+  ASSERT_NE(texts.find(gone.absolute_path), nullptr);
+  EXPECT_FALSE(texts.find(gone.absolute_path)->data.has_value());
+  // Changed after it was read; and the unreadable one appears.
+  ASSERT_TRUE(covkit::testing::write_text(f.absolute_path, "int changed;\nint b;\n"));
+  ASSERT_TRUE(covkit::testing::write_text(gone.absolute_path, "int late;\nint b;\n"));
+  HtmlOptions o;
+  o.sources = &texts;
+  ASSERT_TRUE(written(write_html_site(p, o, tmp / "site")));
+  const std::string page = slurp(tmp / "site/" + page_file_name("a.c"));
+  EXPECT_NE(page.find("kept"), std::string::npos);
+  EXPECT_EQ(page.find("changed"), std::string::npos);
+  EXPECT_NE(row(page, 1).find("class=\"excluded\""), std::string::npos) << row(page, 1);
+  const std::string missing = slurp(tmp / "site/" + page_file_name("gone.c"));
+  EXPECT_NE(missing.find("id=\"source-missing\""), std::string::npos);
+  EXPECT_NE(missing.find("No such file or directory"), std::string::npos);
+  EXPECT_EQ(missing.find("late"), std::string::npos);
+  // Without the kept texts, a page reads its source.
+  ASSERT_TRUE(written(write_html_site(p, HtmlOptions{}, tmp / "site")));
+  EXPECT_NE(slurp(tmp / "site/" + page_file_name("a.c")).find("changed"), std::string::npos);
 }
 
 }  // namespace

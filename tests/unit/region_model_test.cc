@@ -121,7 +121,7 @@ TEST(RegionTotals, HtmlShowsWhatRanOfALine) {
   model::FileCov f = clang_file();
   const std::string source = "\n\nint x = max(a, b) ? one() : two();\n";
   report::html::HtmlOptions o;
-  std::string page = report::html::render_source_page(f, &source, "", "", o);
+  std::string page = report::html::render_source_page(f, source, "", "", o);
   // Line 3 ran, a region on it did not: partial, with the regions listed.
   EXPECT_NE(page.find("<tr id=\"L3\" class=\"partial\">"), std::string::npos) << page;
   EXPECT_NE(page.find("1 of 2 regions starting here ran"), std::string::npos);

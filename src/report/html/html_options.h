@@ -2,6 +2,10 @@
 #include <cstdint>
 #include <string>
 
+namespace covkit::model {
+class SourceTexts;
+}
+
 namespace covkit::report::html {
 
 struct HtmlOptions {
@@ -18,6 +22,9 @@ struct HtmlOptions {
   bool counts_are_lower_bounds = false;
   // Threads rendering the pages (report -j); 0: every core.
   unsigned threads = 0;
+  // The sources as the exclusion markers read them (each read once); a page
+  // whose source is not there reads it.
+  const model::SourceTexts* sources = nullptr;
 };
 
 }  // namespace covkit::report::html

@@ -3,6 +3,7 @@
 #include <optional>
 #include <vector>
 
+#include "model/source_texts.h"
 #include "report/html/html_assets.h"
 #include "report/html/html_directory_page.h"
 #include "report/html/html_index_page.h"
@@ -18,20 +19,26 @@ namespace covkit::report::html {
 
 namespace {
 
-// Reads, renders and writes one file's page.
+// Renders and writes one file's page, its source as the exclusion markers
+// read it, or read now.
 Expected<void> write_source_page(const model::FileCov& file, const SiteMap& map, StagedSite& site,
                                  const std::string& page, const HtmlOptions& opts) {
   std::string crumb;
   map.append_linked_path(crumb, file.path);
-  const std::string& where = file.absolute_path.empty() ? file.path : file.absolute_path;
-  auto data = util::read_named_file(where);  // named by the data: its owners' rights
-  std::string html;
-  if (data) {
-    std::string text(data->text());
-    data = util::FileData();  // halve the peak for large sources
-    html = render_source_page(file, &text, "", crumb, opts);
+  const std::string& where = model::SourceTexts::where(file);
+  const model::SourceTexts::Text* kept = opts.sources ? opts.sources->find(where) : nullptr;
+  // One buffer per thread, its pages' memory reused from page to page.
+  thread_local std::string html;
+  html.clear();
+  if (kept) {
+    if (kept->data)
+      append_source_page(html, file, kept->data->text(), "", crumb, opts);
+    else
+      append_source_page(html, file, std::nullopt, kept->error, crumb, opts);
+  } else if (auto data = util::read_named_file(where)) {  // named by the data: its owners' rights
+    append_source_page(html, file, data->text(), "", crumb, opts);
   } else {
-    html = render_source_page(file, nullptr, data.error().message, crumb, opts);
+    append_source_page(html, file, std::nullopt, data.error().message, crumb, opts);
   }
   return site.write(page, html);
 }

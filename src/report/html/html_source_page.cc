@@ -242,13 +242,20 @@ void append_function_table(std::string& out, const model::FileCov& file, const H
 
 }  // namespace
 
-std::string render_source_page(const model::FileCov& file, const std::string* source, std::string_view missing_reason,
-                               std::string_view crumb_html, const HtmlOptions& opts) {
-  std::vector<std::string_view> text = source ? split_lines(*source) : std::vector<std::string_view>{};
+std::string render_source_page(const model::FileCov& file, std::optional<std::string_view> source,
+                               std::string_view missing_reason, std::string_view crumb_html, const HtmlOptions& opts) {
   std::string out;
+  append_source_page(out, file, source, missing_reason, crumb_html, opts);
+  return out;
+}
+
+void append_source_page(std::string& out, const model::FileCov& file, std::optional<std::string_view> source,
+                        std::string_view missing_reason, std::string_view crumb_html, const HtmlOptions& opts) {
+  std::vector<std::string_view> text = source ? split_lines(*source) : std::vector<std::string_view>{};
   // Escaped text, highlighting and ~200 bytes of markup per line: one
   // allocation for most files.
-  out.reserve(8192 + (source ? source->size() + source->size() / 2 : 0) + (text.size() + file.lines.size()) * 200);
+  out.reserve(out.size() + 8192 + (source ? source->size() + source->size() / 2 : 0) +
+              (text.size() + file.lines.size()) * 200);
   append_page_begin(out, opts, base_name_of(file.path), crumb_html);
   out += "<h2 class=\"path\" title=\"";
   append_escaped(out, file.absolute_path);
@@ -301,10 +308,9 @@ std::string render_source_page(const model::FileCov& file, const std::string* so
   }
   for (; next != file.lines.end(); ++next)
     if (next->number > text.size())
-      append_line_row(out, next->number, &*next, regions_of(next->number), "", source != nullptr, nullptr, opts);
+      append_line_row(out, next->number, &*next, regions_of(next->number), "", source.has_value(), nullptr, opts);
   out += "</tbody>\n</table>\n";
   append_page_end(out);
-  return out;
 }
 
 }  // namespace covkit::report::html

@@ -5,6 +5,7 @@
 // and, optionally, per-instantiation counts. Constructor and destructor
 // variants (C1/C2/C3, D0/D1/D2), which share a name, are labelled
 // (html_function_name.h).
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -13,11 +14,16 @@
 
 namespace covkit::report::html {
 
-// `source` is the file's text, or null when it could not be read (then only
+// `source` is the file's text, or none when it could not be read (then only
 // the lines the model knows are shown, under a notice giving `missing_reason`).
 // C and C++ text is highlighted (cpp_highlight.h). `crumb_html` is the
 // header's path, its directories linked (SiteMap::append_linked_path).
-std::string render_source_page(const model::FileCov& file, const std::string* source, std::string_view missing_reason,
+std::string render_source_page(const model::FileCov& file, std::optional<std::string_view> source,
+                               std::string_view missing_reason,
                                std::string_view crumb_html, const HtmlOptions& opts);
+// The same page appended to `out` (a buffer reused from page to page: a
+// fresh one per page is megabytes of fresh memory to fault in).
+void append_source_page(std::string& out, const model::FileCov& file, std::optional<std::string_view> source,
+                        std::string_view missing_reason, std::string_view crumb_html, const HtmlOptions& opts);
 
 }  // namespace covkit::report::html
