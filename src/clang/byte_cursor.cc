@@ -2,7 +2,7 @@
 
 namespace covkit::clang {
 
-std::optional<uint64_t> ByteCursor::uleb128() {
+std::optional<uint64_t> ByteCursor::uleb128_long() {
   uint64_t value = 0;
   for (unsigned shift = 0;; shift += 7) {
     auto b = u8();

@@ -30,8 +30,12 @@ class ByteCursor {
   std::optional<uint16_t> u16() { return fixed<uint16_t>(); }
   std::optional<uint32_t> u32() { return fixed<uint32_t>(); }
   std::optional<uint64_t> u64() { return fixed<uint64_t>(); }
-  // Unsigned LEB128 of at most 64 bits (a longer one is damage).
-  std::optional<uint64_t> uleb128();
+  // Unsigned LEB128 of at most 64 bits (a longer one is damage). Most are
+  // one byte (a mapping's line deltas, columns, counter tags).
+  std::optional<uint64_t> uleb128() {
+    if (pos_ < data_.size() && !(data_[pos_] & 0x80)) return data_[pos_++];
+    return uleb128_long();
+  }
   std::optional<std::span<const uint8_t>> bytes(size_t n) {
     if (n > remaining()) return std::nullopt;
     auto s = data_.subspan(pos_, n);
@@ -71,6 +75,7 @@ class ByteCursor {
   Error error(std::string what) const { return Error(offset(), std::move(what)); }
 
  private:
+  std::optional<uint64_t> uleb128_long();
   template <typename T>
   std::optional<T> fixed() {
     if (remaining() < sizeof(T)) return std::nullopt;

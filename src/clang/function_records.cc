@@ -194,7 +194,11 @@ void CoverageSet::add_each(const std::vector<const FunctionMapping*>& functions,
     FunctionRecord rec;
     rec.name = std::move(name);
     rec.filenames = m.filenames;
-    rec.regions.reserve(m.regions.size());
+    const size_t branches = size_t(std::count_if(m.regions.begin(), m.regions.end(), [](const MappingRegion& r) {
+      return r.kind == RegionKind::kBranch;
+    }));
+    rec.regions.reserve(m.regions.size() - branches);
+    rec.branches.reserve(branches);
     bool complete = true;
     ExpressionValues values = counts ? ExpressionValues(m.expressions, *counts)
                                      : ExpressionValues(m.expressions, zero_counts);
