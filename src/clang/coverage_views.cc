@@ -49,21 +49,27 @@ void collect_nested_branches(const std::vector<ExpansionRef>& expansions, int de
 
 }  // namespace
 
-std::optional<uint32_t> main_file_id(const FunctionRecord& f) {
-  std::vector<bool> expanded(f.filenames.size(), false);
-  for (const CountedRegion& r : f.regions)
-    if (r.kind == RegionKind::kExpansion && r.expanded_file_id < expanded.size()) expanded[r.expanded_file_id] = true;
-  for (uint32_t i = 0; i < expanded.size(); ++i)
-    if (!expanded[i]) return i;
-  return std::nullopt;
-}
+std::optional<uint32_t> main_file_id(const FunctionRecord& f) { return f.main_file; }
 
 CoverageView view_of_file(const CoverageSet& set, const std::string& filename) {
   CoverageView v;
+  // Sized first: a header every unit includes gathers the regions of
+  // thousands of functions.
+  size_t regions = 0, branches = 0;
+  for (size_t index : set.records_of(filename)) {
+    const FunctionRecord& f = set.functions()[index];
+    for (uint32_t id = 0; id < f.filenames.size(); ++id) {
+      if (f.filenames[id] != filename) continue;
+      regions += of_file(f.regions, id).size();
+      branches += of_file(f.branches, id).size();
+    }
+  }
+  v.regions.reserve(regions);
+  v.branches.reserve(branches);
   for (size_t index : set.records_of(filename)) {
     const FunctionRecord& f = set.functions()[index];
     // The file id the function is defined in, when that is this file.
-    const std::optional<uint32_t> defined_in = main_file_id(f);
+    const std::optional<uint32_t> defined_in = f.main_file;
     const int64_t home = defined_in && f.filenames[*defined_in] == filename ? int64_t(*defined_in) : -1;
     // Regions and branches are stored by file id: each file id that names
     // this file is one run of them, found without looking at the others.

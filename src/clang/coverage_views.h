@@ -26,7 +26,8 @@ struct CoverageView {
 
 CoverageView view_of_file(const CoverageSet& set, const std::string& filename);
 
-// The file id a function is defined in: the first one no expansion expands.
+// The file id a function is defined in: the first one no expansion expands
+// (found when the record was made).
 std::optional<uint32_t> main_file_id(const FunctionRecord& f);
 
 // The branches llvm-cov's lcov export lists for a file: its own, then those

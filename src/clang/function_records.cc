@@ -61,6 +61,16 @@ class MaxCounterId {
   std::vector<int64_t> memo_;
 };
 
+// The first file id no expansion expands (coverage_views' main_file_id).
+std::optional<uint32_t> main_file_of(const FunctionRecord& f) {
+  std::vector<bool> expanded(f.filenames.size(), false);
+  for (const CountedRegion& r : f.regions)
+    if (r.kind == RegionKind::kExpansion && r.expanded_file_id < expanded.size()) expanded[r.expanded_file_id] = true;
+  for (uint32_t i = 0; i < expanded.size(); ++i)
+    if (!expanded[i]) return i;
+  return std::nullopt;
+}
+
 uint64_t function_key(const std::vector<std::string>& filenames, const std::string& name) {
   uint64_t key = std::hash<std::string_view>{}(name);
   for (const std::string& f : filenames) key = key * 0x100000001b3ull ^ std::hash<std::string_view>{}(f);
@@ -222,6 +232,7 @@ void CoverageSet::add_each(const std::vector<const FunctionMapping*>& functions,
       rec.regions.push_back(cr);
     }
     if (!complete) continue;
+    rec.main_file = main_file_of(rec);
 
     const size_t index = functions_.size();
     taken_[key].push_back(index);

@@ -33,6 +33,9 @@ struct FunctionRecord {
   std::vector<CountedRegion> regions;   // every kind but branches
   std::vector<CountedRegion> branches;  // branch regions
   uint64_t execution_count = 0;         // the first region's count
+  // main_file_id's answer, found once when the record is made (each file
+  // the function touches asks it again).
+  std::optional<uint32_t> main_file;
 };
 
 struct MismatchedFunction {
