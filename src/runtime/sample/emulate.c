@@ -377,6 +377,18 @@ static int emu_commit(struct cks_emu *e, const struct emu_pending *p) {
   return 1;
 }
 
+/* push and call: eight bytes stored below the stack pointer, which moves. */
+static int emu_push(struct cks_emu *e, uint64_t value) {
+  struct emu_pending p = {0};
+  p.s[0].addr = e->r[4] - 8;
+  p.s[0].value = value;
+  p.s[0].size = 8;
+  p.n = 1;
+  if (!emu_commit(e, &p)) return 0;
+  e->r[4] -= 8;
+  return 1;
+}
+
 static uint64_t emu_szp(uint64_t r, unsigned size) {
   uint64_t f = 0;
   r &= emu_mask(size);
@@ -561,13 +573,7 @@ int cks_emu_step(struct cks_emu *e, const struct cks_emu_insn *x) {
       emu_reg_set(e, 2, 0, w, (a >> (w * 8 - 1)) ? ~0ull : 0);
       break;
     case CKS_EMU_PUSH:
-      if (!emu_get(e, &o[0], 8, next, &r)) return 0;
-      p.s[0].addr = e->r[4] - 8;
-      p.s[0].value = r;
-      p.s[0].size = 8;
-      p.n = 1;
-      if (!emu_commit(e, &p)) return 0;
-      e->r[4] -= 8;
+      if (!emu_get(e, &o[0], 8, next, &r) || !emu_push(e, r)) return 0;
       e->rip = next;
       return 1;
     case CKS_EMU_POP:
@@ -588,14 +594,7 @@ int cks_emu_step(struct cks_emu *e, const struct cks_emu_insn *x) {
         new_rip = next + (uint64_t)o[0].value;
       else if (!emu_get(e, &o[0], 8, next, &new_rip))
         return 0;
-      if (x->op == CKS_EMU_CALL) {
-        p.s[0].addr = e->r[4] - 8;
-        p.s[0].value = next;
-        p.s[0].size = 8;
-        p.n = 1;
-        if (!emu_commit(e, &p)) return 0;
-        e->r[4] -= 8;
-      }
+      if (x->op == CKS_EMU_CALL && !emu_push(e, next)) return 0;
       e->rip = new_rip;
       return 1;
     case CKS_EMU_RET:
