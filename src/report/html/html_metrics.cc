@@ -8,6 +8,8 @@
 
 namespace covkit::report::html {
 
+using namespace std::string_view_literals;
+
 const char* rate_class(int64_t covered, int64_t total) {
   double p = model::percent(covered, total);
   return p >= 90.0 ? "hi" : p >= 75.0 ? "med" : "lo";
@@ -58,17 +60,17 @@ void append_card(std::string& out, const char* cls, const char* label, int64_t c
 }  // namespace
 
 void append_totals_cards(std::string& out, const model::Totals& t) {
-  out += "<section class=\"totals\" id=\"totals\">\n";
+  out += "<section class=\"totals\" id=\"totals\">\n"sv;
   append_card(out, "lines", "Lines", t.lines_covered, t.lines);
   append_card(out, "functions", "Functions", t.functions_covered, t.functions);
   append_card(out, "branches", "Branches", t.branches_covered, t.branches);
   // clang's source-based coverage only.
   if (t.regions > 0) append_card(out, "regions", "Regions", t.regions_covered, t.regions);
-  out += "</section>\n";
+  out += "</section>\n"sv;
 }
 
 void append_legend(std::string& out, LegendKind kind, bool inferred, bool regions) {
-  out += "<ul class=\"legend\" id=\"legend\">";
+  out += "<ul class=\"legend\" id=\"legend\">"sv;
   if (kind == LegendKind::kSource) {
     out +=
         "<li><span class=\"swatch covered\"></span>covered</li>"
@@ -90,7 +92,7 @@ void append_legend(std::string& out, LegendKind kind, bool inferred, bool region
         "<li><span class=\"swatch lo\"></span>&lt; 75%</li>"
         "<li>click a column header to sort; click again to reverse</li>";
   }
-  out += "</ul>\n";
+  out += "</ul>\n"sv;
 }
 
 }  // namespace covkit::report::html

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <iterator>
 #include <span>
 #include <vector>
@@ -16,6 +17,8 @@
 #include "report/html/html_names.h"
 
 namespace covkit::report::html {
+
+using namespace std::string_view_literals;
 
 namespace {
 
@@ -49,7 +52,7 @@ bool some_region_never_ran(LineRegions regions) {
   return std::any_of(regions.begin(), regions.end(), [](const model::RegionCov& r) { return r.count == 0; });
 }
 
-const char* line_class(const model::LineCov* line, LineRegions regions) {
+std::string_view line_class(const model::LineCov* line, LineRegions regions) {
   if (!line) return "nocode";
   if (line->excluded) return "excluded";
   if (line->no_count) return "nocode";  // branches only: the branch cell tells them
@@ -83,11 +86,11 @@ void append_region_details(std::string& out, const model::LineCov& line, LineReg
       fmt::format_to(std::back_inserter(out), FMT_COMPILE(" to line {}"), r.line_end);
     fmt::format_to(std::back_inserter(out), FMT_COMPILE(": {}\u00d7</li>"), r.count);
   }
-  out += "</ul></details>";
+  out += "</ul></details>"sv;
 }
 
 void append_branch_cell(std::string& out, const model::LineCov& line) {
-  out += "<td class=\"br\">";
+  out += "<td class=\"br\">"sv;
   if (!line.excluded && !line.branches.empty()) {
     size_t taken = 0;
     for (const model::BranchCov& b : line.branches) taken += b.count > 0;
@@ -100,30 +103,30 @@ void append_branch_cell(std::string& out, const model::LineCov& line) {
         cls, taken, n);
     for (size_t k = 0; k < n; ++k) {
       const model::BranchCov& b = line.branches[k];
-      out += b.count > 0 ? "<li class=\"taken\">branch " : "<li class=\"nottaken\">branch ";
+      out += b.count > 0 ? "<li class=\"taken\">branch "sv : "<li class=\"nottaken\">branch "sv;
       append_int(out, int64_t(k));
-      out += ": ";
+      out += ": "sv;
       if (b.count > 0) {
-        out += "taken ";
+        out += "taken "sv;
         append_int(out, b.count);
-        out += "\u00d7";
+        out += "\u00d7"sv;
       } else {
-        out += b.executed ? "never taken" : "not executed";
+        out += b.executed ? "never taken"sv : "not executed"sv;
       }
-      if (b.is_throw) out += " (throw)";
-      if (b.unreachable) out += " (unreachable)";
-      out += "</li>";
+      if (b.is_throw) out += " (throw)"sv;
+      if (b.unreachable) out += " (unreachable)"sv;
+      out += "</li>"sv;
     }
-    out += "</ul></details>";
+    out += "</ul></details>"sv;
   }
-  out += "</td>";
+  out += "</td>"sv;
 }
 
 void append_count_cell(std::string& out, const model::LineCov* line, LineRegions regions, const HtmlOptions& opts) {
-  out += "<td class=\"count\">";
+  out += "<td class=\"count\">"sv;
   if (line) {
     if (line->excluded) {
-      out += "<span title=\"excluded\">\u2014</span>";
+      out += "<span title=\"excluded\">\u2014</span>"sv;
     } else if (line->no_count) {
       // no count of its own: its branches are in the next cell
     } else {
@@ -135,14 +138,14 @@ void append_count_cell(std::string& out, const model::LineCov* line, LineRegions
         append_int(out, line->count);
       // The star only tells something on a line that ran.
       if (line->unexecuted_block && line->covered())
-        out += "<span class=\"star\" title=\"some blocks on this line never ran\">*</span>";
+        out += "<span class=\"star\" title=\"some blocks on this line never ran\">*</span>"sv;
       // covkit sample --show-inferred: known to have run, but not seen to.
       if (line->inferred && line->covered())
-        out += "<span class=\"inferred\" title=\"inferred: a block that must have run with an observed one\">i</span>";
+        out += "<span class=\"inferred\" title=\"inferred: a block that must have run with an observed one\">i</span>"sv;
       append_region_details(out, *line, regions);
     }
   }
-  out += "</td>";
+  out += "</td>"sv;
 }
 
 void append_instances(std::string& out, const model::LineCov& line) {
@@ -154,9 +157,27 @@ void append_instances(std::string& out, const model::LineCov& line) {
         line.number, inst.count);
     append_escaped(out, display_name("", inst.function));
     append_variant_badge(out, inst.function);
-    out += "</td></tr>\n";
+    out += "</td></tr>\n"sv;
   }
 }
+
+// `highlighter` is null for text that is not C or C++; when set, it sees
+// every line of the text in order.
+// A row's start, up to its code cell, assembled on the stack and appended
+// at once: a page has a row per source line, most of them a line without
+// code, and a dozen appends of a few bytes each cost more than their bytes.
+class RowHead {
+ public:
+  void put(std::string_view s) {
+    std::memcpy(end_, s.data(), s.size());
+    end_ += s.size();
+  }
+  std::string_view text() const { return {buf_, size_t(end_ - buf_)}; }
+
+ private:
+  char buf_[320];  // the longest head put here is under 250 bytes
+  char* end_ = buf_;
+};
 
 // `highlighter` is null for text that is not C or C++; when set, it sees
 // every line of the text in order.
@@ -164,35 +185,49 @@ void append_line_row(std::string& out, uint32_t number, const model::LineCov* li
                      std::string_view code, bool beyond_source, CppHighlighter* highlighter, const HtmlOptions& opts) {
   const fmt::format_int digits(number);
   const std::string_view num(digits.data(), digits.size());
-  out += "<tr id=\"L";
-  out += num;
-  out += "\" class=\"";
-  out += line_class(line, regions);
-  out += "\"><td class=\"num\"><a href=\"#L";
-  out += num;
-  out += "\">";
-  out += num;
-  out += "</a></td>";
-  append_count_cell(out, line, regions, opts);
-  if (line)
+  RowHead head;
+  head.put("<tr id=\"L"sv);
+  head.put(num);
+  head.put("\" class=\""sv);
+  head.put(line_class(line, regions));
+  head.put("\"><td class=\"num\"><a href=\"#L"sv);
+  head.put(num);
+  head.put("\">"sv);
+  head.put(num);
+  head.put("</a></td>"sv);
+  if (!line) {
+    head.put("<td class=\"count\"></td><td class=\"br\"></td><td class=\"code\">"sv);
+    out += head.text();
+  } else if (!line->excluded && !line->no_count && line->branches.empty() && regions.empty() &&
+             !(opts.counts_are_lower_bounds && line->covered()) && !(line->inferred && line->covered())) {
+    // A line with a count and nothing more (append_count_cell's common case).
+    const fmt::format_int count(line->count);
+    head.put("<td class=\"count\">"sv);
+    head.put(std::string_view(count.data(), count.size()));
+    if (line->unexecuted_block && line->covered())
+      head.put("<span class=\"star\" title=\"some blocks on this line never ran\">*</span>"sv);
+    head.put("</td><td class=\"br\"></td><td class=\"code\">"sv);
+    out += head.text();
+  } else {
+    out += head.text();
+    append_count_cell(out, line, regions, opts);
     append_branch_cell(out, *line);
-  else
-    out += "<td class=\"br\"></td>";
-  out += "<td class=\"code\">";
+    out += "<td class=\"code\">"sv;
+  }
   if (beyond_source)
-    out += "<span class=\"beyond\">(no such line in the source)</span>";
+    out += "<span class=\"beyond\">(no such line in the source)</span>"sv;
   else if (highlighter)
     highlighter->append_line(out, code);
   else
     append_escaped(out, code);
-  out += "</td></tr>\n";
+  out += "</td></tr>\n"sv;
   if (line && opts.show_instances && !line->excluded) append_instances(out, *line);
 }
 
 void append_function_table(std::string& out, const model::FileCov& file, const HtmlOptions& opts) {
-  out += "<h2>Functions</h2>\n";
+  out += "<h2>Functions</h2>\n"sv;
   if (file.functions.empty()) {
-    out += "<p class=\"empty\">No functions.</p>\n";
+    out += "<p class=\"empty\">No functions.</p>\n"sv;
     return;
   }
   // clang's source-based coverage counts regions, not blocks.
@@ -206,10 +241,10 @@ void append_function_table(std::string& out, const model::FileCov& file, const H
   out += opts.counts_are_lower_bounds ? "<span title=\"sampled: the samples that saw it; called at least so often\">"
                                         "Calls (at least)</span>"
                                       : "Calls";
-  out += "</th>";
+  out += "</th>"sv;
   out += regions ? "<th scope=\"col\" data-sort=\"blocks\" data-type=\"number\">Regions executed</th>"
                  : "<th scope=\"col\" data-sort=\"blocks\" data-type=\"number\">Blocks executed</th>";
-  out += "</tr></thead>\n<tbody>\n";
+  out += "</tr></thead>\n<tbody>\n"sv;
   for (const model::FunctionCov& fn : file.functions) {
     std::string name = display_name(fn.demangled, fn.name);
     const char* cls = fn.excluded ? "excluded" : fn.covered() ? "covered" : "uncovered";
@@ -221,23 +256,23 @@ void append_function_table(std::string& out, const model::FileCov& file, const H
                    fn.start_line, fn.excluded ? -1 : fn.execution_count, sort_value(done, all));
     fmt::format_to(std::back_inserter(out), FMT_COMPILE("<td class=\"fn\"><a href=\"#L{}\" title=\""), fn.start_line);
     append_escaped(out, fn.name);
-    out += "\">";
+    out += "\">"sv;
     append_escaped(out, name);
-    out += "</a>";
+    out += "</a>"sv;
     append_variant_badge(out, fn.name);
     fmt::format_to(std::back_inserter(out),
                    FMT_COMPILE("</td><td class=\"num-cell\">{}</td><td class=\"num-cell calls\">"), fn.start_line);
     if (fn.excluded)
-      out += "<span title=\"excluded\">\u2014</span>";
+      out += "<span title=\"excluded\">\u2014</span>"sv;
     else if (opts.counts_are_lower_bounds && fn.execution_count > 0)
       fmt::format_to(std::back_inserter(out), FMT_COMPILE("\u2265\u202f{}"), fn.execution_count);
     else
       fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), fn.execution_count);
-    out += "</td>";
+    out += "</td>"sv;
     append_metric_cell(out, done, all);
-    out += "</tr>\n";
+    out += "</tr>\n"sv;
   }
-  out += "</tbody>\n</table>\n";
+  out += "</tbody>\n</table>\n"sv;
 }
 
 }  // namespace
@@ -257,21 +292,21 @@ void append_source_page(std::string& out, const model::FileCov& file, std::optio
   out.reserve(out.size() + 8192 + (source ? source->size() + source->size() / 2 : 0) +
               (text.size() + file.lines.size()) * 200);
   append_page_begin(out, opts, base_name_of(file.path), crumb_html);
-  out += "<h2 class=\"path\" title=\"";
+  out += "<h2 class=\"path\" title=\""sv;
   append_escaped(out, file.absolute_path);
-  out += "\">";
+  out += "\">"sv;
   append_escaped(out, file.path);
-  out += "</h2>\n";
+  out += "</h2>\n"sv;
   append_totals_cards(out, model::totals(file));
   if (!source) {
-    out += "<p class=\"notice\" id=\"source-missing\">Notice: source not found (<code>";
+    out += "<p class=\"notice\" id=\"source-missing\">Notice: source not found (<code>"sv;
     append_escaped(out, file.absolute_path);
-    out += "</code>";
+    out += "</code>"sv;
     if (!missing_reason.empty()) {
-      out += ": ";
+      out += ": "sv;
       append_escaped(out, missing_reason);
     }
-    out += "). Only the lines with coverage data are shown.</p>\n";
+    out += "). Only the lines with coverage data are shown.</p>\n"sv;
   } else if (!file.lines.empty() && file.lines.back().number > text.size()) {
     fmt::format_to(
         std::back_inserter(out),
@@ -280,7 +315,7 @@ void append_source_page(std::string& out, const model::FileCov& file, std::optio
         file.lines.back().number, text.size());
   }
   append_function_table(out, file, opts);
-  out += "<h2>Source</h2>\n";
+  out += "<h2>Source</h2>\n"sv;
   const bool inferred = std::any_of(file.lines.begin(), file.lines.end(),
                                     [](const model::LineCov& l) { return l.inferred && l.covered(); });
   append_legend(out, LegendKind::kSource, inferred, !file.regions.empty());
@@ -309,7 +344,7 @@ void append_source_page(std::string& out, const model::FileCov& file, std::optio
   for (; next != file.lines.end(); ++next)
     if (next->number > text.size())
       append_line_row(out, next->number, &*next, regions_of(next->number), "", source.has_value(), nullptr, opts);
-  out += "</tbody>\n</table>\n";
+  out += "</tbody>\n</table>\n"sv;
   append_page_end(out);
 }
 
