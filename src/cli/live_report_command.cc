@@ -25,6 +25,7 @@
 #include "live/proc_files.h"
 #include "live/profraw_dump.h"
 #include "util/fast_allocator.h"
+#include "util/output_path.h"
 
 namespace covkit::cli {
 
@@ -108,10 +109,15 @@ int report_clang_once(const LiveReportOptions& o) {
                     "/covkit-live-report-XXXXXX";
   if (!::mkdtemp(dir.data())) return fail(kLiveReportCommand, dir, "cannot create a private directory");
   auto in = live::clang_report_inputs(o.pid, !o.no_stop, dir);
+  if (in)
+    for (const std::string& w : in->warnings)
+      std::fprintf(stderr, "%s: warning: %s\n", std::string(kLiveReportCommand).c_str(), w.c_str());
+  // The binaries are links to covkit's own descriptors of the files the
+  // process maps (never their paths, which the process's owner controls).
+  util::test_stop_point("live-report");
   int status = in ? report_objects(o.report, {}, clang::ClangInputs{in->profiles, in->binaries}, kLiveReportCommand)
                   : fail(kLiveReportCommand, "", in.error());
-  if (in)
-    for (const std::string& p : in->profiles) ::unlink(p.c_str());
+  if (in) live::remove_report_inputs(*in);
   ::rmdir(dir.c_str());
   return status;
 }

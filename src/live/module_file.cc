@@ -33,21 +33,24 @@ std::span<const uint8_t> ModuleFile::bytes() const {
   return mapping_.slot >= 0 ? std::span<const uint8_t>(mapping_.data, mapping_.size) : std::span<const uint8_t>(copy_);
 }
 
-std::unique_ptr<ModuleFile> module_file(pid_t pid, const Module& m) {
+std::optional<OpenedModule> open_module_file(pid_t pid, const Module& m) {
   std::vector<std::string> candidates = {fmt::format("/proc/{}/map_files/{:x}-{:x}", pid, m.start, m.map_end)};
   if (!m.path.ends_with(" (deleted)")) candidates.push_back(fmt::format("/proc/{}/root{}", pid, m.path));
   for (const std::string& path : candidates) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;
+    util::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+    if (!fd.valid()) continue;
     struct stat st {};
-    bool same = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_ino == m.inode &&
-                major(st.st_dev) == m.dev_major && minor(st.st_dev) == m.dev_minor;
-    std::unique_ptr<ModuleFile> file;
-    if (same) file = std::make_unique<ModuleFile>(fd, size_t(st.st_size), path);
-    ::close(fd);
-    if (file) return file;
+    if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_ino == m.inode &&
+        major(st.st_dev) == m.dev_major && minor(st.st_dev) == m.dev_minor)
+      return OpenedModule{std::move(fd), size_t(st.st_size), path};
   }
-  return nullptr;
+  return std::nullopt;
+}
+
+std::unique_ptr<ModuleFile> module_file(pid_t pid, const Module& m) {
+  auto opened = open_module_file(pid, m);
+  if (!opened) return nullptr;
+  return std::make_unique<ModuleFile>(opened->fd.get(), opened->size, opened->path);
 }
 
 }  // namespace covkit::live

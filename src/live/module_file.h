@@ -9,12 +9,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "live/process_modules.h"
 #include "util/mapped_file.h"
+#include "util/unique_fd.h"
 
 namespace covkit::live {
 
@@ -30,6 +32,19 @@ class ModuleFile {
   util::Mapping mapping_;
   std::vector<uint8_t> copy_;  // when it could not be mapped
 };
+
+// The mapped file, open: a regular file of the mapping's device and inode,
+// reached through `path` (map_files, or the process's root and the module's
+// path). Whoever must read the module again later (the report of `live
+// report`) reads it through this descriptor, never by its path, which the
+// process's owner may point at another file at any time.
+struct OpenedModule {
+  util::UniqueFd fd;
+  size_t size = 0;
+  std::string path;
+};
+// nullopt when no file of the mapping's device and inode can be opened.
+std::optional<OpenedModule> open_module_file(pid_t pid, const Module& m);
 
 // nullptr when no file of the mapping's device and inode can be opened.
 std::unique_ptr<ModuleFile> module_file(pid_t pid, const Module& m);

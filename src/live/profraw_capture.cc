@@ -68,10 +68,9 @@ std::optional<uint64_t> version_symbol(std::span<const uint8_t> file) {
 
 // The module's profile, or nullopt when it has none; an error when it has
 // one that cannot be used.
-Expected<std::optional<ClangModule>> module_profile(pid_t pid, const Module& m, const std::vector<Mapping>& maps,
-                                                     const MemorySource& memory) {
-  auto file = module_file(pid, m);
-  if (!file) return std::optional<ClangModule>();
+Expected<std::optional<ClangModule>> module_profile(OpenedModule opened, const Module& m,
+                                                     const std::vector<Mapping>& maps, const MemorySource& memory) {
+  auto file = std::make_unique<ModuleFile>(opened.fd.get(), opened.size, opened.path);
   auto elf = clang::read_elf_sections(file->bytes());
   if (!elf || elf->type == 1) return std::optional<ClangModule>();
   auto counters = elf->named("__llvm_prf_cnts");
@@ -88,6 +87,7 @@ Expected<std::optional<ClangModule>> module_profile(pid_t pid, const Module& m, 
   };
   ClangModule c;
   c.path = m.path;
+  c.file = std::make_shared<const util::UniqueFd>(std::move(opened.fd));
   ProfileSections& s = c.sections;
   for (auto [name, at, size] : {std::tuple{"__llvm_prf_data", &s.data, &s.data_size},
                                 std::tuple{"__llvm_prf_cnts", &s.counters, &s.counters_size},
@@ -121,22 +121,43 @@ Expected<std::optional<ClangModule>> module_profile(pid_t pid, const Module& m, 
   return std::optional<ClangModule>(std::move(c));
 }
 
-Expected<std::vector<ClangModule>, SnapshotError> discover_clang(pid_t at, const RemoteMemory& memory) {
+std::string unverified_module(pid_t at, const Module& m) {
+  return fmt::format("{}: not read: the file at this path is not the one the process maps (rebuilt or replaced "
+                     "since it started) and /proc/{}/map_files cannot reach the mapped one (root may): if "
+                     "it was built with -fprofile-instr-generate, its counters are left out",
+                     util::printable(m.path), at);
+}
+
+struct DiscoveredClang {
+  std::vector<ClangModule> modules;
+  std::vector<std::string> unverified;
+};
+
+Expected<DiscoveredClang, SnapshotError> discover_clang(pid_t at, const RemoteMemory& memory) {
   auto maps = read_maps(at);
   if (!maps) return SnapshotError(maps.error(), process_gone(maps.error()) ? SnapshotFailure::kExited
                                                                            : SnapshotFailure::kFailed);
   if (maps->empty()) return clang_gone();
-  std::vector<ClangModule> found;
+  DiscoveredClang found;
   for (const Module& m : find_modules(*maps, memory)) {
-    auto p = module_profile(at, m, *maps, memory);
+    // Only the file of the mapping's device and inode is read, now and by
+    // whoever reads the module later (through `file`, never its path).
+    auto opened = open_module_file(at, m);
+    if (!opened) {
+      found.unverified.push_back(unverified_module(at, m));
+      continue;
+    }
+    auto p = module_profile(std::move(*opened), m, *maps, memory);
     if (!p) return SnapshotError(p.error(), process_gone(p.error()) ? SnapshotFailure::kExited
                                                                     : SnapshotFailure::kFailed);
-    if (*p) found.push_back(std::move(**p));
+    if (*p) found.modules.push_back(std::move(**p));
   }
-  if (found.empty())
-    return SnapshotError(Error("no coverage data: no module of the process was built with --coverage or "
-                               "-fprofile-instr-generate"),
-                         SnapshotFailure::kNoCoverage);
+  if (found.modules.empty()) {
+    std::string why = "no coverage data: no module of the process was built with --coverage or "
+                      "-fprofile-instr-generate";
+    if (!found.unverified.empty()) why += "; " + found.unverified.front();
+    return SnapshotError(Error(why), SnapshotFailure::kNoCoverage);
+  }
   return found;
 }
 
@@ -181,7 +202,8 @@ Expected<ClangCapture, SnapshotError> capture_clang(pid_t pid, const ClangCaptur
   }
   auto found = discover_clang(*at, memory);
   if (!found) return found.error();
-  out.modules = std::move(*found);
+  out.modules = std::move(found->modules);
+  out.unverified = std::move(found->unverified);
   // Read (and validated) for a reset alone too: a record whose counters
   // lie elsewhere is refused before anything is written.
   for (ClangModule& m : out.modules) {

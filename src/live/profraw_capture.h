@@ -9,17 +9,23 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "live/profraw_image.h"
 #include "live/snapshot.h"
 #include "util/expected.h"
+#include "util/unique_fd.h"
 
 namespace covkit::live {
 
 struct ClangModule {
   std::string path;  // as /proc/PID/maps names it
+  // The file mapped, checked against the mapping's device and inode and
+  // kept open: the path may name another file by the time it is read again.
+  std::shared_ptr<const util::UniqueFd> file;
   ProfileSections sections;
   ProfrawImage image;  // after the read
 };
@@ -39,6 +45,10 @@ struct ClangCapture {
   bool stopped = false;
   size_t threads = 0;
   std::chrono::nanoseconds pause{0};
+  // Modules whose file could not be checked against the mapping (replaced
+  // since the process started, and /proc/PID/map_files not readable): not
+  // read, so a profile they might hold is missing. One line each.
+  std::vector<std::string> unverified;
 };
 
 // Whether a module of the process has clang's profile sections (looked at

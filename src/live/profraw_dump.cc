@@ -2,11 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "live/access_check.h"
 #include "live/process_owner.h"
 #include "live/profraw_capture.h"
 #include "util/file_io.h"
 #include "util/plural.h"
+#include "util/printable.h"
 #include "util/staged_tree.h"
 
 namespace covkit::live {
@@ -101,9 +107,26 @@ Expected<DumpResult> dump_clang(const DumpRequest& request) {
     if (auto r = place(capture->modules); !r) return r.error();
   result.processes.push_back(clang_summary(*capture));
   for (const std::string& n : names) result.files.push_back({request.directory + "/" + n, false, false});
+  for (const std::string& w : capture->unverified) result.warnings.push_back(w);
   if (request.gentle) result.warnings.push_back("--gentle: a clang-instrumented process is stopped as a whole");
   return result;
 }
+
+namespace {
+
+// The name the report reads a module by: a link, in the private directory,
+// to covkit's own descriptor of the file the process maps. Never the
+// module's path, which its owner may point at another file (a rebuilt
+// binary, a link to a file only root may read) once the dump is done.
+Expected<std::string> link_module(const ClangModule& m, const std::string& at) {
+  if (!m.file || !m.file->valid()) return Error(fmt::format("{}: its file was not kept open", util::printable(m.path)));
+  const std::string target = fmt::format("/proc/self/fd/{}", m.file->get());
+  if (::symlink(target.c_str(), at.c_str()) != 0)
+    return Error(fmt::format("{}: cannot create: {}", util::printable(at), std::strerror(errno)));
+  return at;
+}
+
+}  // namespace
 
 Expected<ClangReportInputs, SnapshotError> clang_report_inputs(pid_t pid, bool stop, const std::string& dir) {
   note_process_data(pid);
@@ -112,17 +135,33 @@ Expected<ClangReportInputs, SnapshotError> clang_report_inputs(pid_t pid, bool s
   auto capture = capture_clang(pid, o);
   if (!capture) return SnapshotError(about_process(pid, capture.error()), capture.error().why);
   ClangReportInputs in;
-  for (const ClangModule& m : capture->modules) {
-    in.profiles.push_back(dir + "/" + profraw_dump_name(m.path, pid));
+  auto fail = [&](const std::string& message) {
+    remove_report_inputs(in);
+    return SnapshotError(Error(message));
+  };
+  for (size_t i = 0; i < capture->modules.size(); ++i) {
+    const ClangModule& m = capture->modules[i];
+    // Numbered: two modules of one file name (lib/a.so, lib32/a.so) get
+    // two profiles.
+    const std::string name = fmt::format("{}/{}.{}", dir, i, profraw_dump_name(m.path, pid));
     const auto& b = m.image.bytes;
-    if (auto w = util::write_file_atomic(in.profiles.back(),
-                                         std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
+    if (auto w = util::write_file_atomic(name, std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
         !w)
-      return SnapshotError(Error(w.error().message));
-    in.binaries.push_back(m.path);
+      return fail(w.error().message);
+    in.profiles.push_back(name);
+    auto binary = link_module(m, name.substr(0, name.size() - std::string_view(".profraw").size()));
+    if (!binary) return fail(binary.error().message);
+    in.binaries.push_back(*binary);
+    in.files.push_back(m.file);
   }
+  in.warnings = capture->unverified;
   in.summary = clang_summary(*capture);
   return in;
+}
+
+void remove_report_inputs(const ClangReportInputs& in) {
+  for (const std::string& p : in.profiles) ::unlink(p.c_str());
+  for (const std::string& b : in.binaries) ::unlink(b.c_str());
 }
 
 Expected<ResetResult> reset_clang(const ResetRequest& request) {
@@ -139,6 +178,7 @@ Expected<ResetResult> reset_clang(const ResetRequest& request) {
   ResetResult result;
   result.processes.push_back(clang_summary(*capture));
   result.objects_reset = capture->modules.size();
+  for (const std::string& w : capture->unverified) result.warnings.push_back(w);
   if (request.gentle) result.warnings.push_back("--gentle: a clang-instrumented process is stopped as a whole");
   return result;
 }

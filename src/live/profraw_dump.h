@@ -6,8 +6,13 @@
 // (util::StagedTree); with --reset the counters are zeroed in the same stop,
 // after the files are in place (profraw_capture.h). Without -o there is no
 // file of the program's to add to: its runtime rewrites its .profraw at exit.
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "live/live_dump.h"
 #include "util/expected.h"
+#include "util/unique_fd.h"
 
 namespace covkit::live {
 
@@ -20,12 +25,19 @@ Expected<ResetResult> reset_clang(const ResetRequest& request);
 
 // `covkit live report`: the profiles of a capture that changes nothing
 // (stopped unless `stop` is false), written into `dir` (a private
-// directory the caller made and removes), and the modules they belong to.
+// directory the caller made and removes), and the modules they belong to,
+// as links in `dir` to the files the process maps, held open in `files`
+// (checked against the mapping's device and inode): the report reads those,
+// whatever the modules' paths name by then. Valid while `files` lives.
 struct ClangReportInputs {
   std::vector<std::string> profiles, binaries;
+  std::vector<std::shared_ptr<const util::UniqueFd>> files;
+  std::vector<std::string> warnings;  // modules that could not be read, one line each
   ProcessSummary summary;
 };
 Expected<ClangReportInputs, SnapshotError> clang_report_inputs(pid_t pid, bool stop, const std::string& dir);
+// Removes the files clang_report_inputs made (not `dir`).
+void remove_report_inputs(const ClangReportInputs& in);
 
 // The file name a module's dump gets: its file name, made plain, and the pid.
 std::string profraw_dump_name(const std::string& module_path, pid_t pid);

@@ -81,7 +81,9 @@ bool plain_relative_path(std::string_view relative);
 // directory swapped for a link between its creation and the swap) and then
 // let it go on (SIGCONT). Inert without the variable. Points: "staging"
 // (a staging directory was just created), "swap" (just before it is swapped
-// in), "output" (a single output file's temporary was just created).
+// in), "output" (a single output file's temporary was just created),
+// "live-report" (`live report` of a clang-instrumented process read it and
+// is about to report).
 void test_stop_point(const char* point);
 
 }  // namespace covkit::util

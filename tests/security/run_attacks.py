@@ -561,6 +561,103 @@ def scenario_blocks_named_binary(env):
           f"blocks dump read a binary the trace's owner may not read: {said!r}")
 
 
+CLANG_SERVED = r"""
+#include <stdio.h>
+#include <string.h>
+int served_function(int x) { return x * 2 + 1; }
+int main(void) {
+  char line[64];
+  int s = 0;
+  for (int i = 0; i < 7; ++i) s += served_function(i);
+  printf("ready %d\n", s);
+  fflush(stdout);
+  while (fgets(line, sizeof line, stdin) && strncmp(line, "q", 1) != 0) {}
+  return 0;
+}
+"""
+
+
+def scenario_live_report_binary_swap(env):
+    """`covkit live report PID` of the attacker's clang-instrumented process
+    (-fprofile-instr-generate), whose owner, after it started, replaced the
+    program's path: by a link to a binary only root may read (with a
+    coverage mapping of its own), then by a rebuilt program, after covkit
+    read the process and before the report read the program. The report reads
+    the file the process maps, never the one its path names by then: the
+    secret binary's functions and source names appear in no output, and the
+    counts are those of the program that runs. The swap is made while covkit
+    is stopped (COVKIT_TEST_STOP_AT=live-report) between its read of the
+    process and the report's read of the program."""
+    clang = shutil.which("clang") or shutil.which("clang-14")
+    if not clang:
+        raise Skip("clang not found")
+    flags = ["-O0", "-g", "-fprofile-instr-generate", "-fcoverage-mapping"]
+    src = os.path.join(env.rootonly, "secret_prog.c")
+    with open(src, "w") as f:
+        f.write("int topsecret_function(int x) { return x * 3; }\n"
+                "int main(int argc, char **argv) { return topsecret_function(argc); }\n")
+    secret = os.path.join(env.rootonly, "secret_prog")
+    env.run([clang, *flags, src, "-o", secret])
+    os.chmod(secret, 0o700)
+    d = os.path.join(env.home, "clangswap")
+    os.makedirs(d)
+    with open(os.path.join(d, "served.c"), "w") as f:
+        f.write(CLANG_SERVED)
+    with open(os.path.join(d, "rebuilt.c"), "w") as f:
+        f.write("int rebuilt_function(int x) { return x; }\nint main(void) { return rebuilt_function(0); }\n")
+    env.run([clang, *flags, "served.c", "-o", "served.built"], cwd=d)
+    env.run([clang, *flags, "rebuilt.c", "-o", "rebuilt"], cwd=d)
+    subprocess.run(["chown", "-R", f"{ATTACKER}:{ATTACKER}", d], check=True)
+    prog = os.path.join(d, "served")
+    for swap in ("link to root's binary", "rebuilt program"):
+        env.as_attacker(["rm", "-f", prog])
+        env.as_attacker(["cp", os.path.join(d, "served.built"), prog])
+        argv = ["setpriv", f"--reuid={ATTACKER}", f"--regid={ATTACKER}", "--clear-groups", prog]
+        p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=d,
+                             env={"PATH": "/usr/bin:/bin", "LLVM_PROFILE_FILE": os.path.join(d, "exit.profraw")})
+        try:
+            line = p.stdout.readline()
+            check(line.startswith("ready"), f"the clang program did not start: {line!r}")
+            out = os.path.join(env.fresh_dir("clangswap-out"), "out.info")
+            e = dict(os.environ, COVKIT_TEST_STOP_AT="live-report")
+            c = subprocess.Popen([env.covkit, "live", "report", str(p.pid), "--lcov", out], env=e,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            try:
+                # covkit has read the process (and the path /proc/PID/maps
+                # names its program by); the owner's move, before the report
+                # reads the program: that path now names another file.
+                check(stopped(c.pid), f"{swap}: live report ended before its stop point")
+                env.as_attacker(["rm", "-f", prog])
+                if swap.startswith("link"):
+                    env.attacker_link(secret, prog)
+                else:
+                    env.as_attacker(["cp", os.path.join(d, "rebuilt"), prog])
+                os.kill(c.pid, signal.SIGCONT)
+                c_out, c_err = c.communicate(timeout=120)
+            finally:
+                if c.poll() is None:
+                    c.kill()
+                    c.wait()
+            said = c_out + c_err + (open(out).read() if os.path.exists(out) else "")
+            check("topsecret_function" not in said and "secret_prog" not in said,
+                  f"{swap}: live report read the file the path names now, a binary only root may read: {said!r}")
+            check("rebuilt_function" not in said, f"{swap}: live report read the rebuilt program: {said!r}")
+            check(c.returncode == 0, f"{swap}: live report exited {c.returncode}: {c_err!r}")
+            # The counts of the program that runs: served_function ran 7 times.
+            check("FNDA:7,served_function" in said, f"{swap}: the running program's counts are missing: {said!r}")
+        finally:
+            try:
+                p.stdin.write("q\n")
+                p.stdin.flush()
+            except BrokenPipeError:
+                pass
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
 SCENARIOS = {
     "link_targets": scenario_link_targets,
     "object_names": scenario_object_names,
@@ -571,6 +668,7 @@ SCENARIOS = {
     "sample_disclosure": scenario_sample_disclosure,
     "blocks_runtime_files": scenario_blocks_runtime_files,
     "blocks_named_binary": scenario_blocks_named_binary,
+    "live_report_binary_swap": scenario_live_report_binary_swap,
 }
 
 
