@@ -81,17 +81,32 @@ constexpr bool starts_identifier(char c) {
 }
 bool continues_identifier(char c) { return starts_identifier(c) || is_digit(c); }
 
-// Bytes that start nothing in code (blanks, operators, brackets): most of
-// what is not a word. code() passes over them without its other tests.
-constexpr std::array<bool, 256> passive_bytes() {
-  std::array<bool, 256> passive{};
+// What code() needs to know of a byte, in one table look-up (it sees every
+// byte of every source page): whether it starts nothing (blanks, operators,
+// brackets: most of what is not a word) or continues an identifier, and
+// whether escaping would change it (& < > and the bytes of UTF-8
+// sequences). A run of plain code without the latter is appended as it is,
+// not looked at a second time by append_escaped.
+enum ByteClass : uint8_t {
+  kStartsNothing = 1,
+  kContinuesIdentifier = 2,
+  kEscaped = 4,
+};
+constexpr std::array<uint8_t, 256> byte_classes() {
+  std::array<uint8_t, 256> classes{};
   for (int c = 0; c < 256; ++c) {
     const char ch = static_cast<char>(c);
-    passive[size_t(c)] = !(starts_identifier(ch) || is_digit(ch) || ch == '/' || ch == '.' || ch == '"' || ch == '\'');
+    uint8_t k = 0;
+    if (!(starts_identifier(ch) || is_digit(ch) || ch == '/' || ch == '.' || ch == '"' || ch == '\''))
+      k |= kStartsNothing;
+    if (starts_identifier(ch) || is_digit(ch)) k |= kContinuesIdentifier;
+    if (ch == '&' || ch == '<' || ch == '>' || ch == '"' || ch == '\'' || c >= 0x80) k |= kEscaped;
+    classes[size_t(c)] = k;
   }
-  return passive;
+  return classes;
 }
-constexpr std::array<bool, 256> kPassive = passive_bytes();
+constexpr std::array<uint8_t, 256> kByteClass = byte_classes();
+uint8_t byte_class(char c) { return kByteClass[static_cast<unsigned char>(c)]; }
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v'; }
 
 void append_span(std::string& out, char cls, std::string_view text) {
@@ -270,14 +285,21 @@ size_t CppHighlighter::literal(std::string& out, std::string_view line, size_t s
 }
 
 size_t CppHighlighter::code(std::string& out, std::string_view line, size_t i) {
-  size_t plain = i;  // start of the bytes not yet appended
+  size_t plain = i;     // start of the bytes not yet appended
+  uint8_t escaped = 0;  // kEscaped when one of them needs escaping
   auto flush = [&](size_t to) {
-    append_escaped(out, line.substr(plain, to - plain));
+    if (escaped)
+      append_escaped(out, line.substr(plain, to - plain));
+    else
+      out.append(line.data() + plain, to - plain);
     plain = to;
+    escaped = 0;
   };
   while (i < line.size()) {
     const char c = line[i];
-    if (kPassive[static_cast<unsigned char>(c)]) {
+    const uint8_t cls = byte_class(c);
+    if (cls & kStartsNothing) {
+      escaped |= cls & kEscaped;
       ++i;
       continue;
     }
@@ -311,8 +333,9 @@ size_t CppHighlighter::code(std::string& out, std::string_view line, size_t i) {
       ++i;
       continue;
     }
+    escaped |= cls & kEscaped;
     size_t j = i + 1;
-    while (j < line.size() && continues_identifier(line[j])) ++j;
+    for (uint8_t k; j < line.size() && ((k = byte_class(line[j])) & kContinuesIdentifier); ++j) escaped |= k & kEscaped;
     const std::string_view word = line.substr(i, j - i);
     // An encoding prefix only where a quote follows (rare): the words are
     // compared then, not for every identifier.
