@@ -14,12 +14,13 @@ std::vector<std::string> sampled_environment(const std::vector<std::string>& env
   std::vector<std::string> env;
   // The program's own COVKIT_SAMPLE_* (a recording inside a recording) give
   // way, but for the emulation's diagnostic knobs, which the user sets for
-  // covkit and the runtime reads (the stepping and its cost).
+  // covkit and the runtime reads (the stepping, its cost, the step cap).
   const auto knob = [](std::string_view e, std::string_view name) {
     return e.starts_with(name) && e.size() > name.size() && e[name.size()] == '=';
   };
   for (const std::string& e : environment)
-    if (!std::string_view(e).starts_with("COVKIT_SAMPLE_") || knob(e, CKS_ENV_STEPPING) || knob(e, CKS_ENV_STEP_STATS))
+    if (!std::string_view(e).starts_with("COVKIT_SAMPLE_") || knob(e, CKS_ENV_STEPPING) || knob(e, CKS_ENV_STEP_STATS) ||
+        knob(e, CKS_ENV_STEP_CAP))
       env.push_back(e);
   env = trace::preloaded_environment(env, settings.runtime);
   env.push_back(fmt::format("{}={}", CKS_ENV_DIR, settings.dir));
@@ -49,9 +50,12 @@ std::string sample_environment_help() {
       "  {:<26} kept from covkit's environment: each process notes its\n"
       "  {:<26}   vectors, their CPU time, traps, breakpoint moves, counted\n"
       "  {:<26}   loops, returns passed without a stop and steps the\n"
-      "  {:<26}   interpreter predicted in a warning (benches)\n",
+      "  {:<26}   interpreter predicted in a warning (benches)\n"
+      "  {:<26} kept from covkit's environment: the steps a vector holds at\n"
+      "  {:<26}   most (default {}, 16 to {}; tests)\n",
       kSampleRuntimeName, CKS_ENV_DIR, CKS_ENV_MODE, CKS_ENV_PLAN_SOCKET, CKS_ENV_PERIOD_NS, CKS_ENV_VECTOR,
-      CKS_ENV_STEPPING, "", "", "", "", "", "", CKS_ENV_STEP_STATS, "", "", "");
+      CKS_ENV_STEPPING, "", "", "", "", "", "", CKS_ENV_STEP_STATS, "", "", "", CKS_ENV_STEP_CAP, "",
+      static_cast<int>(CKS_DEFAULT_STEP_CAP), static_cast<int>(CKS_MAX_STEP_CAP));
 }
 
 }  // namespace covkit::sample

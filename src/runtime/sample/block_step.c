@@ -6,10 +6,11 @@
  * breakpoint (perf_event_open, PERF_TYPE_BREAKPOINT with sigtrap: the
  * thread's own debug register) stops the thread where its state is needed.
  * There a conditional branch is evaluated from the flags, a return from
- * the stack, a direct jump or call needs nothing; the run goes on from the
- * target. Anything else (indirect branches, rep string instructions, loop
- * and jrcxz, instructions that move the stack pointer in ways not followed
- * here, whatever did not decode) is single-stepped as before. The steps
+ * the stack, a direct jump or call needs nothing, rep movs/stos its count
+ * (rcx); the run goes on from the target. Anything else (indirect branches,
+ * rep cmps/scas, loop and jrcxz, instructions that move the stack pointer
+ * in ways not followed here, whatever did not decode) is single-stepped as
+ * before. The steps
  * recorded are exactly those single-stepping records.
  *
  * A breakpoint hit counts only with the stack pointer expected there (the
@@ -228,6 +229,7 @@ enum step_kind {
   STEP_JUMP,     /* to `target`, whatever the state (jmp rel, call rel) */
   STEP_JCC,      /* to `target` or the next instruction, by the flags */
   STEP_RET,      /* to the address on the stack */
+  STEP_REP,      /* rep movs/stos: the same address again for each pass but the last, rcx passes */
   STEP_OTHER     /* needs the thread's state in a way not followed here: single-step it */
 };
 
@@ -363,8 +365,19 @@ static void classify_bytes(uint64_t at, const void *bytes, size_t size, struct s
       break;
   }
   if (writes_rip(&in, ops)) return;
-  /* single-stepping stops after every iteration of a rep string instruction */
-  if (in.attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE | ZYDIS_ATTRIB_HAS_REPNE)) return;
+  /* single-stepping stops after every iteration of a rep string instruction:
+   * rep movs and rep stos make as many as rcx says (cmps and scas end on
+   * the data, and are single-stepped) */
+  if (in.attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE | ZYDIS_ATTRIB_HAS_REPNE)) {
+    if ((in.attributes & ZYDIS_ATTRIB_HAS_REP) && in.meta.category == ZYDIS_CATEGORY_STRINGOP &&
+        in.address_width == 64 &&
+        (in.mnemonic == ZYDIS_MNEMONIC_MOVSB || in.mnemonic == ZYDIS_MNEMONIC_MOVSW ||
+         in.mnemonic == ZYDIS_MNEMONIC_MOVSD || in.mnemonic == ZYDIS_MNEMONIC_MOVSQ ||
+         in.mnemonic == ZYDIS_MNEMONIC_STOSB || in.mnemonic == ZYDIS_MNEMONIC_STOSW ||
+         in.mnemonic == ZYDIS_MNEMONIC_STOSD || in.mnemonic == ZYDIS_MNEMONIC_STOSQ))
+      out->kind = STEP_REP;
+    return;
+  }
   switch (in.mnemonic) {
     case ZYDIS_MNEMONIC_UD0:
     case ZYDIS_MNEMONIC_UD1:
@@ -481,8 +494,13 @@ static const struct cks_emu_insn *classify_cached(struct cks_thread *t, uint64_t
   /* two ways a set: the interpreter decodes every instruction of hot code
    * (bzip2's mainSort and mainGtU hold ~1,000), which one way per address
    * slot kept evicting */
-  const size_t sets = sizeof t->decoded / sizeof t->decoded[0] / 2;
-  struct cks_decoded *set = &t->decoded[2 * ((at ^ (at >> 11)) % sets)], *c = set;
+  _Static_assert(sizeof t->decoded[0] == 128, "a decoded entry is two cache lines");
+  _Static_assert(((sizeof t->decoded / sizeof t->decoded[0]) & (sizeof t->decoded / sizeof t->decoded[0] - 1)) == 0,
+                 "a power of two of entries");
+  const uint64_t sets = sizeof t->decoded / sizeof t->decoded[0] / 2;
+  /* by the address's halves: neighbours in neighbouring sets (sets is a
+   * power of two), regions sets * 2 bytes apart spread by the high bits */
+  struct cks_decoded *set = &t->decoded[2 * (((at >> 1) + (at >> 13) * 0x9e5) & (sets - 1))], *c = set;
   if (!(c->addr == at && c->length && c->length <= comparable && memcmp(c->bytes, bytes, c->length) == 0)) c++;
   if (c->addr == at && c->length && c->length <= comparable && memcmp(c->bytes, bytes, c->length) == 0) {
     out->kind = (enum step_kind)c->kind;
@@ -531,9 +549,11 @@ static const struct cks_emu_insn *classify(struct cks_thread *t, uint64_t at, st
  * perhaps not mapped (a branch at the end of JIT code): outside the pages
  * known to be readable they are copied with process_vm_readv, which fails
  * where a read would fault. Length 0: nothing there to decode. */
+static int in_code_segment(const struct cks_thread *t, uint64_t at, uint64_t size);
+
 static void classify_ahead(struct cks_thread *t, uint64_t at, uint64_t known[2], struct step_insn *out) {
   uint64_t lo = PAGE_OF(at), hi = PAGE_OF(at + 14);
-  if ((lo == known[0] || lo == known[1]) && (hi == known[0] || hi == known[1])) {
+  if (((lo == known[0] || lo == known[1]) && (hi == known[0] || hi == known[1])) || in_code_segment(t, at, 15)) {
     classify(t, at, out);
     return;
   }
@@ -756,22 +776,52 @@ static uint32_t loop_hit(struct cks_thread *t, int way_out) {
   return cks_append_step(t, t->loop_body[n - 1] + t->loop_length[n - 1], t->loop_length[n - 1]);
 }
 
+/* rep movs or rep stos where the thread stands, `count` (rcx) passes to
+ * go: single-stepping stops after each pass, at the same address but after
+ * the last, so those steps are known at once. The vector ends in them at
+ * the step cap (a large copy: no stop at all), or goes on at the next
+ * instruction, where a breakpoint stops the thread once the passes ran.
+ * (A copy that faults for good ends the program mid-way, with a vector
+ * already written that holds the passes it did not make.) 0, or why the
+ * vector is complete. */
+static uint32_t rep_passes(struct cks_thread *t, uint64_t at, uint64_t rsp, uint32_t length, uint64_t count) {
+  for (uint64_t i = 1; i < count; i++) {
+    uint32_t stop = cks_append_step(t, at, length); /* the step cap ends this */
+    if (stop) return stop;
+  }
+  memset(t->expect, 0, sizeof t->expect[0]);
+  t->expect[0].addr = at + length;
+  t->expect[0].rsp = rsp;
+  t->expect[0].target = 1;
+  t->expect[0].length = length;
+  t->expect[0].period = 1;
+  t->expect[0].loop = CKS_LOOP_NONE;
+  t->nexpect = 1;
+  return 0;
+}
+
 /* ---- the look-ahead interpreter ---- */
 
-/* Memory as the interpreter reads it at one trap: lines copied once, from
- * the thread's own stack at or above the page it stands in directly (mapped),
+/* Memory as the interpreter reads it at one trap: in place in the loaded
+ * objects' segments (object_segments.c), lines copied once from the
+ * thread's own stack at or above the page it stands in directly (mapped),
  * from anywhere else with process_vm_readv, which fails where a read
  * would fault: the handler never faults on an address the program's
  * registers make up. */
-#define LA_LINE 4096u
+#define LA_LINE ((uint32_t)sizeof ((struct cks_thread *)0)->la_line[0])
 #define LA_LINES (sizeof ((struct cks_thread *)0)->la_line_at / sizeof(uint64_t))
 
 static const unsigned char *la_line(struct cks_thread *t, uint64_t line) {
+  if (t->la_line_at[t->la_last] == line + 1) return t->la_line_data[t->la_last];
   for (uint32_t i = 0; i < LA_LINES; i++)
-    if (t->la_line_at[i] == line + 1) return t->la_line[i];
+    if (t->la_line_at[i] == line + 1) return t->la_line_data[t->la_last = i];
   uint32_t i = t->la_next++ % LA_LINES;
   t->la_line_at[i] = 0;
-  if (t->la_rsp >= t->stack_lo && t->la_rsp < t->stack_hi && line >= PAGE_OF(t->la_rsp) &&
+  t->la_line_data[i] = t->la_line[i];
+  uint64_t lo, hi;
+  if (cks_object_segment(line, &lo, &hi) && hi - line >= LA_LINE) {
+    t->la_line_data[i] = (const unsigned char *)(uintptr_t)line; /* a loaded object's: mapped */
+  } else if (t->la_rsp >= t->stack_lo && t->la_rsp < t->stack_hi && line >= PAGE_OF(t->la_rsp) &&
       line + LA_LINE <= t->stack_hi && line + LA_LINE > line) {
     memcpy(t->la_line[i], (const void *)(uintptr_t)line, LA_LINE);
   } else {
@@ -783,7 +833,8 @@ static const unsigned char *la_line(struct cks_thread *t, uint64_t line) {
     if (n != (ssize_t)LA_LINE) return NULL;
   }
   t->la_line_at[i] = line + 1;
-  return t->la_line[i];
+  t->la_last = i;
+  return t->la_line_data[i];
 }
 
 static int la_read(void *ctx, uint64_t addr, void *out, uint32_t size) {
@@ -816,13 +867,28 @@ static int la_fs(void *ctx, uint64_t *base) {
   return t->la_fs_known == 1;
 }
 
+/* In the executable segment the thread runs in (mapped), `size` bytes at
+ * `at` can be read in place. */
+static int in_code_segment(const struct cks_thread *t, uint64_t at, uint64_t size) {
+  return at >= t->la_code_lo && at < t->la_code_hi && t->la_code_hi - at >= size;
+}
+
 /* An instruction's bytes: as many of 15 as can be read (a mapping may end
- * after a short one). */
-static uint32_t la_fetch(struct cks_thread *t, uint64_t at, unsigned char *bytes) {
+ * after a short one), in place in the thread's code segment, else copied
+ * into `copy`. */
+static const unsigned char *la_fetch(struct cks_thread *t, uint64_t at, unsigned char *copy, uint32_t *n) {
+  if (at >= t->la_code_lo && at < t->la_code_hi) {
+    *n = t->la_code_hi - at < 15 ? (uint32_t)(t->la_code_hi - at) : 15;
+    return (const unsigned char *)(uintptr_t)at;
+  }
   uint32_t first = LA_LINE - (uint32_t)(at & (LA_LINE - 1));
-  if (first >= 15) return la_read(t, at, bytes, 15) ? 15 : 0;
-  if (!la_read(t, at, bytes, first)) return 0;
-  return la_read(t, at + first, bytes + first, 15 - first) ? 15 : first;
+  if (first >= 15)
+    *n = la_read(t, at, copy, 15) ? 15 : 0;
+  else if (!la_read(t, at, copy, first))
+    *n = 0;
+  else
+    *n = la_read(t, at + first, copy + first, 15 - first) ? 15 : first;
+  return copy;
 }
 
 enum la_outcome {
@@ -857,16 +923,17 @@ static enum la_outcome look_ahead(struct cks_thread *t, const greg_t *g, uint32_
   t->la_rsp = (uint64_t)g[REG_RSP];
   memset(t->la_line_at, 0, sizeof t->la_line_at);
   *stop = 0;
-  unsigned char bytes[15];
+  unsigned char copy[15];
   struct step_insn s;
-  uint32_t n = la_fetch(t, e->rip, bytes), done = 0;
+  uint32_t n, done = 0;
+  const unsigned char *bytes = la_fetch(t, e->rip, copy, &n);
   const struct cks_emu_insn *x = n ? classify_cached(t, e->rip, bytes, n, n, &s) : NULL;
   while (x && x->op != CKS_EMU_NONE) {
     uint32_t length = s.length;
     if (!cks_emu_step(e, x)) break;
     done++;
     /* decoded before it is a step: the step rule reads its bytes */
-    n = la_fetch(t, e->rip, bytes);
+    bytes = la_fetch(t, e->rip, copy, &n);
     x = n ? classify_cached(t, e->rip, bytes, n, n, &s) : NULL;
     if (!x) {
       t->predicted += done;
@@ -890,6 +957,14 @@ CKS_FN uint32_t cks_block_step(struct cks_thread *t, greg_t *g) {
   const uint32_t predicted = t->predicted;
   g[REG_EFL] &= ~TF_BIT;
   int look = cks_cfg.look_ahead;
+  /* the code segment the thread runs in is mapped: the code ahead in it is
+   * read in place */
+  t->la_code_lo = t->la_code_hi = 0;
+  uint64_t code_lo, code_hi;
+  if (cks_object_segment((uint64_t)g[REG_RIP], &code_lo, &code_hi)) {
+    t->la_code_lo = code_lo;
+    t->la_code_hi = code_hi;
+  }
 again:;
   uint64_t at = (uint64_t)g[REG_RIP], rsp = (uint64_t)g[REG_RSP];
   int here = 1; /* `at` is where the thread stands: its registers are g */
@@ -943,6 +1018,10 @@ again:;
       next = taken_now ? s.target : at + s.length;
     } else if (s.kind == STEP_RET) {
       next = *(const uint64_t *)(uintptr_t)g[REG_RSP];
+    } else if (s.kind == STEP_REP) {
+      uint32_t stop = rep_passes(t, at, rsp, s.length, (uint64_t)g[REG_RCX]);
+      if (stop) return stop;
+      goto arm;
     } else {
       single_step(t, g);
       return 0;

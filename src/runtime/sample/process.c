@@ -57,6 +57,7 @@ static void fork_child(void) {
 __attribute__((constructor)) static void sample_start(void) {
   if (!cks_read_config() || !cks_open_image_file()) return;
   start_image();
+  cks_object_segments_build(); /* a fork's child keeps its parent's table */
   if (cks_cfg.breakpoint_mode) {
     /* guarding before the first int3 exists */
     __atomic_store_n(&cks_bp_active, 1, __ATOMIC_RELEASE);
@@ -112,6 +113,7 @@ CKS_API int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *
   if (!t) return real(thread, attr, fn, arg);
   check_handlers();
   cks_refresh_mappings(); /* objects dlopened since, before a crash can lose them */
+  cks_object_segments_build();
   t->start_fn = fn;
   t->start_arg = arg;
   int r = real(thread, attr, thread_trampoline, t);

@@ -55,6 +55,10 @@ CKS_FN void cks_refresh_mappings(void); /* writes them again only after a dlopen
 
 /* ---- thread.c: per-thread state and timer ---- */
 #define CKS_BP_SLOTS 4 /* x86's debug registers */
+#ifndef CKS_LA_LINE
+#define CKS_LA_LINE 1024
+#define CKS_LA_LINES 64
+#endif
 struct cks_thread {
   int tid;
   int timer_ok, stepping;
@@ -101,16 +105,21 @@ struct cks_thread {
   uint8_t loop_length[128];
   uint8_t ahead_length[256]; /* the length of the instruction before each step decoded ahead */
   /* Instructions decoded before (block_step.c), by address; an entry
-   * serves only while the bytes there are the same. */
+   * serves only while the bytes there are the same. Two cache lines an
+   * entry, the address and bytes in the first; neighbouring instructions
+   * in neighbouring entries (the handler runs on caches the program has
+   * filled with its own data since the last tick: each entry read is a
+   * miss, and misses in order are prefetched). */
   struct cks_decoded {
-    uint64_t addr, target;
-    int64_t rsp_delta, write_disp;
-    uint32_t write_size;
-    uint16_t mnemonic;
-    uint8_t kind, length, stack_write;
+    uint64_t addr;
     uint8_t bytes[15];
+    uint8_t kind, length, stack_write;
+    uint16_t mnemonic;
+    uint32_t write_size;
+    uint64_t target;
+    int64_t rsp_delta, write_disp;
     struct cks_emu_insn emu; /* op CKS_EMU_NONE: not emulated */
-  } decoded[2048];
+  } __attribute__((aligned(128))) decoded[4096];
   /* The look-ahead interpreter (block_step.c): its copy of the registers,
    * and the memory it read at this trap, copied in lines with
    * process_vm_readv (which fails where a read would fault). */
@@ -120,8 +129,14 @@ struct cks_thread {
   int la_fs_known;
   uint64_t la_fs;
   uint32_t la_next;  /* the line replaced next */
-  uint64_t la_line_at[16]; /* a line's address + 1; 0: empty */
-  unsigned char la_line[16][4096];
+  uint32_t la_last;  /* the line read last */
+  uint64_t la_code_lo, la_code_hi; /* the segment the thread runs in (object_segments.c): read in place */
+  /* lines of 1 KiB: a copy costs the system call and as much again for
+   * 4 KiB of the program's cold data, and the loads ahead of one trap
+   * seldom go far in one place */
+  uint64_t la_line_at[CKS_LA_LINES]; /* a line's address + 1; 0: empty */
+  const unsigned char *la_line_data[CKS_LA_LINES]; /* the copy, or the line itself in a loaded object */
+  unsigned char la_line[CKS_LA_LINES][CKS_LA_LINE];
   /* the record being built: header, fixed part, stack, steps */
   uint64_t record[];
 };
@@ -135,6 +150,12 @@ CKS_FN int cks_thread_key_init(void);
 CKS_FN int cks_install_handlers(void);
 CKS_FN int cks_handlers_ours(int sig);
 CKS_FN void cks_write_step_stats(void); /* the WARNING of CKS_ENV_STEP_STATS */
+
+/* ---- object_segments.c: the loaded objects' segments, read in place ---- */
+CKS_FN void cks_object_segments_build(void); /* not in signal context */
+/* The segment of a loaded object holding `addr` (async-signal-safe): 1
+ * with its bounds, 0 when not listed or the table is changing. */
+CKS_FN int cks_object_segment(uint64_t addr, uint64_t *lo, uint64_t *hi);
 
 /* ---- steps.c: the vector's steps and the rules that end it ---- */
 CKS_FN uint64_t *cks_steps_area(struct cks_thread *t); /* after the stack in t->record */

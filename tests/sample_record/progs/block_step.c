@@ -2,7 +2,7 @@
  * deterministic loop whose whole path repeats every 8 rounds, so that any
  * window of it that one recording saw, the other saw too. It has what the
  * emulation must step through exactly: loops, direct and indirect calls,
- * recursion (returns), a jump table, a rep string instruction, a call into
+ * recursion (returns), a jump table, rep movs and rep stos, a call into
  * libc (strtoul), and a signal handler (SIGALRM every 300 us of real time) that runs
  * the same code on another frame. Also what block stepping takes shortcuts
  * through: a tight loop of a data-dependent length (its passes counted by a
@@ -99,7 +99,13 @@ __attribute__((noinline)) static unsigned work(unsigned k) {
   const char *s = src;
   unsigned long n = 4 + k;
   __asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
-  return x + (unsigned char)dst[3];
+  /* rep stos of 0 to 54 passes, and 200 (a count the step cap ends in
+   * when the test lowers the cap) */
+  char fill[256];
+  char *f = fill;
+  unsigned long m = k == 7 ? 200 : 9 * k;
+  __asm__ volatile("rep stosb" : "+D"(f), "+c"(m) : "a"(k) : "memory");
+  return x + (unsigned char)dst[3] + (k ? (unsigned char)fill[0] : 0u);
 }
 
 static void on_alarm(int sig) {
