@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <span>
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
@@ -94,6 +95,50 @@ void merge_lines_by_number(std::vector<LineCov>& lines, uint32_t largest) {
   lines = std::move(merged);
 }
 
+// The lines of one source's copies (a header seen by many objects), as
+// normalize() would leave them after append_file() of each copy into the
+// first: each number's first line in the copies' order, the later ones of
+// that number merged into it in order. Done straight from the copies: the
+// appended list (and its growth, a copy of every line per doubling, onto
+// fresh pages) was most of a report's merging.
+// False, with nothing done, when the numbers are too sparse for a table of
+// them (as normalize() then sorts).
+bool merge_copies_lines(std::span<FileCov> copies) {
+  constexpr uint32_t kNone = UINT32_MAX;
+  struct At {
+    uint32_t copy = kNone, index = 0;
+  };
+  uint32_t largest = 0;
+  size_t all = 0;
+  for (const FileCov& c : copies) {
+    for (const LineCov& l : c.lines) largest = std::max(largest, l.number);
+    all += c.lines.size();
+  }
+  if (largest / 4 > all + 1024) return false;
+  std::vector<At> first(size_t(largest) + 1);
+  size_t distinct = 0;
+  for (size_t c = 0; c < copies.size(); ++c)
+    for (size_t i = 0; i < copies[c].lines.size(); ++i) {
+      LineCov& l = copies[c].lines[i];
+      At& at = first[l.number];
+      if (at.copy == kNone) {
+        at = {uint32_t(c), uint32_t(i)};
+        ++distinct;
+      } else {
+        merge_line(copies[at.copy].lines[at.index], std::move(l));
+      }
+    }
+  std::vector<LineCov> merged;
+  merged.reserve(distinct);
+  for (const At& at : first)
+    if (at.copy != kNone) merged.push_back(std::move(copies[at.copy].lines[at.index]));
+  copies[0].lines = std::move(merged);
+  return true;
+}
+
+// Functions and regions of a file whose lines are in order and merged.
+void normalize_functions_and_regions(FileCov& f);
+
 }  // namespace
 
 void normalize(FileCov& f) {
@@ -119,7 +164,12 @@ void normalize(FileCov& f) {
       ++out;
   }
   f.lines.resize(out);
+  normalize_functions_and_regions(f);
+}
 
+namespace {
+
+void normalize_functions_and_regions(FileCov& f) {
   // Functions merge by name; the first occurrence keeps its place. Clang's
   // builds of one name at different places (#if'ed variants of a function)
   // stay apart, as llvm-cov keeps them, so each keeps its regions. Each
@@ -167,7 +217,7 @@ void normalize(FileCov& f) {
   auto range = [](const RegionCov& r) { return std::tie(r.line_start, r.column_start, r.line_end, r.column_end); };
   std::stable_sort(f.regions.begin(), f.regions.end(),
                    [&](const RegionCov& a, const RegionCov& b) { return range(a) < range(b); });
-  out = 0;
+  size_t out = 0;
   for (size_t i = 0; i < f.regions.size(); ++i) {
     if (out > 0 && range(f.regions[out - 1]) == range(f.regions[i]))
       f.regions[out - 1].count = add_report_counts(f.regions[out - 1].count, f.regions[i].count);
@@ -176,6 +226,8 @@ void normalize(FileCov& f) {
   }
   f.regions.resize(out);
 }
+
+}  // namespace
 
 void append_file(FileCov& into, FileCov&& from) {
   if (into.absolute_path.empty()) into.absolute_path = std::move(from.absolute_path);
@@ -197,26 +249,61 @@ void normalize(ProjectCov& p, unsigned threads) {
   std::stable_sort(p.files.begin(), p.files.end(), [](const FileCov& a, const FileCov& b) {
     return a.path != b.path ? a.path < b.path : a.absolute_path < b.absolute_path;
   });
-  auto same = [](const FileCov& a, const FileCov& b) {
-    return a.path == b.path &&
-           (a.absolute_path == b.absolute_path || a.absolute_path.empty() || b.absolute_path.empty());
+  // `absolute`: the group's absolute path so far (its first copy's, else the
+  // first a later copy brought, as append_file gives it to the first).
+  auto same = [](const FileCov& first, const std::string& absolute, const FileCov& b) {
+    return first.path == b.path && (absolute == b.absolute_path || absolute.empty() || b.absolute_path.empty());
   };
   // Every copy of a source (a header seen by k objects) is appended to the
   // first and the whole is normalized once: normalizing after each append
   // sorted a growing list k times, quadratic in the objects sharing a header.
   // The lines and functions of each copy stay in order, so the merge folds
   // them in the same order as one merge_file after another would.
-  size_t out = 0;
+  // Each group of copies is merged on the threads, its lines straight from
+  // the copies (merge_copies_lines), then the groups' firsts close up.
+  std::vector<size_t> group_start;
+  const std::string* absolute = nullptr;
   for (size_t i = 0; i < p.files.size(); ++i) {
-    if (out > 0 && same(p.files[out - 1], p.files[i]))
-      append_file(p.files[out - 1], std::move(p.files[i]));
-    else if (out != i)
-      p.files[out++] = std::move(p.files[i]);
-    else
-      ++out;
+    if (i == 0 || !same(p.files[group_start.back()], *absolute, p.files[i])) {
+      group_start.push_back(i);
+      absolute = &p.files[i].absolute_path;
+    } else if (absolute->empty()) {
+      absolute = &p.files[i].absolute_path;
+    }
   }
+  group_start.push_back(p.files.size());
+  util::parallel_for(group_start.size() - 1, threads, [&](size_t g) {
+    const std::span<FileCov> copies(p.files.data() + group_start[g], group_start[g + 1] - group_start[g]);
+    FileCov& into = copies[0];
+    if (copies.size() == 1) {
+      normalize(into);
+      return;
+    }
+    if (!merge_copies_lines(copies)) {
+      for (size_t c = 1; c < copies.size(); ++c) append_file(into, std::move(copies[c]));
+      normalize(into);
+      return;
+    }
+    size_t functions = 0, regions = 0;
+    for (const FileCov& c : copies) {
+      functions += c.functions.size();
+      regions += c.regions.size();
+    }
+    into.functions.reserve(functions);
+    into.regions.reserve(regions);
+    for (size_t c = 1; c < copies.size(); ++c) {
+      FileCov& from = copies[c];
+      if (into.absolute_path.empty()) into.absolute_path = std::move(from.absolute_path);
+      into.functions.insert(into.functions.end(), std::make_move_iterator(from.functions.begin()),
+                            std::make_move_iterator(from.functions.end()));
+      into.regions.insert(into.regions.end(), from.regions.begin(), from.regions.end());
+    }
+    normalize_functions_and_regions(into);
+  });
+  size_t out = 0;
+  for (size_t g = 0; g + 1 < group_start.size(); ++g, ++out)
+    if (out != group_start[g]) p.files[out] = std::move(p.files[group_start[g]]);
   p.files.resize(out);
-  util::parallel_for(p.files.size(), threads, [&](size_t i) { normalize(p.files[i]); });
   // Different sources left with one displayed name are shown by their
   // absolute paths, so no report (or HTML page name) confuses them.
   bool renamed = false;

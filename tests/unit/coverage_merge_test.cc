@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -387,6 +389,107 @@ TEST(MergeFile, InferredOnlyWhileNoPartObservedTheLine) {
   EXPECT_TRUE(a.lines[2].inferred);   // not covered in the first: the second decides
   EXPECT_FALSE(a.lines[3].inferred);  // observed in the first
   EXPECT_EQ(counts(a), (std::vector<int64_t>{2, 4, 1, 3}));
+}
+
+// normalize(ProjectCov) merges each group of copies straight from the
+// copies; the result must be what merging them one after another gives
+// (merge_file into the first, files sorted by path then absolute path, a
+// copy without an absolute path joining any). Random copies: lines out of
+// order, repeated and sparse numbers, branches of different lengths,
+// functions of shared names, absolute paths present, absent and different.
+TEST(Normalize, CopiesMergeAsOneAfterAnother) {
+  std::mt19937 rng(36);
+  auto pick = [&](uint32_t n) { return uint32_t(rng() % n); };
+  for (int round = 0; round < 300; ++round) {
+    ProjectCov p;
+    const uint32_t nfiles = 1 + pick(12);
+    for (uint32_t i = 0; i < nfiles; ++i) {
+      FileCov f;
+      f.path = std::string(1, char('a' + pick(3))) + ".h";
+      const uint32_t abs = pick(4);
+      f.absolute_path = abs == 0 ? "" : "/src/" + std::to_string(abs == 3 ? 2 : 1) + "/" + f.path;
+      const uint32_t top = pick(4) == 0 ? 100000 : 30;  // sometimes too sparse for a table
+      for (uint32_t n = pick(8); n > 0; --n) {
+        std::vector<BranchCov> branches;
+        for (uint32_t b = pick(3); b > 0; --b) branches.push_back(br(pick(3), pick(2) == 0));
+        LineCov l = line(pick(top), pick(3), branches);
+        l.unexecuted_block = pick(2) == 0;
+        if (pick(3) == 0) l.instances.push_back({"inst" + std::to_string(pick(2)), pick(4)});
+        f.lines.push_back(std::move(l));
+      }
+      for (uint32_t n = pick(4); n > 0; --n) {
+        FunctionCov fc = fn("f" + std::to_string(pick(4)), pick(30), pick(3));
+        fc.blocks = pick(5);
+        fc.demangled = pick(2) ? "" : "d" + fc.name;
+        f.functions.push_back(std::move(fc));
+      }
+      p.files.push_back(std::move(f));
+    }
+    // The expected result: sorted as normalize sorts, each file merged into
+    // the group's first by merge_file.
+    std::vector<FileCov> sorted = p.files;
+    std::stable_sort(sorted.begin(), sorted.end(), [](const FileCov& a, const FileCov& b) {
+      return a.path != b.path ? a.path < b.path : a.absolute_path < b.absolute_path;
+    });
+    std::vector<FileCov> expected;
+    for (FileCov& f : sorted) {
+      if (!expected.empty() && expected.back().path == f.path &&
+          (expected.back().absolute_path == f.absolute_path || expected.back().absolute_path.empty() ||
+           f.absolute_path.empty())) {
+        merge_file(expected.back(), std::move(f));
+      } else {
+        normalize(f);
+        expected.push_back(std::move(f));
+      }
+    }
+    for (unsigned threads : {1u, 2u}) {
+      ProjectCov q = p;
+      normalize(q, threads);
+      ProjectCov e;
+      e.files = expected;
+      // The same renaming step as normalize's for names left twice.
+      for (size_t i = 1; i < e.files.size(); ++i)
+        if (e.files[i - 1].path == e.files[i].path)
+          for (FileCov* f : {&e.files[i - 1], &e.files[i]})
+            if (!f->absolute_path.empty()) f->path = f->absolute_path;
+      std::stable_sort(e.files.begin(), e.files.end(), [](const FileCov& a, const FileCov& b) {
+        return a.path != b.path ? a.path < b.path : a.absolute_path < b.absolute_path;
+      });
+      ASSERT_EQ(q.files.size(), e.files.size()) << "round " << round;
+      for (size_t i = 0; i < q.files.size(); ++i) {
+        const FileCov& got = q.files[i];
+        const FileCov& want = e.files[i];
+        EXPECT_EQ(got.path, want.path) << "round " << round;
+        EXPECT_EQ(got.absolute_path, want.absolute_path) << "round " << round;
+        ASSERT_EQ(got.lines.size(), want.lines.size()) << "round " << round << " " << got.path;
+        for (size_t k = 0; k < got.lines.size(); ++k) {
+          const LineCov& a = got.lines[k];
+          const LineCov& b = want.lines[k];
+          EXPECT_EQ(a.number, b.number);
+          EXPECT_EQ(a.count, b.count);
+          EXPECT_EQ(a.unexecuted_block, b.unexecuted_block);
+          ASSERT_EQ(a.branches.size(), b.branches.size());
+          for (size_t j = 0; j < a.branches.size(); ++j) {
+            EXPECT_EQ(a.branches[j].count, b.branches[j].count);
+            EXPECT_EQ(a.branches[j].executed, b.branches[j].executed);
+          }
+          ASSERT_EQ(a.instances.size(), b.instances.size());
+          for (size_t j = 0; j < a.instances.size(); ++j) {
+            EXPECT_EQ(a.instances[j].function, b.instances[j].function);
+            EXPECT_EQ(a.instances[j].count, b.instances[j].count);
+          }
+        }
+        ASSERT_EQ(got.functions.size(), want.functions.size()) << "round " << round;
+        for (size_t k = 0; k < got.functions.size(); ++k) {
+          EXPECT_EQ(got.functions[k].name, want.functions[k].name);
+          EXPECT_EQ(got.functions[k].demangled, want.functions[k].demangled);
+          EXPECT_EQ(got.functions[k].start_line, want.functions[k].start_line);
+          EXPECT_EQ(got.functions[k].execution_count, want.functions[k].execution_count);
+          EXPECT_EQ(got.functions[k].blocks, want.functions[k].blocks);
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
