@@ -420,20 +420,21 @@ LineInfo* GcovSession::line_at(SessionFunction& sf, uint32_t source, uint32_t ln
 
 void GcovSession::reserve_line_lists() {
   // First how many blocks (high half) and arcs (low half) each line will
-  // hold, kept in its count, still 0: a line of a library source compiled
-  // into a hundred objects gets a block of each, and lists grown one by one
-  // were reallocated some eight times per line.
+  // hold, kept in its count, still 0; then each line gets its piece of the
+  // session's two arrays, which add_line_counts fills.
   constexpr int64_t kOneBlock = int64_t(1) << 32;
   for (SessionFunction* sf : functions_) {
     Function& fn = sf->fn;
     const size_t nblocks = fn.blocks.size();
     for (size_t ix = 1; ix + 1 < nblocks; ++ix) {  // the entry and exit blocks hold no code
       const Block& block = fn.blocks[ix];
+      // Where add_line_counts puts it: after each location, on the last
+      // line so far that has a place (once per location). The last of a
+      // location's lines with a place is looked for from the end; without
+      // one, the line stays the location before's.
       LineInfo* line = nullptr;
       bool own_line = false;
       for (const BlockLocation& loc : block.locations) {
-        // The block goes to the last line of the location that has a place
-        // (else to the one before's): looked for from the end.
         for (auto ln = loc.lines.rbegin(); ln != loc.lines.rend(); ++ln)
           if (LineInfo* l = line_at(*sf, loc.source, *ln, own_line)) {
             line = l;
@@ -443,20 +444,48 @@ void GcovSession::reserve_line_lists() {
       }
     }
   }
-  auto reserve = [](LineInfo& l) {
-    if (!l.count) return;
-    l.blocks.reserve(size_t(uint64_t(l.count) >> 32));
-    l.branches.reserve(size_t(l.count & 0xffffffff));
+  size_t blocks = 0, branches = 0;
+  auto add = [&](const LineInfo& l) {
+    blocks += size_t(uint64_t(l.count) >> 32);
+    branches += size_t(l.count & 0xffffffff);
+  };
+  for (SourceCoverage& src : coverage_)
+    for (LineInfo& l : src.lines) add(l);
+  for (SessionFunction* sf : functions_)
+    for (LineInfo& l : sf->lines) add(l);
+  line_blocks_.assign(blocks, LineBlockRef{});
+  line_branches_.assign(branches, ArcRef{});
+  size_t at_block = 0, at_branch = 0;
+  auto place = [&](LineInfo& l) {
+    l.blocks = std::span<LineBlockRef>(line_blocks_.data() + at_block, 0);
+    l.branches = std::span<ArcRef>(line_branches_.data() + at_branch, 0);
+    at_block += size_t(uint64_t(l.count) >> 32);
+    at_branch += size_t(l.count & 0xffffffff);
     l.count = 0;
   };
   for (SourceCoverage& src : coverage_)
-    for (LineInfo& l : src.lines) reserve(l);
+    for (LineInfo& l : src.lines) place(l);
   for (SessionFunction* sf : functions_)
-    for (LineInfo& l : sf->lines) reserve(l);
+    for (LineInfo& l : sf->lines) place(l);
 }
+
+namespace {
+
+// Appends to a list that reserve_line_lists gave room; never past `end`,
+// the end of the array the pieces are cut from.
+template <typename T>
+void append_to_piece(std::span<T>& list, const T& value, const T* end) {
+  if (list.data() + list.size() == end) return;  // unreachable: sized by the same walk
+  list = std::span<T>(list.data(), list.size() + 1);
+  list.back() = value;
+}
+
+}  // namespace
 
 void GcovSession::add_line_counts(std::vector<std::pair<std::string, CoverageSummary>>* summaries) {
   reserve_line_lists();
+  const LineBlockRef* const blocks_end = line_blocks_.data() + line_blocks_.size();
+  const ArcRef* const branches_end = line_branches_.data() + line_branches_.size();
   for (SessionFunction* sf : functions_) {
     CoverageSummary cov;
     Function& fn = sf->fn;
@@ -488,9 +517,10 @@ void GcovSession::add_line_counts(std::vector<std::pair<std::string, CoverageSum
         // last block for the exit block, a quirk kept for identical output.
         if (!ix || ix + 1 == nblocks) continue;
         if (line) {
-          line->blocks.push_back(LineBlockRef{&fn, uint32_t(ix)});
+          // reserve_line_lists walked the same way: the pieces have room.
+          append_to_piece(line->blocks, LineBlockRef{&fn, uint32_t(ix)}, blocks_end);
           if (opts_.branches)
-            for (uint32_t a : block.succ) line->branches.push_back(ArcRef{&fn, &fn.arcs[a]});
+            for (uint32_t a : block.succ) append_to_piece(line->branches, ArcRef{&fn, &fn.arcs[a]}, branches_end);
         }
       }
     }
@@ -560,6 +590,8 @@ void GcovSession::release() {
   functions_.clear();
   storage_.clear();
   ident_to_fn_.clear();
+  line_blocks_.clear();
+  line_branches_.clear();
   sources_.clear();
   coverage_.clear();
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <variant>
@@ -27,10 +28,14 @@ struct ArcRef {
   const Arc* arc = nullptr;
 };
 
+// A line's lists are views into two arrays of the session's, one piece per
+// line (two vectors per line were two allocations each, and a line table of
+// 64-byte entries for every line of every header: a third of jsoncpp's page
+// faults).
 struct LineInfo {
   int64_t count = 0;
-  std::vector<ArcRef> branches;       // arcs leaving blocks that end on this line
-  std::vector<LineBlockRef> blocks;   // blocks that end on this line
+  std::span<ArcRef> branches;       // arcs leaving blocks that end on this line
+  std::span<LineBlockRef> blocks;   // blocks that end on this line
   bool exists = false;
   bool unexceptional = false;
   bool has_unexecuted_block = false;
@@ -170,6 +175,7 @@ class GcovSession {
   // The line `ln` of `source` as `sf` counts it (its own when a group
   // function's), or nullptr where no line was placed.
   LineInfo* line_at(SessionFunction& sf, uint32_t source, uint32_t ln, bool& own_line);
+  // Sizes every line's lists and gives each its piece of the arrays below.
   void reserve_line_lists();
   void report(Diagnostic d) { diagnostics_.push_back(std::move(d)); }
 
@@ -179,6 +185,9 @@ class GcovSession {
   std::vector<std::unique_ptr<SessionFunction>> storage_;
   std::vector<SessionFunction*> functions_;  // gcov's `functions`, in reading order
   std::unordered_map<uint32_t, SessionFunction*> ident_to_fn_;
+  // What the lines' lists view (reserve_line_lists).
+  std::vector<ArcRef> line_branches_;
+  std::vector<LineBlockRef> line_blocks_;
   std::vector<std::string> processed_files_;
   std::vector<Diagnostic> diagnostics_;
 
