@@ -47,10 +47,13 @@ std::vector<std::string_view> split_lines(std::span<const uint8_t> bytes) {
 
 class TextRenderer {
  public:
-  TextRenderer(model::GcovSession& s, uint32_t src, const TextOptions& o)
-      : session_(s), src_idx_(src), src_(s.coverage(src)), entry_(s.sources().entries()[src]), o_(o) {}
+  TextRenderer(model::GcovSession& s, uint32_t src, const TextOptions& o, std::string& out)
+      : session_(s), src_idx_(src), src_(s.coverage(src)), entry_(s.sources().entries()[src]), o_(o), out_(out) {
+    out_.clear();
+  }
 
-  TextResult run();
+  // Renders into the text given; returns the messages.
+  std::string run();
 
  private:
   void line_beginning(bool exists, bool unexceptional, bool has_unexecuted_block, int64_t count, uint32_t line_num,
@@ -78,7 +81,7 @@ class TextRenderer {
   const TextOptions& o_;
   std::vector<std::string_view> lines_;
   bool has_nul_ = false;  // the source holds a NUL byte somewhere
-  std::string out_;
+  std::string& out_;
 };
 
 void TextRenderer::line_beginning(bool exists, bool unexceptional, bool has_unexecuted_block, int64_t count,
@@ -217,8 +220,8 @@ void TextRenderer::function_details(model::SessionFunction& f) {
   out_ += '\n';
 }
 
-TextResult TextRenderer::run() {
-  TextResult result;
+std::string TextRenderer::run() {
+  std::string messages;
   if (o_.colors)
     out_ += fmt::format("{}Colorization: profile count: {}zero coverage (exceptional){} {}zero coverage (unexceptional){} "
                         "{}unexecuted block{}\n",
@@ -234,7 +237,7 @@ TextResult TextRenderer::run() {
   }
   auto file = util::read_named_file(entry_.name);  // named by the notes: their owners' rights
   if (!file)
-    result.messages += fmt::format("Cannot open source file {}\n", entry_.name);
+    messages += fmt::format("Cannot open source file {}\n", entry_.name);
   else if (entry_.file_time == 0)
     out_ += fmt::format("{}Source is newer than graph\n", kLineStart);
   if (file) {
@@ -295,14 +298,19 @@ TextResult TextRenderer::run() {
     }
   }
   (void)src_idx_;
-  result.text = std::move(out_);
-  return result;
+  return messages;
 }
 
 }  // namespace
 
 TextResult render_gcov_text(model::GcovSession& session, uint32_t src, const TextOptions& o) {
-  return TextRenderer(session, src, o).run();
+  TextResult result;
+  result.messages = TextRenderer(session, src, o, result.text).run();
+  return result;
+}
+
+std::string render_gcov_text(model::GcovSession& session, uint32_t src, const TextOptions& o, std::string& text) {
+  return TextRenderer(session, src, o, text).run();
 }
 
 }  // namespace covkit::report

@@ -25,5 +25,9 @@ struct TextResult {
 
 // Renders source `src` of `session` (after accumulate()). Reads the source file.
 TextResult render_gcov_text(model::GcovSession& session, uint32_t src, const TextOptions& o);
+// The same, the text into `text` (emptied first; its capacity reused: one
+// buffer per thread of a run saves a .gcov text's worth of fresh pages per
+// source); returns the messages.
+std::string render_gcov_text(model::GcovSession& session, uint32_t src, const TextOptions& o, std::string& text);
 
 }  // namespace covkit::report
