@@ -287,7 +287,10 @@ JournalRecords decode_journal(const std::vector<uint8_t>& bytes) {
       JournalRound r;
       r.round = d.u32();
       r.paths = decode_strings(d);
-      if (d.bad) break;
+      // The staged files' inodes (none in an older covkit's journal).
+      if (!d.bad && d.at < d.n)
+        for (uint64_t i = 0, k = d.count(8); i < k && !d.bad; ++i) r.inodes.push_back(d.u64());
+      if (d.bad || (!r.inodes.empty() && r.inodes.size() != r.paths.size())) break;
       out.renaming = std::move(r);
     } else if (tag == kTagCommitting) {
       std::vector<std::pair<std::string, std::string>> files;
@@ -404,6 +407,8 @@ Expected<void> Journal::renaming(const JournalRound& round) {
   e.u32(round.round);
   auto list = encode_strings(round.paths);
   e.out.insert(e.out.end(), list.begin(), list.end());
+  e.u64(round.inodes.size());
+  for (uint64_t inode : round.inodes) e.u64(inode);
   return append(kTagRenaming, e.out);
 }
 

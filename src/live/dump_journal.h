@@ -65,10 +65,13 @@ struct JournalHeader {
 };
 
 // A round of own-path renames: every path listed is complete under its
-// temporary name (journaled_write.h) when the record is written.
+// temporary name (journaled_write.h) when the record is written, as the
+// inode listed with it (0: not known, a journal of an older covkit): a path
+// whose temporary name still holds that inode was not put in place.
 struct JournalRound {
   uint32_t round = 0;
   std::vector<std::string> paths;
+  std::vector<uint64_t> inodes;  // as many as paths, or none
 };
 
 struct JournalRecords {

@@ -282,28 +282,74 @@ Expected<std::vector<Planned>> plan_dump(const std::map<std::string, format::Dat
 // only be left by a try of the same journal that died before the journal
 // knew of it: removed, and made again (removed only then: a dump's own
 // names are new, and an unlink per file cost a system call each).
-Expected<void> write_temp(const std::string& temp, const std::vector<uint8_t>& bytes) {
+// `bytes` from offset 0 of `fd`, which is then cut to their size; errno
+// on failure.
+int write_whole(int fd, const std::vector<uint8_t>& bytes, bool cut) {
+  for (size_t done = 0; done < bytes.size();) {
+    ssize_t n = ::pwrite(fd, bytes.data() + done, bytes.size() - done, off_t(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return n < 0 ? errno : ENOSPC;
+    done += size_t(n);
+  }
+  if (cut && ::ftruncate(fd, off_t(bytes.size())) != 0) return errno;
+  return 0;
+}
+
+// The spare a dump left (the file its exchange replaced) renamed to `temp`
+// and written over: no inode made or freed. Its inode, or 0 when there is
+// no usable spare (then `temp` does not exist). Used only when it is a
+// plain file of one link: a name planted there (a link, a FIFO, a hard
+// link to another file) is left alone.
+uint64_t reuse_spare(const std::string& spare, const std::string& temp, const std::vector<uint8_t>& bytes) {
+  util::UniqueFd fd(::open(spare.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!fd.valid()) return 0;
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) return 0;
+  if (::rename(spare.c_str(), temp.c_str()) != 0) return 0;
+  // The name still holds what was opened (else it is no one's spare).
+  struct stat at {};
+  if (::lstat(temp.c_str(), &at) != 0 || at.st_ino != st.st_ino || at.st_dev != st.st_dev) return 0;
+  if (write_whole(fd.get(), bytes, size_t(st.st_size) > bytes.size()) != 0) {
+    ::unlink(temp.c_str());
+    return 0;
+  }
+  return uint64_t(st.st_ino);
+}
+
+// The staged file `temp` holding `bytes`, a spare reused when there is
+// one; its inode.
+Expected<uint64_t> write_temp(const std::string& temp, const std::string& spare, const std::vector<uint8_t>& bytes) {
+  if (uint64_t inode = reuse_spare(spare, temp, bytes)) return inode;
   constexpr int kCreate = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
   int fd = ::open(temp.c_str(), kCreate, 0666);
   if (fd < 0 && errno == EEXIST && ::unlink(temp.c_str()) == 0) fd = ::open(temp.c_str(), kCreate, 0666);
   if (fd < 0) return Error(fmt::format("{}: {}", temp, std::strerror(errno)));
-  for (size_t done = 0; done < bytes.size();) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int err = n < 0 ? errno : ENOSPC;
-      ::close(fd);
-      ::unlink(temp.c_str());
-      return Error(fmt::format("{}: {}", temp, std::strerror(err)));
-    }
-    done += size_t(n);
-  }
-  if (::close(fd) != 0) {
-    int err = errno;
+  struct stat st {};
+  int err = write_whole(fd, bytes, false);
+  if (err == 0 && ::fstat(fd, &st) != 0) err = errno;
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0) {
     ::unlink(temp.c_str());
     return Error(fmt::format("{}: {}", temp, std::strerror(err)));
   }
-  return {};
+  return uint64_t(st.st_ino);
+}
+
+// `temp` put at `path`: exchanged with the file there (kept as the spare)
+// when that is a plain file, else renamed over what is there as before.
+int put_in_place(const std::string& temp, const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+      ::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
+    // The target's former file now at `temp`: kept for the next dump (a
+    // kill before this rename leaves it at `temp`, which the journal's
+    // inode tells apart from the staged file: keep_as_spare).
+    test_step_pause();
+    if (::rename(temp.c_str(), spare_name(path).c_str()) != 0) ::unlink(temp.c_str());
+    return 0;
+  }
+  // No file there, or a file system without exchanges (EINVAL): a rename.
+  return ::rename(temp.c_str(), path.c_str()) == 0 ? 0 : errno;
 }
 
 Expected<void> write_own_paths(const std::vector<Planned>& plans, const TargetPlace& place) {
@@ -361,8 +407,9 @@ Expected<std::vector<StagedOwnFile>> stage_own_files(const std::map<std::string,
         made = parent;
       }
       std::string temp = p.where + suffix;
-      if (auto w = write_temp(temp, p.bytes); !w) return w.error();
-      staged.push_back({p.where, temp, written[i]});
+      auto inode = write_temp(temp, spare_name(p.where), p.bytes);
+      if (!inode) return inode.error();
+      staged.push_back({p.where, temp, *inode, written[i]});
     }
     return {};
   });
@@ -376,8 +423,8 @@ Expected<std::vector<StagedOwnFile>> stage_own_files(const std::map<std::string,
 Expected<void> rename_own_files(const std::vector<StagedOwnFile>& staged, const TargetPlace& place) {
   return as_user(place, [&]() -> Expected<void> {
     for (const StagedOwnFile& f : staged) {
-      if (::rename(f.temp.c_str(), f.path.c_str()) != 0)
-        return Error(fmt::format("{}: {}", f.path, std::strerror(errno)));
+      if (int err = put_in_place(f.temp, f.path); err != 0)
+        return Error(fmt::format("{}: {}", f.path, std::strerror(err)));
       test_step_pause();
     }
     return {};
@@ -392,6 +439,22 @@ bool own_file_exists(const std::string& path, const TargetPlace& place) {
   return as_user(place, [&] {
     struct stat st {};
     return ::lstat(path.c_str(), &st) == 0;
+  });
+}
+
+std::string spare_name(const std::string& path) { return path + ".covkit-spare"; }
+
+uint64_t own_file_inode(const std::string& path, const TargetPlace& place) {
+  return as_user(place, [&] {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0 ? uint64_t(st.st_ino) : uint64_t(0);
+  });
+}
+
+void keep_as_spare(const std::string& temp, const std::string& path, const TargetPlace& place) {
+  as_user(place, [&] {
+    if (::rename(temp.c_str(), spare_name(path).c_str()) != 0) ::unlink(temp.c_str());
+    return 0;
   });
 }
 

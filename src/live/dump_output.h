@@ -80,18 +80,35 @@ Expected<std::vector<WrittenFile>> write_dump(const std::map<std::string, format
 // The program's own files of a --reset dump, in two steps, so that its
 // journal can tell later which are in place: each is planned (added to what
 // is there) and written complete as `<path><suffix>` beside its target, as
-// the program's user; then, once the journal knows, each is renamed.
+// the program's user; then, once the journal knows (with the staged file's
+// inode), each is exchanged with its target (renameat2 RENAME_EXCHANGE,
+// atomic as a rename) and the file it replaced is kept as
+// `<path>.covkit-spare`, which the next dump writes over and stages again.
+// So a dump after the first neither makes nor frees an inode: on ext4 the
+// inode a rename over a file frees is what made the next dump's new files
+// costly (a journal-less ext4 steps over every inode freed in the last
+// minute to allocate one, frees the replaced one's blocks, and starts the
+// writeback of a file renamed over another: most of a dump's CPU).
 struct StagedOwnFile {
   std::string path, temp;
+  uint64_t inode = 0;  // of the staged file: at `temp` until exchanged
   WrittenFile shown;
 };
 Expected<std::vector<StagedOwnFile>> stage_own_files(const std::map<std::string, format::DataFile>& files,
                                                      const TargetPlace& place, bool may_add,
                                                      const std::string& suffix);
 Expected<void> rename_own_files(const std::vector<StagedOwnFile>& staged, const TargetPlace& place);
+// The name the file a dump replaced is kept under, for the next dump.
+std::string spare_name(const std::string& path);
 // Removes `path` (a temporary file), as the program's user.
 void remove_own_file(const std::string& path, const TargetPlace& place);
 bool own_file_exists(const std::string& path, const TargetPlace& place);
+// The inode of the file at `path` (never followed), as the program's user;
+// 0 when there is none.
+uint64_t own_file_inode(const std::string& path, const TargetPlace& place);
+// After a kill between an exchange and the spare's rename: the file the
+// exchange put at `temp` (the target's former content) becomes the spare.
+void keep_as_spare(const std::string& temp, const std::string& path, const TargetPlace& place);
 
 // DIR/REL's bytes, never through a symbolic link below DIR; nullopt when
 // there is no such file.

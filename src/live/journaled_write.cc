@@ -227,8 +227,10 @@ Expected<std::vector<WrittenFile>> write_journaled(Journal& journal, const Journ
   // Own paths: a new round for the files not yet in place.
   const std::string& id = journal.id();
   const uint32_t last = records.renaming ? records.renaming->round : 0;
-  std::set<std::string> listed;
-  if (records.renaming) listed.insert(records.renaming->paths.begin(), records.renaming->paths.end());
+  std::map<std::string, uint64_t> listed;  // path -> its staged file's inode (0: not recorded)
+  if (records.renaming)
+    for (size_t i = 0; i < records.renaming->paths.size(); ++i)
+      listed[records.renaming->paths[i]] = i < records.renaming->inodes.size() ? records.renaming->inodes[i] : 0;
   struct Pending {
     const OutputUnit* unit;
     FileSet files;
@@ -239,7 +241,16 @@ Expected<std::vector<WrittenFile>> write_journaled(Journal& journal, const Journ
     Pending p{&unit, {}};
     for (const auto& [gcda, data] : unit.files) {
       std::string path = program_path(unit.place, gcda);
-      bool in_place = last > 0 && (!listed.count(path) || !own_file_exists(path + round_suffix(id, last), unit.place));
+      bool in_place = false;
+      if (last > 0) {
+        auto it = listed.find(path);
+        const std::string temp = path + round_suffix(id, last);
+        const uint64_t at_temp = it == listed.end() ? 0 : own_file_inode(temp, unit.place);
+        // Not in place while the staged file is still at its temporary
+        // name; after the exchange that name holds the target's former file.
+        in_place = it == listed.end() || at_temp == 0 || (it->second != 0 && at_temp != it->second);
+        if (in_place && at_temp != 0) keep_as_spare(temp, path, unit.place);
+      }
       if (in_place) {
         written.push_back({path, true, false});
         continue;
@@ -260,9 +271,12 @@ Expected<std::vector<WrittenFile>> write_journaled(Journal& journal, const Journ
       }
       staged.emplace_back(&p, std::move(*s));
     }
-    JournalRound record{round, {}};
+    JournalRound record{round, {}, {}};
     for (const auto& [p, files] : staged)
-      for (const StagedOwnFile& f : files) record.paths.push_back(f.path);
+      for (const StagedOwnFile& f : files) {
+        record.paths.push_back(f.path);
+        record.inodes.push_back(f.inode);
+      }
     test_step_pause();
     if (!stage_error)
       if (auto r = journal.renaming(record); !r) stage_error = r.error();
@@ -283,7 +297,7 @@ Expected<std::vector<WrittenFile>> write_journaled(Journal& journal, const Journ
         FileSet left;
         for (const StagedOwnFile& f : files) {
           // All renamed when none failed: only a failure asks which were.
-          if (!renamed && own_file_exists(f.temp, p->unit->place)) {
+          if (!renamed && own_file_inode(f.temp, p->unit->place) == f.inode) {
             // Not renamed: to the rescue, below, with what it held.
             for (const auto& [gcda, data] : p->files)
               if (program_path(p->unit->place, gcda) == f.path) left.emplace(gcda, data);

@@ -11,9 +11,11 @@
 // each process's files go to its own paths (processes with the same user,
 // directory and GCOV_PREFIX added together) in rounds: every file still to
 // be written is written complete beside its target as
-// `<path>.covkit-<journal>-<round>`, the round's list is recorded, then the
-// files are renamed; a file of the last recorded round whose temporary file
-// is still there was not renamed.
+// `<path>.covkit-<journal>-<round>` (over the spare the dump before left,
+// dump_output.h), the round's list is recorded with each staged file's
+// inode, then each file is exchanged with its target; a file of the last
+// recorded round whose temporary name still holds the staged inode was not
+// put in place (after the exchange it holds the replaced file: the spare).
 #include <sys/types.h>
 
 #include <map>

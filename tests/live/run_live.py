@@ -405,6 +405,65 @@ def scenario_deltas(env, cc="gcc-12"):
     s.kill()
 
 
+def scenario_spare_files(env, cc="gcc-12"):
+    """dump --reset into the program's own files puts each file in place by
+    exchanging it with the one there, which is kept as NAME.gcda.covkit-spare
+    and written over by the next dump: from the third dump on no inode is
+    made or freed (each file's inode is the spare's of the dump before). A
+    spare that is a symbolic or hard link (planted, or made by hand) is not
+    written through: the file it names keeps its bytes. The counts are those
+    of the program's own __gcov_dump(); __gcov_reset() all the same."""
+    b = Build(env, cc)
+    mine, theirs = env.dir("spare-mine"), env.dir("spare-theirs")
+    victims = env.dir("spare-victims")
+    s = Server(env, b, prefix=mine)
+    try:
+        s.cmd("w 10")
+        env.covkit_live("dump", "--reset", str(s.pid))
+        names = [f for _, _, fs in os.walk(mine) for f in fs]
+        check(not [f for f in names if ".covkit-" in f], f"the first dump (new files) left {names}")
+        s.cmd("w 20")
+        env.covkit_live("dump", "--reset", str(s.pid))
+        files = tree_files(mine)
+        check(len(files) >= 2, f"{files}")
+        spares = {}
+        for rel, p in files.items():
+            check(os.path.isfile(p + ".covkit-spare"), f"{rel}: no spare after the second dump")
+            spares[rel] = os.stat(p + ".covkit-spare").st_ino
+        # Planted in place of two spares: a link to a file, a hard link to another.
+        rels = sorted(files)
+        linked, hard = files[rels[0]] + ".covkit-spare", files[rels[1]] + ".covkit-spare"
+        victim, victim2 = os.path.join(victims, "victim"), os.path.join(victims, "victim2")
+        for v in (victim, victim2):
+            with open(v, "w") as f:
+                f.write("VICTIM-BYTES\n")
+        os.unlink(linked)
+        os.symlink(victim, linked)
+        os.unlink(hard)
+        os.link(victim2, hard)
+        s.cmd("w 30")
+        env.covkit_live("dump", "--reset", str(s.pid))
+        for v in (victim, victim2):
+            check(open(v).read() == "VICTIM-BYTES\n", f"{v}: written through a planted spare")
+        for rel, p in files.items():
+            if rel in rels[:2]:
+                continue
+            check(os.stat(p).st_ino == spares[rel], f"{rel}: a new inode, not the spare's ({os.stat(p).st_ino} vs "
+                                                    f"{spares[rel]})")
+        for p in (linked, hard):
+            st = os.lstat(p)
+            check(stat.S_ISREG(st.st_mode) and st.st_nlink == 1, f"{p}: not the replaced file (mode {oct(st.st_mode)})")
+        s.cmd("w 40")
+        s.quit()
+    finally:
+        s.kill()
+    t = Server(env, b, prefix=theirs)
+    for c in ["w 10", "d", "r", "w 20", "d", "r", "w 30", "d", "r", "w 40"]:
+        t.cmd(c)
+    t.quit()
+    same_trees(mine, theirs, "dumps through spare files, then exit")
+
+
 def scenario_children(env, cc="gcc-12"):
     """--children --merge == the parent's and the child's own dumps added by libgcov."""
     b = Build(env, cc)
@@ -757,7 +816,11 @@ def scenario_kill_at_random(env, cc="gcc-12"):
     check(not own_failures, f"dumps that were not killed failed: {own_failures}")
     killed_phases = {p for p in phases if p.startswith("killed")}
     check(len(killed_phases) >= 3, f"the kills did not land in enough steps: {phases}")
-    leftovers = [os.path.join(d, f) for d, _, fs in os.walk(own) for f in fs if ".covkit-" in f]
+    # What a dump leaves is one spare per file (the file its exchange
+    # replaced), never a temporary file.
+    leftovers = [os.path.join(d, f) for d, _, fs in os.walk(own) for f in fs
+                 if ".covkit-" in f and not (f.endswith(".gcda.covkit-spare") and
+                                             os.path.isfile(os.path.join(d, f[:-len(".covkit-spare")])))]
     check(not leftovers, f"temporary files left: {leftovers}")
     rescued = os.listdir(rescue)
     merged = os.path.join(env.work, "kill-merged")
@@ -1454,6 +1517,7 @@ SCENARIOS = {
     "gcov_equal": scenario_gcov_equal,
     "reset": scenario_reset,
     "deltas": scenario_deltas,
+    "spare_files": scenario_spare_files,
     "children": scenario_children,
     "children_without_coverage": scenario_children_without_coverage,
     "children_all_or_nothing": scenario_children_all_or_nothing,

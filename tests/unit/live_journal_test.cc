@@ -9,6 +9,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -80,7 +81,7 @@ TEST(LiveJournal, ReadsBackWhatWasWritten) {
   ASSERT_TRUE(j) << j.error().message;
   ASSERT_TRUE(j->resets_done({4242}));
   ASSERT_TRUE(j->committing({{"/tmp/out dir/4242/b/a.gcda", "00ff"}}));
-  ASSERT_TRUE(j->renaming({2, {"/b/a.gcda", "/b/b.gcda"}}));
+  ASSERT_TRUE(j->renaming({2, {"/b/a.gcda", "/b/b.gcda"}, {11, 0x1234567890ull}}));
   JournalRecords r = decode_journal(file_bytes(j->path()));
   ASSERT_TRUE(r.header);
   EXPECT_EQ(r.header->id, h.id);
@@ -101,8 +102,40 @@ TEST(LiveJournal, ReadsBackWhatWasWritten) {
   ASSERT_TRUE(r.renaming);
   EXPECT_EQ(r.renaming->round, 2u);
   EXPECT_EQ(r.renaming->paths.size(), 2u);
+  EXPECT_EQ(r.renaming->inodes, (std::vector<uint64_t>{11, 0x1234567890ull}));
   j->remove();
   EXPECT_FALSE(std::filesystem::exists(j->path()));
+}
+
+// A renaming record as a covkit of before the staged files' inodes wrote
+// it (round and paths, nothing after) reads back with no inodes: the next
+// dump then goes by the temporary files alone, as that covkit did.
+TEST(LiveJournal, RoundWithoutInodesOfAnOlderCovkit) {
+  StateDir state;
+  auto j = Journal::create(sample_header());
+  ASSERT_TRUE(j);
+  std::vector<uint8_t> bytes = file_bytes(j->path());
+  auto put = [](std::vector<uint8_t>& out, uint64_t v, int n) {
+    for (int i = 0; i < n; ++i) out.push_back(uint8_t(v >> (8 * i)));
+  };
+  std::vector<uint8_t> payload;
+  put(payload, 3, 4);  // round
+  put(payload, 1, 8);  // one path
+  const std::string path = "/b/a.gcda";
+  put(payload, path.size(), 8);
+  payload.insert(payload.end(), path.begin(), path.end());
+  std::vector<uint8_t> record;
+  put(record, 3, 4);  // the renaming record's tag
+  put(record, payload.size(), 8);
+  record.insert(record.end(), payload.begin(), payload.end());
+  put(record, uint32_t(::crc32(0, record.data(), uInt(record.size()))), 4);
+  bytes.insert(bytes.end(), record.begin(), record.end());
+  JournalRecords r = decode_journal(bytes);
+  ASSERT_TRUE(r.renaming);
+  EXPECT_EQ(r.renaming->round, 3u);
+  EXPECT_EQ(r.renaming->paths, std::vector<std::string>{path});
+  EXPECT_TRUE(r.renaming->inodes.empty());
+  j->remove();
 }
 
 TEST(LiveJournal, CutShortAnywhereKeepsOnlyWholeRecords) {
