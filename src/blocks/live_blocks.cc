@@ -127,7 +127,29 @@ Expected<BlockModule> read_inline_module(const std::string& path, uint64_t bias,
   return m;
 }
 
-Expected<LiveBlocks, live::SnapshotError> capture_live_blocks(pid_t pid, bool stop) {
+namespace {
+
+// Every module's counters as one write each, from `bytes` (one per module).
+Expected<void> write_counters(const live::RemoteMemory& memory, const std::vector<InlineRead>& modules,
+                              std::vector<std::vector<uint8_t>>& bytes) {
+  std::vector<live::RemotePiece> pieces;
+  for (size_t i = 0; i < modules.size(); ++i)
+    pieces.push_back({modules[i].sections.counters, bytes[i].data(), bytes[i].size()});
+  return memory.write_pieces(pieces);
+}
+
+bool same_sections(const InlineSections& a, const InlineSections& b) {
+  return a.counters == b.counters && a.counters_size == b.counters_size && a.flags == b.flags && a.pcs == b.pcs &&
+         a.pcs_size == b.pcs_size;
+}
+
+}  // namespace
+
+Expected<LiveBlocks, live::SnapshotError> capture_live_blocks(pid_t pid, bool stop, bool reset) {
+  if (reset && !stop)
+    return live::SnapshotError(Error("a reset needs the process stopped (what runs between the read and the reset "
+                                     "would be lost)"),
+                               live::SnapshotFailure::kFailed);
   const std::optional<pid_t> at = live::live_thread(pid);
   if (!at) return inline_gone();
   const live::RemoteMemory memory(*at);
@@ -156,9 +178,53 @@ Expected<LiveBlocks, live::SnapshotError> capture_live_blocks(pid_t pid, bool st
       return inline_failure(e);
     }
     out.file.modules.push_back(std::move(*m));
+    if (reset) out.reset.push_back({f.module.path, f.module.load_bias, f.sections, {}});
+  }
+  if (reset) {
+    // The bytes as read, then zeros written in the same stop.
+    std::vector<std::vector<uint8_t>> zeros;
+    for (InlineRead& r : out.reset) {
+      r.bytes.resize(size_t(r.sections.counters_size));
+      if (auto ok = memory.read(r.sections.counters, r.bytes.data(), r.bytes.size()); !ok)
+        return inline_failure(ok.error());
+      zeros.emplace_back(r.bytes.size(), uint8_t(0));
+    }
+    if (auto ok = write_counters(memory, out.reset, zeros); !ok) return inline_failure(ok.error());
   }
   if (held) out.pause = held->resume();
   return out;
+}
+
+Expected<void, live::SnapshotError> undo_live_reset(pid_t pid, const LiveBlocks& taken) {
+  const std::optional<pid_t> at = live::live_thread(pid);
+  if (!at) return inline_gone();
+  const live::RemoteMemory memory(*at);
+  auto s = live::ProcessStop::stop(pid);
+  if (!s) return inline_failure(s.error());
+  if (s->executed())
+    return live::SnapshotError(Error("the process executed another program since its counters were read"),
+                               live::SnapshotFailure::kFailed);
+  live::ProcessStop held(std::move(*s));
+  auto found = discover_inline(*at, memory);
+  if (!found) return found.error();
+  std::vector<std::vector<uint8_t>> now;
+  for (const InlineRead& r : taken.reset) {
+    bool there = false;
+    for (const FoundInline& f : *found)
+      there = there || (f.module.path == r.path && f.module.load_bias == r.bias && same_sections(f.sections, r.sections));
+    if (!there)
+      return live::SnapshotError(Error(fmt::format("{}: its counters are no longer where they were read",
+                                                   util::printable(r.path))),
+                                 live::SnapshotFailure::kFailed);
+    std::vector<uint8_t> bytes(r.bytes.size());
+    if (auto ok = memory.read(r.sections.counters, bytes.data(), bytes.size()); !ok) return inline_failure(ok.error());
+    for (size_t i = 0; i < bytes.size(); ++i)
+      bytes[i] = r.sections.flags ? uint8_t(bytes[i] ? bytes[i] : r.bytes[i]) : uint8_t(bytes[i] + r.bytes[i]);
+    now.push_back(std::move(bytes));
+  }
+  if (auto ok = write_counters(memory, taken.reset, now); !ok) return inline_failure(ok.error());
+  held.resume();
+  return {};
 }
 
 }  // namespace covkit::blocks

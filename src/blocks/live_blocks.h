@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "blocks/block_file.h"
 #include "live/memory_source.h"
@@ -40,15 +41,33 @@ Expected<void> check_inline_sections(const InlineSections& s, const live::Module
 Expected<BlockModule> read_inline_module(const std::string& path, uint64_t bias, const InlineSections& s,
                                          const live::ModuleBounds& bounds, const live::MemorySource& memory);
 
+// One module's counters as read, kept for undoing a reset.
+struct InlineRead {
+  std::string path;
+  uint64_t bias = 0;
+  InlineSections sections;
+  std::vector<uint8_t> bytes;
+};
+
 struct LiveBlocks {
   BlockFile file;  // as the runtime would write it now: inline counters only
   bool stopped = false;
   size_t threads = 0;
   std::chrono::nanoseconds pause{0};
+  std::vector<InlineRead> reset;  // with `reset`: what was read, then zeroed
 };
 
 // Find (while it runs), stop, find again and read, resume. kNoCoverage
-// when no module has inline counters with a pc table.
-Expected<LiveBlocks, live::SnapshotError> capture_live_blocks(pid_t pid, bool stop);
+// when no module has inline counters with a pc table. With `reset` (only
+// with `stop`), the counters are zeroed in the same stop, after the read:
+// a block then counts what ran after it.
+Expected<LiveBlocks, live::SnapshotError> capture_live_blocks(pid_t pid, bool stop, bool reset = false);
+
+// Gives back what a reset took (its outputs could not be written): in a new
+// stop, each counter gets what it counted since the reset plus what was
+// read (modulo 256, as the counter itself wraps), each flag stays set if it
+// was set then or is now. Refused, changing nothing, when a module is no
+// longer where its counters were read (the process exec'd or unloaded it).
+Expected<void, live::SnapshotError> undo_live_reset(pid_t pid, const LiveBlocks& taken);
 
 }  // namespace covkit::blocks

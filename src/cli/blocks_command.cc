@@ -63,9 +63,15 @@ constexpr const char* kBlocksReportDescription =
     "--pid PID reads a running process's inline counters instead (built with\n"
     "clang -fsanitize-coverage=inline-8bit-counters or inline-bool-flag, and\n"
     "pc-table; no runtime needed): every thread is stopped for the read, as\n"
-    "covkit live dump does, and the process is not changed. --children reads\n"
-    "its descendants too (a pre-fork server's workers), one after the other,\n"
-    "and adds their counts up.\n";
+    "covkit live dump does, and the process is not changed (but by --reset).\n"
+    "--children reads its descendants too (a pre-fork server's workers), one\n"
+    "after the other, and adds their counts up.\n"
+    "\n"
+    "--reset zeroes the counters read, in the same stop (each process's, with\n"
+    "--children), so that the next read counts what ran since: one test phase\n"
+    "at a time. If an output cannot be written, they are given back in a\n"
+    "second stop (what counted in between is kept too). A covkit killed\n"
+    "between the read and its outputs loses what the counters held.\n";
 
 constexpr const char* kBlocksReportFooter =
     "Exit status: 0 when the report was written (and the gates passed); 1 on an\n"
@@ -77,6 +83,7 @@ constexpr const char* kBlocksReportFooter =
     "  covkit blocks report covkit-blocks.* --html cov/ --lcov blocks.info\n"
     "  covkit blocks report --pid 1234 --lcov server.info   a running server's inline counters\n"
     "  covkit blocks report --pid 1234 --children          and those of its workers\n"
+    "  covkit blocks report --pid 1234 --reset --lcov phase1.info   and zero them\n"
     "(a program built with clang -g -fsanitize-coverage=trace-pc-guard and linked\n"
     "with libcovkit-blocks and clang's -fno-sanitize-link-runtime; or gcc's\n"
     "trace-pc, linked with -lcovkit-blocks)\n"
@@ -89,6 +96,7 @@ struct BlocksReportOptions {
   int pid = 0;  // --pid: a running process's inline counters
   bool no_stop = false;
   bool children = false;  // --children: and its descendants'
+  bool reset = false;     // --reset: zero the counters read
 
   ReportOptions report;
 };
@@ -101,32 +109,59 @@ bool is_block_file(const std::string& path) {
       std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(head), size_t(in.gcount())));
 }
 
-// --pid: the process's inline counters as a block file, read now.
-Expected<blocks::NamedBlockFile> live_block_file(pid_t pid, bool stop) {
+// A process read with --reset: what to give back if no report is written.
+struct ResetProcess {
+  pid_t pid = 0;
+  blocks::LiveBlocks taken;
+};
+
+// --pid: the process's inline counters as a block file, read now (and
+// zeroed, with `resets`).
+Expected<blocks::NamedBlockFile> live_block_file(pid_t pid, bool stop, std::vector<ResetProcess>* resets) {
   // Its data is its user's: files it names are read with that user's
   // rights, and outputs are no more open than its memory.
   live::note_process_data(pid);
-  auto captured = blocks::capture_live_blocks(pid, stop);
+  auto captured = blocks::capture_live_blocks(pid, stop, resets != nullptr);
   if (!captured) {
     if (captured.error().why == live::SnapshotFailure::kNoCoverage)
       return Error(fmt::format("process {}: {}", pid, captured.error().message));
     return live::about_process(pid, captured.error());
   }
-  return blocks::NamedBlockFile{fmt::format("process {}", pid), std::move(captured->file)};
+  blocks::NamedBlockFile named{fmt::format("process {}", pid), captured->file};
+  if (resets) resets->push_back({pid, std::move(*captured)});
+  return named;
 }
 
-int report_block_files(const BlocksReportOptions& o) {
+// The report was not written: the counts a reset took go back, so that
+// nothing is lost (the next read counts them again).
+void undo_resets(const std::vector<ResetProcess>& resets) {
+  for (const ResetProcess& r : resets)
+    if (auto undone = blocks::undo_live_reset(r.pid, r.taken); !undone)
+      std::fprintf(stderr, "%s: process %d: the counters reset could not be given back (%s): what they counted "
+                   "before the read is lost\n",
+                   std::string(kBlocksReportCommand).c_str(), int(r.pid), undone.error().message.c_str());
+    else
+      std::fprintf(stderr, "%s: process %d: no report written: its counters were given back\n",
+                   std::string(kBlocksReportCommand).c_str(), int(r.pid));
+}
+
+int report_block_files(const BlocksReportOptions& o, std::vector<ResetProcess>* resets) {
   if (o.files.empty() && !o.pid)
     return fail(kBlocksReportCommand, "", "no block file given (libcovkit-blocks writes covkit-blocks.PID at exit)");
   if (auto status = refuse_missing_paths(kBlocksReportCommand, o.files)) return *status;
   if (o.no_stop && !o.pid) return fail(kBlocksReportCommand, "", "--no-stop reads a process: give --pid PID");
   if (o.children && !o.pid)
     return fail(kBlocksReportCommand, "", "--children reads a process's descendants: give --pid PID");
+  if (o.reset && !o.pid) return fail(kBlocksReportCommand, "", "--reset zeroes a process's counters: give --pid PID");
+  if (o.reset && o.no_stop)
+    return fail(kBlocksReportCommand, "",
+                "--reset needs the process stopped (what runs between the read and the reset would be lost): "
+                "not with --no-stop");
   blocks::BlockCoverageOptions bo;
   bo.source_root = o.report.root;
   Expected<blocks::BlockCoverage> cov = Error("");
   if (o.pid) {
-    auto from_process = live_block_file(pid_t(o.pid), !o.no_stop);
+    auto from_process = live_block_file(pid_t(o.pid), !o.no_stop, resets);
     if (!from_process) return fail(kBlocksReportCommand, "", from_process.error());
     std::vector<blocks::NamedBlockFile> all{std::move(*from_process)};
     // A descendant that exited since it was listed, or runs a program
@@ -134,7 +169,7 @@ int report_block_files(const BlocksReportOptions& o) {
     // others are still worth a report.
     if (o.children)
       for (pid_t child : live::descendants(pid_t(o.pid))) {
-        auto from_child = live_block_file(child, !o.no_stop);
+        auto from_child = live_block_file(child, !o.no_stop, resets);
         if (from_child) all.push_back(std::move(*from_child));
         else if (!o.report.quiet)
           std::fprintf(stderr, "%s: warning: %s: left out\n", std::string(kBlocksReportCommand).c_str(),
@@ -180,6 +215,9 @@ int run_blocks_report(int argc, char** argv) {
   app.add_flag("--children", o.children,
                "With --pid: read its descendant processes too (forked workers), one after the other, and add "
                "their counts up");
+  app.add_flag("--reset", o.reset,
+               "With --pid: zero the counters in the same stop, after the read (given back if the report cannot "
+               "be written): the next read counts what ran since");
   add_report_source_options(app, o.report);
   add_report_view_options(app, o.report);
   if (auto status = parse_command_line(app, argc, argv)) return *status;
@@ -193,7 +231,13 @@ int run_blocks_report(int argc, char** argv) {
       o.files.insert(o.files.begin(), *dest);
       *dest = "-";
     }
-  return run_guarded(kBlocksReportCommand, [&] { return report_block_files(o); });
+  std::vector<ResetProcess> resets;
+  const int status =
+      run_guarded(kBlocksReportCommand, [&] { return report_block_files(o, o.reset ? &resets : nullptr); });
+  // 0: written; 2: written, a gate failed. Otherwise nothing (or not all)
+  // was written: what the reset took goes back.
+  if (status != 0 && status != 2) undo_resets(resets);
+  return status;
 }
 
 constexpr std::string_view kBlocksDumpCommand = "covkit blocks dump";

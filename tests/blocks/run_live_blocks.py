@@ -12,6 +12,11 @@ pc-table), read while it waits on its standard input:
   children  --children adds a forked worker's counters: the worker's lines
             are covered with it, not without; the lines before the fork are
             counted once (libcovkit-blocks zeroes a child's counters)
+  reset     --reset zeroes what it read in the same stop: the next read
+            counts only what ran since (8-bit counters and bool flags); a
+            report that cannot be written gives the counts back (the next
+            read has them and what ran in between); --reset without --pid
+            or with --no-stop is refused
   refused   a process without inline counters, a pid that does not exist:
             one line, exit 1
 
@@ -220,6 +225,103 @@ def children(covkit, build, tmp):
     check(r.returncode != 0 and "--pid" in r.stderr, f"--children without --pid: {r.returncode} {r.stderr!r}")
 
 
+PHASED = r"""#include <stdio.h>
+#include <unistd.h>
+
+static void ack(const char *path, int v)
+{
+  FILE *f = fopen(path, "w");
+  fprintf(f, "%d\n", v);
+  fclose(f);
+}
+
+static int phase(int n)
+{
+  int s = 0;
+  for (int i = 0; i < n; i++)
+    s += i; /* PHASE */
+  return s;
+}
+
+int main(int argc, char **argv)
+{
+  int s = 0;
+  for (int i = 0; i < 20; i++)
+    s += i * 3; /* SETUP */
+  ack(argv[1], 0);
+  char c;
+  int k = 0;
+  while (read(0, &c, 1) > 0) {
+    s += phase(10);
+    ack(argv[1], ++k);
+  }
+  return s == 12345;
+}
+"""
+
+
+def reset(covkit, tmp, kind):
+    """One phase at a time with --reset; a failed report gives the counts back."""
+    d = os.path.join(tmp, "reset-" + kind)
+    os.makedirs(d)
+    with open(os.path.join(d, "phased.c"), "w") as f:
+        f.write(PHASED)
+    r = run(["clang-14", "-O0", "-g", "-gdwarf-4", f"-fsanitize-coverage={kind},pc-table", "phased.c", "-o",
+             "phased"], cwd=d)
+    check(r.returncode == 0, f"reset {kind}: build: {r.stderr}")
+    lines = PHASED.split("\n")
+    setup = lines.index("    s += i * 3; /* SETUP */") + 1
+    in_phase = lines.index("    s += i; /* PHASE */") + 1
+    flag = kind == "inline-bool-flag"
+    ack = os.path.join(d, "ack")
+    p = subprocess.Popen([os.path.join(d, "phased"), ack], cwd=d, stdin=subprocess.PIPE)
+
+    def acked(v):
+        deadline = time.monotonic() + 120
+        while not (os.path.exists(ack) and open(ack).read() == f"{v}\n"):
+            check(time.monotonic() < deadline and p.poll() is None, f"reset {kind}: no ack {v}")
+            time.sleep(0.02)
+
+    def step(v):
+        p.stdin.write(b"x")
+        p.stdin.flush()
+        acked(v)
+
+    def read(*extra):
+        r = run([covkit, "blocks", "report", "-q", "--pid", str(p.pid), "--lcov", "-"] + list(extra), cwd=d)
+        check(r.returncode == 0, f"reset {kind}: blocks report {extra}: {r.returncode} {r.stderr}")
+        return lcov_lines(r.stdout)
+
+    try:
+        acked(0)
+        first = read("--reset")
+        check(first.get(setup) == (1 if flag else 20) and first.get(in_phase) == 0,
+              f"reset {kind}: first read: set-up {first.get(setup)}, phase {first.get(in_phase)}")
+        step(1)
+        second = read("--reset")
+        check(second.get(setup) == 0 and second.get(in_phase) == (1 if flag else 10),
+              f"reset {kind}: after the reset: set-up {second.get(setup)}, phase {second.get(in_phase)}")
+        step(2)
+        # An output that cannot be written (its directory is a file).
+        r = run([covkit, "blocks", "report", "-q", "--pid", str(p.pid), "--reset", "--lcov",
+                 os.path.join(d, "phased.c", "x.info")], cwd=d)
+        check(r.returncode not in (0, 2) and "given back" in r.stderr,
+              f"reset {kind}: an unwritable output: {r.returncode} {r.stderr!r}")
+        step(3)
+        third = read()
+        check(third.get(setup) == 0 and third.get(in_phase) == (1 if flag else 20),
+              f"reset {kind}: after a failed report, phases 2 and 3: set-up {third.get(setup)}, "
+              f"phase {third.get(in_phase)}")
+    finally:
+        p.stdin.close()
+        p.wait(timeout=120)
+    check(p.returncode == 0, f"reset {kind}: the program exited {p.returncode}")
+    for extra, what in ((["--reset", "phased.c"], "--pid"), (["--reset", "--no-stop", "--pid", "1"], "--no-stop")):
+        r = run([covkit, "blocks", "report"] + extra, cwd=d)
+        check(r.returncode == 1 and what in r.stderr and len(r.stderr.splitlines()) == 1,
+              f"reset {kind}: {extra} refused: {r.returncode} {r.stderr!r}")
+
+
 def refused(covkit, tmp):
     p = subprocess.Popen(["sleep", "60"])
     try:
@@ -244,6 +346,8 @@ def main():
         for kind in ("inline-8bit-counters", "inline-bool-flag"):
             scenario(covkit, build, tmp, kind)
         children(covkit, build, tmp)
+        for kind in ("inline-8bit-counters", "inline-bool-flag"):
+            reset(covkit, tmp, kind)
         refused(covkit, tmp)
     finally:
         status = finish(tmp)
