@@ -5,6 +5,7 @@
 // and macro expansions), counter expressions, and regions — source ranges
 // with the counter (or expression) that counts them.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,9 @@ struct MappingRegion {
 
 struct FunctionMapping {
   std::string name;  // PGO name, as in the profile
+  // name_ref(name) when the reader knew it (the profile's key to the
+  // function); else computed when needed.
+  std::optional<uint64_t> name_ref;
   uint64_t hash = 0;
   std::vector<std::string> filenames;  // per file id, absolute where the compile directory said
   std::vector<CounterExpression> expressions;

@@ -325,12 +325,12 @@ Expected<MappingIndex> index_sections(const MappingSections& s, NameTableCache* 
     if (unit->second.collided) continue;
     auto [slot, fresh] = by_name_ref.try_emplace(name_ref_value, records.size());
     if (fresh) {
-      const std::string* name = names.find(name_ref_value);
+      const std::string_view* name = names.find(name_ref_value);
       if (!name)
         return Error(where, fmt::format("a function record names function {:#018x}, which is not in "
                                         "__llvm_prf_names",
                                         name_ref_value));
-      records.push_back(EncodedFunction{*name, hash, *mapping, mapping_at, unit->second.names});
+      records.push_back(EncodedFunction{*name, name_ref_value, hash, *mapping, mapping_at, unit->second.names});
       continue;
     }
     EncodedFunction& old = records[slot->second];
@@ -382,6 +382,7 @@ bool decode_alike(const EncodedFunction& a, const EncodedFunction& b) {
 Expected<FunctionMapping> decode_function(const MappingIndex& index, const EncodedFunction& e) {
   FunctionMapping f;
   f.name = std::string(e.name);
+  f.name_ref = e.name_ref;
   f.hash = e.hash;
   if (auto d = MappingDecoder(ByteCursor(e.mapping, index.big_endian, e.mapping_offset), *e.unit_files, f).decode();
       !d)

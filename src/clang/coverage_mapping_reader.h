@@ -44,6 +44,7 @@ bool has_coverage_mapping(std::span<const uint8_t> elf_bytes);
 class NameTable;
 struct EncodedFunction {
   std::string_view name;  // PGO name, in its index's `names`
+  uint64_t name_ref = 0;  // name_ref(name): the record's key to its name
   uint64_t hash = 0;
   std::span<const uint8_t> mapping;
   uint64_t mapping_offset = 0;  // in its file, for errors

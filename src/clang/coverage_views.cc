@@ -1,30 +1,18 @@
 #include "clang/coverage_views.h"
 
 #include <algorithm>
-#include <span>
 
 namespace covkit::clang {
 
 namespace {
 
-struct FileIdOrder {
-  bool operator()(const CountedRegion& r, uint32_t id) const { return r.file_id < id; }
-  bool operator()(uint32_t id, const CountedRegion& r) const { return id < r.file_id; }
-};
-
-// A function's regions of one file id: they are stored by file id.
-std::span<const CountedRegion> of_file(const std::vector<CountedRegion>& regions, uint32_t file) {
-  auto [first, last] = std::equal_range(regions.begin(), regions.end(), file, FileIdOrder{});
-  return {regions.data() + (first - regions.begin()), size_t(last - first)};
-}
-
 // The expansions and branches of one expansion (no segments: the lcov
 // export needs only these).
 void expansion_parts(const ExpansionRef& e, std::vector<ExpansionRef>& nested, std::vector<CountedRegion>& branches) {
   const uint32_t file = e.region.expanded_file_id;
-  for (const CountedRegion& r : of_file(e.function->regions, file))
+  for (const CountedRegion& r : e.function->regions_of(file))
     if (r.kind == RegionKind::kExpansion) nested.push_back({e.function, r});
-  for (const CountedRegion& b : of_file(e.function->branches, file)) branches.push_back(b);
+  for (const CountedRegion& b : e.function->branches_of(file)) branches.push_back(b);
 }
 
 // Macros nest a few levels deep; a mapping whose expansions expand each
@@ -53,15 +41,20 @@ std::optional<uint32_t> main_file_id(const FunctionRecord& f) { return f.main_fi
 
 CoverageView view_of_file(const CoverageSet& set, const std::string& filename) {
   CoverageView v;
+  const std::optional<uint32_t> key = set.file_key(filename);
+  if (!key) {
+    v.segments = build_segments(v.regions);
+    return v;
+  }
   // Sized first: a header every unit includes gathers the regions of
   // thousands of functions.
   size_t regions = 0, branches = 0;
   for (size_t index : set.records_of(filename)) {
     const FunctionRecord& f = set.functions()[index];
-    for (uint32_t id = 0; id < f.filenames.size(); ++id) {
-      if (f.filenames[id] != filename) continue;
-      regions += of_file(f.regions, id).size();
-      branches += of_file(f.branches, id).size();
+    for (uint32_t id = 0; id < f.file_keys.size(); ++id) {
+      if (f.file_keys[id] != *key) continue;
+      regions += f.regions_of(id).size();
+      branches += f.branches_of(id).size();
     }
   }
   v.regions.reserve(regions);
@@ -70,19 +63,19 @@ CoverageView view_of_file(const CoverageSet& set, const std::string& filename) {
     const FunctionRecord& f = set.functions()[index];
     // The file id the function is defined in, when that is this file.
     const std::optional<uint32_t> defined_in = f.main_file;
-    const int64_t home = defined_in && f.filenames[*defined_in] == filename ? int64_t(*defined_in) : -1;
+    const int64_t home = defined_in && f.file_keys[*defined_in] == *key ? int64_t(*defined_in) : -1;
     // Regions and branches are stored by file id: each file id that names
     // this file is one run of them, found without looking at the others.
-    for (uint32_t id = 0; id < f.filenames.size(); ++id) {
-      if (f.filenames[id] != filename) continue;
-      for (const CountedRegion& r : of_file(f.regions, id)) {
+    for (uint32_t id = 0; id < f.file_keys.size(); ++id) {
+      if (f.file_keys[id] != *key) continue;
+      for (const CountedRegion& r : f.regions_of(id)) {
         v.regions.push_back(r);
         if (int64_t(id) == home && r.kind == RegionKind::kExpansion) v.expansions.push_back({&f, r});
       }
     }
-    for (uint32_t id = 0; id < f.filenames.size(); ++id) {
-      if (f.filenames[id] != filename) continue;
-      for (const CountedRegion& b : of_file(f.branches, id))
+    for (uint32_t id = 0; id < f.file_keys.size(); ++id) {
+      if (f.file_keys[id] != *key) continue;
+      for (const CountedRegion& b : f.branches_of(id))
         if (b.file_id == b.expanded_file_id) v.branches.push_back(b);
     }
   }

@@ -71,6 +71,22 @@ std::optional<uint32_t> main_file_of(const FunctionRecord& f) {
   return std::nullopt;
 }
 
+// Where each file id's run of regions and of branches starts: both are
+// stored by file id (the decoder reads a file id's regions in one go).
+void index_runs(FunctionRecord& f) {
+  const size_t files = f.filenames.size();
+  auto starts = [files](const std::vector<CountedRegion>& v, std::vector<uint32_t>& at) {
+    at.assign(files + 1, uint32_t(v.size()));
+    size_t i = 0;
+    for (uint32_t id = 0; id < files; ++id) {
+      while (i < v.size() && v[i].file_id < id) ++i;
+      at[id] = uint32_t(i);
+    }
+  };
+  starts(f.regions, f.region_at);
+  starts(f.branches, f.branch_at);
+}
+
 uint64_t function_key(const std::vector<std::string>& filenames, const std::string& name) {
   uint64_t key = std::hash<std::string_view>{}(name);
   for (const std::string& f : filenames) key = key * 0x100000001b3ull ^ std::hash<std::string_view>{}(f);
@@ -180,7 +196,8 @@ void CoverageSet::add_each(const std::vector<const FunctionMapping*>& functions,
     bool& was_mismatched = remember ? given->second : not_remembered;
     if (m.regions.empty()) continue;
     std::string name = name_without_file_prefix(m.name, m.filenames);
-    const ProfileCounts::Lookup found = profile.find(m.name, m.hash);
+    const ProfileCounts::Lookup found =
+        m.name_ref ? profile.find(m.name, *m.name_ref, m.hash) : profile.find(m.name, m.hash);
     if (found.found == ProfileCounts::Found::kHashMismatch) {
       mismatched.push_back({m.name, m.hash});
       was_mismatched = true;
@@ -233,11 +250,16 @@ void CoverageSet::add_each(const std::vector<const FunctionMapping*>& functions,
     }
     if (!complete) continue;
     rec.main_file = main_file_of(rec);
+    index_runs(rec);
 
     const size_t index = functions_.size();
     taken_[key].push_back(index);
+    rec.file_keys.reserve(rec.filenames.size());
     for (const std::string& f : rec.filenames) {
-      std::vector<size_t>& list = by_file_[f];
+      auto [it, fresh] = keys_.try_emplace(f, uint32_t(by_key_.size()));
+      if (fresh) by_key_.emplace_back();
+      rec.file_keys.push_back(it->second);
+      std::vector<size_t>& list = by_key_[it->second];
       if (list.empty() || list.back() != index) list.push_back(index);
     }
     functions_.push_back(std::move(rec));
@@ -254,14 +276,20 @@ bool CoverageSet::taken(const std::vector<std::string>& filenames, const std::st
 
 const std::vector<size_t>& CoverageSet::records_of(const std::string& filename) const {
   static const std::vector<size_t> none;
-  auto it = by_file_.find(filename);
-  return it == by_file_.end() ? none : it->second;
+  auto it = keys_.find(filename);
+  return it == keys_.end() ? none : by_key_[it->second];
+}
+
+std::optional<uint32_t> CoverageSet::file_key(const std::string& filename) const {
+  auto it = keys_.find(filename);
+  if (it == keys_.end()) return std::nullopt;
+  return it->second;
 }
 
 std::vector<std::string> CoverageSet::source_files() const {
   std::vector<std::string> files;
-  files.reserve(by_file_.size());
-  for (const auto& [name, records] : by_file_) files.push_back(name);
+  files.reserve(keys_.size());
+  for (const auto& [name, key] : keys_) files.push_back(name);
   std::sort(files.begin(), files.end());
   return files;
 }

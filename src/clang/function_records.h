@@ -9,6 +9,7 @@
 // taken once, since the profile already adds its runs up.
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -36,6 +37,23 @@ struct FunctionRecord {
   // main_file_id's answer, found once when the record is made (each file
   // the function touches asks it again).
   std::optional<uint32_t> main_file;
+  // Per file id, its file's number in the set (CoverageSet::file_key): a
+  // file's view compares numbers, not names, for each file id of each of
+  // the thousands of functions that touch a header.
+  std::vector<uint32_t> file_keys;
+  // Where each file id's regions and branches start (one more entry than
+  // file ids): a file id's run found without a search.
+  std::vector<uint32_t> region_at, branch_at;
+
+  std::span<const CountedRegion> regions_of(uint32_t file_id) const { return run(regions, region_at, file_id); }
+  std::span<const CountedRegion> branches_of(uint32_t file_id) const { return run(branches, branch_at, file_id); }
+
+ private:
+  static std::span<const CountedRegion> run(const std::vector<CountedRegion>& v, const std::vector<uint32_t>& at,
+                                            uint32_t id) {
+    if (size_t(id) + 1 >= at.size()) return {};
+    return std::span<const CountedRegion>(v).subspan(at[id], at[id + 1] - at[id]);
+  }
 };
 
 struct MismatchedFunction {
@@ -58,6 +76,9 @@ class CoverageSet {
   const std::vector<FunctionRecord>& functions() const { return functions_; }
   // The records that touch `filename`, in load order.
   const std::vector<size_t>& records_of(const std::string& filename) const;
+  // The number FunctionRecord::file_keys gives `filename`, if a function
+  // touches it.
+  std::optional<uint32_t> file_key(const std::string& filename) const;
   // Every file any function touches, sorted, once.
   std::vector<std::string> source_files() const;
 
@@ -75,7 +96,9 @@ class CoverageSet {
   // The functions given by pointer so far, and whether each was mismatched.
   std::unordered_map<const FunctionMapping*, bool> given_;
   const ProfileCounts* given_profile_ = nullptr;
-  std::unordered_map<std::string, std::vector<size_t>> by_file_;
+  // Files by name: their key (index in by_key_).
+  std::unordered_map<std::string, uint32_t> keys_;
+  std::vector<std::vector<size_t>> by_key_;  // the records that touch each file
 };
 
 // Counters evaluated against one function's counts: nullopt when one

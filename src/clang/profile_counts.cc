@@ -3,12 +3,38 @@
 #include <algorithm>
 #include <limits>
 
+#include "clang/profile_names.h"
+
 namespace covkit::clang {
 
+uint32_t ProfileCounts::index_of(std::string_view name, uint64_t name_ref) const {
+  auto it = by_ref_.find(name_ref);
+  if (it == by_ref_.end()) return kNone;
+  for (uint32_t i = it->second; i != kNone; i = named_[i].next)
+    if (named_[i].name == name) return i;
+  return kNone;
+}
+
 ProfileCounts::Added ProfileCounts::add(std::string_view name, uint64_t hash, std::span<const uint64_t> counts) {
-  auto it = by_name_.find(name);
-  if (it == by_name_.end()) it = by_name_.try_emplace(std::string(name)).first;
-  for (Entry& e : it->second) {
+  return add(name, name_ref(name), hash, counts);
+}
+
+ProfileCounts::Added ProfileCounts::add(std::string_view name, uint64_t ref, uint64_t hash,
+                                        std::span<const uint64_t> counts) {
+  uint32_t at = index_of(name, ref);
+  if (at == kNone) {
+    at = uint32_t(named_.size());
+    auto [it, fresh] = by_ref_.try_emplace(ref, at);
+    Named n;
+    n.name = std::string(name);
+    if (!fresh) {  // another name with this NameRef: chained after the first
+      n.next = it->second;
+      it->second = at;
+    }
+    named_.push_back(std::move(n));
+  }
+  std::vector<Entry>& entries = named_[at].entries;
+  for (Entry& e : entries) {
     if (e.hash != hash) continue;
     if (e.counts.size() != counts.size()) return Added::kCountMismatch;
     bool overflow = false;
@@ -22,30 +48,34 @@ ProfileCounts::Added ProfileCounts::add(std::string_view name, uint64_t hash, st
     }
     return overflow ? Added::kOverflow : Added::kMerged;
   }
-  it->second.push_back(Entry{hash, std::vector<uint64_t>(counts.begin(), counts.end())});
+  entries.push_back(Entry{hash, std::vector<uint64_t>(counts.begin(), counts.end())});
   ++functions_;
   return Added::kNew;
 }
 
 ProfileCounts::Lookup ProfileCounts::find(std::string_view name, uint64_t hash) const {
-  auto it = by_name_.find(name);
-  if (it == by_name_.end()) return {};
-  for (const Entry& e : it->second)
+  return find(name, name_ref(name), hash);
+}
+
+ProfileCounts::Lookup ProfileCounts::find(std::string_view name, uint64_t ref, uint64_t hash) const {
+  const uint32_t at = index_of(name, ref);
+  if (at == kNone) return {};
+  for (const Entry& e : named_[at].entries)
     if (e.hash == hash) return {Found::kCounts, &e.counts};
   return {Found::kHashMismatch, nullptr};
 }
 
 std::vector<std::string_view> ProfileCounts::names() const {
   std::vector<std::string_view> out;
-  out.reserve(by_name_.size());
-  for (const auto& [name, entries] : by_name_) out.push_back(name);
+  out.reserve(named_.size());
+  for (const Named& n : named_) out.push_back(n.name);
   std::sort(out.begin(), out.end());
   return out;
 }
 
 const std::vector<ProfileCounts::Entry>* ProfileCounts::entries(std::string_view name) const {
-  auto it = by_name_.find(name);
-  return it == by_name_.end() ? nullptr : &it->second;
+  const uint32_t at = index_of(name, name_ref(name));
+  return at == kNone ? nullptr : &named_[at].entries;
 }
 
 }  // namespace covkit::clang

@@ -5,7 +5,6 @@
 // merged; both become FunctionCounts, and ProfileCounts adds them up as
 // `llvm-profdata merge` does.
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <span>
@@ -31,6 +30,8 @@ struct FunctionCounts {
 
 // Functions by name, then hash: several builds of a function may share a
 // profile (a header's inline function hashed differently by two compiles).
+// Names are found by their NameRef (the MD5 bits records carry), compared
+// in full on a hit.
 class ProfileCounts {
  public:
   struct Entry {
@@ -43,6 +44,9 @@ class ProfileCounts {
   // (saturating at 2^64-1: kOverflow); a different number of counters
   // leaves the first one's (kCountMismatch).
   Added add(std::string_view name, uint64_t hash, std::span<const uint64_t> counts);
+  // The same, `name_ref` being name_ref(name) (profile_names.h), as a
+  // record gives it: no MD5 and no string hash per record.
+  Added add(std::string_view name, uint64_t name_ref, uint64_t hash, std::span<const uint64_t> counts);
 
   enum class Found { kCounts, kUnknownFunction, kHashMismatch };
   struct Lookup {
@@ -50,12 +54,13 @@ class ProfileCounts {
     const std::vector<uint64_t>* counts = nullptr;
   };
   Lookup find(std::string_view name, uint64_t hash) const;
+  Lookup find(std::string_view name, uint64_t name_ref, uint64_t hash) const;
 
   // Every name, sorted (for writing files the same way every time).
   std::vector<std::string_view> names() const;
   const std::vector<Entry>* entries(std::string_view name) const;
   size_t functions() const { return functions_; }
-  bool empty() const { return by_name_.empty(); }
+  bool empty() const { return named_.empty(); }
 
   // The variant flags of the profiles added (kVariant*), and whether two
   // added profiles disagreed (front end against IR-level instrumentation).
@@ -63,12 +68,16 @@ class ProfileCounts {
   bool variant_set = false;
 
  private:
-  // Looked up by string_view without making a string (transparent).
-  struct NameHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  static constexpr uint32_t kNone = UINT32_MAX;
+  struct Named {
+    std::string name;
+    std::vector<Entry> entries;
+    uint32_t next = kNone;  // another name with the same NameRef
   };
-  std::unordered_map<std::string, std::vector<Entry>, NameHash, std::equal_to<>> by_name_;
+  // The index in named_ of `name`, or kNone.
+  uint32_t index_of(std::string_view name, uint64_t name_ref) const;
+  std::vector<Named> named_;
+  std::unordered_map<uint64_t, uint32_t> by_ref_;  // the first name of each NameRef
   size_t functions_ = 0;
 };
 

@@ -153,7 +153,7 @@ Expected<RawProfileRecords> read_one_profile(std::span<const uint8_t> file, size
     const uint16_t sites0 = *rec.u16(), sites1 = *rec.u16();
     rec.align(8);
 
-    const std::string* name = names.find(name_ref);
+    const std::string_view* name = names.find(name_ref);
     if (!name)
       return Error(where, fmt::format("data record {} names function {:#018x}, which is not among the profile's "
                                       "names",
@@ -169,7 +169,7 @@ Expected<RawProfileRecords> read_one_profile(std::span<const uint8_t> file, size
                                       "of counters",
                                       r, *name, num_counters, int64_t(offset), counters_bytes));
     out.records.push_back(
-        RawRecord{name, hash, in.data().subspan(*counters_at + offset, num_counters * counter_size)});
+        RawRecord{*name, name_ref, hash, in.data().subspan(*counters_at + offset, num_counters * counter_size)});
 
     // Value profile records follow the names, one per record that has
     // value sites; only their size matters here.
@@ -213,7 +213,7 @@ Expected<std::vector<RawProfile>> read_profraw(std::span<const uint8_t> bytes, N
     p.functions.reserve(s.records.size());
     for (const RawRecord& r : s.records) {
       FunctionCounts f;
-      f.name = *r.name;
+      f.name = r.name;
       f.hash = r.hash;
       record_counts(s, r, f.counts);
       p.functions.push_back(std::move(f));

@@ -15,6 +15,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "clang/profile_counts.h"
@@ -43,7 +44,8 @@ Expected<std::vector<RawProfile>> read_profraw(std::span<const uint8_t> bytes, N
 // report adds up 67 profiles without a string and a vector per function
 // of each.
 struct RawRecord {
-  const std::string* name = nullptr;  // in the profile's `names`
+  std::string_view name;  // in the profile's `names`
+  uint64_t name_ref = 0;  // name_ref(name), as the record gave it
   uint64_t hash = 0;
   std::span<const uint8_t> counters;  // counter_bytes each, in the profile's byte order
 };

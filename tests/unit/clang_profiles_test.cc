@@ -3,13 +3,18 @@
 // by llvm-profdata's rules, the indexed format written and read back, and
 // damaged inputs (every truncation, hostile sizes) as errors with offsets.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "clang/clang_inputs.h"
 #include "clang/profdata_reader.h"
 #include "clang/profdata_writer.h"
 #include "clang/profile_counts.h"
@@ -317,12 +322,130 @@ TEST(Profraw, ScannedRecordsAreTheReadFunctions) {
     ASSERT_EQ(p.records.size(), kFunctions.size());
     std::vector<uint64_t> counts;
     for (size_t i = 0; i < kFunctions.size(); ++i) {
-      EXPECT_EQ(*p.records[i].name, kFunctions[i].name);
+      EXPECT_EQ(p.records[i].name, kFunctions[i].name);
+      EXPECT_EQ(p.records[i].name_ref, name_ref(kFunctions[i].name));
       EXPECT_EQ(p.records[i].hash, kFunctions[i].hash);
       record_counts(p, p.records[i], counts);
       EXPECT_EQ(counts, kFunctions[i].counts);
     }
   }
+}
+
+}  // namespace clang_profiles_test
+}  // namespace covkit::clang
+
+namespace covkit::clang {
+namespace clang_profiles_test {
+
+// Names of several blocks are found by their NameRef in one table; a name
+// left empty where two blocks meet is damage as within a block.
+TEST(ProfileNames, BlocksJoinedIntoOneTable) {
+  std::vector<std::string> many;
+  for (int i = 0; i < 3000; ++i) many.push_back("_Z" + std::to_string(i) + "fv");
+  auto blob = testing::names_blob(many, true);
+  const auto tail = testing::names_blob({"x.c:tail"}, false);
+  blob.insert(blob.end(), tail.begin(), tail.end());
+  auto joined = joined_profile_names(blob);
+  ASSERT_TRUE(joined) << joined.error().describe();
+  NameTable table(std::move(*joined));
+  EXPECT_EQ(table.size(), many.size() + 1);
+  many.push_back("x.c:tail");
+  for (const std::string& n : many) {
+    const std::string_view* found = table.find(name_ref(n));
+    ASSERT_NE(found, nullptr) << n;
+    EXPECT_EQ(*found, n);
+  }
+  EXPECT_EQ(table.find(name_ref("absent")), nullptr);
+  EXPECT_EQ(NameTable().find(name_ref("a")), nullptr);
+  auto names = decode_profile_names(blob);
+  ASSERT_TRUE(names);
+  EXPECT_EQ(*names, many);
+
+  auto empty_block = testing::names_blob({"a"}, false);
+  const auto nothing = testing::names_blob({""}, true);
+  empty_block.insert(empty_block.end(), nothing.begin(), nothing.end());
+  EXPECT_FALSE(joined_profile_names(empty_block));
+  EXPECT_FALSE(joined_profile_names(testing::names_blob({"", "a"}, false)));
+  EXPECT_FALSE(joined_profile_names(testing::names_blob({"a", "", "b"}, true)));
+}
+
+// Counts are found by NameRef and told apart by name: two names that share
+// one (an MD5 collision, here made by hand) keep their own counts.
+TEST(ProfileCounts, NamesSharingANameRefKeptApart) {
+  ProfileCounts c;
+  const std::vector<uint64_t> one = {1, 2}, two = {3, 4};
+  EXPECT_EQ(c.add("a", 42, 7, one), ProfileCounts::Added::kNew);
+  EXPECT_EQ(c.add("b", 42, 7, two), ProfileCounts::Added::kNew);
+  EXPECT_EQ(c.add("a", 42, 7, one), ProfileCounts::Added::kMerged);
+  auto a = c.find("a", 42, 7);
+  ASSERT_EQ(a.found, ProfileCounts::Found::kCounts);
+  EXPECT_EQ(*a.counts, (std::vector<uint64_t>{2, 4}));
+  auto b = c.find("b", 42, 7);
+  ASSERT_EQ(b.found, ProfileCounts::Found::kCounts);
+  EXPECT_EQ(*b.counts, two);
+  EXPECT_EQ(c.find("c", 42, 7).found, ProfileCounts::Found::kUnknownFunction);
+  EXPECT_EQ(c.find("b", 42, 8).found, ProfileCounts::Found::kHashMismatch);
+  EXPECT_EQ(c.names(), (std::vector<std::string_view>{"a", "b"}));
+  EXPECT_EQ(c.functions(), 2u);
+  // The name's own NameRef, given or computed, finds the same entry.
+  EXPECT_EQ(c.add("f", name_ref("f"), 1, one), ProfileCounts::Added::kNew);
+  EXPECT_EQ(c.find("f", 1).counts, c.find("f", name_ref("f"), 1).counts);
+  ASSERT_NE(c.entries("f"), nullptr);
+  EXPECT_EQ(c.entries("f")->size(), 1u);
+}
+
+}  // namespace clang_profiles_test
+}  // namespace covkit::clang
+
+namespace covkit::clang {
+namespace clang_profiles_test {
+
+// load_profiles maps a large profile and copies a small one: both add up
+// as read_profraw reads them; a FIFO among them is refused, not waited on.
+TEST(LoadProfiles, MappedAndCopiedProfilesAddUp) {
+  char dir_template[] = "/tmp/covkit-load-profiles-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template;
+  std::vector<RawFunction> many;
+  for (uint64_t i = 0; i < 3000; ++i) many.push_back({"_Z" + std::to_string(i) + "fv", i, {i, 1, 2, i * 3}, 0});
+  const auto large = testing::raw_profile(many);
+  const auto small = testing::raw_profile(kFunctions);
+  ASSERT_GE(large.size(), size_t(64 * 1024));  // mapped
+  ASSERT_LT(small.size(), size_t(64 * 1024));  // copied
+  auto put = [&](const std::string& name, const std::vector<uint8_t>& bytes) {
+    const std::string path = dir + "/" + name;
+    FILE* f = std::fopen(path.c_str(), "wb");
+    EXPECT_NE(f, nullptr);
+    if (f) {
+      EXPECT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+      std::fclose(f);
+    }
+    return path;
+  };
+  const std::string a = put("a.profraw", large), b = put("b.profraw", large), c = put("c.profraw", small);
+  const std::string fifo = dir + "/fifo.profraw";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  NameTableCache names;
+  LoadedProfiles loaded = load_profiles({a, fifo, b, c}, 2, &names);
+  EXPECT_EQ(loaded.read, 3u);
+  EXPECT_EQ(loaded.damaged, 1u);
+  ASSERT_EQ(loaded.warnings.size(), 1u);
+  EXPECT_NE(loaded.warnings[0].find("fifo.profraw: cannot read the profile"), std::string::npos) << loaded.warnings[0];
+  EXPECT_EQ(loaded.counts.functions(), many.size() + kFunctions.size());
+  for (const RawFunction& f : many) {
+    auto l = loaded.counts.find(f.name, f.hash);
+    ASSERT_EQ(l.found, ProfileCounts::Found::kCounts) << f.name;
+    std::vector<uint64_t> twice;
+    for (uint64_t v : f.counts) twice.push_back(2 * v);
+    EXPECT_EQ(*l.counts, twice) << f.name;
+  }
+  for (const RawFunction& f : kFunctions) {
+    auto l = loaded.counts.find(f.name, f.hash);
+    ASSERT_EQ(l.found, ProfileCounts::Found::kCounts) << f.name;
+    EXPECT_EQ(*l.counts, f.counts) << f.name;
+  }
+  for (const std::string& p : {a, b, c, fifo}) std::remove(p.c_str());
+  rmdir(dir.c_str());
 }
 
 }  // namespace clang_profiles_test
