@@ -275,6 +275,10 @@ struct Form {
                  "movzwl 2(%rdi),%ecx", kAll, 0, 0, 0)                                                              \
   X(seq_carry, "add %rbx,%rax; adc %rcx,%rdx; sbb %r9,%r10; setb %r11b; cmovo %r12,%r13", kAll, 0, 0, 0)            \
   X(seq_bits, "shr $3,%rax; and $7,%eax; lea (%rax,%rax,2),%rdx; sar %cl,%rdx; test %rdx,%rdx; js 1f; neg %rdx; 1: cmp %rax,%rdx", \
+    kAll, 0, 0, 0)                                                                                                  \
+  /* 32-bit registers whose upper half is clear shifted by cl = 0 (bzip2's mainSort), or 1: never refused */       \
+  X(seq_shift0, "xor %ecx,%ecx; mov %esi,%eax; sar %cl,%eax; mov %ebx,%ebx; shr %cl,%ebx; mov %edx,%edx; "          \
+                "shl %cl,%edx; and $0x21,%r9d; mov %r9d,%ecx; mov %edi,%r10d; sar %cl,%r10d; cmp %rax,%rbx",        \
     kAll, 0, 0, 0)
 
 EMU_FORMS(EMU_SNIPPET)

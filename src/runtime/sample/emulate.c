@@ -419,8 +419,9 @@ static void emu_set_flags(struct cks_emu *e, uint64_t which, uint64_t values) {
   e->flags = (e->flags & ~which) | (values & which);
 }
 
-/* The shifts. 0: the count is 0 on a 32-bit register (whether the upper
- * half is cleared then is not the same everywhere: not emulated). */
+/* The shifts (the caller refuses a 32-bit register whose upper half is
+ * set shifted by 0: whether it is cleared then is not the same
+ * everywhere). */
 static int emu_shift(struct cks_emu *e, unsigned op, uint64_t a, uint64_t count, unsigned size, uint64_t *out,
                      int *flags_change) {
   const unsigned bits = size * 8;
@@ -527,7 +528,9 @@ int cks_emu_step(struct cks_emu *e, const struct cks_emu_insn *x) {
     case CKS_EMU_SAR: {
       int changed;
       if (!emu_get(e, &o[0], w, next, &a) || !emu_get(e, &o[1], o[1].size, next, &b)) return 0;
-      if (o[0].kind == CKS_EMU_OPND_REG && w == 4 && (b & 31) == 0) return 0;
+      /* a 32-bit register shifted by 0: whether its upper half is cleared
+       * is not the same everywhere, so only one already clear is emulated */
+      if (o[0].kind == CKS_EMU_OPND_REG && w == 4 && (b & 31) == 0 && (e->r[o[0].reg] >> 32) != 0) return 0;
       emu_shift(e, x->op, a, b, w, &r, &changed);
       if (!changed && o[0].kind == CKS_EMU_OPND_MEM) break; /* nothing written */
       if (!emu_put(e, &o[0], w, next, r, &p, &reg_write)) {
