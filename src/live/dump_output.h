@@ -88,10 +88,12 @@ Expected<std::vector<WrittenFile>> write_dump(const std::map<std::string, format
 // inode a rename over a file frees is what made the next dump's new files
 // costly (a journal-less ext4 steps over every inode freed in the last
 // minute to allocate one, frees the replaced one's blocks, and starts the
-// writeback of a file renamed over another: most of a dump's CPU).
+// writeback of a file renamed over another: most of a dump's CPU). Not on
+// tmpfs, where an inode costs less than the renames a spare takes.
 struct StagedOwnFile {
   std::string path, temp;
   uint64_t inode = 0;  // of the staged file: at `temp` until exchanged
+  bool exchange = true;  // false on tmpfs: renamed over the target, no spare
   WrittenFile shown;
 };
 Expected<std::vector<StagedOwnFile>> stage_own_files(const std::map<std::string, format::DataFile>& files,

@@ -412,7 +412,8 @@ def scenario_spare_files(env, cc="gcc-12"):
     made or freed (each file's inode is the spare's of the dump before). A
     spare that is a symbolic or hard link (planted, or made by hand) is not
     written through: the file it names keeps its bytes. The counts are those
-    of the program's own __gcov_dump(); __gcov_reset() all the same."""
+    of the program's own __gcov_dump(); __gcov_reset() all the same. On
+    tmpfs no spare is kept."""
     b = Build(env, cc)
     mine, theirs = env.dir("spare-mine"), env.dir("spare-theirs")
     victims = env.dir("spare-victims")
@@ -462,6 +463,25 @@ def scenario_spare_files(env, cc="gcc-12"):
         t.cmd(c)
     t.quit()
     same_trees(mine, theirs, "dumps through spare files, then exit")
+    # On tmpfs, where an inode costs less than the renames a spare takes,
+    # files are renamed into place as before and no spare is kept.
+    fs_type = subprocess.run(["stat", "-f", "-c", "%T", "/dev/shm"], capture_output=True, text=True).stdout.strip()
+    if fs_type == "tmpfs":
+        shm = tempfile.mkdtemp(prefix="covkit-live-spare-", dir="/dev/shm")
+        try:
+            s = Server(env, b, prefix=shm)
+            try:
+                for w in ("w 10", "w 20", "w 30"):
+                    s.cmd(w)
+                    env.covkit_live("dump", "--reset", str(s.pid))
+                s.quit()
+            finally:
+                s.kill()
+            names = [f for _, _, fs in os.walk(shm) for f in fs]
+            check(any(f.endswith(".gcda") for f in names), f"tmpfs: no .gcda written: {names}")
+            check(not [f for f in names if ".covkit-" in f], f"tmpfs: spares or temporary files kept: {names}")
+        finally:
+            shutil.rmtree(shm, ignore_errors=True)
 
 
 def scenario_children(env, cc="gcc-12"):
