@@ -8,7 +8,6 @@
 
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <span>
 #include <string>
 #include <vector>
@@ -102,11 +101,10 @@ struct BlocksReportOptions {
 };
 
 bool is_block_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char head[16] = {};
-  in.read(head, sizeof head);
-  return blocks::looks_like_block_file(
-      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(head), size_t(in.gcount())));
+  // A regular file's head only: a FIFO there must not hang the check.
+  auto head = util::read_file_head(path, 16);
+  return head && blocks::looks_like_block_file(
+                     std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(head->data()), head->size()));
 }
 
 // A process read with --reset: what to give back if no report is written.

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -14,6 +13,7 @@
 #include "format/byte_reader.h"
 #include "format/gcov_tags.h"
 #include "format/input_kind.h"
+#include "util/file_io.h"
 #include "util/printable.h"
 
 namespace covkit::format {
@@ -67,10 +67,11 @@ std::string stem_path(const std::string& path) { return path.substr(0, path.rfin
 // in both files of one compilation), in either byte order; nullopt when the
 // file cannot be read or has no such header.
 std::optional<uint32_t> header_stamp(const std::string& path, uint32_t magic) {
-  std::ifstream in(path, std::ios::binary);
-  uint8_t h[12];
-  if (!in.read(reinterpret_cast<char*>(h), sizeof h)) return std::nullopt;
-  ByteReader r(h);
+  // Never a FIFO's or a device's: a tree another user can write may hold
+  // one under a .gcda's name, and its open would wait for ever.
+  auto head = util::read_file_head(path, 12);
+  if (!head || head->size() < 12) return std::nullopt;
+  ByteReader r(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(head->data()), head->size()));
   if (!r.read_magic(magic) || !r.u32()) return std::nullopt;  // the version word
   return r.u32();
 }

@@ -120,6 +120,25 @@ Expected<FileData> read_open_file(int fd, const std::string& path) {
   return out;
 }
 
+Expected<std::string> read_file_head(const std::string& path, size_t max) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  if (fd.get() < 0) return errno_error();
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return errno_error();
+  if (!S_ISREG(st.st_mode)) return Error("not a regular file");
+  std::string out(max, '\0');
+  size_t used = 0;
+  while (used < max) {
+    const ssize_t n = ::read(fd.get(), out.data() + used, max - used);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno_error();
+    if (n == 0) break;
+    used += size_t(n);
+  }
+  out.resize(used);
+  return out;
+}
+
 Expected<FileData> read_file_or_stdin(const std::string& path) {
   if (path != "-") return read_file(path);
   FileData out;

@@ -64,6 +64,12 @@ Expected<FileData> read_file(const std::string& path);
 // messages of the mapping's guard).
 Expected<FileData> read_open_file(int fd, const std::string& path);
 
+// The first `max` bytes of the regular file at `path` (all of it when
+// shorter), to tell a file's kind or stamp without reading it whole. As
+// read_file, only regular files: a FIFO planted under a data file's name
+// (a build tree another user can write) must not hang covkit on its open.
+Expected<std::string> read_file_head(const std::string& path, size_t max);
+
 // A command's input: the file at `path` as read_file reads it, or standard
 // input to its end when `path` is "-" (held in memory: a pipe cannot be
 // mapped).

@@ -83,7 +83,8 @@ bool plain_relative_path(std::string_view relative);
 // (a staging directory was just created), "swap" (just before it is swapped
 // in), "output" (a single output file's temporary was just created),
 // "live-report" (`live report` of a clang-instrumented process read it and
-// is about to report).
+// is about to report), "elf-open" (an ELF file is about to be opened by its
+// path: a process's module by the path its maps showed a moment ago).
 void test_stop_point(const char* point);
 
 }  // namespace covkit::util

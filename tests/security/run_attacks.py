@@ -657,6 +657,106 @@ def scenario_live_report_binary_swap(env):
                 p.kill()
                 p.wait()
 
+def ends(env, argv, what, timeout=60, **kw):
+    """covkit run as root to its end; a Failure if it is still running
+    after `timeout` seconds (blocked on what the attacker planted)."""
+    env.log("$", " ".join(argv))
+    try:
+        p = subprocess.run([env.covkit, *argv], capture_output=True, text=True, timeout=timeout, **kw)
+    except subprocess.TimeoutExpired:
+        raise Failure(f"{what}: covkit hung on a FIFO the attacker planted")
+    env.log(p.stdout + p.stderr)
+    return p
+
+
+def attacker_copy(env, src, dest):
+    """A copy of root's file `src` at `dest`, owned by the attacker."""
+    shutil.copyfile(src, dest)
+    os.chown(dest, ATTACKER, ATTACKER)
+
+
+def scenario_fifo_inputs(env):
+    """FIFOs where covkit reads files named by a tree, a directory or a
+    process another user controls: a .gcda in a build tree whose stamp
+    decides between two notes files, gprof's default a.out, and a module of
+    a process sampled by `sample record --pid` (its directory moved for one
+    holding a FIFO between covkit's reading of its maps and its opening of
+    the module). covkit says what it could not read and ends; before, each
+    open waited for a writer for ever."""
+    # The tree: x.gcda in c/ pairs with a/x.gcno or b/x.gcno equally well by
+    # path, so its stamp decides, and that read met the FIFO.
+    tree = env.attacker_dir("fifo-tree")
+    for sub in ("a", "b"):
+        d = os.path.join(env.root_work, "fifo-" + sub)
+        os.makedirs(d)
+        with open(os.path.join(d, "x.c"), "w") as f:
+            f.write("int f(int n) { return n + 1; }\nint main(void) { return f(0) - 1; }\n")
+        env.run(["gcc-12", "--coverage", "-O0", "-c", "x.c", "-o", "x.o"], cwd=d)
+        env.as_attacker(["mkdir", os.path.join(tree, sub)])
+        attacker_copy(env, os.path.join(d, "x.gcno"), os.path.join(tree, sub, "x.gcno"))
+    env.as_attacker(["mkdir", os.path.join(tree, "c")])
+    env.as_attacker(["mkfifo", os.path.join(tree, "c", "x.gcda")])
+    r = ends(env, ["report", "-q", tree], "report of a tree with a FIFO .gcda")
+    check("c/x.gcda" in r.stderr, f"report did not say what it made of the FIFO: {r.stderr!r}")
+    # gprof in the attacker's directory: a.out, its default program, a FIFO.
+    g = env.attacker_dir("fifo-gprof")
+    src = os.path.join(env.root_work, "prof.c")
+    with open(src, "w") as f:
+        f.write("int f(int n) { int s = 0; for (int i = 0; i < n; ++i) s += i; return s; }\n"
+                "int main(void) { return f(100000) == 3; }\n")
+    prog = os.path.join(env.root_work, "prof")
+    env.run(["gcc-12", "-pg", "-O0", "-o", prog, src])
+    env.run([prog], cwd=env.root_work, ok=False)
+    attacker_copy(env, os.path.join(env.root_work, "gmon.out"), os.path.join(g, "gmon.out"))
+    env.as_attacker(["mkfifo", os.path.join(g, "a.out")])
+    r = ends(env, ["gprof"], "gprof with a FIFO a.out", cwd=g)
+    one_line_error(r, "gprof with a FIFO a.out", "a.out", "not a regular file")
+    # sample record --pid: the attacker's process maps two modules; covkit
+    # stops at its first ELF open (after reading the maps), the attacker
+    # moves the modules' directories away and FIFOs in their place.
+    d = env.attacker_dir("fifo-modules")
+    exe = os.path.join(env.home, "moved_modules")
+    env.run(["gcc-12", "-O0", "-o", exe, os.path.join(PROGS, "moved_modules.c")])
+    os.chmod(exe, 0o755)
+    argv = ["setpriv", f"--reuid={ATTACKER}", f"--regid={ATTACKER}", "--clear-groups", exe, d, "2", exe]
+    h = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=d)
+    p = None
+    try:
+        check(h.stdout.readline().startswith("ready"), "the program with moved modules did not start")
+        e = dict(os.environ, COVKIT_TEST_STOP_AT="elf-open")
+        rec = os.path.join(env.root_work, "fifo-rec")
+        p = subprocess.Popen([env.covkit, "sample", "record", "--mode", "pc", "--allow-empty", "--pid", str(h.pid),
+                              "--for", "100", "-o", rec], env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+        moved = False
+        deadline = time.time() + 60
+        while p.poll() is None:
+            check(time.time() < deadline, "sample record --pid hung on a module moved for a FIFO")
+            try:
+                with open(f"/proc/{p.pid}/stat") as f:
+                    state = f.read().rsplit(")", 1)[1].split()[0]
+            except FileNotFoundError:
+                break
+            if state not in ("T", "t"):
+                time.sleep(0.01)
+                continue
+            if not moved:
+                for i in range(2):
+                    env.as_attacker(["mv", os.path.join(d, f"a{i}"), os.path.join(d, f"old{i}")])
+                    env.as_attacker(["mv", os.path.join(d, f"b{i}"), os.path.join(d, f"a{i}")])
+                moved = True
+            os.kill(p.pid, signal.SIGCONT)
+            time.sleep(0.01)
+        err = p.communicate(timeout=60)[1]
+        env.log(err)
+        check(moved, f"sample record --pid opened no module: {err!r}")
+        check("/lib.so: not a regular file" in err, f"sample record --pid did not say it left the FIFO out: {err!r}")
+    finally:
+        if p and p.poll() is None:
+            p.kill()
+            p.wait()
+        h.stdin.close()
+        h.wait(timeout=20)
 
 SCENARIOS = {
     "link_targets": scenario_link_targets,
@@ -669,6 +769,7 @@ SCENARIOS = {
     "blocks_runtime_files": scenario_blocks_runtime_files,
     "blocks_named_binary": scenario_blocks_named_binary,
     "live_report_binary_swap": scenario_live_report_binary_swap,
+    "fifo_inputs": scenario_fifo_inputs,
 }
 
 
