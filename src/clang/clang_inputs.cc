@@ -39,14 +39,12 @@ bool shared_library_name(const std::string& name) {
 std::array<uint8_t, 18> first_bytes(const std::string& path, size_t& got) {
   std::array<uint8_t, 18> b{};
   got = 0;
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-  if (fd < 0) return b;
-  struct stat st;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-    const ssize_t n = pread(fd, b.data(), b.size(), 0);
-    got = n > 0 ? size_t(n) : 0;
-  }
-  close(fd);
+  // Regular files only, never a FIFO's or a device's open (a build tree
+  // another user can write may hold either).
+  auto fd = util::open_regular_file(path);
+  if (!fd) return b;
+  const ssize_t n = pread(fd->get(), b.data(), b.size(), 0);
+  got = n > 0 ? size_t(n) : 0;
   return b;
 }
 

@@ -1,7 +1,5 @@
 #include "format/elf_symbols.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "util/file_io.h"
 #include "util/output_path.h"
 
 namespace covkit::format {
@@ -19,17 +18,16 @@ Expected<OpenElf> OpenElf::open(const std::string& path) {
   elf_version(EV_CURRENT);
   OpenElf f;
   util::test_stop_point("elf-open");
-  // O_NONBLOCK, and regular files only: the modules a traced or sampled
-  // process maps are opened by the paths it shows, which its user can swap
-  // for a FIFO (whose open waits for a writer for ever) or a device.
-  f.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (f.fd_ < 0) {
-    Error e(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
-    e.errno_value = errno;
+  // Regular files only, never opened otherwise: the modules a traced or
+  // sampled process maps are opened by the paths it shows, which its user
+  // can swap for a FIFO (whose open waits for a writer for ever) or a device.
+  auto opened = util::open_regular_file(path);
+  if (!opened) {
+    Error e = opened.error();
+    e.message = fmt::format("{}: {}{}", path, e.errno_value ? "cannot open: " : "", e.message);
     return e;
   }
-  struct stat st {};
-  if (::fstat(f.fd_, &st) != 0 || !S_ISREG(st.st_mode)) return Error(fmt::format("{}: not a regular file", path));
+  f.fd_ = opened->release();
   f.elf_ = elf_begin(f.fd_, ELF_C_READ_MMAP, nullptr);
   if (!f.elf_ || elf_kind(f.elf_) != ELF_K_ELF || gelf_getclass(f.elf_) != ELFCLASS64)
     return Error(fmt::format("{}: not a 64-bit ELF file", path));

@@ -12,6 +12,7 @@
 #include "format/trace_file_names.h"
 #include "runtime/sample/sample_contract.h"
 #include "runtime/trace/trace_contract.h"
+#include "util/file_io.h"
 #include "util/printable.h"
 
 namespace covkit::format {
@@ -28,17 +29,8 @@ InputDescription kind(InputKind k, std::string what, std::string reader) { retur
 // The first bytes of a regular file (never a FIFO or a device: they may
 // block or never end).
 std::string head_of(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) return {};
-  struct stat st {};
-  std::string out;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-    out.resize(kHead);
-    const ssize_t n = ::read(fd, out.data(), out.size());
-    out.resize(n > 0 ? size_t(n) : 0);
-  }
-  ::close(fd);
-  return out;
+  auto head = util::read_file_head(path, kHead);
+  return head ? std::move(*head) : std::string();
 }
 
 bool starts_with_word(std::string_view head, uint32_t magic) {

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "util/file_io.h"
 #include "util/printable.h"
 
 namespace covkit::format {
@@ -35,13 +36,9 @@ uint64_t le64(const uint8_t* p) { return uint64_t(le32(p)) | uint64_t(le32(p + 4
 // ---- bytes ----
 
 Expected<StreamBytes> StreamBytes::open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return Error(std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Error("not a regular file");
-  }
+  auto opened = util::open_regular_file(path);  // never a FIFO's or a device's open
+  if (!opened) return opened.error();
+  const int fd = opened->release();
   // Read front to back: a larger kernel readahead window (a cold trace
   // then reads at the disk's speed, not one window's latency at a time).
   (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);

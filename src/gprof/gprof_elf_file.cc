@@ -1,28 +1,23 @@
 #include "gprof/gprof_elf_file.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <utility>
 
+#include "util/file_io.h"
+
 namespace covkit::trace {
 
 Expected<GprofElfFile> GprofElfFile::open(const std::string& path) {
   elf_version(EV_CURRENT);
   GprofElfFile f;
-  // Regular files only, opened without blocking: a.out, the default, may
-  // be a FIFO in a directory another user can write.
-  f.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (f.fd_ < 0) {
-    Error e(std::strerror(errno));
-    e.errno_value = errno;
-    return e;
-  }
-  struct stat st {};
-  if (::fstat(f.fd_, &st) != 0 || !S_ISREG(st.st_mode)) return Error("not a regular file");
+  // Regular files only, never opened otherwise: a.out, the default, may be
+  // a FIFO or a device in a directory another user can write.
+  auto opened = util::open_regular_file(path);
+  if (!opened) return opened.error();
+  f.fd_ = opened->release();
   f.elf_ = elf_begin(f.fd_, ELF_C_READ_MMAP, nullptr);
   if (!f.elf_ || elf_kind(f.elf_) != ELF_K_ELF) return Error("not an ELF file");
   f.dwarf_ = dwarf_begin_elf(f.elf_, DWARF_C_READ, nullptr);  // null without debug info

@@ -11,6 +11,7 @@
 #include <set>
 #include <utility>
 
+#include "util/file_io.h"
 #include "util/printable.h"
 
 namespace covkit::trace {
@@ -21,25 +22,23 @@ enum class FileId { kAbsent, kNone, kFound };
 
 // The build-id of the ELF file at `path` in lower-case hex.
 FileId file_build_id(const std::string& path, std::string& out) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return FileId::kAbsent;
-  struct stat st {};
+  auto opened = util::open_regular_file(path);  // never a FIFO's or a device's open
+  if (!opened) return FileId::kAbsent;
+  const int fd = opened->release();
   FileId result = FileId::kAbsent;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-    elf_version(EV_CURRENT);
-    if (Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr)) {
-      if (elf_kind(elf) == ELF_K_ELF) {
-        const void* id = nullptr;
-        ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
-        result = FileId::kNone;
-        if (n > 0) {
-          out.clear();
-          for (ssize_t i = 0; i < n; ++i) out += fmt::format("{:02x}", static_cast<const unsigned char*>(id)[i]);
-          result = FileId::kFound;
-        }
+  elf_version(EV_CURRENT);
+  if (Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr)) {
+    if (elf_kind(elf) == ELF_K_ELF) {
+      const void* id = nullptr;
+      ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
+      result = FileId::kNone;
+      if (n > 0) {
+        out.clear();
+        for (ssize_t i = 0; i < n; ++i) out += fmt::format("{:02x}", static_cast<const unsigned char*>(id)[i]);
+        result = FileId::kFound;
       }
-      elf_end(elf);
     }
+    elf_end(elf);
   }
   ::close(fd);
   return result;

@@ -19,6 +19,7 @@
 #include "format/dwarf_decl_file.h"
 #include "format/object_files.h"
 #include "util/demangle.h"
+#include "util/file_io.h"
 #include "util/path_names.h"
 
 namespace covkit::trace {
@@ -43,18 +44,12 @@ struct CompileUnit {
   std::unordered_map<uint64_t, Dwarf_Off> functions;  // entry pc -> subprogram DIE
 };
 
-// Opens a regular file only: a module path from a damaged trace may name a
-// FIFO or a device, which must not block or be read forever.
+// Opens a regular file only: a module path from a damaged or hostile trace
+// may name a FIFO or a device, which must not be opened (util/file_io.h).
 int open_regular(const std::string& path) {
   if (path.empty()) return -1;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return -1;
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
+  auto fd = util::open_regular_file(path);
+  return fd ? fd->release() : -1;
 }
 
 std::string hex(const unsigned char* p, size_t n) {

@@ -14,6 +14,7 @@
 #include "util/file_io.h"
 #include "util/foreign_data.h"
 #include "util/output_path.h"
+#include "util/printable.h"
 #include "util/staged_file_cleanup.h"
 
 namespace covkit::util {
@@ -61,6 +62,15 @@ Expected<AtomicOutput> AtomicOutput::open(const std::string& given) {
   if (exists && S_ISLNK(st.st_mode))  // put there after the walk looked
     return Error(fmt::format("{} became a symbolic link while covkit opened it; nothing was written", where->path));
   if (exists && !S_ISREG(st.st_mode)) {
+    // A FIFO or device of covkit's own user (or root's: /dev/null) is the
+    // destination the user chose; another user's FIFO, planted where a
+    // root covkit writes (a .gcov in a shared directory), would hand that
+    // user the output, or hang covkit until they read it.
+    if (!trusted_link_owner(st.st_uid)) {
+      const char* what = S_ISFIFO(st.st_mode) ? "FIFO" : "special file";
+      return Error(fmt::format("{} is a {} of user {}; covkit does not write through another user's {}",
+                               printable(where->path), what, st.st_uid, what));
+    }
     int fd = ::openat(dir, name.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return Error(std::strerror(errno));
     return AtomicOutput(UniqueFd(), name, "", fd);

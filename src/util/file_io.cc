@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <linux/magic.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -89,11 +91,64 @@ void FileData::release() {
   mapping_slot_ = -1;
 }
 
+namespace {
+
+// `path` opened O_PATH; from data, without following /proc's links to what
+// a process holds (its descriptors, cwd, root, exe): `magic` says when one
+// was refused.
+int open_path_only(const std::string& path, NameSource source, bool& magic) {
+  magic = false;
+  if (source == NameSource::kData) {
+    open_how how {};
+    how.flags = O_PATH | O_CLOEXEC;
+    how.resolve = RESOLVE_NO_MAGICLINKS;
+    const int fd = int(::syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how));
+    if (fd < 0 && errno == ELOOP) {
+      // A process's link, or links in a loop: only the former opens without.
+      UniqueFd plain(::open(path.c_str(), O_PATH | O_CLOEXEC));
+      magic = plain.valid();
+      errno = ELOOP;
+    }
+    if (fd >= 0 || errno != ENOSYS) return fd;
+    // A kernel before 5.6: the usual names refused.
+    magic = path.starts_with("/proc/") || path.starts_with("/dev/fd/") || path.starts_with("/dev/std");
+    if (magic) return -1;
+  }
+  return ::open(path.c_str(), O_PATH | O_CLOEXEC);
+}
+
+}  // namespace
+
+Expected<UniqueFd> open_regular_file(const std::string& path, NameSource source) {
+  bool magic = false;
+  UniqueFd at(open_path_only(path, source, magic));
+  if (magic) return Error("a link to a process's open files in /proc, which no data may name");
+  if (!at.valid()) return errno_error();
+  struct stat st {};
+  if (::fstat(at.get(), &st) != 0) return errno_error();
+  if (!S_ISREG(st.st_mode)) return Error("not a regular file");
+  struct statfs fs {};
+  if (source == NameSource::kData && ::fstatfs(at.get(), &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC)
+    return Error("in /proc, where /proc/self is covkit's own process: no data may name it");
+  // The file looked at, not whatever its name leads to now; the kernel
+  // checks the rights to read it as for any open.
+  const std::string self = fmt::format("/proc/self/fd/{}", at.get());
+  UniqueFd fd(::open(self.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
+  if (!fd.valid() && errno == ENOENT && ::access("/proc/self/fd", F_OK) != 0) {
+    // No /proc (a chroot): by its name again, and the same file, or none.
+    fd.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+    struct stat again {};
+    if (fd.valid() && (::fstat(fd.get(), &again) != 0 || again.st_dev != st.st_dev || again.st_ino != st.st_ino))
+      return Error("changed while it was opened");
+  }
+  if (!fd.valid()) return errno_error();
+  return fd;
+}
+
 Expected<FileData> read_file(const std::string& path) {
-  // O_NONBLOCK: a FIFO named by a hostile notes file must not block the open.
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-  if (fd.get() < 0) return errno_error();
-  return read_open_file(fd.get(), path);
+  auto fd = open_regular_file(path);
+  if (!fd) return fd.error();
+  return read_open_file(fd->get(), path);
 }
 
 Expected<FileData> read_open_file(int fd, const std::string& path) {
@@ -121,15 +176,12 @@ Expected<FileData> read_open_file(int fd, const std::string& path) {
 }
 
 Expected<std::string> read_file_head(const std::string& path, size_t max) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
-  if (fd.get() < 0) return errno_error();
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return errno_error();
-  if (!S_ISREG(st.st_mode)) return Error("not a regular file");
+  auto fd = open_regular_file(path);
+  if (!fd) return fd.error();
   std::string out(max, '\0');
   size_t used = 0;
   while (used < max) {
-    const ssize_t n = ::read(fd.get(), out.data() + used, max - used);
+    const ssize_t n = ::read(fd->get(), out.data() + used, max - used);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return errno_error();
     if (n == 0) break;

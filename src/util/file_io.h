@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "util/expected.h"
+#include "util/unique_fd.h"
 
 namespace covkit::util {
 
@@ -56,9 +57,25 @@ Expected<FileData> read_open_file(int fd, const std::string& path);
   int mapping_slot_ = -1;      // large files: a registered mapping
 };
 
-// Only regular files are read: devices never end and FIFOs block (a hostile
-// notes file may name either as its source). The error's message is the
-// reason ("Permission denied", "not a regular file").
+// `path` opened for reading when it is a regular file, and never opened
+// otherwise: it is looked at without being opened (O_PATH), then reopened
+// through /proc/self/fd. Opening a device runs its driver (a serial line's
+// modem lines rise, a watchdog starts its count to a reboot, a tape
+// rewinds) and opening a FIFO lets its writer go on; a name in a tree
+// another user can write may be either, and covkit opens it as root.
+// Errors: "not a regular file", or the system's reason.
+//
+// A name read from data (NameSource::kData) may not lead into /proc: a
+// notes file naming /proc/self/cmdline or /proc/self/maps as its source, or
+// /proc/self/fd/N or /dev/stdin, would have covkit copy its own process's
+// into a report (/proc/self is covkit, whoever's rights it reads with, and
+// a descriptor's link skips the directories' rights on the way).
+enum class NameSource { kCaller, kData };
+Expected<UniqueFd> open_regular_file(const std::string& path, NameSource source = NameSource::kCaller);
+
+// Only regular files are read (open_regular_file): devices never end and
+// FIFOs block (a hostile notes file may name either as its source). The
+// error's message is the reason ("Permission denied", "not a regular file").
 Expected<FileData> read_file(const std::string& path);
 // The same of a file already open (`fd` stays open; `path` names it in
 // messages of the mapping's guard).

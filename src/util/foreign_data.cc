@@ -140,27 +140,26 @@ Expected<FileData> read_named_file(const std::string& path) {
   UniqueFd fd;
   struct stat first {};
   for (const DataOwner& owner : owners) {
-    UniqueFd opened;
+    Expected<UniqueFd> opened = Error("");
     {
       ScopedFsIdentity as(owner);
       if (!as.switched()) return Error("cannot take the rights of the data's owner to read it");
-      opened.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+      opened = open_regular_file(path, NameSource::kData);
     }
-    if (!opened.valid()) {
-      const int err = errno;
-      Error e(fmt::format("{} for {}, whose data names it", std::strerror(err), owner_text(owner.uid)));
-      e.errno_value = err;
+    if (!opened) {
+      Error e = opened.error();
+      if (e.errno_value) e.message = fmt::format("{} for {}, whose data names it", e.message, owner_text(owner.uid));
       return e;
     }
     struct stat st {};
-    if (::fstat(opened.get(), &st) != 0) return Error(std::strerror(errno));
+    if (::fstat(opened->get(), &st) != 0) return Error(std::strerror(errno));
     // Each owner must have opened the same file (a link changed in between
     // would let one owner's rights pick what another reads).
     if (fd.valid() && (st.st_dev != first.st_dev || st.st_ino != first.st_ino))
       return Error("changed while it was opened");
     if (!fd.valid()) {
       first = st;
-      fd = std::move(opened);
+      fd = std::move(*opened);
     }
   }
   return read_open_file(fd.get(), path);

@@ -696,7 +696,7 @@ def scenario_fifo_inputs(env):
         attacker_copy(env, os.path.join(d, "x.gcno"), os.path.join(tree, sub, "x.gcno"))
     env.as_attacker(["mkdir", os.path.join(tree, "c")])
     env.as_attacker(["mkfifo", os.path.join(tree, "c", "x.gcda")])
-    r = ends(env, ["report", "-q", tree], "report of a tree with a FIFO .gcda")
+    r = ends(env, ["report", tree], "report of a tree with a FIFO .gcda")
     check("c/x.gcda" in r.stderr, f"report did not say what it made of the FIFO: {r.stderr!r}")
     # gprof in the attacker's directory: a.out, its default program, a FIFO.
     g = env.attacker_dir("fifo-gprof")
@@ -749,14 +749,128 @@ def scenario_fifo_inputs(env):
             time.sleep(0.01)
         err = p.communicate(timeout=60)[1]
         env.log(err)
+        # (pc mode leaves a module it cannot read without a build-id, silently.)
         check(moved, f"sample record --pid opened no module: {err!r}")
-        check("/lib.so: not a regular file" in err, f"sample record --pid did not say it left the FIFO out: {err!r}")
+        check(p.returncode == 0, f"sample record --pid exited {p.returncode}: {err!r}")
     finally:
         if p and p.poll() is None:
             p.kill()
             p.wait()
         h.stdin.close()
         h.wait(timeout=20)
+
+def scenario_special_files(env):
+    """Special files where covkit, as root, reads a tree's files: it must not
+    even open them. Opening a device runs its driver (a serial line's modem
+    lines rise, a watchdog starts counting to a reboot, a tape rewinds);
+    the harmless stand-in here is a FIFO with the attacker's writer waiting
+    in its open, which any open for reading, O_NONBLOCK or not, lets go on.
+    The FIFOs: a .gcda beside its notes, a .gcda whose stamp decides between
+    two notes files, and gprof's default a.out."""
+    tree = env.attacker_dir("special-tree")
+    for sub in ("a", "b", "c"):
+        env.as_attacker(["mkdir", os.path.join(tree, sub)])
+    for sub in ("a", "b"):
+        d = os.path.join(env.root_work, "special-" + sub)
+        os.makedirs(d)
+        with open(os.path.join(d, "x.c"), "w") as f:
+            f.write("int f(int n) { return n + 1; }\nint main(void) { return f(0) - 1; }\n")
+        env.run(["gcc-12", "--coverage", "-O0", "-c", "x.c", "-o", "x.o"], cwd=d)
+        attacker_copy(env, os.path.join(d, "x.gcno"), os.path.join(tree, sub, "x.gcno"))
+    g = env.attacker_dir("special-gprof")
+    src = os.path.join(env.root_work, "prof.c")
+    with open(src, "w") as f:
+        f.write("int main(void) { return 0; }\n")
+    env.run(["gcc-12", "-pg", "-O0", "-o", os.path.join(env.root_work, "prof"), src])
+    env.run([os.path.join(env.root_work, "prof")], cwd=env.root_work, ok=False)
+    attacker_copy(env, os.path.join(env.root_work, "gmon.out"), os.path.join(g, "gmon.out"))
+    fifos = [os.path.join(tree, "a", "x.gcda"), os.path.join(tree, "c", "x.gcda"), os.path.join(g, "a.out")]
+    writers = []
+    try:
+        for fifo in fifos:
+            env.as_attacker(["mkfifo", fifo])
+            writers.append(subprocess.Popen(["setpriv", f"--reuid={ATTACKER}", f"--regid={ATTACKER}", "--clear-groups",
+                                             "sh", "-c", 'exec 3>"$1"', "sh", fifo]))
+        time.sleep(0.2)  # each writer in its open
+        r = ends(env, ["report", tree], "report of a tree with FIFOs")
+        check("a/x.gcda" in r.stderr and "c/x.gcda" in r.stderr, f"report said nothing of the FIFOs: {r.stderr!r}")
+        r = ends(env, ["gprof"], "gprof with a FIFO a.out", cwd=g)
+        one_line_error(r, "gprof with a FIFO a.out", "a.out", "not a regular file")
+        time.sleep(0.2)
+        for fifo, w in zip(fifos, writers):
+            check(w.poll() is None, f"covkit opened the FIFO {fifo} (its writer went on)")
+    finally:
+        for w in writers:
+            if w.poll() is None:
+                w.kill()
+            w.wait()
+
+
+def scenario_proc_sources(env):
+    """A program whose sources are named /proc/self/cmdline, /proc/self/maps,
+    /proc/self/fd/0 and /dev/stdin: read by a root covkit, even with the
+    attacker's rights, they were covkit's own process's (its command line,
+    its memory map, and through the descriptor's link a file root gave it
+    as standard input, which the attacker may read but not reach: it lies
+    in a directory only root may enter). Refused, and nothing of them in
+    the report."""
+    names = ["/proc/self/cmdline", "/proc/self/maps", "/proc/self/fd/0", "/dev/stdin"]
+    extra = "".join(f'\n#line 1 "{n}"\nint leak{i}(int x) {{ return x + {i}; }}\n' for i, n in enumerate(names))
+    b = env.build_hostile("proc", extra)
+    env.run([os.path.join(b, "hostile")], cwd=b, input="q\n")
+    subprocess.run(["chown", "-R", f"{ATTACKER}:{ATTACKER}", b], check=True)
+    given = os.path.join(env.rootonly, "stdin.txt")
+    with open(given, "w") as f:
+        f.write("ROOT-STDIN-TEXT\n")
+    os.chmod(given, 0o644)  # readable, in a directory only root may enter
+    out = os.path.join(env.base, "proc-html-ROOT-ARGUMENT")
+    with open(given) as stdin:
+        r = env.run([env.covkit, "report", "--root", b, b, "--html", out], ok=False, stdin=stdin)
+    check(r.returncode == 0, f"report exited {r.returncode}: {r.stderr!r}")
+    pages = "".join(open(os.path.join(d, f), errors="replace").read() for d, _, fs in os.walk(out) for f in fs)
+    for leaked, what in (("ROOT-ARGUMENT", "covkit's command line"), ("r-xp", "covkit's memory map"),
+                         ("ROOT-STDIN-TEXT", "covkit's standard input")):
+        check(leaked not in pages, f"report --html disclosed {what}")
+    for n in names:
+        check(f"{n}: source not readable" in r.stderr, f"report did not say why {n} was not shown: {r.stderr!r}")
+
+
+def scenario_fifo_outputs(env):
+    """FIFOs the attacker planted where a root covkit writes: the .gcov file
+    `covkit gcov` makes in a shared working directory and a report's --lcov
+    file. Their reader waits to take the output (the .gcov text holds the
+    source's lines); without one, the open waited for ever. covkit refuses
+    another user's FIFO, and the attacker reads nothing."""
+    b = env.build_hostile("fifo-out")
+    env.run([os.path.join(b, "hostile")], cwd=b, input="q\n")
+    cwd = env.attacker_dir("fifo-out-cwd")
+    stolen = []
+    readers = []
+    try:
+        for name in ("hostile.c.gcov", "cov.info"):
+            fifo = os.path.join(cwd, name)
+            env.as_attacker(["mkfifo", fifo])
+            got = os.path.join(env.home, name + ".stolen")
+            stolen.append(got)
+            readers.append(subprocess.Popen(["setpriv", f"--reuid={ATTACKER}", f"--regid={ATTACKER}", "--clear-groups",
+                                             "sh", "-c", 'cat "$1" > "$2"', "sh", fifo, got]))
+        time.sleep(0.2)
+        r = ends(env, ["gcov", "-o", b, os.path.join(b, "hostile.c")], "gcov writing to a FIFO", cwd=cwd)
+        check("hostile.c.gcov" in r.stdout + r.stderr and "FIFO" in r.stdout + r.stderr,
+              f"gcov did not say why hostile.c.gcov was not written: {r.stdout + r.stderr!r}")
+        r = ends(env, ["report", "-q", "--root", b, b, "--lcov", os.path.join(cwd, "cov.info")],
+                 "report --lcov to a FIFO")
+        check(r.returncode != 0 and "FIFO" in r.stderr, f"report --lcov to another user's FIFO: {r.stderr!r}")
+        time.sleep(0.2)
+        for got in stolen:
+            text = open(got, errors="replace").read() if os.path.exists(got) else ""
+            check(not text, f"the attacker read covkit's output from a FIFO: {text[:80]!r}")
+    finally:
+        for rd in readers:
+            if rd.poll() is None:
+                rd.kill()
+            rd.wait()
+
 
 SCENARIOS = {
     "link_targets": scenario_link_targets,
@@ -770,6 +884,9 @@ SCENARIOS = {
     "blocks_named_binary": scenario_blocks_named_binary,
     "live_report_binary_swap": scenario_live_report_binary_swap,
     "fifo_inputs": scenario_fifo_inputs,
+    "special_files": scenario_special_files,
+    "proc_sources": scenario_proc_sources,
+    "fifo_outputs": scenario_fifo_outputs,
 }
 
 

@@ -1,5 +1,6 @@
 #include "util/file_io.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -25,6 +26,51 @@ TEST(FileIo, FifoDoesNotBlock) {
   ::unlink(path.c_str());
   ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
   EXPECT_FALSE(covkit::util::read_file(path));
+  ::unlink(path.c_str());
+}
+
+// A FIFO is not even opened (an open for reading would let a writer
+// waiting in its open go on; a device's open runs its driver): a child
+// waits to write to it while read_file and read_file_head look at it.
+TEST(FileIo, FifoIsNotOpened) {
+  std::string path = ::testing::TempDir() + "covkit_fifo_unopened_" + std::to_string(::getpid());
+  ::unlink(path.c_str());
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  const pid_t writer = ::fork();
+  ASSERT_GE(writer, 0);
+  if (writer == 0) ::_exit(::open(path.c_str(), O_WRONLY) >= 0 ? 0 : 1);  // waits for a reader
+  ::usleep(50 * 1000);  // (a writer not yet in its open proves nothing, and fails nothing)
+  auto data = covkit::util::read_file(path);
+  ASSERT_FALSE(data);
+  EXPECT_EQ(data.error().message, "not a regular file");
+  auto head = covkit::util::read_file_head(path, 16);
+  ASSERT_FALSE(head);
+  EXPECT_EQ(head.error().message, "not a regular file");
+  ::usleep(100 * 1000);
+  int status = 0;
+  EXPECT_EQ(::waitpid(writer, &status, WNOHANG), 0) << "the FIFO was opened: its writer went on";
+  const int release = ::open(path.c_str(), O_RDONLY | O_NONBLOCK);  // lets the writer end
+  ASSERT_EQ(::waitpid(writer, &status, 0), writer);
+  if (release >= 0) ::close(release);
+  ::unlink(path.c_str());
+}
+
+TEST(FileIo, HeadOfARegularFileThroughALink) {
+  std::string path = ::testing::TempDir() + "covkit_head_" + std::to_string(::getpid());
+  ASSERT_TRUE(covkit::util::write_file_atomic(path, "abcdef"));
+  const std::string link = path + ".link";
+  ::unlink(link.c_str());
+  ASSERT_EQ(::symlink(path.c_str(), link.c_str()), 0);
+  auto head = covkit::util::read_file_head(link, 4);
+  ASSERT_TRUE(head);
+  EXPECT_EQ(*head, "abcd");
+  head = covkit::util::read_file_head(path, 100);
+  ASSERT_TRUE(head);
+  EXPECT_EQ(*head, "abcdef");
+  auto missing = covkit::util::read_file_head(path + ".missing", 4);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().errno_value, ENOENT);
+  ::unlink(link.c_str());
   ::unlink(path.c_str());
 }
 
