@@ -43,20 +43,6 @@ struct SpareCopy {
 };
 thread_local SpareCopy spare_copy;
 
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 }  // namespace
 
 FileData::FileData(FileData&& o) noexcept { *this = std::move(o); }
