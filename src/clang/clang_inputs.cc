@@ -366,16 +366,36 @@ LoadedMappings load_mappings(const std::vector<std::string>& binaries, const Pro
   // others are counted from it (programs linking one library's sources).
   std::vector<std::vector<std::optional<RecordAt>>> first_of(binaries.size());
   std::vector<RecordAt> to_decode;
-  std::unordered_map<uint64_t, std::vector<RecordAt>> seen;
+  // Where each first copy's decoding lands in `decoded`, per binary and record.
+  std::vector<std::vector<uint32_t>> decoded_slot(binaries.size());
+  // The first copies by encoding key: a chain per key in one array (a
+  // vector per key cost an allocation per distinct record).
+  constexpr uint32_t kEndOfChain = UINT32_MAX;
+  struct Seen {
+    RecordAt at;
+    uint32_t next = kEndOfChain;
+  };
+  std::vector<Seen> seen;
+  std::unordered_map<uint64_t, uint32_t> chain_of_key;
+  size_t records = 0;
+  for (size_t i = 0; i < bins.size(); ++i)
+    if (usable(i)) records += (*bins[i].index)->functions.size();
+  seen.reserve(records);
+  chain_of_key.reserve(records);
   constexpr size_t kComparedPerKey = 8;
   for (size_t i = 0; i < bins.size(); ++i) {
     if (!usable(i)) continue;
     const MappingIndex& index = **bins[i].index;
     first_of[i].resize(index.functions.size());
+    decoded_slot[i].resize(index.functions.size(), kEndOfChain);
     for (size_t k = 0; k < index.functions.size(); ++k) {
       const EncodedFunction& f = index.functions[k];
-      std::vector<RecordAt>& same_key = seen[encoding_key(f, index.big_endian)];
-      for (const RecordAt& at : same_key) {
+      auto [chain, fresh] = chain_of_key.try_emplace(encoding_key(f, index.big_endian), kEndOfChain);
+      // The records of one chain are not alike each other (a record alike
+      // one of them is not added), so at most one is alike this one.
+      size_t compared = 0;
+      for (uint32_t s = chain->second; s != kEndOfChain; s = seen[s].next, ++compared) {
+        const RecordAt at = seen[s].at;
         const MappingIndex& other = **bins[at.binary].index;
         if (other.big_endian == index.big_endian && decode_alike(other.functions[at.record], f)) {
           first_of[i][k] = at;
@@ -384,7 +404,11 @@ LoadedMappings load_mappings(const std::vector<std::string>& binaries, const Pro
       }
       if (first_of[i][k]) continue;
       // Records crafted to share a key are compared with a few only.
-      if (same_key.size() < kComparedPerKey) same_key.push_back(RecordAt{i, k});
+      if (compared < kComparedPerKey) {
+        seen.push_back(Seen{RecordAt{i, k}, chain->second});
+        chain->second = uint32_t(seen.size() - 1);
+      }
+      decoded_slot[i][k] = uint32_t(to_decode.size());
       to_decode.push_back(RecordAt{i, k});
     }
   }
@@ -393,10 +417,6 @@ LoadedMappings load_mappings(const std::vector<std::string>& binaries, const Pro
   // record of every binary (29,000 for zstd's 17 programs) cost more to
   // make and free than decoding the 10,000 distinct ones.
   std::vector<std::optional<Expected<FunctionMapping>>> decoded(to_decode.size());
-  std::unordered_map<uint64_t, size_t> decoded_at;  // binary << 32 | record -> index in `decoded`
-  decoded_at.reserve(to_decode.size());
-  for (size_t j = 0; j < to_decode.size(); ++j)
-    decoded_at.emplace(uint64_t(to_decode[j].binary) << 32 | to_decode[j].record, j);
   constexpr size_t kChunk = 256;
   util::parallel_for((to_decode.size() + kChunk - 1) / kChunk, threads, [&](size_t c) {
     for (size_t j = c * kChunk; j < std::min(to_decode.size(), (c + 1) * kChunk); ++j) {
@@ -432,7 +452,7 @@ LoadedMappings load_mappings(const std::vector<std::string>& binaries, const Pro
     for (size_t k = 0; k < index->functions.size() && !damage; ++k) {
       const std::optional<RecordAt>& first = first_of[i][k];
       const RecordAt at = first ? *first : RecordAt{i, k};
-      const Expected<FunctionMapping>& mapping = *decoded[decoded_at.at(uint64_t(at.binary) << 32 | at.record)];
+      const Expected<FunctionMapping>& mapping = *decoded[decoded_slot[at.binary][at.record]];
       if (mapping) {
         functions.push_back(&*mapping);
         continue;

@@ -185,6 +185,10 @@ void CoverageSet::add_each(const std::vector<const FunctionMapping*>& functions,
                            std::vector<MismatchedFunction>& mismatched, bool remember) {
   if (!remember || given_profile_ != &profile) given_.clear();
   given_profile_ = remember ? &profile : nullptr;
+  // Grown geometrically here: records are large, and a binary's worth at a
+  // time would move them all again for each binary.
+  if (functions_.capacity() < functions_.size() + functions.size())
+    functions_.reserve(std::max(functions_.size() + functions.size(), 2 * functions_.capacity()));
   for (const FunctionMapping* each : functions) {
     const FunctionMapping& m = *each;
     auto [given, first_time] = remember ? given_.try_emplace(each, false) : std::pair(given_.end(), true);
