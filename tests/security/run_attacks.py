@@ -790,7 +790,8 @@ def scenario_special_files(env):
         for fifo in fifos:
             env.as_attacker(["mkfifo", fifo])
             writers.append(subprocess.Popen(["setpriv", f"--reuid={ATTACKER}", f"--regid={ATTACKER}", "--clear-groups",
-                                             "sh", "-c", 'exec 3>"$1"', "sh", fifo]))
+                                             "sh", "-c", 'exec 3>"$1"', "sh", fifo],
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         time.sleep(0.2)  # each writer in its open
         r = ends(env, ["report", tree], "report of a tree with FIFOs")
         check("a/x.gcda" in r.stderr and "c/x.gcda" in r.stderr, f"report said nothing of the FIFOs: {r.stderr!r}")
@@ -853,7 +854,8 @@ def scenario_fifo_outputs(env):
             got = os.path.join(env.home, name + ".stolen")
             stolen.append(got)
             readers.append(subprocess.Popen(["setpriv", f"--reuid={ATTACKER}", f"--regid={ATTACKER}", "--clear-groups",
-                                             "sh", "-c", 'cat "$1" > "$2"', "sh", fifo, got]))
+                                             "sh", "-c", 'exec cat "$1" > "$2"', "sh", fifo, got],
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         time.sleep(0.2)
         r = ends(env, ["gcov", "-o", b, os.path.join(b, "hostile.c")], "gcov writing to a FIFO", cwd=cwd)
         check("hostile.c.gcov" in r.stdout + r.stderr and "FIFO" in r.stdout + r.stderr,
