@@ -388,8 +388,12 @@ Expected<SampleRecording> read_sample_recording(const std::string& dir, SampleDe
   if (ec) return Error(fmt::format("cannot read the directory: {}", ec.message()));
   std::sort(files.begin(), files.end());
   for (const auto& [key, name] : files) {
-    auto data = util::read_file(dir + "/" + name);
+    // With the rights of the recording's owner (noted above): a sample
+    // file may be a link another user planted to a recording they cannot
+    // read, whose samples would then be in their report.
+    auto data = util::read_named_file(dir + "/" + name);
     if (!data) return Error(fmt::format("{}: {}", util::printable(name), data.error().message));
+    util::note_data_file(dir + "/" + name, *data);
     if (auto ok = read_sample_file(data->bytes(), name, rec, detail); !ok) return ok.error();
   }
   return rec;

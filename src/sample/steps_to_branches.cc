@@ -2,6 +2,7 @@
 
 #include "sample/instruction_decoder.h"
 #include "util/file_io.h"
+#include "util/foreign_data.h"
 
 namespace covkit::sample {
 
@@ -30,7 +31,9 @@ std::optional<uint32_t> ImageDecoder::length(uint64_t address) {
     if (address < m.start || address >= m.end) continue;
     auto [it, added] = files_->data.try_emplace(m.path);
     if (added) {
-      auto data = util::read_file(m.path);
+      // A module a recording names (another user's data): read with the
+      // rights of the recording's owner (util/foreign_data.h).
+      auto data = util::read_named_file(m.path);
       if (data) it->second = std::move(*data);
     }
     if (!it->second) return std::nullopt;

@@ -480,6 +480,48 @@ def scenario_sample_disclosure(env):
         h.kill()
 
 
+TWO_WAYS = r"""static volatile unsigned long sink;
+__attribute__((noinline)) void public_path(void) { for (unsigned long i = 0; i < 200000000UL; i++) sink += i; }
+__attribute__((noinline)) void private_path(void) { for (unsigned long i = 0; i < 200000000UL; i++) sink ^= i; }
+int main(int argc, char **argv) { if (argc > 1) private_path(); else public_path(); return 0; }
+"""
+
+
+def scenario_sample_linked_files(env):
+    """A recording of the attacker's whose sample file is a link to a sample
+    file of root's own recording, in a directory only root can enter: `sample
+    report` by root reads the attacker's files with the attacker's rights, so
+    root's samples (which code root's run took) do not reach the report."""
+    d = os.path.join(env.base, "two-ways")
+    os.makedirs(d)
+    os.chmod(d, 0o755)
+    with open(os.path.join(d, "tw.c"), "w") as f:
+        f.write(TWO_WAYS)
+    env.run(["gcc-12", "-O0", "-g", "-o", "tw", "tw.c"], cwd=d)
+    private_line = TWO_WAYS.split("\n").index(next(l for l in TWO_WAYS.split("\n") if "private_path(void)" in l)) + 1
+    # Root's run, recorded where only root may look.
+    mine = os.path.join(env.rootonly, "rec")
+    env.covkit_run(["sample", "record", "--mode", "pc", "--period", "1ms", "-o", mine, "--",
+                    os.path.join(d, "tw"), "private"], ok=True)
+    cks = [n for n in os.listdir(mine) if n.endswith(".cks")]
+    check(len(cks) == 1, f"root's recording holds {os.listdir(mine)}")
+    r = env.covkit_run(["sample", "report", mine, "--lcov", "-"], ok=True)
+    check(f"DA:{private_line},0" not in r.stdout and f"DA:{private_line}," in r.stdout,
+          f"root's own recording does not show its run of private_path: {r.stdout!r}")
+    # The attacker's recording: their own recording.json, root's sample file linked.
+    theirs = env.attacker_dir("rec")
+    env.as_attacker([env.covkit, "sample", "record", "--mode", "pc", "--period", "1ms", "-o", theirs, "--",
+                     os.path.join(d, "tw")])
+    for n in os.listdir(theirs):
+        if n.endswith(".cks"):
+            env.as_attacker(["rm", "-f", os.path.join(theirs, n)])
+    env.attacker_link(os.path.join(mine, cks[0]), os.path.join(theirs, cks[0]))
+    r = env.covkit_run(["sample", "report", theirs, "--lcov", "-"])
+    check(not re.search(rf"^DA:{private_line},[1-9]", r.stdout, re.M),
+          "sample report read root's own sample file through the attacker's link: private_path's run is in it")
+    one_line_error(r, "a sample file linked to root's recording", cks[0])
+
+
 def scenario_blocks_runtime_files(env):
     """A program with libcovkit-blocks run by root in a directory the
     attacker may write (a shared build tree): the attacker planted a FIFO,
@@ -882,6 +924,7 @@ SCENARIOS = {
     "disclosure": scenario_disclosure,
     "sample_pid": scenario_sample_pid,
     "sample_disclosure": scenario_sample_disclosure,
+    "sample_linked_files": scenario_sample_linked_files,
     "blocks_runtime_files": scenario_blocks_runtime_files,
     "blocks_named_binary": scenario_blocks_named_binary,
     "live_report_binary_swap": scenario_live_report_binary_swap,
