@@ -182,6 +182,13 @@ Expected<RecordOutcome, RecordError> record_launched(const RecordRequest& r, for
   return RecordOutcome{end, true, dir.path(), dir.moved_to(), std::move(rec), ""};
 }
 
+// Why a process named by --pid cannot be sampled: a zombie (ended, not yet
+// reaped by its parent) still answers kill(pid, 0) but has no threads left.
+std::string gone_process(pid_t pid) {
+  if (::kill(pid, 0) == 0 || errno == EPERM) return fmt::format("process {} has already ended", pid);
+  return fmt::format("process {} does not exist", pid);
+}
+
 // A running process sampled for a while: its threads now (and, inherited,
 // those they start), its mappings read from /proc first.
 Expected<RecordOutcome, RecordError> record_attached(const RecordRequest& r, format::SampleRecording& rec,
@@ -191,7 +198,7 @@ Expected<RecordOutcome, RecordError> record_attached(const RecordRequest& r, for
   auto listed = live::list_threads(pid);
   if (!listed || listed->empty()) {
     (void)dir.discard();  // best effort: the refusal is what the user must read
-    return RecordError(fmt::format("process {} does not exist", pid), false);
+    return RecordError(gone_process(pid), false);
   }
   const std::vector<pid_t>& tasks = *listed;
   const int32_t ppid = live::parent_pid(pid).value_or(0);  // while it runs
@@ -234,7 +241,7 @@ uint64_t perf_period_ns(const RecordRequest& r) {
 
 Expected<RecordOutcome, RecordError> record_with_perf(const RecordRequest& r) {
   std::vector<std::string> command = r.attach_pid > 0 ? live::process_command_line(r.attach_pid) : r.command;
-  if (r.attach_pid > 0 && command.empty()) return RecordError(fmt::format("process {} does not exist", r.attach_pid), false);
+  if (r.attach_pid > 0 && command.empty()) return RecordError(gone_process(r.attach_pid), false);
   std::string joined;
   for (const std::string& w : command) joined += (joined.empty() ? "" : " ") + w;
   auto dir = prepare_sample_dir(r.dir, joined);

@@ -549,6 +549,15 @@ def scenario_perf_ring_wraps(args, work):
     check(p.returncode != 0 and "--mmap-pages" in p.stderr, f"--mmap-pages with breakpoints: {p.returncode} {p.stderr}")
 
 
+def live_state(pid):
+    """the state letter of /proc/PID/stat (R, S, Z...), or None."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
+
+
 def start_spinners(work, seconds, threads):
     """spinners running `threads` threads besides main; returned once they all exist."""
     prog = compile_prog(work, "spinners", ["-pthread"])
@@ -589,16 +598,45 @@ def scenario_perf_attach(args, work):
     finally:
         child.kill()
         child.wait()
-    prog, child = start_spinners(work, 0.3, 0)
+    # A process that ends while it is sampled: ended only once covkit says it
+    # is attached (a timed end raced covkit's start on a loaded CI machine).
+    prog, child = start_spinners(work, 60, 0)
     out = os.path.join(work, "ended.rec")
     shutil.rmtree(out, ignore_errors=True)
-    p = subprocess.run([args.covkit, "sample", "record", "--mode", "pc", "--period", "2ms", "--pid", str(child.pid),
-                        "-o", out], capture_output=True, text=True, timeout=60)
-    child.wait()
-    check(p.returncode == 0 and f"process {child.pid} ended meanwhile" in p.stderr, f"{p.returncode}: {p.stderr}")
+    rec_proc = subprocess.Popen([args.covkit, "sample", "record", "--mode", "pc", "--period", "2ms", "--pid",
+                                 str(child.pid), "-o", out], stderr=subprocess.PIPE, text=True)
+    try:
+        first = rec_proc.stderr.readline()
+        check(f"attached to process {child.pid}" in first, f"covkit did not attach: {first!r}")
+        time.sleep(0.5)  # CPU time for a few 2 ms samples, which check_perf_samples wants
+        child.kill()
+        child.wait()
+        rest = rec_proc.stderr.read()
+        status = rec_proc.wait(timeout=60)
+    finally:
+        if rec_proc.poll() is None:
+            rec_proc.kill()
+            rec_proc.wait()
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    check(status == 0 and f"process {child.pid} ended meanwhile" in rest, f"{status}: {first}{rest}")
     rec = Recording(args.covkit, out)
     check(len(rec.images) == 1 and rec.images[0]["ended"], rec.images)
     check_perf_samples(rec, 0, prog)
+    # A zombie (ended, not yet reaped) is said to have ended, nothing written.
+    zombie = subprocess.Popen(["true"])
+    for _ in range(500):
+        if live_state(zombie.pid) == "Z":
+            break
+        time.sleep(0.01)
+    out = os.path.join(work, "zombie.rec")
+    shutil.rmtree(out, ignore_errors=True)
+    p = subprocess.run([args.covkit, "sample", "record", "--mode", "pc", "--pid", str(zombie.pid), "--for", "0.1s",
+                        "-o", out], capture_output=True, text=True, timeout=60)
+    zombie.wait()
+    check(p.returncode == 1 and f"process {zombie.pid} has already ended" in p.stderr, f"{p.returncode}: {p.stderr}")
+    check(not os.path.exists(out), "a refused recording left its directory")
     # Refusals: one line each, nothing written.
     for extra, words in ((["--mode", "pc", "--source", "runtime"], "--source perf samples a running process"),
                          (["--mode", "branch"], "branch stack")):
