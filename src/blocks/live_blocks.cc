@@ -177,18 +177,20 @@ Expected<LiveBlocks, live::SnapshotError> capture_live_blocks(pid_t pid, bool st
       e.errno_value = m.error().errno_value;
       return inline_failure(e);
     }
+    if (reset) {
+      // The bytes as just read, kept for an undo: each block's count is its
+      // byte (a flag's is 0 or 1, which is what the compiler stores).
+      InlineRead r{f.module.path, f.module.load_bias, f.sections, {}};
+      r.bytes.reserve(m->blocks.size());
+      for (const BlockEntry& e : m->blocks) r.bytes.push_back(uint8_t(e.count));
+      out.reset.push_back(std::move(r));
+    }
     out.file.modules.push_back(std::move(*m));
-    if (reset) out.reset.push_back({f.module.path, f.module.load_bias, f.sections, {}});
   }
   if (reset) {
-    // The bytes as read, then zeros written in the same stop.
+    // Zeros written in the same stop as the read.
     std::vector<std::vector<uint8_t>> zeros;
-    for (InlineRead& r : out.reset) {
-      r.bytes.resize(size_t(r.sections.counters_size));
-      if (auto ok = memory.read(r.sections.counters, r.bytes.data(), r.bytes.size()); !ok)
-        return inline_failure(ok.error());
-      zeros.emplace_back(r.bytes.size(), uint8_t(0));
-    }
+    for (const InlineRead& r : out.reset) zeros.emplace_back(r.bytes.size(), uint8_t(0));
     if (auto ok = write_counters(memory, out.reset, zeros); !ok) return inline_failure(ok.error());
   }
   if (held) out.pause = held->resume();
