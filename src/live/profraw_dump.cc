@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -58,6 +59,14 @@ std::string profraw_dump_name(const std::string& module_path, pid_t pid) {
   return fmt::format("{}.{}.profraw", plain, pid);
 }
 
+std::string unique_dump_name(const std::string& name, const std::vector<std::string>& taken) {
+  const auto used = [&](const std::string& n) { return std::find(taken.begin(), taken.end(), n) != taken.end(); };
+  if (!used(name)) return name;
+  const std::string stem = name.substr(0, name.size() - std::string_view(".profraw").size());
+  for (size_t k = 2;; ++k)
+    if (std::string n = fmt::format("{}.{}.profraw", stem, k); !used(n)) return n;
+}
+
 bool clang_process(pid_t pid) {
   auto has = has_clang_profile(pid);
   // A failure (a refusal, an exit) is said by libgcov's path, which words
@@ -80,7 +89,7 @@ Expected<DumpResult> dump_clang(const DumpRequest& request) {
   auto place = [&](const std::vector<ClangModule>& modules) -> Expected<void> {
     names.clear();
     for (const ClangModule& m : modules) {
-      names.push_back(profraw_dump_name(m.path, pid));
+      names.push_back(unique_dump_name(profraw_dump_name(m.path, pid), names));
       if (tree->old_has(names.back()))
         return Error(fmt::format("{}/{} exists: a dump never replaces a file (use another -o DIR)", request.directory,
                                  names.back()));

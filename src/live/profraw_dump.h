@@ -2,7 +2,8 @@
 // `covkit live dump` and `live reset` of a process built with clang's
 // source-based coverage (-fprofile-instr-generate -fcoverage-mapping): each
 // module's .profraw, as its runtime would write it now, into `-o DIR` as
-// DIR/<module>.<pid>.profraw (never replacing a file), all or nothing
+// DIR/<module>.<pid>.profraw (never replacing a file; two modules of one
+// file name: the second gets DIR/<module>.<pid>.2.profraw), all or nothing
 // (util::StagedTree); with --reset the counters are zeroed in the same stop,
 // after the files are in place (profraw_capture.h). Without -o there is no
 // file of the program's to add to: its runtime rewrites its .profraw at exit.
@@ -41,5 +42,9 @@ void remove_report_inputs(const ClangReportInputs& in);
 
 // The file name a module's dump gets: its file name, made plain, and the pid.
 std::string profraw_dump_name(const std::string& module_path, pid_t pid);
+// `name` (a profraw_dump_name), or, when an earlier module of the same dump
+// took it (lib/a.so and lib32/a.so), NAME-less-.profraw.K.profraw with the
+// first K from 2 that is free: no module's profile replaces another's.
+std::string unique_dump_name(const std::string& name, const std::vector<std::string>& taken);
 
 }  // namespace covkit::live

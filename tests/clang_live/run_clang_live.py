@@ -12,6 +12,9 @@ each clang-N given that is installed (one server program per compiler):
             counters() (llvm-profdata merge -text equal); likewise `live reset`
   hostile   (once) a process whose profile sections are damaged gets one
             line and exit 1, nothing written, and the process lives on
+  twins     (once) two instrumented libraries of one file name (a/libtwin.so,
+            b/libtwin.so) give two dumps, neither replacing the other, each
+            holding its own library's counts
 
   run_clang_live.py COVKIT VERSION...     (exit 0 pass, 1 fail, 77 skip)
 """
@@ -191,6 +194,47 @@ def hostile(tmp):
             p.wait()
 
 
+def twins(version, tmp):
+    clang, profdata = f"clang-{version}", f"llvm-profdata-{version}"
+    d = os.path.join(tmp, "twins")
+    libs = []
+    for n in (1, 2):
+        lib = os.path.join(d, "ab"[n - 1], "libtwin.so")
+        os.makedirs(os.path.dirname(lib))
+        r = run([clang, "-O0", "-shared", "-fPIC", f"-DTWIN={n}", "-fprofile-instr-generate", "-fcoverage-mapping",
+                 os.path.join(HERE, "twin_lib.c"), "-o", lib])
+        check(r.returncode == 0, f"twins: build of {lib}: {r.stderr}")
+        libs.append(lib)
+    exe = os.path.join(d, "twins")
+    r = run([clang, "-O0", os.path.join(HERE, "twins.c"), "-o", exe, "-ldl"])
+    check(r.returncode == 0, f"twins: build: {r.stderr}")
+    if not all(os.path.exists(f) for f in libs + [exe]):
+        return
+    env = dict(os.environ, LLVM_PROFILE_FILE=os.path.join(d, "unused-%p.profraw"))
+    p = subprocess.Popen([exe, *libs], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        check(p.stdout.readline().strip() == "ready", "twins: the program did not start")
+        out = os.path.join(d, "out")
+        r = run([COVKIT, "live", "dump", str(p.pid), "-o", out])
+        check(r.returncode == 0, f"twins: live dump: {r.returncode} {r.stderr}")
+        names = sorted(os.listdir(out)) if os.path.isdir(out) else []
+        want = [f"libtwin.so.{p.pid}.2.profraw", f"libtwin.so.{p.pid}.profraw"]
+        check(names == want, f"twins: dumped {names}, expected {want}")
+        # Each dump holds one library's counts: twin() entered 3 and 6 times.
+        entries = set()
+        for name in names:
+            text = profdata_text(profdata, os.path.join(out, name))
+            lines = text.splitlines()
+            if "# Counter Values:" in lines:
+                entries.add(lines[lines.index("# Counter Values:") + 1])
+            else:
+                check(False, f"twins: {name}: no counters in {text!r}")
+        check(entries == {"3", "6"}, f"twins: entry counts {entries}, expected 3 and 6")
+    finally:
+        p.kill()
+        p.wait()
+
+
 def main():
     global COVKIT
     COVKIT = os.path.abspath(sys.argv[1])
@@ -199,6 +243,8 @@ def main():
     try:
         ran = [v for v in versions if scenarios(v, tmp)]
         hostile(tmp)
+        if ran:
+            twins(ran[-1], tmp)
         if not ran:
             print("no clang to test with: skipped")
             return 77
