@@ -20,6 +20,7 @@ import contextlib
 import json
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -1473,11 +1474,19 @@ def filters_dlopen(env, d):
 
 
 @contextlib.contextmanager
-def killed_if_left(proc):
+def killed_if_left(proc, also=()):
     """Around the steps taken while `proc` runs: when one fails, `proc` is
-    killed and reaped, not left running."""
+    killed and reaped, not left running, and so are the pids put in `also`
+    meanwhile (its child: killing covkit does not end the program)."""
     try:
         yield proc
+    except BaseException:
+        for pid in also:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        raise
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -1509,6 +1518,26 @@ def exe_of(pid):
         return None
 
 
+def ticks_recorded(env, tr):
+    """tick's calls in the trace `tr` so far (read while it is recorded)."""
+    r = env.covkit_run(["trace", "report", tr, "--json"], expect_rc=None)
+    try:
+        return calls_of(json.loads(r.stdout)["functions"]).get("tick", 0) if r.returncode == 0 else 0
+    except (json.JSONDecodeError, KeyError):
+        return 0
+
+
+def wait_for_ticks(env, tr, at_least, what):
+    """Until the trace holds `at_least` calls of tick: a window switched on
+    stays on until the sleeper has ticked in it, however slowly a loaded
+    machine runs it (the bound only matters when tracing never came on)."""
+    deadline = time.monotonic() + 120
+    while ticks_recorded(env, tr) < at_least:
+        if time.monotonic() > deadline:
+            raise Failure(f"{what}: fewer than {at_least} ticks recorded in 120 s: tracing was not switched on")
+        time.sleep(0.05)
+
+
 def attach_session(env, d, label, exe, opts):
     """Records `exe` switched off, attaches twice (--for, then --on/--off),
     and checks that ticks were recorded in both windows and nowhere else,
@@ -1525,7 +1554,8 @@ def attach_session(env, d, label, exe, opts):
     with killed_if_left(proc):
         pid = None
         real = os.path.realpath(exe)
-        for _ in range(1000):  # the sleeper, child of covkit, once it has exec'ed
+        deadline = time.monotonic() + 120  # the sleeper, child of covkit, once it has exec'ed
+        while time.monotonic() < deadline and proc.poll() is None:
             pid = next((k for k in children_of(proc.pid) if exe_of(k) == real), None)
             if pid is not None:
                 break
@@ -1544,9 +1574,11 @@ def attach_session(env, d, label, exe, opts):
         if "switched off" not in r.stderr:
             raise Failure(f"attach {label} --for: {r.stderr!r}")
         time.sleep(0.3)
+        before = ticks_recorded(env, tr)
         t0 = time.monotonic()
         env.covkit_run(["trace", "attach", "--on", pid])
         time.sleep(0.3)
+        wait_for_ticks(env, tr, before + 5, f"attach {label} --on")
         env.covkit_run(["trace", "attach", "--off", pid])
         windows.append((t0, time.monotonic()))
         time.sleep(1.0)  # untraced, if --off works
@@ -1657,13 +1689,27 @@ def patch_spin_session(env, d):
     exe = env.compile(os.path.join(d, "spinner"), "gcc", [mine("spinner.c")], ["-O2", "-pthread"],
                       instrument=["-fpatchable-function-entry=5"])
     tr = os.path.join(d, "trace-spin")
+    # The spinner's time runs out only on a hang: the test ends it (SIGTERM)
+    # after some 60 covkit runs, which a loaded machine under the sanitizers
+    # stretches to a minute and more.
     cmd = [env.covkit, "trace", "record", "-o", tr, "--no-libcall", "--signal", "USR2", "--trace-off", "--patch", "leaf",
-           "--", exe, "2", "60"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env.clean_env())
-    with killed_if_left(proc):
+           "--", exe, "2", "3600"]
+
+    def capped():
+        # The threads call leaf without pause, so the trace grows for as long
+        # as each `attach --off` takes to start: on a loaded machine under the
+        # sanitizers 50 MB, which the sanitized report then read for over
+        # 60 s. A file size limit stops the trace (never the program) after
+        # millions of calls of leaf, more than the checks below need.
+        resource.setrlimit(resource.RLIMIT_FSIZE, (8 << 20, 8 << 20))
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env.clean_env(),
+                            preexec_fn=capped)
+    spinner = []
+    with killed_if_left(proc, spinner):
         if proc.stdout.readline().strip() != "pid started":
             raise Failure("attach patch: the spinner did not start")
         pid = children_of(proc.pid)[0]
+        spinner.append(pid)
         nops = b"\x90" * 5
         if entry_bytes(pid, exe, "leaf") != nops:
             raise Failure(f"attach patch: leaf's entry is {entry_bytes(pid, exe, 'leaf').hex()} before attach, not NOPs")
@@ -1693,9 +1739,8 @@ def patch_spin_session(env, d):
         spinners = sorted(int(t) for t in os.listdir(f"/proc/{pid}/task") if int(t) != pid)
         if not spinners or not stop_inside(pid, spinners[0], leaf, leaf + 5):
             raise Failure("attach patch: could not stop a spinning thread inside leaf's NOPs (ptrace)")
-        for _ in range(100):
-            if process_state(pid) == "T":
-                break
+        deadline = time.monotonic() + 60  # a bound for a hang: the stop takes its time under load
+        while process_state(pid) != "T" and time.monotonic() < deadline:
             time.sleep(0.01)
         if process_state(pid) != "T":
             raise Failure(f"attach patch: the spinner is in state {process_state(pid)}, not stopped")
@@ -1704,7 +1749,8 @@ def patch_spin_session(env, d):
             raise Failure("attach patch: the thread stopped inside the NOPs was not moved")
         # Detached threads re-enter the group stop in the kernel: each shows R
         # for a moment (seen under load), never running the program's code.
-        for _ in range(200):
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
             states = {t: process_state(f"{pid}/task/{t}") for t in os.listdir(f"/proc/{pid}/task")}
             if set(states.values()) == {"T"}:
                 break
@@ -1750,7 +1796,8 @@ def t_attach(env):
     try:
         kid = None
         real = os.path.realpath(exe)
-        for _ in range(1000):  # the sleeper, child of covkit, once it has exec'ed (see attach_session)
+        deadline = time.monotonic() + 120  # the sleeper, child of covkit, once it has exec'ed (see attach_session)
+        while time.monotonic() < deadline and plain.poll() is None:
             kid = next((k for k in children_of(plain.pid) if exe_of(k) == real), None)
             if kid is not None:
                 break
@@ -1795,6 +1842,7 @@ def attach_to_recorder(env, d, exe):
         if f"process {proc.pid} is covkit trace record" not in r.stderr or "switched on" not in r.stderr:
             raise Failure(f"attach to covkit trace record's pid: {r.stderr!r}")
         time.sleep(0.3)
+        wait_for_ticks(env, tr, 1, "attach to covkit trace record's pid")
         env.covkit_run(["trace", "attach", "--off", proc.pid])
         open(stop, "w").close()
         out, err = proc.communicate(timeout=60)
