@@ -43,6 +43,42 @@ def check(cond, what):
         raise Failure(what)
 
 
+def wait_until(cond, what, timeout=120):
+    """Polls `cond` until it holds: the state a step waits for, not a time it
+    guesses (a loaded machine runs processes late). The bound only matters
+    when the state never comes: then `what` is the failure."""
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise Failure(what)
+        time.sleep(0.01)
+
+
+def thread_states(pid):
+    """The state letters of the process's threads (S sleeping, R running...)."""
+    states = []
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                states.append(f.read().rsplit(")", 1)[1].split()[0])
+        except OSError:
+            pass
+    return states
+
+
+def process_state(pid):
+    """The state letter of /proc/PID/stat (its main thread's), or None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
+
+
+def gone_or_zombie(pid):
+    return process_state(pid) in (None, "Z")
+
+
 class Env:
     def __init__(self, args):
         self.covkit = os.path.abspath(args.covkit)
@@ -502,10 +538,7 @@ def scenario_children(env, cc="gcc-12"):
           "--children without --merge: no DIR/PID per process")
     s.cmd("d")
     os.kill(child, signal.SIGTERM)
-    for _ in range(100):
-        if not os.path.exists(f"/proc/{child}") or open(f"/proc/{child}/stat").read().split()[2] == "Z":
-            break
-        time.sleep(0.05)
+    wait_until(lambda: gone_or_zombie(child), f"the child {child} did not end after SIGTERM")  # its .gcda written
     s.quit()
     same_trees(snap, own, "--children --merge")
     summary, _ = read_gcda([p for r_, p in tree_files(snap).items() if r_.endswith("server.gcda")][0])
@@ -523,14 +556,13 @@ def scenario_children_without_coverage(env, cc="gcc-12"):
     try:
         s.cmd("w 100")
         child = int(s.cmd("e"))
-        for _ in range(200):  # the exec follows the fork's answer
+
+        def execd():  # the exec follows the fork's answer
             try:
-                if os.path.basename(os.readlink(f"/proc/{child}/exe")) == "sleep":
-                    break
+                return os.path.basename(os.readlink(f"/proc/{child}/exe")) == "sleep"
             except OSError:
-                pass
-            time.sleep(0.01)
-        check(os.path.basename(os.readlink(f"/proc/{child}/exe")) == "sleep", "the child did not exec sleep")
+                return False
+        wait_until(execd, "the child did not exec sleep")
         r = env.covkit_live("dump", "--children", str(s.pid), "-o", snap)
         check(f"process {child}: no coverage data" in r.stderr, f"no warning for the child: {r.stderr!r}")
         s.cmd("d")
@@ -670,7 +702,7 @@ def scenario_children_wrapper(env, cc="gcc-12"):
     # A tree with no coverage anywhere is an error that says so.
     p = subprocess.Popen(["sh", "-c", "sleep 30; :"])
     try:
-        time.sleep(0.2)
+        wait_until(lambda: live_descendants(p.pid), "sh did not start sleep")  # its one descendant
         r = env.covkit_live("dump", "--children", str(p.pid), "-o", os.path.join(env.work, "none"), ok=False)
         check(r.returncode == 1 and r.stderr.count("\n") == 1 and "or any of its 1 descendants" in r.stderr, r.stderr)
     finally:
@@ -951,6 +983,10 @@ def scenario_blocking_calls(env, cc="gcc-12"):
             check(line != "", "the program stopped answering")
         return out
 
+    def all_asleep():
+        wait_until(lambda: set(thread_states(p.pid)) <= {"S", "D"},
+                   f"the program's threads are not all asleep in their calls: {thread_states(p.pid)}")
+
     def disturbed(command, *args):
         before = status()
         for i in range(2):
@@ -958,14 +994,16 @@ def scenario_blocking_calls(env, cc="gcc-12"):
             r = env.covkit_live(command, *args, str(p.pid), *extra)
             if "--gentle" in args and command != "report":
                 check("left asleep" in r.stdout, f"--gentle left no thread asleep: {r.stdout}")
-        time.sleep(0.1)  # a call that returns does so at once; give it time
+        # A call that returns goes round the waiter's loop and into the call
+        # again: once every thread sleeps, each return has been counted.
+        all_asleep()
         after = status()
         return {name for name in after if after[name] != before[name]}
 
     deltas, woke, retried = [], 0, 0
     try:
         check(p.stdout.readline().strip() == "ready", "the program did not start")
-        time.sleep(0.2)
+        all_asleep()  # "ready" once each thread is about to enter its call: now each is in it
         calls = status()
         check(len(calls) >= 36, f"only {len(calls)} calls")
         # The default stop: the measured list, nothing more, nothing less.
@@ -1132,11 +1170,9 @@ def value_profile(env, cc):
     shutil.rmtree(snap, ignore_errors=True)
     p = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=dict(os.environ, GCOV_PREFIX=own))
     try:
-        for _ in range(100):  # until its loop is done and it waits
-            if open(f"/proc/{p.pid}/wchan").read() not in ("0", ""):
-                break
-            time.sleep(0.02)
-        time.sleep(0.2)
+        # Until its loop is done and it waits in read(0, ...) (system call 0, fd 0).
+        wait_until(lambda: open(f"/proc/{p.pid}/syscall").read().startswith("0 0x0 "),
+                   "the program did not get to its read of standard input")
         env.covkit_live("dump", str(p.pid), "-o", snap)
         p.stdin.write(b"x")
         p.stdin.close()
@@ -1189,14 +1225,9 @@ def scenario_main_thread_exited(env, cc="gcc-12"):
     try:
         s.cmd("w 300")
         s.cmd("X")
-        state = None
-        for _ in range(200):  # the main thread's exit follows its answer
-            with open(f"/proc/{s.pid}/stat") as f:
-                state = f.read().rsplit(")", 1)[1].split()[0]
-            if state == "Z":
-                break
-            time.sleep(0.01)
-        check(state == "Z", f"the main thread did not end: state {state}")
+        # The main thread's exit follows its answer.
+        wait_until(lambda: gone_or_zombie(s.pid), f"the main thread did not end: state {process_state(s.pid)}")
+        check(process_state(s.pid) == "Z", f"the main thread did not end: state {process_state(s.pid)}")
         s.cmd("w 200")
         env.covkit_live("dump", str(s.pid), "-o", snap)
         s.cmd("d")
@@ -1250,11 +1281,12 @@ def dump_repeatedly(env, pid, times, allowed=()):
     return outcomes
 
 
-def dump_churning(env, argv, times=150):
-    """Every one of `times` dumps of the process `argv` starts is written, and it runs on."""
+def dump_churning(env, argv, started, times=150):
+    """Every one of `times` dumps of the process `argv` starts is written, and it runs on.
+    The dumps begin once `started(pid)` says its main() churns."""
     p = subprocess.Popen(argv, cwd=os.path.dirname(argv[0]))
     try:
-        time.sleep(0.3)
+        wait_until(lambda: p.poll() is not None or started(p.pid), f"{argv[1]}: main() did not start")
         outcomes = dump_repeatedly(env, p.pid, times)
         check(outcomes == {"written": times}, f"{argv[1]}: {outcomes}")
         check(p.poll() is None, f"{argv[1]}: the process ended")
@@ -1267,14 +1299,16 @@ def scenario_threads_come_and_go(env, cc="gcc-12"):
     """Threads that start and end all the time: a thread that ended while
     covkit seized it (a zombie, which the kernel refuses with EPERM) is no
     refusal, every dump is written."""
-    dump_churning(env, [churn(env, cc), "threads", "3"])
+    dump_churning(env, [churn(env, cc), "threads", "3"], lambda pid: len(os.listdir(f"/proc/{pid}/task")) > 1)
 
 
 def scenario_plugin_reloaded(env, cc="gcc-12"):
     """A plugin loaded and unloaded in a loop: a module that came or went
     while its records were read (a read that fails, a record half gone) is
     found again in the stop, every dump is written."""
-    dump_churning(env, [churn(env, cc), "reload", Build(env, cc).plugin])
+    plugin = Build(env, cc).plugin
+    dump_churning(env, [churn(env, cc), "reload", plugin],
+                  lambda pid: os.path.realpath(plugin) in open(f"/proc/{pid}/maps").read())
 
 
 def scenario_exec_during_dump(env, cc="gcc-12"):
@@ -1418,14 +1452,26 @@ def scenario_report_watch(env, cc="gcc-12"):
         s.cmd("l")
         s.cmd("w 33")
         # Reports after the last work: the file then holds the final counts.
-        deadline = time.time() + 20
-        seen = 0
-        while time.time() < deadline:
-            time.sleep(0.3)
-            if os.path.exists(out) and "FNDA:" in open(out).read():
-                seen += 1
-                if seen >= 3:
-                    break
+        # Three new versions of the file (each report renames a new one over
+        # it): the first may come of a snapshot taken before the work, the
+        # later ones of snapshots taken after it. Counted, not timed: under
+        # the sanitizers on a loaded machine one report takes longer than a
+        # fixed 0.9 s (and the watch makes no report once the process exits).
+        def version():
+            try:
+                st = os.stat(out)
+            except FileNotFoundError:
+                return None
+            return st.st_ino, st.st_mtime_ns, st.st_size
+        versions = [version()]
+
+        def three_new():
+            now = version()
+            if now != versions[-1]:
+                versions.append(now)
+            return len(versions) > 3 or w.poll() is not None
+        wait_until(three_new, "--watch wrote no 3 reports in 120 s after the last work")
+        check(w.poll() is None, f"--watch ended early: {w.returncode}")
         s.quit()
         stdout, stderr = w.communicate(timeout=30)
     finally:
@@ -1451,7 +1497,7 @@ def scenario_report_watch_interrupted(env, cc="gcc-12"):
             w = subprocess.Popen([env.covkit, "live", "report", str(s.pid), "--watch", "0.2", "--root", PROGS, *gate],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             try:
-                deadline = time.time() + 30
+                deadline = time.time() + 120
                 out = ""
                 while time.time() < deadline and out.count(f"pid {s.pid} at ") < 2:
                     out += w.stdout.readline()
