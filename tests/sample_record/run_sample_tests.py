@@ -558,14 +558,35 @@ def live_state(pid):
         return None
 
 
+def cpu_seconds(pid):
+    """user + system CPU time the process has used so far (/proc/PID/stat), or None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def start_spinners(work, seconds, threads):
-    """spinners running `threads` threads besides main; returned once they all exist."""
+    """spinners running `threads` threads besides main; returned once main
+    says it spins and they all exist (a bound that only a hang reaches: a
+    loaded machine starts threads late). Popen returns inside the exec, before
+    the new program's command line and mappings are in place (covkit, started
+    then, said the process had ended, 1 run in 20)."""
     prog = compile_prog(work, "spinners", ["-pthread"])
-    child = subprocess.Popen([prog, str(seconds), str(threads)])
+    child = subprocess.Popen([prog, str(seconds), str(threads)], stdout=subprocess.PIPE, text=True)
+    if child.stdout.readline().strip() != "spinning":
+        child.kill()
+        child.wait()
+        raise Failure("spinners did not start")
     task = f"/proc/{child.pid}/task"
-    for _ in range(200):
-        if os.path.isdir(task) and len(os.listdir(task)) == threads + 1:
-            break
+    deadline = time.monotonic() + 120
+    while not (os.path.isdir(task) and len(os.listdir(task)) == threads + 1):
+        if time.monotonic() > deadline or child.poll() is not None:
+            child.kill()
+            child.wait()
+            raise Failure(f"spinners did not start its {threads} threads")
         time.sleep(0.01)
     return prog, child
 
@@ -576,12 +597,13 @@ def scenario_perf_attach(args, work):
     --for T; the process goes on. One that ends meanwhile is said to; the
     runtime cannot attach, and branch mode needs a PMU."""
     need_perf(args, work)
-    prog, child = start_spinners(work, 5, 2)
+    # CPU seconds (spin.h) enough to outlive any wait for covkit: it is killed below.
+    prog, child = start_spinners(work, 600, 2)
     try:
         out = os.path.join(work, "attached.rec")
         shutil.rmtree(out, ignore_errors=True)
         p = subprocess.run([args.covkit, "sample", "record", "--mode", "pc", "--period", "2ms", "--pid",
-                            str(child.pid), "--for", "0.5s", "-o", out], capture_output=True, text=True, timeout=60)
+                            str(child.pid), "--for", "2s", "-o", out], capture_output=True, text=True, timeout=60)
         check(p.returncode == 0, f"status {p.returncode}: {p.stderr}")
         check(f"attached to process {child.pid} (3 threads" in p.stderr, p.stderr)
         check("which goes on" in p.stderr, p.stderr)
@@ -592,6 +614,8 @@ def scenario_perf_attach(args, work):
         check(image["pid"] == child.pid and image["exe"] == prog and not image["ended"], image)
         check(image["ppid"] == os.getpid(), f"ppid {image['ppid']}, expected {os.getpid()}")
         check(any(m[2].endswith("/libc.so.6") for m in image["maps"]), image["maps"])
+        # (2 s of wall time: each of the three threads gets its share of a
+        # loaded machine's CPUs in it, and a sample per 2 ms of that.)
         tids = {s["tid"] for s in rec.samples}
         check(len(tids) == 3, f"samples from {len(tids)} threads, expected 3")
         check_perf_samples(rec, 0, prog)
@@ -600,7 +624,7 @@ def scenario_perf_attach(args, work):
         child.wait()
     # A process that ends while it is sampled: ended only once covkit says it
     # is attached (a timed end raced covkit's start on a loaded CI machine).
-    prog, child = start_spinners(work, 60, 0)
+    prog, child = start_spinners(work, 600, 0)
     out = os.path.join(work, "ended.rec")
     shutil.rmtree(out, ignore_errors=True)
     rec_proc = subprocess.Popen([args.covkit, "sample", "record", "--mode", "pc", "--period", "2ms", "--pid",
@@ -608,7 +632,14 @@ def scenario_perf_attach(args, work):
     try:
         first = rec_proc.stderr.readline()
         check(f"attached to process {child.pid}" in first, f"covkit did not attach: {first!r}")
-        time.sleep(0.5)  # CPU time for a few 2 ms samples, which check_perf_samples wants
+        # CPU time for a few 2 ms samples, which check_perf_samples wants:
+        # waited for as CPU time, which a loaded machine hands out slowly.
+        since = cpu_seconds(child.pid)
+        deadline = time.monotonic() + 120
+        while (cpu_seconds(child.pid) or 0) - since < 0.1:
+            check(time.monotonic() < deadline and child.poll() is None,
+                  "the sampled process got no 0.1 s of CPU in 120 s, or ended")
+            time.sleep(0.02)
         child.kill()
         child.wait()
         rest = rec_proc.stderr.read()
@@ -626,9 +657,9 @@ def scenario_perf_attach(args, work):
     check_perf_samples(rec, 0, prog)
     # A zombie (ended, not yet reaped) is said to have ended, nothing written.
     zombie = subprocess.Popen(["true"])
-    for _ in range(500):
-        if live_state(zombie.pid) == "Z":
-            break
+    deadline = time.monotonic() + 120
+    while live_state(zombie.pid) != "Z":
+        check(time.monotonic() < deadline, f"`true` did not end: state {live_state(zombie.pid)}")
         time.sleep(0.01)
     out = os.path.join(work, "zombie.rec")
     shutil.rmtree(out, ignore_errors=True)
