@@ -228,7 +228,9 @@ mkfifo hold
 pid=$!
 exec 3> hold
 i=0
-while [ ! -s ready ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+# (a bound for a hang only: a loaded machine starts the waiter late)
+while [ ! -s ready ] && [ $i -lt 2400 ]; do sleep 0.05; i=$((i + 1)); done
+test -s ready || { echo "waiter did not get ready"; exit 1; }
 "$P/bin/covkit" live dump "$pid" -o snap > live.out 2>&1 || { cat live.out; exit 1; }
 exec 3>&-
 wait "$pid"

@@ -206,6 +206,24 @@ def stopped(pid, timeout=60):
     raise Failure(f"process {pid} did not stop at the test point")
 
 
+def blocked_in_open(procs, timeout=120):
+    """Waits until each process is blocked in an openat() system call (a
+    FIFO's open waiting for its other end): only then does a covkit that
+    opened the FIFO let it go on, which is what the scenarios look for.
+    (x86-64: openat is system call 257.)"""
+    deadline = time.time() + timeout
+    for p in procs:
+        while True:
+            try:
+                with open(f"/proc/{p.pid}/syscall") as f:
+                    if f.read().split()[0] == "257":
+                        break
+            except (OSError, IndexError):
+                pass
+            check(p.poll() is None and time.time() < deadline, f"process {p.pid} never waited in a FIFO's open")
+            time.sleep(0.01)
+
+
 def staging_dirs(parent):
     return [n for n in os.listdir(parent) if ".covkit-staging-" in n]
 
@@ -834,7 +852,7 @@ def scenario_special_files(env):
             writers.append(subprocess.Popen(["setpriv", f"--reuid={ATTACKER}", f"--regid={ATTACKER}", "--clear-groups",
                                              "sh", "-c", 'exec 3>"$1"', "sh", fifo],
                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        time.sleep(0.2)  # each writer in its open
+        blocked_in_open(writers)  # each writer in its open
         r = ends(env, ["report", tree], "report of a tree with FIFOs")
         check("a/x.gcda" in r.stderr and "c/x.gcda" in r.stderr, f"report said nothing of the FIFOs: {r.stderr!r}")
         r = ends(env, ["gprof"], "gprof with a FIFO a.out", cwd=g)
@@ -898,7 +916,7 @@ def scenario_fifo_outputs(env):
             readers.append(subprocess.Popen(["setpriv", f"--reuid={ATTACKER}", f"--regid={ATTACKER}", "--clear-groups",
                                              "sh", "-c", 'exec cat "$1" > "$2"', "sh", fifo, got],
                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        time.sleep(0.2)
+        blocked_in_open(readers)  # each reader in its open
         r = ends(env, ["gcov", "-o", b, os.path.join(b, "hostile.c")], "gcov writing to a FIFO", cwd=cwd)
         check("hostile.c.gcov" in r.stdout + r.stderr and "FIFO" in r.stdout + r.stderr,
               f"gcov did not say why hostile.c.gcov was not written: {r.stdout + r.stderr!r}")
