@@ -239,9 +239,32 @@ uint64_t perf_period_ns(const RecordRequest& r) {
   return r.mode == SampleMode::branch ? kDefaultPerfBranchPeriodNs : kDefaultPcPeriodNs;
 }
 
+namespace {
+
+// The command line of a process to attach to. A process in the middle of
+// an exec has none for a moment (its new stack is not set up yet), and one
+// that ended has none for good: the first is waited for (~100 ms at most),
+// the second refused.
+Expected<std::vector<std::string>, RecordError> attach_command(pid_t pid) {
+  for (int tries = 0; tries < 100; ++tries) {
+    std::vector<std::string> command = live::process_command_line(pid);
+    if (!command.empty()) return command;
+    if (!live::process_running(pid)) break;
+    ::usleep(1000);
+  }
+  if (live::process_running(pid)) return std::vector<std::string>{fmt::format("[process {}]", pid)};
+  return RecordError(gone_process(pid), false);
+}
+
+}  // namespace
+
 Expected<RecordOutcome, RecordError> record_with_perf(const RecordRequest& r) {
-  std::vector<std::string> command = r.attach_pid > 0 ? live::process_command_line(r.attach_pid) : r.command;
-  if (r.attach_pid > 0 && command.empty()) return RecordError(gone_process(r.attach_pid), false);
+  std::vector<std::string> command = r.command;
+  if (r.attach_pid > 0) {
+    auto attached = attach_command(r.attach_pid);
+    if (!attached) return attached.error();
+    command = std::move(*attached);
+  }
   std::string joined;
   for (const std::string& w : command) joined += (joined.empty() ? "" : " ") + w;
   auto dir = prepare_sample_dir(r.dir, joined);
