@@ -33,18 +33,46 @@ std::span<const uint8_t> ModuleFile::bytes() const {
   return mapping_.slot >= 0 ? std::span<const uint8_t>(mapping_.data, mapping_.size) : std::span<const uint8_t>(copy_);
 }
 
+namespace {
+
+// The first of `candidates` that leads to a regular file of the device and
+// inode; each opened O_PATH (no device's driver runs, no FIFO waits) and
+// reopened through /proc/self/fd only once it is that file.
+std::optional<OpenedModule> open_first_of(const std::vector<std::string>& candidates, uint32_t dev_major,
+                                          uint32_t dev_minor, uint64_t inode) {
+  for (const std::string& path : candidates) {
+    util::UniqueFd at(::open(path.c_str(), O_PATH | O_CLOEXEC));
+    if (!at.valid()) continue;
+    struct stat st {};
+    if (::fstat(at.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || st.st_ino != inode ||
+        major(st.st_dev) != dev_major || minor(st.st_dev) != dev_minor)
+      continue;
+    util::UniqueFd fd(::open(fmt::format("/proc/self/fd/{}", at.get()).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+    if (fd.valid()) return OpenedModule{std::move(fd), size_t(st.st_size), path};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<OpenedModule> open_module_file(pid_t pid, const Module& m) {
   std::vector<std::string> candidates = {fmt::format("/proc/{}/map_files/{:x}-{:x}", pid, m.start, m.map_end)};
   if (!m.path.ends_with(" (deleted)")) candidates.push_back(fmt::format("/proc/{}/root{}", pid, m.path));
-  for (const std::string& path : candidates) {
-    util::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-    if (!fd.valid()) continue;
-    struct stat st {};
-    if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_ino == m.inode &&
-        major(st.st_dev) == m.dev_major && minor(st.st_dev) == m.dev_minor)
-      return OpenedModule{std::move(fd), size_t(st.st_size), path};
+  return open_first_of(candidates, m.dev_major, m.dev_minor, m.inode);
+}
+
+std::optional<OpenedModule> open_mapped_file(pid_t pid, uint64_t start, uint64_t end, uint32_t dev_major,
+                                             uint32_t dev_minor, uint64_t inode, const std::string& path) {
+  std::vector<std::string> candidates = {fmt::format("/proc/{}/map_files/{:x}-{:x}", pid, start, end)};
+  if (!path.empty() && path[0] == '/' && !path.ends_with(" (deleted)")) {
+    candidates.push_back(fmt::format("/proc/{}/root{}", pid, path));
+    candidates.push_back(path);
   }
-  return std::nullopt;
+  return open_first_of(candidates, dev_major, dev_minor, inode);
+}
+
+std::optional<OpenedModule> open_mapped_file(pid_t pid, const Mapping& m) {
+  return open_mapped_file(pid, m.start, m.end, m.dev_major, m.dev_minor, m.inode, m.path);
 }
 
 std::unique_ptr<ModuleFile> module_file(pid_t pid, const Module& m) {

@@ -46,6 +46,17 @@ struct OpenedModule {
 // nullopt when no file of the mapping's device and inode can be opened.
 std::optional<OpenedModule> open_module_file(pid_t pid, const Module& m);
 
+// The file of one mapping of process `pid` (start-end, and the device and
+// inode /proc/PID/maps or perf's MMAP2 record gives): through
+// /proc/PID/map_files, else the process's root and `path`, else `path`
+// itself (a process gone by then: perf's records are read later), each
+// used only when it is a regular file of that device and inode. Each name
+// is opened O_PATH and looked at first: a device or FIFO its owner put at
+// the path is never opened. nullopt when no name leads to that file.
+std::optional<OpenedModule> open_mapped_file(pid_t pid, uint64_t start, uint64_t end, uint32_t dev_major,
+                                             uint32_t dev_minor, uint64_t inode, const std::string& path);
+std::optional<OpenedModule> open_mapped_file(pid_t pid, const Mapping& m);
+
 // nullptr when no file of the mapping's device and inode can be opened.
 std::unique_ptr<ModuleFile> module_file(pid_t pid, const Module& m);
 

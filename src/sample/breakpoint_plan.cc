@@ -26,7 +26,7 @@ BreakpointProvider function_entry_provider(std::vector<std::string> only) {
   return [only = std::move(only)](const ModuleIdentity& module) -> Expected<std::vector<uint64_t>> {
     if (!only.empty() && std::find(only.begin(), only.end(), module.path) == only.end())
       return std::vector<uint64_t>{};
-    return function_entries(module.path);
+    return function_entries(module.read_by());
   };
 }
 

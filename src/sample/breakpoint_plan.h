@@ -31,10 +31,17 @@ struct BreakpointPlan {
 };
 
 // The module as the recorder found it mapped: its path (as /proc/PID/maps
-// names it) and build-id ("" when none).
+// names it) and build-id ("" when none), and `file`: the recorder's
+// descriptor of the file the process maps (MappedModule::file()), which
+// root's own reads of the module go through, never the path, which the
+// process's owner may point at another file; "" for a plan asked for by
+// name. (The analysis reads the path with the rights of the process's
+// owner: util::read_named_file.)
 struct ModuleIdentity {
   std::string path;
   std::string build_id;
+  std::string file;
+  const std::string& read_by() const { return file.empty() ? path : file; }
 };
 
 // The ELF addresses to plant in one module; empty to leave it alone. An

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -39,7 +40,8 @@ namespace {
 // PTRACE_O_EXITKILL: the process is not covkit's to kill.
 constexpr long kAttachOptions = PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC;
 
-// What one module's file gives, read once per run (many processes map it).
+// What one module's file gives, read once per run (many processes map it):
+// by its path, device and inode (another file at the same path is another module).
 struct ModuleData {
   std::optional<ElfModuleFile> file;  // nullopt when it could not be read
   std::vector<uint64_t> vaddrs;       // the provider's answer
@@ -99,7 +101,7 @@ class Recorder {
   void on_new_task(pid_t parent, pid_t child, int event);
   bool on_trap(pid_t tid);
   void scan_modules(pid_t tid, AddressSpace& space);
-  const ModuleData& module_data(const std::string& path);
+  const ModuleData& module_data(pid_t tid, const live::Mapping& mapping);
   void add_mappings(uint32_t image, const std::string& path, const std::vector<format::SampleMapping>& maps);
   // Once per image: a forked child that maps a library its parent maps
   // too plants the same addresses in its own copy.
@@ -121,25 +123,36 @@ class Recorder {
   format::SampleRecording recording_;
   std::unordered_map<pid_t, Thread> threads_;
   std::set<pid_t> early_stops_;  // new tasks that stopped before their parent's event told of them
-  std::map<std::string, ModuleData> modules_;
+  std::map<std::tuple<std::string, uint32_t, uint32_t, uint64_t>, ModuleData> modules_;
   std::set<std::pair<uint32_t, uint64_t>> hit_, planted_;
   bool root_ended_ = false;
   bool detaching_ = false;  // new tasks stay stopped
 };
 
-const ModuleData& Recorder::module_data(const std::string& path) {
-  auto [it, inserted] = modules_.try_emplace(path);
+// The module is read from the file the process maps (through
+// /proc/TID/map_files, checked against the mapping's device and inode),
+// never by its path: the process's owner may have pointed that at a binary
+// only root may read since covkit read the maps. One that cannot be opened
+// so is left out, said in a warning.
+const ModuleData& Recorder::module_data(pid_t tid, const live::Mapping& mapping) {
+  const std::string& path = mapping.path;
+  auto [it, inserted] = modules_.try_emplace(std::make_tuple(path, mapping.dev_major, mapping.dev_minor, mapping.inode));
   if (!inserted) return it->second;
   ModuleData& d = it->second;
-  auto file = read_elf_module(path);
+  auto opened = open_mapped_module(tid, mapping);
+  if (!opened) {
+    warn(opened.error().message);
+    return d;
+  }
+  auto file = read_elf_module(*opened);
   if (!file) {
     warn(file.error().message);
     return d;
   }
   d.file = std::move(*file);
-  auto vaddrs = provider_(ModuleIdentity{path, d.file->build_id});
+  auto vaddrs = provider_(ModuleIdentity{path, d.file->build_id, opened->file()});
   if (!vaddrs)
-    warn(fmt::format("{}: no breakpoints planted: {}", path, vaddrs.error().message));
+    warn(fmt::format("{}: no breakpoints planted: {}", path, named_for(vaddrs.error(), *opened).message));
   else
     d.vaddrs = std::move(*vaddrs);
   return d;
@@ -167,8 +180,12 @@ void Recorder::scan_modules(pid_t tid, AddressSpace& space) {
     return;
   }
   std::map<std::string, std::vector<format::SampleMapping>> now;
+  std::map<std::string, const live::Mapping*> first;  // the mapping the module's file is opened through
   for (const live::Mapping& m : *maps)
-    if (is_exec_file(m)) now[m.path].push_back({m.start, m.end, m.offset, m.path, ""});
+    if (is_exec_file(m)) {
+      now[m.path].push_back({m.start, m.end, m.offset, m.path, ""});
+      first.try_emplace(m.path, &m);
+    }
   for (auto it = space.modules.begin(); it != space.modules.end();) {
     auto cur = now.find(it->first);
     if (cur != now.end() && cur->second.front().start == it->second.front().start) {
@@ -180,7 +197,7 @@ void Recorder::scan_modules(pid_t tid, AddressSpace& space) {
   }
   for (auto& [path, mapped] : now) {
     if (space.modules.count(path)) continue;
-    const ModuleData& data = module_data(path);
+    const ModuleData& data = module_data(tid, *first.at(path));
     for (format::SampleMapping& m : mapped) m.build_id = data.file ? data.file->build_id : "";
     add_mappings(space.image(), path, mapped);
     space.modules[path] = mapped;

@@ -35,15 +35,20 @@ Expected<std::optional<uint64_t>> find_r_brk(pid_t pid, const std::vector<live::
   if (!auxv) return Error(fmt::format("process {}: cannot read its auxiliary vector: {}", pid, auxv.error().message));
   std::optional<uint64_t> base = auxv_value(*auxv, AT_BASE);
   if (!base || *base == 0) return std::optional<uint64_t>();  // no interpreter
-  std::string linker;
+  const live::Mapping* base_mapping = nullptr;
   for (const live::Mapping& m : maps)
-    if (m.start == *base && m.offset == 0) linker = m.path;
-  if (linker.empty() || linker[0] != '/')
+    if (m.start == *base && m.offset == 0) base_mapping = &m;
+  if (!base_mapping || base_mapping->path.empty() || base_mapping->path[0] != '/')
     return Error(fmt::format("process {}: no file mapped at the dynamic linker's base 0x{:x}", pid, *base));
-  auto hook = symbol_address(linker, "_dl_debug_state");
-  if (!hook) return hook.error();
+  const std::string linker = base_mapping->path;
+  // The file the process maps, never what its path names now (the
+  // process's owner may point it at a binary only root may read).
+  auto opened = open_mapped_module(pid, *base_mapping);
+  if (!opened) return opened.error();
+  auto hook = symbol_address(opened->file(), "_dl_debug_state");
+  if (!hook) return named_for(hook.error(), *opened);
   if (!*hook) return Error(fmt::format("{}: no symbol _dl_debug_state", linker));
-  auto file = read_elf_module(linker);
+  auto file = read_elf_module(*opened);
   if (!file) return file.error();
   std::vector<format::SampleMapping> mapped;
   for (const live::Mapping& m : maps)

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "format/elf_symbols.h"
+#include "util/printable.h"
 
 namespace covkit::sample {
 
@@ -27,6 +28,35 @@ Expected<ElfModuleFile> read_elf_module(const std::string& path) {
   ssize_t n = dwelf_elf_gnu_build_id(f->elf(), &id);
   for (ssize_t i = 0; i < n; ++i) out.build_id += fmt::format("{:02x}", static_cast<const uint8_t*>(id)[i]);
   return out;
+}
+
+std::string MappedModule::file() const { return fmt::format("/proc/self/fd/{}", opened.fd.get()); }
+
+Expected<MappedModule> open_mapped_module(pid_t pid, uint64_t start, uint64_t end, uint32_t dev_major,
+                                          uint32_t dev_minor, uint64_t inode, const std::string& path) {
+  auto opened = live::open_mapped_file(pid, start, end, dev_major, dev_minor, inode, path);
+  if (!opened)
+    return Error(fmt::format("{}: not read: no file of the device and inode process {} maps could be opened (its path "
+                             "names another file now, or the mapping is gone)",
+                             util::printable(path), pid));
+  return MappedModule{path, std::move(*opened)};
+}
+
+Expected<MappedModule> open_mapped_module(pid_t pid, const live::Mapping& m) {
+  return open_mapped_module(pid, m.start, m.end, m.dev_major, m.dev_minor, m.inode, m.path);
+}
+
+Error named_for(Error e, const MappedModule& module) {
+  const std::string file = module.file();
+  for (size_t at = e.message.find(file); at != std::string::npos; at = e.message.find(file, at + module.path.size()))
+    e.message.replace(at, file.size(), module.path);
+  return e;
+}
+
+Expected<ElfModuleFile> read_elf_module(const MappedModule& module) {
+  auto file = read_elf_module(module.file());
+  if (!file) return named_for(file.error(), module);
+  return file;
 }
 
 std::string file_build_id(const std::string& path) {

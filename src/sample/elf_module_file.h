@@ -3,7 +3,12 @@
 // segments load (to turn the plan's ELF addresses into the process's), its
 // build-id (to name it in the recording) and a few symbols (function
 // entries for the fallback plan, the dynamic linker's _dl_debug_state).
-// Read with libelf; the file is the one /proc/PID/maps names.
+// Read with libelf. A module of a process is read from the file the process
+// maps (open_mapped_module), never by the path /proc/PID/maps names, which
+// the process's owner may point at another file (a binary only root may
+// read) between covkit's reading of the maps and its open.
+#include <sys/types.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -11,6 +16,8 @@
 #include <vector>
 
 #include "live/elf_image.h"
+#include "live/module_file.h"
+#include "live/process_maps.h"
 #include "sample/function_symbol.h"
 #include "util/expected.h"
 
@@ -23,6 +30,24 @@ struct ElfModuleFile {
 };
 
 Expected<ElfModuleFile> read_elf_module(const std::string& path);
+
+// A module of a process, open: the file of its mapping's device and inode
+// (live::open_mapped_file). The readers read it by file(), its descriptor's
+// name in /proc/self/fd, while this lives; messages name `path`.
+struct MappedModule {
+  std::string path;  // as the process's maps name it
+  live::OpenedModule opened;
+  std::string file() const;
+};
+// An error naming the module when no file of the mapping's device and inode
+// can be opened (its path names another file by now and the process no
+// longer maps it there, or covkit may not reach /proc/PID/map_files).
+Expected<MappedModule> open_mapped_module(pid_t pid, const live::Mapping& m);
+Expected<MappedModule> open_mapped_module(pid_t pid, uint64_t start, uint64_t end, uint32_t dev_major,
+                                          uint32_t dev_minor, uint64_t inode, const std::string& path);
+Expected<ElfModuleFile> read_elf_module(const MappedModule& module);
+// An error of a reader given module.file(), its name there replaced by the module's path.
+Error named_for(Error e, const MappedModule& module);
 
 // The build-id of the file at `path` as it is now; "" when it has none or
 // cannot be read (the recorders name mappings with it).

@@ -35,7 +35,8 @@ Expected<format::SampleRecording> import_perf_data(std::span<const uint8_t> byte
   format::SampleRecording rec;
   rec.period_ns = period_ns_of(file->events.front());
   const auto& table = file->build_ids;
-  auto build_id = [&table, &build_id_of_file](const std::string& path) {
+  auto build_id = [&table, &build_id_of_file](const format::PerfMmap& m) {
+    const std::string& path = m.path;
     auto it = table.find(path);
     return it != table.end() ? it->second : build_id_of_file(path);
   };

@@ -31,6 +31,24 @@ namespace covkit::sample {
 namespace {
 
 // As /proc/PID/exe names it (the runtime's images say that).
+// The build-id of the file a mapping of a sampled process maps: read
+// through /proc/PID/map_files (else the process's root and the path, else
+// the path itself, as long as the device and inode are the mapping's),
+// never of whatever the path names by then: the process's owner may point
+// it at a binary only root may read. One that cannot be opened so gets no
+// build-id and a warning in the recording.
+PerfRecordingBuilder::BuildIdLookup mapped_build_id(format::SampleRecording& rec) {
+  return [&rec](const format::PerfMmap& m) -> std::string {
+    auto opened = open_mapped_module(pid_t(m.pid), m.start, m.start + m.length, m.major, m.minor, m.inode, m.path);
+    if (!opened) {
+      rec.warnings.push_back(opened.error().message);
+      return {};
+    }
+    auto file = read_elf_module(*opened);
+    return file ? file->build_id : std::string();
+  };
+}
+
 std::string real_path_of(const std::string& path) {
   char* real = ::realpath(path.c_str(), nullptr);
   if (!real) return path;
@@ -160,7 +178,7 @@ Expected<RecordOutcome, RecordError> record_launched(const RecordRequest& r, for
     return RecordError(fmt::format("{}: cannot run: {}", util::printable(r.program), std::strerror(exec_errno)), true);
   }
 
-  PerfRecordingBuilder builder(rec, file_build_id, int32_t(child.pid), real_path_of(r.program));
+  PerfRecordingBuilder builder(rec, mapped_build_id(rec), int32_t(child.pid), real_path_of(r.program));
   PerfRingReader reader(*session, builder, rec);
   int status = -1;
   while ((status = wait_for(child.pid, WNOHANG)) == -1) reader.step();
@@ -207,7 +225,7 @@ Expected<RecordOutcome, RecordError> record_attached(const RecordRequest& r, for
     (void)dir.discard();  // best effort; a refused record leaves nothing behind
     return RecordError(fmt::format("process {}: {}", pid, refusal_of_process(pid, session.error())), false);
   }
-  PerfRecordingBuilder builder(rec, file_build_id, int32_t(pid), live::process_executable(pid));
+  PerfRecordingBuilder builder(rec, mapped_build_id(rec), int32_t(pid), live::process_executable(pid));
   const uint64_t now = util::clock_ns(CLOCK_REALTIME);
   for (const format::PerfMmap& m : mappings_of(pid)) builder.add(m, now);
   if (r.on_attached) r.on_attached(tasks.size(), 0);

@@ -83,7 +83,7 @@ void PerfRecordingBuilder::add_mapping(const format::PerfMmap& m, uint64_t now_n
     mapping.inode = m.inode;
     auto key = std::make_tuple(m.path, mapping.dev, mapping.inode);
     auto it = build_ids_.find(key);
-    if (it == build_ids_.end()) it = build_ids_.emplace(key, build_id_ ? build_id_(m.path) : std::string()).first;
+    if (it == build_ids_.end()) it = build_ids_.emplace(key, build_id_ ? build_id_(m) : std::string()).first;
     mapping.build_id = it->second;
   } else {
     mapping.build_id = m.build_id;

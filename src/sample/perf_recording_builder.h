@@ -21,9 +21,11 @@ namespace covkit::sample {
 
 class PerfRecordingBuilder {
  public:
-  // The build-id (lower-case hex) of a mapped file, "" when it has none or
-  // cannot be read; asked once per file (path, device, inode).
-  using BuildIdLookup = std::function<std::string(const std::string& path)>;
+  // The build-id (lower-case hex) of the file a mapping maps, "" when it
+  // has none or cannot be read; asked once per file (path, device, inode).
+  // Given the whole record: the file is the one of the record's process,
+  // device and inode, not whatever its path names by the time it is read.
+  using BuildIdLookup = std::function<std::string(const format::PerfMmap& m)>;
 
   // `rec`: mode, period, command... already set; images, samples, lost and
   // vector_length are filled in. `root`: the process covkit started, whose

@@ -14,11 +14,13 @@
 #include <vector>
 
 #include "format/elf_symbols.h"
+#include "live/module_file.h"
 #include "live/process_maps.h"
 #include "live/process_modules.h"
 #include "live/process_stop.h"
 #include "live/remote_memory.h"
 #include "runtime/trace/trace_contract.h"
+#include "util/printable.h"
 
 namespace covkit::trace {
 
@@ -35,11 +37,24 @@ Expected<std::optional<uint64_t>> table_address(pid_t pid, const live::RemoteMem
   std::stable_partition(modules.begin(), modules.end(), [](const live::Module& m) {
     return m.path.find("/libcovkit-trace") != std::string::npos;
   });
+  // Each module read from the file the process maps (live/module_file.h),
+  // never by its path, which the process's owner may point at a binary only
+  // root may read: its symbol would decide where covkit writes.
+  std::string unopened;  // the first module that could not be opened so
   for (const live::Module& m : modules) {
     if (m.path.empty() || m.path[0] != '/') continue;
-    auto value = format::symbol_address(m.path, CKT_PATCH_TABLE_SYMBOL);
+    auto opened = live::open_module_file(pid, m);
+    if (!opened) {
+      if (unopened.empty()) unopened = m.path;
+      continue;
+    }
+    auto value = format::symbol_address(fmt::format("/proc/self/fd/{}", opened->fd.get()), CKT_PATCH_TABLE_SYMBOL);
     if (value && *value) return std::optional<uint64_t>(m.load_bias + **value);
   }
+  if (!unopened.empty())
+    return Error(fmt::format("{}: no file of the device and inode process {} maps could be opened, so its patch table "
+                             "cannot be looked for there; nothing was patched",
+                             util::printable(unopened), pid));
   return std::optional<uint64_t>{};
 }
 

@@ -819,6 +819,103 @@ def scenario_fifo_inputs(env):
         h.stdin.close()
         h.wait(timeout=20)
 
+SECRET_BUILD_ID = "5ec2e75ec2e7c0de5ec2e75ec2e7c0de5ec2e7c0"
+
+
+def run_stopping(env, argv, point, move, what, timeout=120, at_stop=1):
+    """covkit run as root with COVKIT_TEST_STOP_AT=point: at its stop number
+    `at_stop` there `move()` is made (the attacker's step), and it is let go
+    on at each stop until it ends. (returncode, stderr, moved)"""
+    e = dict(os.environ, COVKIT_TEST_STOP_AT=point)
+    env.log("$", " ".join(argv))
+    p = subprocess.Popen([env.covkit, *argv], env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    moved = False
+    stops = 0
+    try:
+        deadline = time.time() + timeout
+        while p.poll() is None:
+            check(time.time() < deadline, f"{what}: covkit did not end")
+            try:
+                with open(f"/proc/{p.pid}/stat") as f:
+                    state = f.read().rsplit(")", 1)[1].split()[0]
+            except FileNotFoundError:
+                break
+            if state not in ("T", "t"):
+                time.sleep(0.01)
+                continue
+            stops += 1
+            if stops == at_stop:
+                move()
+                moved = True
+            os.kill(p.pid, signal.SIGCONT)
+            time.sleep(0.01)
+        err = p.communicate(timeout=timeout)[1]
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    env.log(err)
+    return p.returncode, err, moved
+
+
+def scenario_module_swap(env):
+    """`sample record --pid` (pc: perf_event_open; breakpoint: ptrace) of the
+    attacker's process, which maps a module from DIR/a0/lib.so: after covkit
+    read /proc/PID/maps and before it opened the module (covkit stopped at
+    its first ELF open), the attacker moves DIR/a0 away and puts a link to a
+    directory only root may enter in its place, where lib.so is a binary only
+    root may read. covkit reads the file the process maps (/proc/PID/map_files,
+    checked against the mapping's device and inode), never what its path
+    names by then: the secret binary's build-id and functions reach no
+    recording and no message. The move is made at the ELF open after covkit
+    read the maps: its first in pc mode (the program's build-id), its third
+    in breakpoint mode (after the dynamic linker's two); the recording
+    naming DIR/a0/lib.so (not DIR/old0, the name the kernel shows once the
+    directory moved) checks that the maps were read before the move."""
+    secret_dir = os.path.join(env.rootonly, "libs")
+    os.makedirs(secret_dir, mode=0o700)
+    src = os.path.join(secret_dir, "secret.c")
+    with open(src, "w") as f:
+        f.write("int topsecret_function(int x) { return x * 3; }\n"
+                "int main(int argc, char **argv) { return topsecret_function(argc); }\n")
+    secret = os.path.join(secret_dir, "lib.so")
+    env.run(["gcc-12", "-O0", "-g", f"-Wl,--build-id=0x{SECRET_BUILD_ID}", src, "-o", secret])
+    os.chmod(secret, 0o600)
+    exe = os.path.join(env.home, "moved_modules")
+    env.run(["gcc-12", "-O0", "-g", "-o", exe, os.path.join(PROGS, "moved_modules.c")])
+    os.chmod(exe, 0o755)
+    for mode in ("pc", "breakpoint"):
+        d = env.attacker_dir(f"swap-{mode}")
+        argv = ["setpriv", f"--reuid={ATTACKER}", f"--regid={ATTACKER}", "--clear-groups", exe, d, "1", exe]
+        h = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=d)
+        try:
+            check(h.stdout.readline().startswith("ready"), "the program with moved modules did not start")
+
+            def move():
+                env.as_attacker(["mv", os.path.join(d, "a0"), os.path.join(d, "old0")])
+                env.attacker_link(secret_dir, os.path.join(d, "a0"))
+
+            rec = os.path.join(env.root_work, f"swap-rec-{mode}")
+            status, err, moved = run_stopping(
+                env, ["sample", "record", "--mode", mode, "--allow-empty", "--pid", str(h.pid), "--for", "300ms",
+                      "-o", rec], "elf-open", move, f"sample record --mode {mode} --pid",
+                at_stop=1 if mode == "pc" else 3)
+            check(moved, f"{mode}: sample record --pid opened no module: {err!r}")
+            check(status == 0, f"{mode}: sample record --pid exited {status}: {err!r}")
+            said = err
+            for dd, _, files in os.walk(rec):
+                for n in files:
+                    said += open(os.path.join(dd, n), "rb").read().decode("latin-1")
+            check(SECRET_BUILD_ID not in said and bytes.fromhex(SECRET_BUILD_ID).decode("latin-1") not in said
+                  and "topsecret_function" not in said,
+                  f"{mode}: the recording holds what only root may read (the secret binary's build-id or functions), "
+                  "read through the path the attacker swapped")
+            check(os.path.join(d, "a0", "lib.so") in said, f"{mode}: the recording lost the module the process maps")
+        finally:
+            h.stdin.close()
+            h.wait(timeout=20)
+
+
 def scenario_special_files(env):
     """Special files where covkit, as root, reads a tree's files: it must not
     even open them. Opening a device runs its driver (a serial line's modem
@@ -950,6 +1047,7 @@ SCENARIOS = {
     "special_files": scenario_special_files,
     "proc_sources": scenario_proc_sources,
     "fifo_outputs": scenario_fifo_outputs,
+    "module_swap": scenario_module_swap,
 }
 
 

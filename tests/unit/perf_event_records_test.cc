@@ -206,9 +206,9 @@ class PerfBuilderTest : public ::testing::Test {
   std::vector<std::string> looked_up;
   format::SampleRecording rec;
   sample::PerfRecordingBuilder builder{rec,
-                                       [this](const std::string& path) {
-                                         looked_up.push_back(path);
-                                         return path == "/bin/prog" ? std::string("abcd") : std::string();
+                                       [this](const format::PerfMmap& m) {
+                                         looked_up.push_back(m.path);
+                                         return m.path == "/bin/prog" ? std::string("abcd") : std::string();
                                        },
                                        100, "/bin/prog"};
   uint64_t now = 0;
