@@ -71,7 +71,31 @@ Expected<AtomicOutput> AtomicOutput::open(const std::string& given) {
       return Error(fmt::format("{} is a {} of user {}; covkit does not write through another user's {}",
                                printable(where->path), what, st.st_uid, what));
     }
-    int fd = ::openat(dir, name.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    test_stop_point("output-special");
+    // Opened as the file looked at, or not at all: the directory's owner
+    // may have put another file at the name since (their own FIFO, whose
+    // reader would get the output; their own file, written through). The
+    // name is opened O_PATH and O_NOFOLLOW (no device's driver runs, no
+    // FIFO waits, no link is followed), checked to be that file on the
+    // descriptor, and only then opened for writing through /proc/self/fd.
+    UniqueFd at(::openat(dir, name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    struct stat now {};
+    if (!at.valid() || ::fstat(at.get(), &now) != 0) return Error(std::strerror(errno));
+    if (now.st_dev != st.st_dev || now.st_ino != st.st_ino || (now.st_mode & S_IFMT) != (st.st_mode & S_IFMT))
+      return Error(fmt::format("{} was replaced by another file while covkit opened it; nothing was written",
+                               printable(where->path)));
+    int fd = ::open(fmt::format("/proc/self/fd/{}", at.get()).c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT && ::access("/proc/self/fd", F_OK) != 0) {
+      // No /proc (a chroot): by its name, without waiting for a reader,
+      // and the same file or none.
+      fd = ::openat(dir, name.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+      if (fd >= 0 && (::fstat(fd, &now) != 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino ||
+                      ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0)) {
+        ::close(fd);
+        return Error(fmt::format("{} was replaced by another file while covkit opened it; nothing was written",
+                                 printable(where->path)));
+      }
+    }
     if (fd < 0) return Error(std::strerror(errno));
     return AtomicOutput(UniqueFd(), name, "", fd);
   }

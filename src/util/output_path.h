@@ -84,7 +84,9 @@ bool plain_relative_path(std::string_view relative);
 // in), "output" (a single output file's temporary was just created),
 // "live-report" (`live report` of a clang-instrumented process read it and
 // is about to report), "elf-open" (an ELF file is about to be opened by its
-// path: a process's module by the path its maps showed a moment ago).
+// path: a process's module by the path its maps showed a moment ago),
+// "output-special" (a FIFO or device of covkit's own at an output's name was
+// looked at and is about to be opened).
 void test_stop_point(const char* point);
 
 }  // namespace covkit::util

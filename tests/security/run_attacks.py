@@ -1031,6 +1031,54 @@ def scenario_fifo_outputs(env):
             rd.wait()
 
 
+def scenario_output_special_swap(env):
+    """A FIFO of root's where root's covkit writes its --lcov file, in a
+    directory the attacker may write: once covkit has looked at it (a FIFO
+    of its own user, written through) and before it opens it, the attacker
+    renames it away and puts their own FIFO, with their reader waiting, or
+    their own file at the name (covkit stopped at COVKIT_TEST_STOP_AT=
+    output-special in between). covkit opens only the file it looked at:
+    refused in one line, and the attacker reads nothing."""
+    b = env.build_hostile("special-swap")
+    env.run([os.path.join(b, "hostile")], cwd=b, input="q\n")
+    for plant in ("fifo", "file"):
+        shared = env.attacker_dir(f"special-swap-{plant}")
+        env.as_attacker(["chmod", "777", shared])
+        target = os.path.join(shared, "cov.info")
+        os.mkfifo(target, 0o600)  # root's own FIFO
+        stolen = os.path.join(env.home, f"special-swap-{plant}.stolen")
+        reader = None
+        try:
+            def move():
+                nonlocal reader
+                env.as_attacker(["mv", target, target + ".roots"])
+                if plant == "fifo":
+                    env.as_attacker(["mkfifo", "-m", "666", target])
+                    reader = subprocess.Popen(["setpriv", f"--reuid={ATTACKER}", f"--regid={ATTACKER}",
+                                               "--clear-groups", "sh", "-c", 'exec cat "$1" > "$2"', "sh", target,
+                                               stolen], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    time.sleep(0.2)  # the reader in its open (if not, covkit's open waits for it)
+                else:
+                    env.as_attacker(["sh", "-c", f"umask 0; : > {target}; ln -s {target} {stolen}"])
+
+            status, err, moved = run_stopping(env, ["report", "-q", "--root", b, b, "--lcov", target],
+                                              "output-special", move, f"report --lcov to root's FIFO ({plant})",
+                                              timeout=60)
+            check(moved, f"{plant}: covkit did not stop before opening root's FIFO: {err!r}")
+            if reader:
+                time.sleep(0.2)
+            text = open(stolen, errors="replace").read() if os.path.exists(stolen) else ""
+            check(not text, f"{plant}: the attacker read covkit's output through the file they put at the name: "
+                            f"{text[:80]!r}")
+            check(status != 0 and err.count("\n") == 1 and "cov.info" in err and "replaced" in err,
+                  f"{plant}: covkit did not refuse the swapped output in one line: exit {status}: {err!r}")
+        finally:
+            if reader:
+                if reader.poll() is None:
+                    reader.kill()
+                reader.wait()
+
+
 SCENARIOS = {
     "link_targets": scenario_link_targets,
     "object_names": scenario_object_names,
@@ -1048,6 +1096,7 @@ SCENARIOS = {
     "proc_sources": scenario_proc_sources,
     "fifo_outputs": scenario_fifo_outputs,
     "module_swap": scenario_module_swap,
+    "output_special_swap": scenario_output_special_swap,
 }
 
 
