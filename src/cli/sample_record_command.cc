@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -251,6 +252,27 @@ void say_outcome(const SampleRecordOptions& o, const sample::RecordOutcome& out,
   }
 }
 
+// CPU time of the children covkit has waited for, in ns.
+uint64_t children_cpu_ns() {
+  struct rusage u {};
+  if (::getrusage(RUSAGE_CHILDREN, &u) != 0) return 0;
+  const auto ns = [](const timeval& t) { return uint64_t(t.tv_sec) * 1'000'000'000 + uint64_t(t.tv_usec) * 1'000; };
+  return ns(u.ru_utime) + ns(u.ru_stime);
+}
+
+// The runtime's ticks are CPU-time timers, which the kernel fires on its
+// scheduler tick (every 4 ms at 250 Hz): a --period below it gives fewer
+// samples than asked for, which the user is told (as perf record says when
+// it lowers a frequency), from what the run gave.
+void warn_coarse_ticks(uint64_t period_ns, uint64_t cpu_ns, size_t samples, bool pc) {
+  if (samples < 50 || cpu_ns < 2 * period_ns * samples) return;
+  warn_sample_record(fmt::format("--period {:g} ms: the program got a sample every {:.1f} ms of its CPU time ({} in "
+                                 "{:.2f} s): the kernel fires CPU-time timers only on its scheduler tick (CONFIG_HZ){}",
+                                 double(period_ns) / 1e6, double(cpu_ns) / double(samples) / 1e6,
+                                 util::count_of(samples, "sample"), double(cpu_ns) / 1e9,
+                                 pc ? "; --source perf samples at the period asked for" : ""));
+}
+
 // --pid: the recording of a running process, and 0 (its end is said, not
 // passed on: the process was not covkit's).
 int record_attached(const SampleRecordOptions& o, sample::RecordRequest r) {
@@ -402,12 +424,16 @@ int record(const SampleRecordOptions& o, std::vector<std::string> command) {
   r.environment = trace::current_environment();
   r.covkit_version = kVersion;
 
+  const uint64_t cpu_before = children_cpu_ns();
   auto out = *mode == sample::SampleMode::breakpoint
                  ? sample::record_breakpoint_session(r, image_selection(o))
              : use_perf ? sample::record_with_perf(r)
                         : sample::record_samples(r);
   if (!out) return fail(kSampleRecordCommand, "", out.error().message, out.error().program_not_started ? 127 : 1);
   say_mode();
+  if (sampling && !use_perf && r.period_ns && out->recording)
+    warn_coarse_ticks(r.period_ns, children_cpu_ns() - cpu_before, out->recording->samples.size(),
+                      *mode == sample::SampleMode::pc);
   if (!emulated.empty())
     std::fprintf(stderr, "%s: %s: branch vectors were emulated by stepping the program (about 0.3-1 ms each)\n",
                  std::string(kSampleRecordCommand).c_str(), emulated.c_str());
