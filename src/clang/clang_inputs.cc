@@ -8,9 +8,13 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <exception>
+#include <mutex>
 #include <optional>
 #include <unordered_map>
 #include <utility>
@@ -252,16 +256,66 @@ ReadProfile read_profile_file(const std::string& path, NameTableCache* names) {
   return out;
 }
 
-}  // namespace
+// Profiles read on several threads and handed over in the order given, as
+// each is read: the adding up (one thread, in order) overlaps the reading
+// of the files after, and each file's bytes and records are freed once
+// added instead of all being held until the last is read.
+class ProfilesInOrder {
+ public:
+  ProfilesInOrder(const std::vector<std::string>& files, NameTableCache* names)
+      : files_(files), names_(names), read_(files.size()), ready_(files.size(), 0) {}
 
-LoadedProfiles load_profiles(const std::vector<std::string>& files, unsigned threads, NameTableCache* names) {
-  LoadedProfiles out;
-  // Read and decoded in parallel, added up in the order given.
-  std::vector<ReadProfile> read(files.size());
-  util::parallel_for(files.size(), threads, [&](size_t i) { read[i] = read_profile_file(files[i], names); });
+  // Reads files not yet taken by any thread until none is left.
+  void read_all() {
+    while (read_next()) {
+    }
+  }
+  // File `i`, read: by this thread when no other has started it.
+  ReadProfile& wait_for(size_t i) {
+    while (!ready(i) && read_next()) {
+    }
+    std::unique_lock lock(mutex_);
+    read_done_.wait(lock, [&] { return ready_[i] != 0; });
+    if (failure_) std::rethrow_exception(failure_);
+    return read_[i];
+  }
+
+ private:
+  bool ready(size_t i) {
+    std::lock_guard lock(mutex_);
+    return ready_[i] != 0;
+  }
+  bool read_next() {
+    const size_t i = next_.fetch_add(1);
+    if (i >= files_.size()) return false;
+    try {
+      read_[i] = read_profile_file(files_[i], names_);
+    } catch (...) {  // out of memory: said by the thread that adds up
+      std::lock_guard lock(mutex_);
+      if (!failure_) failure_ = std::current_exception();
+    }
+    {
+      std::lock_guard lock(mutex_);
+      ready_[i] = 1;
+    }
+    read_done_.notify_all();
+    return true;
+  }
+
+  const std::vector<std::string>& files_;
+  NameTableCache* names_;
+  std::vector<ReadProfile> read_;
+  std::vector<uint8_t> ready_;  // under mutex_
+  std::atomic<size_t> next_{0};
+  std::mutex mutex_;
+  std::condition_variable read_done_;
+  std::exception_ptr failure_;  // under mutex_ until every file is ready
+};
+
+void add_up_profiles(const std::vector<std::string>& files, ProfilesInOrder& in_order, LoadedProfiles& out) {
   std::vector<uint64_t> counts;  // one record's, reused
   for (size_t i = 0; i < files.size(); ++i) {
-    ReadProfile& r = read[i];
+    ReadProfile& r = in_order.wait_for(i);
     const std::string shown = util::printable(files[i]);
     if (r.empty) continue;
     if (!r.problem.empty()) {
@@ -315,6 +369,21 @@ LoadedProfiles load_profiles(const std::vector<std::string>& files, unsigned thr
                                          some_names(overflowed)));
     ++out.read;
   }
+}
+
+}  // namespace
+
+LoadedProfiles load_profiles(const std::vector<std::string>& files, unsigned threads, NameTableCache* names) {
+  LoadedProfiles out;
+  // Read and decoded in parallel, added up in the order given (job 0, on
+  // whichever thread takes it, while the others read).
+  ProfilesInOrder in_order(files, names);
+  util::parallel_for(std::max(1u, threads), std::max(1u, threads), [&](size_t job) {
+    if (job == 0)
+      add_up_profiles(files, in_order, out);
+    else
+      in_order.read_all();
+  });
   return out;
 }
 
@@ -324,6 +393,7 @@ namespace {
 struct IndexedBinary {
   util::FileData data;  // what the index's spans point into
   std::optional<Expected<MappingIndex>> index;
+  std::vector<uint64_t> keys;  // encoding_key of each function, hashed on the thread that read it
 };
 
 // Where a function record was seen first: binary and record.
@@ -357,6 +427,8 @@ LoadedMappings load_mappings(const std::vector<std::string>& binaries, const Pro
       bins[i].index.emplace(Error("damaged coverage mapping, left out: " + m.error().describe()));
       return;
     }
+    bins[i].keys.reserve(m->functions.size());
+    for (const EncodedFunction& f : m->functions) bins[i].keys.push_back(encoding_key(f, m->big_endian));
     bins[i].index.emplace(std::move(*m));
   });
   auto usable = [&](size_t i) { return *bins[i].index && (*bins[i].index)->has_mapping; };
@@ -390,7 +462,7 @@ LoadedMappings load_mappings(const std::vector<std::string>& binaries, const Pro
     decoded_slot[i].resize(index.functions.size(), kEndOfChain);
     for (size_t k = 0; k < index.functions.size(); ++k) {
       const EncodedFunction& f = index.functions[k];
-      auto [chain, fresh] = chain_of_key.try_emplace(encoding_key(f, index.big_endian), kEndOfChain);
+      auto [chain, fresh] = chain_of_key.try_emplace(bins[i].keys[k], kEndOfChain);
       // The records of one chain are not alike each other (a record alike
       // one of them is not added), so at most one is alike this one.
       size_t compared = 0;
@@ -413,21 +485,32 @@ LoadedMappings load_mappings(const std::vector<std::string>& binaries, const Pro
     }
   }
 
-  // 3. The first copies decoded, in parallel, into one array: slots per
-  // record of every binary (29,000 for zstd's 17 programs) cost more to
-  // make and free than decoding the 10,000 distinct ones.
-  std::vector<std::optional<Expected<FunctionMapping>>> decoded(to_decode.size());
+  // 3. The first copies decoded and counted, in parallel, into one array:
+  // slots per record of every binary (29,000 for zstd's 17 programs) cost
+  // more to make and free than decoding the 10,000 distinct ones. A
+  // function's counts do not depend on the binaries before it (only
+  // whether one like it was taken does, step 4), and a thread's decoding
+  // reuses one mapping's room: only the counted record is kept.
+  struct Decoded {
+    std::optional<Error> damage;
+    CountedFunction counted;
+  };
+  std::vector<Decoded> decoded(to_decode.size());
   constexpr size_t kChunk = 256;
   util::parallel_for((to_decode.size() + kChunk - 1) / kChunk, threads, [&](size_t c) {
+    FunctionMapping mapping;
     for (size_t j = c * kChunk; j < std::min(to_decode.size(), (c + 1) * kChunk); ++j) {
       const RecordAt at = to_decode[j];
       const MappingIndex& index = **bins[at.binary].index;
-      decoded[j].emplace(decode_function(index, index.functions[at.record]));
+      if (auto d = decode_function(index, index.functions[at.record], mapping); !d)
+        decoded[j].damage = std::move(d).error();
+      else
+        decoded[j].counted = count_function(mapping, profile);
     }
   });
 
-  std::deque<Expected<FunctionMapping>> redecoded;  // copies of a damaged first copy (they stay put)
-  // 4. Counted in the order given (the first binary's copy of a shared
+  std::deque<CountedFunction> redecoded;  // copies of a damaged first copy (they stay put)
+  // 4. Taken in the order given (the first binary's copy of a shared
   // function is the one kept, as llvm-cov keeps it).
   for (size_t i = 0; i < binaries.size(); ++i) {
     const std::string shown = util::printable(binaries[i]);
@@ -446,27 +529,27 @@ LoadedMappings load_mappings(const std::vector<std::string>& binaries, const Pro
     }
     // The binary's functions in record order; the first damaged one
     // leaves the binary out, as reading it whole did.
-    std::vector<const FunctionMapping*> functions;
+    std::vector<CountedFunction*> functions;
     functions.reserve(index->functions.size());
     std::optional<Error> damage;
     for (size_t k = 0; k < index->functions.size() && !damage; ++k) {
       const std::optional<RecordAt>& first = first_of[i][k];
       const RecordAt at = first ? *first : RecordAt{i, k};
-      const Expected<FunctionMapping>& mapping = *decoded[decoded_slot[at.binary][at.record]];
-      if (mapping) {
-        functions.push_back(&*mapping);
+      Decoded& d = decoded[decoded_slot[at.binary][at.record]];
+      if (!d.damage) {
+        functions.push_back(&d.counted);
         continue;
       }
       if (!first) {
-        damage = mapping.error();
+        damage = d.damage;
         continue;
       }
       // A damaged first copy: this one is too, and says where.
-      Expected<FunctionMapping>& again = redecoded.emplace_back(decode_function(*index, index->functions[k]));
+      auto again = decode_function(*index, index->functions[k]);
       if (!again)
         damage = again.error();
       else
-        functions.push_back(&*again);
+        functions.push_back(&redecoded.emplace_back(count_function(*again, profile)));
     }
     if (damage) {
       out.warnings.push_back(fmt::format("{}: damaged coverage mapping, left out: {}", shown, damage->describe()));
@@ -474,7 +557,7 @@ LoadedMappings load_mappings(const std::vector<std::string>& binaries, const Pro
       continue;
     }
     std::vector<MismatchedFunction> mismatched;
-    out.set.add(functions, profile, mismatched);
+    out.set.add(functions, mismatched);
     if (!mismatched.empty()) {
       std::vector<std::string> names;
       for (const MismatchedFunction& m : mismatched) names.push_back(m.name);

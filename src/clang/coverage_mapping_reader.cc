@@ -306,6 +306,16 @@ Expected<MappingIndex> index_sections(const MappingSections& s, NameTableCache* 
   // and a later one is not.
   std::vector<EncodedFunction>& records = out.functions;
   std::unordered_map<uint64_t, size_t> by_name_ref;
+  // Counted first: a program's 2,000 records grown by doubling touched
+  // twice the memory they take.
+  size_t upto = 0;
+  for (ByteCursor c(s.covfun, s.big_endian); c.remaining() >= kCovfunHeaderBytes; ++upto) {
+    c.skip(8);
+    const uint32_t size = *c.u32();
+    if (!c.skip(size_t(16) + size) || !c.align(8)) break;
+  }
+  records.reserve(upto + 1);
+  by_name_ref.reserve(upto + 1);
   ByteCursor fun(s.covfun, s.big_endian, s.covfun_offset);
   while (!fun.at_end()) {
     const uint64_t where = fun.offset();
@@ -381,13 +391,18 @@ bool decode_alike(const EncodedFunction& a, const EncodedFunction& b) {
 
 Expected<FunctionMapping> decode_function(const MappingIndex& index, const EncodedFunction& e) {
   FunctionMapping f;
-  f.name = std::string(e.name);
+  if (auto d = decode_function(index, e, f); !d) return std::move(d).error();
+  return f;
+}
+
+Expected<void> decode_function(const MappingIndex& index, const EncodedFunction& e, FunctionMapping& f) {
+  f.name.assign(e.name);
   f.name_ref = e.name_ref;
   f.hash = e.hash;
-  if (auto d = MappingDecoder(ByteCursor(e.mapping, index.big_endian, e.mapping_offset), *e.unit_files, f).decode();
-      !d)
-    return std::move(d).error();
-  return f;
+  f.filenames.clear();
+  f.expressions.clear();
+  f.regions.clear();
+  return MappingDecoder(ByteCursor(e.mapping, index.big_endian, e.mapping_offset), *e.unit_files, f).decode();
 }
 
 Expected<BinaryMapping> decode_coverage_mapping(const MappingSections& s, NameTableCache* cache) {

@@ -67,6 +67,9 @@ Expected<MappingIndex> index_coverage_mapping(std::span<const uint8_t> elf_bytes
 bool decode_alike(const EncodedFunction& a, const EncodedFunction& b);
 // Function `f` of `index` decoded, or where its mapping is damaged.
 Expected<FunctionMapping> decode_function(const MappingIndex& index, const EncodedFunction& f);
+// The same into `out`, whose vectors' room is reused (decoding thousands
+// of functions one after the other, each counted and then dropped).
+Expected<void> decode_function(const MappingIndex& index, const EncodedFunction& f, FunctionMapping& out);
 
 // From the three sections' contents (tests and the fuzzer start here).
 // `offsets` of each section in its file, for error messages.

@@ -167,97 +167,107 @@ std::optional<uint64_t> ExpressionValues::evaluate(const Counter& c) {
   return value_[c.id];
 }
 
+CountedFunction count_function(const FunctionMapping& m, const ProfileCounts& profile) {
+  using Outcome = CountedFunction::Outcome;
+  CountedFunction out;
+  if (m.regions.empty()) return out;
+  out.pgo_name = m.name;
+  out.hash = m.hash;
+  const ProfileCounts::Lookup found =
+      m.name_ref ? profile.find(m.name, *m.name_ref, m.hash) : profile.find(m.name, m.hash);
+  if (found.found == ProfileCounts::Found::kHashMismatch) {
+    out.outcome = Outcome::kMismatched;
+    return out;
+  }
+  const std::vector<uint64_t>* counts = found.counts;
+  // A unit's dummy record of a function that ran elsewhere.
+  if (m.regions.size() == 1 && m.regions[0].count.is_zero() && counts && !counts->empty() && (*counts)[0] > 0) {
+    out.outcome = Outcome::kUnused;
+    return out;
+  }
+  uint64_t zero_counts = 0;
+  if (!counts) {
+    uint32_t top = 0;
+    MaxCounterId max_id(m.expressions);
+    for (const MappingRegion& r : m.regions) top = std::max(top, max_id.of(r.count));
+    zero_counts = uint64_t(top) + 1;
+  }
+
+  FunctionRecord& rec = out.record;
+  rec.name = name_without_file_prefix(m.name, m.filenames);
+  rec.filenames = m.filenames;
+  const size_t branches = size_t(std::count_if(m.regions.begin(), m.regions.end(), [](const MappingRegion& r) {
+    return r.kind == RegionKind::kBranch;
+  }));
+  rec.regions.reserve(m.regions.size() - branches);
+  rec.branches.reserve(branches);
+  ExpressionValues values = counts ? ExpressionValues(m.expressions, *counts)
+                                   : ExpressionValues(m.expressions, zero_counts);
+  for (const MappingRegion& r : m.regions) {
+    auto count = values.evaluate(r.count);
+    auto false_count = values.evaluate(r.false_count);
+    if (!count || !false_count) {
+      out.outcome = Outcome::kUnused;
+      out.record = FunctionRecord{};
+      return out;
+    }
+    CountedRegion cr;
+    cr.line_start = r.line_start;
+    cr.column_start = r.column_start;
+    cr.line_end = r.line_end;
+    cr.column_end = r.column_end;
+    cr.file_id = r.file_id;
+    cr.expanded_file_id = r.expanded_file_id;
+    cr.kind = r.kind;
+    cr.execution_count = *count;
+    cr.false_execution_count = *false_count;
+    if (r.kind == RegionKind::kBranch) {
+      cr.folded = r.count.is_zero() && r.false_count.is_zero();
+      rec.branches.push_back(cr);
+      continue;
+    }
+    if (rec.regions.empty()) rec.execution_count = *count;
+    rec.regions.push_back(cr);
+  }
+  rec.main_file = main_file_of(rec);
+  index_runs(rec);
+  out.key = function_key(rec.filenames, rec.name);
+  out.outcome = Outcome::kCounted;
+  return out;
+}
+
 void CoverageSet::add(const std::vector<FunctionMapping>& functions, const ProfileCounts& profile,
                       std::vector<MismatchedFunction>& mismatched) {
-  std::vector<const FunctionMapping*> each;
-  each.reserve(functions.size());
-  for (const FunctionMapping& m : functions) each.push_back(&m);
-  // Objects that may not outlive this call: not remembered.
-  add_each(each, profile, mismatched, false);
+  std::vector<CountedFunction> counted;
+  counted.reserve(functions.size());
+  for (const FunctionMapping& m : functions) counted.push_back(count_function(m, profile));
+  std::vector<CountedFunction*> each;
+  each.reserve(counted.size());
+  for (CountedFunction& c : counted) each.push_back(&c);
+  add(each, mismatched);
 }
 
-void CoverageSet::add(const std::vector<const FunctionMapping*>& functions, const ProfileCounts& profile,
-                      std::vector<MismatchedFunction>& mismatched) {
-  add_each(functions, profile, mismatched, true);
-}
-
-void CoverageSet::add_each(const std::vector<const FunctionMapping*>& functions, const ProfileCounts& profile,
-                           std::vector<MismatchedFunction>& mismatched, bool remember) {
-  if (!remember || given_profile_ != &profile) given_.clear();
-  given_profile_ = remember ? &profile : nullptr;
+void CoverageSet::add(const std::vector<CountedFunction*>& functions, std::vector<MismatchedFunction>& mismatched) {
+  using Outcome = CountedFunction::Outcome;
   // Grown geometrically here: records are large, and a binary's worth at a
   // time would move them all again for each binary.
   if (functions_.capacity() < functions_.size() + functions.size())
     functions_.reserve(std::max(functions_.size() + functions.size(), 2 * functions_.capacity()));
-  for (const FunctionMapping* each : functions) {
-    const FunctionMapping& m = *each;
-    auto [given, first_time] = remember ? given_.try_emplace(each, false) : std::pair(given_.end(), true);
-    if (!first_time) {
-      if (given->second) mismatched.push_back({m.name, m.hash});
+  for (CountedFunction* each : functions) {
+    CountedFunction& c = *each;
+    if (c.outcome == Outcome::kMismatched) {
+      // Said again each time it is given, as each binary's copy is.
+      mismatched.push_back({c.pgo_name, c.hash});
       continue;
     }
-    bool not_remembered = false;
-    bool& was_mismatched = remember ? given->second : not_remembered;
-    if (m.regions.empty()) continue;
-    std::string name = name_without_file_prefix(m.name, m.filenames);
-    const ProfileCounts::Lookup found =
-        m.name_ref ? profile.find(m.name, *m.name_ref, m.hash) : profile.find(m.name, m.hash);
-    if (found.found == ProfileCounts::Found::kHashMismatch) {
-      mismatched.push_back({m.name, m.hash});
-      was_mismatched = true;
-      continue;
-    }
-    // Taken once (below), so a copy is not counted at all.
-    const uint64_t key = function_key(m.filenames, name);
-    if (taken(m.filenames, name, key)) continue;
-    const std::vector<uint64_t>* counts = found.counts;
-    uint64_t zero_counts = 0;
-    if (!counts) {
-      uint32_t top = 0;
-      MaxCounterId max_id(m.expressions);
-      for (const MappingRegion& r : m.regions) top = std::max(top, max_id.of(r.count));
-      zero_counts = uint64_t(top) + 1;
-    }
-    // A unit's dummy record of a function that ran elsewhere.
-    if (m.regions.size() == 1 && m.regions[0].count.is_zero() && counts && !counts->empty() && (*counts)[0] > 0)
-      continue;
+    if (c.given) continue;
+    c.given = true;
+    // Taken once, so a copy is not counted at all.
+    if (c.outcome != Outcome::kCounted || taken(c.record.filenames, c.record.name, c.key)) continue;
 
-    FunctionRecord rec;
-    rec.name = std::move(name);
-    rec.filenames = m.filenames;
-    const size_t branches = size_t(std::count_if(m.regions.begin(), m.regions.end(), [](const MappingRegion& r) {
-      return r.kind == RegionKind::kBranch;
-    }));
-    rec.regions.reserve(m.regions.size() - branches);
-    rec.branches.reserve(branches);
-    bool complete = true;
-    ExpressionValues values = counts ? ExpressionValues(m.expressions, *counts)
-                                     : ExpressionValues(m.expressions, zero_counts);
-    for (const MappingRegion& r : m.regions) {
-      auto count = values.evaluate(r.count);
-      auto false_count = values.evaluate(r.false_count);
-      if (!count || !false_count) {
-        complete = false;
-        break;
-      }
-      CountedRegion cr;
-      static_cast<MappingRegion&>(cr) = r;
-      cr.execution_count = *count;
-      cr.false_execution_count = *false_count;
-      if (r.kind == RegionKind::kBranch) {
-        cr.folded = r.count.is_zero() && r.false_count.is_zero();
-        rec.branches.push_back(cr);
-        continue;
-      }
-      if (rec.regions.empty()) rec.execution_count = *count;
-      rec.regions.push_back(cr);
-    }
-    if (!complete) continue;
-    rec.main_file = main_file_of(rec);
-    index_runs(rec);
-
+    FunctionRecord& rec = c.record;
     const size_t index = functions_.size();
-    taken_[key].push_back(index);
+    taken_[c.key].push_back(index);
     rec.file_keys.reserve(rec.filenames.size());
     for (const std::string& f : rec.filenames) {
       auto [it, fresh] = keys_.try_emplace(f, uint32_t(by_key_.size()));

@@ -20,10 +20,17 @@
 
 namespace covkit::clang {
 
-struct CountedRegion : MappingRegion {
+// A region with its counts (and without the counters they came from: 48
+// bytes, not 72; a report holds hundreds of thousands, and sorts a
+// header's many thousands).
+struct CountedRegion {
+  uint32_t line_start = 0, column_start = 0, line_end = 0, column_end = 0;
+  uint32_t file_id = 0;
+  uint32_t expanded_file_id = 0;  // expansion regions only
   uint64_t execution_count = 0;
   uint64_t false_execution_count = 0;  // branch regions
-  bool folded = false;                 // a branch both of whose counters are the constant zero
+  RegionKind kind = RegionKind::kCode;
+  bool folded = false;  // a branch both of whose counters are the constant zero
 };
 
 struct FunctionRecord {
@@ -61,17 +68,38 @@ struct MismatchedFunction {
   uint64_t hash = 0;
 };
 
+// A function's mapping counted against the profile: all CoverageSet::add
+// decides of it that does not depend on the functions added before it, so
+// that it can be made on any thread (a report of 17 programs counts 10,000
+// distinct functions; only whether one like it was taken already needs
+// their order).
+struct CountedFunction {
+  enum class Outcome : uint8_t {
+    kNoRegions,   // nothing to count: skipped
+    kMismatched,  // the profile's record has another hash: left out and said
+    kUnused,      // a dummy of a function that ran elsewhere, or a counter that does not exist: skipped
+    kCounted,     // `record` holds it, unless taken by a function like it before
+  };
+  Outcome outcome = Outcome::kNoRegions;
+  std::string pgo_name;  // for the mismatch said
+  uint64_t hash = 0;
+  uint64_t key = 0;  // of the record's name and file list
+  FunctionRecord record;  // kCounted: every field but file_keys
+  // Set by CoverageSet::add the first time it is given: given again (a
+  // function several binaries share), it is taken already or left out
+  // again, and only its mismatch is said again.
+  bool given = false;
+};
+CountedFunction count_function(const FunctionMapping& m, const ProfileCounts& profile);
+
 class CoverageSet {
  public:
   // Adds one binary's functions (in mapping order).
   void add(const std::vector<FunctionMapping>& functions, const ProfileCounts& profile,
            std::vector<MismatchedFunction>& mismatched);
-  // The same, of functions decoded once for several binaries: a function
-  // given again (the same object: it must stay alive and unchanged while
-  // the set is filled, against the same profile) is taken already or left
-  // out again, and only its mismatch is said again.
-  void add(const std::vector<const FunctionMapping*>& functions, const ProfileCounts& profile,
-           std::vector<MismatchedFunction>& mismatched);
+  // The same, of functions counted already (count_function), in mapping
+  // order; a counted record taken is moved into the set.
+  void add(const std::vector<CountedFunction*>& functions, std::vector<MismatchedFunction>& mismatched);
 
   const std::vector<FunctionRecord>& functions() const { return functions_; }
   // The records that touch `filename`, in load order.
@@ -83,8 +111,6 @@ class CoverageSet {
   std::vector<std::string> source_files() const;
 
  private:
-  void add_each(const std::vector<const FunctionMapping*>& functions, const ProfileCounts& profile,
-                std::vector<MismatchedFunction>& mismatched, bool remember);
   // Whether a function of this name and file list was taken already.
   bool taken(const std::vector<std::string>& filenames, const std::string& name, uint64_t key) const;
 
@@ -93,9 +119,6 @@ class CoverageSet {
   // in full on a hit): most functions of a second binary that shares
   // sources with the first are known, and said so before being counted.
   std::unordered_map<uint64_t, std::vector<size_t>> taken_;
-  // The functions given by pointer so far, and whether each was mismatched.
-  std::unordered_map<const FunctionMapping*, bool> given_;
-  const ProfileCounts* given_profile_ = nullptr;
   // Files by name: their key (index in by_key_).
   std::unordered_map<std::string, uint32_t> keys_;
   std::vector<std::vector<size_t>> by_key_;  // the records that touch each file

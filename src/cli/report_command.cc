@@ -161,6 +161,7 @@ ClangPart read_clang(const clang::ClangInputs& in, const model::SourcePathRules&
   for (const std::string& b : in.binaries) util::note_data_path(b);
   clang::NameTableCache names;  // the profiles' names are their binaries'
   clang::LoadedProfiles profiles = clang::load_profiles(in.profiles, threads, &names);
+  phase_timer().mark("clang profiles added up");
   for (const std::string& w : profiles.warnings) log.warn(w);
   if (in.binaries.empty()) {
     log.warn(fmt::format("{} clang profile{} but no program or library with a coverage mapping to read {} with "
@@ -173,6 +174,7 @@ ClangPart read_clang(const clang::ClangInputs& in, const model::SourcePathRules&
     log.warn(fmt::format("no .profraw or .profdata file found: the {} instrumented binar{} reported as never run",
                          in.binaries.size(), in.binaries.size() == 1 ? "y is" : "ies are"));
   clang::LoadedMappings mappings = clang::load_mappings(in.binaries, profiles.counts, threads, &names);
+  phase_timer().mark("clang mappings counted");
   for (const std::string& w : mappings.warnings) log.warn(w);
   part.read = mappings.read > 0;
   std::vector<std::string> warnings;
@@ -337,7 +339,7 @@ int report_objects(const ReportOptions& o, const std::vector<format::ObjectFiles
   Objects objects = read_objects(o, found, paths, *filter, threads, log);
   ClangPart clang_part = read_clang(clang_inputs, paths, *filter, o.show_instantiations, threads, log);
   if (clang_part.any_input) {
-    phase_timer().mark("clang coverage read");
+    phase_timer().mark("clang model built");
     if (o.tracefiles.empty() && !clang_part.read && objects.damaged == objects.found) {
       log.error("nothing to report: no clang coverage could be read (see above)");
       return kExitUsage;

@@ -178,6 +178,53 @@ TEST(Records, CountsAsLlvmCov) {
   EXPECT_EQ(absent.functions().size(), 1u);
 }
 
+// Functions counted first (on any thread) and added in order: a function
+// several binaries share is taken once, its mismatch said each time it is
+// given, and what a dummy or a missing counter rules out is never taken.
+TEST(Records, CountedFunctionsAddedInOrder) {
+  auto m = decode(testing::mapping_sections({{"/b", "a.c", "m.h"}}, {{"main", 0x99, main_mapping(), 0}}));
+  ASSERT_TRUE(m);
+  const ProfileCounts profile = profile_of("main", 0x99, {3, 1, 2});
+  CountedFunction counted = count_function(m->functions[0], profile);
+  ASSERT_EQ(counted.outcome, CountedFunction::Outcome::kCounted);
+  CoverageSet set;
+  std::vector<MismatchedFunction> mismatched;
+  set.add({&counted}, mismatched);
+  set.add({&counted}, mismatched);  // a second binary's copy
+  ASSERT_EQ(set.functions().size(), 1u);
+  EXPECT_TRUE(mismatched.empty());
+  // The same as counting and adding the mappings in one go.
+  CoverageSet direct;
+  direct.add(m->functions, profile, mismatched);
+  ASSERT_EQ(direct.functions().size(), 1u);
+  const FunctionRecord& a = set.functions()[0];
+  const FunctionRecord& b = direct.functions()[0];
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.execution_count, b.execution_count);
+  ASSERT_EQ(a.regions.size(), b.regions.size());
+  for (size_t i = 0; i < a.regions.size(); ++i) {
+    EXPECT_EQ(a.regions[i].execution_count, b.regions[i].execution_count);
+    EXPECT_EQ(a.regions[i].line_start, b.regions[i].line_start);
+    EXPECT_EQ(a.regions[i].kind, b.regions[i].kind);
+  }
+  EXPECT_EQ(a.file_keys, b.file_keys);
+  // Another build's profile: said for each binary that gives it.
+  CountedFunction other = count_function(m->functions[0], profile_of("main", 0x1, {3, 1, 2}));
+  EXPECT_EQ(other.outcome, CountedFunction::Outcome::kMismatched);
+  CoverageSet none;
+  none.add({&other}, mismatched);
+  none.add({&other}, mismatched);
+  EXPECT_TRUE(none.functions().empty());
+  ASSERT_EQ(mismatched.size(), 2u);
+  EXPECT_EQ(mismatched[1].name, "main");
+  // A dummy of a function that ran elsewhere.
+  auto dummy = testing::mapping_bytes({0}, {}, {{{RegionSpec::kCode, 0, 0, 0, 3, 1, 4, 2}}});
+  auto d = decode(testing::mapping_sections({{"/d", "h.h"}}, {{"inl", 0, dummy, 0}}));
+  ASSERT_TRUE(d);
+  EXPECT_EQ(count_function(d->functions[0], profile_of("inl", 0, {4})).outcome, CountedFunction::Outcome::kUnused);
+  EXPECT_EQ(count_function(d->functions[0], profile_of("inl", 0, {0})).outcome, CountedFunction::Outcome::kCounted);
+}
+
 TEST(Records, InstancesAreEachFunctionsOwnLines) {
   // --show-instantiations: each line of a function's home file names the
   // function with its own count (one function here: the line's count); the

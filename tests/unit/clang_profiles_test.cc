@@ -448,5 +448,60 @@ TEST(LoadProfiles, MappedAndCopiedProfilesAddUp) {
   rmdir(dir.c_str());
 }
 
+// Profiles are added up in the order given whatever thread read each and
+// whenever: the first profile's number of counters wins, each warning
+// names its file in order, and the counts add up the same on 1 to 4
+// threads (the adding overlaps the reading of the files after).
+TEST(LoadProfiles, AddedUpInOrderOnAnyThreads) {
+  char dir_template[] = "/tmp/covkit-load-order-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template;
+  std::vector<std::string> files;
+  for (uint64_t k = 0; k < 24; ++k) {
+    std::vector<RawFunction> fs;
+    // Every fifth profile has another number of counters for "g".
+    fs.push_back({"g", 7, k % 5 == 3 ? std::vector<uint64_t>{k, 1} : std::vector<uint64_t>{k, 1, 2}, 0});
+    for (uint64_t i = 0; i < (k % 3 == 0 ? 2000 : 20); ++i)  // some large (mapped), some small
+      fs.push_back({"_Z" + std::to_string(i) + "fv", i, {k + i, 1}, 0});
+    const auto bytes = testing::raw_profile(fs);
+    const std::string path = dir + "/p" + std::to_string(k) + ".profraw";
+    FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+    std::fclose(f);
+    files.push_back(path);
+  }
+  files.insert(files.begin() + 5, dir + "/missing.profraw");
+  std::vector<uint64_t> g{0, 0, 0};  // the profiles whose "g" has three counters, as the first one's
+  std::vector<std::string> expected;  // each warning's start, in the files' order
+  for (uint64_t k = 0; k < 24; ++k) {
+    if (k == 5) expected.push_back(dir + "/missing.profraw: cannot read the profile");
+    if (k % 5 == 3) {
+      expected.push_back(dir + "/p" + std::to_string(k) + ".profraw: 1 function with another number of counters");
+      continue;
+    }
+    g[0] += k;
+    g[1] += 1;
+    g[2] += 2;
+  }
+  for (unsigned threads : {1u, 2u, 4u}) {
+    NameTableCache names;
+    LoadedProfiles loaded = load_profiles(files, threads, &names);
+    EXPECT_EQ(loaded.read, 24u) << threads;
+    EXPECT_EQ(loaded.damaged, 1u) << threads;
+    auto l = loaded.counts.find("g", 7);
+    ASSERT_EQ(l.found, ProfileCounts::Found::kCounts) << threads;
+    EXPECT_EQ(*l.counts, g) << threads;
+    ASSERT_EQ(loaded.warnings.size(), expected.size()) << threads;
+    for (size_t i = 0; i < expected.size(); ++i)
+      EXPECT_EQ(loaded.warnings[i].rfind(expected[i], 0), 0u) << threads << ": " << loaded.warnings[i];
+    auto f = loaded.counts.find("_Z1999fv", 1999);
+    ASSERT_EQ(f.found, ProfileCounts::Found::kCounts) << threads;
+    EXPECT_EQ(*f.counts, (std::vector<uint64_t>{0 + 3 + 6 + 9 + 12 + 15 + 18 + 21 + 8 * 1999, 8})) << threads;
+  }
+  for (const std::string& p : files) std::remove(p.c_str());
+  rmdir(dir.c_str());
+}
+
 }  // namespace clang_profiles_test
 }  // namespace covkit::clang
