@@ -19,10 +19,13 @@ namespace {
 // so a lying length can only yield an error.
 class NotesParser {
  public:
-  NotesParser(std::span<const uint8_t> data, NotesFile& out) : r_(data), out_(out) {}
+  NotesParser(std::span<const uint8_t> data, NotesFile& out, const NotesFunctionSink& sink)
+      : r_(data), out_(out), sink_(sink) {}
 
   std::optional<HeaderError> header();
   void body();
+  // Hands the last function read to the sink, or keeps it.
+  void flush();
 
  private:
   bool fail(size_t offset, std::string message) {
@@ -44,6 +47,12 @@ class NotesParser {
 
   ByteReader r_;
   NotesFile& out_;
+  const NotesFunctionSink& sink_;
+  // The function being read: kept or handed to sink_ when the next one
+  // starts or the file ends.
+  NotesFunction current_;
+  bool have_current_ = false;
+  size_t functions_read_ = 0;
   std::vector<uint32_t> max_line_;  // by file index
   std::unordered_map<std::string, uint32_t> file_index_;
   uint32_t last_file_ = UINT32_MAX;  // the file index the last name had
@@ -51,7 +60,8 @@ class NotesParser {
   NotesFunction* fn_ = nullptr;  // function that subrecords attach to
   // The blocks of fn_ whose ARCS record was read: a duplicate is found in
   // constant time (a scan of the earlier records made a function of n
-  // blocks cost n^2). For function number arcs_fn_ (1-based; 0: none yet).
+  // blocks cost n^2). For function number arcs_fn_ (1-based; 0: none yet,
+  // counted as functions_read_).
   std::vector<bool> arcs_read_;
   size_t arcs_fn_ = 0;
   uint32_t current_tag_ = 0;
@@ -202,10 +212,21 @@ bool NotesParser::function_record(size_t base) {
   f.lineno_checksum = *lcs;
   f.cfg_checksum = *ccs;
   f.name = std::move(*name);
-  out_.functions.push_back(std::move(f));
-  fn_ = &out_.functions.back();
+  flush();
+  current_ = std::move(f);
+  have_current_ = true;
+  ++functions_read_;
+  fn_ = &current_;
   current_tag_ = kTagFunction;
   return true;
+}
+
+void NotesParser::flush() {
+  if (!have_current_) return;
+  have_current_ = false;
+  fn_ = nullptr;
+  if (!sink_ || !sink_(out_, current_)) out_.functions.push_back(std::move(current_));
+  current_ = NotesFunction{};
 }
 
 bool NotesParser::blocks_record(size_t base, uint32_t words) {
@@ -236,9 +257,9 @@ bool NotesParser::arcs_record(size_t base, uint32_t words) {
   if (*src >= nblocks)
     return fail(base, fmt::format("function '{}': arc source block {} out of range ({} blocks)", util::printable(fn_->name),
                                   *src, nblocks));
-  if (arcs_fn_ != out_.functions.size()) {  // fn_ is out_.functions.back()
+  if (arcs_fn_ != functions_read_) {  // fn_ is function number functions_read_
     arcs_read_.assign(nblocks, false);
-    arcs_fn_ = out_.functions.size();
+    arcs_fn_ = functions_read_;
   }
   if (arcs_read_[*src])
     return fail(base, fmt::format("function '{}': second ARCS record for block {}", util::printable(fn_->name), *src));
@@ -299,11 +320,12 @@ bool NotesParser::lines_record(size_t base) {
 
 }  // namespace
 
-NotesResult read_notes(std::span<const uint8_t> data) {
+NotesResult read_notes(std::span<const uint8_t> data, const NotesFunctionSink& sink) {
   NotesFile file;
-  NotesParser parser(data, file);
+  NotesParser parser(data, file, sink);
   if (auto err = parser.header()) return *err;
   parser.body();
+  parser.flush();
   return file;
 }
 

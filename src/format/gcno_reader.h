@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <utility>
@@ -21,7 +22,15 @@ struct HeaderError : Error {
 
 using NotesResult = Expected<NotesFile, HeaderError>;
 
-// Parses a whole .gcno image. Never reads outside `data`.
-NotesResult read_notes(std::span<const uint8_t> data);
+// Offered each function once its records are read (with the file read so
+// far: its header and the names of `files`); a function it takes (returns
+// true; it may move from it) is not kept in NotesFile::functions. A reader
+// that builds its own structures from each function at once keeps one
+// function's records in memory at a time instead of the whole file's.
+using NotesFunctionSink = std::function<bool(const NotesFile& file, NotesFunction& fn)>;
+
+// Parses a whole .gcno image. Never reads outside `data`. With `sink`, the
+// functions it takes are not kept; the others, and the rest, as without.
+NotesResult read_notes(std::span<const uint8_t> data, const NotesFunctionSink& sink = {});
 
 }  // namespace covkit::format

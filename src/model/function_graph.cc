@@ -6,9 +6,11 @@
 
 namespace covkit::model {
 
-Function build_graph(const format::NotesFunction& notes) {
+namespace {
+
+// Everything but the name, which the callers copy or move.
+Function build_unnamed_graph(const format::NotesFunction& notes) {
   Function fn;
-  fn.name = notes.name;
   fn.ident = notes.ident;
   fn.lineno_checksum = notes.lineno_checksum;
   fn.cfg_checksum = notes.cfg_checksum;
@@ -26,7 +28,12 @@ Function build_graph(const format::NotesFunction& notes) {
   // of the function's: every block's successors first, then every block's
   // predecessors, each list at the offset its size gives.
   const size_t nblocks = fn.blocks.size();
-  std::vector<uint32_t> succs(nblocks, 0), preds(nblocks, 0);
+  // Counted in a buffer kept by the thread: two vectors per function were
+  // two allocations for each of a large object's thousands of functions.
+  thread_local std::vector<uint32_t> sizes;
+  sizes.assign(2 * nblocks, 0);
+  uint32_t* const succs = sizes.data();
+  uint32_t* const preds = succs + nblocks;
   for (const auto& rec : notes.arcs) {
     succs[rec.src] += uint32_t(rec.arcs.size());
     for (const auto& na : rec.arcs) ++preds[na.dst];
@@ -87,6 +94,20 @@ Function build_graph(const format::NotesFunction& notes) {
       }
     }
   }
+  return fn;
+}
+
+}  // namespace
+
+Function build_graph(const format::NotesFunction& notes) {
+  Function fn = build_unnamed_graph(notes);
+  fn.name = notes.name;
+  return fn;
+}
+
+Function build_graph(format::NotesFunction&& notes) {
+  Function fn = build_unnamed_graph(notes);
+  fn.name = std::move(notes.name);
   return fn;
 }
 

@@ -111,44 +111,50 @@ LoadedObject load_object_files(std::string notes_name, std::string data_name, co
   if (auto& bytes = notes_bytes) {
     obj.notes_opened = true;
     obj.notes_mtime = bytes->mtime();
-    auto res = format::read_notes(bytes->bytes());
-    if (!res) {
-      obj.notes = res.error();
-    } else {
-      auto& nf = *res;
-      // Build the graphs here, in parallel with other objects; source names
-      // become indices into local_names, remapped when merged.
-      std::unordered_map<std::string, uint32_t> local;
-      // Most LINES records name the file the one before named: compared,
-      // not hashed (a path of some 60 bytes for each of 10^4-10^5 records).
-      const std::string* last_name = nullptr;
-      uint32_t last_index = 0;
-      auto source_of = [&](const std::string& name) -> uint32_t {
-        if (last_name && *last_name == name) return last_index;
-        auto [it, fresh] = local.emplace(name, uint32_t(obj.local_names.size()));
-        if (fresh) obj.local_names.push_back(name);
-        last_name = &it->first;
-        last_index = it->second;
-        return last_index;
-      };
-      // A location names its file by an index into nf.files: each looked up once.
-      std::vector<uint32_t> file_source(nf.files.size(), UINT32_MAX);
+    // Graphs are built here, in parallel with other objects; source names
+    // become indices into local_names, remapped when merged.
+    std::unordered_map<std::string, uint32_t> local;
+    // Most LINES records name the file the one before named: compared,
+    // not hashed (a path of some 60 bytes for each of 10^4-10^5 records).
+    const std::string* last_name = nullptr;
+    uint32_t last_index = 0;
+    auto source_of = [&](const std::string& name) -> uint32_t {
+      if (last_name && *last_name == name) return last_index;
+      auto [it, fresh] = local.emplace(name, uint32_t(obj.local_names.size()));
+      if (fresh) obj.local_names.push_back(name);
+      last_name = &it->first;
+      last_index = it->second;
+      return last_index;
+    };
+    // A location names its file by an index into the notes' files: each
+    // looked up once.
+    std::vector<uint32_t> file_source;
+    // Each function's graph is built as soon as its records are read, and
+    // its records freed: the next function's records and graph reuse that
+    // memory instead of fresh pages (the records of a whole file, then its
+    // graphs, took two fifths of jsoncpp's page faults). The graphs hold
+    // everything gcov's rules need; clang's notes are read by llvm-cov's
+    // rules too (model/llvm_gcov.h), from the records, so clang's functions
+    // are kept and their graphs built from copies.
+    auto take = [&](const format::NotesFile& nf, format::NotesFunction& f) {
       auto location_source_of = [&](uint32_t file) -> uint32_t {
+        if (file >= file_source.size()) file_source.resize(nf.files.size(), UINT32_MAX);
         uint32_t& known = file_source[file];
         if (known == UINT32_MAX) known = source_of(nf.files[file]);
         return known;
       };
-      obj.functions.reserve(nf.functions.size());
-      // The graphs hold everything gcov's rules need; clang's notes are
-      // read by llvm-cov's rules too (model/llvm_gcov.h), from these, so
-      // only GCC's give their line lists up.
-      const bool keep_notes = nf.version.is_gcc48();
-      for (auto& f : nf.functions)
-        obj.functions.push_back(keep_notes ? build_function(f, source_of, location_source_of)
-                                           : build_function(std::move(f), source_of, location_source_of));
-      if (!keep_notes) nf.functions.clear();
-      obj.notes = std::move(nf);
-    }
+      if (nf.version.is_gcc48()) {
+        obj.functions.push_back(build_function(f, source_of, location_source_of));
+        return false;
+      }
+      obj.functions.push_back(build_function(std::move(f), source_of, location_source_of));
+      return true;
+    };
+    auto res = format::read_notes(bytes->bytes(), take);
+    if (!res)
+      obj.notes = res.error();
+    else
+      obj.notes = std::move(*res);
   }
   if (obj.data_name.empty()) return obj;
   if (counts) {

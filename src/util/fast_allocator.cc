@@ -34,13 +34,12 @@ bool use_fast_allocator() {
   return loaded != nullptr;
 }
 
-bool use_fast_allocator_for(std::span<const std::string> files) {
-  constexpr uint64_t kWorthIt = uint64_t(1) << 20;
+bool use_fast_allocator_for(std::span<const std::string> files, uint64_t worth_it) {
   uint64_t bytes = 0;
   for (const std::string& f : files) {
     struct stat st;
     if (::stat(f.c_str(), &st) == 0 && S_ISREG(st.st_mode)) bytes += uint64_t(st.st_size);
-    if (bytes >= kWorthIt) return use_fast_allocator();
+    if (bytes >= worth_it) return use_fast_allocator();
   }
   return false;
 }

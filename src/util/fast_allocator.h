@@ -10,6 +10,7 @@
 // delete gives each block back to the allocator that owns it.
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 
@@ -32,11 +33,11 @@ inline std::atomic<const FastAllocator*> fast_allocator{nullptr};
 bool use_fast_allocator();
 
 // use_fast_allocator() when the files a command is about to read add up to
-// 1 MiB or more (sizes from stat; names that are not files count nothing):
-// below that, loading and setting up mimalloc costs more than it saves
-// (gcov and gprof on one small file, measured by bench/startup_vs_gcov.py
-// and bench/gprof_vs_gnu.py).
-bool use_fast_allocator_for(std::span<const std::string> files);
+// `worth_it` bytes or more (sizes from stat; names that are not files count
+// nothing): below that, loading and setting up mimalloc (~0.3 ms) costs
+// more than it saves (gcov and gprof on one small file, measured by
+// bench/startup_vs_gcov.py and bench/gprof_vs_gnu.py).
+bool use_fast_allocator_for(std::span<const std::string> files, uint64_t worth_it = uint64_t(1) << 20);
 
 // Set by the executable's operator new (cli/throwing_new.cc): only then is
 // loading mimalloc of use.

@@ -174,6 +174,64 @@ TEST_P(GcnoSample, EveryPrefixIsHandled) {
   }
 }
 
+// What a function's records say, in one comparable string.
+std::string describe(const NotesFunction& f) {
+  std::string d = std::to_string(f.ident) + " " + f.name + " " + f.source + " " + std::to_string(f.start_line) + "-" +
+                  std::to_string(f.end_line) + " blocks " + std::to_string(f.num_blocks.value_or(~0u)) + " extra " +
+                  std::to_string(f.extra_blocks_records) + " arcs";
+  for (const NotesArcs& rec : f.arcs) {
+    d += " " + std::to_string(rec.src) + ":";
+    for (const NotesArc& a : rec.arcs) d += std::to_string(a.dst) + "/" + std::to_string(a.flags) + ",";
+  }
+  d += " lines";
+  for (const NotesLines& rec : f.lines) {
+    d += " " + std::to_string(rec.block) + ":";
+    for (const NotesLocation& loc : rec.locations) {
+      d += "f" + std::to_string(loc.file) + "=";
+      for (uint32_t l : loc.lines) d += std::to_string(l) + ",";
+    }
+  }
+  return d;
+}
+
+// A sink that takes every other function sees, with the functions kept, what
+// the reader without one returns, in the same order, at every cut of the
+// file (a corrupt file's last function included) and with the same error.
+TEST_P(GcnoSample, SinkSeesEveryFunctionOnce) {
+  auto b = sample_notes(GetParam().layout, GetParam().big_endian);
+  const auto& full = b.bytes();
+  for (size_t n = header_size(GetParam().layout); n <= full.size(); ++n) {
+    std::vector<uint8_t> prefix(full.begin(), full.begin() + long(n));
+    const NotesFile whole = expect_notes(read_notes(prefix));
+    std::vector<std::string> seen;  // every function, offered or kept, in file order
+    size_t offered = 0;
+    std::vector<size_t> files_then;
+    NotesFunctionSink take_every_other = [&](const NotesFile& file, NotesFunction& f) {
+      files_then.push_back(file.files.size());
+      seen.push_back(describe(f));
+      return offered++ % 2 == 0;
+    };
+    const NotesFile streamed = expect_notes(read_notes(prefix, take_every_other));
+    ASSERT_EQ(seen.size(), whole.functions.size()) << n;
+    std::vector<std::string> expected;
+    for (const NotesFunction& f : whole.functions) expected.push_back(describe(f));
+    EXPECT_EQ(seen, expected) << n;
+    ASSERT_EQ(streamed.functions.size(), seen.size() / 2) << n;
+    for (size_t i = 0; i < streamed.functions.size(); ++i)
+      EXPECT_EQ(describe(streamed.functions[i]), expected[2 * i + 1]) << n;
+    // A function's files are named when it is offered.
+    for (size_t i = 0; i < seen.size(); ++i)
+      for (const NotesLines& rec : whole.functions[i].lines)
+        for (const NotesLocation& loc : rec.locations) EXPECT_LT(loc.file, files_then[i]) << n;
+    EXPECT_EQ(streamed.files, whole.files) << n;
+    ASSERT_EQ(bool(streamed.error), bool(whole.error)) << n;
+    if (whole.error) {
+      EXPECT_EQ(streamed.error->offset, whole.error->offset) << n;
+      EXPECT_EQ(streamed.error->message, whole.error->message) << n;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Layouts, GcnoSample, ::testing::ValuesIn(testing::all_image_params()),
                          [](const auto& info) { return testing::image_param_name(info.param); });
 

@@ -29,8 +29,8 @@ void pad9(std::string& s) {
 }
 
 // Splits like gcov's line reader: on '\n', a last line without one kept.
-std::vector<std::string_view> split_lines(std::span<const uint8_t> bytes) {
-  std::vector<std::string_view> lines;
+void split_lines(std::span<const uint8_t> bytes, std::vector<std::string_view>& lines) {
+  lines.clear();
   std::string_view all(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   size_t pos = 0;
   while (pos < all.size()) {
@@ -42,7 +42,6 @@ std::vector<std::string_view> split_lines(std::span<const uint8_t> bytes) {
     lines.push_back(all.substr(pos, nl - pos));
     pos = nl + 1;
   }
-  return lines;
 }
 
 class TextRenderer {
@@ -50,6 +49,7 @@ class TextRenderer {
   TextRenderer(model::GcovSession& s, uint32_t src, const TextOptions& o, std::string& out)
       : session_(s), src_idx_(src), src_(s.coverage(src)), entry_(s.sources().entries()[src]), o_(o), out_(out) {
     out_.clear();
+    lines_.clear();  // the last source's (a source that cannot be read has none)
   }
 
   // Renders into the text given; returns the messages.
@@ -79,7 +79,10 @@ class TextRenderer {
   model::SourceCoverage& src_;
   const model::SourceEntry& entry_;
   const TextOptions& o_;
-  std::vector<std::string_view> lines_;
+  // The source's lines: a list the thread keeps from source to source (a
+  // fresh one per source was fresh pages for every long header).
+  std::vector<std::string_view>& lines_ = kept_lines;
+  static thread_local std::vector<std::string_view> kept_lines;
   bool has_nul_ = false;  // the source holds a NUL byte somewhere
   std::string& out_;
 };
@@ -241,7 +244,7 @@ std::string TextRenderer::run() {
   else if (entry_.file_time == 0)
     out_ += fmt::format("{}Source is newer than graph\n", kLineStart);
   if (file) {
-    lines_ = split_lines(file->bytes());
+    split_lines(file->bytes(), lines_);
     has_nul_ = std::memchr(file->bytes().data(), 0, file->bytes().size()) != nullptr;
   }
   // The source and per line a count, a line number and its branch lines
@@ -300,6 +303,8 @@ std::string TextRenderer::run() {
   (void)src_idx_;
   return messages;
 }
+
+thread_local std::vector<std::string_view> TextRenderer::kept_lines;
 
 }  // namespace
 
