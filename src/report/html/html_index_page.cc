@@ -64,7 +64,10 @@ std::string render_index_page(const model::ProjectCov& project, const SiteMap& s
   std::string out;
   out.reserve(4096 + project.files.size() * 900);
   append_page_begin(out, opts, "", "");
-  append_totals_cards(out, model::totals(project));
+  // The project's totals from its files' (counted once, by the site map).
+  model::Totals all;
+  for (size_t i = 0; i < project.files.size(); ++i) all += site.file_totals(i);
+  append_totals_cards(out, all);
   const size_t ndirs = site.directories().size();
   fmt::format_to(std::back_inserter(out), "<h2>{} file{} in {} director{}</h2>\n", project.files.size(),
                  project.files.size() == 1 ? "" : "s", ndirs, ndirs == 1 ? "y" : "ies");

@@ -21,8 +21,9 @@ namespace {
 
 // Renders and writes one file's page, its source as the exclusion markers
 // read it, or read now.
-Expected<void> write_source_page(const model::FileCov& file, const SiteMap& map, StagedSite& site,
-                                 const std::string& page, const HtmlOptions& opts) {
+Expected<void> write_source_page(const model::FileCov& file, size_t index, const SiteMap& map, StagedSite& site,
+                                 const HtmlOptions& opts) {
+  const model::Totals& totals = map.file_totals(index);
   std::string crumb;
   map.append_linked_path(crumb, file.path);
   const std::string& where = model::SourceTexts::where(file);
@@ -32,15 +33,15 @@ Expected<void> write_source_page(const model::FileCov& file, const SiteMap& map,
   html.clear();
   if (kept) {
     if (kept->data)
-      append_source_page(html, file, kept->data->text(), "", crumb, opts);
+      append_source_page(html, file, totals, kept->data->text(), "", crumb, opts);
     else
-      append_source_page(html, file, std::nullopt, kept->error, crumb, opts);
+      append_source_page(html, file, totals, std::nullopt, kept->error, crumb, opts);
   } else if (auto data = util::read_named_file(where)) {  // named by the data: its owners' rights
-    append_source_page(html, file, data->text(), "", crumb, opts);
+    append_source_page(html, file, totals, data->text(), "", crumb, opts);
   } else {
-    append_source_page(html, file, std::nullopt, data.error().message, crumb, opts);
+    append_source_page(html, file, totals, std::nullopt, data.error().message, crumb, opts);
   }
-  return site.write(page, html);
+  return site.write(map.file_page(index), html);
 }
 
 }  // namespace
@@ -66,7 +67,7 @@ Expected<void> write_html_site(const model::ProjectCov& project, const HtmlOptio
     if (i < first)
       alongside();
     else
-      results[i - first] = write_source_page(project.files[i - first], map, *site, map.file_page(i - first), opts);
+      results[i - first] = write_source_page(project.files[i - first], i - first, map, *site, opts);
   });
   for (const Expected<void>& r : results)
     if (!r) return r;

@@ -280,12 +280,13 @@ void append_function_table(std::string& out, const model::FileCov& file, const H
 std::string render_source_page(const model::FileCov& file, std::optional<std::string_view> source,
                                std::string_view missing_reason, std::string_view crumb_html, const HtmlOptions& opts) {
   std::string out;
-  append_source_page(out, file, source, missing_reason, crumb_html, opts);
+  append_source_page(out, file, model::totals(file), source, missing_reason, crumb_html, opts);
   return out;
 }
 
-void append_source_page(std::string& out, const model::FileCov& file, std::optional<std::string_view> source,
-                        std::string_view missing_reason, std::string_view crumb_html, const HtmlOptions& opts) {
+void append_source_page(std::string& out, const model::FileCov& file, const model::Totals& totals,
+                        std::optional<std::string_view> source, std::string_view missing_reason,
+                        std::string_view crumb_html, const HtmlOptions& opts) {
   std::vector<std::string_view> text = source ? split_lines(*source) : std::vector<std::string_view>{};
   // Escaped text, highlighting and ~200 bytes of markup per line: one
   // allocation for most files.
@@ -297,7 +298,7 @@ void append_source_page(std::string& out, const model::FileCov& file, std::optio
   out += "\">"sv;
   append_escaped(out, file.path);
   out += "</h2>\n"sv;
-  append_totals_cards(out, model::totals(file));
+  append_totals_cards(out, totals);
   if (!source) {
     out += "<p class=\"notice\" id=\"source-missing\">Notice: source not found (<code>"sv;
     append_escaped(out, file.absolute_path);

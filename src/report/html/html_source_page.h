@@ -22,8 +22,10 @@ std::string render_source_page(const model::FileCov& file, std::optional<std::st
                                std::string_view missing_reason,
                                std::string_view crumb_html, const HtmlOptions& opts);
 // The same page appended to `out` (a buffer reused from page to page: a
-// fresh one per page is megabytes of fresh memory to fault in).
-void append_source_page(std::string& out, const model::FileCov& file, std::optional<std::string_view> source,
-                        std::string_view missing_reason, std::string_view crumb_html, const HtmlOptions& opts);
+// fresh one per page is megabytes of fresh memory to fault in); `totals`
+// are model::totals(file), which the site has counted for its tables.
+void append_source_page(std::string& out, const model::FileCov& file, const model::Totals& totals,
+                        std::optional<std::string_view> source, std::string_view missing_reason,
+                        std::string_view crumb_html, const HtmlOptions& opts);
 
 }  // namespace covkit::report::html
