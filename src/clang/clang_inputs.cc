@@ -40,27 +40,35 @@ bool shared_library_name(const std::string& name) {
   return ends_with(name, ".so") || name.find(".so.") != std::string::npos;
 }
 
-std::array<uint8_t, 18> first_bytes(const std::string& path, size_t& got) {
+std::array<uint8_t, 18> first_bytes(int fd, size_t& got) {
   std::array<uint8_t, 18> b{};
-  got = 0;
-  // Regular files only, never a FIFO's or a device's open (a build tree
-  // another user can write may hold either).
-  auto fd = util::open_regular_file(path);
-  if (!fd) return b;
-  const ssize_t n = pread(fd->get(), b.data(), b.size(), 0);
+  const ssize_t n = pread(fd, b.data(), b.size(), 0);
   got = n > 0 ? size_t(n) : 0;
   return b;
 }
 
+std::array<uint8_t, 18> first_bytes(const std::string& path, size_t& got) {
+  got = 0;
+  // Regular files only, never a FIFO's or a device's open (a build tree
+  // another user can write may hold either).
+  auto fd = util::open_regular_file(path);
+  if (!fd) return {};
+  return first_bytes(fd->get(), got);
+}
+
 // An executable or shared library (not an object file: the program that
-// links it holds the same mapping) with a coverage mapping.
+// links it holds the same mapping) with a coverage mapping. Opened once:
+// a build tree's executables are many (zstd's: 103 files with an x bit),
+// and each open of a regular file is three system calls and a /proc look-up.
 bool instrumented_binary(const std::string& path) {
+  auto fd = util::open_regular_file(path);
+  if (!fd) return false;
   size_t got = 0;
-  auto head = first_bytes(path, got);
+  auto head = first_bytes(fd->get(), got);
   if (got < 18 || !looks_like_elf(std::span(head.data(), got))) return false;
   const uint16_t type = head[5] == 2 ? uint16_t(head[16] << 8 | head[17]) : uint16_t(head[17] << 8 | head[16]);
   if (type != 2 && type != 3) return false;
-  auto data = util::read_file(path);
+  auto data = util::read_open_file(fd->get(), path);
   return data && has_coverage_mapping(data->bytes());
 }
 
@@ -68,30 +76,42 @@ void walk(const std::string& dir, bool want_binaries, ClangInputs& out, int dept
   if (depth > 64) return;
   DIR* d = opendir(dir.c_str());
   if (!d) return;
-  std::vector<std::string> names;
+  // Names and their types as the directory gives them: most entries of a
+  // build tree need no stat (directories, profiles; and, when binaries are
+  // named by --object, every file), and one that does is looked at beside
+  // its directory's descriptor, not by its whole path again.
+  std::vector<std::pair<std::string, unsigned char>> names;
   while (dirent* e = readdir(d)) {
     std::string name = e->d_name;
     if (name == "." || name == "..") continue;
-    names.push_back(std::move(name));
+    names.emplace_back(std::move(name), e->d_type);
   }
-  closedir(d);
   std::sort(names.begin(), names.end());
-  for (const std::string& name : names) {
+  const int dir_fd = dirfd(d);
+  for (const auto& [name, type] : names) {
     const std::string path = dir + (dir.ends_with('/') ? "" : "/") + name;
-    struct stat st;
-    if (lstat(path.c_str(), &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) {
+    bool is_dir = type == DT_DIR, is_file = type == DT_REG;
+    mode_t mode = 0;
+    const bool need_mode = type == DT_UNKNOWN || (is_file && !profile_name(name) && want_binaries);
+    if (need_mode) {
+      struct stat st;
+      if (fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      is_dir = S_ISDIR(st.st_mode);
+      is_file = S_ISREG(st.st_mode);
+      mode = st.st_mode;
+    }
+    if (is_dir) {
       if (name[0] != '.') walk(path, want_binaries, out, depth + 1);
       continue;
     }
-    if (!S_ISREG(st.st_mode)) continue;
+    if (!is_file) continue;
     if (profile_name(name)) {
       out.profiles.push_back(path);
-    } else if (want_binaries && ((st.st_mode & S_IXUSR) || shared_library_name(name)) &&
-               instrumented_binary(path)) {
+    } else if (want_binaries && ((mode & S_IXUSR) || shared_library_name(name)) && instrumented_binary(path)) {
       out.binaries.push_back(path);
     }
   }
+  closedir(d);
 }
 
 std::string some_names(const std::vector<std::string>& names) {
