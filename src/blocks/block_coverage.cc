@@ -91,7 +91,7 @@ bool is_label_line(std::string_view text) {
 
 void add_label_lines(format::SourceRecord& s) {
   if (s.absolute_path.empty() || s.functions.empty() || s.lines.empty()) return;
-  auto data = util::read_named_file(s.absolute_path);
+  auto data = util::read_source_file(s.absolute_path);
   if (!data) return;
   std::vector<std::string_view> text;
   for (std::string_view rest = data->text(); !rest.empty();) {

@@ -120,7 +120,7 @@ std::vector<std::string> apply_source_exclusions(ProjectCov& project, unsigned t
   std::vector<SourceTexts::Text> texts(keep ? project.files.size() : 0);
   util::parallel_for(project.files.size(), threads, [&](size_t i) {
     FileCov& f = project.files[i];
-    auto data = util::read_named_file(f.absolute_path);  // named by the data: its owners' rights
+    auto data = util::read_source_file(f.absolute_path);  // named by the data: its owners' rights
     if (!data) {
       warnings[i].push_back(fmt::format("{}: source not readable ({}); its counts are reported, its exclusion "
                                         "markers cannot be (try --path-map OLD=NEW)",

@@ -24,7 +24,7 @@ size_t count_lines(std::string_view text) {
 Json source_file(const model::FileCov& f) {
   std::string digest;
   size_t source_lines = 0;
-  if (auto data = util::read_named_file(f.absolute_path)) {
+  if (auto data = util::read_source_file(f.absolute_path)) {
     const std::string_view text = data->text();
     digest = util::md5_hex(text);
     source_lines = count_lines(text);

@@ -131,16 +131,25 @@ Expected<UniqueFd> open_regular_file(const std::string& path, NameSource source)
   return fd;
 }
 
-Expected<FileData> read_file(const std::string& path) {
+Expected<FileData> read_file(const std::string& path, size_t max_bytes) {
   auto fd = open_regular_file(path);
   if (!fd) return fd.error();
-  return read_open_file(fd->get(), path);
+  return read_open_file(fd->get(), path, max_bytes);
 }
 
-Expected<FileData> read_open_file(int fd, const std::string& path) {
+namespace {
+
+Error too_large_to_read(size_t max_bytes) {
+  return Error(fmt::format("larger than {} MiB, covkit's limit for it", max_bytes >> 20));
+}
+
+}  // namespace
+
+Expected<FileData> read_open_file(int fd, const std::string& path, size_t max_bytes) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return errno_error();
   if (!S_ISREG(st.st_mode)) return Error("not a regular file");
+  if (uint64_t(st.st_size) > max_bytes) return too_large_to_read(max_bytes);
   FileData out;
   out.mtime_ = st.st_mtime;
   out.owner_ = st.st_uid;
@@ -156,8 +165,10 @@ Expected<FileData> read_open_file(int fd, const std::string& path) {
       return out;
     }
   }
-  // Read to the end, not to st_size: a file may grow while it is read.
-  if (auto ok = FileData::read_to_end(fd, size, out); !ok) return ok.error();
+  // Read to the end, not to st_size: a file may grow while it is read
+  // (up to the limit: one that goes on growing is no source).
+  if (auto ok = FileData::read_to_end(fd, size, out, max_bytes); !ok) return ok.error();
+  if (out.size_ > max_bytes) return too_large_to_read(max_bytes);
   return out;
 }
 
@@ -184,7 +195,7 @@ Expected<FileData> read_file_or_stdin(const std::string& path) {
   return out;
 }
 
-Expected<void> FileData::read_to_end(int fd, size_t size_hint, FileData& out) {
+Expected<void> FileData::read_to_end(int fd, size_t size_hint, FileData& out, size_t max_bytes) {
   if (out.copy_.capacity() == 0 && !spare_copy_gone) out.copy_.swap(spare_copy.bytes);
   out.copy_.clear();
   out.copy_.resize(size_hint > 0 ? size_hint : 4096);
@@ -192,6 +203,7 @@ Expected<void> FileData::read_to_end(int fd, size_t size_hint, FileData& out) {
   size_t used = 0;
   while (true) {
     if (used == out.copy_.size()) {
+      if (used > max_bytes) break;  // past the caller's limit: the caller says so
       // Full, as after reading a file of the size stat gave: a small read
       // tells whether it goes on before the buffer grows. Doubling at once
       // (zeroed) and shrinking after copied and touched every file thrice.

@@ -38,14 +38,11 @@ class FileData {
   mode_t mode() const { return mode_; }
 
  private:
-  friend Expected<FileData> read_file(const std::string& path);
-// The same of a file already open (`fd` stays open; `path` names it in
-// messages of the mapping's guard).
-Expected<FileData> read_open_file(int fd, const std::string& path);
   friend Expected<FileData> read_file_or_stdin(const std::string& path);
-  friend Expected<FileData> read_open_file(int fd, const std::string& path);
-  // `fd` read to its end into out's copy (`size_hint`: the bytes expected).
-  static Expected<void> read_to_end(int fd, size_t size_hint, FileData& out);
+  friend Expected<FileData> read_open_file(int fd, const std::string& path, size_t max_bytes);
+  // `fd` read to its end into out's copy (`size_hint`: the bytes expected),
+  // or until more than `max_bytes` were read.
+  static Expected<void> read_to_end(int fd, size_t size_hint, FileData& out, size_t max_bytes = SIZE_MAX);
   void release();
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
@@ -76,10 +73,12 @@ Expected<UniqueFd> open_regular_file(const std::string& path, NameSource source 
 // Only regular files are read (open_regular_file): devices never end and
 // FIFOs block (a hostile notes file may name either as its source). The
 // error's message is the reason ("Permission denied", "not a regular file").
-Expected<FileData> read_file(const std::string& path);
+// At most `max_bytes`: a larger file (by its size, or by what reading it
+// gives: it may grow while it is read) is an error saying so.
+Expected<FileData> read_file(const std::string& path, size_t max_bytes = SIZE_MAX);
 // The same of a file already open (`fd` stays open; `path` names it in
 // messages of the mapping's guard).
-Expected<FileData> read_open_file(int fd, const std::string& path);
+Expected<FileData> read_open_file(int fd, const std::string& path, size_t max_bytes = SIZE_MAX);
 
 // The first `max` bytes of the regular file at `path` (all of it when
 // shorter), to tell a file's kind or stamp without reading it whole. As

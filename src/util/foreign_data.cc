@@ -134,9 +134,9 @@ ScopedFsIdentity::~ScopedFsIdentity() {
   ::syscall(SYS_setgroups, groups_.size(), groups_.data());
 }
 
-Expected<FileData> read_named_file(const std::string& path) {
+Expected<FileData> read_named_file(const std::string& path, size_t max_bytes) {
   const std::vector<DataOwner> owners = foreign_owners();
-  if (owners.empty() || !can_take_identities()) return read_file(path);
+  if (owners.empty() || !can_take_identities()) return read_file(path, max_bytes);
   UniqueFd fd;
   struct stat first {};
   for (const DataOwner& owner : owners) {
@@ -162,7 +162,7 @@ Expected<FileData> read_named_file(const std::string& path) {
       fd = std::move(*opened);
     }
   }
-  return read_open_file(fd.get(), path);
+  return read_open_file(fd.get(), path, max_bytes);
 }
 
 }  // namespace covkit::util

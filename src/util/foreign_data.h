@@ -64,7 +64,16 @@ std::vector<DataOwner> foreign_owners();
 
 // read_file(path), opened with the rights of every foreign owner (see
 // above); the error says whose rights refused it.
-Expected<FileData> read_named_file(const std::string& path);
+Expected<FileData> read_named_file(const std::string& path, size_t max_bytes = SIZE_MAX);
+
+// The most covkit reads of a source file: far above any written by hand or
+// generated (sqlite3.c is 9 MB), far below what a name in another user's
+// data can lead to (a sparse file of 100 GB costs its owner nothing, and its
+// HTML page or .gcov text would fill root's disk).
+inline constexpr size_t kMaxSourceBytes = size_t(64) << 20;
+// A source named by data (its HTML page, its .gcov text, its exclusion
+// markers): read_named_file, at most kMaxSourceBytes.
+inline Expected<FileData> read_source_file(const std::string& path) { return read_named_file(path, kMaxSourceBytes); }
 
 // Runs the calling thread with `owner`'s file-system identity until the
 // object goes (only when covkit is root; otherwise it changes nothing).

@@ -1079,6 +1079,49 @@ def scenario_output_special_swap(env):
                 reader.wait()
 
 
+def scenario_huge_source(env):
+    """A program whose source the attacker made a sparse file of 100 GB (it
+    costs them nothing): `report --html` and `covkit gcov` by root read at
+    most a bounded part of a source, say so in one line naming it, and end
+    with outputs of ordinary size. Before, covkit read all of it and wrote
+    an HTML page (and a .gcov text) as large, until the disk was full.
+    (Each covkit here may write 1 GiB at most: RLIMIT_FSIZE.)"""
+    import resource
+    d = os.path.join(env.home, "huge")
+    extra = f'\n#line 1 "{d}/huge.c"\nint huge(int x) {{ return x + 1; }}\n'
+    b = env.build_hostile("huge", extra)
+    env.run([os.path.join(b, "hostile")], cwd=b, input="q\n")
+    subprocess.run(["chown", "-R", f"{ATTACKER}:{ATTACKER}", b], check=True)
+    env.as_attacker(["truncate", "-s", "100G", os.path.join(d, "huge.c")])
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 30, 1 << 30))
+
+    def run(argv, what, **kw):
+        env.log("$", " ".join(argv))
+        try:
+            p = subprocess.run([env.covkit, *argv], capture_output=True, text=True, timeout=120,
+                               preexec_fn=limited, **kw)
+        except subprocess.TimeoutExpired:
+            raise Failure(f"{what}: covkit was still reading the 100 GB source after 120 s")
+        env.log(p.stdout + p.stderr)
+        return p
+
+    out = os.path.join(env.root_work, "huge-html")
+    r = run(["report", "--root", b, b, "--html", out], "report --html")
+    check(r.returncode == 0, f"report --html exited {r.returncode}: {r.stderr!r}")
+    said = [l for l in r.stderr.splitlines() if "huge.c" in l]
+    check(len(said) == 1 and "larger than" in said[0],
+          f"report --html did not say in one line why huge.c was not shown: {r.stderr!r}")
+    size = sum(os.path.getsize(os.path.join(dd, f)) for dd, _, fs in os.walk(out) for f in fs)
+    check(size < (16 << 20), f"report --html wrote {size} bytes for a program of a few lines")
+    gcov_dir = env.fresh_dir("huge-gcov")
+    r = run(["gcov", "-o", b, os.path.join(b, "hostile.c")], "gcov", cwd=gcov_dir)
+    check("huge.c" in r.stdout + r.stderr, f"covkit gcov said nothing of huge.c: {r.stdout + r.stderr!r}")
+    size = sum(os.path.getsize(os.path.join(gcov_dir, f)) for f in os.listdir(gcov_dir))
+    check(size < (16 << 20), f"covkit gcov wrote {size} bytes for a program of a few lines")
+
+
 SCENARIOS = {
     "link_targets": scenario_link_targets,
     "object_names": scenario_object_names,
@@ -1097,6 +1140,7 @@ SCENARIOS = {
     "fifo_outputs": scenario_fifo_outputs,
     "module_swap": scenario_module_swap,
     "output_special_swap": scenario_output_special_swap,
+    "huge_source": scenario_huge_source,
 }
 
 

@@ -131,6 +131,26 @@ TEST(FileIo, LargeFileIsReadWhole) {
   ::unlink(path.c_str());
 }
 
+// A limit: a file larger by its size, or one that gives more than its size
+// says while it is read (a /proc file says 0; a file that grows, a FUSE
+// file with no end), is refused, said, and not read past the limit.
+TEST(FileIo, LimitRefusesLargerFiles) {
+  const std::string path = temp_path("limit");
+  ASSERT_TRUE(covkit::util::write_file_atomic(path, std::string((2u << 20) + 1, 'x')));
+  auto over = covkit::util::read_file(path, size_t(2) << 20);
+  ASSERT_FALSE(over);
+  EXPECT_NE(over.error().message.find("larger than 2 MiB"), std::string::npos) << over.error().message;
+  auto within = covkit::util::read_file(path, (size_t(2) << 20) + 1);
+  ASSERT_TRUE(within) << within.error().message;
+  EXPECT_EQ(within->text().size(), (2u << 20) + 1);
+  ::unlink(path.c_str());
+  int fd = ::open("/proc/self/maps", O_RDONLY | O_CLOEXEC);  // size 0, more to read
+  ASSERT_GE(fd, 0);
+  auto endless = covkit::util::read_open_file(fd, "/proc/self/maps", 16);
+  ::close(fd);
+  EXPECT_FALSE(endless);
+}
+
 TEST(FileIo, MissingFileSaysWhy) {
   auto data = covkit::util::read_file(temp_path("absent"));
   ASSERT_FALSE(data);

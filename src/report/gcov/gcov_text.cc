@@ -238,7 +238,7 @@ std::string TextRenderer::run() {
     out_ += fmt::format("{}Data:{}\n", kLineStart, session_.no_data_file() ? "-" : session_.data_name());
     out_ += fmt::format("{}Runs:{}\n", kLineStart, session_.object_runs());
   }
-  auto file = util::read_named_file(entry_.name);  // named by the notes: their owners' rights
+  auto file = util::read_source_file(entry_.name);  // named by the notes: their owners' rights
   if (!file)
     messages += fmt::format("Cannot open source file {}\n", entry_.name);
   else if (entry_.file_time == 0)

@@ -103,9 +103,10 @@ std::string annotate(const GcovOptions& o, const model::LlvmObject& obj, const m
   out += "        -:    0:Data:" + data_name + "\n";
   out += fmt::format("        -:    0:Runs:{}\n", obj.runs);
   out += fmt::format("        -:    0:Programs:{}\n", obj.programs);
-  auto file = util::read_named_file(si.filename);
+  auto file = util::read_source_file(si.filename);
   if (!file) {
-    errors += fmt::format("{}: {}\n", si.filename, std::strerror(file.error().errno_value));
+    const int err = file.error().errno_value;
+    errors += fmt::format("{}: {}\n", si.filename, err ? std::strerror(err) : file.error().message.c_str());
     return out;
   }
   std::string_view rest(reinterpret_cast<const char*>(file->bytes().data()), file->bytes().size());

@@ -36,7 +36,7 @@ Expected<void> write_source_page(const model::FileCov& file, size_t index, const
       append_source_page(html, file, totals, kept->data->text(), "", crumb, opts);
     else
       append_source_page(html, file, totals, std::nullopt, kept->error, crumb, opts);
-  } else if (auto data = util::read_named_file(where)) {  // named by the data: its owners' rights
+  } else if (auto data = util::read_source_file(where)) {  // named by the data: its owners' rights
     append_source_page(html, file, totals, data->text(), "", crumb, opts);
   } else {
     append_source_page(html, file, totals, std::nullopt, data.error().message, crumb, opts);
