@@ -261,10 +261,10 @@ namespace {
 
 // The command line of a process to attach to. A process in the middle of
 // an exec has none for a moment (its new stack is not set up yet), and one
-// that ended has none for good: the first is waited for (~100 ms at most),
-// the second refused.
+// that ended has none for good: the first is waited for (~2 s at most: an
+// exec on a loaded machine), the second refused.
 Expected<std::vector<std::string>, RecordError> attach_command(pid_t pid) {
-  for (int tries = 0; tries < 100; ++tries) {
+  for (int tries = 0; tries < 2000; ++tries) {
     std::vector<std::string> command = live::process_command_line(pid);
     if (!command.empty()) return command;
     if (!live::process_running(pid)) break;

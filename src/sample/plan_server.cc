@@ -77,7 +77,7 @@ struct PlanServer::State {
     Answer a;
     Expected<std::vector<uint64_t>> sites = Error("");
     try {  // an exception here would end covkit from its server thread
-      sites = provider(ModuleIdentity{path, build_id});
+      sites = provider(ModuleIdentity{path, build_id, {}});
     } catch (const std::exception& e) {
       sites = Error(fmt::format("the analysis failed: {}", e.what()));
     }

@@ -102,7 +102,7 @@ TEST(BreakpointPlanTest, BuildIdFirstThenPath) {
   EXPECT_EQ(plan.find("/a", "cafe")->vaddrs[0], 1u);  // the plan did not name a build-id
   EXPECT_EQ(plan.find("/b", "cafe"), nullptr);         // another build of /b
   auto provider = plan_provider(plan);
-  auto none = provider(ModuleIdentity{"/c", ""});
+  auto none = provider(ModuleIdentity{"/c", "", {}});
   ASSERT_TRUE(none);
   EXPECT_TRUE(none->empty());
 }
