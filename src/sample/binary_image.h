@@ -27,6 +27,8 @@ class BinaryImage {
  public:
   const std::string& path() const { return path_; }
   const std::string& build_id() const { return build_id_; }  // lower-case hex, empty when absent
+  // The whole file as read (what every answer of this image comes from).
+  std::span<const uint8_t> file_bytes() const { return data_->bytes(); }
   bool position_independent() const { return pie_; }         // ET_DYN
   // Whether the file has a line table of its own (.debug_line).
   bool has_line_table() const { return line_table_; }

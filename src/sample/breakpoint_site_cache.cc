@@ -9,12 +9,13 @@
 
 #include "sample/elf_module_file.h"
 #include "util/file_io.h"
+#include "util/md5.h"
 
 namespace covkit::sample {
 
 namespace {
 
-constexpr char kMagic[8] = {'C', 'K', 'S', 'I', 'T', 'E', 'S', '2'};
+constexpr char kMagic[8] = {'C', 'K', 'S', 'I', 'T', 'E', 'S', '3'};
 
 bool valid_build_id(const std::string& id) {
   if (id.empty() || id.size() > 128) return false;
@@ -59,7 +60,7 @@ std::string default_site_cache_dir() {
 
 namespace {
 
-// The file: magic, u64 flags, then per list (whole run, window) u64 count
+// The file: magic, u64 size and the digest, u64 flags, then per list (whole run, window) u64 count
 // and the sites, then u64 size and the skipped lines joined by '\n'.
 constexpr uint64_t kHasLines = 1, kWholeRunKnown = 2, kWindowKnown = 4;
 
@@ -98,8 +99,13 @@ void put64(std::string& out, uint64_t v) { out.append(reinterpret_cast<const cha
 
 }  // namespace
 
-std::optional<CachedSites> load_cached_sites(const std::string& cache_dir, const std::string& build_id) {
-  if (cache_dir.empty() || !valid_build_id(build_id)) return std::nullopt;
+std::string file_digest(std::span<const uint8_t> bytes) {
+  return util::md5_hex(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+}
+
+std::optional<CachedSites> load_cached_sites(const std::string& cache_dir, const std::string& build_id,
+                                             const std::string& digest) {
+  if (cache_dir.empty() || !valid_build_id(build_id) || digest.empty()) return std::nullopt;
   auto file = util::read_file(cache_file(cache_dir, build_id));
   if (!file) return std::nullopt;
   std::span<const uint8_t> b = file->bytes();
@@ -109,6 +115,7 @@ std::optional<CachedSites> load_cached_sites(const std::string& cache_dir, const
   CachedSites out;
   uint64_t flags;
   std::string skipped;
+  if (!r.text(out.digest) || out.digest != digest) return std::nullopt;  // another content's answers
   if (!r.u64(flags) || !r.sites(out.whole_run) || !r.sites(out.window) || !r.text(skipped) || !r.at_end())
     return std::nullopt;
   out.has_lines = flags & kHasLines;
@@ -124,8 +131,10 @@ std::optional<CachedSites> load_cached_sites(const std::string& cache_dir, const
 }
 
 void store_cached_sites(const std::string& cache_dir, const std::string& build_id, const CachedSites& sites) {
-  if (cache_dir.empty() || !valid_build_id(build_id) || !make_dirs(cache_dir)) return;
+  if (cache_dir.empty() || !valid_build_id(build_id) || sites.digest.empty() || !make_dirs(cache_dir)) return;
   std::string content(kMagic, sizeof kMagic);
+  put64(content, sites.digest.size());
+  content += sites.digest;
   put64(content, (sites.has_lines ? kHasLines : 0) | (sites.whole_run_known ? kWholeRunKnown : 0) |
                      (sites.window_known ? kWindowKnown : 0));
   for (const std::vector<uint64_t>* list : {&sites.whole_run, &sites.window}) {

@@ -2,14 +2,16 @@
 // Breakpoint sites computed once per build: building the CFGs of a large
 // executable costs a few hundred milliseconds, which breakpoint mode would
 // otherwise pay in every process of a workload (a test suite runs the same
-// binary hundreds of times). A build-id names one build exactly, so the
-// sites are kept under it, in $XDG_CACHE_HOME/covkit/breakpoint-sites (or
-// ~/.cache/...): one file per build-id, analysis version and build of
-// covkit itself. A module
-// without a build-id is never cached; a cache that cannot be read or written
-// is ignored (the sites are computed again).
+// binary hundreds of times). The sites are kept under the module's
+// build-id, in $XDG_CACHE_HOME/covkit/breakpoint-sites (or ~/.cache/...):
+// one file per build-id, analysis version and build of covkit itself, with
+// the digest of the content they were computed from, since a build-id is
+// only what a file claims. A module without a build-id is never cached; a
+// cache that cannot be read or written is ignored (the sites are computed
+// again).
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,11 @@ inline constexpr uint32_t kBreakpointSitesVersion = 2;
 // and, once computed, its sites for a whole run and for a window (--pid),
 // with the functions left out.
 struct CachedSites {
+  // The MD5 of the file these answers were computed from: they are used for
+  // that content only. The build-id names the entry, but a build-id is
+  // whatever the file says (another user may copy one into a binary of
+  // theirs): sites of such a binary are never planted in the real one.
+  std::string digest;
   bool has_lines = false;
   bool whole_run_known = false, window_known = false;
   std::vector<uint64_t> whole_run, window;
@@ -33,7 +40,12 @@ struct CachedSites {
 // nor HOME is set.
 std::string default_site_cache_dir();
 
-std::optional<CachedSites> load_cached_sites(const std::string& cache_dir, const std::string& build_id);
+// The digest CachedSites::digest holds, of a file's bytes.
+std::string file_digest(std::span<const uint8_t> bytes);
+
+// The entry of `build_id` if it was computed from content `digest`.
+std::optional<CachedSites> load_cached_sites(const std::string& cache_dir, const std::string& build_id,
+                                             const std::string& digest);
 void store_cached_sites(const std::string& cache_dir, const std::string& build_id, const CachedSites& sites);
 
 }  // namespace covkit::sample

@@ -4,6 +4,7 @@
 
 #include "sample/binary_image.h"
 #include "sample/breakpoint_site_cache.h"
+#include "util/file_io.h"
 
 namespace covkit::sample {
 
@@ -64,6 +65,19 @@ ImageVerdict select_image(const ImageSelection& selection, const std::string& pa
   return {ImageVerdict::if_lines, ""};
 }
 
+namespace {
+
+// The digest of the file the process maps (read through what identifies the
+// mapping itself), which a cached answer must have been computed from; ""
+// (no cache) when it cannot be read.
+std::string mapped_digest(const ModuleIdentity& m, const std::string& cache) {
+  if (cache.empty() || m.build_id.empty()) return "";
+  auto file = util::read_file(m.read_by());
+  return file ? file_digest(file->bytes()) : std::string();
+}
+
+}  // namespace
+
 BreakpointProvider cfg_breakpoint_provider(ImageSelection selection, std::string cache_dir, PlanWindow window,
                                            std::shared_ptr<PlanLog> log) {
   return [selection = std::move(selection), cache = std::move(cache_dir), window,
@@ -76,13 +90,14 @@ BreakpointProvider cfg_breakpoint_provider(ImageSelection selection, std::string
       return std::vector<uint64_t>{};
     }
     CachedSites c;
-    if (auto cached = load_cached_sites(cache, m.build_id)) {
+    if (auto cached = load_cached_sites(cache, m.build_id, mapped_digest(m, cache))) {
       c = std::move(*cached);
     } else {
       Expected<BinaryImage> img = load_binary_image(m.path);
       // Messages without the path: the caller names the module (one line, once).
       if (!img) return Error(img.error().describe());
       c.has_lines = img->has_line_table();
+      c.digest = file_digest(img->file_bytes());
     }
     if (verdict.kind == ImageVerdict::if_lines && !c.has_lines) {
       store_cached_sites(cache, m.build_id, c);
@@ -96,6 +111,7 @@ BreakpointProvider cfg_breakpoint_provider(ImageSelection selection, std::string
       (window == PlanWindow::whole_run ? c.whole_run : c.window) = std::move(sites->vaddrs);
       (window == PlanWindow::whole_run ? c.whole_run_known : c.window_known) = true;
       c.skipped = std::move(sites->skipped);
+      if (sites->digest != c.digest) c.digest.clear();  // the file changed between the two reads: not kept
       store_cached_sites(cache, m.build_id, c);
     }
     if (log) log->unplanted(m.path, c.skipped);

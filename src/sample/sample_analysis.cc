@@ -6,6 +6,7 @@
 
 #include "model/load_coverage_file.h"
 #include "sample/address_map.h"
+#include "sample/breakpoint_site_cache.h"
 #include "sample/zydis_library.h"
 #include "sample/coverage_builder.h"
 #include "sample/dominators.h"
@@ -290,9 +291,12 @@ Expected<ModuleSites> breakpoint_sites(const std::string& path, PlanWindow windo
   // Messages without the path: the caller names the module (one line, once).
   if (!img) return Error(img.error().describe());
   if (!img->symbols_problem().empty()) return Error(img->symbols_problem());
+  const std::string digest = file_digest(img->file_bytes());
   Expected<LineTable> lines = load_line_table(path);
-  if (!lines) return breakpoint_sites(build_module_cfg(std::move(*img)), window);
-  return breakpoint_sites(build_module_cfg(std::move(*img), *lines), window);
+  ModuleSites sites = lines ? breakpoint_sites(build_module_cfg(std::move(*img), *lines), window)
+                            : breakpoint_sites(build_module_cfg(std::move(*img)), window);
+  sites.digest = digest;
+  return sites;
 }
 
 }  // namespace covkit::sample

@@ -98,6 +98,7 @@ enum class PlanWindow { whole_run, attached };
 struct ModuleSites {
   std::vector<uint64_t> vaddrs;
   std::vector<std::string> skipped;  // "NAME: why", one per function left out
+  std::string digest;  // breakpoint_sites(path): the MD5 of the file analyzed
 };
 ModuleSites breakpoint_sites(const ModuleCfg& module, PlanWindow window = PlanWindow::whole_run);
 

@@ -468,10 +468,14 @@ def scenario_stripped(args, work):
     subprocess.run(["strip", "--strip-all", "-o", stripped, plain], check=True)
     subprocess.run(["objcopy", "--remove-section", ".eh_frame", "--remove-section", ".eh_frame_hdr", stripped, bare],
                    check=True)
-    # strip keeps the build-id, under which breakpoint sites are cached:
-    # each run gets a cache of its own, so the stripped one computes its own.
+    # strip keeps the build-id, under which breakpoint sites are cached: both
+    # share one cache, and the stripped one (other content, same build-id, as
+    # a binary of another user's that copied one would be) must compute its
+    # own answers, never take the plain one's (that it has lines, its sites).
+    shutil.rmtree(os.path.join(work, "cache-shared"), ignore_errors=True)
+
     def fresh_cache(name):
-        return dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "cache-" + name))
+        return dict(os.environ, XDG_CACHE_HOME=os.path.join(work, "cache-shared"))
     rec_plain, out_plain = record(args, work, "plain.rec", plain, 300, "breakpoint", env=fresh_cache("plain"))
     # Without line information it is not planted unless named; the report
     # says so.
