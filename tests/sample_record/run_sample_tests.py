@@ -227,38 +227,6 @@ def scenario_threads(args, work):
     check_branch_samples(rec, 0, prog)
 
 
-def scenario_fault_guard(args, work):
-    """Block stepping reads the heap in place under its own SIGSEGV and
-    SIGBUS actions (src/runtime/sample/fault_guard.c). fault_guard.c checks
-    from the inside that its actions and mask stay its own, that each of
-    3,000 SIGSEGVs sent by sigqueue arrives once, in order, with its value
-    and sender, and that it takes exactly one fault a page of its own lazily
-    mapped region, at its own instruction (the interpreter's reads of the
-    next page ahead of the thread fault in the guard). The step statistics
-    show that both paths ran: reads that faulted, signals held and queued
-    again (the second depends on timing, so it is reported, not required)."""
-    prog = compile_prog(work, "fault_guard")
-    os.environ["COVKIT_SAMPLE_STEP_STATS"] = "1"
-    try:
-        out, p = record(args, work, "fault_guard", prog, "50000", "3000", mode="branch", period="1ms")
-    finally:
-        del os.environ["COVKIT_SAMPLE_STEP_STATS"]
-    check(p.returncode == 0, f"the program saw a difference (exit {p.returncode}): {p.stderr}")
-    rec = Recording(args.covkit, out)
-    fallback = [w for w in rec.warnings if "no hardware breakpoint" in w or "Zydis" in w]
-    if fallback:
-        raise Skip(f"block stepping cannot run here, so neither can its interpreter: {fallback}")
-    pids = {im["pid"] for im in rec.images}
-    main = [i for i, im in enumerate(rec.images) if im["exe"] == prog and im["ppid"] not in pids]
-    check(main, f"no image of {prog}: {rec.images}")
-    stats = [w for w in rec.warnings if f"pid {rec.images[main[0]]['pid']}:" in w and "stepping cost" in w]
-    check(stats, f"no step statistics: {rec.warnings}")
-    m = re.search(r"(\d+) guarded reads faulted, (\d+) signals held", stats[0])
-    check(m, f"no guard counts in {stats[0]}")
-    check(int(m.group(1)) > 0, f"no read ahead of the thread faulted in the guard: {stats[0]}")
-    print(f"guarded reads faulted: {m.group(1)}, signals held and queued again: {m.group(2)}")
-
-
 def check_fork(args, work, name, check_samples, **options):
     """fork.c: parent and child are images of their own, the child names its
     parent, both have mappings and samples; the child's status is covkit's."""

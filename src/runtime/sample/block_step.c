@@ -805,29 +805,11 @@ static uint32_t rep_passes(struct cks_thread *t, uint64_t at, uint64_t rsp, uint
 /* Memory as the interpreter reads it at one trap: in place in the loaded
  * objects' segments (object_segments.c), lines copied once from the
  * thread's own stack at or above the page it stands in directly (mapped),
- * anywhere else in place under the fault guard (fault_guard.c), where it
- * can be had, else copied with process_vm_readv, which fails where a read
+ * from anywhere else with process_vm_readv, which fails where a read
  * would fault: the handler never faults on an address the program's
- * registers make up. Under the guard only the bytes a load names are
- * read, as the program's own load will. */
+ * registers make up. */
 #define LA_LINE ((uint32_t)sizeof ((struct cks_thread *)0)->la_line[0])
 #define LA_LINES (sizeof ((struct cks_thread *)0)->la_line_at / sizeof(uint64_t))
-_Static_assert(LA_LINES <= 64, "la_guarded has a bit a line");
-#define LA_USER_END (1ull << 47) /* above: no user address (a guarded read would only fault) */
-
-/* Copies the line with process_vm_readv into slot i: NULL where a read
- * would fault. */
-static const unsigned char *la_copy_line(struct cks_thread *t, uint32_t i, uint64_t line) {
-  int saved = errno;
-  if (!t->la_pid) t->la_pid = getpid();
-  struct iovec local = {t->la_line[i], LA_LINE}, remote = {(void *)(uintptr_t)line, LA_LINE};
-  ssize_t n = process_vm_readv(t->la_pid, &local, 1, &remote, 1, 0);
-  errno = saved;
-  if (n != (ssize_t)LA_LINE) return NULL;
-  t->la_line_data[i] = t->la_line[i];
-  t->la_guarded &= ~(1ull << i);
-  return t->la_line[i];
-}
 
 static const unsigned char *la_line(struct cks_thread *t, uint64_t line) {
   if (t->la_line_at[t->la_last] == line + 1) return t->la_line_data[t->la_last];
@@ -836,7 +818,6 @@ static const unsigned char *la_line(struct cks_thread *t, uint64_t line) {
   uint32_t i = t->la_next++ % LA_LINES;
   t->la_line_at[i] = 0;
   t->la_line_data[i] = t->la_line[i];
-  t->la_guarded &= ~(1ull << i);
   uint64_t lo, hi;
   if (cks_object_segment(line, &lo, &hi) && hi - line >= LA_LINE) {
     t->la_line_data[i] = (const unsigned char *)(uintptr_t)line; /* a loaded object's: mapped */
@@ -844,13 +825,12 @@ static const unsigned char *la_line(struct cks_thread *t, uint64_t line) {
       line + LA_LINE <= t->stack_hi && line + LA_LINE > line) {
     memcpy(t->la_line[i], (const void *)(uintptr_t)line, LA_LINE);
   } else {
-    if (!t->la_guard) t->la_guard = line < LA_USER_END && cks_guard_begin(t->tid) ? 1 : -1;
-    if (t->la_guard == 1 && line < LA_USER_END) {
-      t->la_line_data[i] = (const unsigned char *)(uintptr_t)line; /* read by cks_guard_copy */
-      t->la_guarded |= 1ull << i;
-    } else if (!la_copy_line(t, i, line)) {
-      return NULL;
-    }
+    int saved = errno;
+    if (!t->la_pid) t->la_pid = getpid();
+    struct iovec local = {t->la_line[i], LA_LINE}, remote = {(void *)(uintptr_t)line, LA_LINE};
+    ssize_t n = process_vm_readv(t->la_pid, &local, 1, &remote, 1, 0);
+    errno = saved;
+    if (n != (ssize_t)LA_LINE) return NULL;
   }
   t->la_line_at[i] = line + 1;
   t->la_last = i;
@@ -865,17 +845,7 @@ static int la_read(void *ctx, uint64_t addr, void *out, uint32_t size) {
     uint32_t off = (uint32_t)(addr - line), n = LA_LINE - off < size ? LA_LINE - off : size;
     const unsigned char *d = la_line(t, line);
     if (!d) return 0;
-    if (!(t->la_guarded & (1ull << t->la_last))) {
-      memcpy(o, d + off, n);
-    } else if (!cks_guard_copy(o, d + off, n)) {
-      /* unmapped, or a protection key the handler lacks: copied as before
-       * (which reads what the key protects, and fails where unmapped) */
-      uint32_t i = t->la_last;
-      t->la_line_at[i] = 0;
-      if (!(d = la_copy_line(t, i, line))) return 0;
-      t->la_line_at[i] = line + 1;
-      memcpy(o, d + off, n);
-    }
+    memcpy(o, d + off, n);
     o += n;
     addr += n;
     size -= n;
@@ -952,7 +922,6 @@ static enum la_outcome look_ahead(struct cks_thread *t, const greg_t *g, uint32_
   t->la_fs_known = 0;
   t->la_rsp = (uint64_t)g[REG_RSP];
   memset(t->la_line_at, 0, sizeof t->la_line_at);
-  t->la_guarded = 0;
   *stop = 0;
   unsigned char copy[15];
   struct step_insn s;
@@ -977,17 +946,7 @@ static enum la_outcome look_ahead(struct cks_thread *t, const greg_t *g, uint32_
   return done ? LA_AHEAD : LA_NONE;
 }
 
-static uint32_t block_step(struct cks_thread *t, greg_t *g);
-
 CKS_FN uint32_t cks_block_step(struct cks_thread *t, greg_t *g) {
-  t->la_guard = 0;
-  uint32_t stop = block_step(t, g);
-  if (t->la_guard == 1) cks_guard_end(t->tid); /* the program's SIGSEGV and SIGBUS actions back */
-  t->la_guard = 0;
-  return stop;
-}
-
-static uint32_t block_step(struct cks_thread *t, greg_t *g) {
   if (!breakpoint_ready(t)) {
     single_step(t, g);
     return 0;

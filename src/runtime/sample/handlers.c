@@ -75,7 +75,7 @@ static uint64_t thread_cpu_ns(void) {
 
 CKS_FN void cks_write_step_stats(void) {
   if (!cks_cfg.step_stats) return;
-  char text[320], name[16];
+  char text[256], name[16];
   if (cks_cfg.block_step == CKS_BP_SLOTS && !cks_cfg.look_ahead)
     strcpy(name, "decode");
   else if (cks_cfg.block_step == CKS_BP_SLOTS)
@@ -86,15 +86,14 @@ CKS_FN void cks_write_step_stats(void) {
     strcpy(name, "instruction");
   snprintf(text, sizeof text,
            "stepping cost (%s): %llu vectors, %llu ns, %llu traps, %llu register moves, %llu counted loops, "
-           "%llu returns known, %llu steps predicted, %llu guarded reads faulted, %llu signals held",
+           "%llu returns known, %llu steps predicted",
            name, (unsigned long long)__atomic_load_n(&stats_vectors, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_ns, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_traps, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_moves, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_loops, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_returns, __ATOMIC_RELAXED),
-           (unsigned long long)__atomic_load_n(&stats_predicted, __ATOMIC_RELAXED),
-           (unsigned long long)cks_guard_faults(), (unsigned long long)cks_guard_held());
+           (unsigned long long)__atomic_load_n(&stats_predicted, __ATOMIC_RELAXED));
   cks_warn(text);
 }
 

@@ -3,8 +3,8 @@
  * while the object is loaded, so the interpreter reads them in place
  * instead of copying each line with process_vm_readv (~2.5 us a call on
  * this VM, ~9 a vector on bzip2: its code, its globals, libc's). Memory
- * elsewhere (the heap, mappings of the program's own) may fault: it is
- * read under the fault guard (fault_guard.c) or copied.
+ * elsewhere (the heap, mappings of the program's own) is still copied: a
+ * load there may fault.
  *
  * The table is built outside signal context (dl_iterate_phdr takes the
  * loader's lock) at the image's start, in a fork's child, before a thread

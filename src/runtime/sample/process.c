@@ -109,8 +109,6 @@ CKS_API int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *
   static create_fn real;
   if (!real) real = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
   if (!real) return EAGAIN;
-  /* the fault guard's actions are process-wide: not with threads (fault_guard.c) */
-  __atomic_store_n(&cks_threads_started, 1, __ATOMIC_RELEASE);
   struct cks_thread *t = __atomic_load_n(&cks_active, __ATOMIC_RELAXED) ? cks_thread_create() : NULL;
   if (!t) return real(thread, attr, fn, arg);
   check_handlers();

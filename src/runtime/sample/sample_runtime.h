@@ -121,9 +121,8 @@ struct cks_thread {
     struct cks_emu_insn emu; /* op CKS_EMU_NONE: not emulated */
   } __attribute__((aligned(128))) decoded[4096];
   /* The look-ahead interpreter (block_step.c): its copy of the registers,
-   * and the memory it read at this trap by lines: in place (loaded
-   * objects, under the fault guard) or copied (the stack, with
-   * process_vm_readv, which fails where a read would fault). */
+   * and the memory it read at this trap, copied in lines with
+   * process_vm_readv (which fails where a read would fault). */
   struct cks_emu emu;
   pid_t la_pid;      /* 0: not asked at this trap */
   uint64_t la_rsp;   /* the thread's stack pointer at this trap */
@@ -132,8 +131,6 @@ struct cks_thread {
   uint32_t la_next;  /* the line replaced next */
   uint32_t la_last;  /* the line read last */
   uint64_t la_code_lo, la_code_hi; /* the segment the thread runs in (object_segments.c): read in place */
-  int la_guard;      /* fault_guard.c at this trap: 0 not asked, 1 held, -1 not to be had */
-  uint64_t la_guarded; /* lines (bits) read in place under the guard, not copied */
   /* lines of 1 KiB: a copy costs the system call and as much again for
    * 4 KiB of the program's cold data, and the loads ahead of one trap
    * seldom go far in one place */
@@ -159,18 +156,6 @@ CKS_FN void cks_object_segments_build(void); /* not in signal context */
 /* The segment of a loaded object holding `addr` (async-signal-safe): 1
  * with its bounds, 0 when not listed or the table is changing. */
 CKS_FN int cks_object_segment(uint64_t addr, uint64_t *lo, uint64_t *hi);
-
-/* ---- fault_guard.c: the program's memory read in place (block stepping's interpreter) ---- */
-extern int cks_threads_started; /* atomic: pthread_create was called (process.c) */
-/* 1: the runtime's SIGSEGV and SIGBUS actions stand in for the program's
- * until cks_guard_end (the same handler's run), and cks_guard_copy may
- * be called; 0: not now (another thread holds it, threads, a failure). */
-CKS_FN int cks_guard_begin(int tid);
-CKS_FN void cks_guard_end(int tid);
-/* Copies `size` bytes from `src`: 1 done, 0 a read faulted. */
-CKS_FN int cks_guard_copy(void *dst, const void *src, size_t size);
-CKS_FN uint64_t cks_guard_faults(void); /* copies that faulted (CKS_ENV_STEP_STATS) */
-CKS_FN uint64_t cks_guard_held(void);   /* signals sent meanwhile, queued again */
 
 /* ---- steps.c: the vector's steps and the rules that end it ---- */
 CKS_FN uint64_t *cks_steps_area(struct cks_thread *t); /* after the stack in t->record */
