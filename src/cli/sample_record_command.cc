@@ -264,13 +264,13 @@ uint64_t children_cpu_ns() {
 // scheduler tick (every 4 ms at 250 Hz): a --period below it gives fewer
 // samples than asked for, which the user is told (as perf record says when
 // it lowers a frequency), from what the run gave.
-void warn_coarse_ticks(uint64_t period_ns, uint64_t cpu_ns, size_t samples, bool pc) {
+void warn_coarse_ticks(uint64_t period_ns, uint64_t cpu_ns, size_t samples) {
   if (samples < 50 || cpu_ns < 2 * period_ns * samples) return;
   warn_sample_record(fmt::format("--period {:g} ms: the program got a sample every {:.1f} ms of its CPU time ({} in "
-                                 "{:.2f} s): the kernel fires CPU-time timers only on its scheduler tick (CONFIG_HZ){}",
+                                 "{:.2f} s): the kernel fires CPU-time timers only on its scheduler tick (CONFIG_HZ); "
+                                 "--source perf samples at the period asked for",
                                  double(period_ns) / 1e6, double(cpu_ns) / double(samples) / 1e6,
-                                 util::count_of(samples, "sample"), double(cpu_ns) / 1e9,
-                                 pc ? "; --source perf samples at the period asked for" : ""));
+                                 util::count_of(samples, "sample"), double(cpu_ns) / 1e9));
 }
 
 // --pid: the recording of a running process, and 0 (its end is said, not
@@ -431,9 +431,10 @@ int record(const SampleRecordOptions& o, std::vector<std::string> command) {
                         : sample::record_samples(r);
   if (!out) return fail(kSampleRecordCommand, "", out.error().message, out.error().program_not_started ? 127 : 1);
   say_mode();
-  if (sampling && !use_perf && r.period_ns && out->recording)
-    warn_coarse_ticks(r.period_ns, children_cpu_ns() - cpu_before, out->recording->samples.size(),
-                      *mode == sample::SampleMode::pc);
+  // pc mode only: in branch mode the CPU a vector's stepping takes gives no
+  // tick (the timer is then a watchdog), so the ratio would say nothing.
+  if (*mode == sample::SampleMode::pc && !use_perf && r.period_ns && out->recording)
+    warn_coarse_ticks(r.period_ns, children_cpu_ns() - cpu_before, out->recording->samples.size());
   if (!emulated.empty())
     std::fprintf(stderr, "%s: %s: branch vectors were emulated by stepping the program (about 0.3-1 ms each)\n",
                  std::string(kSampleRecordCommand).c_str(), emulated.c_str());

@@ -15,7 +15,7 @@ namespace covkit::sample {
 
 namespace {
 
-constexpr char kMagic[8] = {'C', 'K', 'S', 'I', 'T', 'E', 'S', '3'};
+constexpr char kMagic[8] = {'C', 'K', 'S', 'I', 'T', 'E', 'S', '4'};
 
 bool valid_build_id(const std::string& id) {
   if (id.empty() || id.size() > 128) return false;
@@ -60,7 +60,7 @@ std::string default_site_cache_dir() {
 
 namespace {
 
-// The file: magic, u64 size and the digest, u64 flags, then per list (whole run, window) u64 count
+// The file: magic, u64 size and the digest, the stamp (5 u64), u64 flags, then per list (whole run, window) u64 count
 // and the sites, then u64 size and the skipped lines joined by '\n'.
 constexpr uint64_t kHasLines = 1, kWholeRunKnown = 2, kWindowKnown = 4;
 
@@ -103,9 +103,22 @@ std::string file_digest(std::span<const uint8_t> bytes) {
   return util::md5_hex(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
+FileStamp file_stamp(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return {};
+  return {uint64_t(st.st_dev), uint64_t(st.st_ino), uint64_t(st.st_size),
+          uint64_t(st.st_mtim.tv_sec) * 1'000'000'000 + uint64_t(st.st_mtim.tv_nsec),
+          uint64_t(st.st_ctim.tv_sec) * 1'000'000'000 + uint64_t(st.st_ctim.tv_nsec)};
+}
+
 std::optional<CachedSites> load_cached_sites(const std::string& cache_dir, const std::string& build_id,
                                              const std::string& digest) {
-  if (cache_dir.empty() || !valid_build_id(build_id) || digest.empty()) return std::nullopt;
+  return load_cached_sites(cache_dir, build_id, FileStamp{}, [&] { return digest; });
+}
+
+std::optional<CachedSites> load_cached_sites(const std::string& cache_dir, const std::string& build_id,
+                                             const FileStamp& stamp, const std::function<std::string()>& digest) {
+  if (cache_dir.empty() || !valid_build_id(build_id)) return std::nullopt;
   auto file = util::read_file(cache_file(cache_dir, build_id));
   if (!file) return std::nullopt;
   std::span<const uint8_t> b = file->bytes();
@@ -115,7 +128,11 @@ std::optional<CachedSites> load_cached_sites(const std::string& cache_dir, const
   CachedSites out;
   uint64_t flags;
   std::string skipped;
-  if (!r.text(out.digest) || out.digest != digest) return std::nullopt;  // another content's answers
+  if (!r.text(out.digest) || out.digest.empty() || !r.u64(out.stamp.dev) || !r.u64(out.stamp.ino) ||
+      !r.u64(out.stamp.size) || !r.u64(out.stamp.mtime_ns) || !r.u64(out.stamp.ctime_ns))
+    return std::nullopt;
+  // Another content's answers are never used.
+  if (!(out.stamp.known() && out.stamp == stamp) && out.digest != digest()) return std::nullopt;
   if (!r.u64(flags) || !r.sites(out.whole_run) || !r.sites(out.window) || !r.text(skipped) || !r.at_end())
     return std::nullopt;
   out.has_lines = flags & kHasLines;
@@ -135,6 +152,8 @@ void store_cached_sites(const std::string& cache_dir, const std::string& build_i
   std::string content(kMagic, sizeof kMagic);
   put64(content, sites.digest.size());
   content += sites.digest;
+  for (uint64_t v : {sites.stamp.dev, sites.stamp.ino, sites.stamp.size, sites.stamp.mtime_ns, sites.stamp.ctime_ns})
+    put64(content, v);
   put64(content, (sites.has_lines ? kHasLines : 0) | (sites.whole_run_known ? kWholeRunKnown : 0) |
                      (sites.window_known ? kWindowKnown : 0));
   for (const std::vector<uint64_t>* list : {&sites.whole_run, &sites.window}) {

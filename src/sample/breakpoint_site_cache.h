@@ -10,6 +10,7 @@
 // cache that cannot be read or written is ignored (the sites are computed
 // again).
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -24,12 +25,23 @@ inline constexpr uint32_t kBreakpointSitesVersion = 2;
 // before anything is analyzed: a build without is not planted by default),
 // and, once computed, its sites for a whole run and for a window (--pid),
 // with the functions left out.
+// One state of a file, known without reading it: a file of the same device,
+// inode, size, modification and change time (which no user can set) still
+// has the content it had. Zero: unknown, never equal to a file's.
+struct FileStamp {
+  uint64_t dev = 0, ino = 0, size = 0, mtime_ns = 0, ctime_ns = 0;
+  bool known() const { return ino != 0; }
+  bool operator==(const FileStamp&) const = default;
+};
+FileStamp file_stamp(int fd);
+
 struct CachedSites {
   // The MD5 of the file these answers were computed from: they are used for
   // that content only. The build-id names the entry, but a build-id is
   // whatever the file says (another user may copy one into a binary of
   // theirs): sites of such a binary are never planted in the real one.
   std::string digest;
+  FileStamp stamp;  // of a file that had `digest` (a check without reading it), or unknown
   bool has_lines = false;
   bool whole_run_known = false, window_known = false;
   std::vector<uint64_t> whole_run, window;
@@ -46,6 +58,10 @@ std::string file_digest(std::span<const uint8_t> bytes);
 // The entry of `build_id` if it was computed from content `digest`.
 std::optional<CachedSites> load_cached_sites(const std::string& cache_dir, const std::string& build_id,
                                              const std::string& digest);
+// The same for a file of stamp `stamp`: the entry's stamp equal to it, or
+// else `digest()` (the file's digest, computed only then) equal to its digest.
+std::optional<CachedSites> load_cached_sites(const std::string& cache_dir, const std::string& build_id,
+                                             const FileStamp& stamp, const std::function<std::string()>& digest);
 void store_cached_sites(const std::string& cache_dir, const std::string& build_id, const CachedSites& sites);
 
 }  // namespace covkit::sample

@@ -1,10 +1,12 @@
 #include "sample/cfg_breakpoint_provider.h"
 
+#include <fcntl.h>
 #include <fnmatch.h>
 
 #include "sample/binary_image.h"
 #include "sample/breakpoint_site_cache.h"
 #include "util/file_io.h"
+#include "util/unique_fd.h"
 
 namespace covkit::sample {
 
@@ -67,14 +69,33 @@ ImageVerdict select_image(const ImageSelection& selection, const std::string& pa
 
 namespace {
 
-// The digest of the file the process maps (read through what identifies the
-// mapping itself), which a cached answer must have been computed from; ""
-// (no cache) when it cannot be read.
-std::string mapped_digest(const ModuleIdentity& m, const std::string& cache) {
-  if (cache.empty() || m.build_id.empty()) return "";
-  auto file = util::read_file(m.read_by());
-  return file ? file_digest(file->bytes()) : std::string();
-}
+// The file the process maps (opened through what identifies the mapping
+// itself), which a cached answer must have been computed from: its stamp,
+// and its digest, read only when the stamp does not settle it ("" when it
+// cannot be read: no cached answer is used).
+class MappedFile {
+ public:
+  MappedFile(const ModuleIdentity& m, const std::string& cache) : path_(m.read_by()) {
+    if (cache.empty() || m.build_id.empty()) return;
+    fd_ = util::UniqueFd(::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+    if (fd_.valid()) stamp_ = file_stamp(fd_.get());
+  }
+  const FileStamp& stamp() const { return stamp_; }
+  const std::string& digest() {
+    if (!read_ && stamp_.known()) {
+      read_ = true;
+      if (auto file = util::read_open_file(fd_.get(), path_)) digest_ = file_digest(file->bytes());
+    }
+    return digest_;
+  }
+
+ private:
+  std::string path_;
+  util::UniqueFd fd_;
+  FileStamp stamp_;
+  bool read_ = false;
+  std::string digest_;
+};
 
 }  // namespace
 
@@ -90,7 +111,8 @@ BreakpointProvider cfg_breakpoint_provider(ImageSelection selection, std::string
       return std::vector<uint64_t>{};
     }
     CachedSites c;
-    if (auto cached = load_cached_sites(cache, m.build_id, mapped_digest(m, cache))) {
+    MappedFile mapped(m, cache);
+    if (auto cached = load_cached_sites(cache, m.build_id, mapped.stamp(), [&] { return mapped.digest(); })) {
       c = std::move(*cached);
     } else {
       Expected<BinaryImage> img = load_binary_image(m.path);
@@ -98,6 +120,8 @@ BreakpointProvider cfg_breakpoint_provider(ImageSelection selection, std::string
       if (!img) return Error(img.error().describe());
       c.has_lines = img->has_line_table();
       c.digest = file_digest(img->file_bytes());
+      // The mapped file's stamp vouches for this content only if it has it.
+      c.stamp = mapped.digest() == c.digest ? mapped.stamp() : FileStamp{};
     }
     if (verdict.kind == ImageVerdict::if_lines && !c.has_lines) {
       store_cached_sites(cache, m.build_id, c);

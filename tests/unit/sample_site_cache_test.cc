@@ -67,6 +67,28 @@ TEST(BreakpointSiteCache, AnotherContentUnderTheSameBuildIdIsAMiss) {
   EXPECT_EQ(file_digest(std::span<const uint8_t>()), "d41d8cd98f00b204e9800998ecf8427e");  // MD5 of nothing
 }
 
+// A file of the entry's stamp is taken without its digest being computed;
+// any other file only by its digest; an unknown stamp never vouches.
+TEST(BreakpointSiteCache, AStampVouchesOnlyForItsOwnFile) {
+  testing::TempDir tmp;
+  CachedSites sites = some_sites();
+  sites.stamp = {1, 2, 3, 4, 5};
+  store_cached_sites(tmp.path(), "abcdef01", sites);
+  int asked = 0;
+  const auto wrong = [&] { ++asked; return std::string("fedcba9876543210fedcba9876543210"); };
+  const auto right = [&] { ++asked; return kDigest; };
+  auto same = load_cached_sites(tmp.path(), "abcdef01", FileStamp{1, 2, 3, 4, 5}, wrong);
+  ASSERT_TRUE(same);
+  EXPECT_EQ(asked, 0);
+  EXPECT_EQ(same->stamp, (FileStamp{1, 2, 3, 4, 5}));
+  EXPECT_FALSE(load_cached_sites(tmp.path(), "abcdef01", FileStamp{1, 2, 3, 4, 6}, wrong));  // changed since
+  EXPECT_TRUE(load_cached_sites(tmp.path(), "abcdef01", FileStamp{1, 9, 3, 4, 5}, right));   // a copy
+  EXPECT_EQ(asked, 2);
+  sites.stamp = {};
+  store_cached_sites(tmp.path(), "abcdef02", sites);
+  EXPECT_FALSE(load_cached_sites(tmp.path(), "abcdef02", FileStamp{}, wrong));
+}
+
 TEST(BreakpointSiteCache, NoBuildIdOrAStrangeOneIsNeverCached) {
   testing::TempDir tmp;
   store_cached_sites(tmp.path(), "", some_sites());
@@ -97,7 +119,7 @@ TEST(BreakpointSiteCache, TornOrForeignFilesAreMisses) {
   std::ofstream(file, std::ios::binary | std::ios::trunc) << longer;
   EXPECT_FALSE(load_cached_sites(tmp.path(), "beef", kDigest));
   std::string huge = bytes;  // a count far beyond the file (the whole run's, after magic, digest and flags)
-  huge[8 + 8 + 32 + 8 + 7] = '\x7f';
+  huge[8 + 8 + 32 + 5 * 8 + 8 + 7] = '\x7f';
   std::ofstream(file, std::ios::binary | std::ios::trunc) << huge;
   EXPECT_FALSE(load_cached_sites(tmp.path(), "beef", kDigest));
 }
