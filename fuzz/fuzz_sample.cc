@@ -74,7 +74,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       std::vector<format::PerfRecord> records;
       (void)format::parse_perf_records(bytes, layout, records);  // what came before a damaged record stays
       format::SampleRecording rec;
-      sample::PerfRecordingBuilder builder(rec, [](const std::string&) { return std::string(); }, 1, "/prog");
+      sample::PerfRecordingBuilder builder(rec, [](const format::PerfMmap&) { return std::string(); }, 1, "/prog");
       for (const format::PerfRecord& r : records) builder.add(r, 0);
       builder.root_ended(true);
       builder.finish();
