@@ -1057,7 +1057,7 @@ def scenario_output_special_swap(env):
                     reader = subprocess.Popen(["setpriv", f"--reuid={ATTACKER}", f"--regid={ATTACKER}",
                                                "--clear-groups", "sh", "-c", 'exec cat "$1" > "$2"', "sh", target,
                                                stolen], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                    time.sleep(0.2)  # the reader in its open (if not, covkit's open waits for it)
+                    blocked_in_open([reader])  # the reader waits in its open for a writer
                 else:
                     env.as_attacker(["sh", "-c", f"umask 0; : > {target}; ln -s {target} {stolen}"])
 
@@ -1066,7 +1066,14 @@ def scenario_output_special_swap(env):
                                               timeout=60)
             check(moved, f"{plant}: covkit did not stop before opening root's FIFO: {err!r}")
             if reader:
-                time.sleep(0.2)
+                # The reader ends either way before `stolen` is read: it read
+                # what covkit wrote (and covkit's close), or, still waiting in
+                # its open, it is let go by an empty writer of ours.
+                try:
+                    os.close(os.open(target, os.O_WRONLY | os.O_NONBLOCK))
+                except OSError:
+                    pass  # no reader waits any more
+                reader.wait(timeout=60)
             text = open(stolen, errors="replace").read() if os.path.exists(stolen) else ""
             check(not text, f"{plant}: the attacker read covkit's output through the file they put at the name: "
                             f"{text[:80]!r}")
