@@ -132,6 +132,17 @@ pid_t thread_tracer(pid_t pid, pid_t tid) {
   return status ? pid_t(status_number(*status, "TracerPid").value_or(0)) : 0;
 }
 
+Expected<std::string> read_settled_proc_file(pid_t pid, std::string_view name, std::chrono::milliseconds wait) {
+  const std::string path = "/proc/" + std::to_string(pid) + "/" + std::string(name);
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  auto text = read_proc_file(path);
+  while (text && text->empty() && process_running(pid) && std::chrono::steady_clock::now() < deadline) {
+    ::usleep(2000);
+    text = read_proc_file(path);
+  }
+  return text;
+}
+
 std::vector<std::string> process_command_line(pid_t pid) {
   std::vector<std::string> words;
   auto text = read_proc_file("/proc/" + std::to_string(pid) + "/cmdline");

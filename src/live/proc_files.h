@@ -5,6 +5,7 @@
 // (std::ifstream throws from its buffer in that case).
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -43,6 +44,12 @@ bool thread_exited(pid_t pid, pid_t tid);
 
 // The process tracing a thread (TracerPid), 0 when none or unknown.
 pid_t thread_tracer(pid_t pid, pid_t tid);
+
+// /proc/PID/NAME ("cmdline", "environ") of a process that may be inside an
+// exec, whose new stack holds them only once the exec is done: read again
+// while it is empty and the process runs, for `wait` at most. Empty for a
+// process that ended, or holds none.
+Expected<std::string> read_settled_proc_file(pid_t pid, std::string_view name, std::chrono::milliseconds wait);
 
 // The words of /proc/PID/cmdline (empty when the process is gone).
 std::vector<std::string> process_command_line(pid_t pid);

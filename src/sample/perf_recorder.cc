@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -264,12 +265,9 @@ namespace {
 // that ended has none for good: the first is waited for (~2 s at most: an
 // exec on a loaded machine), the second refused.
 Expected<std::vector<std::string>, RecordError> attach_command(pid_t pid) {
-  for (int tries = 0; tries < 2000; ++tries) {
-    std::vector<std::string> command = live::process_command_line(pid);
-    if (!command.empty()) return command;
-    if (!live::process_running(pid)) break;
-    ::usleep(1000);
-  }
+  (void)live::read_settled_proc_file(pid, "cmdline", std::chrono::seconds(2));
+  std::vector<std::string> command = live::process_command_line(pid);
+  if (!command.empty()) return command;
   if (live::process_running(pid)) return std::vector<std::string>{fmt::format("[process {}]", pid)};
   return RecordError(gone_process(pid), false);
 }

@@ -43,14 +43,8 @@ constexpr std::chrono::seconds kStartWait{5};
 Expected<TracedProcess> from_environment(pid_t pid) {
   if (pid <= 0) return Error(fmt::format("{}: not a process id", pid));
   const std::string path = fmt::format("/proc/{}/environ", pid);
-  auto env = live::read_proc_file(path);
-  // A process inside its exec has no environment for a moment (its new
-  // stack is not set up): waited for, as long as it runs.
-  const auto deadline = std::chrono::steady_clock::now() + kStartWait;
-  while (env && env->empty() && live::process_running(pid) && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    env = live::read_proc_file(path);
-  }
+  // A process inside its exec has no environment for a moment: waited for.
+  auto env = live::read_settled_proc_file(pid, "environ", kStartWait);
   if (!env) {
     if (::kill(pid, 0) != 0 && errno == ESRCH) return Error(fmt::format("process {} does not exist", pid));
     return Error(fmt::format("cannot read {}: {}", path, env.error().message));
