@@ -292,6 +292,7 @@ uint32_t flags_after_reset(const RootRecord& root, bool mark_run_counted) {
 // the program it was executing: an exec ends the other threads and waits
 // for them, which takes a few ms (more on a loaded machine).
 constexpr auto kExecGrace = std::chrono::milliseconds(1000);
+constexpr auto kExitSettled = std::chrono::milliseconds(50);
 
 // Whether a process that looked as if it had ended (no thread of it
 // running, the thread read through gone, its memory detached) executed
@@ -303,19 +304,29 @@ constexpr auto kExecGrace = std::chrono::milliseconds(1000);
 // it is gone, a zombie with no thread left, or its pid another process's.
 bool executed_instead(pid_t pid, uint64_t started) {
   const auto deadline = std::chrono::steady_clock::now() + kExecGrace;
-  for (int none_running = 0;;) {
+  std::optional<std::chrono::steady_clock::time_point> none_since;
+  for (;;) {
     // The exec waits for the threads a stop given up halfway left traced.
     reap_ended_tracees(pid);
-    if (process_start_time(pid) != started) return false;
-    const std::optional<pid_t> at = live_thread(pid);
+    // Another start time: the pid is another process's. None: gone, or
+    // /proc/PID read while the executing thread takes the process's id.
+    const std::optional<uint64_t> start = process_start_time(pid);
+    if (start && *start != started) return false;
+    const std::optional<pid_t> at = start ? live_thread(pid) : std::nullopt;
     if (at == pid) {
       auto maps = read_maps(pid);
       if (maps && !maps->empty()) return true;
     }
-    // No thread running, twice in a row: the executing thread takes the
-    // process's id between reads of /proc, but it never stops running.
-    none_running = at ? 0 : none_running + 1;
-    if (none_running == 2 || std::chrono::steady_clock::now() >= deadline) return false;
+    // No thread running for kExitSettled: the executing thread takes the
+    // process's id between reads of /proc but never stops running, and an
+    // exited process stays so (two reads 2 ms apart were not enough under
+    // the sanitizers on a loaded machine: an exec was said to be an exit).
+    const auto now = std::chrono::steady_clock::now();
+    if (at)
+      none_since.reset();
+    else if (!none_since)
+      none_since = now;
+    if ((none_since && now - *none_since >= kExitSettled) || now >= deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
 }
