@@ -26,6 +26,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from proc_stat import process_state  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGS = os.path.join(HERE, "progs")
 
@@ -64,15 +67,6 @@ def thread_states(pid):
         except OSError:
             pass
     return states
-
-
-def process_state(pid):
-    """The state letter of /proc/PID/stat (its main thread's), or None once it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return None
 
 
 def gone_or_zombie(pid):

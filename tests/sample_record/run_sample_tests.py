@@ -16,6 +16,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from proc_stat import process_state  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Tests sample often, so that each thread of a 0.3 s program has samples.
 PERIOD = "5ms"
@@ -560,15 +563,6 @@ def scenario_perf_ring_wraps(args, work):
     check(p.returncode != 0 and "--mmap-pages" in p.stderr, f"--mmap-pages with breakpoints: {p.returncode} {p.stderr}")
 
 
-def live_state(pid):
-    """the state letter of /proc/PID/stat (R, S, Z...), or None."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return None
-
-
 def cpu_seconds(pid):
     """user + system CPU time the process has used so far (/proc/PID/stat), or None once it is gone."""
     try:
@@ -683,8 +677,8 @@ def scenario_perf_attach(args, work):
     # A zombie (ended, not yet reaped) is said to have ended, nothing written.
     zombie = subprocess.Popen(["true"])
     deadline = time.monotonic() + 120
-    while live_state(zombie.pid) != "Z":
-        check(time.monotonic() < deadline, f"`true` did not end: state {live_state(zombie.pid)}")
+    while process_state(zombie.pid) != "Z":
+        check(time.monotonic() < deadline, f"`true` did not end: state {process_state(zombie.pid)}")
         time.sleep(0.01)
     out = os.path.join(work, "zombie.rec")
     shutil.rmtree(out, ignore_errors=True)
