@@ -21,6 +21,7 @@
 #include "util/fast_allocator.h"
 #include "trace/recording_dir.h"
 #include "util/file_io.h"
+#include "util/foreign_data.h"
 #include "util/printable.h"
 
 namespace covkit::cli {
@@ -38,7 +39,9 @@ int run_sample_import_perf(int argc, char** argv) {
                "the files' build-ids, so PIE programs and shared libraries need nothing\n"
                "more. Branch stacks make a recording of mode perf, samples without them\n"
                "one of mode pc. Not read: perf.data written to a pipe (perf record -o -)\n"
-               "and compressed records (perf record -z).\n"
+               "and compressed records (perf record -z). The files another user's\n"
+               "perf.data names are read with that user's rights, and the recording\n"
+               "names that user for its reports (data_owners).\n"
                "\n"
                "FILE may also be the text of perf script (\"-\" reads standard input):\n"
                "\n"
@@ -78,6 +81,10 @@ int run_sample_import_perf(int argc, char** argv) {
   return run_guarded(kSampleImportPerfCommand, [&] {
     auto data = util::read_file_or_stdin(file);
     if (!data) return fail(kSampleImportPerfCommand, file, data.error());
+    // Another user's perf.data names the files its samples ran in: they are
+    // read with that user's rights, and the recording is no more open than
+    // the perf.data (util/foreign_data.h).
+    if (file != "-") util::note_data_file(file, *data);
     const std::span<const uint8_t> bytes = data->bytes();
     const bool perf_data = format::is_perf_data(bytes);
     if (perf_data && (!binaries.empty() || offsets))

@@ -15,8 +15,6 @@
 namespace covkit::format {
 
 Expected<OpenElf> OpenElf::open(const std::string& path) {
-  elf_version(EV_CURRENT);
-  OpenElf f;
   util::test_stop_point("elf-open");
   // Regular files only, never opened otherwise: the modules a traced or
   // sampled process maps are opened by the paths it shows, which its user
@@ -27,7 +25,13 @@ Expected<OpenElf> OpenElf::open(const std::string& path) {
     e.message = fmt::format("{}: {}{}", path, e.errno_value ? "cannot open: " : "", e.message);
     return e;
   }
-  f.fd_ = opened->release();
+  return open(std::move(*opened), path);
+}
+
+Expected<OpenElf> OpenElf::open(util::UniqueFd fd, const std::string& path) {
+  elf_version(EV_CURRENT);
+  OpenElf f;
+  f.fd_ = fd.release();
   f.elf_ = elf_begin(f.fd_, ELF_C_READ_MMAP, nullptr);
   if (!f.elf_ || elf_kind(f.elf_) != ELF_K_ELF || gelf_getclass(f.elf_) != ELFCLASS64)
     return Error(fmt::format("{}: not a 64-bit ELF file", path));

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "util/expected.h"
+#include "util/unique_fd.h"
 
 namespace covkit::format {
 
@@ -26,6 +27,8 @@ struct FunctionSymbol {
 class OpenElf {
  public:
   static Expected<OpenElf> open(const std::string& path);
+  // A regular file already open (by util::open_named_file, say); `path` names it in errors.
+  static Expected<OpenElf> open(util::UniqueFd fd, const std::string& path);
   OpenElf(OpenElf&& o) noexcept;
   OpenElf(const OpenElf&) = delete;
   OpenElf& operator=(const OpenElf&) = delete;

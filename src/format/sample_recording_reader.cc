@@ -25,6 +25,7 @@ namespace {
 constexpr size_t kMaxJsonBytes = 1 << 20;
 constexpr size_t kMaxFiles = 100000;
 constexpr size_t kMaxPlanEntries = 100000;  // left_out, unplanted
+constexpr size_t kMaxDataOwners = 64;  // each costs a change of identity per file read
 
 uint32_t get32(const uint8_t* p) {
   uint32_t v;
@@ -348,6 +349,13 @@ Expected<void> read_recording_json(std::string_view text, SampleRecording& into)
     if (!attached) return attached.error();
     into.attached = into.attached || *attached;
   }
+  if (j.contains("data_owners")) {
+    auto owners = json_field<std::vector<uint32_t>>(j, "data_owners");
+    if (!owners || owners->size() > kMaxDataOwners)
+      return Error(fmt::format("{}: \"data_owners\" is not an array of at most {} user ids", CKS_RECORDING_JSON,
+                               kMaxDataOwners));
+    into.data_owners.insert(into.data_owners.end(), owners->begin(), owners->end());
+  }
   // Breakpoint mode's plan: what it left alone.
   for (const char* key : {"left_out", "unplanted"}) {
     if (!j.contains(key)) continue;
@@ -396,6 +404,11 @@ Expected<SampleRecording> read_sample_recording(const std::string& dir, SampleDe
     util::note_data_file(dir + "/" + name, *data);
     if (auto ok = read_sample_file(data->bytes(), name, rec, detail); !ok) return ok.error();
   }
+  // The users whose data the recorder read (a perf.data's, a process's):
+  // their rights bound what the recording's names lead to (its binaries,
+  // their sources), as they bound the recorder's reads. Noted after the
+  // recording's own files, which are its owner's. It only ever narrows.
+  for (uint32_t uid : rec.data_owners) util::note_foreign_data(util::file_owner(uid_t(uid)), json->mode());
   return rec;
 }
 

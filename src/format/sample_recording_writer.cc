@@ -12,6 +12,7 @@
 
 #include "runtime/sample/sample_contract.h"
 #include "util/file_io.h"
+#include "util/foreign_data.h"
 #include "util/printable.h"
 
 namespace covkit::format {
@@ -145,6 +146,13 @@ Expected<void> write_recording_json(const std::string& dir, const SampleRecordin
     j["left_out"].push_back({{"path", l.path}, {"build_id", l.build_id}, {"reason", l.reason}});
   for (const UnplantedFunction& u : rec.unplanted)
     j["unplanted"].push_back({{"path", u.path}, {"function", u.function}, {"reason", u.reason}});
+  // Whose data this holds, kept for its readers: covkit's own recording of
+  // another user's data would otherwise be read with covkit's rights only.
+  std::vector<uint32_t> owners = rec.data_owners;
+  for (const util::DataOwner& o : util::foreign_owners()) owners.push_back(o.uid);
+  std::sort(owners.begin(), owners.end());
+  owners.erase(std::unique(owners.begin(), owners.end()), owners.end());
+  if (!owners.empty()) j["data_owners"] = owners;
   // Invalid UTF-8 in a command's argument is replaced, not a failure.
   std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   auto ok = util::write_file_atomic(dir + "/" + CKS_RECORDING_JSON, text);

@@ -95,6 +95,11 @@ struct SampleRecording {
   bool attached = false;
   std::vector<LeftOutImage> left_out;
   std::vector<UnplantedFunction> unplanted;
+  // Users other than covkit's whose data the recording holds (a sampled
+  // process's owner, an imported perf.data's): the files it names are read
+  // with their rights too when it is read (util/foreign_data.h), as they
+  // were when it was written. The writer adds the owners noted so far.
+  std::vector<uint32_t> data_owners;
 };
 
 }  // namespace covkit::format

@@ -5,12 +5,14 @@
 #include <fmt/format.h>
 
 #include "format/elf_symbols.h"
+#include "util/foreign_data.h"
 #include "util/printable.h"
 
 namespace covkit::sample {
 
-Expected<ElfModuleFile> read_elf_module(const std::string& path) {
-  auto f = format::OpenElf::open(path);
+namespace {
+
+Expected<ElfModuleFile> elf_module_of(Expected<format::OpenElf> f, const std::string& path) {
   if (!f) return f.error();
   ElfModuleFile out;
   GElf_Ehdr eh;
@@ -29,6 +31,10 @@ Expected<ElfModuleFile> read_elf_module(const std::string& path) {
   for (ssize_t i = 0; i < n; ++i) out.build_id += fmt::format("{:02x}", static_cast<const uint8_t*>(id)[i]);
   return out;
 }
+
+}  // namespace
+
+Expected<ElfModuleFile> read_elf_module(const std::string& path) { return elf_module_of(format::OpenElf::open(path), path); }
 
 std::string MappedModule::file() const { return fmt::format("/proc/self/fd/{}", opened.fd.get()); }
 
@@ -60,7 +66,12 @@ Expected<ElfModuleFile> read_elf_module(const MappedModule& module) {
 }
 
 std::string file_build_id(const std::string& path) {
-  auto file = read_elf_module(path);
+  // Named by data (a perf.data's MMAP records): opened with the rights of
+  // the data's owners, or a user's perf.data naming a binary only root may
+  // read would put its build-id into root's recording.
+  auto opened = util::open_named_file(path);
+  if (!opened) return {};
+  auto file = elf_module_of(format::OpenElf::open(std::move(*opened), path), path);
   return file ? file->build_id : std::string();
 }
 

@@ -50,7 +50,8 @@ Expected<ElfModuleFile> read_elf_module(const MappedModule& module);
 Error named_for(Error e, const MappedModule& module);
 
 // The build-id of the file at `path` as it is now; "" when it has none or
-// cannot be read (the recorders name mappings with it).
+// cannot be read with the rights of the data's owners (util/foreign_data.h:
+// the path comes from data, a perf.data's MMAP records).
 std::string file_build_id(const std::string& path);
 
 // The file's functions and symbols (format/elf_symbols.h), as the recorder

@@ -5,6 +5,7 @@
 #include "format/sample_recording_reader.h"
 #include "sample/perf_data_import.h"
 #include "util/file_io.h"
+#include "util/foreign_data.h"
 
 namespace covkit::sample {
 
@@ -15,6 +16,7 @@ Expected<format::SampleRecording> read_recording_input(const std::string& path) 
   if (!format::is_perf_data(data->bytes()))
     return Error("neither a recording directory (covkit sample record -o DIR) nor a perf.data file" +
                  format::wrong_kind_hint(path, format::InputKind::perf_data));
+  util::note_data_file(path, *data);  // its owner's rights read the files it names (util/foreign_data.h)
   auto rec = import_perf_data(data->bytes());
   if (rec) rec->command = {"perf-import", path};
   return rec;

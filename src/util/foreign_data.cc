@@ -134,9 +134,9 @@ ScopedFsIdentity::~ScopedFsIdentity() {
   ::syscall(SYS_setgroups, groups_.size(), groups_.data());
 }
 
-Expected<FileData> read_named_file(const std::string& path, size_t max_bytes) {
+Expected<UniqueFd> open_named_file(const std::string& path) {
   const std::vector<DataOwner> owners = foreign_owners();
-  if (owners.empty() || !can_take_identities()) return read_file(path, max_bytes);
+  if (owners.empty() || !can_take_identities()) return open_regular_file(path);
   UniqueFd fd;
   struct stat first {};
   for (const DataOwner& owner : owners) {
@@ -162,7 +162,13 @@ Expected<FileData> read_named_file(const std::string& path, size_t max_bytes) {
       fd = std::move(*opened);
     }
   }
-  return read_open_file(fd.get(), path, max_bytes);
+  return fd;
+}
+
+Expected<FileData> read_named_file(const std::string& path, size_t max_bytes) {
+  auto fd = open_named_file(path);
+  if (!fd) return fd.error();
+  return read_open_file(fd->get(), path, max_bytes);
 }
 
 }  // namespace covkit::util

@@ -65,6 +65,8 @@ std::vector<DataOwner> foreign_owners();
 // read_file(path), opened with the rights of every foreign owner (see
 // above); the error says whose rights refused it.
 Expected<FileData> read_named_file(const std::string& path, size_t max_bytes = SIZE_MAX);
+// The same file open, for readers that take a descriptor (libelf).
+Expected<UniqueFd> open_named_file(const std::string& path);
 
 // The most covkit reads of a source file: far above any written by hand or
 // generated (sqlite3.c is 9 MB), far below what a name in another user's

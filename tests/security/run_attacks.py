@@ -1129,6 +1129,63 @@ def scenario_huge_source(env):
     check(size < (16 << 20), f"covkit gcov wrote {size} bytes for a program of a few lines")
 
 
+SPINNER = r"""static volatile unsigned long sink;
+int topsecret_function(int x) { for (unsigned long i = 0; i < 100000000UL; i++) sink += i * x; return (int)sink; }
+int main(int argc, char **argv) { return topsecret_function(argc) & 1; }
+"""
+
+
+def scenario_import_perf_named_files(env):
+    """A perf.data of the attacker's whose MMAP records name a binary only
+    root may read, with no build-id table entry for it (perf record -B):
+    `sample import-perf` by root reads the files a perf.data names with the
+    rights of its owner, so the secret binary's build-id reaches no
+    recording, and the recording carries its data's owner, so that `sample
+    report` of it (and of the perf.data itself) reads the binary with the
+    attacker's rights too: no function of it in any output, a warning says
+    why. (The perf.data is recorded by root for brevity: its bytes are
+    anything the attacker could write.)"""
+    perf = shutil.which("perf")
+    if not perf:
+        raise Skip("perf not found")
+    secret_dir = os.path.join(env.rootonly, "bin")
+    os.makedirs(secret_dir, mode=0o700)
+    with open(os.path.join(secret_dir, "secret.c"), "w") as f:
+        f.write(SPINNER)
+    secret = os.path.join(secret_dir, "secret_prog")
+    env.run(["gcc-12", "-O0", "-g", f"-Wl,--build-id=0x{SECRET_BUILD_ID}", "secret.c", "-o", secret], cwd=secret_dir)
+    os.chmod(secret, 0o700)
+    recorded = os.path.join(env.root_work, "perf.data")
+    r = env.run([perf, "record", "-B", "-e", "cpu-clock:u", "-o", recorded, secret], ok=False)
+    if r.returncode != 0 or not os.path.exists(recorded):
+        raise Skip(f"perf record failed here: {r.stderr.strip()[-200:]}")
+    theirs = os.path.join(env.attacker_dir("perf"), "their.data")
+    shutil.copyfile(recorded, theirs)
+    os.chown(theirs, ATTACKER, ATTACKER)
+    os.chmod(theirs, 0o600)
+    rec = os.path.join(env.root_work, "imported")
+    r = env.covkit_run(["sample", "import-perf", theirs, "-o", rec])
+    check(r.returncode == 0, f"import-perf exited {r.returncode}: {r.stderr!r}")
+    said = r.stderr
+    for d, _, files in os.walk(rec):
+        for n in files:
+            said += open(os.path.join(d, n), "rb").read().decode("latin-1")
+    dump = env.covkit_run(["sample", "dump", rec])
+    said += dump.stdout + dump.stderr
+    check(SECRET_BUILD_ID not in said and bytes.fromhex(SECRET_BUILD_ID).decode("latin-1") not in said,
+          "import-perf read a binary the perf.data's owner may not read: its build-id is in the recording")
+    check(secret in dump.stdout, f"the recording lost the mapping of {secret}: {dump.stdout[:500]!r}")
+    mode = stat.S_IMODE(os.stat(rec).st_mode)
+    check(mode & 0o077 == 0, f"the recording has mode {oct(mode)}, its perf.data was private to its owner")
+    for what, source in (("a recording imported from it", rec), ("the perf.data itself", theirs)):
+        r = env.covkit_run(["sample", "report", source, "--lcov", "-"])
+        said = r.stdout + r.stderr
+        check("topsecret_function" not in said and "secret.c" not in said,
+              f"sample report of {what} read a binary the perf.data's owner may not read: {said[:800]!r}")
+        check(r.returncode == 0 and "Permission denied" in r.stderr,
+              f"sample report of {what} did not say why the binary was left out ({r.returncode}): {r.stderr!r}")
+
+
 SCENARIOS = {
     "link_targets": scenario_link_targets,
     "object_names": scenario_object_names,
@@ -1148,6 +1205,7 @@ SCENARIOS = {
     "module_swap": scenario_module_swap,
     "output_special_swap": scenario_output_special_swap,
     "huge_source": scenario_huge_source,
+    "import_perf_named_files": scenario_import_perf_named_files,
 }
 
 
