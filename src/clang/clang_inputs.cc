@@ -452,6 +452,13 @@ LoadedMappings load_mappings(const std::vector<std::string>& binaries, const Pro
     bins[i].index.emplace(std::move(*m));
   });
   auto usable = [&](size_t i) { return *bins[i].index && (*bins[i].index)->has_mapping; };
+  // One llvm-cov reads all the binaries: the one of the newest clang that
+  // built them, the newest rules when no binary says.
+  unsigned newest_clang = 0;
+  for (size_t i = 0; i < bins.size(); ++i)
+    if (usable(i)) newest_clang = std::max(newest_clang, (*bins[i].index)->clang_major);
+  const auto rule = newest_clang != 0 && newest_clang <= 14 ? ProfileCounts::MismatchRule::kAnyOtherHash
+                                                            : ProfileCounts::MismatchRule::kSameContextFlag;
 
   // 2. A record that another binary (one before it) holds byte for byte
   // decodes to the same function: only the first is decoded, and the
@@ -525,7 +532,7 @@ LoadedMappings load_mappings(const std::vector<std::string>& binaries, const Pro
       if (auto d = decode_function(index, index.functions[at.record], mapping); !d)
         decoded[j].damage = std::move(d).error();
       else
-        decoded[j].counted = count_function(mapping, profile);
+        decoded[j].counted = count_function(mapping, profile, rule);
     }
   });
 
@@ -569,7 +576,7 @@ LoadedMappings load_mappings(const std::vector<std::string>& binaries, const Pro
       if (!again)
         damage = again.error();
       else
-        functions.push_back(&redecoded.emplace_back(count_function(*again, profile)));
+        functions.push_back(&redecoded.emplace_back(count_function(*again, profile, rule)));
     }
     if (damage) {
       out.warnings.push_back(fmt::format("{}: damaged coverage mapping, left out: {}", shown, damage->describe()));

@@ -9,6 +9,7 @@
 
 #include "clang/byte_cursor.h"
 #include "clang/elf_sections.h"
+#include "clang/producer_version.h"
 #include "clang/profile_names.h"
 #include "util/md5.h"
 #include "util/zlib_inflate.h"
@@ -453,6 +454,7 @@ Expected<MappingIndex> index_coverage_mapping(std::span<const uint8_t> elf_bytes
   auto m = index_sections(s, names);
   if (!m) return std::move(m).error();
   m->build_id = img->build_id;
+  for (const ElfSection* c : img->named(".comment")) m->clang_major = std::max(m->clang_major, clang_major_version(c->bytes));
   m->joined_covfun = std::move(joined);  // the buffer moves with it: the records' spans stay valid
   return m;
 }

@@ -54,6 +54,7 @@ struct MappingIndex {
   bool has_mapping = false;
   unsigned format_version = 0;
   std::string build_id;
+  unsigned clang_major = 0;  // of the compiler that built it (.comment), 0 unknown
   bool big_endian = false;
   std::shared_ptr<const NameTable> names;  // what the functions' names point into
   std::vector<EncodedFunction> functions;

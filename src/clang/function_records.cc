@@ -167,14 +167,15 @@ std::optional<uint64_t> ExpressionValues::evaluate(const Counter& c) {
   return value_[c.id];
 }
 
-CountedFunction count_function(const FunctionMapping& m, const ProfileCounts& profile) {
+CountedFunction count_function(const FunctionMapping& m, const ProfileCounts& profile,
+                               ProfileCounts::MismatchRule rule) {
   using Outcome = CountedFunction::Outcome;
   CountedFunction out;
   if (m.regions.empty()) return out;
   out.pgo_name = m.name;
   out.hash = m.hash;
   const ProfileCounts::Lookup found =
-      m.name_ref ? profile.find(m.name, *m.name_ref, m.hash) : profile.find(m.name, m.hash);
+      m.name_ref ? profile.find(m.name, *m.name_ref, m.hash, rule) : profile.find(m.name, m.hash, rule);
   if (found.found == ProfileCounts::Found::kHashMismatch) {
     out.outcome = Outcome::kMismatched;
     return out;

@@ -90,7 +90,9 @@ struct CountedFunction {
   // again, and only its mismatch is said again.
   bool given = false;
 };
-CountedFunction count_function(const FunctionMapping& m, const ProfileCounts& profile);
+// `rule`: which llvm-cov's idea of a mismatch (ProfileCounts::MismatchRule).
+CountedFunction count_function(const FunctionMapping& m, const ProfileCounts& profile,
+                               ProfileCounts::MismatchRule rule = ProfileCounts::MismatchRule::kSameContextFlag);
 
 class CoverageSet {
  public:

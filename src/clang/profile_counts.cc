@@ -53,15 +53,21 @@ ProfileCounts::Added ProfileCounts::add(std::string_view name, uint64_t ref, uin
   return Added::kNew;
 }
 
-ProfileCounts::Lookup ProfileCounts::find(std::string_view name, uint64_t hash) const {
-  return find(name, name_ref(name), hash);
+ProfileCounts::Lookup ProfileCounts::find(std::string_view name, uint64_t hash, MismatchRule rule) const {
+  return find(name, name_ref(name), hash, rule);
 }
 
-ProfileCounts::Lookup ProfileCounts::find(std::string_view name, uint64_t ref, uint64_t hash) const {
+ProfileCounts::Lookup ProfileCounts::find(std::string_view name, uint64_t ref, uint64_t hash,
+                                          MismatchRule rule) const {
   const uint32_t at = index_of(name, ref);
   if (at == kNone) return {};
-  for (const Entry& e : named_[at].entries)
+  constexpr uint64_t kContextFlag = 1ull << 60;
+  bool same_flag = false;
+  for (const Entry& e : named_[at].entries) {
     if (e.hash == hash) return {Found::kCounts, &e.counts};
+    same_flag |= (e.hash & kContextFlag) == (hash & kContextFlag);
+  }
+  if (rule == MismatchRule::kSameContextFlag && !same_flag) return {};
   return {Found::kHashMismatch, nullptr};
 }
 

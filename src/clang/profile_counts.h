@@ -53,8 +53,16 @@ class ProfileCounts {
     Found found = Found::kUnknownFunction;
     const std::vector<uint64_t>* counts = nullptr;
   };
-  Lookup find(std::string_view name, uint64_t hash) const;
-  Lookup find(std::string_view name, uint64_t name_ref, uint64_t hash) const;
+  // A name the profile holds, but under other hashes only: llvm-cov 13 and
+  // 14 call that a mismatch (the function left out). llvm-cov 15 and later
+  // do so only when one of those hashes has the function's own
+  // context-sensitive flag (bit 60); otherwise the function is one the
+  // profile does not know, counted zero (a program that never ran, whose
+  // main's hash happens to have bit 60 set).
+  enum class MismatchRule { kAnyOtherHash, kSameContextFlag };
+  Lookup find(std::string_view name, uint64_t hash, MismatchRule rule = MismatchRule::kSameContextFlag) const;
+  Lookup find(std::string_view name, uint64_t name_ref, uint64_t hash,
+              MismatchRule rule = MismatchRule::kSameContextFlag) const;
 
   // Every name, sorted (for writing files the same way every time).
   std::vector<std::string_view> names() const;

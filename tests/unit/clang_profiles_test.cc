@@ -19,6 +19,7 @@
 #include "clang/profdata_writer.h"
 #include "clang/profile_counts.h"
 #include "clang/profile_names.h"
+#include "clang/producer_version.h"
 #include "clang/profraw_reader.h"
 #include "clang_image_builder.h"
 
@@ -166,6 +167,41 @@ TEST(ProfileCounts, MergeAsLlvmProfdata) {
   EXPECT_EQ(c.add("f", 1, big), ProfileCounts::Added::kOverflow);
   EXPECT_EQ((*c.find("f", 1).counts)[0], std::numeric_limits<uint64_t>::max());
   EXPECT_EQ(c.functions(), 2u);
+}
+
+// A function whose hash no record of its name has: a mismatch for llvm-cov
+// 13 and 14 always, for 15 and later only when some record shares its
+// context-sensitive flag (bit 60); else unknown, counted zero.
+TEST(ProfileCounts, MismatchRuleOfEachLlvmCov) {
+  using Rule = ProfileCounts::MismatchRule;
+  using Found = ProfileCounts::Found;
+  constexpr uint64_t kFlag = 1ull << 60;
+  ProfileCounts c;
+  const uint64_t one[] = {1};
+  c.add("main", 0x1835c, one);
+  EXPECT_EQ(c.find("main", 0x29c49111b458, Rule::kSameContextFlag).found, Found::kHashMismatch);
+  EXPECT_EQ(c.find("main", 0x29c49111b458, Rule::kAnyOtherHash).found, Found::kHashMismatch);
+  EXPECT_EQ(c.find("main", 0x9b6fe4c15696505d, Rule::kSameContextFlag).found, Found::kUnknownFunction);
+  EXPECT_EQ(c.find("main", 0x9b6fe4c15696505d, Rule::kSameContextFlag).counts, nullptr);
+  EXPECT_EQ(c.find("main", 0x9b6fe4c15696505d, Rule::kAnyOtherHash).found, Found::kHashMismatch);
+  // Any one record with the same flag makes it a mismatch.
+  c.add("main", kFlag | 7, one);
+  EXPECT_EQ(c.find("main", 0x9b6fe4c15696505d, Rule::kSameContextFlag).found, Found::kHashMismatch);
+  EXPECT_EQ(c.find("main", kFlag | 7, Rule::kSameContextFlag).found, Found::kCounts);
+}
+
+TEST(ProducerVersion, NewestClangOfTheCommentSection) {
+  auto of = [](std::string_view s) {
+    return clang_major_version(std::span(reinterpret_cast<const uint8_t*>(s.data()), s.size()));
+  };
+  using namespace std::string_view_literals;
+  EXPECT_EQ(of("GCC: (Debian 12.2.0-14) 12.2.0\0Debian clang version 16.0.6 (15)\0"sv), 16u);
+  EXPECT_EQ(of("Debian clang version 14.0.6\0Debian clang version 15.0.6\0clang version 13.0.1\0"sv), 15u);
+  EXPECT_EQ(of("GCC: (Debian 12.2.0-14) 12.2.0"sv), 0u);
+  EXPECT_EQ(of(""sv), 0u);
+  EXPECT_EQ(of("clang version "sv), 0u);                       // cut short
+  EXPECT_EQ(of("clang version 99999999999999999999.0"sv), 0u);  // no overflow, no guess
+  EXPECT_EQ(of("clang version 7"sv), 7u);
 }
 
 TEST(Profdata, WrittenAndReadBack) {
