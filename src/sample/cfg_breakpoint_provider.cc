@@ -77,7 +77,9 @@ class MappedFile {
  public:
   MappedFile(const ModuleIdentity& m, const std::string& cache) : path_(m.read_by()) {
     if (cache.empty() || m.build_id.empty()) return;
-    fd_ = util::UniqueFd(::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+    // Regular files only: a program's plan request names any path, and
+    // opening a device runs its driver.
+    if (auto fd = util::open_regular_file(path_)) fd_ = std::move(*fd);
     if (fd_.valid()) stamp_ = file_stamp(fd_.get());
   }
   const FileStamp& stamp() const { return stamp_; }

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <tuple>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -18,17 +19,40 @@
 #include <fmt/format.h>
 
 #include "runtime/sample/sample_contract.h"
+#include "util/foreign_data.h"
 
 namespace covkit::sample {
 
 namespace {
 
-bool read_exact(int fd, void* buf, size_t size) {
+// Who sent what is read: the kernel's credentials of each sender (the
+// connection has SO_PASSCRED, and a stream never joins bytes of two
+// senders in one read). kNobodyYet until a byte came; kMixed when bytes
+// of two users other than covkit's make up one request.
+constexpr uid_t kNobodyYet = uid_t(-1), kMixed = uid_t(-2);
+
+bool read_exact(int fd, void* buf, size_t size, uid_t& sender) {
   auto* p = static_cast<char*>(buf);
   while (size) {
-    ssize_t n = ::read(fd, p, size);
+    iovec iov{p, size};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(ucred))];
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    ssize_t n = ::recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
+    uid_t uid = kMixed;  // no credentials: trusted no more than a stranger
+    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS && c->cmsg_len >= CMSG_LEN(sizeof(ucred))) {
+        ucred cred;
+        std::memcpy(&cred, CMSG_DATA(c), sizeof cred);
+        uid = cred.uid;
+      }
+    if (sender == kNobodyYet || sender == ::geteuid()) sender = uid;
+    else if (uid != sender && uid != ::geteuid()) sender = kMixed;
     p += n;
     size -= size_t(n);
   }
@@ -68,16 +92,29 @@ struct PlanServer::State {
   int listener = -1;
   int wake[2] = {-1, -1};
   std::thread thread;
-  std::map<std::pair<std::string, std::string>, Answer> answers;  // by (path, build-id)
+  std::map<std::tuple<uid_t, std::string, std::string>, Answer> answers;  // by (asker, path, build-id)
 
-  const Answer& answer(const std::string& path, const std::string& build_id) {
-    auto key = std::make_pair(build_id.empty() ? path : std::string(), build_id);
+  // The analysis of `path` for a process of user `asker`: with that
+  // user's rights when it is not covkit's. The path is the program's to
+  // choose, and a program that dropped root's rights (or never had them)
+  // may not have covkit, as root, analyse a file it could not read itself:
+  // the sites would tell it the binary's code.
+  Expected<std::vector<uint64_t>> analysed(uid_t asker, const std::string& path, const std::string& build_id) {
+    if (asker == ::geteuid()) return provider(ModuleIdentity{path, build_id, {}});
+    if (asker == kMixed) return Error("a request of two users, or of none the system named");
+    util::ScopedFsIdentity as(util::file_owner(asker));
+    if (!as.switched() && ::geteuid() == 0) return Error("cannot take the rights of the process asking");
+    return provider(ModuleIdentity{path, build_id, {}});
+  }
+
+  const Answer& answer(uid_t asker, const std::string& path, const std::string& build_id) {
+    auto key = std::make_tuple(asker, build_id.empty() ? path : std::string(), build_id);
     auto it = answers.find(key);
     if (it != answers.end()) return it->second;
     Answer a;
     Expected<std::vector<uint64_t>> sites = Error("");
     try {  // an exception here would end covkit from its server thread
-      sites = provider(ModuleIdentity{path, build_id, {}});
+      sites = analysed(asker, path, build_id);
     } catch (const std::exception& e) {
       sites = Error(fmt::format("the analysis failed: {}", e.what()));
     }
@@ -101,16 +138,19 @@ struct PlanServer::State {
     timeval timeout{10, 0};  // a stopped or dead client never blocks the others for long
     ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
     ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+    const int on = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
     for (;;) {
       uint32_t head[4];
-      if (!read_exact(fd, head, sizeof head)) return;
+      uid_t sender = kNobodyYet;
+      if (!read_exact(fd, head, sizeof head, sender)) return;
       if (head[0] != CKS_PLAN_MAGIC || head[1] == 0 || head[1] > CKS_PLAN_MAX_PATH || head[2] > CKS_MAX_BUILD_ID)
         return;
       std::string path(head[1], '\0');
       std::vector<uint8_t> id(head[2]);
-      if (!read_exact(fd, path.data(), path.size()) || !read_exact(fd, id.data(), id.size())) return;
+      if (!read_exact(fd, path.data(), path.size(), sender) || !read_exact(fd, id.data(), id.size(), sender)) return;
       path.resize(std::strlen(path.c_str()));
-      const Answer& a = answer(path, hex(id));
+      const Answer& a = answer(sender, path, hex(id));
       if (!a.refused.empty()) {
         uint64_t refused = CKS_PLAN_REFUSED;
         uint32_t size = uint32_t(a.refused.size());
@@ -169,6 +209,11 @@ Expected<std::unique_ptr<PlanServer>> PlanServer::start(BreakpointProvider provi
   State& s = *server->state_;
   s.path = s.dir + "/plan.sock";
   s.listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  // Each request's sender is known from its first byte (serve_connection):
+  // set here too, so that bytes sent before the connection is accepted
+  // carry the sender's credentials.
+  const int on = 1;
+  if (s.listener >= 0) ::setsockopt(s.listener, SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   std::memcpy(addr.sun_path, s.path.c_str(), s.path.size());

@@ -1186,6 +1186,41 @@ def scenario_import_perf_named_files(env):
               f"sample report of {what} did not say why the binary was left out ({r.returncode}): {r.stderr!r}")
 
 
+def scenario_plan_server_rights(env):
+    """A program root runs under `sample record --mode breakpoint` (the
+    in-process runtime asks covkit's plan server where to plant) drops
+    root's rights, then asks, on the connection it opened as root, for the
+    plan of a binary only root may read: the sites would tell it the
+    binary's code. covkit analyses a path for the user the request came from
+    (the kernel's credentials of its sender): refused, the file's sites are
+    not sent."""
+    lib_dir = os.path.dirname(env.covkit)
+    if not os.path.exists(os.path.join(lib_dir, "libcovkit-sample.so")):
+        raise Skip("libcovkit-sample.so not built")
+    secret_dir = os.path.join(env.rootonly, "bin")
+    os.makedirs(secret_dir, mode=0o700)
+    with open(os.path.join(secret_dir, "secret.c"), "w") as f:
+        f.write(SPINNER)
+    secret = os.path.join(secret_dir, "secret_prog")
+    env.run(["gcc-12", "-O0", "-g", "secret.c", "-o", secret], cwd=secret_dir)
+    os.chmod(secret, 0o700)
+    d = env.fresh_dir("plan-asker")
+    asker = os.path.join(d, "asker")
+    env.run(["gcc-12", "-O0", "-g", os.path.join(PROGS, "plan_asker.c"), "-o", asker])
+    rec = os.path.join(d, "rec")
+    r = env.covkit_run(["sample", "record", "--mode", "breakpoint", "--allow-empty", "-o", rec, "--", asker, secret],
+                       timeout=120)
+    check(r.returncode == 0, f"sample record exited {r.returncode}: {r.stderr!r}")
+    check(r.stdout.startswith("refused") and "Permission denied" in r.stdout,
+          f"the plan server analysed, for a program that dropped root's rights, a binary only root may read: "
+          f"{r.stdout!r}")
+    # Asked with root's rights (a program that keeps them), the same binary has a plan: the refusal above is the rule.
+    r = env.covkit_run(["sample", "record", "--mode", "breakpoint", "--allow-empty", "-o", rec + "2", "--", asker,
+                        secret, "keep"], timeout=120)
+    check(r.returncode == 0 and re.match(r"sites [1-9]", r.stdout),
+          f"the control (a program keeping root's rights) got no plan of the binary: {r.stdout!r} {r.stderr!r}")
+
+
 SCENARIOS = {
     "link_targets": scenario_link_targets,
     "object_names": scenario_object_names,
@@ -1206,6 +1241,7 @@ SCENARIOS = {
     "output_special_swap": scenario_output_special_swap,
     "huge_source": scenario_huge_source,
     "import_perf_named_files": scenario_import_perf_named_files,
+    "plan_server_rights": scenario_plan_server_rights,
 }
 
 
