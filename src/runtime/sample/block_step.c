@@ -238,7 +238,7 @@ struct step_insn {
   uint32_t length;
   int64_t rsp_delta; /* after the instruction, for PLAIN, JUMP (call: -8) and RET */
   uint64_t target;
-  ZydisMnemonic mnemonic;
+  uint8_t cc; /* STEP_JCC: x86's condition code; 0xff: none (loop, jrcxz) */
   /* memory it writes relative to the stack pointer (PLAIN): 0 none, 1 the
    * `write_size` bytes at rsp + `write_disp`, 2 somewhere (an index) */
   int stack_write;
@@ -323,6 +323,29 @@ static int relative_target(const ZydisDecodedInstruction *in, const ZydisDecoded
   return 1;
 }
 
+/* jo .. jnle as x86 numbers them (cks_emu_condition), 0xff for the rest */
+static uint8_t jcc_condition(ZydisMnemonic m) {
+  switch (m) {
+    case ZYDIS_MNEMONIC_JO: return 0;
+    case ZYDIS_MNEMONIC_JNO: return 1;
+    case ZYDIS_MNEMONIC_JB: return 2;
+    case ZYDIS_MNEMONIC_JNB: return 3;
+    case ZYDIS_MNEMONIC_JZ: return 4;
+    case ZYDIS_MNEMONIC_JNZ: return 5;
+    case ZYDIS_MNEMONIC_JBE: return 6;
+    case ZYDIS_MNEMONIC_JNBE: return 7;
+    case ZYDIS_MNEMONIC_JS: return 8;
+    case ZYDIS_MNEMONIC_JNS: return 9;
+    case ZYDIS_MNEMONIC_JP: return 10;
+    case ZYDIS_MNEMONIC_JNP: return 11;
+    case ZYDIS_MNEMONIC_JL: return 12;
+    case ZYDIS_MNEMONIC_JNL: return 13;
+    case ZYDIS_MNEMONIC_JLE: return 14;
+    case ZYDIS_MNEMONIC_JNLE: return 15;
+    default: return 0xff;
+  }
+}
+
 static void classify_bytes(uint64_t at, const void *bytes, size_t size, struct step_insn *out,
                            struct cks_emu_insn *emu) {
   ZydisDecodedInstruction in;
@@ -331,11 +354,15 @@ static void classify_bytes(uint64_t at, const void *bytes, size_t size, struct s
   out->length = 0;
   out->rsp_delta = 0;
   out->stack_write = 0;
+  out->target = 0;
+  out->cc = 0xff;
+  out->write_disp = 0;
+  out->write_size = 0;
   emu->op = CKS_EMU_NONE;
   if (!ZYAN_SUCCESS(decode_full(&decoder, bytes, size, &in, ops))) return;
   out->length = in.length;
   cks_emu_translate(&in, ops, emu);
-  out->mnemonic = in.mnemonic;
+  out->cc = jcc_condition(in.mnemonic);
   switch (in.meta.category) {
     case ZYDIS_CATEGORY_COND_BR:
       /* loop, jrcxz, xbegin: condition_holds() does not know them */
@@ -489,25 +516,29 @@ static int way_return(const struct cks_thread *t, const struct way_stack *ws, ui
  * back trap after trap: what was decoded is kept by address, and used
  * again while the instruction's bytes are the same (the same bytes at the
  * same address decode the same). */
+static int decoded_is(const struct cks_decoded *c, const unsigned char *bytes, size_t comparable) {
+  return c->emu.length && c->emu.length <= comparable && memcmp(c->bytes, bytes, c->emu.length) == 0;
+}
+
 static const struct cks_emu_insn *classify_cached(struct cks_thread *t, uint64_t at, const unsigned char *bytes,
                                                   size_t size, size_t comparable, struct step_insn *out) {
   /* two ways a set: the interpreter decodes every instruction of hot code
    * (bzip2's mainSort and mainGtU hold ~1,000), which one way per address
    * slot kept evicting */
-  _Static_assert(sizeof t->decoded[0] == 128, "a decoded entry is two cache lines");
+  _Static_assert(sizeof t->decoded[0] == 64, "a decoded entry is one cache line");
   _Static_assert(((sizeof t->decoded / sizeof t->decoded[0]) & (sizeof t->decoded / sizeof t->decoded[0] - 1)) == 0,
                  "a power of two of entries");
   const uint64_t sets = sizeof t->decoded / sizeof t->decoded[0] / 2;
   /* by the address's halves: neighbours in neighbouring sets (sets is a
    * power of two), regions sets * 2 bytes apart spread by the high bits */
   struct cks_decoded *set = &t->decoded[2 * (((at >> 1) + (at >> 13) * 0x9e5) & (sets - 1))], *c = set;
-  if (!(c->addr == at && c->length && c->length <= comparable && memcmp(c->bytes, bytes, c->length) == 0)) c++;
-  if (c->addr == at && c->length && c->length <= comparable && memcmp(c->bytes, bytes, c->length) == 0) {
+  if (!decoded_is(c, bytes, comparable)) c++;
+  if (decoded_is(c, bytes, comparable)) {
     out->kind = (enum step_kind)c->kind;
-    out->length = c->length;
+    out->length = c->emu.length;
     out->rsp_delta = c->rsp_delta;
-    out->target = c->target;
-    out->mnemonic = (ZydisMnemonic)c->mnemonic;
+    out->target = at + c->emu.length + (uint64_t)(int64_t)c->target;
+    out->cc = c->cc;
     out->stack_write = c->stack_write;
     out->write_disp = c->write_disp;
     out->write_size = c->write_size;
@@ -515,22 +546,26 @@ static const struct cks_emu_insn *classify_cached(struct cks_thread *t, uint64_t
   }
   /* the newest entry in the first way, the one before it in the second */
   c = set;
-  if (c->addr) set[1] = set[0];
+  if (c->emu.length) set[1] = set[0];
   classify_bytes(at, bytes, size, out, &c->emu);
-  if (!out->length) {
-    c->addr = 0;
-    return NULL;
-  }
-  c->addr = at;
+  c->emu.length = 0;
+  if (!out->length) return NULL;
+  /* what does not fit the entry's fields (no encoding makes it: their
+   * displacements and immediates are 32 bits) is not followed */
+  int64_t rel = (int64_t)(out->target - (at + out->length));
+  if ((out->kind == STEP_JUMP || out->kind == STEP_JCC) && rel != (int32_t)rel) out->kind = STEP_OTHER;
+  if (out->rsp_delta != (int32_t)out->rsp_delta) out->kind = STEP_OTHER;
+  if (out->stack_write == 1 && (out->write_disp != (int32_t)out->write_disp || out->write_size > 255))
+    out->stack_write = 2;
   c->kind = (uint8_t)out->kind;
-  c->length = (uint8_t)out->length;
-  c->rsp_delta = out->rsp_delta;
-  c->target = out->target;
-  c->mnemonic = (uint16_t)out->mnemonic;
+  c->rsp_delta = (int32_t)out->rsp_delta;
+  c->target = out->kind == STEP_JUMP || out->kind == STEP_JCC ? (int32_t)rel : 0;
+  c->cc = out->cc;
   c->stack_write = (uint8_t)out->stack_write;
-  c->write_disp = out->write_disp;
-  c->write_size = out->write_size;
+  c->write_disp = (int32_t)out->write_disp;
+  c->write_size = (uint8_t)out->write_size;
   memcpy(c->bytes, bytes, out->length);
+  c->emu.length = (uint8_t)out->length;
   return &c->emu;
 }
 
@@ -572,28 +607,7 @@ static void classify_ahead(struct cks_thread *t, uint64_t at, uint64_t known[2],
   classify_cached(t, at, copy, (size_t)n, (size_t)n, out);
 }
 
-static int condition_holds(ZydisMnemonic m, uint64_t fl) {
-  int cf = !!(fl & EFL_CF), pf = !!(fl & EFL_PF), zf = !!(fl & EFL_ZF), sf = !!(fl & EFL_SF), of = !!(fl & EFL_OF);
-  switch (m) {
-    case ZYDIS_MNEMONIC_JO: return of;
-    case ZYDIS_MNEMONIC_JNO: return !of;
-    case ZYDIS_MNEMONIC_JB: return cf;
-    case ZYDIS_MNEMONIC_JNB: return !cf;
-    case ZYDIS_MNEMONIC_JZ: return zf;
-    case ZYDIS_MNEMONIC_JNZ: return !zf;
-    case ZYDIS_MNEMONIC_JBE: return cf || zf;
-    case ZYDIS_MNEMONIC_JNBE: return !cf && !zf;
-    case ZYDIS_MNEMONIC_JS: return sf;
-    case ZYDIS_MNEMONIC_JNS: return !sf;
-    case ZYDIS_MNEMONIC_JP: return pf;
-    case ZYDIS_MNEMONIC_JNP: return !pf;
-    case ZYDIS_MNEMONIC_JL: return sf != of;
-    case ZYDIS_MNEMONIC_JNL: return sf == of;
-    case ZYDIS_MNEMONIC_JLE: return zf || sf != of;
-    case ZYDIS_MNEMONIC_JNLE: return !zf && sf == of;
-    default: return -1;
-  }
-}
+static int condition_holds(uint8_t cc, uint64_t fl) { return cc > 15 ? -1 : cks_emu_condition(cc, fl); }
 
 /* ---- going on ---- */
 
@@ -703,7 +717,7 @@ static int plan_counted_loop(struct cks_thread *t, const greg_t *g, uint64_t at,
   classify(t, at, &s);
   uint64_t head = at;
   if (s.kind == STEP_JCC) {
-    if (s.target > at || condition_holds(s.mnemonic, (uint64_t)g[REG_EFL]) != 1) return 0;
+    if (s.target > at || condition_holds(s.cc, (uint64_t)g[REG_EFL]) != 1) return 0;
     head = s.target;
   } else if (s.kind != STEP_PLAIN) {
     return 0;
@@ -830,6 +844,7 @@ static const unsigned char *la_line(struct cks_thread *t, uint64_t line) {
     struct iovec local = {t->la_line[i], LA_LINE}, remote = {(void *)(uintptr_t)line, LA_LINE};
     ssize_t n = process_vm_readv(t->la_pid, &local, 1, &remote, 1, 0);
     errno = saved;
+    t->copies++;
     if (n != (ssize_t)LA_LINE) return NULL;
   }
   t->la_line_at[i] = line + 1;
@@ -1010,7 +1025,7 @@ again:;
     } else if (!here) {
       break; /* the thread's state is needed at `at`: stop there */
     } else if (s.kind == STEP_JCC) {
-      int taken_now = condition_holds(s.mnemonic, (uint64_t)g[REG_EFL]);
+      int taken_now = condition_holds(s.cc, (uint64_t)g[REG_EFL]);
       if (taken_now < 0) {
         single_step(t, g);
         return 0;

@@ -16,6 +16,8 @@
 #define EFL_OF 0x800ull
 #define EFL_ARITH (EFL_CF | EFL_PF | EFL_AF | EFL_ZF | EFL_SF | EFL_OF)
 
+_Static_assert(sizeof(struct cks_emu_insn) == 32, "an emulated instruction is half a cache line");
+
 /* ---- from Zydis's decoding ---- */
 
 static int emu_gpr(ZydisRegister r, uint8_t *num, uint8_t *high, uint8_t *size) {
@@ -65,7 +67,9 @@ static int emu_address_reg(ZydisRegister r, uint8_t *num) {
   return 0; /* a 32-bit address, a vector index */
 }
 
-static int emu_operand(const ZydisDecodedOperand *op, struct cks_emu_operand *out) {
+/* An operand into `out`, its address or value into the instruction `x`,
+ * which holds one of each (a second is refused). */
+static int emu_operand(const ZydisDecodedOperand *op, struct cks_emu_insn *x, struct cks_emu_operand *out) {
   memset(out, 0, sizeof *out);
   out->size = (uint8_t)(op->size / 8);
   switch (op->type) {
@@ -74,17 +78,20 @@ static int emu_operand(const ZydisDecodedOperand *op, struct cks_emu_operand *ou
       return emu_gpr(op->reg.value, &out->reg, &out->high, &out->size);
     case ZYDIS_OPERAND_TYPE_MEMORY:
       if (op->mem.type != ZYDIS_MEMOP_TYPE_MEM && op->mem.type != ZYDIS_MEMOP_TYPE_AGEN) return 0;
+      if (x->scale) return 0; /* a second memory operand */
       if (op->mem.segment == ZYDIS_REGISTER_FS)
-        out->fs = 1;
+        x->fs = 1;
       else if (op->mem.segment == ZYDIS_REGISTER_GS)
         return 0;
+      /* a 64-bit displacement (movabs's absolute address) does not fit */
+      if (op->mem.disp.value != (int32_t)op->mem.disp.value) return 0;
       out->kind = CKS_EMU_OPND_MEM;
-      out->scale = op->mem.scale ? op->mem.scale : 1;
-      out->value = op->mem.disp.value;
-      return emu_address_reg(op->mem.base, &out->base) && emu_address_reg(op->mem.index, &out->index);
+      x->scale = op->mem.scale ? op->mem.scale : 1;
+      x->disp = (int32_t)op->mem.disp.value;
+      return emu_address_reg(op->mem.base, &x->base) && emu_address_reg(op->mem.index, &x->index);
     case ZYDIS_OPERAND_TYPE_IMMEDIATE:
       out->kind = CKS_EMU_OPND_IMM;
-      out->value = op->imm.value.s;
+      x->imm = op->imm.value.s;
       return 1;
     default:
       return 0;
@@ -189,7 +196,7 @@ static int emu_shape_ok(const struct cks_emu_insn *x) {
     case CKS_EMU_XOR:
     case CKS_EMU_TEST:
     case CKS_EMU_CMOV: return n == 2 && o[0].kind != CKS_EMU_OPND_IMM;
-    case CKS_EMU_LEA: return n == 2 && o[0].kind == CKS_EMU_OPND_REG && o[1].kind == CKS_EMU_OPND_MEM && !o[1].fs;
+    case CKS_EMU_LEA: return n == 2 && o[0].kind == CKS_EMU_OPND_REG && o[1].kind == CKS_EMU_OPND_MEM && !x->fs;
     case CKS_EMU_XCHG: return n == 2 && o[0].kind == CKS_EMU_OPND_REG && o[1].kind == CKS_EMU_OPND_REG;
     case CKS_EMU_NOT:
     case CKS_EMU_NEG:
@@ -226,8 +233,11 @@ int cks_emu_translate(const ZydisDecodedInstruction *in, const ZydisDecodedOpera
   if (op == CKS_EMU_NONE) return 0;
   unsigned n = op == CKS_EMU_NOP ? 0 : in->operand_count_visible;
   if (n > 3) return 0;
+  unsigned immediates = 0;
+  for (unsigned i = 0; i < n; i++) immediates += ops[i].type == ZYDIS_OPERAND_TYPE_IMMEDIATE;
+  if (immediates > 1) return 0; /* enter: two */
   for (unsigned i = 0; i < n; i++)
-    if (!emu_operand(&ops[i], &out->o[i])) return 0;
+    if (!emu_operand(&ops[i], out, &out->o[i])) return out->op = CKS_EMU_NONE, 0;
   out->op = op;
   out->cond = cc;
   out->noperands = (uint8_t)n;
@@ -236,7 +246,7 @@ int cks_emu_translate(const ZydisDecodedInstruction *in, const ZydisDecodedOpera
   if ((op == CKS_EMU_SHL || op == CKS_EMU_SHR || op == CKS_EMU_SAR) && n == 1) {
     out->o[1].kind = CKS_EMU_OPND_IMM; /* d0/d1: a count of 1 that Zydis may list as hidden */
     out->o[1].size = 1;
-    out->o[1].value = 1;
+    out->imm = 1;
     out->noperands = 2;
   }
   /* the relative branches' immediates become targets */
@@ -307,14 +317,14 @@ struct emu_pending {
   struct cks_emu_store s[2];
 };
 
-static int emu_address(struct cks_emu *e, const struct cks_emu_operand *o, uint64_t next, uint64_t *addr) {
-  uint64_t a = (uint64_t)o->value;
-  if (o->base == CKS_EMU_RIP)
+static int emu_address(struct cks_emu *e, const struct cks_emu_insn *x, uint64_t next, uint64_t *addr) {
+  uint64_t a = (uint64_t)(int64_t)x->disp;
+  if (x->base == CKS_EMU_RIP)
     a += next;
-  else if (o->base != CKS_EMU_NOREG)
-    a += e->r[o->base];
-  if (o->index != CKS_EMU_NOREG) a += e->r[o->index] * o->scale;
-  if (o->fs) {
+  else if (x->base != CKS_EMU_NOREG)
+    a += e->r[x->base];
+  if (x->index != CKS_EMU_NOREG) a += e->r[x->index] * x->scale;
+  if (x->fs) {
     uint64_t base = 0;
     if (!e->fs_base || !e->fs_base(e->ctx, &base)) return 0;
     a += base;
@@ -342,13 +352,14 @@ static void emu_reg_set(struct cks_emu *e, uint8_t reg, uint8_t high, unsigned s
 }
 
 /* An operand's value (sign-extended immediates truncated to `size`). */
-static int emu_get(struct cks_emu *e, const struct cks_emu_operand *o, unsigned size, uint64_t next, uint64_t *v) {
+static int emu_get(struct cks_emu *e, const struct cks_emu_insn *x, const struct cks_emu_operand *o, unsigned size,
+                   uint64_t next, uint64_t *v) {
   switch (o->kind) {
     case CKS_EMU_OPND_REG: *v = emu_reg_get(e, o); return 1;
-    case CKS_EMU_OPND_IMM: *v = (uint64_t)o->value & emu_mask(size); return 1;
+    case CKS_EMU_OPND_IMM: *v = (uint64_t)x->imm & emu_mask(size); return 1;
     case CKS_EMU_OPND_MEM: {
       uint64_t a;
-      return emu_address(e, o, next, &a) && cks_emu_load(e, a, size, v);
+      return emu_address(e, x, next, &a) && cks_emu_load(e, a, size, v);
     }
     default: return 0;
   }
@@ -356,14 +367,14 @@ static int emu_get(struct cks_emu *e, const struct cks_emu_operand *o, unsigned 
 
 /* Writing an operand: a register at once, memory into `p` (addressed now:
  * the instruction's registers are still those before it). */
-static int emu_put(struct cks_emu *e, const struct cks_emu_operand *o, unsigned size, uint64_t next, uint64_t v,
-                   struct emu_pending *p, int *reg_write) {
+static int emu_put(struct cks_emu *e, const struct cks_emu_insn *x, const struct cks_emu_operand *o, unsigned size,
+                   uint64_t next, uint64_t v, struct emu_pending *p, int *reg_write) {
   if (o->kind == CKS_EMU_OPND_REG) {
     *reg_write = 1;
     return 1;
   }
   uint64_t a;
-  if (o->kind != CKS_EMU_OPND_MEM || !emu_address(e, o, next, &a)) return 0;
+  if (o->kind != CKS_EMU_OPND_MEM || !emu_address(e, x, next, &a)) return 0;
   p->s[p->n].addr = a;
   p->s[p->n].value = v & emu_mask(size);
   p->s[p->n].size = size;
@@ -471,16 +482,16 @@ int cks_emu_step(struct cks_emu *e, const struct cks_emu_insn *x) {
   switch (x->op) {
     case CKS_EMU_NOP: break;
     case CKS_EMU_MOV:
-      if (!emu_get(e, &o[1], w, next, &r) || !emu_put(e, &o[0], w, next, r, &p, &reg_write)) return 0;
+      if (!emu_get(e, x, &o[1], w, next, &r) || !emu_put(e, x, &o[0], w, next, r, &p, &reg_write)) return 0;
       break;
     case CKS_EMU_MOVZX:
     case CKS_EMU_MOVSX:
-      if (!emu_get(e, &o[1], o[1].size, next, &r)) return 0;
+      if (!emu_get(e, x, &o[1], o[1].size, next, &r)) return 0;
       if (x->op == CKS_EMU_MOVSX) r = emu_sext(r, o[1].size);
-      if (!emu_put(e, &o[0], o[0].size, next, r, &p, &reg_write)) return 0;
+      if (!emu_put(e, x, &o[0], o[0].size, next, r, &p, &reg_write)) return 0;
       break;
     case CKS_EMU_LEA:
-      if (!emu_address(e, &o[1], next, &r)) return 0;
+      if (!emu_address(e, x, next, &r)) return 0;
       reg_write = 1;
       break;
     case CKS_EMU_ADD:
@@ -488,11 +499,11 @@ int cks_emu_step(struct cks_emu *e, const struct cks_emu_insn *x) {
     case CKS_EMU_SUB:
     case CKS_EMU_SBB:
     case CKS_EMU_CMP: {
-      if (!emu_get(e, &o[0], w, next, &a) || !emu_get(e, &o[1], w, next, &b)) return 0;
+      if (!emu_get(e, x, &o[0], w, next, &a) || !emu_get(e, x, &o[1], w, next, &b)) return 0;
       int sub = x->op == CKS_EMU_SUB || x->op == CKS_EMU_SBB || x->op == CKS_EMU_CMP;
       unsigned carry = (x->op == CKS_EMU_ADC || x->op == CKS_EMU_SBB) ? (unsigned)(e->flags & EFL_CF) : 0;
       r = emu_addsub(a, b, carry, sub, w, &f);
-      if (x->op != CKS_EMU_CMP && !emu_put(e, &o[0], w, next, r, &p, &reg_write)) return 0;
+      if (x->op != CKS_EMU_CMP && !emu_put(e, x, &o[0], w, next, r, &p, &reg_write)) return 0;
       emu_set_flags(e, EFL_ARITH, f);
       break;
     }
@@ -500,40 +511,40 @@ int cks_emu_step(struct cks_emu *e, const struct cks_emu_insn *x) {
     case CKS_EMU_OR:
     case CKS_EMU_XOR:
     case CKS_EMU_TEST:
-      if (!emu_get(e, &o[0], w, next, &a) || !emu_get(e, &o[1], w, next, &b)) return 0;
+      if (!emu_get(e, x, &o[0], w, next, &a) || !emu_get(e, x, &o[1], w, next, &b)) return 0;
       r = x->op == CKS_EMU_OR ? a | b : x->op == CKS_EMU_XOR ? a ^ b : a & b;
-      if (x->op != CKS_EMU_TEST && !emu_put(e, &o[0], w, next, r, &p, &reg_write)) return 0;
+      if (x->op != CKS_EMU_TEST && !emu_put(e, x, &o[0], w, next, r, &p, &reg_write)) return 0;
       emu_set_flags(e, EFL_ARITH, emu_szp(r, w)); /* CF, OF cleared; AF undefined: cleared */
       break;
     case CKS_EMU_NOT:
-      if (!emu_get(e, &o[0], w, next, &a)) return 0;
+      if (!emu_get(e, x, &o[0], w, next, &a)) return 0;
       r = ~a;
-      if (!emu_put(e, &o[0], w, next, r, &p, &reg_write)) return 0;
+      if (!emu_put(e, x, &o[0], w, next, r, &p, &reg_write)) return 0;
       break;
     case CKS_EMU_NEG:
-      if (!emu_get(e, &o[0], w, next, &a)) return 0;
+      if (!emu_get(e, x, &o[0], w, next, &a)) return 0;
       r = emu_addsub(0, a, 0, 1, w, &f);
-      if (!emu_put(e, &o[0], w, next, r, &p, &reg_write)) return 0;
+      if (!emu_put(e, x, &o[0], w, next, r, &p, &reg_write)) return 0;
       emu_set_flags(e, EFL_ARITH, f);
       break;
     case CKS_EMU_INC:
     case CKS_EMU_DEC:
-      if (!emu_get(e, &o[0], w, next, &a)) return 0;
+      if (!emu_get(e, x, &o[0], w, next, &a)) return 0;
       r = emu_addsub(a, 1, 0, x->op == CKS_EMU_DEC, w, &f);
-      if (!emu_put(e, &o[0], w, next, r, &p, &reg_write)) return 0;
+      if (!emu_put(e, x, &o[0], w, next, r, &p, &reg_write)) return 0;
       emu_set_flags(e, EFL_ARITH & ~EFL_CF, f); /* CF stays */
       break;
     case CKS_EMU_SHL:
     case CKS_EMU_SHR:
     case CKS_EMU_SAR: {
       int changed;
-      if (!emu_get(e, &o[0], w, next, &a) || !emu_get(e, &o[1], o[1].size, next, &b)) return 0;
+      if (!emu_get(e, x, &o[0], w, next, &a) || !emu_get(e, x, &o[1], o[1].size, next, &b)) return 0;
       /* a 32-bit register shifted by 0: whether its upper half is cleared
        * is not the same everywhere, so only one already clear is emulated */
       if (o[0].kind == CKS_EMU_OPND_REG && w == 4 && (b & 31) == 0 && (e->r[o[0].reg] >> 32) != 0) return 0;
       emu_shift(e, x->op, a, b, w, &r, &changed);
       if (!changed && o[0].kind == CKS_EMU_OPND_MEM) break; /* nothing written */
-      if (!emu_put(e, &o[0], w, next, r, &p, &reg_write)) {
+      if (!emu_put(e, x, &o[0], w, next, r, &p, &reg_write)) {
         e->flags = saved_flags;
         return 0;
       }
@@ -542,7 +553,7 @@ int cks_emu_step(struct cks_emu *e, const struct cks_emu_insn *x) {
     case CKS_EMU_IMUL: {
       const struct cks_emu_operand *s1 = x->noperands == 3 ? &o[1] : &o[0];
       const struct cks_emu_operand *s2 = x->noperands == 3 ? &o[2] : &o[1];
-      if (!emu_get(e, s1, w, next, &a) || !emu_get(e, s2, w, next, &b)) return 0;
+      if (!emu_get(e, x, s1, w, next, &a) || !emu_get(e, x, s2, w, next, &b)) return 0;
       __int128 full = (__int128)(int64_t)emu_sext(a, w) * (__int128)(int64_t)emu_sext(b, w);
       r = (uint64_t)full & emu_mask(w);
       int overflow = full != (__int128)(int64_t)emu_sext(r, w);
@@ -552,13 +563,13 @@ int cks_emu_step(struct cks_emu *e, const struct cks_emu_insn *x) {
       break;
     }
     case CKS_EMU_CMOV:
-      if (!emu_get(e, &o[1], w, next, &b)) return 0; /* read whatever the condition, as the processor does */
+      if (!emu_get(e, x, &o[1], w, next, &b)) return 0; /* read whatever the condition, as the processor does */
       r = cks_emu_condition(x->cond, e->flags) ? b : emu_reg_get(e, &o[0]);
       reg_write = 1; /* a 32-bit cmov clears the upper half either way */
       break;
     case CKS_EMU_SETCC:
       r = (uint64_t)cks_emu_condition(x->cond, e->flags);
-      if (!emu_put(e, &o[0], 1, next, r, &p, &reg_write)) return 0;
+      if (!emu_put(e, x, &o[0], 1, next, r, &p, &reg_write)) return 0;
       break;
     case CKS_EMU_XCHG:
       a = emu_reg_get(e, &o[0]);
@@ -576,7 +587,7 @@ int cks_emu_step(struct cks_emu *e, const struct cks_emu_insn *x) {
       emu_reg_set(e, 2, 0, w, (a >> (w * 8 - 1)) ? ~0ull : 0);
       break;
     case CKS_EMU_PUSH:
-      if (!emu_get(e, &o[0], 8, next, &r) || !emu_push(e, r)) return 0;
+      if (!emu_get(e, x, &o[0], 8, next, &r) || !emu_push(e, r)) return 0;
       e->rip = next;
       return 1;
     case CKS_EMU_POP:
@@ -594,19 +605,19 @@ int cks_emu_step(struct cks_emu *e, const struct cks_emu_insn *x) {
     case CKS_EMU_CALL:
     case CKS_EMU_JMP:
       if (o[0].kind == CKS_EMU_OPND_IMM)
-        new_rip = next + (uint64_t)o[0].value;
-      else if (!emu_get(e, &o[0], 8, next, &new_rip))
+        new_rip = next + (uint64_t)x->imm;
+      else if (!emu_get(e, x, &o[0], 8, next, &new_rip))
         return 0;
       if (x->op == CKS_EMU_CALL && !emu_push(e, next)) return 0;
       e->rip = new_rip;
       return 1;
     case CKS_EMU_RET:
       if (!cks_emu_load(e, e->r[4], 8, &new_rip)) return 0;
-      e->r[4] += 8 + (x->noperands ? (uint64_t)(o[0].value & 0xffff) : 0);
+      e->r[4] += 8 + (x->noperands ? (uint64_t)(x->imm & 0xffff) : 0);
       e->rip = new_rip;
       return 1;
     case CKS_EMU_JCC:
-      e->rip = cks_emu_condition(x->cond, e->flags) ? next + (uint64_t)o[0].value : next;
+      e->rip = cks_emu_condition(x->cond, e->flags) ? next + (uint64_t)x->imm : next;
       return 1;
     default: return 0;
   }

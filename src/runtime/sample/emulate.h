@@ -61,20 +61,24 @@ enum cks_emu_op {
 };
 
 /* An operand. Registers are numbered as the encoding does (0 rax .. 15
- * r15); `high` is ah, ch, dh, bh. CKS_EMU_RIP as a base: the next
- * instruction's address. */
+ * r15); `high` is ah, ch, dh, bh. A memory operand's address and an
+ * immediate's value are the instruction's (an x86 instruction has one of
+ * each at most): the decoding fits one cache line with the step's own
+ * facts (block_step.c's decode cache), as the handler meets it cold. */
 #define CKS_EMU_NOREG 0xff
-#define CKS_EMU_RIP 16
+#define CKS_EMU_RIP 16 /* as a base: the next instruction's address */
 enum { CKS_EMU_OPND_NONE, CKS_EMU_OPND_REG, CKS_EMU_OPND_MEM, CKS_EMU_OPND_IMM };
 struct cks_emu_operand {
   uint8_t kind, reg, high, size; /* size in bytes */
-  uint8_t base, index, scale, fs; /* memory; fs: the fs segment */
-  int64_t value;                  /* a memory operand's displacement, an immediate (sign-extended) */
 };
 
 struct cks_emu_insn {
+  int64_t imm;                     /* the immediate (sign-extended), a relative branch's displacement */
+  int32_t disp;                    /* the memory operand's displacement (wider ones are not emulated) */
   uint8_t op, length, width, cond; /* width: the operation's size in bytes; cond: x86's condition code */
-  uint8_t noperands;
+  uint8_t noperands : 2;
+  uint8_t fs : 1;                  /* the memory operand is in the fs segment */
+  uint8_t base, index, scale;      /* the memory operand's address: base + index * scale + disp */
   struct cks_emu_operand o[3];
 };
 

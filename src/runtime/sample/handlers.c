@@ -65,7 +65,8 @@ static void walk_stack(struct cks_thread *t, const greg_t *g) {
   t->nstack = n;
 }
 
-static uint64_t stats_vectors, stats_ns, stats_traps, stats_moves, stats_loops, stats_returns, stats_predicted; /* atomic */
+static uint64_t stats_vectors, stats_ns, stats_traps, stats_moves, stats_loops, stats_returns, stats_predicted,
+    stats_copies; /* atomic */
 
 static uint64_t thread_cpu_ns(void) {
   struct timespec ts;
@@ -86,14 +87,15 @@ CKS_FN void cks_write_step_stats(void) {
     strcpy(name, "instruction");
   snprintf(text, sizeof text,
            "stepping cost (%s): %llu vectors, %llu ns, %llu traps, %llu register moves, %llu counted loops, "
-           "%llu returns known, %llu steps predicted",
+           "%llu returns known, %llu steps predicted, %llu lines copied",
            name, (unsigned long long)__atomic_load_n(&stats_vectors, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_ns, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_traps, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_moves, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_loops, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_returns, __ATOMIC_RELAXED),
-           (unsigned long long)__atomic_load_n(&stats_predicted, __ATOMIC_RELAXED));
+           (unsigned long long)__atomic_load_n(&stats_predicted, __ATOMIC_RELAXED),
+           (unsigned long long)__atomic_load_n(&stats_copies, __ATOMIC_RELAXED));
   cks_warn(text);
 }
 
@@ -107,6 +109,7 @@ static void emit(struct cks_thread *t, uint32_t stop) {
     __atomic_add_fetch(&stats_loops, t->loops, __ATOMIC_RELAXED);
     __atomic_add_fetch(&stats_returns, t->returns, __ATOMIC_RELAXED);
     __atomic_add_fetch(&stats_predicted, t->predicted, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&stats_copies, t->copies, __ATOMIC_RELAXED);
   }
   uint64_t *rec = t->record;
   put32(rec, CKS_SAMPLE_TID, (uint32_t)t->tid);
@@ -165,7 +168,7 @@ static void on_tick(int sig, siginfo_t *si, void *ctx) {
   }
   t->stepping = 1;
   t->bp_hits = 0;
-  t->traps = t->bp_moves = t->loops = t->returns = t->predicted = 0;
+  t->traps = t->bp_moves = t->loops = t->returns = t->predicted = t->copies = 0;
   step_on(t, g);
   /* Block stepping keeps the timer as a watchdog while the vector waits
    * for a stop. A vector the look-ahead interpreter completed here was

@@ -84,6 +84,7 @@ struct cks_thread {
   uint32_t traps, bp_moves; /* this vector's traps and breakpoint changes (CKS_ENV_STEP_STATS) */
   uint32_t loops, returns;  /* and its counted loops, and returns passed without a stop */
   uint32_t predicted;       /* and the instructions the look-ahead interpreter ran for it */
+  uint32_t copies;          /* and the memory lines it copied with process_vm_readv */
   uint32_t nexpect;       /* where the thread may stop next: */
   struct cks_bp_expect {
     uint64_t addr, rsp;   /* a hit counts there with this stack pointer */
@@ -104,22 +105,23 @@ struct cks_thread {
   uint64_t loop_body[128];
   uint8_t loop_length[128];
   uint8_t ahead_length[256]; /* the length of the instruction before each step decoded ahead */
-  /* Instructions decoded before (block_step.c), by address; an entry
-   * serves only while the bytes there are the same. Two cache lines an
-   * entry, the address and bytes in the first; neighbouring instructions
-   * in neighbouring entries (the handler runs on caches the program has
-   * filled with its own data since the last tick: each entry read is a
-   * miss, and misses in order are prefetched). */
+  /* Instructions decoded before (block_step.c), found by address and
+   * used while the bytes there are the same: the same bytes decode the
+   * same anywhere, since targets and rip-relative operands are kept
+   * relative. One cache line an entry (the handler runs on caches the
+   * program has filled with its own data since the last tick: each entry
+   * read is a miss), neighbouring instructions in neighbouring entries
+   * (misses in order are prefetched). */
   struct cks_decoded {
-    uint64_t addr;
     uint8_t bytes[15];
-    uint8_t kind, length, stack_write;
-    uint16_t mnemonic;
-    uint32_t write_size;
-    uint64_t target;
-    int64_t rsp_delta, write_disp;
-    struct cks_emu_insn emu; /* op CKS_EMU_NONE: not emulated */
-  } __attribute__((aligned(128))) decoded[4096];
+    uint8_t kind;             /* block_step.c's step_kind; the length is emu.length (0: empty) */
+    uint8_t stack_write, write_size;
+    uint8_t cc;               /* a conditional branch's x86 condition; 0xff: another (loop, jrcxz) */
+    uint8_t unused;
+    int32_t target;           /* a branch's, from the next instruction */
+    int32_t rsp_delta, write_disp;
+    struct cks_emu_insn emu;  /* op CKS_EMU_NONE: not emulated */
+  } __attribute__((aligned(64))) decoded[8192];
   /* The look-ahead interpreter (block_step.c): its copy of the registers,
    * and the memory it read at this trap, copied in lines with
    * process_vm_readv (which fails where a read would fault). */
