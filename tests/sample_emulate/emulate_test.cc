@@ -579,8 +579,53 @@ TEST(SampleEmulate, RefusesWhatItDoesNotModel) {
   static const unsigned char movdqa[] = {0x66, 0x0f, 0x6f, 0x06};
   static const unsigned char gs_load[] = {0x65, 0x48, 0x8b, 0x06};
   static const unsigned char jrcxz[] = {0xe3, 0x00};
-  for (const unsigned char *code : {lock_add, rep_movsb, sys, div, xchg_mem, movdqa, gs_load, jrcxz})
+  // movabs 0x1122334455667788,%rax: a 64-bit absolute address, wider than
+  // the decoding keeps; enter $16,$0: two immediates, one is kept
+  static const unsigned char moffs[] = {0x48, 0xa1, 0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11};
+  static const unsigned char enter[] = {0xc8, 0x10, 0x00, 0x00};
+  for (const unsigned char *code : {lock_add, rep_movsb, sys, div, xchg_mem, movdqa, gs_load, jrcxz, moffs, enter})
     EXPECT_FALSE(dec.translate(reinterpret_cast<uint64_t>(code), &x, &text)) << text;
+}
+
+// Block stepping's decode cache (block_step.c) serves an entry wherever
+// the same bytes come back, at any address: an instruction decoded at one
+// place must run at another relative to that other place (branch targets
+// and rip-relative operands relative, never absolute).
+TEST(SampleEmulate, DecodingDoesNotDependOnTheAddress) {
+  Decoder dec;
+  Sandbox box;
+  // lea 0x10(%rip),%rax; jne .+0x25 (rel32 0x20); call .+0x105 (rel32 0x100)
+  static const unsigned char lea[] = {0x48, 0x8d, 0x05, 0x10, 0x00, 0x00, 0x00};
+  static const unsigned char jne[] = {0x0f, 0x85, 0x20, 0x00, 0x00, 0x00};
+  static const unsigned char call[] = {0xe8, 0x00, 0x01, 0x00, 0x00};
+  const uint64_t elsewhere[] = {0x400000, 0x7f0000001000, 0x1234567};
+  for (const unsigned char *code : {lea, jne, call}) {
+    cks_emu_insn x;
+    std::string text;
+    ASSERT_TRUE(dec.translate(reinterpret_cast<uint64_t>(code), &x, &text)) << text;
+    for (uint64_t at : elsewhere) {
+      cks_emu e;
+      std::memset(&e, 0, sizeof e);
+      e.read = sandbox_read;
+      e.ctx = &box;
+      e.r[4] = reinterpret_cast<uint64_t>(g_stack) + 2048;
+      e.flags = 0x202; /* ZF clear: jne taken */
+      e.rip = at;
+      ASSERT_EQ(1, cks_emu_step(&e, &x)) << text;
+      const uint64_t next = at + x.length;
+      if (code == lea) {
+        EXPECT_EQ(next + 0x10, e.r[0]) << text;
+        EXPECT_EQ(next, e.rip);
+      } else if (code == jne) {
+        EXPECT_EQ(next + 0x20, e.rip) << text;
+      } else {
+        EXPECT_EQ(next + 0x100, e.rip) << text;
+        uint64_t pushed = 0;
+        ASSERT_EQ(1, cks_emu_load(&e, e.r[4], 8, &pushed));
+        EXPECT_EQ(next, pushed) << text;
+      }
+    }
+  }
 }
 
 }  // namespace emulate_test
