@@ -516,8 +516,43 @@ static int way_return(const struct cks_thread *t, const struct way_stack *ws, ui
  * back trap after trap: what was decoded is kept by address, and used
  * again while the instruction's bytes are the same (the same bytes at the
  * same address decode the same). */
+/* The first n (1-15) bytes equal, reading only those: two overlapping
+ * words (a call of memcmp cost as much as the rest of a cached lookup). */
+static int same_bytes(const unsigned char *a, const unsigned char *b, uint32_t n) {
+  if (n >= 8) {
+    uint64_t x, y, u, v;
+    memcpy(&x, a, 8), memcpy(&y, b, 8), memcpy(&u, a + n - 8, 8), memcpy(&v, b + n - 8, 8);
+    return x == y && u == v;
+  }
+  if (n >= 4) {
+    uint32_t x, y, u, v;
+    memcpy(&x, a, 4), memcpy(&y, b, 4), memcpy(&u, a + n - 4, 4), memcpy(&v, b + n - 4, 4);
+    return x == y && u == v;
+  }
+  for (uint32_t i = 0; i < n; i++)
+    if (a[i] != b[i]) return 0;
+  return 1;
+}
+
 static int decoded_is(const struct cks_decoded *c, const unsigned char *bytes, size_t comparable) {
-  return c->emu.length && c->emu.length <= comparable && memcmp(c->bytes, bytes, c->emu.length) == 0;
+  return c->emu.length && c->emu.length <= comparable && same_bytes(c->bytes, bytes, c->emu.length);
+}
+
+/* The set (two entries) where the instruction at `at` is kept: by the
+ * address's halves, neighbours in neighbouring sets (sets is a power of
+ * two), regions sets * 2 bytes apart spread by the high bits. */
+static struct cks_decoded *decoded_set(struct cks_thread *t, uint64_t at) {
+  const uint64_t sets = sizeof t->decoded / sizeof t->decoded[0] / 2;
+  return &t->decoded[2 * (((at >> 1) + (at >> 13) * 0x9e5) & (sets - 1))];
+}
+
+/* Asks for the entries of an instruction to come while the present one is
+ * interpreted: each is a miss on caches the program filled since the last
+ * tick, and misses one after another cost their full latency. */
+static void prefetch_decoded(struct cks_thread *t, uint64_t at) {
+  const struct cks_decoded *set = decoded_set(t, at);
+  __builtin_prefetch(set);
+  __builtin_prefetch(set + 1);
 }
 
 static const struct cks_emu_insn *classify_cached(struct cks_thread *t, uint64_t at, const unsigned char *bytes,
@@ -528,10 +563,7 @@ static const struct cks_emu_insn *classify_cached(struct cks_thread *t, uint64_t
   _Static_assert(sizeof t->decoded[0] == 64, "a decoded entry is one cache line");
   _Static_assert(((sizeof t->decoded / sizeof t->decoded[0]) & (sizeof t->decoded / sizeof t->decoded[0] - 1)) == 0,
                  "a power of two of entries");
-  const uint64_t sets = sizeof t->decoded / sizeof t->decoded[0] / 2;
-  /* by the address's halves: neighbours in neighbouring sets (sets is a
-   * power of two), regions sets * 2 bytes apart spread by the high bits */
-  struct cks_decoded *set = &t->decoded[2 * (((at >> 1) + (at >> 13) * 0x9e5) & (sets - 1))], *c = set;
+  struct cks_decoded *set = decoded_set(t, at), *c = set;
   if (!decoded_is(c, bytes, comparable)) c++;
   if (decoded_is(c, bytes, comparable)) {
     out->kind = (enum step_kind)c->kind;
@@ -945,6 +977,8 @@ static enum la_outcome look_ahead(struct cks_thread *t, const greg_t *g, uint32_
   const struct cks_emu_insn *x = n ? classify_cached(t, e->rip, bytes, n, n, &s) : NULL;
   while (x && x->op != CKS_EMU_NONE) {
     uint32_t length = s.length;
+    prefetch_decoded(t, e->rip + length);
+    if (s.kind == STEP_JCC || s.kind == STEP_JUMP) prefetch_decoded(t, s.target);
     if (!cks_emu_step(e, x)) break;
     done++;
     /* decoded before it is a step: the step rule reads its bytes */
