@@ -11,8 +11,10 @@
 # COVKIT_SAMPLE_STEP_STATS set: every process then notes the thread CPU
 # time from each tick to its vector written (CLOCK_THREAD_CPUTIME_ID: the
 # traps, the kernel's signal deliveries, the decoding, the breakpoint's
-# moves). A vector's cost = that time / vectors. Prints each round, the
-# medians, the steps, traps, breakpoint moves, counted loops, returns
+# moves). A vector's cost = that time / vectors (the mean: a rare vector of
+# milliseconds moves it), and each process's median vector (a histogram of
+# 1 us buckets; averaged over the processes by their vectors). Prints each
+# round, the medians of the rounds, the steps, traps, breakpoint moves, counted loops, returns
 # passed without a stop and steps the look-ahead interpreter predicted per
 # vector, the ratios to the last stepping (issue 33's target: under 50 us
 # for a 16-branch vector, from ~2.5 ms), and the load average.
@@ -57,29 +59,31 @@ cat >"$TMP/work.sh" <<EOF
 EOF
 chmod +x "$TMP/work.sh"
 
-record() {  # STEPPING -> "vectors ns steps traps moves loops returns predicted" of the recording
+record() {  # STEPPING -> "vectors ns steps traps moves loops returns predicted copies median-ns" of the recording
   rm -rf "$TMP/rec" "$TMP/rec.old"
   COVKIT_SAMPLE_STEP_STATS=1 COVKIT_SAMPLE_STEPPING=$1 "$COVKIT" sample record --mode branch --source runtime \
     --period "$PERIOD" --vector-length "$VECTOR" -o "$TMP/rec" -- "$TMP/work.sh" >/dev/null 2>&1
   "$COVKIT" sample dump "$TMP/rec" | awk '
-    $1 == "warning" && $4 == "stepping" { v += $7; n += $9; t += $11; m += $13; l += $16; r += $19; p += $22 }
+    $1 == "warning" && $4 == "stepping" { v += $7; n += $9; t += $11; m += $13; l += $16; r += $19; p += $22
+                                          c += $25; md += $28 * $7 }
     $1 == "steps" && $2 + 0 > 1 { s += $2 }
-    END { printf "%d %d %d %d %d %d %d %d\n", v, n, s, t, m, l, r, p }'
+    END { printf "%d %d %d %d %d %d %d %d %d %d\n", v, n, s, t, m, l, r, p, c, v ? md / v : 0 }'
 }
 
 printf 'bzip2 -9 of 4 MB and -t, period %s, %d-branch vectors\n' "$PERIOD" "$VECTOR"
 echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-6s' round
-for st in $STEPPINGS; do printf ' %10s %14s' vectors "$st"; done
+for st in $STEPPINGS; do printf ' %10s %14s %11s' vectors "$st" median; done
 echo
 for r in $(seq 1 "$ROUNDS"); do
   printf '%-6s' "$r"
   for st in $STEPPINGS; do
-    read -r v n s tr mv lp rt pr <<<"$(record "$st")"
+    read -r v n s tr mv lp rt pr cp md <<<"$(record "$st")"
     c=$(awk -v n="$n" -v v="$v" 'BEGIN { printf "%.1f", v ? n / v / 1000 : 0 }')
-    printf ' %10s %11s us' "$v" "$c"
-    awk -v c="$c" -v v="$v" -v s="$s" -v t="$tr" -v m="$mv" -v l="$lp" -v r="$rt" -v p="$pr" \
-      'BEGIN { v = v ? v : 1; printf "%s %d %.1f %.1f %.2f %.1f %d\n", c, s / v, t / v, m / v, l / v, r / v, p / v }' \
+    mu=$(awk -v m="$md" 'BEGIN { printf "%.1f", m / 1000 }')
+    printf ' %10s %11s us %8s us' "$v" "$c" "$mu"
+    awk -v c="$c" -v v="$v" -v s="$s" -v t="$tr" -v m="$mv" -v l="$lp" -v r="$rt" -v p="$pr" -v cp="$cp" -v mu="$mu" \
+      'BEGIN { v = v ? v : 1; printf "%s %d %.1f %.1f %.2f %.1f %d %.1f %s\n", c, s / v, t / v, m / v, l / v, r / v, p / v, cp / v, mu }' \
       >>"$TMP/results.$st"
   done
   echo
@@ -88,11 +92,13 @@ median() { sort -n -k1,1 "$1" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) /
 last=
 for st in $STEPPINGS; do
   m=$(median "$TMP/results.$st")
-  read -r steps traps moves loops returns predicted <<<"$(awk '{ s += $2; t += $3; m += $4; l += $5; r += $6; p += $7 }
-    END { printf "%d %.1f %.1f %.2f %.1f %d", s / NR, t / NR, m / NR, l / NR, r / NR, p / NR }' "$TMP/results.$st")"
+  read -r steps traps moves loops returns predicted copies <<<"$(awk '{ s += $2; t += $3; m += $4; l += $5; r += $6; p += $7; c += $8 }
+    END { printf "%d %.1f %.1f %.2f %.1f %d %.1f", s / NR, t / NR, m / NR, l / NR, r / NR, p / NR, c / NR }' "$TMP/results.$st")"
+  mu=$(awk '{ print $9 }' "$TMP/results.$st" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
   echo "median cost per ${VECTOR}-branch vector, $st stepping: ${m} us (a vector: ${steps} steps, ${traps} traps," \
     "${moves} debug-register moves, ${loops} counted loops, ${returns} returns passed without a stop," \
-    "${predicted} steps predicted by the interpreter)"
+    "${predicted} steps predicted by the interpreter, ${copies} lines copied by process_vm_readv);" \
+    "the median vector: ${mu} us"
   last=$st
   eval "median_$st=\$m"
 done

@@ -68,6 +68,21 @@ static void walk_stack(struct cks_thread *t, const greg_t *g) {
 static uint64_t stats_vectors, stats_ns, stats_traps, stats_moves, stats_loops, stats_returns, stats_predicted,
     stats_copies; /* atomic */
 
+/* Each vector's cost in 1 us buckets (the last: 1 ms and more): the
+ * median is not moved by the rare vector that costs milliseconds (a large
+ * copy single-stepped to the step cap), which the mean is. */
+#define STATS_BUCKETS 1000
+static uint32_t stats_histogram[STATS_BUCKETS]; /* atomic */
+
+static uint64_t stats_median_ns(void) {
+  uint64_t total = __atomic_load_n(&stats_vectors, __ATOMIC_RELAXED), seen = 0;
+  for (uint32_t i = 0; i < STATS_BUCKETS; i++) {
+    seen += __atomic_load_n(&stats_histogram[i], __ATOMIC_RELAXED);
+    if (total && 2 * seen >= total) return i * 1000ull + 500;
+  }
+  return 0;
+}
+
 static uint64_t thread_cpu_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -87,7 +102,7 @@ CKS_FN void cks_write_step_stats(void) {
     strcpy(name, "instruction");
   snprintf(text, sizeof text,
            "stepping cost (%s): %llu vectors, %llu ns, %llu traps, %llu register moves, %llu counted loops, "
-           "%llu returns known, %llu steps predicted, %llu lines copied",
+           "%llu returns known, %llu steps predicted, %llu lines copied, %llu ns median",
            name, (unsigned long long)__atomic_load_n(&stats_vectors, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_ns, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_traps, __ATOMIC_RELAXED),
@@ -95,7 +110,8 @@ CKS_FN void cks_write_step_stats(void) {
            (unsigned long long)__atomic_load_n(&stats_loops, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_returns, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_predicted, __ATOMIC_RELAXED),
-           (unsigned long long)__atomic_load_n(&stats_copies, __ATOMIC_RELAXED));
+           (unsigned long long)__atomic_load_n(&stats_copies, __ATOMIC_RELAXED),
+           (unsigned long long)stats_median_ns());
   cks_warn(text);
 }
 
@@ -103,7 +119,9 @@ static void emit(struct cks_thread *t, uint32_t stop) {
   cks_block_step_done(t);
   if (cks_cfg.step_stats && t->nsteps > 1) {
     __atomic_add_fetch(&stats_vectors, 1, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&stats_ns, thread_cpu_ns() - t->tick_ns, __ATOMIC_RELAXED);
+    uint64_t ns = thread_cpu_ns() - t->tick_ns;
+    __atomic_add_fetch(&stats_ns, ns, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&stats_histogram[ns / 1000 < STATS_BUCKETS ? ns / 1000 : STATS_BUCKETS - 1], 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&stats_traps, t->traps, __ATOMIC_RELAXED);
     __atomic_add_fetch(&stats_moves, t->bp_moves, __ATOMIC_RELAXED);
     __atomic_add_fetch(&stats_loops, t->loops, __ATOMIC_RELAXED);
