@@ -580,6 +580,7 @@ static const struct cks_emu_insn *classify_cached(struct cks_thread *t, uint64_t
   c = set;
   if (c->emu.length) set[1] = set[0];
   classify_bytes(at, bytes, size, out, &c->emu);
+  t->decodes++;
   c->emu.length = 0;
   if (!out->length) return NULL;
   /* what does not fit the entry's fields (no encoding makes it: their

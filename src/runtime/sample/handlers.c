@@ -66,7 +66,7 @@ static void walk_stack(struct cks_thread *t, const greg_t *g) {
 }
 
 static uint64_t stats_vectors, stats_ns, stats_traps, stats_moves, stats_loops, stats_returns, stats_predicted,
-    stats_copies; /* atomic */
+    stats_copies, stats_decodes; /* atomic */
 
 /* Each vector's cost in 1 us buckets (the last: 1 ms and more): the
  * median is not moved by the rare vector that costs milliseconds (a large
@@ -102,7 +102,7 @@ CKS_FN void cks_write_step_stats(void) {
     strcpy(name, "instruction");
   snprintf(text, sizeof text,
            "stepping cost (%s): %llu vectors, %llu ns, %llu traps, %llu register moves, %llu counted loops, "
-           "%llu returns known, %llu steps predicted, %llu lines copied, %llu ns median",
+           "%llu returns known, %llu steps predicted, %llu lines copied, %llu ns median, %llu decoded",
            name, (unsigned long long)__atomic_load_n(&stats_vectors, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_ns, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_traps, __ATOMIC_RELAXED),
@@ -111,7 +111,8 @@ CKS_FN void cks_write_step_stats(void) {
            (unsigned long long)__atomic_load_n(&stats_returns, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_predicted, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_copies, __ATOMIC_RELAXED),
-           (unsigned long long)stats_median_ns());
+           (unsigned long long)stats_median_ns(),
+           (unsigned long long)__atomic_load_n(&stats_decodes, __ATOMIC_RELAXED));
   cks_warn(text);
 }
 
@@ -128,6 +129,7 @@ static void emit(struct cks_thread *t, uint32_t stop) {
     __atomic_add_fetch(&stats_returns, t->returns, __ATOMIC_RELAXED);
     __atomic_add_fetch(&stats_predicted, t->predicted, __ATOMIC_RELAXED);
     __atomic_add_fetch(&stats_copies, t->copies, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&stats_decodes, t->decodes, __ATOMIC_RELAXED);
   }
   uint64_t *rec = t->record;
   put32(rec, CKS_SAMPLE_TID, (uint32_t)t->tid);
@@ -186,7 +188,7 @@ static void on_tick(int sig, siginfo_t *si, void *ctx) {
   }
   t->stepping = 1;
   t->bp_hits = 0;
-  t->traps = t->bp_moves = t->loops = t->returns = t->predicted = t->copies = 0;
+  t->traps = t->bp_moves = t->loops = t->returns = t->predicted = t->copies = t->decodes = 0;
   step_on(t, g);
   /* Block stepping keeps the timer as a watchdog while the vector waits
    * for a stop. A vector the look-ahead interpreter completed here was
