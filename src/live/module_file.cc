@@ -36,19 +36,19 @@ std::span<const uint8_t> ModuleFile::bytes() const {
 namespace {
 
 // The first of `candidates` that leads to a regular file of the device and
-// inode; each opened O_PATH (no device's driver runs, no FIFO waits) and
-// reopened through /proc/self/fd only once it is that file.
+// inode: util::open_regular_file (looked at O_PATH, so no device's driver
+// runs and no FIFO waits; reopened through /proc/self/fd, or by its name
+// again where there is no /proc), then checked on the descriptor opened.
 std::optional<OpenedModule> open_first_of(const std::vector<std::string>& candidates, uint32_t dev_major,
                                           uint32_t dev_minor, uint64_t inode) {
   for (const std::string& path : candidates) {
-    util::UniqueFd at(::open(path.c_str(), O_PATH | O_CLOEXEC));
-    if (!at.valid()) continue;
+    auto fd = util::open_regular_file(path);
+    if (!fd) continue;
     struct stat st {};
-    if (::fstat(at.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || st.st_ino != inode ||
-        major(st.st_dev) != dev_major || minor(st.st_dev) != dev_minor)
+    if (::fstat(fd->get(), &st) != 0 || st.st_size <= 0 || st.st_ino != inode || major(st.st_dev) != dev_major ||
+        minor(st.st_dev) != dev_minor)
       continue;
-    util::UniqueFd fd(::open(fmt::format("/proc/self/fd/{}", at.get()).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-    if (fd.valid()) return OpenedModule{std::move(fd), size_t(st.st_size), path};
+    return OpenedModule{std::move(*fd), size_t(st.st_size), path};
   }
   return std::nullopt;
 }
