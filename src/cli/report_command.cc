@@ -6,10 +6,13 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <chrono>
+#include <cstring>
 #include <ctime>
+#include <functional>
 #include <optional>
 #include <regex>
 
@@ -39,6 +42,7 @@
 #include "report/object_warnings.h"
 #include "report/sonarqube_writer.h"
 #include "report/terminal_summary.h"
+#include "util/atomic_output.h"
 #include "util/fast_allocator.h"
 #include "util/file_io.h"
 #include "util/foreign_data.h"
@@ -191,6 +195,31 @@ std::string write_output(const std::string& path, const std::string& content) {
                      written.error().message);
 }
 
+// The error of writing the text `render` hands on in pieces to `path`, or
+// "" when it was written: the same words as write_output's. Nothing is
+// rendered for a file that cannot be opened.
+std::string stream_output(const std::string& path, const std::function<void(const report::TextPieces&)>& render) {
+  auto said = [&](const std::string& message) {
+    return fmt::format("{}: cannot write: {}", path == "-" ? "<stdout>" : util::printable(path), message);
+  };
+  if (path == "-") {
+    bool ok = true;
+    render([&](std::string_view piece) {
+      ok = ok && std::fwrite(piece.data(), 1, piece.size(), stdout) == piece.size();
+    });
+    // Flushed now, so that a failure is this output's (util::write_file_or_stdout).
+    if (ok && std::fflush(stdout) == 0) return {};
+    const int e = errno;
+    std::clearerr(stdout);
+    return said(std::strerror(e));
+  }
+  auto out = util::AtomicOutput::open(path);
+  if (!out) return said(out.error().message);
+  render([&](std::string_view piece) { out->write(piece); });
+  if (auto c = out->commit(); !c) return said(c.error().message);
+  return {};
+}
+
 // The text outputs (one file each), rendered and written in order; one
 // error line per output that could not be written.
 std::vector<std::string> write_text_views(const ReportOptions& o, const model::ProjectCov& project,
@@ -199,11 +228,17 @@ std::vector<std::string> write_text_views(const ReportOptions& o, const model::P
   auto put = [&](const std::string& path, const std::string& content) {
     if (std::string e = write_output(path, content); !e.empty()) errors.push_back(std::move(e));
   };
-  if (!o.lcov.empty()) put(o.lcov, report::render_lcov(project, {o.test_name}));
-  if (!o.cobertura.empty())
-    put(o.cobertura, report::render_cobertura(project, {root, o.source_prefix.empty() ? std::string()
-                                                            : format::absolute_path(o.source_prefix),
-                                                        now, version}));
+  auto stream = [&](const std::string& path, const std::function<void(const report::TextPieces&)>& render) {
+    if (std::string e = stream_output(path, render); !e.empty()) errors.push_back(std::move(e));
+  };
+  // The two large texts are written as they are made (report/text_pieces.h).
+  if (!o.lcov.empty())
+    stream(o.lcov, [&](const report::TextPieces& emit) { report::stream_lcov(project, {o.test_name}, emit); });
+  if (!o.cobertura.empty()) {
+    const report::CoberturaOptions co{
+        root, o.source_prefix.empty() ? std::string() : format::absolute_path(o.source_prefix), now, version};
+    stream(o.cobertura, [&](const report::TextPieces& emit) { report::stream_cobertura(project, co, emit); });
+  }
   if (!o.sonarqube.empty()) put(o.sonarqube, report::render_sonarqube(project));
   if (!o.coveralls.empty()) {
     report::CoverallsOptions co;
@@ -470,7 +505,7 @@ int run_report_command(int argc, char** argv) {
   phase_timer();  // started
   ReportOptions o;
   if (auto rc = parse_report_options(argc, argv, o)) return *rc;
-  util::use_fast_allocator();  // reads much, allocates much: mimalloc
+  util::use_fast_allocator(util::FastHeap::kLargePages);  // reads much, allocates much: mimalloc
   phase_timer().mark("options");
   const int status = run_guarded(kReportCommand, [&] { return run_report(o); });
   phase_timer().mark("summary, gates, freeing");

@@ -116,7 +116,7 @@ std::string cobertura_rate(int64_t covered, int64_t total) {
   return s;
 }
 
-std::string render_cobertura(const model::ProjectCov& project, const CoberturaOptions& options) {
+void stream_cobertura(const model::ProjectCov& project, const CoberturaOptions& options, const TextPieces& emit) {
   // One package per directory, named like gcovr ("src/util" -> "src.util",
   // top-level files -> ""), in directory order; files keep path order.
   std::map<std::string, Package> packages;
@@ -133,14 +133,7 @@ std::string render_cobertura(const model::ProjectCov& project, const CoberturaOp
   }
 
   std::string text;
-  // Its size, about: grown by doubling, a large project's text (4.5 MB for
-  // zstd) was copied some twenty times onto fresh pages.
-  size_t estimate = 4096;
-  for (const model::FileCov& f : project.files) {
-    estimate += 512 + f.functions.size() * 400;
-    for (const model::LineCov& l : f.lines) estimate += l.branches.empty() ? 64 : 320;
-  }
-  text.reserve(estimate);
+  text.reserve(2 * kTextPiece);
   Out out(text);
   fmt::format_to(
       out,
@@ -169,12 +162,22 @@ std::string render_cobertura(const model::ProjectCov& project, const CoberturaOp
       const std::string& path = p.files[i]->path;
       // npos + 1 == 0: a path without '/' is its own base name.
       write_class(text, *p.files[i], std::string_view(path).substr(path.rfind('/') + 1), p.file_totals[i]);
+      if (text.size() >= kTextPiece) {
+        emit(text);
+        text.clear();
+      }
     }
     fmt::format_to(out, FMT_COMPILE("      </classes>\n"
                                     "    </package>\n"));
   }
   fmt::format_to(out, FMT_COMPILE("  </packages>\n"
                                   "</coverage>\n"));
+  emit(text);
+}
+
+std::string render_cobertura(const model::ProjectCov& project, const CoberturaOptions& options) {
+  std::string text;
+  stream_cobertura(project, options, [&](std::string_view piece) { text += piece; });
   return text;
 }
 

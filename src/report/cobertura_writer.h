@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "model/project_coverage.h"
+#include "report/text_pieces.h"
 
 namespace covkit::report {
 
@@ -20,6 +21,8 @@ struct CoberturaOptions {
 };
 
 std::string render_cobertura(const model::ProjectCov& project, const CoberturaOptions& options);
+// The same text, handed to `emit` in pieces as it is made (a class at a time).
+void stream_cobertura(const model::ProjectCov& project, const CoberturaOptions& options, const TextPieces& emit);
 
 
 // A Cobertura rate: covered/total with at most 4 decimals ("0.8333", "1.0");

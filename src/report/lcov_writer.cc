@@ -117,4 +117,17 @@ std::string render_lcov(const model::ProjectCov& project, const LcovOptions& opt
   return out;
 }
 
+void stream_lcov(const model::ProjectCov& project, const LcovOptions& opts, const TextPieces& emit) {
+  std::string piece;
+  piece.reserve(2 * kTextPiece);
+  for (const model::FileCov& f : project.files) {
+    write_record(piece, f, opts);
+    if (piece.size() >= kTextPiece) {
+      emit(piece);
+      piece.clear();
+    }
+  }
+  if (!piece.empty()) emit(piece);
+}
+
 }  // namespace covkit::report

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "model/project_coverage.h"
+#include "report/text_pieces.h"
 
 namespace covkit::report {
 
@@ -13,5 +14,7 @@ struct LcovOptions {
 };
 
 std::string render_lcov(const model::ProjectCov& project, const LcovOptions& opts = {});
+// The same text, handed to `emit` in pieces as it is made (a record at a time).
+void stream_lcov(const model::ProjectCov& project, const LcovOptions& opts, const TextPieces& emit);
 
 }  // namespace covkit::report
