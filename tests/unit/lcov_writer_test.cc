@@ -170,5 +170,31 @@ TEST(LcovWriter, ExecutedBranchWithZeroCountIsZeroNotDash) {
   EXPECT_NE(text.find("BRDA:4,0,0,0\nBRDA:6,0,0,-\nBRF:2\nBRH:0\n"), std::string::npos) << text;
 }
 
+// Streamed, the text comes in pieces that end at a record's end and add up
+// to the text render_lcov makes in one string.
+TEST(LcovWriter, StreamedPiecesAddUpToTheWholeText) {
+  ProjectCov p;
+  for (int i = 0; i < 400; ++i) {
+    FileCov f;
+    f.path = "src/f" + std::to_string(i) + ".c";
+    f.absolute_path = "/p/" + f.path;
+    f.functions = {fn("f" + std::to_string(i), 1, i % 3)};
+    for (uint32_t n = 1; n <= 60; ++n) f.lines.push_back(line(n, n % 4, {br(n % 2, true), br(0, n % 3 != 0)}));
+    p.files.push_back(std::move(f));
+  }
+  std::vector<std::string> pieces;
+  stream_lcov(p, {"t"}, [&](std::string_view piece) { pieces.emplace_back(piece); });
+  ASSERT_GT(pieces.size(), 2u);  // several pieces of kTextPiece bytes, not one string
+  std::string whole;
+  for (const std::string& piece : pieces) {
+    EXPECT_TRUE(piece.ends_with("end_of_record\n"));
+    whole += piece;
+  }
+  EXPECT_EQ(whole, render_lcov(p, {"t"}));
+  pieces.clear();
+  stream_lcov(ProjectCov{}, {"t"}, [&](std::string_view piece) { pieces.emplace_back(piece); });
+  EXPECT_TRUE(pieces.empty());  // nothing to write: no empty piece either
+}
+
 }  // namespace
 }  // namespace covkit::report

@@ -2,6 +2,7 @@
 // whose numbers are known by construction.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -129,6 +130,36 @@ TEST(CoberturaWriter, LinesBranchesAndMethods) {
                        "              </lines>\n"
                        "            </method>"))
       << xml;
+}
+
+// Streamed, a large project's text comes in several pieces, each ending at
+// a class's (a file's) end; render_cobertura is their concatenation.
+TEST(CoberturaWriter, StreamedInPiecesThatEndWithAClass) {
+  model::ProjectCov p;
+  for (int i = 0; i < 300; ++i) {
+    model::FileCov f;
+    f.path = "src/d" + std::to_string(i % 7) + "/f" + std::to_string(i) + ".c";
+    f.functions = {function("f" + std::to_string(i), "", 1, 80, i % 2)};
+    for (uint32_t n = 1; n <= 80; ++n) f.lines.push_back(line(n, n % 3, n % 5 ? std::vector<int64_t>{} : std::vector<int64_t>{1, 0}));
+    p.files.push_back(std::move(f));
+  }
+  std::sort(p.files.begin(), p.files.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+  const CoberturaOptions o{.source_root = "/r", .source_prefix = {}, .timestamp = 5, .version = "v"};
+  std::vector<std::string> pieces;
+  stream_cobertura(p, o, [&](std::string_view piece) { pieces.emplace_back(piece); });
+  ASSERT_GT(pieces.size(), 2u);
+  std::string whole;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    if (i + 1 < pieces.size()) {
+      EXPECT_TRUE(pieces[i].ends_with("</class>\n")) << i;
+    }
+    whole += pieces[i];
+  }
+  EXPECT_TRUE(whole.ends_with("</coverage>\n"));
+  EXPECT_EQ(whole, render_cobertura(p, o));
+  size_t classes = 0;
+  for (size_t at = whole.find("<class "); at != std::string::npos; at = whole.find("<class ", at + 1)) ++classes;
+  EXPECT_EQ(classes, p.files.size());
 }
 
 TEST(CoberturaWriter, EscapesNamesAndReplacesWhatXmlCannotHold) {
