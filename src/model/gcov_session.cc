@@ -26,6 +26,19 @@ void sort_by_start(std::vector<SessionFunction*>& fns) {
   });
 }
 
+const LineInfo LineTable::kNoLine{};
+
+void LineTable::make_marked() {
+  size_t marked = 0;
+  for (uint32_t s : slot_) marked += s == kMarked;
+  entries_.reserve(entries_.size() + marked);
+  for (uint32_t& s : slot_)
+    if (s == kMarked) {
+      entries_.emplace_back();
+      s = uint32_t(entries_.size());
+    }
+}
+
 std::vector<SessionFunction*>* SourceCoverage::functions_at(uint32_t line) {
   if (line >= starts.size() || !starts[line]) return nullptr;
   auto it = by_start_line.find(line);
@@ -393,8 +406,18 @@ void GcovSession::process_all_functions() {
       f->lines.resize(size_t(f->fn.end_line - f->fn.start_line) + 1);
     to_solve.push_back(f);
   }
-  for (size_t s = 0; s < coverage_.size(); ++s)
-    if (last_line[s] > coverage_[s].lines.size()) coverage_[s].lines.resize(last_line[s]);
+  for (size_t s = 0; s < coverage_.size(); ++s) coverage_[s].lines.grow(last_line[s]);
+  // Every line add_line_counts will place a block on gets its entry now
+  // (line_at then only looks them up): the lines of every function's
+  // blocks that fall in a table, and are not a group function's own.
+  for (SessionFunction* f : functions_)
+    for (const Block& b : f->fn.blocks)
+      for (const BlockLocation& loc : b.locations) {
+        LineTable& lines = coverage_[loc.source].lines;
+        for (uint32_t ln : loc.lines)
+          if (ln < lines.size() && !f->owns_line(ln, loc.source)) lines.mark(ln);
+      }
+  for (SourceCoverage& src : coverage_) src.lines.make_marked();
   std::vector<SolveProblems> problems(to_solve.size());
   // A worker thread costs more than solving a small program's graphs (a
   // one-file program's two functions: 15% of `covkit gcov prog.c`'s CPU).
@@ -417,11 +440,10 @@ void GcovSession::process_all_functions() {
 LineInfo* GcovSession::line_at(SessionFunction& sf, uint32_t source, uint32_t ln, bool& own_line) {
   // A group function's lines are its own; gcov 11/12 leave them out
   // of the function's -f summary.
-  own_line = sf.group_line(ln, source) && ln - sf.fn.start_line < sf.lines.size();
+  own_line = sf.owns_line(ln, source);
   if (own_line) return &sf.lines[ln - sf.fn.start_line];
-  auto& lines = coverage_[source].lines;
-  if (ln >= lines.size()) return nullptr;  // a function gcov never placed (no counters)
-  return &lines[ln];
+  // None past the table's end: a function gcov never placed (no counters).
+  return coverage_[source].lines.find(ln);
 }
 
 void GcovSession::reserve_line_lists() {
@@ -456,7 +478,7 @@ void GcovSession::reserve_line_lists() {
     branches += size_t(l.count & 0xffffffff);
   };
   for (SourceCoverage& src : coverage_)
-    for (LineInfo& l : src.lines) add(l);
+    for (LineInfo& l : src.lines.entries()) add(l);
   for (SessionFunction* sf : functions_)
     for (LineInfo& l : sf->lines) add(l);
   line_blocks_.assign(blocks, LineBlockRef{});
@@ -470,7 +492,7 @@ void GcovSession::reserve_line_lists() {
     l.count = 0;
   };
   for (SourceCoverage& src : coverage_)
-    for (LineInfo& l : src.lines) place(l);
+    for (LineInfo& l : src.lines.entries()) place(l);
   for (SessionFunction* sf : functions_)
     for (LineInfo& l : sf->lines) place(l);
 }
@@ -572,7 +594,7 @@ void GcovSession::accumulate(uint32_t src_idx) {
       for (LineInfo& line : f->lines) accumulate_line(line, src, /*add_coverage=*/false);
   // Group lines count in the file's summary only once, when summed below
   // (gcov 11 and 12; so branches on them never reach the summary).
-  for (LineInfo& line : src.lines) accumulate_line(line, src, true);
+  for (LineInfo& line : src.lines.entries()) accumulate_line(line, src, true);
   if (opts_.json) return;  // JSON keeps group lines apart
   for (SessionFunction* f : src.functions) {
     if (f->fn.source != src_idx || !f->is_group) continue;
@@ -580,8 +602,8 @@ void GcovSession::accumulate(uint32_t src_idx) {
       const LineInfo& fl = f->lines[i];
       if (!fl.exists) continue;
       size_t ln = f->fn.start_line + i;
-      if (ln >= src.lines.size()) src.lines.resize(ln + 1);
-      LineInfo& sl = src.lines[ln];
+      src.lines.grow(ln + 1);
+      LineInfo& sl = src.lines.make(ln);
       if (!sl.exists) src.coverage.lines++;
       if (!sl.count && fl.count) src.coverage.lines_executed++;
       sl.count = add_counts(sl.count, fl.count);

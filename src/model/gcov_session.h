@@ -52,6 +52,10 @@ struct SessionFunction {
   bool group_line(uint32_t line, uint32_t src) const {
     return is_group && fn.source == src && fn.start_line <= line && line <= fn.end_line;
   }
+  // The line is one of `lines` (a group function's own, once they are sized).
+  bool owns_line(uint32_t line, uint32_t src) const {
+    return group_line(line, src) && line - fn.start_line < lines.size();
+  }
 };
 
 // gcov's order of functions: by first line, then column. Sorted with std::sort
@@ -64,8 +68,58 @@ struct CoverageSummary {
   int calls = 0, calls_executed = 0;
 };
 
+// A source's lines by number. Most lines of a header have no code (the
+// standard headers jsoncpp's test runner includes: 800 lines with code of
+// 20,800 up to each one's last): each line number holds only the index of
+// its entry, and only lines that blocks are placed on have one (a table of
+// 48-byte entries for every line was a quarter of that run's page faults).
+class LineTable {
+ public:
+  // Line numbers below this may have an entry.
+  size_t size() const { return slot_.size(); }
+  // Line `ln` (< size()): its entry, or an empty line without one.
+  const LineInfo& operator[](size_t ln) const {
+    const uint32_t s = slot_[ln];
+    return s ? entries_[s - 1] : kNoLine;
+  }
+  // The entry of line `ln` (< size()), or nullptr.
+  LineInfo* find(size_t ln) {
+    const uint32_t s = ln < slot_.size() ? slot_[ln] : 0;
+    return s ? &entries_[s - 1] : nullptr;
+  }
+  // The entry of line `ln` (< size()), made if it has none; making one
+  // may move the others.
+  LineInfo& make(size_t ln) {
+    uint32_t& s = slot_[ln];
+    if (!s) {
+      entries_.emplace_back();
+      s = uint32_t(entries_.size());
+    }
+    return entries_[s - 1];
+  }
+  // Grows the table to `n` line numbers (never shrinks it).
+  void grow(size_t n) {
+    if (n > slot_.size()) slot_.resize(n, 0);
+  }
+  // Line `ln` (< size()) is to have an entry: made, with the other lines
+  // marked since, by make_marked (all at once: one allocation).
+  void mark(size_t ln) {
+    if (!slot_[ln]) slot_[ln] = kMarked;
+  }
+  void make_marked();
+  // Every entry, in no particular order.
+  std::span<LineInfo> entries() { return entries_; }
+  std::span<const LineInfo> entries() const { return entries_; }
+
+ private:
+  static const LineInfo kNoLine;
+  static constexpr uint32_t kMarked = UINT32_MAX;
+  std::vector<uint32_t> slot_;  // per line number: 1 + index into entries_, or 0
+  std::vector<LineInfo> entries_;
+};
+
 struct SourceCoverage {
-  std::vector<LineInfo> lines;  // indexed by line number
+  LineTable lines;  // indexed by line number
   CoverageSummary coverage;
   uint32_t maximum_count = 0;  // 32 bits, as gcov keeps it (it only steers hotness colours)
   std::vector<SessionFunction*> functions;

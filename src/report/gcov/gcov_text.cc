@@ -252,7 +252,7 @@ std::string TextRenderer::run() {
   // by doubling, the text was copied about twice over).
   size_t estimate = out_.size() + (file ? file->bytes().size() : 0) + lines_.size() * 24;
   if (o_.branches)
-    for (const model::LineInfo& line : src_.lines) estimate += line.branches.size() * 36;
+    for (const model::LineInfo& line : src_.lines.entries()) estimate += line.branches.size() * 36;
   out_.reserve(estimate);
 
   uint32_t line_start_group = 0;
