@@ -64,6 +64,31 @@ WriteOutcome write_now(const std::string& name, std::string_view content, std::s
   return written.error().stage == util::WriteStage::kOpen ? WriteOutcome::kOpenFailed : WriteOutcome::kWriteFailed;
 }
 
+GcovFileWriter::GcovFileWriter(const std::string& name) {
+  auto out = util::AtomicOutput::open(name);
+  if (out) {
+    out_ = std::make_unique<util::AtomicOutput>(std::move(*out));
+    return;
+  }
+  outcome_ = WriteOutcome::kOpenFailed;
+  if (out.error().errno_value == 0) why_ = out.error().message;
+}
+
+GcovFileWriter::~GcovFileWriter() = default;
+
+void GcovFileWriter::write(std::string_view piece) {
+  if (out_) out_->write(piece);
+}
+
+WriteOutcome GcovFileWriter::commit(std::string* why) {
+  if (out_) {
+    outcome_ = out_->commit() ? WriteOutcome::kWritten : WriteOutcome::kWriteFailed;
+    out_.reset();
+  }
+  if (why) *why = why_;
+  return outcome_;
+}
+
 void perform(std::vector<Action>& actions, ExitState& return_code, GcovMessages& messages) {
   for (Action& a : actions) {
     switch (a.kind) {

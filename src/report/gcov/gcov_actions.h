@@ -3,12 +3,14 @@
 // stderr, files to write or remove, exit statuses. Sessions are computed in
 // parallel into action lists; the lists are then carried out strictly in
 // argument order, so output never depends on the number of threads.
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "model/session_diagnostics.h"
+#include "util/atomic_output.h"
 
 namespace covkit::report {
 
@@ -19,6 +21,27 @@ enum class WriteOutcome { kNotYet, kInTurn, kWritten, kOpenFailed, kWriteFailed 
 // Writes a .gcov file now (any thread): how it went, for its action; `why`
 // gets covkit's own refusal to open it (a link of another user in the way).
 WriteOutcome write_now(const std::string& name, std::string_view content, std::string* why = nullptr);
+
+// The same for a text written piece by piece as it is made (any thread):
+// opened, written, then committed (the file whole, or untouched).
+class GcovFileWriter {
+ public:
+  // Opens `name`; failed() then says whether it could not be.
+  explicit GcovFileWriter(const std::string& name);
+  ~GcovFileWriter();
+  GcovFileWriter(const GcovFileWriter&) = delete;
+  GcovFileWriter& operator=(const GcovFileWriter&) = delete;
+
+  bool failed() const { return outcome_ != WriteOutcome::kNotYet; }
+  void write(std::string_view piece);
+  // How it went (kOpenFailed when it could not be opened); `why` as write_now's.
+  WriteOutcome commit(std::string* why = nullptr);
+
+ private:
+  std::unique_ptr<util::AtomicOutput> out_;
+  WriteOutcome outcome_ = WriteOutcome::kNotYet;
+  std::string why_;
+};
 
 struct Action {
   enum class Kind { kOut, kErr, kDiagnostic, kWriteGcov, kWrittenGcov, kWriteQuiet, kRemove, kWriteJson, kReturnCode };

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -167,19 +168,28 @@ void SessionPlanner::finish(const std::string& arg) {
       // a fresh string per source was a fresh page per 4 KiB of text (a
       // third of the page faults of a small object's run).
       thread_local std::string text;
-      messages[i] = render_gcov_text(session_, s, topts, text);
       if (gcov_files && written[i] == WriteOutcome::kNotYet) {
+        // Written as it is rendered, piece by piece: the thread's buffer
+        // stays small (whole texts were fresh pages for every large
+        // source). Created and committed one at a time: the files share
+        // a directory, whose lock the kernel's create and rename take; two
+        // threads contending for it spin in the kernel (~7% of jsoncpp's
+        // CPU), one waiting here sleeps.
+        std::optional<GcovFileWriter> file;
+        {
+          std::lock_guard<std::mutex> one_writer(write_mutex);
+          file.emplace(names[i]);
+        }
+        const TextSink sink = [&file](std::string_view piece) { file->write(piece); };
+        messages[i] = render_gcov_text(session_, s, topts, text, sink);
         std::string why;
         {
-          // One writer at a time: the files share a directory, whose lock
-          // the kernel's create and rename take; two threads contending
-          // for it spin in the kernel (~7% of jsoncpp's CPU), one waiting
-          // here sleeps.
           std::lock_guard<std::mutex> one_writer(write_mutex);
-          written[i] = write_now(names[i], text, &why);
+          written[i] = file->commit(&why);
         }
         rendered[i] = std::move(why);  // the text is written: what is kept is why it was not
       } else {
+        messages[i] = render_gcov_text(session_, s, topts, text);
         rendered[i] = text;  // written later, in turn, or to standard output
       }
     }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <span>
 #include <string_view>
@@ -46,8 +47,15 @@ void split_lines(std::span<const uint8_t> bytes, std::vector<std::string_view>& 
 
 class TextRenderer {
  public:
-  TextRenderer(model::GcovSession& s, uint32_t src, const TextOptions& o, std::string& out)
-      : session_(s), src_idx_(src), src_(s.coverage(src)), entry_(s.sources().entries()[src]), o_(o), out_(out) {
+  TextRenderer(model::GcovSession& s, uint32_t src, const TextOptions& o, std::string& out,
+               const TextSink* sink = nullptr)
+      : session_(s),
+        src_idx_(src),
+        src_(s.coverage(src)),
+        entry_(s.sources().entries()[src]),
+        o_(o),
+        out_(out),
+        sink_(sink) {
     out_.clear();
     lines_.clear();  // the last source's (a source that cannot be read has none)
   }
@@ -85,6 +93,15 @@ class TextRenderer {
   static thread_local std::vector<std::string_view> kept_lines;
   bool has_nul_ = false;  // the source holds a NUL byte somewhere
   std::string& out_;
+  const TextSink* sink_;  // where out_ goes when full, if anywhere
+  // Handed to sink_ from this size on.
+  static constexpr size_t kPiece = size_t(64) << 10;
+  void pass_on_if_full() {
+    if (sink_ && out_.size() >= kPiece) {
+      (*sink_)(out_);
+      out_.clear();
+    }
+  }
 };
 
 void TextRenderer::line_beginning(bool exists, bool unexceptional, bool has_unexecuted_block, int64_t count,
@@ -253,7 +270,7 @@ std::string TextRenderer::run() {
   size_t estimate = out_.size() + (file ? file->bytes().size() : 0) + lines_.size() * 24;
   if (o_.branches)
     for (const model::LineInfo& line : src_.lines.entries()) estimate += line.branches.size() * 36;
-  out_.reserve(estimate);
+  out_.reserve(sink_ ? std::min(estimate, 2 * kPiece) : estimate);
 
   uint32_t line_start_group = 0;
   std::vector<model::SessionFunction*>* fns = nullptr;
@@ -262,6 +279,7 @@ std::string TextRenderer::run() {
       out_ += "        -:";
       util::append_decimal(out_, line_num, 5);
       source_line(line_num);
+      pass_on_if_full();
       continue;
     }
     const model::LineInfo& line = src_.lines[line_num];
@@ -294,11 +312,17 @@ std::string TextRenderer::run() {
                          src_.maximum_count);
           source_line(l);
           line_details(fl, l);
+          pass_on_if_full();
         }
       }
       out_ += kSeparator;
       line_start_group = 0;
     }
+    pass_on_if_full();
+  }
+  if (sink_ && !out_.empty()) {
+    (*sink_)(out_);
+    out_.clear();
   }
   (void)src_idx_;
   return messages;
@@ -316,6 +340,11 @@ TextResult render_gcov_text(model::GcovSession& session, uint32_t src, const Tex
 
 std::string render_gcov_text(model::GcovSession& session, uint32_t src, const TextOptions& o, std::string& text) {
   return TextRenderer(session, src, o, text).run();
+}
+
+std::string render_gcov_text(model::GcovSession& session, uint32_t src, const TextOptions& o, std::string& text,
+                             const TextSink& sink) {
+  return TextRenderer(session, src, o, text, &sink).run();
 }
 
 }  // namespace covkit::report

@@ -1,6 +1,8 @@
 #pragma once
 // The annotated-source (.gcov) view of one source file, identical to gcov's.
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "model/gcov_session.h"
 
@@ -29,5 +31,15 @@ TextResult render_gcov_text(model::GcovSession& session, uint32_t src, const Tex
 // buffer per thread of a run saves a .gcov text's worth of fresh pages per
 // source); returns the messages.
 std::string render_gcov_text(model::GcovSession& session, uint32_t src, const TextOptions& o, std::string& text);
+
+// Where a text goes as it is made, in pieces of some tens of KiB: a .gcov
+// file written while its source is rendered needs a small buffer per
+// thread, not the whole text (the fresh pages of the largest sources' texts
+// were a sixth of the page faults of jsoncpp's runs).
+using TextSink = std::function<void(std::string_view)>;
+// The same, the text handed to `sink` piece by piece (`text` is the buffer
+// and ends empty).
+std::string render_gcov_text(model::GcovSession& session, uint32_t src, const TextOptions& o, std::string& text,
+                             const TextSink& sink);
 
 }  // namespace covkit::report
