@@ -29,21 +29,37 @@ void pad9(std::string& s) {
   if (s.size() < 9) s.insert(0, 9 - s.size(), ' ');
 }
 
-// Splits like gcov's line reader: on '\n', a last line without one kept.
-void split_lines(std::span<const uint8_t> bytes, std::vector<std::string_view>& lines) {
-  lines.clear();
-  std::string_view all(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  size_t pos = 0;
-  while (pos < all.size()) {
-    size_t nl = all.find('\n', pos);
-    if (nl == std::string_view::npos) {
-      lines.push_back(all.substr(pos));
-      break;
+// A source's lines, split like gcov's line reader: on '\n', a last line
+// without one kept. Where each starts, 4 bytes a line (a view of 16 bytes
+// a line made the thread's largest buffer after the text).
+static_assert(util::kMaxSourceBytes < UINT32_MAX, "a source's offsets fit 32 bits");
+class SourceLines {
+ public:
+  void split(std::string_view all) {
+    all_ = all;
+    starts_.clear();
+    starts_.push_back(0);
+    for (const char* at = all.data(); const void* nl = std::memchr(at, '\n', size_t(all.data() + all.size() - at));) {
+      at = static_cast<const char*>(nl) + 1;
+      starts_.push_back(uint32_t(at - all.data()));
     }
-    lines.push_back(all.substr(pos, nl - pos));
-    pos = nl + 1;
+    if (starts_.back() != all.size()) starts_.push_back(uint32_t(all.size()));
   }
-}
+  void clear() {
+    all_ = {};
+    starts_.assign(1, 0);
+  }
+  size_t size() const { return starts_.size() - 1; }
+  // Line `i` (0-based, < size()), without its '\n'.
+  std::string_view operator[](size_t i) const {
+    const size_t begin = starts_[i], end = starts_[i + 1];
+    return all_.substr(begin, end - begin - (all_[end - 1] == '\n'));
+  }
+
+ private:
+  std::string_view all_;
+  std::vector<uint32_t> starts_{0};  // each line's first byte, then the end
+};
 
 class TextRenderer {
  public:
@@ -89,8 +105,8 @@ class TextRenderer {
   const TextOptions& o_;
   // The source's lines: a list the thread keeps from source to source (a
   // fresh one per source was fresh pages for every long header).
-  std::vector<std::string_view>& lines_ = kept_lines;
-  static thread_local std::vector<std::string_view> kept_lines;
+  SourceLines& lines_ = kept_lines;
+  static thread_local SourceLines kept_lines;
   bool has_nul_ = false;  // the source holds a NUL byte somewhere
   std::string& out_;
   const TextSink* sink_;  // where out_ goes when full, if anywhere
@@ -261,7 +277,7 @@ std::string TextRenderer::run() {
   else if (entry_.file_time == 0)
     out_ += fmt::format("{}Source is newer than graph\n", kLineStart);
   if (file) {
-    split_lines(file->bytes(), lines_);
+    lines_.split(file->text());
     has_nul_ = std::memchr(file->bytes().data(), 0, file->bytes().size()) != nullptr;
   }
   // The source and per line a count, a line number and its branch lines
@@ -328,7 +344,7 @@ std::string TextRenderer::run() {
   return messages;
 }
 
-thread_local std::vector<std::string_view> TextRenderer::kept_lines;
+thread_local SourceLines TextRenderer::kept_lines;
 
 }  // namespace
 
