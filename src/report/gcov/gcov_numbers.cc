@@ -12,7 +12,8 @@ namespace covkit::report {
 
 namespace {
 
-// Into `buf` (64 bytes); returns the text.
+}  // namespace
+
 std::string_view count_text(char* buf, int64_t count, bool human) {
   if (count < 1000 || !human) {
     const fmt::format_int digits(count);
@@ -29,6 +30,8 @@ std::string_view count_text(char* buf, int64_t count, bool human) {
   int n = std::snprintf(buf, 64, "%.1f%c", double(r), units[i]);
   return {buf, size_t(n)};
 }
+
+namespace {
 
 // printf's "%.0f" of a non-negative float below 2^32: the nearest
 // integer, ties to even (exact: a float's fraction is exact in a double).

@@ -4,11 +4,14 @@
 // what makes 999/1000 print "100%" in gcov, and covkit prints the same.
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace covkit::report {
 
 // A count, or with `human` and count >= 1000, "1.2k"-style units.
 std::string format_count(int64_t count, bool human);
+// The same into `buf` (64 bytes), which the text returned views.
+std::string_view count_text(char* buf, int64_t count, bool human);
 // gcov's format_gcov: decimals >= 0 gives "top/bottom" as a percentage with
 // that many decimals and a '%'; decimals < 0 gives format_count(top).
 std::string format_gcov(int64_t top, int64_t bottom, int decimals, bool human);
