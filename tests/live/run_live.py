@@ -24,6 +24,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
@@ -804,11 +805,14 @@ def journal_phase(state_dir):
 
 
 def scenario_kill_at_random(env, cc="gcc-12"):
-    """covkit killed (SIGKILL) at ~100 random instants of `dump --reset`
-    under load, into the program's own files and into -o directories: the
-    dumps plus what the program writes at exit count every call exactly once,
-    the run once. Each step of the dump is slowed by a random 0-3 ms (a
-    test-only hook) so that the kills land in all of them."""
+    """covkit killed (SIGKILL) in every step of `dump --reset` under load and
+    at ~100 random instants, into the program's own files and into -o
+    directories: the dumps plus what the program writes at exit count every
+    call exactly once, the run once. The steps are met for sure: covkit
+    stops itself at its K-th step boundary (a test-only hook,
+    COVKIT_TEST_LIVE_STOP_AT) and is killed there, for each K until a dump
+    has no K-th; the kills at random instants (each step slowed by a random
+    0-3 ms, another hook) land inside the steps too."""
     import random
     b = Build(env, cc, atomic=True)
     own, rescue = env.dir("kill-own"), env.dir("kill-rescue")
@@ -818,50 +822,71 @@ def scenario_kill_at_random(env, cc="gcc-12"):
     rng = random.Random(seed)
     dirs, lines, own_failures = [], [], []
     s = Server(env, b, prefix=own)
+    n = [0]
 
-    def dump(i, kill_after=None):
+    def dump(kill_after=None, stop_at=None, to_dir=None):
+        i = n[0]
+        n[0] += 1
         args = [env.covkit, "live", "dump", "--reset", str(s.pid)]
-        if i % 2 == 0:
+        if to_dir if to_dir is not None else i % 2 == 0:
             d = os.path.join(env.work, f"kill-{i}")
             args += ["-o", d]
             dirs.append(d)
-        p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=denv)
+        e = dict(denv, COVKIT_TEST_LIVE_STOP_AT=str(stop_at)) if stop_at else denv
+        p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e)
         if kill_after is not None:
             time.sleep(kill_after)
             p.kill()
+        if stop_at is not None:
+            # Stopped at that step boundary (killed there), or ended before it.
+            info = os.waitid(os.P_PID, p.pid, os.WSTOPPED | os.WEXITED | os.WNOWAIT)
+            if info.si_code == os.CLD_STOPPED:
+                p.kill()
         _, err = p.communicate(timeout=120)
         lines.extend(l for l in err.splitlines() if "was killed" in l)
         if p.returncode not in (0, -signal.SIGKILL):  # it failed by itself: a defect to show as such
             own_failures.append(f"dump {i} exited {p.returncode}: {err.strip()}")
         return p.returncode, err
 
-    phases = {}
+    phases, at_steps = {}, {}
     try:
         s.cmd("L")
         durations = []
         for i in range(3):
             t = time.monotonic()
-            rc, err = dump(i)
+            rc, err = dump()
             check(rc == 0, f"dump {i}: {err}")
             durations.append(time.monotonic() - t)
+        for to_dir in (False, True):
+            steps = at_steps.setdefault("-o" if to_dir else "own files", [])
+            for k in range(1, 1000):
+                rc, err = dump(stop_at=k, to_dir=to_dir)
+                if rc != -signal.SIGKILL:
+                    break  # a dump with fewer step boundaries than k (or one that failed: own_failures)
+                steps.append(journal_phase(state))
+                rc, err = dump(to_dir=to_dir)  # finishes the journal, so that the next count starts alike
+                check(rc == 0, f"the dump after a kill: {err}")
+            check(steps, f"covkit never stopped at a step boundary ({'-o' if to_dir else 'own files'})")
         longest = 1.3 * sorted(durations)[1]
-        for i in range(3, 103):
-            rc, err = dump(i, rng.uniform(0, longest))
+        for i in range(100):
+            rc, err = dump(rng.uniform(0, longest))
             phase = "finished" if rc == 0 else "killed, journal " + journal_phase(state)
             phases[phase] = phases.get(phase, 0) + 1
         iterations = int(s.cmd("S"))
-        rc, err = dump(103)  # finishes whatever journal is left
+        rc, err = dump()  # finishes whatever journal is left
         check(rc == 0, f"the last dump: {err}")
         check(journal_phase(state) == "none", "a journal is left after a dump that was not killed")
         s.quit()
     finally:
         s.kill()
+    print(f"kill_at_random: at each step boundary: {at_steps}")
     print(f"kill_at_random (seed {seed}): {sorted(phases.items())}; {len(lines)} interrupted dumps reported")
     for l in lines[:5]:
         env.log(l)
     check(not own_failures, f"dumps that were not killed failed: {own_failures}")
-    killed_phases = {p for p in phases if p.startswith("killed")}
-    check(len(killed_phases) >= 3, f"the kills did not land in enough steps: {phases}")
+    for where, steps in at_steps.items():
+        check(set(steps) == {"none", "read", "reset", "writing"},
+              f"the kills at the step boundaries ({where}) did not meet every journal phase: {steps}")
     # What a dump leaves is one spare per file (the file its exchange
     # replaced), never a temporary file.
     leftovers = [os.path.join(d, f) for d, _, fs in os.walk(own) for f in fs
@@ -1305,36 +1330,159 @@ def scenario_plugin_reloaded(env, cc="gcc-12"):
                   lambda pid: os.path.realpath(plugin) in open(f"/proc/{pid}/maps").read())
 
 
+class OutputNotes:
+    """The lines a child writes to its standard output, read as they come
+    (a thread), for a test to wait on the one it expects."""
+
+    def __init__(self, stream):
+        self.lines, self.ended = [], False
+        self._cv = threading.Condition()
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream):
+        for line in stream:
+            with self._cv:
+                self.lines.append(line.decode(errors="replace").strip())
+                self._cv.notify_all()
+        with self._cv:
+            self.ended = True
+            self._cv.notify_all()
+
+    def count(self):
+        with self._cv:
+            return len(self.lines)
+
+    def wait_for(self, line, what, timeout=20):
+        with self._cv:
+            if not self._cv.wait_for(lambda: line in self.lines or self.ended, timeout):
+                raise Failure(what)
+            check(line in self.lines, f"{what} (its output ended: {self.lines[-5:]})")
+
+
+def whole_gcda(path):
+    """The function idents of a .gcda file that holds every record it
+    announces, up to its last byte (a half-written file does not)."""
+    data = open(path, "rb").read()
+    check(len(data) >= 12 and len(data) % 4 == 0, f"{path}: {len(data)} bytes, not a whole .gcda file")
+    words = struct.unpack("<%dI" % (len(data) // 4), data)
+    check(words[0] == 0x67636461, f"{path}: not a .gcda file")
+    version = words[1]
+    major = (((version >> 24) & 0xFF) - ord("A")) * 10 + ((version >> 16) & 0xFF) - ord("0")
+    pos, idents = (4 if major >= 12 else 3), []
+    while pos < len(words) and words[pos] != 0:
+        check(pos + 2 <= len(words), f"{path}: a record header cut at word {pos}")
+        length = words[pos + 1]
+        n_words = 0 if length & 0x80000000 else (length // 4 if major >= 12 else length)
+        check(pos + 2 + n_words <= len(words), f"{path}: the record at word {pos} runs past the end")
+        if words[pos] == 0x01000000 and n_words:
+            idents.append(words[pos + 2])
+        pos += 2 + n_words
+    check(pos >= len(words) - 1, f"{path}: {len(words) - pos} words after its end record")
+    return sorted(idents)
+
+
 def scenario_exec_during_dump(env, cc="gcc-12"):
-    """A process whose threads execute the program again every few ms: no
-    dump hangs (an exec waits for the threads covkit seized to be reaped),
-    each writes its files or says in one line why not, and the process goes
-    on. Why not is the exec, never an exit, even when the dump caught the
-    process inside its exec (its memory and threads gone, its main thread a
-    zombie for a moment: as if it had ended); or the new program's counters
-    not registered yet."""
+    """A process whose threads start and end all the time and that executes
+    itself again, dumped 300 times in turn: with no exec (every dump must be
+    written), with an exec asked at a random instant of the dump, and with
+    an exec under way at a known point: covkit stopped (a test-only hook,
+    COVKIT_TEST_LIVE_STOP_AT) once it found the process and before it stops
+    it, then let go once the exec began. No dump hangs (an exec waits for
+    the threads covkit seized to be reaped); each one that met an exec
+    writes its files or says in one line why not, and why not is the exec,
+    never an exit, even when the dump caught the process inside its exec
+    (its memory and threads gone, its main thread a zombie for a moment: as
+    if it had ended); or the new program's counters not registered yet.
+    Whatever is written is whole and the program's (the same functions in
+    every dump), and the process goes on. The churn program tells the test
+    when its main() runs and when an exec comes (progs/churn.c), so which
+    dumps met an exec is known, not guessed from the machine's speed."""
+    import random
     exe = churn(env, cc)
-    p = subprocess.Popen([exe, "exec", "3", "0"], cwd=os.path.dirname(exe))
+    seed = random.randrange(1 << 30)
+    rng = random.Random(seed)
+    out = os.path.join(env.work, "churn-snap")
+    allowed = ("executed another program", "no coverage data")
+    p = subprocess.Popen([exe, "exec", "3", "0"], cwd=os.path.dirname(exe), stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE)
+    notes = OutputNotes(p.stdout)
+    gen, durations, functions, asked_during = 0, [], None, 0
+    outcomes = {"no exec": {}, "exec at random": {}, "exec under way": {}}
+
+    def judge(i, r, ok):
+        nonlocal functions
+        if r.returncode == 0:
+            files = tree_files(out)
+            check(files, f"dump {i + 1}: no file")
+            for rel, path in files.items():
+                idents = whole_gcda(path)
+                functions = functions or idents
+                check(idents == functions, f"dump {i + 1}: {rel} holds functions {idents}, not {functions}")
+            return "written"
+        err = r.stderr.strip()
+        check(r.stderr.count("\n") == 1, f"dump {i + 1}: not one line: {r.stderr!r}")
+        key = next((a for a in ok if a in err), None)
+        check(key is not None, f"dump {i + 1}: {err}")
+        check(not os.path.exists(out), f"dump {i + 1} failed but left {out}")
+        return key
+
+    def exec_now():
+        p.stdin.write(b"x")
+        p.stdin.flush()
+
     try:
-        time.sleep(0.1)
-        outcomes = dump_repeatedly(env, p.pid, 300, allowed=("executed another program", "no coverage data"))
-        check(p.poll() is None, "the process ended")
-        # Read between two execs: inside one, /proc/PID names the former main
-        # thread, a zombie with no memory, whose command line reads empty.
-        gen = None
-        deadline = time.monotonic() + 20
-        while gen is None and time.monotonic() < deadline:
-            args = open(f"/proc/{p.pid}/cmdline").read().split("\0")
-            if len(args) > 3:
-                gen = args[3]
+        notes.wait_for("0", "churn: main() did not start")
+        for i in range(300):
+            shutil.rmtree(out, ignore_errors=True)
+            kind = ("no exec", "exec at random", "exec under way")[i % 3]
+            argv = [env.covkit, "live", "dump", str(p.pid), "-o", out]
+            if kind == "no exec":
+                before = notes.count()
+                t = time.monotonic()
+                try:
+                    r = subprocess.run(argv, capture_output=True, text=True, timeout=20)
+                except subprocess.TimeoutExpired:
+                    raise Failure(f"dump {i + 1} of a process that never holds still hung")
+                durations.append(time.monotonic() - t)
+                check(notes.count() == before, f"dump {i + 1}: an exec that was not asked for: {notes.lines[-3:]}")
+                key = judge(i, r, ())
             else:
-                time.sleep(0.001)
-        check(gen is not None, "the process stayed inside an exec for 20 s")
+                denv = dict(os.environ, COVKIT_TEST_LIVE_STOP_AT="1") if kind == "exec under way" else None
+                d = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=denv)
+                try:
+                    if kind == "exec at random":
+                        # The instant is chance; what is asserted is not.
+                        time.sleep(rng.uniform(0, 1.3 * sorted(durations)[len(durations) // 2]))
+                        asked_during += d.poll() is None
+                        exec_now()
+                    else:
+                        # covkit stopped at its first step (or ended before it: a failure).
+                        info = os.waitid(os.P_PID, d.pid, os.WSTOPPED | os.WEXITED | os.WNOWAIT)
+                        if info.si_code != os.CLD_STOPPED:
+                            raise Failure(f"dump {i + 1}: covkit ended before its first step: {d.communicate()}")
+                        exec_now()
+                        notes.wait_for(f"exec {gen}", f"dump {i + 1}: the exec did not begin")
+                        asked_during += 1
+                        d.send_signal(signal.SIGCONT)
+                    o, e = d.communicate(timeout=20)
+                except subprocess.TimeoutExpired:
+                    raise Failure(f"dump {i + 1} of a process inside an exec hung")
+                finally:
+                    if d.poll() is None:
+                        d.kill()
+                        d.wait()
+                key = judge(i, subprocess.CompletedProcess(argv, d.returncode, o, e), allowed)
+                gen += 1
+                notes.wait_for(str(gen), f"dump {i + 1}: the process did not come out of its exec {gen}")
+            outcomes[kind][key] = outcomes[kind].get(key, 0) + 1
+            env.log(f"dump {i + 1} ({kind}): {key}")
+            check(p.poll() is None, f"dump {i + 1}: the process ended")
     finally:
         p.kill()
         p.wait()
-    check(outcomes.get("written", 0) >= 150, f"too few dumps written: {outcomes}")
-    print(f"exec_during_dump: {outcomes}, {gen} execs")
+    check(outcomes["no exec"] == {"written": 100}, f"dumps that met no exec failed: {outcomes}")
+    print(f"exec_during_dump (seed {seed}): {outcomes}; {gen} execs, {asked_during} asked while covkit ran")
 
 
 def lcov_of(env, build, *roots):

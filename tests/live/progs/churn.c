@@ -2,8 +2,12 @@
    hang (scenarios threads_come_and_go and exec_during_dump):
 
      churn threads N        N threads start short-lived threads, endlessly
-     churn exec N GEN       the same, and after 20-40 ms one of its threads
-                            executes the program again (GEN counts the execs)
+     churn exec N GEN       the same; main() writes "GEN" to standard output
+                            (the program's counters are registered by then),
+                            and each byte read from standard input has one of
+                            its threads write "exec GEN" and execute the
+                            program again as GEN+1: the test says when an exec
+                            comes, and knows which dumps met one
      churn reload PLUGIN    dlopen, call and dlclose PLUGIN, endlessly */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -38,7 +42,10 @@ static char **args;
 /* From a thread that is not the main one: the kernel then gives it the
    process's id and ends the others, the main one included. */
 static void *execer(void *a) {
-  usleep(20000 + (unsigned)(long)a % 20000);
+  (void)a;
+  char token;
+  if (read(0, &token, 1) != 1) return 0;
+  dprintf(1, "exec %s\n", args[3]);
   char gen[24];
   snprintf(gen, sizeof gen, "%ld", atol(args[3]) + 1);
   char *argv[] = {args[0], args[1], args[2], gen, 0};
@@ -65,6 +72,9 @@ int main(int argc, char **argv) {
   if (argc < 3) return 2;
   pthread_t t;
   for (int i = 0; i < atoi(argv[2]); i++) pthread_create(&t, 0, spawner, 0);
-  if (argc == 4 && strcmp(argv[1], "exec") == 0) pthread_create(&t, 0, execer, (void *)(long)getpid());
+  if (argc == 4 && strcmp(argv[1], "exec") == 0) {
+    dprintf(1, "%s\n", argv[3]);
+    pthread_create(&t, 0, execer, 0);
+  }
   for (;;) pause();
 }
