@@ -153,7 +153,9 @@ TEST(GcovSessionReal, BranchesOnLines) {
   run_session(
       p.dir, "prog-p.gcda",
       [](GcovSession& s) {
+        ASSERT_EQ(s.source_count(), 1u);
         const SourceCoverage& c = s.coverage(0);
+        ASSERT_GE(c.lines.size(), 9u);
         // for (i < 10): two branches, taken 10 and 1 times; the call on line 9.
         ASSERT_EQ(c.lines[8].branches.size(), 3u);  // block 2's arc and the condition's two
         int64_t taken = 0;
