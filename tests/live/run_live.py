@@ -1382,6 +1382,10 @@ def whole_gcda(path):
     return sorted(idents)
 
 
+def process_end(returncode):
+    return f"killed by {signal.Signals(-returncode).name}" if returncode < 0 else f"exit {returncode}"
+
+
 def scenario_exec_during_dump(env, cc="gcc-12"):
     """A process whose threads start and end all the time and that executes
     itself again, dumped 300 times in turn: with no exec (every dump must be
@@ -1428,8 +1432,11 @@ def scenario_exec_during_dump(env, cc="gcc-12"):
         return key
 
     def exec_now():
-        p.stdin.write(b"x")
-        p.stdin.flush()
+        try:
+            p.stdin.write(b"x")
+            p.stdin.flush()
+        except BrokenPipeError:
+            raise Failure(f"the process ended: {process_end(p.wait())}")
 
     try:
         notes.wait_for("0", "churn: main() did not start")
@@ -1477,7 +1484,7 @@ def scenario_exec_during_dump(env, cc="gcc-12"):
                 notes.wait_for(str(gen), f"dump {i + 1}: the process did not come out of its exec {gen}")
             outcomes[kind][key] = outcomes[kind].get(key, 0) + 1
             env.log(f"dump {i + 1} ({kind}): {key}")
-            check(p.poll() is None, f"dump {i + 1}: the process ended")
+            check(p.poll() is None, f"dump {i + 1}: the process ended: {process_end(p.returncode)}")
     finally:
         p.kill()
         p.wait()
