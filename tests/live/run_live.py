@@ -1383,6 +1383,8 @@ def whole_gcda(path):
 
 
 def process_end(returncode):
+    if returncode is None:
+        return "still running"
     return f"killed by {signal.Signals(-returncode).name}" if returncode < 0 else f"exit {returncode}"
 
 
