@@ -149,7 +149,10 @@ def start_server(tree, work, listener, accesslog):
     # modules of the tree. The socket goes to fd 3, its other number closed.
     fd = listener.fileno()
     errorlog = os.path.join(work, "error.log")
-    p = subprocess.Popen(["sh", "-c", f'exec 3<&{fd} {fd}<&-; exec "$@"', "sh",
+    # (Already fd 3 when nothing else is open, as when run by hand: then
+    # moving it would close it.)
+    move = f"exec 3<&{fd} {fd}<&-; " if fd != 3 else ""
+    p = subprocess.Popen(["sh", "-c", move + 'exec "$@"', "sh",
                           os.path.join(tree, "src", "lighttpd"), "-D", "-f", conf, "-m",
                           os.path.join(tree, "src", ".libs")], cwd=work, pass_fds=(fd,),
                          env=dict(os.environ, LISTEN_FDS="1", LISTEN_PID=f"parent:{os.getpid()}"))
@@ -286,6 +289,29 @@ def established_at(port):
         return sum(1 for line in f.readlines()[1:] if line.split()[1] == local and line.split()[3] == "01")
 
 
+def wait_idle(server, port):
+    """Until the server is idle: every client connection closed on its side
+    (none ESTABLISHED or CLOSE_WAIT, which it has not handled yet) and its
+    thread asleep in epoll_wait. A dump --reset there is the instant the
+    phases' sums run between (see above); a server still handling the
+    closes of a client that just ended is inside its loop."""
+    local = f"0100007F:{port:04X}"
+
+    def idle():
+        with open("/proc/net/tcp") as f:
+            if any(l.split()[1] == local and l.split()[3] in ("01", "08") for l in f.readlines()[1:]):
+                return False
+        with open(f"/proc/{server.pid}/wchan") as f:
+            wchan = f.read()
+        return "epoll" in wchan or "ep_poll" in wchan
+
+    deadline = time.monotonic() + 120
+    while not idle():
+        if server.poll() is not None or time.monotonic() > deadline:
+            fail("the server did not come back to its idle wait")
+        time.sleep(0.01)
+
+
 def finish_wrk(p):
     """wrk stopped (SIGINT) and its report read."""
     if p.poll() is not None:
@@ -344,7 +370,8 @@ def main():
     os.makedirs(work)
     dumps = os.path.join(work, "dumps")
     listener = listening_socket()
-    url = f"http://127.0.0.1:{listener.getsockname()[1]}/index.html"
+    port = listener.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/index.html"
     server = start_server(tree, work, listener, accesslog=True)
     listener.close()  # lighttpd's alone now
     ok = False
@@ -362,6 +389,7 @@ def main():
         c = function_count(covkit, tree, warm)
         if c != 7:
             fail(f"warm-up: {FUNCTION} counted {c}, 7 requests were made")
+        wait_idle(server, port)
         r = subprocess.run([covkit, "live", "reset", str(server.pid)], capture_output=True, text=True)
         if r.returncode != 0:
             fail(f"live reset: {r.stderr}")
@@ -375,6 +403,7 @@ def main():
             time.sleep(dumper.interval)  # the spacing of the dumps, not a wait for anything
             dumper.dump()
         wrk = finish_wrk(wrk_run)
+        wait_idle(server, port)
         dumper.dump()
         wrk_dumps = list(dumper.dirs)
         log(f"wrk: {wrk['requests']} requests, {wrk['rps']:.0f} req/s, socket errors: {wrk['socket_errors']}, "
@@ -385,6 +414,7 @@ def main():
         dumper2.start()
         ab = run_ab(url, args.ab_requests, 4, True)
         dumper2.stop()
+        wait_idle(server, port)
         dumper2.dump()
         ab_dumps = list(dumper2.dirs)
         log(f"ab -k: {ab['complete']} complete, {ab['failed']} failed, {ab['non2xx']} non-2xx, "
