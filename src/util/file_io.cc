@@ -38,7 +38,7 @@ Error errno_error() {
 // (a FileData freed by the thread's exit or a static's destructor).
 thread_local bool spare_copy_gone = false;
 struct SpareCopy {
-  std::vector<uint8_t> bytes;
+  std::vector<uint8_t, DefaultInitAllocator<uint8_t>> bytes;
   ~SpareCopy() { spare_copy_gone = true; }
 };
 thread_local SpareCopy spare_copy;
@@ -206,7 +206,9 @@ Expected<void> FileData::read_to_end(int fd, size_t size_hint, FileData& out, si
       if (used > max_bytes) break;  // past the caller's limit: the caller says so
       // Full, as after reading a file of the size stat gave: a small read
       // tells whether it goes on before the buffer grows. Doubling at once
-      // (zeroed) and shrinking after copied and touched every file thrice.
+      // and shrinking after copied and touched every file thrice. (No
+      // resize here zeroes: the allocator leaves the bytes it adds as they
+      // are, for the reads to overwrite.)
       uint8_t probe[4096];
       ssize_t n = ::read(fd, probe, sizeof probe);
       if (n < 0 && errno == EINTR) continue;

@@ -12,6 +12,7 @@
 
 #include <sys/types.h>
 
+#include "util/default_init_allocator.h"
 #include "util/expected.h"
 #include "util/unique_fd.h"
 
@@ -50,7 +51,8 @@ class FileData {
   uid_t owner_ = 0;
   gid_t group_ = 0;
   mode_t mode_ = 0;
-  std::vector<uint8_t> copy_;  // small files
+  // Small files; resized without zeroing (each read overwrites what it adds).
+  std::vector<uint8_t, DefaultInitAllocator<uint8_t>> copy_;
   int mapping_slot_ = -1;      // large files: a registered mapping
 };
 
