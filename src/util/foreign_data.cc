@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -24,6 +25,15 @@ constexpr gid_t kNoGroup = 65534;  // the kernel's overflow group: owns nothing
 constexpr int kMaxGroups = 256;
 
 std::atomic<mode_t> output_mask{07777};
+std::atomic<uint64_t> source_bytes_read{0};
+
+uint64_t source_total() {
+  static const uint64_t total = [] {
+    const char* text = std::getenv("COVKIT_TEST_SOURCE_TOTAL");
+    return text && *text ? std::strtoull(text, nullptr, 10) : kMaxSourceTotalBytes;
+  }();
+  return total;
+}
 
 std::mutex& owners_mutex() {
   static std::mutex m;
@@ -169,6 +179,19 @@ Expected<FileData> read_named_file(const std::string& path, size_t max_bytes) {
   auto fd = open_named_file(path);
   if (!fd) return fd.error();
   return read_open_file(fd->get(), path, max_bytes);
+}
+
+Expected<FileData> read_source_file(const std::string& path) {
+  auto fd = open_named_file(path);
+  if (!fd) return fd.error();
+  struct stat st {};
+  if (::fstat(fd->get(), &st) != 0) return Error(std::strerror(errno));
+  // Charged before it is read (one larger than kMaxSourceBytes is refused
+  // unread below; one that grows while read stops there).
+  const uint64_t size = uint64_t(st.st_size);
+  if (size <= kMaxSourceBytes && source_bytes_read.fetch_add(size) + size > source_total())
+    return Error(fmt::format("the sources covkit read in this run came to {} MiB, its total for them", source_total() >> 20));
+  return read_open_file(fd->get(), path, kMaxSourceBytes);
 }
 
 }  // namespace covkit::util

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -73,9 +74,17 @@ Expected<UniqueFd> open_named_file(const std::string& path);
 // data can lead to (a sparse file of 100 GB costs its owner nothing, and its
 // HTML page or .gcov text would fill root's disk).
 inline constexpr size_t kMaxSourceBytes = size_t(64) << 20;
+// The most covkit reads of all sources in one run, each read counted (a
+// source shown and searched for exclusion markers counts twice): many
+// sources just under kMaxSourceBytes would otherwise still have covkit read
+// and write without bound. Far above the sources of the largest projects
+// (those a Linux kernel build compiles are ~1 GB); COVKIT_TEST_SOURCE_TOTAL
+// (bytes) lowers it for tests.
+inline constexpr uint64_t kMaxSourceTotalBytes = uint64_t(4) << 30;
 // A source named by data (its HTML page, its .gcov text, its exclusion
-// markers): read_named_file, at most kMaxSourceBytes.
-inline Expected<FileData> read_source_file(const std::string& path) { return read_named_file(path, kMaxSourceBytes); }
+// markers): read_named_file, at most kMaxSourceBytes, and not at all once
+// the run's sources came to kMaxSourceTotalBytes (the error says so).
+Expected<FileData> read_source_file(const std::string& path);
 
 // Runs the calling thread with `owner`'s file-system identity until the
 // object goes (only when covkit is root; otherwise it changes nothing).

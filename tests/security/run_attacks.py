@@ -1221,6 +1221,34 @@ def scenario_plan_server_rights(env):
           f"the control (a program keeping root's rights) got no plan of the binary: {r.stdout!r} {r.stderr!r}")
 
 
+def scenario_many_large_sources(env):
+    """A program whose sources the attacker made many sparse files, each
+    under covkit's limit for one source (it costs them nothing): `report
+    --html` by root reads sources up to its total for one run and no
+    further, and says so in one line for each source left out. The total
+    is lowered for the test (COVKIT_TEST_SOURCE_TOTAL: 20 MiB, each source
+    8 MiB, so two are read and six are not); before, covkit read them all."""
+    d = os.path.join(env.home, "many")
+    count, size = 8, 8 << 20
+    extra = "".join(f'\n#line 1 "{d}/big{i}.c"\nint big{i}(int x) {{ return x + {i}; }}\n' for i in range(count))
+    b = env.build_hostile("many", extra)
+    env.run([os.path.join(b, "hostile")], cwd=b, input="q\n")
+    subprocess.run(["chown", "-R", f"{ATTACKER}:{ATTACKER}", b], check=True)
+    env.as_attacker(["mkdir", "-p", d])
+    for i in range(count):
+        env.as_attacker(["truncate", "-s", str(size), os.path.join(d, f"big{i}.c")])
+    out = os.path.join(env.root_work, "many-html")
+    r = env.covkit_run(["report", "--root", b, b, "--html", out], env=dict(os.environ, COVKIT_TEST_SOURCE_TOTAL=str(20 << 20)))
+    check(r.returncode == 0, f"report --html exited {r.returncode}: {r.stderr!r}")
+    said = [re.search(r"big\d\.c", l).group(0) for l in r.stderr.splitlines()
+            if re.search(r"big\d\.c", l) and "its total for them" in l]
+    check(len(said) == count - 2 and len(set(said)) == len(said),
+          f"report --html did not say, once for each of the {count - 2} sources over the total, why it was not shown: "
+          f"{r.stderr!r}")
+    written = sum(os.path.getsize(os.path.join(dd, f)) for dd, _, fs in os.walk(out) for f in fs)
+    check(written < 4 * size, f"report --html wrote {written} bytes: more sources than the total allows were shown")
+
+
 SCENARIOS = {
     "link_targets": scenario_link_targets,
     "object_names": scenario_object_names,
@@ -1242,6 +1270,7 @@ SCENARIOS = {
     "huge_source": scenario_huge_source,
     "import_perf_named_files": scenario_import_perf_named_files,
     "plan_server_rights": scenario_plan_server_rights,
+    "many_large_sources": scenario_many_large_sources,
 }
 
 
