@@ -461,7 +461,7 @@ std::vector<LeftJournal> left_journals(const std::string& directory, std::vector
   std::sort(names.begin(), names.end());
   for (const std::string& name : names) {
     std::string path = directory + "/" + name;
-    int fd = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    int fd = ::open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) continue;  // gone meanwhile
     // Locked: its covkit is at work on it.
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {

@@ -303,7 +303,7 @@ int write_whole(int fd, const std::vector<uint8_t>& bytes, bool cut) {
 // plain file of one link: a name planted there (a link, a FIFO, a hard
 // link to another file) is left alone.
 uint64_t reuse_spare(const std::string& spare, const std::string& temp, const std::vector<uint8_t>& bytes) {
-  util::UniqueFd fd(::open(spare.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  util::UniqueFd fd(::open(spare.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
   if (!fd.valid()) return 0;
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) return 0;

@@ -34,7 +34,7 @@ Expected<AtomicOutput> AtomicOutput::open(const std::string& given) {
   struct stat lst {};
   if ((given.starts_with("/dev/") || given.starts_with("/proc/")) && ::lstat(given.c_str(), &lst) == 0 &&
       S_ISLNK(lst.st_mode)) {
-    int fd = ::open(given.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    int fd = ::open(given.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) return Error(std::strerror(errno));
     return AtomicOutput(UniqueFd(), given, "", fd);
   }
@@ -84,11 +84,14 @@ Expected<AtomicOutput> AtomicOutput::open(const std::string& given) {
     if (now.st_dev != st.st_dev || now.st_ino != st.st_ino || (now.st_mode & S_IFMT) != (st.st_mode & S_IFMT))
       return Error(fmt::format("{} was replaced by another file while covkit opened it; nothing was written",
                                printable(where->path)));
-    int fd = ::open(fmt::format("/proc/self/fd/{}", at.get()).c_str(), O_WRONLY | O_CLOEXEC);
+    // O_NOCTTY: a terminal given as the output never becomes covkit's
+    // controlling terminal (a root covkit without one, from cron or a
+    // service, would then get the signals of whoever types on it).
+    int fd = ::open(fmt::format("/proc/self/fd/{}", at.get()).c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0 && errno == ENOENT && ::access("/proc/self/fd", F_OK) != 0) {
       // No /proc (a chroot): by its name, without waiting for a reader,
       // and the same file or none.
-      fd = ::openat(dir, name.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+      fd = ::openat(dir, name.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
       if (fd >= 0 && (::fstat(fd, &now) != 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino ||
                       ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0)) {
         ::close(fd);
