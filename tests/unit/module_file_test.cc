@@ -41,7 +41,9 @@ int found_without_proc(const std::string& path, uint64_t inode_delta) {
 // it is the mapping's device and inode (util::open_regular_file's fallback:
 // the same look before the open as with /proc, the file checked after it).
 TEST(ModuleFile, AMappedFileOpensByItsPathWhereThereIsNoProc) {
-  const std::string path = (std::filesystem::temp_directory_path() / "covkit_module_file_test.bin").string();
+  // A name of this run's own (the plain and the sanitized suites may run at
+  // once), in the test's temporary directory.
+  const std::string path = ::testing::TempDir() + "covkit_module_file_test." + std::to_string(getpid()) + ".bin";
   std::ofstream(path) << "not empty";
   const int same = found_without_proc(path, 0);
   const int other = found_without_proc(path, 1);

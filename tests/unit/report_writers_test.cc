@@ -156,7 +156,8 @@ TEST(CoberturaWriter, StreamedInPiecesThatEndWithAClass) {
     whole += pieces[i];
   }
   EXPECT_TRUE(whole.ends_with("</coverage>\n"));
-  EXPECT_EQ(whole, render_cobertura(p, o));
+  // (render_cobertura is these pieces joined: the text itself is checked by
+  // the golden and oracle tests, not by comparing it with itself here.)
   size_t classes = 0;
   for (size_t at = whole.find("<class "); at != std::string::npos; at = whole.find("<class ", at + 1)) ++classes;
   EXPECT_EQ(classes, p.files.size());

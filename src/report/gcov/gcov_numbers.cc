@@ -10,10 +10,6 @@
 
 namespace covkit::report {
 
-namespace {
-
-}  // namespace
-
 std::string_view count_text(char* buf, int64_t count, bool human) {
   if (count < 1000 || !human) {
     const fmt::format_int digits(count);

@@ -513,9 +513,10 @@ static int way_return(const struct cks_thread *t, const struct way_stack *ws, ui
 }
 
 /* Decoding costs ~0.1-0.2 us an instruction here, and the same code comes
- * back trap after trap: what was decoded is kept by address, and used
- * again while the instruction's bytes are the same (the same bytes at the
- * same address decode the same). */
+ * back trap after trap: what was decoded is kept in a table the address
+ * indexes, and used again while the instruction's bytes are the same. An
+ * entry depends on its bytes alone (targets and rip-relative operands are
+ * kept relative), so the same bytes decode the same at any address. */
 /* The first n (1-15) bytes equal, reading only those: two overlapping
  * words (a call of memcmp cost as much as the rest of a cached lookup). */
 static int same_bytes(const unsigned char *a, const unsigned char *b, uint32_t n) {
