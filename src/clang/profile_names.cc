@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <random>
 
@@ -85,14 +86,15 @@ uint64_t probe_seed() {
 
 }  // namespace
 
-NameTable::NameTable(std::string joined) : text_(std::move(joined)) {
-  size_t count = 0;
-  for (char c : text_) count += c == '\x01';
+NameTable::NameTable(std::string joined, NameRefMemo* memo) : text_(std::move(joined)) {
+  size_t count = 1;  // the names: one more than the separators
+  for (const char *at = text_.data(), *end = at + text_.size();
+       (at = static_cast<const char*>(std::memchr(at, '\x01', size_t(end - at)))) != nullptr; ++at)
+    ++count;
   size_t capacity = 16;
   while (capacity < 2 * count) capacity *= 2;
   slots_.resize(capacity);
-  each_joined_name(text_, [&](std::string_view name) {
-    const uint64_t ref = name_ref(name);
+  auto insert = [&](std::string_view name, uint64_t ref) {
     for (size_t i = slot_of(ref);; i = (i + 1) & (slots_.size() - 1)) {
       Slot& s = slots_[i];
       if (s.name.data() == nullptr) {
@@ -102,7 +104,28 @@ NameTable::NameTable(std::string joined) : text_(std::move(joined)) {
       }
       if (s.ref == ref) return;  // the first of a NameRef is kept
     }
+  };
+  if (!memo) {
+    each_joined_name(text_, [&](std::string_view name) { insert(name, name_ref(name)); });
+    return;
+  }
+  // A few hundred names at a time: the memo locks once per batch, and the
+  // batch's room is reused (a whole blob's views and refs were pages of
+  // their own).
+  constexpr size_t kBatch = 512;
+  std::vector<std::string_view> batch;
+  std::vector<uint64_t> refs;
+  batch.reserve(kBatch);
+  auto flush = [&] {
+    memo->refs_of(batch, refs);
+    for (size_t k = 0; k < batch.size(); ++k) insert(batch[k], refs[k]);
+    batch.clear();
+  };
+  each_joined_name(text_, [&](std::string_view name) {
+    batch.push_back(name);
+    if (batch.size() == kBatch) flush();
   });
+  if (!batch.empty()) flush();
 }
 
 size_t NameTable::slot_of(uint64_t ref) const {
@@ -120,6 +143,67 @@ const std::string_view* NameTable::find(uint64_t ref) const {
 }
 
 uint64_t name_ref(std::string_view name) { return util::md5_low64(name); }
+
+namespace {
+
+// A name's bucket in the memo, mixed with the per-process seed (the
+// string hash alone is not keyed).
+uint64_t memo_hash(std::string_view name) {
+  return (std::hash<std::string_view>{}(name) ^ probe_seed()) * 0x9e3779b97f4a7c15ull;
+}
+
+}  // namespace
+
+NameRefMemo::Slot* NameRefMemo::slot_for(std::string_view name, uint64_t hash) {
+  if (slots_.empty()) return nullptr;
+  const size_t mask = slots_.size() - 1;
+  size_t i = size_t(hash >> 32) & mask;
+  for (size_t probe = 0; probe < kMaxProbe; ++probe, i = (i + 1) & mask) {
+    Slot& s = slots_[i];
+    if (s.name.data() == nullptr || (s.hash == hash && s.name == name)) return &s;
+  }
+  return nullptr;
+}
+
+void NameRefMemo::grow() {
+  std::vector<Slot> old = std::move(slots_);
+  slots_.assign(std::max<size_t>(1024, old.size() * 2), Slot{});
+  size_ = 0;
+  for (const Slot& o : old) {
+    if (o.name.data() == nullptr) continue;
+    if (Slot* s = slot_for(o.name, o.hash)) {  // one that finds no room is forgotten
+      *s = o;
+      ++size_;
+    }
+  }
+}
+
+void NameRefMemo::refs_of(const std::vector<std::string_view>& names, std::vector<uint64_t>& refs) {
+  refs.assign(names.size(), 0);
+  std::vector<uint64_t> hashes(names.size());
+  std::vector<size_t> unknown;
+  {
+    std::lock_guard lock(mutex_);
+    for (size_t k = 0; k < names.size(); ++k) {
+      hashes[k] = memo_hash(names[k]);
+      const Slot* s = slot_for(names[k], hashes[k]);
+      if (s && s->name.data() != nullptr)
+        refs[k] = s->ref;
+      else
+        unknown.push_back(k);
+    }
+  }
+  // The MD5s outside the lock: another thread's table may be looking.
+  for (size_t k : unknown) refs[k] = name_ref(names[k]);
+  std::lock_guard lock(mutex_);
+  for (size_t k : unknown) {
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    Slot* s = slot_for(names[k], hashes[k]);
+    if (!s || s->name.data() != nullptr) continue;  // no room near it, or put there meanwhile
+    *s = Slot{hashes[k], names[k], refs[k]};
+    ++size_;
+  }
+}
 
 namespace {
 
@@ -155,7 +239,7 @@ Expected<std::shared_ptr<const NameTable>> NameTableCache::table(std::span<const
   // Decoded outside the lock.
   auto names = joined_profile_names(blob, base);
   std::shared_ptr<NameTable> decoded;
-  if (names) decoded = std::make_shared<NameTable>(std::move(*names));
+  if (names) decoded = std::make_shared<NameTable>(std::move(*names), &refs_);
   {
     std::lock_guard lock(mutex_);
     std::vector<Known>& same_hash = known_[key];

@@ -23,6 +23,34 @@ namespace covkit::clang {
 // file, for the error's byte offset.
 Expected<std::vector<std::string>> decode_profile_names(std::span<const uint8_t> blob, uint64_t base = 0);
 
+// Names already MD5'd, with their NameRef: the blobs of several programs
+// that link one library's sources repeat its names (zstd's 17 programs
+// hold 65,000 names, 7,400 of them distinct), and the MD5s were a tenth of
+// a report's time. Shared by the tables of one NameTableCache, on any
+// thread. Its names are views into those tables' text, which must outlive
+// it. Names from a hostile file may be crafted to share a bucket: a name
+// that finds neither itself nor room within a few slots is hashed and not
+// kept, so the memo never costs more than a few compares per name.
+class NameRefMemo {
+ public:
+  // The NameRef of each of `names`, in order.
+  void refs_of(const std::vector<std::string_view>& names, std::vector<uint64_t>& refs);
+
+ private:
+  struct Slot {
+    uint64_t hash = 0;
+    std::string_view name;  // null data: empty
+    uint64_t ref = 0;
+  };
+  static constexpr size_t kMaxProbe = 16;
+  // The slot holding `name`, or an empty one to put it in, or null.
+  Slot* slot_for(std::string_view name, uint64_t hash);
+  void grow();
+  std::mutex mutex_;
+  std::vector<Slot> slots_;  // a power of two, at most half full
+  size_t size_ = 0;
+};
+
 // NameRef -> name, of one names blob: the names in one buffer and a flat
 // table of their NameRefs (a table per name and a string per name cost
 // more than the MD5s for the 29,000 names of zstd's 17 programs).
@@ -30,7 +58,9 @@ class NameTable {
  public:
   NameTable() = default;
   // `joined`: names each followed by '\x01' (joined_profile_names).
-  explicit NameTable(std::string joined);
+  // `memo`: NameRefs known from other tables (it keeps views of this
+  // table's names: the table must outlive it).
+  explicit NameTable(std::string joined, NameRefMemo* memo = nullptr);
   NameTable(const NameTable&) = delete;
   NameTable& operator=(const NameTable&) = delete;
   // Null when no name has this NameRef; else a view into this table.
@@ -75,6 +105,7 @@ class NameTableCache {
   std::mutex mutex_;
   std::condition_variable decoded_;
   std::unordered_map<uint64_t, std::vector<Known>> known_;  // by a hash of the blob
+  NameRefMemo refs_;  // after known_: destroyed before the tables its names point into
 };
 
 // The table of `blob`: from `cache` when there is one, else decoded.

@@ -316,6 +316,49 @@ TEST(ProfileNames, CacheSharesTablesOfEqualBlobs) {
   EXPECT_EQ(bad_again.error().offset, std::optional<uint64_t>(200));
 }
 
+// The NameRefs a memo gives are the names' MD5s: names met before (another
+// program's blob) and new ones, past the memo's growth, from threads at
+// once; a cache's tables built through it find every name.
+TEST(ProfileNames, MemoGivesEachNamesRef) {
+  std::vector<std::string> text;
+  for (int i = 0; i < 5000; ++i) text.push_back("lib.c:shared_" + std::to_string(i));
+  // Each thread's names: every other shared one, and its own; made
+  // before the memo, which keeps views of them.
+  std::vector<std::vector<std::string>> own(4);
+  for (int t = 0; t < 4; ++t) {
+    for (int i = t % 2; i < 5000; i += 2) own[size_t(t)].push_back(text[size_t(i)]);
+    for (int i = 0; i < 300; ++i) own[size_t(t)].push_back("t" + std::to_string(t) + ".c:own_" + std::to_string(i));
+  }
+  NameRefMemo memo;
+  std::vector<std::thread> threads;
+  std::vector<int> wrong(4, 0);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 2; ++round) {
+        std::vector<std::string_view> views(own[size_t(t)].begin(), own[size_t(t)].end());
+        std::vector<uint64_t> refs;
+        memo.refs_of(views, refs);
+        for (size_t k = 0; k < views.size(); ++k) wrong[size_t(t)] += refs[k] != name_ref(views[k]);
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  for (int w : wrong) EXPECT_EQ(w, 0);
+  NameTableCache cache;
+  std::vector<std::string> first(text.begin(), text.begin() + 3000), second(text.begin() + 1000, text.end());
+  second.push_back("main.c:main");
+  auto a = cache.table(testing::names_blob(first, true));
+  auto b = cache.table(testing::names_blob(second, true));
+  ASSERT_TRUE(a && b);
+  for (const std::string& n : second) {
+    const std::string_view* found = (*b)->find(name_ref(n));
+    ASSERT_NE(found, nullptr) << n;
+    EXPECT_EQ(*found, n);
+  }
+  EXPECT_EQ((*a)->find(name_ref("main.c:main")), nullptr);
+  EXPECT_EQ((*a)->size(), first.size());
+  EXPECT_EQ((*b)->size(), second.size());
+}
+
 // Threads asking for one blob at once (two runs of a program read side by
 // side) share one table: the later ones wait for the first's decode.
 TEST(ProfileNames, CacheDecodesABlobOnceAcrossThreads) {
