@@ -31,8 +31,10 @@ class ByteCursor {
   std::optional<uint32_t> u32() { return fixed<uint32_t>(); }
   std::optional<uint64_t> u64() { return fixed<uint64_t>(); }
   // Unsigned LEB128 of at most 64 bits (a longer one is damage). Most are
-  // one byte (a mapping's line deltas, columns, counter tags).
-  std::optional<uint64_t> uleb128() {
+  // one byte (a mapping's line deltas, columns, counter tags): inlined
+  // always (left to itself GCC called it, 1.5 million times in a report of
+  // zstd's 17 programs, a twentieth of the run).
+  [[gnu::always_inline]] std::optional<uint64_t> uleb128() {
     if (pos_ < data_.size() && !(data_[pos_] & 0x80)) return data_[pos_++];
     return uleb128_long();
   }

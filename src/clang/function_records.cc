@@ -4,6 +4,7 @@
 #include <functional>
 #include <string_view>
 #include <optional>
+#include <utility>
 
 namespace covkit::clang {
 
@@ -167,8 +168,12 @@ std::optional<uint64_t> ExpressionValues::evaluate(const Counter& c) {
   return value_[c.id];
 }
 
-CountedFunction count_function(const FunctionMapping& m, const ProfileCounts& profile,
-                               ProfileCounts::MismatchRule rule) {
+namespace {
+
+// count_function, `filenames` being m's own or a copy to keep.
+template <typename Filenames>
+CountedFunction count_mapping(const FunctionMapping& m, Filenames&& filenames, const ProfileCounts& profile,
+                              ProfileCounts::MismatchRule rule) {
   using Outcome = CountedFunction::Outcome;
   CountedFunction out;
   if (m.regions.empty()) return out;
@@ -196,7 +201,7 @@ CountedFunction count_function(const FunctionMapping& m, const ProfileCounts& pr
 
   FunctionRecord& rec = out.record;
   rec.name = name_without_file_prefix(m.name, m.filenames);
-  rec.filenames = m.filenames;
+  rec.filenames = std::forward<Filenames>(filenames);
   const size_t branches = size_t(std::count_if(m.regions.begin(), m.regions.end(), [](const MappingRegion& r) {
     return r.kind == RegionKind::kBranch;
   }));
@@ -235,6 +240,17 @@ CountedFunction count_function(const FunctionMapping& m, const ProfileCounts& pr
   out.key = function_key(rec.filenames, rec.name);
   out.outcome = Outcome::kCounted;
   return out;
+}
+
+}  // namespace
+
+CountedFunction count_function(const FunctionMapping& m, const ProfileCounts& profile,
+                               ProfileCounts::MismatchRule rule) {
+  return count_mapping(m, m.filenames, profile, rule);
+}
+
+CountedFunction count_function(FunctionMapping&& m, const ProfileCounts& profile, ProfileCounts::MismatchRule rule) {
+  return count_mapping(m, std::move(m.filenames), profile, rule);
 }
 
 void CoverageSet::add(const std::vector<FunctionMapping>& functions, const ProfileCounts& profile,
