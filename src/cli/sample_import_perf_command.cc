@@ -84,7 +84,7 @@ int run_sample_import_perf(int argc, char** argv) {
     // Another user's perf.data names the files its samples ran in: they are
     // read with that user's rights, and the recording is no more open than
     // the perf.data (util/foreign_data.h).
-    if (file != "-") util::note_data_file(file, *data);
+    util::note_data_file(file, *data);
     const std::span<const uint8_t> bytes = data->bytes();
     const bool perf_data = format::is_perf_data(bytes);
     if (perf_data && (!binaries.empty() || offsets))

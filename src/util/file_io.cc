@@ -191,6 +191,17 @@ Expected<std::string> read_file_head(const std::string& path, size_t max) {
 Expected<FileData> read_file_or_stdin(const std::string& path) {
   if (path != "-") return read_file(path);
   FileData out;
+  // Standard input redirected from a file (or a named pipe) holds the data
+  // of whoever owns that file: `covkit ... - < ~alice/data` is alice's data
+  // as much as naming the file is. A terminal, or a pipe covkit's caller
+  // made, is the caller's own.
+  struct stat st {};
+  out.owner_ = ::geteuid();
+  if (::fstat(STDIN_FILENO, &st) == 0 && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
+    out.owner_ = st.st_uid;
+    out.group_ = st.st_gid;
+    out.mode_ = st.st_mode & 07777;
+  }
   if (auto ok = FileData::read_to_end(STDIN_FILENO, 0, out); !ok) return ok.error();
   return out;
 }

@@ -33,7 +33,8 @@ class FileData {
   std::string_view text() const { return {reinterpret_cast<const char*>(data_), size_}; }
   int64_t mtime() const { return mtime_; }  // seconds, as stat reports
   // The file's owner, group and permission bits (those of the file opened;
-  // 0 for standard input).
+  // for standard input, those of the file or named pipe it comes from, else
+  // covkit's own user with no bits).
   uid_t owner() const { return owner_; }
   gid_t group() const { return group_; }
   mode_t mode() const { return mode_; }

@@ -95,6 +95,7 @@ void note_foreign_data(const DataOwner& owner, mode_t mode) {
 
 void note_data_file(const std::string& path, const FileData& data) {
   if (data.owner() != ::geteuid()) note_foreign_data(file_owner(data.owner()), data.mode());
+  if (path == "-") return;  // standard input: read_file_or_stdin's owner, no link on the way
   // Reached through another user's link: that user chose the file, which
   // may be one they cannot read themselves.
   struct stat st {};

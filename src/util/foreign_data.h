@@ -47,8 +47,9 @@ DataOwner file_owner(uid_t uid);
 // memory) was read. Nothing changes when `owner` is covkit's own user.
 void note_foreign_data(const DataOwner& owner, mode_t mode);
 
-// A data file was read from `path` (`data` as read_file returned it): noted
-// when another user owns it, or owns the symbolic link it was reached by.
+// A data file was read from `path` (`data` as read_file or, for "-",
+// read_file_or_stdin returned it): noted when another user owns it, or owns
+// the symbolic link it was reached by.
 void note_data_file(const std::string& path, const FileData& data);
 
 // The same for a data file about to be read (stat, not read): callers that

@@ -1179,6 +1179,16 @@ def scenario_import_perf_named_files(env):
     check(secret in dump.stdout, f"the recording lost the mapping of {secret}: {dump.stdout[:500]!r}")
     mode = stat.S_IMODE(os.stat(rec).st_mode)
     check(mode & 0o077 == 0, f"the recording has mode {oct(mode)}, its perf.data was private to its owner")
+    # The same perf.data on standard input (`import-perf - < their.data`)
+    # is still the attacker's data.
+    piped = os.path.join(env.root_work, "imported_stdin")
+    with open(theirs, "rb") as data:
+        r = env.run([env.covkit, "sample", "import-perf", "-", "-o", piped], ok=False, stdin=data)
+    check(r.returncode == 0, f"import-perf - exited {r.returncode}: {r.stderr!r}")
+    dump = env.covkit_run(["sample", "dump", piped])
+    check(SECRET_BUILD_ID not in dump.stdout + dump.stderr,
+          "import-perf of a perf.data on standard input read a binary its owner may not read: its build-id is "
+          "in the recording")
     for what, source in (("a recording imported from it", rec), ("the perf.data itself", theirs)):
         r = env.covkit_run(["sample", "report", source, "--lcov", "-"])
         said = r.stdout + r.stderr
