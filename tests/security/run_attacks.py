@@ -1137,6 +1137,19 @@ int main(int argc, char **argv) { return topsecret_function(argc) & 1; }
 """
 
 
+def root_only_program(env, flags=()):
+    """The spinner built as a program in a directory only root may enter,
+    executable by root alone; its path."""
+    secret_dir = os.path.join(env.rootonly, "bin")
+    os.makedirs(secret_dir, mode=0o700, exist_ok=True)
+    with open(os.path.join(secret_dir, "secret.c"), "w") as f:
+        f.write(SPINNER)
+    secret = os.path.join(secret_dir, "secret_prog")
+    env.run(["gcc-12", "-O0", "-g", *flags, "secret.c", "-o", secret], cwd=secret_dir)
+    os.chmod(secret, 0o700)
+    return secret
+
+
 def scenario_import_perf_named_files(env):
     """A perf.data of the attacker's whose MMAP records name a binary only
     root may read, with no build-id table entry for it (perf record -B):
@@ -1150,13 +1163,7 @@ def scenario_import_perf_named_files(env):
     perf = shutil.which("perf")
     if not perf:
         raise Skip("perf not found")
-    secret_dir = os.path.join(env.rootonly, "bin")
-    os.makedirs(secret_dir, mode=0o700)
-    with open(os.path.join(secret_dir, "secret.c"), "w") as f:
-        f.write(SPINNER)
-    secret = os.path.join(secret_dir, "secret_prog")
-    env.run(["gcc-12", "-O0", "-g", f"-Wl,--build-id=0x{SECRET_BUILD_ID}", "secret.c", "-o", secret], cwd=secret_dir)
-    os.chmod(secret, 0o700)
+    secret = root_only_program(env, [f"-Wl,--build-id=0x{SECRET_BUILD_ID}"])
     recorded = os.path.join(env.root_work, "perf.data")
     r = env.run([perf, "record", "-B", "-e", "cpu-clock:u", "-o", recorded, secret], ok=False)
     if r.returncode != 0 or not os.path.exists(recorded):
@@ -1209,13 +1216,7 @@ def scenario_plan_server_rights(env):
     lib_dir = os.path.dirname(env.covkit)
     if not os.path.exists(os.path.join(lib_dir, "libcovkit-sample.so")):
         raise Skip("libcovkit-sample.so not built")
-    secret_dir = os.path.join(env.rootonly, "bin")
-    os.makedirs(secret_dir, mode=0o700)
-    with open(os.path.join(secret_dir, "secret.c"), "w") as f:
-        f.write(SPINNER)
-    secret = os.path.join(secret_dir, "secret_prog")
-    env.run(["gcc-12", "-O0", "-g", "secret.c", "-o", secret], cwd=secret_dir)
-    os.chmod(secret, 0o700)
+    secret = root_only_program(env)
     d = env.fresh_dir("plan-asker")
     asker = os.path.join(d, "asker")
     env.run(["gcc-12", "-O0", "-g", os.path.join(PROGS, "plan_asker.c"), "-o", asker])
