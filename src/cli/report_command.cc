@@ -6,11 +6,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <chrono>
-#include <cstring>
 #include <ctime>
 #include <functional>
 #include <optional>
@@ -197,22 +195,17 @@ std::string write_output(const std::string& path, const std::string& content) {
 
 // The error of writing the text `render` hands on in pieces to `path`, or
 // "" when it was written: the same words as write_output's. Nothing is
-// rendered for a file that cannot be opened.
+// rendered for a file that cannot be opened. Standard output gets the text
+// whole, through write_output (its flush and error rules live there).
 std::string stream_output(const std::string& path, const std::function<void(const report::TextPieces&)>& render) {
-  auto said = [&](const std::string& message) {
-    return fmt::format("{}: cannot write: {}", path == "-" ? "<stdout>" : util::printable(path), message);
-  };
   if (path == "-") {
-    bool ok = true;
-    render([&](std::string_view piece) {
-      ok = ok && std::fwrite(piece.data(), 1, piece.size(), stdout) == piece.size();
-    });
-    // Flushed now, so that a failure is this output's (util::write_file_or_stdout).
-    if (ok && std::fflush(stdout) == 0) return {};
-    const int e = errno;
-    std::clearerr(stdout);
-    return said(std::strerror(e));
+    std::string text;
+    render([&](std::string_view piece) { text += piece; });
+    return write_output(path, text);
   }
+  auto said = [&](const std::string& message) {
+    return fmt::format("{}: cannot write: {}", util::printable(path), message);
+  };
   auto out = util::AtomicOutput::open(path);
   if (!out) return said(out.error().message);
   render([&](std::string_view piece) { out->write(piece); });
