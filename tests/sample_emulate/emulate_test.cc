@@ -24,6 +24,7 @@ namespace emulate_test {
 struct NativeState {
   uint64_t r[16];
   uint64_t flags;
+  uint64_t xmm[16][2];  // at 136
 };
 
 }  // namespace emulate_test
@@ -35,7 +36,7 @@ const void *emu_native_target;
 void emu_native_run();
 }
 
-// Loads every register and the flags from emu_native_state, jumps to the
+// Loads every register (%xmm0-15 too) and the flags from emu_native_state, jumps to the
 // snippet, which ends in a jump to emu_native_exit: every register and the
 // flags back into emu_native_state, then home.
 asm(R"(
@@ -51,6 +52,22 @@ emu_native_run:
   mov %rsp, emu_native_host_rsp(%rip)
   pushq emu_native_state+128(%rip)
   popfq
+  movdqu emu_native_state+136(%rip), %xmm0
+  movdqu emu_native_state+152(%rip), %xmm1
+  movdqu emu_native_state+168(%rip), %xmm2
+  movdqu emu_native_state+184(%rip), %xmm3
+  movdqu emu_native_state+200(%rip), %xmm4
+  movdqu emu_native_state+216(%rip), %xmm5
+  movdqu emu_native_state+232(%rip), %xmm6
+  movdqu emu_native_state+248(%rip), %xmm7
+  movdqu emu_native_state+264(%rip), %xmm8
+  movdqu emu_native_state+280(%rip), %xmm9
+  movdqu emu_native_state+296(%rip), %xmm10
+  movdqu emu_native_state+312(%rip), %xmm11
+  movdqu emu_native_state+328(%rip), %xmm12
+  movdqu emu_native_state+344(%rip), %xmm13
+  movdqu emu_native_state+360(%rip), %xmm14
+  movdqu emu_native_state+376(%rip), %xmm15
   mov emu_native_state+0(%rip), %rax
   mov emu_native_state+8(%rip), %rcx
   mov emu_native_state+16(%rip), %rdx
@@ -70,6 +87,22 @@ emu_native_run:
   jmp *emu_native_target(%rip)
   .globl emu_native_exit
 emu_native_exit:
+  movdqu %xmm0, emu_native_state+136(%rip)
+  movdqu %xmm1, emu_native_state+152(%rip)
+  movdqu %xmm2, emu_native_state+168(%rip)
+  movdqu %xmm3, emu_native_state+184(%rip)
+  movdqu %xmm4, emu_native_state+200(%rip)
+  movdqu %xmm5, emu_native_state+216(%rip)
+  movdqu %xmm6, emu_native_state+232(%rip)
+  movdqu %xmm7, emu_native_state+248(%rip)
+  movdqu %xmm8, emu_native_state+264(%rip)
+  movdqu %xmm9, emu_native_state+280(%rip)
+  movdqu %xmm10, emu_native_state+296(%rip)
+  movdqu %xmm11, emu_native_state+312(%rip)
+  movdqu %xmm12, emu_native_state+328(%rip)
+  movdqu %xmm13, emu_native_state+344(%rip)
+  movdqu %xmm14, emu_native_state+360(%rip)
+  movdqu %xmm15, emu_native_state+376(%rip)
   mov %rax, emu_native_state+0(%rip)
   mov %rcx, emu_native_state+8(%rip)
   mov %rdx, emu_native_state+16(%rip)
@@ -279,7 +312,36 @@ struct Form {
   /* 32-bit registers whose upper half is clear shifted by cl = 0 (bzip2's mainSort), or 1: never refused */       \
   X(seq_shift0, "xor %ecx,%ecx; mov %esi,%eax; sar %cl,%eax; mov %ebx,%ebx; shr %cl,%ebx; mov %edx,%edx; "          \
                 "shl %cl,%edx; and $0x21,%r9d; mov %r9d,%ecx; mov %edi,%r10d; sar %cl,%r10d; cmp %rax,%rbx",        \
-    kAll, 0, 0, 0)
+    kAll, 0, 0, 0)                                                                                                  \
+  /* SSE moves: through general registers, memory and other %xmm (BZ2_decompress keeps pointers there) */         \
+  X(movq_from_xmm, "movq %xmm2,%rdx", kAll, 0, 0, 0)                                                                 \
+  X(movd_from_xmm, "movd %xmm9,%eax", kAll, 0, 0, 0)                                                                 \
+  X(movq_to_xmm, "movq %rbx,%xmm3", kAll, 0, 0, 0)                                                                   \
+  X(movd_to_xmm, "movd %ecx,%xmm12", kAll, 0, 0, 0)                                                                  \
+  X(movq_xx, "movq %xmm4,%xmm5", kAll, 0, 0, 0)                                                                      \
+  X(movq_load, "movq 8(%rsi),%xmm6", kAll, 0, 0, 0)                                                                  \
+  X(movd_load, "movd (%rsi,%r8,4),%xmm7", kAll, 0, 0, 0)                                                             \
+  X(movq_store, "movq %xmm1,16(%rdi)", kAll, 0, 0, 0)                                                                \
+  X(movd_store, "movd %xmm0,4(%rdi)", kAll, 0, 0, 0)                                                                 \
+  X(movq_gpr_mem, "movq %xmm2,%rax; mov %rax,(%rdi); movq (%rdi),%xmm8; movq %xmm8,%rcx", kAll, 0, 0, 0)           \
+  X(movaps_xx, "movaps %xmm1,%xmm2", kAll, 0, 0, 0)                                                                  \
+  X(movdqa_xx, "movdqa %xmm10,%xmm11", kAll, 0, 0, 0)                                                                \
+  X(movups_load, "movups 3(%rsi),%xmm4", kAll, 0, 0, 0)                                                              \
+  X(movdqu_store, "movdqu %xmm5,5(%rdi)", kAll, 0, 0, 0)                                                             \
+  X(movaps_store, "lea 15(%rdi),%rax; and $-16,%rax; movaps %xmm6,(%rax)", kAll, 0, 0, 0)                         \
+  X(movdqa_load, "lea 15(%rsi),%rax; and $-16,%rax; movdqa (%rax),%xmm7", kAll, 0, 0, 0)                          \
+  X(movapd_xx, "movapd %xmm3,%xmm13", kAll, 0, 0, 0)                                                                 \
+  X(movupd_load, "movupd 1(%rsi),%xmm14", kAll, 0, 0, 0)                                                             \
+  X(movhlps, "movhlps %xmm2,%xmm7", kAll, 0, 0, 0)                                                                   \
+  X(movlhps, "movlhps %xmm3,%xmm1", kAll, 0, 0, 0)                                                                   \
+  X(punpcklqdq, "punpcklqdq %xmm4,%xmm15", kAll, 0, 0, 0)                                                            \
+  X(punpcklqdq_self, "punpcklqdq %xmm4,%xmm4", kAll, 0, 0, 0)                                                        \
+  X(pxor_zero, "pxor %xmm0,%xmm0", kAll, 0, 0, 0)                                                                    \
+  X(pxor, "pxor %xmm1,%xmm2", kAll, 0, 0, 0)                                                                         \
+  X(xorps, "xorps %xmm8,%xmm9", kAll, 0, 0, 0)                                                                       \
+  X(xorpd, "xorpd %xmm10,%xmm3", kAll, 0, 0, 0)                                                                      \
+  X(seq_spill, "movq %rax,%xmm2; movhlps %xmm2,%xmm7; movq %xmm2,%rdx; punpcklqdq %xmm7,%xmm2; "                   \
+               "movq %xmm2,%rcx; cmp %ecx,(%rsi,%r8,4); jge 1f; movq %xmm7,%rbx; 1:", kAll, 0, 0, 0)
 
 EMU_FORMS(EMU_SNIPPET)
 
@@ -382,6 +444,7 @@ Inputs random_inputs(std::mt19937_64 &rng) {
   in.regs.r[8] = rng() % 16;                                              // r8: an index
   in.regs.r[4] = reinterpret_cast<uint64_t>(g_stack) + 2048 - 8 * (rng() % 8);
   in.regs.flags = 0x202 | (rng() & kArith);
+  for (auto &x : in.regs.xmm) x[0] = random_value(rng), x[1] = random_value(rng);
   return in;
 }
 
@@ -418,6 +481,8 @@ Outcome emulate(const Decoder &dec, const Form &form, const Inputs &in, Sandbox 
   static cks_emu e;
   std::memset(&e, 0, sizeof e);
   std::memcpy(e.r, in.regs.r, sizeof e.r);
+  std::memcpy(e.xmm, in.regs.xmm, sizeof e.xmm);
+  e.xmm_known = 1;
   e.flags = in.regs.flags;
   e.rip = reinterpret_cast<uint64_t>(form.begin);
   e.read = sandbox_read;
@@ -442,6 +507,7 @@ Outcome emulate(const Decoder &dec, const Form &form, const Inputs &in, Sandbox 
     }
   }
   std::memcpy(out.regs.r, e.r, sizeof e.r);
+  std::memcpy(out.regs.xmm, e.xmm, sizeof e.xmm);
   out.regs.flags = e.flags;
   std::memcpy(out.data, in.data, sizeof out.data);
   std::memcpy(out.stack, in.stack, sizeof out.stack);
@@ -504,6 +570,14 @@ int compare_form(const Form &form, int rounds, std::mt19937_64 &rng) {
                       << em.regs.r[i] << ", ran " << hw.regs.r[i] << " (in: rax " << in.regs.r[0] << " rcx "
                       << in.regs.r[1] << " rdx " << in.regs.r[2] << " rbx " << in.regs.r[3] << " flags "
                       << in.regs.flags << ")";
+        same = false;
+      }
+    }
+    for (int i = 0; i < 16; i++) {
+      if (em.regs.xmm[i][0] != hw.regs.xmm[i][0] || em.regs.xmm[i][1] != hw.regs.xmm[i][1]) {
+        ADD_FAILURE() << form.name << " round " << round << ": xmm" << i << " emulated " << std::hex
+                      << em.regs.xmm[i][1] << ":" << em.regs.xmm[i][0] << ", ran " << hw.regs.xmm[i][1] << ":"
+                      << hw.regs.xmm[i][0];
         same = false;
       }
     }
@@ -576,15 +650,40 @@ TEST(SampleEmulate, RefusesWhatItDoesNotModel) {
   static const unsigned char sys[] = {0x0f, 0x05};
   static const unsigned char div[] = {0x48, 0xf7, 0xf3};
   static const unsigned char xchg_mem[] = {0x48, 0x87, 0x06};
-  static const unsigned char movdqa[] = {0x66, 0x0f, 0x6f, 0x06};
+  // SSE arithmetic, a VEX move (vmovq %xmm2,%rdx), an MMX one (movq %mm0,%rax)
+  static const unsigned char paddq[] = {0x66, 0x0f, 0xd4, 0xc1};
+  static const unsigned char vmovq[] = {0xc4, 0xe1, 0xf9, 0x7e, 0xd2};
+  static const unsigned char mmx[] = {0x48, 0x0f, 0x7e, 0xc0};
   static const unsigned char gs_load[] = {0x65, 0x48, 0x8b, 0x06};
   static const unsigned char jrcxz[] = {0xe3, 0x00};
   // movabs 0x1122334455667788,%rax: a 64-bit absolute address, wider than
   // the decoding keeps; enter $16,$0: two immediates, one is kept
   static const unsigned char moffs[] = {0x48, 0xa1, 0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11};
   static const unsigned char enter[] = {0xc8, 0x10, 0x00, 0x00};
-  for (const unsigned char *code : {lock_add, rep_movsb, sys, div, xchg_mem, movdqa, gs_load, jrcxz, moffs, enter})
+  for (const unsigned char *code :
+       {lock_add, rep_movsb, sys, div, xchg_mem, paddq, vmovq, mmx, gs_load, jrcxz, moffs, enter})
     EXPECT_FALSE(dec.translate(reinterpret_cast<uint64_t>(code), &x, &text)) << text;
+  // the SSE moves without the thread's %xmm registers (no signal frame's),
+  // and a movaps whose address is not aligned (the processor faults)
+  static const unsigned char movq_out[] = {0x66, 0x48, 0x0f, 0x7e, 0xd2};  // movq %xmm2,%rdx
+  static const unsigned char movaps_in[] = {0x0f, 0x28, 0x06};             // movaps (%rsi),%xmm0
+  ASSERT_TRUE(dec.translate(reinterpret_cast<uint64_t>(movq_out), &x, &text)) << text;
+  e.rip = reinterpret_cast<uint64_t>(movq_out);
+  e.xmm_known = 0;
+  before = e;
+  EXPECT_EQ(0, cks_emu_step(&e, &x));
+  EXPECT_EQ(0, std::memcmp(&before, &e, sizeof e));
+  e.xmm_known = 1;
+  EXPECT_EQ(1, cks_emu_step(&e, &x));
+  ASSERT_TRUE(dec.translate(reinterpret_cast<uint64_t>(movaps_in), &x, &text)) << text;
+  e.rip = reinterpret_cast<uint64_t>(movaps_in);
+  e.nstores = 0;
+  e.r[6] = reinterpret_cast<uint64_t>(g_data) + 72;  // 8 past a 64-byte boundary
+  before = e;
+  EXPECT_EQ(0, cks_emu_step(&e, &x));
+  EXPECT_EQ(0, std::memcmp(&before, &e, sizeof e));
+  e.r[6] = reinterpret_cast<uint64_t>(g_data) + 64;
+  EXPECT_EQ(1, cks_emu_step(&e, &x));
 }
 
 // Block stepping's decode cache (block_step.c) serves an entry wherever

@@ -963,6 +963,11 @@ static enum la_outcome look_ahead(struct cks_thread *t, const greg_t *g, uint32_
   for (int i = 0; i < 16; i++) e->r[i] = (uint64_t)g[order[i]];
   e->rip = (uint64_t)g[REG_RIP];
   e->flags = (uint64_t)g[REG_EFL];
+  /* the SSE registers as the trap left them (its signal frame), for the
+   * moves through them (emulate.h) */
+  _Static_assert(sizeof e->xmm == sizeof t->la_fpregs->_xmm, "the frame's %xmm registers");
+  e->xmm_known = t->la_fpregs != NULL;
+  if (t->la_fpregs) memcpy(e->xmm, t->la_fpregs->_xmm, sizeof e->xmm);
   e->read = la_read;
   e->fs_base = la_fs;
   e->ctx = t;

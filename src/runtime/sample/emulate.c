@@ -74,6 +74,11 @@ static int emu_operand(const ZydisDecodedOperand *op, struct cks_emu_insn *x, st
   out->size = (uint8_t)(op->size / 8);
   switch (op->type) {
     case ZYDIS_OPERAND_TYPE_REGISTER:
+      if (op->reg.value >= ZYDIS_REGISTER_XMM0 && op->reg.value <= ZYDIS_REGISTER_XMM15) {
+        out->kind = CKS_EMU_OPND_XMM;
+        out->reg = (uint8_t)(op->reg.value - ZYDIS_REGISTER_XMM0);
+        return 1;
+      }
       out->kind = CKS_EMU_OPND_REG;
       return emu_gpr(op->reg.value, &out->reg, &out->high, &out->size);
     case ZYDIS_OPERAND_TYPE_MEMORY:
@@ -166,6 +171,20 @@ static uint8_t emu_op_of(ZydisMnemonic m, uint8_t *cc) {
     case ZYDIS_MNEMONIC_CALL: return CKS_EMU_CALL;
     case ZYDIS_MNEMONIC_RET: return CKS_EMU_RET;
     case ZYDIS_MNEMONIC_JMP: return CKS_EMU_JMP;
+    case ZYDIS_MNEMONIC_MOVD:
+    case ZYDIS_MNEMONIC_MOVQ:
+    case ZYDIS_MNEMONIC_MOVAPS:
+    case ZYDIS_MNEMONIC_MOVUPS:
+    case ZYDIS_MNEMONIC_MOVAPD:
+    case ZYDIS_MNEMONIC_MOVUPD:
+    case ZYDIS_MNEMONIC_MOVDQA:
+    case ZYDIS_MNEMONIC_MOVDQU: return CKS_EMU_MOVX;
+    case ZYDIS_MNEMONIC_MOVHLPS: return CKS_EMU_MOVHLPS;
+    case ZYDIS_MNEMONIC_MOVLHPS: return CKS_EMU_MOVLHPS;
+    case ZYDIS_MNEMONIC_PUNPCKLQDQ: return CKS_EMU_PUNPCKLQDQ;
+    case ZYDIS_MNEMONIC_PXOR:
+    case ZYDIS_MNEMONIC_XORPS:
+    case ZYDIS_MNEMONIC_XORPD: return CKS_EMU_PXOR;
     default: break;
   }
   if (!emu_cc(m, cc)) return CKS_EMU_NONE;
@@ -216,6 +235,20 @@ static int emu_shape_ok(const struct cks_emu_insn *x) {
     case CKS_EMU_JMP:
     case CKS_EMU_JCC: return n == 1 && (o[0].kind == CKS_EMU_OPND_IMM || o[0].size == 8);
     case CKS_EMU_RET: return n == 0 || (n == 1 && o[0].kind == CKS_EMU_OPND_IMM);
+    case CKS_EMU_MOVX: {
+      /* an %xmm register on one side at least; a general register of the
+       * move's width (movd, movq) on the other, or memory, or %xmm */
+      if (n != 2 || (o[0].kind != CKS_EMU_OPND_XMM && o[1].kind != CKS_EMU_OPND_XMM)) return 0;
+      for (unsigned i = 0; i < 2; i++)
+        if (o[i].kind == CKS_EMU_OPND_IMM || (o[i].kind == CKS_EMU_OPND_REG && (o[i].high || o[i].size != x->width)))
+          return 0;
+      if (o[0].kind == CKS_EMU_OPND_REG || o[1].kind == CKS_EMU_OPND_REG) return x->width == 4 || x->width == 8;
+      return x->width == 4 || x->width == 8 || x->width == 16;
+    }
+    case CKS_EMU_MOVHLPS:
+    case CKS_EMU_MOVLHPS:
+    case CKS_EMU_PUNPCKLQDQ:
+    case CKS_EMU_PXOR: return n == 2 && o[0].kind == CKS_EMU_OPND_XMM && o[1].kind == CKS_EMU_OPND_XMM;
     default: return 0;
   }
 }
@@ -262,8 +295,15 @@ int cks_emu_translate(const ZydisDecodedInstruction *in, const ZydisDecodedOpera
   if (op == CKS_EMU_CALL || op == CKS_EMU_RET) out->width = 8;
   /* an operand of another size than the operation (movzx's, movsx's
    * source, a shift's count) keeps its own; the rest are the operation's */
+  const int sse = op >= CKS_EMU_MOVX;
+  /* Zydis's operand width is not the move's for these: the mnemonic is */
+  if (sse)
+    out->width = in->mnemonic == ZYDIS_MNEMONIC_MOVD ? 4 : in->mnemonic == ZYDIS_MNEMONIC_MOVQ ? 8 : 16;
+  out->aligned = in->mnemonic == ZYDIS_MNEMONIC_MOVAPS || in->mnemonic == ZYDIS_MNEMONIC_MOVAPD ||
+                 in->mnemonic == ZYDIS_MNEMONIC_MOVDQA;
   if (!emu_shape_ok(out)) return out->op = CKS_EMU_NONE, 0;
-  if (out->width != 1 && out->width != 2 && out->width != 4 && out->width != 8 && op != CKS_EMU_NOP)
+  if (out->width != 1 && out->width != 2 && out->width != 4 && out->width != 8 && op != CKS_EMU_NOP &&
+      !(sse && out->width == 16))
     return out->op = CKS_EMU_NONE, 0;
   return 1;
 }
@@ -470,7 +510,55 @@ static int emu_shift(struct cks_emu *e, unsigned op, uint64_t a, uint64_t count,
   return 1;
 }
 
+/* The SSE moves: nothing but the destination changes, no flag. */
+static int emu_sse(struct cks_emu *e, const struct cks_emu_insn *x, uint64_t next) {
+  const struct cks_emu_operand *o = x->o;
+  const unsigned w = x->width;
+  if (!e->xmm_known) return 0;
+  uint64_t *d = o[0].kind == CKS_EMU_OPND_XMM ? e->xmm[o[0].reg] : NULL;
+  const uint64_t *src = o[1].kind == CKS_EMU_OPND_XMM ? e->xmm[o[1].reg] : NULL;
+  if (x->op != CKS_EMU_MOVX) {
+    const uint64_t lo = src[0], hi = src[1];
+    if (x->op == CKS_EMU_MOVHLPS) d[0] = hi;
+    else if (x->op == CKS_EMU_MOVLHPS || x->op == CKS_EMU_PUNPCKLQDQ) d[1] = lo;
+    else d[0] ^= lo, d[1] ^= hi;
+    e->rip = next;
+    return 1;
+  }
+  uint64_t v[2] = {0, 0}, a = 0;
+  if ((o[0].kind == CKS_EMU_OPND_MEM || o[1].kind == CKS_EMU_OPND_MEM) &&
+      (!emu_address(e, x, next, &a) || (w == 16 && x->aligned && (a & 15))))
+    return 0; /* a misaligned movaps faults: the thread's own business */
+  if (src) {
+    v[0] = src[0];
+    v[1] = src[1];
+  } else if (o[1].kind == CKS_EMU_OPND_REG) {
+    v[0] = emu_reg_get(e, &o[1]);
+  } else if (!cks_emu_load(e, a, w < 8 ? w : 8, &v[0]) || (w == 16 && !cks_emu_load(e, a + 8, 8, &v[1]))) {
+    return 0;
+  }
+  if (w < 16) v[0] &= emu_mask(w), v[1] = 0;
+  if (o[0].kind == CKS_EMU_OPND_MEM) {
+    struct emu_pending p = {0};
+    for (unsigned i = 0; i < (w == 16 ? 2u : 1u); i++) {
+      p.s[i].addr = a + 8 * i;
+      p.s[i].value = v[i];
+      p.s[i].size = w < 8 ? w : 8;
+    }
+    p.n = w == 16 ? 2 : 1;
+    if (!emu_commit(e, &p)) return 0;
+  } else if (d) {
+    d[0] = v[0]; /* movd, movq into %xmm clear the rest */
+    d[1] = v[1];
+  } else {
+    emu_reg_set(e, o[0].reg, 0, w, v[0]);
+  }
+  e->rip = next;
+  return 1;
+}
+
 int cks_emu_step(struct cks_emu *e, const struct cks_emu_insn *x) {
+  if (x->op >= CKS_EMU_MOVX) return emu_sse(e, x, e->rip + x->length);
   const uint64_t next = e->rip + x->length;
   const struct cks_emu_operand *o = x->o;
   const unsigned w = x->width;

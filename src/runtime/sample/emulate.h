@@ -9,6 +9,11 @@
  * an unreadable load, ...) is refused, the state left as it was, and the
  * caller takes over there with the thread's own state.
  *
+ * The SSE registers are known too (the signal frame holds them), for the
+ * moves between them, the general registers and memory that compilers use
+ * to keep values aside when registers run short (bzip2's BZ2_decompress
+ * keeps pointers in %xmm2): nothing else of SSE is emulated.
+ *
  * C11, no allocation, async-signal-safe, no Zydis call: the caller decodes
  * (tests/sample_emulate checks every form against the processor). */
 #ifndef CKS_EMULATE_H
@@ -57,7 +62,13 @@ enum cks_emu_op {
   CKS_EMU_CALL,
   CKS_EMU_RET,
   CKS_EMU_JMP,
-  CKS_EMU_JCC
+  CKS_EMU_JCC,
+  /* SSE moves (legacy encoding, %xmm registers): */
+  CKS_EMU_MOVX,    /* movd, movq, movaps, movups, movapd, movupd, movdqa, movdqu */
+  CKS_EMU_MOVHLPS, /* low half from the source's high half (registers) */
+  CKS_EMU_MOVLHPS, /* high half from the source's low half (registers) */
+  CKS_EMU_PUNPCKLQDQ,
+  CKS_EMU_PXOR     /* pxor, xorps, xorpd */
 };
 
 /* An operand. Registers are numbered as the encoding does (0 rax .. 15
@@ -67,7 +78,7 @@ enum cks_emu_op {
  * facts (block_step.c's decode cache), as the handler meets it cold. */
 #define CKS_EMU_NOREG 0xff
 #define CKS_EMU_RIP 16 /* as a base: the next instruction's address */
-enum { CKS_EMU_OPND_NONE, CKS_EMU_OPND_REG, CKS_EMU_OPND_MEM, CKS_EMU_OPND_IMM };
+enum { CKS_EMU_OPND_NONE, CKS_EMU_OPND_REG, CKS_EMU_OPND_MEM, CKS_EMU_OPND_IMM, CKS_EMU_OPND_XMM };
 struct cks_emu_operand {
   uint8_t kind, reg, high, size; /* size in bytes */
 };
@@ -78,6 +89,7 @@ struct cks_emu_insn {
   uint8_t op, length, width, cond; /* width: the operation's size in bytes; cond: x86's condition code */
   uint8_t noperands : 2;
   uint8_t fs : 1;                  /* the memory operand is in the fs segment */
+  uint8_t aligned : 1;             /* a 16-byte memory operand must be aligned (movaps, movdqa: else #GP) */
   uint8_t base, index, scale;      /* the memory operand's address: base + index * scale + disp */
   struct cks_emu_operand o[3];
 };
@@ -91,6 +103,8 @@ int cks_emu_translate(const ZydisDecodedInstruction *in, const ZydisDecodedOpera
 struct cks_emu {
   uint64_t r[16];
   uint64_t rip, flags; /* flags as rflags */
+  uint64_t xmm[16][2]; /* %xmm0-15, low half first */
+  int xmm_known;       /* 0: the SSE moves stop (no signal frame's registers) */
   /* reads `size` bytes at `addr` without faulting: 1 done, 0 unreadable */
   int (*read)(void *ctx, uint64_t addr, void *out, uint32_t size);
   /* the fs segment's base (0: unknown, then fs-relative operands stop) */

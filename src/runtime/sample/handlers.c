@@ -189,6 +189,7 @@ static void on_tick(int sig, siginfo_t *si, void *ctx) {
   t->stepping = 1;
   t->bp_hits = 0;
   t->traps = t->bp_moves = t->loops = t->returns = t->predicted = t->copies = t->decodes = 0;
+  t->la_fpregs = uc->uc_mcontext.fpregs;
   step_on(t, g);
   /* Block stepping keeps the timer as a watchdog while the vector waits
    * for a stop. A vector the look-ahead interpreter completed here was
@@ -212,6 +213,7 @@ static void on_trap(int sig, siginfo_t *si, void *ctx) {
     /* the hardware breakpoint of block stepping (or one left armed) */
     if (t->stepping) {
       t->traps++;
+      t->la_fpregs = uc->uc_mcontext.fpregs;
       uint32_t stop = cks_block_step_hit(t, g);
       if (stop == CKS_STEP_DROPPED) {
         cks_block_step_done(t);
@@ -237,6 +239,7 @@ static void on_trap(int sig, siginfo_t *si, void *ctx) {
   g[REG_EFL] &= ~TRAP_FLAG;
   t->traps++;
   uint32_t stop = cks_append_step(t, (uint64_t)g[REG_RIP], cks_instruction_length(t->prev));
+  t->la_fpregs = uc->uc_mcontext.fpregs;
   if (stop)
     emit(t, stop);
   else

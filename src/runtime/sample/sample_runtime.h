@@ -127,6 +127,7 @@ struct cks_thread {
    * and the memory it read at this trap, copied in lines with
    * process_vm_readv (which fails where a read would fault). */
   struct cks_emu emu;
+  const struct _libc_fpstate *la_fpregs; /* the trap's SSE registers (the signal frame's); NULL: unknown */
   pid_t la_pid;      /* 0: not asked at this trap */
   uint64_t la_rsp;   /* the thread's stack pointer at this trap */
   int la_fs_known;
