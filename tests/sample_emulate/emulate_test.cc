@@ -313,6 +313,10 @@ struct Form {
   X(seq_shift0, "xor %ecx,%ecx; mov %esi,%eax; sar %cl,%eax; mov %ebx,%ebx; shr %cl,%ebx; mov %edx,%edx; "          \
                 "shl %cl,%edx; and $0x21,%r9d; mov %r9d,%ecx; mov %edi,%r10d; sar %cl,%r10d; cmp %rax,%rbx",        \
     kAll, 0, 0, 0)                                                                                                  \
+  /* stores that straddle 8-byte granules, loads of their parts (the store buffer's bloom filter) */           \
+  X(seq_overlap, "mov %rax,4(%rdi); movw %bx,15(%rdi); movb %cl,23(%rdi); movzwl 10(%rdi),%edx; "                   \
+                 "mov 9(%rdi),%r9; movzbl 3(%rdi),%r10d; mov 16(%rdi),%r11; movzbl 23(%rdi),%r12d; "               \
+                 "mov 1(%rdi),%r13", kAll, 0, 0, 0)                                                                 \
   /* SSE moves: through general registers, memory and other %xmm (BZ2_decompress keeps pointers there) */         \
   X(movq_from_xmm, "movq %xmm2,%rdx", kAll, 0, 0, 0)                                                                 \
   X(movd_from_xmm, "movd %xmm9,%eax", kAll, 0, 0, 0)                                                                 \

@@ -861,7 +861,10 @@ static uint32_t rep_passes(struct cks_thread *t, uint64_t at, uint64_t rsp, uint
 
 static const unsigned char *la_line(struct cks_thread *t, uint64_t line) {
   if (t->la_line_at[t->la_last] == line + 1) return t->la_line_data[t->la_last];
-  for (uint32_t i = 0; i < LA_LINES; i++)
+  /* the lines of this trap are the first la_next (a trap reads ~8): the
+   * rest are not looked at, nor their buffers touched */
+  const uint32_t used = t->la_next < LA_LINES ? t->la_next : (uint32_t)LA_LINES;
+  for (uint32_t i = 0; i < used; i++)
     if (t->la_line_at[i] == line + 1) return t->la_line_data[t->la_last = i];
   uint32_t i = t->la_next++ % LA_LINES;
   t->la_line_at[i] = 0;
@@ -971,11 +974,13 @@ static enum la_outcome look_ahead(struct cks_thread *t, const greg_t *g, uint32_
   e->read = la_read;
   e->fs_base = la_fs;
   e->ctx = t;
-  e->nstores = 0;
+  cks_emu_clear_stores(e);
   t->la_pid = 0;
   t->la_fs_known = 0;
   t->la_rsp = (uint64_t)g[REG_RSP];
-  memset(t->la_line_at, 0, sizeof t->la_line_at);
+  t->la_next = 0; /* no line read yet at this trap */
+  t->la_last = 0;
+  t->la_line_at[0] = 0;
   *stop = 0;
   unsigned char copy[15];
   struct step_insn s;

@@ -334,10 +334,33 @@ int cks_emu_condition(unsigned cc, uint64_t fl) {
   return (cc & 1) ? !r : r;
 }
 
+/* The bloom bit of the 8-byte granule holding `addr`. */
+static void emu_bloom_bit(uint64_t addr, uint32_t *word, uint64_t *bit) {
+  const uint64_t g = addr >> 3, h = (g ^ (g >> 10)) & (CKS_EMU_BLOOM_WORDS * 64 - 1);
+  *word = (uint32_t)(h >> 6);
+  *bit = 1ull << (h & 63);
+}
+
+/* 1 when a store made ahead may overlap [addr, addr + size), size 1-8: two
+ * granules at most. */
+static int emu_may_overlap(const struct cks_emu *e, uint64_t addr, uint32_t size) {
+  uint32_t w;
+  uint64_t b;
+  emu_bloom_bit(addr, &w, &b);
+  if (e->store_bloom[w] & b) return 1;
+  emu_bloom_bit(addr + size - 1, &w, &b);
+  return (e->store_bloom[w] & b) != 0;
+}
+
+void cks_emu_clear_stores(struct cks_emu *e) {
+  e->nstores = 0;
+  memset(e->store_bloom, 0, sizeof e->store_bloom);
+}
+
 int cks_emu_load(struct cks_emu *e, uint64_t addr, uint32_t size, uint64_t *value) {
   unsigned char b[8] = {0};
   if (size > 8 || !e->read(e->ctx, addr, b, size)) return 0;
-  for (uint32_t i = 0; i < e->nstores; i++) {
+  for (uint32_t i = emu_may_overlap(e, addr, size) ? 0 : e->nstores; i < e->nstores; i++) {
     const struct cks_emu_store *s = &e->stores[i];
     if (s->addr - addr >= size && addr - s->addr >= s->size) continue; /* apart */
     for (uint32_t k = 0; k < s->size; k++) {
@@ -424,7 +447,16 @@ static int emu_put(struct cks_emu *e, const struct cks_emu_insn *x, const struct
 
 static int emu_commit(struct cks_emu *e, const struct emu_pending *p) {
   if (e->nstores + p->n > CKS_EMU_STORES) return 0;
-  for (uint32_t i = 0; i < p->n; i++) e->stores[e->nstores++] = p->s[i];
+  for (uint32_t i = 0; i < p->n; i++) {
+    const struct cks_emu_store *s = &p->s[i];
+    uint32_t w;
+    uint64_t b;
+    emu_bloom_bit(s->addr, &w, &b);
+    e->store_bloom[w] |= b;
+    emu_bloom_bit(s->addr + s->size - 1, &w, &b);
+    e->store_bloom[w] |= b;
+    e->stores[e->nstores++] = *s;
+  }
   return 1;
 }
 

@@ -98,8 +98,14 @@ struct cks_emu_insn {
 int cks_emu_translate(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops,
                       struct cks_emu_insn *out);
 
-/* Stores made ahead: the oldest first, consulted by every later load. */
-#define CKS_EMU_STORES 48
+/* Stores made ahead: the oldest first, consulted by every later load.
+ * Enough for 16 passes of bzip2's mainSort frequency loop (8 stores a
+ * pass, one taken branch): a full buffer stops the interpreter, and the
+ * loop's passes then trap one by one. A load looks at the stores only when
+ * one of them may overlap it (`store_bloom`: a bit per 8-byte granule,
+ * hashed). */
+#define CKS_EMU_STORES 256
+#define CKS_EMU_BLOOM_WORDS 16
 struct cks_emu {
   uint64_t r[16];
   uint64_t rip, flags; /* flags as rflags */
@@ -111,11 +117,15 @@ struct cks_emu {
   int (*fs_base)(void *ctx, uint64_t *base);
   void *ctx;
   uint32_t nstores;
+  uint64_t store_bloom[CKS_EMU_BLOOM_WORDS]; /* zero with nstores 0 (cks_emu_clear_stores) */
   struct cks_emu_store {
     uint64_t addr, value;
     uint32_t size;
   } stores[CKS_EMU_STORES];
 };
+
+/* Forgets the stores made ahead. */
+void cks_emu_clear_stores(struct cks_emu *e);
 
 /* Runs `in` (at e->rip) on the copy. 1: done, rip at the next instruction
  * or the branch's target; 0: not emulated here (an unreadable load, the

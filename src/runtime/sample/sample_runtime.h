@@ -132,7 +132,7 @@ struct cks_thread {
   uint64_t la_rsp;   /* the thread's stack pointer at this trap */
   int la_fs_known;
   uint64_t la_fs;
-  uint32_t la_next;  /* the line replaced next */
+  uint32_t la_next;  /* lines taken at this trap (the next replaced: la_next % CKS_LA_LINES) */
   uint32_t la_last;  /* the line read last */
   uint64_t la_code_lo, la_code_hi; /* the segment the thread runs in (object_segments.c): read in place */
   /* lines of 1 KiB: a copy costs the system call and as much again for
