@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <thread>
 #include <utility>
@@ -19,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "runtime/sample/sample_contract.h"
+#include "live/process_owner.h"
 #include "util/foreign_data.h"
 
 namespace covkit::sample {
@@ -31,7 +33,13 @@ namespace {
 // of two users other than covkit's make up one request.
 constexpr uid_t kNobodyYet = uid_t(-1), kMixed = uid_t(-2);
 
-bool read_exact(int fd, void* buf, size_t size, uid_t& sender) {
+struct Sender {
+  uid_t uid = kNobodyYet;
+  gid_t gid = gid_t(-1);
+  pid_t pid = 0;
+};
+
+bool read_exact(int fd, void* buf, size_t size, Sender& sender) {
   auto* p = static_cast<char*>(buf);
   while (size) {
     iovec iov{p, size};
@@ -44,19 +52,31 @@ bool read_exact(int fd, void* buf, size_t size, uid_t& sender) {
     ssize_t n = ::recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
-    uid_t uid = kMixed;  // no credentials: trusted no more than a stranger
+    ucred cred{0, kMixed, gid_t(-1)};  // no credentials: trusted no more than a stranger
     for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
-      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS && c->cmsg_len >= CMSG_LEN(sizeof(ucred))) {
-        ucred cred;
+      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS && c->cmsg_len >= CMSG_LEN(sizeof(ucred)))
         std::memcpy(&cred, CMSG_DATA(c), sizeof cred);
-        uid = cred.uid;
-      }
-    if (sender == kNobodyYet || sender == ::geteuid()) sender = uid;
-    else if (uid != sender && uid != ::geteuid()) sender = kMixed;
+    if (sender.uid == kNobodyYet || sender.uid == ::geteuid()) sender = {cred.uid, cred.gid, cred.pid};
+    else if ((cred.uid != sender.uid || cred.gid != sender.gid) && cred.uid != ::geteuid()) sender.uid = kMixed;
     p += n;
     size -= size_t(n);
   }
   return true;
+}
+
+// The rights of the process that asked: the user and group its messages
+// carry, and of the groups its /proc status lists (a process that dropped
+// its groups has none) those its user has in the group database, so that
+// a pid taken by another process since the request gives no group the
+// user could not have anyway.
+util::DataOwner asker_identity(const Sender& sender) {
+  util::DataOwner asker{sender.uid, sender.gid, {}};
+  const std::optional<util::DataOwner> process = live::process_owner(sender.pid);
+  if (!process || process->uid != sender.uid) return asker;
+  const util::DataOwner listed = util::file_owner(sender.uid);
+  for (gid_t g : process->groups)
+    if (std::find(listed.groups.begin(), listed.groups.end(), g) != listed.groups.end()) asker.groups.push_back(g);
+  return asker;
 }
 
 bool write_exact(int fd, const void* buf, size_t size) {
@@ -92,23 +112,29 @@ struct PlanServer::State {
   int listener = -1;
   int wake[2] = {-1, -1};
   std::thread thread;
-  std::map<std::tuple<uid_t, std::string, std::string>, Answer> answers;  // by (asker, path, build-id)
+  std::map<std::tuple<uid_t, gid_t, std::vector<gid_t>, std::string, std::string>, Answer> answers;
 
-  // The analysis of `path` for a process of user `asker`: with that
-  // user's rights when it is not covkit's. The path is the program's to
-  // choose, and a program that dropped root's rights (or never had them)
+  // The analysis of `path` for a process of another user than covkit's:
+  // with that process's rights (asker_identity). The path is the program's
+  // to choose, and a program that dropped root's rights (or never had them)
   // may not have covkit, as root, analyse a file it could not read itself:
   // the sites would tell it the binary's code.
-  Expected<std::vector<uint64_t>> analysed(uid_t asker, const std::string& path, const std::string& build_id) {
-    if (asker == ::geteuid()) return provider(ModuleIdentity{path, build_id, {}});
-    if (asker == kMixed) return Error("a request of two users, or of none the system named");
-    util::ScopedFsIdentity as(util::file_owner(asker));
+  Expected<std::vector<uint64_t>> analysed(const util::DataOwner& asker, const std::string& path,
+                                           const std::string& build_id) {
+    if (asker.uid == ::geteuid()) return provider(ModuleIdentity{path, build_id, {}});
+    if (asker.uid == kMixed) return Error("a request of two users, or of none the system named");
+    util::ScopedFsIdentity as(asker);
     if (!as.switched() && ::geteuid() == 0) return Error("cannot take the rights of the process asking");
     return provider(ModuleIdentity{path, build_id, {}});
   }
 
-  const Answer& answer(uid_t asker, const std::string& path, const std::string& build_id) {
-    auto key = std::make_tuple(asker, build_id.empty() ? path : std::string(), build_id);
+  const Answer& answer(const Sender& sender, const std::string& path, const std::string& build_id) {
+    // Read once: the key and the analysis are the same rights. Answers are
+    // kept per rights (user, group and groups), so a process of the same
+    // user with other groups asks anew.
+    const bool covkits = sender.uid == ::geteuid() || sender.uid == kMixed;
+    const util::DataOwner asker = covkits ? util::DataOwner{sender.uid, 0, {}} : asker_identity(sender);
+    auto key = std::make_tuple(asker.uid, asker.gid, asker.groups, build_id.empty() ? path : std::string(), build_id);
     auto it = answers.find(key);
     if (it != answers.end()) return it->second;
     Answer a;
@@ -142,7 +168,7 @@ struct PlanServer::State {
     ::setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
     for (;;) {
       uint32_t head[4];
-      uid_t sender = kNobodyYet;
+      Sender sender;
       if (!read_exact(fd, head, sizeof head, sender)) return;
       if (head[0] != CKS_PLAN_MAGIC || head[1] == 0 || head[1] > CKS_PLAN_MAX_PATH || head[2] > CKS_MAX_BUILD_ID)
         return;

@@ -65,7 +65,8 @@ mode_t output_mode_mask();
 std::vector<DataOwner> foreign_owners();
 
 // read_file(path), opened with the rights of every foreign owner (see
-// above); the error says whose rights refused it.
+// above) and, on a thread that took another user's rights
+// (ScopedFsIdentity), with those too; the error says whose rights refused it.
 Expected<FileData> read_named_file(const std::string& path, size_t max_bytes = SIZE_MAX);
 // The same file open, for readers that take a descriptor (libelf).
 Expected<UniqueFd> open_named_file(const std::string& path);

@@ -1212,7 +1212,8 @@ def scenario_plan_server_rights(env):
     plan of a binary only root may read: the sites would tell it the
     binary's code. covkit analyses a path for the user the request came from
     (the kernel's credentials of its sender): refused, the file's sites are
-    not sent."""
+    not sent. And with that process's own group and groups, not those the
+    group database gives its user."""
     lib_dir = os.path.dirname(env.covkit)
     if not os.path.exists(os.path.join(lib_dir, "libcovkit-sample.so")):
         raise Skip("libcovkit-sample.so not built")
@@ -1232,6 +1233,22 @@ def scenario_plan_server_rights(env):
                         secret, "keep"], timeout=120)
     check(r.returncode == 0 and re.match(r"sites [1-9]", r.stdout),
           f"the control (a program keeping root's rights) got no plan of the binary: {r.stdout!r} {r.stderr!r}")
+    # A binary its user's group may read (in the group database), asked for
+    # by a process that left that group (another gid, no supplementary
+    # group): the process's own rights decide, not the database's.
+    group_dir = os.path.join(env.base, "groupbin")
+    os.makedirs(group_dir, mode=0o750)
+    grouped = os.path.join(group_dir, "grouped_prog")
+    shutil.copyfile(secret, grouped)
+    for p, mode in ((group_dir, 0o750), (grouped, 0o750)):
+        os.chown(p, 0, ATTACKER)
+        os.chmod(p, mode)
+    for argv, want, what in ((["gid=4242"], "refused", "a program that left its user's group"),
+                             ([], "sites", "the control (a program in the binary's group)")):
+        r = env.covkit_run(["sample", "record", "--mode", "breakpoint", "--allow-empty", "-o", rec + "-" + want, "--",
+                            asker, grouped, *argv], timeout=120)
+        check(r.returncode == 0 and r.stdout.startswith(want),
+              f"{what}: the plan server answered {r.stdout!r} for a binary of group {ATTACKER} ({r.stderr!r})")
 
 
 def scenario_many_large_sources(env):

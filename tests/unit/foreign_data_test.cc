@@ -106,5 +106,37 @@ void narrows_reads_and_outputs() {
 
 TEST(ForeignData, DataOfAnotherUserNarrowsReadsAndOutputs) { in_child_process(narrows_reads_and_outputs); }
 
+// A thread that took another user's rights (the plan server asking as the
+// process that asked it) opens a file named by data only when that user may
+// too, not with the rights of the data's owners alone: before, the owner
+// (who may read the file) opened it in place of the thread's user.
+void thread_identity_also_narrows() {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to take another user's rights";
+  constexpr uid_t kOwner = 54321;  // the data's owner: may read the file
+  testing::TempDir d;
+  ::chmod(d.path().c_str(), 0755);
+  const std::string theirs = d / "theirs", open_file = d / "public";
+  ASSERT_TRUE(testing::write_text(theirs, "the owner's"));
+  ASSERT_EQ(::chown(theirs.c_str(), kOwner, kOwner), 0);
+  ASSERT_EQ(::chmod(theirs.c_str(), 0600), 0);
+  ASSERT_TRUE(testing::write_text(open_file, "anyone"));
+  ASSERT_EQ(::chmod(open_file.c_str(), 0644), 0);
+  note_foreign_data(DataOwner{kOwner, kOwner, {}}, 0600);
+  EXPECT_TRUE(read_named_file(theirs));  // as covkit: the owner's rights, which allow it
+  {
+    ScopedFsIdentity as(DataOwner{kNobody, kNobody, {}});
+    ASSERT_TRUE(as.switched());
+    auto refused = read_named_file(theirs);
+    ASSERT_FALSE(refused) << "read as the data's owner alone";
+    EXPECT_EQ(refused.error().message, "Permission denied for user 65534 (nobody), whose data names it");
+    auto allowed = read_named_file(open_file);
+    ASSERT_TRUE(allowed) << allowed.error().message;
+    EXPECT_EQ(allowed->text(), "anyone");
+  }
+  EXPECT_TRUE(read_named_file(theirs));  // the thread's own rights again
+}
+
+TEST(ForeignData, ThreadsIdentityNarrowsAsWellAsTheOwners) { in_child_process(thread_identity_also_narrows); }
+
 }  // namespace foreign_data_test
 }  // namespace covkit::util

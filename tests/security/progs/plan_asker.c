@@ -2,7 +2,9 @@
  * that drops root's rights (to user 65534) and then, on the plan server
  * connection it opened while still root, asks covkit to analyse argv[1]
  * (a binary only root may read). Prints "sites N" or "refused TEXT".
- * With argv[2] "keep" it keeps root's rights (the control). */
+ * With argv[2] "keep" it keeps root's rights (the control); with argv[2]
+ * "gid=N" it takes group N instead of 65534 (user 65534's own group, which
+ * the group database still gives it). */
 #define _GNU_SOURCE
 #include <grp.h>
 #include <stdint.h>
@@ -38,7 +40,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   const int keep = argc > 2 && strcmp(argv[2], "keep") == 0;
-  if (!keep && (setgroups(0, NULL) != 0 || setresgid(65534, 65534, 65534) != 0 || setresuid(65534, 65534, 65534) != 0)) {
+  const gid_t gid = argc > 2 && strncmp(argv[2], "gid=", 4) == 0 ? (gid_t)strtoul(argv[2] + 4, NULL, 10) : 65534;
+  if (!keep && (setgroups(0, NULL) != 0 || setresgid(gid, gid, gid) != 0 || setresuid(65534, 65534, 65534) != 0)) {
     perror("dropping root's rights");
     return 2;
   }
