@@ -546,7 +546,8 @@ def scenario_blocks_runtime_files(env):
     a link to root's secret and a file of their own where the block file
     and its trace go. The program neither hangs at exit on the FIFO nor
     writes through the link or into the attacker's file: each name ends as
-    a new file of root's holding the blocks."""
+    a new file of root's holding the blocks. Nor does it follow the
+    attacker's link to root's directory on the way to the file."""
     lib_dir = os.path.dirname(env.covkit)
     if not os.path.exists(os.path.join(lib_dir, "libcovkit-blocks.so")):
         raise Skip("libcovkit-blocks.so not built")
@@ -584,6 +585,15 @@ def scenario_blocks_runtime_files(env):
                 check(f.read().startswith(magic.encode() + b"\n"), f"{plant}: {name} does not hold the blocks")
         left = [n for n in os.listdir(shared) if n.endswith(".tmp")]
         check(not left, f"{plant}: temporary files left behind: {left}")
+    # A directory on the way that is the attacker's link to one of root's:
+    # the file would be made there (replacing one of its name). Not
+    # followed; the program says why it wrote no block file.
+    env.attacker_link(env.victim, os.path.join(shared, "sub"))
+    e = dict(os.environ, COVKIT_BLOCKS_FILE=os.path.join(shared, "sub", "blocks"), COVKIT_BLOCKS_TRACE="4k")
+    p = subprocess.run([prog], capture_output=True, text=True, env=e, cwd=shared, timeout=60)
+    env.victim_untouched("blocks runtime, a directory link on the way")
+    check(p.returncode == 0 and "cannot write the block file" in p.stderr,
+          f"a directory link on the way: the program exited {p.returncode} and said {p.stderr!r}")
 
 
 def scenario_blocks_named_binary(env):

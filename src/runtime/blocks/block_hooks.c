@@ -37,6 +37,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "block_contract.h"
@@ -221,10 +222,10 @@ CKB_EXPORT void __sanitizer_cov_pcs_init(const uintptr_t *start, const uintptr_t
 /* ---- the file, written at exit ---- */
 
 struct ckb_out {
-  int fd;
+  int fd, dir; /* the file, and the directory it is made in (walked to: ckb_open_parent) */
   size_t used;
   int failed;
-  char path[PATH_MAX], temp[PATH_MAX + 32]; /* the file, and the name it is written under */
+  char name[NAME_MAX + 1], temp[NAME_MAX + 32]; /* the file's name, and the name it is written under */
   char buf[1 << 16];
 };
 
@@ -345,48 +346,106 @@ CKB_HIDDEN static void ckb_path(char *path, size_t size) {
   path[w] = 0;
 }
 
+/* The directory of PATH, reached one component at a time (O_PATH and
+ * O_NOFOLLOW), and PATH's last component in `name`: a symbolic link on the
+ * way is followed only when root or the program's own user owns it. A
+ * program run as root writing into a directory another user may write (a
+ * shared build tree) must not follow that user's link to a directory of
+ * root's, where the file would replace one of the same name (the kernel's
+ * fs.protected_symlinks guards sticky directories only, and may be off).
+ * -1 when refused or not found. */
+#define CKB_MAX_LINKS 40
+CKB_HIDDEN static int ckb_open_parent(const char *path, char *name, size_t name_size) {
+  char rest[PATH_MAX], joined[PATH_MAX], target[PATH_MAX];
+  if (snprintf(rest, sizeof rest, "%s", path) >= (int)sizeof rest || !*rest) return -1;
+  int dir = open(rest[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  const char *p = rest;
+  for (int links = 0; dir >= 0;) {
+    while (*p == '/') ++p;
+    const char *end = strchr(p, '/');
+    const size_t len = end ? (size_t)(end - p) : strlen(p);
+    const char *after = end;
+    while (after && *after == '/') ++after;
+    if (len == 0 || len >= name_size) break; /* PATH ends with a slash: no file name */
+    memcpy(name, p, len);
+    name[len] = 0;
+    if (!after || !*after) return dir;
+    p = end;
+    if (strcmp(name, ".") == 0) continue;
+    int next = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (next < 0 || fstat(next, &st) != 0) {
+      if (next >= 0) close(next);
+      break;
+    }
+    if (S_ISLNK(st.st_mode)) {
+      ssize_t n = readlinkat(next, "", target, sizeof target - 1);
+      close(next);
+      if (n <= 0 || (st.st_uid != 0 && st.st_uid != geteuid()) || ++links > CKB_MAX_LINKS) break;
+      target[n] = 0;
+      if (snprintf(joined, sizeof joined, "%s%s", target, end) >= (int)sizeof joined) break;
+      memcpy(rest, joined, strlen(joined) + 1);
+      p = rest;
+      if (target[0] == '/') {
+        close(dir);
+        dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+      }
+      continue;
+    }
+    close(dir);
+    dir = next;
+    if (!S_ISDIR(st.st_mode)) break;
+  }
+  if (dir >= 0) close(dir);
+  return -1;
+}
+
 /* The file is written under a new name beside it (created O_EXCL, a random
- * suffix) and renamed onto PATH once whole. A program run as root in a
- * directory another user may write (a build tree, /tmp) must neither hang
- * on a FIFO planted at PATH (an open for writing blocks until a reader
- * comes), nor write through a link or into a file that user created and
- * keeps; the rename replaces whatever entry PATH was without opening it. */
+ * suffix) and renamed onto PATH once whole, both in the directory walked to
+ * (ckb_open_parent). A program run as root in a directory another user may
+ * write (a build tree, /tmp) must neither hang on a FIFO planted at PATH
+ * (an open for writing blocks until a reader comes), nor write through a
+ * link or into a file that user created and keeps; the rename replaces
+ * whatever entry PATH was without opening it. */
 CKB_HIDDEN static int ckb_open(struct ckb_out *o, const char *path, const char *what) {
   o->used = 0;
   o->failed = 0;
   o->fd = -1;
-  snprintf(o->path, sizeof o->path, "%s", path);
-  for (int attempt = 0; attempt < 16 && o->fd < 0; ++attempt) {
+  o->dir = ckb_open_parent(path, o->name, sizeof o->name);
+  for (int attempt = 0; o->dir >= 0 && attempt < 16 && o->fd < 0; ++attempt) {
     unsigned long long r = 0;
     if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
       r ^= ((unsigned long long)getpid() << 32) ^ (unsigned long long)(uintptr_t)&r ^ (unsigned long long)attempt * 0x9e3779b97f4a7c15ull;
-    snprintf(o->temp, sizeof o->temp, "%s.%016llx.tmp", path, r);
-    o->fd = open(o->temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (snprintf(o->temp, sizeof o->temp, "%s.%016llx.tmp", o->name, r) >= (int)sizeof o->temp) break;
+    o->fd = openat(o->dir, o->temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (o->fd < 0 && errno != EEXIST) break;
   }
   if (o->fd >= 0) return 1;
+  if (o->dir >= 0) close(o->dir);
   ckb_say("covkit-blocks: cannot write the ");
   ckb_say(what);
-  ckb_say("\n");
+  ckb_say(" (a directory on its way missing, or another user's symbolic link)\n");
   return 0;
 }
 
 CKB_HIDDEN static void ckb_close(struct ckb_out *o, const char *what) {
   ckb_flush(o);
   if (close(o->fd) != 0) o->failed = 1;
-  if (!o->failed && rename(o->temp, o->path) != 0) {
+  if (!o->failed && renameat(o->dir, o->temp, o->dir, o->name) != 0) {
     ckb_say("covkit-blocks: cannot write the ");
     ckb_say(what);
     ckb_say(" (its name is taken by a directory?)\n");
-    unlink(o->temp);
+    unlinkat(o->dir, o->temp, 0);
+    close(o->dir);
     return;
   }
   if (o->failed) {
-    unlink(o->temp);
+    unlinkat(o->dir, o->temp, 0);
     ckb_say("covkit-blocks: the ");
     ckb_say(what);
     ckb_say(" could not be written whole (disk full?)\n");
   }
+  close(o->dir);
 }
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
