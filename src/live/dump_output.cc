@@ -301,12 +301,16 @@ int write_whole(int fd, const std::vector<uint8_t>& bytes, bool cut) {
 // and written over: no inode made or freed. Its inode, or 0 when there is
 // no usable spare (then `temp` does not exist). Used only when it is a
 // plain file of one link: a name planted there (a link, a FIFO, a hard
-// link to another file) is left alone.
+// link to another file) is left alone, and not even opened for writing
+// (another user's FIFO would see a writer come, a device's driver would
+// run): looked at through O_PATH, and opened through /proc/self/fd only
+// when it is such a file (no /proc: no spare).
 uint64_t reuse_spare(const std::string& spare, const std::string& temp, const std::vector<uint8_t>& bytes) {
-  util::UniqueFd fd(::open(spare.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
-  if (!fd.valid()) return 0;
+  util::UniqueFd looked(::open(spare.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) return 0;
+  if (!looked.valid() || ::fstat(looked.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) return 0;
+  util::UniqueFd fd(::open(fmt::format("/proc/self/fd/{}", looked.get()).c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY));
+  if (!fd.valid()) return 0;
   if (::rename(spare.c_str(), temp.c_str()) != 0) return 0;
   // The name still holds what was opened (else it is no one's spare).
   struct stat at {};

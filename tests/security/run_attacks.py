@@ -18,6 +18,7 @@ tool is missing (setpriv, gcc-12).
 import argparse
 import os
 import re
+import select
 import shutil
 import signal
 import stat
@@ -1289,6 +1290,56 @@ def scenario_many_large_sources(env):
     check(written < 4 * size, f"report --html wrote {written} bytes: more sources than the total allows were shown")
 
 
+def scenario_spare_fifo(env):
+    """`live dump --reset` of a root program into its own paths, a shared
+    sticky directory (as /tmp): covkit reuses the spare it keeps beside each
+    .gcda (NAME.gcda.covkit-spare) when that is a plain file of one link.
+    The attacker planted a FIFO at that name, its reader open: covkit must
+    not even open it for writing (the reader would see a writer come, and a
+    device's open runs its driver). A FIFO's reader learns of a writer that
+    came and went from POLLHUP, which no writer ever having come leaves
+    unset: before, covkit opened it, then saw it was no plain file."""
+    shared = os.path.join(env.base, "shared")
+    os.makedirs(shared)
+    os.chmod(shared, 0o1777)
+    with open(os.path.join(PROGS, "hostile.c")) as f:
+        text = f.read()
+    with open(os.path.join(shared, "rootprog.c"), "w") as f:
+        f.write(text)
+    env.run(["gcc-12", "--coverage", "-O0", "-g", "-Wl,--wrap=__gcov_init", "-o", "rootprog", "rootprog.c"], cwd=shared)
+    p = subprocess.Popen([os.path.join(shared, "rootprog")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                         cwd=shared, env={"PATH": "/usr/bin:/bin"})
+    reader = None
+    try:
+        check(p.stdout.readline().startswith("ready"), "the root program did not start")
+        notes = [n for n in os.listdir(shared) if n.endswith(".gcno")]
+        check(len(notes) == 1, f"one .gcno expected in {shared}: {os.listdir(shared)}")
+        gcda = os.path.join(shared, notes[0][:-len(".gcno")] + ".gcda")
+        spare = gcda + ".covkit-spare"
+        env.as_attacker(["mkfifo", "-m", "0666", spare])
+        reader = os.open(spare, os.O_RDONLY | os.O_NONBLOCK)
+        r = env.covkit_run(["live", "dump", "--reset", str(p.pid)])
+        check(r.returncode == 0 and os.path.isfile(gcda), f"dump --reset exited {r.returncode}: {r.stderr!r}")
+        events = select_poll(reader)
+        check(not events & select.POLLHUP, "covkit opened the attacker's FIFO planted at a spare's name for writing")
+    finally:
+        if reader is not None:
+            os.close(reader)
+        try:
+            p.stdin.write("q\n")
+            p.stdin.flush()
+        except BrokenPipeError:
+            pass
+        p.wait(timeout=20)
+
+
+def select_poll(fd):
+    """The events pending on `fd` now (no wait)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP)
+    return sum(e for _, e in poller.poll(0))
+
+
 SCENARIOS = {
     "link_targets": scenario_link_targets,
     "object_names": scenario_object_names,
@@ -1311,6 +1362,7 @@ SCENARIOS = {
     "import_perf_named_files": scenario_import_perf_named_files,
     "plan_server_rights": scenario_plan_server_rights,
     "many_large_sources": scenario_many_large_sources,
+    "spare_fifo": scenario_spare_fifo,
 }
 
 
