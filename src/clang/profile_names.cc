@@ -15,6 +15,14 @@ namespace covkit::clang {
 
 namespace {
 
+// The most a names blob may hold: far beyond any program (a clang binary
+// holds ~300,000 names in ~40 MB), far below what a small hostile blob
+// would cost: names inflate a thousandfold, and each takes its slots in a
+// NameTable (65 KB of compressed "a\x01a\x01..." made covkit take 3 GB; a
+// 3 MB profile of six 512 MiB blocks, 4 GB).
+constexpr uint64_t kMaxNamesText = uint64_t(1) << 30;
+constexpr size_t kMaxNames = size_t(1) << 23;
+
 // The names of a joined text, in order.
 template <typename Each>
 void each_joined_name(std::string_view joined, Each&& each) {
@@ -47,6 +55,9 @@ Expected<std::string> joined_profile_names(std::span<const uint8_t> blob, uint64
     auto bytes = stored <= in.remaining() ? in.bytes(size_t(stored)) : std::nullopt;
     if (!bytes)
       return Error(block, fmt::format("a names block of {} bytes where {} are left", stored, in.remaining()));
+    if (*plain_size > kMaxNamesText - std::min<uint64_t>(joined.size(), kMaxNamesText))
+      return Error(block, fmt::format("claims {} more bytes of function names, past the {} MiB a program's come to",
+                                      *plain_size, kMaxNamesText >> 20));
     if (packed) {
       auto plain = util::zlib_inflate_exact(*bytes, *plain_size);
       if (!plain) return Error(block, "compressed function names: " + plain.error().message);
@@ -63,6 +74,8 @@ Expected<std::string> joined_profile_names(std::span<const uint8_t> blob, uint64
   // An empty name: two separators in a row, or one first.
   if (joined.starts_with('\x01') || joined.find("\x01\x01") != std::string::npos)
     return Error(base, "a function name is empty");
+  if (size_t(std::count(joined.begin(), joined.end(), '\x01')) > kMaxNames)
+    return Error(base, fmt::format("more than {} function names", kMaxNames));
   return joined;
 }
 

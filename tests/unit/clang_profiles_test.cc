@@ -291,6 +291,25 @@ TEST(ProfileNames, PlainCompressedAndDamaged) {
   EXPECT_NE(r.error().message.find("claims"), std::string::npos) << r.error().message;
 }
 
+// Names inflate a thousandfold and each costs a table's slots: a blob of
+// more names than any program has is refused (before, 65 KB of compressed
+// "a\x01a\x01..." made a NameTable of 3 GB). (Blocks that together claim
+// more than 1 GiB of text are refused too, before that text is made: too
+// big for a unit test; six blocks of 512 MiB made covkit take 4 GB.)
+TEST(ProfileNames, BlobsOfMoreNamesThanAnyProgramAreRefused) {
+  constexpr size_t kNames = (size_t(1) << 23) + 1;
+  std::string many;
+  many.reserve(2 * kNames);
+  for (size_t i = 0; i < kNames; ++i) many += i ? "\x01" "a" : "a";
+  testing::ByteImage bomb;
+  const std::string z = testing::zlib_compress(many);
+  ASSERT_LT(z.size(), size_t(64) << 10);
+  bomb.uleb(many.size()).uleb(z.size()).raw(z);
+  auto r = joined_profile_names(bomb.bytes());
+  ASSERT_FALSE(r) << "a blob of " << kNames << " names was decoded";
+  EXPECT_NE(r.error().message.find("function names"), std::string::npos) << r.error().message;
+}
+
 TEST(ProfileNames, CacheSharesTablesOfEqualBlobs) {
   NameTableCache cache;
   auto packed = testing::names_blob({"a", "bb", "c:d"}, true);
