@@ -156,7 +156,7 @@ void add_block_file(const std::string& path, const BlockFile& file, std::map<std
 Expected<BlockCoverage> load_block_coverage(const std::vector<std::string>& files, const BlockCoverageOptions& options) {
   std::vector<NamedBlockFile> parsed;
   for (const std::string& path : files) {
-    auto data = util::read_file(path);
+    auto data = util::read_input_file(path);
     if (!data) return Error(fmt::format("{}: {}", util::printable(path), data.error().message));
     util::note_data_file(path, *data);
     auto file = parse_block_file(data->text());

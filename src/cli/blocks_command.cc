@@ -175,7 +175,7 @@ int report_block_files(const BlocksReportOptions& o, std::vector<ResetProcess>* 
       }
     // Files given too (earlier runs) add up with the process.
     for (const std::string& path : o.files) {
-      auto data = util::read_file(path);
+      auto data = util::read_input_file(path);
       if (!data) return fail(kBlocksReportCommand, path, data.error());
       util::note_data_file(path, *data);
       auto file = blocks::parse_block_file(data->text());
@@ -268,10 +268,10 @@ int run_blocks_dump(int argc, char** argv) {
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   return run_guarded(kBlocksDumpCommand, [&] {
     std::string path = input;
-    auto data = util::read_file(path);
+    auto data = util::read_input_file(path);
     if (data && blocks::looks_like_block_file(data->bytes())) {
       path = input + CKB_TRACE_SUFFIX;
-      data = util::read_file(path);
+      data = util::read_input_file(path);
       if (!data && data.error().errno_value == ENOENT)
         return fail(kBlocksDumpCommand, input,
                     "a block file without a block trace beside it (run with " CKB_TRACE_ENV "=SIZE to record one)");

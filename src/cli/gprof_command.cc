@@ -32,6 +32,7 @@
 #include "trace/graph_output.h"
 #include "util/fast_allocator.h"
 #include "util/file_io.h"
+#include "util/foreign_data.h"
 
 namespace covkit::cli {
 
@@ -355,7 +356,7 @@ void split_program_and_gmons(std::vector<std::string> args, std::string& prog, s
   prog = "a.out";
   if (!args.empty()) {
     auto is_gmon = [](const std::string& path) {
-      auto data = util::read_file(path);
+      auto data = util::read_input_file(path);
       return data && format::has_gmon_magic(data->bytes());
     };
     if (args.size() >= 2 && is_gmon(args[0]) && !is_gmon(args[1])) std::swap(args[0], args[1]);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "util/file_io.h"
+#include "util/foreign_data.h"
 
 namespace covkit::format {
 
@@ -115,7 +116,7 @@ Expected<GmonFile> parse_gmon(std::span<const uint8_t> bytes) {
 }
 
 Expected<GmonFile> read_gmon(const std::string& path) {
-  auto data = util::read_file(path);
+  auto data = util::read_input_file(path);
   if (!data) return data.error();
   auto parsed = parse_gmon(data->bytes());
   if (!parsed) return parsed.error();

@@ -379,7 +379,7 @@ Expected<void> read_recording_json(std::string_view text, SampleRecording& into)
 
 Expected<SampleRecording> read_sample_recording(const std::string& dir, SampleDetail detail) {
   SampleRecording rec;
-  auto json = util::read_file(dir + "/" + CKS_RECORDING_JSON);
+  auto json = util::read_input_file(dir + "/" + CKS_RECORDING_JSON);
   if (!json)
     return Error(fmt::format("{}: {}{}", CKS_RECORDING_JSON, json.error().message,
                              wrong_kind_hint(dir, InputKind::sample_recording)));

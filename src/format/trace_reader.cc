@@ -24,6 +24,7 @@
 #include "format/trace_stream_decoder.h"
 #include "util/clock_ns.h"
 #include "util/file_io.h"
+#include "util/foreign_data.h"
 #include "util/printable.h"
 
 namespace covkit::format {
@@ -240,7 +241,7 @@ Expected<TraceSet> read_trace_dir(const std::string& dir) {
       set.warnings.push_back(fmt::format("{}/{}{}: missing; the process's modules and clock are unknown",
                                          util::printable(dir), util::printable(files.name.stem), CKT_META_SUFFIX));
     } else {
-      auto data = util::read_file(files.meta);
+      auto data = util::read_input_file(files.meta);
       if (!data) {
         set.warnings.push_back(fmt::format("{}: {}", util::printable(files.meta), data.error().message));
         ++set.unread_files;

@@ -44,7 +44,7 @@ Expected<void> collect_data_files(const std::string& root, DataTrees& trees) {
 }
 
 Expected<format::DataFile> read_data_file(const std::string& path) {
-  auto data = util::read_file(path);
+  auto data = util::read_input_file(path);
   if (!data) return about(path, data.error().message);
   util::note_data_file(path, *data);
   auto result = format::read_data(data->bytes());
@@ -55,7 +55,7 @@ Expected<format::DataFile> read_data_file(const std::string& path) {
 
 Expected<std::string> merge_one(const std::vector<std::string>& paths) {
   if (paths.size() == 1) {  // taken as it is, byte for byte
-    auto data = util::read_file(paths[0]);
+    auto data = util::read_input_file(paths[0]);
     if (!data) return about(paths[0], data.error().message);
     util::note_data_file(paths[0], *data);  // the merged tree is no more open than its inputs
     return std::string(data->text());

@@ -156,7 +156,7 @@ class ProjectAdder {
 // file is (covkit JSON). Its test names go to `test_names`.
 Expected<void> read_coverage_file(const std::string& path, const std::function<void(FileCov&&)>& add,
                                   std::vector<std::string>& test_names, std::vector<std::string>& warnings) {
-  auto data = util::read_file(path);
+  auto data = util::read_input_file(path);
   if (!data) return data.error();
   util::note_data_file(path, *data);  // another user's tracefile names sources too
   const std::string_view text = data->text();

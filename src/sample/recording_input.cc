@@ -11,7 +11,7 @@ namespace covkit::sample {
 
 Expected<format::SampleRecording> read_recording_input(const std::string& path) {
   if (util::is_directory(path)) return format::read_sample_recording(path);
-  auto data = util::read_file(path);
+  auto data = util::read_input_file(path);
   if (!data) return data.error();
   if (!format::is_perf_data(data->bytes()))
     return Error("neither a recording directory (covkit sample record -o DIR) nor a perf.data file" +

@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "util/output_path.h"
 #include "util/unique_fd.h"
 
 namespace covkit::util {
@@ -201,6 +202,33 @@ Expected<FileData> read_named_file(const std::string& path, size_t max_bytes) {
   auto fd = open_named_file(path);
   if (!fd) return fd.error();
   return read_open_file(fd->get(), path, max_bytes);
+}
+
+Expected<FileData> read_input_file(const std::string& path, size_t max_bytes) {
+  if (!can_take_identities()) return read_file(path, max_bytes);
+  // The name as it is now, a link not followed: a plain file is read
+  // through this descriptor (a link put there since is not followed).
+  UniqueFd at(::open(path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  struct stat st {};
+  if (!at.valid() || ::fstat(at.get(), &st) != 0) return read_file(path, max_bytes);  // its error, in its words
+  if (S_ISREG(st.st_mode)) {
+    auto fd = open_regular_file(fmt::format("/proc/self/fd/{}", at.get()));
+    if (!fd) return read_file(path, max_bytes);  // no /proc (a chroot)
+    return read_open_file(fd->get(), path, max_bytes);
+  }
+  if (!S_ISLNK(st.st_mode) || trusted_link_owner(st.st_uid)) return read_file(path, max_bytes);
+  Expected<FileData> data = Error("");
+  {
+    ScopedFsIdentity as(file_owner(st.st_uid));
+    if (!as.switched()) return Error("cannot take the rights of the symbolic link's owner to read it");
+    data = read_file(path, max_bytes);
+  }
+  if (!data && data.error().errno_value) {
+    Error e = data.error();
+    e.message = fmt::format("{} for {}, whose symbolic link it is", e.message, owner_text(st.st_uid));
+    return e;
+  }
+  return data;
 }
 
 Expected<FileData> read_source_file(const std::string& path) {

@@ -68,6 +68,13 @@ std::vector<DataOwner> foreign_owners();
 // above) and, on a thread that took another user's rights
 // (ScopedFsIdentity), with those too; the error says whose rights refused it.
 Expected<FileData> read_named_file(const std::string& path, size_t max_bytes = SIZE_MAX);
+// read_file(path) of a data file covkit was given (a tracefile, a .gcda to
+// merge, a block file, a gmon.out): when its name is another user's
+// symbolic link, that user chose the file, which may be one they may not
+// read (a link to /etc/shadow in a tree a root CI job reports on, whose
+// first line the parse error would quote): opened with that user's rights,
+// and the error says so. Callers note it (note_data_file) as before.
+Expected<FileData> read_input_file(const std::string& path, size_t max_bytes = SIZE_MAX);
 // The same file open, for readers that take a descriptor (libelf).
 Expected<UniqueFd> open_named_file(const std::string& path);
 

@@ -1333,6 +1333,45 @@ def scenario_spare_fifo(env):
         p.wait(timeout=20)
 
 
+def scenario_linked_inputs(env):
+    """Data files given to covkit (a tracefile, a .gcda tree to merge, a
+    gmon.out, a block file) that are the attacker's symbolic links to files
+    only root may read (a link in a tree a root CI job reports on): covkit
+    read them with root's rights, took root's counts into its outputs and
+    quoted their first line in its parse errors (a public CI log). The
+    attacker chose the file: it is read with their rights, refused in one
+    line, nothing of it in any output."""
+    secret_tree = os.path.join(env.rootonly, "tree")
+    os.makedirs(secret_tree)
+    with open(os.path.join(secret_tree, "x.gcda"), "wb") as f:
+        f.write(gcda_bytes([0x5EC2E7, 0x5EC2E7]))
+    d = env.attacker_dir("linked-inputs")
+    tree = env.attacker_dir("linked-inputs/tree")
+    env.attacker_link(os.path.join(secret_tree, "x.gcda"), os.path.join(tree, "x.gcda"))
+    for name in ("cov.info", "gmon.out", "blocks.txt"):
+        env.attacker_link(env.secret, os.path.join(d, name))
+    out = os.path.join(env.root_work, "linked-merge")
+    prog = os.path.join(env.root_work, "linked-prof")
+    with open(prog + ".c", "w") as f:
+        f.write("int main(void) { return 0; }\n")
+    env.run(["gcc-12", "-pg", "-O0", "-o", prog, prog + ".c"])
+    runs = {
+        "report --add-tracefile": ["report", "--add-tracefile", os.path.join(d, "cov.info"), "--lcov", "-"],
+        "merge": ["merge", tree, "-o", out],
+        "gprof": ["gprof", prog, os.path.join(d, "gmon.out")],
+        "blocks report": ["blocks", "report", os.path.join(d, "blocks.txt"), "--lcov", "-"],
+    }
+    for what, argv in runs.items():
+        r = env.covkit_run(argv)
+        said = r.stdout + r.stderr
+        check("TOPSECRET" not in said, f"{what}: the secret's text is in what covkit said: {said[:300]!r}")
+        check(r.returncode != 0 and "Permission denied" in r.stderr and "whose symbolic link it is" in r.stderr,
+              f"{what}: read a file only root may read through the attacker's link ({r.returncode}): {r.stderr!r}")
+    merged = [os.path.join(dd, f) for dd, _, fs in os.walk(out) for f in fs] if os.path.isdir(out) else []
+    for m in merged:
+        check(struct.pack("<q", 0x5EC2E7) not in open(m, "rb").read(), f"merge took root's counts into {m}")
+
+
 def select_poll(fd):
     """The events pending on `fd` now (no wait)."""
     poller = select.poll()
@@ -1363,6 +1402,7 @@ SCENARIOS = {
     "plan_server_rights": scenario_plan_server_rights,
     "many_large_sources": scenario_many_large_sources,
     "spare_fifo": scenario_spare_fifo,
+    "linked_inputs": scenario_linked_inputs,
 }
 
 
