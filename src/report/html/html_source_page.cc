@@ -29,6 +29,13 @@ void append_int(std::string& out, int64_t value) {
   out.append(digits.data(), digits.size());
 }
 
+// "covered<between>total" (" of ", "/").
+void append_fraction(std::string& out, size_t covered, size_t total, std::string_view between) {
+  append_int(out, int64_t(covered));
+  out += between;
+  append_int(out, int64_t(total));
+}
+
 // Views into `text`, one per line, without the '\n' (nor a DOS '\r').
 std::vector<std::string_view> split_lines(std::string_view text) {
   std::vector<std::string_view> lines;
@@ -72,19 +79,27 @@ void append_region_details(std::string& out, const model::LineCov& line, LineReg
   if (!differ && !(line.covered() && some_region_never_ran(regions))) return;
   size_t ran = 0;
   for (const model::RegionCov& r : regions) ran += r.count > 0;
-  const char* cls = ran == 0 ? "none" : ran == regions.size() ? "all" : "some";
-  fmt::format_to(std::back_inserter(out),
-                 FMT_COMPILE("<details class=\"regions {0}\"><summary title=\"{1} of {2} regions starting here ran\">"
-                             "{1}/{2}</summary><ul><li class=\"caption\">regions starting on this line</li>"),
-                 cls, ran, regions.size());
+  const std::string_view cls = ran == 0 ? "none"sv : ran == regions.size() ? "all"sv : "some"sv;
+  out += "<details class=\"regions "sv;
+  out += cls;
+  out += "\"><summary title=\""sv;
+  append_fraction(out, ran, regions.size(), " of "sv);
+  out += " regions starting here ran\">"sv;
+  append_fraction(out, ran, regions.size(), "/"sv);
+  out += "</summary><ul><li class=\"caption\">regions starting on this line</li>"sv;
   for (const model::RegionCov& r : regions) {
-    fmt::format_to(std::back_inserter(out), FMT_COMPILE("<li class=\"{}\">column {}"),
-                   r.count > 0 ? "taken" : "nottaken", r.column_start);
-    if (r.line_end == r.line_start && r.column_end != UINT32_MAX)
-      fmt::format_to(std::back_inserter(out), FMT_COMPILE("\u2013{}"), r.column_end);
-    else if (r.line_end != r.line_start)
-      fmt::format_to(std::back_inserter(out), FMT_COMPILE(" to line {}"), r.line_end);
-    fmt::format_to(std::back_inserter(out), FMT_COMPILE(": {}\u00d7</li>"), r.count);
+    out += r.count > 0 ? "<li class=\"taken\">column "sv : "<li class=\"nottaken\">column "sv;
+    append_int(out, r.column_start);
+    if (r.line_end == r.line_start && r.column_end != UINT32_MAX) {
+      out += "\u2013"sv;
+      append_int(out, r.column_end);
+    } else if (r.line_end != r.line_start) {
+      out += " to line "sv;
+      append_int(out, r.line_end);
+    }
+    out += ": "sv;
+    append_int(out, r.count);
+    out += "\u00d7</li>"sv;
   }
   out += "</ul></details>"sv;
 }
@@ -95,12 +110,16 @@ void append_branch_cell(std::string& out, const model::LineCov& line) {
     size_t taken = 0;
     for (const model::BranchCov& b : line.branches) taken += b.count > 0;
     size_t n = line.branches.size();
-    const char* cls = taken == 0 ? "none" : taken == n ? "all" : "some";
-    fmt::format_to(
-        std::back_inserter(out),
-        FMT_COMPILE("<details class=\"branches {0}\"><summary title=\"{1} of {2} branches taken\">{1}/{2}</summary>"
-                    "<ul><li class=\"caption\">{1}/{2} branches taken</li>"),
-        cls, taken, n);
+    const std::string_view cls = taken == 0 ? "none"sv : taken == n ? "all"sv : "some"sv;
+    out += "<details class=\"branches "sv;
+    out += cls;
+    out += "\"><summary title=\""sv;
+    append_fraction(out, taken, n, " of "sv);
+    out += " branches taken\">"sv;
+    append_fraction(out, taken, n, "/"sv);
+    out += "</summary><ul><li class=\"caption\">"sv;
+    append_fraction(out, taken, n, "/"sv);
+    out += " branches taken</li>"sv;
     for (size_t k = 0; k < n; ++k) {
       const model::BranchCov& b = line.branches[k];
       out += b.count > 0 ? "<li class=\"taken\">branch "sv : "<li class=\"nottaken\">branch "sv;
@@ -150,11 +169,12 @@ void append_count_cell(std::string& out, const model::LineCov* line, LineRegions
 
 void append_instances(std::string& out, const model::LineCov& line) {
   for (const model::LineInstance& inst : line.instances) {
-    fmt::format_to(
-        std::back_inserter(out),
-        FMT_COMPILE("<tr class=\"instance\" data-line=\"{}\"><td class=\"num\"></td><td class=\"count\"></td>"
-                    "<td class=\"br\"></td><td class=\"inst\"><span class=\"icount\">{}</span>"),
-        line.number, inst.count);
+    out += "<tr class=\"instance\" data-line=\""sv;
+    append_int(out, line.number);
+    out += "\"><td class=\"num\"></td><td class=\"count\"></td><td class=\"br\"></td><td class=\"inst\">"
+           "<span class=\"icount\">"sv;
+    append_int(out, inst.count);
+    out += "</span>"sv;
     append_escaped(out, display_name("", inst.function));
     append_variant_badge(out, inst.function);
     out += "</td></tr>\n"sv;
@@ -247,27 +267,37 @@ void append_function_table(std::string& out, const model::FileCov& file, const H
   out += "</tr></thead>\n<tbody>\n"sv;
   for (const model::FunctionCov& fn : file.functions) {
     std::string name = display_name(fn.demangled, fn.name);
-    const char* cls = fn.excluded ? "excluded" : fn.covered() ? "covered" : "uncovered";
-    fmt::format_to(std::back_inserter(out), FMT_COMPILE("<tr class=\"{}\" data-name=\""), cls);
+    out += fn.excluded      ? "<tr class=\"excluded\" data-name=\""sv
+           : fn.covered() ? "<tr class=\"covered\" data-name=\""sv
+                          : "<tr class=\"uncovered\" data-name=\""sv;
     append_escaped(out, name);
     const int64_t done = regions ? fn.regions_covered : fn.blocks_executed;
     const int64_t all = regions ? fn.regions : fn.blocks;
-    fmt::format_to(std::back_inserter(out), FMT_COMPILE("\" data-line=\"{}\" data-calls=\"{}\" data-blocks=\"{}\">"),
-                   fn.start_line, fn.excluded ? -1 : fn.execution_count, sort_value(done, all));
-    fmt::format_to(std::back_inserter(out), FMT_COMPILE("<td class=\"fn\"><a href=\"#L{}\" title=\""), fn.start_line);
+    out += "\" data-line=\""sv;
+    append_int(out, fn.start_line);
+    out += "\" data-calls=\""sv;
+    append_int(out, fn.excluded ? -1 : fn.execution_count);
+    out += "\" data-blocks=\""sv;
+    out += sort_value(done, all);
+    out += "\"><td class=\"fn\"><a href=\"#L"sv;
+    append_int(out, fn.start_line);
+    out += "\" title=\""sv;
     append_escaped(out, fn.name);
     out += "\">"sv;
     append_escaped(out, name);
     out += "</a>"sv;
     append_variant_badge(out, fn.name);
-    fmt::format_to(std::back_inserter(out),
-                   FMT_COMPILE("</td><td class=\"num-cell\">{}</td><td class=\"num-cell calls\">"), fn.start_line);
-    if (fn.excluded)
+    out += "</td><td class=\"num-cell\">"sv;
+    append_int(out, fn.start_line);
+    out += "</td><td class=\"num-cell calls\">"sv;
+    if (fn.excluded) {
       out += "<span title=\"excluded\">\u2014</span>"sv;
-    else if (opts.counts_are_lower_bounds && fn.execution_count > 0)
-      fmt::format_to(std::back_inserter(out), FMT_COMPILE("\u2265\u202f{}"), fn.execution_count);
-    else
-      fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), fn.execution_count);
+    } else if (opts.counts_are_lower_bounds && fn.execution_count > 0) {
+      out += "\u2265\u202f"sv;
+      append_int(out, fn.execution_count);
+    } else {
+      append_int(out, fn.execution_count);
+    }
     out += "</td>"sv;
     append_metric_cell(out, done, all);
     out += "</tr>\n"sv;
