@@ -4,6 +4,8 @@
 #include <array>
 #include <cctype>
 #include <cstdint>
+#include <cstring>
+#include <vector>
 
 #include "report/html/html_escape.h"
 
@@ -109,14 +111,6 @@ constexpr std::array<uint8_t, 256> kByteClass = byte_classes();
 uint8_t byte_class(char c) { return kByteClass[static_cast<unsigned char>(c)]; }
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v'; }
 
-void append_span(std::string& out, char cls, std::string_view text) {
-  if (text.empty()) return;
-  out += "<span class=\""sv;
-  out += cls;
-  out += "\">"sv;
-  append_escaped(out, text);
-  out += "</span>"sv;
-}
 
 // The end of a literal whose opening quote is before `i`: just after the
 // closing quote, or the line's end (then `closed` is false).
@@ -153,6 +147,60 @@ size_t end_of_number(std::string_view line, size_t i) {
 
 }  // namespace
 
+// The HTML of one line, written into room the highlighter keeps (grown to
+// its longest line's) and appended to the page at once: appending each
+// piece to the page cost a call, a capacity check and a copy, a dozen per
+// token (a tenth of a zstd report). Room for each piece is made before it
+// is written, from its length (escaping makes at most kMaxEscapedPerByte
+// bytes of one).
+class LineHtml {
+ public:
+  explicit LineHtml(std::vector<char>& room) : room_(room) {
+    if (room_.empty()) room_.resize(4096);
+    p_ = room_.data();
+    end_ = p_ + room_.size();
+  }
+  void raw(std::string_view s) {
+    need(s.size());
+    put(s);
+  }
+  void escaped(std::string_view s) {
+    need(kMaxEscapedPerByte * s.size());
+    p_ = write_escaped(p_, s);
+  }
+  // <span class="cls">text</span>, nothing for no text.
+  void span(char cls, std::string_view text) {
+    if (text.empty()) return;
+    need(kSpanMarkup + kMaxEscapedPerByte * text.size());
+    put("<span class=\""sv);
+    *p_++ = cls;
+    put("\">"sv);
+    p_ = write_escaped(p_, text);
+    put("</span>"sv);
+  }
+  std::string_view text() const { return {room_.data(), size_t(p_ - room_.data())}; }
+
+ private:
+  static constexpr size_t kSpanMarkup = "<span class=\"x\"></span>"sv.size();
+  void need(size_t n) {
+    if (size_t(end_ - p_) < n) grow(n);
+  }
+  void grow(size_t n) {
+    const size_t used = size_t(p_ - room_.data());
+    room_.resize(std::max(2 * room_.size(), used + n));
+    p_ = room_.data() + used;
+    end_ = room_.data() + room_.size();
+  }
+  void put(std::string_view s) {
+    std::memcpy(p_, s.data(), s.size());
+    p_ += s.size();
+  }
+
+  std::vector<char>& room_;
+  char* p_ = nullptr;
+  char* end_ = nullptr;
+};
+
 bool is_c_family_source(std::string_view path) {
   std::string_view name = path.substr(path.rfind('/') + 1);
   size_t dot = name.rfind('.');
@@ -164,7 +212,13 @@ bool is_c_family_source(std::string_view path) {
   return std::find(std::begin(kExtensions), std::end(kExtensions), ext) != std::end(kExtensions);
 }
 
-void CppHighlighter::append_line(std::string& out, std::string_view line) {
+void CppHighlighter::append_line(std::string& page, std::string_view line) {
+  LineHtml out(room_);
+  highlight(out, line);
+  page.append(out.text());
+}
+
+void CppHighlighter::highlight(LineHtml& out, std::string_view line) {
   const bool after_continuation = continued_;
   continued_ = !line.empty() && line.back() == '\\';
   size_t i = 0;
@@ -175,7 +229,7 @@ void CppHighlighter::append_line(std::string& out, std::string_view line) {
       i = block_comment(out, line, 0, 0);
       break;
     case State::kLineComment:
-      append_span(out, 'c', line);
+      out.span('c', line);
       if (!continued_) state_ = State::kCode;
       return;
     case State::kString:
@@ -191,53 +245,53 @@ void CppHighlighter::append_line(std::string& out, std::string_view line) {
     size_t j = 0;
     while (j < line.size() && is_blank(line[j])) ++j;
     if (j < line.size() && line[j] == '#') {
-      out.append(line.substr(0, j));
+      out.raw(line.substr(0, j));
       i = directive(out, line, j);
     }
   }
   if (state_ == State::kCode) code(out, line, i);
 }
 
-size_t CppHighlighter::block_comment(std::string& out, std::string_view line, size_t i, size_t search_from) {
+size_t CppHighlighter::block_comment(LineHtml& out, std::string_view line, size_t i, size_t search_from) {
   size_t end = line.find("*/", search_from);
   if (end == std::string_view::npos) {
-    append_span(out, 'c', line.substr(i));
+    out.span('c', line.substr(i));
     state_ = State::kBlockComment;
     return line.size();
   }
-  append_span(out, 'c', line.substr(i, end + 2 - i));
+  out.span('c', line.substr(i, end + 2 - i));
   state_ = State::kCode;
   return end + 2;
 }
 
 // A string or character literal continued from the previous line.
-size_t CppHighlighter::quoted(std::string& out, std::string_view line, size_t i) {
+size_t CppHighlighter::quoted(LineHtml& out, std::string_view line, size_t i) {
   bool closed = false;
   size_t end = end_of_quoted(line, i, quote_, closed);
-  append_span(out, 's', line.substr(i, end - i));
+  out.span('s', line.substr(i, end - i));
   state_ = closed || !continued_ ? State::kCode : State::kString;
   return end;
 }
 
-size_t CppHighlighter::raw_string(std::string& out, std::string_view line, size_t i) {
+size_t CppHighlighter::raw_string(LineHtml& out, std::string_view line, size_t i) {
   size_t end = line.find(raw_end_, i);
   if (end == std::string_view::npos) {
-    append_span(out, 's', line.substr(i));
+    out.span('s', line.substr(i));
     state_ = State::kRawString;
     return line.size();
   }
   end += raw_end_.size();
-  append_span(out, 's', line.substr(i, end - i));
+  out.span('s', line.substr(i, end - i));
   state_ = State::kCode;
   return end;
 }
 
-size_t CppHighlighter::directive(std::string& out, std::string_view line, size_t i) {
+size_t CppHighlighter::directive(LineHtml& out, std::string_view line, size_t i) {
   size_t j = i + 1;
   while (j < line.size() && is_blank(line[j])) ++j;
   size_t name = j;
   while (j < line.size() && continues_identifier(line[j])) ++j;
-  append_span(out, 'p', line.substr(i, j - i));
+  out.span('p', line.substr(i, j - i));
   std::string_view word = line.substr(name, j - name);
   if (word != "include" && word != "include_next" && word != "import") return j;
   size_t k = j;
@@ -245,8 +299,8 @@ size_t CppHighlighter::directive(std::string& out, std::string_view line, size_t
   if (k < line.size() && line[k] == '<') {
     size_t gt = line.find('>', k);
     if (gt != std::string_view::npos) {
-      out.append(line.substr(j, k - j));
-      append_span(out, 's', line.substr(k, gt + 1 - k));
+      out.raw(line.substr(j, k - j));
+      out.span('s', line.substr(k, gt + 1 - k));
       return gt + 1;
     }
   }
@@ -257,7 +311,7 @@ size_t CppHighlighter::directive(std::string& out, std::string_view line, size_t
 // `quote`; `raw` for R"delim(...)delim" (which falls back to an ordinary
 // string when the delimiter is not one: over 16 characters, or with a space,
 // backslash or parenthesis).
-size_t CppHighlighter::literal(std::string& out, std::string_view line, size_t start, size_t quote, bool raw) {
+size_t CppHighlighter::literal(LineHtml& out, std::string_view line, size_t start, size_t quote, bool raw) {
   if (raw) {
     size_t open = quote + 1;
     while (open < line.size() && open - quote <= 17 && line[open] != '(' && line[open] != ')' && line[open] != '\\' &&
@@ -267,31 +321,31 @@ size_t CppHighlighter::literal(std::string& out, std::string_view line, size_t s
       raw_end_ = ")" + std::string(line.substr(quote + 1, open - quote - 1)) + "\"";
       size_t end = line.find(raw_end_, open + 1);
       if (end == std::string_view::npos) {
-        append_span(out, 's', line.substr(start));
+        out.span('s', line.substr(start));
         state_ = State::kRawString;
         return line.size();
       }
       end += raw_end_.size();
-      append_span(out, 's', line.substr(start, end - start));
+      out.span('s', line.substr(start, end - start));
       return end;
     }
   }
   quote_ = line[quote];
   bool closed = false;
   size_t end = end_of_quoted(line, quote + 1, quote_, closed);
-  append_span(out, 's', line.substr(start, end - start));
+  out.span('s', line.substr(start, end - start));
   if (!closed && continued_) state_ = State::kString;
   return end;
 }
 
-size_t CppHighlighter::code(std::string& out, std::string_view line, size_t i) {
+size_t CppHighlighter::code(LineHtml& out, std::string_view line, size_t i) {
   size_t plain = i;     // start of the bytes not yet appended
   uint8_t escaped = 0;  // kEscaped when one of them needs escaping
   auto flush = [&](size_t to) {
     if (escaped)
-      append_escaped(out, line.substr(plain, to - plain));
+      out.escaped(line.substr(plain, to - plain));
     else
-      out.append(line.data() + plain, to - plain);
+      out.raw(line.substr(plain, to - plain));
     plain = to;
     escaped = 0;
   };
@@ -306,7 +360,7 @@ size_t CppHighlighter::code(std::string& out, std::string_view line, size_t i) {
     const char next = i + 1 < line.size() ? line[i + 1] : '\0';
     if (c == '/' && next == '/') {
       flush(i);
-      append_span(out, 'c', line.substr(i));
+      out.span('c', line.substr(i));
       if (continued_) state_ = State::kLineComment;
       return line.size();
     }
@@ -319,7 +373,7 @@ size_t CppHighlighter::code(std::string& out, std::string_view line, size_t i) {
     if (is_digit(c) || (c == '.' && is_digit(next))) {
       flush(i);
       size_t end = end_of_number(line, i);
-      append_span(out, 'n', line.substr(i, end - i));
+      out.span('n', line.substr(i, end - i));
       i = plain = end;
       continue;
     }
@@ -352,7 +406,7 @@ size_t CppHighlighter::code(std::string& out, std::string_view line, size_t i) {
     }
     if (is_keyword(word)) {
       flush(i);
-      append_span(out, 'k', word);
+      out.span('k', word);
       plain = j;
     }
     i = j;

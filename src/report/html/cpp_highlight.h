@@ -10,8 +10,11 @@
 // the next, so every row stays a well-formed fragment. Everything is escaped.
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace covkit::report::html {
+
+class LineHtml;
 
 // Whether a file's name says it is C or C++ (by extension; a name without
 // one, like the standard library's <vector>, counts too).
@@ -25,18 +28,20 @@ class CppHighlighter {
  private:
   enum class State { kCode, kBlockComment, kLineComment, kString, kRawString };
 
-  // Each scans from `i`, appends what it consumed and returns where it stopped.
-  size_t code(std::string& out, std::string_view line, size_t i);
-  size_t block_comment(std::string& out, std::string_view line, size_t i, size_t search_from);
-  size_t quoted(std::string& out, std::string_view line, size_t i);
-  size_t raw_string(std::string& out, std::string_view line, size_t i);
-  size_t literal(std::string& out, std::string_view line, size_t start, size_t quote, bool raw);
-  size_t directive(std::string& out, std::string_view line, size_t i);
+  void highlight(LineHtml& out, std::string_view line);
+  // Each scans from `i`, writes what it consumed and returns where it stopped.
+  size_t code(LineHtml& out, std::string_view line, size_t i);
+  size_t block_comment(LineHtml& out, std::string_view line, size_t i, size_t search_from);
+  size_t quoted(LineHtml& out, std::string_view line, size_t i);
+  size_t raw_string(LineHtml& out, std::string_view line, size_t i);
+  size_t literal(LineHtml& out, std::string_view line, size_t start, size_t quote, bool raw);
+  size_t directive(LineHtml& out, std::string_view line, size_t i);
 
   State state_ = State::kCode;
   char quote_ = '"';        // kString: the closing quote
   std::string raw_end_;     // kRawString: ")delimiter\""
   bool continued_ = false;  // the previous line ended with a backslash
+  std::vector<char> room_;  // a line's HTML, before it is appended (LineHtml)
 };
 
 }  // namespace covkit::report::html

@@ -1,6 +1,7 @@
 #include "report/html/html_escape.h"
 
 #include <array>
+#include <cstring>
 
 #include "util/utf8.h"
 
@@ -21,45 +22,69 @@ constexpr std::array<bool, 256> kAttention = escape_attention();
 
 }  // namespace
 
+namespace {
+
+// What replaces text[i], a byte kAttention marks: an entity, U+FFFD for a
+// byte that starts no well-formed UTF-8 sequence (the pages say
+// charset=utf-8; a Latin-1 source shows as browsers show it), or nothing
+// for a well-formed sequence, whose length less one is then added to `i`.
+std::string_view replacement(std::string_view text, size_t& i) {
+  switch (text[i]) {
+    case '&':
+      return "&amp;";
+    case '<':
+      return "&lt;";
+    case '>':
+      return "&gt;";
+    case '"':
+      return "&quot;";
+    case '\'':
+      return "&#39;";
+    default: {
+      const size_t len = util::utf8_length(text, i);
+      if (len > 0) {
+        i += len - 1;
+        return {};
+      }
+      return util::kReplacement;
+    }
+  }
+}
+
+}  // namespace
+
 void append_escaped(std::string& out, std::string_view text) {
   // Copies runs of harmless bytes at once: source pages are mostly such runs.
   size_t start = 0;
   const size_t n = text.size();
   for (size_t i = 0; i < n; ++i) {
     if (!kAttention[static_cast<unsigned char>(text[i])]) continue;
-    std::string_view entity;
-    switch (text[i]) {
-      case '&':
-        entity = "&amp;";
-        break;
-      case '<':
-        entity = "&lt;";
-        break;
-      case '>':
-        entity = "&gt;";
-        break;
-      case '"':
-        entity = "&quot;";
-        break;
-      case '\'':
-        entity = "&#39;";
-        break;
-      default: {
-        // The pages say charset=utf-8: a byte that starts no well-formed
-        // sequence (a Latin-1 source) becomes U+FFFD, as browsers show it.
-        const size_t len = util::utf8_length(text, i);
-        if (len > 0) {
-          i += len - 1;
-          continue;
-        }
-        entity = util::kReplacement;
-      }
-    }
-    out.append(text.data() + start, i - start);
+    const size_t at = i;
+    const std::string_view entity = replacement(text, i);
+    if (entity.data() == nullptr) continue;
+    out.append(text.data() + start, at - start);
     out.append(entity);
-    start = i + 1;
+    start = at + 1;
   }
   out.append(text.data() + start, n - start);
+}
+
+char* write_escaped(char* out, std::string_view text) {
+  size_t start = 0;
+  const size_t n = text.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (!kAttention[static_cast<unsigned char>(text[i])]) continue;
+    const size_t at = i;
+    const std::string_view entity = replacement(text, i);
+    if (entity.data() == nullptr) continue;
+    std::memcpy(out, text.data() + start, at - start);
+    out += at - start;
+    std::memcpy(out, entity.data(), entity.size());
+    out += entity.size();
+    start = at + 1;
+  }
+  if (n > start) std::memcpy(out, text.data() + start, n - start);
+  return out + (n - start);
 }
 
 std::string escape(std::string_view text) {
