@@ -1,6 +1,7 @@
 #include "clang/coverage_segments.h"
 
 #include <algorithm>
+#include <bit>
 #include <optional>
 #include <utility>
 
@@ -150,37 +151,103 @@ class SegmentBuilder {
   std::vector<Loc> earliest_end_;
 };
 
-// Sorted by start, the enclosing region first, then code before expansion
-// before skipped (the kind the combined region keeps); stable. Sorted
-// through keys of three words, the regions then moved once: a header every
-// unit includes gathers tens of thousands of 48-byte regions, and sorting
-// them in place compared line/column pairs and moved each many times (7%
-// of a zstd report). The records' runs come mostly in order already.
-void sort_nested(std::vector<CountedRegion>& regions) {
-  struct Key {
-    uint64_t start = 0;
-    uint64_t end_reversed = 0;  // the later end first
-    uint64_t kind_index = 0;    // then the kind, then where it was
-    bool operator<(const Key& o) const {
-      if (start != o.start) return start < o.start;
-      if (end_reversed != o.end_reversed) return end_reversed < o.end_reversed;
-      return kind_index < o.kind_index;
-    }
-  };
-  const size_t n = regions.size();
-  std::vector<Key> keys(n);
-  bool sorted = true;
-  for (size_t i = 0; i < n; ++i) {
-    const CountedRegion& r = regions[i];
-    keys[i].start = start_of(r);
-    keys[i].end_reversed = ~end_of(r);
-    keys[i].kind_index = uint64_t(r.kind) << 32 | i;
-    if (i > 0 && keys[i] < keys[i - 1]) sorted = false;
+// The order sort_nested gives, through one word per region when its
+// lines, columns and kinds fit in 64 bits together (numbered down from
+// their largest, so that a stable sort of the words by value is the
+// order). An open end column (UINT32_MAX: to the end of its line) sorts
+// after every other column and is numbered so. Nullopt when they do not
+// fit (damage, or a file of a billion lines).
+std::optional<std::vector<uint64_t>> packed_keys(const std::vector<CountedRegion>& regions) {
+  uint32_t max_line = 0, max_column = 0, max_kind = 0;
+  bool open_end = false;
+  for (const CountedRegion& r : regions) {
+    max_line = std::max({max_line, r.line_start, r.line_end});
+    max_column = std::max(max_column, r.column_start);
+    if (r.column_end == UINT32_MAX)
+      open_end = true;
+    else
+      max_column = std::max(max_column, r.column_end);
+    max_kind = std::max(max_kind, uint32_t(r.kind));
   }
-  if (sorted) return;
-  std::sort(keys.begin(), keys.end());
+  const uint32_t top_column = max_column + (open_end ? 1 : 0);  // max_column < UINT32_MAX here when open_end
+  if (open_end && max_column == UINT32_MAX) return std::nullopt;
+  const int line_bits = std::bit_width(max_line), column_bits = std::bit_width(top_column),
+            kind_bits = std::bit_width(max_kind);
+  if (2 * line_bits + 2 * column_bits + kind_bits > 64) return std::nullopt;
+  const uint64_t line_mask = (uint64_t(1) << line_bits) - 1, column_mask = (uint64_t(1) << column_bits) - 1;
+  std::vector<uint64_t> keys(regions.size());
+  for (size_t i = 0; i < regions.size(); ++i) {
+    const CountedRegion& r = regions[i];
+    const uint64_t end_column = r.column_end == UINT32_MAX ? top_column : r.column_end;
+    uint64_t k = r.line_start;
+    k = k << column_bits | r.column_start;
+    k = k << line_bits | (line_mask - r.line_end);  // the later end first
+    k = k << column_bits | (column_mask - end_column);
+    k = k << kind_bits | uint32_t(r.kind);
+    keys[i] = k;
+  }
+  return keys;
+}
+
+// Indexes 0..n-1 ordered by keys[index], stably (least significant digit
+// first, eleven bits a pass, passes whose digit all share skipped).
+std::vector<uint32_t> radix_order(const std::vector<uint64_t>& keys) {
+  constexpr int kDigitBits = 11;
+  constexpr size_t kBuckets = size_t(1) << kDigitBits;
+  const size_t n = keys.size();
+  std::vector<uint32_t> order(n), next(n);
+  for (size_t i = 0; i < n; ++i) order[i] = uint32_t(i);
+  uint64_t all_bits = 0;
+  for (uint64_t k : keys) all_bits |= k;
+  std::vector<uint32_t> count(kBuckets);
+  for (int shift = 0; shift < 64 && (all_bits >> shift) != 0; shift += kDigitBits) {
+    std::fill(count.begin(), count.end(), 0);
+    for (uint64_t k : keys) ++count[(k >> shift) & (kBuckets - 1)];
+    if (count[(keys[0] >> shift) & (kBuckets - 1)] == n) continue;
+    uint32_t sum = 0;
+    for (uint32_t& c : count) sum += std::exchange(c, sum);
+    for (uint32_t index : order) next[count[(keys[index] >> shift) & (kBuckets - 1)]++] = index;
+    order.swap(next);
+  }
+  return order;
+}
+
+// Sorted by start, the enclosing region first, then code before expansion
+// before skipped (the kind the combined region keeps); stable. A header
+// every unit includes gathers tens of thousands of 48-byte regions, and
+// sorting them in place compared line/column pairs and moved each many
+// times (7% of a zstd report): they are ordered by a radix sort of one
+// word each, or a comparison sort of three, and moved once.
+void sort_nested(std::vector<CountedRegion>& regions) {
+  const size_t n = regions.size();
+  if (n < 2) return;
+  std::vector<uint32_t> order;
+  if (auto packed = packed_keys(regions)) {
+    if (std::is_sorted(packed->begin(), packed->end())) return;
+    order = radix_order(*packed);
+  } else {
+    struct Key {
+      uint64_t start = 0;
+      uint64_t end_reversed = 0;  // the later end first
+      uint64_t kind_index = 0;    // then the kind, then where it was
+      bool operator<(const Key& o) const {
+        if (start != o.start) return start < o.start;
+        if (end_reversed != o.end_reversed) return end_reversed < o.end_reversed;
+        return kind_index < o.kind_index;
+      }
+    };
+    std::vector<Key> keys(n);
+    for (size_t i = 0; i < n; ++i) {
+      const CountedRegion& r = regions[i];
+      keys[i] = Key{start_of(r), ~end_of(r), uint64_t(r.kind) << 32 | i};
+    }
+    if (std::is_sorted(keys.begin(), keys.end())) return;
+    std::sort(keys.begin(), keys.end());
+    order.resize(n);
+    for (size_t i = 0; i < n; ++i) order[i] = uint32_t(keys[i].kind_index);
+  }
   std::vector<CountedRegion> out(n);
-  for (size_t i = 0; i < n; ++i) out[i] = regions[uint32_t(keys[i].kind_index)];
+  for (size_t i = 0; i < n; ++i) out[i] = regions[order[i]];
   regions = std::move(out);
 }
 
