@@ -93,6 +93,7 @@ enum ByteClass : uint8_t {
   kStartsNothing = 1,
   kContinuesIdentifier = 2,
   kEscaped = 4,
+  kStartsIdentifier = 8,
 };
 constexpr std::array<uint8_t, 256> byte_classes() {
   std::array<uint8_t, 256> classes{};
@@ -102,13 +103,13 @@ constexpr std::array<uint8_t, 256> byte_classes() {
     if (!(starts_identifier(ch) || is_digit(ch) || ch == '/' || ch == '.' || ch == '"' || ch == '\''))
       k |= kStartsNothing;
     if (starts_identifier(ch) || is_digit(ch)) k |= kContinuesIdentifier;
+    if (starts_identifier(ch)) k |= kStartsIdentifier;
     if (ch == '&' || ch == '<' || ch == '>' || ch == '"' || ch == '\'' || c >= 0x80) k |= kEscaped;
     classes[size_t(c)] = k;
   }
   return classes;
 }
 constexpr std::array<uint8_t, 256> kByteClass = byte_classes();
-uint8_t byte_class(char c) { return kByteClass[static_cast<unsigned char>(c)]; }
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v'; }
 
 
@@ -241,15 +242,18 @@ void CppHighlighter::highlight(LineHtml& out, std::string_view line) {
   }
   // A directive's '#' comes first on a line of its own (in a continued
   // #define, a leading '#' is the stringizing operator).
+  size_t plain = i;  // code() writes the blanks looked at here as they are
   if (i == 0 && state_ == State::kCode && !after_continuation) {
     size_t j = 0;
     while (j < line.size() && is_blank(line[j])) ++j;
     if (j < line.size() && line[j] == '#') {
       out.raw(line.substr(0, j));
-      i = directive(out, line, j);
+      plain = i = directive(out, line, j);
+    } else {
+      i = j;
     }
   }
-  if (state_ == State::kCode) code(out, line, i);
+  if (state_ == State::kCode) code(out, line, plain, i);
 }
 
 size_t CppHighlighter::block_comment(LineHtml& out, std::string_view line, size_t i, size_t search_from) {
@@ -338,31 +342,63 @@ size_t CppHighlighter::literal(LineHtml& out, std::string_view line, size_t star
   return end;
 }
 
-size_t CppHighlighter::code(LineHtml& out, std::string_view line, size_t i) {
-  size_t plain = i;     // start of the bytes not yet appended
-  uint8_t escaped = 0;  // kEscaped when one of them needs escaping
+size_t CppHighlighter::code(LineHtml& out, std::string_view line, size_t plain, size_t i) {
+  const char* const s = line.data();
+  const size_t n = line.size();
+  // The classes of the bytes from `plain` not yet written, or'ed together
+  // (kEscaped: one of them needs escaping; only blanks before `i`).
+  uint8_t seen = 0;
   auto flush = [&](size_t to) {
-    if (escaped)
-      out.escaped(line.substr(plain, to - plain));
+    const std::string_view run(s + plain, to - plain);
+    if (seen & kEscaped)
+      out.escaped(run);
     else
-      out.raw(line.substr(plain, to - plain));
+      out.raw(run);
     plain = to;
-    escaped = 0;
+    seen = 0;
   };
-  while (i < line.size()) {
-    const char c = line[i];
-    const uint8_t cls = byte_class(c);
+  while (i < n) {
+    const uint8_t cls = kByteClass[static_cast<unsigned char>(s[i])];
     if (cls & kStartsNothing) {
-      escaped |= cls & kEscaped;
+      seen |= cls;
       ++i;
       continue;
     }
-    const char next = i + 1 < line.size() ? line[i + 1] : '\0';
+    if (cls & kStartsIdentifier) {
+      size_t j = i + 1;
+      for (uint8_t k; j < n && ((k = kByteClass[static_cast<unsigned char>(s[j])]) & kContinuesIdentifier); ++j)
+        seen |= k;
+      seen |= cls;
+      const std::string_view word(s + i, j - i);
+      const char after = j < n ? s[j] : '\0';
+      // An encoding prefix only where a quote follows (rare): the words
+      // are compared then, not for every identifier.
+      if (after == '"' || after == '\'') {
+        const bool prefix = word == "u8" || word == "u" || word == "U" || word == "L";
+        const bool raw_prefix =
+            after == '"' && (word == "R" || word == "u8R" || word == "uR" || word == "UR" || word == "LR");
+        if (prefix || raw_prefix) {
+          flush(i);
+          i = plain = literal(out, line, i, j, raw_prefix);
+          if (state_ != State::kCode) return i;
+          continue;
+        }
+      }
+      if (is_keyword(word)) {
+        flush(i);
+        out.span('k', word);
+        plain = j;
+      }
+      i = j;
+      continue;
+    }
+    const char c = s[i];
+    const char next = i + 1 < n ? s[i + 1] : '\0';
     if (c == '/' && next == '/') {
       flush(i);
       out.span('c', line.substr(i));
       if (continued_) state_ = State::kLineComment;
-      return line.size();
+      return n;
     }
     if (c == '/' && next == '*') {
       flush(i);
@@ -372,8 +408,8 @@ size_t CppHighlighter::code(LineHtml& out, std::string_view line, size_t i) {
     }
     if (is_digit(c) || (c == '.' && is_digit(next))) {
       flush(i);
-      size_t end = end_of_number(line, i);
-      out.span('n', line.substr(i, end - i));
+      const size_t end = end_of_number(line, i);
+      out.span('n', std::string_view(s + i, end - i));
       i = plain = end;
       continue;
     }
@@ -383,36 +419,10 @@ size_t CppHighlighter::code(LineHtml& out, std::string_view line, size_t i) {
       if (state_ != State::kCode) return i;
       continue;
     }
-    if (!starts_identifier(c)) {
-      ++i;
-      continue;
-    }
-    escaped |= cls & kEscaped;
-    size_t j = i + 1;
-    for (uint8_t k; j < line.size() && ((k = byte_class(line[j])) & kContinuesIdentifier); ++j) escaped |= k & kEscaped;
-    const std::string_view word = line.substr(i, j - i);
-    // An encoding prefix only where a quote follows (rare): the words are
-    // compared then, not for every identifier.
-    const char after = j < line.size() ? line[j] : '\0';
-    const bool quoted = after == '"' || after == '\'';
-    const bool prefix = quoted && (word == "u8" || word == "u" || word == "U" || word == "L");
-    const bool raw_prefix =
-        after == '"' && (word == "R" || word == "u8R" || word == "uR" || word == "UR" || word == "LR");
-    if (prefix || raw_prefix) {
-      flush(i);
-      i = plain = literal(out, line, i, j, raw_prefix);
-      if (state_ != State::kCode) return i;
-      continue;
-    }
-    if (is_keyword(word)) {
-      flush(i);
-      out.span('k', word);
-      plain = j;
-    }
-    i = j;
+    ++i;  // a '/' or '.' that starts nothing
   }
-  flush(line.size());
-  return line.size();
+  flush(n);
+  return n;
 }
 
 }  // namespace covkit::report::html

@@ -30,7 +30,8 @@ class CppHighlighter {
 
   void highlight(LineHtml& out, std::string_view line);
   // Each scans from `i`, writes what it consumed and returns where it stopped.
-  size_t code(LineHtml& out, std::string_view line, size_t i);
+  // code() writes line[plain..i) as it is (blanks) before what it scans.
+  size_t code(LineHtml& out, std::string_view line, size_t plain, size_t i);
   size_t block_comment(LineHtml& out, std::string_view line, size_t i, size_t search_from);
   size_t quoted(LineHtml& out, std::string_view line, size_t i);
   size_t raw_string(LineHtml& out, std::string_view line, size_t i);
