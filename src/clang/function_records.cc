@@ -6,6 +6,8 @@
 #include <optional>
 #include <utility>
 
+#include "util/thread_pool.h"
+
 namespace covkit::clang {
 
 namespace {
@@ -315,6 +317,18 @@ std::optional<uint32_t> CoverageSet::file_key(const std::string& filename) const
   auto it = keys_.find(filename);
   if (it == keys_.end()) return std::nullopt;
   return it->second;
+}
+
+void CoverageSet::clear(unsigned threads) {
+  constexpr size_t kChunk = 1024;
+  try {
+    util::parallel_for((functions_.size() + kChunk - 1) / kChunk, threads, [&](size_t c) {
+      const size_t end = std::min(functions_.size(), (c + 1) * kChunk);
+      for (size_t i = c * kChunk; i < end; ++i) functions_[i] = FunctionRecord{};
+    });
+  } catch (...) {  // no thread to start: freed below, on this one
+  }
+  *this = CoverageSet{};
 }
 
 std::vector<std::string> CoverageSet::source_files() const {

@@ -181,6 +181,7 @@ ClangPart read_clang(const clang::ClangInputs& in, const model::SourcePathRules&
   part.read = mappings.read > 0;
   std::vector<std::string> warnings;
   part.project = clang::to_project_model(mappings.set, paths, filter, &warnings, instances, threads);
+  mappings.set.clear(threads);
   for (const std::string& w : warnings) log.warn(w);
   return part;
 }
