@@ -473,53 +473,67 @@ LoadedMappings load_mappings(const std::vector<std::string>& binaries, const Pro
   // 2. A record that another binary (one before it) holds byte for byte
   // decodes to the same function: only the first is decoded, and the
   // others are counted from it (programs linking one library's sources).
-  std::vector<std::vector<std::optional<RecordAt>>> first_of(binaries.size());
-  std::vector<RecordAt> to_decode;
-  // Where each first copy's decoding lands in `decoded`, per binary and record.
-  std::vector<std::vector<uint32_t>> decoded_slot(binaries.size());
-  // The first copies by encoding key: a chain per key in one array (a
-  // vector per key cost an allocation per distinct record).
-  constexpr uint32_t kEndOfChain = UINT32_MAX;
-  struct Seen {
-    RecordAt at;
-    uint32_t next = kEndOfChain;
-  };
-  std::vector<Seen> seen;
-  std::unordered_map<uint64_t, uint32_t> chain_of_key;
-  size_t records = 0;
+  // Records are numbered across the binaries in order (base[i] + k).
+  constexpr uint32_t kNone = UINT32_MAX;
+  std::vector<size_t> base(bins.size() + 1, 0);
   for (size_t i = 0; i < bins.size(); ++i)
-    if (usable(i)) records += (*bins[i].index)->functions.size();
-  seen.reserve(records);
-  chain_of_key.reserve(records);
+    base[i + 1] = base[i] + (usable(i) ? (*bins[i].index)->functions.size() : 0);
+  const size_t records = base.back();
+  // 2a. Each encoding key's records in order, chained through one array
+  // (a vector per key cost an allocation per distinct record).
+  std::vector<RecordAt> at_of(records);
+  std::vector<uint32_t> next_of_key(records, kNone), first_of_key(records, kNone);
+  {
+    struct Chain {
+      uint32_t head, tail;
+    };
+    std::unordered_map<uint64_t, Chain> chains;
+    chains.reserve(records);
+    for (size_t i = 0; i < bins.size(); ++i) {
+      if (!usable(i)) continue;
+      for (size_t k = 0; k < (*bins[i].index)->functions.size(); ++k) {
+        const uint32_t g = uint32_t(base[i] + k);
+        at_of[g] = RecordAt{i, k};
+        auto [chain, fresh] = chains.try_emplace(bins[i].keys[k], Chain{g, g});
+        if (!fresh) {
+          next_of_key[chain->second.tail] = g;
+          chain->second.tail = g;
+        }
+        first_of_key[g] = chain->second.head;
+      }
+    }
+  }
+  // 2b. Each record's first alike record before it, found on every
+  // thread: being alike is an equivalence, so the first one alike is
+  // itself a first copy. Records crafted to share a key are compared with
+  // a few only (one not found then is decoded itself: the same counts).
+  std::vector<uint32_t> alike_of(records, kNone);
   constexpr size_t kComparedPerKey = 8;
-  for (size_t i = 0; i < bins.size(); ++i) {
-    if (!usable(i)) continue;
-    const MappingIndex& index = **bins[i].index;
-    first_of[i].resize(index.functions.size());
-    decoded_slot[i].resize(index.functions.size(), kEndOfChain);
-    for (size_t k = 0; k < index.functions.size(); ++k) {
-      const EncodedFunction& f = index.functions[k];
-      auto [chain, fresh] = chain_of_key.try_emplace(bins[i].keys[k], kEndOfChain);
-      // The records of one chain are not alike each other (a record alike
-      // one of them is not added), so at most one is alike this one.
+  constexpr size_t kAlikeChunk = 1024;
+  util::parallel_for((records + kAlikeChunk - 1) / kAlikeChunk, threads, [&](size_t c) {
+    for (size_t g = c * kAlikeChunk; g < std::min(records, (c + 1) * kAlikeChunk); ++g) {
+      const RecordAt at = at_of[g];
+      const MappingIndex& index = **bins[at.binary].index;
+      const EncodedFunction& f = index.functions[at.record];
       size_t compared = 0;
-      for (uint32_t s = chain->second; s != kEndOfChain; s = seen[s].next, ++compared) {
-        const RecordAt at = seen[s].at;
-        const MappingIndex& other = **bins[at.binary].index;
-        if (other.big_endian == index.big_endian && decode_alike(other.functions[at.record], f)) {
-          first_of[i][k] = at;
+      for (uint32_t h = first_of_key[g]; h != g && h != kNone && compared < kComparedPerKey;
+           h = next_of_key[h], ++compared) {
+        const RecordAt o = at_of[h];
+        const MappingIndex& other = **bins[o.binary].index;
+        if (other.big_endian == index.big_endian && decode_alike(other.functions[o.record], f)) {
+          alike_of[g] = h;
           break;
         }
       }
-      if (first_of[i][k]) continue;
-      // Records crafted to share a key are compared with a few only.
-      if (compared < kComparedPerKey) {
-        seen.push_back(Seen{RecordAt{i, k}, chain->second});
-        chain->second = uint32_t(seen.size() - 1);
-      }
-      decoded_slot[i][k] = uint32_t(to_decode.size());
-      to_decode.push_back(RecordAt{i, k});
     }
+  });
+  // 2c. The first copies, in order, and where each one's decoding lands.
+  std::vector<RecordAt> to_decode;
+  std::vector<uint32_t> decoded_slot(records, kNone);
+  for (size_t g = 0; g < records; ++g) {
+    if (alike_of[g] != kNone) continue;
+    decoded_slot[g] = uint32_t(to_decode.size());
+    to_decode.push_back(at_of[g]);
   }
 
   // 3. The first copies decoded and counted, in parallel, into one array:
@@ -570,14 +584,14 @@ LoadedMappings load_mappings(const std::vector<std::string>& binaries, const Pro
     functions.reserve(index->functions.size());
     std::optional<Error> damage;
     for (size_t k = 0; k < index->functions.size() && !damage; ++k) {
-      const std::optional<RecordAt>& first = first_of[i][k];
-      const RecordAt at = first ? *first : RecordAt{i, k};
-      Decoded& d = decoded[decoded_slot[at.binary][at.record]];
+      const size_t g = base[i] + k;
+      const bool copy = alike_of[g] != kNone;  // of a record decoded before
+      Decoded& d = decoded[decoded_slot[copy ? alike_of[g] : g]];
       if (!d.damage) {
         functions.push_back(&d.counted);
         continue;
       }
-      if (!first) {
+      if (!copy) {
         damage = d.damage;
         continue;
       }
