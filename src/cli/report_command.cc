@@ -373,7 +373,7 @@ int report_objects(const ReportOptions& o, const std::vector<format::ObjectFiles
       log.error("nothing to report: no clang coverage could be read (see above)");
       return kExitUsage;
     }
-    model::merge_project(objects.project, std::move(clang_part.project));
+    model::merge_project(objects.project, std::move(clang_part.project), threads);
     return report_project(o, std::move(objects.project), command);
   }
   if (o.tracefiles.empty() && objects.damaged == objects.found) {

@@ -321,12 +321,12 @@ void normalize(ProjectCov& p, unsigned threads) {
     });
 }
 
-void merge_project(ProjectCov& into, ProjectCov&& from) {
+void merge_project(ProjectCov& into, ProjectCov&& from, unsigned threads) {
   for (FileCov& f : from.files) into.files.push_back(std::move(f));
   for (std::string& t : from.test_names)
     if (std::find(into.test_names.begin(), into.test_names.end(), t) == into.test_names.end())
       into.test_names.push_back(std::move(t));
-  normalize(into);
+  normalize(into, threads);
 }
 
 void drop_files_without_lines(ProjectCov& p) {

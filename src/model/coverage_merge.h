@@ -11,8 +11,9 @@ void merge_file(FileCov& into, FileCov&& from);
 // Appends `from`'s lines, functions and regions after `into`'s, not yet
 // merged: normalize(into) adds them up, as merge_file would have.
 void append_file(FileCov& into, FileCov&& from);
-// Adds every file of `from` into `into`, keeping `into.files` sorted by path.
-void merge_project(ProjectCov& into, ProjectCov&& from);
+// Adds every file of `from` into `into`, keeping `into.files` sorted by path;
+// the files are normalized on up to `threads` threads.
+void merge_project(ProjectCov& into, ProjectCov&& from, unsigned threads = 1);
 // Sorts lines and functions and merges duplicates, after a reader or builder
 // appended them in any order.
 void normalize(FileCov& f);

@@ -1,5 +1,6 @@
 #include "report/html/html_site.h"
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -55,23 +56,49 @@ Expected<void> write_html_site(const model::ProjectCov& project, const HtmlOptio
   if (auto r = site->write(written[1], sort_js()); !r) return r;
 
   const SiteMap map(project);
-  for (const SiteDirectory& d : map.directories())
-    if (!d.page.empty())
-      if (auto r = site->write(d.page, render_directory_page(project, map, d, opts)); !r) return r;
-  // Pages are independent: render them on worker threads, then report the
-  // first failure in file order so the message does not depend on timing.
-  std::vector<Expected<void>> results(project.files.size());
+  // Every page is independent: all are rendered on the threads, the
+  // sources' largest first (a large page started last kept one core busy
+  // long after the other had finished), with the text outputs (alongside)
+  // and the directory and index pages. The first failure is reported in
+  // the order of a serial run (directories, files, index), so the message
+  // does not depend on timing.
+  const std::vector<SiteDirectory>& dirs = map.directories();
+  std::vector<size_t> largest_first(project.files.size());
+  for (size_t i = 0; i < largest_first.size(); ++i) largest_first[i] = i;
+  auto last_line = [&](size_t i) {
+    const model::FileCov& f = project.files[i];
+    return f.lines.empty() ? 0u : f.lines.back().number;
+  };
+  std::stable_sort(largest_first.begin(), largest_first.end(),
+                   [&](size_t a, size_t b) { return last_line(a) > last_line(b); });
+  std::vector<Expected<void>> dir_results(dirs.size()), results(project.files.size());
+  Expected<void> index_result;
   const size_t first = alongside ? 1 : 0;
   const unsigned threads = opts.threads ? opts.threads : util::default_threads();
-  util::parallel_for(first + project.files.size(), threads, [&](size_t i) {
-    if (i < first)
+  util::parallel_for(first + dirs.size() + 1 + project.files.size(), threads, [&](size_t job) {
+    if (job < first) {
       alongside();
-    else
-      results[i - first] = write_source_page(project.files[i - first], i - first, map, *site, opts);
+      return;
+    }
+    job -= first;
+    if (job < dirs.size()) {
+      if (!dirs[job].page.empty())
+        dir_results[job] = site->write(dirs[job].page, render_directory_page(project, map, dirs[job], opts));
+      return;
+    }
+    job -= dirs.size();
+    if (job == 0) {
+      index_result = site->write("index.html", render_index_page(project, map, opts));
+      return;
+    }
+    const size_t i = largest_first[job - 1];
+    results[i] = write_source_page(project.files[i], i, map, *site, opts);
   });
+  for (const Expected<void>& r : dir_results)
+    if (!r) return r;
   for (const Expected<void>& r : results)
     if (!r) return r;
-  if (auto r = site->write("index.html", render_index_page(project, map, opts)); !r) return r;
+  if (!index_result) return index_result;
   std::vector<std::string> pages = map.page_names();
   written.insert(written.end(), pages.begin(), pages.end());
   written.push_back("index.html");
