@@ -7,6 +7,19 @@
 
 namespace covkit::report {
 
+namespace {
+
+// A count solved below zero means the arcs' counts do not add up. Threads
+// racing on plain counters do that, but so does a single-threaded program
+// that forks: libgcov clears the child's counters at fork(), so the counts
+// the child writes (at its exec or exit) start in the middle of the function,
+// and -fprofile-update=atomic changes nothing there.
+constexpr const char* kNegativeCountCauses =
+    "negative: the counts do not add up, as when threads race on them (build with -fprofile-update=atomic) "
+    "or a fork()ed child writes its own, begun mid-function, at its exec or exit";
+
+}  // namespace
+
 std::string object_warning(const model::Diagnostic& d) {
   switch (d.kind) {
     case model::DiagnosticKind::kDataUnreadable:
@@ -18,8 +31,7 @@ std::string object_warning(const model::Diagnostic& d) {
     case model::DiagnosticKind::kSuspiciousCounter:
       return fmt::format("{}: function {} (line {}): suspicious counter value {} ({})", util::printable(d.file),
                          util::printable(d.function), d.line, d.value,
-                         d.value < 0 ? "negative: racing threads lost updates; build with -fprofile-update=atomic"
-                                     : "too large to be real");
+                         d.value < 0 ? kNegativeCountCauses : "too large to be real");
     default:
       break;
   }

@@ -1475,6 +1475,62 @@ def scenario_corrupt_data(tmp):
     check(any(f"{proj}/build/main.gcda" in line for line in err), f"the warning names main.gcda: {err}")
 
 
+FORK_EXEC_C = """#include <signal.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+__attribute__((noinline)) static void reset_signal(void) { signal(SIGPIPE, SIG_DFL); }
+
+static int spawn(int i) {
+  int pid;
+  if ((pid = fork()) == 0) {
+    reset_signal();
+    execl("/bin/true", "true", (char *)0);
+    _exit(127);
+  }
+  if (pid == -1)
+    return -1;
+  waitpid(pid, 0, 0);
+  return i;
+}
+
+int main(void) {
+  int s = 0;
+  for (int i = 0; i < 5; i++)
+    s += spawn(i);
+  printf("%d\\n", s);
+  return 0;
+}
+"""
+
+
+def scenario_fork_exec_negative(tmp):
+    """One thread, fork() then execl() in the child (as gawk's `cmd | getline`): libgcov clears the
+    child's counters at the fork and writes them at the exec, so spawn's counts do not add up and
+    one is solved below zero. The warning names the data file and the function and does not blame
+    racing threads alone (-fprofile-update=atomic changes nothing here); the count reads as 0."""
+    need("gcc-12")
+    proj = os.path.join(tmp, "forkexec")
+    write(f"{proj}/f.c", FORK_EXEC_C)
+    for update in ("single", "atomic"):
+        for f in os.listdir(proj):
+            if f.endswith(".gcda"):
+                os.unlink(os.path.join(proj, f))
+        run(["gcc-12", "--coverage", f"-fprofile-update={update}", "-O2", "-o", "prog", "f.c"], proj)
+        eq(run([f"{proj}/prog"], proj).stdout, "10\n", "the program's output")
+        rc, out, err = covkit(["report", ".", "--lcov", "out.info"], proj)
+        eq(rc, 0, f"exit status ({update})")
+        eq(len(err), 1, f"one warning ({update}): {err}")
+        check(err[0].startswith(f"covkit report: {proj}/prog-f.gcda: function spawn (line 8): "
+                                "suspicious counter value -5 (negative: "), f"names file, function, count: {err}")
+        check("fork()ed child" in err[0] and "-fprofile-update=atomic" in err[0],
+              f"both causes named ({update}): {err}")
+        da = parse_lcov(read(f"{proj}/out.info"))[f"{proj}/f.c"]["DA"]
+        check(all(c >= 0 for c in da.values()), f"no negative line count ({update}): {da}")
+        eq(da[21], 1, f"main ran once ({update})")
+
+
 def scenario_no_data(tmp):
     """No coverage data at all: exit 1 with a one-line error."""
     os.makedirs(f"{tmp}/empty/sub")

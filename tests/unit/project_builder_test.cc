@@ -230,8 +230,9 @@ TEST(BuildProject, NegativeCounterIsReportedAndReadAsZero) {
   BuildResult r = build({{t.notes, t.data}}, t.dir.path());
   ASSERT_EQ(messages(r).size(), 1u);
   EXPECT_EQ(messages(r)[0], t.data +
-                               ": function g (line 10): suspicious counter value -4 (negative: racing threads "
-                               "lost updates; build with -fprofile-update=atomic)");
+                               ": function g (line 10): suspicious counter value -4 (negative: the counts do not add up, "
+                               "as when threads race on them (build with -fprofile-update=atomic) or a fork()ed "
+                               "child writes its own, begun mid-function, at its exec or exit)");
   ASSERT_EQ(r.project.files.size(), 2u);
   const std::vector<LineSummary> h_lines = {{10, 0, {}}, {11, 0, {}}};
   EXPECT_EQ(summarize(r.project.files[0]), h_lines);
@@ -249,8 +250,9 @@ TEST(BuildProject, NegativeBranchCounterIsReadAsZero) {
   BuildResult r = build({{t.notes, t.data}}, t.dir.path());
   ASSERT_EQ(messages(r).size(), 1u);
   EXPECT_EQ(messages(r)[0], t.data +
-                               ": function f (line 1): suspicious counter value -2 (negative: racing threads "
-                               "lost updates; build with -fprofile-update=atomic)");
+                               ": function f (line 1): suspicious counter value -2 (negative: the counts do not add up, "
+                               "as when threads race on them (build with -fprofile-update=atomic) or a fork()ed "
+                               "child writes its own, begun mid-function, at its exec or exit)");
   const std::vector<LineSummary> s_lines = {{1, 5, {}}, {2, 5, {7, 0}}, {3, 7, {}}, {4, 0, {}}};
   EXPECT_EQ(summarize(r.project.files[1]), s_lines);
 }
