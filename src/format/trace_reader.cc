@@ -242,6 +242,7 @@ Expected<TraceSet> read_trace_dir(const std::string& dir) {
                                          util::printable(dir), util::printable(files.name.stem), CKT_META_SUFFIX));
     } else {
       auto data = util::read_input_file(files.meta);
+      if (data) util::note_data_file(files.meta, *data);  // another user's trace: the modules it names are read with their rights
       if (!data) {
         set.warnings.push_back(fmt::format("{}: {}", util::printable(files.meta), data.error().message));
         ++set.unread_files;

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "util/file_io.h"
+#include "util/foreign_data.h"
 #include "util/printable.h"
 
 namespace covkit::format {
@@ -36,7 +37,10 @@ uint64_t le64(const uint8_t* p) { return uint64_t(le32(p)) | uint64_t(le32(p + 4
 // ---- bytes ----
 
 Expected<StreamBytes> StreamBytes::open(const std::string& path) {
-  auto opened = util::open_regular_file(path);  // never a FIFO's or a device's open
+  // Never a FIFO's or a device's open; another user's link to a file they
+  // may not read is opened with their rights (util/foreign_data.h).
+  util::note_data_path(path);
+  auto opened = util::open_input_file(path);
   if (!opened) return opened.error();
   const int fd = opened->release();
   // Read front to back: a larger kernel readahead window (a cold trace

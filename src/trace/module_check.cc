@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "util/file_io.h"
+#include "util/foreign_data.h"
 #include "util/printable.h"
 
 namespace covkit::trace {
@@ -22,7 +23,7 @@ enum class FileId { kAbsent, kNone, kFound };
 
 // The build-id of the ELF file at `path` in lower-case hex.
 FileId file_build_id(const std::string& path, std::string& out) {
-  auto opened = util::open_regular_file(path);  // never a FIFO's or a device's open
+  auto opened = util::open_named_file(path);  // never a FIFO's or a device's open; a trace's owner's rights
   if (!opened) return FileId::kAbsent;
   const int fd = opened->release();
   FileId result = FileId::kAbsent;

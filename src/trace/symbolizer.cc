@@ -20,6 +20,7 @@
 #include "format/object_files.h"
 #include "util/demangle.h"
 #include "util/file_io.h"
+#include "util/foreign_data.h"
 #include "util/path_names.h"
 
 namespace covkit::trace {
@@ -45,10 +46,12 @@ struct CompileUnit {
 };
 
 // Opens a regular file only: a module path from a damaged or hostile trace
-// may name a FIFO or a device, which must not be opened (util/file_io.h).
+// may name a FIFO or a device, which must not be opened (util/file_io.h),
+// or a binary only root may read, which another user's trace is not let
+// name (util/foreign_data.h: with the rights of the trace's owner).
 int open_regular(const std::string& path) {
   if (path.empty()) return -1;
-  auto fd = util::open_regular_file(path);
+  auto fd = util::open_named_file(path);
   return fd ? fd->release() : -1;
 }
 

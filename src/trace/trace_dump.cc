@@ -17,6 +17,7 @@
 #include "trace/symbol_memo.h"
 #include "util/append_number.h"
 #include "util/file_io.h"
+#include "util/foreign_data.h"
 #include "util/plural.h"
 #include "util/printable.h"
 
@@ -59,7 +60,8 @@ uint64_t le(const uint8_t* p, int n) {
 }
 
 void dump_meta(const std::string& path, const std::string& name, const TextSink& out, DumpStats& stats) {
-  auto data = util::read_file(path);
+  auto data = util::read_input_file(path);
+  if (data) util::note_data_file(path, *data);
   if (!data) {
     stats.damage.push_back(fmt::format("{}: {}", util::printable(path), data.error().describe()));
     out(fmt::format("== {} ==\n!! cannot read: {}\n\n", util::printable(name), data.error().describe()));

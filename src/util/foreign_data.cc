@@ -204,31 +204,36 @@ Expected<FileData> read_named_file(const std::string& path, size_t max_bytes) {
   return read_open_file(fd->get(), path, max_bytes);
 }
 
-Expected<FileData> read_input_file(const std::string& path, size_t max_bytes) {
-  if (!can_take_identities()) return read_file(path, max_bytes);
-  // The name as it is now, a link not followed: a plain file is read
+Expected<UniqueFd> open_input_file(const std::string& path) {
+  if (!can_take_identities()) return open_regular_file(path);
+  // The name as it is now, a link not followed: a plain file is opened
   // through this descriptor (a link put there since is not followed).
   UniqueFd at(::open(path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
   struct stat st {};
-  if (!at.valid() || ::fstat(at.get(), &st) != 0) return read_file(path, max_bytes);  // its error, in its words
+  if (!at.valid() || ::fstat(at.get(), &st) != 0) return open_regular_file(path);  // its error, in its words
   if (S_ISREG(st.st_mode)) {
     auto fd = open_regular_file(fmt::format("/proc/self/fd/{}", at.get()));
-    if (!fd) return read_file(path, max_bytes);  // no /proc (a chroot)
-    return read_open_file(fd->get(), path, max_bytes);
+    return fd ? std::move(fd) : open_regular_file(path);  // no /proc (a chroot): by its name
   }
-  if (!S_ISLNK(st.st_mode) || trusted_link_owner(st.st_uid)) return read_file(path, max_bytes);
-  Expected<FileData> data = Error("");
+  if (!S_ISLNK(st.st_mode) || trusted_link_owner(st.st_uid)) return open_regular_file(path);
+  Expected<UniqueFd> fd = Error("");
   {
     ScopedFsIdentity as(file_owner(st.st_uid));
     if (!as.switched()) return Error("cannot take the rights of the symbolic link's owner to read it");
-    data = read_file(path, max_bytes);
+    fd = open_regular_file(path);
   }
-  if (!data && data.error().errno_value) {
-    Error e = data.error();
+  if (!fd && fd.error().errno_value) {
+    Error e = fd.error();
     e.message = fmt::format("{} for {}, whose symbolic link it is", e.message, owner_text(st.st_uid));
     return e;
   }
-  return data;
+  return fd;
+}
+
+Expected<FileData> read_input_file(const std::string& path, size_t max_bytes) {
+  auto fd = open_input_file(path);
+  if (!fd) return fd.error();
+  return read_open_file(fd->get(), path, max_bytes);
 }
 
 Expected<FileData> read_source_file(const std::string& path) {

@@ -75,6 +75,8 @@ Expected<FileData> read_named_file(const std::string& path, size_t max_bytes = S
 // first line the parse error would quote): opened with that user's rights,
 // and the error says so. Callers note it (note_data_file) as before.
 Expected<FileData> read_input_file(const std::string& path, size_t max_bytes = SIZE_MAX);
+// The same file open (a trace's streams, read a window at a time).
+Expected<UniqueFd> open_input_file(const std::string& path);
 // The same file open, for readers that take a descriptor (libelf).
 Expected<UniqueFd> open_named_file(const std::string& path);
 

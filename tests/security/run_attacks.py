@@ -1372,6 +1372,50 @@ def scenario_linked_inputs(env):
         check(struct.pack("<q", 0x5EC2E7) not in open(m, "rb").read(), f"merge took root's counts into {m}")
 
 
+def scenario_trace_named_binary(env):
+    """A trace directory of the attacker's: its metadata names a binary
+    only root may read (or is a link to root's secret). `trace report` by
+    root named that binary's functions and source lines (the attacker picks
+    the addresses: every symbol could be had), `trace dump --raw` printed
+    the linked file's lines. A trace is its owner's data: the modules it
+    names are read with their rights, its files through their links too."""
+    lib_dir = os.path.dirname(env.covkit)
+    if not os.path.exists(os.path.join(lib_dir, "libcovkit-trace.so")):
+        raise Skip("libcovkit-trace.so not built")
+    secret_dir = os.path.join(env.rootonly, "tracebin")
+    os.makedirs(secret_dir)
+    src = os.path.join(secret_dir, "secret_fns.c")
+    with open(src, "w") as f:
+        f.write("int topsecret_function(int x) { return x + 1; }\n"
+                "int main(void) { int s = 0; for (int i = 0; i < 10; i++) s += topsecret_function(i); return s == 55 ? 0 : 2; }\n")
+    prog = os.path.join(secret_dir, "secret_prog")
+    env.run(["gcc-12", "-O0", "-g", "-finstrument-functions", src, "-o", prog])
+    os.chmod(prog, 0o700)
+    rec = os.path.join(env.root_work, "trace-rec")
+    env.covkit_run(["trace", "record", "-o", rec, "--", prog], ok=True)
+    # The attacker's copy of such a trace (its bytes are anything they could write).
+    theirs = env.attacker_dir("trace-theirs")
+    linked = env.attacker_dir("trace-linked")
+    for name in os.listdir(rec):
+        for d in (theirs, linked):
+            shutil.copyfile(os.path.join(rec, name), os.path.join(d, name))
+            os.chown(os.path.join(d, name), ATTACKER, ATTACKER)
+    for meta in [n for n in os.listdir(linked) if n.endswith(".meta")]:
+        os.unlink(os.path.join(linked, meta))
+        env.attacker_link(env.secret, os.path.join(linked, meta))
+    r = env.covkit_run(["trace", "report", theirs])
+    check(r.returncode == 0, f"trace report exited {r.returncode}: {r.stderr!r}")
+    check("topsecret_function" not in r.stdout + r.stderr and "secret_fns.c" not in r.stdout + r.stderr,
+          f"trace report of the attacker's trace named a root-only binary's functions: {r.stdout[:600]!r}")
+    r = env.covkit_run(["trace", "dump", "--raw", linked])
+    check("TOPSECRET" not in r.stdout + r.stderr,
+          f"trace dump --raw printed a file only root may read through the attacker's link: {r.stdout[:300]!r}")
+    check("whose symbolic link it is" in r.stdout + r.stderr, f"trace dump --raw did not say why: {r.stderr!r}")
+    # The control: root's own trace names them.
+    r = env.covkit_run(["trace", "report", rec])
+    check("topsecret_function" in r.stdout, f"the control (root's own trace) names no function: {r.stdout[:600]!r}")
+
+
 def select_poll(fd):
     """The events pending on `fd` now (no wait)."""
     poller = select.poll()
@@ -1403,6 +1447,7 @@ SCENARIOS = {
     "many_large_sources": scenario_many_large_sources,
     "spare_fifo": scenario_spare_fifo,
     "linked_inputs": scenario_linked_inputs,
+    "trace_named_binary": scenario_trace_named_binary,
 }
 
 
