@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 
+#include "live/periodic_interrupt.h"
 #include "live/proc_files.h"
 
 namespace covkit::live {
@@ -48,13 +49,16 @@ bool reap_if_ended(pid_t tid) {
 // An interrupt can be lost to an exec: when the thread that calls execve was
 // not seized before it (or its seize waited for the exec), the former leader,
 // interrupted and pending here, is released by the kernel without a report,
-// and its id is the exec's thread's. So while no report comes the reports
-// are polled, and every kReinterrupt the pending threads are interrupted
-// again: one traced by covkit stops then and reports; one that is not
-// (ESRCH: its id is another's now, or nobody's) never will, and is dropped
-// (the leader's id: the process executed another program). Blocking in
-// waitpid waited for that report forever (exec_during_dump in tests/live
-// met it about once in 160 dumps of a process inside an exec).
+// and its id is the exec's thread's. So the wait for reports is interrupted
+// every kReinterrupt (PeriodicInterrupt), and when no report came for that
+// long the pending threads are interrupted again: one traced by covkit stops
+// then and reports; one that is not (ESRCH: its id is another's now, or
+// nobody's) never will, and is dropped (the leader's id: the process
+// executed another program). A wait without end waited for that report
+// forever (exec_during_dump in tests/live met it about once in 160 dumps of
+// a process inside an exec). The wait itself blocks: polling (WNOHANG and
+// naps of up to 200 us) made the common stop, with no exec, 2x slower idle
+// and up to 40x on a loaded machine; it is left for when no timer can be made.
 Expected<void> wait_all_stopped(pid_t leader, std::vector<pid_t> pending, std::vector<pid_t>& tids, bool& executed,
                                 bool& job_stopped) {
   auto gone = [] {
@@ -64,16 +68,16 @@ Expected<void> wait_all_stopped(pid_t leader, std::vector<pid_t> pending, std::v
   };
   using Clock = std::chrono::steady_clock;
   constexpr auto kReinterrupt = std::chrono::milliseconds(20);
-  constexpr auto kLongestNap = std::chrono::microseconds(200);  // what polling adds to a pause, at most
+  constexpr auto kLongestNap = std::chrono::microseconds(200);  // polling, without a timer
   bool leader_dead = false;
   auto last_report = Clock::now();
   auto nap = std::chrono::microseconds(5);
+  const PeriodicInterrupt ticks(kReinterrupt);
   while (!pending.empty()) {
     int status = 0;
-    pid_t r = ::waitpid(-1, &status, __WALL | WNOHANG);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return gone();  // ECHILD: no tracee left
-    if (r == 0) {
+    pid_t r = ::waitpid(-1, &status, __WALL | (ticks.armed() ? 0 : WNOHANG));
+    if (r < 0 && errno != EINTR) return gone();  // ECHILD: no tracee left
+    if (r <= 0) {  // a tick (or another signal), or no report yet
       if (Clock::now() - last_report >= kReinterrupt) {
         for (auto it = pending.begin(); it != pending.end();) {
           if (::ptrace(PTRACE_INTERRUPT, *it, nullptr, nullptr) == 0 || errno != ESRCH) {
@@ -86,8 +90,10 @@ Expected<void> wait_all_stopped(pid_t leader, std::vector<pid_t> pending, std::v
         }
         last_report = Clock::now();
       }
-      std::this_thread::sleep_for(nap);
-      nap = std::min<std::chrono::microseconds>(nap * 2, kLongestNap);
+      if (!ticks.armed()) {
+        std::this_thread::sleep_for(nap);
+        nap = std::min<std::chrono::microseconds>(nap * 2, kLongestNap);
+      }
       continue;
     }
     last_report = Clock::now();
