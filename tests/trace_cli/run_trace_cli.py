@@ -21,6 +21,7 @@ import json
 import os
 import re
 import resource
+import select
 import shutil
 import signal
 import subprocess
@@ -739,14 +740,20 @@ def t_running(env):
         pid = int(m.group(1))
         last = 0
         for i in range(3):
-            time.sleep(0.3)
-            if proc.poll() is not None:
-                raise Failure(f"record ended early: {proc.returncode}")
-            rep = env.report(tr, "--threads")
-            calls = calls_of(rep["functions"])
-            ticks = calls.get("tick", 0)
-            if ticks <= last:
-                raise Failure(f"report {i} while running: tick calls {ticks} after {last}")
+            # Each report until one shows ticks the last did not: the sleeper
+            # goes on between two reports however slowly a loaded machine
+            # runs it (the bound only matters when it never does).
+            deadline = time.monotonic() + 120
+            while True:
+                if proc.poll() is not None:
+                    raise Failure(f"record ended early: {proc.returncode}")
+                rep = env.report(tr, "--threads")
+                calls = calls_of(rep["functions"])
+                ticks = calls.get("tick", 0)
+                if ticks > last:
+                    break
+                if time.monotonic() > deadline:
+                    raise Failure(f"report {i} while running: tick calls still {ticks} after {last}, 120 s on")
             last = ticks
             if calls.get("main") != 1 or calls.get("nap") not in (ticks - 1, ticks) or len(calls) != 3:
                 raise Failure(f"report {i} while running: calls {calls}")
@@ -1190,10 +1197,14 @@ def t_libcall(env):
         for name, n in (("strtod", 3), ("strlen", 3), ("own_square", 3), ("own_sum", 1), ("usleep", 1),
                         ("printf", 1), ("qsort", 1)):
             expect_eq(f"{label}: calls of {name}", got.get(name), n)
-        # usleep's 20 ms are its own, not main's.
+        # usleep's 20 ms are its own, not main's. Lower bounds only: the
+        # kernel sleeps at least 20 ms of CLOCK_MONOTONIC (a loaded machine
+        # only adds to them), and the trace's TSC-to-ns conversion is off by
+        # far less than the 0.5 ms allowed for it.
         times = {f["name"]: f for f in rep["functions"]}
-        if times["usleep"]["inclusive_ns"] < 20_000_000 or \
-                times["main"]["exclusive_ns"] > times["main"]["inclusive_ns"] - 20_000_000:
+        at_least = 19_500_000
+        if times["usleep"]["inclusive_ns"] < at_least or \
+                times["main"]["exclusive_ns"] > times["main"]["inclusive_ns"] - at_least:
             raise Failure(f"{label}: usleep {times['usleep']}, main {times['main']}")
         if env.verbose:
             print(f"  {label}: {len(got)} functions, {sum(got.values())} calls agree with uftrace")
@@ -1508,16 +1519,6 @@ def children_of(pid):
     return kids
 
 
-def exe_of(pid):
-    """The executable of process `pid`, or None (gone, or not readable).
-    A child of covkit is its fork until it has exec'ed the program: busy
-    machines catch it in between."""
-    try:
-        return os.path.realpath(os.readlink(f"/proc/{pid}/exe"))
-    except OSError:
-        return None
-
-
 def ticks_recorded(env, tr):
     """tick's calls in the trace `tr` so far (read while it is recorded)."""
     r = env.covkit_run(["trace", "report", tr, "--json"], expect_rc=None)
@@ -1538,6 +1539,33 @@ def wait_for_ticks(env, tr, at_least, what):
         time.sleep(0.05)
 
 
+def first_line(proc, what, timeout=120):
+    """The first line `proc` writes on its standard output (the bound only
+    matters when none ever comes)."""
+    if not select.select([proc.stdout], [], [], timeout)[0]:
+        raise Failure(f"{what}: no line on standard output in {timeout} s")
+    return proc.stdout.readline()
+
+
+def voluntary_switches(pid):
+    """How often the main thread of `pid` gave up its CPU: once per
+    nanosleep of the sleeper, whose ticks nap once each."""
+    with open(f"/proc/{pid}/task/{pid}/status") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith("voluntary_ctxt_switches:"))
+
+
+def wait_for_naps(pid, naps, what):
+    """Until the sleeper `pid` has napped `naps` more times: a stretch of its
+    life that holds ticks for certain, however slowly a loaded machine runs
+    it (the bound only matters when it never naps)."""
+    start = voluntary_switches(pid)
+    deadline = time.monotonic() + 120
+    while voluntary_switches(pid) < start + naps:
+        if time.monotonic() > deadline:
+            raise Failure(f"{what}: the sleeper did not nap {naps} times in 120 s")
+        time.sleep(0.01)
+
+
 def attach_session(env, d, label, exe, opts):
     """Records `exe` switched off, attaches twice (--for, then --on/--off),
     and checks that ticks were recorded in both windows and nowhere else,
@@ -1551,37 +1579,37 @@ def attach_session(env, d, label, exe, opts):
     tr = os.path.join(d, f"trace-{label}")
     cmd = [env.covkit, "trace", "record", "-o", tr, "--no-libcall", "--signal", "USR2", "--trace-off"] + opts + ["--", exe, "100000", stop]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env.clean_env())
-    with killed_if_left(proc):
-        pid = None
-        real = os.path.realpath(exe)
-        deadline = time.monotonic() + 120  # the sleeper, child of covkit, once it has exec'ed
-        while time.monotonic() < deadline and proc.poll() is None:
-            pid = next((k for k in children_of(proc.pid) if exe_of(k) == real), None)
-            if pid is not None:
-                break
-            time.sleep(0.01)
-        if pid is None:
-            raise Failure(f"attach {label}: the recorded program did not start")
+    sleeper = []
+    with killed_if_left(proc, sleeper):
+        # The sleeper's first line, once its first tick has returned: its
+        # main is open (before tracing: never recorded) and its runtime
+        # catches the signal.
+        line = first_line(proc, f"attach {label}")
+        m = re.match(r"pid (\d+)$", line.strip())
+        if not m:
+            raise Failure(f"attach {label}: the recorded program's first line {line!r}")
+        pid = int(m.group(1))
+        sleeper.append(pid)
         # The windows in which tracing may be on, by this clock (CLOCK_MONOTONIC,
         # the trace's): from before each attach starts to after it returns.
         # covkit switches tracing off before it returns, and a switch is a
         # signal whose handler runs before the program's next instruction.
         windows = []
-        time.sleep(0.3)
         t0 = time.monotonic()
         r = env.covkit_run(["trace", "attach", "--for", "500ms", pid])
         windows.append((t0, time.monotonic()))
         if "switched off" not in r.stderr:
             raise Failure(f"attach {label} --for: {r.stderr!r}")
-        time.sleep(0.3)
+        # Ticks between the windows and after the last, which must not be
+        # recorded if --for and --off switch tracing off.
+        wait_for_naps(pid, 20, f"attach {label} after --for")
         before = ticks_recorded(env, tr)
         t0 = time.monotonic()
         env.covkit_run(["trace", "attach", "--on", pid])
-        time.sleep(0.3)
         wait_for_ticks(env, tr, before + 5, f"attach {label} --on")
         env.covkit_run(["trace", "attach", "--off", pid])
         windows.append((t0, time.monotonic()))
-        time.sleep(1.0)  # untraced, if --off works
+        wait_for_naps(pid, 50, f"attach {label} after --off")
         open(stop, "w").close()
         out, err = proc.communicate(timeout=60)
     if proc.returncode != 0:
@@ -1680,6 +1708,25 @@ def process_state(pid):
         return next(l.split()[1] for l in f if l.startswith("State:"))
 
 
+def cpu_ticks(path):
+    """User + system CPU time (clock ticks) of /proc/`path`: a process (all
+    its threads) or PID/task/TID, one thread."""
+    with open(f"/proc/{path}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def wait_ran(path, since, what):
+    """Until /proc/`path` has run on a CPU past `since` (cpu_ticks): the
+    spinner's threads have gone through the code a switch left, however
+    slowly a loaded machine hands them a CPU (the bound: a hang)."""
+    deadline = time.monotonic() + 120
+    while cpu_ticks(path) <= since:
+        if time.monotonic() > deadline:
+            raise Failure(f"{what}: no CPU time in 120 s")
+        time.sleep(0.005)
+
+
 def patch_spin_session(env, d):
     """--patch with --signal --trace-off: the entries stay NOPs until attach
     patches them and get them back when it switches off, while threads call
@@ -1723,15 +1770,19 @@ def patch_spin_session(env, d):
                 raise Failure(f"attach patch {'--on' if on else '--off'}: {r.stderr!r}")
             m = re.search(r"(\d+) threads? moved", r.stderr)
             return int(m.group(1)) if m else 0
+        # Between two switches the threads run, each time (not a pause that
+        # a loaded machine may give them no CPU in).
         for i in range(30):
+            ran = cpu_ticks(pid)
             switch(True)
             if i == 0 and entry_bytes(pid, exe, "leaf")[0] != 0xE8:
                 raise Failure("attach patch: leaf's entry is no call while switched on")
-            time.sleep(0.01)
+            wait_ran(pid, ran, "attach patch: the spinner after --on")
+            ran = cpu_ticks(pid)
             switch(False)
             if i == 0 and entry_bytes(pid, exe, "leaf") != nops:
                 raise Failure("attach patch: leaf's NOPs not written back when switched off")
-            time.sleep(0.01)
+            wait_ran(pid, ran, "attach patch: the spinner after --off")
         # And for certain: a spinning thread stepped into the NOPs and the
         # process stopped there (as by ^Z); attach must move that thread past
         # them, and leave the process stopped as it found it.
@@ -1757,12 +1808,19 @@ def patch_spin_session(env, d):
             time.sleep(0.01)
         if set(states.values()) != {"T"}:
             raise Failure(f"attach patch: attach did not leave the stopped process stopped: {states}")
+        # The thread moved past the NOPs runs on from where it was put (a
+        # wrong place would kill the spinner: SIGSEGV, not the SIGTERM
+        # below), recorded: tracing is on.
+        moved = f"{pid}/task/{spinners[0]}"
+        ran = cpu_ticks(moved)
         os.kill(pid, signal.SIGCONT)
-        time.sleep(0.3)
+        wait_ran(moved, ran, "attach patch: the moved thread after SIGCONT")
+        ran = cpu_ticks(pid)
         switch(False)
-        time.sleep(0.01)
+        wait_ran(pid, ran, "attach patch: the spinner after the last --off")
+        ran = cpu_ticks(pid)
         switch(True)
-        time.sleep(0.1)
+        wait_ran(pid, ran, "attach patch: the spinner after the last --on")
         os.kill(pid, signal.SIGTERM)
         out, err = proc.communicate(timeout=60)
     if proc.returncode != 128 + signal.SIGTERM:
@@ -1791,25 +1849,26 @@ def t_attach(env):
     if "not started by covkit trace record" not in r.stderr:
         raise Failure(f"attach to a process not recorded: {r.stderr!r}")
     exe = os.path.join(d, "sleeper-instrument")
-    plain = subprocess.Popen([env.covkit, "trace", "record", "-o", os.path.join(d, "plain"), "--no-libcall", "--", exe, "100"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env.clean_env())
-    try:
-        kid = None
-        real = os.path.realpath(exe)
-        deadline = time.monotonic() + 120  # the sleeper, child of covkit, once it has exec'ed (see attach_session)
-        while time.monotonic() < deadline and plain.poll() is None:
-            kid = next((k for k in children_of(plain.pid) if exe_of(k) == real), None)
-            if kid is not None:
-                break
-            time.sleep(0.01)
-        if kid is None:
-            raise Failure("attach without --signal: the recorded program did not start")
-        r = env.covkit_run(["trace", "attach", kid], expect_rc=1)
+    # The sleeper runs until the test is done with it (100 ticks, 0.5 s,
+    # could end before a sanitized attach on a loaded machine began).
+    stop = os.path.join(d, "stop-plain")
+    if os.path.exists(stop):
+        os.unlink(stop)
+    plain = subprocess.Popen([env.covkit, "trace", "record", "-o", os.path.join(d, "plain"), "--no-libcall", "--", exe,
+                              "100000", stop], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=env.clean_env())
+    sleeper = []
+    with killed_if_left(plain, sleeper):
+        line = first_line(plain, "attach without --signal")
+        m = re.match(r"pid (\d+)$", line.strip())
+        if not m:
+            raise Failure(f"attach without --signal: the recorded program's first line {line!r}")
+        sleeper.append(int(m.group(1)))
+        r = env.covkit_run(["trace", "attach", m.group(1)], expect_rc=1)
         if "without --signal" not in r.stderr:
             raise Failure(f"attach to a process recorded without --signal: {r.stderr!r}")
-    finally:
-        plain.kill()
-        plain.wait()
+        open(stop, "w").close()
+        plain.communicate(timeout=60)
     r = env.covkit_run(["trace", "attach", "2147483646"], expect_rc=1)
     if "does not exist" not in r.stderr:
         raise Failure(f"attach to no process: {r.stderr!r}")
@@ -1844,7 +1903,6 @@ def attach_to_recorder(env, d, exe):
         r = env.covkit_run(["trace", "attach", "--on", proc.pid])
         if f"process {proc.pid} is covkit trace record" not in r.stderr or "switched on" not in r.stderr:
             raise Failure(f"attach to covkit trace record's pid: {r.stderr!r}")
-        time.sleep(0.3)
         wait_for_ticks(env, tr, 1, "attach to covkit trace record's pid")
         env.covkit_run(["trace", "attach", "--off", proc.pid])
         open(stop, "w").close()
@@ -1980,13 +2038,17 @@ def patch_dlopen(env, d):
     # the plugin is loaded: its entries are patched as it loads.
     tr = os.path.join(d, "trace-dlopen-attach")
     cmd = [env.covkit, "trace", "record", "-o", tr, "--no-libcall", "--signal", "USR2", "--trace-off", "--patch", "plug_.*",
-           "--", host, plugin, str(rounds), str(n), "1500"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env.clean_env())
+           "--", host, plugin, str(rounds), str(n), "wait"]
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env.clean_env())
     with killed_if_left(proc):
-        if proc.stdout.readline().strip() != "waiting":
+        if first_line(proc, "dlopen attach").strip() != "waiting":
             raise Failure("dlopen attach: the host did not start")
         env.covkit_run(["trace", "attach", "--on", children_of(proc.pid)[0]])
-        out, err = proc.communicate(timeout=60)
+        # The plugin is loaded once attach has switched tracing on (before,
+        # the host waited 1.5 s, which a sanitized attach on a loaded
+        # machine could outlast).
+        out, err = proc.communicate("go\n", timeout=60)
     got = calls_of(env.report(tr)["functions"])
     want = {"plug_work": rounds, "plug_static": rounds * n, "plug_leaf": rounds * n}
     if proc.returncode != 0 or got != want:
@@ -2102,7 +2164,8 @@ def t_record_dir(env):
         m = re.match(r"pid (\d+)$", line.strip())
         if not m:
             raise Failure(f"sleeper: first line {line!r}")
-        time.sleep(0.2)
+        # Its files are all there: the .meta and its thread's (a tick is
+        # behind it); the marker since before the program started.
         live = trace_files(tr)
         r = env.covkit_run(["trace", "record", "-o", tr, "--", rec, 5, 5], expect_rc=1)
         if "right now" not in r.stderr:
