@@ -46,6 +46,7 @@ class Chromium:
         self._buffer = b""
         self._next_id = 0
         self._session = None
+        self._events = []  # events read while waiting for a reply, kept for wait_for
 
     def close(self):
         try:
@@ -88,8 +89,10 @@ class Chromium:
             message["sessionId"] = self._session
         os.write(self._to_chrome, json.dumps(message).encode() + b"\0")
         deadline = time.monotonic() + timeout
-        while True:  # events and other replies are skipped
+        while True:  # other replies are skipped, events kept
             reply = self._read_message(deadline)
+            if "method" in reply and "id" not in reply:
+                self._events.append(reply)
             if reply.get("id") == self._next_id:
                 if "error" in reply:
                     raise DevToolsError(f"{method}: {reply['error']}")
@@ -106,6 +109,7 @@ class Chromium:
         self.send("Emulation.setDeviceMetricsOverride",
                   {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
         self._emulate_color_scheme()
+        self._events.clear()
         self.send("Page.navigate", {"url": url})
         self.wait_for("document.readyState === 'complete' && document.documentElement.dataset.ready === '1'")
 
@@ -115,13 +119,31 @@ class Chromium:
             raise DevToolsError(f"script failed: {result['exceptionDetails']}")
         return result["result"].get("value")
 
-    def wait_for(self, condition, timeout=30):
+    def wait_for(self, condition, timeout=120):
+        """Until `condition` holds in the tab once a page has loaded: checked
+        now and after each load event of the tab (not by the clock: a
+        loaded machine takes its time). A load event read before a check
+        that came out false (about:blank's, or one that came first) costs
+        another check, never a wait; the bound only matters when the page
+        never loads."""
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.evaluate(f"!!({condition})"):
-                return
-            time.sleep(0.05)
-        raise DevToolsError(f"page never satisfied: {condition}")
+        while not self.evaluate(f"!!({condition})"):
+            self._next_event("Page.loadEventFired", deadline, f"page never satisfied: {condition}")
+
+    def _next_event(self, method, deadline, what):
+        """Takes the next event `method` of this tab: one kept, or the next read."""
+        while True:
+            for i, event in enumerate(self._events):
+                if event["method"] == method and event.get("sessionId") == self._session:
+                    del self._events[i]
+                    return event
+            self._events.clear()  # none of them is waited for
+            try:
+                message = self._read_message(deadline)
+            except DevToolsError as e:
+                raise DevToolsError(f"{what} ({e})") from None
+            if "method" in message and "id" not in message:
+                self._events.append(message)
 
     def prefer_dark(self, dark):
         """Emulates the reader's system theme, for this tab and the next ones."""

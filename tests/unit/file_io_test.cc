@@ -3,13 +3,16 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 namespace file_io_test {
 
@@ -29,9 +32,48 @@ TEST(FileIo, FifoDoesNotBlock) {
   ::unlink(path.c_str());
 }
 
+// What /proc says of a process: its state letter (stat) and the system call
+// it sleeps in (its number first; "running" when it runs or may run at once).
+struct ProcState {
+  char state = '?';
+  std::string syscall;
+};
+
+// The first line of a /proc file ("" when it cannot be read).
+std::string proc_line(pid_t pid, const char* name) {
+  std::string line;
+  if (std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/" + name).c_str(), "r")) {
+    char buf[1024] = {};
+    if (std::fgets(buf, sizeof buf, f)) line = buf;
+    std::fclose(f);
+  }
+  return line;
+}
+
+ProcState proc_state(pid_t pid) {
+  ProcState s;
+  const std::string stat = proc_line(pid, "stat");
+  const size_t paren = stat.rfind(')');  // the command's name may hold one
+  if (paren != std::string::npos && paren + 2 < stat.size()) s.state = stat[paren + 2];
+  s.syscall = proc_line(pid, "syscall");
+  return s;
+}
+
+// Where /proc/PID/syscall cannot be read (a kernel without it), the state
+// alone.
+bool asleep_in_open(const ProcState& s) {
+  auto in = [&](long number) { return s.syscall.starts_with(std::to_string(number) + " "); };
+#ifdef SYS_open
+  if (in(SYS_open)) return s.state == 'S';
+#endif
+  return s.state == 'S' && (s.syscall.empty() || in(SYS_openat));
+}
+
 // A FIFO is not even opened (an open for reading would let a writer
 // waiting in its open go on; a device's open runs its driver): a child
 // waits to write to it while read_file and read_file_head look at it.
+// The child is seen asleep in its open first, and still asleep there after:
+// an open for reading wakes it (runnable, R) before that open returns.
 TEST(FileIo, FifoIsNotOpened) {
   std::string path = ::testing::TempDir() + "covkit_fifo_unopened_" + std::to_string(::getpid());
   ::unlink(path.c_str());
@@ -39,14 +81,24 @@ TEST(FileIo, FifoIsNotOpened) {
   const pid_t writer = ::fork();
   ASSERT_GE(writer, 0);
   if (writer == 0) ::_exit(::open(path.c_str(), O_WRONLY) >= 0 ? 0 : 1);  // waits for a reader
-  ::usleep(50 * 1000);  // (a writer not yet in its open proves nothing, and fails nothing)
+  // However slowly a loaded machine runs it (the bound: a writer that never gets there).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  ProcState before = proc_state(writer);
+  while (!asleep_in_open(before) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    before = proc_state(writer);
+  }
+  EXPECT_TRUE(asleep_in_open(before)) << "the writer is not asleep in its open: " << before.state << " "
+                                      << before.syscall;
   auto data = covkit::util::read_file(path);
   ASSERT_FALSE(data);
   EXPECT_EQ(data.error().message, "not a regular file");
   auto head = covkit::util::read_file_head(path, 16);
   ASSERT_FALSE(head);
   EXPECT_EQ(head.error().message, "not a regular file");
-  ::usleep(100 * 1000);
+  const ProcState after = proc_state(writer);
+  EXPECT_TRUE(asleep_in_open(after) && after.syscall == before.syscall)
+      << "the FIFO was opened: its writer woke up (" << after.state << " " << after.syscall << ")";
   int status = 0;
   EXPECT_EQ(::waitpid(writer, &status, WNOHANG), 0) << "the FIFO was opened: its writer went on";
   const int release = ::open(path.c_str(), O_RDONLY | O_NONBLOCK);  // lets the writer end

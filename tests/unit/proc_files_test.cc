@@ -1,5 +1,6 @@
 #include "live/proc_files.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <pthread.h>
 #include <signal.h>
@@ -8,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
@@ -30,6 +32,19 @@ TEST(ProcFiles, ARunningProcessStandsForItself) {
   EXPECT_TRUE(process_running(getpid()));
   EXPECT_EQ(live_thread(getpid()), getpid());
   EXPECT_FALSE(thread_exited(getpid(), getpid()));
+}
+
+// Polls `done` until it holds: a state of another process that /proc shows
+// some time after the event that makes it (the bound only matters when it
+// never comes, however loaded the machine).
+template <typename Done>
+bool eventually(Done done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
 }
 
 // A child whose main thread ends (as with pthread_exit) while another thread
@@ -62,10 +77,8 @@ TEST(ProcFiles, AProcessWhoseMainThreadEndedRunsOnInAnother) {
   pid_t other = 0;
   ASSERT_EQ(read(ready[0], &other, sizeof other), ssize_t(sizeof other));
   close(ready[0]);
-  // The main thread's end follows its pthread_exit call: wait for it.
-  for (int i = 0; i < 2000 && !thread_exited(child, child); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  EXPECT_TRUE(thread_exited(child, child));
+  // The main thread's end follows its exit call: wait for /proc to show it.
+  EXPECT_TRUE(eventually([&] { return thread_exited(child, child); }));
   EXPECT_FALSE(thread_exited(child, other));
   EXPECT_TRUE(process_running(child));
   EXPECT_EQ(live_thread(child), other);
@@ -82,15 +95,21 @@ TEST(ProcFiles, AProcessWhoseMainThreadEndedRunsOnInAnother) {
 TEST(ProcFiles, AnExecKeepsTheStartTime) {
   const std::optional<uint64_t> ours = process_start_time(getpid());
   ASSERT_TRUE(ours);
-  int ready[2], go[2];
+  // `execd`'s write end is the child's alone and closed by its exec (or
+  // its end): the exec is done, /proc/PID/exe the new program's, when the
+  // read gets end of file (the kernel sets the new executable, then closes
+  // the close-on-exec descriptors).
+  int ready[2], go[2], execd[2];
   ASSERT_EQ(pipe(ready), 0);
   ASSERT_EQ(pipe(go), 0);
+  ASSERT_EQ(pipe2(execd, O_CLOEXEC), 0);
   pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
     prctl(PR_SET_NAME, "a) 1 2 (b");
     close(ready[0]);
     close(go[1]);
+    close(execd[0]);
     char c = 0;
     if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1) _exit(2);
     pthread_t t;
@@ -106,6 +125,7 @@ TEST(ProcFiles, AnExecKeepsTheStartTime) {
   Reap reap{child};
   close(ready[1]);
   close(go[0]);
+  close(execd[1]);
   char c = 0;
   ASSERT_EQ(read(ready[0], &c, 1), 1);
   const std::optional<uint64_t> before = process_start_time(child);
@@ -116,8 +136,11 @@ TEST(ProcFiles, AnExecKeepsTheStartTime) {
   EXPECT_GE(*before, *ours);
   EXPECT_LE(*before, uint64_t(std::strtod(uptime->c_str(), nullptr) * double(sysconf(_SC_CLK_TCK))) + 1);
   ASSERT_EQ(write(go[1], &c, 1), 1);
-  for (int i = 0; i < 2000 && !process_executable(child).ends_with("/sleep"); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ssize_t got;
+  while ((got = read(execd[0], &c, 1)) < 0 && errno == EINTR) {
+  }
+  EXPECT_EQ(got, 0);
+  close(execd[0]);
   ASSERT_TRUE(process_executable(child).ends_with("/sleep")) << process_executable(child);
   EXPECT_EQ(process_start_time(child), before);
   kill(child, SIGKILL);
