@@ -5,7 +5,8 @@
 // EINTR then. A wait blocks until what it waits for comes, at once, and
 // still gets back control now and then; polling instead (WNOHANG and a nap)
 // woke late, by up to a nap, and on a loaded machine each nap's end waited
-// for a CPU too (process_stop: the pause of a stop grew from ~0.1 to ~4 ms).
+// for a CPU too (process_stop: a stop that took ~0.1 ms took up to ~4 ms,
+// median, on a loaded machine; bench/README.md, live_pause.py).
 #include <time.h>
 
 #include <chrono>
