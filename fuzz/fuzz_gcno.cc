@@ -57,8 +57,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::map<std::pair<std::string, uint32_t>, std::vector<model::LineBlockRef>> lines;
     for (const format::NotesLines& rec : nf.lines) {
       if (rec.block >= fn.blocks.size()) __builtin_trap();  // the reader promised this
-      for (const format::NotesLocation& loc : rec.locations)
-        for (uint32_t ln : loc.lines) lines[{notes->files.at(loc.file), ln}].push_back(model::LineBlockRef{&fn, rec.block});
+      for (const format::NotesLocation& loc : nf.locations_of(rec))
+        for (uint32_t ln : nf.lines_of(loc)) lines[{notes->files.at(loc.file), ln}].push_back(model::LineBlockRef{&fn, rec.block});
     }
     for (auto& [key, blocks] : lines) (void)model::line_count_from_blocks(blocks);
     // The reader promised every arc endpoint is a block.

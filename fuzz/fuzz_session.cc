@@ -65,10 +65,8 @@ bool has_huge_lines(const format::NotesFile& nf) {
   constexpr uint32_t kLimit = 1u << 20;
   for (const auto& f : nf.functions) {
     if (f.start_line > kLimit || (f.end_line >= f.start_line && f.end_line - f.start_line > kLimit)) return true;
-    for (const auto& rec : f.lines)
-      for (const auto& loc : rec.locations)
-        for (uint32_t ln : loc.lines)
-          if (ln > kLimit) return true;
+    for (uint32_t ln : f.line_list)
+      if (ln > kLimit) return true;
   }
   return false;
 }

@@ -42,17 +42,6 @@ class ByteReader {
     pos_ += 4;
     return swap_ ? __builtin_bswap32(v) : v;
   }
-  // How many non-zero words follow before a zero word or the end of the
-  // record (nothing is consumed).
-  size_t nonzero_words_ahead() const {
-    size_t n = 0;
-    for (size_t at = pos_; at <= end() && end() - at >= 4; at += 4, ++n) {
-      uint32_t v;
-      std::memcpy(&v, data_.data() + at, 4);
-      if (v == 0) break;  // zero in either byte order
-    }
-    return n;
-  }
   std::optional<uint64_t> u64();  // gcov counters: low word first
   // GCC >= 12: u32 byte length (0 = null) then exactly that many bytes.
   // GCC < 12: u32 word length then that many NUL-padded words.

@@ -36,6 +36,22 @@ class NotesParser {
   bool blocks_record(size_t base, uint32_t words);
   bool arcs_record(size_t base, uint32_t words);
   bool lines_record(size_t base);
+  // A record that turns out corrupt is not kept: fn_'s arrays go back to
+  // their sizes before it.
+  struct Marks {
+    size_t arcs, arc_list, lines, location_list, line_list;
+  };
+  Marks marks() const {
+    return {fn_->arcs.size(), fn_->arc_list.size(), fn_->lines.size(), fn_->location_list.size(),
+            fn_->line_list.size()};
+  }
+  void roll_back(const Marks& m) {
+    fn_->arcs.resize(m.arcs);
+    fn_->arc_list.resize(m.arc_list);
+    fn_->lines.resize(m.lines);
+    fn_->location_list.resize(m.location_list);
+    fn_->line_list.resize(m.line_list);
+  }
 
   // Per-line tables downstream are as long as the largest line of each file
   // and each function's span; their sum must stay plausible for the file's size.
@@ -162,9 +178,13 @@ void NotesParser::body() {
     } else if (fn_ && *tag == kTagBlocks) {
       ok = blocks_record(base, words);
     } else if (fn_ && *tag == kTagArcs) {
+      const Marks before = marks();
       ok = arcs_record(base, words);
+      if (!ok) roll_back(before);
     } else if (fn_ && *tag == kTagLines) {
+      const Marks before = marks();
       ok = lines_record(base);
+      if (!ok) roll_back(before);
     } else if (current_tag_ && !tag_is_subtag(current_tag_, *tag)) {
       fn_ = nullptr;
       current_tag_ = 0;
@@ -177,43 +197,48 @@ void NotesParser::body() {
 
 bool NotesParser::function_record(size_t base) {
   const bool bytes = out_.version.lengths_in_bytes();
-  NotesFunction f;
   auto ident = r_.u32(), lcs = r_.u32(), ccs = r_.u32();
   if (!ident || !lcs || !ccs) return fail(base, "FUNCTION record too short");
-  auto name = r_.string(bytes, nullptr);
+  auto name = r_.string_view(bytes, nullptr);
   if (!name) return fail(base, "FUNCTION record: name runs past the end of the record");
+  std::optional<std::string_view> source;
+  std::optional<uint32_t> artificial = 0, sl, sc = 0, el = 0, ec = 0;
   if (out_.version.is_gcc48()) {
-    auto source = r_.string(bytes, nullptr);
-    auto line = source ? r_.u32() : std::nullopt;
-    if (!line) return fail(base, fmt::format("FUNCTION record for '{}' too short", util::printable(*name)));
-    if (*line > kMaxLineNumber)
+    source = r_.string_view(bytes, nullptr);
+    sl = source ? r_.u32() : std::nullopt;
+    if (!sl) return fail(base, fmt::format("FUNCTION record for '{}' too short", util::printable(*name)));
+    if (*sl > kMaxLineNumber)
       return fail(base, fmt::format("function '{}' starts at line {}, beyond the limit of {}", util::printable(*name),
-                                    *line, kMaxLineNumber));
-    f.source = std::move(*source);
-    f.start_line = *line;
+                                    *sl, kMaxLineNumber));
   } else {
-  auto artificial = r_.u32();
-  auto source = artificial ? r_.string(bytes, nullptr) : std::nullopt;
-  if (!artificial || !source) return fail(base, fmt::format("FUNCTION record for '{}' too short", util::printable(*name)));
-  auto sl = r_.u32(), sc = r_.u32(), el = r_.u32(), ec = r_.u32();
-  if (!sl || !sc || !el || !ec) return fail(base, fmt::format("FUNCTION record for '{}' too short", util::printable(*name)));
-  if (*sl > kMaxLineNumber || *el > kMaxLineNumber)
-    return fail(base, fmt::format("function '{}' spans lines {} to {}, beyond the limit of {}", util::printable(*name),
-                                  *sl, *el, kMaxLineNumber));
-  if (!charge_span(base, *sl, *el)) return false;
+    artificial = r_.u32();
+    source = artificial ? r_.string_view(bytes, nullptr) : std::nullopt;
+    if (!artificial || !source)
+      return fail(base, fmt::format("FUNCTION record for '{}' too short", util::printable(*name)));
+    sl = r_.u32();
+    sc = r_.u32();
+    el = r_.u32();
+    ec = r_.u32();
+    if (!sl || !sc || !el || !ec)
+      return fail(base, fmt::format("FUNCTION record for '{}' too short", util::printable(*name)));
+    if (*sl > kMaxLineNumber || *el > kMaxLineNumber)
+      return fail(base, fmt::format("function '{}' spans lines {} to {}, beyond the limit of {}",
+                                    util::printable(*name), *sl, *el, kMaxLineNumber));
+    if (!charge_span(base, *sl, *el)) return false;
+  }
+  flush();
+  // Filled in place: the arrays of the function before are reused.
+  NotesFunction& f = current_;
+  f.ident = *ident;
+  f.lineno_checksum = *lcs;
+  f.cfg_checksum = *ccs;
+  f.name.assign(*name);
   f.artificial = *artificial != 0;
-  f.source = std::move(*source);
+  f.source.assign(*source);
   f.start_line = *sl;
   f.start_column = *sc;
   f.end_line = *el;
   f.end_column = *ec;
-  }
-  f.ident = *ident;
-  f.lineno_checksum = *lcs;
-  f.cfg_checksum = *ccs;
-  f.name = std::move(*name);
-  flush();
-  current_ = std::move(f);
   have_current_ = true;
   ++functions_read_;
   fn_ = &current_;
@@ -225,8 +250,12 @@ void NotesParser::flush() {
   if (!have_current_) return;
   have_current_ = false;
   fn_ = nullptr;
-  if (!sink_ || !sink_(out_, current_)) out_.functions.push_back(std::move(current_));
-  current_ = NotesFunction{};
+  if (sink_ && sink_(out_, current_)) {
+    current_.clear();
+  } else {
+    out_.functions.push_back(std::move(current_));
+    current_ = NotesFunction{};
+  }
 }
 
 bool NotesParser::blocks_record(size_t base, uint32_t words) {
@@ -263,10 +292,8 @@ bool NotesParser::arcs_record(size_t base, uint32_t words) {
   }
   if (arcs_read_[*src])
     return fail(base, fmt::format("function '{}': second ARCS record for block {}", util::printable(fn_->name), *src));
-  NotesArcs rec;
-  rec.src = *src;
   uint32_t n = words >= 1 ? (words - 1) / 2 : 0;
-  rec.arcs.reserve(n);
+  fn_->begin_arcs(*src);
   for (uint32_t i = 0; i < n; ++i) {
     size_t at = r_.position();
     auto dst = r_.u32(), flags = r_.u32();
@@ -274,10 +301,9 @@ bool NotesParser::arcs_record(size_t base, uint32_t words) {
     if (*dst >= nblocks)
       return fail(at, fmt::format("function '{}': arc destination block {} out of range ({} blocks)",
                                   util::printable(fn_->name), *dst, nblocks));
-    rec.arcs.push_back(NotesArc{*dst, *flags});
+    fn_->add_arc(*dst, *flags);
   }
-  if (!rec.arcs.empty()) arcs_read_[*src] = true;  // a record without arcs may come again
-  fn_->arcs.push_back(std::move(rec));
+  if (n) arcs_read_[*src] = true;  // a record without arcs may come again
   return true;
 }
 
@@ -288,8 +314,8 @@ bool NotesParser::lines_record(size_t base) {
   if (*block >= fn_->num_blocks.value_or(0))
     return fail(base, fmt::format("function '{}': lines for block {} out of range ({} blocks)", util::printable(fn_->name),
                                   *block, fn_->num_blocks.value_or(0)));
-  NotesLines rec;
-  rec.block = *block;
+  fn_->begin_lines(*block);
+  bool have_location = false;
   while (true) {
     size_t at = r_.position();
     auto line = r_.u32();
@@ -298,27 +324,38 @@ bool NotesParser::lines_record(size_t base) {
       if (*line > kMaxLineNumber)
         return fail(at, fmt::format("function '{}': line number {} beyond the limit of {}", util::printable(fn_->name),
                                     *line, kMaxLineNumber));
-      if (rec.locations.empty())
+      if (!have_location)
         return fail(at, fmt::format("function '{}': line number before any file name", util::printable(fn_->name)));
-      if (!charge_lines(at, rec.locations.back().file, *line)) return false;
-      rec.locations.back().lines.push_back(*line);
+      if (!charge_lines(at, fn_->location_list.back().file, *line)) return false;
+      fn_->add_line(*line);
       continue;
     }
     bool is_null = false;
     auto file = r_.string_view(bytes, &is_null);
     if (!file) return fail(at, fmt::format("function '{}': file name runs past the end of LINES", util::printable(fn_->name)));
     if (is_null) break;
-    rec.locations.push_back(NotesLocation{file_index(*file), {}});
-    // Its lines at once: counted ahead to the next 0 word, so the list is
-    // allocated once (grown one by one, a block's lines were a third of
-    // the reader's allocations).
-    rec.locations.back().lines.reserve(r_.nonzero_words_ahead());
+    fn_->begin_location(file_index(*file));
+    have_location = true;
   }
-  fn_->lines.push_back(std::move(rec));
   return true;
 }
 
 }  // namespace
+
+void NotesFunction::clear() {
+  ident = lineno_checksum = cfg_checksum = 0;
+  name.clear();
+  artificial = false;
+  source.clear();
+  start_line = start_column = end_line = end_column = 0;
+  num_blocks.reset();
+  extra_blocks_records = 0;
+  arcs.clear();
+  lines.clear();
+  arc_list.clear();
+  location_list.clear();
+  line_list.clear();
+}
 
 NotesResult read_notes(std::span<const uint8_t> data, const NotesFunctionSink& sink) {
   NotesFile file;

@@ -6,11 +6,9 @@
 
 namespace covkit::model {
 
-namespace {
-
-// Everything but the name, which the callers copy or move.
-Function build_unnamed_graph(const format::NotesFunction& notes) {
+Function build_graph(const format::NotesFunction& notes) {
   Function fn;
+  fn.name = notes.name;
   fn.ident = notes.ident;
   fn.lineno_checksum = notes.lineno_checksum;
   fn.cfg_checksum = notes.cfg_checksum;
@@ -20,8 +18,7 @@ Function build_unnamed_graph(const format::NotesFunction& notes) {
   fn.end_line = notes.end_line;
   fn.end_column = notes.end_column;
   fn.blocks.resize(notes.num_blocks.value_or(0));
-  size_t arcs = 0;
-  for (const auto& rec : notes.arcs) arcs += rec.arcs.size();
+  const size_t arcs = notes.arc_list.size();
   fn.arcs.reserve(arcs);
   fn.counts.reserve(arcs);
   // Each block's successor and predecessor lists are views into one array
@@ -34,10 +31,8 @@ Function build_unnamed_graph(const format::NotesFunction& notes) {
   sizes.assign(2 * nblocks, 0);
   uint32_t* const succs = sizes.data();
   uint32_t* const preds = succs + nblocks;
-  for (const auto& rec : notes.arcs) {
-    succs[rec.src] += uint32_t(rec.arcs.size());
-    for (const auto& na : rec.arcs) ++preds[na.dst];
-  }
+  for (const format::NotesArcs& rec : notes.arcs) succs[rec.src] += rec.count;
+  for (const format::NotesArc& na : notes.arc_list) ++preds[na.dst];
   fn.arc_lists.resize(2 * arcs);
   uint32_t* at = fn.arc_lists.data();
   for (size_t b = 0; b < nblocks; ++b) {
@@ -57,7 +52,7 @@ Function build_unnamed_graph(const format::NotesFunction& notes) {
     Block& src = fn.blocks[rec.src];
     src.id = rec.src;
     bool mark_catches = false;
-    for (const auto& na : rec.arcs) {
+    for (const format::NotesArc& na : notes.arcs_of(rec)) {
       Arc a;
       a.src = rec.src;
       a.dst = na.dst;
@@ -94,20 +89,6 @@ Function build_unnamed_graph(const format::NotesFunction& notes) {
       }
     }
   }
-  return fn;
-}
-
-}  // namespace
-
-Function build_graph(const format::NotesFunction& notes) {
-  Function fn = build_unnamed_graph(notes);
-  fn.name = notes.name;
-  return fn;
-}
-
-Function build_graph(format::NotesFunction&& notes) {
-  Function fn = build_unnamed_graph(notes);
-  fn.name = std::move(notes.name);
   return fn;
 }
 

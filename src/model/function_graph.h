@@ -31,7 +31,7 @@ struct Arc {
 // The source lines of a block in one file (a block can span files: headers, #line).
 struct BlockLocation {
   uint32_t source = 0;  // index into the owner's source table
-  std::vector<uint32_t> lines;
+  std::span<uint32_t> lines;  // a piece of the function's line_list
 };
 
 // A block's lists are views into arrays its function owns (one allocation
@@ -65,9 +65,11 @@ struct Function {
   // One counter per instrumented (non-tree) arc, in notes order.
   std::vector<int64_t> counts;
   // What the blocks' views show: every block's successor then predecessor
-  // arc indices, and every block's locations, block by block.
+  // arc indices, and every block's locations, block by block, and what
+  // the locations' views show: their lines, in the notes' order.
   std::vector<uint32_t> arc_lists;
   std::vector<BlockLocation> location_list;
+  std::vector<uint32_t> line_list;
 
   Function() = default;
   // Moved, the arrays keep their storage and the views stay valid; a copy
@@ -88,33 +90,29 @@ template <typename SourceOf, typename LocationSourceOf>
 Function build_function(const format::NotesFunction& notes, SourceOf&& source_of,
                         LocationSourceOf&& location_source_of);
 
-// Non-template part of build_function: blocks, arcs and flags. The second
-// takes the name from `notes` instead of copying it.
+// Non-template part of build_function: blocks, arcs and flags.
 Function build_graph(const format::NotesFunction& notes);
-Function build_graph(format::NotesFunction&& notes);
 
-// Gives each block its view of `fn.location_list`, filled with
-// `locations(rec)` for each LINES record (a block may have several).
-template <typename Records, typename MakeLocation>
-void place_locations(Function& fn, Records& lines, MakeLocation&& make) {
-  size_t total = 0;
+// Gives each block its view of `fn.location_list` (a block may have several
+// LINES records) and each location its view of `fn.line_list`, a copy of
+// the notes' lines; `source_of(file)` maps a location's file.
+template <typename LocationSourceOf>
+void place_locations(Function& fn, const format::NotesFunction& notes, LocationSourceOf&& source_of) {
   thread_local std::vector<uint32_t> per_block;  // kept: one allocation per function less
   per_block.assign(fn.blocks.size(), 0);
-  for (const auto& rec : lines) {
-    per_block[rec.block] += uint32_t(rec.locations.size());
-    total += rec.locations.size();
-  }
-  fn.location_list.resize(total);
+  for (const format::NotesLines& rec : notes.lines) per_block[rec.block] += rec.count;
+  fn.location_list.resize(notes.location_list.size());
+  fn.line_list = notes.line_list;
   size_t at = 0;
   for (size_t b = 0; b < fn.blocks.size(); ++b) {
     fn.blocks[b].locations = std::span<BlockLocation>(fn.location_list.data() + at, 0);
     at += per_block[b];
   }
-  for (auto& rec : lines) {
+  for (const format::NotesLines& rec : notes.lines) {
     std::span<BlockLocation>& view = fn.blocks[rec.block].locations;
-    for (auto& loc : rec.locations) {
+    for (const format::NotesLocation& loc : notes.locations_of(rec)) {
       view = std::span<BlockLocation>(view.data(), view.size() + 1);
-      view.back() = make(loc);
+      view.back() = BlockLocation{source_of(loc.file), std::span<uint32_t>(fn.line_list.data() + loc.first, loc.count)};
     }
   }
 }
@@ -124,20 +122,7 @@ Function build_function(const format::NotesFunction& notes, SourceOf&& source_of
                         LocationSourceOf&& location_source_of) {
   Function fn = build_graph(notes);
   fn.source = source_of(notes.source);
-  place_locations(fn, notes.lines, [&](const format::NotesLocation& loc) {
-    return BlockLocation{location_source_of(loc.file), loc.lines};
-  });
-  return fn;
-}
-
-// The same, taking the line lists from `notes` instead of copying them.
-template <typename SourceOf, typename LocationSourceOf>
-Function build_function(format::NotesFunction&& notes, SourceOf&& source_of, LocationSourceOf&& location_source_of) {
-  Function fn = build_graph(std::move(notes));
-  fn.source = source_of(notes.source);
-  place_locations(fn, notes.lines, [&](format::NotesLocation& loc) {
-    return BlockLocation{location_source_of(loc.file), std::move(loc.lines)};
-  });
+  place_locations(fn, notes, location_source_of);
   return fn;
 }
 

@@ -143,8 +143,8 @@ LoadedObject load_object_files(std::string notes_name, std::string data_name, co
     // looked up once.
     std::vector<uint32_t> file_source;
     // Each function's graph is built as soon as its records are read, and
-    // its records freed: the next function's records and graph reuse that
-    // memory instead of fresh pages (the records of a whole file, then its
+    // the reader reuses the records' arrays for the next function: its
+    // records and graph reuse that memory instead of fresh pages (the records of a whole file, then its
     // graphs, took two fifths of jsoncpp's page faults). The graphs hold
     // everything gcov's rules need; clang's notes are read by llvm-cov's
     // rules too (model/llvm_gcov.h), from the records, so clang's functions
@@ -156,12 +156,8 @@ LoadedObject load_object_files(std::string notes_name, std::string data_name, co
         if (known == UINT32_MAX) known = source_of(nf.files[file]);
         return known;
       };
-      if (nf.version.is_gcc48()) {
-        obj.functions.push_back(build_function(f, source_of, location_source_of));
-        return false;
-      }
-      obj.functions.push_back(build_function(std::move(f), source_of, location_source_of));
-      return true;
+      obj.functions.push_back(build_function(f, source_of, location_source_of));
+      return !nf.version.is_gcc48();
     };
     auto res = format::read_notes(bytes->bytes(), take);
     if (!res)

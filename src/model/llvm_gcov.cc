@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <span>
 #include <unordered_map>
 
 #include "format/gcov_tags.h"
@@ -177,7 +178,7 @@ LlvmObject llvm_object_from_notes(const format::NotesFile& notes) {
     f.source = it->second;
     f.blocks.resize(nf.num_blocks.value_or(0));
     for (const format::NotesArcs& rec : nf.arcs)
-      for (const format::NotesArc& na : rec.arcs) {
+      for (const format::NotesArc& na : nf.arcs_of(rec)) {
         const uint32_t a = uint32_t(f.arcs.size());
         const bool on_tree = (na.flags & format::kArcOnTree) != 0;
         f.arcs.push_back({rec.src, na.dst, on_tree, (na.flags & format::kArcFallthrough) != 0});
@@ -187,8 +188,10 @@ LlvmObject llvm_object_from_notes(const format::NotesFile& notes) {
       }
     // LLVM 14 reads a block's lines whatever file they name ("TODO Unhandled").
     for (const format::NotesLines& rec : nf.lines)
-      for (const format::NotesLocation& loc : rec.locations)
-        f.blocks[rec.block].lines.insert(f.blocks[rec.block].lines.end(), loc.lines.begin(), loc.lines.end());
+      for (const format::NotesLocation& loc : nf.locations_of(rec)) {
+        const std::span<const uint32_t> lines = nf.lines_of(loc);
+        f.blocks[rec.block].lines.insert(f.blocks[rec.block].lines.end(), lines.begin(), lines.end());
+      }
     obj.functions.push_back(std::move(f));
   }
   return obj;

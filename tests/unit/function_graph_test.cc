@@ -119,8 +119,15 @@ TEST(FunctionGraph, BuildFunctionMapsSourcesInMentionOrder) {
   n.source = "main.c";
   // Locations name files by index into the notes file's names: 0 main.c, 1 h.h.
   const std::vector<std::string> files{"main.c", "h.h"};
-  n.lines.push_back(format::NotesLines{2, {{0, {3, 4}}, {1, {9}}}});
-  n.lines.push_back(format::NotesLines{3, {{1, {10}}}});
+  n.begin_lines(2);
+  n.begin_location(0);
+  n.add_line(3);
+  n.add_line(4);
+  n.begin_location(1);
+  n.add_line(9);
+  n.begin_lines(3);
+  n.begin_location(1);
+  n.add_line(10);
   std::vector<std::string> seen;
   std::map<std::string, uint32_t> ids;
   auto source_of = [&](const std::string& name) {
@@ -133,9 +140,9 @@ TEST(FunctionGraph, BuildFunctionMapsSourcesInMentionOrder) {
   EXPECT_EQ(fn.source, 100u);
   ASSERT_EQ(fn.blocks[2].locations.size(), 2u);
   EXPECT_EQ(fn.blocks[2].locations[0].source, 100u);
-  EXPECT_EQ(fn.blocks[2].locations[0].lines, (std::vector<uint32_t>{3, 4}));
+  EXPECT_EQ(list(fn.blocks[2].locations[0].lines), (std::vector<uint32_t>{3, 4}));
   EXPECT_EQ(fn.blocks[2].locations[1].source, 101u);
-  EXPECT_EQ(fn.blocks[2].locations[1].lines, (std::vector<uint32_t>{9}));
+  EXPECT_EQ(list(fn.blocks[2].locations[1].lines), (std::vector<uint32_t>{9}));
   ASSERT_EQ(fn.blocks[3].locations.size(), 1u);
   EXPECT_EQ(fn.blocks[3].locations[0].source, 101u);
   EXPECT_TRUE(fn.blocks[4].locations.empty());

@@ -26,6 +26,20 @@ NotesFile expect_notes(NotesResult r) {
   return std::move(*r);
 }
 
+// A record's pieces as vectors, for comparisons.
+std::vector<NotesArc> arcs_at(const NotesFunction& f, size_t rec) {
+  const auto piece = f.arcs_of(f.arcs.at(rec));
+  return {piece.begin(), piece.end()};
+}
+std::vector<NotesLocation> locations_at(const NotesFunction& f, size_t rec) {
+  const auto piece = f.locations_of(f.lines.at(rec));
+  return {piece.begin(), piece.end()};
+}
+std::vector<uint32_t> lines_at(const NotesFunction& f, size_t rec, size_t loc) {
+  const auto piece = f.lines_of(locations_at(f, rec).at(loc));
+  return {piece.begin(), piece.end()};
+}
+
 // Two functions with every kind of record.
 GcovImageBuilder sample_notes(Layout layout, bool big_endian) {
   GcovImageBuilder b(layout, big_endian);
@@ -102,25 +116,26 @@ TEST_P(GcnoSample, ArcsRecords) {
   auto b = sample_notes(GetParam().layout, GetParam().big_endian);
   const NotesFile nf = expect_notes(read_notes(b.bytes()));
   ASSERT_EQ(nf.functions.size(), 2u);
-  const auto& arcs = nf.functions[0].arcs;
+  const NotesFunction& f = nf.functions[0];
+  const auto& arcs = f.arcs;
   ASSERT_EQ(arcs.size(), 4u);
   EXPECT_EQ(arcs[0].src, 0u);
-  ASSERT_EQ(arcs[0].arcs.size(), 1u);
-  EXPECT_EQ(arcs[0].arcs[0].dst, 2u);
-  EXPECT_EQ(arcs[0].arcs[0].flags, kArcFallthrough);
+  ASSERT_EQ(arcs_at(f, 0).size(), 1u);
+  EXPECT_EQ(arcs_at(f, 0)[0].dst, 2u);
+  EXPECT_EQ(arcs_at(f, 0)[0].flags, kArcFallthrough);
   EXPECT_EQ(arcs[1].src, 2u);
-  ASSERT_EQ(arcs[1].arcs.size(), 2u);
-  EXPECT_EQ(arcs[1].arcs[0].dst, 3u);
-  EXPECT_EQ(arcs[1].arcs[0].flags, 0u);
-  EXPECT_EQ(arcs[1].arcs[1].dst, 4u);
-  EXPECT_EQ(arcs[1].arcs[1].flags, kArcFallthrough | kArcOnTree);
+  ASSERT_EQ(arcs_at(f, 1).size(), 2u);
+  EXPECT_EQ(arcs_at(f, 1)[0].dst, 3u);
+  EXPECT_EQ(arcs_at(f, 1)[0].flags, 0u);
+  EXPECT_EQ(arcs_at(f, 1)[1].dst, 4u);
+  EXPECT_EQ(arcs_at(f, 1)[1].flags, kArcFallthrough | kArcOnTree);
   EXPECT_EQ(arcs[2].src, 3u);
-  ASSERT_EQ(arcs[2].arcs.size(), 2u);
-  EXPECT_EQ(arcs[2].arcs[1].dst, 1u);
-  EXPECT_EQ(arcs[2].arcs[1].flags, kArcOnTree | kArcFake);
+  ASSERT_EQ(arcs_at(f, 2).size(), 2u);
+  EXPECT_EQ(arcs_at(f, 2)[1].dst, 1u);
+  EXPECT_EQ(arcs_at(f, 2)[1].flags, kArcOnTree | kArcFake);
   EXPECT_EQ(arcs[3].src, 4u);
-  ASSERT_EQ(arcs[3].arcs.size(), 1u);
-  EXPECT_EQ(arcs[3].arcs[0].flags, kArcOnTree);
+  ASSERT_EQ(arcs_at(f, 3).size(), 1u);
+  EXPECT_EQ(arcs_at(f, 3)[0].flags, kArcOnTree);
   EXPECT_EQ(nf.functions[1].arcs.size(), 2u);
 }
 
@@ -128,19 +143,20 @@ TEST_P(GcnoSample, LinesRecords) {
   auto b = sample_notes(GetParam().layout, GetParam().big_endian);
   const NotesFile nf = expect_notes(read_notes(b.bytes()));
   ASSERT_EQ(nf.functions.size(), 2u);
-  const auto& lines = nf.functions[0].lines;
+  const NotesFunction& f = nf.functions[0];
+  const auto& lines = f.lines;
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0].block, 2u);
-  ASSERT_EQ(lines[0].locations.size(), 2u);
-  EXPECT_EQ(nf.files.at(lines[0].locations[0].file), "src/main.c");
-  EXPECT_EQ(lines[0].locations[0].lines, (std::vector<uint32_t>{3, 5}));
-  EXPECT_EQ(nf.files.at(lines[0].locations[1].file), "inc/h.h");
-  EXPECT_EQ(lines[0].locations[1].lines, (std::vector<uint32_t>{7}));
+  ASSERT_EQ(locations_at(f, 0).size(), 2u);
+  EXPECT_EQ(nf.files.at(locations_at(f, 0)[0].file), "src/main.c");
+  EXPECT_EQ(lines_at(f, 0, 0), (std::vector<uint32_t>{3, 5}));
+  EXPECT_EQ(nf.files.at(locations_at(f, 0)[1].file), "inc/h.h");
+  EXPECT_EQ(lines_at(f, 0, 1), (std::vector<uint32_t>{7}));
   EXPECT_EQ(lines[1].block, 3u);
-  ASSERT_EQ(lines[1].locations.size(), 1u);
-  EXPECT_EQ(lines[1].locations[0].lines, (std::vector<uint32_t>{6}));
+  ASSERT_EQ(locations_at(f, 1).size(), 1u);
+  EXPECT_EQ(lines_at(f, 1, 0), (std::vector<uint32_t>{6}));
   ASSERT_EQ(nf.functions[1].lines.size(), 1u);
-  EXPECT_EQ(nf.functions[1].lines[0].locations[0].lines, (std::vector<uint32_t>{21}));
+  EXPECT_EQ(lines_at(nf.functions[1], 0, 0), (std::vector<uint32_t>{21}));
 }
 
 // Every prefix of the image parses without reading outside it: a short
@@ -181,14 +197,14 @@ std::string describe(const NotesFunction& f) {
                   std::to_string(f.extra_blocks_records) + " arcs";
   for (const NotesArcs& rec : f.arcs) {
     d += " " + std::to_string(rec.src) + ":";
-    for (const NotesArc& a : rec.arcs) d += std::to_string(a.dst) + "/" + std::to_string(a.flags) + ",";
+    for (const NotesArc& a : f.arcs_of(rec)) d += std::to_string(a.dst) + "/" + std::to_string(a.flags) + ",";
   }
   d += " lines";
   for (const NotesLines& rec : f.lines) {
     d += " " + std::to_string(rec.block) + ":";
-    for (const NotesLocation& loc : rec.locations) {
+    for (const NotesLocation& loc : f.locations_of(rec)) {
       d += "f" + std::to_string(loc.file) + "=";
-      for (uint32_t l : loc.lines) d += std::to_string(l) + ",";
+      for (uint32_t l : f.lines_of(loc)) d += std::to_string(l) + ",";
     }
   }
   return d;
@@ -222,7 +238,7 @@ TEST_P(GcnoSample, SinkSeesEveryFunctionOnce) {
     // A function's files are named when it is offered.
     for (size_t i = 0; i < seen.size(); ++i)
       for (const NotesLines& rec : whole.functions[i].lines)
-        for (const NotesLocation& loc : rec.locations) EXPECT_LT(loc.file, files_then[i]) << n;
+        for (const NotesLocation& loc : whole.functions[i].locations_of(rec)) EXPECT_LT(loc.file, files_then[i]) << n;
     EXPECT_EQ(streamed.files, whole.files) << n;
     ASSERT_EQ(bool(streamed.error), bool(whole.error)) << n;
     if (whole.error) {
@@ -446,8 +462,8 @@ TEST(GcnoReader, ArcsRecordWithOddPayloadIgnoresTheHalfArc) {
   const NotesFile nf = expect_notes(read_notes(b.bytes()));
   EXPECT_FALSE(nf.error);
   ASSERT_EQ(nf.functions[0].arcs.size(), 1u);
-  ASSERT_EQ(nf.functions[0].arcs[0].arcs.size(), 1u);
-  EXPECT_EQ(nf.functions[0].arcs[0].arcs[0].dst, 2u);
+  ASSERT_EQ(arcs_at(nf.functions[0], 0).size(), 1u);
+  EXPECT_EQ(arcs_at(nf.functions[0], 0)[0].dst, 2u);
 }
 
 TEST(GcnoReader, LinesForBlockOutOfRange) {
@@ -648,39 +664,39 @@ void check_known_notes(const NotesFile& nf, const testing::CompiledProgram& p, i
   // block 3 (line 9) calls sq: fall through to 4, fake exit to EXIT.
   const NotesArcs& call = main_fn.arcs[2];
   EXPECT_EQ(call.src, 3u);
-  ASSERT_EQ(call.arcs.size(), 2u);
-  EXPECT_EQ(call.arcs[0].dst, 4u);
-  EXPECT_EQ(call.arcs[0].flags, kArcFallthrough);
-  EXPECT_EQ(call.arcs[1].dst, 1u);
-  EXPECT_EQ(call.arcs[1].flags, kArcOnTree | kArcFake);
+  ASSERT_EQ(arcs_at(main_fn, 2).size(), 2u);
+  EXPECT_EQ(arcs_at(main_fn, 2)[0].dst, 4u);
+  EXPECT_EQ(arcs_at(main_fn, 2)[0].flags, kArcFallthrough);
+  EXPECT_EQ(arcs_at(main_fn, 2)[1].dst, 1u);
+  EXPECT_EQ(arcs_at(main_fn, 2)[1].flags, kArcOnTree | kArcFake);
   // block 5: the condition of the first loop.
   const NotesArcs& cond = main_fn.arcs[4];
   EXPECT_EQ(cond.src, 5u);
-  ASSERT_EQ(cond.arcs.size(), 2u);
-  EXPECT_EQ(cond.arcs[0].dst, 3u);
-  EXPECT_EQ(cond.arcs[0].flags, 0u);
-  EXPECT_EQ(cond.arcs[1].dst, 6u);
-  EXPECT_EQ(cond.arcs[1].flags, kArcOnTree | kArcFallthrough);
+  ASSERT_EQ(arcs_at(main_fn, 4).size(), 2u);
+  EXPECT_EQ(arcs_at(main_fn, 4)[0].dst, 3u);
+  EXPECT_EQ(arcs_at(main_fn, 4)[0].flags, 0u);
+  EXPECT_EQ(arcs_at(main_fn, 4)[1].dst, 6u);
+  EXPECT_EQ(arcs_at(main_fn, 4)[1].flags, kArcOnTree | kArcFallthrough);
   EXPECT_EQ(main_fn.arcs[15].src, 16u);
-  ASSERT_EQ(main_fn.arcs[15].arcs.size(), 1u);
-  EXPECT_EQ(main_fn.arcs[15].arcs[0].dst, 1u);
-  EXPECT_EQ(main_fn.arcs[15].arcs[0].flags, kArcOnTree);
+  ASSERT_EQ(arcs_at(main_fn, 15).size(), 1u);
+  EXPECT_EQ(arcs_at(main_fn, 15)[0].dst, 1u);
+  EXPECT_EQ(arcs_at(main_fn, 15)[0].flags, kArcOnTree);
   int non_tree = 0;
   for (const auto& rec : main_fn.arcs)
-    for (const auto& a : rec.arcs) non_tree += !(a.flags & kArcOnTree);
+    for (const auto& a : main_fn.arcs_of(rec)) non_tree += !(a.flags & kArcOnTree);
   EXPECT_EQ(non_tree, 7);  // = the 7 counters in the data file
   // LINES: block 2 holds lines 4, 7, 8; blocks 6..11 the one-line loops of line 10.
   ASSERT_EQ(main_fn.lines.size(), 14u);
   EXPECT_EQ(main_fn.lines[0].block, 2u);
-  ASSERT_EQ(main_fn.lines[0].locations.size(), 1u);
-  EXPECT_EQ(nf.files.at(main_fn.lines[0].locations[0].file), "p.c");
-  EXPECT_EQ(main_fn.lines[0].locations[0].lines, (std::vector<uint32_t>{4, 7, 8}));
+  ASSERT_EQ(locations_at(main_fn, 0).size(), 1u);
+  EXPECT_EQ(nf.files.at(locations_at(main_fn, 0)[0].file), "p.c");
+  EXPECT_EQ(lines_at(main_fn, 0, 0), (std::vector<uint32_t>{4, 7, 8}));
   for (size_t i = 4; i <= 9; ++i) {
     EXPECT_EQ(main_fn.lines[i].block, i + 2);
-    EXPECT_EQ(main_fn.lines[i].locations[0].lines, (std::vector<uint32_t>{10}));
+    EXPECT_EQ(lines_at(main_fn, i, 0), (std::vector<uint32_t>{10}));
   }
   EXPECT_EQ(main_fn.lines[13].block, 15u);
-  EXPECT_EQ(main_fn.lines[13].locations[0].lines, (std::vector<uint32_t>{13}));
+  EXPECT_EQ(lines_at(main_fn, 13, 0), (std::vector<uint32_t>{13}));
 
   const NotesFunction& sq = nf.functions[1];
   EXPECT_EQ(sq.name, "sq");
@@ -690,9 +706,9 @@ void check_known_notes(const NotesFile& nf, const testing::CompiledProgram& p, i
   EXPECT_EQ(sq.end_column, 38u);
   EXPECT_EQ(sq.num_blocks, 4u);
   ASSERT_EQ(sq.arcs.size(), 3u);
-  EXPECT_EQ(sq.arcs[0].arcs[0].flags, kArcFallthrough);
-  EXPECT_EQ(sq.arcs[1].arcs[0].flags, kArcOnTree | kArcFallthrough);
-  EXPECT_EQ(sq.arcs[2].arcs[0].flags, kArcOnTree);
+  EXPECT_EQ(arcs_at(sq, 0)[0].flags, kArcFallthrough);
+  EXPECT_EQ(arcs_at(sq, 1)[0].flags, kArcOnTree | kArcFallthrough);
+  EXPECT_EQ(arcs_at(sq, 2)[0].flags, kArcOnTree);
 
   const NotesFunction& never = nf.functions[2];
   EXPECT_EQ(never.name, "never");
@@ -743,19 +759,21 @@ void expect_same_notes(const NotesFile& a, const NotesFile& b) {
     ASSERT_EQ(x.arcs.size(), y.arcs.size());
     for (size_t j = 0; j < x.arcs.size(); ++j) {
       EXPECT_EQ(x.arcs[j].src, y.arcs[j].src);
-      ASSERT_EQ(x.arcs[j].arcs.size(), y.arcs[j].arcs.size());
-      for (size_t k = 0; k < x.arcs[j].arcs.size(); ++k) {
-        EXPECT_EQ(x.arcs[j].arcs[k].dst, y.arcs[j].arcs[k].dst);
-        EXPECT_EQ(x.arcs[j].arcs[k].flags, y.arcs[j].arcs[k].flags);
+      const auto xa = arcs_at(x, j), ya = arcs_at(y, j);
+      ASSERT_EQ(xa.size(), ya.size());
+      for (size_t k = 0; k < xa.size(); ++k) {
+        EXPECT_EQ(xa[k].dst, ya[k].dst);
+        EXPECT_EQ(xa[k].flags, ya[k].flags);
       }
     }
     ASSERT_EQ(x.lines.size(), y.lines.size());
     for (size_t j = 0; j < x.lines.size(); ++j) {
       EXPECT_EQ(x.lines[j].block, y.lines[j].block);
-      ASSERT_EQ(x.lines[j].locations.size(), y.lines[j].locations.size());
-      for (size_t k = 0; k < x.lines[j].locations.size(); ++k) {
-        EXPECT_EQ(a.files.at(x.lines[j].locations[k].file), b.files.at(y.lines[j].locations[k].file));
-        EXPECT_EQ(x.lines[j].locations[k].lines, y.lines[j].locations[k].lines);
+      const auto xl = locations_at(x, j), yl = locations_at(y, j);
+      ASSERT_EQ(xl.size(), yl.size());
+      for (size_t k = 0; k < xl.size(); ++k) {
+        EXPECT_EQ(a.files.at(xl[k].file), b.files.at(yl[k].file));
+        EXPECT_EQ(lines_at(x, j, k), lines_at(y, j, k));
       }
     }
   }

@@ -3,6 +3,7 @@
 // block 0 is ENTRY, block 1 is EXIT, as GCC numbers them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -27,15 +28,13 @@ inline format::NotesFunction notes_function(uint32_t num_blocks, const std::vect
   f.name = "f";
   f.source = "f.c";
   f.num_blocks = num_blocks;
-  for (const ArcDef& a : arcs) {
-    format::NotesArcs* rec = nullptr;
-    for (auto& r : f.arcs)
-      if (r.src == a.src) rec = &r;
-    if (!rec) {
-      f.arcs.push_back(format::NotesArcs{a.src, {}});
-      rec = &f.arcs.back();
-    }
-    rec->arcs.push_back(format::NotesArc{a.dst, a.flags});
+  std::vector<uint32_t> sources;  // in order of first mention
+  for (const ArcDef& a : arcs)
+    if (std::find(sources.begin(), sources.end(), a.src) == sources.end()) sources.push_back(a.src);
+  for (uint32_t src : sources) {
+    f.begin_arcs(src);
+    for (const ArcDef& a : arcs)
+      if (a.src == src) f.add_arc(a.dst, a.flags);
   }
   return f;
 }

@@ -11,15 +11,15 @@
 namespace covkit::model {
 namespace {
 
-format::NotesArcs arcs(uint32_t src, std::vector<std::pair<uint32_t, bool>> dsts) {
-  format::NotesArcs rec;
-  rec.src = src;
-  for (auto [dst, on_tree] : dsts) rec.arcs.push_back({dst, on_tree ? format::kArcOnTree : 0u});
-  return rec;
+void arcs(format::NotesFunction& f, uint32_t src, std::vector<std::pair<uint32_t, bool>> dsts) {
+  f.begin_arcs(src);
+  for (auto [dst, on_tree] : dsts) f.add_arc(dst, on_tree ? format::kArcOnTree : 0u);
 }
 
-format::NotesLines lines(uint32_t block, std::vector<uint32_t> numbers) {
-  return format::NotesLines{block, {format::NotesLocation{0, std::move(numbers)}}};
+void lines(format::NotesFunction& f, uint32_t block, std::vector<uint32_t> numbers) {
+  f.begin_lines(block);
+  f.begin_location(0);
+  for (uint32_t n : numbers) f.add_line(n);
 }
 
 // int f(n) {        line 2: block 2
@@ -37,8 +37,13 @@ format::NotesFile loop_on_one_line() {
   f.start_line = 2;
   f.num_blocks = 5;
   // Measured (off the tree), in counter order: 2->3, 3->4.
-  f.arcs = {arcs(0, {{2, true}}), arcs(2, {{3, false}}), arcs(3, {{4, false}, {1, true}}), arcs(4, {{3, true}})};
-  f.lines = {lines(2, {2}), lines(3, {3}), lines(4, {3})};
+  arcs(f, 0, {{2, true}});
+  arcs(f, 2, {{3, false}});
+  arcs(f, 3, {{4, false}, {1, true}});
+  arcs(f, 4, {{3, true}});
+  lines(f, 2, {2});
+  lines(f, 3, {3});
+  lines(f, 4, {3});
   nf.functions.push_back(f);
   return nf;
 }
