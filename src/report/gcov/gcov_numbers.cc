@@ -44,7 +44,14 @@ std::string_view whole_percent_text(char* buf, float ratio) {
   return {buf, digits.size() + 1};
 }
 
-std::string_view gcov_text(char* buf, int64_t top, int64_t bottom, int decimals, bool human) {
+void append_padded(std::string& out, std::string_view text, size_t width) {
+  if (text.size() < width) out.append(width - text.size(), ' ');
+  out += text;
+}
+
+}  // namespace
+
+std::string_view gcov_number_text(char* buf, int64_t top, int64_t bottom, int decimals, bool human) {
   if (decimals < 0) return count_text(buf, top, human);
   float ratio = bottom ? 100.0f * float(top) / float(bottom) : 0.0f;
   if (ratio > 0.0f && ratio < 0.5f && decimals == 0) ratio = 1.0f;
@@ -54,13 +61,6 @@ std::string_view gcov_text(char* buf, int64_t top, int64_t bottom, int decimals,
   return {buf, size_t(n)};
 }
 
-void append_padded(std::string& out, std::string_view text, size_t width) {
-  if (text.size() < width) out.append(width - text.size(), ' ');
-  out += text;
-}
-
-}  // namespace
-
 std::string format_count(int64_t count, bool human) {
   char buf[64];
   return std::string(count_text(buf, count, human));
@@ -68,7 +68,7 @@ std::string format_count(int64_t count, bool human) {
 
 std::string format_gcov(int64_t top, int64_t bottom, int decimals, bool human) {
   char buf[64];
-  return std::string(gcov_text(buf, top, bottom, decimals, human));
+  return std::string(gcov_number_text(buf, top, bottom, decimals, human));
 }
 
 void append_count(std::string& out, int64_t count, bool human, size_t width) {
@@ -78,7 +78,7 @@ void append_count(std::string& out, int64_t count, bool human, size_t width) {
 
 void append_gcov(std::string& out, int64_t top, int64_t bottom, int decimals, bool human, size_t width) {
   char buf[64];
-  append_padded(out, gcov_text(buf, top, bottom, decimals, human), width);
+  append_padded(out, gcov_number_text(buf, top, bottom, decimals, human), width);
 }
 
 }  // namespace covkit::report

@@ -15,6 +15,8 @@ std::string_view count_text(char* buf, int64_t count, bool human);
 // gcov's format_gcov: decimals >= 0 gives "top/bottom" as a percentage with
 // that many decimals and a '%'; decimals < 0 gives format_count(top).
 std::string format_gcov(int64_t top, int64_t bottom, int decimals, bool human);
+// The same into `buf` (64 bytes), which the text returned views.
+std::string_view gcov_number_text(char* buf, int64_t top, int64_t bottom, int decimals, bool human);
 
 // The same appended to `out`, right-aligned in `width` columns: the .gcov
 // text writes one or more per line, and a temporary string each was a tenth

@@ -61,6 +61,88 @@ class SourceLines {
   std::vector<uint32_t> starts_{0};  // each line's first byte, then the end
 };
 
+// The text being made, written in place: each line's pieces are copied to
+// where the last ended, after one check that there is room for the line
+// (an append per piece, each checking and growing the string, was half of
+// the renderer's instructions). Views `text`, whose size is its capacity
+// while rendering (its bytes past what was written unspecified); finish()
+// leaves it the size of what was written.
+class TextBuffer {
+ public:
+  explicit TextBuffer(std::string& text) : text_(text) {
+    text_.resize(text_.capacity());
+    used_ = 0;
+  }
+  // Room for `n` more bytes: where they go. commit() says where they ended.
+  [[gnu::always_inline]] char* room(size_t n) {
+    if (text_.size() - used_ < n) grow(n);
+    return text_.data() + used_;
+  }
+  [[gnu::always_inline]] void commit(const char* end) { used_ = size_t(end - text_.data()); }
+  [[gnu::always_inline]] void put(std::string_view piece) {
+    char* at = room(piece.size());
+    std::memcpy(at, piece.data(), piece.size());
+    used_ += piece.size();
+  }
+  [[gnu::always_inline]] void put(char c) {
+    *room(1) = c;
+    ++used_;
+  }
+  size_t size() const { return used_; }
+  std::string_view view() const { return {text_.data(), used_}; }
+  void clear() { used_ = 0; }
+  // At least `n` bytes in all.
+  void reserve(size_t n) {
+    if (text_.size() < n) text_.resize(n);
+  }
+  // The text written, as `text`'s contents.
+  void finish() { text_.resize(used_); }
+
+ private:
+  void grow(size_t n) { text_.resize(std::max(2 * text_.size(), used_ + n + 4096)); }
+  std::string& text_;
+  size_t used_ = 0;
+};
+
+// `v` in decimal, right-aligned in `width` (<= 16) columns (wider when it
+// needs to be), written at `at`, where there must be room for 16 + 20
+// bytes; returns where it ends. Two digits a step, the padding one store:
+// once or twice per line of every text (a loop per digit and a memset were
+// a tenth of the renderer).
+[[gnu::always_inline]] inline char* put_decimal(char* at, uint64_t v, size_t width) {
+  static constexpr char kPairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  size_t digits = 1;
+  for (uint64_t rest = v; rest >= 10 && digits < 20; rest /= 10) ++digits;
+  std::memcpy(at, "                ", 16);
+  char* const end = at + (digits > width ? digits : width);
+  char* d = end;
+  while (v >= 100) {
+    d -= 2;
+    std::memcpy(d, kPairs + 2 * (v % 100), 2);
+    v /= 100;
+  }
+  if (v >= 10) {
+    d -= 2;
+    std::memcpy(d, kPairs + 2 * v, 2);
+  } else {
+    *--d = char('0' + v);
+  }
+  return end;
+}
+
+// `text` right-aligned in `width` columns at `at`; returns where it ends.
+char* put_padded(char* at, std::string_view text, size_t width) {
+  if (text.size() < width) {
+    std::memset(at, ' ', width - text.size());
+    at += width - text.size();
+  }
+  std::memcpy(at, text.data(), text.size());
+  return at + text.size();
+}
+
 class TextRenderer {
  public:
   TextRenderer(model::GcovSession& s, uint32_t src, const TextOptions& o, std::string& out,
@@ -72,7 +154,6 @@ class TextRenderer {
         o_(o),
         out_(out),
         sink_(sink) {
-    out_.clear();
     lines_.clear();  // the last source's (a source that cannot be read has none)
   }
 
@@ -84,31 +165,54 @@ class TextRenderer {
                       std::string_view exceptional_string, std::string_view unexceptional_string,
                       uint32_t maximum_count);
   void source_line(uint32_t line) {
-    out_ += ':';
     // Printed like printf's %s: stops at a NUL byte (looked for per line
     // only in a source that has one: a search per line was ~2% of the run).
     std::string_view text = line >= 1 && line <= lines_.size() ? lines_[line - 1] : std::string_view();
-    out_ += has_nul_ ? text.substr(0, text.find('\0')) : text;
-    out_ += '\n';
+    if (has_nul_) text = text.substr(0, text.find('\0'));
+    char* at = out_.room(text.size() + 2);
+    *at++ = ':';
+    std::memcpy(at, text.data(), text.size());
+    at += text.size();
+    *at++ = '\n';
+    out_.commit(at);
   }
   // `field` right-aligned in 9 columns, ':', and the line number in 5.
   void append_field_and_number(std::string_view field, uint32_t line_num) {
-    char buf[96];  // a field of at most 64, a separator, a number of at most 10 digits
-    size_t n = 0;
-    auto put = [&](std::string_view text, size_t width) {
-      if (text.size() < width) {
-        std::memset(buf + n, ' ', width - text.size());
-        n += width - text.size();
-      }
-      std::memcpy(buf + n, text.data(), text.size());
-      n += text.size();
-    };
-    put(field.substr(0, 64), 9);
-    buf[n++] = ':';
-    const fmt::format_int digits(line_num);
-    put(std::string_view(digits.data(), digits.size()), 5);
-    out_.append(buf, n);
+    field = field.substr(0, 64);
+    char* at = out_.room(9 + 64 + 1 + 16 + 20);
+    at = put_padded(at, field, 9);
+    *at++ = ':';
+    out_.commit(put_decimal(at, line_num, 5));
   }
+  // A line without code ("        -:"), the commonest, in two stores.
+  void append_no_code_and_number(uint32_t line_num) {
+    static constexpr char kNoCode[] = "        -:";
+    char* at = out_.room(10 + 16 + 20);
+    std::memcpy(at, kNoCode, 10);
+    out_.commit(put_decimal(at + 10, line_num, 5));
+  }
+  // A count in 9 columns, '*' after it for a line with an unexecuted
+  // block, ':', and the line number in 5.
+  void append_count_and_number(uint64_t count, bool star, uint32_t line_num) {
+    char* at = out_.room(16 + 20 + 1 + 1 + 16 + 20);
+    if (star) {
+      char digits[40];
+      char* end = put_decimal(digits, count, 0);
+      *end++ = '*';
+      at = put_padded(at, std::string_view(digits, size_t(end - digits)), 9);
+    } else {
+      at = put_decimal(at, count, 9);
+    }
+    *at++ = ':';
+    out_.commit(put_decimal(at, line_num, 5));
+  }
+  // A number as gcov prints it (gcov_number_text).
+  void put_gcov(int64_t top, int64_t bottom, int decimals) {
+    char buf[64];
+    out_.put(gcov_number_text(buf, top, bottom, decimals, o_.human));
+  }
+  // The number of a block or branch line, in 2 columns.
+  void put_index(int ix) { out_.commit(put_decimal(out_.room(16 + 20), uint64_t(ix), 2)); }
   void line_details(const model::LineInfo& line, uint32_t line_num);
   bool branch_count(int ix, const model::Function& fn, const model::Arc& arc);
   void function_details(model::SessionFunction& f);
@@ -126,13 +230,14 @@ class TextRenderer {
   SourceLines& lines_ = kept_lines;
   static thread_local SourceLines kept_lines;
   bool has_nul_ = false;  // the source holds a NUL byte somewhere
-  std::string& out_;
+  TextBuffer out_;
+  std::string scratch_;  // the colours' and hotness' pieces
   const TextSink* sink_;  // where out_ goes when full, if anywhere
   // Handed to sink_ from this size on.
   static constexpr size_t kPiece = size_t(64) << 10;
   void pass_on_if_full() {
     if (sink_ && out_.size() >= kPiece) {
-      (*sink_)(out_);
+      (*sink_)(out_.view());
       out_.clear();
     }
   }
@@ -142,109 +247,113 @@ void TextRenderer::line_beginning(bool exists, bool unexceptional, bool has_unex
                                   uint32_t line_num, std::string_view exceptional_string,
                                   std::string_view unexceptional_string, uint32_t maximum_count) {
   if (!o_.colors && !(o_.hotness && maximum_count)) {
-    // Without colours, the count and the line number are put together
-    // and appended at once: once per line of every source, an append per
-    // piece (padding, text, separator) was a fifth of the renderer.
-    char count_buf[64];
-    std::string_view field;
+    // Without colours, the count and the line number are written at once.
     if (!exists) {
-      field = "-";
+      append_no_code_and_number(line_num);
+    } else if (count > 0 && !o_.human) {
+      append_count_and_number(uint64_t(count), has_unexecuted_block && session_.has_unexecuted_blocks(), line_num);
     } else if (count > 0) {
-      field = count_text(count_buf, count, o_.human);
+      char count_buf[64];
+      std::string_view field = count_text(count_buf, count, o_.human);
       if (has_unexecuted_block && session_.has_unexecuted_blocks()) {
         count_buf[field.size()] = '*';
         field = std::string_view(count_buf, field.size() + 1);
       }
+      append_field_and_number(field, line_num);
     } else {
-      field = unexceptional ? unexceptional_string : exceptional_string;
+      append_field_and_number(unexceptional ? unexceptional_string : exceptional_string, line_num);
     }
-    append_field_and_number(field, line_num);
     return;
   }
-  // Appended in place: once per line of every source, a temporary string
-  // per field was a good part of the run.
+  // With colours or hotness: made in a string of the renderer's, then written.
+  std::string& text = scratch_;
+  text.clear();
   if (!exists) {
-    out_.append(8, ' ');
-    out_ += '-';
+    text.append(8, ' ');
+    text += '-';
   } else if (count > 0) {
     if (has_unexecuted_block && session_.has_unexecuted_blocks()) {
       if (o_.colors) {
-        out_ += sgr("45;37");
-        append_count(out_, count, o_.human, 9);
-        out_ += kReset;
+        text += sgr("45;37");
+        append_count(text, count, o_.human, 9);
+        text += kReset;
       } else {
         std::string s = fmt_count(count, 0, -1);
         s += '*';
         pad9(s);
-        out_ += s;
+        text += s;
       }
     } else {
-      append_count(out_, count, o_.human, 9);
+      append_count(text, count, o_.human, 9);
     }
   } else if (o_.colors) {
-    out_ += unexceptional ? sgr("41;37") : sgr("46;37");
-    out_.append(8, ' ');
-    out_ += '0';
-    out_ += kReset;
+    text += unexceptional ? sgr("41;37") : sgr("46;37");
+    text.append(8, ' ');
+    text += '0';
+    text += kReset;
   } else {
     std::string_view mark = unexceptional ? unexceptional_string : exceptional_string;
-    if (mark.size() < 9) out_.append(9 - mark.size(), ' ');
-    out_ += mark;
+    if (mark.size() < 9) text.append(9 - mark.size(), ' ');
+    text += mark;
   }
-  out_ += ':';
+  text += ':';
   if (o_.hotness && maximum_count) {
     // Wrapping products: the same answers as gcov for any count, without UB.
     const int64_t max = maximum_count;
     auto times = [count](uint64_t k) { return int64_t(uint64_t(count) * k); };
     if (times(2) > max)
-      out_ += sgr("41");
+      text += sgr("41");
     else if (times(5) > max)
-      out_ += sgr("43");
+      text += sgr("43");
     else if (times(10) > max)
-      out_ += sgr("42");
-    util::append_decimal(out_, line_num, 5);
-    out_ += kReset;
+      text += sgr("42");
+    util::append_decimal(text, line_num, 5);
+    text += kReset;
   } else {
-    util::append_decimal(out_, line_num, 5);
+    util::append_decimal(text, line_num, 5);
   }
+  out_.put(text);
 }
 
 bool TextRenderer::branch_count(int ix, const model::Function& fn, const model::Arc& arc) {
   const int64_t src_count = fn.blocks[arc.src].count;
   const int decimals = o_.counts ? -1 : 0;
   auto number = [&](std::string_view what) {
-    out_ += what;
-    util::append_decimal(out_, uint64_t(ix), 2);
+    out_.put(what);
+    put_index(ix);
   };
   if (arc.is_call_non_return) {
     number("call   ");
     if (src_count) {
-      out_ += " returned ";
-      append_gcov(out_, model::sub_counts(src_count, arc.count), src_count, decimals, o_.human);
+      out_.put(" returned ");
+      put_gcov(model::sub_counts(src_count, arc.count), src_count, decimals);
     } else {
-      out_ += " never executed";
+      out_.put(" never executed");
     }
-    out_ += '\n';
+    out_.put('\n');
   } else if (!arc.is_unconditional) {
     number("branch ");
     if (src_count) {
-      out_ += " taken ";
-      append_gcov(out_, arc.count, src_count, decimals, o_.human);
-      out_ += arc.fall_through ? " (fallthrough)" : arc.is_throw ? " (throw)" : "";
+      out_.put(" taken ");
+      put_gcov(arc.count, src_count, decimals);
+      if (arc.fall_through)
+        out_.put(" (fallthrough)");
+      else if (arc.is_throw)
+        out_.put(" (throw)");
     } else {
-      out_ += " never executed";
+      out_.put(" never executed");
     }
-    if (o_.verbose) out_ += fmt::format(" (BB {})", fn.blocks[arc.dst].id);
-    out_ += '\n';
+    if (o_.verbose) out_.put(fmt::format(" (BB {})", fn.blocks[arc.dst].id));
+    out_.put('\n');
   } else if (o_.unconditional && !fn.blocks[arc.dst].is_call_return) {
     number("unconditional ");
     if (src_count) {
-      out_ += " taken ";
-      append_gcov(out_, arc.count, src_count, decimals, o_.human);
+      out_.put(" taken ");
+      put_gcov(arc.count, src_count, decimals);
     } else {
-      out_ += " never executed";
+      out_.put(" never executed");
     }
-    out_ += '\n';
+    out_.put('\n');
   } else {
     return false;
   }
@@ -260,10 +369,10 @@ void TextRenderer::line_details(const model::LineInfo& line, uint32_t line_num) 
         // gcov passes the block's "exceptional" where the line's
         // "unexceptional" goes, so '$$$$$' marks exceptional blocks.
         line_beginning(line.exists, b.exceptional, false, b.count, line_num, "%%%%%", "$$$$$", 0);
-        out_ += "-block ";
-        util::append_decimal(out_, uint64_t(ix++), 2);
-        if (o_.verbose) out_ += fmt::format(" (BB {})", b.id);
-        out_ += '\n';
+        out_.put("-block ");
+        put_index(ix++);
+        if (o_.verbose) out_.put(fmt::format(" (BB {})", b.id));
+        out_.put('\n');
       }
       if (o_.branches)
         for (uint32_t a : b.succ) jx += branch_count(jx, *ref.fn, ref.fn->arcs[a]);
@@ -283,37 +392,37 @@ void TextRenderer::function_details(model::SessionFunction& f) {
     for (uint32_t a : fn.blocks[model::kExitBlock].pred)
       if (fn.arcs[a].fake) return_count = model::sub_counts(return_count, fn.arcs[a].count);
   // Appended in place (a formatted string per function was a few percent of the run).
-  out_ += "function ";
-  out_ += session_.function_name(f);
-  out_ += " called ";
-  append_gcov(out_, called_count, 0, -1, o_.human);
-  out_ += " returned ";
-  append_gcov(out_, return_count, called_count, 0, o_.human);
-  out_ += " blocks executed ";
-  append_gcov(out_, f.blocks_executed, fn.real_block_count(), 0, o_.human);
-  out_ += '\n';
+  out_.put("function ");
+  out_.put(session_.function_name(f));
+  out_.put(" called ");
+  put_gcov(called_count, 0, -1);
+  out_.put(" returned ");
+  put_gcov(return_count, called_count, 0);
+  out_.put(" blocks executed ");
+  put_gcov(f.blocks_executed, fn.real_block_count(), 0);
+  out_.put('\n');
 }
 
 std::string TextRenderer::run() {
   std::string messages;
   if (o_.colors)
-    out_ += fmt::format("{}Colorization: profile count: {}zero coverage (exceptional){} {}zero coverage (unexceptional){} "
-                        "{}unexecuted block{}\n",
-                        kLineStart, sgr("46"), kReset, sgr("41"), kReset, sgr("45"), kReset);
+    out_.put(fmt::format("{}Colorization: profile count: {}zero coverage (exceptional){} {}zero coverage "
+                         "(unexceptional){} {}unexecuted block{}\n",
+                         kLineStart, sgr("46"), kReset, sgr("41"), kReset, sgr("45"), kReset));
   if (o_.hotness)
-    out_ += fmt::format("{}Colorization: line numbers: hotness: {}> 50%{} {}> 20%{} {}> 10%{}\n", kLineStart,
-                        sgr("41"), kReset, sgr("43"), kReset, sgr("42"), kReset);
-  out_ += fmt::format("{}Source:{}\n", kLineStart, entry_.display_name);
+    out_.put(fmt::format("{}Colorization: line numbers: hotness: {}> 50%{} {}> 20%{} {}> 10%{}\n", kLineStart,
+                         sgr("41"), kReset, sgr("43"), kReset, sgr("42"), kReset));
+  out_.put(fmt::format("{}Source:{}\n", kLineStart, entry_.display_name));
   if (!o_.multiple_files) {
-    out_ += fmt::format("{}Graph:{}\n", kLineStart, session_.notes_name());
-    out_ += fmt::format("{}Data:{}\n", kLineStart, session_.no_data_file() ? "-" : session_.data_name());
-    out_ += fmt::format("{}Runs:{}\n", kLineStart, session_.object_runs());
+    out_.put(fmt::format("{}Graph:{}\n", kLineStart, session_.notes_name()));
+    out_.put(fmt::format("{}Data:{}\n", kLineStart, session_.no_data_file() ? "-" : session_.data_name()));
+    out_.put(fmt::format("{}Runs:{}\n", kLineStart, session_.object_runs()));
   }
   auto file = util::read_source_file(entry_.name);  // named by the notes: their owners' rights
   if (!file)
     messages += fmt::format("Cannot open source file {}\n", entry_.name);
   else if (entry_.file_time == 0)
-    out_ += fmt::format("{}Source is newer than graph\n", kLineStart);
+    out_.put(fmt::format("{}Source is newer than graph\n", kLineStart));
   if (file) {
     lines_.split(file->text());
     has_nul_ = std::memchr(file->bytes().data(), 0, file->bytes().size()) != nullptr;
@@ -324,13 +433,16 @@ std::string TextRenderer::run() {
   size_t estimate = out_.size() + (file ? file->bytes().size() : 0) + lines_.size() * 24;
   if (o_.branches)
     for (const model::LineInfo& line : src_.lines.entries()) estimate += line.branches.size() * 36;
-  out_.reserve(sink_ ? std::min(estimate, 2 * kPiece) : estimate);
+  // Handed on from kPiece: the buffer needs that and a line's worth more
+  // (it grows if a line is longer). Sized in place, its pages are written:
+  // no more than it needs.
+  out_.reserve(sink_ ? std::min(estimate, kPiece + kPiece / 8) : estimate);
 
   uint32_t line_start_group = 0;
   std::vector<model::SessionFunction*>* fns = nullptr;
   for (uint32_t line_num = 1; line_num <= lines_.size(); ++line_num) {
     if (line_num >= src_.lines.size()) {
-      append_field_and_number("-", line_num);
+      append_no_code_and_number(line_num);
       source_line(line_num);
       pass_on_if_full();
       continue;
@@ -352,11 +464,11 @@ std::string TextRenderer::run() {
     line_details(line, line_num);
     if (line_start_group == line_num) {
       for (model::SessionFunction* f : *fns) {
-        out_ += kSeparator;
-        std::string name = session_.function_name(*f);
-        if (o_.colors) name = sgr("36") + name + std::string(kReset);
-        out_ += name;
-        out_ += ":\n";
+        out_.put(kSeparator);
+        if (o_.colors) out_.put(sgr("36"));
+        out_.put(session_.function_name(*f));
+        if (o_.colors) out_.put(kReset);
+        out_.put(":\n");
         function_details(*f);
         for (size_t i = 0; i < f->lines.size(); ++i) {
           const model::LineInfo& fl = f->lines[i];
@@ -368,14 +480,17 @@ std::string TextRenderer::run() {
           pass_on_if_full();
         }
       }
-      out_ += kSeparator;
+      out_.put(kSeparator);
       line_start_group = 0;
     }
     pass_on_if_full();
   }
-  if (sink_ && !out_.empty()) {
-    (*sink_)(out_);
-    out_.clear();
+  if (sink_) {
+    // All handed on; the buffer keeps its size (unspecified contents) for
+    // the next source: shrunk, it would be filled with zeros again.
+    if (out_.size()) (*sink_)(out_.view());
+  } else {
+    out_.finish();
   }
   (void)src_idx_;
   return messages;

@@ -37,8 +37,9 @@ std::string render_gcov_text(model::GcovSession& session, uint32_t src, const Te
 // thread, not the whole text (the fresh pages of the largest sources' texts
 // were a sixth of the page faults of jsoncpp's runs).
 using TextSink = std::function<void(std::string_view)>;
-// The same, the text handed to `sink` piece by piece (`text` is the buffer
-// and ends empty).
+// The same, the text handed to `sink` piece by piece (`text` is the buffer:
+// what it holds afterwards is unspecified; its size is kept so that the next
+// source need not fill it again).
 std::string render_gcov_text(model::GcovSession& session, uint32_t src, const TextOptions& o, std::string& text,
                              const TextSink& sink);
 
