@@ -71,6 +71,27 @@ std::optional<ParseError> read_record(ByteReader& r, DataRecord& rec, uint64_t l
   return std::nullopt;
 }
 
+// How many records follow (to the end marker, the end or the first broken
+// record): the records' array is then allocated once (grown by doubling,
+// it allocated twice the records' size, most of the memory of reading a
+// data file).
+size_t count_records(ByteReader r, bool bytes) {
+  size_t n = 0;
+  while (!r.at_end()) {
+    auto tag = r.u32();
+    if (!tag || *tag == 0) break;
+    auto length = r.u32();
+    if (!length) break;
+    ++n;
+    const int32_t signed_len = int32_t(*length);
+    if (is_counter_tag(*tag) && signed_len < 0) continue;  // no payload
+    const uint64_t len_bytes = bytes ? uint64_t{*length} : uint64_t{*length} * 4;
+    if (len_bytes > r.remaining()) break;
+    r.seek(r.position() + len_bytes);
+  }
+  return n;
+}
+
 }  // namespace
 
 DataResult read_data(std::span<const uint8_t> data, const DataReadLimits& limits) {
@@ -96,6 +117,7 @@ DataResult read_data(std::span<const uint8_t> data, const DataReadLimits& limits
   const bool bytes = v->lengths_in_bytes();
   uint32_t ident = 0;  // of the last function record
   file.terminated = false;
+  file.records.reserve(count_records(r, bytes));
   while (!r.at_end()) {
     size_t offset = r.position();
     auto tag = r.u32();

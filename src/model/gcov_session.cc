@@ -156,9 +156,13 @@ LoadedObject load_object_files(std::string notes_name, std::string data_name, co
         if (known == UINT32_MAX) known = source_of(nf.files[file]);
         return known;
       };
-      obj.functions.push_back(build_function(f, source_of, location_source_of));
+      obj.functions.emplace_back().fn = build_function(f, source_of, location_source_of);
       return !nf.version.is_gcc48();
     };
+    // Room for as many functions as a file of this size usually holds
+    // (GCC writes ~800 bytes a function, and more): memory reserved and
+    // never written is no page of the process's.
+    obj.functions.reserve(bytes->bytes().size() / 128 + 16);
     auto res = format::read_notes(bytes->bytes(), take);
     if (!res)
       obj.notes = res.error();
@@ -184,7 +188,7 @@ LoadedObject load_object_files(std::string notes_name, std::string data_name, co
   // they have the notes' number of them (gcov's rule): nothing else is
   // decoded, so a huge or hostile data file costs no memory.
   std::unordered_map<uint32_t, size_t> arcs;
-  for (const Function& f : obj.functions) arcs.emplace(f.ident, f.counts.size());
+  for (const SessionFunction& f : obj.functions) arcs.emplace(f.fn.ident, f.fn.counts.size());
   format::DataReadLimits limits;
   limits.arcs_by_function = &arcs;
   limits.everything = false;
@@ -275,14 +279,13 @@ void GcovSession::read_notes(LoadedObject& obj) {
   for (size_t i = 0; i < obj.local_names.size(); ++i) global[i] = sources_.find(obj.local_names[i], bbg_file_time_, newer);
   coverage_.resize(sources_.entries().size());
 
-  for (Function& g : obj.functions) {
+  std::vector<SessionFunction>& kept = storage_.emplace_back(std::move(obj.functions));
+  for (SessionFunction& sf : kept) {
+    Function& g = sf.fn;
     g.source = global[g.source];
     for (BlockLocation& loc : g.location_list) loc.source = global[loc.source];
-    auto sf = std::make_unique<SessionFunction>();
-    sf->fn = std::move(g);
-    functions_.push_back(sf.get());
-    ident_to_fn_[sf->fn.ident] = sf.get();
-    storage_.push_back(std::move(sf));
+    functions_.push_back(&sf);
+    ident_to_fn_[g.ident] = &sf;
   }
   if (nf.error)
     report({DiagnosticKind::kNotesCorrupt, bbg_file_name_, {}, nf.error->message, {}, nf.error->offset});
@@ -592,13 +595,28 @@ void GcovSession::accumulate(uint32_t src_idx) {
   // (gcov 11 and 12; so branches on them never reach the summary).
   for (LineInfo& line : src.lines.entries()) accumulate_line(line, src, true);
   if (opts_.json) return;  // JSON keeps group lines apart
+  // The file's entries for the group lines made at once (one by one, the
+  // table's entries were copied at each doubling: a header's table of
+  // template lines grew to twice its size, on fresh pages).
+  bool groups = false;
+  for (SessionFunction* f : src.functions) {
+    if (f->fn.source != src_idx || !f->is_group) continue;
+    groups = true;
+    for (size_t i = 0; i < f->lines.size(); ++i) {
+      if (!f->lines[i].exists) continue;
+      const size_t ln = f->fn.start_line + i;
+      src.lines.grow(ln + 1);
+      src.lines.mark(ln);
+    }
+  }
+  if (!groups) return;
+  src.lines.make_marked();
   for (SessionFunction* f : src.functions) {
     if (f->fn.source != src_idx || !f->is_group) continue;
     for (size_t i = 0; i < f->lines.size(); ++i) {
       const LineInfo& fl = f->lines[i];
       if (!fl.exists) continue;
       size_t ln = f->fn.start_line + i;
-      src.lines.grow(ln + 1);
       LineInfo& sl = src.lines.make(ln);
       if (!sl.exists) src.coverage.lines++;
       if (!sl.count && fl.count) src.coverage.lines_executed++;

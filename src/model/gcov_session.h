@@ -145,8 +145,11 @@ struct LoadedObject {
   bool data_opened = false;
   std::optional<Error> data_open_error;  // exists but cannot be read (not set when absent)
   std::variant<std::monostate, format::DataFile, format::HeaderError> data;
-  // Graphs built from the notes, with source indices into `local_names`.
-  std::vector<Function> functions;
+  // Graphs built from the notes, with source indices into `local_names`,
+  // as the session keeps them: it takes the whole array (a graph moved to
+  // an allocation of its own each, and the array grown by doubling as the
+  // notes were read, were two copies of every graph's fixed part).
+  std::vector<SessionFunction> functions;
   std::vector<std::string> local_names;  // file names in order of first mention
 };
 
@@ -236,7 +239,7 @@ class GcovSession {
   SessionOptions opts_;
   SourceTable sources_;
   std::vector<SourceCoverage> coverage_;
-  std::vector<std::unique_ptr<SessionFunction>> storage_;
+  std::vector<std::vector<SessionFunction>> storage_;  // each object's functions, never resized
   std::vector<SessionFunction*> functions_;  // gcov's `functions`, in reading order
   std::unordered_map<uint32_t, SessionFunction*> ident_to_fn_;
   // What the lines' lists view (reserve_line_lists).

@@ -1,7 +1,9 @@
 #pragma once
 // Optional phase timings on stderr (COVKIT_TIMING=1), for finding where a
-// run spends its time without a profiler: the wall time of each phase and
-// the CPU time the process spent in it (all threads, user and system).
+// run spends its time without a profiler: the wall time of each phase, the
+// CPU time the process spent in it (all threads, user and system) and its
+// page faults (on a VM, a fresh page can cost more than a microsecond).
+#include <sys/resource.h>
 #include <time.h>
 
 #include <chrono>
@@ -14,21 +16,25 @@ class PhaseTimer {
  public:
   PhaseTimer()
       : enabled_(std::getenv("COVKIT_TIMING") != nullptr), first_(Clock::now()), last_(first_), first_cpu_(cpu_ms()),
-        last_cpu_(first_cpu_) {}
+        last_cpu_(first_cpu_), first_faults_(enabled_ ? faults() : 0), last_faults_(first_faults_) {}
   bool enabled() const { return enabled_; }
   // The time since the last mark (or the start), under `phase`.
   void mark(const char* phase) {
     if (!enabled_) return;
     auto now = Clock::now();
     double cpu = cpu_ms();
-    print(phase, std::chrono::duration<double, std::milli>(now - last_).count(), cpu - last_cpu_);
+    long now_faults = faults();
+    print(phase, std::chrono::duration<double, std::milli>(now - last_).count(), cpu - last_cpu_,
+          now_faults - last_faults_);
     last_ = now;
     last_cpu_ = cpu;
+    last_faults_ = now_faults;
   }
   // The time since the start (a closing line: the phases' sum).
   void total(const char* what) const {
     if (!enabled_) return;
-    print(what, std::chrono::duration<double, std::milli>(Clock::now() - first_).count(), cpu_ms() - first_cpu_);
+    print(what, std::chrono::duration<double, std::milli>(Clock::now() - first_).count(), cpu_ms() - first_cpu_,
+          faults() - first_faults_);
   }
   // A part measured by its caller (one thread's share of a phase run on several).
   void note(const char* what, double wall_ms, double cpu_ms) const {
@@ -39,8 +45,18 @@ class PhaseTimer {
 
  private:
   using Clock = std::chrono::steady_clock;
-  static void print(const char* what, double wall_ms, double cpu_ms) {
-    std::fprintf(stderr, "covkit timing: %-24s %8.2f ms  cpu %7.2f ms\n", what, wall_ms, cpu_ms);
+  static void print(const char* what, double wall_ms, double cpu_ms, long page_faults = -1) {
+    if (page_faults < 0)
+      std::fprintf(stderr, "covkit timing: %-24s %8.2f ms  cpu %7.2f ms\n", what, wall_ms, cpu_ms);
+    else
+      std::fprintf(stderr, "covkit timing: %-24s %8.2f ms  cpu %7.2f ms  page faults %ld\n", what, wall_ms, cpu_ms,
+                   page_faults);
+  }
+  // The process's page faults so far (minor: a fresh page or one in the page cache).
+  static long faults() {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    return u.ru_minflt + u.ru_majflt;
   }
   static double clock_ms(clockid_t clock) {
     timespec t{};
@@ -51,6 +67,7 @@ class PhaseTimer {
   bool enabled_;
   Clock::time_point first_, last_;
   double first_cpu_, last_cpu_;
+  long first_faults_, last_faults_;
 };
 
 }  // namespace covkit::util
