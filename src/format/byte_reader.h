@@ -29,8 +29,8 @@ class ByteReader {
   size_t remaining() const { return data_.size() - pos_; }
   bool at_end() const { return pos_ >= data_.size(); }
   // Limits reads to [position, end) for the duration of a record.
-  void set_limit(size_t end) { limit_ = end < data_.size() ? end : data_.size(); }
-  void clear_limit() { limit_ = SIZE_MAX; }
+  void set_limit(size_t end) { end_ = end < data_.size() ? end : data_.size(); }
+  void clear_limit() { end_ = data_.size(); }
   bool seek(size_t pos);
 
   // Always inlined: the readers' hot path, once per word of every file (an
@@ -54,10 +54,10 @@ class ByteReader {
   ParseError overrun(const char* what) const;
 
  private:
-  size_t end() const { return limit_ < data_.size() ? limit_ : data_.size(); }
+  size_t end() const { return end_; }
   std::span<const uint8_t> data_;
   size_t pos_ = 0;
-  size_t limit_ = SIZE_MAX;
+  size_t end_ = data_.size();  // of the record being read (set_limit), else of the data
   bool swap_ = false;
 };
 
