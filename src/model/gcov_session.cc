@@ -161,8 +161,9 @@ LoadedObject load_object_files(std::string notes_name, std::string data_name, co
     };
     // Room for as many functions as a file of this size usually holds
     // (GCC writes ~800 bytes a function, and more): memory reserved and
-    // never written is no page of the process's.
-    obj.functions.reserve(bytes->bytes().size() / 128 + 16);
+    // never written is no page of the process's. Capped: a huge or
+    // hostile file grows the array as it is read.
+    obj.functions.reserve(std::min<size_t>(bytes->bytes().size() / 128 + 16, size_t(1) << 16));
     auto res = format::read_notes(bytes->bytes(), take);
     if (!res)
       obj.notes = res.error();
