@@ -499,7 +499,11 @@ int run_report_command(int argc, char** argv) {
   phase_timer();  // started
   ReportOptions o;
   if (auto rc = parse_report_options(argc, argv, o)) return *rc;
-  util::use_fast_allocator(util::FastHeap::kLargePages);  // reads much, allocates much: mimalloc
+  // Reads much, allocates much: mimalloc, in 4 KiB pages. Not in 2 MiB ones:
+  // those come from the free blocks a VM's balloon hands back to the host
+  // (free page reporting), and the host then zeroes each anew on the first
+  // touch, which made a report after a pause ~20% slower (bench/README.md).
+  util::use_fast_allocator();
   phase_timer().mark("options");
   const int status = run_guarded(kReportCommand, [&] { return run_report(o); });
   phase_timer().mark("summary, gates, freeing");

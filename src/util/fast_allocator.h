@@ -25,25 +25,12 @@ struct FastAllocator {
 // The allocator operator new uses; nullptr: glibc's malloc.
 inline std::atomic<const FastAllocator*> fast_allocator{nullptr};
 
-// How mimalloc takes its memory from the kernel.
-enum class FastHeap {
-  kDefault,
-  // In 2 MiB pages (madvise(MADV_HUGEPAGE): transparent huge pages where
-  // the kernel allows them, 4 KiB pages elsewhere), and for every thread
-  // from its first allocation on (mimalloc otherwise commits a thread's
-  // first segment page by page, and the second thread of a report faulted
-  // in ~4,000 pages of its own). `covkit report` on zstd: 10,900 page
-  // faults -> 420, ~10% less CPU, ~20% more peak memory (bench/README.md).
-  kLargePages,
-};
-
 // Loads mimalloc (once; thread-safe) and makes operator new use it. Call it
 // before the threads of a heavy command start, so that they allocate from
 // it too. Without mimalloc (not installed, a sanitized build, a test
 // program whose operator new is the C++ library's) nothing changes: true
-// only when operator new now uses it. `heap` is applied before anything is
-// allocated from it (the first call's counts).
-bool use_fast_allocator(FastHeap heap = FastHeap::kDefault);
+// only when operator new now uses it.
+bool use_fast_allocator();
 
 // use_fast_allocator() when the files a command is about to read add up to
 // `worth_it` bytes or more (sizes from stat; names that are not files count
