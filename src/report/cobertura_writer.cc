@@ -1,6 +1,6 @@
 #include "report/cobertura_writer.h"
+#include "report/line_builder.h"
 #include "report/xml_escape.h"
-#include "util/append_number.h"
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
@@ -28,16 +28,9 @@ model::Totals range_totals(const model::FileCov& f, uint32_t first, uint32_t las
 }
 
 void write_line(std::string& text, const model::LineCov& l, std::string_view indent) {
-  Out out(text);
-  if (l.branches.empty()) {
-    // Most lines: appended without a format string to interpret.
-    text += indent;
-    text += "<line number=\"";
-    util::append_decimal(text, l.number);
-    text += "\" hits=\"";
-    const fmt::format_int hits(l.count);
-    text.append(hits.data(), hits.size());
-    text += "\" branch=\"false\"/>\n";
+  LineBuilder line(text);
+  if (l.branches.empty()) {  // most lines
+    line.add(indent).add("<line number=\"").add(l.number).add("\" hits=\"").add(l.count).add("\" branch=\"false\"/>\n");
     return;
   }
   const int64_t total = static_cast<int64_t>(l.branches.size());
@@ -45,14 +38,12 @@ void write_line(std::string& text, const model::LineCov& l, std::string_view ind
                                         [](const model::BranchCov& b) { return b.count > 0; });
   // Truncated like gcovr, so a partly covered line never shows 100%.
   const int64_t pct = covered * 100 / total;
-  fmt::format_to(
-      out,
-      FMT_COMPILE("{0}<line number=\"{1}\" hits=\"{2}\" branch=\"true\" condition-coverage=\"{3}% ({4}/{5})\">\n"
-                  "{0}  <conditions>\n"
-                  "{0}    <condition number=\"0\" type=\"jump\" coverage=\"{3}%\"/>\n"
-                  "{0}  </conditions>\n"
-                  "{0}</line>\n"),
-      indent, l.number, l.count, pct, covered, total);
+  line.add(indent).add("<line number=\"").add(l.number).add("\" hits=\"").add(l.count);
+  line.add("\" branch=\"true\" condition-coverage=\"").add(pct).add("% (").add(covered).add('/').add(total).add(")\">\n");
+  line.add(indent).add("  <conditions>\n");
+  line.add(indent).add("    <condition number=\"0\" type=\"jump\" coverage=\"").add(pct).add("%\"/>\n");
+  line.add(indent).add("  </conditions>\n");
+  line.add(indent).add("</line>\n");
 }
 
 void write_method(std::string& text, const model::FileCov& f, const model::FunctionCov& fn) {

@@ -6,17 +6,11 @@
 #include <iterator>
 #include <string_view>
 
-#include "util/append_number.h"
+#include "report/line_builder.h"
 
 namespace covkit::report {
 
 namespace {
-
-// Counts are not negative in the model, but a tracefile may say otherwise.
-void append_count(std::string& out, int64_t count) {
-  const fmt::format_int digits(count);
-  out.append(digits.data(), digits.size());
-}
 
 // lcov keys records by the SF path and expects absolute names.
 const std::string& record_path(const model::FileCov& f) {
@@ -69,18 +63,13 @@ void write_record(std::string& out, const model::FileCov& f, const LcovOptions& 
       const model::BranchCov& b = l.branches[i];
       // A branch on a line that never ran is "-" (not executed), as geninfo
       // writes it; a branch with a count has run, whatever the flag says.
-      out += "BRDA:";
-      util::append_decimal(out, l.number);
-      out += ',';
-      util::append_decimal(out, b.block);
-      out += ',';
-      util::append_decimal(out, i);
-      out += ',';
+      LineBuilder line(out);
+      line.add("BRDA:").add(l.number).add(',').add(b.block).add(',').add(int64_t(i)).add(',');
       if (b.executed || b.count > 0)
-        append_count(out, b.count);
+        line.add(b.count);  // not negative in the model; a tracefile may say otherwise
       else
-        out += '-';
-      out += '\n';
+        line.add('-');
+      line.add('\n');
       ++found;
       hit += b.count > 0;
     }
@@ -90,11 +79,7 @@ void write_record(std::string& out, const model::FileCov& f, const LcovOptions& 
   found = hit = 0;
   for (const model::LineCov& l : f.lines) {
     if (l.excluded || l.no_count) continue;
-    out += "DA:";
-    util::append_decimal(out, l.number);
-    out += ',';
-    append_count(out, l.count);
-    out += '\n';
+    LineBuilder(out).add("DA:").add(l.number).add(',').add(l.count).add('\n');
     ++found;
     hit += l.covered();
   }
