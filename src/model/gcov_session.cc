@@ -216,7 +216,7 @@ SessionCarry advance_carry(SessionCarry carry, const LoadedObject& obj) {
 
 GcovSession::GcovSession(SessionOptions opts, SessionCarry carry)
     : opts_(std::move(opts)),
-      sources_(opts_.source_prefix),
+      sources_(opts_.source_prefix, opts_.source_facts),
       processed_files_(std::move(carry.processed_files)),
       bbg_supports_has_unexecuted_blocks_(carry.has_unexecuted_blocks),
       bbg_cwd_(std::move(carry.cwd)),

@@ -189,6 +189,9 @@ struct SessionOptions {
   // file opened and found without magic ("not a gcov ... file"), not one
   // that could not be read (covkit report's words, which say why).
   bool special_files_as_gcov = false;
+  // Shared by the sessions of one report: what the file system says of
+  // each source name, asked once (nullptr: each session asks).
+  SourceNameFacts* source_facts = nullptr;
 };
 
 class GcovSession {

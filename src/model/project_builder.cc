@@ -274,7 +274,7 @@ ObjectResult build_clang_object(const format::ObjectFiles& files, const LoadedOb
 }
 
 ObjectResult build_object(const format::ObjectFiles& files, const SourcePathRules& paths, const PathFilter& filter,
-                          bool instances) {
+                          bool instances, SourceNameFacts& source_facts) {
   ObjectResult r;
   LoadedObject obj = load_object_files(files.notes, files.data, files.counts.get());
   const bool notes_ok = std::holds_alternative<format::NotesFile>(obj.notes);
@@ -284,6 +284,7 @@ ObjectResult build_object(const format::ObjectFiles& files, const SourcePathRule
   SessionOptions so;
   so.branches = true;
   so.json = true;  // group functions keep their own lines: one entry per instantiation
+  so.source_facts = &source_facts;
   GcovSession session(so);
   session.add_object(std::move(obj), files.data.empty() ? files.notes : files.data);
   session.process_all_functions();
@@ -310,8 +311,9 @@ BuildResult build_project(const std::vector<format::ObjectFiles>& objects, const
                           const PathFilter& filter, const BuildOptions& opts) {
   std::vector<ObjectResult> results(objects.size());
   std::atomic<size_t> done{0};
+  SourceNameFacts source_facts;  // the objects' sources: mostly the same headers
   util::parallel_for(objects.size(), opts.threads, [&](size_t i) {
-    results[i] = build_object(objects[i], paths, filter, opts.instances);
+    results[i] = build_object(objects[i], paths, filter, opts.instances, source_facts);
     size_t d = ++done;
     if (opts.progress) opts.progress(d, objects.size());
   });

@@ -43,12 +43,26 @@ std::string canonicalize_name(std::string_view name) {
   return result;
 }
 
+SourceNameFacts::Facts SourceNameFacts::of(const std::string& spelling) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = by_spelling_.find(spelling); it != by_spelling_.end()) return it->second;
+  }
+  Facts facts;
+  facts.canonical = canonicalize_name(spelling);
+  facts.mtime = util::file_mtime(facts.canonical);
+  std::lock_guard<std::mutex> lock(mutex_);
+  return by_spelling_.try_emplace(spelling, std::move(facts)).first->second;
+}
+
 uint32_t SourceTable::find(const std::string& spelling, int64_t notes_time, const NewerCallback& newer) {
   uint32_t idx;
   if (auto it = by_name_.find(spelling); it != by_name_.end()) {
     idx = it->second;
   } else {
-    std::string canon = canonicalize_name(spelling);
+    std::optional<SourceNameFacts::Facts> facts;
+    if (facts_) facts = facts_->of(spelling);
+    std::string canon = facts ? std::move(facts->canonical) : canonicalize_name(spelling);
     if (auto c = by_name_.find(canon); c != by_name_.end()) {
       idx = c->second;
     } else {
@@ -59,7 +73,7 @@ uint32_t SourceTable::find(const std::string& spelling, int64_t notes_time, cons
       if (!prefix_.empty() && canon.size() > prefix_.size() && canon.compare(0, prefix_.size(), prefix_) == 0 &&
           canon[prefix_.size()] == '/')
         e.display_name = canon.substr(prefix_.size() + 1);
-      if (auto t = util::file_mtime(e.name)) e.file_time = *t;
+      if (auto t = facts ? facts->mtime : util::file_mtime(e.name)) e.file_time = *t;
       entries_.push_back(std::move(e));
       by_name_.emplace(canon, idx);
     }

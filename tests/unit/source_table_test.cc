@@ -138,5 +138,40 @@ TEST(SourceTable, MissingFileHasNoTime) {
   EXPECT_EQ(calls, 0);
 }
 
+TEST(SourceTable, SharedFactsGiveTheSameEntriesAsTheFileSystem) {
+  // Tables of several sessions (a report's objects) asking one
+  // SourceNameFacts: the same canonical names, times and newer-than-notes
+  // reports as each asking the file system itself.
+  TempDir t;
+  mkdirs(t / "a/b");
+  const std::string src = t / "a/s.c";
+  testing::write_text(src, "int x;\n");
+  struct utimbuf times {1000000, 2000000};
+  ASSERT_EQ(::utime(src.c_str(), &times), 0);
+  const std::vector<std::string> spellings = {t / "a/b/../s.c", t / "a/./s.c", t / "a/nx/../s.c", src,
+                                              "/nonexistent/covkit/x.c"};
+  SourceNameFacts facts;
+  for (int session = 0; session < 2; ++session) {
+    SourceTable own, shared("", &facts);
+    std::vector<std::string> own_newer, shared_newer;
+    for (const std::string& s : spellings) {
+      EXPECT_EQ(own.find(s, 1999999, [&](const std::string& n) { own_newer.push_back(n); }),
+                shared.find(s, 1999999, [&](const std::string& n) { shared_newer.push_back(n); }))
+          << s;
+    }
+    ASSERT_EQ(own.entries().size(), shared.entries().size());
+    ASSERT_EQ(own.entries().size(), 3u);  // a/s.c, a/nx/../s.c, x.c
+    for (size_t i = 0; i < own.entries().size(); ++i) {
+      EXPECT_EQ(own.entries()[i].name, shared.entries()[i].name);
+      EXPECT_EQ(own.entries()[i].file_time, shared.entries()[i].file_time);
+    }
+    EXPECT_EQ(own_newer, shared_newer);
+    EXPECT_EQ(shared_newer, (std::vector<std::string>{t / "a/b/../s.c"}));
+  }
+  EXPECT_EQ(facts.of(t / "a/b/../s.c").canonical, src);
+  EXPECT_EQ(facts.of(t / "a/b/../s.c").mtime, std::optional<int64_t>(2000000));
+  EXPECT_EQ(facts.of("/nonexistent/covkit/x.c").mtime, std::nullopt);
+}
+
 }  // namespace
 }  // namespace covkit::model
