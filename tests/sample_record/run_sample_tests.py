@@ -278,6 +278,37 @@ def scenario_exec(args, work):
     check_exec(args, work, "exec", check_branch_samples)
 
 
+def scenario_exec_static(args, work):
+    """A static program cannot load the runtime: exec.c (which loads it)
+    becomes a static loop.c, by execv and by execvp's search. The static
+    program is not recorded, and the recording says so, naming it, in the
+    exec'ing image's file and on stderr; a dynamic one draws no such word."""
+    prog = compile_prog(work, "exec")
+    static = os.path.join(work, "loop_static")
+    compile_prog(work, "loop", ["-static", "-o", static])
+    dynamic = compile_prog(work, "loop")
+    for how, target, env in (("path", static, None),
+                             ("search", "loop_static", dict(os.environ, PATH=work + ":/usr/bin:/bin"))):
+        out = os.path.join(work, f"exec_static_{how}.rec")
+        shutil.rmtree(out, ignore_errors=True)
+        argv = [args.covkit, "sample", "record", "-o", out, "--period", PERIOD, "--allow-empty", "--",
+                prog, target, "0.2", "3"]
+        if how == "search":
+            env["COVKIT_TEST_EXEC_SEARCH"] = "1"
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env)
+        check(p.returncode == 3, f"{how}: exit status {p.returncode}; stderr: {p.stderr}")
+        rec = Recording(args.covkit, out)
+        said = [w for w in rec.warnings if "loop_static" in w and "statically linked" in w]
+        check(len(said) == 1, f"{how}: warnings {rec.warnings}")
+        check(static in said[0], f"{how}: the warning does not name {static}: {said[0]}")
+        check("statically linked" in p.stderr and static in p.stderr, f"{how}: not shown: {p.stderr}")
+        check([im["exe"] for im in rec.images] == [prog], f"{how}: images {[im['exe'] for im in rec.images]}")
+    out, p = record(args, work, "exec_dynamic", prog, dynamic, "0.2", "3", expect_status=3)
+    rec = Recording(args.covkit, out)
+    check(not any("statically linked" in w for w in rec.warnings), f"a dynamic exec warned: {rec.warnings}")
+    check(len(rec.images) == 2, f"{len(rec.images)} images after a dynamic exec, expected 2")
+
+
 def scenario_crash(args, work):
     prog = compile_prog(work, "crash")
     out, p = record(args, work, "crash", prog, expect_status=128 + 11)
