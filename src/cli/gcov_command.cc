@@ -9,6 +9,7 @@
 #include "model/gcov_session.h"
 #include "report/gcov/gcov_run.h"
 #include "util/fast_allocator.h"
+#include "util/foreign_data.h"
 #include "util/sanitizer.h"
 
 namespace covkit::cli {
@@ -41,7 +42,13 @@ int run_gcov_command(int argc, char** argv) {
   // Many or large objects: mimalloc. From 256 KiB of notes and data, its
   // faster small allocations (a graph's records) pay for loading it: a
   // tinyxml2.cpp object (300 KiB) took ~5% less CPU with it.
-  util::use_fast_allocator_for(inputs_of(opts), kFastAllocatorWorthIt);
+  const std::vector<std::string> inputs = inputs_of(opts);
+  util::use_fast_allocator_for(inputs, kFastAllocatorWorthIt);
+  // Whose data this is, known before any object is read: the objects are
+  // read in parallel, each notes file with the rights of the owners of all
+  // (and of whoever owns a link to it), so that what one read may see never
+  // depends on the order the threads took (util/foreign_data.h).
+  for (const std::string& f : inputs) util::note_data_path(f);
   int rc = run_guarded("covkit gcov", [&] { return report::run_gcov(opts); });
 #if !COVKIT_ASAN
   // What run_gcov left allocated is not worth freeing one object at a time.

@@ -176,7 +176,9 @@ LoadedObject load_object_files(std::string notes_name, std::string data_name, co
     obj.data = *counts;
     return obj;
   }
-  auto bytes = util::read_file(obj.data_name);
+  // Through another user's link: read with that user's rights (they chose
+  // the file; util/foreign_data.h).
+  auto bytes = util::read_input_file(obj.data_name);
   if (bytes) util::note_data_file(obj.data_name, *bytes);
   if (!bytes) {
     // Absent is how an object that never ran looks; anything else (no

@@ -106,11 +106,15 @@ void note_data_file(const std::string& path, const FileData& data) {
 }
 
 void note_data_path(const std::string& path) {
+  // One lstat for the usual plain file (`covkit gcov` notes every object's
+  // two files before it reads any); a link's target is stat'ed too.
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && st.st_uid != ::geteuid())
-    note_foreign_data(file_owner(st.st_uid), st.st_mode & 07777);
-  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != ::geteuid())
-    note_foreign_data(file_owner(st.st_uid), 0600);
+  if (::lstat(path.c_str(), &st) != 0) return;
+  if (S_ISLNK(st.st_mode)) {
+    if (st.st_uid != ::geteuid()) note_foreign_data(file_owner(st.st_uid), 0600);
+    if (::stat(path.c_str(), &st) != 0) return;
+  }
+  if (st.st_uid != ::geteuid()) note_foreign_data(file_owner(st.st_uid), st.st_mode & 07777);
 }
 
 mode_t output_mode_mask() {

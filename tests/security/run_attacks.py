@@ -1372,6 +1372,36 @@ def scenario_linked_inputs(env):
         check(struct.pack("<q", 0x5EC2E7) not in open(m, "rb").read(), f"merge took root's counts into {m}")
 
 
+def scenario_gcov_linked_objects(env):
+    """`covkit gcov` run by root in the attacker's directory, whose x.gcno
+    and x.gcda are links to root's own object in a directory only root may
+    enter: covkit read them with root's rights and printed the root-only
+    object's source, function names and counts on standard output (a public
+    CI log). The attacker chose the files: read with their rights, refused;
+    nothing of them said. Root's own object, named directly, is the control."""
+    secret_dir = os.path.join(env.rootonly, "gcovobj")
+    os.makedirs(secret_dir)
+    with open(os.path.join(secret_dir, "x.c"), "w") as f:
+        f.write("int topsecret_function(int v) { return v * 3; }\n"
+                "int main(void) { return topsecret_function(1) == 3 ? 0 : 1; }\n")
+    env.run(["gcc-12", "--coverage", "-O0", "-o", "x", "x.c"], cwd=secret_dir)
+    env.run([os.path.join(secret_dir, "x")], cwd=secret_dir)
+    objs = sorted(n for n in os.listdir(secret_dir) if n.endswith((".gcno", ".gcda")))
+    check(len(objs) == 2, f"the secret object's files: {objs}")
+    d = env.attacker_dir("gcov-linked")
+    for n in objs:
+        env.attacker_link(os.path.join(secret_dir, n), os.path.join(d, n))
+    stem = objs[0].rsplit(".", 1)[0]
+    for opts in ([], ["-f", "-b"], ["-j", "-t"]):
+        r = env.covkit_run(["gcov", *opts, stem + ".gcda"], cwd=d)
+        said = r.stdout + r.stderr
+        check("topsecret" not in said and "x.c" not in r.stdout,
+              f"gcov {opts} in the attacker's directory read root's object through their links: {said[:400]!r}")
+    r = env.covkit_run(["gcov", "-f", "-t", os.path.join(secret_dir, stem + ".gcda")], cwd=env.root_work)
+    check(r.returncode == 0 and "topsecret_function" in r.stdout,
+          f"the control (root's own object named directly): {r.returncode} {r.stdout[:300]!r} {r.stderr!r}")
+
+
 def scenario_trace_named_binary(env):
     """A trace directory of the attacker's: its metadata names a binary
     only root may read (or is a link to root's secret). `trace report` by
@@ -1448,6 +1478,7 @@ SCENARIOS = {
     "spare_fifo": scenario_spare_fifo,
     "linked_inputs": scenario_linked_inputs,
     "trace_named_binary": scenario_trace_named_binary,
+    "gcov_linked_objects": scenario_gcov_linked_objects,
 }
 
 
