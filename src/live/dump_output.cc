@@ -300,7 +300,7 @@ int write_whole(int fd, const std::vector<uint8_t>& bytes, bool cut) {
 // The spare a dump left (the file its exchange replaced) renamed to `temp`
 // and written over: no inode made or freed. Its inode, or 0 when there is
 // no usable spare (then `temp` does not exist). Used only when it is a
-// plain file of one link: a name planted there (a link, a FIFO, a hard
+// plain file of one link that the dump's writer owns: a name planted there (a link, a FIFO, a hard
 // link to another file) is left alone, and not even opened for writing
 // (another user's FIFO would see a writer come, a device's driver would
 // run): looked at through O_PATH, and opened through /proc/self/fd only
@@ -309,6 +309,9 @@ uint64_t reuse_spare(const std::string& spare, const std::string& temp, const st
   util::UniqueFd looked(::open(spare.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
   struct stat st {};
   if (!looked.valid() || ::fstat(looked.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) return 0;
+  // Only the writer's own file: another user's plain file planted at the
+  // name would become the program's .gcda, theirs to read and rewrite.
+  if (st.st_uid != uid_t(::setfsuid(uid_t(-1)))) return 0;
   util::UniqueFd fd(::open(fmt::format("/proc/self/fd/{}", looked.get()).c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY));
   if (!fd.valid()) return 0;
   if (::rename(spare.c_str(), temp.c_str()) != 0) return 0;

@@ -1333,6 +1333,44 @@ def scenario_spare_fifo(env):
         p.wait(timeout=20)
 
 
+def scenario_spare_owned_file(env):
+    """The same dump, the attacker's plain file (mode 0666, one link) at the
+    spare's name: covkit reused it as the spare, so the root program's .gcda
+    became the attacker's inode, readable and writable by them before the
+    next merge. A spare is reused only when it is the dump's writer's own."""
+    shared = os.path.join(env.base, "shared-owned")
+    os.makedirs(shared)
+    os.chmod(shared, 0o1777)
+    with open(os.path.join(PROGS, "hostile.c")) as f:
+        text = f.read()
+    with open(os.path.join(shared, "rootprog.c"), "w") as f:
+        f.write(text)
+    env.run(["gcc-12", "--coverage", "-O0", "-g", "-Wl,--wrap=__gcov_init", "-o", "rootprog", "rootprog.c"], cwd=shared)
+    p = subprocess.Popen([os.path.join(shared, "rootprog")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                         cwd=shared, env={"PATH": "/usr/bin:/bin"})
+    try:
+        check(p.stdout.readline().startswith("ready"), "the root program did not start")
+        notes = [n for n in os.listdir(shared) if n.endswith(".gcno")]
+        check(len(notes) == 1, f"one .gcno expected in {shared}: {os.listdir(shared)}")
+        gcda = os.path.join(shared, notes[0][:-len(".gcno")] + ".gcda")
+        spare = gcda + ".covkit-spare"
+        env.as_attacker(["sh", "-c", f"umask 0; : > '{spare}'"])
+        planted = os.lstat(spare)
+        check(planted.st_uid == ATTACKER, f"the planted spare is not the attacker's: {planted}")
+        r = env.covkit_run(["live", "dump", "--reset", str(p.pid)])
+        check(r.returncode == 0 and os.path.isfile(gcda), f"dump --reset exited {r.returncode}: {r.stderr!r}")
+        st = os.lstat(gcda)
+        check(st.st_uid == 0 and st.st_ino != planted.st_ino,
+              f"the root program's .gcda is the attacker's planted file (uid {st.st_uid}, mode {st.st_mode:o})")
+    finally:
+        try:
+            p.stdin.write("q\n")
+            p.stdin.flush()
+        except BrokenPipeError:
+            pass
+        p.wait(timeout=20)
+
+
 def scenario_linked_inputs(env):
     """Data files given to covkit (a tracefile, a .gcda tree to merge, a
     gmon.out, a block file) that are the attacker's symbolic links to files
@@ -1479,6 +1517,7 @@ SCENARIOS = {
     "linked_inputs": scenario_linked_inputs,
     "trace_named_binary": scenario_trace_named_binary,
     "gcov_linked_objects": scenario_gcov_linked_objects,
+    "spare_owned_file": scenario_spare_owned_file,
 }
 
 
