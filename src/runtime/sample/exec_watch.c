@@ -51,7 +51,11 @@ static void check_path(const char *path) {
   if (!path || !(__atomic_load_n(&cks_active, __ATOMIC_ACQUIRE) || __atomic_load_n(&cks_bp_active, __ATOMIC_ACQUIRE)))
     return;
   int saved = errno;
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  /* Looked at without opening first: opening a FIFO would show its writer
+   * a reader, a device's open would run its driver. */
+  struct stat st;
+  int fd = -1;
+  if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd >= 0) {
     if (static_elf(fd))
       cks_warn_about(path, cks_cfg.breakpoint_mode
