@@ -24,6 +24,7 @@
 #include "clang/profdata_reader.h"
 #include "clang/profraw_reader.h"
 #include "util/file_io.h"
+#include "util/foreign_data.h"
 #include "util/mapped_file.h"
 #include "util/printable.h"
 #include "util/thread_pool.h"
@@ -196,9 +197,12 @@ class ProfileBytes {
 
   static Expected<ProfileBytes> read(const std::string& path) {
     constexpr size_t kMapAtLeast = 64 * 1024;
-    // O_NONBLOCK: a FIFO planted among the profiles must not block the open.
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (fd < 0) return Error(std::strerror(errno));
+    // Only a regular file is opened (a FIFO planted among the profiles must
+    // not block, a device's driver must not run), and one reached through
+    // another user's symbolic link with that user's rights: they chose it.
+    auto opened = util::open_input_file(path);
+    if (!opened) return std::move(opened).error();
+    const int fd = opened->release();
     ProfileBytes out;
     struct stat st;
     if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && size_t(st.st_size) >= kMapAtLeast) {
