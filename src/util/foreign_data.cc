@@ -13,6 +13,8 @@
 #include <cstring>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -68,6 +70,31 @@ std::string owner_text(uid_t uid) {
 
 bool can_take_identities() { return ::geteuid() == 0; }
 
+// The owner of the first symbolic link among the directories on the way
+// to `path`'s last component that neither root nor covkit's user owns:
+// `merge ~alice/dirlink/tree` with dirlink a link of hers to a directory
+// only root may read is her choice of files as much as a link to the file
+// itself. Directories found clean are remembered (a tree's files share
+// them; one lstat each, not one per file).
+std::optional<uid_t> untrusted_link_on_the_way(const std::string& path) {
+  static std::mutex mutex;
+  static std::unordered_set<std::string> clean;
+  for (size_t end = path.find('/', 1); end != std::string::npos; end = path.find('/', end + 1)) {
+    const std::string dir = path.substr(0, end);
+    if (dir.empty() || dir.ends_with('/')) continue;  // "//" in the name
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (clean.contains(dir)) continue;
+    }
+    struct stat st {};
+    if (::lstat(dir.c_str(), &st) != 0) return std::nullopt;  // the open says why
+    if (S_ISLNK(st.st_mode) && !trusted_link_owner(st.st_uid)) return st.st_uid;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (clean.size() < 65536) clean.insert(dir);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 DataOwner file_owner(uid_t uid) {
@@ -98,6 +125,7 @@ void note_foreign_data(const DataOwner& owner, mode_t mode) {
 void note_data_file(const std::string& path, const FileData& data) {
   if (data.owner() != ::geteuid()) note_foreign_data(file_owner(data.owner()), data.mode());
   if (path == "-") return;  // standard input: read_file_or_stdin's owner, no link on the way
+  if (std::optional<uid_t> linker = untrusted_link_on_the_way(path)) note_foreign_data(file_owner(*linker), 0600);
   // Reached through another user's link: that user chose the file, which
   // may be one they cannot read themselves.
   struct stat st {};
@@ -106,6 +134,7 @@ void note_data_file(const std::string& path, const FileData& data) {
 }
 
 void note_data_path(const std::string& path) {
+  if (std::optional<uid_t> linker = untrusted_link_on_the_way(path)) note_foreign_data(file_owner(*linker), 0600);
   // One lstat for the usual plain file (`covkit gcov` notes every object's
   // two files before it reads any); a link's target is stat'ed too.
   struct stat st {};
@@ -235,6 +264,20 @@ Expected<UniqueFd> reopen_looked_at(const UniqueFd& at, const struct stat& st, c
 
 Expected<UniqueFd> open_input_file(const std::string& path) {
   if (!can_take_identities()) return open_regular_file(path);
+  if (std::optional<uid_t> linker = untrusted_link_on_the_way(path)) {
+    Expected<UniqueFd> fd = Error("");
+    {
+      ScopedFsIdentity as(file_owner(*linker));
+      if (!as.switched()) return Error("cannot take the rights of the owner of a symbolic link on its way to read it");
+      fd = open_regular_file(path);
+    }
+    if (!fd && fd.error().errno_value) {
+      Error e = fd.error();
+      e.message = fmt::format("{} for {}, whose symbolic link is on its way", e.message, owner_text(*linker));
+      return e;
+    }
+    return fd;
+  }
   // The name as it is now, a link not followed: a plain file is opened
   // through this descriptor (a link put there since is not followed).
   // Never opened by its name again after this look: another user could

@@ -70,7 +70,9 @@ std::vector<DataOwner> foreign_owners();
 Expected<FileData> read_named_file(const std::string& path, size_t max_bytes = SIZE_MAX);
 // read_file(path) of a data file covkit was given (a tracefile, a .gcda to
 // merge, a block file, a gmon.out): when its name is another user's
-// symbolic link, that user chose the file, which may be one they may not
+// symbolic link, or a directory on its way is (the last component looked
+// at without following; the directories by lstat, so a swap between the
+// look and the open is not excluded), that user chose the file, which may be one they may not
 // read (a link to /etc/shadow in a tree a root CI job reports on, whose
 // first line the parse error would quote): opened with that user's rights,
 // and the error says so. Callers note it (note_data_file) as before.

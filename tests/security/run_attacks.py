@@ -1408,6 +1408,25 @@ def scenario_linked_inputs(env):
     merged = [os.path.join(dd, f) for dd, _, fs in os.walk(out) for f in fs] if os.path.isdir(out) else []
     for m in merged:
         check(struct.pack("<q", 0x5EC2E7) not in open(m, "rb").read(), f"merge took root's counts into {m}")
+    # The link on the way, not at the end: the attacker's link to root's
+    # directory, the files named through it.
+    shutil.copyfile(env.secret, os.path.join(secret_tree, "cov.info"))
+    env.attacker_link(env.rootonly, os.path.join(d, "dirlink"))
+    out2 = os.path.join(env.root_work, "linked-merge-dir")
+    runs = {
+        "report --add-tracefile through a directory link":
+            ["report", "--add-tracefile", os.path.join(d, "dirlink", "tree", "cov.info"), "--lcov", "-"],
+        "merge through a directory link": ["merge", os.path.join(d, "dirlink", "tree"), "-o", out2],
+    }
+    for what, argv in runs.items():
+        r = env.covkit_run(argv)
+        said = r.stdout + r.stderr
+        check("TOPSECRET" not in said, f"{what}: the secret's text is in what covkit said: {said[:300]!r}")
+        check(r.returncode != 0 and "Permission denied" in r.stderr and "whose symbolic link is on its way" in r.stderr,
+              f"{what}: read a file only root may read through the attacker's link ({r.returncode}): {r.stderr!r}")
+    merged = [os.path.join(dd, f) for dd, _, fs in os.walk(out2) for f in fs] if os.path.isdir(out2) else []
+    for m in merged:
+        check(struct.pack("<q", 0x5EC2E7) not in open(m, "rb").read(), f"merge took root's counts into {m}")
 
 
 def scenario_gcov_linked_objects(env):
@@ -1435,6 +1454,11 @@ def scenario_gcov_linked_objects(env):
         said = r.stdout + r.stderr
         check("topsecret" not in said and "x.c" not in r.stdout,
               f"gcov {opts} in the attacker's directory read root's object through their links: {said[:400]!r}")
+    # The same object named through the attacker's link to its directory.
+    env.attacker_link(secret_dir, os.path.join(d, "objdir"))
+    r = env.covkit_run(["gcov", "-f", "-t", os.path.join("objdir", stem + ".gcda")], cwd=d)
+    check("topsecret" not in r.stdout + r.stderr,
+          f"gcov through the attacker's directory link read root's object: {(r.stdout + r.stderr)[:400]!r}")
     r = env.covkit_run(["gcov", "-f", "-t", os.path.join(secret_dir, stem + ".gcda")], cwd=env.root_work)
     check(r.returncode == 0 and "topsecret_function" in r.stdout,
           f"the control (root's own object named directly): {r.returncode} {r.stdout[:300]!r} {r.stderr!r}")
