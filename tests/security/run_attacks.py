@@ -1290,16 +1290,10 @@ def scenario_many_large_sources(env):
     check(written < 4 * size, f"report --html wrote {written} bytes: more sources than the total allows were shown")
 
 
-def scenario_spare_fifo(env):
-    """`live dump --reset` of a root program into its own paths, a shared
-    sticky directory (as /tmp): covkit reuses the spare it keeps beside each
-    .gcda (NAME.gcda.covkit-spare) when that is a plain file of one link.
-    The attacker planted a FIFO at that name, its reader open: covkit must
-    not even open it for writing (the reader would see a writer come, and a
-    device's open runs its driver). A FIFO's reader learns of a writer that
-    came and went from POLLHUP, which no writer ever having come leaves
-    unset: before, covkit opened it, then saw it was no plain file."""
-    shared = os.path.join(env.base, "shared")
+def start_root_program_in_shared(env, name):
+    """hostile.c built with --coverage by root into a new shared sticky
+    directory (as /tmp) and started there; the program and its .gcda's name."""
+    shared = os.path.join(env.base, name)
     os.makedirs(shared)
     os.chmod(shared, 0o1777)
     with open(os.path.join(PROGS, "hostile.c")) as f:
@@ -1309,12 +1303,37 @@ def scenario_spare_fifo(env):
     env.run(["gcc-12", "--coverage", "-O0", "-g", "-Wl,--wrap=__gcov_init", "-o", "rootprog", "rootprog.c"], cwd=shared)
     p = subprocess.Popen([os.path.join(shared, "rootprog")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                          cwd=shared, env={"PATH": "/usr/bin:/bin"})
-    reader = None
     try:
         check(p.stdout.readline().startswith("ready"), "the root program did not start")
         notes = [n for n in os.listdir(shared) if n.endswith(".gcno")]
         check(len(notes) == 1, f"one .gcno expected in {shared}: {os.listdir(shared)}")
-        gcda = os.path.join(shared, notes[0][:-len(".gcno")] + ".gcda")
+    except Failure:
+        stop_root_program(p)
+        raise
+    return p, os.path.join(shared, notes[0][:-len(".gcno")] + ".gcda")
+
+
+def stop_root_program(p):
+    try:
+        p.stdin.write("q\n")
+        p.stdin.flush()
+    except BrokenPipeError:
+        pass
+    p.wait(timeout=20)
+
+
+def scenario_spare_fifo(env):
+    """`live dump --reset` of a root program into its own paths, a shared
+    sticky directory (as /tmp): covkit reuses the spare it keeps beside each
+    .gcda (NAME.gcda.covkit-spare) when that is a plain file of one link.
+    The attacker planted a FIFO at that name, its reader open: covkit must
+    not even open it for writing (the reader would see a writer come, and a
+    device's open runs its driver). A FIFO's reader learns of a writer that
+    came and went from POLLHUP, which no writer ever having come leaves
+    unset: before, covkit opened it, then saw it was no plain file."""
+    p, gcda = start_root_program_in_shared(env, "shared")
+    reader = None
+    try:
         spare = gcda + ".covkit-spare"
         env.as_attacker(["mkfifo", "-m", "0666", spare])
         reader = os.open(spare, os.O_RDONLY | os.O_NONBLOCK)
@@ -1325,12 +1344,7 @@ def scenario_spare_fifo(env):
     finally:
         if reader is not None:
             os.close(reader)
-        try:
-            p.stdin.write("q\n")
-            p.stdin.flush()
-        except BrokenPipeError:
-            pass
-        p.wait(timeout=20)
+        stop_root_program(p)
 
 
 def scenario_spare_owned_file(env):
@@ -1338,21 +1352,8 @@ def scenario_spare_owned_file(env):
     spare's name: covkit reused it as the spare, so the root program's .gcda
     became the attacker's inode, readable and writable by them before the
     next merge. A spare is reused only when it is the dump's writer's own."""
-    shared = os.path.join(env.base, "shared-owned")
-    os.makedirs(shared)
-    os.chmod(shared, 0o1777)
-    with open(os.path.join(PROGS, "hostile.c")) as f:
-        text = f.read()
-    with open(os.path.join(shared, "rootprog.c"), "w") as f:
-        f.write(text)
-    env.run(["gcc-12", "--coverage", "-O0", "-g", "-Wl,--wrap=__gcov_init", "-o", "rootprog", "rootprog.c"], cwd=shared)
-    p = subprocess.Popen([os.path.join(shared, "rootprog")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                         cwd=shared, env={"PATH": "/usr/bin:/bin"})
+    p, gcda = start_root_program_in_shared(env, "shared-owned")
     try:
-        check(p.stdout.readline().startswith("ready"), "the root program did not start")
-        notes = [n for n in os.listdir(shared) if n.endswith(".gcno")]
-        check(len(notes) == 1, f"one .gcno expected in {shared}: {os.listdir(shared)}")
-        gcda = os.path.join(shared, notes[0][:-len(".gcno")] + ".gcda")
         spare = gcda + ".covkit-spare"
         env.as_attacker(["sh", "-c", f"umask 0; : > '{spare}'"])
         planted = os.lstat(spare)
@@ -1363,12 +1364,7 @@ def scenario_spare_owned_file(env):
         check(st.st_uid == 0 and st.st_ino != planted.st_ino,
               f"the root program's .gcda is the attacker's planted file (uid {st.st_uid}, mode {st.st_mode:o})")
     finally:
-        try:
-            p.stdin.write("q\n")
-            p.stdin.flush()
-        except BrokenPipeError:
-            pass
-        p.wait(timeout=20)
+        stop_root_program(p)
 
 
 def scenario_linked_inputs(env):

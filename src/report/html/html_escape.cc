@@ -74,38 +74,35 @@ std::string_view replacement(std::string_view text, size_t& i) {
   }
 }
 
+// Hands `emit` the text in pieces: runs of harmless bytes whole (source
+// pages are mostly such runs), each entity or U+FFFD in between.
+template <typename Emit>
+void escaped_pieces(std::string_view text, Emit&& emit) {
+  size_t start = 0;
+  const size_t n = text.size();
+  for (size_t i = 0; (i = next_attention(text, i)) < n; ++i) {
+    const size_t at = i;
+    const std::string_view entity = replacement(text, i);
+    if (entity.data() == nullptr) continue;
+    emit(text.substr(start, at - start));
+    emit(entity);
+    start = at + 1;
+  }
+  if (n > start) emit(text.substr(start));
+}
+
 }  // namespace
 
 void append_escaped(std::string& out, std::string_view text) {
-  // Copies runs of harmless bytes at once: source pages are mostly such runs.
-  size_t start = 0;
-  const size_t n = text.size();
-  for (size_t i = 0; (i = next_attention(text, i)) < n; ++i) {
-    const size_t at = i;
-    const std::string_view entity = replacement(text, i);
-    if (entity.data() == nullptr) continue;
-    out.append(text.data() + start, at - start);
-    out.append(entity);
-    start = at + 1;
-  }
-  out.append(text.data() + start, n - start);
+  escaped_pieces(text, [&out](std::string_view piece) { out.append(piece); });
 }
 
 char* write_escaped(char* out, std::string_view text) {
-  size_t start = 0;
-  const size_t n = text.size();
-  for (size_t i = 0; (i = next_attention(text, i)) < n; ++i) {
-    const size_t at = i;
-    const std::string_view entity = replacement(text, i);
-    if (entity.data() == nullptr) continue;
-    std::memcpy(out, text.data() + start, at - start);
-    out += at - start;
-    std::memcpy(out, entity.data(), entity.size());
-    out += entity.size();
-    start = at + 1;
-  }
-  if (n > start) std::memcpy(out, text.data() + start, n - start);
-  return out + (n - start);
+  escaped_pieces(text, [&out](std::string_view piece) {
+    std::memcpy(out, piece.data(), piece.size());
+    out += piece.size();
+  });
+  return out;
 }
 
 std::string escape(std::string_view text) {
