@@ -355,7 +355,9 @@ CKB_HIDDEN static void ckb_path(char *path, size_t size) {
  * fs.protected_symlinks guards sticky directories only, and may be off).
  * -1 when refused or not found. */
 #define CKB_MAX_LINKS 40
+static int ckb_refused_link; /* the last walk stopped at another user's link */
 CKB_HIDDEN static int ckb_open_parent(const char *path, char *name, size_t name_size) {
+  ckb_refused_link = 0;
   char rest[PATH_MAX], joined[PATH_MAX], target[PATH_MAX];
   if (snprintf(rest, sizeof rest, "%s", path) >= (int)sizeof rest || !*rest) return -1;
   int dir = open(rest[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -381,7 +383,12 @@ CKB_HIDDEN static int ckb_open_parent(const char *path, char *name, size_t name_
     if (S_ISLNK(st.st_mode)) {
       ssize_t n = readlinkat(next, "", target, sizeof target - 1);
       close(next);
-      if (n <= 0 || (st.st_uid != 0 && st.st_uid != geteuid()) || ++links > CKB_MAX_LINKS) break;
+      /* A target that fills the buffer may have been cut: refused. */
+      if (n <= 0 || n >= (ssize_t)sizeof target - 1 || ++links > CKB_MAX_LINKS) break;
+      if (st.st_uid != 0 && st.st_uid != geteuid()) {
+        ckb_refused_link = 1;
+        break;
+      }
       target[n] = 0;
       if (snprintf(joined, sizeof joined, "%s%s", target, end) >= (int)sizeof joined) break;
       memcpy(rest, joined, strlen(joined) + 1);
@@ -424,7 +431,9 @@ CKB_HIDDEN static int ckb_open(struct ckb_out *o, const char *path, const char *
   if (o->dir >= 0) close(o->dir);
   ckb_say("covkit-blocks: cannot write the ");
   ckb_say(what);
-  ckb_say(" (a directory on its way missing, or another user's symbolic link)\n");
+  ckb_say(o->dir < 0 ? (ckb_refused_link ? " (another user's symbolic link on its way)\n"
+                                          : " (a directory on its way is missing or cannot be entered)\n")
+                    : " (no file can be made in its directory)\n");
   return 0;
 }
 

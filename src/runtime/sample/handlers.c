@@ -191,6 +191,7 @@ static void on_tick(int sig, siginfo_t *si, void *ctx) {
   t->traps = t->bp_moves = t->loops = t->returns = t->predicted = t->copies = t->decodes = 0;
   t->la_fpregs = uc->uc_mcontext.fpregs;
   step_on(t, g);
+  t->la_fpregs = NULL; /* the frame ends with this handler */
   /* Block stepping keeps the timer as a watchdog while the vector waits
    * for a stop. A vector the look-ahead interpreter completed here was
    * written, and the timer armed for the next tick, already: one system
@@ -215,6 +216,7 @@ static void on_trap(int sig, siginfo_t *si, void *ctx) {
       t->traps++;
       t->la_fpregs = uc->uc_mcontext.fpregs;
       uint32_t stop = cks_block_step_hit(t, g);
+      t->la_fpregs = NULL; /* the frame ends with this handler */
       if (stop == CKS_STEP_DROPPED) {
         cks_block_step_done(t);
         t->stepping = 0;
@@ -244,6 +246,7 @@ static void on_trap(int sig, siginfo_t *si, void *ctx) {
     emit(t, stop);
   else
     step_on(t, g);
+  t->la_fpregs = NULL; /* the frame ends with this handler */
 }
 
 CKS_FN int cks_handlers_ours(int sig) {
