@@ -136,7 +136,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (nf.version.is_gcc48()) llvm_rules(nf, counts, flags);
     // A location names its file by an index into nf.files (model/gcov_session.cc).
     auto location_source_of = [&](uint32_t file) { return source_of(nf.files[file]); };
-    for (const auto& f : nf.functions) obj.functions.push_back(model::build_function(f, source_of, location_source_of));
+    for (const auto& f : nf.functions) obj.functions.emplace_back().fn = model::build_function(f, source_of, location_source_of);
     nf.functions.clear();
     obj.notes = std::move(nf);
   }
