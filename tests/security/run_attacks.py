@@ -1367,6 +1367,22 @@ def scenario_spare_owned_file(env):
         stop_root_program(p)
 
 
+def refused_through_links(env, runs, reason, merge_out):
+    """Each covkit run of `runs` (what: argv) reads a file only root may
+    read through the attacker's link: it must fail with Permission denied
+    and `reason`, say nothing of the secret, and `merge_out` (merge's
+    output) must hold none of root's counts."""
+    for what, argv in runs.items():
+        r = env.covkit_run(argv)
+        said = r.stdout + r.stderr
+        check("TOPSECRET" not in said, f"{what}: the secret's text is in what covkit said: {said[:300]!r}")
+        check(r.returncode != 0 and "Permission denied" in r.stderr and reason in r.stderr,
+              f"{what}: read a file only root may read through the attacker's link ({r.returncode}): {r.stderr!r}")
+    merged = [os.path.join(dd, f) for dd, _, fs in os.walk(merge_out) for f in fs] if os.path.isdir(merge_out) else []
+    for m in merged:
+        check(struct.pack("<q", 0x5EC2E7) not in open(m, "rb").read(), f"merge took root's counts into {m}")
+
+
 def scenario_linked_inputs(env):
     """Data files given to covkit (a tracefile, a .gcda tree to merge, a
     gmon.out, a block file) that are the attacker's symbolic links to files
@@ -1395,15 +1411,7 @@ def scenario_linked_inputs(env):
         "gprof": ["gprof", prog, os.path.join(d, "gmon.out")],
         "blocks report": ["blocks", "report", os.path.join(d, "blocks.txt"), "--lcov", "-"],
     }
-    for what, argv in runs.items():
-        r = env.covkit_run(argv)
-        said = r.stdout + r.stderr
-        check("TOPSECRET" not in said, f"{what}: the secret's text is in what covkit said: {said[:300]!r}")
-        check(r.returncode != 0 and "Permission denied" in r.stderr and "whose symbolic link it is" in r.stderr,
-              f"{what}: read a file only root may read through the attacker's link ({r.returncode}): {r.stderr!r}")
-    merged = [os.path.join(dd, f) for dd, _, fs in os.walk(out) for f in fs] if os.path.isdir(out) else []
-    for m in merged:
-        check(struct.pack("<q", 0x5EC2E7) not in open(m, "rb").read(), f"merge took root's counts into {m}")
+    refused_through_links(env, runs, "whose symbolic link it is", out)
     # The link on the way, not at the end: the attacker's link to root's
     # directory, the files named through it.
     shutil.copyfile(env.secret, os.path.join(secret_tree, "cov.info"))
@@ -1414,15 +1422,7 @@ def scenario_linked_inputs(env):
             ["report", "--add-tracefile", os.path.join(d, "dirlink", "tree", "cov.info"), "--lcov", "-"],
         "merge through a directory link": ["merge", os.path.join(d, "dirlink", "tree"), "-o", out2],
     }
-    for what, argv in runs.items():
-        r = env.covkit_run(argv)
-        said = r.stdout + r.stderr
-        check("TOPSECRET" not in said, f"{what}: the secret's text is in what covkit said: {said[:300]!r}")
-        check(r.returncode != 0 and "Permission denied" in r.stderr and "whose symbolic link is on its way" in r.stderr,
-              f"{what}: read a file only root may read through the attacker's link ({r.returncode}): {r.stderr!r}")
-    merged = [os.path.join(dd, f) for dd, _, fs in os.walk(out2) for f in fs] if os.path.isdir(out2) else []
-    for m in merged:
-        check(struct.pack("<q", 0x5EC2E7) not in open(m, "rb").read(), f"merge took root's counts into {m}")
+    refused_through_links(env, runs, "whose symbolic link is on its way", out2)
 
 
 def scenario_gcov_linked_objects(env):
