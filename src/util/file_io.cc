@@ -24,12 +24,6 @@ namespace {
 // mapping's system calls and page faults.
 constexpr size_t kMapAtLeast = size_t(1) << 20;
 
-Error errno_error() {
-  Error e(std::strerror(errno));
-  e.errno_value = errno;
-  return e;
-}
-
 // One spent copy per thread, whose capacity the thread's next read of a
 // small file reuses: a run reads its notes, data and sources one after the
 // other, and fresh pages for each (zeroed, faulted in) were a fifth of the
@@ -44,6 +38,12 @@ struct SpareCopy {
 thread_local SpareCopy spare_copy;
 
 }  // namespace
+
+Error errno_error() {
+  Error e(std::strerror(errno));
+  e.errno_value = errno;
+  return e;
+}
 
 FileData::FileData(FileData&& o) noexcept { *this = std::move(o); }
 

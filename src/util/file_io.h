@@ -71,6 +71,9 @@ class FileData {
 // into a report (/proc/self is covkit, whoever's rights it reads with, and
 // a descriptor's link skips the directories' rights on the way).
 enum class NameSource { kCaller, kData };
+// The Error of the system call that just failed: strerror(errno), errno kept.
+Error errno_error();
+
 Expected<UniqueFd> open_regular_file(const std::string& path, NameSource source = NameSource::kCaller);
 
 // Only regular files are read (open_regular_file): devices never end and

@@ -239,24 +239,35 @@ Expected<FileData> read_named_file(const std::string& path, size_t max_bytes) {
 
 namespace {
 
-Error system_error() {
-  Error e(std::strerror(errno));
-  e.errno_value = errno;
-  return e;
-}
-
 // The plain file `at` (an O_PATH descriptor, `st` its stat) opened for
 // reading through /proc/self/fd; without /proc (a chroot) by its name with
 // O_NOFOLLOW, and only if that is the same file.
 Expected<UniqueFd> reopen_looked_at(const UniqueFd& at, const struct stat& st, const std::string& path) {
   UniqueFd fd(::open(fmt::format("/proc/self/fd/{}", at.get()).c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
   if (fd.valid()) return fd;
-  if (errno != ENOENT || ::access("/proc/self/fd", F_OK) == 0) return system_error();
+  if (errno != ENOENT || ::access("/proc/self/fd", F_OK) == 0) return errno_error();
   fd.reset(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
-  if (!fd.valid()) return system_error();
+  if (!fd.valid()) return errno_error();
   struct stat again {};
   if (::fstat(fd.get(), &again) != 0 || again.st_dev != st.st_dev || again.st_ino != st.st_ino)
     return Error("changed while it was opened");
+  return fd;
+}
+
+// `path` opened with the rights of `linker`, whose symbolic link (`whose`
+// says where: at its end or on its way) chose the file; a refusal says so.
+Expected<UniqueFd> open_as_link_owner(const std::string& path, uid_t linker, std::string_view whose) {
+  Expected<UniqueFd> fd = Error("");
+  {
+    ScopedFsIdentity as(file_owner(linker));
+    if (!as.switched()) return Error("cannot take the rights of the symbolic link's owner to read it");
+    fd = open_regular_file(path);
+  }
+  if (!fd && fd.error().errno_value) {
+    Error e = fd.error();
+    e.message = fmt::format("{} for {}, whose symbolic link {}", e.message, owner_text(linker), whose);
+    return e;
+  }
   return fd;
 }
 
@@ -264,42 +275,19 @@ Expected<UniqueFd> reopen_looked_at(const UniqueFd& at, const struct stat& st, c
 
 Expected<UniqueFd> open_input_file(const std::string& path) {
   if (!can_take_identities()) return open_regular_file(path);
-  if (std::optional<uid_t> linker = untrusted_link_on_the_way(path)) {
-    Expected<UniqueFd> fd = Error("");
-    {
-      ScopedFsIdentity as(file_owner(*linker));
-      if (!as.switched()) return Error("cannot take the rights of the owner of a symbolic link on its way to read it");
-      fd = open_regular_file(path);
-    }
-    if (!fd && fd.error().errno_value) {
-      Error e = fd.error();
-      e.message = fmt::format("{} for {}, whose symbolic link is on its way", e.message, owner_text(*linker));
-      return e;
-    }
-    return fd;
-  }
+  if (std::optional<uid_t> linker = untrusted_link_on_the_way(path))
+    return open_as_link_owner(path, *linker, "is on its way");
   // The name as it is now, a link not followed: a plain file is opened
   // through this descriptor (a link put there since is not followed).
   // Never opened by its name again after this look: another user could
   // have put a link there since (a race won 8 times in 1,874 tries).
   UniqueFd at(::open(path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
   struct stat st {};
-  if (!at.valid() || ::fstat(at.get(), &st) != 0) return system_error();
+  if (!at.valid() || ::fstat(at.get(), &st) != 0) return errno_error();
   if (S_ISREG(st.st_mode)) return reopen_looked_at(at, st, path);
   if (!S_ISLNK(st.st_mode)) return Error("not a regular file");
   if (trusted_link_owner(st.st_uid)) return open_regular_file(path);
-  Expected<UniqueFd> fd = Error("");
-  {
-    ScopedFsIdentity as(file_owner(st.st_uid));
-    if (!as.switched()) return Error("cannot take the rights of the symbolic link's owner to read it");
-    fd = open_regular_file(path);
-  }
-  if (!fd && fd.error().errno_value) {
-    Error e = fd.error();
-    e.message = fmt::format("{} for {}, whose symbolic link it is", e.message, owner_text(st.st_uid));
-    return e;
-  }
-  return fd;
+  return open_as_link_owner(path, st.st_uid, "it is");
 }
 
 Expected<FileData> read_input_file(const std::string& path, size_t max_bytes) {
