@@ -21,6 +21,12 @@
 #   BENCH_RUNS=3       runs per pipeline
 #   BENCH_LLVM=16      llvm-profdata-N, llvm-cov-N
 #   BENCH_TIMEOUT=1200 seconds per command
+#   BENCH_SCRATCH=DIR  where the outputs go (default /dev/shm when it is a
+#                      directory, else $TMPDIR or /tmp). On tmpfs by default:
+#                      on a journal-less ext4 every new file covkit writes
+#                      right after llvm-cov show's thousands were deleted
+#                      waited on the deleted inodes, and covkit's time was
+#                      bimodal. Both tools write to the same scratch.
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -67,7 +73,14 @@ OBJS=("${BINS[0]}")
 for b in "${BINS[@]:1}"; do OBJS+=(-object "$b"); done
 PROFILES=("$TREE"/prof/*.profraw)
 
-SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/clang-report-bench.XXXXXX")
+if [ -n "${BENCH_SCRATCH:-}" ]; then
+  SCRATCH_IN=$BENCH_SCRATCH
+elif [ -d /dev/shm ] && [ -w /dev/shm ]; then
+  SCRATCH_IN=/dev/shm
+else
+  SCRATCH_IN=${TMPDIR:-/tmp}
+fi
+SCRATCH=$(mktemp -d "$SCRATCH_IN/clang-report-bench.XXXXXX") || { echo "$0: cannot make a directory in $SCRATCH_IN" >&2; exit 2; }
 trap 'rm -rf "$SCRATCH"' EXIT
 OUT=$SCRATCH/out
 LOGS=$SCRATCH/logs
@@ -91,6 +104,7 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2)
 
 echo "covkit report vs llvm-profdata/llvm-cov $V (+ genhtml $(genhtml --version | awk '{print $NF}'))"
 echo "tree: $TREE: ${#BINS[@]} instrumented binaries, ${#PROFILES[@]} .profraw files"
+echo "scratch (every pipeline's outputs): $SCRATCH_IN ($(stat -f -c %T "$SCRATCH_IN" 2>/dev/null || echo '?'))"
 echo "runs: $RUNS (median wall and CPU time, peak RSS of the pipeline's largest step)   cores: $(nproc)   load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 for ((r = 1; r <= RUNS; r++)); do
