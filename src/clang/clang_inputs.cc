@@ -565,6 +565,7 @@ LoadedMappings load_mappings(const std::vector<std::string>& binaries, const Pro
   });
 
   std::deque<CountedFunction> redecoded;  // copies of a damaged first copy (they stay put)
+  out.set.reserve(to_decode.size());      // at most the distinct ones are taken (copies aside)
   // 4. Taken in the order given (the first binary's copy of a shared
   // function is the one kept, as llvm-cov keeps it).
   for (size_t i = 0; i < binaries.size(); ++i) {

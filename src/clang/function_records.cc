@@ -90,9 +90,17 @@ void index_runs(FunctionRecord& f) {
   starts(f.branches, f.branch_at);
 }
 
-uint64_t function_key(const std::vector<std::string>& filenames, const std::string& name) {
+// `hashes` gets each file name's hash (std::hash, as CoverageSet's map of
+// files hashes them).
+uint64_t function_key(const std::vector<std::string>& filenames, const std::string& name,
+                      std::vector<size_t>& hashes) {
   uint64_t key = std::hash<std::string_view>{}(name);
-  for (const std::string& f : filenames) key = key * 0x100000001b3ull ^ std::hash<std::string_view>{}(f);
+  hashes.clear();
+  hashes.reserve(filenames.size());
+  for (const std::string& f : filenames) {
+    hashes.push_back(std::hash<std::string_view>{}(f));
+    key = key * 0x100000001b3ull ^ hashes.back();
+  }
   return key ^ filenames.size();
 }
 
@@ -239,7 +247,7 @@ CountedFunction count_mapping(const FunctionMapping& m, Filenames&& filenames, c
   }
   rec.main_file = main_file_of(rec);
   index_runs(rec);
-  out.key = function_key(rec.filenames, rec.name);
+  out.key = function_key(rec.filenames, rec.name, out.file_hashes);
   out.outcome = Outcome::kCounted;
   return out;
 }
@@ -286,11 +294,18 @@ void CoverageSet::add(const std::vector<CountedFunction*>& functions, std::vecto
 
     FunctionRecord& rec = c.record;
     const size_t index = functions_.size();
-    taken_[c.key].push_back(index);
+    auto [head, first] = taken_.try_emplace(c.key, uint32_t(index));
+    next_taken_.push_back(first ? kNone : head->second);
+    head->second = uint32_t(index);
     rec.file_keys.reserve(rec.filenames.size());
-    for (const std::string& f : rec.filenames) {
-      auto [it, fresh] = keys_.try_emplace(f, uint32_t(by_key_.size()));
-      if (fresh) by_key_.emplace_back();
+    const bool hashed = c.file_hashes.size() == rec.filenames.size();
+    for (size_t k = 0; k < rec.filenames.size(); ++k) {
+      const std::string& f = rec.filenames[k];
+      auto it = hashed ? keys_.find(HashedName{f, c.file_hashes[k]}) : keys_.find(f);
+      if (it == keys_.end()) {
+        it = keys_.emplace(f, uint32_t(by_key_.size())).first;
+        by_key_.emplace_back();
+      }
       rec.file_keys.push_back(it->second);
       std::vector<size_t>& list = by_key_[it->second];
       if (list.empty() || list.back() != index) list.push_back(index);
@@ -302,7 +317,7 @@ void CoverageSet::add(const std::vector<CountedFunction*>& functions, std::vecto
 bool CoverageSet::taken(const std::vector<std::string>& filenames, const std::string& name, uint64_t key) const {
   auto it = taken_.find(key);
   if (it == taken_.end()) return false;
-  for (size_t i : it->second)
+  for (uint32_t i = it->second; i != kNone; i = next_taken_[i])
     if (functions_[i].name == name && functions_[i].filenames == filenames) return true;
   return false;
 }

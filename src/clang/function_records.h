@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -84,6 +85,11 @@ struct CountedFunction {
   std::string pgo_name;  // for the mismatch said
   uint64_t hash = 0;
   uint64_t key = 0;  // of the record's name and file list
+  // Each file name's hash, as the key hashed it: CoverageSet::add finds
+  // the files' numbers without hashing the names again (38,000 paths of
+  // ~100 bytes for a report of 17 programs, on the thread that takes them
+  // in order).
+  std::vector<size_t> file_hashes;
   FunctionRecord record;  // kCounted: every field but file_keys
   // Set by CoverageSet::add the first time it is given: given again (a
   // function several binaries share), it is taken already or left out
@@ -100,6 +106,9 @@ CountedFunction count_function(FunctionMapping&& m, const ProfileCounts& profile
 
 class CoverageSet {
  public:
+  // Room for `functions` records in all (a record is ~200 bytes: growing
+  // the set binary by binary moved and faulted them in again).
+  void reserve(size_t functions) { functions_.reserve(functions); }
   // Adds one binary's functions (in mapping order).
   void add(const std::vector<FunctionMapping>& functions, const ProfileCounts& profile,
            std::vector<MismatchedFunction>& mismatched);
@@ -127,12 +136,38 @@ class CoverageSet {
   bool taken(const std::vector<std::string>& filenames, const std::string& name, uint64_t key) const;
 
   std::vector<FunctionRecord> functions_;
+  static constexpr uint32_t kNone = UINT32_MAX;
   // The functions taken, by a hash of their file list and name (compared
   // in full on a hit): most functions of a second binary that shares
   // sources with the first are known, and said so before being counted.
-  std::unordered_map<uint64_t, std::vector<size_t>> taken_;
+  // Each key's first record, the others chained through next_taken_ (a
+  // vector per key was an allocation per function).
+  std::unordered_map<uint64_t, uint32_t> taken_;
+  std::vector<uint32_t> next_taken_;  // per record
+  // A file name with its hash given (CountedFunction::file_hashes): found
+  // without hashing it again.
+  struct HashedName {
+    std::string_view name;
+    size_t hash;
+  };
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(const std::string& s) const { return std::hash<std::string_view>{}(s); }
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    size_t operator()(const HashedName& h) const { return h.hash; }
+  };
+  struct NameEqual {
+    using is_transparent = void;
+    static std::string_view view(const std::string& s) { return s; }
+    static std::string_view view(std::string_view s) { return s; }
+    static std::string_view view(const HashedName& h) { return h.name; }
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return view(a) == view(b);
+    }
+  };
   // Files by name: their key (index in by_key_).
-  std::unordered_map<std::string, uint32_t> keys_;
+  std::unordered_map<std::string, uint32_t, NameHash, NameEqual> keys_;
   std::vector<std::vector<size_t>> by_key_;  // the records that touch each file
 };
 
