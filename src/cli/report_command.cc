@@ -17,6 +17,7 @@
 #include "cli/command_line.h"
 #include "cli/progress_bar.h"
 #include "cli/report_options.h"
+#include "cli/terminal_colour.h"
 #include "cli/version.h"
 #include "clang/clang_model.h"
 #include "format/input_kind.h"
@@ -440,7 +441,7 @@ int report_project(const ReportOptions& o, model::ProjectCov project, std::strin
   phase_timer().mark("outputs written");
   if (!writes_files(o) || o.print_summary) {
     report::TerminalOptions to;
-    to.color = o.color == "always" || (o.color == "auto" && isatty(STDOUT_FILENO));
+    to.color = colour_wanted(o.color, STDOUT_FILENO);
     std::string table = report::render_terminal_summary(project, to);
     std::fwrite(table.data(), 1, table.size(), stdout);
   }

@@ -148,7 +148,7 @@ void add_report_view_options(CLI::App& app, ReportOptions& o) {
       ->type_name("N")
       ->check(whole_number_in(1, 1024))
       ->group(run);
-  app.add_option("--color", o.color, "Colour the summary: auto (on a terminal), always, never [default: auto]")->type_name("WHEN")
+  app.add_option("--color", o.color, "Colour the summary: auto (on a terminal, unless NO_COLOR is set or TERM=dumb), always, never [default: auto]")->type_name("WHEN")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->group(run);
   app.add_flag("-q,--quiet", o.quiet, "No warnings (errors are still printed)")->group(run);

@@ -450,6 +450,49 @@ def scenario_summary(tmp):
     eq(out, C_PROJECT_TABLE, "--color always without its escapes")
 
 
+def covkit_on_terminal(args, cwd, env):
+    """Runs `covkit ARGS` with standard output a pseudo-terminal (stderr a
+    pipe); returns what it wrote there, "\r\n" made "\n" again."""
+    import pty
+    master, slave = pty.openpty()
+    p = subprocess.Popen([COVKIT] + args, cwd=cwd, env=dict(os.environ, **env), stdout=slave,
+                         stderr=subprocess.PIPE)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: every writer is gone
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    err = p.stderr.read()
+    if p.wait(timeout=60) != 0:
+        raise Failure(f"covkit {' '.join(args)}: exit {p.returncode}\n{err.decode()}")
+    return out.decode().replace("\r\n", "\n")
+
+
+def scenario_color_terminal(tmp):
+    """--color auto colours a terminal, unless NO_COLOR (no-color.org) or
+    TERM=dumb asks for plain text; --color always and never win over both."""
+    proj = c_project(tmp)
+    run_prog(proj)
+    plain = {"NO_COLOR": "", "TERM": "xterm"}
+    painted = covkit_on_terminal(["report", "build"], proj, plain)
+    check("\033[32m 100.0%\033[0m" in painted, f"auto on a terminal paints: {painted!r}")
+    for code in ("\033[31m", "\033[32m", "\033[33m", "\033[0m"):
+        painted = painted.replace(code, "")
+    eq(painted, C_PROJECT_TABLE, "the painted table without its escapes")
+    for env in ({"NO_COLOR": "1", "TERM": "xterm"}, {"NO_COLOR": "", "TERM": "dumb"}):
+        eq(covkit_on_terminal(["report", "build"], proj, env), C_PROJECT_TABLE, f"auto on a terminal with {env}")
+        eq(covkit_on_terminal(["report", "build", "--color", "always"], proj, env).count("\033[32m"),
+           covkit_on_terminal(["report", "build"], proj, plain).count("\033[32m"), f"--color always with {env}")
+    eq(covkit_on_terminal(["report", "build", "--color", "never"], proj, plain), C_PROJECT_TABLE,
+       "--color never on a terminal")
+
+
 # Uncovered lines with code, blank and comment lines and an excluded one
 # between them: which ranges gcovr 5.2 makes of them.
 GAPS_C = """#include <stdlib.h>
