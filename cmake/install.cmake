@@ -107,3 +107,9 @@ install(FILES ${CMAKE_BINARY_DIR}/cmake-package/covkitConfig.cmake
               ${CMAKE_BINARY_DIR}/cmake-package/covkitConfigVersion.cmake
               packaging/cmake/covkitFunctions.cmake packaging/cmake/covkitCoverageRun.cmake
         DESTINATION ${COVKIT_CMAKE_DIR})
+
+# `cmake --build build --target uninstall` (cmake/uninstall.cmake): what the
+# last install from this build tree put in place, removed again.
+add_custom_target(uninstall
+  COMMAND ${CMAKE_COMMAND} -DMANIFEST=${CMAKE_BINARY_DIR}/install_manifest.txt -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/uninstall.cmake
+  COMMENT "Removing the files of the last install from this build tree" VERBATIM)

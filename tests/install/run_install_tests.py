@@ -22,6 +22,9 @@ Scenarios (one ctest test each; `prefix` installs once for the others):
   cmake_package  a small CMake project finds the installed package and uses
                  covkit_enable_coverage, covkit_enable_tracing and
                  covkit_add_coverage_report end to end, gates included
+  uninstall      the uninstall target removes what `cmake --install` put in
+                 a prefix (and under DESTDIR), covkit's own directories with
+                 it, and nothing else
   deb            cpack -G DEB: the .deb's name, contents, shared-library
                  Depends and lintian; unpacked with dpkg -x and run on the
                  bundled example
@@ -651,6 +654,53 @@ def scenario_cmake_package(e):
               "clang: the lines that ran under GCC ran, and a never-called line is 0: %s vs GCC's %s" % (chits, first))
 
 
+# ---------------------------------------------------------------- uninstall
+
+def files_under(top):
+    """Every non-directory under `top` (links included), relative, sorted."""
+    found = []
+    for d, dirs, files in os.walk(top):
+        found += [os.path.relpath(os.path.join(d, f), top) for f in files]
+        found += [os.path.relpath(os.path.join(d, s), top) for s in dirs if os.path.islink(os.path.join(d, s))]
+    return sorted(found)
+
+
+def scenario_uninstall(e):
+    manifest = os.path.join(e.build, "install_manifest.txt")
+    uninstall = ["cmake", "--build", e.build, "--target", "uninstall"]
+    with tempfile.TemporaryDirectory(prefix="covkit-uninstall-") as tmp:
+        p = os.path.join(tmp, "p")
+        run(["cmake", "--install", e.build, "--prefix", p])
+        installed = open(manifest).read().split()
+        check(os.path.join(p, "bin", "covkit") in installed and os.path.join(p, "bin", "covkit-gcov") in installed,
+              "the manifest lists what was installed: %s" % installed[:5])
+        check(all(os.path.lexists(f) for f in installed), "every file of the manifest is installed")
+        # What others put in the same prefix, beside and inside covkit's places.
+        theirs = ["bin/other-tool", "share/man/man1/other.1.gz", "share/doc/covkit/my-notes.txt"]
+        for f in theirs:
+            with open(os.path.join(p, f), "w") as out:
+                out.write("not covkit's\n")
+        run(uninstall)
+        check(files_under(p) == sorted(theirs), "only the others' files are left: %s" % files_under(p))
+        owned = {os.path.dirname(f) for f in installed if re.search(r"/covkit(/|$)", os.path.dirname(f))}
+        check(len(owned) >= 5, "covkit has directories of its own: %s" % owned)
+        for d in owned:
+            check(not os.path.exists(d) or d == os.path.join(p, "share", "doc", "covkit"),
+                  "covkit's own directory is gone: %s" % d)
+        check(os.path.isdir(os.path.join(p, "share", "doc", "covkit")), "a covkit directory holding a user's file stays")
+        # Once more: nothing to remove, said in one line, and a failure.
+        again = run(uninstall, ok=False)
+        check(again.returncode != 0 and "install_manifest.txt: no such file" in again.stdout + again.stderr,
+              "a second uninstall says the manifest is gone: %s%s" % (again.stdout[-500:], again.stderr[-500:]))
+        # Staged installs (DESTDIR, as packagers do): removed under the same root.
+        root = os.path.join(tmp, "stage")
+        staged = dict(os.environ, DESTDIR=root)
+        run(["cmake", "--install", e.build, "--prefix", "/usr/local"], env=staged)
+        check(os.path.isfile(os.path.join(root, "usr", "local", "bin", "covkit")), "DESTDIR install")
+        run(uninstall, env=staged)
+        check(files_under(root) == [], "nothing of the DESTDIR install is left: %s" % files_under(root))
+
+
 # ---------------------------------------------------------------- deb
 
 def scenario_deb(e):
@@ -749,6 +799,7 @@ SCENARIOS = {
     "man": scenario_man,
     "completion": scenario_completion,
     "cmake_package": scenario_cmake_package,
+    "uninstall": scenario_uninstall,
     "deb": scenario_deb,
 }
 
