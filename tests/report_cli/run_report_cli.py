@@ -493,6 +493,57 @@ def scenario_color_terminal(tmp):
        "--color never on a terminal")
 
 
+def ci_section():
+    """The CONTINUOUS INTEGRATION section of docs/covkit-report.md."""
+    doc = read(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "covkit-report.md"))
+    m = re.search(r"^## CONTINUOUS INTEGRATION\n(.*?)^## ", doc, re.M | re.S)
+    check(m, "docs/covkit-report.md has a CONTINUOUS INTEGRATION section")
+    return m.group(1)
+
+
+def run_documented(line, proj, env):
+    """Runs a documented shell line in `proj` with bash, `covkit` on PATH
+    being the covkit under test."""
+    bindir = os.path.join(proj, "ci-bin")
+    os.makedirs(bindir, exist_ok=True)
+    if not os.path.lexists(f"{bindir}/covkit"):
+        os.symlink(os.path.abspath(COVKIT), f"{bindir}/covkit")
+    full = dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"], **env)
+    return subprocess.run(["bash", "-c", line], cwd=proj, env=full, capture_output=True, text=True, timeout=120)
+
+
+def scenario_ci_recipes(tmp):
+    """The CI recipes of docs/covkit-report.md, pasted: GitLab's covkit step
+    fails its gate (exit 2, one stderr line) after writing the Cobertura
+    file, and the documented coverage regex takes the line coverage from
+    its log; GitHub's step appends the Markdown summary to the job's."""
+    section = ci_section()
+    proj = c_project(tmp)
+    run_prog(proj)
+    gitlab = re.findall(r"^    - (covkit report .*)$", section, re.M)
+    regex = re.findall(r"^  coverage: '/(.*)/'$", section, re.M)
+    check(len(gitlab) == 1 and len(regex) == 1, f"one GitLab covkit step and coverage regex: {gitlab} {regex}")
+    p = run_documented(gitlab[0], proj, {})
+    eq(p.returncode, 2, f"{gitlab[0]}: the 80% gate fails on this project")
+    eq(p.stderr.splitlines(), ["covkit report: line coverage 65.0% (13/20) is below --fail-under-line 80"], "stderr")
+    check(read(f"{proj}/coverage.xml").startswith("<?xml") and 'line-rate="0.65"' in read(f"{proj}/coverage.xml"),
+          "coverage.xml written before the gate failed")
+    found = re.findall(regex[0], p.stdout, re.M)
+    eq(found, ["65.0"], "the coverage regex on the job's log (GitLab uses the last match)")
+    eq(table_rows(p.stdout)["TOTAL"][2], "65.0%", "what the regex took is the table's TOTAL line coverage")
+    github = re.findall(r"^- run: (covkit report .*)$", section, re.M)
+    check(len(github) == 1, f"one GitHub Actions step: {github}")
+    summary = f"{proj}/step-summary.md"
+    write(summary, "earlier step\n")
+    p = run_documented(github[0], proj, {"GITHUB_STEP_SUMMARY": summary})
+    eq(p.returncode, 2, f"{github[0]}: the gate fails")
+    eq(p.stdout, "", "nothing else on stdout")
+    text = read(summary)
+    check(text.startswith("earlier step\n## Coverage report\n") and "| Lines | 13 | 20 | 65.0% |" in text,
+          f"the summary appended: {text!r}")
+    check("SF:" in read(f"{proj}/coverage.info"), "coverage.info written")
+
+
 # Uncovered lines with code, blank and comment lines and an excluded one
 # between them: which ranges gcovr 5.2 makes of them.
 GAPS_C = """#include <stdlib.h>
