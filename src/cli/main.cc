@@ -37,9 +37,10 @@ void print_usage(FILE* to) {
   }
   std::fprintf(to,
                "\n"
-               "`covkit COMMAND --help` lists a command's options; `man covkit-COMMAND`\n"
-               "(docs/covkit-COMMAND.md) is its manual. Started as `gcov` or `covkit-gcov`\n"
-               "(a symbolic link; the install makes covkit-gcov), covkit is `covkit gcov`.\n"
+               "`covkit COMMAND --help` (or `covkit help COMMAND`) lists a command's\n"
+               "options; `man covkit-COMMAND` (docs/covkit-COMMAND.md) is its manual.\n"
+               "Started as `gcov` or `covkit-gcov` (a symbolic link; the install makes\n"
+               "covkit-gcov), covkit is `covkit gcov`.\n"
                "\n"
                "Options:\n"
                "  -h, --help     this list\n"
@@ -66,6 +67,17 @@ int main(int argc, char** argv) {
   if (argc < 2) {
     print_usage(stdout);
     return 1;
+  }
+  // `covkit help COMMAND [SUBCOMMAND]` is `covkit COMMAND [SUBCOMMAND] --help`,
+  // as with git and cargo.
+  std::vector<char*> help_argv;
+  if (argc > 2 && std::string_view(argv[1]) == "help") {
+    static char help_flag[] = "--help";
+    help_argv.assign(argv + 1, argv + argc);
+    help_argv.push_back(help_flag);
+    help_argv.push_back(nullptr);
+    argv = help_argv.data();
+    argc = int(help_argv.size()) - 1;
   }
   const std::string_view word = argv[1];
   for (const CommandEntry& s : command_table())

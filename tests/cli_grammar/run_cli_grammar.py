@@ -13,7 +13,7 @@ outputs        every command that writes a file: `-o -` writes to standard
                commands that have no JSON; commands that write a directory
                refuse `-o -` in one line.
 help_layout    every --help: Usage first, then the description, Options, the
-               exit status, examples.
+               exit status, examples; `covkit help COMMAND...` prints it too.
 
 The short-option rule (a letter means one thing) is checked over the
 commands' definitions themselves: tests/unit/command_spec_test.cc, ShortOptions.
@@ -327,6 +327,13 @@ def scenario_help_layout(covkit, work):
         order = [text.find(h) for h in ("Options:", "Exit status:", "Examples:")]
         if -1 in order or order != sorted(order):
             problems.append(f"{name} --help: not Usage, description, Options:, Exit status:, Examples: in order")
+        # `covkit help WORDS` is the same page, as git's and cargo's help.
+        h = run([covkit, "help"] + words, work)
+        if (h.returncode, h.stdout, h.stderr) != (0, r.stdout, b""):
+            problems.append(f"covkit help {' '.join(words)}: exit {h.returncode}, not what {name} --help prints")
+    h = run([covkit, "help", "reprot"], work)
+    if h.returncode != 1 or h.stdout or h.stderr.decode().count("\n") != 1 or "'report'" not in h.stderr.decode():
+        problems.append(f"covkit help reprot: not one line suggesting report: {h.returncode} {h.stderr!r}")
     check(not problems, "\n  ".join(problems))
 
 
