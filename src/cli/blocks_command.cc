@@ -253,7 +253,7 @@ int run_blocks_dump(int argc, char** argv) {
                std::string(kBlocksDumpCommand)};
   std::string input, out;
   bool addresses = false;
-  add_output_file_option(app, out, "the text [default: standard output]");
+  add_output_file_option(app, out, "the text", "standard output");
   app.add_option("TRACE", input,
                  "The block trace (covkit-blocks.PID" CKB_TRACE_SUFFIX "), or its block file (the trace beside it is read)")
       ->required();

@@ -47,7 +47,7 @@ int run_completion_command(int argc, char** argv) {
   app.add_option("SHELL", shell, "bash, zsh or fish")
       ->required()
       ->check(CLI::IsMember({"bash", "zsh", "fish"}));
-  add_output_file_option(app, out, "the script [default: standard output]");
+  add_output_file_option(app, out, "the script", "standard output");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   const CommandSpec covkit = describe_covkit();
   const std::string script = shell == "bash"  ? bash_completion(covkit)

@@ -64,7 +64,7 @@ int run_doctor_command(int argc, char** argv) {
   app.get_formatter()->column_width(24);
   OptionalOutput json;
   std::string root = "/", out;
-  add_output_file_option(app, out, "the findings (FILE.json: as JSON) [default: standard output]");
+  add_output_file_option(app, out, "the findings (FILE.json: as JSON)", "standard output");
   add_json_option(app, json, "the findings (area, status, what, detail, enables, remedy)");
   app.add_option("--root", root,
                  "Read /proc, /sys, /boot and the container markers below DIR (a copy of\n"

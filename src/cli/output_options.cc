@@ -25,15 +25,27 @@ bool names_directory(const std::string& path) {
 
 }  // namespace
 
-CLI::Option* add_output_file_option(CLI::App& app, std::string& path, std::string_view what) {
-  return app.add_option("-o,--output", path, fmt::format("Write {} to FILE ('-': standard output)", what))
+namespace {
+
+std::string default_said(std::string_view place) {
+  return place.empty() ? "" : fmt::format(" [default: {}]", place);
+}
+
+}  // namespace
+
+CLI::Option* add_output_file_option(CLI::App& app, std::string& path, std::string_view what,
+                                    std::string_view default_place) {
+  return app
+      .add_option("-o,--output", path,
+                  fmt::format("Write {} to FILE ('-': standard output){}", what, default_said(default_place)))
       ->type_name("FILE")
       ->check(non_empty_path());
 }
 
-CLI::Option* add_output_dir_option(CLI::App& app, std::string& dir, std::string_view what) {
+CLI::Option* add_output_dir_option(CLI::App& app, std::string& dir, std::string_view what,
+                                   std::string_view default_place) {
   const std::string holds(what);
-  return app.add_option("-o,--output", dir, fmt::format("Write {} into DIR", what))
+  return app.add_option("-o,--output", dir, fmt::format("Write {} into DIR{}", what, default_said(default_place)))
       ->type_name("DIR")
       ->check(non_empty_path())
       ->check(CLI::Validator(

@@ -28,10 +28,14 @@ struct OptionalOutput {
   std::string file;  // "" when given without FILE: -o's, else standard output
 };
 
-// -o/--output FILE: `what` says what goes there ("the report", "the graph").
-CLI::Option* add_output_file_option(CLI::App& app, std::string& path, std::string_view what);
+// -o/--output FILE: `what` says what goes there ("the report", "the graph"),
+// `default_place` where it goes without -o ("standard output"), said last as
+// CLI11 says every other default.
+CLI::Option* add_output_file_option(CLI::App& app, std::string& path, std::string_view what,
+                                    std::string_view default_place = "");
 // -o/--output DIR.
-CLI::Option* add_output_dir_option(CLI::App& app, std::string& dir, std::string_view what);
+CLI::Option* add_output_dir_option(CLI::App& app, std::string& dir, std::string_view what,
+                                   std::string_view default_place = "");
 // --json [FILE].
 CLI::Option* add_json_option(CLI::App& app, OptionalOutput& json, std::string_view what);
 // NAME [FILE], for the other formats of a command with several (report).

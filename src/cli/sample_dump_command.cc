@@ -26,7 +26,7 @@ int run_sample_dump(int argc, char** argv) {
                std::string(kSampleDumpCommand)};
   std::string dir = "covkit-sample.data", out;
   bool no_steps = false;
-  add_output_file_option(app, out, "the text [default: standard output]");
+  add_output_file_option(app, out, "the text", "standard output");
   app.add_option("DIR", dir, "Recording directory, or a perf.data file [default: ./covkit-sample.data]");
   app.add_flag("--no-steps", no_steps, "Leave out the single-stepped addresses");
   app.footer("Exit status: 0; 1 when DIR cannot be read (one line on stderr).\n"

@@ -61,7 +61,7 @@ int run_sample_import_perf(int argc, char** argv) {
   std::vector<std::string> binaries;
   app.add_option("FILE", file, "perf.data, or perf script output")->required();
   app.add_option("--binary", binaries, "An ELF file the samples ran in (repeatable; perf script text only)")->type_name("PATH");
-  add_output_dir_option(app, dir, "the recording [default: ./covkit-sample.data]");
+  add_output_dir_option(app, dir, "the recording", "./covkit-sample.data");
   app.footer(
       "Exit status: 0 when the recording was written; 1 on an error (FILE or a\n"
       "--binary cannot be read, a damaged perf.data record or a line that is not\n"

@@ -490,7 +490,7 @@ int run_sample_record(int argc, char** argv) {
                  "at its int3s: static and setuid programs; --pid always)")
       ->check(CLI::IsMember({"runtime", "ptrace"}))
       ->type_name("HOW");
-  add_output_dir_option(app, o.dir, "the recording [default: ./covkit-sample.data]");
+  add_output_dir_option(app, o.dir, "the recording", "./covkit-sample.data");
   app.add_option("--pid", o.pid, "Attach to this running process instead of starting PROG (--mode breakpoint; pc and "
                                  "branch through perf_event_open)")
       ->type_name("PID")

@@ -89,7 +89,7 @@ int run_trace_dump(int argc, char** argv) {
   app.get_formatter()->column_width(30);
   TraceDumpOptions o;
   app.add_option("DIR", o.dir, "Trace directory [default: ./covkit-trace.data]")->type_name("");
-  add_output_file_option(app, o.out, "the dump [default: standard output]");
+  add_output_file_option(app, o.out, "the dump", "standard output");
   app.add_flag("--raw", o.raw, "Every record of every file as it is on disk, with offsets and raw fields");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   util::use_fast_allocator();  // reads much, allocates much: mimalloc

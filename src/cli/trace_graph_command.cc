@@ -131,7 +131,8 @@ int run_trace_graph(int argc, char** argv) {
   app.add_option("DIR", o.dir, "The trace directory [default: covkit-trace.data]");
   add_output_file_option(app, o.out,
                          "the graph; its format from the name: FILE.dot (.gv), FILE.svg, FILE.png, a Callgrind file "
-                         "(.callgrind, callgrind.out.*) or FILE.json [default: DOT on standard output]");
+                         "(.callgrind, callgrind.out.*) or FILE.json",
+                         "DOT on standard output");
   app.add_option("--format", o.format, "dot, svg, png, callgrind or json [default: from the name of FILE]")
       ->check(CLI::IsMember({"dot", "svg", "png", "callgrind", "json"}).description(""))
       ->type_name("FORMAT");

@@ -430,7 +430,7 @@ int run_trace_record(int argc, char** argv) {
   app.footer(trace::environment_help() + kTraceRecordFooterEnd);
   app.get_formatter()->column_width(30);
   RecordOptions o;
-  add_output_dir_option(app, o.dir, "the trace [default: ./covkit-trace.data]");
+  add_output_dir_option(app, o.dir, "the trace", "./covkit-trace.data");
   app.add_option("--max-depth,-D,--depth", o.max_depth,
                  "Record no calls deeper than N frames (they are still counted for exactness); -D/--depth as in "
                  "uftrace record")

@@ -122,7 +122,7 @@ int run_trace_replay(int argc, char** argv) {
   app.get_formatter()->column_width(30);
   ReplayCommandOptions o;
   app.add_option("DIR", o.dir, "Trace directory [default: ./covkit-trace.data]")->type_name("");
-  add_output_file_option(app, o.out, "the replay [default: standard output]");
+  add_output_file_option(app, o.out, "the replay", "standard output");
   app.add_option("--tid", o.replay.tids, "Only the threads TID (several: --tid 1,2 or --tid 1 --tid 2)")
       ->delimiter(',')
       ->type_name("TID");

@@ -92,7 +92,7 @@ int run_trace_report(int argc, char** argv) {
   app.get_formatter()->column_width(30);
   TraceReportOptions o;
   app.add_option("DIR", o.dir, "Trace directory [default: ./covkit-trace.data]")->type_name("");
-  add_output_file_option(app, o.out, "the profile (FILE.json: as JSON)");
+  add_output_file_option(app, o.out, "the profile (FILE.json: as JSON)", "standard output");
   add_json_option(app, o.json_out, "the profile");
   app.add_flag("--threads", o.view.threads, "Also a flat profile per thread (before the total)");
   app.add_flag("--tree", o.view.tree, "Also the call tree of each thread, merged by call path");

@@ -110,7 +110,7 @@ int run_trace_timeline(int argc, char** argv) {
   TimelineCommandOptions o;
   o.timeline.max_events = 1000000;
   app.add_option("DIR", o.dir, "The trace directory [default: covkit-trace.data]");
-  add_output_file_option(app, o.out, "the timeline (JSON) [default: standard output]");
+  add_output_file_option(app, o.out, "the timeline (JSON)", "standard output");
   add_json_option(app, o.json, "the timeline (it is JSON anyway)");
   app.add_option("--min-duration", o.min_duration, "Leave out calls shorter than T [default: 0]")->type_name("T");
   app.add_option("--max-events", o.timeline.max_events,

@@ -13,7 +13,8 @@ outputs        every command that writes a file: `-o -` writes to standard
                commands that have no JSON; commands that write a directory
                refuse `-o -` in one line.
 help_layout    every --help: Usage first, then the description, Options, the
-               exit status, examples; `covkit help COMMAND...` prints it too.
+               exit status, examples; -o's [default: ...] after its FILE or
+               DIR; `covkit help COMMAND...` prints it too.
 
 The short-option rule (a letter means one thing) is checked over the
 commands' definitions themselves: tests/unit/command_spec_test.cc, ShortOptions.
@@ -327,6 +328,11 @@ def scenario_help_layout(covkit, work):
         order = [text.find(h) for h in ("Options:", "Exit status:", "Examples:")]
         if -1 in order or order != sorted(order):
             problems.append(f"{name} --help: not Usage, description, Options:, Exit status:, Examples: in order")
+        # -o's "[default: ...]" ends its description ("Write the text
+        # [default: standard output] to FILE" read wrong).
+        for line in lines:
+            if re.match(r"^\s{1,8}-", line) and re.search(r"\[default: [^\]]*\].* (to FILE|into DIR)", line):
+                problems.append(f"{name} --help: a [default: ...] inside a description: {line.strip()}")
         # `covkit help WORDS` is the same page, as git's and cargo's help.
         h = run([covkit, "help"] + words, work)
         if (h.returncode, h.stdout, h.stderr) != (0, r.stdout, b""):
