@@ -15,13 +15,21 @@ outputs        every command that writes a file: `-o -` writes to standard
 help_layout    every --help: Usage first, then the description, Options, the
                exit status, examples; -o's [default: ...] after its FILE or
                DIR; `covkit help COMMAND...` prints it too.
+documented     the manuals and --help agree: every option a command's --help
+               lists is in its manual (docs/covkit-COMMAND.md; for report's
+               options the subcommands that take them all, in
+               covkit-report.md), and every covkit command line shown in
+               README.md and docs/*.md names a command that exists, with
+               options its --help lists.
 
 The short-option rule (a letter means one thing) is checked over the
 commands' definitions themselves: tests/unit/command_spec_test.cc, ShortOptions.
 
 Exit 77 (skip) when gcc-12 is missing."""
 import argparse
+import glob
 import json
+import shlex
 import os
 import re
 import shutil
@@ -343,7 +351,103 @@ def scenario_help_layout(covkit, work):
     check(not problems, "\n  ".join(problems))
 
 
-SCENARIOS = {"outputs": scenario_outputs, "help_layout": scenario_help_layout}
+# ------------------------------------------------------------------ documented
+
+def help_options(text):
+    """The options an --help lists in its option lines ("  -o,--output FILE  ...")."""
+    found = set()
+    for line in text.splitlines():
+        m = re.match(r"^\s{1,8}(-[^\s].*?)(?:\s{2,}|$)", line)
+        if m:
+            for opt in re.findall(r"(?<![\w-])(--?[A-Za-z0-9][\w-]*)", m.group(1)):
+                # gprof's -pSYM, -qFROM/TO: a letter with its value attached.
+                found.add(opt[:2] if re.match(r"^-[A-Za-z][A-Z]{2,}", opt) else opt)
+    return found
+
+
+def code_lines(path):
+    """(line number, text) of each line of the Markdown file's code: fenced
+    blocks and blocks indented by four spaces after a blank line."""
+    out, fence, indented, blank = [], False, False, True
+    for n, line in enumerate(open(path, encoding="utf-8").read().split("\n"), 1):
+        if line.startswith("```"):
+            fence = not fence
+            continue
+        indented = line.startswith("    ") and (indented or blank) or (indented and not line.strip())
+        blank = not line.strip()
+        if fence or indented:
+            out.append((n, line))
+    return out
+
+
+def documented_commands(line):
+    """The covkit command lines in a shell line: [words after covkit], comments
+    dropped, split at ;, &&, ||, | and &."""
+    found = []
+    for part in re.split(r"&&|\|\||;|\||&", re.sub(r"(^|\s)#.*$", "", line)):
+        m = re.match(r"^\s*(?:\$ )?(?:[A-Z_]+=\S+\s+)*(covkit(?:-gcov)?)\s+(\S.*)$", part)
+        if m:
+            try:
+                words = shlex.split(m.group(2))
+            except ValueError:
+                words = m.group(2).split()
+            found.append((["gcov"] if m.group(1) == "covkit-gcov" else []) + words)
+    return found
+
+
+def scenario_documented(covkit, work):
+    source = os.path.normpath(os.path.join(HERE, "..", ".."))
+    helps = {}
+    for words in listed_commands(covkit, work):
+        helps[tuple(words)] = help_options(run([covkit] + words + ["--help"], work).stdout.decode())
+        if len(words) == 2:
+            helps.setdefault((words[0],), set())
+    report_options = helps[("report",)]
+    problems = []
+    # --help -> manual.
+    for words, options in sorted(helps.items()):
+        manual = os.path.join(source, "docs", f"covkit-{words[0]}.md")
+        if not os.path.isfile(manual):
+            manual = os.path.join(source, "docs", "covkit.md")  # completion: a section of covkit(1)
+        text = open(manual, encoding="utf-8").read()
+        for opt in sorted(options - {"-h", "--help"}):
+            if re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(opt), text):
+                continue
+            if opt in report_options and "[covkit report options]" in text:
+                continue  # live/sample/blocks report: documented in covkit-report.md
+            problems.append(f"covkit {' '.join(words)} --help lists {opt}, {os.path.relpath(manual, source)} does not")
+    # Manuals -> commands and options.
+    files = [os.path.join(source, "README.md")] + sorted(glob.glob(os.path.join(source, "docs", "*.md")))
+    shown = 0
+    for path in files:
+        for n, line in code_lines(path):
+            for words in documented_commands(line):
+                if not re.match(r"^[a-z][a-z-]*$", words[0]) or any(w.endswith(":") for w in words[:2]):
+                    continue  # covkit --version, COMMAND, 0.1.0, or a message ("covkit sample report: note: ...")
+                if not line.lstrip().startswith(("covkit", "$ covkit")) and (words[0],) not in helps:
+                    continue  # prose in an example's output ("... (GCC 12.2's layout); covkit reads it")
+                where = f"{os.path.relpath(path, source)}:{n}"
+                key = (words[0],)
+                if key not in helps:
+                    problems.append(f"{where}: no command covkit {words[0]}: {line.strip()}")
+                    continue
+                rest = words[1:]
+                if rest and key + (rest[0],) in helps:
+                    key, rest = key + (rest[0],), rest[1:]
+                shown += 1
+                for w in rest:
+                    if w == "--":
+                        break  # the traced program's own arguments
+                    if not re.match(r"^--?[A-Za-z]", w):
+                        continue
+                    opt = w.split("=")[0] if w.startswith("--") else w[:2]
+                    if opt not in helps[key]:
+                        problems.append(f"{where}: covkit {' '.join(key)} has no option {opt}: {line.strip()}")
+    check(shown >= 100, f"the manuals show covkit command lines ({shown} found: is code_lines right?)")
+    check(not problems, "\n  ".join(problems))
+
+
+SCENARIOS = {"outputs": scenario_outputs, "help_layout": scenario_help_layout, "documented": scenario_documented}
 
 
 def main():
