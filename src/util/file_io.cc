@@ -22,7 +22,7 @@ namespace {
 
 // Files at least this large are mapped: below it a copy is cheaper than the
 // mapping's system calls and page faults.
-constexpr size_t kMapAtLeast = size_t(1) << 20;
+constexpr size_t kMapAtLeast = size_t(1) << 16;
 
 // One spent copy per thread, whose capacity the thread's next read of a
 // small file reuses: a run reads its notes, data and sources one after the
