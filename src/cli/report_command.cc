@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <chrono>
@@ -143,6 +144,15 @@ Objects read_objects(const ReportOptions& o, const std::vector<format::ObjectFil
     log.warn(fmt::format("{} of {} objects {} damaged or unreadable inputs; {} counts are missing or partial",
                          built.objects_damaged, objects.size(), built.objects_damaged == 1 ? "has" : "have",
                          built.objects_damaged == 1 ? "its" : "their"));
+  // No object ran at all: the tests did not run, or wrote their counts
+  // elsewhere (GCOV_PREFIX, another CI job): a plain 0% would hide that. Said
+  // once, as read_clang says it of clang's profiles.
+  const bool any_ran = std::any_of(objects.begin(), objects.end(),
+                                   [](const format::ObjectFiles& f) { return f.counts || !f.data.empty(); });
+  if (!objects.empty() && !any_ran)
+    log.warn(fmt::format("no .gcda file found: {} reported as never run (did the tests run? counts written "
+                         "elsewhere, as with GCOV_PREFIX, are found when that tree is a PATH too)",
+                         objects.size() == 1 ? "the object is" : fmt::format("the {} objects are", objects.size())));
   return {std::move(built.project), objects.size(), built.objects_damaged, built.objects_failed};
 }
 

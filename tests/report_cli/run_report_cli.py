@@ -632,7 +632,11 @@ def scenario_never_run(tmp):
     not run too."""
     proj = c_project(tmp)
     out, err = covkit_ok(["report", "build"], proj)  # nothing ran at all
-    eq(err, [], "stderr (a missing data file is no warning)")
+    # (The tests did not run, or wrote their counts elsewhere: said once.)
+    eq(err, ["covkit report: no .gcda file found: the 3 objects are reported as never run (did the tests run? "
+             "counts written elsewhere, as with GCOV_PREFIX, are found when that tree is a PATH too)"],
+       "stderr when no object ran")
+    eq(covkit_ok(["report", "-q", "build"], proj), (out, []), "-q: the same table, no warning")
     rows = table_rows(out)
     # Each file's row ends with its Missing lines (all of them: nothing ran).
     eq(rows["src/never.c"], ["4", "0", "0.0%", "1", "0", "0.0%", "2", "0", "0.0%"], "never.c row")
@@ -642,7 +646,8 @@ def scenario_never_run(tmp):
     eq("TOTAL" in missing, False, "TOTAL has no Missing cell")
     eq(rows["TOTAL"], ["20", "0", "0.0%", "4", "0", "0.0%", "10", "0", "0.0%"], "TOTAL row")
     run_prog(proj)
-    covkit_ok(["report", "build", "--lcov", "out.info"], proj)
+    eq(covkit_ok(["report", "build", "--lcov", "out.info"], proj)[1], [],
+       "stderr (an object that did not run beside one that did is no warning)")
     rec = parse_lcov(read(f"{proj}/out.info"))[f"{proj}/src/never.c"]
     eq(rec["DA"], {1: 0, 2: 0, 3: 0, 4: 0}, "never.c DA")
     eq(rec["BRDA"], [(2, 0, 0, "-"), (2, 0, 1, "-")], "never.c BRDA: not executed")
@@ -667,7 +672,9 @@ def scenario_single_files(tmp):
                         (["build/main.gcda", "build/util.gcno"], ["main.c", "util.c"]),
                         ([f"{proj}/build/never.gcno"], ["never.c"])):
         out, err = covkit_ok(["report"] + args + ["--lcov", "one.info"], proj)
-        eq(err, [], f"stderr of {args}")
+        never_ran = ["covkit report: no .gcda file found: the object is reported as never run (did the tests run? "
+                     "counts written elsewhere, as with GCOV_PREFIX, are found when that tree is a PATH too)"]
+        eq(err, never_ran if files == ["never.c"] else [], f"stderr of {args}")
         got = parse_lcov(read(f"{proj}/one.info"))
         eq(sorted(got), [f"{proj}/src/{f}" for f in files], f"files of {args}")
         for sf in got:
@@ -727,6 +734,9 @@ def scenario_gcov_prefix(tmp):
        ["pfx1/proj/build/main.gcda", "pfx1/proj/build/util.gcda"], "data files of the prefix run")
     eq(glob.glob(f"{proj}/build/*.gcda"), [], "no data in the build tree")
 
+    eq(covkit_ok(["report", "build", "-q"], proj)[1], [], "-q: no warning that nothing ran in the build tree")
+    eq(covkit(["report", "build"], proj)[2][0][:40], "covkit report: no .gcda file found: the ",
+       "without the prefix tree: nothing ran, said")
     out, err = covkit_ok(["report", "build", f"{tmp}/pfx1", "--lcov", "p1.info", "-s"], proj)
     eq(err, [], "stderr")
     eq(read(f"{proj}/p1.info"), expected, "lcov of the prefix run")
