@@ -53,11 +53,11 @@ class NotesParser {
     fn_->line_list.resize(m.line_list);
   }
 
-  // Per-line tables downstream are as long as the largest line of each file
-  // and each function's span; their sum must stay plausible for the file's size.
-  bool charge_lines(size_t at, uint32_t file, uint32_t line);
   // The index of `name` in out_.files, added at first sight.
   uint32_t file_index(std::string_view name);
+  // Per-line tables downstream are as long as the largest line of each file
+  // and each function's span; their sum must stay plausible for the file's
+  // size (lines_record charges each file's new largest line).
   bool charge_span(size_t at, uint32_t start, uint32_t end);
   bool over_budget(size_t at);
 
@@ -101,14 +101,6 @@ uint32_t NotesParser::file_index(std::string_view name) {
   }
   last_file_ = it->second;
   return last_file_;
-}
-
-bool NotesParser::charge_lines(size_t at, uint32_t file, uint32_t line) {
-  uint32_t& max = max_line_[file];
-  if (line <= max) return true;
-  line_budget_used_ += line - max;
-  max = line;
-  return over_budget(at);
 }
 
 bool NotesParser::charge_span(size_t at, uint32_t start, uint32_t end) {
@@ -316,18 +308,36 @@ bool NotesParser::lines_record(size_t base) {
                                   *block, fn_->num_blocks.value_or(0)));
   fn_->begin_lines(*block);
   bool have_location = false;
+  size_t at = r_.position();
+  std::optional<uint32_t> word = r_.u32();
   while (true) {
-    size_t at = r_.position();
-    auto line = r_.u32();
-    if (!line) return fail(at, fmt::format("function '{}': LINES record not terminated", util::printable(fn_->name)));
-    if (*line) {
-      if (*line > kMaxLineNumber)
+    if (!word) return fail(at, fmt::format("function '{}': LINES record not terminated", util::printable(fn_->name)));
+    if (*word) {
+      if (*word > kMaxLineNumber)
         return fail(at, fmt::format("function '{}': line number {} beyond the limit of {}", util::printable(fn_->name),
-                                    *line, kMaxLineNumber));
+                                    *word, kMaxLineNumber));
       if (!have_location)
         return fail(at, fmt::format("function '{}': line number before any file name", util::printable(fn_->name)));
-      if (!charge_lines(at, fn_->location_list.back().file, *line)) return false;
-      fn_->add_line(*line);
+      // This line and the ones after it up to the next 0, into the
+      // location in one loop (most words of a notes file are these).
+      NotesLocation& location = fn_->location_list.back();
+      uint32_t& max = max_line_[location.file];
+      for (;;) {
+        const uint32_t line = *word;
+        if (line > max) {
+          line_budget_used_ += line - max;
+          max = line;
+          if (!over_budget(at)) return false;
+        }
+        fn_->line_list.push_back(line);
+        ++location.count;
+        at = r_.position();
+        word = r_.u32();
+        if (!word || !*word) break;
+        if (*word > kMaxLineNumber)
+          return fail(at, fmt::format("function '{}': line number {} beyond the limit of {}",
+                                      util::printable(fn_->name), *word, kMaxLineNumber));
+      }
       continue;
     }
     bool is_null = false;
@@ -336,6 +346,8 @@ bool NotesParser::lines_record(size_t base) {
     if (is_null) break;
     fn_->begin_location(file_index(*file));
     have_location = true;
+    at = r_.position();
+    word = r_.u32();
   }
   return true;
 }
