@@ -36,6 +36,12 @@ class ByteCursor {
   // zstd's 17 programs, a twentieth of the run).
   [[gnu::always_inline]] std::optional<uint64_t> uleb128() {
     if (pos_ < data_.size() && !(data_[pos_] & 0x80)) return data_[pos_++];
+    // Two bytes (the most common of the rest) inline too.
+    if (pos_ + 1 < data_.size() && !(data_[pos_ + 1] & 0x80)) {
+      const uint64_t v = uint64_t(data_[pos_] & 0x7f) | uint64_t(data_[pos_ + 1]) << 7;
+      pos_ += 2;
+      return v;
+    }
     return uleb128_long();
   }
   std::optional<std::span<const uint8_t>> bytes(size_t n) {
