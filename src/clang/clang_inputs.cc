@@ -14,6 +14,7 @@
 #include <cstring>
 #include <deque>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
@@ -336,8 +337,23 @@ class ProfilesInOrder {
   std::exception_ptr failure_;  // under mutex_ until every file is ready
 };
 
+// The records of the last profile read with one names table, and where
+// ProfileCounts keeps each one's counts: the next run of the same program
+// lists the same functions in the same order, and a record whose NameRef
+// and hash are those of the record at its place is added there without
+// being looked up by name. The table is held, so that its address names it.
+struct RecordPlaces {
+  struct Place {
+    uint64_t name_ref = 0, hash = 0;
+    ProfileCounts::Slot slot;
+  };
+  std::shared_ptr<const NameTable> table;
+  std::vector<Place> places;
+};
+
 void add_up_profiles(const std::vector<std::string>& files, ProfilesInOrder& in_order, LoadedProfiles& out) {
   std::vector<uint64_t> counts;  // one record's, reused
+  std::unordered_map<const NameTable*, RecordPlaces> places_of;
   for (size_t i = 0; i < files.size(); ++i) {
     ReadProfile& r = in_order.wait_for(i);
     const std::string shown = util::printable(files[i]);
@@ -362,8 +378,8 @@ void add_up_profiles(const std::vector<std::string>& files, ProfilesInOrder& in_
     out.counts.variant = r.variant;
     out.counts.variant_set = true;
     std::vector<std::string> mismatched, overflowed;
-    auto add = [&](std::string_view name, uint64_t ref, uint64_t hash, std::span<const uint64_t> counts) {
-      switch (out.counts.add(name, ref, hash, counts)) {
+    auto note = [&](std::string_view name, ProfileCounts::Added added) {
+      switch (added) {
         case ProfileCounts::Added::kCountMismatch:
           mismatched.emplace_back(name);
           break;
@@ -374,12 +390,26 @@ void add_up_profiles(const std::vector<std::string>& files, ProfilesInOrder& in_
           break;
       }
     };
-    for (const FunctionCounts& f : r.functions) add(f.name, name_ref(f.name), f.hash, f.counts);
-    for (const RawProfileRecords& p : r.raw)
-      for (const RawRecord& rec : p.records) {
+    for (const FunctionCounts& f : r.functions)
+      note(f.name, out.counts.add(f.name, name_ref(f.name), f.hash, f.counts));
+    for (const RawProfileRecords& p : r.raw) {
+      RecordPlaces& known = places_of[p.names.get()];
+      if (!known.table) known.table = p.names;
+      if (known.places.size() < p.records.size()) known.places.resize(p.records.size());
+      for (size_t k = 0; k < p.records.size(); ++k) {
+        const RawRecord& rec = p.records[k];
         record_counts(p, rec, counts);
-        add(rec.name, rec.name_ref, rec.hash, counts);
+        RecordPlaces::Place& place = known.places[k];
+        if (place.slot.named != ProfileCounts::Slot{}.named && place.name_ref == rec.name_ref &&
+            place.hash == rec.hash) {
+          note(rec.name, out.counts.add_at(place.slot, counts));
+          continue;
+        }
+        place.name_ref = rec.name_ref;
+        place.hash = rec.hash;
+        note(rec.name, out.counts.add(rec.name, rec.name_ref, rec.hash, counts, place.slot));
       }
+    }
     r = ReadProfile{};  // its bytes and names are no longer needed
     if (!mismatched.empty())
       out.warnings.push_back(fmt::format("{}: {} function{} with another number of counters than in the profiles "

@@ -21,6 +21,35 @@ ProfileCounts::Added ProfileCounts::add(std::string_view name, uint64_t hash, st
 
 ProfileCounts::Added ProfileCounts::add(std::string_view name, uint64_t ref, uint64_t hash,
                                         std::span<const uint64_t> counts) {
+  Slot at;
+  return add(name, ref, hash, counts, at);
+}
+
+namespace {
+
+// llvm-profdata merge's sum, saturating.
+ProfileCounts::Added merge_into(std::vector<uint64_t>& into, std::span<const uint64_t> counts) {
+  if (into.size() != counts.size()) return ProfileCounts::Added::kCountMismatch;
+  bool overflow = false;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    uint64_t sum;
+    if (__builtin_add_overflow(into[i], counts[i], &sum)) {
+      sum = std::numeric_limits<uint64_t>::max();
+      overflow = true;
+    }
+    into[i] = sum;
+  }
+  return overflow ? ProfileCounts::Added::kOverflow : ProfileCounts::Added::kMerged;
+}
+
+}  // namespace
+
+ProfileCounts::Added ProfileCounts::add_at(Slot at, std::span<const uint64_t> counts) {
+  return merge_into(named_[at.named].entries[at.entry].counts, counts);
+}
+
+ProfileCounts::Added ProfileCounts::add(std::string_view name, uint64_t ref, uint64_t hash,
+                                        std::span<const uint64_t> counts, Slot& slot) {
   uint32_t at = index_of(name, ref);
   if (at == kNone) {
     at = uint32_t(named_.size());
@@ -34,20 +63,13 @@ ProfileCounts::Added ProfileCounts::add(std::string_view name, uint64_t ref, uin
     named_.push_back(std::move(n));
   }
   std::vector<Entry>& entries = named_[at].entries;
-  for (Entry& e : entries) {
-    if (e.hash != hash) continue;
-    if (e.counts.size() != counts.size()) return Added::kCountMismatch;
-    bool overflow = false;
-    for (size_t i = 0; i < counts.size(); ++i) {
-      uint64_t sum;
-      if (__builtin_add_overflow(e.counts[i], counts[i], &sum)) {
-        sum = std::numeric_limits<uint64_t>::max();
-        overflow = true;
-      }
-      e.counts[i] = sum;
-    }
-    return overflow ? Added::kOverflow : Added::kMerged;
+  slot.named = at;
+  for (size_t e = 0; e < entries.size(); ++e) {
+    if (entries[e].hash != hash) continue;
+    slot.entry = uint32_t(e);
+    return merge_into(entries[e].counts, counts);
   }
+  slot.entry = uint32_t(entries.size());
   entries.push_back(Entry{hash, std::vector<uint64_t>(counts.begin(), counts.end())});
   ++functions_;
   return Added::kNew;

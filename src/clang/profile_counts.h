@@ -47,6 +47,17 @@ class ProfileCounts {
   // The same, `name_ref` being name_ref(name) (profile_names.h), as a
   // record gives it: no MD5 and no string hash per record.
   Added add(std::string_view name, uint64_t name_ref, uint64_t hash, std::span<const uint64_t> counts);
+  // Where a function's counts of one hash are kept: add says it, and
+  // add_at adds more to them without finding the name again (the runs of
+  // one program list their functions in the same order: a report of 67
+  // runs looks up 115,000 records by name, most of them a run before).
+  struct Slot {
+    uint32_t named = UINT32_MAX, entry = 0;
+  };
+  Added add(std::string_view name, uint64_t name_ref, uint64_t hash, std::span<const uint64_t> counts, Slot& at);
+  // What add would do for the function and hash `at` holds (a slot add
+  // gave for this profile).
+  Added add_at(Slot at, std::span<const uint64_t> counts);
 
   enum class Found { kCounts, kUnknownFunction, kHashMismatch };
   struct Lookup {

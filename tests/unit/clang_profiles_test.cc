@@ -469,6 +469,38 @@ TEST(ProfileNames, BlocksJoinedIntoOneTable) {
 
 // Counts are found by NameRef and told apart by name: two names that share
 // one (an MD5 collision, here made by hand) keep their own counts.
+// A slot add gave adds as add would, to that name and hash only: the same
+// sums, count mismatches and saturation, and another hash of the name or
+// another name of the NameRef untouched.
+TEST(ProfileCounts, AddAtASlotAsAddWould) {
+  ProfileCounts by_slot, by_name;
+  const std::vector<uint64_t> a = {1, 2}, b = {10, 20}, three = {1, 1, 1};
+  const std::vector<uint64_t> big = {std::numeric_limits<uint64_t>::max() - 1, 0};
+  ProfileCounts::Slot f1, f2, g1;
+  for (ProfileCounts* c : {&by_slot, &by_name}) {
+    ProfileCounts::Slot ignored;
+    EXPECT_EQ(c->add("f", 42, 1, a, c == &by_slot ? f1 : ignored), ProfileCounts::Added::kNew);
+    EXPECT_EQ(c->add("f", 42, 2, three, c == &by_slot ? f2 : ignored), ProfileCounts::Added::kNew);
+    EXPECT_EQ(c->add("g", 42, 1, b, c == &by_slot ? g1 : ignored), ProfileCounts::Added::kNew);
+  }
+  EXPECT_EQ(by_slot.add_at(f1, b), by_name.add("f", 42, 1, b));
+  EXPECT_EQ(by_slot.add_at(f1, three), by_name.add("f", 42, 1, three));  // kCountMismatch, nothing added
+  EXPECT_EQ(by_slot.add_at(f2, three), by_name.add("f", 42, 2, three));
+  EXPECT_EQ(by_slot.add_at(g1, big), by_name.add("g", 42, 1, big));
+  EXPECT_EQ(by_slot.add_at(g1, big), ProfileCounts::Added::kOverflow);
+  by_name.add("g", 42, 1, big);
+  for (auto [name, hash] : {std::pair<const char*, uint64_t>{"f", 1}, {"f", 2}, {"g", 1}}) {
+    auto s = by_slot.find(name, 42, hash), n = by_name.find(name, 42, hash);
+    ASSERT_EQ(s.found, ProfileCounts::Found::kCounts) << name << " " << hash;
+    ASSERT_EQ(n.found, ProfileCounts::Found::kCounts);
+    EXPECT_EQ(*s.counts, *n.counts) << name << " " << hash;
+  }
+  EXPECT_EQ(*by_slot.find("f", 42, 1).counts, (std::vector<uint64_t>{11, 22}));
+  EXPECT_EQ(*by_slot.find("f", 42, 2).counts, (std::vector<uint64_t>{2, 2, 2}));
+  EXPECT_EQ(*by_slot.find("g", 42, 1).counts,
+            (std::vector<uint64_t>{std::numeric_limits<uint64_t>::max(), 20}));
+}
+
 TEST(ProfileCounts, NamesSharingANameRefKeptApart) {
   ProfileCounts c;
   const std::vector<uint64_t> one = {1, 2}, two = {3, 4};
