@@ -3,6 +3,7 @@
 // heavy command switches to mimalloc (util/fast_allocator.h says why), and
 // std::bad_alloc when memory runs out, which each command turns into one
 // line (run_guarded): mimalloc's own operator new would abort.
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 
@@ -20,23 +21,33 @@ const bool registered = [] {
 // and mi_is_in_heap_region() then says it is not mimalloc's: freed by
 // glibc, it aborted covkit (`free(): invalid pointer`) at the end of a
 // report of a 1 GB tracefile. Such blocks are rare and each an mmap of its
-// own for either allocator: glibc's, from far below that size on.
+// own for either allocator: glibc's, from far below that size on, unless
+// glibc's blocks are told apart by their addresses (glibc_bounded), which
+// needs every block after the switch to be mimalloc's.
 constexpr std::size_t kGlibcFrom = std::size_t(256) << 20;
 
 void* allocate(std::size_t n) noexcept {
   if (n == 0) n = 1;
   const covkit::util::FastAllocator* fast = covkit::util::fast_allocator.load(std::memory_order_acquire);
-  return fast && n < kGlibcFrom ? fast->malloc(n) : std::malloc(n);
+  return fast && (n < kGlibcFrom || fast->glibc_bounded) ? fast->malloc(n) : std::malloc(n);
 }
 
 void release(void* p) noexcept {
   if (!p) return;
   // A block allocated before the switch is glibc's: each goes back to its own.
   const covkit::util::FastAllocator* fast = covkit::util::fast_allocator.load(std::memory_order_acquire);
-  if (fast && fast->owns(p))
-    fast->free(p);
-  else
+  if (!fast) {
     std::free(p);
+  } else if (fast->glibc_bounded) {
+    if (uintptr_t(p) - fast->glibc_from < fast->glibc_size)
+      std::free(p);
+    else
+      fast->free(p);
+  } else if (fast->owns(p)) {
+    fast->free(p);
+  } else {
+    std::free(p);
+  }
 }
 
 }  // namespace

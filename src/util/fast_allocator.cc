@@ -1,8 +1,14 @@
 #include "util/fast_allocator.h"
 
+#include <fcntl.h>
+#include <malloc.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 
 #include "util/sanitizer.h"
 #include "util/shared_library.h"
@@ -10,6 +16,52 @@
 namespace covkit::util {
 
 namespace {
+
+#if defined(COVKIT_MIMALLOC_SONAME) && !COVKIT_ASAN
+// The start of the program break (start_brk, field 47 of /proc/self/stat;
+// the command name, field 2, may hold spaces and parentheses: counted from
+// the last ')'). 0 when it cannot be read.
+// Read without stdio, whose buffers would come from the heap being measured.
+uintptr_t break_start() {
+  const int fd = ::open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[1024];
+  size_t n = 0;
+  for (ssize_t got; n < sizeof buf - 1 && (got = ::read(fd, buf + n, sizeof buf - 1 - n)) != 0;) {
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) break;
+    n += size_t(got);
+  }
+  ::close(fd);
+  buf[n] = '\0';
+  const char* at = std::strrchr(buf, ')');
+  if (!at) return 0;
+  // Fields 3 to 47 follow, one space before each.
+  for (int field = 2; field < 47; ++field) {
+    at = std::strchr(at + 1, ' ');
+    if (!at) return 0;
+  }
+  return uintptr_t(std::strtoull(at + 1, nullptr, 10));
+}
+
+// Fills the allocator's glibc range when every block glibc's malloc holds
+// now is in its main arena, all of it in the heap below the program break:
+// no block of its own mapping (hblks) and no other arena (a thread's, which
+// mallinfo2 would count in `arena` too), the arena's bytes exactly those
+// from the break's start to the break. Otherwise nothing changes (and
+// operator delete asks mimalloc). Call it before the switch.
+void bound_glibc_blocks(FastAllocator& a) {
+  const uintptr_t start = break_start();
+  const uintptr_t end = uintptr_t(::sbrk(0));
+  const struct mallinfo2 info = ::mallinfo2();
+  if (uintptr_t(::sbrk(0)) != end || info.hblks != 0) return;
+  if (start == 0 || start > end || end - start != info.arena) return;
+  a.glibc_from = start;
+  a.glibc_size = end - start;
+  a.glibc_bounded = true;
+}
+
+#endif
 
 const FastAllocator* load_mimalloc() {
 #if defined(COVKIT_MIMALLOC_SONAME) && !COVKIT_ASAN
@@ -19,6 +71,7 @@ const FastAllocator* load_mimalloc() {
   if (!library->bind(mimalloc.malloc, "mi_malloc") || !library->bind(mimalloc.free, "mi_free") ||
       !library->bind(mimalloc.owns, "mi_is_in_heap_region"))
     return nullptr;
+  bound_glibc_blocks(mimalloc);
   return &mimalloc;
 #else
   return nullptr;

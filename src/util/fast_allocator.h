@@ -20,6 +20,15 @@ struct FastAllocator {
   void* (*malloc)(size_t);
   void (*free)(void*);
   bool (*owns)(const void*);  // mi_is_in_heap_region: the block is mimalloc's
+  // When every block glibc's malloc had handed out at the switch lies in
+  // its heap below the program break, [glibc_from, glibc_from +
+  // glibc_size) holds them all and none of mimalloc's (which maps its
+  // memory elsewhere, never there): operator delete then tells the two
+  // apart by the address instead of asking mimalloc (21 instructions a
+  // delete: 9.7 M of the zstd report's 1,120 M), and every block after the
+  // switch is mimalloc's, the largest too.
+  bool glibc_bounded = false;
+  uintptr_t glibc_from = 0, glibc_size = 0;
 };
 
 // The allocator operator new uses; nullptr: glibc's malloc.
