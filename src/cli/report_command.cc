@@ -482,10 +482,22 @@ int run_report(const ReportOptions& o) {
                                                   : "not an ELF program or library (or cannot be read)"));
       return kExitUsage;
     }
-  const clang::ClangInputs clang_inputs = clang::find_clang_inputs(o.paths, o.objects);
+  // The two searches run side by side, on the threads that then read the
+  // objects: each walks the whole tree, and clang's also stats every file
+  // and opens each executable (zstd's: 1,326 files and 103 executables,
+  // 4.8 ms against gcov's 2.6), where one after the other they were the
+  // longest part of a report that no other core helped with.
+  clang::ClangInputs clang_inputs;
+  format::ObjectSearch search;
+  const unsigned threads = o.threads ? o.threads : util::default_threads();
+  util::parallel_for(2, threads, [&](size_t i) {
+    if (i == 0)
+      clang_inputs = clang::find_clang_inputs(o.paths, o.objects);
+    else if (!gcov_paths.empty())
+      search = format::find_objects(gcov_paths, o.object_directories,
+                                    o.add_data ? format::SeveralData::add : format::SeveralData::named);
+  });
   if (!gcov_paths.empty()) {
-    format::ObjectSearch search = format::find_objects(
-        gcov_paths, o.object_directories, o.add_data ? format::SeveralData::add : format::SeveralData::named);
     for (const auto& w : search.warnings) log.warn(w);
     if (!search.conflict.empty()) {
       log.error(search.conflict);
