@@ -10,9 +10,11 @@
 # (llex.c, lparser.c and lcode.c at -Os; $LUA_SIZE_CFLAGS, when set, instead:
 # empty keeps them at $CFLAGS' level), without Debian's libtool and C++
 # copies; bzip2 as one program (libbz2's objects linked in, as upstream's
-# Makefile does before Debian's shared-library patch).
+# Makefile does before Debian's shared-library patch); sqlite from its
+# amalgamation (sqlite3.c, shell.c and sqlite3.h, already in TREE) with the
+# -D options of Debian's rules, linked into the sqlite3 shell.
 set -euo pipefail
-[ $# -eq 2 ] || { echo "usage: $0 lua|luaswitch|bzip2 TREE" >&2; exit 2; }
+[ $# -eq 2 ] || { echo "usage: $0 lua|luaswitch|bzip2|sqlite TREE" >&2; exit 2; }
 PKG=$1 TREE=$2
 : "${CC:=gcc-12}" "${CFLAGS:=-O2 -g}" "${LDFLAGS:=}"
 case "$PKG" in
@@ -49,6 +51,28 @@ case "$PKG" in
     done
     # shellcheck disable=SC2086
     $CC $LDFLAGS -o bzip2 "${objs[@]}"
+    ;;
+  sqlite)
+    cd "$TREE"
+    # debian/rules' CFLAGS (but -O2: $CFLAGS says the level), plus
+    # FTS4/FTS5 and the math functions its configure options add.
+    defs="-fno-strict-aliasing -DSQLITE_SECURE_DELETE -DSQLITE_ENABLE_COLUMN_METADATA
+      -DSQLITE_ENABLE_FTS3 -DSQLITE_ENABLE_FTS3_PARENTHESIS -DSQLITE_ENABLE_FTS4
+      -DSQLITE_ENABLE_FTS5 -DSQLITE_ENABLE_RTREE=1 -DSQLITE_SOUNDEX=1
+      -DSQLITE_ENABLE_UNLOCK_NOTIFY -DSQLITE_OMIT_LOOKASIDE=1 -DSQLITE_ENABLE_DBSTAT_VTAB
+      -DSQLITE_ALLOW_ROWID_IN_VIEW -DSQLITE_ENABLE_UPDATE_DELETE_LIMIT=1
+      -DSQLITE_ENABLE_LOAD_EXTENSION -DSQLITE_ENABLE_JSON1 -DSQLITE_LIKE_DOESNT_MATCH_BLOBS
+      -DSQLITE_THREADSAFE=1 -DSQLITE_USE_URI=1 -DSQLITE_MAX_SCHEMA_RETRY=25
+      -DSQLITE_ENABLE_PREUPDATE_HOOK -DSQLITE_ENABLE_SESSION -DSQLITE_ENABLE_STMTVTAB
+      -DSQLITE_MAX_VARIABLE_NUMBER=250000 -DSQLITE_ENABLE_MATH_FUNCTIONS"
+    # shellcheck disable=SC2086
+    $CC $CFLAGS $defs -c sqlite3.c -o sqlite3.o &
+    c_pid=$!
+    # shellcheck disable=SC2086
+    $CC $CFLAGS $defs -c shell.c -o shell.o
+    wait "$c_pid"
+    # shellcheck disable=SC2086
+    $CC $LDFLAGS -o sqlite3 shell.o sqlite3.o -lpthread -ldl -lm
     ;;
   *) echo "$0: unknown package $PKG" >&2; exit 2 ;;
 esac

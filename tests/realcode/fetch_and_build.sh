@@ -12,8 +12,10 @@
 #           zlib, bzip2 and openssl, so it needs no library to build);
 #           gcctests: GCC's own gcov test programs (source package gcc-12;
 #           build_gcc_testsuite.py), each in a directory of its own;
+#           sqlite (source package sqlite3: its amalgamation sqlite3.c and
+#           shell.c, run on workloads/sqlite_workload.sql);
 #           lua, luaswitch (source package lua5.4, its VM by computed goto
-#           and by switch) and bzip2, covkit sample's real code: built by
+#           and by switch), bzip2 and sqlite, covkit sample's real code: built by
 #           build_sample_package.sh and run on workloads/ (sample_realcode.py)
 #   WORKDIR cache directory. Layout:
 #             WORKDIR/src/<srcpkg>/...             unpacked Debian source (cached)
@@ -58,6 +60,11 @@ case "$PKG" in
   luaswitch)    # the same with the VM's switch (LUA_USE_JUMPTABLE=0)
                 SRCPKG=lua5.4; DEPS="dpkg-dev xz-utils" ;;
   bzip2)        SRCPKG=bzip2; DEPS="dpkg-dev xz-utils" ;;
+  sqlite|sqlite3)
+                # One huge translation unit (the amalgamation, generated from
+                # the Debian source with tclsh) and a switch-based VM; also
+                # covkit sample's real code (build_sample_package.sh)
+                PKG=sqlite; SRCPKG=sqlite3; DEPS="make dpkg-dev xz-utils tcl" ;;
   tinyxml2|libtinyxml2)
                 # One C++ file (and its test program): the smallest code base
                 # of the benchmarks, where start-up is most of a gcov run.
@@ -66,7 +73,7 @@ case "$PKG" in
   gcctests)     # GCC's own gcov test programs (gcc-12's testsuite), each
                 # built and run in a directory of its own (build_gcc_testsuite.py)
                 SRCPKG=gcc-12; DEPS="dpkg-dev xz-utils python3 g++-$GCCVER" ;;
-  *) echo "$0: unsupported package '$PKG' (supported: zstd, zlib, lighttpd, jsoncpp, tinyxml2, lua, luaswitch, bzip2, gcctests)" >&2; exit 2 ;;
+  *) echo "$0: unsupported package '$PKG' (supported: zstd, zlib, lighttpd, jsoncpp, tinyxml2, lua, luaswitch, bzip2, sqlite, gcctests)" >&2; exit 2 ;;
 esac
 SOURCE_BASED=""
 case "$GCCVER" in clang*-source) SOURCE_BASED=${GCCVER%-source}; SOURCE_BASED=${SOURCE_BASED#clang} ;; esac
@@ -204,7 +211,8 @@ log "source $SRCPKG $VERSION in $SRCDIR"
 #    tree must be built where it will stay)
 # --------------------------------------------------------------------------
 rm -rf "$TREE"
-if [ "$PKG" = gcctests ]; then mkdir -p "$TREE"; else cp -a "$SRCDIR" "$TREE"; fi
+# (gcctests and sqlite build from a few files of the source: not a 146 MB copy)
+if [ "$PKG" = gcctests ] || [ "$PKG" = sqlite ]; then mkdir -p "$TREE"; else cp -a "$SRCDIR" "$TREE"; fi
 if [ "$GCCVER" = clang ]; then export CC=clang CXX=clang++; else export CC=gcc-$GCCVER CXX=g++-$GCCVER; fi
 export CFLAGS="--coverage -$OPT -g" CXXFLAGS="--coverage -$OPT -g"
 if [ "$PKG" = lighttpd ]; then CFLAGS="$CFLAGS -fprofile-update=atomic"; fi
@@ -371,6 +379,21 @@ build_luaswitch() { run "$HERE/build_sample_package.sh" luaswitch "$TREE"; }
 build_bzip2() { run "$HERE/build_sample_package.sh" bzip2 "$TREE"; }
 test_lua() { run "$TREE/src/lua" "$HERE/workloads/lua_workload.lua" 1 || log "WARNING: the Lua workload failed"; }
 test_luaswitch() { test_lua; }
+# The amalgamation is generated once per source (cached next to it, under
+# the lock), with the host compiler and no coverage flags: only sqlite3.c,
+# shell.c and sqlite3.h are copied into the tree and compiled there.
+sqlite_amalgamation() {
+  local amalg=$SRCROOT/amalgamation
+  if [ ! -f "$amalg/.done" ]; then
+    rm -rf "$amalg" && mkdir -p "$amalg" || return 1
+    ( cd "$amalg" && unset CFLAGS CXXFLAGS LDFLAGS && export CC=cc \
+      && run "$SRCDIR/configure" --disable-tcl && run make sqlite3.c shell.c sqlite3.h ) || return 1
+    touch "$amalg/.done"
+  fi
+  cp "$amalg/sqlite3.c" "$amalg/shell.c" "$amalg/sqlite3.h" "$TREE/"
+}
+build_sqlite() { sqlite_amalgamation && run "$HERE/build_sample_package.sh" sqlite "$TREE"; }
+test_sqlite() { run "$HERE/workloads/sqlite_workload.sh" "$TREE/sqlite3" "$TREE/rc-tmp" || log "WARNING: the SQLite workload failed"; rm -rf "$TREE/rc-tmp"; }
 build_gcctests() { run python3 "$HERE/build_gcc_testsuite.py" "$SRCDIR" "$TREE" "$CC" "$CXX" "$OPT"; }
 test_gcctests() { :; }  # each program ran once where it was built
 test_bzip2() { run "$HERE/workloads/bzip2_workload.sh" "$TREE/bzip2" "$TREE" || log "WARNING: the bzip2 workload failed"; }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """covkit sample's breakpoint mode on real code nobody here wrote: Lua 5.4's
-interpreter (its VM dispatching by computed goto, and by switch) and
-bzip2 1.0.8, Debian 12's sources built with gcc-12 -O2 -g twice, plain and
+interpreter (its VM dispatching by computed goto, and by switch), bzip2
+1.0.8 and SQLite 3.40.1 (its amalgamation: one 243,646-line file, the VM a
+switch in sqlite3VdbeExec), Debian 12's sources built with gcc-12 -O2 -g twice, plain and
 with --coverage (the truth, gcov's), both from build_sample_package.sh.
 One workload runs on both; the plain run is recorded by `covkit sample
 record --mode breakpoint` (its shell is not planted: no line information).
@@ -11,7 +12,7 @@ precision >= 98.5%; the program's output unchanged under the breakpoints;
 every plant an instruction start that is no padding (tests/sample_cfg/
 plants.py, objdump as the oracle).
 
-  sample_realcode.py COVKIT PKG CACHE      PKG: lua, luaswitch, bzip2
+  sample_realcode.py COVKIT PKG CACHE      PKG: lua, luaswitch, bzip2, sqlite
 
 The source and the truth tree come from fetch_and_build.sh (cached in
 CACHE, $COVKIT_REALCODE_CACHE when set); the plain tree is cached beside
@@ -43,12 +44,16 @@ def run(argv, **kw):
 
 
 def program(pkg, tree):
+    if pkg == "sqlite":
+        return os.path.join(tree, "sqlite3")
     return os.path.join(tree, "src", "lua") if pkg.startswith("lua") else os.path.join(tree, "bzip2")
 
 
 def workload(pkg, exe, tree):
     if pkg.startswith("lua"):
         return [exe, os.path.join(HERE, "workloads", "lua_workload.lua"), "2"]
+    if pkg == "sqlite":
+        return ["/bin/bash", os.path.join(HERE, "workloads", "sqlite_workload.sh"), exe, os.path.join(tree, "rc-tmp")]
     return ["/bin/sh", os.path.join(HERE, "workloads", "bzip2_workload.sh"), exe, tree]
 
 
@@ -61,12 +66,17 @@ def plain_tree(pkg, cache, truth):
         if os.path.exists(marker):
             return tree
         src = open(os.path.join(truth, ".covkit-realcode-tree")).read()
-        srcpkg = "lua5.4" if pkg.startswith("lua") else "bzip2"
-        root = os.path.join(cache, "src", srcpkg)
-        unpacked = [d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d))]
-        check(unpacked, f"no unpacked source in {root} ({src})")
         shutil.rmtree(tree, ignore_errors=True)
-        shutil.copytree(os.path.join(root, unpacked[0]), tree, symlinks=True)
+        if pkg == "sqlite":  # the amalgamation the truth was built from
+            os.makedirs(tree)
+            for f in ("sqlite3.c", "shell.c", "sqlite3.h"):
+                shutil.copy2(os.path.join(truth, f), tree)
+        else:
+            srcpkg = "lua5.4" if pkg.startswith("lua") else "bzip2"
+            root = os.path.join(cache, "src", srcpkg)
+            unpacked = [d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d))]
+            check(unpacked, f"no unpacked source in {root} ({src})")
+            shutil.copytree(os.path.join(root, unpacked[0]), tree, symlinks=True)
         env = dict(os.environ, CC="gcc-12", CFLAGS="-O2 -g", LDFLAGS="")
         p = run([os.path.join(HERE, "build_sample_package.sh"), pkg, tree], env=env)
         check(p.returncode == 0, f"the plain build of {pkg} failed: {p.stderr[-2000:]}")
