@@ -2,7 +2,7 @@
 # sqlite_workload.sh SQLITE3 SCRATCH
 #
 # Runs sqlite_workload.sql through the sqlite3 shell SQLITE3 on a fresh
-# database file in SCRATCH (emptied first), then a few shell invocations
+# database file in SCRATCH (emptied first, removed at the end), then a few shell invocations
 # that take other paths (a read-only reopen with -json, .read of a missing
 # file, -bail on an error). Everything the shell prints goes to stdout
 # (errors too, in order: the statements that fail on purpose, constraint
@@ -27,5 +27,6 @@ shell "$db" <"$SQL"
 shell -readonly -json "$db" 'SELECT name, budget FROM dept ORDER BY id'
 shell "$db" '.read /nonexistent/file.sql'
 shell -bail "$db" 'SELECT * FROM no_such_table'
+rm -rf "$dir"
 [ "$lines" -gt 100 ] || { echo "sqlite3 printed only $lines lines" >&2; exit 1; }
 exit 0

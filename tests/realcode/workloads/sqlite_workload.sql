@@ -288,7 +288,7 @@ DETACH aux;
 .mode csv
 SELECT id, name, salary FROM emp WHERE id < 4;
 .mode json
-SELECT id, name, notes FROM emp WHERE id IN (5, 6, 7);
+SELECT id, name, hex(notes) AS notes FROM emp WHERE id IN (5, 6, 7);
 .mode box
 SELECT * FROM dept ORDER BY id LIMIT 3;
 .mode markdown
