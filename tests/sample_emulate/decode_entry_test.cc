@@ -30,11 +30,14 @@ TEST(SampleDecodeEntry, LookupReadsOneLine) {
   EXPECT_LT(offsetof(cks_thread::cks_decoded, emu) + sizeof(cks_emu_insn), kLine + 1);
 }
 
-TEST(SampleDecodeEntry, SetsAreAPowerOfTwoOfPairs) {
-  // two ways a set, sets found by masking the address's hash
+TEST(SampleDecodeEntry, IndexSetsAreAPowerOfTwoOfPairs) {
+  // two ways a set, sets found by masking the address's hash; an index
+  // value is an entry's number + 1 (0: empty)
+  constexpr std::size_t sets = sizeof(cks_thread::decoded_index) / sizeof(cks_thread::decoded_index[0]);
   constexpr std::size_t entries = sizeof(cks_thread::decoded) / sizeof(cks_thread::decoded[0]);
-  EXPECT_EQ(0u, entries & (entries - 1));
-  EXPECT_EQ(0u, entries % 2);
+  EXPECT_EQ(0u, sets & (sets - 1));
+  EXPECT_EQ(2u, sizeof(cks_thread::decoded_index[0]) / sizeof(cks_thread::decoded_index[0][0]));
+  EXPECT_LE(entries + 1, 65536u);
   EXPECT_GE(entries, 4096u); // bzip2's hot code alone holds ~2,000 instructions
 }
 

@@ -539,21 +539,23 @@ static int decoded_is(const struct cks_decoded *c, const unsigned char *bytes, s
   return c->emu.length && c->emu.length <= comparable && same_bytes(c->bytes, bytes, c->emu.length);
 }
 
-/* The set (two entries) where the instruction at `at` is kept: by the
- * address's halves, neighbours in neighbouring sets (sets is a power of
- * two), regions sets * 2 bytes apart spread by the high bits. */
-static struct cks_decoded *decoded_set(struct cks_thread *t, uint64_t at) {
-  const uint64_t sets = sizeof t->decoded / sizeof t->decoded[0] / 2;
-  return &t->decoded[2 * (((at >> 1) + (at >> 13) * 0x9e5) & (sets - 1))];
+/* The index set (two entries) of the instruction at `at`: by the
+ * address's halves, neighbours in neighbouring sets, regions 16 KiB apart
+ * spread by the high bits. */
+#define DECODED_ENTRIES (sizeof ((struct cks_thread *)0)->decoded / sizeof ((struct cks_thread *)0)->decoded[0])
+static uint16_t *decoded_set(struct cks_thread *t, uint64_t at) {
+  return t->decoded_index[((at >> 1) + (at >> 13) * 0x9e5) & (CKS_DECODED_SETS - 1)];
 }
 
-/* Asks for the entries of an instruction to come while the present one is
- * interpreted: each is a miss on caches the program filled since the last
- * tick, and misses one after another cost their full latency. */
+/* Asks for the index set and the newest entry of an instruction to come
+ * while the present one is interpreted: each is a miss on caches the
+ * program filled since the last tick, and misses one after another cost
+ * their full latency. */
 static void prefetch_decoded(struct cks_thread *t, uint64_t at) {
-  const struct cks_decoded *set = decoded_set(t, at);
+  const uint16_t *set = decoded_set(t, at);
   __builtin_prefetch(set);
-  __builtin_prefetch(set + 1);
+  uint16_t first = __atomic_load_n(set, __ATOMIC_RELAXED);
+  if (first) __builtin_prefetch(&t->decoded[first - 1]);
 }
 
 static const struct cks_emu_insn *classify_cached(struct cks_thread *t, uint64_t at, const unsigned char *bytes,
@@ -562,11 +564,13 @@ static const struct cks_emu_insn *classify_cached(struct cks_thread *t, uint64_t
    * (bzip2's mainSort and mainGtU hold ~1,000), which one way per address
    * slot kept evicting */
   _Static_assert(sizeof t->decoded[0] == 64, "a decoded entry is one cache line");
-  _Static_assert(((sizeof t->decoded / sizeof t->decoded[0]) & (sizeof t->decoded / sizeof t->decoded[0] - 1)) == 0,
-                 "a power of two of entries");
-  struct cks_decoded *set = decoded_set(t, at), *c = set;
-  if (!decoded_is(c, bytes, comparable)) c++;
-  if (decoded_is(c, bytes, comparable)) {
+  _Static_assert((CKS_DECODED_SETS & (CKS_DECODED_SETS - 1)) == 0, "a power of two of sets");
+  _Static_assert(DECODED_ENTRIES < 65536, "an entry's number + 1 fits the index");
+  uint16_t *set = decoded_set(t, at);
+  for (int way = 0; way < 2; way++) {
+    if (!set[way]) break;
+    const struct cks_decoded *c = &t->decoded[set[way] - 1];
+    if (!decoded_is(c, bytes, comparable)) continue;
     out->kind = (enum step_kind)c->kind;
     out->length = c->emu.length;
     out->rsp_delta = c->rsp_delta;
@@ -577,9 +581,13 @@ static const struct cks_emu_insn *classify_cached(struct cks_thread *t, uint64_t
     out->write_size = c->write_size;
     return &c->emu;
   }
-  /* the newest entry in the first way, the one before it in the second */
-  c = set;
-  if (c->emu.length) set[1] = set[0];
+  /* a new entry, the next free one; when all are used, the index starts
+   * again (entries handed out before are then only overwritten) */
+  if (t->decoded_used >= DECODED_ENTRIES) {
+    memset(t->decoded_index, 0, sizeof t->decoded_index);
+    t->decoded_used = 0;
+  }
+  struct cks_decoded *c = &t->decoded[t->decoded_used];
   classify_bytes(at, bytes, size, out, &c->emu);
   t->decodes++;
   c->emu.length = 0;
@@ -600,6 +608,9 @@ static const struct cks_emu_insn *classify_cached(struct cks_thread *t, uint64_t
   c->write_size = (uint8_t)out->write_size;
   memcpy(c->bytes, bytes, out->length);
   c->emu.length = (uint8_t)out->length;
+  /* the newest entry in the first way, the one before it in the second */
+  set[1] = set[0];
+  set[0] = (uint16_t)++t->decoded_used;
   return &c->emu;
 }
 

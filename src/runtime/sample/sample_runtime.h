@@ -55,6 +55,7 @@ CKS_FN void cks_refresh_mappings(void); /* writes them again only after a dlopen
 
 /* ---- thread.c: per-thread state and timer ---- */
 #define CKS_BP_SLOTS 4 /* x86's debug registers */
+#define CKS_DECODED_SETS 8192
 #ifndef CKS_LA_LINE
 #define CKS_LA_LINE 1024
 #define CKS_LA_LINES 64
@@ -111,8 +112,14 @@ struct cks_thread {
    * same anywhere, since targets and rip-relative operands are kept
    * relative. One cache line an entry (the handler runs on caches the
    * program has filled with its own data since the last tick: each entry
-   * read is a miss), neighbouring instructions in neighbouring entries
-   * (misses in order are prefetched). */
+   * read is a miss). The entries are handed out in the order first met
+   * (so mostly in the order the code runs), and an index by address (two
+   * ways a set, neighbouring addresses in neighbouring sets) names them:
+   * the pages the thread touches are those its instructions fill, not one
+   * for every 64 bytes of code the address spreads over (each first touch
+   * is a page fault, ~1 us on this VM). Entry n is index value n + 1. */
+  uint16_t decoded_index[CKS_DECODED_SETS][2];
+  uint32_t decoded_used; /* entries handed out; at the last, the index starts again */
   struct cks_decoded {
     uint8_t bytes[15];
     uint8_t kind;             /* block_step.c's step_kind; the length is emu.length (0: empty) */
