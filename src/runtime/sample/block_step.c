@@ -478,7 +478,7 @@ static int read_stack(const struct cks_thread *t, uint64_t at, uint64_t *value) 
   }
   struct iovec local = {value, 8}, remote = {(void *)(uintptr_t)at, 8};
   int saved = errno;
-  ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+  ssize_t n = process_vm_readv(t->pid, &local, 1, &remote, 1, 0);
   errno = saved;
   return n == 8;
 }
@@ -640,7 +640,7 @@ static void classify_ahead(struct cks_thread *t, uint64_t at, uint64_t known[2],
   unsigned char copy[15];
   struct iovec local = {copy, sizeof copy}, remote = {(void *)(uintptr_t)at, sizeof copy};
   int saved = errno;
-  ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+  ssize_t n = process_vm_readv(t->pid, &local, 1, &remote, 1, 0);
   errno = saved;
   out->kind = STEP_OTHER;
   out->length = 0;
@@ -888,9 +888,8 @@ static const unsigned char *la_line(struct cks_thread *t, uint64_t line) {
     memcpy(t->la_line[i], (const void *)(uintptr_t)line, LA_LINE);
   } else {
     int saved = errno;
-    if (!t->la_pid) t->la_pid = getpid();
     struct iovec local = {t->la_line[i], LA_LINE}, remote = {(void *)(uintptr_t)line, LA_LINE};
-    ssize_t n = process_vm_readv(t->la_pid, &local, 1, &remote, 1, 0);
+    ssize_t n = process_vm_readv(t->pid, &local, 1, &remote, 1, 0);
     errno = saved;
     t->copies++;
     if (n != (ssize_t)LA_LINE) return NULL;
@@ -986,7 +985,6 @@ static enum la_outcome look_ahead(struct cks_thread *t, const greg_t *g, uint32_
   e->fs_base = la_fs;
   e->ctx = t;
   cks_emu_clear_stores(e);
-  t->la_pid = 0;
   t->la_fs_known = 0;
   t->la_rsp = (uint64_t)g[REG_RSP];
   t->la_next = 0; /* no line read yet at this trap */

@@ -62,6 +62,7 @@ CKS_FN void cks_refresh_mappings(void); /* writes them again only after a dlopen
 #endif
 struct cks_thread {
   int tid;
+  pid_t pid; /* the process, noted where the thread starts (a fork's child starts it again): no getpid a copy */
   int timer_ok, stepping;
   timer_t timer;
   uint64_t rng;
@@ -135,7 +136,6 @@ struct cks_thread {
    * process_vm_readv (which fails where a read would fault). */
   struct cks_emu emu;
   const struct _libc_fpstate *la_fpregs; /* the trap's SSE registers (the signal frame's); NULL: unknown */
-  pid_t la_pid;      /* 0: not asked at this trap */
   uint64_t la_rsp;   /* the thread's stack pointer at this trap */
   int la_fs_known;
   uint64_t la_fs;

@@ -63,6 +63,7 @@ static void stack_range(struct cks_thread *t) {
 
 CKS_FN void cks_thread_start(struct cks_thread *t) {
   t->tid = (int)syscall(SYS_gettid);
+  t->pid = getpid();
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   t->rng = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)t->tid ^ 0x9e3779b97f4a7c15ull;
