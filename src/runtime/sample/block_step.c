@@ -999,10 +999,6 @@ static enum la_outcome look_ahead(struct cks_thread *t, const greg_t *g, uint32_
   while (x && x->op != CKS_EMU_NONE) {
     uint32_t length = s.length;
     prefetch_decoded(t, e->rip + length);
-    /* and the one after it, whose length is not known yet: most are 2-5
-     * bytes long, which two sets further hold */
-    prefetch_decoded(t, e->rip + length + 2);
-    prefetch_decoded(t, e->rip + length + 4);
     if (s.kind == STEP_JCC || s.kind == STEP_JUMP) prefetch_decoded(t, s.target);
     if (!cks_emu_step(e, x)) break;
     done++;
