@@ -547,17 +547,6 @@ static uint16_t *decoded_set(struct cks_thread *t, uint64_t at) {
   return t->decoded_index[((at >> 1) + (at >> 13) * 0x9e5) & (CKS_DECODED_SETS - 1)];
 }
 
-/* Asks for the index set and the newest entry of an instruction to come
- * while the present one is interpreted: each is a miss on caches the
- * program filled since the last tick, and misses one after another cost
- * their full latency. */
-static void prefetch_decoded(struct cks_thread *t, uint64_t at) {
-  const uint16_t *set = decoded_set(t, at);
-  __builtin_prefetch(set);
-  uint16_t first = __atomic_load_n(set, __ATOMIC_RELAXED);
-  if (first) __builtin_prefetch(&t->decoded[first - 1]);
-}
-
 static const struct cks_emu_insn *classify_cached(struct cks_thread *t, uint64_t at, const unsigned char *bytes,
                                                   size_t size, size_t comparable, struct step_insn *out) {
   /* two ways a set: the interpreter decodes every instruction of hot code
@@ -998,8 +987,6 @@ static enum la_outcome look_ahead(struct cks_thread *t, const greg_t *g, uint32_
   const struct cks_emu_insn *x = n ? classify_cached(t, e->rip, bytes, n, n, &s) : NULL;
   while (x && x->op != CKS_EMU_NONE) {
     uint32_t length = s.length;
-    prefetch_decoded(t, e->rip + length);
-    if (s.kind == STEP_JCC || s.kind == STEP_JUMP) prefetch_decoded(t, s.target);
     if (!cks_emu_step(e, x)) break;
     done++;
     /* decoded before it is a step: the step rule reads its bytes */
