@@ -158,15 +158,19 @@ FileCov extract_source(GcovSession& session, uint32_t src_idx, const SourcePaths
 
 // Session diagnostics worth a report user's attention. An absent data file
 // is how a never-run object looks, and a notes file without functions is a
-// translation unit without code: neither is news here; nor is the stamp
-// mismatch gcov adds after notes it could not open (no stamp to match).
+// translation unit without code: neither is news here; nor are the stamp
+// and version mismatches gcov adds after notes it could not open or whose
+// header it could not read (no stamp or version to match).
 void keep_diagnostics(std::vector<Diagnostic>&& all, ObjectResult& r) {
-  const bool no_notes = std::any_of(all.begin(), all.end(),
-                                    [](const Diagnostic& d) { return d.kind == DiagnosticKind::kNotesUnreadable; });
+  const bool no_notes = std::any_of(all.begin(), all.end(), [](const Diagnostic& d) {
+    return d.kind == DiagnosticKind::kNotesUnreadable || d.kind == DiagnosticKind::kNotNotes ||
+           d.kind == DiagnosticKind::kNotesUnsupported || d.kind == DiagnosticKind::kNotesTruncated;
+  });
   for (Diagnostic& d : all) {
     if (d.damages_object()) r.damaged = true;
     if (d.kind == DiagnosticKind::kDataMissing || d.kind == DiagnosticKind::kNoFunctions) continue;
-    if (no_notes && d.kind == DiagnosticKind::kStampMismatch) continue;
+    if (no_notes && (d.kind == DiagnosticKind::kStampMismatch || d.kind == DiagnosticKind::kDataVersionMismatch))
+      continue;
     r.diagnostics.push_back(std::move(d));
   }
 }

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+#include <string_view>
+
+#include "format/gcov_version.h"
 #include "report/gcov/gcov_messages.h"
 #include "util/printable.h"
 
@@ -18,6 +22,17 @@ constexpr const char* kNegativeCountCauses =
     "negative: the counts do not add up, as when threads race on them (build with -fprofile-update=atomic) "
     "or a fork()ed child writes its own, begun mid-function, at its exec or exit";
 
+// "GCC 11.3" for "B13*", "clang" for "408*", else the word as it is.
+std::string compiler_of(std::string_view chars) {
+  if (chars.size() != 4) return fmt::format("version '{}'", util::printable(chars));
+  uint32_t raw = 0;
+  for (char c : chars) raw = raw << 8 | uint8_t(c);
+  const auto v = format::GcovVersion::decode(raw);
+  if (!v) return fmt::format("version '{}'", util::printable(chars));
+  if (v->is_gcc48()) return "clang (or GCC 4.8)";
+  return fmt::format("GCC {}.{}", v->major, v->minor);
+}
+
 }  // namespace
 
 std::string object_warning(const model::Diagnostic& d) {
@@ -28,6 +43,17 @@ std::string object_warning(const model::Diagnostic& d) {
     case model::DiagnosticKind::kNotesUnreadable:
       if (d.detail.empty()) break;
       return fmt::format("{}: cannot open the notes file: {}", util::printable(d.file), d.detail);
+    // gcov's words first (what users search for), then what it means here.
+    case model::DiagnosticKind::kDataVersionMismatch:
+      return fmt::format("{}:version '{}', prefer version '{}': the data file was written by {}, its notes file by "
+                         "{} (left from a build with another compiler? delete the .gcda files and run the tests "
+                         "again)",
+                         util::printable(d.file), util::printable(d.detail), util::printable(d.expected),
+                         compiler_of(d.detail), compiler_of(d.expected));
+    case model::DiagnosticKind::kStampMismatch:
+      return fmt::format("{}:stamp mismatch with notes file: the object was compiled again after this data file "
+                         "was written; its counts are left out (run the tests again)",
+                         util::printable(d.file));
     case model::DiagnosticKind::kSuspiciousCounter:
       return fmt::format("{}: function {} (line {}): suspicious counter value {} ({})", util::printable(d.file),
                          util::printable(d.function), d.line, d.value,

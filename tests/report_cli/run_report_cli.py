@@ -1569,7 +1569,9 @@ def scenario_corrupt_data(tmp):
     run(["gcc-12", "--coverage", "-O0", "-c", "src/main.c", "-o", "build/main.o"], proj)
     rc, out, err = covkit(["report", "build"], proj)
     eq(rc, 0, "exit status with a stale data file")
-    eq([e for e in err if "main.gcda" in e], [f"covkit report: {proj}/build/main.gcda:stamp mismatch with notes file"],
+    eq([e for e in err if "main.gcda" in e], [f"covkit report: {proj}/build/main.gcda:stamp mismatch with notes file: "
+                                              "the object was compiled again after this data file was written; its "
+                                              "counts are left out (run the tests again)"],
        "stamp mismatch warning")
     eq(table_rows(out)["src/main.c"], ["8", "0", "0.0%", "1", "0", "0.0%", "4", "0", "0.0%"], "main.c without data")
     # An empty data file.
@@ -1607,6 +1609,34 @@ int main(void) {
   return 0;
 }
 """
+
+
+def scenario_data_of_another_compiler(tmp):
+    """A .gcda left by a gcc-11 build beside the notes of a gcc-12 rebuild: the
+    versions named as compilers with what to do, the stamp line saying the
+    counts are left out; notes that are no notes file at all say only that
+    (no stamp or version line after it)."""
+    need("gcc-11")
+    proj = c_project(tmp)
+    run(["gcc-11", "--coverage", "-O0", "-c", "src/util.c", "-o", "build/util.o"], proj)
+    run(["gcc-11", "--coverage", "-O0", "-c", "src/main.c", "-o", "build/main.o"], proj)
+    run(["gcc-11", "--coverage", "-o", "build/prog", "build/main.o", "build/util.o"], proj)
+    run_prog(proj)
+    run(["gcc-12", "--coverage", "-O0", "-c", "src/util.c", "-o", "build/util.o"], proj)
+    rc, out, err = covkit(["report", "build"], proj)
+    eq(rc, 0, "exit status (main.o's counts are good)")
+    data = f"{proj}/build/util.gcda"
+    eq([e for e in err if "util.gcda" in e],
+       [f"covkit report: {data}:version 'B13*', prefer version 'B22*': the data file was written by GCC 11.3, its "
+        "notes file by GCC 12.2 (left from a build with another compiler? delete the .gcda files and run the tests "
+        "again)",
+        f"covkit report: {data}:stamp mismatch with notes file: the object was compiled again after this data file "
+        "was written; its counts are left out (run the tests again)"], "the stale data file's lines")
+    eq(table_rows(out)["src/util.c"][1], "0", "util.c reported without the stale counts")
+    write(f"{proj}/build/util.gcno", "not a notes file\n")
+    rc, out, err = covkit(["report", "build"], proj)
+    eq([e for e in err if "util.g" in e], [f"covkit report: {proj}/build/util.gcno:not a gcov notes file"],
+       "an unreadable notes file: no stamp or version line about its data file")
 
 
 def scenario_fork_exec_negative(tmp):
