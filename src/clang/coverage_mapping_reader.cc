@@ -64,8 +64,19 @@ std::optional<uint64_t> read_size(ByteCursor& in) {
   return v;
 }
 
-// A translation unit's file names.
-Expected<std::vector<std::string>> decode_filenames(ByteCursor in, uint32_t version_word) {
+// What a binary's units' file names may come to as decoded (each name's
+// bytes and its string), per byte of its coverage map, plus a floor. Real
+// lists take 2x to 8x their bytes (a unit's list is compressed 2x to 10x,
+// and format 6 joins each relative name to the compile directory); a
+// hostile list inflated to 1 GiB (zlib's own limit), six of them in a 3 MB
+// binary took 2.06 GB and 62 s, and a long compile directory joined to
+// each of many one-byte names would have taken terabytes.
+constexpr uint64_t kFileNamesPerMapByte = 64;
+constexpr uint64_t kFileNamesFloor = uint64_t(1) << 20;
+
+// A translation unit's file names; `budget` is what the binary's names
+// may still take (the error says when they would take more).
+Expected<std::vector<std::string>> decode_filenames(ByteCursor in, uint32_t version_word, uint64_t& budget) {
   const uint64_t where = in.offset();
   auto count = read_size(in);
   if (!count) return Error(where, "the number of file names is damaged");
@@ -73,6 +84,12 @@ Expected<std::vector<std::string>> decode_filenames(ByteCursor in, uint32_t vers
   auto plain_size = in.uleb128();
   auto packed_size = read_size(in);
   if (!plain_size || !packed_size) return Error(where, "the file names' sizes are damaged");
+  const auto over_budget = [&] {
+    return Error(where, fmt::format("the units' file names come to more than {} times the coverage map's bytes "
+                                    "and 1 MiB, covkit's limit for them (real ones take less than 10 times)",
+                                    kFileNamesPerMapByte));
+  };
+  if (*plain_size > budget) return over_budget();
   std::string inflated;
   ByteCursor names = in;
   if (*packed_size > 0) {
@@ -96,6 +113,9 @@ Expected<std::vector<std::string>> decode_filenames(ByteCursor in, uint32_t vers
         name = join_compile_dir(compile_dir, name);
       }
     }
+    const uint64_t cost = name.size() + sizeof(std::string);
+    if (cost > budget) return over_budget();
+    budget -= cost;
     out.push_back(std::move(name));
   }
   return out;
@@ -273,6 +293,7 @@ Expected<MappingIndex> index_sections(const MappingSections& s, NameTableCache* 
   // The units' headers and file names.
   std::unordered_map<uint64_t, UnitFiles> units;
   ByteCursor map(s.covmap, s.big_endian, s.covmap_offset);
+  uint64_t names_budget = kFileNamesFloor + kFileNamesPerMapByte * s.covmap.size();
   uint32_t version = 0;
   while (!map.at_end()) {
     const uint64_t where = map.offset();
@@ -289,7 +310,7 @@ Expected<MappingIndex> index_sections(const MappingSections& s, NameTableCache* 
       return Error(where, "a format 4+ coverage map with records or mappings in its header");
     auto blob = *filenames_size <= map.remaining() ? map.bytes(*filenames_size) : std::nullopt;
     if (!blob) return Error(where, fmt::format("file names of {} bytes run past the section", *filenames_size));
-    auto files = decode_filenames(ByteCursor(*blob, s.big_endian, where + 16), version);
+    auto files = decode_filenames(ByteCursor(*blob, s.big_endian, where + 16), version, names_budget);
     if (!files) return std::move(files).error();
     const uint64_t ref = util::md5_low64(
         std::string_view(reinterpret_cast<const char*>(blob->data()), blob->size()));

@@ -22,6 +22,13 @@ namespace {
 // 3 MB profile of six 512 MiB blocks, 4 GB).
 constexpr uint64_t kMaxNamesText = uint64_t(1) << 30;
 constexpr size_t kMaxNames = size_t(1) << 23;
+// The most a compressed block's names may inflate to, per compressed byte.
+// Real names compress 5x to 9x (jsoncpp's blocks, built by clang 16: 5.2x
+// to 8.4x); zlib reaches 1032x on repeated bytes, which made a 24 KB
+// profile of 2^23 one-byte names cost 820 MB and a 98 KB one of four
+// profiles 3.26 GB. With this limit a blob costs at most 64 times its
+// bytes in text, whatever it holds.
+constexpr uint64_t kMaxNamesInflation = 64;
 
 // The names of a joined text, in order.
 template <typename Each>
@@ -58,6 +65,10 @@ Expected<std::string> joined_profile_names(std::span<const uint8_t> blob, uint64
     if (*plain_size > kMaxNamesText - std::min<uint64_t>(joined.size(), kMaxNamesText))
       return Error(block, fmt::format("claims {} more bytes of function names, past the {} MiB a program's come to",
                                       *plain_size, kMaxNamesText >> 20));
+    if (packed && *plain_size > kMaxNamesInflation * *packed_size)
+      return Error(block, fmt::format("claims {} bytes of function names from {} compressed ones, more than {} "
+                                      "times (names compress less than 10 times)",
+                                      *plain_size, *packed_size, kMaxNamesInflation));
     if (packed) {
       auto plain = util::zlib_inflate_exact(*bytes, *plain_size);
       if (!plain) return Error(block, "compressed function names: " + plain.error().message);
@@ -104,10 +115,14 @@ NameTable::NameTable(std::string joined, NameRefMemo* memo) : text_(std::move(jo
   for (const char *at = text_.data(), *end = at + text_.size();
        (at = static_cast<const char*>(std::memchr(at, '\x01', size_t(end - at)))) != nullptr; ++at)
     ++count;
+  // Room for the names' count, up to a point: past it the table grows with
+  // the distinct names (a hostile blob's 2^23 names may be 255 one-byte
+  // names over and over, whose slots for 2^24 took 400 MB).
+  constexpr size_t kRoomAhead = size_t(1) << 20;
   size_t capacity = 16;
-  while (capacity < 2 * count) capacity *= 2;
+  while (capacity < 2 * std::min(count, kRoomAhead)) capacity *= 2;
   slots_.resize(capacity);
-  auto insert = [&](std::string_view name, uint64_t ref) {
+  auto place = [&](std::string_view name, uint64_t ref) {
     for (size_t i = slot_of(ref);; i = (i + 1) & (slots_.size() - 1)) {
       Slot& s = slots_[i];
       if (s.name.data() == nullptr) {
@@ -117,6 +132,16 @@ NameTable::NameTable(std::string joined, NameRefMemo* memo) : text_(std::move(jo
       }
       if (s.ref == ref) return;  // the first of a NameRef is kept
     }
+  };
+  auto insert = [&](std::string_view name, uint64_t ref) {
+    if (2 * (size_ + 1) > slots_.size()) {
+      std::vector<Slot> old(slots_.size() * 2);
+      old.swap(slots_);
+      size_ = 0;
+      for (const Slot& o : old)
+        if (o.name.data() != nullptr) place(o.name, o.ref);
+    }
+    place(name, ref);
   };
   if (!memo) {
     each_joined_name(text_, [&](std::string_view name) { insert(name, name_ref(name)); });

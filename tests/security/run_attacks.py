@@ -16,6 +16,7 @@ Exit 0 when every scenario passes, 1 on a failure, 77 when not root or a
 tool is missing (setpriv, gcc-12).
 """
 import argparse
+import hashlib
 import os
 import re
 import select
@@ -27,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGS = os.path.join(HERE, "progs")
@@ -1504,6 +1506,113 @@ def scenario_trace_named_binary(env):
     check("topsecret_function" in r.stdout, f"the control (root's own trace) names no function: {r.stdout[:600]!r}")
 
 
+# ------------------------------------------------------------------ clang's names, inflated
+
+def uleb(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        out.append(b | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def name_ref(name):
+    """LLVM's MD5Hash: the first 8 bytes of the MD5, little-endian."""
+    return struct.unpack("<Q", hashlib.md5(name.encode()).digest()[:8])[0]
+
+
+def names_bomb_profile(name, count):
+    """A raw profile (version 8) of one function `name` whose names blob is
+    `name` `count` times, zlib-compressed: a few KB that inflate a
+    thousandfold."""
+    text = "\x01".join([name] * count).encode()
+    z = zlib.compress(text, 9)
+    blob = uleb(len(text)) + uleb(len(z)) + z
+    blob += b"\0" * ((8 - len(blob) % 8) % 8)
+    delta = 0x1000
+    q = lambda v: struct.pack("<Q", v & 0xFFFFFFFFFFFFFFFF)
+    header = b"".join(q(v) for v in (0xFF6C70726F667281, 8, 0, 1, 0, 1, 0, len(blob), delta, 0, 1))
+    record = q(name_ref(name)) + q(0) + q(delta) + q(0) + q(0) + struct.pack("<IHH", 1, 0, 0)
+    return header + record + q(5) + blob
+
+
+def measured_run(env, argv, **kw):
+    """covkit run as by covkit_run, with its peak resident memory (KiB)."""
+    env.log("$", " ".join(argv))
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        p = subprocess.Popen([env.covkit, *argv], stdout=out, stderr=err, **kw)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        said = out.read().decode(errors="replace"), err.read().decode(errors="replace")
+    env.log(said[0] + said[1])
+    return p.returncode, said[0], said[1], usage.ru_maxrss
+
+
+def scenario_clang_names_bomb(env):
+    """`covkit report DIR` of a directory the attacker fills: a 12 KB
+    .profraw of four profiles, each of 2^22 one-byte names (a blob zlib
+    inflates a thousandfold, each name a table's slots), read although no
+    binary uses it, took covkit 805 MiB (2^23 names: 820 MB a profile).
+    Names compress less than 10 times: a block that claims more than 64
+    times its compressed bytes is damage, the file left out in one line,
+    and what covkit takes stays small."""
+    d = env.attacker_dir("names-bomb")
+    path = os.path.join(d, "bomb.profraw")
+    with open(path, "wb") as f:
+        for n in "abcd":
+            f.write(names_bomb_profile(n, 1 << 22))
+    os.chown(path, ATTACKER, ATTACKER)
+    check(os.path.getsize(path) < 64 << 10, f"the bomb is {os.path.getsize(path)} bytes")
+    status, out, err, rss = measured_run(env, ["report", d, "--lcov", "-"])
+    check(rss < 300 << 10, f"report of a {os.path.getsize(path)}-byte profile took {rss >> 10} MiB")
+    check("bomb.profraw" in err and "function names" in err,
+          f"report of a profile of 2^22 names: no line naming it ({status}, {rss >> 10} MiB): {err!r}")
+
+
+def covmap_unit(names, packed_bytes_extra=0):
+    """A coverage map unit (format 6) whose file list is `names`,
+    zlib-compressed, the blob padded by `packed_bytes_extra` bytes (the
+    count of names may not exceed the blob's bytes)."""
+    plain = b"".join(uleb(len(n)) + n for n in names)
+    z = zlib.compress(plain, 9)
+    blob = uleb(len(names)) + uleb(len(plain)) + uleb(len(z)) + z + b"\0" * packed_bytes_extra
+    unit = struct.pack("<IIII", 0, len(blob), 0, 5) + blob
+    return unit + b"\0" * ((8 - len(unit) % 8) % 8)
+
+
+def scenario_covmap_names_bomb(env):
+    """A binary of the attacker's whose coverage map's units each list a
+    compile directory of 1 MiB and hundreds of one-byte relative names:
+    format 6 joins each to the directory, so a 2 KB section took 817 MiB
+    (six lists inflating to zlib's 1 GiB each took 2.06 GB and 62 s). A binary's file names may take at most 64 times its map's bytes
+    and 1 MiB: refused in one line naming the binary."""
+    cc = shutil.which("clang") or shutil.which("clang-16") or shutil.which("clang-14")
+    if not cc:
+        raise Skip("clang not found")
+    d = env.attacker_dir("covmap-bomb")
+    src = os.path.join(env.root_work, "covmap.c")
+    with open(src, "w") as f:
+        f.write("int main(void) { return 0; }\n")
+    prog = os.path.join(d, "prog")
+    env.run([cc, "-fprofile-instr-generate", "-fcoverage-mapping", "-O0", "-o", prog, src])
+    names = [b"/" + b"d" * (1 << 20)] + [bytes([ord("a") + i % 26]) for i in range(800)]
+    section = os.path.join(env.root_work, "covmap.bin")
+    with open(section, "wb") as f:
+        f.write(covmap_unit(names, 1000))
+    env.run(["objcopy", f"--update-section=__llvm_covmap={section}", prog])
+    os.chown(prog, ATTACKER, ATTACKER)
+    status, out, err, rss = measured_run(env, ["report", d, "--lcov", "-"])
+    check(rss < 300 << 10, f"report of a binary with a {os.path.getsize(section)}-byte coverage map took "
+                           f"{rss >> 10} MiB")
+    check("prog" in err and "file names" in err,
+          f"report of a binary whose file names join to ~800 MiB: no line naming it ({status}, {rss >> 10} MiB): "
+          f"{err!r}")
+
+
 def select_poll(fd):
     """The events pending on `fd` now (no wait)."""
     poller = select.poll()
@@ -1538,6 +1647,8 @@ SCENARIOS = {
     "trace_named_binary": scenario_trace_named_binary,
     "gcov_linked_objects": scenario_gcov_linked_objects,
     "spare_owned_file": scenario_spare_owned_file,
+    "clang_names_bomb": scenario_clang_names_bomb,
+    "covmap_names_bomb": scenario_covmap_names_bomb,
 }
 
 
