@@ -70,7 +70,7 @@ std::string summary_line(const model::UnpackResult& result, const std::string& o
 int unpack(const std::string& stream_path, const std::string& out, const std::string& format_name,
            const model::UnpackOptions& options, bool quiet) {
   const std::string shown = stream_path == "-" ? "<stdin>" : stream_path;  // for messages
-  auto in = util::read_file_or_stdin(stream_path);  // a file mapped (a 20 GB log costs no memory), or stdin
+  auto in = util::read_input_file_or_stdin(stream_path);  // a file mapped (a 20 GB log costs no memory), or stdin
   if (!in) return fail(kLiveUnpackCommand, shown, in.error().message);
   if (stream_path != "-") util::note_data_file(stream_path, *in);  // the files are no more open than the log
   const bool binary =

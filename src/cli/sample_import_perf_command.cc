@@ -79,7 +79,7 @@ int run_sample_import_perf(int argc, char** argv) {
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   util::use_fast_allocator();  // reads much, allocates much: mimalloc
   return run_guarded(kSampleImportPerfCommand, [&] {
-    auto data = util::read_file_or_stdin(file);
+    auto data = util::read_input_file_or_stdin(file);
     if (!data) return fail(kSampleImportPerfCommand, file, data.error());
     // Another user's perf.data names the files its samples ran in: they are
     // read with that user's rights, and the recording is no more open than

@@ -1,6 +1,7 @@
 #include "util/foreign_data.h"
 
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <grp.h>
 #include <pwd.h>
 #include <sys/fsuid.h>
@@ -201,7 +202,13 @@ std::optional<DataOwner> thread_identity() {
 
 Expected<UniqueFd> open_named_file(const std::string& path) {
   std::vector<DataOwner> owners = foreign_owners();
-  if (owners.empty() || !can_take_identities()) return open_regular_file(path);
+  if (!can_take_identities()) return open_regular_file(path);
+  // Data of covkit's own user names files in directories others may write
+  // (root's build in a user's checkout, its sources swapped for that
+  // user's links to root's files): opened as an input file is, another
+  // user's link followed with that user's rights. (A thread that took
+  // another user's rights opens with those alone.)
+  if (owners.empty()) return thread_identity() ? open_regular_file(path) : open_input_file(path);
   if (std::optional<DataOwner> me = thread_identity()) owners.insert(owners.begin(), std::move(*me));
   UniqueFd fd;
   struct stat first {};
@@ -271,22 +278,51 @@ Expected<UniqueFd> open_as_link_owner(const std::string& path, uid_t linker, std
   return fd;
 }
 
+// `path` opened O_PATH with no symbolic link followed anywhere on it (the
+// kernel refuses one with ELOOP): what is opened is what the name leads to
+// with no link another user could have put on the way since any look.
+int open_without_links(const std::string& path) {
+  open_how how {};
+  how.flags = O_PATH | O_CLOEXEC;
+  how.resolve = RESOLVE_NO_SYMLINKS;
+  return int(::syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how));
+}
+
+// The names of covkit's own descriptors (`<(zcat cov.info.gz)`, `/dev/stdin
+// < file`): the caller's choice, opened as any name the caller gives.
+bool names_own_descriptor(const std::string& path) {
+  return path == "/dev/stdin" || path.starts_with("/dev/fd/") || path.starts_with("/proc/self/fd/");
+}
+
 }  // namespace
 
 Expected<UniqueFd> open_input_file(const std::string& path) {
-  if (!can_take_identities()) return open_regular_file(path);
-  if (std::optional<uid_t> linker = untrusted_link_on_the_way(path))
-    return open_as_link_owner(path, *linker, "is on its way");
-  // The name as it is now, a link not followed: a plain file is opened
-  // through this descriptor (a link put there since is not followed).
-  // Never opened by its name again after this look: another user could
-  // have put a link there since (a race won 8 times in 1,874 tries).
-  UniqueFd at(::open(path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  if (!can_take_identities() || names_own_descriptor(path)) return open_regular_file(path);
+  test_stop_point("input");
+  // Looked at and opened in one step: no link is followed (the usual case,
+  // one system call), or the name is walked a component at a time from a
+  // held directory (locate_output), following only links of root's or
+  // covkit's user's. Once, the directories were looked at (lstat) and the
+  // file then opened by its name: a directory another user swapped for a
+  // link in between was followed with root's rights.
+  UniqueFd at(open_without_links(path));
+  if (!at.valid() && (errno == ELOOP || errno == ENOSYS)) {
+    std::optional<UntrustedLink> untrusted;
+    auto where = locate_output(path, MissingParents::kError, &untrusted);
+    if (untrusted) return open_as_link_owner(path, untrusted->owner, untrusted->last ? "it is" : "is on its way");
+    if (!where) {
+      if (!where.error().errno_value) return where.error();
+      errno = where.error().errno_value;
+      return errno_error();
+    }
+    at.reset(::openat(where->parent.get(), where->name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  }
   struct stat st {};
   if (!at.valid() || ::fstat(at.get(), &st) != 0) return errno_error();
   if (S_ISREG(st.st_mode)) return reopen_looked_at(at, st, path);
   if (!S_ISLNK(st.st_mode)) return Error("not a regular file");
-  if (trusted_link_owner(st.st_uid)) return open_regular_file(path);
+  // A link put at the name after the walk looked.
+  if (trusted_link_owner(st.st_uid)) return Error("changed while it was opened");
   return open_as_link_owner(path, st.st_uid, "it is");
 }
 
@@ -294,6 +330,11 @@ Expected<FileData> read_input_file(const std::string& path, size_t max_bytes) {
   auto fd = open_input_file(path);
   if (!fd) return fd.error();
   return read_open_file(fd->get(), path, max_bytes);
+}
+
+Expected<FileData> read_input_file_or_stdin(const std::string& path) {
+  if (path == "-") return read_file_or_stdin(path);
+  return read_input_file(path);
 }
 
 Expected<FileData> read_source_file(const std::string& path) {

@@ -12,6 +12,8 @@
 //  - a file named by data (read_named_file) is opened with the rights of
 //    every such owner in turn (file-system uid, gid and groups switched
 //    for the opening thread only), and read only when each of them may;
+//    named by covkit's own data, it is opened as a given file is
+//    (open_input_file: another user's link followed with their rights);
 //  - the files and directories covkit creates get no permission the data
 //    did not have (output_mode_mask): data others could not read gives
 //    outputs only covkit's own user can read.
@@ -70,13 +72,17 @@ std::vector<DataOwner> foreign_owners();
 Expected<FileData> read_named_file(const std::string& path, size_t max_bytes = SIZE_MAX);
 // read_file(path) of a data file covkit was given (a tracefile, a .gcda to
 // merge, a block file, a gmon.out): when its name is another user's
-// symbolic link, or a directory on its way is (the last component looked
-// at without following; the directories by lstat, so a swap between the
-// look and the open is not excluded), that user chose the file, which may be one they may not
+// symbolic link, or a directory on its way is (the name walked a component
+// at a time from held directories, O_NOFOLLOW: a directory swapped for a
+// link after a look is never followed), that user chose the file, which may be one they may not
 // read (a link to /etc/shadow in a tree a root CI job reports on, whose
 // first line the parse error would quote): opened with that user's rights,
 // and the error says so. Callers note it (note_data_file) as before.
 Expected<FileData> read_input_file(const std::string& path, size_t max_bytes = SIZE_MAX);
+// A command's input as read_input_file reads it, or standard input when
+// `path` is "-" (read_file_or_stdin): `sample import-perf FILE` and `live
+// unpack FILE` read the same files as every other command's inputs.
+Expected<FileData> read_input_file_or_stdin(const std::string& path);
 // The same file open (a trace's streams, read a window at a time).
 Expected<UniqueFd> open_input_file(const std::string& path);
 // The same file open, for readers that take a descriptor (libelf).

@@ -83,7 +83,8 @@ bool trusted_link_owner(uid_t owner) {
   return owner == 0 || owner == ::geteuid() || owner == uid_t(::setfsuid(uid_t(-1)));
 }
 
-Expected<OutputLocation> locate_output(const std::string& given, MissingParents missing) {
+Expected<OutputLocation> locate_output(const std::string& given, MissingParents missing,
+                                       std::optional<UntrustedLink>* untrusted) {
   if (given.empty()) return Error("an empty path");
   std::deque<std::string> todo = split_path(given);
   std::vector<std::string> reached;  // the components of `dir`'s absolute path
@@ -133,10 +134,12 @@ Expected<OutputLocation> locate_output(const std::string& given, MissingParents 
     if (S_ISLNK(st.st_mode)) {
       auto text = link_text(next.get(), printable(here));
       if (!text) return text.error();
-      if (!trusted_link_owner(st.st_uid))
+      if (!trusted_link_owner(st.st_uid)) {
+        if (untrusted) *untrusted = UntrustedLink{st.st_uid, last};
         return Error(fmt::format("{} is a symbolic link of {} (to {}); covkit does not follow another user's "
                                  "link in an output path",
                                  printable(here), user_text(st.st_uid), printable(*text)));
+      }
       if (++links > kMaxLinks) return errno_error(printable(here), ELOOP);
       std::deque<std::string> parts = split_path(*text);
       // A link's own "." at its end ("dir/.") names that directory.

@@ -38,11 +38,21 @@ struct OutputLocation {
 
 enum class MissingParents { kCreate, kError };
 
+// A symbolic link the walk would not follow: its owner, and whether it was
+// the path's last component.
+struct UntrustedLink {
+  uid_t owner = 0;
+  bool last = false;
+};
+
 // Walks `path` as described above. Missing directories on the way are
 // created (mode 0777, less the umask and output_mode_mask()) or are an
 // error. The output itself need not exist. "." or ".." at the end stand for
-// the directory they name.
-Expected<OutputLocation> locate_output(const std::string& path, MissingParents missing);
+// the directory they name. When the walk stops at another user's link,
+// `untrusted` (if given) says whose (a reader opens the file with that
+// user's rights instead: util/foreign_data.h).
+Expected<OutputLocation> locate_output(const std::string& path, MissingParents missing,
+                                       std::optional<UntrustedLink>* untrusted = nullptr);
 
 // Whether covkit may follow a symbolic link of this owner in an output path:
 // root's, covkit's user's, or that of the user whose file-system identity
@@ -86,7 +96,8 @@ bool plain_relative_path(std::string_view relative);
 // is about to report), "elf-open" (an ELF file is about to be opened by its
 // path: a process's module by the path its maps showed a moment ago),
 // "output-special" (a FIFO or device of covkit's own at an output's name was
-// looked at and is about to be opened).
+// looked at and is about to be opened), "input" (a data file given to covkit
+// is about to be looked at and opened: util::open_input_file).
 void test_stop_point(const char* point);
 
 }  // namespace covkit::util

@@ -1412,7 +1412,13 @@ def scenario_linked_inputs(env):
         "merge": ["merge", tree, "-o", out],
         "gprof": ["gprof", prog, os.path.join(d, "gmon.out")],
         "blocks report": ["blocks", "report", os.path.join(d, "blocks.txt"), "--lcov", "-"],
+        # These two read with read_file_or_stdin, as root, once.
+        "sample import-perf": ["sample", "import-perf", os.path.join(d, "perf.data"), "-o",
+                               os.path.join(env.root_work, "linked-perf")],
+        "live unpack": ["live", "unpack", os.path.join(d, "uart.log"), "-o", os.path.join(env.root_work, "linked-unpack")],
     }
+    for name in ("perf.data", "uart.log"):
+        env.attacker_link(env.secret, os.path.join(d, name))
     refused_through_links(env, runs, "whose symbolic link it is", out)
     # The link on the way, not at the end: the attacker's link to root's
     # directory, the files named through it.
@@ -1425,6 +1431,82 @@ def scenario_linked_inputs(env):
         "merge through a directory link": ["merge", os.path.join(d, "dirlink", "tree"), "-o", out2],
     }
     refused_through_links(env, runs, "whose symbolic link is on its way", out2)
+
+
+def scenario_input_dir_swap(env):
+    """`merge TREE` of the attacker's tree: covkit lists the .gcda files, then
+    reads each by its name. Before, it looked at the directories on the way
+    (lstat: no link), then opened the file by name: the attacker who swapped
+    the tree for a link to root's directory in between (won every time:
+    covkit stops itself at COVKIT_TEST_STOP_AT=input, about to open the
+    file) had root's counts merged into the output. The name is walked from
+    held directories, no link of theirs followed with root's rights."""
+    secret_tree = os.path.join(env.rootonly, "swaptree")
+    os.makedirs(secret_tree)
+    with open(os.path.join(secret_tree, "x.gcda"), "wb") as f:
+        f.write(gcda_bytes([0x5EC2E7, 0x5EC2E7]))
+    parent = env.attacker_dir("swap")
+    tree = env.attacker_dir("swap/tree")
+    theirs = os.path.join(tree, "x.gcda")
+    with open(theirs, "wb") as f:
+        f.write(gcda_bytes([1, 2]))
+    os.chown(theirs, ATTACKER, ATTACKER)
+    out = os.path.join(env.root_work, "swap-merge")
+    e = dict(os.environ, COVKIT_TEST_STOP_AT="input")
+    p = subprocess.Popen([env.covkit, "merge", tree, "-o", out], env=e, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        check(stopped(p.pid), "merge ended before it opened its input")
+        env.as_attacker(["mv", tree, os.path.join(parent, "moved")])
+        env.attacker_link(secret_tree, tree)
+        os.kill(p.pid, signal.SIGCONT)
+        _, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    merged = [os.path.join(dd, f) for dd, _, fs in os.walk(out) for f in fs] if os.path.isdir(out) else []
+    for m in merged:
+        check(struct.pack("<q", 0x5EC2E7) not in open(m, "rb").read(),
+              f"merge took root's counts through a directory swapped for the attacker's link: {m}")
+    check(p.returncode == 1 and "Permission denied" in err and "is on its way" in err,
+          f"merge: exit {p.returncode}, want the refusal of the attacker's link on the way: {err!r}")
+
+
+def scenario_source_link(env):
+    """Root builds and reports in a directory another user owns (a CI job
+    of root's in a user's checkout): the objects and counts are root's, so
+    the sources they name were read with root's rights, following any link.
+    The directory's owner replaced a source by a link to a file only root
+    may read: `report --html` and `gcov` copied it into their pages. A link
+    of another user's is followed with that user's rights, as for data."""
+    d = env.attacker_dir("rootbuild")
+    src = os.path.join(d, "prog.c")
+    with open(src, "w") as f:
+        f.write("int main(void) { return 0; }\n")
+    env.run(["gcc-12", "--coverage", "-O0", "-o", "prog", "prog.c"], cwd=d)
+    env.run([os.path.join(d, "prog")], cwd=d)
+    env.as_attacker(["rm", "-f", src])
+    env.attacker_link(env.secret, src)
+    out = os.path.join(env.root_work, "srclink-html")
+    r = env.covkit_run(["report", "--root", d, d, "--html", out])
+    pages = "".join(open(os.path.join(dd, f), errors="replace").read() for dd, _, fs in os.walk(out) for f in fs)
+    check("TOPSECRET" not in pages + r.stdout + r.stderr,
+          "report --html read a source through the attacker's link with root's rights")
+    check("whose symbolic link it is" in r.stderr, f"report --html did not say why the source was not shown: "
+                                                   f"{r.stderr!r}")
+    gcov_out = env.fresh_dir("srclink-gcov")
+    r = env.covkit_run(["gcov", "-o", d, src], cwd=gcov_out)
+    texts = "".join(open(os.path.join(gcov_out, f), errors="replace").read() for f in os.listdir(gcov_out))
+    check("TOPSECRET" not in texts + r.stdout + r.stderr,
+          "gcov read a source through the attacker's link with root's rights")
+    # The control: root's own link to the same file is followed.
+    os.unlink(src)
+    os.symlink(env.secret, src)
+    r = env.covkit_run(["report", "--root", d, d, "--html", out + "-own"], ok=True)
+    pages = "".join(open(os.path.join(dd, f), errors="replace").read() for dd, _, fs in os.walk(out + "-own")
+                    for f in fs)
+    check("TOPSECRET" in pages, "the control (root's own link to the source) was not followed")
 
 
 def scenario_gcov_linked_objects(env):
@@ -1644,11 +1726,13 @@ SCENARIOS = {
     "many_large_sources": scenario_many_large_sources,
     "spare_fifo": scenario_spare_fifo,
     "linked_inputs": scenario_linked_inputs,
+    "input_dir_swap": scenario_input_dir_swap,
+    "clang_names_bomb": scenario_clang_names_bomb,
+    "source_link": scenario_source_link,
+    "covmap_names_bomb": scenario_covmap_names_bomb,
     "trace_named_binary": scenario_trace_named_binary,
     "gcov_linked_objects": scenario_gcov_linked_objects,
     "spare_owned_file": scenario_spare_owned_file,
-    "clang_names_bomb": scenario_clang_names_bomb,
-    "covmap_names_bomb": scenario_covmap_names_bomb,
 }
 
 
