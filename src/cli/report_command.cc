@@ -449,18 +449,22 @@ int report_project(const ReportOptions& o, model::ProjectCov project, std::strin
   phase_timer().mark("filters");
   const bool write_ok = write_views(o, project, paths.root(), sources, log);
   phase_timer().mark("outputs written");
+  bool table_ok = true;
   if (!writes_files(o) || o.print_summary) {
     report::TerminalOptions to;
     to.color = colour_wanted(o.color, STDOUT_FILENO);
     std::string table = report::render_terminal_summary(project, to);
     std::fwrite(table.data(), 1, table.size(), stdout);
+    // The table is an output too: not written (a full disk, a closed
+    // descriptor) is exit 3, as for the files; checked_stdout says why.
+    table_ok = std::fflush(stdout) == 0 && !std::ferror(stdout);
   }
 
   // 4. Gates.
   // Counted only when a gate asks: a pass over every line and branch.
   const bool any_gate = o.fail_under_line || o.fail_under_branch || o.fail_under_function;
   const bool gates_ok = !any_gate || check_gates(o, model::totals(project), log);
-  if (!write_ok) return kExitWrite;
+  if (!write_ok || !table_ok) return kExitWrite;
   return gates_ok ? 0 : kExitGate;
 }
 

@@ -1378,11 +1378,17 @@ def scenario_bad_output(tmp):
           "the other outputs are written")
     check(read(f"{proj}/ok.json").lstrip().startswith("{"), "ok.json is JSON")
     # Standard output on a full disk: the table was not written, and covkit
-    # says so (it said nothing and exited 0).
+    # says so (it said nothing and exited 0), with the exit status of an
+    # output not written (it was 1, which --help gives to bad usage), before
+    # a failing gate's.
     if os.path.exists("/dev/full"):
-        with open("/dev/full", "w") as full:
-            p = subprocess.run([COVKIT, "report", "build"], cwd=proj, stdout=full, stderr=subprocess.PIPE, text=True)
-        eq((p.returncode, p.stderr), (1, "covkit report: <stdout>: No space left on device\n"), "report > /dev/full")
+        for args in (["build"], ["build", "-s", "--lcov", "ok.info"], ["build", "--fail-under-line", "99"]):
+            with open("/dev/full", "w") as full:
+                p = subprocess.run([COVKIT, "report"] + args, cwd=proj, stdout=full, stderr=subprocess.PIPE,
+                                   text=True)
+            gate = "covkit report: line coverage 65.0% (13/20) is below --fail-under-line 99\n" if "99" in args else ""
+            eq((p.returncode, p.stderr), (3, gate + "covkit report: <stdout>: No space left on device\n"),
+               f"report {' '.join(args)} > /dev/full")
     eq(glob.glob(f"{proj}/*covkit-tmp*") + glob.glob(f"{tmp}/nonexistent*"), [], "nothing else left behind")
     # A failing gate does not hide the write error.
     rc, _, err = covkit(["report", "build", "--lcov", bad, "--fail-under-line", "99"], proj)
