@@ -692,6 +692,25 @@ def scenario_uninstall(e):
         again = run(uninstall, ok=False)
         check(again.returncode != 0 and "install_manifest.txt: no such file" in again.stdout + again.stderr,
               "a second uninstall says the manifest is gone: %s%s" % (again.stdout[-500:], again.stderr[-500:]))
+        # A file that cannot be removed (immutable: root ignores permissions)
+        # fails the uninstall, names it, and keeps the manifest for a rerun.
+        run(["cmake", "--install", e.build, "--prefix", p])
+        stuck = os.path.join(p, "bin", "covkit")
+        if run(["chattr", "+i", stuck], ok=False).returncode == 0:
+            try:
+                failed = run(uninstall, ok=False)
+            finally:
+                run(["chattr", "-i", stuck])
+            check(failed.returncode != 0 and "%s: cannot be removed" % stuck in failed.stdout + failed.stderr,
+                  "an unremovable file fails the uninstall, named: %s%s" % (failed.stdout[-800:], failed.stderr[-800:]))
+            check(os.path.isfile(manifest) and files_under(p) == sorted(theirs + ["bin/covkit"]),
+                  "the manifest kept, everything else removed: %s" % files_under(p))
+            rerun = run(uninstall)
+            check(files_under(p) == sorted(theirs) and "files listed in" in rerun.stdout,
+                  "the rerun removes the rest: %s" % files_under(p))
+        else:
+            print("(no chattr +i here: the unremovable-file case is not run)")
+            run(uninstall)
         # Staged installs (DESTDIR, as packagers do): removed under the same root.
         root = os.path.join(tmp, "stage")
         staged = dict(os.environ, DESTDIR=root)
