@@ -4,6 +4,7 @@
 
 #include <array>
 #include <iterator>
+#include <memory>
 #include <string_view>
 
 #include "report/percent_text.h"
@@ -50,13 +51,20 @@ class PairTexts {
   std::array<Slot, kSlots> slots_;
 };
 
-thread_local PairTexts sort_values, metric_cells;
+// Allocated on a thread's first use: as thread_local objects their 28 KiB
+// were static TLS, zeroed by glibc for every thread of every covkit command
+// (~7 page faults a thread), HTML or not.
+PairTexts& lazily(std::unique_ptr<PairTexts>& texts) {
+  if (!texts) texts = std::make_unique<PairTexts>();
+  return *texts;
+}
+thread_local std::unique_ptr<PairTexts> sort_values, metric_cells;
 
 }  // namespace
 
 std::string sort_value(int64_t covered, int64_t total) {
   if (total <= 0) return "-1";
-  return std::string(sort_values.get(covered, total, [&](std::string& text) {
+  return std::string(lazily(sort_values).get(covered, total, [&](std::string& text) {
     fmt::format_to(std::back_inserter(text), "{:.6f}", percent_sort_key(covered, total));
   }));
 }
@@ -76,7 +84,7 @@ void append_metric_cell(std::string& out, int64_t covered, int64_t total) {
         "<span class=\"pct\">-</span><span class=\"frac\">0/0</span></td>";
     return;
   }
-  out += metric_cells.get(covered, total, [&](std::string& cell) {
+  out += lazily(metric_cells).get(covered, total, [&](std::string& cell) {
     fmt::format_to(std::back_inserter(cell), "<td class=\"metric {}\">", rate_class(covered, total));
     append_bar(cell, covered, total);
     fmt::format_to(std::back_inserter(cell), "<span class=\"pct\">{}</span><span class=\"frac\">{}/{}</span></td>",
