@@ -54,6 +54,28 @@ TEST(FindExclusions, LastLineWithoutNewlineCounts) {
   EXPECT_EQ(excluded_lines(r), V{2});
 }
 
+// The scan looks for "_EXCL_" 16 bytes at a time and counts the lines
+// between markers in bulk: a marker at every offset from a block's start,
+// after lines of every length full of look-alikes ("_EX", "EXCL", "_EXCL"
+// without its last '_'), on a last line with and without its newline.
+TEST(FindExclusions, MarkerAtEveryOffset) {
+  for (size_t pad = 0; pad < 40; ++pad) {
+    for (bool last_newline : {true, false}) {
+      std::string text;
+      for (size_t i = 0; i < 5; ++i) text += std::string(pad + i, '_') + "EX_EXCL EXCLX _EXCL\n";
+      text += std::string(pad, ' ') + "f(); // LCOV_EXCL_LINE\n";  // line 6
+      text += std::string(pad % 7, 'E') + "_EXC_\n";  // line 7
+      text += std::string(pad, 'X') + "/* GCOVR_EXCL_LINE */";  // line 8
+      if (last_newline) text += "\n";
+      const R r = find_exclusions(text, "t.c");
+      SCOPED_TRACE("pad " + std::to_string(pad) + (last_newline ? "" : ", no newline at the end"));
+      EXPECT_EQ(r.line.size(), 9u);
+      EXPECT_EQ(excluded_lines(r), (V{6, 8}));
+      EXPECT_TRUE(r.warnings.empty());
+    }
+  }
+}
+
 TEST(FindExclusions, CrlfLines) {
   R r = find_exclusions("a\r\nb // LCOV_EXCL_LINE\r\nc\r\n", "a.c");
   EXPECT_EQ(excluded_lines(r), V{2});
