@@ -357,7 +357,7 @@ Expected<MappingIndex> index_sections(const MappingSections& s, NameTableCache* 
     if (unit->second.collided) continue;
     auto [slot, fresh] = by_name_ref.try_emplace(name_ref_value, records.size());
     if (fresh) {
-      const std::string_view* name = names.find(name_ref_value);
+      const std::optional<std::string_view> name = names.find(name_ref_value);
       if (!name)
         return Error(where, fmt::format("a function record names function {:#018x}, which is not in "
                                         "__llvm_prf_names",

@@ -122,26 +122,28 @@ NameTable::NameTable(std::string joined, NameRefMemo* memo) : text_(std::move(jo
   size_t capacity = 16;
   while (capacity < 2 * std::min(count, kRoomAhead)) capacity *= 2;
   slots_.resize(capacity);
-  auto place = [&](std::string_view name, uint64_t ref) {
-    for (size_t i = slot_of(ref);; i = (i + 1) & (slots_.size() - 1)) {
+  auto place = [&](const Slot& slot) {
+    for (size_t i = slot_of(slot.ref);; i = (i + 1) & (slots_.size() - 1)) {
       Slot& s = slots_[i];
-      if (s.name.data() == nullptr) {
-        s = Slot{ref, name};
+      if (s.at == kEmpty) {
+        s = slot;
         ++size_;
         return;
       }
-      if (s.ref == ref) return;  // the first of a NameRef is kept
+      if (s.ref == slot.ref) return;  // the first of a NameRef is kept
     }
   };
   auto insert = [&](std::string_view name, uint64_t ref) {
+    const size_t at = size_t(name.data() - text_.data());
+    if (at >= kEmpty || name.size() >= kEmpty - at) return;
     if (2 * (size_ + 1) > slots_.size()) {
       std::vector<Slot> old(slots_.size() * 2);
       old.swap(slots_);
       size_ = 0;
       for (const Slot& o : old)
-        if (o.name.data() != nullptr) place(o.name, o.ref);
+        if (o.at != kEmpty) place(o);
     }
-    place(name, ref);
+    place(Slot{ref, uint32_t(at), uint32_t(name.size())});
   };
   if (!memo) {
     each_joined_name(text_, [&](std::string_view name) { insert(name, name_ref(name)); });
@@ -171,12 +173,12 @@ size_t NameTable::slot_of(uint64_t ref) const {
   return size_t(mixed >> 32) & (slots_.size() - 1);
 }
 
-const std::string_view* NameTable::find(uint64_t ref) const {
-  if (slots_.empty()) return nullptr;
+std::optional<std::string_view> NameTable::find(uint64_t ref) const {
+  if (slots_.empty()) return std::nullopt;
   for (size_t i = slot_of(ref);; i = (i + 1) & (slots_.size() - 1)) {
     const Slot& s = slots_[i];
-    if (s.name.data() == nullptr) return nullptr;
-    if (s.ref == ref) return &s.name;
+    if (s.at == kEmpty) return std::nullopt;
+    if (s.ref == ref) return std::string_view(text_).substr(s.at, s.size);
   }
 }
 

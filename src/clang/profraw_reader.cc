@@ -153,7 +153,7 @@ Expected<RawProfileRecords> read_one_profile(std::span<const uint8_t> file, size
     const uint16_t sites0 = *rec.u16(), sites1 = *rec.u16();
     rec.align(8);
 
-    const std::string_view* name = names.find(name_ref);
+    const std::optional<std::string_view> name = names.find(name_ref);
     if (!name)
       return Error(where, fmt::format("data record {} names function {:#018x}, which is not among the profile's "
                                       "names",

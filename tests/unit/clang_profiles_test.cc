@@ -318,12 +318,12 @@ TEST(ProfileNames, CacheSharesTablesOfEqualBlobs) {
   auto again = cache.table(copy);
   ASSERT_TRUE(first && again);
   EXPECT_EQ(first->get(), again->get());  // decoded once
-  ASSERT_NE((*first)->find(name_ref("bb")), nullptr);
+  ASSERT_TRUE((*first)->find(name_ref("bb")).has_value());
   EXPECT_EQ(*(*first)->find(name_ref("bb")), "bb");
   auto other = cache.table(testing::names_blob({"a", "bb"}, true));
   ASSERT_TRUE(other);
   EXPECT_NE(other->get(), first->get());
-  EXPECT_EQ((*other)->find(name_ref("c:d")), nullptr);
+  EXPECT_FALSE((*other)->find(name_ref("c:d")).has_value());
   // A damaged blob is refused each time, its offset from each caller's base.
   auto lying = packed;
   lying[0] = 0x7f;
@@ -369,11 +369,11 @@ TEST(ProfileNames, MemoGivesEachNamesRef) {
   auto b = cache.table(testing::names_blob(second, true));
   ASSERT_TRUE(a && b);
   for (const std::string& n : second) {
-    const std::string_view* found = (*b)->find(name_ref(n));
-    ASSERT_NE(found, nullptr) << n;
+    const std::optional<std::string_view> found = (*b)->find(name_ref(n));
+    ASSERT_TRUE(found.has_value()) << n;
     EXPECT_EQ(*found, n);
   }
-  EXPECT_EQ((*a)->find(name_ref("main.c:main")), nullptr);
+  EXPECT_FALSE((*a)->find(name_ref("main.c:main")).has_value());
   EXPECT_EQ((*a)->size(), first.size());
   EXPECT_EQ((*b)->size(), second.size());
 }
@@ -449,12 +449,12 @@ TEST(ProfileNames, BlocksJoinedIntoOneTable) {
   EXPECT_EQ(table.size(), many.size() + 1);
   many.push_back("x.c:tail");
   for (const std::string& n : many) {
-    const std::string_view* found = table.find(name_ref(n));
-    ASSERT_NE(found, nullptr) << n;
+    const std::optional<std::string_view> found = table.find(name_ref(n));
+    ASSERT_TRUE(found.has_value()) << n;
     EXPECT_EQ(*found, n);
   }
-  EXPECT_EQ(table.find(name_ref("absent")), nullptr);
-  EXPECT_EQ(NameTable().find(name_ref("a")), nullptr);
+  EXPECT_FALSE(table.find(name_ref("absent")).has_value());
+  EXPECT_FALSE(NameTable().find(name_ref("a")).has_value());
   auto names = decode_profile_names(blob);
   ASSERT_TRUE(names);
   EXPECT_EQ(*names, many);
