@@ -156,7 +156,13 @@ Expected<FileData> read_open_file(int fd, const std::string& path, size_t max_by
   out.group_ = st.st_gid;
   out.mode_ = st.st_mode & 07777;
   const size_t size = size_t(st.st_size);
-  if (size >= kMapAtLeast) {
+  // Only a file that nobody but covkit's own user can change is mapped: a
+  // user who cuts their file short while covkit reads it would end covkit's
+  // whole run (SIGBUS; a report over many users' trees, as root), and a
+  // mapping shows the owner's later writes to a parser that already checked
+  // the bytes. A copy does neither.
+  const bool only_ours = st.st_uid == ::geteuid() && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+  if (size >= kMapAtLeast && only_ours) {
     Mapping m = map_file(fd, size, path);
     if (m.slot >= 0) {
       out.data_ = m.data;

@@ -228,6 +228,29 @@ TEST(FileIoDeathTest, TruncatedWhileMappedIsOneLine) {
   ::unlink(path.c_str());
 }
 
+// A file someone else can change is copied, not mapped: cutting it short
+// while covkit reads it must not end the run (a mapping's SIGBUS), and the
+// bytes read stay those read. Group-writable here; another user's (as root).
+TEST(FileIo, FileOthersCanChangeIsCopied) {
+  const std::string path = temp_path("shared");
+  const std::string content(4u << 20, 'x');
+  auto cut_after_read = [&](mode_t mode, uid_t owner) {
+    if (!covkit::util::write_file_atomic(path, content)) return std::string("not written");
+    if (::chmod(path.c_str(), mode) != 0 || ::chown(path.c_str(), owner, gid_t(-1)) != 0)
+      return std::string("chmod/chown failed");
+    auto data = covkit::util::read_file(path);
+    if (!data) return std::string("unread: ") + data.error().message;
+    if (::truncate(path.c_str(), 0) != 0) return std::string("truncate failed");
+    std::string seen(data->text());  // SIGBUS here if it were mapped
+    return seen == content ? std::string("same") : std::string("changed");
+  };
+  EXPECT_EQ(cut_after_read(0664, ::geteuid()), "same");
+  if (::geteuid() == 0) {
+    EXPECT_EQ(cut_after_read(0644, 65534), "same");
+  }
+  ::unlink(path.c_str());
+}
+
 TEST(FileIo, WriteFailureSaysWhichStage) {
   auto w = covkit::util::write_file_atomic("/nonexistent-dir/x", "abc");
   ASSERT_FALSE(w);
