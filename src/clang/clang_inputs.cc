@@ -26,7 +26,6 @@
 #include "clang/profraw_reader.h"
 #include "util/file_io.h"
 #include "util/foreign_data.h"
-#include "util/mapped_file.h"
 #include "util/printable.h"
 #include "util/thread_pool.h"
 
@@ -52,8 +51,9 @@ std::array<uint8_t, 18> first_bytes(int fd, size_t& got) {
 std::array<uint8_t, 18> first_bytes(const std::string& path, size_t& got) {
   got = 0;
   // Regular files only, never a FIFO's or a device's open (a build tree
-  // another user can write may hold either).
-  auto fd = util::open_regular_file(path);
+  // another user can write may hold either), and no link followed with
+  // rights its owner lacks.
+  auto fd = util::open_input_file(path);
   if (!fd) return {};
   return first_bytes(fd->get(), got);
 }
@@ -63,7 +63,7 @@ std::array<uint8_t, 18> first_bytes(const std::string& path, size_t& got) {
 // a build tree's executables are many (zstd's: 103 files with an x bit),
 // and each open of a regular file is three system calls and a /proc look-up.
 bool instrumented_binary(const std::string& path) {
-  auto fd = util::open_regular_file(path);
+  auto fd = util::open_input_file(path);
   if (!fd) return false;
   size_t got = 0;
   auto head = first_bytes(fd->get(), got);
@@ -175,68 +175,10 @@ ClangInputs find_clang_inputs(const std::vector<std::string>& paths, const std::
 
 namespace {
 
-// A profile's bytes, mapped: a test run's profiles are read once each, and
-// copying them cost a zeroed buffer, its page faults and the copy (a
-// quarter of reading 67 profiles; util::read_file maps files of 1 MiB and
-// more only). Small ones, and any that cannot be mapped (the guard's slots
-// taken), are read as util::read_file reads them.
-class ProfileBytes {
- public:
-  ProfileBytes() = default;
-  ProfileBytes(ProfileBytes&& o) noexcept : mapped_(std::exchange(o.mapped_, {})), copy_(std::move(o.copy_)) {}
-  ProfileBytes& operator=(ProfileBytes&& o) noexcept {
-    if (this != &o) {
-      release();
-      mapped_ = std::exchange(o.mapped_, {});
-      copy_ = std::move(o.copy_);
-    }
-    return *this;
-  }
-  ProfileBytes(const ProfileBytes&) = delete;
-  ProfileBytes& operator=(const ProfileBytes&) = delete;
-  ~ProfileBytes() { release(); }
-
-  static Expected<ProfileBytes> read(const std::string& path) {
-    constexpr size_t kMapAtLeast = 64 * 1024;
-    // Only a regular file is opened (a FIFO planted among the profiles must
-    // not block, a device's driver must not run), and one reached through
-    // another user's symbolic link with that user's rights: they chose it.
-    auto opened = util::open_input_file(path);
-    if (!opened) return std::move(opened).error();
-    const int fd = opened->release();
-    ProfileBytes out;
-    struct stat st;
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && size_t(st.st_size) >= kMapAtLeast) {
-      out.mapped_ = util::map_file(fd, size_t(st.st_size), path);
-      if (out.mapped_.slot >= 0) {
-        ::close(fd);
-        return out;
-      }
-    }
-    auto copy = util::read_open_file(fd, path);
-    ::close(fd);
-    if (!copy) return std::move(copy).error();
-    out.copy_ = std::move(*copy);
-    return out;
-  }
-
-  std::span<const uint8_t> bytes() const {
-    return mapped_.slot >= 0 ? std::span<const uint8_t>(mapped_.data, mapped_.size) : copy_.bytes();
-  }
-
- private:
-  void release() {
-    util::unmap_file(mapped_);
-    mapped_ = {};
-  }
-  util::Mapping mapped_;
-  util::FileData copy_;
-};
-
 // One profile file read: its functions, or why not (a warning), or nothing
 // (an empty file).
 struct ReadProfile {
-  ProfileBytes data;                     // what `raw` points into
+  util::FileData data;                   // what `raw` points into
   std::vector<RawProfileRecords> raw;    // a .profraw's profiles, counters where they lie
   std::vector<FunctionCounts> functions; // a .profdata's
   uint64_t variant = 0;
@@ -247,7 +189,10 @@ struct ReadProfile {
 ReadProfile read_profile_file(const std::string& path, NameTableCache* names) {
   ReadProfile out;
   const std::string shown = util::printable(path);
-  auto data = ProfileBytes::read(path);
+  // Only a regular file is read (a FIFO planted among the profiles must not
+  // block, a device's driver must not run), one reached through another
+  // user's link with that user's rights: they chose it.
+  auto data = util::read_input_file(path);
   if (!data) {
     out.problem = fmt::format("{}: cannot read the profile: {}", shown, data.error().message);
     return out;
@@ -480,7 +425,9 @@ LoadedMappings load_mappings(const std::vector<std::string>& binaries, const Pro
   // 1. Each binary's function records found, in parallel.
   std::vector<IndexedBinary> bins(binaries.size());
   util::parallel_for(binaries.size(), threads, [&](size_t i) {
-    auto data = util::read_file(binaries[i]);
+    // Found in a tree another user may write: read as every input is
+    // (another user's link with their rights), not through any link.
+    auto data = util::read_input_file(binaries[i]);
     if (!data) {
       bins[i].index.emplace(Error("cannot read the binary: " + data.error().message));
       return;

@@ -479,13 +479,20 @@ int run_report(const ReportOptions& o) {
   std::vector<std::string> gcov_paths;
   for (const std::string& p : o.paths)
     if (util::is_directory(p) || clang::file_kind(p) == clang::FileKind::kOther) gcov_paths.push_back(p);
-  for (const std::string& b : o.objects)
-    if (clang::file_kind(b) != clang::FileKind::kElf) {
-      log.error(fmt::format("--object {}: {}", util::printable(b),
-                            util::is_directory(b) ? "is a directory, not a program or library"
-                                                  : "not an ELF program or library (or cannot be read)"));
+  for (const std::string& b : o.objects) {
+    std::string problem;
+    if (util::is_directory(b)) {
+      problem = "is a directory, not a program or library";
+    } else if (auto fd = util::open_input_file(b); !fd) {
+      problem = "cannot read it: " + fd.error().message;  // e.g. another user's link to what they may not read
+    } else if (clang::file_kind(b) != clang::FileKind::kElf) {
+      problem = "not an ELF program or library";
+    }
+    if (!problem.empty()) {
+      log.error(fmt::format("--object {}: {}", util::printable(b), problem));
       return kExitUsage;
     }
+  }
   // The two searches run side by side, on the threads that then read the
   // objects: each walks the whole tree, and clang's also stats every file
   // and opens each executable (zstd's: 1,326 files and 103 executables,

@@ -1419,6 +1419,18 @@ def scenario_linked_inputs(env):
     }
     for name in ("perf.data", "uart.log"):
         env.attacker_link(env.secret, os.path.join(d, name))
+    # A clang binary of root's (its coverage mapping names its functions
+    # and sources), named with --object through the attacker's link.
+    cc = shutil.which("clang") or shutil.which("clang-16") or shutil.which("clang-14")
+    if cc:
+        csrc = os.path.join(env.rootonly, "clangsecret.c")
+        with open(csrc, "w") as f:
+            f.write("int TOPSECRET_function(int x) { return x + 1; }\n"
+                    "int main(int argc, char **argv) { (void)argv; return TOPSECRET_function(argc) - 2; }\n")
+        cbin = os.path.join(env.rootonly, "clangsecret")
+        env.run([cc, "-fprofile-instr-generate", "-fcoverage-mapping", "-O0", "-o", cbin, csrc])
+        env.attacker_link(cbin, os.path.join(d, "prog"))
+        runs["report --object"] = ["report", "--object", os.path.join(d, "prog"), d, "--lcov", "-"]
     refused_through_links(env, runs, "whose symbolic link it is", out)
     # The link on the way, not at the end: the attacker's link to root's
     # directory, the files named through it.
