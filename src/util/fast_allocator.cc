@@ -18,13 +18,18 @@ namespace covkit::util {
 namespace {
 
 #if defined(COVKIT_MIMALLOC_SONAME) && !COVKIT_ASAN
-// The start of the program break (start_brk, field 47 of /proc/self/stat;
-// the command name, field 2, may hold spaces and parentheses: counted from
-// the last ')'). 0 when it cannot be read.
-// Read without stdio, whose buffers would come from the heap being measured.
-uintptr_t break_start() {
+// Fields of /proc/self/stat: the threads (field 20) and the start of the
+// program break (start_brk, field 47); the command name, field 2, may hold
+// spaces and parentheses: counted from the last ')'. False when they cannot
+// be read. Read without stdio, whose buffers would come from the heap being
+// measured.
+struct SelfStat {
+  long threads = 0;
+  uintptr_t break_start = 0;
+};
+bool read_self_stat(SelfStat& out) {
   const int fd = ::open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
+  if (fd < 0) return false;
   char buf[1024];
   size_t n = 0;
   for (ssize_t got; n < sizeof buf - 1 && (got = ::read(fd, buf + n, sizeof buf - 1 - n)) != 0;) {
@@ -35,13 +40,15 @@ uintptr_t break_start() {
   ::close(fd);
   buf[n] = '\0';
   const char* at = std::strrchr(buf, ')');
-  if (!at) return 0;
+  if (!at) return false;
   // Fields 3 to 47 follow, one space before each.
   for (int field = 2; field < 47; ++field) {
     at = std::strchr(at + 1, ' ');
-    if (!at) return 0;
+    if (!at) return false;
+    if (field + 1 == 20) out.threads = std::strtol(at + 1, nullptr, 10);
   }
-  return uintptr_t(std::strtoull(at + 1, nullptr, 10));
+  out.break_start = uintptr_t(std::strtoull(at + 1, nullptr, 10));
+  return true;
 }
 
 // Fills the allocator's glibc range when every block glibc's malloc holds
@@ -49,9 +56,13 @@ uintptr_t break_start() {
 // no block of its own mapping (hblks) and no other arena (a thread's, which
 // mallinfo2 would count in `arena` too), the arena's bytes exactly those
 // from the break's start to the break. Otherwise nothing changes (and
-// operator delete asks mimalloc). Call it before the switch.
+// operator delete asks mimalloc). Only while covkit has one thread: another
+// thread could take a block from glibc (its own arena) between this look
+// and the switch, and that block would then go to mimalloc's free.
 void bound_glibc_blocks(FastAllocator& a) {
-  const uintptr_t start = break_start();
+  SelfStat self;
+  if (!read_self_stat(self) || self.threads != 1) return;
+  const uintptr_t start = self.break_start;
   const uintptr_t end = uintptr_t(::sbrk(0));
   const struct mallinfo2 info = ::mallinfo2();
   if (uintptr_t(::sbrk(0)) != end || info.hblks != 0) return;
