@@ -1369,6 +1369,16 @@ def scenario_spare_owned_file(env):
         stop_root_program(p)
 
 
+def root_counts_tree(env, name):
+    """A directory only root may read holding x.gcda, whose counts
+    (0x5EC2E7) no output made for the attacker may hold."""
+    tree = os.path.join(env.rootonly, name)
+    os.makedirs(tree)
+    with open(os.path.join(tree, "x.gcda"), "wb") as f:
+        f.write(gcda_bytes([0x5EC2E7, 0x5EC2E7]))
+    return tree
+
+
 def refused_through_links(env, runs, reason, merge_out):
     """Each covkit run of `runs` (what: argv) reads a file only root may
     read through the attacker's link: it must fail with Permission denied
@@ -1393,10 +1403,7 @@ def scenario_linked_inputs(env):
     quoted their first line in its parse errors (a public CI log). The
     attacker chose the file: it is read with their rights, refused in one
     line, nothing of it in any output."""
-    secret_tree = os.path.join(env.rootonly, "tree")
-    os.makedirs(secret_tree)
-    with open(os.path.join(secret_tree, "x.gcda"), "wb") as f:
-        f.write(gcda_bytes([0x5EC2E7, 0x5EC2E7]))
+    secret_tree = root_counts_tree(env, "tree")
     d = env.attacker_dir("linked-inputs")
     tree = env.attacker_dir("linked-inputs/tree")
     env.attacker_link(os.path.join(secret_tree, "x.gcda"), os.path.join(tree, "x.gcda"))
@@ -1453,10 +1460,7 @@ def scenario_input_dir_swap(env):
     covkit stops itself at COVKIT_TEST_STOP_AT=input, about to open the
     file) had root's counts merged into the output. The name is walked from
     held directories, no link of theirs followed with root's rights."""
-    secret_tree = os.path.join(env.rootonly, "swaptree")
-    os.makedirs(secret_tree)
-    with open(os.path.join(secret_tree, "x.gcda"), "wb") as f:
-        f.write(gcda_bytes([0x5EC2E7, 0x5EC2E7]))
+    secret_tree = root_counts_tree(env, "swaptree")
     parent = env.attacker_dir("swap")
     tree = env.attacker_dir("swap/tree")
     theirs = os.path.join(tree, "x.gcda")

@@ -467,8 +467,6 @@ TEST(ProfileNames, BlocksJoinedIntoOneTable) {
   EXPECT_FALSE(joined_profile_names(testing::names_blob({"a", "", "b"}, true)));
 }
 
-// Counts are found by NameRef and told apart by name: two names that share
-// one (an MD5 collision, here made by hand) keep their own counts.
 // A slot add gave adds as add would, to that name and hash only: the same
 // sums, count mismatches and saturation, and another hash of the name or
 // another name of the NameRef untouched.
@@ -501,6 +499,8 @@ TEST(ProfileCounts, AddAtASlotAsAddWould) {
             (std::vector<uint64_t>{std::numeric_limits<uint64_t>::max(), 20}));
 }
 
+// Counts are found by NameRef and told apart by name: two names that share
+// one (an MD5 collision, here made by hand) keep their own counts.
 TEST(ProfileCounts, NamesSharingANameRefKeptApart) {
   ProfileCounts c;
   const std::vector<uint64_t> one = {1, 2}, two = {3, 4};
