@@ -59,6 +59,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto first = read_data(std::span<const uint8_t>(data, size));
   auto* df = (first ? &*first : nullptr);
   if (!df) return 0;
+  // The writer leaves out a record the file ends inside (gcov's reading of
+  // it, zeros for what is missing): compare without it.
+  if (!df->records.empty() && df->records.back().cut_short) df->records.pop_back();
   std::vector<uint8_t> written = write_data(*df);
   if (written.size() > size + 4) fail("writer output longer than its input (bytes written)", written.size());
   auto second = read_data(written);

@@ -32,6 +32,13 @@ struct DataRecord {
   uint32_t num_counters = 0;
   bool all_zero = false;
   std::vector<int64_t> counters;  // empty when all_zero
+  // The file ends inside this record (`DataFile::error` says where). gcov
+  // reads on regardless: a word or counter it cannot read whole is 0, a
+  // missing length word is 0. The record holds what gcov sees that way; of
+  // decoded counters, `counters` holds those present and `counters_missing`
+  // how many more the length promises (0 each to gcov).
+  bool cut_short = false;
+  uint32_t counters_missing = 0;
   // kOther: payload kept so the file can be rewritten as it was.
   std::vector<uint32_t> words;
 };

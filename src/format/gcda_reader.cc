@@ -1,5 +1,7 @@
 #include "format/gcda_reader.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "format/byte_reader.h"
@@ -30,9 +32,9 @@ std::optional<ParseError> read_record(ByteReader& r, DataRecord& rec, uint64_t l
   if (rec.tag == kTagObjectSummary) {
     rec.kind = DataRecord::Kind::kSummary;
     auto runs = r.u32(), sum_max = r.u32();
-    if (!runs || !sum_max) return ParseError{rec.offset, "object summary record too short"};
-    rec.runs = *runs;
-    rec.sum_max = *sum_max;
+    if (!rec.cut_short && (!runs || !sum_max)) return ParseError{rec.offset, "object summary record too short"};
+    rec.runs = runs.value_or(0);
+    rec.sum_max = sum_max.value_or(0);
     return std::nullopt;
   }
   if (rec.tag == kTagProgramSummary && gcc48) {
@@ -41,7 +43,7 @@ std::optional<ParseError> read_record(ByteReader& r, DataRecord& rec, uint64_t l
     if (words >= 3) {
       r.u32();
       r.u32();
-      rec.runs = *r.u32();
+      rec.runs = r.u32().value_or(0);
     }
     return std::nullopt;
   }
@@ -49,9 +51,9 @@ std::optional<ParseError> read_record(ByteReader& r, DataRecord& rec, uint64_t l
     rec.kind = DataRecord::Kind::kFunction;
     rec.placeholder = rec.length == 0;
     if (words >= 3) {
-      rec.ident = *r.u32();
-      rec.lineno_checksum = *r.u32();
-      rec.cfg_checksum = *r.u32();
+      rec.ident = r.u32().value_or(0);
+      rec.lineno_checksum = r.u32().value_or(0);
+      rec.cfg_checksum = r.u32().value_or(0);
       rec.has_ids = words == 3;
     }
     return std::nullopt;
@@ -60,14 +62,19 @@ std::optional<ParseError> read_record(ByteReader& r, DataRecord& rec, uint64_t l
     rec.kind = DataRecord::Kind::kCounters;
     rec.num_counters = uint32_t(len_bytes / 8);
     if (rec.all_zero || !wanted(rec, limits, ident)) return std::nullopt;
-    rec.counters.reserve(rec.num_counters);
-    for (uint32_t i = 0; i < rec.num_counters; ++i) rec.counters.push_back(int64_t(*r.u64()));
+    // Only the counters present take memory: a cut record's length is not
+    // backed by bytes.
+    const uint32_t present = uint32_t(std::min<uint64_t>(rec.num_counters, r.remaining() / 8));
+    rec.counters.reserve(present);
+    for (uint32_t i = 0; i < present; ++i) rec.counters.push_back(int64_t(*r.u64()));
+    rec.counters_missing = rec.num_counters - present;
     return std::nullopt;
   }
   rec.kind = DataRecord::Kind::kOther;
   if (!limits.everything) return std::nullopt;
-  rec.words.reserve(words);
-  for (uint32_t i = 0; i < words; ++i) rec.words.push_back(*r.u32());
+  const uint32_t present = uint32_t(std::min<uint64_t>(words, r.remaining() / 4));
+  rec.words.reserve(present);
+  for (uint32_t i = 0; i < present; ++i) rec.words.push_back(*r.u32());
   return std::nullopt;
 }
 
@@ -130,14 +137,21 @@ DataResult read_data(std::span<const uint8_t> data, const DataReadLimits& limits
       break;
     }
     auto length = r.u32();
-    if (!length) {
-      file.error = ParseError{offset, fmt::format("record 0x{:08x} has no length word", *tag)};
-      break;
-    }
     DataRecord rec;
     rec.tag = *tag;
-    rec.length = *length;
     rec.offset = offset;
+    if (!length) {
+      // gcov reads the length as 0 and the record as such (a function
+      // placeholder, an empty counter record, a summary of zeros).
+      file.error = ParseError{offset, fmt::format("record 0x{:08x} has no length word", *tag)};
+      rec.cut_short = true;
+      r.set_limit(r.position());
+      read_record(r, rec, 0, limits, ident, v->is_gcc48());
+      r.clear_limit();
+      file.records.push_back(std::move(rec));
+      break;
+    }
+    rec.length = *length;
     // GCC >= 11 marks an all-zero counter record with a negative length and no payload.
     int32_t signed_len = int32_t(*length);
     uint64_t len_bytes;
@@ -152,8 +166,16 @@ DataResult read_data(std::span<const uint8_t> data, const DataReadLimits& limits
     }
     size_t base = r.position();
     if (payload > r.size() - base) {
+      // gcov keeps what it read of the record (the rest reads as 0), then
+      // meets the end of the file where the next tag should be.
       file.error = ParseError{offset, fmt::format("record 0x{:08x} of {} bytes runs past the end of the file ({} bytes)",
                                                   *tag, payload, r.size())};
+      rec.cut_short = true;
+      r.set_limit(r.size());
+      read_record(r, rec, len_bytes, limits, ident, v->is_gcc48());
+      r.clear_limit();
+      r.seek(r.size());
+      file.records.push_back(std::move(rec));
       break;
     }
     r.set_limit(base + payload);

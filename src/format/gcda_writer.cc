@@ -36,6 +36,7 @@ std::vector<uint8_t> write_data(const DataFile& file) {
   w.u32(file.stamp);
   if (file.version.header_has_checksum()) w.u32(file.checksum);
   for (const DataRecord& rec : file.records) {
+    if (rec.cut_short) break;  // what gcov read of a record the file ends inside: not in the file whole
     w.u32(rec.tag);
     switch (rec.kind) {
       case DataRecord::Kind::kSummary:

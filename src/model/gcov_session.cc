@@ -353,13 +353,15 @@ void GcovSession::read_counts(LoadedObject& obj) {
         // Counters not decoded (load_object_files decodes only those of this
         // object's own functions) can only belong to another object's
         // function of the same ident: a hostile file, called a mismatch.
+        // A record the file ends inside keeps the counters present; gcov
+        // reads the missing ones as 0 (rec.counters_missing).
         if (len != uint64_t(fn->fn.counts.size()) * 8 ||
-            (!rec.all_zero && rec.counters.size() != fn->fn.counts.size())) {
+            (!rec.all_zero && rec.counters.size() + rec.counters_missing != fn->fn.counts.size())) {
           mismatch();
           return;
         }
         if (!rec.all_zero)
-          for (size_t i = 0; i < fn->fn.counts.size(); ++i)
+          for (size_t i = 0; i < rec.counters.size(); ++i)
             fn->fn.counts[i] = add_counts(fn->fn.counts[i], rec.counters[i]);
         break;
       }

@@ -213,6 +213,7 @@ void llvm_add_counts(LlvmObject& obj, const format::NotesFile& notes, const form
   for (uint32_t i = 0; i < obj.functions.size(); ++i) by_ident[obj.functions[i].ident] = i;
   LlvmFunction* fn = nullptr;  // stays on the last one found when an ident is unknown, as in llvm-cov
   for (const format::DataRecord& rec : data.records) {
+    if (rec.cut_short) break;  // llvm-cov stops at the damage (data.error), before the record
     switch (rec.kind) {
       case format::DataRecord::Kind::kSummary:
         if (rec.tag == format::kTagProgramSummary) {

@@ -190,7 +190,31 @@ TEST(GcdaReader, RecordPastEndOfFile) {
       ASSERT_TRUE(df.error) << len;
       EXPECT_EQ(df.error->offset, at);
       EXPECT_NE(df.error->message.find("runs past the end of the file"), std::string::npos) << df.error->message;
-      EXPECT_EQ(df.records.size(), 1u);
+      // The cut record is kept as gcov reads it: not a 3-word function record.
+      ASSERT_EQ(df.records.size(), 2u);
+      EXPECT_TRUE(df.records[1].cut_short);
+      EXPECT_EQ(df.records[1].kind, DataRecord::Kind::kFunction);
+      EXPECT_FALSE(df.records[1].has_ids);
+    }
+}
+
+// gcov reads a counter it cannot read whole as 0 and keeps those before it;
+// a huge length costs only the counters present.
+TEST(GcdaReader, CounterRecordCutShortKeepsWhatIsThere) {
+  for (auto layout : {Layout::kGcc12, Layout::kGcc11})
+    for (uint32_t n : {5u, 0x0fffffffu}) {
+      GcovImageBuilder b(layout);
+      b.data_header(5).summary(1, 1).data_function(7, 8, 9);
+      const bool bytes = layout == Layout::kGcc12;
+      b.record_words(kTagArcCounters, bytes ? n * 8 : n * 2, {11, 0, 22, 0, 33});  // two and a half counters
+      const DataFile df = expect_data(read_data(b.bytes()));
+      ASSERT_TRUE(df.error);
+      ASSERT_EQ(df.records.size(), 3u);
+      const DataRecord& c = df.records[2];
+      EXPECT_TRUE(c.cut_short);
+      EXPECT_EQ(c.num_counters, n);
+      EXPECT_EQ(c.counters, (std::vector<int64_t>{11, 22}));
+      EXPECT_EQ(c.counters_missing, n - 2);
     }
 }
 
@@ -209,6 +233,10 @@ TEST(GcdaReader, StrayBytesAndMissingLength) {
   const DataFile dc = expect_data(read_data(c.bytes()));
   ASSERT_TRUE(dc.error);
   EXPECT_NE(dc.error->message.find("no length word"), std::string::npos) << dc.error->message;
+  // gcov reads the length as 0: a placeholder.
+  ASSERT_EQ(dc.records.size(), 1u);
+  EXPECT_TRUE(dc.records[0].cut_short);
+  EXPECT_TRUE(dc.records[0].placeholder);
 }
 
 TEST(GcdaReader, SummaryTooShort) {
