@@ -62,8 +62,9 @@ chmod +x "$TMP/work.sh"
 record() {  # STEPPING -> "vectors ns steps traps moves loops returns predicted copies median-ns" of the recording
   rm -rf "$TMP/rec" "$TMP/rec.old"
   COVKIT_SAMPLE_STEP_STATS=1 COVKIT_SAMPLE_STEPPING=$1 "$COVKIT" sample record --mode branch --source runtime \
-    --period "$PERIOD" --vector-length "$VECTOR" -o "$TMP/rec" -- "$TMP/work.sh" >/dev/null 2>&1
-  "$COVKIT" sample dump "$TMP/rec" | awk '
+    --period "$PERIOD" --vector-length "$VECTOR" -o "$TMP/rec" -- "$TMP/work.sh" >/dev/null 2>"$TMP/record.err" \
+    || { echo "FAILED"; return; }
+  "$COVKIT" sample dump "$TMP/rec" 2>>"$TMP/record.err" | awk '
     $1 == "warning" && $4 == "stepping" { v += $7; n += $9; t += $11; m += $13; l += $16; r += $19; p += $22
                                           c += $25; md += $28 * $7; d += $31 }
     $1 == "steps" && $2 + 0 > 1 { s += $2 }
@@ -79,6 +80,13 @@ for r in $(seq 1 "$ROUNDS"); do
   printf '%-6s' "$r"
   for st in $STEPPINGS; do
     read -r v n s tr mv lp rt pr cp md dc <<<"$(record "$st")"
+    # A recording that failed or holds no vector is no figure (a covkit
+    # without its runtime beside it recorded nothing, and printed 0.0 us).
+    if [ "$v" = FAILED ] || [ "${v:-0}" -eq 0 ]; then
+      echo >&2
+      echo "$0: $st stepping recorded no vector: $(head -c 2000 "$TMP/record.err")" >&2
+      exit 1
+    fi
     c=$(awk -v n="$n" -v v="$v" 'BEGIN { printf "%.1f", v ? n / v / 1000 : 0 }')
     mu=$(awk -v m="$md" 'BEGIN { printf "%.1f", m / 1000 }')
     printf ' %10s %11s us %8s us' "$v" "$c" "$mu"
