@@ -342,6 +342,24 @@ def scenario_object_names(env):
     check(not os.path.exists("/x.conf") and not os.path.exists("/x.gcda"), "a hostile name was written at /")
 
 
+def run_raced(env, argv, point, what, attacker_move):
+    """covkit run as root with COVKIT_TEST_STOP_AT=point: once it has
+    stopped itself there, `attacker_move()` runs (the attacker's swap), then
+    covkit goes on; returns (exit status, stderr). Wins the race every time."""
+    e = dict(os.environ, COVKIT_TEST_STOP_AT=point)
+    p = subprocess.Popen([env.covkit, *argv], env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        check(stopped(p.pid), f"{what}: covkit ended before the stop point {point}")
+        attacker_move()
+        os.kill(p.pid, signal.SIGCONT)
+        _, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    return p.returncode, err
+
+
 def race_staging(env, what, argv_of, point):
     """Stops covkit at `point` with its staging directory just made beside
     the attacker's output directory, swaps that directory for a link to the
@@ -350,10 +368,7 @@ def race_staging(env, what, argv_of, point):
     out = os.path.join(parent, "out")
     env.as_attacker(["mkdir", "-m", "777", out])
     env.as_attacker(["chmod", "777", out])
-    e = dict(os.environ, COVKIT_TEST_STOP_AT=point)
-    p = subprocess.Popen([env.covkit, *argv_of(out)], env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        check(stopped(p.pid), f"{what}: covkit ended before the stop point {point}")
+    def move():
         staged = staging_dirs(parent)
         check(len(staged) == 1, f"{what}: staging directories {staged}")
         st = os.lstat(os.path.join(parent, staged[0]))
@@ -365,15 +380,10 @@ def race_staging(env, what, argv_of, point):
         # puts a link to the victim in its place.
         env.as_attacker(["mv", os.path.join(parent, staged[0]), os.path.join(parent, "moved")])
         env.attacker_link(env.victim, os.path.join(parent, staged[0]))
-        os.kill(p.pid, signal.SIGCONT)
-        _, err = p.communicate(timeout=120)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
+    status, err = run_raced(env, argv_of(out), point, what, move)
     env.victim_untouched(f"{what} raced at {point}")
-    check(p.returncode == 1 and err.count("\n") == 1 and "moved by another program" in err,
-          f"{what} raced at {point}: exit {p.returncode}: {err!r}")
+    check(status == 1 and err.count("\n") == 1 and "moved by another program" in err,
+          f"{what} raced at {point}: exit {status}: {err!r}")
     check(os.path.isdir(out) and not os.listdir(out), f"{what} raced at {point}: the target changed")
 
 
@@ -408,21 +418,12 @@ def scenario_output_file_race(env):
     env.run([os.path.join(b, "hostile")], cwd=b, input="q\n")
     parent = env.attacker_dir("lcov-race")
     target = os.path.join(parent, "cov.info")
-    e = dict(os.environ, COVKIT_TEST_STOP_AT="output")
-    p = subprocess.Popen([env.covkit, "report", "-q", "--root", b, b, "--lcov", target], env=e,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        check(stopped(p.pid), "report --lcov ended before its output was created")
+    def move():
         temps = [n for n in os.listdir(parent) if ".covkit-tmp." in n]
         check(len(temps) == 1, f"temporary files {temps}")
         env.as_attacker(["rm", "-f", os.path.join(parent, temps[0])])
         env.attacker_link(os.path.join(env.victim, "lcov"), os.path.join(parent, temps[0]))
-        os.kill(p.pid, signal.SIGCONT)
-        p.communicate(timeout=120)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
+    run_raced(env, ["report", "-q", "--root", b, b, "--lcov", target], "output", "report --lcov", move)
     env.victim_untouched("report --lcov raced")
 
 
@@ -1468,25 +1469,16 @@ def scenario_input_dir_swap(env):
         f.write(gcda_bytes([1, 2]))
     os.chown(theirs, ATTACKER, ATTACKER)
     out = os.path.join(env.root_work, "swap-merge")
-    e = dict(os.environ, COVKIT_TEST_STOP_AT="input")
-    p = subprocess.Popen([env.covkit, "merge", tree, "-o", out], env=e, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
-    try:
-        check(stopped(p.pid), "merge ended before it opened its input")
+    def move():
         env.as_attacker(["mv", tree, os.path.join(parent, "moved")])
         env.attacker_link(secret_tree, tree)
-        os.kill(p.pid, signal.SIGCONT)
-        _, err = p.communicate(timeout=120)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
+    status, err = run_raced(env, ["merge", tree, "-o", out], "input", "merge", move)
     merged = [os.path.join(dd, f) for dd, _, fs in os.walk(out) for f in fs] if os.path.isdir(out) else []
     for m in merged:
         check(struct.pack("<q", 0x5EC2E7) not in open(m, "rb").read(),
               f"merge took root's counts through a directory swapped for the attacker's link: {m}")
-    check(p.returncode == 1 and "Permission denied" in err and "is on its way" in err,
-          f"merge: exit {p.returncode}, want the refusal of the attacker's link on the way: {err!r}")
+    check(status == 1 and "Permission denied" in err and "is on its way" in err,
+          f"merge: exit {status}, want the refusal of the attacker's link on the way: {err!r}")
 
 
 def scenario_source_link(env):
