@@ -294,6 +294,31 @@ bool names_own_descriptor(const std::string& path) {
   return path == "/dev/stdin" || path.starts_with("/dev/fd/") || path.starts_with("/proc/self/fd/");
 }
 
+// The descriptor named by `path` when it is a link of covkit's own (root's
+// or its user's) to one of covkit's descriptors, in a directory reached
+// without links: live report names the files a process maps so
+// (/proc/self/fd/N, in its private directory). Such a link in /proc leads
+// to the file itself, and its text is no path to walk (a deleted or moved
+// file's old name). The owner and text are those of the link held open.
+std::optional<std::string> own_descriptor_link(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (name.empty()) return std::nullopt;
+  UniqueFd parent(open_without_links(dir));
+  if (!parent.valid()) return std::nullopt;
+  UniqueFd link(::openat(parent.get(), name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  struct stat st {};
+  if (!link.valid() || ::fstat(link.get(), &st) != 0 || !S_ISLNK(st.st_mode) || !trusted_link_owner(st.st_uid))
+    return std::nullopt;
+  char text[64];
+  const ssize_t n = ::readlinkat(link.get(), "", text, sizeof text);
+  if (n <= 0 || size_t(n) >= sizeof text) return std::nullopt;
+  std::string target(text, size_t(n));
+  if (!names_own_descriptor(target)) return std::nullopt;
+  return target;
+}
+
 }  // namespace
 
 Expected<UniqueFd> open_input_file(const std::string& path) {
@@ -307,6 +332,7 @@ Expected<UniqueFd> open_input_file(const std::string& path) {
   // link in between was followed with root's rights.
   UniqueFd at(open_without_links(path));
   if (!at.valid() && (errno == ELOOP || errno == ENOSYS)) {
+    if (auto own = own_descriptor_link(path)) return open_regular_file(*own);
     std::optional<UntrustedLink> untrusted;
     auto where = locate_output(path, MissingParents::kError, &untrusted);
     if (untrusted) return open_as_link_owner(path, untrusted->owner, untrusted->last ? "it is" : "is on its way");
