@@ -250,6 +250,19 @@ class TextRenderer {
   // Whether the count and line number of a line go without colours or
   // hotness (line_beginning's plain path).
   bool plain_beginning(uint32_t maximum_count) const { return !o_.colors && !(o_.hotness && maximum_count); }
+  // Source line `line_num` of the listing (the file's, or a function's of a
+  // group) with its blocks and branches: a plain line without code written
+  // whole in one step.
+  void listed_line(const model::LineInfo& line, uint32_t line_num) {
+    if (!line.exists && plain_beginning(src_.maximum_count)) {
+      no_code_line(line_num);
+    } else {
+      line_beginning(line.exists, line.unexceptional, line.has_unexecuted_block, line.count, line_num, "=====",
+                     "#####", src_.maximum_count);
+      source_line(line_num);
+    }
+    if (!line.blocks.empty() || !line.branches.empty()) line_details(line, line_num);
+  }
   // A count in 9 columns, '*' after it for a line with an unexecuted
   // block, ':', and the line number in 5.
   void append_count_and_number(uint64_t count, bool star, uint32_t line_num) {
@@ -516,14 +529,7 @@ std::string TextRenderer::run() {
         function_details(*fns->front());
       }
     }
-    if (!line.exists && plain_beginning(src_.maximum_count)) {
-      no_code_line(line_num);
-    } else {
-      line_beginning(line.exists, line.unexceptional, line.has_unexecuted_block, line.count, line_num, "=====",
-                     "#####", src_.maximum_count);
-      source_line(line_num);
-    }
-    if (!line.blocks.empty() || !line.branches.empty()) line_details(line, line_num);
+    listed_line(line, line_num);
     if (line_start_group == line_num) {
       for (model::SessionFunction* f : *fns) {
         out_.put(kSeparator);
@@ -535,14 +541,7 @@ std::string TextRenderer::run() {
         for (size_t i = 0; i < f->lines.size(); ++i) {
           const model::LineInfo& fl = f->lines[i];
           uint32_t l = uint32_t(f->fn.start_line + i);
-          if (!fl.exists && plain_beginning(src_.maximum_count)) {
-            no_code_line(l);
-          } else {
-            line_beginning(fl.exists, fl.unexceptional, fl.has_unexecuted_block, fl.count, l, "=====", "#####",
-                           src_.maximum_count);
-            source_line(l);
-          }
-          if (!fl.blocks.empty() || !fl.branches.empty()) line_details(fl, l);
+          listed_line(fl, l);
           pass_on_if_full();
         }
       }
