@@ -343,21 +343,12 @@ def scenario_object_names(env):
 
 
 def run_raced(env, argv, point, what, attacker_move):
-    """covkit run as root with COVKIT_TEST_STOP_AT=point: once it has
-    stopped itself there, `attacker_move()` runs (the attacker's swap), then
-    covkit goes on; returns (exit status, stderr). Wins the race every time."""
-    e = dict(os.environ, COVKIT_TEST_STOP_AT=point)
-    p = subprocess.Popen([env.covkit, *argv], env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        check(stopped(p.pid), f"{what}: covkit ended before the stop point {point}")
-        attacker_move()
-        os.kill(p.pid, signal.SIGCONT)
-        _, err = p.communicate(timeout=120)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    return p.returncode, err
+    """run_stopping for a point covkit passes once, where the attacker's
+    move must be made: (exit status, stdout, stderr). Wins the race every
+    time."""
+    status, out, err, moved = run_stopping(env, argv, point, attacker_move, what)
+    check(moved, f"{what}: covkit ended before the stop point {point}")
+    return status, out, err
 
 
 def race_staging(env, what, argv_of, point):
@@ -380,7 +371,7 @@ def race_staging(env, what, argv_of, point):
         # puts a link to the victim in its place.
         env.as_attacker(["mv", os.path.join(parent, staged[0]), os.path.join(parent, "moved")])
         env.attacker_link(env.victim, os.path.join(parent, staged[0]))
-    status, err = run_raced(env, argv_of(out), point, what, move)
+    status, _, err = run_raced(env, argv_of(out), point, what, move)
     env.victim_untouched(f"{what} raced at {point}")
     check(status == 1 and err.count("\n") == 1 and "moved by another program" in err,
           f"{what} raced at {point}: exit {status}: {err!r}")
@@ -693,30 +684,22 @@ def scenario_live_report_binary_swap(env):
             line = p.stdout.readline()
             check(line.startswith("ready"), f"the clang program did not start: {line!r}")
             out = os.path.join(env.fresh_dir("clangswap-out"), "out.info")
-            e = dict(os.environ, COVKIT_TEST_STOP_AT="live-report")
-            c = subprocess.Popen([env.covkit, "live", "report", str(p.pid), "--lcov", out], env=e,
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            try:
+            def move():
                 # covkit has read the process (and the path /proc/PID/maps
                 # names its program by); the owner's move, before the report
                 # reads the program: that path now names another file.
-                check(stopped(c.pid), f"{swap}: live report ended before its stop point")
                 env.as_attacker(["rm", "-f", prog])
                 if swap.startswith("link"):
                     env.attacker_link(secret, prog)
                 else:
                     env.as_attacker(["cp", os.path.join(d, "rebuilt"), prog])
-                os.kill(c.pid, signal.SIGCONT)
-                c_out, c_err = c.communicate(timeout=120)
-            finally:
-                if c.poll() is None:
-                    c.kill()
-                    c.wait()
+            status, c_out, c_err = run_raced(env, ["live", "report", str(p.pid), "--lcov", out], "live-report",
+                                             f"{swap}: live report", move)
             said = c_out + c_err + (open(out).read() if os.path.exists(out) else "")
             check("topsecret_function" not in said and "secret_prog" not in said,
                   f"{swap}: live report read the file the path names now, a binary only root may read: {said!r}")
             check("rebuilt_function" not in said, f"{swap}: live report read the rebuilt program: {said!r}")
-            check(c.returncode == 0, f"{swap}: live report exited {c.returncode}: {c_err!r}")
+            check(status == 0, f"{swap}: live report exited {status}: {c_err!r}")
             # The counts of the program that runs: served_function ran 7 times.
             check("FNDA:7,served_function" in said, f"{swap}: the running program's counts are missing: {said!r}")
         finally:
@@ -839,7 +822,7 @@ SECRET_BUILD_ID = "5ec2e75ec2e7c0de5ec2e75ec2e7c0de5ec2e7c0"
 def run_stopping(env, argv, point, move, what, timeout=120, at_stop=1):
     """covkit run as root with COVKIT_TEST_STOP_AT=point: at its stop number
     `at_stop` there `move()` is made (the attacker's step), and it is let go
-    on at each stop until it ends. (returncode, stderr, moved)"""
+    on at each stop until it ends. (returncode, stdout, stderr, moved)"""
     e = dict(os.environ, COVKIT_TEST_STOP_AT=point)
     env.log("$", " ".join(argv))
     p = subprocess.Popen([env.covkit, *argv], env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -863,13 +846,13 @@ def run_stopping(env, argv, point, move, what, timeout=120, at_stop=1):
                 moved = True
             os.kill(p.pid, signal.SIGCONT)
             time.sleep(0.01)
-        err = p.communicate(timeout=timeout)[1]
+        out, err = p.communicate(timeout=timeout)
     finally:
         if p.poll() is None:
             p.kill()
             p.wait()
     env.log(err)
-    return p.returncode, err, moved
+    return p.returncode, out, err, moved
 
 
 def scenario_module_swap(env):
@@ -910,7 +893,7 @@ def scenario_module_swap(env):
                 env.attacker_link(secret_dir, os.path.join(d, "a0"))
 
             rec = os.path.join(env.root_work, f"swap-rec-{mode}")
-            status, err, moved = run_stopping(
+            status, _, err, moved = run_stopping(
                 env, ["sample", "record", "--mode", mode, "--allow-empty", "--pid", str(h.pid), "--for", "300ms",
                       "-o", rec], "elf-open", move, f"sample record --mode {mode} --pid",
                 at_stop=1 if mode == "pc" else 3)
@@ -1075,7 +1058,7 @@ def scenario_output_special_swap(env):
                 else:
                     env.as_attacker(["sh", "-c", f"umask 0; : > {target}; ln -s {target} {stolen}"])
 
-            status, err, moved = run_stopping(env, ["report", "-q", "--root", b, b, "--lcov", target],
+            status, _, err, moved = run_stopping(env, ["report", "-q", "--root", b, b, "--lcov", target],
                                               "output-special", move, f"report --lcov to root's FIFO ({plant})",
                                               timeout=60)
             check(moved, f"{plant}: covkit did not stop before opening root's FIFO: {err!r}")
@@ -1472,7 +1455,7 @@ def scenario_input_dir_swap(env):
     def move():
         env.as_attacker(["mv", tree, os.path.join(parent, "moved")])
         env.attacker_link(secret_tree, tree)
-    status, err = run_raced(env, ["merge", tree, "-o", out], "input", "merge", move)
+    status, _, err = run_raced(env, ["merge", tree, "-o", out], "input", "merge", move)
     merged = [os.path.join(dd, f) for dd, _, fs in os.walk(out) for f in fs] if os.path.isdir(out) else []
     for m in merged:
         check(struct.pack("<q", 0x5EC2E7) not in open(m, "rb").read(),
