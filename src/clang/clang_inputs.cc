@@ -48,16 +48,6 @@ std::array<uint8_t, 18> first_bytes(int fd, size_t& got) {
   return b;
 }
 
-std::array<uint8_t, 18> first_bytes(const std::string& path, size_t& got) {
-  got = 0;
-  // Regular files only, never a FIFO's or a device's open (a build tree
-  // another user can write may hold either), and no link followed with
-  // rights its owner lacks.
-  auto fd = util::open_input_file(path);
-  if (!fd) return {};
-  return first_bytes(fd->get(), got);
-}
-
 // An executable or shared library (not an object file: the program that
 // links it holds the same mapping) with a coverage mapping. Opened once:
 // a build tree's executables are many (zstd's: 103 files with an x bit),
@@ -128,8 +118,16 @@ std::string some_names(const std::vector<std::string>& names) {
 bool profile_name(const std::string& name) { return ends_with(name, ".profraw") || ends_with(name, ".profdata"); }
 
 FileKind file_kind(const std::string& path) {
+  // Regular files only, never a FIFO's or a device's open (a build tree
+  // another user can write may hold either), and no link followed with
+  // rights its owner lacks.
+  auto fd = util::open_input_file(path);
+  return fd ? file_kind(fd->get()) : FileKind::kOther;
+}
+
+FileKind file_kind(int fd) {
   size_t got = 0;
-  auto head = first_bytes(path, got);
+  auto head = first_bytes(fd, got);
   std::span<const uint8_t> b(head.data(), got);
   if (looks_like_profraw(b)) return FileKind::kProfraw;
   if (looks_like_profdata(b)) return FileKind::kProfdata;

@@ -32,6 +32,8 @@ bool profile_name(const std::string& name);
 enum class FileKind { kOther, kProfraw, kProfdata, kElf };
 // By the first bytes (nullopt-like kOther when unreadable).
 FileKind file_kind(const std::string& path);
+// The same of a file already open (read from its start, its offset kept).
+FileKind file_kind(int fd);
 
 struct LoadedProfiles {
   ProfileCounts counts;

@@ -485,7 +485,7 @@ int run_report(const ReportOptions& o) {
       problem = "is a directory, not a program or library";
     } else if (auto fd = util::open_input_file(b); !fd) {
       problem = "cannot read it: " + fd.error().message;  // e.g. another user's link to what they may not read
-    } else if (clang::file_kind(b) != clang::FileKind::kElf) {
+    } else if (clang::file_kind(fd->get()) != clang::FileKind::kElf) {
       problem = "not an ELF program or library";
     }
     if (!problem.empty()) {
