@@ -97,6 +97,9 @@ struct RawOptions {
   bool compressed_names = false;
   std::vector<std::string> binary_ids;  // raw bytes each
   uint64_t variant = 0;
+  // The names blob's order when not empty (else the functions' order): two
+  // runs can share one blob while their records come in another order.
+  std::vector<std::string> names_order;
 };
 
 // A raw profile as the runtime writes it: counters laid out in function
@@ -108,6 +111,7 @@ inline std::vector<uint8_t> raw_profile(const std::vector<RawFunction>& fns, con
   for (const RawFunction& f : fns) ncounters += f.counts.size();
   std::vector<std::string> names;
   for (const RawFunction& f : fns) names.push_back(f.name);
+  if (!o.names_order.empty()) names = o.names_order;
   std::vector<uint8_t> nb = names_blob(names, o.compressed_names);
   ByteImage ids(o.big_endian);
   // Version 8 pads each id to 8 bytes, version 7 does not.

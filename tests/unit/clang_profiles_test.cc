@@ -578,6 +578,53 @@ TEST(LoadProfiles, MappedAndCopiedProfilesAddUp) {
   rmdir(dir.c_str());
 }
 
+// Profiles that share one names blob (one cached table) but list their
+// records in another order, or give a slot's name another hash, add up as
+// adding each record by name would: a remembered slot is used only for the
+// same name and hash at the same place.
+TEST(LoadProfiles, RecordsReorderedUnderOneNamesBlob) {
+  char dir_template[] = "/tmp/covkit-load-reorder-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template;
+  const std::vector<std::string> blob = {"f", "g", "h"};
+  RawOptions o;
+  o.names_order = blob;
+  const std::vector<std::vector<RawFunction>> runs = {
+      {{"f", 1, {1, 2}, 0}, {"g", 2, {3}, 0}, {"h", 3, {4, 5, 6}, 0}},
+      {{"h", 3, {10, 20, 30}, 0}, {"f", 1, {40, 50}, 0}, {"g", 2, {60}, 0}},
+      {{"g", 2, {7}, 0}, {"h", 9, {8, 9, 10}, 0}, {"f", 1, {11, 12}, 0}},  // h of another hash
+      {{"f", 1, {100, 200}, 0}, {"g", 2, {300}, 0}, {"h", 3, {400, 500, 600}, 0}},
+  };
+  std::vector<std::string> files;
+  ProfileCounts by_name;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const auto bytes = testing::raw_profile(runs[k], o);
+    const std::string path = dir + "/r" + std::to_string(k) + ".profraw";
+    FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+    std::fclose(f);
+    files.push_back(path);
+    for (const RawFunction& fn : runs[k]) by_name.add(fn.name, fn.hash, fn.counts);
+  }
+  NameTableCache names;
+  LoadedProfiles loaded = load_profiles(files, 1, &names);
+  EXPECT_EQ(loaded.read, runs.size());
+  EXPECT_TRUE(loaded.warnings.empty()) << loaded.warnings[0];
+  EXPECT_EQ(loaded.counts.functions(), by_name.functions());
+  for (auto [name, hash] : {std::pair<std::string, uint64_t>{"f", 1}, {"g", 2}, {"h", 3}, {"h", 9}}) {
+    auto got = loaded.counts.find(name, hash);
+    auto want = by_name.find(name, hash);
+    ASSERT_EQ(got.found, ProfileCounts::Found::kCounts) << name << " " << hash;
+    ASSERT_EQ(want.found, ProfileCounts::Found::kCounts) << name << " " << hash;
+    EXPECT_EQ(*got.counts, *want.counts) << name << " " << hash;
+  }
+  EXPECT_EQ(*loaded.counts.find("f", 1).counts, (std::vector<uint64_t>{152, 264}));
+  EXPECT_EQ(*loaded.counts.find("h", 3).counts, (std::vector<uint64_t>{414, 525, 636}));
+  for (const std::string& p : files) std::remove(p.c_str());
+  rmdir(dir.c_str());
+}
+
 // Profiles are added up in the order given whatever thread read each and
 // whenever: the first profile's number of counters wins, each warning
 // names its file in order, and the counts add up the same on 1 to 4
