@@ -124,7 +124,11 @@ std::string nothing_found(const std::vector<std::string>& paths, size_t unpaired
 
 struct Objects {
   model::ProjectCov project;
-  size_t found = 0, damaged = 0, failed = 0;
+  size_t found = 0, damaged = 0, failed = 0, partial = 0;
+  // Nothing of any object could be read: every one is damaged, and none
+  // has counts up to a point (a .gcda cut short is reported as far as it
+  // goes, as gcov and lcov report it).
+  bool none_read() const { return damaged == found && partial == 0; }
 };
 
 Objects read_objects(const ReportOptions& o, const std::vector<format::ObjectFiles>& objects,
@@ -153,7 +157,8 @@ Objects read_objects(const ReportOptions& o, const std::vector<format::ObjectFil
     log.warn(fmt::format("no .gcda file found: {} reported as never run (did the tests run? counts written "
                          "elsewhere, as with GCOV_PREFIX, are found when that tree is a PATH too)",
                          objects.size() == 1 ? "the object is" : fmt::format("the {} objects are", objects.size())));
-  return {std::move(built.project), objects.size(), built.objects_damaged, built.objects_failed};
+  return {std::move(built.project), objects.size(), built.objects_damaged, built.objects_failed,
+          built.objects_partial};
 }
 
 // Clang's source-based coverage: profiles added up, binaries' mappings
@@ -380,14 +385,14 @@ int report_objects(const ReportOptions& o, const std::vector<format::ObjectFiles
   ClangPart clang_part = read_clang(clang_inputs, paths, *filter, o.show_instantiations, threads, log);
   if (clang_part.any_input) {
     phase_timer().mark("clang model built");
-    if (o.tracefiles.empty() && !clang_part.read && objects.damaged == objects.found) {
+    if (o.tracefiles.empty() && !clang_part.read && objects.none_read()) {
       log.error("nothing to report: no clang coverage could be read (see above)");
       return kExitUsage;
     }
     model::merge_project(objects.project, std::move(clang_part.project), threads);
     return report_project(o, std::move(objects.project), command);
   }
-  if (o.tracefiles.empty() && objects.damaged == objects.found) {
+  if (o.tracefiles.empty() && objects.none_read()) {
     log.error(objects.found == 1
                   ? std::string("nothing to report: the one object found could not be read (see above)")
                   : fmt::format("nothing to report: none of the {} objects found could be read (see above)",

@@ -329,7 +329,26 @@ void GcovSession::read_counts(LoadedObject& obj) {
   }
   const bool bytes = df.version.lengths_in_bytes();
   SessionFunction* fn = nullptr;
-  auto mismatch = [&] { report({DiagnosticKind::kProfileMismatch, da_file_name_, function_name(*fn)}); };
+  // A file cut inside a function record reads as a mismatch (gcov reads the
+  // missing checksums as 0): the cut is still said, where it is. libgcov
+  // writes an object summary first and a zero word last (the kernel writes
+  // neither): a file with the one and without the other was cut short after
+  // a whole record, which gcov reads, silently, as a shorter file. Either
+  // writes a record for each function of the notes: a header alone is cut.
+  const bool libgcov_file = std::any_of(df.records.begin(), df.records.end(), [](const format::DataRecord& r) {
+    return r.kind == format::DataRecord::Kind::kSummary;
+  }) || (df.records.empty() && !ident_to_fn_.empty());
+  auto data_error = [&] {
+    if (df.error)
+      report({DiagnosticKind::kDataCorrupt, da_file_name_, {}, df.error->message, {}, df.error->offset});
+    else if (!df.terminated && libgcov_file)
+      report({DiagnosticKind::kDataCorrupt, da_file_name_, {},
+              "the file ends where a record should start, without the zero word libgcov ends it with", {}, df.bytes_read});
+  };
+  auto mismatch = [&] {
+    report({DiagnosticKind::kProfileMismatch, da_file_name_, function_name(*fn)});
+    data_error();
+  };
   for (const format::DataRecord& rec : df.records) {
     switch (rec.kind) {
       case format::DataRecord::Kind::kSummary:
@@ -369,7 +388,7 @@ void GcovSession::read_counts(LoadedObject& obj) {
         break;
     }
   }
-  if (df.error) report({DiagnosticKind::kDataCorrupt, da_file_name_, {}, df.error->message, {}, df.error->offset});
+  data_error();
 }
 
 void GcovSession::process_all_functions() {

@@ -277,6 +277,18 @@ ObjectResult build_clang_object(const format::ObjectFiles& files, const LoadedOb
   return r;
 }
 
+// Whether the only damage is a data file that stops at some offset (cut
+// short, or damaged after its header): what was read before it is counted,
+// as gcov counts it, so the object's counts are partial, not missing. A cut
+// inside a function record also makes that function a profile mismatch.
+bool only_cut_short(const std::vector<Diagnostic>& diagnostics) {
+  auto stops = [](const Diagnostic& d) { return d.kind == DiagnosticKind::kDataCorrupt && d.offset.has_value(); };
+  return std::any_of(diagnostics.begin(), diagnostics.end(), stops) &&
+         std::all_of(diagnostics.begin(), diagnostics.end(), [&](const Diagnostic& d) {
+           return !d.damages_object() || stops(d) || d.kind == DiagnosticKind::kProfileMismatch;
+         });
+}
+
 ObjectResult build_object(const format::ObjectFiles& files, const SourcePathRules& paths, const PathFilter& filter,
                           bool instances, SourceNameFacts& source_facts) {
   ObjectResult r;
@@ -324,9 +336,10 @@ BuildResult build_project(const std::vector<format::ObjectFiles>& objects, const
   if (opts.phase) opts.phase("objects read, counted");
   BuildResult out;
   for (ObjectResult& r : results) {
-    for (auto& d : r.diagnostics) out.diagnostics.push_back(std::move(d));
     out.objects_failed += r.failed;
     out.objects_damaged += r.damaged;
+    out.objects_partial += r.damaged && !r.failed && only_cut_short(r.diagnostics);
+    for (auto& d : r.diagnostics) out.diagnostics.push_back(std::move(d));
     for (FileCov& f : r.files) out.project.files.push_back(std::move(f));
   }
   normalize(out.project, opts.threads);

@@ -38,6 +38,10 @@ struct BuildResult {
   std::vector<Diagnostic> diagnostics;
   size_t objects_failed = 0;   // notes unreadable or unusable: nothing of the object is reported
   size_t objects_damaged = 0;  // inputs damaged or unreadable: counts missing or partial (failed included)
+  // Of the damaged, those whose only damage is a data file that ends early
+  // or is damaged after its header: the counts read up to there are
+  // reported, as gcov reports them (what there is of the run is there).
+  size_t objects_partial = 0;
 };
 
 BuildResult build_project(const std::vector<format::ObjectFiles>& objects, const SourcePathRules& paths,

@@ -64,6 +64,11 @@ std::string object_warning(const model::Diagnostic& d) {
   // gcov's line, without its once-per-run notes (a fresh wording each time).
   std::string text = GcovMessages().render(d);
   if (size_t nl = text.find('\n'); nl != std::string::npos) text.resize(nl);
+  // A data file that stops at an offset (cut short, or damaged there): what
+  // was read before it is in the report, which then looks like a complete
+  // run's unless this says otherwise.
+  if (d.kind == model::DiagnosticKind::kDataCorrupt && d.offset)
+    text += "; the counts read up to there are reported, and may be lower than the run's";
   return text;
 }
 

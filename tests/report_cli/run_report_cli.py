@@ -1587,6 +1587,84 @@ def scenario_corrupt_data(tmp):
     check(any(f"{proj}/build/main.gcda" in line for line in err), f"the warning names main.gcda: {err}")
 
 
+TRUNCATED_C = """#include <stdio.h>
+static int sq(int x) { return x * x; }
+int tri(int n) { int s = 0; for (int i = 0; i < n; i++) { if (i % 3) s += sq(i); else s -= i; } return s; }
+int rarely(int n) { if (n > 1000) return 1; return 0; }
+int main(int argc, char **argv) {
+  int t = 0;
+  for (int k = 0; k < 20 + argc; k++) t += tri(k);
+  t += rarely(t);
+  printf("%d\\n", t);
+  return 0;
+}
+"""
+
+
+def lcov_counts(text):
+    """SF -> (DA, FNDA, BRDA) of an lcov tracefile, to compare two tools' counts."""
+    return {sf: (r["DA"], r["FNDA"], sorted(r["BRDA"])) for sf, r in parse_lcov(text).items()}
+
+
+def scenario_truncated_data(tmp):
+    """A .gcda that ends early (a run killed while writing it, a copy cut
+    short), the build's only object: reported with the counts it holds, as
+    lcov (through gcov-12, which keeps what it read) reports them, with a
+    warning naming the file and the offset; exit 0. It used to be left out:
+    "nothing to report", exit 1."""
+    need("gcc-12")
+    need("lcov")
+    proj = os.path.join(tmp, "trunc")
+    write(f"{proj}/t.c", TRUNCATED_C)
+    run(["gcc-12", "--coverage", "-O0", "t.c", "-o", "prog"], proj)
+    run([f"{proj}/prog"], proj)
+    data = f"{proj}/prog-t.gcda"
+    whole = open(data, "rb").read()
+    full_lines = sum(parse_lcov(read_lcov_of(proj))[f"{proj}/t.c"]["DA"].values())
+    lower = 0
+    # Where records start (gcc-12: a 16-byte header, lengths in bytes): a
+    # cut there leaves a shorter file of whole records, which gcov reads
+    # without a word; only the missing end word shows it.
+    starts, at = [], 16
+    while at + 8 <= len(whole) and int.from_bytes(whole[at:at + 4], "little"):
+        starts.append(at)
+        at += 8 + int.from_bytes(whole[at + 4:at + 8], "little")
+    check(len(starts) > 6 and at == len(whole) - 4, f"the records of {data}: {starts}, end word at {at}")
+    # Inside the first function's record, its counters, mid-counter, the
+    # middle of the file, mid-counter at the end, inside the end word; and
+    # between records: in the middle, and just before the end word.
+    for cut in sorted({28, 44, 50, len(whole) // 2, len(whole) // 2 + 2, len(whole) - 8, len(whole) - 2,
+                       starts[len(starts) // 2], len(whole) - 4}):
+        with open(data, "wb") as f:
+            f.write(whole[:cut])
+        rc, out, err = covkit(["report", ".", "--lcov", "c.info"], proj)
+        eq(rc, 0, f"cut at {cut}: exit status (the counts there are reported)")
+        # A cut inside a function record also reads as gcov's "profile
+        # mismatch" for it (the checksums missing read as 0).
+        said = [e for e in err if not e.startswith(f"covkit report: {data}:profile mismatch for '")]
+        check(len(said) == 2 and said[0].startswith(f"covkit report: {data}:corrupted at byte ")
+              and said[0].endswith("; the counts read up to there are reported, and may be lower than the run's"),
+              f"cut at {cut}: one warning naming the file, the offset, and that the counts are partial: {err}")
+        eq(said[-1], "covkit report: 1 of 1 objects has damaged or unreadable inputs; its counts are missing or "
+           "partial", f"cut at {cut}: the summary line")
+        ours = lcov_counts(read(f"{proj}/c.info"))
+        run(["lcov", "-q", "--rc", "lcov_branch_coverage=1", "--gcov-tool", "gcov-12", "--capture", "-d", ".",
+             "-o", "l.info"], proj)
+        eq(ours, lcov_counts(read(f"{proj}/l.info")), f"cut at {cut}: the counts are lcov's")
+        lower += sum(ours[f"{proj}/t.c"][0].values()) < full_lines
+    check(lower >= 3, f"the cuts lowered the counts ({lower} of them did): the test compares partial counts")
+    # -q: no warnings, as for every other one; the report is the same.
+    rc, out, err = covkit(["report", ".", "-q", "--lcov", "q.info"], proj)
+    eq((rc, err), (0, []), "-q")
+    eq(read(f"{proj}/q.info"), read(f"{proj}/c.info"), "-q writes the same report")
+
+
+def read_lcov_of(proj):
+    """The lcov tracefile of covkit's report of `proj` as it is."""
+    covkit_ok(["report", ".", "--lcov", "whole.info"], proj)
+    return read(f"{proj}/whole.info")
+
+
 FORK_EXEC_C = """#include <signal.h>
 #include <stdio.h>
 #include <sys/wait.h>
