@@ -334,23 +334,22 @@ bool writes_files(const ReportOptions& o) {
          !o.json.empty() || !o.html.empty() || !o.markdown.empty() || !o.table.empty();
 }
 
-// Why a gate found nothing to measure, for its error line: with --diff the
-// changes themselves may touch no code (a change to comments only), which
-// is no matter of paths or filters.
-std::string nothing_measured_because(const ReportOptions& o, std::string_view what) {
-  if (!o.diff_rev.empty())
-    return fmt::format("no {} changed since {} has code, or the paths and filters left none", what, o.diff_rev);
-  return "check the paths and filters";
-}
-
-// The gates, one line each; returns whether all passed.
-bool check_gates(const ReportOptions& o, const model::Totals& totals, Reporter& log) {
-  const auto failed = model::check_gates({o.fail_under_line, o.fail_under_branch, o.fail_under_function}, totals);
+// The gates, one line each; returns whether all passed. `changes_without_code`:
+// --diff kept no line of a project that has some, as when a change touches
+// only documentation or comments; diff-cover passes its --fail-under then
+// (nothing changed needs covering), and so does the line gate, saying so.
+bool check_gates(const ReportOptions& o, const model::Totals& totals, bool changes_without_code, Reporter& log) {
+  model::GateThresholds gates{o.fail_under_line, o.fail_under_branch, o.fail_under_function};
+  gates.no_lines_pass = changes_without_code;
+  if (changes_without_code && o.fail_under_line && totals.lines == 0)
+    log.warn(fmt::format("no line changed since {} has code: --fail-under-line {} passes, with nothing to measure",
+                         util::printable(o.diff_rev), *o.fail_under_line));
+  const auto failed = model::check_gates(gates, totals);
   for (const model::GateFailure& f : failed) {
     if (f.total == 0)
-      log.error(fmt::format("{} coverage cannot be measured: there are no {}s ({}) and --fail-under-{} {} asks "
-                            "for some",
-                            f.what, f.what, nothing_measured_because(o, f.what), f.what, f.minimum));
+      log.error(fmt::format("{} coverage cannot be measured: there are no {}s (check the paths and filters) and "
+                            "--fail-under-{} {} asks for some",
+                            f.what, f.what, f.what, f.minimum));
     else
       log.error(fmt::format("{} coverage {} ({}/{}) is below --fail-under-{} {}", f.what,
                             report::format_percent_below(f.covered, f.total, f.minimum), f.covered, f.total, f.what,
@@ -443,7 +442,11 @@ int report_project(const ReportOptions& o, model::ProjectCov project, std::strin
     phase_timer().mark("exclusion markers");
   }
   model::filter_branches(project, {o.exclude_throw_branches, o.exclude_unreachable_branches});
+  // Whether there were lines before --diff kept only the changed ones (a
+  // pass over the lines, made only when a line gate asks).
+  bool lines_before_diff = false;
   if (!o.diff_rev.empty()) {
+    lines_before_diff = o.fail_under_line && model::totals(project).lines > 0;
     if (auto restricted = model::restrict_to_diff(project, o.diff_rev, paths.root()); !restricted) {
       log.error(restricted.error().message);
       return kExitUsage;
@@ -468,7 +471,11 @@ int report_project(const ReportOptions& o, model::ProjectCov project, std::strin
   // 4. Gates.
   // Counted only when a gate asks: a pass over every line and branch.
   const bool any_gate = o.fail_under_line || o.fail_under_branch || o.fail_under_function;
-  const bool gates_ok = !any_gate || check_gates(o, model::totals(project), log);
+  bool gates_ok = true;
+  if (any_gate) {
+    const model::Totals totals = model::totals(project);
+    gates_ok = check_gates(o, totals, lines_before_diff && totals.lines == 0, log);
+  }
   if (!write_ok || !table_ok) return kExitWrite;
   return gates_ok ? 0 : kExitGate;
 }

@@ -33,7 +33,8 @@ constexpr const char* kReportOptionsFooter =
     "\n"
     "Exit status: 0 on success; 1 on bad usage or when nothing could be read\n"
     "(no objects found, or every one damaged or unreadable: the warnings say\n"
-    "which; damaged objects beside good ones are warnings, and counted);\n"
+    "which; damaged objects beside good ones are warnings, and counted, and a\n"
+    ".gcda that ends early is reported as far as it goes, with a warning);\n"
     "2 when a --fail-under gate fails; 3 when an output could not be written\n"
     "(or --html names a non-empty directory that covkit did not write).\n"
     "Percentages: one decimal, rounded; 100.0% and 0.0% only when exact; '-'\n"
@@ -125,7 +126,8 @@ void add_report_view_options(CLI::App& app, ReportOptions& o) {
     return s;
   };
   app.add_option("--fail-under-line", o.fail_under_line,
-                 "Exit 2 if line coverage is below N percent, or if there are no lines at all")
+                 "Exit 2 if line coverage is below N percent, or if there are no lines at all (with --diff: "
+                 "changes without code pass)")
       ->type_name("N")
       ->transform(percent)
       ->check(number_in(0, 100))

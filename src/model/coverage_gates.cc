@@ -10,7 +10,7 @@ std::vector<GateFailure> check_gates(const GateThresholds& gates, const Totals& 
     if (total == 0 ? !empty_passes : percent(covered, total) + 1e-9 < *minimum)
       failed.push_back({what, covered, total, *minimum});
   };
-  gate("line", gates.line, t.lines_covered, t.lines, false);
+  gate("line", gates.line, t.lines_covered, t.lines, gates.no_lines_pass);
   gate("branch", gates.branch, t.branches_covered, t.branches, true);
   gate("function", gates.function, t.functions_covered, t.functions, true);
   return failed;

@@ -1279,11 +1279,43 @@ def scenario_diff(tmp):
     rc, out, err = covkit(["report", "build", "--diff", "HEAD", "--lcov", "none.info"], repo)
     eq((rc, err), (0, []), "--diff HEAD")
     eq(read(f"{repo}/none.info"), "", "lcov of no changed lines")
-    # ...but the line gate fails (nothing measured), saying that the change is why.
+    # ...and the line gate passes: no changed line needs covering, as
+    # diff-cover passes --fail-under on a diff without coverable lines (a
+    # pull request that changes only documentation); it says so.
     rc, _, err = covkit(["report", "build", "--diff", "HEAD", "--fail-under-line", "80"], repo)
-    eq((rc, err), (2, ["covkit report: line coverage cannot be measured: there are no lines (no line changed since "
-                       "HEAD has code, or the paths and filters left none) and --fail-under-line 80 asks for some"]),
-       "--diff HEAD with a line gate")
+    eq((rc, err), (0, ["covkit report: no line changed since HEAD has code: --fail-under-line 80 passes, with nothing "
+                       "to measure"]), "--diff HEAD with a line gate")
+    # A commit that changes only the documentation and a comment.
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    write(f"{repo}/README.md", "# calc\n")
+    write(f"{repo}/calc.c", DIFF_V2.replace("int main(void) {", "/* the entry */\nint main(void) {", 1))
+    run(git + ["add", "README.md"], repo)
+    run(git + ["commit", "-q", "-a", "-m", "docs"], repo)
+    build_calc_again = ["gcc-12", "--coverage", "-O0", "-c", "calc.c", "-o", "build/calc.o"]
+    run(build_calc_again, repo, env={"PWD": repo})
+    run(["gcc-12", "--coverage", "-o", "build/calc", "build/calc.o"], repo, env={"PWD": repo})
+    for f in glob.glob(f"{repo}/build/*.gcda"):
+        os.unlink(f)
+    run([f"{repo}/build/calc"], repo, env={"PWD": repo})
+    rc, out, err = covkit(["report", "build", "--diff", "HEAD~1", "--fail-under-line", "100", "--fail-under-branch",
+                           "100", "-s", "--lcov", "docs.info"], repo)
+    eq((rc, err), (0, ["covkit report: no line changed since HEAD~1 has code: --fail-under-line 100 passes, with "
+                       "nothing to measure"]), "a documentation-only change passes the gates")
+    eq(table_rows(out)["TOTAL"], ["0", "0", "-", "0", "0", "-", "0", "0", "-"], "TOTAL of the changed lines")
+    # Paths and filters that leave nothing still fail (nothing measured at
+    # all), as without --diff; so do changed lines below the gate.
+    rc, _, err = covkit(["report", "build", "--diff", "HEAD~1", "-e", ".", "--fail-under-line", "80"], repo)
+    eq((rc, err), (2, ["covkit report: line coverage cannot be measured: there are no lines (check the paths and "
+                       "filters) and --fail-under-line 80 asks for some"]), "--diff with filters that leave nothing")
+    rc, _, err = covkit(["report", "build", "--diff", "HEAD~2", "--fail-under-line", "80"], repo)
+    eq((rc, err), (2, ["covkit report: line coverage 75.0% (3/4) is below --fail-under-line 80"]),
+       "the changes of two commits, below the gate")
+    run(git + ["reset", "-q", "--hard", "HEAD~1"], repo)
+    run(build_calc_again, repo, env={"PWD": repo})
+    run(["gcc-12", "--coverage", "-o", "build/calc", "build/calc.o"], repo, env={"PWD": repo})
+    for f in glob.glob(f"{repo}/build/*.gcda"):
+        os.unlink(f)
+    run([f"{repo}/build/calc"], repo, env={"PWD": repo})
     # An uncommitted change counts (the working tree against REV).
     write(f"{repo}/calc.c", DIFF_V2.replace("  return a + b;", "  return b + a;"))
     covkit_ok(["report", "build", "--diff", "HEAD", "--lcov", "wt.info"], repo)
