@@ -334,6 +334,24 @@ bool writes_files(const ReportOptions& o) {
          !o.json.empty() || !o.html.empty() || !o.markdown.empty() || !o.table.empty();
 }
 
+// Sources named one line each, at most: a CI job that has the build tree
+// and not the sources would otherwise print one line per source, thousands;
+// the rest are one line with their count. The counts of all are kept.
+constexpr size_t kUnreadableSourcesNamed = 10;
+
+void warn_unreadable_sources(const std::vector<model::UnreadableSource>& unreadable, Reporter& log) {
+  for (size_t i = 0; i < unreadable.size() && i < kUnreadableSourcesNamed; ++i)
+    log.warn(fmt::format("{}: source not readable ({}); its counts are reported, its exclusion markers cannot be "
+                         "(try --path-map OLD=NEW)",
+                         util::printable(unreadable[i].path), unreadable[i].why));
+  if (unreadable.size() <= kUnreadableSourcesNamed) return;
+  const size_t more = unreadable.size() - kUnreadableSourcesNamed;
+  log.warn(fmt::format("{} more source{} not readable ({} in all); their counts are reported, their exclusion "
+                       "markers cannot be (are the sources elsewhere? --path-map OLD=NEW reads them there; "
+                       "--no-exclusion-markers reads none)",
+                       more, more == 1 ? "" : "s", unreadable.size()));
+}
+
 // The gates, one line each; returns whether all passed. `changes_without_code`:
 // --diff kept no line of a project that has some, as when a change touches
 // only documentation or comments; diff-cover passes its --fail-under then
@@ -437,8 +455,9 @@ int report_project(const ReportOptions& o, model::ProjectCov project, std::strin
   // Each source is read once: the pages show the text the markers were read from.
   model::SourceTexts sources;
   if (o.exclusion_markers) {
-    for (const std::string& w : model::apply_source_exclusions(project, threads, o.html.empty() ? nullptr : &sources))
-      log.warn(w);
+    model::SourceExclusions found = model::apply_source_exclusions(project, threads, o.html.empty() ? nullptr : &sources);
+    for (const std::string& w : found.warnings) log.warn(w);
+    warn_unreadable_sources(found.unreadable, log);
     phase_timer().mark("exclusion markers");
   }
   model::filter_branches(project, {o.exclude_throw_branches, o.exclude_unreachable_branches});

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <optional>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -11,7 +12,6 @@
 
 #include "util/file_io.h"
 #include "util/foreign_data.h"
-#include "util/printable.h"
 #include "util/thread_pool.h"
 
 namespace covkit::model {
@@ -179,16 +179,15 @@ void apply_exclusions(FileCov& file, const ExclusionRegions& regions) {
     if (in(regions.line, f.start_line)) f.excluded = true;
 }
 
-std::vector<std::string> apply_source_exclusions(ProjectCov& project, unsigned threads, SourceTexts* keep) {
+SourceExclusions apply_source_exclusions(ProjectCov& project, unsigned threads, SourceTexts* keep) {
   std::vector<std::vector<std::string>> warnings(project.files.size());
+  std::vector<std::optional<std::string>> unreadable(project.files.size());  // why
   std::vector<SourceTexts::Text> texts(keep ? project.files.size() : 0);
   util::parallel_for(project.files.size(), threads, [&](size_t i) {
     FileCov& f = project.files[i];
     auto data = util::read_source_file(f.absolute_path);  // named by the data: its owners' rights
     if (!data) {
-      warnings[i].push_back(fmt::format("{}: source not readable ({}); its counts are reported, its exclusion "
-                                        "markers cannot be (try --path-map OLD=NEW)",
-                                        util::printable(f.absolute_path), data.error().message));
+      unreadable[i] = data.error().message;
       if (keep) texts[i].error = data.error().message;
       return;
     }
@@ -202,9 +201,11 @@ std::vector<std::string> apply_source_exclusions(ProjectCov& project, unsigned t
   if (keep)
     for (size_t i = 0; i < texts.size(); ++i)
       if (!project.files[i].absolute_path.empty()) keep->keep(project.files[i].absolute_path, std::move(texts[i]));
-  std::vector<std::string> all;
+  SourceExclusions all;
   for (auto& ws : warnings)
-    for (auto& w : ws) all.push_back(std::move(w));
+    for (auto& w : ws) all.warnings.push_back(std::move(w));
+  for (size_t i = 0; i < unreadable.size(); ++i)
+    if (unreadable[i]) all.unreadable.push_back({project.files[i].absolute_path, std::move(*unreadable[i])});
   return all;
 }
 

@@ -28,11 +28,21 @@ ExclusionRegions find_exclusions(std::string_view text, const std::string& name)
 // Marks excluded lines and functions and drops excluded branches.
 void apply_exclusions(FileCov& file, const ExclusionRegions& regions);
 
+// A source the markers could not be read from: its absolute path and why.
+struct UnreadableSource {
+  std::string path;
+  std::string why;
+};
+
+struct SourceExclusions {
+  std::vector<std::string> warnings;         // the markers' own ("FILE:LINE: ..."), in file order
+  std::vector<UnreadableSource> unreadable;  // in file order; their counts are kept
+};
+
 // Reads every file's source (in parallel) and applies its markers. A source
-// that cannot be read keeps its counts; the returned warnings, one line
-// each in file order, say so and carry the markers' own warnings. With
-// `keep`, what was read of each source is kept there (for the HTML pages).
-std::vector<std::string> apply_source_exclusions(ProjectCov& project, unsigned threads,
-                                                 SourceTexts* keep = nullptr);
+// that cannot be read keeps its counts and is listed (the caller words it:
+// a CI job without the sources has thousands). With `keep`, what was read
+// of each source is kept there (for the HTML pages).
+SourceExclusions apply_source_exclusions(ProjectCov& project, unsigned threads, SourceTexts* keep = nullptr);
 
 }  // namespace covkit::model

@@ -833,6 +833,56 @@ def scenario_path_map(tmp):
     eq(list(parse_lcov(read(f"{orig}/first.info"))), [f"{moved}/src/excl.c"], "SF with two maps")
 
 
+def scenario_unreadable_sources(tmp):
+    """A CI job with the build tree and not the sources: the first ten
+    sources not readable are named, one line each, then one line counts the
+    rest and says what helps; every count is kept (lcov says one warning per
+    file, gcovr drops the file; neither caps)."""
+    need("gcc-12")
+    proj = os.path.join(tmp, "many")
+    n = 13
+    for i in range(n):
+        write(f"{proj}/src/f{i:02}.c", f"int f{i:02}(int x) {{\n  if (x > {i})\n    return x - {i};\n  return {i};\n}}\n")
+    calls = "".join(f"  s += f{i:02}(argc);\n" for i in range(n))
+    decls = "".join(f"int f{i:02}(int);\n" for i in range(n))
+    write(f"{proj}/src/main.c", f"{decls}int main(int argc, char **argv) {{\n  int s = 0;\n{calls}  return s < 0;\n}}\n")
+    os.makedirs(f"{proj}/build")
+    objs = []
+    for name in [f"f{i:02}" for i in range(n)] + ["main"]:
+        run(["gcc-12", "--coverage", "-O0", "-c", f"src/{name}.c", "-o", f"build/{name}.o"], proj)
+        objs.append(f"build/{name}.o")
+    run(["gcc-12", "--coverage", "-o", "build/prog"] + objs, proj)
+    run([f"{proj}/build/prog"], proj)
+    covkit_ok(["report", "build", "--lcov", "with.info"], proj)
+    with_sources = read(f"{proj}/with.info")
+    # Two missing: each named, no count line.
+    os.rename(f"{proj}/src/f03.c", f"{proj}/f03.c.away")
+    os.rename(f"{proj}/src/main.c", f"{proj}/main.c.away")
+    rc, _, err = covkit(["report", "build", "--lcov", "two.info"], proj)
+    eq((rc, err), (0, [f"covkit report: {proj}/src/{name}: source not readable (No such file or directory); its "
+                       "counts are reported, its exclusion markers cannot be (try --path-map OLD=NEW)"
+                       for name in ("f03.c", "main.c")]), "two sources missing")
+    eq(read(f"{proj}/two.info"), with_sources, "the counts of two missing sources")
+    os.rename(f"{proj}/f03.c.away", f"{proj}/src/f03.c")
+    os.rename(f"{proj}/main.c.away", f"{proj}/src/main.c")
+    # All of them missing (14): ten named, in the report's order, then one line.
+    shutil.move(f"{proj}/src", f"{proj}/src.away")
+    rc, _, err = covkit(["report", "build", "--lcov", "none.info"], proj)
+    eq(rc, 0, "exit status without sources")
+    named = [f"covkit report: {proj}/src/f{i:02}.c: source not readable (No such file or directory); its counts are "
+             "reported, its exclusion markers cannot be (try --path-map OLD=NEW)" for i in range(10)]
+    eq(err, named + ["covkit report: 4 more sources not readable (14 in all); their counts are reported, their "
+                     "exclusion markers cannot be (are the sources elsewhere? --path-map OLD=NEW reads them there; "
+                     "--no-exclusion-markers reads none)"], "fourteen sources missing")
+    eq(read(f"{proj}/none.info"), with_sources, "the counts of every missing source")
+    # The hints do what they say.
+    out, err = covkit_ok(["report", "build", "--no-exclusion-markers", "--lcov", "nomark.info"], proj)
+    eq(err, [], "--no-exclusion-markers reads no source")
+    os.rename(f"{proj}/src.away", f"{proj}/moved")
+    out, err = covkit_ok(["report", "build", "--path-map", f"{proj}/src={proj}/moved", "--lcov", "map.info"], proj)
+    eq(err, [], "--path-map finds them")
+
+
 def scenario_markers(tmp):
     """LCOV_EXCL_LINE, START/STOP, BR_LINE, GCOVR_EXCL_LINE; --no-exclusion-markers."""
     root = excl_project(tmp)

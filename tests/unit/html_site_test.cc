@@ -728,9 +728,11 @@ TEST(HtmlSite, PagesShowTheTextTheExclusionMarkersRead) {
   model::ProjectCov p;
   p.files = {f, gone};
   model::SourceTexts texts;
-  const std::vector<std::string> warnings = model::apply_source_exclusions(p, 2, &texts);
-  ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_NE(warnings[0].find("gone.c: source not readable"), std::string::npos) << warnings[0];
+  const model::SourceExclusions found = model::apply_source_exclusions(p, 2, &texts);
+  EXPECT_TRUE(found.warnings.empty());
+  ASSERT_EQ(found.unreadable.size(), 1u);
+  EXPECT_EQ(found.unreadable[0].path, gone.absolute_path);
+  EXPECT_NE(found.unreadable[0].why.find("No such file or directory"), std::string::npos) << found.unreadable[0].why;
   ASSERT_NE(texts.find(f.absolute_path), nullptr);
   ASSERT_TRUE(texts.find(f.absolute_path)->data.has_value());
   ASSERT_NE(texts.find(gone.absolute_path), nullptr);
