@@ -96,7 +96,8 @@ SolveProblems Solver::run() {
   // into a test, ~70% of zstd's) has only zero counters: every count the
   // propagation could find is a sum or difference of zeros, and every
   // count is 0 already.
-  if (std::any_of(fn_.counts.begin(), fn_.counts.end(), [](int64_t c) { return c != 0; })) propagate();
+  fn_.never_ran = std::all_of(fn_.counts.begin(), fn_.counts.end(), [](int64_t c) { return c == 0; });
+  if (!fn_.never_ran) propagate();
   return problems;
 }
 

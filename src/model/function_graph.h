@@ -59,6 +59,9 @@ struct Function {
   bool has_catch = false;
   uint32_t source = 0;  // index into the owner's source table
   uint32_t start_line = 0, start_column = 0, end_line = 0, end_column = 0;
+  // Set by solve_flow_graph when every counter is 0 (the function never ran
+  // in this program): every count is 0, and so is every line's.
+  bool never_ran = false;
 
   std::vector<Block> blocks;
   std::vector<Arc> arcs;

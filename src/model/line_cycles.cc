@@ -213,6 +213,8 @@ std::optional<int64_t> acyclic_count(std::span<const LineBlockRef> blocks) {
 
 // The count of one function's blocks on the line (all of `blocks` are in one function).
 int64_t one_function_count(std::span<const LineBlockRef> blocks) {
+  // Nothing enters the line and no loop on it carries a count.
+  if (!blocks.empty() && blocks.front().fn->never_ran) return 0;
   if (!blocks.empty() && std::all_of(blocks.begin(), blocks.end(), [&](const LineBlockRef& r) { return r == blocks.front(); }))
     return one_block_count(blocks);
   if (!blocks.empty())

@@ -47,6 +47,7 @@ TEST(FlowSolver, Diamond) {
 
 TEST(FlowSolver, DiamondUnconditionalArcs) {
   Function fn = solved(diamond(), {10, 7});
+  EXPECT_FALSE(fn.never_ran);
   EXPECT_TRUE(arc(fn, 0, 2).is_unconditional);
   EXPECT_FALSE(arc(fn, 2, 3).is_unconditional);
   EXPECT_FALSE(arc(fn, 2, 4).is_unconditional);
@@ -63,6 +64,7 @@ TEST(FlowSolver, DiamondNeverRun) {
   Function fn = solved(diamond(), {0, 0});
   // Every count 0, without propagating zeros (count_valid is the solver's
   // own bookkeeping); the flags do not depend on the counts.
+  EXPECT_TRUE(fn.never_ran);
   ASSERT_EQ(fn.blocks.size(), 6u);
   for (const Block& b : fn.blocks) EXPECT_EQ(b.count, 0);
   for (const Arc& a : fn.arcs) EXPECT_EQ(a.count, 0) << a.src << "->" << a.dst;

@@ -98,6 +98,17 @@ TEST(LineCycles, BlocksOfTwoFunctionsOnOneLine) {
   EXPECT_EQ(line_count_from_blocks(line), 7 + 12);
 }
 
+TEST(LineCycles, NeverRunFunctionBesideOneThatRan) {
+  // A header's line: one object's instance ran, another's never did (its
+  // counters all 0: counted as 0 without looking at its blocks).
+  Function ran = solved(loop(), {2, 10});
+  Function idle = solved(nested_loops(), {0, 0, 0});
+  ASSERT_TRUE(idle.never_ran);
+  ASSERT_FALSE(ran.never_ran);
+  std::vector<LineBlockRef> line{{&idle, 2}, {&ran, 3}, {&idle, 5}, {&ran, 4}, {&idle, 6}};
+  EXPECT_EQ(line_count_from_blocks(line), 12);
+}
+
 TEST(LineCycles, LoopNeverTakenHasNoCircuit) {
   // while (cond) body; on one line, called twice, the body never run: the
   // arc back from the body has no count, so the line is entered twice and
