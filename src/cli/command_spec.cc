@@ -230,6 +230,23 @@ std::vector<CommandPath> command_paths(const CommandSpec& top) {
   return paths;
 }
 
+// `covkit help COMMAND [SUBCOMMAND]` (main.cc: `covkit COMMAND ... --help`)
+// as a command, for the completions: its "subcommands" are the commands and
+// theirs, by name and summary only (no options: help takes none).
+CommandSpec help_command(const std::vector<CommandSpec>& commands) {
+  CommandSpec help;
+  help.name = "help";
+  help.summary = "a command's options and arguments (covkit help COMMAND is covkit COMMAND --help)";
+  for (const CommandSpec& c : commands) {
+    CommandSpec named;
+    named.name = c.name;
+    named.summary = c.summary;
+    for (const CommandSpec& sub : c.subcommands) named.subcommands.push_back({sub.name, sub.summary, {}, {}, false, {}});
+    help.subcommands.push_back(std::move(named));
+  }
+  return help;
+}
+
 CommandSpec describe_covkit() {
   CommandSpec top;
   top.name = "covkit";
@@ -256,6 +273,7 @@ CommandSpec describe_covkit() {
     }
     top.subcommands.push_back(std::move(command));
   }
+  top.subcommands.push_back(help_command(top.subcommands));
   return top;
 }
 

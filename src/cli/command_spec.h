@@ -79,7 +79,8 @@ struct CommandPath {
 };
 std::vector<CommandPath> command_paths(const CommandSpec& top);
 
-// covkit's whole tree: its own options and every command of command_table().
+// covkit's whole tree: its own options, every command of command_table(),
+// and `help`, whose words are those commands and their subcommands.
 CommandSpec describe_covkit();
 
 }  // namespace covkit::cli

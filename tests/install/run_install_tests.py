@@ -495,7 +495,9 @@ def scenario_completion(e):
         check(run([e.covkit, "completion", shell]).stdout == text, "the installed %s script is covkit's own" % shell)
     # Every option of every --help, for its own command, in each script.
     checked = 0
-    for path, text in command_paths(e.covkit):
+    paths = command_paths(e.covkit)
+    check(len([p for p, _ in paths if len(p) == 1]) >= 10, "covkit --help lists its commands")
+    for path, text in paths:
         name = " ".join(("covkit",) + path)
         options = help_options(text)
         check(options, "%s --help lists options" % name)
@@ -549,6 +551,10 @@ def scenario_completion(e):
                 (["covkit", "gcov", "--object-d"], {"--object-directory"}, None),
                 (["covkit", "gprof", "--format", "s"], {"svg"}, None),
                 (["covkit", "completion", ""], {"bash", "zsh", "fish"}, None),
+                # `covkit help COMMAND [SUBCOMMAND]`: the commands --help lists, and theirs.
+                (["covkit", "help", ""], {p[0] for p, _ in paths if len(p) == 1}, None),
+                (["covkit", "help", "tr"], {"trace"}, None),
+                (["covkit", "help", "trace", "re"], {"record", "report", "replay"}, None),
                 (["covkit-gcov", "--branch-c"], {"--branch-counts"}, None),
             ]
             for words, want, how in cases:
@@ -576,6 +582,7 @@ def scenario_completion(e):
                                ("covkit live dump " + pid[:-1], {pid}), ("covkit trace re", {"record", "report", "replay"}),
                                ("covkit report --lcov da", {"data.info"}),
                                ("covkit-gcov --branch-c", {"--branch-counts"}), ("covkit trace record ec", {"echo"}),
+                               ("covkit help tr", {"trace"}), ("covkit help trace re", {"record", "report", "replay"}),
                                ("covkit sample record --mode ", {"branch", "breakpoint", "pc"})):
                 got = zsh_complete(zsh_dir, line, cwd)
                 check(want <= got, "zsh: completing %r gives %s, not %s" % (line, sorted(want), sorted(got)[:20]))

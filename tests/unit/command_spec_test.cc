@@ -41,7 +41,7 @@ const OptionSpec* find_option(const CommandSpec& c, const std::string& name) {
 
 TEST(DescribeCovkit, EveryCommandWithItsOwnOptions) {
   const CommandSpec covkit = describe_covkit();
-  ASSERT_EQ(covkit.subcommands.size(), command_table().size());
+  ASSERT_EQ(covkit.subcommands.size(), command_table().size() + 1);  // and help
   for (const CommandEntry& e : command_table()) {
     const CommandSpec* c = sub(covkit, e.name);
     ASSERT_NE(c, nullptr) << e.name;
@@ -49,6 +49,28 @@ TEST(DescribeCovkit, EveryCommandWithItsOwnOptions) {
     EXPECT_EQ(c->summary.find('\n'), std::string::npos) << e.name;
     EXPECT_NE(find_option(*c, "--help"), nullptr) << e.name;
   }
+}
+
+// `covkit help COMMAND [SUBCOMMAND]` completes as the commands do: every
+// command, and each one's subcommands, by name; no options.
+TEST(DescribeCovkit, HelpNamesEveryCommandAndSubcommand) {
+  const CommandSpec covkit = describe_covkit();
+  const CommandSpec* help = sub(covkit, "help");
+  ASSERT_NE(help, nullptr);
+  EXPECT_TRUE(help->options.empty());
+  ASSERT_EQ(help->subcommands.size(), command_table().size());
+  for (const CommandEntry& e : command_table()) {
+    const CommandSpec* named = sub(*help, e.name);
+    ASSERT_NE(named, nullptr) << e.name;
+    const CommandSpec& command = *sub(covkit, e.name);
+    EXPECT_EQ(named->summary, command.summary) << e.name;
+    ASSERT_EQ(named->subcommands.size(), command.subcommands.size()) << e.name;
+    for (size_t i = 0; i < command.subcommands.size(); ++i) {
+      EXPECT_EQ(named->subcommands[i].name, command.subcommands[i].name) << e.name;
+      EXPECT_TRUE(named->subcommands[i].options.empty()) << e.name;
+    }
+  }
+  EXPECT_NE(sub(*sub(*help, "trace"), "record"), nullptr);
 }
 
 TEST(DescribeCovkit, ValuesAreKnownByTheirNames) {
