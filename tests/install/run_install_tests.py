@@ -617,6 +617,18 @@ def scenario_cmake_package(e):
         info = open(os.path.join(build, "coverage.info")).read()
         check(re.search(r"^SF:.*calc\.c$", info, re.M), "lcov report names calc.c")
         check(os.path.isfile(os.path.join(build, "coverage.xml")), "Cobertura report written")
+        # SONARQUBE: SonarQube's generic coverage XML, the lines of calc.c
+        # with the lcov report's counts (covered when DA > 0).
+        sonar = open(os.path.join(build, "coverage-sonar.xml")).read()
+        check(sonar.startswith('<?xml') and '<coverage version="1">' in sonar, "SonarQube report written")
+        sonar_files = {os.path.basename(path): dict(re.findall(r'<lineToCover lineNumber="(\d+)" covered="(true|false)"',
+                                                              body))
+                       for path, body in re.findall(r'<file path="([^"]*)">(.*?)</file>', sonar, re.S)}
+        lcov_files = {os.path.basename(sf): {n: "true" if int(c) > 0 else "false"
+                                             for n, c in re.findall(r"^DA:(\d+),(\d+)", body, re.M)}
+                      for sf, body in re.findall(r"^SF:([^\n]*)\n(.*?)^end_of_record", info, re.M | re.S)}
+        check("calc.c" in sonar_files and sonar_files == lcov_files,
+              "the SonarQube report's lines are the lcov report's: %s vs %s" % (sonar_files, lcov_files))
         # The counts are one run's: the target zeroes them first.
         line_hits = re.findall(r"^DA:(\d+),(\d+)", info, re.M)
         first = dict(line_hits)
