@@ -857,7 +857,20 @@ static uint32_t rep_passes(struct cks_thread *t, uint64_t at, uint64_t rsp, uint
  * would fault: the handler never faults on an address the program's
  * registers make up. */
 #define LA_LINE ((uint32_t)sizeof ((struct cks_thread *)0)->la_line[0])
+/* a line read in place (in_place_reads.c), each load a read of its own */
+static const unsigned char in_place_line;
+#define LA_IN_PLACE (&in_place_line)
 #define LA_LINES (sizeof ((struct cks_thread *)0)->la_line_at / sizeof(uint64_t))
+
+/* `size` bytes at `addr` copied with process_vm_readv: 1, or 0 unreadable */
+static int la_copy(struct cks_thread *t, void *out, uint64_t addr, uint32_t size) {
+  int saved = errno;
+  struct iovec local = {out, size}, remote = {(void *)(uintptr_t)addr, size};
+  ssize_t n = process_vm_readv(t->pid, &local, 1, &remote, 1, 0);
+  errno = saved;
+  t->copies++;
+  return n == (ssize_t)size;
+}
 
 static const unsigned char *la_line(struct cks_thread *t, uint64_t line) {
   if (t->la_line_at[t->la_last] == line + 1) return t->la_line_data[t->la_last];
@@ -875,13 +888,10 @@ static const unsigned char *la_line(struct cks_thread *t, uint64_t line) {
   } else if (t->la_rsp >= t->stack_lo && t->la_rsp < t->stack_hi && line >= PAGE_OF(t->la_rsp) &&
       line + LA_LINE <= t->stack_hi && line + LA_LINE > line) {
     memcpy(t->la_line[i], (const void *)(uintptr_t)line, LA_LINE);
-  } else {
-    int saved = errno;
-    struct iovec local = {t->la_line[i], LA_LINE}, remote = {(void *)(uintptr_t)line, LA_LINE};
-    ssize_t n = process_vm_readv(t->pid, &local, 1, &remote, 1, 0);
-    errno = saved;
-    t->copies++;
-    if (n != (ssize_t)LA_LINE) return NULL;
+  } else if (t->la_in_place == 1 || (t->la_in_place < 0 && (t->la_in_place = cks_in_place_begin(t)) == 1)) {
+    t->la_line_data[i] = LA_IN_PLACE;
+  } else if (!la_copy(t, t->la_line[i], line, LA_LINE)) {
+    return NULL;
   }
   t->la_line_at[i] = line + 1;
   t->la_last = i;
@@ -895,8 +905,15 @@ static int la_read(void *ctx, uint64_t addr, void *out, uint32_t size) {
     uint64_t line = addr & ~(uint64_t)(LA_LINE - 1);
     uint32_t off = (uint32_t)(addr - line), n = LA_LINE - off < size ? LA_LINE - off : size;
     const unsigned char *d = la_line(t, line);
-    if (!d) return 0;
-    memcpy(o, d + off, n);
+    if (d == LA_IN_PLACE) {
+      int r = cks_read_in_place(o, addr, n);
+      if (r < 0) r = la_copy(t, o, addr, n);
+      if (!r) return 0;
+    } else if (!d) {
+      return 0;
+    } else {
+      memcpy(o, d + off, n);
+    }
     o += n;
     addr += n;
     size -= n;

@@ -143,6 +143,20 @@ static void emit(struct cks_thread *t, uint32_t stop) {
   cks_thread_arm(t);
 }
 
+/* What the interpreter may use of the trap's signal frame, while it lasts. */
+static void trap_start(struct cks_thread *t, ucontext_t *uc) {
+  t->la_fpregs = uc->uc_mcontext.fpregs;
+  t->la_mask = &uc->uc_sigmask;
+  t->la_in_place = -1;
+}
+
+static void trap_end(struct cks_thread *t) {
+  if (t->la_in_place == 1) cks_in_place_end(t);
+  t->la_in_place = 0;
+  t->la_fpregs = NULL; /* the frame ends with this handler */
+  t->la_mask = NULL;
+}
+
 /* Steps on (block or single), writing the vector if it ends on the way. */
 static void step_on(struct cks_thread *t, greg_t *g) {
   uint32_t stop = cks_block_step(t, g);
@@ -189,9 +203,9 @@ static void on_tick(int sig, siginfo_t *si, void *ctx) {
   t->stepping = 1;
   t->bp_hits = 0;
   t->traps = t->bp_moves = t->loops = t->returns = t->predicted = t->copies = t->decodes = 0;
-  t->la_fpregs = uc->uc_mcontext.fpregs;
+  trap_start(t, uc);
   step_on(t, g);
-  t->la_fpregs = NULL; /* the frame ends with this handler */
+  trap_end(t);
   /* Block stepping keeps the timer as a watchdog while the vector waits
    * for a stop. A vector the look-ahead interpreter completed here was
    * written, and the timer armed for the next tick, already: one system
@@ -214,9 +228,9 @@ static void on_trap(int sig, siginfo_t *si, void *ctx) {
     /* the hardware breakpoint of block stepping (or one left armed) */
     if (t->stepping) {
       t->traps++;
-      t->la_fpregs = uc->uc_mcontext.fpregs;
+      trap_start(t, uc);
       uint32_t stop = cks_block_step_hit(t, g);
-      t->la_fpregs = NULL; /* the frame ends with this handler */
+      trap_end(t);
       if (stop == CKS_STEP_DROPPED) {
         cks_block_step_done(t);
         t->stepping = 0;
@@ -241,12 +255,12 @@ static void on_trap(int sig, siginfo_t *si, void *ctx) {
   g[REG_EFL] &= ~TRAP_FLAG;
   t->traps++;
   uint32_t stop = cks_append_step(t, (uint64_t)g[REG_RIP], cks_instruction_length(t->prev));
-  t->la_fpregs = uc->uc_mcontext.fpregs;
+  trap_start(t, uc);
   if (stop)
     emit(t, stop);
   else
     step_on(t, g);
-  t->la_fpregs = NULL; /* the frame ends with this handler */
+  trap_end(t);
 }
 
 CKS_FN int cks_handlers_ours(int sig) {
@@ -265,6 +279,9 @@ static int install(int sig, void (*fn)(int, siginfo_t *, void *)) {
    * breakpoints half moved (a counted loop's head armed, its way out not
    * yet: the head counted the other frame's passes unseen). */
   sigfillset(&sa.sa_mask);
+  /* synchronous: a fault of the interpreter's read in place (in_place_reads.c) */
+  sigdelset(&sa.sa_mask, SIGSEGV);
+  sigdelset(&sa.sa_mask, SIGBUS);
   if (sigaction(sig, NULL, &old) == 0 && old.sa_handler != SIG_DFL) {
     cks_warn(sig == SIGPROF ? "the program had a SIGPROF handler before the runtime started: not sampled"
                             : "the program had a SIGTRAP handler before the runtime started: pc samples only");
@@ -277,5 +294,6 @@ CKS_FN int cks_install_handlers(void) {
   if (!install(SIGPROF, on_tick)) return 0;
   if (cks_cfg.branch_mode && !install(SIGTRAP, on_trap)) cks_cfg.branch_mode = 0;
   if (cks_cfg.branch_mode) cks_block_step_init();
+  cks_in_place_init();
   return 1;
 }

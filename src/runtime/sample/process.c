@@ -32,6 +32,7 @@ static void start_image(void) {
 }
 
 static void fork_child(void) {
+  cks_in_place_forked();
   if (cks_bp_active) {
     cks_breakpoints_forked();
     if (cks_open_image_file()) start_image();
@@ -109,6 +110,7 @@ CKS_API int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *
   static create_fn real;
   if (!real) real = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
   if (!real) return EAGAIN;
+  cks_in_place_thread_created();
   struct cks_thread *t = __atomic_load_n(&cks_active, __ATOMIC_RELAXED) ? cks_thread_create() : NULL;
   if (!t) return real(thread, attr, fn, arg);
   check_handlers();

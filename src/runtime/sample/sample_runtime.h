@@ -139,6 +139,10 @@ struct cks_thread {
   uint64_t la_rsp;   /* the thread's stack pointer at this trap */
   int la_fs_known;
   uint64_t la_fs;
+  /* reads off the loaded objects and the stack at this trap (in_place_reads.c):
+   * -1 not asked yet, 0 copied with process_vm_readv, 1 read in place */
+  int la_in_place;
+  const sigset_t *la_mask;            /* the signal mask where the trap interrupted the thread */
   uint32_t la_next;  /* lines taken at this trap (the next replaced: la_next % CKS_LA_LINES) */
   uint32_t la_last;  /* the line read last */
   uint64_t la_code_lo, la_code_hi; /* the segment the thread runs in (object_segments.c): read in place */
@@ -156,6 +160,20 @@ CKS_FN void cks_thread_start(struct cks_thread *t); /* this thread's: stack, tim
 CKS_FN void cks_thread_arm(struct cks_thread *t);   /* the next tick, jittered */
 CKS_FN struct cks_thread *cks_self(void);
 CKS_FN int cks_thread_key_init(void);
+
+/* ---- in_place_reads.c: the interpreter's loads without a system call ---- */
+CKS_FN void cks_in_place_init(void); /* not in signal context */
+/* At a trap's first read off the loaded objects and the stack (t->la_mask
+ * set): 1 when reads in place are safe, their fault handler installed
+ * until cks_in_place_end; 0: copy with process_vm_readv. */
+CKS_FN int cks_in_place_begin(struct cks_thread *t);
+CKS_FN void cks_in_place_end(struct cks_thread *t);
+/* 1: `size` bytes at `addr` read into `out`; 0: the read faulted; -1: the
+ * program's dispositions are back (a kill() meanwhile): copy instead.
+ * Only between cks_in_place_begin (1) and cks_in_place_end. */
+CKS_FN int cks_read_in_place(void *out, uint64_t addr, uint32_t size);
+CKS_FN void cks_in_place_thread_created(void); /* process.c: a second thread (no more stand-in handlers) */
+CKS_FN void cks_in_place_forked(void);         /* a fork's child: one thread again */
 
 /* ---- handlers.c ---- */
 CKS_FN int cks_install_handlers(void);

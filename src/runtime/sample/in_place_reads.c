@@ -1,0 +1,276 @@
+/* The look-ahead interpreter's loads, read in place. process_vm_readv, a
+ * copy that fails where a read would fault, costs ~3 us in the handler on
+ * this VM (the kernel pins the page, on caches the program evicted): ~8
+ * of them a vector were a third of its cost. Here a load is one
+ * instruction at a known address (cks_read_or_fault), and a fault there
+ * becomes a failed read: a SIGSEGV/SIGBUS handler moves the instruction
+ * pointer to the function's failure exit, as the kernel's own copies from
+ * user memory do with their exception table.
+ *
+ * That handler is installed only for the trap that needs it (at its first
+ * read off the loaded objects and the stack), and put back at the trap's
+ * end, so the program never meets it in sigaction(). In a process of one
+ * thread (no pthread_create since the start or the last fork) it stands
+ * in for whatever the program set (bzip2 catches SIGSEGV and SIGBUS to
+ * remove its output file); a signal that is not the interpreter's fault
+ * (a kill()) gets the program's disposition back, sent again, and the
+ * rest of the trap copies. With more threads, only over the default
+ * dispositions: another thread's fault then ends the process as it would
+ * have (the default back, the instruction faults again), while the
+ * program's own handler (a JVM's null checks) must see every fault of
+ * its threads, and a fault of this thread's read could reach it between
+ * another thread's fault and this thread's seeing it.
+ *
+ * Reads stay copies where an in-place read could do what a copy cannot:
+ * - SIGSEGV or SIGBUS blocked where the thread was interrupted (a fault
+ *   would kill it);
+ * - the handler not on the thread's own stack with room for a second
+ *   signal frame (the program's small alternate stack, a coroutine's);
+ * - a process that has mapped anything but a regular file: a device's
+ *   memory (VM_IO, VM_PFNMAP), which process_vm_readv refuses, may have
+ *   registers that reading changes. mmap is wrapped here, and the
+ *   mappings present at the start are read once from /proc/self/maps;
+ *   a program that maps a device with a raw system call is not seen.
+ * A read in place meets a guard region (MADV_GUARD_INSTALL), a
+ * userfaultfd region in SIGBUS mode, a mapping another thread removed, a
+ * file mapping past its end, as a fault: the read fails, and the
+ * interpreter stops there as it did on a copy that failed. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "sample_runtime.h"
+
+#ifndef SYSFS_MAGIC
+#define SYSFS_MAGIC 0x62656572
+#endif
+
+/* int cks_read_or_fault(void *out, uint64_t addr, uint32_t size): 1 read,
+ * 0 the read faulted. Two instructions may fault: the 8-byte load and the
+ * byte copy; the fault handler sends either to the failure exit. */
+__asm__(".text\n"
+        ".p2align 4\n"
+        ".globl cks_read_or_fault\n"
+        ".hidden cks_read_or_fault\n"
+        ".type cks_read_or_fault, @function\n"
+        "cks_read_or_fault:\n"
+        "  mov %edx, %ecx\n"
+        "  cmp $8, %edx\n"
+        "  jne 1f\n"
+        "cks_read_load8:\n"
+        "  mov (%rsi), %rax\n"
+        "  mov %rax, (%rdi)\n"
+        "  mov $1, %eax\n"
+        "  ret\n"
+        "1:\n"
+        "cks_read_bytes:\n"
+        "  rep movsb\n"
+        "  mov $1, %eax\n"
+        "  ret\n"
+        "cks_read_failed:\n"
+        "  xor %eax, %eax\n"
+        "  ret\n"
+        ".size cks_read_or_fault, .-cks_read_or_fault\n");
+int cks_read_or_fault(void *out, uint64_t addr, uint32_t size) __attribute__((visibility("hidden")));
+extern const char cks_read_load8[] __attribute__((visibility("hidden")));
+extern const char cks_read_bytes[] __attribute__((visibility("hidden")));
+extern const char cks_read_failed[] __attribute__((visibility("hidden")));
+
+/* The stack room the handler needs below it for a second signal frame
+ * (~3 KiB with the AVX-512 state) and the fault handler's own. */
+#define FAULT_FRAME_ROOM (64u * 1024u)
+
+typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
+static mmap_fn real_mmap, real_mmap64;
+static int usable;      /* branch mode with the interpreter: reads in place may be tried */
+static int threads_seen; /* atomic: pthread_create since the start or the last fork */
+/* While a trap's reads are in place (one thread's at a time: another
+ * finds the handler installed and copies): the program's dispositions,
+ * and whether a signal not the interpreter's gave them back. */
+static struct sigaction program[2]; /* SIGSEGV, SIGBUS */
+static int given_back;               /* atomic */
+static int device_seen; /* atomic: a mapping of something else than a regular file */
+static int warned_device;
+
+static void on_fault(int sig, siginfo_t *si, void *ctx) {
+  greg_t *g = ((ucontext_t *)ctx)->uc_mcontext.gregs;
+  const char *at = (const char *)(uintptr_t)g[REG_RIP];
+  if (at == cks_read_load8 || at == cks_read_bytes) {
+    g[REG_RIP] = (greg_t)(uintptr_t)cks_read_failed;
+    return;
+  }
+  /* Not a read of the interpreter: a kill(), or another thread's fault
+   * over the default dispositions. The program's disposition back, and
+   * the signal again: sent, it is sent again; a fault, the instruction
+   * runs again and faults again. */
+  sigaction(sig, &program[sig == SIGSEGV ? 0 : 1], NULL);
+  __atomic_store_n(&given_back, 1, __ATOMIC_RELEASE);
+  if (si->si_code <= 0) syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
+}
+
+static int is_default(const struct sigaction *a) {
+  return !(a->sa_flags & SA_SIGINFO) && a->sa_handler == SIG_DFL;
+}
+
+static int is_ours(const struct sigaction *a) {
+  return (a->sa_flags & SA_SIGINFO) && a->sa_sigaction == on_fault;
+}
+
+/* A mapping of the file `fd`: anything but a regular file outside sysfs
+ * (a device, a PCI resource file, an anonymous inode of a driver) ends
+ * reads in place in this process. */
+static void note_mapped(int fd) {
+  if (__atomic_load_n(&device_seen, __ATOMIC_RELAXED)) return;
+  int saved = errno;
+  struct stat st;
+  struct statfs fs;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || fstatfs(fd, &fs) != 0 || fs.f_type == SYSFS_MAGIC)
+    __atomic_store_n(&device_seen, 1, __ATOMIC_RELAXED);
+  errno = saved;
+}
+
+CKS_API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off) {
+  mmap_fn real = __atomic_load_n(&real_mmap, __ATOMIC_ACQUIRE);
+  if (!real) {
+    real = (mmap_fn)dlsym(RTLD_NEXT, "mmap");
+    if (!real) {
+      errno = ENOSYS;
+      return MAP_FAILED;
+    }
+    __atomic_store_n(&real_mmap, real, __ATOMIC_RELEASE);
+  }
+  void *p = real(addr, len, prot, flags, fd, off);
+  if (p != MAP_FAILED && !(flags & MAP_ANONYMOUS) && fd >= 0) note_mapped(fd);
+  return p;
+}
+
+CKS_API void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off) {
+  mmap_fn real = __atomic_load_n(&real_mmap64, __ATOMIC_ACQUIRE);
+  if (!real) {
+    real = (mmap_fn)dlsym(RTLD_NEXT, "mmap64");
+    if (!real) return mmap(addr, len, prot, flags, fd, off);
+    __atomic_store_n(&real_mmap64, real, __ATOMIC_RELEASE);
+  }
+  void *p = real(addr, len, prot, flags, fd, off);
+  if (p != MAP_FAILED && !(flags & MAP_ANONYMOUS) && fd >= 0) note_mapped(fd);
+  return p;
+}
+
+/* The mappings made before the runtime started (another preloaded
+ * object's constructor): one whose path is under /dev or /sys, or that
+ * is a driver's anonymous inode, ends reads in place. */
+static void scan_maps(void) {
+  int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    __atomic_store_n(&device_seen, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  char buf[4096], line[512];
+  size_t used = 0;
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0) {
+    for (ssize_t i = 0; i < n; i++) {
+      if (buf[i] != '\n') {
+        if (used < sizeof line - 1) line[used++] = buf[i];
+        continue;
+      }
+      line[used] = 0;
+      used = 0;
+      /* address perms offset dev inode path */
+      const char *p = line;
+      for (int field = 0; field < 5 && *p; field++) {
+        while (*p && *p != ' ') p++;
+        while (*p == ' ') p++;
+      }
+      int device = !strncmp(p, "/dev/", 5) || !strncmp(p, "/sys/", 5) || !strncmp(p, "anon_inode:", 11);
+      /* shared anonymous memory and POSIX shared memory: ordinary pages */
+      if (!strncmp(p, "/dev/zero", 9) || !strncmp(p, "/dev/shm/", 9)) device = 0;
+      if (device)
+        __atomic_store_n(&device_seen, 1, __ATOMIC_RELAXED);
+    }
+  }
+  if (n < 0) __atomic_store_n(&device_seen, 1, __ATOMIC_RELAXED);
+  close(fd);
+}
+
+CKS_FN void cks_in_place_init(void) {
+  if (!cks_cfg.branch_mode || !cks_cfg.look_ahead) return;
+  /* resolved outside signal context: the handler only calls them */
+  struct sigaction probe;
+  if (sigaction(SIGSEGV, NULL, &probe) != 0) return;
+  if (!__atomic_load_n(&real_mmap, __ATOMIC_ACQUIRE)) {
+    mmap_fn real = (mmap_fn)dlsym(RTLD_NEXT, "mmap");
+    if (!real) return;
+    __atomic_store_n(&real_mmap, real, __ATOMIC_RELEASE);
+  }
+  scan_maps();
+  usable = 1;
+}
+
+static void put_back(int sig, const struct sigaction *action) {
+  struct sigaction cur;
+  if (sigaction(sig, action, &cur) == 0 && !is_ours(&cur)) sigaction(sig, &cur, NULL); /* changed meanwhile */
+}
+
+CKS_FN void cks_in_place_thread_created(void) { __atomic_store_n(&threads_seen, 1, __ATOMIC_RELAXED); }
+CKS_FN void cks_in_place_forked(void) { __atomic_store_n(&threads_seen, 0, __ATOMIC_RELAXED); }
+
+/* The fault handler in place of the program's disposition for `sig`
+ * (`slot` in program[]): 1 done; 0 left as it was. */
+static int stand_in(int sig, int slot, const struct sigaction *ours) {
+  struct sigaction old;
+  if (sigaction(sig, ours, &old) != 0) return 0;
+  if (is_ours(&old) || (!is_default(&old) && __atomic_load_n(&threads_seen, __ATOMIC_RELAXED))) {
+    put_back(sig, &old); /* another thread's trap holds it, or the program's own must stay */
+    return 0;
+  }
+  program[slot] = old;
+  return 1;
+}
+
+CKS_FN int cks_in_place_begin(struct cks_thread *t) {
+  if (!usable) return 0;
+  if (__atomic_load_n(&device_seen, __ATOMIC_RELAXED)) {
+    cks_warn_once(&warned_device, "the program mapped a device or another special file: the look-ahead "
+                                  "interpreter copies memory with process_vm_readv from then on");
+    return 0;
+  }
+  if (!t->la_mask || sigismember(t->la_mask, SIGSEGV) || sigismember(t->la_mask, SIGBUS)) return 0;
+  char here;
+  uintptr_t sp = (uintptr_t)&here;
+  if (sp < t->stack_lo + FAULT_FRAME_ROOM || sp >= t->stack_hi) return 0;
+  struct sigaction ours;
+  memset(&ours, 0, sizeof ours);
+  ours.sa_sigaction = on_fault;
+  ours.sa_flags = SA_SIGINFO;
+  sigfillset(&ours.sa_mask);
+  int saved = errno, ok = 0;
+  __atomic_store_n(&given_back, 0, __ATOMIC_RELEASE);
+  if (stand_in(SIGSEGV, 0, &ours)) {
+    ok = stand_in(SIGBUS, 1, &ours);
+    if (!ok) put_back(SIGSEGV, &program[0]);
+  }
+  errno = saved;
+  return ok;
+}
+
+CKS_FN int cks_read_in_place(void *out, uint64_t addr, uint32_t size) {
+  if (__atomic_load_n(&given_back, __ATOMIC_ACQUIRE)) return -1;
+  return cks_read_or_fault(out, addr, size);
+}
+
+CKS_FN void cks_in_place_end(struct cks_thread *t) {
+  (void)t;
+  int saved = errno;
+  put_back(SIGBUS, &program[1]);
+  put_back(SIGSEGV, &program[0]);
+  errno = saved;
+}
