@@ -318,6 +318,51 @@ def scenario_crash(args, work):
     check_branch_samples(rec, 0, prog)
 
 
+STEP_STATS = re.compile(r"stepping cost \((\w+)\): (\d+) vectors, .* (\d+) lines copied, .* (\d+) faulted")
+
+
+def step_stats(rec):
+    """(vectors, lines copied with process_vm_readv, reads in place that faulted) of the one process."""
+    said = [m for m in (STEP_STATS.search(w) for w in rec.warnings) if m]
+    check(len(said) == 1, f"step stats: {rec.warnings}")
+    return int(said[0].group(2)), int(said[0].group(3)), int(said[0].group(4))
+
+
+def scenario_in_place(args, work):
+    """The interpreter reads the heap in place where a fault of its read
+    can be caught without the program noticing, and copies it elsewhere:
+    told apart by the lines it copied with process_vm_readv (the step
+    stats), the program's own handler checked by the program itself."""
+    prog = compile_prog(work, "faults")
+    env = dict(os.environ, COVKIT_SAMPLE_STEP_STATS="1")
+
+    def run(mode):
+        out = os.path.join(work, mode + ".rec")
+        shutil.rmtree(out, ignore_errors=True)
+        p = subprocess.run([args.covkit, "sample", "record", "--mode", "branch", "--source", "runtime",
+                            "-o", out, "--period", PERIOD, "--", prog, mode, "0.4"],
+                           capture_output=True, text=True, timeout=120, env=env)
+        check(p.returncode == 0, f"{mode}: exit status {p.returncode}: {p.stderr}")
+        rec = Recording(args.covkit, out)
+        vectors, copied, faulted = step_stats(rec)
+        check(vectors >= 10, f"{mode}: {vectors} vectors")
+        check(sum(len(s["steps"]) > 1 for s in rec.samples) >= 10, f"{mode}: no stepped samples")
+        return rec, copied, faulted
+
+    # the default dispositions, one thread: every heap read in place
+    _, copied, faulted = run("plain")
+    check(copied == 0 and faulted == 0, f"plain: {copied} lines copied, {faulted} reads faulted")
+    # its own SIGSEGV handler and faults every 4th step: the program saw
+    # exactly its own faults (exit 0), the interpreter's went nowhere
+    _, copied, _ = run("handler")
+    check(copied == 0, f"handler: {copied} lines copied")
+    # where a stand-in handler is not safe, copies
+    for mode in ("blocked", "threads", "device"):
+        rec, copied, faulted = run(mode)
+        check(copied > 0 and faulted == 0, f"{mode}: {copied} lines copied, {faulted} reads faulted")
+    check(any("mapped a device" in w for w in rec.warnings), f"device: not said: {rec.warnings}")
+
+
 def scenario_sigprof(args, work):
     prog = compile_prog(work, "sigprof")
     out, p = record(args, work, "sigprof", prog, expect_status=0)

@@ -908,7 +908,10 @@ static int la_read(void *ctx, uint64_t addr, void *out, uint32_t size) {
     if (d == LA_IN_PLACE) {
       int r = cks_read_in_place(o, addr, n);
       if (r < 0) r = la_copy(t, o, addr, n);
-      if (!r) return 0;
+      if (!r) {
+        t->faulted++;
+        return 0;
+      }
     } else if (!d) {
       return 0;
     } else {

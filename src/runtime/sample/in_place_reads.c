@@ -80,6 +80,16 @@ __asm__(".text\n"
         "  ret\n"
         ".size cks_read_or_fault, .-cks_read_or_fault\n");
 int cks_read_or_fault(void *out, uint64_t addr, uint32_t size) __attribute__((visibility("hidden")));
+/* The dispositions are read and set as the kernel holds them (the
+ * system call, not sigaction(), which would add its own restorer and
+ * SA_RESTORER to a default disposition put back): the program finds them
+ * bit for bit as it left them. The stand-in's return is this restorer. */
+__asm__(".text\n"
+        ".p2align 4\n"
+        "cks_in_place_restorer:\n"
+        "  mov $15, %eax\n" /* rt_sigreturn */
+        "  syscall\n");
+extern const char cks_in_place_restorer[] __attribute__((visibility("hidden")));
 extern const char cks_read_load8[] __attribute__((visibility("hidden")));
 extern const char cks_read_bytes[] __attribute__((visibility("hidden")));
 extern const char cks_read_failed[] __attribute__((visibility("hidden")));
@@ -95,10 +105,18 @@ static int threads_seen; /* atomic: pthread_create since the start or the last f
 /* While a trap's reads are in place (one thread's at a time: another
  * finds the handler installed and copies): the program's dispositions,
  * and whether a signal not the interpreter's gave them back. */
-static struct sigaction program[2]; /* SIGSEGV, SIGBUS */
+struct kernel_action { /* x86-64's struct sigaction of rt_sigaction(2) */
+  uint64_t handler, flags, restorer, mask;
+};
+#define K_SA_RESTORER 0x04000000u
+static struct kernel_action program[2]; /* SIGSEGV, SIGBUS */
 static int given_back;               /* atomic */
 static int device_seen; /* atomic: a mapping of something else than a regular file */
 static int warned_device;
+
+static int kernel_sigaction(int sig, const struct kernel_action *act, struct kernel_action *old) {
+  return syscall(SYS_rt_sigaction, sig, act, old, sizeof act->mask) == 0;
+}
 
 static void on_fault(int sig, siginfo_t *si, void *ctx) {
   greg_t *g = ((ucontext_t *)ctx)->uc_mcontext.gregs;
@@ -111,18 +129,14 @@ static void on_fault(int sig, siginfo_t *si, void *ctx) {
    * over the default dispositions. The program's disposition back, and
    * the signal again: sent, it is sent again; a fault, the instruction
    * runs again and faults again. */
-  sigaction(sig, &program[sig == SIGSEGV ? 0 : 1], NULL);
+  kernel_sigaction(sig, &program[sig == SIGSEGV ? 0 : 1], NULL);
   __atomic_store_n(&given_back, 1, __ATOMIC_RELEASE);
   if (si->si_code <= 0) syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
 }
 
-static int is_default(const struct sigaction *a) {
-  return !(a->sa_flags & SA_SIGINFO) && a->sa_handler == SIG_DFL;
-}
+static int is_default(const struct kernel_action *a) { return a->handler == (uint64_t)(uintptr_t)SIG_DFL; }
 
-static int is_ours(const struct sigaction *a) {
-  return (a->sa_flags & SA_SIGINFO) && a->sa_sigaction == on_fault;
-}
+static int is_ours(const struct kernel_action *a) { return a->handler == (uint64_t)(uintptr_t)on_fault; }
 
 /* A mapping of the file `fd`: anything but a regular file outside sysfs
  * (a device, a PCI resource file, an anonymous inode of a driver) ends
@@ -203,9 +217,6 @@ static void scan_maps(void) {
 
 CKS_FN void cks_in_place_init(void) {
   if (!cks_cfg.branch_mode || !cks_cfg.look_ahead) return;
-  /* resolved outside signal context: the handler only calls them */
-  struct sigaction probe;
-  if (sigaction(SIGSEGV, NULL, &probe) != 0) return;
   if (!__atomic_load_n(&real_mmap, __ATOMIC_ACQUIRE)) {
     mmap_fn real = (mmap_fn)dlsym(RTLD_NEXT, "mmap");
     if (!real) return;
@@ -215,9 +226,9 @@ CKS_FN void cks_in_place_init(void) {
   usable = 1;
 }
 
-static void put_back(int sig, const struct sigaction *action) {
-  struct sigaction cur;
-  if (sigaction(sig, action, &cur) == 0 && !is_ours(&cur)) sigaction(sig, &cur, NULL); /* changed meanwhile */
+static void put_back(int sig, const struct kernel_action *action) {
+  struct kernel_action cur;
+  if (kernel_sigaction(sig, action, &cur) && !is_ours(&cur)) kernel_sigaction(sig, &cur, NULL); /* changed meanwhile */
 }
 
 CKS_FN void cks_in_place_thread_created(void) { __atomic_store_n(&threads_seen, 1, __ATOMIC_RELAXED); }
@@ -225,9 +236,9 @@ CKS_FN void cks_in_place_forked(void) { __atomic_store_n(&threads_seen, 0, __ATO
 
 /* The fault handler in place of the program's disposition for `sig`
  * (`slot` in program[]): 1 done; 0 left as it was. */
-static int stand_in(int sig, int slot, const struct sigaction *ours) {
-  struct sigaction old;
-  if (sigaction(sig, ours, &old) != 0) return 0;
+static int stand_in(int sig, int slot, const struct kernel_action *ours) {
+  struct kernel_action old;
+  if (!kernel_sigaction(sig, ours, &old)) return 0;
   if (is_ours(&old) || (!is_default(&old) && __atomic_load_n(&threads_seen, __ATOMIC_RELAXED))) {
     put_back(sig, &old); /* another thread's trap holds it, or the program's own must stay */
     return 0;
@@ -247,11 +258,9 @@ CKS_FN int cks_in_place_begin(struct cks_thread *t) {
   char here;
   uintptr_t sp = (uintptr_t)&here;
   if (sp < t->stack_lo + FAULT_FRAME_ROOM || sp >= t->stack_hi) return 0;
-  struct sigaction ours;
-  memset(&ours, 0, sizeof ours);
-  ours.sa_sigaction = on_fault;
-  ours.sa_flags = SA_SIGINFO;
-  sigfillset(&ours.sa_mask);
+  /* every signal waits while it runs */
+  const struct kernel_action ours = {(uint64_t)(uintptr_t)on_fault, SA_SIGINFO | K_SA_RESTORER,
+                                     (uint64_t)(uintptr_t)cks_in_place_restorer, ~(uint64_t)0};
   int saved = errno, ok = 0;
   __atomic_store_n(&given_back, 0, __ATOMIC_RELEASE);
   if (stand_in(SIGSEGV, 0, &ours)) {

@@ -88,6 +88,7 @@ struct cks_thread {
   uint32_t predicted;       /* and the instructions the look-ahead interpreter ran for it */
   uint32_t copies;          /* and the memory lines it copied with process_vm_readv */
   uint32_t decodes;         /* and the instructions Zydis decoded (not in the decode cache) */
+  uint32_t faulted;         /* and the interpreter's reads in place that faulted */
   uint32_t nexpect;       /* where the thread may stop next: */
   struct cks_bp_expect {
     uint64_t addr, rsp;   /* a hit counts there with this stack pointer */

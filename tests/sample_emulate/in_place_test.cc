@@ -1,0 +1,252 @@
+// The look-ahead interpreter's reads in place (src/runtime/sample/
+// in_place_reads.c) against the kernel: reads of unmapped memory, of a
+// PROT_NONE page, of a non-canonical address and of a file mapping past
+// the file's end fail instead of killing the process; a mapped read
+// returns the bytes there; the program's own SIGSEGV/SIGBUS dispositions
+// are exactly as it set them after each trap, its own faults reach its own
+// handler, and where a stand-in handler is not safe (a second thread over
+// the program's handler, the signals blocked, no room on the stack, a
+// device mapped) reads are refused and nothing is changed.
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+extern "C" {
+#include "sample_runtime.h"
+}
+
+// What in_place_reads.c uses of the rest of the runtime.
+extern "C" {
+struct cks_config cks_cfg;
+int cks_warnings;
+void cks_warn_once(int *flag, const char *text) {
+  (void)text;
+  if (!*flag) cks_warnings++;
+  *flag = 1;
+}
+}
+
+namespace {
+
+sigjmp_buf recovered;
+volatile sig_atomic_t program_faults;
+
+void program_handler(int) {
+  program_faults = program_faults + 1;
+  siglongjmp(recovered, 1);
+}
+
+struct ThreadState {
+  ThreadState() : t(static_cast<cks_thread *>(calloc(1, sizeof(cks_thread)))) {
+    pthread_attr_t attr;
+    void *addr;
+    size_t size;
+    EXPECT_EQ(pthread_getattr_np(pthread_self(), &attr), 0);
+    EXPECT_EQ(pthread_attr_getstack(&attr, &addr, &size), 0);
+    pthread_attr_destroy(&attr);
+    t->stack_lo = reinterpret_cast<uintptr_t>(addr);
+    t->stack_hi = t->stack_lo + size;
+    sigemptyset(&mask);
+    t->la_mask = &mask;
+  }
+  ~ThreadState() { free(t); }
+  cks_thread *t;
+  sigset_t mask;
+};
+
+struct sigaction disposition(int sig) {
+  struct sigaction a;
+  memset(&a, 0, sizeof a);
+  EXPECT_EQ(sigaction(sig, nullptr, &a), 0);
+  return a;
+}
+
+void set_disposition(int sig, void (*handler)(int), int flags) {
+  struct sigaction a;
+  memset(&a, 0, sizeof a);
+  a.sa_handler = handler;
+  a.sa_flags = flags;
+  sigemptyset(&a.sa_mask);
+  sigaddset(&a.sa_mask, SIGUSR2);  // a mask of its own, to be found again as it was
+  ASSERT_EQ(sigaction(sig, &a, nullptr), 0);
+}
+
+// bit for bit as the kernel holds it (flags, restorer and mask included)
+bool same_disposition(const struct sigaction &a, const struct sigaction &b) {
+  return a.sa_handler == b.sa_handler && a.sa_flags == b.sa_flags && a.sa_restorer == b.sa_restorer &&
+         memcmp(&a.sa_mask, &b.sa_mask, 8) == 0;
+}
+
+// The reads a trap makes: mapped bytes come back, every kind of unreadable
+// address fails, and the process lives.
+void check_reads() {
+  static const char text[] = "bytes in place, 8+";
+  char out[sizeof text] = {};
+  EXPECT_EQ(cks_read_in_place(out, reinterpret_cast<uintptr_t>(text), sizeof text), 1);
+  EXPECT_STREQ(out, text);
+  uint64_t word = 0x0123456789abcdefull, got = 0;
+  EXPECT_EQ(cks_read_in_place(&got, reinterpret_cast<uintptr_t>(&word), 8), 1);
+  EXPECT_EQ(got, word);
+
+  long page = sysconf(_SC_PAGESIZE);
+  void *gone = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(gone, MAP_FAILED);
+  ASSERT_EQ(munmap(gone, page), 0);
+  EXPECT_EQ(cks_read_in_place(&got, reinterpret_cast<uintptr_t>(gone), 8), 0) << "unmapped";
+  EXPECT_EQ(cks_read_in_place(&got, reinterpret_cast<uintptr_t>(gone) + 3, 4), 0) << "unmapped, bytes";
+
+  void *none = mmap(nullptr, page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(none, MAP_FAILED);
+  EXPECT_EQ(cks_read_in_place(&got, reinterpret_cast<uintptr_t>(none), 8), 0) << "PROT_NONE";
+  munmap(none, page);
+
+  EXPECT_EQ(cks_read_in_place(&got, 0x8000000000000000ull, 8), 0) << "non-canonical";
+  EXPECT_EQ(cks_read_in_place(&got, 0, 1), 0) << "address 0";
+
+  // a file mapping past the file's end: SIGBUS
+  char path[] = "/tmp/covkit-in-place-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  unlink(path);
+  ASSERT_EQ(ftruncate(fd, page), 0);
+  auto *file = static_cast<unsigned char *>(mmap(nullptr, 2 * page, PROT_READ, MAP_SHARED, fd, 0));
+  ASSERT_NE(file, MAP_FAILED);
+  EXPECT_EQ(cks_read_in_place(&got, reinterpret_cast<uintptr_t>(file), 8), 1) << "within the file";
+  EXPECT_EQ(cks_read_in_place(&got, reinterpret_cast<uintptr_t>(file) + page, 8), 0) << "past its end (SIGBUS)";
+  munmap(file, 2 * page);
+  close(fd);
+}
+
+class InPlace : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    cks_cfg.branch_mode = 1;
+    cks_cfg.look_ahead = 1;
+    cks_in_place_init();
+  }
+  void TearDown() override {
+    set_disposition(SIGSEGV, SIG_DFL, 0);
+    set_disposition(SIGBUS, SIG_DFL, 0);
+    cks_in_place_forked();  // one thread again
+  }
+};
+
+TEST_F(InPlace, DefaultDispositionsReadAndComeBack) {
+  ThreadState s;
+  struct sigaction before_segv = disposition(SIGSEGV), before_bus = disposition(SIGBUS);
+  ASSERT_EQ(cks_in_place_begin(s.t), 1);
+  check_reads();
+  cks_in_place_end(s.t);
+  EXPECT_TRUE(same_disposition(disposition(SIGSEGV), before_segv));
+  EXPECT_TRUE(same_disposition(disposition(SIGBUS), before_bus));
+  EXPECT_EQ(disposition(SIGSEGV).sa_handler, SIG_DFL);
+}
+
+TEST_F(InPlace, TheProgramsHandlerOneThread) {
+  set_disposition(SIGSEGV, program_handler, SA_NODEFER | SA_RESTART);
+  set_disposition(SIGBUS, program_handler, SA_NODEFER);
+  struct sigaction before_segv = disposition(SIGSEGV), before_bus = disposition(SIGBUS);
+  ThreadState s;
+  ASSERT_EQ(cks_in_place_begin(s.t), 1);
+  check_reads();
+  EXPECT_EQ(program_faults, 0) << "the interpreter's faults reached the program";
+  cks_in_place_end(s.t);
+  EXPECT_TRUE(same_disposition(disposition(SIGSEGV), before_segv));
+  EXPECT_TRUE(same_disposition(disposition(SIGBUS), before_bus));
+  // the program's own fault reaches its own handler after the trap
+  long page = sysconf(_SC_PAGESIZE);
+  auto *none = static_cast<volatile unsigned char *>(
+      mmap(nullptr, page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(none, MAP_FAILED);
+  int before = program_faults;
+  if (sigsetjmp(recovered, 1) == 0) (void)none[0];
+  EXPECT_EQ(program_faults, before + 1);
+  munmap(const_cast<unsigned char *>(none), page);
+}
+
+TEST_F(InPlace, ASignalSentMeanwhileReachesTheProgram) {
+  set_disposition(SIGSEGV, program_handler, SA_NODEFER);
+  struct sigaction before = disposition(SIGSEGV);
+  ThreadState s;
+  ASSERT_EQ(cks_in_place_begin(s.t), 1);
+  int faults = program_faults;
+  if (sigsetjmp(recovered, 1) == 0) {
+    syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), SIGSEGV);
+    // the stand-in gives the signal to the program's handler, which jumps back
+    ADD_FAILURE() << "the program's handler did not run";
+  }
+  EXPECT_EQ(program_faults, faults + 1);
+  uint64_t word = 7, got = 0;
+  EXPECT_EQ(cks_read_in_place(&got, reinterpret_cast<uintptr_t>(&word), 8), -1) << "reads go on in place";
+  cks_in_place_end(s.t);
+  EXPECT_TRUE(same_disposition(disposition(SIGSEGV), before));
+}
+
+TEST_F(InPlace, RefusedWhereAStandInIsNotSafe) {
+  ThreadState s;
+  // another thread, over the program's own handler
+  set_disposition(SIGSEGV, program_handler, SA_NODEFER);
+  struct sigaction before = disposition(SIGSEGV);
+  cks_in_place_thread_created();
+  EXPECT_EQ(cks_in_place_begin(s.t), 0);
+  EXPECT_TRUE(same_disposition(disposition(SIGSEGV), before));
+  // ... but over the default ones another thread's fault ends the process anyway
+  set_disposition(SIGSEGV, SIG_DFL, 0);
+  ASSERT_EQ(cks_in_place_begin(s.t), 1);
+  cks_in_place_end(s.t);
+  cks_in_place_forked();
+  // a SIGBUS handler of the program's with more threads
+  set_disposition(SIGBUS, program_handler, 0);
+  before = disposition(SIGBUS);
+  cks_in_place_thread_created();
+  EXPECT_EQ(cks_in_place_begin(s.t), 0);
+  EXPECT_TRUE(same_disposition(disposition(SIGBUS), before));
+  EXPECT_EQ(disposition(SIGSEGV).sa_handler, SIG_DFL) << "SIGSEGV not given back";
+  cks_in_place_forked();
+  set_disposition(SIGBUS, SIG_DFL, 0);
+  // the signals blocked where the thread was
+  sigaddset(&s.mask, SIGSEGV);
+  EXPECT_EQ(cks_in_place_begin(s.t), 0);
+  sigemptyset(&s.mask);
+  sigaddset(&s.mask, SIGBUS);
+  EXPECT_EQ(cks_in_place_begin(s.t), 0);
+  sigemptyset(&s.mask);
+  // no room for a second signal frame: the handler is not on the thread's stack
+  uintptr_t lo = s.t->stack_lo;
+  s.t->stack_lo = s.t->stack_hi - 1024;
+  EXPECT_EQ(cks_in_place_begin(s.t), 0);
+  s.t->stack_lo = lo;
+  EXPECT_EQ(disposition(SIGSEGV).sa_handler, SIG_DFL);
+  EXPECT_EQ(disposition(SIGBUS).sa_handler, SIG_DFL);
+}
+
+// Last: a device mapped ends reads in place for the rest of the process.
+TEST_F(InPlace, ZDeviceMappedEndsThem) {
+  ThreadState s;
+  ASSERT_EQ(cks_in_place_begin(s.t), 1);
+  cks_in_place_end(s.t);
+  int fd = open("/dev/zero", O_RDONLY);
+  ASSERT_GE(fd, 0);
+  void *p = mmap(nullptr, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+  ASSERT_NE(p, MAP_FAILED);
+  close(fd);
+  int warnings = cks_warnings;
+  EXPECT_EQ(cks_in_place_begin(s.t), 0);
+  EXPECT_EQ(cks_warnings, warnings + 1);
+  EXPECT_EQ(disposition(SIGSEGV).sa_handler, SIG_DFL);
+  munmap(p, 4096);
+}
+
+}  // namespace
