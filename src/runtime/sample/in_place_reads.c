@@ -100,7 +100,7 @@ extern const char cks_read_failed[] __attribute__((visibility("hidden")));
 
 typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
 static mmap_fn real_mmap, real_mmap64;
-static int usable;      /* branch mode with the interpreter: reads in place may be tried */
+static int usable;      /* atomic: branch mode with the interpreter: reads in place may be tried */
 static int threads_seen; /* atomic: pthread_create since the start or the last fork */
 /* While a trap's reads are in place (one thread's at a time: another
  * finds the handler installed and copies): the program's dispositions,
@@ -151,31 +151,23 @@ static void note_mapped(int fd) {
   errno = saved;
 }
 
-CKS_API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off) {
-  mmap_fn real = __atomic_load_n(&real_mmap, __ATOMIC_ACQUIRE);
-  if (!real) {
-    real = (mmap_fn)dlsym(RTLD_NEXT, "mmap");
-    if (!real) {
-      errno = ENOSYS;
-      return MAP_FAILED;
-    }
-    __atomic_store_n(&real_mmap, real, __ATOMIC_RELEASE);
-  }
-  void *p = real(addr, len, prot, flags, fd, off);
-  if (p != MAP_FAILED && !(flags & MAP_ANONYMOUS) && fd >= 0) note_mapped(fd);
+/* The next mmap (libc's, or a sanitizer's in front of it), resolved in
+ * this object's constructor: before it the system call itself, since a dlsym here could
+ * recurse through an allocator that maps its memory with mmap. */
+static void *next_mmap(mmap_fn real, void *addr, size_t len, int prot, int flags, int fd, off_t off) {
+  void *p = real ? real(addr, len, prot, flags, fd, off) : (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+  if (p != MAP_FAILED && !(flags & MAP_ANONYMOUS) && fd >= 0 && __atomic_load_n(&usable, __ATOMIC_RELAXED))
+    note_mapped(fd);
   return p;
+}
+
+CKS_API void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off) {
+  return next_mmap(__atomic_load_n(&real_mmap, __ATOMIC_ACQUIRE), addr, len, prot, flags, fd, off);
 }
 
 CKS_API void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off) {
   mmap_fn real = __atomic_load_n(&real_mmap64, __ATOMIC_ACQUIRE);
-  if (!real) {
-    real = (mmap_fn)dlsym(RTLD_NEXT, "mmap64");
-    if (!real) return mmap(addr, len, prot, flags, fd, off);
-    __atomic_store_n(&real_mmap64, real, __ATOMIC_RELEASE);
-  }
-  void *p = real(addr, len, prot, flags, fd, off);
-  if (p != MAP_FAILED && !(flags & MAP_ANONYMOUS) && fd >= 0) note_mapped(fd);
-  return p;
+  return next_mmap(real ? real : __atomic_load_n(&real_mmap, __ATOMIC_ACQUIRE), addr, len, prot, flags, fd, off);
 }
 
 /* The mappings made before the runtime started (another preloaded
@@ -215,15 +207,17 @@ static void scan_maps(void) {
   close(fd);
 }
 
+/* in every mode, inert or not: the wrapper is there in all of them */
+__attribute__((constructor)) static void resolve_mmap(void) {
+  __atomic_store_n(&real_mmap64, (mmap_fn)dlsym(RTLD_NEXT, "mmap64"), __ATOMIC_RELEASE);
+  __atomic_store_n(&real_mmap, (mmap_fn)dlsym(RTLD_NEXT, "mmap"), __ATOMIC_RELEASE);
+}
+
 CKS_FN void cks_in_place_init(void) {
   if (!cks_cfg.branch_mode || !cks_cfg.look_ahead) return;
-  if (!__atomic_load_n(&real_mmap, __ATOMIC_ACQUIRE)) {
-    mmap_fn real = (mmap_fn)dlsym(RTLD_NEXT, "mmap");
-    if (!real) return;
-    __atomic_store_n(&real_mmap, real, __ATOMIC_RELEASE);
-  }
+  /* mappings from here on are noted by the wrapper, those before by the scan */
+  __atomic_store_n(&usable, 1, __ATOMIC_RELAXED);
   scan_maps();
-  usable = 1;
 }
 
 static void put_back(int sig, const struct kernel_action *action) {
@@ -248,7 +242,7 @@ static int stand_in(int sig, int slot, const struct kernel_action *ours) {
 }
 
 CKS_FN int cks_in_place_begin(struct cks_thread *t) {
-  if (!usable) return 0;
+  if (!__atomic_load_n(&usable, __ATOMIC_RELAXED)) return 0;
   if (__atomic_load_n(&device_seen, __ATOMIC_RELAXED)) {
     cks_warn_once(&warned_device, "the program mapped a device or another special file: the look-ahead "
                                   "interpreter copies memory with process_vm_readv from then on");
