@@ -171,7 +171,7 @@ int report_block_files(const BlocksReportOptions& o, std::vector<ResetProcess>* 
         if (from_child) all.push_back(std::move(*from_child));
         else if (!o.report.quiet)
           std::fprintf(stderr, "%s: warning: %s: left out\n", std::string(kBlocksReportCommand).c_str(),
-                       from_child.error().message.c_str());
+                       util::printable(from_child.error().message).c_str());
       }
     // Files given too (earlier runs) add up with the process.
     for (const std::string& path : o.files) {
@@ -189,7 +189,7 @@ int report_block_files(const BlocksReportOptions& o, std::vector<ResetProcess>* 
   if (!cov) return fail(kBlocksReportCommand, "", cov.error());
   if (!o.report.quiet) {
     for (const std::string& w : cov->warnings)
-      std::fprintf(stderr, "%s: warning: %s\n", std::string(kBlocksReportCommand).c_str(), w.c_str());
+      std::fprintf(stderr, "%s: warning: %s\n", std::string(kBlocksReportCommand).c_str(), util::printable(w).c_str());
     for (const blocks::BlockModuleSummary& m : cov->modules)
       if (m.wrapped_counts)
         std::fprintf(stderr, "%s: note: %s: inline 8-bit counters wrap at 256: counts are modulo 256, and a block "
@@ -287,7 +287,7 @@ int run_blocks_dump(int argc, char** argv) {
     options.addresses_only = addresses;
     blocks::write_block_trace_text(*trace, options, [&](std::string_view piece) { output->write(piece); }, warnings);
     for (const std::string& w : warnings)
-      std::fprintf(stderr, "%s: warning: %s\n", std::string(kBlocksDumpCommand).c_str(), w.c_str());
+      std::fprintf(stderr, "%s: warning: %s\n", std::string(kBlocksDumpCommand).c_str(), util::printable(w).c_str());
     if (trace->dropped_past || trace->dropped_lost)
       std::fprintf(stderr, "%s: %s: %llu event(s) dropped (%llu past the bound of %llu, %llu without a block id)\n",
                    std::string(kBlocksDumpCommand).c_str(), util::printable(path).c_str(),

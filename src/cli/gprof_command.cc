@@ -33,6 +33,7 @@
 #include "util/fast_allocator.h"
 #include "util/file_io.h"
 #include "util/foreign_data.h"
+#include "util/terminal_text.h"
 
 namespace covkit::cli {
 
@@ -412,7 +413,9 @@ std::variant<std::string, int> render_report(const GprofCommandLine& cl, const s
 // To standard output, or to -o FILE (written whole or not at all).
 int write_report(const std::string& out, const std::string& content) {
   if (out.empty() || out == "-") {
-    if (std::fwrite(content.data(), 1, content.size(), stdout) != content.size() || std::fflush(stdout) != 0)
+    // A symbol of the program's names nothing a terminal would act on
+    // (util/terminal_text.h); to a pipe, gprof's bytes.
+    if (util::write_for_terminal(stdout, content) != content.size() || std::fflush(stdout) != 0)
       return fail(kGprofCommand, "<stdout>", std::strerror(errno));
     return 0;
   }

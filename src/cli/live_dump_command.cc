@@ -9,6 +9,7 @@
 #include "cli/command_line.h"
 #include "cli/output_options.h"
 #include "util/plural.h"
+#include "util/printable.h"
 #include "cli/live_command.h"
 #include "live/live_dump.h"
 
@@ -81,17 +82,18 @@ int run(LiveDumpOptions& o) {
     return fail(kLiveDumpCommand, "",
                 "without -o the dump goes into the program's own .gcda files, which the program adds to again when "
                 "it exits: use --reset (so nothing is counted twice), or -o DIR for a snapshot");
-  o.request.tell = [](const std::string& w) { std::fprintf(stderr, "covkit live dump: warning: %s\n", w.c_str()); };
+  o.request.tell = [](const std::string& w) { std::fprintf(stderr, "covkit live dump: warning: %s\n", util::printable(w).c_str()); };
   auto done = live::dump(o.request);
   if (!done) return fail(kLiveDumpCommand, "", done.error());
-  for (const std::string& w : done->warnings) std::fprintf(stderr, "covkit live dump: warning: %s\n", w.c_str());
+  for (const std::string& w : done->warnings)
+    std::fprintf(stderr, "covkit live dump: warning: %s\n", util::printable(w).c_str());
   for (const live::WrittenFile& f : done->files)
     if (f.replaced)
       std::fprintf(stderr, "covkit live dump: warning: %s: replaced (it held another compilation's data, as libgcov "
-                   "replaces it)\n", f.path.c_str());
+                   "replaces it)\n", util::printable(f.path).c_str());
   for (const live::ProcessSummary& p : done->processes) {
     if (o.verbose)
-      for (const std::string& m : p.module_notes) std::printf("pid %d: %s\n", p.pid, m.c_str());
+      for (const std::string& m : p.module_notes) std::printf("pid %d: %s\n", p.pid, util::printable(m).c_str());
     std::string pause = p.stopped ? fmt::format("{} stopped for {:.3f} ms", util::count_of(p.threads, "thread"),
                                                 p.pause.count() / 1e6)
                                   : std::string("not stopped (--no-stop)");
@@ -106,7 +108,7 @@ int run(LiveDumpOptions& o) {
   size_t added = 0;
   for (const live::WrittenFile& f : done->files) {
     added += f.added;
-    if (o.verbose) std::printf("%s %s\n", f.added ? "added to" : "wrote", f.path.c_str());
+    if (o.verbose) std::printf("%s %s\n", f.added ? "added to" : "wrote", util::printable(f.path).c_str());
   }
   std::printf("%s written (%zu added to existing ones)%s%s\n", util::count_of(done->files.size(), "file").c_str(), added,
               o.request.directory.empty() ? "" : " under ", o.request.directory.c_str());

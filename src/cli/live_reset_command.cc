@@ -9,6 +9,7 @@
 
 #include "cli/command_line.h"
 #include "util/plural.h"
+#include "util/printable.h"
 #include "cli/live_command.h"
 #include "live/live_dump.h"
 
@@ -59,10 +60,11 @@ int run_live_reset(int argc, char** argv) {
                "before anything is reset");
   if (auto status = parse_command_line(app, argc, argv)) return *status;
   return run_guarded(kLiveResetCommand, [&] {
-    request.tell = [](const std::string& w) { std::fprintf(stderr, "covkit live reset: warning: %s\n", w.c_str()); };
+    request.tell = [](const std::string& w) { std::fprintf(stderr, "covkit live reset: warning: %s\n", util::printable(w).c_str()); };
     auto done = live::reset(request);
     if (!done) return fail(kLiveResetCommand, "", done.error());
-    for (const std::string& w : done->warnings) std::fprintf(stderr, "covkit live reset: warning: %s\n", w.c_str());
+    for (const std::string& w : done->warnings)
+      std::fprintf(stderr, "covkit live reset: warning: %s\n", util::printable(w).c_str());
     for (const live::ProcessSummary& p : done->processes)
       std::printf("pid %d: %s stopped for %.3f ms%s\n", p.pid, util::count_of(p.threads, "thread").c_str(),
                   p.pause.count() / 1e6, p.left_asleep ? fmt::format(", {} left asleep", p.left_asleep).c_str() : "");

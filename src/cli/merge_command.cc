@@ -81,7 +81,7 @@ int merge_coverage_files(const std::vector<std::string>& inputs, const std::stri
     std::vector<std::string> warnings;
     auto added = model::add_coverage_file(total, in, warnings);
     if (!added) return fail(kMergeCommand, in, added.error().message);
-    for (const std::string& w : warnings) std::fprintf(stderr, "%s: warning: %s\n", kMergeCommand, w.c_str());
+    for (const std::string& w : warnings) std::fprintf(stderr, "%s: warning: %s\n", kMergeCommand, util::printable(w).c_str());
   }
   if (format.empty()) format = out.ends_with(".json") ? "json" : "lcov";
   // Without --test-name the inputs' own test name, when they share one; lcov -a
@@ -119,7 +119,7 @@ int merge_profiles(const std::vector<std::string>& inputs, const std::string& ou
                                      "(-fprofile-instr-generate), nor the other way round");
     total.variant = one.counts.variant;
     total.variant_set = true;
-    for (const std::string& w : one.warnings) std::fprintf(stderr, "%s: warning: %s\n", kMergeCommand, w.c_str());
+    for (const std::string& w : one.warnings) std::fprintf(stderr, "%s: warning: %s\n", kMergeCommand, util::printable(w).c_str());
     for (std::string_view name : one.counts.names())
       for (const clang::ProfileCounts::Entry& e : *one.counts.entries(name))
         if (total.add(name, e.hash, e.counts) == clang::ProfileCounts::Added::kCountMismatch)

@@ -11,6 +11,7 @@
 #include "cli/command_line.h"
 #include "util/file_io.h"
 #include "util/printable.h"
+#include "util/terminal_text.h"
 
 namespace covkit::cli {
 
@@ -134,7 +135,7 @@ std::optional<TextOutput> TextOutput::open(std::string_view command, const std::
 
 void TextOutput::write(std::string_view piece) {
   if (file_) file_->write(piece);
-  else std::fwrite(piece.data(), 1, piece.size(), stdout);
+  else util::write_for_terminal(stdout, piece);  // names cannot act on a terminal
 }
 
 bool TextOutput::commit() {

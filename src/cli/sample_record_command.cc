@@ -153,7 +153,7 @@ sample::ImageSelection image_selection(const SampleRecordOptions& o) {
 }
 
 void warn_sample_record(const std::string& what) {
-  std::fprintf(stderr, "%s: warning: %s\n", std::string(kSampleRecordCommand).c_str(), what.c_str());
+  std::fprintf(stderr, "%s: warning: %s\n", std::string(kSampleRecordCommand).c_str(), util::printable(what).c_str());
 }
 
 // --mode auto: what this machine offers. The PMU's branch stack samples at

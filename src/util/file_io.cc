@@ -15,6 +15,7 @@
 
 #include "util/atomic_output.h"
 #include "util/mapped_file.h"
+#include "util/terminal_text.h"
 
 namespace covkit::util {
 
@@ -268,7 +269,8 @@ Expected<void, WriteError> write_file_or_stdout(const std::string& path, std::st
   // Flushed now, so that a failure is this output's, said by its caller;
   // the stream's error flag is then cleared so that it is said once, not
   // again when the command ends (cli::checked_stdout).
-  if (std::fwrite(content.data(), 1, content.size(), stdout) == content.size() && std::fflush(stdout) == 0) return {};
+  // On a terminal, other users' names and sources cannot act (terminal_text.h).
+  if (write_for_terminal(stdout, content) == content.size() && std::fflush(stdout) == 0) return {};
   const int e = errno;
   std::clearerr(stdout);
   return WriteError(WriteStage::kWrite, std::strerror(e));

@@ -2,20 +2,32 @@
 
 #include <fmt/format.h>
 
+#include "util/utf8.h"
+
 namespace covkit::util {
 
 std::string printable(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  for (unsigned char c : s) {
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    // A C1 control (U+0080-U+009F, C2 80 - C2 9F) acts in a terminal as ESC
+    // and a letter would, and a byte of no UTF-8 sequence (0x9B alone) does
+    // in an 8-bit one: both shown as their bytes.
+    const size_t n = c < 0x80 ? 1 : utf8_length(s, i);
+    const bool c1 = n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0;
     if (c == '\n')
       out += "\\n";
     else if (c == '\t')
       out += "\\t";
-    else if (c < 0x20 || c == 0x7f)
+    else if (c < 0x20 || c == 0x7f || n == 0 || c1)
       out += fmt::format("\\x{:02x}", c);
-    else
-      out += char(c);
+    else {
+      out.append(s.substr(i, n));
+      i += n;
+      continue;
+    }
+    ++i;
   }
   return out;
 }

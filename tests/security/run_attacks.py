@@ -1686,6 +1686,152 @@ def scenario_covmap_names_bomb(env):
           f"{err!r}")
 
 
+# ------------------------------------------------------------------ names that act on a terminal
+
+# What a terminal acts on, in the attacker's names: OSC 52 (writes root's
+# clipboard, pasted later as a command), OSC 0 (the title), CSI 2J (clears
+# the screen) as ESC sequences, as the C1 controls U+009D/U+009B (which
+# xterm and VTE take as OSC and CSI in UTF-8) and as a lone 0x9B byte (CSI
+# to an 8-bit terminal).
+TERMINAL_NAME = (b"\x1b]52;c;ZWNobyBwd25lZA==\x07\x1b]0;TITLE\x07\x1b[2J"
+                 b"\xc2\x9d0;C1TITLE\xc2\x9c\xc2\x9b2J\x9b31mx.c")
+# Bytes a terminal must never be sent from such names: ESC, BEL, CSI/OSC/ST
+# as C1 characters and as lone 8-bit bytes.
+TERMINAL_ACTIVE = re.compile(rb"[\x07\x1b\x9b\x9d]|\xc2[\x80-\x9f]")
+
+
+def c_octal(b):
+    return "".join(f"\\{c:03o}" if c < 0x20 or c >= 0x7f or chr(c) in '"\\' else chr(c) for c in b)
+
+
+def on_terminal(env, argv, cwd):
+    """covkit run with a pseudo-terminal (raw: no line-ending changes) as its
+    standard output and error: the bytes the terminal received."""
+    import pty
+    import tty
+    master, slave = pty.openpty()
+    tty.setraw(slave)
+    env.log("$ (on a terminal)", " ".join(argv))
+    p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, cwd=cwd)
+    os.close(slave)
+    got = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: every writer has closed the terminal
+            break
+        if not chunk:
+            break
+        got += chunk
+    os.close(master)
+    p.wait(timeout=120)
+    env.log(got.decode("utf-8", "backslashreplace"))
+    return p.returncode, got
+
+
+def terminal_clean(got, what, shown=b"]52;c;ZWNobyBwd25lZA=="):
+    m = TERMINAL_ACTIVE.search(got)
+    check(m is None, f"{what}: the attacker's name reached the terminal with {m and m.group()!r}: {got[:400]!r}")
+    check(shown in got, f"{what}: the name is not shown at all: {got[:400]!r}")
+
+
+def scenario_terminal_names(env):
+    """Names from the attacker's notes files and program (a source named by
+    #line, a function's name edited into the .gcno, a symbol renamed in a
+    -pg program) carry escape sequences: shown by root's `covkit gcov`,
+    `gprof`, `report` (summary, warnings, an lcov tracefile to '-') on a
+    terminal, nor `trace report/replay/dump` of the attacker's own trace,
+    nor `live dump -v` of a process that named its .gcda so, none may
+    reach it as a control; in a pipe, covkit gcov and gprof still print
+    gcov-12's and gprof's bytes."""
+    d = env.attacker_dir("termnames")
+    src = os.path.join(d, "names.c")
+    placeholder = b"PLACEHOLDER" * 6
+    with open(src, "w") as f:
+        f.write(f"""#include <stdio.h>
+int weird(int x) __asm__("{placeholder.decode()}");
+int weird(int x) {{ return x + 1; }}
+#line 10 "{c_octal(TERMINAL_NAME)}"
+int other(int y) {{
+  if (y > 2) return y;
+  return 0;
+}}
+#line 30 "names.c"
+int main(void) {{ printf("%d\\n", weird(1) + other(3)); return 0; }}
+""")
+    env.run(["gcc-12", "--coverage", "-O0", "-o", "names", "names.c"], cwd=d)
+    env.run(["./names"], cwd=d)
+    notes = os.path.join(d, "names.gcno")
+    with open(notes, "rb") as f:
+        data = f.read()
+    evil_fn = (b"f" + TERMINAL_NAME[:-4]).ljust(len(placeholder), b"_")
+    check(data.count(placeholder) == 1, "the function's name is not in the notes once")
+    with open(notes, "wb") as f:
+        f.write(data.replace(placeholder, evil_fn))
+    # gprof: a -pg program whose symbol the attacker renamed after its run.
+    with open(os.path.join(d, "pg.c"), "w") as f:
+        f.write("#include <stdio.h>\n__attribute__((noinline)) int work(int n) { volatile long s = 0; "
+                "for (long i = 0; i < 3000000L * n; i++) s += i; return (int)s; }\n"
+                "int main(void) { printf(\"%d\\n\", work(1)); return 0; }\n")
+    env.run(["gcc-12", "-pg", "-O0", "-o", "pg0", "pg.c"], cwd=d)
+    env.run(["./pg0"], cwd=d)
+    subprocess.run([b"objcopy", b"--redefine-sym", b"work=" + TERMINAL_NAME, b"pg0", b"pg"], cwd=d, check=True)
+    subprocess.run(["chown", "-R", f"{ATTACKER}:{ATTACKER}", d], check=True)
+
+    # The oracles' bytes in a pipe, and covkit's.
+    for tool, oracle, argv in (
+            ("gcov", ["gcov-12"], ["-b", "-c", "-f", "names.gcno"]),
+            ("gprof", ["gprof"], ["-b", "pg", "gmon.out"])):
+        if shutil.which(oracle[0]) is None:
+            continue
+        out_dir = env.fresh_dir(f"pipe-{tool}")
+        for f in ("names.gcno", "names.gcda", "pg", "gmon.out"):
+            shutil.copy(os.path.join(d, f), out_dir)
+        want = subprocess.run(oracle + argv, cwd=out_dir, capture_output=True)
+        got = subprocess.run([env.covkit, tool] + argv, cwd=out_dir, capture_output=True)
+        check(TERMINAL_ACTIVE.search(want.stdout), f"{oracle[0]}'s output lacks the names: the attack is not built")
+        check(got.stdout == want.stdout, f"covkit {tool} in a pipe differs from {oracle[0]}: "
+              f"{got.stdout[:300]!r} != {want.stdout[:300]!r}")
+
+    runs = [
+        ("covkit gcov", ["gcov", "-b", "-c", "-f", "names.gcno"]),
+        ("covkit gcov -t", ["gcov", "-t", "names.gcno"]),
+        ("covkit gprof", ["gprof", "-b", "pg", "gmon.out"]),
+        ("covkit report", ["report", "--color", "never", "."]),
+        ("covkit report --lcov -", ["report", "--lcov", "-", "."]),
+    ]
+    # trace: the attacker's own trace of a program whose function they renamed.
+    if os.path.exists(os.path.join(os.path.dirname(env.covkit), "libcovkit-trace.so")):
+        with open(os.path.join(d, "tr.c"), "w") as f:
+            f.write("#include <stdio.h>\n__attribute__((noinline)) int work(int n) { return n + 1; }\n"
+                    "int main(void) { printf(\"%d\\n\", work(1)); return 0; }\n")
+        env.run(["gcc-12", "-O0", "-finstrument-functions", "-o", "tr0", "tr.c"], cwd=d)
+        subprocess.run([b"objcopy", b"--redefine-sym", b"work=" + TERMINAL_NAME, b"tr0", b"tr"], cwd=d, check=True)
+        subprocess.run(["chown", "-R", f"{ATTACKER}:{ATTACKER}", d], check=True)
+        env.as_attacker([env.covkit, "trace", "record", "-o", os.path.join(d, "trace"), "--", "./tr"], ok=True, cwd=d)
+        for sub in ("report", "replay", "dump"):
+            runs.append((f"covkit trace {sub}", ["trace", sub, os.path.join(d, "trace")]))
+    for what, args in runs:
+        work = env.fresh_dir("term-" + args[0])
+        for f in ("names.gcno", "names.gcda", "pg", "gmon.out"):
+            shutil.copy(os.path.join(d, f), work)
+        rc, got = on_terminal(env, [env.covkit, *args], work)
+        check(rc == 0, f"{what}: exit {rc}: {got[:400]!r}")
+        terminal_clean(got, what)
+
+    # live dump -v: the path of a .gcda an attacker's process named (C1
+    # controls are no C0 control bytes: such a name is accepted).
+    b = env.build_hostile("termdump")
+    h = Hostile(env, b, name=os.path.join(b, "\u009b2J\u009d0;T\u009c.gcda"))
+    try:
+        out = env.fresh_dir("termdump-out")
+        rc, got = on_terminal(env, [env.covkit, "live", "dump", "-v", str(h.pid), "-o", out], out)
+        check(rc == 0, f"live dump -v: exit {rc}: {got[:400]!r}")
+        terminal_clean(got, "live dump -v", b"2J")
+    finally:
+        h.kill()
+
+
 def select_poll(fd):
     """The events pending on `fd` now (no wait)."""
     poller = select.poll()
@@ -1724,6 +1870,7 @@ SCENARIOS = {
     "trace_named_binary": scenario_trace_named_binary,
     "gcov_linked_objects": scenario_gcov_linked_objects,
     "spare_owned_file": scenario_spare_owned_file,
+    "terminal_names": scenario_terminal_names,
 }
 
 

@@ -21,6 +21,9 @@ TEST(DisplayText, ReplacesBytesThatAreNoUtf8AndControls) {
   EXPECT_EQ(display_text("\xC3"), kFffd);          // cut short
   EXPECT_EQ(display_text("\xED\xA0\x80"), kFffd + kFffd + kFffd);  // a surrogate: three stray bytes
   EXPECT_EQ(display_text("\xC0\xAF"), kFffd + kFffd);  // overlong '/'
+  // C1 controls: U+009B is CSI and U+009D OSC to xterm and VTE.
+  EXPECT_EQ(display_text("\xC2\x9B" "2J\xC2\x9D" "0;t\xC2\x9C"), kFffd + "2J" + kFffd + "0;t" + kFffd);
+  EXPECT_EQ(display_text("\xC2\xA0\xC4\x9B"), "\xC2\xA0\xC4\x9B");  // no-break space, e with caron
 }
 
 TEST(DisplayText, ColumnsCountCharactersNotBytes) {

@@ -8,14 +8,17 @@
 
 #include "report/gcov/gcov_messages.h"
 #include "util/file_io.h"
+#include "util/terminal_text.h"
 
 namespace covkit::report {
 
 namespace {
 
-void print(FILE* f, const std::string& s) {
+// On a terminal, names and source lines from other users' files are shown
+// with their controls as \xNN (util/terminal_text.h); elsewhere gcov's bytes.
+void print(FILE* f, const std::string& s, util::Colours colours = util::Colours::kEscape) {
   if (f == stderr) std::fflush(stdout);
-  std::fwrite(s.data(), 1, s.size(), f);
+  util::write_for_terminal(f, s, colours);
 }
 
 // gcov's words for a .gcov file written (or not).
@@ -89,10 +92,10 @@ WriteOutcome GcovFileWriter::commit(std::string* why) {
   return outcome_;
 }
 
-void perform(std::vector<Action>& actions, ExitState& return_code, GcovMessages& messages) {
+void perform(std::vector<Action>& actions, ExitState& return_code, GcovMessages& messages, util::Colours out_colours) {
   for (Action& a : actions) {
     switch (a.kind) {
-      case Action::Kind::kOut: print(stdout, a.text); break;
+      case Action::Kind::kOut: print(stdout, a.text, out_colours); break;
       case Action::Kind::kErr: print(stderr, a.text); break;
       case Action::Kind::kDiagnostic:
         print(stderr, messages.render(*a.diagnostic));

@@ -11,6 +11,7 @@
 
 #include "model/session_diagnostics.h"
 #include "util/atomic_output.h"
+#include "util/terminal_text.h"
 
 namespace covkit::report {
 
@@ -107,8 +108,11 @@ struct ExitState {
 };
 
 // Carries out `actions` in order, updating `exit` as gcov would; `messages`
-// words the diagnostics (one for the whole run).
+// words the diagnostics (one for the whole run). On a terminal, what the
+// text holds that would act on it is shown as \xNN, except, with kKeep,
+// the colours of stdout's text (-t -k: covkit's own).
 class GcovMessages;
-void perform(std::vector<Action>& actions, ExitState& exit, GcovMessages& messages);
+void perform(std::vector<Action>& actions, ExitState& exit, GcovMessages& messages,
+             util::Colours out_colours = util::Colours::kEscape);
 
 }  // namespace covkit::report

@@ -279,6 +279,10 @@ class GcovRun {
   void finish_run(int64_t lines, int64_t executed);
   int exit_status(const format::GcovVersion& v) const;
   model::SessionCarry initial_carry() const;
+  // -k's and -q's colours are covkit's own: kept on a terminal, unlike a name's.
+  util::Colours out_colours() const {
+    return o_.colors || o_.hotness ? util::Colours::kKeep : util::Colours::kEscape;
+  }
 
   const GcovOptions& o_;
   unsigned threads_;
@@ -305,7 +309,7 @@ int GcovRun::run() {
       else
         plan_llvm_gcov(o_, o_.files[i], loaded[i], plans[i]);
     });
-    for (ActionList& plan : plans) perform(plan.actions(), exit_, messages_);
+    for (ActionList& plan : plans) perform(plan.actions(), exit_, messages_, out_colours());
     std::fflush(stdout);
     return exit_.damage;
   }
@@ -316,7 +320,7 @@ int GcovRun::run() {
     for (size_t i = 0; i < n; ++i) plan.add(std::move(loaded[i]), o_.files[i], i, n);
     plan.finish(o_.files.back());
     timer.mark("session");
-    perform(plan.actions().actions(), exit_, messages_);
+    perform(plan.actions().actions(), exit_, messages_, out_colours());
     timer.mark("write output");
     finish_run(plan.total_lines(), plan.total_executed());
     return exit_status(plan.version());
@@ -336,7 +340,7 @@ int GcovRun::run() {
   int64_t lines = 0, executed = 0;
   format::GcovVersion last_version = plans.back()->version();
   for (auto& plan : plans) {
-    perform(plan->actions().actions(), exit_, messages_);
+    perform(plan->actions().actions(), exit_, messages_, out_colours());
     lines += plan->total_lines();
     executed += plan->total_executed();
     plan.reset();

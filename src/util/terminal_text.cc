@@ -1,0 +1,81 @@
+#include "util/terminal_text.h"
+
+#include <unistd.h>
+
+#include "util/utf8.h"
+
+namespace covkit::util {
+
+namespace {
+
+void append_hex(std::string& out, unsigned char c) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  out += "\\x";
+  out += kDigits[c >> 4];
+  out += kDigits[c & 15];
+}
+
+// Length of the SGR sequence at s[i] (ESC [ digits/';' m), 0 if none.
+size_t sgr_length(std::string_view s, size_t i) {
+  if (i + 2 >= s.size() || s[i + 1] != '[') return 0;
+  for (size_t k = i + 2; k < s.size(); ++k) {
+    if (s[k] == 'm') return k - i + 1;
+    if ((s[k] < '0' || s[k] > '9') && s[k] != ';') return 0;
+  }
+  return 0;
+}
+
+bool harmless(std::string_view s) {
+  for (unsigned char c : s)
+    if ((c < 0x20 && c != '\n' && c != '\t' && c != '\f') || c >= 0x7f) return false;
+  return true;
+}
+
+}  // namespace
+
+bool is_terminal(FILE* f) { return isatty(fileno(f)) == 1; }
+
+std::string terminal_text(std::string_view s, Colours colours) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == '\n' || c == '\t' || c == '\f' || (c >= 0x20 && c < 0x7f)) {
+      out += char(c);
+      ++i;
+      continue;
+    }
+    if (c == 0x1b && colours == Colours::kKeep) {
+      if (const size_t n = sgr_length(s, i)) {
+        out.append(s.substr(i, n));
+        i += n;
+        continue;
+      }
+    }
+    const size_t n = c < 0x80 ? 0 : utf8_length(s, i);
+    // U+0080-U+009F: C2 80 - C2 9F.
+    if (n == 0 || (n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0)) {
+      append_hex(out, c);
+      ++i;
+      continue;
+    }
+    out.append(s.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+
+std::string_view for_terminal(FILE* f, std::string_view s, std::string& room, Colours colours) {
+  if (harmless(s) || !is_terminal(f)) return s;
+  room = terminal_text(s, colours);
+  return room;
+}
+
+size_t write_for_terminal(FILE* f, std::string_view s, Colours colours) {
+  std::string room;
+  const std::string_view shown = for_terminal(f, s, room, colours);
+  const size_t written = std::fwrite(shown.data(), 1, shown.size(), f);
+  return written == shown.size() ? s.size() : written;
+}
+
+}  // namespace covkit::util
