@@ -137,7 +137,7 @@ void undo_resets(const std::vector<ResetProcess>& resets) {
     if (auto undone = blocks::undo_live_reset(r.pid, r.taken); !undone)
       std::fprintf(stderr, "%s: process %d: the counters reset could not be given back (%s): what they counted "
                    "before the read is lost\n",
-                   std::string(kBlocksReportCommand).c_str(), int(r.pid), undone.error().message.c_str());
+                   std::string(kBlocksReportCommand).c_str(), int(r.pid), util::printable(undone.error().message).c_str());
     else
       std::fprintf(stderr, "%s: process %d: no report written: its counters were given back\n",
                    std::string(kBlocksReportCommand).c_str(), int(r.pid));

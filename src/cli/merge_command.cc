@@ -111,7 +111,7 @@ int merge_profiles(const std::vector<std::string>& inputs, const std::string& ou
       // The loader's words, without its "left out": here nothing is written.
       std::string why = one.warnings.empty() ? std::string("cannot be read") : one.warnings.front();
       if (why.ends_with(", left out")) why.resize(why.size() - std::string_view(", left out").size());
-      std::fprintf(stderr, "%s: %s\n", kMergeCommand, why.c_str());
+      std::fprintf(stderr, "%s: %s\n", kMergeCommand, util::printable(why).c_str());
       return 1;
     }
     if (total.variant_set && (total.variant & clang::kVariantIrLevel) != (one.counts.variant & clang::kVariantIrLevel))
