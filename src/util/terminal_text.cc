@@ -33,7 +33,19 @@ bool harmless(std::string_view s) {
 
 }  // namespace
 
-bool is_terminal(FILE* f) { return isatty(fileno(f)) == 1; }
+bool is_terminal(FILE* f) {
+  // Asked at each write of gcov's many small texts: stdout's and stderr's
+  // answers once (covkit never redirects them).
+  if (f == stdout) {
+    static const bool terminal = isatty(STDOUT_FILENO) == 1;
+    return terminal;
+  }
+  if (f == stderr) {
+    static const bool terminal = isatty(STDERR_FILENO) == 1;
+    return terminal;
+  }
+  return isatty(fileno(f)) == 1;
+}
 
 std::string terminal_text(std::string_view s, Colours colours) {
   std::string out;
@@ -66,7 +78,7 @@ std::string terminal_text(std::string_view s, Colours colours) {
 }
 
 std::string_view for_terminal(FILE* f, std::string_view s, std::string& room, Colours colours) {
-  if (harmless(s) || !is_terminal(f)) return s;
+  if (!is_terminal(f) || harmless(s)) return s;
   room = terminal_text(s, colours);
   return room;
 }

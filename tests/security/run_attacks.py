@@ -1818,6 +1818,16 @@ int main(void) {{ printf("%d\\n", weird(1) + other(3)); return 0; }}
         rc, got = on_terminal(env, [env.covkit, *args], work)
         check(rc == 0, f"{what}: exit {rc}: {got[:400]!r}")
         terminal_clean(got, what)
+    # gcov -t -k: covkit's own colours reach the terminal, the name's
+    # sequences do not.
+    work = env.fresh_dir("term-gcov-k")
+    for f in ("names.gcno", "names.gcda"):
+        shutil.copy(os.path.join(d, f), work)
+    rc, got = on_terminal(env, [env.covkit, "gcov", "-t", "-k", "names.gcno"], work)
+    check(rc == 0, f"covkit gcov -t -k: exit {rc}: {got[:400]!r}")
+    sgr = re.compile(rb"\x1b\[[0-9;]*m")
+    check(sgr.search(got), f"covkit gcov -t -k: no colours on the terminal: {got[:400]!r}")
+    terminal_clean(sgr.sub(b"", got), "covkit gcov -t -k")
 
     # live dump -v: the path of a .gcda an attacker's process named (C1
     # controls are no C0 control bytes: such a name is accepted).
