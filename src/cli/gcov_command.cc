@@ -8,15 +8,12 @@
 #include "cli/gcov_options.h"
 #include "model/gcov_session.h"
 #include "report/gcov/gcov_run.h"
-#include "util/fast_allocator.h"
 #include "util/foreign_data.h"
 #include "util/sanitizer.h"
 
 namespace covkit::cli {
 
 namespace {
-
-constexpr uint64_t kFastAllocatorWorthIt = uint64_t(256) << 10;
 
 // The notes and data files the run will read, as gcov names them.
 std::vector<std::string> inputs_of(const report::GcovOptions& opts) {
@@ -39,11 +36,15 @@ int run_gcov_command(int argc, char** argv) {
     case ParseOutcome::kExitFailure: return 1;
     case ParseOutcome::kRun: break;
   }
-  // Many or large objects: mimalloc. From 256 KiB of notes and data, its
-  // faster small allocations (a graph's records) pay for loading it: a
-  // tinyxml2.cpp object (300 KiB) took ~5% less CPU with it.
+  // glibc's malloc, never mimalloc (util/fast_allocator.h): measured
+  // 2026-11-30 with bench/gcov_vs_covkit.sh (-b -c, alternated, load 6-14)
+  // against mimalloc from 256 KiB of notes and data on, glibc's took 10%
+  // less CPU on tinyxml2, 4% on jsoncpp and 2% on zstd (21 MB in its
+  // largest invocation), each with a smaller peak RSS: its heap packs a
+  // short run's blocks of all sizes into fewer fresh pages (tinyxml2.cpp
+  // 482 page faults -> 385), a fresh page costing more here than
+  // mimalloc's faster calls save; and no input is stat'ed to choose.
   const std::vector<std::string> inputs = inputs_of(opts);
-  util::use_fast_allocator_for(inputs, kFastAllocatorWorthIt);
   // Whose data this is, known before any object is read: the objects are
   // read in parallel, each notes file with the rights of the owners of all
   // (and of whoever owns a link to it), so that what one read may see never
