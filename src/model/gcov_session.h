@@ -102,11 +102,13 @@ class LineTable {
     if (n > slot_.size()) slot_.resize(n, 0);
   }
   // Line `ln` (< size()) is to have an entry: made, with the other lines
-  // marked since, by make_marked (all at once: one allocation).
+  // marked since, by make_marked (all at once: one allocation), which
+  // keeps room for `room_after` entries more, made later without moving
+  // the others.
   void mark(size_t ln) {
     if (!slot_[ln]) slot_[ln] = kMarked;
   }
-  void make_marked();
+  void make_marked(size_t room_after = 0);
   // Every entry, in no particular order.
   std::span<LineInfo> entries() { return entries_; }
   std::span<const LineInfo> entries() const { return entries_; }

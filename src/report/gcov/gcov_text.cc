@@ -306,7 +306,10 @@ class TextRenderer {
   std::string scratch_;  // the colours' and hotness' pieces
   const TextSink* sink_;  // where out_ goes when full, if anywhere
   // Handed to sink_ from this size on.
-  static constexpr size_t kPiece = size_t(64) << 10;
+  // 16 KiB rather than 64: tinyxml2.cpp's 183 KB of .gcov text in 12
+  // writes instead of 3, and a buffer (zeroed when sized) of 18 KiB
+  // instead of 72, 13 fresh pages fewer, each dearer than a write.
+  static constexpr size_t kPiece = size_t(16) << 10;
   void pass_on_if_full() {
     if (sink_ && out_.size() >= kPiece) {
       (*sink_)(out_.view());
