@@ -1,5 +1,7 @@
 #include "util/thread_pool.h"
 
+#include <sched.h>
+
 #include <atomic>
 #include <condition_variable>
 #include <exception>
@@ -112,7 +114,14 @@ void parallel_for(size_t count, unsigned threads, const std::function<void(size_
 }
 
 unsigned default_threads() {
-  unsigned n = std::thread::hardware_concurrency();
+  // The CPUs this process may run on, in one system call: the C++
+  // library's count reads /sys/devices/system/cpu/online (an open, a read
+  // and a close, ~10 us of every `covkit gcov` run here), and counts CPUs
+  // that taskset or a container's cpuset leave out.
+  cpu_set_t cpus;
+  if (::sched_getaffinity(0, sizeof cpus, &cpus) == 0)
+    if (const int n = CPU_COUNT(&cpus); n > 0) return unsigned(n);
+  const unsigned n = std::thread::hardware_concurrency();  // more than CPU_SETSIZE CPUs
   return n ? n : 1;
 }
 
