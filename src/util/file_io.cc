@@ -19,6 +19,12 @@
 
 namespace covkit::util {
 
+uid_t own_uid() {
+  static const uid_t uid = ::geteuid();
+  return uid;
+}
+
+
 namespace {
 
 // Files at least this large are mapped: below it a copy is cheaper than the
@@ -58,6 +64,7 @@ FileData& FileData::operator=(FileData&& o) noexcept {
   owner_ = o.owner_;
   group_ = o.group_;
   mode_ = o.mode_;
+  opened_without_links_ = o.opened_without_links_;
   data_ = mapping_slot_ >= 0 ? o.data_ : copy_.data();
   o.mapping_slot_ = -1;
   o.data_ = nullptr;
@@ -162,7 +169,7 @@ Expected<FileData> read_open_file(int fd, const std::string& path, size_t max_by
   // whole run (SIGBUS; a report over many users' trees, as root), and a
   // mapping shows the owner's later writes to a parser that already checked
   // the bytes. A copy does neither.
-  const bool only_ours = st.st_uid == ::geteuid() && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+  const bool only_ours = st.st_uid == own_uid() && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
   if (size >= kMapAtLeast && only_ours) {
     Mapping m = map_file(fd, size, path);
     if (m.slot >= 0) {
@@ -203,7 +210,7 @@ Expected<FileData> read_file_or_stdin(const std::string& path) {
   // as much as naming the file is. A terminal, or a pipe covkit's caller
   // made, is the caller's own.
   struct stat st {};
-  out.owner_ = ::geteuid();
+  out.owner_ = own_uid();
   if (::fstat(STDIN_FILENO, &st) == 0 && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
     out.owner_ = st.st_uid;
     out.group_ = st.st_gid;

@@ -18,6 +18,13 @@
 
 namespace covkit::util {
 
+// covkit's effective user id, asked of the kernel once: covkit never changes
+// it (a thread that reads as another user changes its file-system ids,
+// setfsuid, not this). A report looks at it for every file it reads.
+uid_t own_uid();
+
+class InputFileOpening;
+
 // A regular file's (or standard input's) bytes, owned: a mapping (see
 // mapped_file.h) or a copy.
 class FileData {
@@ -38,8 +45,12 @@ class FileData {
   uid_t owner() const { return owner_; }
   gid_t group() const { return group_; }
   mode_t mode() const { return mode_; }
+  // Opened by a name with no symbolic link anywhere on it (the kernel
+  // refused any: read_input_file's usual way as root); no link chose it.
+  bool opened_without_links() const { return opened_without_links_; }
 
  private:
+  friend class InputFileOpening;
   friend Expected<FileData> read_file_or_stdin(const std::string& path);
   friend Expected<FileData> read_open_file(int fd, const std::string& path, size_t max_bytes);
   // `fd` read to its end into out's copy (`size_hint`: the bytes expected),
@@ -55,6 +66,7 @@ class FileData {
   // Small files; resized without zeroing (each read overwrites what it adds).
   std::vector<uint8_t, DefaultInitAllocator<uint8_t>> copy_;
   int mapping_slot_ = -1;      // large files: a registered mapping
+  bool opened_without_links_ = false;
 };
 
 // `path` opened for reading when it is a regular file, and never opened

@@ -69,7 +69,7 @@ std::string owner_text(uid_t uid) {
   return fmt::format("user {}", uid);
 }
 
-bool can_take_identities() { return ::geteuid() == 0; }
+bool can_take_identities() { return own_uid() == 0; }
 
 // The owner of the first symbolic link among the directories on the way
 // to `path`'s last component that neither root nor covkit's user owns:
@@ -114,7 +114,7 @@ DataOwner file_owner(uid_t uid) {
 }
 
 void note_foreign_data(const DataOwner& owner, mode_t mode) {
-  if (owner.uid == ::geteuid()) return;
+  if (owner.uid == own_uid()) return;
   output_mask.fetch_and(mask_for(owner, mode));
   std::lock_guard<std::mutex> lock(owners_mutex());
   auto& owners = owners_list();
@@ -124,13 +124,17 @@ void note_foreign_data(const DataOwner& owner, mode_t mode) {
 }
 
 void note_data_file(const std::string& path, const FileData& data) {
-  if (data.owner() != ::geteuid()) note_foreign_data(file_owner(data.owner()), data.mode());
+  if (data.owner() != own_uid()) note_foreign_data(file_owner(data.owner()), data.mode());
   if (path == "-") return;  // standard input: read_file_or_stdin's owner, no link on the way
+  // The kernel followed no link to it: a look at the name now (one lstat
+  // per file and per directory on its way) could only see a link put
+  // there since, which chose nothing that was read.
+  if (data.opened_without_links()) return;
   if (std::optional<uid_t> linker = untrusted_link_on_the_way(path)) note_foreign_data(file_owner(*linker), 0600);
   // Reached through another user's link: that user chose the file, which
   // may be one they cannot read themselves.
   struct stat st {};
-  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != ::geteuid())
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != own_uid())
     note_foreign_data(file_owner(st.st_uid), 0600);
 }
 
@@ -141,16 +145,16 @@ void note_data_path(const std::string& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return;
   if (S_ISLNK(st.st_mode)) {
-    if (st.st_uid != ::geteuid()) note_foreign_data(file_owner(st.st_uid), 0600);
+    if (st.st_uid != own_uid()) note_foreign_data(file_owner(st.st_uid), 0600);
     if (::stat(path.c_str(), &st) != 0) return;
   }
-  if (st.st_uid != ::geteuid()) note_foreign_data(file_owner(st.st_uid), st.st_mode & 07777);
+  if (st.st_uid != own_uid()) note_foreign_data(file_owner(st.st_uid), st.st_mode & 07777);
 }
 
 mode_t output_mode_mask() {
   // A thread writing as another user (a program's own .gcda files, written
   // as their owner) makes that user's files: their mode is theirs to choose.
-  if (uid_t(::setfsuid(uid_t(-1))) != ::geteuid()) return 07777;
+  if (uid_t(::setfsuid(uid_t(-1))) != own_uid()) return 07777;
   return output_mask.load();
 }
 
@@ -188,7 +192,7 @@ namespace {
 // able to open the file as well as every owner of the data.
 std::optional<DataOwner> thread_identity() {
   const uid_t fsuid = uid_t(::setfsuid(uid_t(-1)));
-  if (fsuid == ::geteuid()) return std::nullopt;
+  if (fsuid == own_uid()) return std::nullopt;
   DataOwner me;
   me.uid = fsuid;
   me.gid = gid_t(::setfsgid(gid_t(-1)));
@@ -200,7 +204,27 @@ std::optional<DataOwner> thread_identity() {
 
 }  // namespace
 
-Expected<UniqueFd> open_named_file(const std::string& path) {
+namespace {
+Expected<UniqueFd> open_input(const std::string& path, bool& without_links);
+}  // namespace
+
+// Says what FileData::opened_without_links says of a file read.
+class InputFileOpening {
+ public:
+  static Expected<FileData> read(Expected<UniqueFd> fd, bool without_links, const std::string& path,
+                                 size_t max_bytes) {
+    if (!fd) return fd.error();
+    Expected<FileData> data = read_open_file(fd->get(), path, max_bytes);
+    if (data) data->opened_without_links_ = without_links;
+    return data;
+  }
+};
+
+namespace {
+
+// open_named_file; `without_links` as open_input says.
+Expected<UniqueFd> open_named(const std::string& path, bool& without_links) {
+  without_links = false;
   std::vector<DataOwner> owners = foreign_owners();
   if (!can_take_identities()) return open_regular_file(path);
   // Data of covkit's own user names files in directories others may write
@@ -208,7 +232,7 @@ Expected<UniqueFd> open_named_file(const std::string& path) {
   // user's links to root's files): opened as an input file is, another
   // user's link followed with that user's rights. (A thread that took
   // another user's rights opens with those alone.)
-  if (owners.empty()) return thread_identity() ? open_regular_file(path) : open_input_file(path);
+  if (owners.empty()) return thread_identity() ? open_regular_file(path) : open_input(path, without_links);
   if (std::optional<DataOwner> me = thread_identity()) owners.insert(owners.begin(), std::move(*me));
   UniqueFd fd;
   struct stat first {};
@@ -238,10 +262,17 @@ Expected<UniqueFd> open_named_file(const std::string& path) {
   return fd;
 }
 
+}  // namespace
+
+Expected<UniqueFd> open_named_file(const std::string& path) {
+  bool without_links = false;
+  return open_named(path, without_links);
+}
+
 Expected<FileData> read_named_file(const std::string& path, size_t max_bytes) {
-  auto fd = open_named_file(path);
-  if (!fd) return fd.error();
-  return read_open_file(fd->get(), path, max_bytes);
+  bool without_links = false;
+  auto fd = open_named(path, without_links);
+  return InputFileOpening::read(std::move(fd), without_links, path, max_bytes);
 }
 
 namespace {
@@ -319,9 +350,10 @@ std::optional<std::string> own_descriptor_link(const std::string& path) {
   return target;
 }
 
-}  // namespace
-
-Expected<UniqueFd> open_input_file(const std::string& path) {
+// open_input_file; `without_links`: the kernel opened the name without
+// following any symbolic link on it (RESOLVE_NO_SYMLINKS), the usual case.
+Expected<UniqueFd> open_input(const std::string& path, bool& without_links) {
+  without_links = false;
   if (!can_take_identities() || names_own_descriptor(path)) return open_regular_file(path);
   test_stop_point("input");
   // Looked at and opened in one step: no link is followed (the usual case,
@@ -331,6 +363,7 @@ Expected<UniqueFd> open_input_file(const std::string& path) {
   // file then opened by its name: a directory another user swapped for a
   // link in between was followed with root's rights.
   UniqueFd at(open_without_links(path));
+  const bool walked_without_links = at.valid();
   if (!at.valid() && (errno == ELOOP || errno == ENOSYS)) {
     if (auto own = own_descriptor_link(path)) return open_regular_file(*own);
     std::optional<UntrustedLink> untrusted;
@@ -345,17 +378,27 @@ Expected<UniqueFd> open_input_file(const std::string& path) {
   }
   struct stat st {};
   if (!at.valid() || ::fstat(at.get(), &st) != 0) return errno_error();
-  if (S_ISREG(st.st_mode)) return reopen_looked_at(at, st, path);
+  if (S_ISREG(st.st_mode)) {
+    without_links = walked_without_links;
+    return reopen_looked_at(at, st, path);
+  }
   if (!S_ISLNK(st.st_mode)) return Error("not a regular file");
   // A link put at the name after the walk looked.
   if (trusted_link_owner(st.st_uid)) return Error("changed while it was opened");
   return open_as_link_owner(path, st.st_uid, "it is");
 }
 
+}  // namespace
+
+Expected<UniqueFd> open_input_file(const std::string& path) {
+  bool without_links = false;
+  return open_input(path, without_links);
+}
+
 Expected<FileData> read_input_file(const std::string& path, size_t max_bytes) {
-  auto fd = open_input_file(path);
-  if (!fd) return fd.error();
-  return read_open_file(fd->get(), path, max_bytes);
+  bool without_links = false;
+  auto fd = open_input(path, without_links);
+  return InputFileOpening::read(std::move(fd), without_links, path, max_bytes);
 }
 
 Expected<FileData> read_input_file_or_stdin(const std::string& path) {
