@@ -138,5 +138,52 @@ void thread_identity_also_narrows() {
 
 TEST(ForeignData, ThreadsIdentityNarrowsAsWellAsTheOwners) { in_child_process(thread_identity_also_narrows); }
 
+// A file the kernel opened with no link on its way needs no look for one by
+// name afterwards; one reached through another user's link is that user's
+// choice (noted), and another user's file is theirs whichever way it came.
+void links_noted_only_when_followed() {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to take another user's rights";
+  testing::TempDir d;
+  ::chmod(d.path().c_str(), 0755);
+  const std::string mine = d / "mine", link = d / "link", theirs = d / "theirs";
+  ASSERT_TRUE(testing::write_text(mine, "root's"));
+  ASSERT_EQ(::chmod(mine.c_str(), 0644), 0);
+  auto plain = read_input_file(mine);
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_TRUE(plain->opened_without_links());
+  note_data_file(mine, *plain);
+  EXPECT_EQ(output_mode_mask(), 07777u);
+
+  ASSERT_EQ(::symlink(mine.c_str(), link.c_str()), 0);
+  ASSERT_EQ(::lchown(link.c_str(), kNobody, kNobody), 0);
+  auto linked = read_input_file(link);  // nobody may read it too
+  ASSERT_TRUE(linked) << linked.error().message;
+  EXPECT_FALSE(linked->opened_without_links());
+  note_data_file(link, *linked);
+  EXPECT_EQ(output_mode_mask() & 0777, 0700u);
+  EXPECT_EQ(foreign_owners().size(), 1u);
+}
+
+TEST(ForeignData, LinksNotedOnlyWhenFollowed) { in_child_process(links_noted_only_when_followed); }
+
+void owner_noted_without_links() {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to take another user's rights";
+  testing::TempDir d;
+  ::chmod(d.path().c_str(), 0755);
+  const std::string theirs = d / "theirs";
+  ASSERT_TRUE(testing::write_text(theirs, "nobody's"));
+  ASSERT_EQ(::chown(theirs.c_str(), kNobody, kNobody), 0);
+  ASSERT_EQ(::chmod(theirs.c_str(), 0600), 0);
+  auto data = read_input_file(theirs);
+  ASSERT_TRUE(data) << data.error().message;
+  EXPECT_TRUE(data->opened_without_links());
+  note_data_file(theirs, *data);
+  EXPECT_EQ(output_mode_mask() & 0777, 0700u);
+  ASSERT_EQ(foreign_owners().size(), 1u);
+  EXPECT_EQ(foreign_owners()[0].uid, kNobody);
+}
+
+TEST(ForeignData, OwnerNotedWithoutLinks) { in_child_process(owner_noted_without_links); }
+
 }  // namespace foreign_data_test
 }  // namespace covkit::util
