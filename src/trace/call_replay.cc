@@ -11,6 +11,7 @@
 #include "trace/symbol_memo.h"
 #include "trace/thread_merge.h"
 #include "util/append_number.h"
+#include "util/printable.h"
 
 namespace covkit::trace {
 
@@ -101,12 +102,15 @@ class Replay {
     bool filter = false, notrace = false;
   };
 
+  // Names shown through printable(), as trace report shows them: they are
+  // the program's owner's bytes, and a line break would forge replay lines.
   void make_shown(const SymbolInfo& sym, Shown& s) {
     if (sym.known) {
       s.comment = function_base_name(sym.name);
-      s.name = s.comment == sym.name ? sym.name + "()" : sym.name;
+      s.name = util::printable(s.comment == sym.name ? sym.name + "()" : sym.name);
+      s.comment = util::printable(s.comment);
     } else {
-      s.name = s.comment = sym.name;
+      s.name = s.comment = util::printable(sym.name);
     }
     for (size_t i = 0; i < o_.filters.size(); ++i)
       if (replay_name_matches(sym.name, o_.filters[i])) s.filter = filter_hits_[i] = true;

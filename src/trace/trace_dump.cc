@@ -229,7 +229,10 @@ DumpStats dump_trace_events(const format::TraceSet& trace, const SymbolLookup& s
   // Each function's name once (symbol_memo.h), the lines appended to a
   // buffer that goes out 64 KiB at a time: a lookup and an fmt::format per
   // event made the listing slower than uftrace dump's.
-  SymbolMemo<std::string> names(symbols, [](const SymbolInfo& sym, std::string& name) { name = sym.name; });
+  // A symbol's name is its program's owner's bytes: a line break in it would
+  // forge event lines, an escape sequence act on a terminal (as trace report).
+  SymbolMemo<std::string> names(symbols,
+                                [](const SymbolInfo& sym, std::string& name) { name = util::printable(sym.name); });
   constexpr size_t kBuffer = size_t(64) << 10;
   std::string text;
   for (const format::TraceProcess& p : trace.processes) {

@@ -1811,6 +1811,12 @@ int main(void) {{ printf("%d\\n", weird(1) + other(3)); return 0; }}
         env.as_attacker([env.covkit, "trace", "record", "-o", os.path.join(d, "trace"), "--", "./tr"], ok=True, cwd=d)
         for sub in ("report", "replay", "dump"):
             runs.append((f"covkit trace {sub}", ["trace", sub, os.path.join(d, "trace")]))
+            # In a pipe too, as trace report always did: no oracle prints
+            # these, and a line break in a name would forge their lines.
+            r = subprocess.run([env.covkit, "trace", sub, os.path.join(d, "trace")], capture_output=True)
+            m = TERMINAL_ACTIVE.search(r.stdout)
+            check(r.returncode == 0 and m is None and b"]52;c;" in r.stdout,
+                  f"covkit trace {sub} | ...: {r.returncode}, {m and m.group()!r}: {r.stdout[:400]!r}")
     for what, args in runs:
         work = env.fresh_dir("term-" + args[0])
         for f in ("names.gcno", "names.gcda", "pg", "gmon.out"):
