@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "util/utf8.h"
 
 namespace covkit::util {
@@ -87,7 +89,9 @@ size_t write_for_terminal(FILE* f, std::string_view s, Colours colours) {
   std::string room;
   const std::string_view shown = for_terminal(f, s, room, colours);
   const size_t written = std::fwrite(shown.data(), 1, shown.size(), f);
-  return written == shown.size() ? s.size() : written;
+  // Short of s.size() whenever any of it was not written (the shown text
+  // may be longer than `s`: its count alone could reach s.size()).
+  return written == shown.size() ? s.size() : std::min(written, s.empty() ? 0 : s.size() - 1);
 }
 
 }  // namespace covkit::util

@@ -27,7 +27,8 @@ std::string terminal_text(std::string_view s, Colours colours = Colours::kEscape
 // terminal_text(s) when `f` is a terminal, else `s` itself.
 std::string_view for_terminal(FILE* f, std::string_view s, std::string& room, Colours colours = Colours::kEscape);
 
-// Writes `s` to `f` through for_terminal; fwrite's count (s.size() if whole).
+// Writes `s` to `f` through for_terminal: s.size() when all of it was
+// written, less when not (as fwrite's count).
 size_t write_for_terminal(FILE* f, std::string_view s, Colours colours = Colours::kEscape);
 
 }  // namespace covkit::util
