@@ -282,9 +282,8 @@ static int install(int sig, void (*fn)(int, siginfo_t *, void *)) {
    * breakpoints half moved (a counted loop's head armed, its way out not
    * yet: the head counted the other frame's passes unseen). */
   sigfillset(&sa.sa_mask);
-  /* synchronous: a fault of the interpreter's read in place (in_place_reads.c) */
-  sigdelset(&sa.sa_mask, SIGSEGV);
-  sigdelset(&sa.sa_mask, SIGBUS);
+  /* (SIGSEGV and SIGBUS included: in_place_reads.c unblocks them only while
+   * its reads are in place.) */
   if (sigaction(sig, NULL, &old) == 0 && old.sa_handler != SIG_DFL) {
     cks_warn(sig == SIGPROF ? "the program had a SIGPROF handler before the runtime started: not sampled"
                             : "the program had a SIGTRAP handler before the runtime started: pc samples only");

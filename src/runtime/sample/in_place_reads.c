@@ -9,17 +9,23 @@
  *
  * That handler is installed only for the trap that needs it (at its first
  * read off the loaded objects and the stack), and put back at the trap's
- * end, so the program never meets it in sigaction(). In a process of one
- * thread (no pthread_create since the start or the last fork) it stands
- * in for whatever the program set (bzip2 catches SIGSEGV and SIGBUS to
- * remove its output file); a signal that is not the interpreter's fault
- * (a kill()) gets the program's disposition back, sent again, and the
- * rest of the trap copies. With more threads, only over the default
- * dispositions: another thread's fault then ends the process as it would
- * have (the default back, the instruction faults again), while the
- * program's own handler (a JVM's null checks) must see every fault of
- * its threads, and a fault of this thread's read could reach it between
- * another thread's fault and this thread's seeing it.
+ * end, only in a process of one thread (no pthread_create since the start
+ * or the last fork): then nothing of the program runs while it is in (the
+ * trap's handler is the only code running, every signal blocked), no
+ * other thread can fault, change a disposition or fork meanwhile, and the
+ * program never meets it in sigaction(). With more threads the reads are
+ * copies: another thread's fault (a JVM's null checks, a GC's guard page,
+ * a crash reporter) must reach the program's disposition, which a stand-in
+ * swapped in and out around it could only race.
+ * The program's disposition is read before the stand-in goes in, with
+ * SIGSEGV and SIGBUS still blocked (the trap's handler blocks every
+ * signal); they are unblocked only while the stand-in is in, and blocked
+ * again before it goes. A SIGSEGV or SIGBUS that is not the fault of a read
+ * (a kill(), an asynchronous machine-check SIGBUS) is kept and queued again
+ * with its own siginfo once the program's dispositions are back, pending
+ * until the trap's handler returns: the program receives it as it would
+ * have, after the trap, never nested in it; the trap's other reads are
+ * copies.
  *
  * Reads stay copies where an in-place read could do what a copy cannot:
  * - SIGSEGV or SIGBUS blocked where the thread was interrupted (a fault
@@ -118,23 +124,41 @@ static int kernel_sigaction(int sig, const struct kernel_action *act, struct ker
   return syscall(SYS_rt_sigaction, sig, act, old, sizeof act->mask) == 0;
 }
 
+/* The read in progress: a fault there is the read's (one thread). */
+static uintptr_t reading_from, reading_to;
+/* A SIGSEGV/SIGBUS sent while the stand-in was in, queued again as it came
+ * at the trap's end (a standard signal is pending once at most). */
+static siginfo_t sent[2];
+static int sent_set[2];
+
 static void on_fault(int sig, siginfo_t *si, void *ctx) {
   greg_t *g = ((ucontext_t *)ctx)->uc_mcontext.gregs;
   const char *at = (const char *)(uintptr_t)g[REG_RIP];
-  if (at == cks_read_load8 || at == cks_read_bytes) {
+  const uintptr_t addr = (uintptr_t)si->si_addr;
+  const int slot = sig == SIGSEGV ? 0 : 1;
+  /* The kernel's own fault (si_code > 0, not a machine-check notice) at one
+   * of the read's two instructions, on the bytes being read (reported at 0
+   * for a non-canonical address). */
+  const int kernel_fault = si->si_code > 0 && !(sig == SIGBUS && si->si_code == BUS_MCEERR_AO);
+  if (kernel_fault && (at == cks_read_load8 || at == cks_read_bytes) &&
+      ((addr >= reading_from && addr < reading_to) || addr == 0)) {
     g[REG_RIP] = (greg_t)(uintptr_t)cks_read_failed;
     return;
   }
-  /* Not a read of the interpreter: a kill(), or another thread's fault
-   * over the default dispositions. The program's disposition back, and
-   * the signal again: sent, it is sent again; a fault, the instruction
-   * runs again and faults again. */
-  kernel_sigaction(sig, &program[sig == SIGSEGV ? 0 : 1], NULL);
-  __atomic_store_n(&given_back, 1, __ATOMIC_RELEASE);
-  if (si->si_code <= 0) syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
+  __atomic_store_n(&given_back, 1, __ATOMIC_RELEASE); /* the trap's other reads are copies */
+  if (!kernel_fault) {
+    /* Sent: kept for the program, queued again once its dispositions are
+     * back and the trap's handler is about to return. The stand-in stays
+     * in meanwhile (a read already past its check is still caught). */
+    sent[slot] = *si;
+    sent_set[slot] = 1;
+    return;
+  }
+  /* A fault of other code: the program's dispositions back, and the
+   * instruction faults again under them when it runs again. */
+  kernel_sigaction(SIGSEGV, &program[0], NULL);
+  kernel_sigaction(SIGBUS, &program[1], NULL);
 }
-
-static int is_default(const struct kernel_action *a) { return a->handler == (uint64_t)(uintptr_t)SIG_DFL; }
 
 static int is_ours(const struct kernel_action *a) { return a->handler == (uint64_t)(uintptr_t)on_fault; }
 
@@ -220,29 +244,27 @@ CKS_FN void cks_in_place_init(void) {
   scan_maps();
 }
 
-static void put_back(int sig, const struct kernel_action *action) {
-  struct kernel_action cur;
-  if (kernel_sigaction(sig, action, &cur) && !is_ours(&cur)) kernel_sigaction(sig, &cur, NULL); /* changed meanwhile */
-}
-
 CKS_FN void cks_in_place_thread_created(void) { __atomic_store_n(&threads_seen, 1, __ATOMIC_RELAXED); }
 CKS_FN void cks_in_place_forked(void) { __atomic_store_n(&threads_seen, 0, __ATOMIC_RELAXED); }
 
 /* The fault handler in place of the program's disposition for `sig`
- * (`slot` in program[]): 1 done; 0 left as it was. */
+ * (`slot` in program[]), the disposition read first: 1 done; 0 left as
+ * it was (another stand-in is in: a handler that did not end). */
 static int stand_in(int sig, int slot, const struct kernel_action *ours) {
   struct kernel_action old;
-  if (!kernel_sigaction(sig, ours, &old)) return 0;
-  if (is_ours(&old) || (!is_default(&old) && __atomic_load_n(&threads_seen, __ATOMIC_RELAXED))) {
-    put_back(sig, &old); /* another thread's trap holds it, or the program's own must stay */
-    return 0;
-  }
+  if (!kernel_sigaction(sig, NULL, &old) || is_ours(&old)) return 0;
   program[slot] = old;
-  return 1;
+  return kernel_sigaction(sig, ours, NULL);
+}
+
+static void set_blocked(int how) {
+  uint64_t both = (1ull << (SIGSEGV - 1)) | (1ull << (SIGBUS - 1));
+  syscall(SYS_rt_sigprocmask, how, &both, NULL, sizeof both);
 }
 
 CKS_FN int cks_in_place_begin(struct cks_thread *t) {
   if (!__atomic_load_n(&usable, __ATOMIC_RELAXED)) return 0;
+  if (__atomic_load_n(&threads_seen, __ATOMIC_RELAXED)) return 0;
   if (__atomic_load_n(&device_seen, __ATOMIC_RELAXED)) {
     cks_warn_once(&warned_device, "the program mapped a device or another special file: the look-ahead "
                                   "interpreter copies memory with process_vm_readv from then on");
@@ -257,23 +279,35 @@ CKS_FN int cks_in_place_begin(struct cks_thread *t) {
                                      (uint64_t)(uintptr_t)cks_in_place_restorer, ~(uint64_t)0};
   int saved = errno, ok = 0;
   __atomic_store_n(&given_back, 0, __ATOMIC_RELEASE);
+  /* SIGSEGV and SIGBUS are blocked here (the trap's handler blocks every
+   * signal): nothing can meet a disposition half swapped. */
   if (stand_in(SIGSEGV, 0, &ours)) {
     ok = stand_in(SIGBUS, 1, &ours);
-    if (!ok) put_back(SIGSEGV, &program[0]);
+    if (!ok) kernel_sigaction(SIGSEGV, &program[0], NULL);
   }
+  if (ok) set_blocked(SIG_UNBLOCK);
   errno = saved;
   return ok;
 }
 
 CKS_FN int cks_read_in_place(void *out, uint64_t addr, uint32_t size) {
   if (__atomic_load_n(&given_back, __ATOMIC_ACQUIRE)) return -1;
+  reading_from = (uintptr_t)addr;
+  reading_to = (uintptr_t)addr + size;
   return cks_read_or_fault(out, addr, size);
 }
 
 CKS_FN void cks_in_place_end(struct cks_thread *t) {
   (void)t;
   int saved = errno;
-  put_back(SIGBUS, &program[1]);
-  put_back(SIGSEGV, &program[0]);
+  set_blocked(SIG_BLOCK); /* what is sent now waits for the program's dispositions */
+  kernel_sigaction(SIGBUS, &program[1], NULL);
+  kernel_sigaction(SIGSEGV, &program[0], NULL);
+  for (int slot = 0; slot < 2; slot++)
+    if (sent_set[slot]) {
+      sent_set[slot] = 0;
+      /* pending until the trap's handler returns: then delivered as sent */
+      syscall(SYS_rt_tgsigqueueinfo, getpid(), syscall(SYS_gettid), slot == 0 ? SIGSEGV : SIGBUS, &sent[slot]);
+    }
   errno = saved;
 }
