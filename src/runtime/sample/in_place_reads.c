@@ -17,10 +17,10 @@
  * copies: another thread's fault (a JVM's null checks, a GC's guard page,
  * a crash reporter) must reach the program's disposition, which a stand-in
  * swapped in and out around it could only race.
- * The program's disposition is read before the stand-in goes in, with
- * SIGSEGV and SIGBUS still blocked (the trap's handler blocks every
- * signal); they are unblocked only while the stand-in is in, and blocked
- * again before it goes. A SIGSEGV or SIGBUS that is not the fault of a read
+ * The stand-in is swapped with the program's disposition while SIGSEGV and
+ * SIGBUS are still blocked (the trap's handler blocks every signal); they
+ * are unblocked only while the stand-in is in, and blocked again before it
+ * goes. A SIGSEGV or SIGBUS that is not the fault of a read
  * (a kill(), an asynchronous machine-check SIGBUS) is kept and queued again
  * with its own siginfo once the program's dispositions are back, pending
  * until the trap's handler returns: the program receives it as it would
@@ -248,13 +248,15 @@ CKS_FN void cks_in_place_thread_created(void) { __atomic_store_n(&threads_seen, 
 CKS_FN void cks_in_place_forked(void) { __atomic_store_n(&threads_seen, 0, __ATOMIC_RELAXED); }
 
 /* The fault handler in place of the program's disposition for `sig`
- * (`slot` in program[]), the disposition read first: 1 done; 0 left as
- * it was (another stand-in is in: a handler that did not end). */
+ * (`slot` in program[]), swapped in one call (SIGSEGV and SIGBUS are
+ * blocked: nothing meets it half done): 1 done; 0 left as it was
+ * (another stand-in was in: a handler that did not end). */
 static int stand_in(int sig, int slot, const struct kernel_action *ours) {
   struct kernel_action old;
-  if (!kernel_sigaction(sig, NULL, &old) || is_ours(&old)) return 0;
+  if (!kernel_sigaction(sig, ours, &old)) return 0;
+  if (is_ours(&old)) return 0;
   program[slot] = old;
-  return kernel_sigaction(sig, ours, NULL);
+  return 1;
 }
 
 static void set_blocked(int how) {
