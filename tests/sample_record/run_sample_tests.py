@@ -363,6 +363,30 @@ def scenario_in_place(args, work):
     check(any("mapped a device" in w for w in rec.warnings), f"device: not said: {rec.warnings}")
 
 
+def scenario_in_place_threads(args, work):
+    """With more threads the interpreter copies. A program of two threads that both recover from their own SIGSEGVs
+    (a JVM's null checks, a garbage collector's barriers): its handler
+    must see every fault of its threads, never the default disposition,
+    not even for the instant the runtime looks at what is installed. The
+    program checks that each thread's handler saw exactly the faults it
+    made (exit 2 otherwise); a fault given the default kills it."""
+    prog = compile_prog(work, "faults")
+    env = dict(os.environ, COVKIT_SAMPLE_STEP_STATS="1")
+    # threads_asking: over the default dispositions, another thread asking
+    # sigaction() must never see the runtime's handler either
+    for run, mode in enumerate(("threads_faulting", "threads_asking") * 2):
+        out = os.path.join(work, f"{mode}{run}.rec")
+        shutil.rmtree(out, ignore_errors=True)
+        p = subprocess.run([args.covkit, "sample", "record", "--mode", "branch", "--source", "runtime",
+                            "-o", out, "--period", PERIOD, "--", prog, mode, "0.4"],
+                           capture_output=True, text=True, timeout=120, env=env)
+        check(p.returncode == 0, f"{mode} (run {run}): exit status {p.returncode}: {p.stderr}")
+        vectors, copied, faulted = step_stats(Recording(args.covkit, out))
+        # with more threads no stand-in: copies, no read in place
+        check(vectors >= 10 and copied > 0 and faulted == 0,
+              f"{mode} (run {run}): {vectors} vectors, {copied} lines copied, {faulted} reads faulted")
+
+
 def scenario_sigprof(args, work):
     prog = compile_prog(work, "sigprof")
     out, p = record(args, work, "sigprof", prog, expect_status=0)

@@ -14,6 +14,12 @@
  *   device   maps /dev/zero first (a character device)
  *   blocked  SIGSEGV and SIGBUS blocked
  *   threads  its own SIGSEGV handler and a second thread (waiting)
+ *   threads_faulting  its own SIGSEGV handler, recovering from the faults
+ *            of both threads: the walk's as in handler, and a second thread
+ *            that faults on the guard page and recovers, over and over
+ *   threads_asking  the default dispositions, and a second thread that asks
+ *            sigaction() for SIGSEGV's and SIGBUS's over and over: it must
+ *            never see anything but the default
  * Exit 0 when the program saw what it made, 2 when it did not. */
 #include <pthread.h>
 #include <setjmp.h>
@@ -28,8 +34,9 @@
 
 #define NODES (1u << 20)
 
-static sigjmp_buf recover;
-static volatile sig_atomic_t handled;
+/* each thread's own: a fault recovered goes back to the thread that made it */
+static __thread sigjmp_buf recover;
+static __thread volatile sig_atomic_t handled;
 static volatile unsigned char *guard;
 /* what the walk changes, kept in memory across siglongjmp */
 static volatile uint32_t at, made, reported = 1;
@@ -57,10 +64,39 @@ static void *waiting(void *arg) {
   return arg;
 }
 
+static volatile int stop;
+static int second_ok; /* what the second thread returns when it saw what it should */
+
+/* Faults on the guard page until told to stop: arg when its handler saw
+ * exactly the faults it made. */
+static void *faulter(void *arg) {
+  static volatile uint32_t made_here, sink; /* kept across siglongjmp */
+  sigsetjmp(recover, 0);
+  while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+    made_here++;
+    sink += guard[made_here & 4095];
+  }
+  return (uint32_t)handled == made_here ? arg : NULL;
+}
+
+/* Asks for the dispositions until told to stop: arg when they were always
+ * the default ones. */
+static void *asking(void *arg) {
+  int other = 0;
+  while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+    struct sigaction cur;
+    if (sigaction(SIGSEGV, NULL, &cur) != 0 || cur.sa_handler != SIG_DFL) other++;
+    if (sigaction(SIGBUS, NULL, &cur) != 0 || cur.sa_handler != SIG_DFL) other++;
+  }
+  return other ? NULL : arg;
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "plain";
   double seconds = argc > 2 ? atof(argv[2]) : 0.4;
-  int faulting = !strcmp(mode, "handler");
+  static int two_faulting; /* static: kept across siglongjmp */
+  two_faulting = !strcmp(mode, "threads_faulting");
+  int faulting = !strcmp(mode, "handler") || two_faulting;
   if (faulting || !strcmp(mode, "threads")) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -84,6 +120,10 @@ int main(int argc, char **argv) {
   guard = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   uint32_t *next = malloc(NODES * sizeof *next);
   if (guard == MAP_FAILED || !next) return 1;
+  if (two_faulting && pthread_create(&other, NULL, faulter, &second_ok) != 0) return 1;
+  static int two_asking;
+  two_asking = !strcmp(mode, "threads_asking");
+  if (two_asking && pthread_create(&other, NULL, asking, &second_ok) != 0) return 1;
   /* one cycle through the nodes, in a scattered order */
   for (uint32_t i = 0; i < NODES; i++) next[i] = (uint32_t)((i * 2654435761u + 12345u) & (NODES - 1));
   /* a fault recovered comes back here, and the walk goes on */
@@ -99,7 +139,13 @@ int main(int argc, char **argv) {
     }
     if (faulting) reported &= own_handler_reported();
   }
+  void *second_saw = &second_ok;
+  if (two_faulting || two_asking) {
+    __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+    pthread_join(other, &second_saw);
+  }
   printf("%llu %u %u\n", (unsigned long long)sum, (unsigned)made, (unsigned)handled);
+  if (!second_saw) return 2;
   if (faulting && ((uint32_t)handled != made || !reported)) return 2;
   return 0;
 }
