@@ -466,9 +466,20 @@ int report_project(const ReportOptions& o, model::ProjectCov project, std::strin
   bool lines_before_diff = false;
   if (!o.diff_rev.empty()) {
     lines_before_diff = o.fail_under_line && model::totals(project).lines > 0;
-    if (auto restricted = model::restrict_to_diff(project, o.diff_rev, paths.root()); !restricted) {
+    auto restricted = model::restrict_to_diff(project, o.diff_rev, paths.root());
+    if (!restricted) {
       log.error(restricted.error().message);
       return kExitUsage;
+    }
+    // A change can be without code only where the report's files were
+    // matched with the checkout at all: none inside it (a build elsewhere,
+    // paths not mapped) is a change not measured, which fails the gate.
+    if (lines_before_diff && restricted->files_in_checkout == 0) {
+      lines_before_diff = false;
+      if (o.fail_under_line)
+        log.warn(fmt::format("--diff {}: no file of the report is inside the git checkout {} (built elsewhere? "
+                             "--path-map OLD=NEW names the sources as the checkout does)",
+                             util::printable(o.diff_rev), util::printable(restricted->toplevel)));
     }
   }
 

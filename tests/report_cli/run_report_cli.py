@@ -1396,6 +1396,29 @@ def scenario_diff_through_symlink(tmp):
     eq(rc, 2, "the gate sees the changed lines (a vacuous pass would hide them)")
 
 
+def scenario_diff_built_elsewhere(tmp):
+    """--diff with a line gate when the build names the sources outside the
+    checkout (built from a copy, in a container, without --path-map): the
+    changed lines cannot be matched, which is not a change without code; the
+    gate fails, saying why, and passes judgement once --path-map matches."""
+    repo = diff_repo(tmp)
+    elsewhere = os.path.join(tmp, "elsewhere")
+    os.makedirs(elsewhere)
+    shutil.copy(f"{repo}/calc.c", f"{elsewhere}/calc.c")
+    build_calc(elsewhere)
+    rc, _, err = covkit(["report", f"{elsewhere}/build", "--diff", "HEAD~1", "--fail-under-line", "80"], repo)
+    eq(rc, 2, "a change not matched with the build fails the gate")
+    eq(len(err), 2, f"two stderr lines: {err}")
+    check(err[0].startswith("covkit report: --diff HEAD~1: no file of the report is inside the git checkout ")
+          and "--path-map" in err[0], f"says why and what helps: {err[0]}")
+    eq(err[1], "covkit report: line coverage cannot be measured: there are no lines (check the paths and filters) "
+       "and --fail-under-line 80 asks for some", "the gate's line")
+    rc, _, err = covkit(["report", f"{elsewhere}/build", "--path-map", f"{elsewhere}={repo}", "--diff", "HEAD~1",
+                         "--fail-under-line", "80"], repo)
+    eq((rc, err), (2, ["covkit report: line coverage 75.0% (3/4) is below --fail-under-line 80"]),
+       "with --path-map the changed lines are found")
+
+
 def scenario_tracefiles(tmp):
     """--add-tracefile with lcov and covkit JSON: totals add up."""
     proj = c_project(tmp)
