@@ -17,12 +17,30 @@ void append_hex(std::string& out, unsigned char c) {
   out += kDigits[c & 15];
 }
 
-// Length of the SGR sequence at s[i] (ESC [ digits/';' m), 0 if none.
-size_t sgr_length(std::string_view s, size_t i) {
+// Length of the sequence at s[i] that gcov's colours (-k, -q) are made of,
+// 0 if none: ESC [ K (erase to the line's end, after each colour) and SGR
+// (ESC [ parameters m) whose parameters only set or reset colours (none, 0,
+// 30-37, 39, 40-47, 49). Conceal (8), blink and the rest of SGR are
+// escaped: a source line of another user's could hide text with them.
+size_t colour_length(std::string_view s, size_t i) {
   if (i + 2 >= s.size() || s[i + 1] != '[') return 0;
+  if (s[i + 2] == 'K') return 3;
+  unsigned param = 0;
+  size_t digits = 0;
   for (size_t k = i + 2; k < s.size(); ++k) {
-    if (s[k] == 'm') return k - i + 1;
-    if ((s[k] < '0' || s[k] > '9') && s[k] != ';') return 0;
+    const char c = s[k];
+    if (c >= '0' && c <= '9') {
+      if (++digits > 2) return 0;
+      param = param * 10 + unsigned(c - '0');
+      continue;
+    }
+    if (c != ';' && c != 'm') return 0;
+    const bool colour = param == 0 || (param >= 30 && param <= 37) || param == 39 || (param >= 40 && param <= 47) ||
+                        param == 49;
+    if (!colour) return 0;
+    if (c == 'm') return k - i + 1;
+    param = 0;
+    digits = 0;
   }
   return 0;
 }
@@ -60,7 +78,7 @@ std::string terminal_text(std::string_view s, Colours colours) {
       continue;
     }
     if (c == 0x1b && colours == Colours::kKeep) {
-      if (const size_t n = sgr_length(s, i)) {
+      if (const size_t n = colour_length(s, i)) {
         out.append(s.substr(i, n));
         i += n;
         continue;

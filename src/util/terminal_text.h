@@ -20,8 +20,9 @@ enum class Colours { kEscape, kKeep };
 // `s` with each C0 control but newline, tab and form feed, DEL, each C1
 // control (U+0080-U+009F, which terminals take as ESC + a letter) and each
 // byte that starts no well-formed UTF-8 sequence (an 8-bit terminal takes
-// 0x80-0x9F as C1) written as \xNN. With kKeep, SGR sequences (ESC '['
-// digits and ';' 'm': colours only) are kept: covkit's own colours.
+// 0x80-0x9F as C1) written as \xNN. With kKeep, the sequences gcov's
+// colours are made of are kept (ESC [ K, and SGR that only sets or resets
+// colours): covkit's own colours; conceal, blink and the rest are escaped.
 std::string terminal_text(std::string_view s, Colours colours = Colours::kEscape);
 
 // terminal_text(s) when `f` is a terminal, else `s` itself.

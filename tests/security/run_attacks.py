@@ -1831,8 +1831,10 @@ int main(void) {{ printf("%d\\n", weird(1) + other(3)); return 0; }}
         shutil.copy(os.path.join(d, f), work)
     rc, got = on_terminal(env, [env.covkit, "gcov", "-t", "-k", "names.gcno"], work)
     check(rc == 0, f"covkit gcov -t -k: exit {rc}: {got[:400]!r}")
-    sgr = re.compile(rb"\x1b\[[0-9;]*m")
-    check(sgr.search(got), f"covkit gcov -t -k: no colours on the terminal: {got[:400]!r}")
+    # gcov's colours: a colour, then erase to the line's end (ESC [ K)
+    sgr = re.compile(rb"\x1b\[(?:[0-9;]*m|K)")
+    check(re.search(rb"\x1b\[4[1356](?:;37)?m\x1b\[K", got), f"covkit gcov -t -k: no colours on the terminal: {got[:400]!r}")
+    check(b"\\x1b[K" not in got, f"covkit gcov -t -k: its own erase-line shown as text: {got[:400]!r}")
     terminal_clean(sgr.sub(b"", got), "covkit gcov -t -k")
 
     # live dump -v: the path of a .gcda an attacker's process named (C1

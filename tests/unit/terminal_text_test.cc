@@ -30,6 +30,13 @@ TEST(TerminalText, KeepsOnlyColoursWhenAsked) {
   EXPECT_EQ(terminal_text(coloured, Colours::kKeep), coloured);
   EXPECT_EQ(terminal_text(coloured), "\\x1b[31m    #####:\\x1b[0m    3:x\n");
   EXPECT_EQ(terminal_text("\x1b[2J\x1b]0;t\x07\x1b[1;31", Colours::kKeep), "\\x1b[2J\\x1b]0;t\\x07\\x1b[1;31");
+  // gcov -k's own: a colour, then erase to the line's end; a reset
+  const std::string gcov_k = "\x1b[45;37m\x1b[K    #####:\x1b[m\x1b[K    3:x\n";
+  EXPECT_EQ(terminal_text(gcov_k, Colours::kKeep), gcov_k);
+  // SGR that is not a colour (conceal, blink, bold, 256 colours) is escaped:
+  // a source line could hide or dress text with it
+  EXPECT_EQ(terminal_text("a\x1b[8mb\x1b[5;41mc\x1b[1md\x1b[38;5;1me\x1b[041m", Colours::kKeep),
+            "a\\x1b[8mb\\x1b[5;41mc\\x1b[1md\\x1b[38;5;1me\\x1b[041m");
 }
 
 TEST(TerminalText, PipesAndFilesGetTheBytes) {
