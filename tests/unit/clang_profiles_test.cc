@@ -530,6 +530,18 @@ TEST(ProfileCounts, NamesSharingANameRefKeptApart) {
 namespace covkit::clang {
 namespace clang_profiles_test {
 
+// `bytes` written to DIR/NAME; the path.
+std::string put_profile(const std::string& dir, const std::string& name, const std::vector<uint8_t>& bytes) {
+  const std::string path = dir + "/" + name;
+  FILE* f = std::fopen(path.c_str(), "wb");
+  EXPECT_NE(f, nullptr) << path;
+  if (f) {
+    EXPECT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size()) << path;
+    std::fclose(f);
+  }
+  return path;
+}
+
 // load_profiles maps a large profile and copies a small one: both add up
 // as read_profraw reads them; a FIFO among them is refused, not waited on.
 TEST(LoadProfiles, MappedAndCopiedProfilesAddUp) {
@@ -542,17 +554,8 @@ TEST(LoadProfiles, MappedAndCopiedProfilesAddUp) {
   const auto small = testing::raw_profile(kFunctions);
   ASSERT_GE(large.size(), size_t(64 * 1024));  // mapped
   ASSERT_LT(small.size(), size_t(64 * 1024));  // copied
-  auto put = [&](const std::string& name, const std::vector<uint8_t>& bytes) {
-    const std::string path = dir + "/" + name;
-    FILE* f = std::fopen(path.c_str(), "wb");
-    EXPECT_NE(f, nullptr);
-    if (f) {
-      EXPECT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
-      std::fclose(f);
-    }
-    return path;
-  };
-  const std::string a = put("a.profraw", large), b = put("b.profraw", large), c = put("c.profraw", small);
+  const std::string a = put_profile(dir, "a.profraw", large), b = put_profile(dir, "b.profraw", large),
+                    c = put_profile(dir, "c.profraw", small);
   const std::string fifo = dir + "/fifo.profraw";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   NameTableCache names;
@@ -598,13 +601,7 @@ TEST(LoadProfiles, RecordsReorderedUnderOneNamesBlob) {
   std::vector<std::string> files;
   ProfileCounts by_name;
   for (size_t k = 0; k < runs.size(); ++k) {
-    const auto bytes = testing::raw_profile(runs[k], o);
-    const std::string path = dir + "/r" + std::to_string(k) + ".profraw";
-    FILE* f = std::fopen(path.c_str(), "wb");
-    ASSERT_NE(f, nullptr);
-    EXPECT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
-    std::fclose(f);
-    files.push_back(path);
+    files.push_back(put_profile(dir, "r" + std::to_string(k) + ".profraw", testing::raw_profile(runs[k], o)));
     for (const RawFunction& fn : runs[k]) by_name.add(fn.name, fn.hash, fn.counts);
   }
   NameTableCache names;
@@ -640,13 +637,7 @@ TEST(LoadProfiles, AddedUpInOrderOnAnyThreads) {
     fs.push_back({"g", 7, k % 5 == 3 ? std::vector<uint64_t>{k, 1} : std::vector<uint64_t>{k, 1, 2}, 0});
     for (uint64_t i = 0; i < (k % 3 == 0 ? 2000 : 20); ++i)  // some large (mapped), some small
       fs.push_back({"_Z" + std::to_string(i) + "fv", i, {k + i, 1}, 0});
-    const auto bytes = testing::raw_profile(fs);
-    const std::string path = dir + "/p" + std::to_string(k) + ".profraw";
-    FILE* f = std::fopen(path.c_str(), "wb");
-    ASSERT_NE(f, nullptr);
-    EXPECT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
-    std::fclose(f);
-    files.push_back(path);
+    files.push_back(put_profile(dir, "p" + std::to_string(k) + ".profraw", testing::raw_profile(fs)));
   }
   files.insert(files.begin() + 5, dir + "/missing.profraw");
   std::vector<uint64_t> g{0, 0, 0};  // the profiles whose "g" has three counters, as the first one's
