@@ -10,6 +10,7 @@ its exit status), never with a recorded answer.
 Exit 77 (skip) when gcc-12 is missing."""
 import argparse
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -394,6 +395,47 @@ def scenario_sigprof(args, work):
     check(any("SIGPROF" in w for w in rec.warnings), f"no warning about SIGPROF: {rec.warnings}")
     check("SIGPROF" in p.stderr, f"the warning is not shown: {p.stderr}")
     check(rec.samples, "no samples before the program took SIGPROF")
+
+
+PROF_STOPPED = "the program set its own SIGPROF disposition: sampling stopped there"
+
+
+def scenario_sigprof_late(args, work):
+    """A program taking SIGPROF mid-run, in three threads, receives none of
+    the sampler's ticks; coreutils' sort, whose SIGPROF handler removes its
+    temporary files and re-raises (as for SIGTERM), runs as without it."""
+    prog = compile_prog(work, "sigprof_late", ["-pthread"])
+    for mode, call in (("pc", "sigaction"), ("branch", "signal")):
+        out, p = record(args, work, f"late_{mode}", prog, call, mode=mode, source="runtime", period="1ms")
+        check(p.returncode == 0, f"{mode}: status {p.returncode} ({p.stdout.strip()}): the sampler's ticks reached "
+              f"the program's handler; stderr: {p.stderr}")
+        check(p.stdout == "received 0\n", f"{mode}: {p.stdout!r}")
+        rec = Recording(args.covkit, out)
+        check(any(PROF_STOPPED in w for w in rec.warnings), f"{mode}: no warning: {rec.warnings}")
+        check(PROF_STOPPED in p.stderr, f"{mode}: the warning is not shown: {p.stderr}")
+        # the query and the restore at its start did not stop sampling
+        check(rec.samples, f"{mode}: no samples before the program took SIGPROF")
+    sort = "/usr/bin/sort"
+    if not os.access(sort, os.X_OK):
+        raise Skip(f"{sort} missing")
+    text = os.path.join(work, "lines.txt")
+    rng = random.Random(33)
+    with open(text, "w") as f:
+        for _ in range(120000):
+            f.write("".join(rng.choice("abcdefghij klmnop") for _ in range(24)) + "\n")
+    native = subprocess.run([sort, text], capture_output=True, check=True).stdout
+    for mode in ("pc", "branch"):
+        out = os.path.join(work, f"sort_{mode}.rec")
+        shutil.rmtree(out, ignore_errors=True)
+        shutil.rmtree(out + ".old", ignore_errors=True)
+        # --allow-empty: sort takes SIGPROF at its start, before a sample
+        p = subprocess.run([args.covkit, "sample", "record", "--allow-empty", "-o", out, "--mode", mode,
+                            "--source", "runtime", "--period", "1ms", "--", sort, text],
+                           capture_output=True, timeout=120)
+        stderr = p.stderr.decode(errors="replace")
+        check(p.returncode == 0, f"sort ({mode}): status {p.returncode}; stderr: {stderr}")
+        check(p.stdout == native, f"sort ({mode}): {len(p.stdout)} bytes, not its {len(native)} bytes without covkit")
+        check(PROF_STOPPED in stderr, f"sort ({mode}): the warning is not shown: {stderr}")
 
 
 def scenario_refuse(args, work):

@@ -4,8 +4,9 @@
  * is full, the step cap is reached, or the next instruction would enter the
  * kernel (stepping across a syscall could leave TF set while the program
  * blocks SIGTRAP, which the kernel answers by killing it). The tick timer
- * is one-shot and re-armed only here: if the program takes SIGPROF for
- * itself, it sees at most one tick per thread from the runtime. */
+ * is one-shot and re-armed only here; when the program takes SIGPROF for
+ * itself, every timer is deleted before its disposition is in (thread.c,
+ * process.c), and a tick still on its way is ignored here. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -169,7 +170,7 @@ static void step_on(struct cks_thread *t, greg_t *g) {
 static void on_tick(int sig, siginfo_t *si, void *ctx) {
   (void)sig;
   struct cks_thread *t = cks_self();
-  if (!t || si->si_code != SI_TIMER) return;
+  if (!t || si->si_code != SI_TIMER || cks_ticks_stopped()) return;
   if (t->stepping) {
     /* block stepping keeps the timer as a watchdog */
     if (t->waiting_bp && !cks_block_step_tick(t)) cks_thread_arm(t);
@@ -270,6 +271,10 @@ CKS_FN int cks_handlers_ours(int sig) {
   struct sigaction cur;
   if (sigaction(sig, NULL, &cur) != 0 || !(cur.sa_flags & SA_SIGINFO)) return 0;
   return cur.sa_sigaction == (sig == SIGPROF ? on_tick : on_trap);
+}
+
+CKS_FN int cks_is_tick_handler(const struct sigaction *act) {
+  return (act->sa_flags & SA_SIGINFO) && act->sa_sigaction == on_tick;
 }
 
 static int install(int sig, void (*fn)(int, siginfo_t *, void *)) {

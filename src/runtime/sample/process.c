@@ -15,15 +15,31 @@
 #include "sample_runtime.h"
 
 static int warned_prof, warned_trap;
+static const char prof_stopped[] =
+    "the program set its own SIGPROF disposition: sampling stopped there (no tick of the runtime reached the program's "
+    "handler)";
 
-/* Warns when the program took SIGPROF/SIGTRAP for itself. */
+/* Warns when the program took SIGPROF/SIGTRAP for itself without the
+ * wrappers of signal_guard.c seeing it (a raw system call). */
 static void check_handlers(void) {
   if (!cks_handlers_ours(SIGPROF))
     cks_warn_once(&warned_prof,
-                  "the program installed its own SIGPROF handler: sampling stopped there (the program's handler "
-                  "saw at most one tick per thread)");
+                  cks_ticks_stopped() ? prof_stopped
+                                      : "the program installed its own SIGPROF handler with a system call: sampling "
+                                        "stopped there (the program's handler saw at most one tick per thread)");
   if (cks_cfg.branch_mode && !cks_handlers_ours(SIGTRAP))
     cks_warn_once(&warned_trap, "the program installed its own SIGTRAP handler: samples from then on have no steps");
+}
+
+/* The program sets SIGPROF's disposition (a handler, SIG_IGN, SIG_DFL):
+ * the runtime's ticks stop before it is in, since one reaching the
+ * program's handler may end the program (coreutils' sort cleans up and
+ * re-raises, as for SIGTERM). Setting the runtime's own handler again (a
+ * library saving and restoring the disposition) changes nothing. */
+static void prof_changing(const struct sigaction *act) {
+  if (cks_is_tick_handler(act)) return;
+  cks_threads_stop_ticks();
+  cks_warn_once(&warned_prof, prof_stopped);
 }
 
 static void start_image(void) {
@@ -47,6 +63,7 @@ static void fork_child(void) {
     return;
   }
   start_image();
+  if (cks_ticks_stopped()) cks_warn_once(&warned_prof, prof_stopped); /* the parent's program did it */
   struct cks_thread *t = cks_self();
   if (t) {
     t->stepping = 0;
@@ -78,6 +95,7 @@ __attribute__((constructor)) static void sample_start(void) {
   }
   pthread_atfork(NULL, NULL, fork_child);
   __atomic_store_n(&cks_active, 1, __ATOMIC_RELEASE);
+  cks_watch_prof_disposition(prof_changing); /* after the runtime's own handler is in */
   cks_thread_start(t);
 }
 

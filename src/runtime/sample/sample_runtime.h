@@ -63,8 +63,10 @@ CKS_FN void cks_refresh_mappings(void); /* writes them again only after a dlopen
 struct cks_thread {
   int tid;
   pid_t pid; /* the process, noted where the thread starts (a fork's child starts it again): no getpid a copy */
-  int timer_ok, stepping;
+  int timer_ok, stepping; /* timer_ok: atomic (cks_threads_stop_ticks clears it from another thread) */
   timer_t timer;
+  struct cks_thread *next_thread, *prev_thread; /* the threads with a timer (thread.c's list) */
+  int listed;
   uint64_t rng;
   uintptr_t stack_lo, stack_hi; /* the thread's stack, captured at its start */
   uint64_t prev;                /* last stepped address */
@@ -160,7 +162,14 @@ CKS_FN struct cks_thread *cks_thread_create(void); /* mmap; NULL on failure */
 CKS_FN void cks_thread_start(struct cks_thread *t); /* this thread's: stack, timer, TLS */
 CKS_FN void cks_thread_arm(struct cks_thread *t);   /* the next tick, jittered */
 CKS_FN struct cks_thread *cks_self(void);
-CKS_FN int cks_thread_key_init(void);
+CKS_FN int cks_thread_key_init(void); /* and the list's fork handlers */
+/* Deletes every thread's timer, and no thread starts one from then on:
+ * no tick of the runtime is raised after it returns (one already pending
+ * in another thread is dropped with the timer by recent kernels, 6.18
+ * here; an older one may deliver it). Not in a
+ * handler of the runtime; safe in the program's. */
+CKS_FN void cks_threads_stop_ticks(void);
+CKS_FN int cks_ticks_stopped(void);
 
 /* ---- in_place_reads.c: the interpreter's loads without a system call ---- */
 CKS_FN void cks_in_place_init(void); /* not in signal context */
@@ -179,6 +188,7 @@ CKS_FN void cks_in_place_forked(void);         /* a fork's child: one thread aga
 /* ---- handlers.c ---- */
 CKS_FN int cks_install_handlers(void);
 CKS_FN int cks_handlers_ours(int sig);
+CKS_FN int cks_is_tick_handler(const struct sigaction *act); /* act installs the runtime's SIGPROF handler */
 CKS_FN void cks_write_step_stats(void); /* the WARNING of CKS_ENV_STEP_STATS */
 
 /* ---- object_segments.c: the loaded objects' segments, read in place ---- */
@@ -278,6 +288,12 @@ CKS_FN int cks_install_trap_handler(cks_trap_fn planted);
 /* What `sig` would have done without the runtime: its default disposition
  * back, and `sig` again for this thread (delivered once the handler returns). */
 CKS_FN void cks_default_action(int sig);
+/* `changing` is called before the program's sigaction(), signal(),
+ * sigset(), bsd_signal() or sysv_signal() sets SIGPROF's disposition
+ * (with the new one; a query does not call it), in whatever context the
+ * program calls them (its signal handlers included). */
+typedef void (*cks_prof_fn)(const struct sigaction *act);
+CKS_FN void cks_watch_prof_disposition(cks_prof_fn changing);
 
 /* ---- process.c: the image's life (constructor, fork, threads, destructor) ---- */
 

@@ -8,7 +8,9 @@
  * a handler's sa_mask). Code that blocks signals with raw system calls
  * (glibc's own thread start, posix_spawn's child) is out of reach: that is
  * why system libraries are never planted. Outside breakpoint mode every
- * wrapper is the libc call itself. */
+ * wrapper is the libc call itself, told first to whoever watches SIGPROF's
+ * disposition (process.c: the tick timers stop before the program's
+ * handler is in). */
 #include <dlfcn.h>
 #include <signal.h>
 #include <string.h>
@@ -28,12 +30,19 @@ static struct sigaction program_trap; /* the program's SIGTRAP disposition, SIG_
 /* Who takes planted int3s (breakpoints.c, through cks_install_trap_handler):
  * a pointer rather than a call, so that this file depends on nothing above it. */
 static cks_trap_fn planted_trap;
+static cks_prof_fn prof_changing; /* atomic */
+typedef sighandler_t (*sigset_fn)(int, sighandler_t);
+static signal_fn real_bsd_signal, real_sysv_signal;
+static sigset_fn real_sigset;
 
 static void resolve(void) {
   if (real_sigaction) return;
   real_signal = (signal_fn)dlsym(RTLD_NEXT, "signal");
   real_sigprocmask = (mask_fn)dlsym(RTLD_NEXT, "sigprocmask");
   real_pthread_sigmask = (mask_fn)dlsym(RTLD_NEXT, "pthread_sigmask");
+  real_bsd_signal = (signal_fn)dlsym(RTLD_NEXT, "bsd_signal");
+  real_sysv_signal = (signal_fn)dlsym(RTLD_NEXT, "sysv_signal");
+  real_sigset = (sigset_fn)dlsym(RTLD_NEXT, "sigset");
   __atomic_store_n(&real_sigaction, (sigaction_fn)dlsym(RTLD_NEXT, "sigaction"), __ATOMIC_RELEASE);
 }
 
@@ -96,9 +105,29 @@ CKS_FN int cks_install_trap_handler(cks_trap_fn planted) {
   return 1;
 }
 
+CKS_FN void cks_watch_prof_disposition(cks_prof_fn changing) {
+  resolve();
+  __atomic_store_n(&prof_changing, changing, __ATOMIC_RELEASE);
+}
+
+static void prof_set(int sig, const struct sigaction *act) {
+  cks_prof_fn fn = __atomic_load_n(&prof_changing, __ATOMIC_ACQUIRE);
+  if (sig == SIGPROF && act && fn) fn(act);
+}
+
+/* A handler given to signal() and the like, as the sigaction it becomes. */
+static void prof_set_handler(int sig, sighandler_t handler) {
+  if (sig != SIGPROF) return;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = handler;
+  prof_set(sig, &sa);
+}
+
 CKS_API int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
   resolve();
   if (!real_sigaction) return -1;
+  prof_set(sig, act);
   if (!guarding()) return real_sigaction(sig, act, old);
   if (sig == SIGTRAP) {
     if (old) *old = program_trap;
@@ -114,6 +143,7 @@ CKS_API int sigaction(int sig, const struct sigaction *act, struct sigaction *ol
 CKS_API sighandler_t signal(int sig, sighandler_t handler) {
   resolve();
   if (!real_signal) return SIG_ERR;
+  prof_set_handler(sig, handler);
   if (!guarding() || sig != SIGTRAP) return real_signal(sig, handler);
   struct sigaction sa, old;
   memset(&sa, 0, sizeof sa);
@@ -122,6 +152,29 @@ CKS_API sighandler_t signal(int sig, sighandler_t handler) {
   sigemptyset(&sa.sa_mask);
   sigaction(sig, &sa, &old);
   return old.sa_flags & SA_SIGINFO ? (sighandler_t)(void *)old.sa_sigaction : old.sa_handler;
+}
+
+/* The other ways to set a handler in glibc (their SIGTRAP is not guarded:
+ * breakpoint mode's programs use sigaction and signal). */
+CKS_API sighandler_t bsd_signal(int sig, sighandler_t handler) {
+  resolve();
+  if (!real_bsd_signal) return SIG_ERR;
+  prof_set_handler(sig, handler);
+  return real_bsd_signal(sig, handler);
+}
+
+CKS_API sighandler_t sysv_signal(int sig, sighandler_t handler) {
+  resolve();
+  if (!real_sysv_signal) return SIG_ERR;
+  prof_set_handler(sig, handler);
+  return real_sysv_signal(sig, handler);
+}
+
+CKS_API sighandler_t sigset(int sig, sighandler_t handler) {
+  resolve();
+  if (!real_sigset) return SIG_ERR;
+  if (handler != SIG_HOLD) prof_set_handler(sig, handler); /* SIG_HOLD only blocks it */
+  return real_sigset(sig, handler);
 }
 
 static const sigset_t *without_trap(int how, const sigset_t *set, sigset_t *copy) {

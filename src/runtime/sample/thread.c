@@ -3,8 +3,18 @@
  * timer. New threads are caught by wrapping pthread_create (the state is
  * created by the parent, started by the child before the program's thread
  * function runs: process.c); a pthread key destructor deletes the timer when
- * the thread ends. */
+ * the thread ends.
+ * The threads with a timer are listed, so that all the timers can be
+ * deleted at once when the program takes SIGPROF for itself (process.c):
+ * one more tick of the runtime would reach the program's handler, which
+ * may end the program (coreutils' sort treats SIGPROF as SIGTERM). The
+ * list's lock is held with every signal blocked, so a handler of the
+ * program that sets SIGPROF's disposition never waits on its own thread.
+ * A deleted timer's id is not handed out again until the process's ids
+ * wrap (the kernel counts them up): a thread's own late re-arm of it
+ * fails, and never arms a timer of the program. */
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -15,6 +25,64 @@
 
 static __thread struct cks_thread *self __attribute__((tls_model("initial-exec")));
 static pthread_key_t key;
+static struct cks_thread *threads; /* under threads_lock */
+static int threads_lock, stopped;  /* atomic */
+
+static void lock_threads(sigset_t *saved) {
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, saved);
+  while (__atomic_exchange_n(&threads_lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
+}
+
+static void unlock_threads(const sigset_t *saved) {
+  __atomic_store_n(&threads_lock, 0, __ATOMIC_RELEASE);
+  pthread_sigmask(SIG_SETMASK, saved, NULL);
+}
+
+static void unlist(struct cks_thread *t) {
+  if (!t->listed) return;
+  if (t->prev_thread) t->prev_thread->next_thread = t->next_thread;
+  else threads = t->next_thread;
+  if (t->next_thread) t->next_thread->prev_thread = t->prev_thread;
+  t->listed = 0;
+}
+
+static void delete_timer(struct cks_thread *t) {
+  if (!__atomic_exchange_n(&t->timer_ok, 0, __ATOMIC_ACQ_REL)) return;
+  timer_delete(t->timer);
+}
+
+CKS_FN int cks_ticks_stopped(void) { return __atomic_load_n(&stopped, __ATOMIC_ACQUIRE); }
+
+/* Under the lock even when stopped already: a second thread's call
+ * returns only once the first one's timers are gone. */
+CKS_FN void cks_threads_stop_ticks(void) {
+  sigset_t saved;
+  lock_threads(&saved);
+  if (!cks_ticks_stopped()) {
+    __atomic_store_n(&stopped, 1, __ATOMIC_RELEASE);
+    for (struct cks_thread *t = threads; t; t = t->next_thread) delete_timer(t);
+  }
+  unlock_threads(&saved);
+}
+
+/* fork() holds the list's lock, so that the child's copy is whole: its
+ * program may set SIGPROF's disposition in its own fork handlers. */
+static sigset_t fork_mask;
+static void fork_prepare(void) { lock_threads(&fork_mask); }
+static void fork_parent(void) { unlock_threads(&fork_mask); }
+static void fork_child(void) {
+  /* The parent's threads and timers are not the child's (a timer's id
+   * there may become one of the child's program): the forking thread
+   * starts again (process.c), if sampling goes on. */
+  threads = NULL;
+  if (self) {
+    self->listed = 0;
+    self->timer_ok = 0;
+  }
+  unlock_threads(&fork_mask);
+}
 
 CKS_FN struct cks_thread *cks_self(void) { return self; }
 
@@ -39,7 +107,7 @@ static uint64_t next_random(struct cks_thread *t) {
 /* Uniform in [period/2, 3*period/2): the mean stays the period, and the
  * ticks cannot lock onto a loop whose length divides the period. */
 CKS_FN void cks_thread_arm(struct cks_thread *t) {
-  if (!t->timer_ok) return;
+  if (!__atomic_load_n(&t->timer_ok, __ATOMIC_ACQUIRE)) return;
   uint64_t p = cks_cfg.period_ns;
   uint64_t ns = p / 2 + next_random(t) % (p ? p : 1);
   struct itimerspec its;
@@ -73,8 +141,22 @@ CKS_FN void cks_thread_start(struct cks_thread *t) {
   sev.sigev_notify = SIGEV_THREAD_ID;
   sev.sigev_signo = SIGPROF;
   sev._sigev_un._tid = t->tid;
-  t->timer_ok = timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t->timer) == 0;
-  if (!t->timer_ok) cks_warn("timer_create(CLOCK_THREAD_CPUTIME_ID) failed: a thread was not sampled");
+  int failed = 0;
+  sigset_t saved;
+  lock_threads(&saved);
+  t->timer_ok = 0; /* a fork's child: the parent's timer */
+  t->listed = 0;
+  if (!cks_ticks_stopped()) {
+    failed = timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t->timer) != 0;
+    t->timer_ok = !failed;
+    t->prev_thread = NULL;
+    t->next_thread = threads;
+    if (threads) threads->prev_thread = t;
+    threads = t;
+    t->listed = 1;
+  }
+  unlock_threads(&saved);
+  if (failed) cks_warn("timer_create(CLOCK_THREAD_CPUTIME_ID) failed: a thread was not sampled");
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   self = t;
   pthread_setspecific(key, t);
@@ -83,11 +165,19 @@ CKS_FN void cks_thread_start(struct cks_thread *t) {
 
 static void thread_end(void *p) {
   struct cks_thread *t = p;
-  if (t->timer_ok) timer_delete(t->timer);
+  sigset_t saved;
+  lock_threads(&saved);
+  unlist(t);
+  delete_timer(t);
+  unlock_threads(&saved);
   cks_block_step_end(t);
   self = NULL; /* a pending tick or trap finds no state and leaves */
   __atomic_signal_fence(__ATOMIC_SEQ_CST);
   munmap(t, t->mapped);
 }
 
-CKS_FN int cks_thread_key_init(void) { return pthread_key_create(&key, thread_end) == 0; }
+CKS_FN int cks_thread_key_init(void) {
+  if (pthread_key_create(&key, thread_end) != 0) return 0;
+  pthread_atfork(fork_prepare, fork_parent, fork_child); /* before process.c's: its child handler runs after */
+  return 1;
+}
