@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <optional>
@@ -212,11 +213,20 @@ int refuse_empty(const SampleRecordOptions& o, const sample::RecordOutcome& out,
   const std::string what = breakpoint ? "no breakpoint was hit" : "no sample was taken";
   const bool none_planted =
       breakpoint && out.recording && out.recording->planted.empty() && out.recording->planted_not_kept == 0;
+  // The program took SIGPROF for itself before the first tick (GNU sort
+  // catches it as a termination signal): the runtime stopped, and says so.
+  const bool sigprof_taken =
+      !breakpoint && out.recording &&
+      std::any_of(out.recording->warnings.begin(), out.recording->warnings.end(), [](const std::string& w) {
+        return w.find("set its own SIGPROF disposition") != std::string::npos;
+      });
   const std::string why =
-      none_planted ? nothing_planted(*out.recording)
-      : breakpoint ? "the program ran none of the planted blocks"
-                   : "the program ended before its first sample: a short run needs --mode breakpoint or a shorter "
-                     "--period";
+      none_planted    ? nothing_planted(*out.recording)
+      : breakpoint    ? "the program ran none of the planted blocks"
+      : sigprof_taken ? "the program set its own SIGPROF handler before the first sample, and sampling stopped "
+                        "there: --mode breakpoint does not use SIGPROF"
+                      : "the program ended before its first sample: a short run needs --mode breakpoint or a shorter "
+                        "--period";
   if (o.allow_empty) {
     warn_sample_record(fmt::format("the recording is empty: {} ({})", what, why));
     keep(out);

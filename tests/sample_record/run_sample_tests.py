@@ -436,6 +436,17 @@ def scenario_sigprof_late(args, work):
         check(p.returncode == 0, f"sort ({mode}): status {p.returncode}; stderr: {stderr}")
         check(p.stdout == native, f"sort ({mode}): {len(p.stdout)} bytes, not its {len(native)} bytes without covkit")
         check(PROF_STOPPED in stderr, f"sort ({mode}): the warning is not shown: {stderr}")
+    # Without --allow-empty the empty recording is refused (exit 1), saying
+    # the program took SIGPROF, not that the run was short.
+    out = os.path.join(work, "sort_refused.rec")
+    shutil.rmtree(out, ignore_errors=True)
+    p = subprocess.run([args.covkit, "sample", "record", "-o", out, "--mode", "pc", "--source", "runtime",
+                        "--period", "1ms", "--", sort, text], capture_output=True, timeout=120)
+    stderr = p.stderr.decode(errors="replace")
+    check(p.returncode == 1, f"sort without --allow-empty: status {p.returncode}; stderr: {stderr}")
+    check(p.stdout == native, "sort without --allow-empty: its output")
+    check("set its own SIGPROF handler before the first sample" in stderr and "short run" not in stderr,
+          f"sort without --allow-empty: the reason: {stderr}")
 
 
 def scenario_refuse(args, work):
