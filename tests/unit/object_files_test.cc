@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -78,6 +79,31 @@ TEST(FindObjects, DataBesideItsNotesPairs) {
   EXPECT_EQ(s.objects[0].data, d2);
   EXPECT_EQ(s.objects[1].notes, n);
   EXPECT_EQ(s.objects[1].data, d);
+}
+
+// The walk takes every entry named .gcno/.gcda that is no directory (a
+// FIFO is a run's counts that cannot be read: the report says so), looks
+// into hidden directories, and follows no link to a directory, nor takes
+// one as a file.
+TEST(FindObjects, WalkTakesNonDirectoriesAndFollowsNoDirectoryLink) {
+  TempDir t;
+  std::string n = touch(t, "build/.hidden/x.gcno");
+  std::string d = touch(t, "build/.hidden/x.gcda");
+  std::string n2 = touch(t, "build/y.gcno");
+  ASSERT_EQ(::mkfifo((t / "build/y.gcda").c_str(), 0600), 0);
+  touch(t, "elsewhere/z.gcno");
+  std::filesystem::create_directory_symlink(t / "elsewhere", t / "build/linked");
+  std::filesystem::create_directory_symlink(t / "elsewhere", t / "build/w.gcda");  // a directory: no data file
+  std::string n3 = touch(t, "build/v.gcno");
+  std::filesystem::create_symlink(t / "build/.hidden/x.gcda", t / "build/v.gcda");
+  ObjectSearch s = find_objects({t / "build"}, {});
+  ASSERT_EQ(s.objects.size(), 3u);
+  EXPECT_EQ(s.objects[0].notes, n);
+  EXPECT_EQ(s.objects[0].data, d);
+  EXPECT_EQ(s.objects[1].notes, n3);
+  EXPECT_EQ(s.objects[1].data, t / "build/v.gcda");
+  EXPECT_EQ(s.objects[2].notes, n2);
+  EXPECT_EQ(s.objects[2].data, t / "build/y.gcda");
 }
 
 TEST(FindObjects, NeverRunNotesIsAnObjectWithoutData) {
