@@ -132,6 +132,22 @@ class Env:
     def covkit_run(self, args, ok=False, **kw):
         return self.run([self.covkit, *args], ok=ok, **kw)
 
+    def attacker_covkit(self):
+        """covkit and its runtimes where the attacker can run them: the build
+        tree may lie below a directory only root can enter (a fresh clone in
+        a 0700 mktemp directory), and covkit looks for a runtime beside
+        itself with the attacker's rights."""
+        tools = os.path.join(self.base, "tools")
+        if not os.path.isdir(tools):
+            os.makedirs(tools)
+            os.chmod(tools, 0o755)
+            here = os.path.dirname(self.covkit)
+            for name in ("covkit", "libcovkit-trace.so", "libcovkit-sample.so"):
+                if os.path.exists(os.path.join(here, name)):
+                    shutil.copy2(os.path.join(here, name), os.path.join(tools, name))
+                    os.chmod(os.path.join(tools, name), 0o755)
+        return os.path.join(tools, "covkit")
+
     def as_attacker(self, argv, ok=True, **kw):
         return self.run(["setpriv", f"--reuid={ATTACKER}", f"--regid={ATTACKER}", "--clear-groups", *argv], ok=ok, **kw)
 
@@ -1808,7 +1824,8 @@ int main(void) {{ printf("%d\\n", weird(1) + other(3)); return 0; }}
         env.run(["gcc-12", "-O0", "-finstrument-functions", "-o", "tr0", "tr.c"], cwd=d)
         subprocess.run([b"objcopy", b"--redefine-sym", b"work=" + TERMINAL_NAME, b"tr0", b"tr"], cwd=d, check=True)
         subprocess.run(["chown", "-R", f"{ATTACKER}:{ATTACKER}", d], check=True)
-        env.as_attacker([env.covkit, "trace", "record", "-o", os.path.join(d, "trace"), "--", "./tr"], ok=True, cwd=d)
+        env.as_attacker([env.attacker_covkit(), "trace", "record", "-o", os.path.join(d, "trace"), "--", "./tr"], ok=True,
+                        cwd=d)
         for sub in ("report", "replay", "dump"):
             runs.append((f"covkit trace {sub}", ["trace", sub, os.path.join(d, "trace")]))
             # In a pipe too, as trace report always did: no oracle prints
