@@ -55,9 +55,7 @@ std::string display_text(std::string_view s) {
       continue;
     }
     const size_t n = utf8_length(s, i);
-    // U+0080-U+009F (C2 80 - C2 9F): C1 controls, which a terminal takes as
-    // ESC and a letter (U+009B as CSI, U+009D as OSC).
-    if (n == 0 || (n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0)) {
+    if (n == 0 || is_c1_control(s, i, n)) {
       out += kReplacement;  // one for the C1 character, one for each stray byte
       i += n ? n : 1;
       continue;

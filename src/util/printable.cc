@@ -15,7 +15,7 @@ std::string printable(std::string_view s) {
     // and a letter would, and a byte of no UTF-8 sequence (0x9B alone) does
     // in an 8-bit one: both shown as their bytes.
     const size_t n = c < 0x80 ? 1 : utf8_length(s, i);
-    const bool c1 = n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0;
+    const bool c1 = is_c1_control(s, i, n);
     if (c == '\n')
       out += "\\n";
     else if (c == '\t')

@@ -85,8 +85,7 @@ std::string terminal_text(std::string_view s, Colours colours) {
       }
     }
     const size_t n = c < 0x80 ? 0 : utf8_length(s, i);
-    // U+0080-U+009F: C2 80 - C2 9F.
-    if (n == 0 || (n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0)) {
+    if (n == 0 || is_c1_control(s, i, n)) {
       append_hex(out, c);
       ++i;
       continue;

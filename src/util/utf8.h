@@ -13,6 +13,13 @@ inline constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 // of well-formed byte sequences: no overlongs, no surrogates), 0 if none.
 size_t utf8_length(std::string_view s, size_t i);
 
+// Whether the well-formed sequence of `n` bytes at s[i] is a C1 control
+// (U+0080-U+009F, C2 80 - C2 9F), which a terminal takes as ESC and a
+// letter (U+009B as CSI, U+009D as OSC).
+inline bool is_c1_control(std::string_view s, size_t i, size_t n) {
+  return n == 2 && static_cast<unsigned char>(s[i]) == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0;
+}
+
 // Appends the well-formed sequence starting at s[i] to `out`, or U+FFFD for
 // a byte that starts none; returns how many bytes of `s` it used (>= 1).
 size_t append_utf8_or_replacement(std::string& out, std::string_view s, size_t i);
