@@ -476,10 +476,9 @@ int report_project(const ReportOptions& o, model::ProjectCov project, std::strin
     // paths not mapped) is a change not measured, which fails the gate.
     if (lines_before_diff && restricted->files_in_checkout == 0) {
       lines_before_diff = false;
-      if (o.fail_under_line)
-        log.warn(fmt::format("--diff {}: no file of the report is inside the git checkout {} (built elsewhere? "
-                             "--path-map OLD=NEW names the sources as the checkout does)",
-                             util::printable(o.diff_rev), util::printable(restricted->toplevel)));
+      log.warn(fmt::format("--diff {}: no file of the report is inside the git checkout {} (built elsewhere? "
+                           "--path-map OLD=NEW names the sources as the checkout does)",
+                           util::printable(o.diff_rev), util::printable(restricted->toplevel)));
     }
   }
 
