@@ -203,6 +203,23 @@ TEST_F(InPlace, TheProgramsHandlerOneThread) {
   munmap(const_cast<unsigned char *>(none), page);
 }
 
+// A stand-in found in already (a trap that did not reach its end) keeps
+// the program's disposition it saved, and the next end puts that back: the
+// stand-in is never left in for good.
+TEST_F(InPlace, AStandInLeftInIsPutBackByTheNextEnd) {
+  set_disposition(SIGSEGV, program_handler, SA_NODEFER);
+  struct sigaction before = disposition(SIGSEGV);
+  ThreadState s;
+  set_trap_mask(SIG_BLOCK);
+  ASSERT_EQ(cks_in_place_begin(s.t), 1);
+  set_trap_mask(SIG_BLOCK);  // a trap that ended without cks_in_place_end
+  ASSERT_EQ(cks_in_place_begin(s.t), 1);
+  check_reads();
+  cks_in_place_end(s.t);
+  set_trap_mask(SIG_UNBLOCK);
+  EXPECT_TRUE(same_disposition(disposition(SIGSEGV), before));
+}
+
 // A SIGSEGV sent while the reads are in place (a kill(), a sigqueue()) is
 // not taken for a read's fault: it reaches the program's handler after the
 // trap, never nested in it, with the siginfo it was sent with; the trap's

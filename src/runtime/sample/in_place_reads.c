@@ -108,9 +108,9 @@ typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
 static mmap_fn real_mmap, real_mmap64;
 static int usable;      /* atomic: branch mode with the interpreter: reads in place may be tried */
 static int threads_seen; /* atomic: pthread_create since the start or the last fork */
-/* While a trap's reads are in place (one thread's at a time: another
- * finds the handler installed and copies): the program's dispositions,
- * and whether a signal not the interpreter's gave them back. */
+/* While a trap's reads are in place (one thread only): the program's
+ * dispositions, and whether a signal not a read's ended the reads in
+ * place for the rest of the trap. */
 struct kernel_action { /* x86-64's struct sigaction of rt_sigaction(2) */
   uint64_t handler, flags, restorer, mask;
 };
@@ -249,13 +249,14 @@ CKS_FN void cks_in_place_forked(void) { __atomic_store_n(&threads_seen, 0, __ATO
 
 /* The fault handler in place of the program's disposition for `sig`
  * (`slot` in program[]), swapped in one call (SIGSEGV and SIGBUS are
- * blocked: nothing meets it half done): 1 done; 0 left as it was
- * (another stand-in was in: a handler that did not end). */
+ * blocked: nothing meets it half done): 1 done, 0 not. Found in already
+ * (a trap that did not reach its end), program[slot] still holds the
+ * program's: kept, and the stand-in goes on (its end puts the program's
+ * back, where returning 0 would have left the stand-in in for good). */
 static int stand_in(int sig, int slot, const struct kernel_action *ours) {
   struct kernel_action old;
   if (!kernel_sigaction(sig, ours, &old)) return 0;
-  if (is_ours(&old)) return 0;
-  program[slot] = old;
+  if (!is_ours(&old)) program[slot] = old;
   return 1;
 }
 
