@@ -31,9 +31,7 @@ static struct sigaction program_trap; /* the program's SIGTRAP disposition, SIG_
  * a pointer rather than a call, so that this file depends on nothing above it. */
 static cks_trap_fn planted_trap;
 static cks_prof_fn prof_changing; /* atomic */
-typedef sighandler_t (*sigset_fn)(int, sighandler_t);
-static signal_fn real_bsd_signal, real_sysv_signal;
-static sigset_fn real_sigset;
+static signal_fn real_bsd_signal, real_sysv_signal, real_sigset;
 
 static void resolve(void) {
   if (real_sigaction) return;
@@ -42,7 +40,7 @@ static void resolve(void) {
   real_pthread_sigmask = (mask_fn)dlsym(RTLD_NEXT, "pthread_sigmask");
   real_bsd_signal = (signal_fn)dlsym(RTLD_NEXT, "bsd_signal");
   real_sysv_signal = (signal_fn)dlsym(RTLD_NEXT, "sysv_signal");
-  real_sigset = (sigset_fn)dlsym(RTLD_NEXT, "sigset");
+  real_sigset = (signal_fn)dlsym(RTLD_NEXT, "sigset");
   __atomic_store_n(&real_sigaction, (sigaction_fn)dlsym(RTLD_NEXT, "sigaction"), __ATOMIC_RELEASE);
 }
 
