@@ -15,18 +15,33 @@ namespace covkit::report {
 
 namespace {
 
-// Path text for a table cell: '|' would end the cell and other punctuation
-// would turn into emphasis, links or HTML; control characters would break
-// the row, and bytes that are no UTF-8 make the file invalid text (both
-// become U+FFFD). Backslash escapes render as the character itself.
+// Path text for a table cell, as a code span: inside one, GitHub and GitLab
+// make no mention (@org/team), issue reference (#12), autolink (www.x.org),
+// emphasis or HTML of a file name, which backslash escapes cannot all stop.
+// The fence is one backtick longer than the name's longest run of them, and
+// padded with a space when the name starts or ends with a backtick or space
+// (a span drops one space at each end). '|' is still escaped: GFM splits the
+// row at it before reading spans. Control characters would break the row,
+// and bytes that are no UTF-8 make the file invalid text (both become
+// U+FFFD).
 std::string cell_text(std::string_view name) {
   const std::string s = util::display_text(name);
-  std::string r;
-  r.reserve(s.size());
+  if (s.empty()) return s;
+  size_t longest = 0, run = 0;
   for (char c : s) {
-    if (std::string_view("\\`*_[]<>|~&#!").find(c) != std::string_view::npos) r += '\\';
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(longest + 1, '`');
+  const bool pad = s.front() == '`' || s.back() == '`' || s.front() == ' ' || s.back() == ' ';
+  std::string r = fence;
+  if (pad) r += ' ';
+  for (char c : s) {
+    if (c == '|') r += '\\';
     r += c;
   }
+  if (pad) r += ' ';
+  r += fence;
   return r;
 }
 

@@ -609,7 +609,7 @@ def scenario_missing_like_gcovr(tmp):
     eq(want, {"gaps.c": "5-6,8,10,12"}, "gcovr's Missing of gaps.c (the oracle itself)")
     eq(covkit_missing(out), want, "Missing of gaps.c, against gcovr")
     covkit_ok(["report", ".", "--markdown", "gaps.md"], d)
-    check("| gaps.c | " in read(f"{d}/gaps.md") and " | 5-6,8,10,12 |" in read(f"{d}/gaps.md"),
+    check("| `gaps.c` | " in read(f"{d}/gaps.md") and " | 5-6,8,10,12 |" in read(f"{d}/gaps.md"),
           f"Markdown: {read(f'{d}/gaps.md')!r}")
 
 
@@ -1199,7 +1199,7 @@ def scenario_odd_file_names(tmp):
         md = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise Failure(f"the Markdown is no UTF-8 ({e}): {raw!r}")
-    check("| b\ufffdd.c |" in md and "| x\ufffdy.c |" in md, f"Markdown cells:\n{md}")
+    check("| `b\ufffdd.c` |" in md and "| `x\ufffdy.c` |" in md, f"Markdown cells:\n{md}")
 
 
 def scenario_gates(tmp):

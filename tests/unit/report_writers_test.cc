@@ -287,7 +287,7 @@ TEST(MarkdownWriter, PercentagesFollowTheSharedRule) {
   const std::string md = render_markdown(p);
   EXPECT_TRUE(contains(md, "| Lines | 2 | 3 | 66.7% |")) << md;
   EXPECT_TRUE(contains(md, "| Functions | 0 | 0 | - |")) << md;
-  EXPECT_TRUE(contains(md, "| r.c | 66.7% (2/3) | - (0/0) | - (0/0) | 3 |")) << md;
+  EXPECT_TRUE(contains(md, "| `r.c` | 66.7% (2/3) | - (0/0) | - (0/0) | 3 |")) << md;
 }
 
 TEST(MarkdownWriter, SummaryAndPerFileTables) {
@@ -302,8 +302,8 @@ TEST(MarkdownWriter, SummaryAndPerFileTables) {
             "\n"
             "| File | Lines | Functions | Branches | Missing lines |\n"
             "|:--|--:|--:|--:|:--|\n"
-            "| main.cc | 100.0% (1/1) | 100.0% (1/1) | - (0/0) |  |\n"
-            "| src/util/a.cc | 80.0% (4/5) | 100.0% (1/1) | 60.0% (3/5) | 2 |\n");
+            "| `main.cc` | 100.0% (1/1) | 100.0% (1/1) | - (0/0) |  |\n"
+            "| `src/util/a.cc` | 80.0% (4/5) | 100.0% (1/1) | 60.0% (3/5) | 2 |\n");
 }
 
 TEST(MarkdownWriter, MaxFilesKeepsTheLowestCoveredInPathOrder) {
@@ -316,13 +316,13 @@ TEST(MarkdownWriter, MaxFilesKeepsTheLowestCoveredInPathOrder) {
   }
   const std::string md = render_markdown(p, {.title = "PR coverage", .max_files = 2});
   EXPECT_EQ(md.rfind("## PR coverage\n", 0), 0u);
-  const size_t b = md.find("| b.c | 25.0% (1/4) |");
-  const size_t d = md.find("| d.c | 0.0% (0/4) |");
+  const size_t b = md.find("| `b.c` | 25.0% (1/4) |");
+  const size_t d = md.find("| `d.c` | 0.0% (0/4) |");
   ASSERT_NE(b, std::string::npos) << md;
   ASSERT_NE(d, std::string::npos) << md;
   EXPECT_LT(b, d);
-  EXPECT_FALSE(contains(md, "| a.c"));
-  EXPECT_FALSE(contains(md, "| c.c"));
+  EXPECT_FALSE(contains(md, "| `a.c`"));
+  EXPECT_FALSE(contains(md, "| `c.c`"));
   EXPECT_TRUE(contains(md, "Showing the 2 files with the lowest line coverage of 4."));
   EXPECT_FALSE(contains(render_markdown(p), "Showing"));
 }
@@ -337,8 +337,8 @@ TEST(MarkdownWriter, NothingToCoverCountsAsLowest) {
   e.lines = {line(1, 1, {}, true)};  // excluded: no line left to cover
   p.files = {a, e};
   const std::string md = render_markdown(p, {.max_files = 1});
-  EXPECT_TRUE(contains(md, "| e.h | - (0/0) |")) << md;
-  EXPECT_FALSE(contains(md, "| a.c |")) << md;
+  EXPECT_TRUE(contains(md, "| `e.h` | - (0/0) |")) << md;
+  EXPECT_FALSE(contains(md, "| `a.c` |")) << md;
 }
 
 TEST(MarkdownWriter, EscapesPathsAndSkipsExcluded) {
@@ -349,7 +349,30 @@ TEST(MarkdownWriter, EscapesPathsAndSkipsExcluded) {
   f.functions = {function("h", "h", 2, 2, 0, true)};
   p.files = {f};
   const std::string md = render_markdown(p);
-  EXPECT_TRUE(contains(md, "| dir\\|x/my\\_file\\*.c | 100.0% (1/1) | - (0/0) | - (0/0) |  |")) << md;
+  EXPECT_TRUE(contains(md, "| `dir\\|x/my_file*.c` | 100.0% (1/1) | - (0/0) | - (0/0) |  |")) << md;
+}
+
+// A file name is a code span: no mention, reference, autolink or emphasis
+// comes out of it, backticks in it get a longer fence, and one at either end
+// a space inside the fence (which the span drops again).
+TEST(MarkdownWriter, PathsAreCodeSpansWhateverTheyHold) {
+  auto cell_of = [](std::string path) {
+    model::ProjectCov p;
+    model::FileCov f;
+    f.path = std::move(path);
+    f.lines = {line(1, 1)};
+    p.files = {f};
+    const std::string md = render_markdown(p);
+    const size_t row = md.rfind("\n| ");
+    return md.substr(row + 3, md.find(" | 100.0%", row) - row - 3);
+  };
+  EXPECT_EQ(cell_of("@org/team.c"), "`@org/team.c`");
+  EXPECT_EQ(cell_of("#12 www.example.org <b>.c"), "`#12 www.example.org <b>.c`");
+  EXPECT_EQ(cell_of("a`b``c.c"), "```a`b``c.c```");
+  EXPECT_EQ(cell_of("`x.c"), "`` `x.c ``");
+  EXPECT_EQ(cell_of("x.c "), "` x.c  `");
+  EXPECT_EQ(cell_of("a|b.c"), "`a\\|b.c`");
+  EXPECT_EQ(cell_of("a\nb.c"), "`a\xEF\xBF\xBD" "b.c`");
 }
 
 TEST(MarkdownWriter, EmptyProject) {
