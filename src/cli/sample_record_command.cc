@@ -220,11 +220,20 @@ int refuse_empty(const SampleRecordOptions& o, const sample::RecordOutcome& out,
       std::any_of(out.recording->warnings.begin(), out.recording->warnings.end(), [](const std::string& w) {
         return w.find("set its own SIGPROF disposition") != std::string::npos;
       });
+  // Its threads kept SIGPROF blocked (a pool blocking every signal in its
+  // workers): the ticks were held back, which the runtime tells at their end.
+  const bool ticks_held =
+      !breakpoint && out.recording &&
+      std::any_of(out.recording->warnings.begin(), out.recording->warnings.end(), [](const std::string& w) {
+        return w.find("kept SIGPROF blocked") != std::string::npos;
+      });
   const std::string why =
       none_planted    ? nothing_planted(*out.recording)
       : breakpoint    ? "the program ran none of the planted blocks"
       : sigprof_taken ? "the program set its own SIGPROF handler before the first sample, and sampling stopped "
                         "there: --mode breakpoint does not use SIGPROF"
+      : ticks_held    ? "the threads that ran kept SIGPROF blocked, so no tick of the runtime reached them: "
+                        "--source perf or --mode breakpoint does not use SIGPROF"
                       : "the program ended before its first sample: a short run needs --mode breakpoint or a shorter "
                         "--period";
   if (o.allow_empty) {

@@ -449,6 +449,38 @@ def scenario_sigprof_late(args, work):
           f"sort without --allow-empty: the reason: {stderr}")
 
 
+HELD = "a thread kept SIGPROF blocked, so the runtime's ticks never reached it"
+
+
+def scenario_held_ticks(args, work):
+    """A worker started with every signal blocked (a thread pool's, as xz -T
+    has) never takes the runtime's ticks: said at its end, or at the
+    process's end while it still runs; a thread that blocks SIGPROF only
+    for a moment is sampled and not named."""
+    prog = compile_prog(work, "held_ticks", ["-pthread"])
+    for mode in ("pc", "branch"):
+        out = os.path.join(work, f"held_pool_{mode}.rec")
+        shutil.rmtree(out, ignore_errors=True)
+        p = subprocess.run([args.covkit, "sample", "record", "-o", out, "--mode", mode, "--source", "runtime",
+                            "--period", "1ms", "--", prog, "pool"], capture_output=True, text=True, timeout=120)
+        check(p.returncode == 1, f"pool ({mode}): status {p.returncode}; stderr: {p.stderr}")
+        check(HELD in p.stderr, f"pool ({mode}): the warning is not shown: {p.stderr}")
+        check("kept SIGPROF blocked, so no tick of the runtime reached them" in p.stderr
+              and "short run" not in p.stderr, f"pool ({mode}): the reason: {p.stderr}")
+        out, p = record(args, work, f"held_running_{mode}", prog, "running", mode=mode, source="runtime",
+                        period="1ms", expect_status=0)
+        rec = Recording(args.covkit, out)
+        check(any(HELD in w for w in rec.warnings), f"running ({mode}): no warning: {rec.warnings}")
+        check(rec.samples and len({s["tid"] for s in rec.samples}) == 1,
+              f"running ({mode}): samples of {len({s['tid'] for s in rec.samples})} threads, expected main's only")
+        out, p = record(args, work, f"held_brief_{mode}", prog, "brief", mode=mode, source="runtime",
+                        period="1ms", expect_status=0)
+        rec = Recording(args.covkit, out)
+        check(not any(HELD in w for w in rec.warnings), f"brief ({mode}): warned: {rec.warnings}")
+        check(len({s["tid"] for s in rec.samples}) == 1 and rec.samples,
+              f"brief ({mode}): {len(rec.samples)} samples")
+
+
 def scenario_refuse(args, work):
     prog = compile_prog(work, "loop")
     d = os.path.join(work, "foreign")

@@ -107,6 +107,7 @@ __attribute__((destructor)) static void sample_end(void) {
   }
   if (!cks_active) return;
   check_handlers();
+  cks_threads_check_held_ticks();
   cks_write_mappings(); /* objects dlopened since the start */
   cks_write_step_stats();
   cks_write_end();

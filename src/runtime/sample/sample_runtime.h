@@ -162,6 +162,7 @@ CKS_FN struct cks_thread *cks_thread_create(void); /* mmap; NULL on failure */
 CKS_FN void cks_thread_start(struct cks_thread *t); /* this thread's: stack, timer, TLS */
 CKS_FN void cks_thread_arm(struct cks_thread *t);   /* the next tick, jittered */
 CKS_FN struct cks_thread *cks_self(void);
+CKS_FN void cks_threads_check_held_ticks(void); /* warns when a thread kept the ticks blocked */
 CKS_FN int cks_thread_key_init(void); /* and the list's fork handlers */
 /* Deletes every thread's timer, and no thread starts one from then on:
  * no tick of the runtime is raised after it returns (one already pending

@@ -13,9 +13,11 @@
  * A deleted timer's id is not handed out again until the process's ids
  * wrap (the kernel counts them up): a thread's own late re-arm of it
  * fails, and never arms a timer of the program. */
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -163,8 +165,77 @@ CKS_FN void cks_thread_start(struct cks_thread *t) {
   cks_thread_arm(t);
 }
 
+/* A thread that keeps SIGPROF blocked (thread pools block every signal in
+ * their workers, as liblzma's do for xz -T, so that signals go to the main
+ * thread) holds the runtime's one-shot tick pending and is never sampled;
+ * no tick can say so, so its end does, or the process's end for threads
+ * still running then. */
+static int warned_held;
+static void warn_held(void) {
+  cks_warn_once(&warned_held, "a thread kept SIGPROF blocked, so the runtime's ticks never reached it: not sampled "
+                              "(--source perf samples such threads)");
+}
+
+/* This thread's; asked before its timer goes, which drops the pending tick
+ * with it. */
+static void check_own_held_tick(void) {
+  sigset_t pending, mask;
+  if (sigpending(&pending) != 0 || !sigismember(&pending, SIGPROF)) return;
+  if (pthread_sigmask(SIG_SETMASK, NULL, &mask) != 0 || !sigismember(&mask, SIGPROF)) return;
+  warn_held();
+}
+
+/* The signal mask line `key` ("SigPnd:", "SigBlk:") of a status text. */
+static int status_mask(const char *text, const char *key, uint64_t *mask) {
+  const char *p = strstr(text, key);
+  if (!p) return 0;
+  p += strlen(key);
+  while (*p == '\t' || *p == ' ') ++p;
+  uint64_t m = 0;
+  int digits = 0;
+  for (;; ++p, ++digits) {
+    int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
+    if (d < 0) break;
+    m = m << 4 | (uint64_t)d;
+  }
+  *mask = m;
+  return digits > 0;
+}
+
+/* Another thread's, from the kernel's view of it: its one-shot timer fired
+ * and was never re-armed (a tick's handler re-arms it), and the tick is
+ * pending and blocked there. */
+static int tick_held(struct cks_thread *t) {
+  struct itimerspec left;
+  if (timer_gettime(t->timer, &left) != 0 || left.it_value.tv_sec || left.it_value.tv_nsec) return 0;
+  char path[64], text[2048];
+  snprintf(path, sizeof path, "/proc/self/task/%d/status", t->tid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  text[n] = 0;
+  uint64_t pending, blocked;
+  const uint64_t prof = 1ull << (SIGPROF - 1);
+  return status_mask(text, "SigPnd:", &pending) && status_mask(text, "SigBlk:", &blocked) && (pending & prof) &&
+         (blocked & prof);
+}
+
+/* At the process's end (its exiting thread, then the threads still
+ * listed). */
+CKS_FN void cks_threads_check_held_ticks(void) {
+  check_own_held_tick();
+  sigset_t saved;
+  lock_threads(&saved);
+  for (struct cks_thread *t = threads; t && !warned_held; t = t->next_thread)
+    if (t != self && __atomic_load_n(&t->timer_ok, __ATOMIC_ACQUIRE) && tick_held(t)) warn_held();
+  unlock_threads(&saved);
+}
+
 static void thread_end(void *p) {
   struct cks_thread *t = p;
+  check_own_held_tick();
   sigset_t saved;
   lock_threads(&saved);
   unlist(t);
