@@ -100,7 +100,7 @@ endfunction()
 #     [DEPENDS target...]          built before the run
 #     [COMMAND cmd arg... [COMMAND ...]]  what to run [default: ctest in this build tree]
 #     [WORKING_DIRECTORY dir]      where the commands run [default: the build tree]
-#     [HTML dir] [LCOV file] [COBERTURA file] [SONARQUBE file] [JSON file] [SUMMARY file]
+#     [HTML dir] [LCOV file] [COBERTURA file] [SONARQUBE file] [COVERALLS file] [JSON file] [SUMMARY file]
 #     [FAIL_UNDER_LINE n] [FAIL_UNDER_BRANCH n] [FAIL_UNDER_FUNCTION n]
 #     [FILTER regex...] [EXCLUDE regex...]
 #     [ROOT dir]                   the project's sources [default: CMAKE_SOURCE_DIR]
@@ -111,13 +111,13 @@ endfunction()
 # reports are written either way).
 function(covkit_add_coverage_report name)
   cmake_parse_arguments(PARSE_ARGV 1 arg ""
-    "WORKING_DIRECTORY;HTML;LCOV;COBERTURA;SONARQUBE;JSON;SUMMARY;FAIL_UNDER_LINE;FAIL_UNDER_BRANCH;FAIL_UNDER_FUNCTION;ROOT"
+    "WORKING_DIRECTORY;HTML;LCOV;COBERTURA;SONARQUBE;COVERALLS;JSON;SUMMARY;FAIL_UNDER_LINE;FAIL_UNDER_BRANCH;FAIL_UNDER_FUNCTION;ROOT"
     "DEPENDS;FILTER;EXCLUDE;PATHS")
   # COMMAND may repeat: split the rest into commands by hand.
   set(commands "")
   set(current "")
   set(in_command FALSE)
-  set(keywords DEPENDS FILTER EXCLUDE PATHS WORKING_DIRECTORY HTML LCOV COBERTURA SONARQUBE JSON SUMMARY
+  set(keywords DEPENDS FILTER EXCLUDE PATHS WORKING_DIRECTORY HTML LCOV COBERTURA SONARQUBE COVERALLS JSON SUMMARY
                FAIL_UNDER_LINE FAIL_UNDER_BRANCH FAIL_UNDER_FUNCTION ROOT)
   set(command_count 0)
   foreach(word IN LISTS ARGN)
@@ -159,7 +159,8 @@ function(covkit_add_coverage_report name)
   # covkit report's command line.
   # The summary table on the console too, whatever files are written.
   set(report "$<TARGET_FILE:covkit::covkit>" report --print-summary --root "${arg_ROOT}")
-  foreach(pair HTML:--html LCOV:--lcov COBERTURA:--cobertura SONARQUBE:--sonarqube JSON:--json SUMMARY:--markdown
+  foreach(pair HTML:--html LCOV:--lcov COBERTURA:--cobertura SONARQUBE:--sonarqube COVERALLS:--coveralls JSON:--json
+               SUMMARY:--markdown
                FAIL_UNDER_LINE:--fail-under-line FAIL_UNDER_BRANCH:--fail-under-branch
                FAIL_UNDER_FUNCTION:--fail-under-function)
     string(REPLACE ":" ";" pair "${pair}")

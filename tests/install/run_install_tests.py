@@ -629,6 +629,16 @@ def scenario_cmake_package(e):
                       for sf, body in re.findall(r"^SF:([^\n]*)\n(.*?)^end_of_record", info, re.M | re.S)}
         check("calc.c" in sonar_files and sonar_files == lcov_files,
               "the SonarQube report's lines are the lcov report's: %s vs %s" % (sonar_files, lcov_files))
+        # COVERALLS: the Coveralls API's JSON, calc.c's lines with the lcov
+        # report's counts (null for lines that are no code).
+        coveralls = json.load(open(os.path.join(build, "coverage-coveralls.json")))
+        calc = [f for f in coveralls["source_files"] if os.path.basename(f["name"]) == "calc.c"]
+        check(len(calc) == 1, "the Coveralls report names calc.c once: %s" % [f["name"] for f in coveralls["source_files"]])
+        counted = {str(i + 1): str(c) for i, c in enumerate(calc[0]["coverage"]) if c is not None}
+        lcov_calc = {n: c for sf, body in re.findall(r"^SF:([^\n]*)\n(.*?)^end_of_record", info, re.M | re.S)
+                     if os.path.basename(sf) == "calc.c" for n, c in re.findall(r"^DA:(\d+),(\d+)", body, re.M)}
+        check(counted == lcov_calc and lcov_calc, "the Coveralls report's counts are the lcov report's: %s vs %s"
+              % (counted, lcov_calc))
         # The counts are one run's: the target zeroes them first.
         line_hits = re.findall(r"^DA:(\d+),(\d+)", info, re.M)
         first = dict(line_hits)
