@@ -59,16 +59,16 @@ cat >"$TMP/work.sh" <<EOF
 EOF
 chmod +x "$TMP/work.sh"
 
-record() {  # STEPPING -> "vectors ns steps traps moves loops returns predicted copies median-ns" of the recording
+record() {  # STEPPING -> "vectors ns steps traps moves loops returns predicted copies median-ns decoded zydis" of the recording
   rm -rf "$TMP/rec" "$TMP/rec.old"
   COVKIT_SAMPLE_STEP_STATS=1 COVKIT_SAMPLE_STEPPING=$1 "$COVKIT" sample record --mode branch --source runtime \
     --period "$PERIOD" --vector-length "$VECTOR" -o "$TMP/rec" -- "$TMP/work.sh" >/dev/null 2>"$TMP/record.err" \
     || { echo "FAILED"; return; }
   "$COVKIT" sample dump "$TMP/rec" 2>>"$TMP/record.err" | awk '
     $1 == "warning" && $4 == "stepping" { v += $7; n += $9; t += $11; m += $13; l += $16; r += $19; p += $22
-                                          c += $25; md += $28 * $7; d += $31 }
+                                          c += $25; md += $28 * $7; d += $31; z += $35 }
     $1 == "steps" && $2 + 0 > 1 { s += $2 }
-    END { printf "%d %d %d %d %d %d %d %d %d %d %d\n", v, n, s, t, m, l, r, p, c, v ? md / v : 0, d }'
+    END { printf "%d %d %d %d %d %d %d %d %d %d %d %d\n", v, n, s, t, m, l, r, p, c, v ? md / v : 0, d, z }'
 }
 
 printf 'bzip2 -9 of 4 MB and -t, period %s, %d-branch vectors\n' "$PERIOD" "$VECTOR"
@@ -79,7 +79,7 @@ echo
 for r in $(seq 1 "$ROUNDS"); do
   printf '%-6s' "$r"
   for st in $STEPPINGS; do
-    read -r v n s tr mv lp rt pr cp md dc <<<"$(record "$st")"
+    read -r v n s tr mv lp rt pr cp md dc zd <<<"$(record "$st")"
     # A recording that failed or holds no vector is no figure (a covkit
     # without its runtime beside it recorded nothing, and printed 0.0 us).
     if [ "$v" = FAILED ] || [ "${v:-0}" -eq 0 ]; then
@@ -90,8 +90,8 @@ for r in $(seq 1 "$ROUNDS"); do
     c=$(awk -v n="$n" -v v="$v" 'BEGIN { printf "%.1f", v ? n / v / 1000 : 0 }')
     mu=$(awk -v m="$md" 'BEGIN { printf "%.1f", m / 1000 }')
     printf ' %10s %11s us %8s us' "$v" "$c" "$mu"
-    awk -v c="$c" -v v="$v" -v s="$s" -v t="$tr" -v m="$mv" -v l="$lp" -v r="$rt" -v p="$pr" -v cp="$cp" -v mu="$mu" -v dc="$dc" \
-      'BEGIN { v = v ? v : 1; printf "%s %d %.1f %.1f %.2f %.1f %d %.1f %s %.1f\n", c, s / v, t / v, m / v, l / v, r / v, p / v, cp / v, mu, dc / v }' \
+    awk -v c="$c" -v v="$v" -v s="$s" -v t="$tr" -v m="$mv" -v l="$lp" -v r="$rt" -v p="$pr" -v cp="$cp" -v mu="$mu" -v dc="$dc" -v zd="$zd" \
+      'BEGIN { v = v ? v : 1; printf "%s %d %.1f %.1f %.2f %.1f %d %.1f %s %.1f %.1f\n", c, s / v, t / v, m / v, l / v, r / v, p / v, cp / v, mu, dc / v, zd / v }' \
       >>"$TMP/results.$st"
   done
   echo
@@ -100,13 +100,13 @@ median() { sort -n -k1,1 "$1" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) /
 last=
 for st in $STEPPINGS; do
   m=$(median "$TMP/results.$st")
-  read -r steps traps moves loops returns predicted copies decodes <<<"$(awk '{ s += $2; t += $3; m += $4; l += $5; r += $6; p += $7; c += $8; d += $10 }
-    END { printf "%d %.1f %.1f %.2f %.1f %d %.1f %.1f", s / NR, t / NR, m / NR, l / NR, r / NR, p / NR, c / NR, d / NR }' "$TMP/results.$st")"
+  read -r steps traps moves loops returns predicted copies decodes zydis <<<"$(awk '{ s += $2; t += $3; m += $4; l += $5; r += $6; p += $7; c += $8; d += $10; z += $11 }
+    END { printf "%d %.1f %.1f %.2f %.1f %d %.1f %.1f %.1f", s / NR, t / NR, m / NR, l / NR, r / NR, p / NR, c / NR, d / NR, z / NR }' "$TMP/results.$st")"
   mu=$(awk '{ print $9 }' "$TMP/results.$st" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
   echo "median cost per ${VECTOR}-branch vector, $st stepping: ${m} us (a vector: ${steps} steps, ${traps} traps," \
     "${moves} debug-register moves, ${loops} counted loops, ${returns} returns passed without a stop," \
     "${predicted} steps predicted by the interpreter, ${copies} lines copied by process_vm_readv," \
-    "${decodes} instructions decoded by Zydis, not found decoded);" \
+    "${decodes} instructions decoded, not found decoded, ${zydis} of them by Zydis, the rest by the quick decoder);" \
     "the median vector: ${mu} us"
   last=$st
   eval "median_$st=\$m"

@@ -35,6 +35,7 @@
 #include <Zydis/Zydis.h>
 
 #include "sample_runtime.h"
+#include "step_decode.h"
 
 #ifndef COVKIT_ZYDIS_SONAME
 #define COVKIT_ZYDIS_SONAME "libZydis.so.4.0"
@@ -224,206 +225,20 @@ CKS_FN void cks_block_step_end(struct cks_thread *t) {
 
 /* ---- what an instruction does to the way ahead ---- */
 
-enum step_kind {
-  STEP_PLAIN,    /* the next instruction follows; the stack pointer moves by `rsp_delta` */
-  STEP_JUMP,     /* to `target`, whatever the state (jmp rel, call rel) */
-  STEP_JCC,      /* to `target` or the next instruction, by the flags */
-  STEP_RET,      /* to the address on the stack */
-  STEP_REP,      /* rep movs/stos: the same address again for each pass but the last, rcx passes */
-  STEP_OTHER     /* needs the thread's state in a way not followed here: single-step it */
-};
-
-struct step_insn {
-  enum step_kind kind;
-  uint32_t length;
-  int64_t rsp_delta; /* after the instruction, for PLAIN, JUMP (call: -8) and RET */
-  uint64_t target;
-  uint8_t cc; /* STEP_JCC: x86's condition code; 0xff: none (loop, jrcxz) */
-  /* memory it writes relative to the stack pointer (PLAIN): 0 none, 1 the
-   * `write_size` bytes at rsp + `write_disp`, 2 somewhere (an index) */
-  int stack_write;
-  int64_t write_disp;
-  uint32_t write_size;
-};
-
-static int is_rsp(ZydisRegister r) {
-  return r == ZYDIS_REGISTER_RSP || r == ZYDIS_REGISTER_ESP || r == ZYDIS_REGISTER_SP || r == ZYDIS_REGISTER_SPL;
-}
-
-/* How an ordinary instruction moves the stack pointer: 1 when it is
- * followed here (push, pop, add/sub rsp imm, lea rsp,[rsp+disp]). */
-static int stack_effect(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops, int64_t *delta) {
-  int writes = 0;
-  for (unsigned i = 0; i < in->operand_count; i++)
-    if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER && is_rsp(ops[i].reg.value) &&
-        (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE))
-      writes = 1;
-  *delta = 0;
-  if (!writes) return 1;
-  int64_t width = in->operand_width / 8;
-  const ZydisDecodedOperand *first = in->operand_count_visible ? &ops[0] : NULL;
-  int first_is_rsp = first && first->type == ZYDIS_OPERAND_TYPE_REGISTER && is_rsp(first->reg.value);
-  switch (in->mnemonic) {
-    case ZYDIS_MNEMONIC_PUSH:
-    case ZYDIS_MNEMONIC_PUSHFQ:
-      *delta = -width;
-      return width > 0;
-    case ZYDIS_MNEMONIC_POP:
-    case ZYDIS_MNEMONIC_POPFQ:
-      *delta = width;
-      return width > 0 && !first_is_rsp;
-    case ZYDIS_MNEMONIC_ADD:
-    case ZYDIS_MNEMONIC_SUB:
-      if (!first_is_rsp || first->reg.value != ZYDIS_REGISTER_RSP || in->operand_count_visible != 2 ||
-          ops[1].type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
-        return 0;
-      *delta = in->mnemonic == ZYDIS_MNEMONIC_ADD ? ops[1].imm.value.s : -ops[1].imm.value.s;
-      return 1;
-    case ZYDIS_MNEMONIC_LEA:
-      if (!first_is_rsp || first->reg.value != ZYDIS_REGISTER_RSP || ops[1].mem.base != ZYDIS_REGISTER_RSP ||
-          ops[1].mem.index != ZYDIS_REGISTER_NONE)
-        return 0;
-      *delta = ops[1].mem.disp.value;
-      return 1;
-    default:
-      return 0;
-  }
-}
-
-static void stack_writes(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops, struct step_insn *out) {
-  for (unsigned i = 0; i < in->operand_count; i++) {
-    const ZydisDecodedOperand *op = &ops[i];
-    if (op->type != ZYDIS_OPERAND_TYPE_MEMORY || !(op->actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) ||
-        op->mem.type != ZYDIS_MEMOP_TYPE_MEM || !is_rsp(op->mem.base))
-      continue;
-    if (op->mem.index != ZYDIS_REGISTER_NONE || out->stack_write) {
-      out->stack_write = 2;
-      return;
-    }
-    out->stack_write = 1;
-    out->write_disp = op->mem.disp.value;
-    out->write_size = op->size / 8 ? op->size / 8 : 64;
-  }
-}
-
-static int writes_rip(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops) {
-  for (unsigned i = 0; i < in->operand_count; i++)
-    if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER && (ops[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) &&
-        (ops[i].reg.value == ZYDIS_REGISTER_RIP || ops[i].reg.value == ZYDIS_REGISTER_EIP ||
-         ops[i].reg.value == ZYDIS_REGISTER_IP))
-      return 1;
-  return 0;
-}
-
-static int relative_target(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops, uint64_t at,
-                           uint64_t *target) {
-  if (in->operand_count_visible != 1 || ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE || !ops[0].imm.is_relative)
-    return 0;
-  *target = at + in->length + (uint64_t)ops[0].imm.value.s;
-  return 1;
-}
-
-/* jo .. jnle as x86 numbers them (cks_emu_condition), 0xff for the rest */
-static uint8_t jcc_condition(ZydisMnemonic m) {
-  switch (m) {
-    case ZYDIS_MNEMONIC_JO: return 0;
-    case ZYDIS_MNEMONIC_JNO: return 1;
-    case ZYDIS_MNEMONIC_JB: return 2;
-    case ZYDIS_MNEMONIC_JNB: return 3;
-    case ZYDIS_MNEMONIC_JZ: return 4;
-    case ZYDIS_MNEMONIC_JNZ: return 5;
-    case ZYDIS_MNEMONIC_JBE: return 6;
-    case ZYDIS_MNEMONIC_JNBE: return 7;
-    case ZYDIS_MNEMONIC_JS: return 8;
-    case ZYDIS_MNEMONIC_JNS: return 9;
-    case ZYDIS_MNEMONIC_JP: return 10;
-    case ZYDIS_MNEMONIC_JNP: return 11;
-    case ZYDIS_MNEMONIC_JL: return 12;
-    case ZYDIS_MNEMONIC_JNL: return 13;
-    case ZYDIS_MNEMONIC_JLE: return 14;
-    case ZYDIS_MNEMONIC_JNLE: return 15;
-    default: return 0xff;
-  }
-}
-
-static void classify_bytes(uint64_t at, const void *bytes, size_t size, struct step_insn *out,
-                           struct cks_emu_insn *emu) {
+/* The common integer forms decode without Zydis (quick_decode.c): the
+ * handler meets Zydis's tables cold at each trap, ~0.6 us a decoding, and
+ * a vector decodes ~30 instructions first met. */
+static void classify_bytes(struct cks_thread *t, uint64_t at, const void *bytes, size_t size,
+                           struct cks_step_insn *out, struct cks_emu_insn *emu) {
+  if (cks_quick_decode(bytes, size, at, out, emu)) return;
   ZydisDecodedInstruction in;
   ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-  out->kind = STEP_OTHER;
-  out->length = 0;
-  out->rsp_delta = 0;
-  out->stack_write = 0;
-  out->target = 0;
-  out->cc = 0xff;
-  out->write_disp = 0;
-  out->write_size = 0;
-  emu->op = CKS_EMU_NONE;
-  if (!ZYAN_SUCCESS(decode_full(&decoder, bytes, size, &in, ops))) return;
-  out->length = in.length;
-  cks_emu_translate(&in, ops, emu);
-  out->cc = jcc_condition(in.mnemonic);
-  switch (in.meta.category) {
-    case ZYDIS_CATEGORY_COND_BR:
-      /* loop, jrcxz, xbegin: condition_holds() does not know them */
-      if (relative_target(&in, ops, at, &out->target)) out->kind = STEP_JCC;
-      return;
-    case ZYDIS_CATEGORY_UNCOND_BR:
-      if (in.mnemonic == ZYDIS_MNEMONIC_JMP && relative_target(&in, ops, at, &out->target)) out->kind = STEP_JUMP;
-      return;
-    case ZYDIS_CATEGORY_CALL:
-      if (in.mnemonic == ZYDIS_MNEMONIC_CALL && in.operand_width == 64 && relative_target(&in, ops, at, &out->target)) {
-        out->kind = STEP_JUMP;
-        out->rsp_delta = -8;
-      }
-      return;
-    case ZYDIS_CATEGORY_RET:
-      if (in.mnemonic == ZYDIS_MNEMONIC_RET && in.operand_width == 64) {
-        out->kind = STEP_RET;
-        out->rsp_delta = 8 + (in.operand_count_visible == 1 ? (int64_t)ops[0].imm.value.u : 0);
-      }
-      return;
-    case ZYDIS_CATEGORY_SYSCALL:
-    case ZYDIS_CATEGORY_SYSRET:
-    case ZYDIS_CATEGORY_INTERRUPT:
-    case ZYDIS_CATEGORY_SYSTEM:
-      return;
-    default:
-      break;
-  }
-  if (writes_rip(&in, ops)) return;
-  /* single-stepping stops after every iteration of a rep string instruction:
-   * rep movs and rep stos make as many as rcx says (cmps and scas end on
-   * the data, and are single-stepped) */
-  if (in.attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE | ZYDIS_ATTRIB_HAS_REPNE)) {
-    if ((in.attributes & ZYDIS_ATTRIB_HAS_REP) && in.meta.category == ZYDIS_CATEGORY_STRINGOP &&
-        in.address_width == 64 &&
-        (in.mnemonic == ZYDIS_MNEMONIC_MOVSB || in.mnemonic == ZYDIS_MNEMONIC_MOVSW ||
-         in.mnemonic == ZYDIS_MNEMONIC_MOVSD || in.mnemonic == ZYDIS_MNEMONIC_MOVSQ ||
-         in.mnemonic == ZYDIS_MNEMONIC_STOSB || in.mnemonic == ZYDIS_MNEMONIC_STOSW ||
-         in.mnemonic == ZYDIS_MNEMONIC_STOSD || in.mnemonic == ZYDIS_MNEMONIC_STOSQ))
-      out->kind = STEP_REP;
+  t->zydis_decodes++;
+  if (!ZYAN_SUCCESS(decode_full(&decoder, bytes, size, &in, ops))) {
+    cks_step_clear(out, emu);
     return;
   }
-  switch (in.mnemonic) {
-    case ZYDIS_MNEMONIC_UD0:
-    case ZYDIS_MNEMONIC_UD1:
-    case ZYDIS_MNEMONIC_UD2:
-    case ZYDIS_MNEMONIC_INT3:
-    case ZYDIS_MNEMONIC_INT1:
-    case ZYDIS_MNEMONIC_HLT:
-      return;
-    default:
-      break;
-  }
-  if (!stack_effect(&in, ops, &out->rsp_delta)) return;
-  out->kind = STEP_PLAIN;
-  stack_writes(&in, ops, out);
-  if (out->rsp_delta < 0 && (in.mnemonic == ZYDIS_MNEMONIC_PUSH || in.mnemonic == ZYDIS_MNEMONIC_PUSHFQ)) {
-    out->stack_write = 1; /* what it pushes: the slot below */
-    out->write_disp = out->rsp_delta;
-    out->write_size = (uint32_t)-out->rsp_delta;
-  }
+  cks_step_from_zydis(&in, ops, at, out, emu);
 }
 
 /* ---- where a return goes, known before it runs ---- */
@@ -462,8 +277,8 @@ static void way_wrote(struct way_stack *ws, uint64_t lo, uint64_t hi, int call, 
 }
 
 /* What the instruction at `rsp` (before it) writes on the stack. */
-static void way_step(struct way_stack *ws, const struct step_insn *s, uint64_t at, uint64_t rsp) {
-  if (s->kind == STEP_JUMP && s->rsp_delta == -8)
+static void way_step(struct way_stack *ws, const struct cks_step_insn *s, uint64_t at, uint64_t rsp) {
+  if (s->kind == CKS_STEP_JUMP && s->rsp_delta == -8)
     way_wrote(ws, rsp - 8, rsp, 1, at + s->length);
   else if (s->stack_write == 2)
     ws->unknown = 1;
@@ -548,7 +363,7 @@ static uint16_t *decoded_set(struct cks_thread *t, uint64_t at) {
 }
 
 static const struct cks_emu_insn *classify_cached(struct cks_thread *t, uint64_t at, const unsigned char *bytes,
-                                                  size_t size, size_t comparable, struct step_insn *out) {
+                                                  size_t size, size_t comparable, struct cks_step_insn *out) {
   /* two ways a set: the interpreter decodes every instruction of hot code
    * (bzip2's mainSort and mainGtU hold ~1,000), which one way per address
    * slot kept evicting */
@@ -560,7 +375,7 @@ static const struct cks_emu_insn *classify_cached(struct cks_thread *t, uint64_t
     if (!set[way]) break;
     const struct cks_decoded *c = &t->decoded[set[way] - 1];
     if (!decoded_is(c, bytes, comparable)) continue;
-    out->kind = (enum step_kind)c->kind;
+    out->kind = (enum cks_step_kind)c->kind;
     out->length = c->emu.length;
     out->rsp_delta = c->rsp_delta;
     out->target = at + c->emu.length + (uint64_t)(int64_t)c->target;
@@ -577,20 +392,20 @@ static const struct cks_emu_insn *classify_cached(struct cks_thread *t, uint64_t
     t->decoded_used = 0;
   }
   struct cks_decoded *c = &t->decoded[t->decoded_used];
-  classify_bytes(at, bytes, size, out, &c->emu);
+  classify_bytes(t, at, bytes, size, out, &c->emu);
   t->decodes++;
   c->emu.length = 0;
   if (!out->length) return NULL;
   /* what does not fit the entry's fields (no encoding makes it: their
    * displacements and immediates are 32 bits) is not followed */
   int64_t rel = (int64_t)(out->target - (at + out->length));
-  if ((out->kind == STEP_JUMP || out->kind == STEP_JCC) && rel != (int32_t)rel) out->kind = STEP_OTHER;
-  if (out->rsp_delta != (int32_t)out->rsp_delta) out->kind = STEP_OTHER;
+  if ((out->kind == CKS_STEP_JUMP || out->kind == CKS_STEP_JCC) && rel != (int32_t)rel) out->kind = CKS_STEP_OTHER;
+  if (out->rsp_delta != (int32_t)out->rsp_delta) out->kind = CKS_STEP_OTHER;
   if (out->stack_write == 1 && (out->write_disp != (int32_t)out->write_disp || out->write_size > 255))
     out->stack_write = 2;
   c->kind = (uint8_t)out->kind;
   c->rsp_delta = (int32_t)out->rsp_delta;
-  c->target = out->kind == STEP_JUMP || out->kind == STEP_JCC ? (int32_t)rel : 0;
+  c->target = out->kind == CKS_STEP_JUMP || out->kind == CKS_STEP_JCC ? (int32_t)rel : 0;
   c->cc = out->cc;
   c->stack_write = (uint8_t)out->stack_write;
   c->write_disp = (int32_t)out->write_disp;
@@ -607,7 +422,7 @@ static const struct cks_emu_insn *classify_cached(struct cks_thread *t, uint64_t
  * about to run (so mapped); 15 is the longest encoding. The bytes an
  * entry kept are compared only within the page (another instruction may
  * be there now, shorter, at the end of the mapping). */
-static const struct cks_emu_insn *classify(struct cks_thread *t, uint64_t at, struct step_insn *out) {
+static const struct cks_emu_insn *classify(struct cks_thread *t, uint64_t at, struct cks_step_insn *out) {
   size_t in_page = 4096 - (at & 4095);
   return classify_cached(t, at, (const unsigned char *)(uintptr_t)at, 15, in_page < 15 ? in_page : 15, out);
 }
@@ -620,7 +435,7 @@ static const struct cks_emu_insn *classify(struct cks_thread *t, uint64_t at, st
  * where a read would fault. Length 0: nothing there to decode. */
 static int in_code_segment(const struct cks_thread *t, uint64_t at, uint64_t size);
 
-static void classify_ahead(struct cks_thread *t, uint64_t at, uint64_t known[2], struct step_insn *out) {
+static void classify_ahead(struct cks_thread *t, uint64_t at, uint64_t known[2], struct cks_step_insn *out) {
   uint64_t lo = PAGE_OF(at), hi = PAGE_OF(at + 14);
   if (((lo == known[0] || lo == known[1]) && (hi == known[0] || hi == known[1])) || in_code_segment(t, at, 15)) {
     classify(t, at, out);
@@ -631,7 +446,7 @@ static void classify_ahead(struct cks_thread *t, uint64_t at, uint64_t known[2],
   int saved = errno;
   ssize_t n = process_vm_readv(t->pid, &local, 1, &remote, 1, 0);
   errno = saved;
-  out->kind = STEP_OTHER;
+  out->kind = CKS_STEP_OTHER;
   out->length = 0;
   if (n <= 0) return;
   if (n == (ssize_t)sizeof copy) {
@@ -663,7 +478,7 @@ static void single_step(struct cks_thread *t, greg_t *g) {
  * on the way before it is meant (p1 onwards; p0 is passed under RF): a hit
  * there would be taken for the branch, so the decoding falls back to the
  * last stop that was still unambiguous. Fills t->expect. */
-static void plan_stops(struct cks_thread *t, struct step_insn s, uint64_t at, uint64_t rsp, uint32_t first,
+static void plan_stops(struct cks_thread *t, struct cks_step_insn s, uint64_t at, uint64_t rsp, uint32_t first,
                        struct way_stack *ws) {
   uint64_t *steps = cks_steps_area(t);
   const uint32_t base = t->nsteps;
@@ -674,7 +489,7 @@ static void plan_stops(struct cks_thread *t, struct step_insn s, uint64_t at, ui
   uint64_t best_at = at, best_rsp = rsp;
   struct cks_step_count count = {t->nsteps, t->taken, t->prev};
   uint64_t known[2] = {PAGE_OF(at), PAGE_OF(at + s.length - 1)}; /* the branch's own bytes were read */
-  while (s.kind == STEP_JCC && k + 1 < t->bp_slots) {
+  while (s.kind == CKS_STEP_JCC && k + 1 < t->bp_slots) {
     uint64_t to = s.target;
     for (uint32_t i = first; i < base + spec; i++)
       if (steps[i] == to) goto done;
@@ -706,9 +521,9 @@ static void plan_stops(struct cks_thread *t, struct step_insn s, uint64_t at, ui
        * there confirms they did. */
       uint32_t end = cks_step_rule(&count, a, before);
       uint64_t ret_to = 0;
-      int ret_known = s.kind == STEP_RET && way_return(t, ws, rsp, &ret_to);
+      int ret_known = s.kind == CKS_STEP_RET && way_return(t, ws, rsp, &ret_to);
       t->returns += (uint32_t)ret_known;
-      if (end || (s.kind != STEP_PLAIN && s.kind != STEP_JUMP && !ret_known)) {
+      if (end || (s.kind != CKS_STEP_PLAIN && s.kind != CKS_STEP_JUMP && !ret_known)) {
         if (!seen) {
           best_k = k;
           best_spec = spec;
@@ -721,7 +536,7 @@ static void plan_stops(struct cks_thread *t, struct step_insn s, uint64_t at, ui
       way_step(ws, &s, a, rsp);
       rsp += (uint64_t)s.rsp_delta;
       before = s.length;
-      a = s.kind == STEP_JUMP ? s.target : ret_known ? ret_to : a + s.length;
+      a = s.kind == CKS_STEP_JUMP ? s.target : ret_known ? ret_to : a + s.length;
     }
     at = a;
   }
@@ -747,13 +562,13 @@ done:
 static int plan_counted_loop(struct cks_thread *t, const greg_t *g, uint64_t at, uint64_t rsp, int *emulable) {
   *emulable = 1;
   if (t->bp_slots < 2 || t->taken + 2 > cks_cfg.vector) return 0;
-  struct step_insn s;
+  struct cks_step_insn s;
   classify(t, at, &s);
   uint64_t head = at;
-  if (s.kind == STEP_JCC) {
+  if (s.kind == CKS_STEP_JCC) {
     if (s.target > at || condition_holds(s.cc, (uint64_t)g[REG_EFL]) != 1) return 0;
     head = s.target;
-  } else if (s.kind != STEP_PLAIN) {
+  } else if (s.kind != CKS_STEP_PLAIN) {
     return 0;
   }
   const uint32_t max = sizeof t->loop_body / sizeof t->loop_body[0];
@@ -767,11 +582,11 @@ static int plan_counted_loop(struct cks_thread *t, const greg_t *g, uint64_t at,
     t->loop_body[n] = a;
     t->loop_length[n] = (uint8_t)s.length;
     n++;
-    if (s.kind != STEP_PLAIN) break;
+    if (s.kind != CKS_STEP_PLAIN) break;
     moved += s.rsp_delta;
     a += s.length;
   }
-  if (s.kind != STEP_JCC || s.target != head || n < 2 || moved != 0) return 0;
+  if (s.kind != CKS_STEP_JCC || s.target != head || n < 2 || moved != 0) return 0;
   if (head != at && a != at) return 0; /* the branch the thread stands at must close this body */
   t->loop_n = n;
   t->loop_foreign = 0;
@@ -1001,7 +816,7 @@ static enum la_outcome look_ahead(struct cks_thread *t, const greg_t *g, uint32_
   t->la_line_at[0] = 0;
   *stop = 0;
   unsigned char copy[15];
-  struct step_insn s;
+  struct cks_step_insn s;
   uint32_t n, done = 0;
   const unsigned char *bytes = la_fetch(t, e->rip, copy, &n);
   const struct cks_emu_insn *x = n ? classify_cached(t, e->rip, bytes, n, n, &s) : NULL;
@@ -1048,7 +863,7 @@ CKS_FN uint32_t cks_block_step(struct cks_thread *t, greg_t *g) {
 again:;
   uint64_t at = (uint64_t)g[REG_RIP], rsp = (uint64_t)g[REG_RSP];
   int here = 1; /* `at` is where the thread stands: its registers are g */
-  struct step_insn s;
+  struct cks_step_insn s;
   struct way_stack ws;
   ws.rsp_now = rsp;
   ws.emu = NULL;
@@ -1103,25 +918,25 @@ again:;
     else
       classify(t, at, &s);
     uint64_t next;
-    if (s.kind == STEP_PLAIN) {
+    if (s.kind == CKS_STEP_PLAIN) {
       next = at + s.length;
-    } else if (s.kind == STEP_JUMP) {
+    } else if (s.kind == CKS_STEP_JUMP) {
       next = s.target;
-    } else if (s.kind == STEP_RET && !here && way_return(t, &ws, rsp, &next)) {
+    } else if (s.kind == CKS_STEP_RET && !here && way_return(t, &ws, rsp, &next)) {
       from_stack = 1;
       t->returns++;
     } else if (!here) {
       break; /* the thread's state is needed at `at`: stop there */
-    } else if (s.kind == STEP_JCC) {
+    } else if (s.kind == CKS_STEP_JCC) {
       int taken_now = condition_holds(s.cc, (uint64_t)g[REG_EFL]);
       if (taken_now < 0) {
         single_step(t, g);
         return 0;
       }
       next = taken_now ? s.target : at + s.length;
-    } else if (s.kind == STEP_RET) {
+    } else if (s.kind == CKS_STEP_RET) {
       next = *(const uint64_t *)(uintptr_t)g[REG_RSP];
-    } else if (s.kind == STEP_REP) {
+    } else if (s.kind == CKS_STEP_REP) {
       uint32_t stop = rep_passes(t, at, rsp, s.length, (uint64_t)g[REG_RCX]);
       if (stop) return stop;
       goto arm;

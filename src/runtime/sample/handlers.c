@@ -67,7 +67,7 @@ static void walk_stack(struct cks_thread *t, const greg_t *g) {
 }
 
 static uint64_t stats_vectors, stats_ns, stats_traps, stats_moves, stats_loops, stats_returns, stats_predicted,
-    stats_copies, stats_decodes, stats_faulted; /* atomic */
+    stats_copies, stats_decodes, stats_faulted, stats_zydis; /* atomic */
 
 /* Each vector's cost in 1 us buckets (the last: 1 ms and more): the
  * median is not moved by the rare vector that costs milliseconds (a large
@@ -104,7 +104,7 @@ CKS_FN void cks_write_step_stats(void) {
   snprintf(text, sizeof text,
            "stepping cost (%s): %llu vectors, %llu ns, %llu traps, %llu register moves, %llu counted loops, "
            "%llu returns known, %llu steps predicted, %llu lines copied, %llu ns median, %llu decoded, "
-           "%llu faulted",
+           "%llu faulted, %llu beyond the quick decoder",
            name, (unsigned long long)__atomic_load_n(&stats_vectors, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_ns, __ATOMIC_RELAXED),
            (unsigned long long)__atomic_load_n(&stats_traps, __ATOMIC_RELAXED),
@@ -115,7 +115,8 @@ CKS_FN void cks_write_step_stats(void) {
            (unsigned long long)__atomic_load_n(&stats_copies, __ATOMIC_RELAXED),
            (unsigned long long)stats_median_ns(),
            (unsigned long long)__atomic_load_n(&stats_decodes, __ATOMIC_RELAXED),
-           (unsigned long long)__atomic_load_n(&stats_faulted, __ATOMIC_RELAXED));
+           (unsigned long long)__atomic_load_n(&stats_faulted, __ATOMIC_RELAXED),
+           (unsigned long long)__atomic_load_n(&stats_zydis, __ATOMIC_RELAXED));
   cks_warn(text);
 }
 
@@ -134,6 +135,7 @@ static void emit(struct cks_thread *t, uint32_t stop) {
     __atomic_add_fetch(&stats_copies, t->copies, __ATOMIC_RELAXED);
     __atomic_add_fetch(&stats_decodes, t->decodes, __ATOMIC_RELAXED);
     __atomic_add_fetch(&stats_faulted, t->faulted, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&stats_zydis, t->zydis_decodes, __ATOMIC_RELAXED);
   }
   uint64_t *rec = t->record;
   put32(rec, CKS_SAMPLE_TID, (uint32_t)t->tid);
@@ -207,6 +209,7 @@ static void on_tick(int sig, siginfo_t *si, void *ctx) {
   t->stepping = 1;
   t->bp_hits = 0;
   t->traps = t->bp_moves = t->loops = t->returns = t->predicted = t->copies = t->decodes = t->faulted = 0;
+  t->zydis_decodes = 0;
   trap_start(t, uc);
   step_on(t, g);
   trap_end(t);

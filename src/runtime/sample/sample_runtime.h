@@ -89,7 +89,8 @@ struct cks_thread {
   uint32_t loops, returns;  /* and its counted loops, and returns passed without a stop */
   uint32_t predicted;       /* and the instructions the look-ahead interpreter ran for it */
   uint32_t copies;          /* and the memory lines it copied with process_vm_readv */
-  uint32_t decodes;         /* and the instructions Zydis decoded (not in the decode cache) */
+  uint32_t decodes;         /* and the instructions decoded (not in the decode cache) */
+  uint32_t zydis_decodes;   /* and of those, the ones Zydis decoded (not the quick decoder) */
   uint32_t faulted;         /* and the interpreter's reads in place that faulted */
   uint32_t nexpect;       /* where the thread may stop next: */
   struct cks_bp_expect {
