@@ -131,11 +131,12 @@ TEST_F(QuickDecode, AgreesWithZydisOnEveryLoadedInstruction) {
 TEST_F(QuickDecode, AgreesWithZydisOnRandomBytes) {
   std::mt19937_64 rng(33);
   // prefixes and escapes the quick decoder reads, so that its forms come up
-  static const unsigned char kLead[] = {0x66, 0x64, 0x40, 0x41, 0x44, 0x48, 0x49, 0x4c, 0x4f, 0x0f, 0xf3, 0x2e};
+  static const unsigned char kLead[] = {0x66, 0x64, 0x40, 0x41, 0x44, 0x48, 0x49, 0x4c, 0x4f, 0x0f, 0xf3, 0x2e,
+                                       0x67, 0xf2, 0xf0, 0x65, 0x26, 0x36, 0x3e, 0x45, 0x4a, 0x0f};
   unsigned char buf[15];
-  for (int k = 0; k < 400000; k++) {
+  for (int k = 0; k < 1000000; k++) {
     for (unsigned char &b : buf) b = static_cast<unsigned char>(rng());
-    const int lead = static_cast<int>(rng() % 4);
+    const int lead = static_cast<int>(rng() % 5);
     for (int j = 0; j < lead; j++) buf[j] = kLead[rng() % sizeof kLead];
     const size_t n = 1 + rng() % 15;
     Check(buf, n, 0x7f0000001000ull + (rng() & 0xffff), "random " + Hex(buf, n));
