@@ -401,3 +401,20 @@ printf 'covkit-blocks 1\npid 1\ndropped 0 0 0 0 3 1\nmodule 0x1000 /bin/true\nb 
   >"$out/blocks/small.blocks"
 printf 'covkit-block-trace 1\npid 1\nbound 4\ndropped 1 0\nmodule 0 /x\ni 1 10\ni 80000002 20\nevents 3\n\001\000\000\000\002\000\000\200\001\000\000\000end\n' \
   >"$out/blocks/small.trace"
+
+# block stepping's quick decoder (fuzz_quick_decode: [readable - 1][bytes]):
+# one instruction of each family it decodes, as gcc emits them, readable
+# in full (15 bytes given).
+mkdir -p "$out/quick_decode"
+python3 - "$out/quick_decode" <<'PY'
+import sys
+forms = {
+    "alu": "4883ec18", "mov_store": "48894c2408", "mov_fs": "64488b042528000000", "lea": "488d440a08",
+    "movzx": "0fb64c1f01", "movsxd": "4863c8", "imul3": "6bc00c", "shift": "48c1e005", "cmov": "0f4cc2",
+    "setcc": "0f94c0", "push": "4155", "pop": "5d", "jcc": "0f8512000000", "call": "e800000000",
+    "jmp": "eb10", "ret": "c3", "nop": "660f1f440000", "endbr64": "f30f1efa", "test": "f6470401",
+}
+for name, hx in forms.items():
+    b = bytes.fromhex(hx)
+    open(f"{sys.argv[1]}/{name}.bin", "wb").write(bytes([14]) + b + b"\x90" * (15 - len(b)))
+PY

@@ -8,7 +8,7 @@
 # inputs are reported but do not fail the run (a loaded machine can make a
 # slow input look hung).
 #
-#   fuzz/run_fuzzers.sh SECONDS [fuzz_gcno fuzz_gcda fuzz_session fuzz_tracefile fuzz_diff fuzz_trace fuzz_stream fuzz_sample fuzz_gmon fuzz_eh_frame fuzz_profraw fuzz_profdata fuzz_covmap fuzz_blocks]
+#   fuzz/run_fuzzers.sh SECONDS [fuzz_gcno fuzz_gcda fuzz_session fuzz_tracefile fuzz_diff fuzz_trace fuzz_stream fuzz_sample fuzz_gmon fuzz_eh_frame fuzz_profraw fuzz_profdata fuzz_covmap fuzz_blocks fuzz_quick_decode]
 #
 # Environment: FUZZ_JOBS (parallel jobs per target, default: nproc),
 # FUZZ_BUILD (build directory, default: build-fuzz next to this tree; one
@@ -22,7 +22,7 @@ shift
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${FUZZ_BUILD:-$root/build-fuzz}
 jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}
-targets=${*:-fuzz_gcno fuzz_gcda fuzz_session fuzz_tracefile fuzz_diff fuzz_trace fuzz_stream fuzz_sample fuzz_gmon fuzz_eh_frame fuzz_profraw fuzz_profdata fuzz_covmap fuzz_blocks}
+targets=${*:-fuzz_gcno fuzz_gcda fuzz_session fuzz_tracefile fuzz_diff fuzz_trace fuzz_stream fuzz_sample fuzz_gmon fuzz_eh_frame fuzz_profraw fuzz_profdata fuzz_covmap fuzz_blocks fuzz_quick_decode}
 
 # A tree configured for fuzzing already (scripts/test.sh's sanitized build,
 # which serves its tests and the fuzzers) is built as it is.
@@ -51,6 +51,7 @@ for t in $targets; do
     fuzz_profdata) seeds=profdata max_len=16384 ;;
     fuzz_covmap) seeds=covmap max_len=16384 ;;
     fuzz_blocks) seeds=blocks max_len=8192 ;;
+    fuzz_quick_decode) seeds=quick_decode max_len=16 ;;
     *) echo "unknown target $t" >&2; exit 2 ;;
   esac
   corpus=$build/fuzz-corpus/$t
