@@ -4,11 +4,13 @@
  * last tick): ~0.6 us a decoding on this VM, ~30 a vector for the
  * instructions first met. The forms compilers emit in ordinary code (the
  * ALU group, mov, lea, movzx/movsx, test, shifts, imul, cmov, setcc,
- * push/pop, the relative branches, ret, nops) take a few dozen
+ * push/pop, the relative branches, call/jmp/push through a register or
+ * memory, ret, leave, nops, endbr64) take a few dozen
  * instructions here. Anything else, or any prefix but 66, 64 (fs) and
  * REX, is declined and goes to Zydis: the facts filled here are exactly
  * those cks_step_from_zydis fills (tests/sample_emulate compares them on
- * every instruction of whole libraries), so the way ahead and the
+ * every instruction of whole libraries; fuzz/fuzz_quick_decode.cc on
+ * arbitrary bytes), so the way ahead and the
  * recordings are the same whichever decoded it. */
 #include <string.h>
 
@@ -350,6 +352,24 @@ int cks_quick_decode(const unsigned char *bytes, size_t size, uint64_t at, struc
       reg_operand(&q, &x->o[1], 1, 1);
     }
     if (!two(out, x, 0)) return 0;
+  } else if (c == 0xff && q.i < q.size && ((q.b[q.i] >> 3) & 6) >= 2 && ((q.b[q.i] >> 3) & 1) == 0) {
+    /* call, jmp and push r/m (ff /2, /4, /6): 64 bits wide; the branches
+     * are stops (their target is the thread's state), the interpreter
+     * runs them */
+    if (q.opsize || !modrm(&q, &r)) return 0;
+    const uint8_t kind = r.reg & 7;
+    memory = r.mod != 3;
+    x->op = kind == 2 ? CKS_EMU_CALL : kind == 4 ? CKS_EMU_JMP : CKS_EMU_PUSH;
+    x->width = 8;
+    x->noperands = 1;
+    rm_operand(&q, &r, x, &x->o[0], 8);
+    if (kind == 6) {
+      out->kind = CKS_STEP_PLAIN;
+      out->rsp_delta = -8;
+      out->stack_write = 1; /* what it pushes: the slot below */
+      out->write_disp = -8;
+      out->write_size = 8;
+    }
   } else if (c == 0xf6 || c == 0xf7 || c == 0xfe || c == 0xff) { /* test imm, not, neg; inc, dec */
     const uint8_t size1 = c & 1 ? osz : 1;
     if (!(c & 1) && (q.opsize || rex_w)) return 0;
