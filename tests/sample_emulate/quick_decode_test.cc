@@ -4,9 +4,14 @@
 // libstdc++, libm, ld.so, the test itself, linked with covkit's own code)
 // and on random bytes, whatever the quick decoder accepts must be exactly
 // what the Zydis path gives (step facts and the interpreter's decoding),
-// and an instruction cut short must be declined.
+// an instruction cut short must be declined, and no byte past an
+// instruction's own may be read, whatever size it is given (block stepping
+// passes 15 for the instruction the thread stands at: the instruction
+// just before an unmapped page is put there, and a read past it faults).
 #include <elf.h>
 #include <link.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <Zydis/Zydis.h>
 #include <gtest/gtest.h>
@@ -47,7 +52,18 @@ std::string Hex(const unsigned char *p, size_t n) {
 
 class QuickDecode : public ::testing::Test {
  protected:
-  void SetUp() override { ZydisDecoderInit(&dec_, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64); }
+  void SetUp() override {
+    ZydisDecoderInit(&dec_, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+    // a page, then one that cannot be read
+    page_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    void *m = mmap(nullptr, 2 * page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(MAP_FAILED, m);
+    edge_ = static_cast<unsigned char *>(m) + page_;
+    ASSERT_EQ(0, mprotect(edge_, page_, PROT_NONE));
+  }
+  void TearDown() override {
+    if (edge_) munmap(edge_ - page_, 2 * page_);
+  }
 
   // Zydis's facts; false where Zydis does not decode.
   bool ByZydis(const unsigned char *p, size_t n, uint64_t at, Facts *f) {
@@ -82,6 +98,11 @@ class QuickDecode : public ::testing::Test {
                       << z.step.length << ", op " << int(q.emu.op) << " vs " << int(z.emu.op) << ")";
     }
     if (!decoded) return 1;
+    // the instruction alone before the unreadable page, 15 bytes said
+    // readable: a read past it faults (and fails the test)
+    std::memcpy(edge_ - z.step.length, p, z.step.length);
+    if (Quick(edge_ - z.step.length, 15, at, &q) && !(z == q) && failures_++ < 20)
+      ADD_FAILURE() << where << ": " << Hex(p, z.step.length) << "decoded otherwise before an unmapped page";
     for (size_t cut = 1; cut < z.step.length; cut++)
       if (Quick(p, cut, at, &q) && failures_++ < 20)
         ADD_FAILURE() << where << ": " << Hex(p, z.step.length) << "accepted cut to " << cut << " bytes";
@@ -89,6 +110,8 @@ class QuickDecode : public ::testing::Test {
   }
 
   ZydisDecoder dec_;
+  size_t page_ = 0;
+  unsigned char *edge_ = nullptr;
   long total_ = 0, accepted_ = 0, failures_ = 0;
 };
 

@@ -1,4 +1,9 @@
 /* The common integer instructions decoded without Zydis (step_decode.h).
+ * Like Zydis, it reads the bytes one after the other and none past the
+ * instruction's own, whatever `size` says: block stepping passes 15 for
+ * the instruction the thread stands at, whose bytes alone are known to be
+ * mapped.
+ *
  * Zydis decodes every instruction, through tables of some hundred KiB that
  * the handler meets cold at each trap (the program evicted them since the
  * last tick): ~0.6 us a decoding on this VM, ~30 a vector for the
@@ -167,7 +172,10 @@ int cks_quick_decode(const unsigned char *bytes, size_t size, uint64_t at, struc
   struct rm r;
   cks_step_clear(out, x);
   memset(x, 0, sizeof *x);
-  if (q.size >= 4 && !memcmp(bytes, "\xf3\x0f\x1e\xfa", 4)) { /* endbr64 */
+  /* endbr64, byte by byte: each byte read is one the instruction has
+   * after those before it (memcmp might read four at once past a short
+   * instruction at a mapping's end) */
+  if (q.size >= 4 && bytes[0] == 0xf3 && bytes[1] == 0x0f && bytes[2] == 0x1e && bytes[3] == 0xfa) {
     x->op = CKS_EMU_NOP;
     x->width = 4;
     out->length = x->length = 4;
