@@ -109,7 +109,6 @@ std::string notes_unreadable_reason(const std::string& path, const Error& error)
 }  // namespace
 
 LoadedObject load_object_files(std::string notes_name, std::string data_name, const format::DataFile* counts) {
-
   LoadedObject obj;
   obj.notes_name = std::move(notes_name);
   obj.data_name = std::move(data_name);
@@ -124,57 +123,66 @@ LoadedObject load_object_files(std::string notes_name, std::string data_name, co
   if (auto& bytes = notes_bytes) {
     obj.notes_opened = true;
     obj.notes_mtime = bytes->mtime();
-    // Graphs are built here, in parallel with other objects; source names
-    // become indices into local_names, remapped when merged.
-    std::unordered_map<std::string, uint32_t> local;
-    // Most LINES records name the file the one before named: compared,
-    // not hashed (a path of some 60 bytes for each of 10^4-10^5 records).
-    const std::string* last_name = nullptr;
-    uint32_t last_index = 0;
-    auto source_of = [&](const std::string& name) -> uint32_t {
-      if (last_name && *last_name == name) return last_index;
-      auto [it, fresh] = local.emplace(name, uint32_t(obj.local_names.size()));
-      if (fresh) obj.local_names.push_back(name);
-      last_name = &it->first;
-      last_index = it->second;
-      return last_index;
-    };
-    // A location names its file by an index into the notes' files: each
-    // looked up once.
-    std::vector<uint32_t> file_source;
-    // Each function's graph is built as soon as its records are read, and
-    // the reader reuses the records' arrays for the next function: its
-    // records and graph reuse that memory instead of fresh pages (the records of a whole file, then its
-    // graphs, took two fifths of jsoncpp's page faults). The graphs hold
-    // everything gcov's rules need; clang's notes are read by llvm-cov's
-    // rules too (model/llvm_gcov.h), from the records, so clang's functions
-    // are kept and their graphs built from copies.
-    auto take = [&](const format::NotesFile& nf, format::NotesFunction& f) {
-      auto location_source_of = [&](uint32_t file) -> uint32_t {
-        if (file >= file_source.size()) file_source.resize(nf.files.size(), UINT32_MAX);
-        uint32_t& known = file_source[file];
-        if (known == UINT32_MAX) known = source_of(nf.files[file]);
-        return known;
-      };
-      obj.functions.emplace_back().fn = build_function(f, source_of, location_source_of);
-      return !nf.version.is_gcc48();
-    };
-    // Room for as many functions as a file of this size usually holds
-    // (GCC writes ~800 bytes a function, and more): memory reserved and
-    // never written is no page of the process's. Capped: a huge or
-    // hostile file grows the array as it is read.
-    obj.functions.reserve(std::min<size_t>(bytes->bytes().size() / 128 + 16, size_t(1) << 16));
-    auto res = format::read_notes(bytes->bytes(), take);
-    if (!res)
-      obj.notes = res.error();
-    else
-      obj.notes = std::move(*res);
+    parse_notes(obj, bytes->bytes());
   }
-  if (obj.data_name.empty()) return obj;
+  load_data(obj, counts);
+  return obj;
+}
+
+void parse_notes(LoadedObject& obj, std::span<const uint8_t> bytes) {
+  // Graphs are built here, in parallel with other objects; source names
+  // become indices into local_names, remapped when merged.
+  std::unordered_map<std::string, uint32_t> local;
+  // Most LINES records name the file the one before named: compared,
+  // not hashed (a path of some 60 bytes for each of 10^4-10^5 records).
+  const std::string* last_name = nullptr;
+  uint32_t last_index = 0;
+  auto source_of = [&](const std::string& name) -> uint32_t {
+    if (last_name && *last_name == name) return last_index;
+    auto [it, fresh] = local.emplace(name, uint32_t(obj.local_names.size()));
+    if (fresh) obj.local_names.push_back(name);
+    last_name = &it->first;
+    last_index = it->second;
+    return last_index;
+  };
+  // A location names its file by an index into the notes' files: each
+  // looked up once.
+  std::vector<uint32_t> file_source;
+  // Each function's graph is built as soon as its records are read, and
+  // the reader reuses the records' arrays for the next function: its
+  // records and graph reuse that memory instead of fresh pages (the records of a whole file, then its
+  // graphs, took two fifths of jsoncpp's page faults). The graphs hold
+  // everything gcov's rules need; clang's notes are read by llvm-cov's
+  // rules too (model/llvm_gcov.h), from the records, so clang's functions
+  // are kept and their graphs built from copies.
+  auto take = [&](const format::NotesFile& nf, format::NotesFunction& f) {
+    auto location_source_of = [&](uint32_t file) -> uint32_t {
+      if (file >= file_source.size()) file_source.resize(nf.files.size(), UINT32_MAX);
+      uint32_t& known = file_source[file];
+      if (known == UINT32_MAX) known = source_of(nf.files[file]);
+      return known;
+    };
+    obj.functions.emplace_back().fn = build_function(f, source_of, location_source_of);
+    return !nf.version.is_gcc48();
+  };
+  // Room for as many functions as a file of this size usually holds
+  // (GCC writes ~800 bytes a function, and more): memory reserved and
+  // never written is no page of the process's. Capped: a huge or
+  // hostile file grows the array as it is read.
+  obj.functions.reserve(std::min<size_t>(bytes.size() / 128 + 16, size_t(1) << 16));
+  auto res = format::read_notes(bytes, take);
+  if (!res)
+    obj.notes = res.error();
+  else
+    obj.notes = std::move(*res);
+}
+
+void load_data(LoadedObject& obj, const format::DataFile* counts) {
+  if (obj.data_name.empty()) return;
   if (counts) {
     obj.data_opened = true;
     obj.data = *counts;
-    return obj;
+    return;
   }
   // Through another user's link: read with that user's rights (they chose
   // the file; util/foreign_data.h).
@@ -184,7 +192,7 @@ LoadedObject load_object_files(std::string notes_name, std::string data_name, co
     // Absent is how an object that never ran looks; anything else (no
     // permission, a FIFO, a device) is a run's counts that cannot be read.
     if (bytes.error().errno_value != ENOENT) obj.data_open_error = bytes.error();
-    return obj;
+    return;
   }
   obj.data_opened = true;
   // Only the arc counters of the notes' functions are used, and only when
@@ -200,7 +208,6 @@ LoadedObject load_object_files(std::string notes_name, std::string data_name, co
     obj.data = res.error();
   else
     obj.data = std::move(*res);
-  return obj;
 }
 
 SessionCarry advance_carry(SessionCarry carry, const LoadedObject& obj) {

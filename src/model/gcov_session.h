@@ -167,6 +167,12 @@ LoadedObject load_object(const std::string& arg, const std::string& object_direc
 // snapshot): the data file is then not read.
 LoadedObject load_object_files(std::string notes_name, std::string data_name,
                                const format::DataFile* counts = nullptr);
+// Its two halves, for a caller that has the notes' bytes already
+// (model/notes_reuse.h): the graphs of `bytes` into obj.notes, functions and
+// local_names; then obj.data_name (or `counts`) into obj.data, decoding the
+// counters of obj.functions only.
+void parse_notes(LoadedObject& obj, std::span<const uint8_t> bytes);
+void load_data(LoadedObject& obj, const format::DataFile* counts = nullptr);
 
 // What a gcov run carries from one argument to the next in JSON mode, where
 // each argument is otherwise a session of its own.

@@ -10,6 +10,7 @@
 #include "model/gcov_session.h"
 #include "model/line_cycles.h"
 #include "model/llvm_gcov.h"
+#include "model/notes_reuse.h"
 #include "util/thread_pool.h"
 
 namespace covkit::model {
@@ -289,10 +290,9 @@ bool only_cut_short(const std::vector<Diagnostic>& diagnostics) {
          });
 }
 
-ObjectResult build_object(const format::ObjectFiles& files, const SourcePathRules& paths, const PathFilter& filter,
-                          bool instances, SourceNameFacts& source_facts) {
+ObjectResult build_object(const format::ObjectFiles& files, LoadedObject obj, const SourcePathRules& paths,
+                          const PathFilter& filter, bool instances, SourceNameFacts& source_facts) {
   ObjectResult r;
-  LoadedObject obj = load_object_files(files.notes, files.data, files.counts.get());
   const bool notes_ok = std::holds_alternative<format::NotesFile>(obj.notes);
   if (notes_ok && std::get<format::NotesFile>(obj.notes).version.is_gcc48() &&
       !std::get<format::NotesFile>(obj.notes).error)
@@ -328,8 +328,10 @@ BuildResult build_project(const std::vector<format::ObjectFiles>& objects, const
   std::vector<ObjectResult> results(objects.size());
   std::atomic<size_t> done{0};
   SourceNameFacts source_facts;  // the objects' sources: mostly the same headers
-  util::parallel_for(objects.size(), opts.threads, [&](size_t i) {
-    results[i] = build_object(objects[i], paths, filter, opts.instances, source_facts);
+  NotesReuse reuse(objects);      // and their notes: often the same code's
+  util::parallel_for(objects.size(), opts.threads, [&](size_t k) {
+    const size_t i = reuse.order()[k];
+    results[i] = build_object(objects[i], reuse.load(i), paths, filter, opts.instances, source_facts);
     size_t d = ++done;
     if (opts.progress) opts.progress(d, objects.size());
   });

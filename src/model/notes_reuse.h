@@ -1,0 +1,62 @@
+#pragma once
+// A report's objects, each read as load_object_files reads it, but notes
+// that another object of the report already read are not read again. A
+// source compiled with the same options into several programs (zstd's tests
+// link the library's files into each: 39% of its notes' bytes) has notes
+// that differ only in the stamp, the checksum and the functions' idents
+// (format/notes_layout.h): their graphs are copied from the first one's
+// and given their own idents, which is what reading them gives (the reader
+// and the graphs see nothing of those words but the values).
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "format/object_files.h"
+#include "model/gcov_session.h"
+
+namespace covkit::model {
+
+// A copy of `fn` whose views are into its own arrays.
+Function copy_graph(const Function& fn);
+
+class NotesReuse {
+ public:
+  // Only objects whose notes file has the size of another's can share
+  // (looked at here, once). `objects` must outlive this.
+  explicit NotesReuse(const std::vector<format::ObjectFiles>& objects);
+  NotesReuse(const NotesReuse&) = delete;
+  NotesReuse& operator=(const NotesReuse&) = delete;
+  ~NotesReuse();
+
+  // What load_object_files(f.notes, f.data, f.counts) returns for the
+  // object f = objects[i]. Thread-safe; each object loaded once.
+  LoadedObject load(size_t i);
+
+  // The objects in the order to load them: those of a size together, the
+  // first of each before the others of the one before (so that what is
+  // kept for them lives briefly, and is rarely still being read when they
+  // come), then the rest.
+  const std::vector<size_t>& order() const { return order_; }
+
+  // How many objects' graphs were copied (or taken) rather than read.
+  size_t reused() const { return reused_.load(); }
+
+ private:
+  struct Shape;  // notes read, kept for the others of their size
+  struct SizeGroup {
+    std::mutex mutex;
+    size_t left = 0;  // objects of this size not loaded yet: the last one takes the graphs kept
+    std::condition_variable read;
+    bool reading = false;  // one is being read to be kept: the others wait for it
+    std::vector<std::unique_ptr<Shape>> shapes;
+  };
+  const std::vector<format::ObjectFiles>& objects_;
+  std::vector<SizeGroup*> group_of_;  // per object; null when no other has its size
+  std::vector<std::unique_ptr<SizeGroup>> groups_;
+  std::vector<size_t> order_;
+  std::atomic<size_t> reused_{0};
+};
+
+}  // namespace covkit::model

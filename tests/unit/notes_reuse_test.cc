@@ -1,0 +1,293 @@
+// format/notes_layout and model/notes_reuse: notes of the same code read
+// once. Every object loaded through NotesReuse must be what
+// load_object_files gives for it (graphs, idents, stamp, counts), whether
+// its graphs were read, copied or taken; notes of one size that differ
+// elsewhere than in the varying words are read on their own; and a copied
+// graph's views are into its own arrays.
+#include "model/notes_reuse.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "format/gcov_tags.h"
+#include "format/notes_layout.h"
+#include "gcov_image_builder.h"
+#include "model/project_builder.h"
+#include "test_support.h"
+
+namespace covkit::model {
+namespace notes_reuse_test {
+
+using testing::GcovImageBuilder;
+using testing::Layout;
+using testing::TempDir;
+
+constexpr uint32_t kFall = format::kArcFallthrough;
+
+// f() and g() as one compilation wrote them: `stamp` and the idents vary
+// between programs the source is built into, `line` (of g) is code.
+std::vector<uint8_t> notes(Layout layout, uint32_t stamp, uint32_t checksum, uint32_t ident_f, uint32_t ident_g,
+                           uint32_t line = 10, std::string_view cwd = "/build/dir") {
+  GcovImageBuilder n(layout);
+  n.notes_header(stamp, cwd, true, checksum);
+  n.function(ident_f, 2, 3, "f", false, "s.c", 1, 1, 5, 1).blocks(5);
+  n.arcs(0, {{2, kFall}});
+  n.arcs(2, {{3, kFall}, {4, 0}});
+  n.arcs(3, {{1, 0}});
+  n.arcs(4, {{1, 0}});
+  n.lines(2, {{"s.c", {1, 2}}});
+  n.lines(3, {{"s.c", {3}}, {"h.h", {7}}});
+  n.lines(4, {{"s.c", {4}}});
+  n.function(ident_g, 5, 6, "g", false, "h.h", line, 1, line + 1, 1).blocks(3);
+  n.arcs(0, {{2, kFall}});
+  n.arcs(2, {{1, format::kArcOnTree}});
+  n.lines(2, {{"h.h", {line, line + 1}}});
+  return n.take();
+}
+
+std::vector<uint8_t> data(uint32_t stamp, uint32_t checksum, uint32_t ident_f, uint32_t ident_g,
+                          const std::vector<int64_t>& f, int64_t g) {
+  GcovImageBuilder d(Layout::kGcc12);
+  d.data_header(stamp, checksum).summary(1, 5);
+  d.data_function(ident_f, 2, 3).counters(f);
+  d.data_function(ident_g, 5, 6).counters({g});
+  d.word(0);
+  return d.take();
+}
+
+uint32_t word(const std::vector<uint8_t>& bytes, size_t at) {
+  uint32_t w = 0;
+  std::memcpy(&w, bytes.data() + at, 4);
+  return w;
+}
+
+TEST(NotesLayout, FindsStampChecksumAndIdents) {
+  const std::vector<uint8_t> b = notes(Layout::kGcc12, 0x11111111, 0x22222222, 0x33333333, 0x44444444);
+  const auto layout = format::notes_layout(b);
+  ASSERT_TRUE(layout);
+  EXPECT_FALSE(layout->swapped);
+  EXPECT_EQ(word(b, layout->stamp_offset), 0x11111111u);
+  ASSERT_TRUE(layout->checksum_offset);
+  EXPECT_EQ(word(b, *layout->checksum_offset), 0x22222222u);
+  ASSERT_EQ(layout->ident_offsets.size(), 2u);
+  EXPECT_EQ(layout->word_at(b, layout->ident_offsets[0]), 0x33333333u);
+  EXPECT_EQ(layout->word_at(b, layout->ident_offsets[1]), 0x44444444u);
+  const std::vector<size_t> varying = layout->varying_words();
+  EXPECT_TRUE(std::is_sorted(varying.begin(), varying.end()));
+  EXPECT_EQ(varying.size(), 4u);
+}
+
+TEST(NotesLayout, OlderLayoutHasNoChecksum) {
+  const std::vector<uint8_t> b = notes(Layout::kGcc11, 0x11111111, 0, 0x33333333, 0x44444444);
+  const auto layout = format::notes_layout(b);
+  ASSERT_TRUE(layout);
+  EXPECT_EQ(word(b, layout->stamp_offset), 0x11111111u);
+  EXPECT_FALSE(layout->checksum_offset);
+  ASSERT_EQ(layout->ident_offsets.size(), 2u);
+  EXPECT_EQ(layout->word_at(b, layout->ident_offsets[1]), 0x44444444u);
+}
+
+TEST(NotesLayout, RefusesWhatItCannotFrame) {
+  std::vector<uint8_t> b = notes(Layout::kGcc12, 1, 2, 3, 4);
+  EXPECT_FALSE(format::notes_layout(std::span(b).first(b.size() - 2)));  // a record cut short
+  EXPECT_FALSE(format::notes_layout(std::span(b).first(10)));            // a header cut short
+  std::vector<uint8_t> data_file = data(1, 0, 3, 4, {1, 1, 0, 1, 0}, 1);
+  EXPECT_FALSE(format::notes_layout(data_file));  // no notes magic
+}
+
+TEST(NotesLayout, SameButVaryingComparesOnlyTheRest) {
+  const std::vector<uint8_t> a = notes(Layout::kGcc12, 1, 2, 3, 4);
+  const std::vector<uint8_t> b = notes(Layout::kGcc12, 9, 8, 7, 6);
+  const std::vector<uint8_t> c = notes(Layout::kGcc12, 1, 2, 3, 4, 20);  // g moved: code, same size
+  ASSERT_EQ(a.size(), c.size());
+  const std::vector<size_t> varying = format::notes_layout(a)->varying_words();
+  EXPECT_TRUE(format::same_but_varying(a, b, varying));
+  EXPECT_FALSE(format::same_but_varying(a, c, varying));
+  EXPECT_FALSE(format::same_but_varying(a, std::span(b).first(b.size() - 4), varying));
+}
+
+// Everything of a graph that a session reads, views followed.
+void expect_same_graph(const Function& a, const Function& b) {
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.ident, b.ident);
+  EXPECT_EQ(a.lineno_checksum, b.lineno_checksum);
+  EXPECT_EQ(a.cfg_checksum, b.cfg_checksum);
+  EXPECT_EQ(a.source, b.source);
+  EXPECT_EQ(a.start_line, b.start_line);
+  EXPECT_EQ(a.end_line, b.end_line);
+  EXPECT_EQ(a.has_catch, b.has_catch);
+  EXPECT_EQ(a.counts, b.counts);
+  ASSERT_EQ(a.arcs.size(), b.arcs.size());
+  for (size_t i = 0; i < a.arcs.size(); ++i) {
+    EXPECT_EQ(a.arcs[i].src, b.arcs[i].src);
+    EXPECT_EQ(a.arcs[i].dst, b.arcs[i].dst);
+    EXPECT_EQ(a.arcs[i].on_tree, b.arcs[i].on_tree);
+    EXPECT_EQ(a.arcs[i].fall_through, b.arcs[i].fall_through);
+  }
+  ASSERT_EQ(a.blocks.size(), b.blocks.size());
+  for (size_t i = 0; i < a.blocks.size(); ++i) {
+    const Block& x = a.blocks[i];
+    const Block& y = b.blocks[i];
+    EXPECT_TRUE(std::equal(x.succ.begin(), x.succ.end(), y.succ.begin(), y.succ.end()));
+    EXPECT_TRUE(std::equal(x.pred.begin(), x.pred.end(), y.pred.begin(), y.pred.end()));
+    ASSERT_EQ(x.locations.size(), y.locations.size());
+    for (size_t l = 0; l < x.locations.size(); ++l) {
+      EXPECT_EQ(x.locations[l].source, y.locations[l].source);
+      EXPECT_TRUE(std::equal(x.locations[l].lines.begin(), x.locations[l].lines.end(),
+                             y.locations[l].lines.begin(), y.locations[l].lines.end()));
+    }
+  }
+}
+
+template <typename T, typename U>
+bool inside(std::span<T> view, const std::vector<U>& array) {
+  return view.empty() ||
+         (view.data() >= array.data() && view.data() + view.size() <= array.data() + array.size());
+}
+
+TEST(NotesReuse, CopiedGraphViewsItsOwnArrays) {
+  TempDir dir;
+  const std::string path = dir / "a.gcno";
+  ASSERT_TRUE(testing::write_bytes(path, notes(Layout::kGcc12, 1, 2, 3, 4)));
+  LoadedObject obj = load_object_files(path, "");
+  ASSERT_EQ(obj.functions.size(), 2u);
+  for (const SessionFunction& f : obj.functions) {
+    Function c = copy_graph(f.fn);
+    expect_same_graph(f.fn, c);
+    for (const Block& b : c.blocks) {
+      EXPECT_TRUE(inside(b.succ, c.arc_lists));
+      EXPECT_TRUE(inside(b.pred, c.arc_lists));
+      EXPECT_TRUE(inside(b.locations, c.location_list));
+      for (const BlockLocation& loc : b.locations) EXPECT_TRUE(inside(loc.lines, c.line_list));
+    }
+  }
+}
+
+// Objects a, b, c of the same code (b copies a's graphs; c, the last of
+// their size, takes them), d of the same size but other code, e of
+// another size.
+struct Objects {
+  TempDir dir;
+  std::vector<format::ObjectFiles> files;
+  Objects() {
+    struct Spec {
+      const char* name;
+      uint32_t stamp, ident_f, ident_g, line;
+      const char* cwd;
+      std::vector<int64_t> f;
+      int64_t g;
+      bool data;
+    };
+    const std::vector<Spec> specs = {
+        {"a", 100, 11, 12, 10, "/build/dir", {5, 3, 2, 3, 2}, 7, true},
+        {"b", 200, 21, 22, 10, "/build/dir", {1, 1, 0, 1, 0}, 0, true},
+        {"d", 400, 41, 42, 20, "/build/dir", {2, 0, 2, 0, 2}, 4, true},
+        {"c", 300, 31, 32, 10, "/build/dir", {}, 0, false},
+        {"e", 500, 51, 52, 10, "/build/elsewhere", {1, 0, 1, 0, 1}, 1, true},
+    };
+    for (const Spec& s : specs) {
+      format::ObjectFiles o;
+      o.notes = dir / (std::string(s.name) + ".gcno");
+      EXPECT_TRUE(testing::write_bytes(
+          o.notes, notes(Layout::kGcc12, s.stamp, s.stamp + 1, s.ident_f, s.ident_g, s.line, s.cwd)));
+      if (s.data) {
+        o.data = dir / (std::string(s.name) + ".gcda");
+        EXPECT_TRUE(testing::write_bytes(o.data, data(s.stamp, s.stamp + 1, s.ident_f, s.ident_g, s.f, s.g)));
+      }
+      files.push_back(o);
+    }
+  }
+};
+
+void expect_same_object(const LoadedObject& a, const LoadedObject& b) {
+  EXPECT_EQ(a.notes_name, b.notes_name);
+  EXPECT_EQ(a.data_name, b.data_name);
+  EXPECT_EQ(a.notes_opened, b.notes_opened);
+  EXPECT_EQ(a.data_opened, b.data_opened);
+  EXPECT_EQ(a.local_names, b.local_names);
+  const auto* na = std::get_if<format::NotesFile>(&a.notes);
+  const auto* nb = std::get_if<format::NotesFile>(&b.notes);
+  ASSERT_TRUE(na && nb);
+  EXPECT_EQ(na->stamp, nb->stamp);
+  EXPECT_EQ(na->checksum, nb->checksum);
+  EXPECT_EQ(na->cwd, nb->cwd);
+  EXPECT_EQ(na->files, nb->files);
+  EXPECT_EQ(na->error.has_value(), nb->error.has_value());
+  const auto* da = std::get_if<format::DataFile>(&a.data);
+  const auto* db = std::get_if<format::DataFile>(&b.data);
+  ASSERT_EQ(da != nullptr, db != nullptr);
+  if (da) {
+    EXPECT_EQ(da->records.size(), db->records.size());
+  }
+  ASSERT_EQ(a.functions.size(), b.functions.size());
+  for (size_t i = 0; i < a.functions.size(); ++i) expect_same_graph(a.functions[i].fn, b.functions[i].fn);
+}
+
+TEST(NotesReuse, EveryObjectAsReadAlone) {
+  Objects o;
+  NotesReuse reuse(o.files);
+  std::vector<size_t> order = reuse.order();
+  std::vector<size_t> sorted = order;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(sorted, (std::vector<size_t>{0, 1, 2, 3, 4}));  // each once
+  for (size_t i : order) {
+    SCOPED_TRACE(o.files[i].notes);
+    LoadedObject reused = reuse.load(i);
+    LoadedObject alone = load_object_files(o.files[i].notes, o.files[i].data);
+    expect_same_object(reused, alone);
+  }
+  EXPECT_EQ(reuse.reused(), 2u);  // b and c
+}
+
+TEST(NotesReuse, UnreadableNotesLoadAsAlone) {
+  Objects o;
+  NotesReuse reuse(o.files);
+  // Gone since the sizes were looked at: a directory now.
+  ASSERT_EQ(::unlink(o.files[0].notes.c_str()), 0);
+  ASSERT_EQ(::mkdir(o.files[0].notes.c_str(), 0700), 0);
+  LoadedObject reused = reuse.load(0);
+  LoadedObject alone = load_object_files(o.files[0].notes, o.files[0].data);
+  EXPECT_FALSE(reused.notes_opened);
+  EXPECT_EQ(reused.notes_open_error, alone.notes_open_error);
+  for (size_t i = 1; i < o.files.size(); ++i)
+    expect_same_object(reuse.load(i), load_object_files(o.files[i].notes, o.files[i].data));
+}
+
+// The report of the objects together is the sum of each one's, whichever
+// were read and whichever copied.
+TEST(NotesReuse, ProjectIsTheSumOfItsObjects) {
+  Objects o;
+  SourcePathRules paths(o.dir.path(), "", {});
+  BuildOptions opts;
+  opts.threads = 2;
+  const PathFilter filter({}, {}, false);
+  BuildResult all = build_project(o.files, paths, filter, opts);
+  std::vector<FileCov> parts;
+  for (const format::ObjectFiles& f : o.files)
+    for (FileCov& fc : build_project({f}, paths, filter, opts).project.files) parts.push_back(std::move(fc));
+  // Lines of /build/dir/s.c (e's is another file): each object's counts
+  // added; c never ran.
+  const std::string source = "/build/dir/s.c";
+  const FileCov* s = nullptr;
+  for (const FileCov& f : all.project.files)
+    if (f.absolute_path == source) s = &f;
+  ASSERT_TRUE(s);
+  int64_t line1 = 0;
+  for (const FileCov& p : parts)
+    if (p.absolute_path == source)
+      if (const LineCov* l = p.find_line(1)) line1 += l->count;
+  ASSERT_TRUE(s->find_line(1));
+  EXPECT_EQ(s->find_line(1)->count, line1);
+  EXPECT_EQ(line1, 5 + 1 + 0 + 2);
+  EXPECT_EQ(all.objects_failed, 0u);
+  EXPECT_TRUE(all.diagnostics.empty());
+}
+
+}  // namespace notes_reuse_test
+}  // namespace covkit::model
