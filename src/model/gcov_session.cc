@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
-#include <map>
 
 #include "format/gcov_tags.h"
 #include "model/counts.h"
@@ -19,7 +18,7 @@
 
 namespace covkit::model {
 
-void sort_by_start(std::vector<SessionFunction*>& fns) {
+void sort_by_start(std::span<SessionFunction*> fns) {
   std::sort(fns.begin(), fns.end(), [](const SessionFunction* a, const SessionFunction* b) {
     return a->fn.start_line == b->fn.start_line ? a->fn.start_column < b->fn.start_column
                                                 : a->fn.start_line < b->fn.start_line;
@@ -39,12 +38,15 @@ void LineTable::make_marked(size_t room_after) {
     }
 }
 
-std::vector<SessionFunction*>* SourceCoverage::functions_at(uint32_t line) {
-  if (line >= starts.size() || !starts[line]) return nullptr;
-  auto it = by_start_line.find(line);
-  if (it == by_start_line.end()) return nullptr;
-  sort_by_start(it->second);
-  return &it->second;
+std::span<SessionFunction*> SourceCoverage::functions_at(uint32_t line) {
+  if (line >= starts.size() || !starts[line]) return {};
+  auto first = std::partition_point(by_start_line.begin(), by_start_line.end(),
+                                    [line](const SessionFunction* f) { return f->fn.start_line < line; });
+  auto last = first;
+  while (last != by_start_line.end() && (*last)->fn.start_line == line) ++last;
+  const std::span<SessionFunction*> fns(first, last);
+  sort_by_start(fns);
+  return fns;
 }
 
 void derive_file_names(const std::string& arg, const std::string& object_directory, std::string& notes,
@@ -405,16 +407,22 @@ void GcovSession::read_counts(LoadedObject& obj) {
 
 void GcovSession::process_all_functions() {
   // Functions sharing a first line (template instantiations, C1/C2
-  // constructors) form a group that gcov prints in sections.
-  std::map<std::pair<uint32_t, uint32_t>, SessionFunction*> first_of;
-  for (SessionFunction* f : functions_) {
-    if (f->fn.artificial) continue;
-    auto [it, fresh] = first_of.emplace(std::make_pair(f->fn.source, f->fn.start_line), f);
-    if (!fresh) {
-      it->second->is_group = true;
-      f->is_group = true;
-    }
-  }
+  // constructors) form a group that gcov prints in sections. Found by
+  // sorting one array (a map's node per function was an allocation each).
+  struct Start {
+    uint32_t source, line;
+    SessionFunction* f;
+  };
+  std::vector<Start> starts;
+  starts.reserve(functions_.size());
+  for (SessionFunction* f : functions_)
+    if (!f->fn.artificial) starts.push_back({f->fn.source, f->fn.start_line, f});
+  std::sort(starts.begin(), starts.end(), [](const Start& a, const Start& b) {
+    return a.source != b.source ? a.source < b.source : a.line < b.line;
+  });
+  for (size_t i = 1; i < starts.size(); ++i)
+    if (starts[i].source == starts[i - 1].source && starts[i].line == starts[i - 1].line)
+      starts[i].f->is_group = starts[i - 1].f->is_group = true;
   std::erase_if(functions_, [](SessionFunction* f) { return f->fn.artificial; });
 
   std::vector<SessionFunction*> to_solve;
@@ -427,7 +435,6 @@ void GcovSession::process_all_functions() {
     if (f->fn.counts.empty() && !no_data_file_) continue;
     SourceCoverage& home = coverage_[f->fn.source];
     home.functions.push_back(f);
-    home.by_start_line[f->fn.start_line].push_back(f);
     if (f->fn.start_line >= home.starts.size()) home.starts.resize(size_t(f->fn.start_line) + 1);
     home.starts[f->fn.start_line] = true;
     for (Block& b : f->fn.blocks)
@@ -442,6 +449,11 @@ void GcovSession::process_all_functions() {
     to_solve.push_back(f);
   }
   for (size_t s = 0; s < coverage_.size(); ++s) coverage_[s].lines.grow(last_line[s]);
+  for (SourceCoverage& home : coverage_) {
+    home.by_start_line = home.functions;
+    std::stable_sort(home.by_start_line.begin(), home.by_start_line.end(),
+                     [](const SessionFunction* a, const SessionFunction* b) { return a->fn.start_line < b->fn.start_line; });
+  }
   // Every line add_line_counts will place a block on gets its entry now
   // (line_at then only looks them up): the lines of every function's
   // blocks that fall in a table, and are not a group function's own.

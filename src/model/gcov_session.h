@@ -60,7 +60,7 @@ struct SessionFunction {
 
 // gcov's order of functions: by first line, then column. Sorted with std::sort
 // (not stable_sort) so that ties come out in the order gcov's own sort leaves them.
-void sort_by_start(std::vector<SessionFunction*>& fns);
+void sort_by_start(std::span<SessionFunction*> fns);
 
 struct CoverageSummary {
   int lines = 0, lines_executed = 0;
@@ -125,13 +125,16 @@ struct SourceCoverage {
   CoverageSummary coverage;
   uint32_t maximum_count = 0;  // 32 bits, as gcov keeps it (it only steers hotness colours)
   std::vector<SessionFunction*> functions;
-  std::unordered_map<uint32_t, std::vector<SessionFunction*>> by_start_line;
+  // `functions` by first line, each line's in their order in `functions`:
+  // functions_at's lists are pieces of it (a hash map of a vector per line
+  // was two allocations a function, ~700 of tinyxml2.cpp's 5,300).
+  std::vector<SessionFunction*> by_start_line;
   // starts[line]: some function starts there. Renderers ask for every line;
-  // most have none, answered without hashing.
+  // most have none, answered without a search.
   std::vector<bool> starts;
   // gcov's get_functions_at_location: sorts the functions starting at `line`
-  // by (line, column) in place, as gcov does each time it asks.
-  std::vector<SessionFunction*>* functions_at(uint32_t line);
+  // by (line, column) in place, as gcov does each time it asks (empty: none).
+  std::span<SessionFunction*> functions_at(uint32_t line);
 };
 
 // One command-line argument's files, read ahead of the sequential merge.

@@ -125,15 +125,13 @@ FileCov extract_source(GcovSession& session, uint32_t src_idx, const SourcePaths
   for (uint32_t line_num = 1; line_num < nlines; ++line_num) count += src.lines[line_num].exists;
   fc.lines.reserve(count);
   for (uint32_t line_num = 1; line_num <= nlines; ++line_num) {
-    if (auto* fns = groups ? src.functions_at(line_num) : nullptr) {
-      for (SessionFunction* f : *fns) {
-        for (size_t i = 0; i < f->lines.size(); ++i) {
-          if (!f->lines[i].exists) continue;
-          LineCov l = make_line(f->lines[i], uint32_t(line_num + i));
-          // Kept only to be shown (report drops them otherwise).
-          if (instances) l.instances.push_back({f->fn.name, l.count});
-          fc.lines.push_back(std::move(l));
-        }
+    for (SessionFunction* f : groups ? src.functions_at(line_num) : std::span<SessionFunction*>()) {
+      for (size_t i = 0; i < f->lines.size(); ++i) {
+        if (!f->lines[i].exists) continue;
+        LineCov l = make_line(f->lines[i], uint32_t(line_num + i));
+        // Kept only to be shown (report drops them otherwise).
+        if (instances) l.instances.push_back({f->fn.name, l.count});
+        fc.lines.push_back(std::move(l));
       }
     }
     if (line_num < nlines && src.lines[line_num].exists) {

@@ -75,12 +75,10 @@ void write_json_source(JsonWriter& w, model::GcovSession& session, uint32_t src_
   std::vector<model::SessionFunction*> open_fns;  // non-group functions whose body we are in
   const size_t nlines = src.lines.size();
   for (uint32_t line_num = 1; line_num <= nlines; ++line_num) {
-    if (auto* fns = src.functions_at(line_num)) {
-      for (model::SessionFunction* f : *fns) {
-        if (!f->is_group) open_fns.push_back(f);
-        for (size_t i = 0; i < f->lines.size(); ++i)
-          write_line(w, f->lines[i], uint32_t(line_num + i), &f->fn.name, o);
-      }
+    for (model::SessionFunction* f : src.functions_at(line_num)) {
+      if (!f->is_group) open_fns.push_back(f);
+      for (size_t i = 0; i < f->lines.size(); ++i)
+        write_line(w, f->lines[i], uint32_t(line_num + i), &f->fn.name, o);
     }
     if (line_num < nlines) {
       model::SessionFunction* last = open_fns.empty() ? nullptr : open_fns.back();

@@ -514,7 +514,7 @@ std::string TextRenderer::run() {
   out_.reserve(sink_ ? std::min(estimate, kPiece + kPiece / 8) : estimate);
 
   uint32_t line_start_group = 0;
-  std::vector<model::SessionFunction*>* fns = nullptr;
+  std::span<model::SessionFunction*> fns;
   for (uint32_t line_num = 1; line_num <= lines_.size(); ++line_num) {
     if (line_num >= src_.lines.size()) {
       no_code_line(line_num);
@@ -524,17 +524,17 @@ std::string TextRenderer::run() {
     const model::LineInfo& line = src_.lines[line_num];
     if (line_start_group == 0) {
       fns = src_.functions_at(line_num);
-      if (fns && fns->size() > 1) {
+      if (fns.size() > 1) {
         // Functions may overlap partially: the group ends at the last end line.
-        for (auto* f : *fns)
+        for (auto* f : fns)
           if (f->fn.end_line > line_start_group) line_start_group = f->fn.end_line;
-      } else if (fns && fns->size() == 1) {
-        function_details(*fns->front());
+      } else if (fns.size() == 1) {
+        function_details(*fns.front());
       }
     }
     listed_line(line, line_num);
     if (line_start_group == line_num) {
-      for (model::SessionFunction* f : *fns) {
+      for (model::SessionFunction* f : fns) {
         out_.put(kSeparator);
         if (o_.colors) out_.put(sgr("36"));
         out_.put(session_.function_name(*f));
