@@ -201,7 +201,9 @@ SolveProblems solve_flow_graph(Function& fn) {
 void find_exception_blocks(Function& fn) {
   for (Block& b : fn.blocks) b.exceptional = true;
   if (fn.blocks.empty()) return;
-  std::vector<uint32_t> stack{kEntryBlock};
+  // Kept by the thread: an allocation (or two) per function with a catch less.
+  thread_local std::vector<uint32_t> stack;
+  stack.assign(1, kEntryBlock);
   fn.blocks[kEntryBlock].exceptional = false;
   while (!stack.empty()) {
     uint32_t b = stack.back();
