@@ -1,5 +1,7 @@
 // Fuzzes the notes reader and, for what it accepts, the graph builder, the
-// flow solver, the exception-block search and the per-line cycle counting.
+// flow solver, the exception-block search and the per-line cycle counting;
+// and the notes layout (format/notes_layout.h), which must name the words
+// the reader read as the stamp, the checksum and each function's ident.
 // Counter values come from the input itself (its bytes read backwards as
 // 64-bit words), so the fuzzer steers them together with the graph.
 #include <cstddef>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "format/gcno_reader.h"
+#include "format/notes_layout.h"
 #include "model/flow_solver.h"
 #include "model/function_graph.h"
 #include "model/line_cycles.h"
@@ -44,9 +47,27 @@ class CounterSource {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  auto res = format::read_notes(std::span<const uint8_t>(data, size));
+  const std::span<const uint8_t> bytes(data, size);
+  auto res = format::read_notes(bytes);
   auto* notes = (res ? &*res : nullptr);
+  const auto layout = format::notes_layout(bytes);
+  if (layout) {
+    const std::vector<size_t> varying = layout->varying_words();
+    for (size_t w : varying)
+      if (w + 4 > size) __builtin_trap();
+    if (!format::same_but_varying(bytes, bytes, varying)) __builtin_trap();
+  }
   if (!notes) return 0;
+  // What notes_reuse relies on: a file read whole has a layout whose words
+  // are the values the reader read.
+  if (!notes->error && !notes->version.is_gcc48()) {
+    if (!layout || layout->ident_offsets.size() != notes->functions.size()) __builtin_trap();
+    if (layout->word_at(bytes, layout->stamp_offset) != notes->stamp) __builtin_trap();
+    if (layout->checksum_offset && layout->word_at(bytes, *layout->checksum_offset) != notes->checksum)
+      __builtin_trap();
+    for (size_t i = 0; i < notes->functions.size(); ++i)
+      if (layout->word_at(bytes, layout->ident_offsets[i]) != notes->functions[i].ident) __builtin_trap();
+  }
   CounterSource counters(data, size);
   for (const format::NotesFunction& nf : notes->functions) {
     model::Function fn = model::build_graph(nf);
