@@ -81,10 +81,13 @@ NotesReuse::NotesReuse(const std::vector<format::ObjectFiles>& objects)
     g.left = same.size();
     for (size_t m : same) group_of_[m] = &g;
   }
+  // The others of a size two firsts later: by then its first has most
+  // likely been read (two threads took the firsts between), and nobody waits.
+  constexpr size_t kLag = 2;
   order_.reserve(objects.size());
-  for (size_t k = 0; k <= members.size(); ++k) {
+  for (size_t k = 0; k < members.size() + kLag; ++k) {
     if (k < members.size()) order_.push_back(members[k]->front());
-    if (k > 0) order_.insert(order_.end(), members[k - 1]->begin() + 1, members[k - 1]->end());
+    if (k >= kLag) order_.insert(order_.end(), members[k - kLag]->begin() + 1, members[k - kLag]->end());
   }
   for (size_t i = 0; i < objects.size(); ++i)
     if (!group_of_[i]) order_.push_back(i);

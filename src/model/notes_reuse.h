@@ -35,7 +35,7 @@ class NotesReuse {
   LoadedObject load(size_t i);
 
   // The objects in the order to load them: those of a size together, the
-  // first of each before the others of the one before (so that what is
+  // first of each before the others of the one two before (so that what is
   // kept for them lives briefly, and is rarely still being read when they
   // come), then the rest.
   const std::vector<size_t>& order() const { return order_; }
