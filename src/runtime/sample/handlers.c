@@ -169,13 +169,37 @@ static void step_on(struct cks_thread *t, greg_t *g) {
   if (stop) emit(t, stop);
 }
 
+/* A tick while the vector single-steps: every instruction under the trap
+ * flag traps, so a whole tick of the thread's CPU time without a trap means
+ * the flag is gone: the program left the stepped instruction through a
+ * signal handler of its own that did not return (a fault recovered with
+ * siglongjmp: the kernel clears the flag for the handler, and the context
+ * that held it is never restored). The vector is dropped, as a breakpoint
+ * never reached drops it; without this the thread waited for a step that
+ * never came, and was never sampled again. 1: dropped. */
+static int single_step_tick(struct cks_thread *t) {
+  const int stepped = t->traps != t->traps_at_tick;
+  t->traps_at_tick = t->traps;
+  if (stepped) return 0;
+  cks_block_step_done(t);
+  t->stepping = 0;
+  return 1;
+}
+
 static void on_tick(int sig, siginfo_t *si, void *ctx) {
   (void)sig;
   struct cks_thread *t = cks_self();
   if (!t || si->si_code != SI_TIMER || cks_ticks_stopped()) return;
   if (t->stepping) {
-    /* block stepping keeps the timer as a watchdog */
-    if (t->waiting_bp && !cks_block_step_tick(t)) cks_thread_arm(t);
+    /* the timer is a watchdog while a vector is stepped */
+    int dropped;
+    if (t->waiting_bp) {
+      t->traps_at_tick = t->traps; /* single steps after the stop count from here */
+      dropped = cks_block_step_tick(t);
+    } else {
+      dropped = single_step_tick(t);
+    }
+    if (!dropped) cks_thread_arm(t);
     if (t->stepping) return;
   }
   ucontext_t *uc = ctx;
@@ -209,15 +233,16 @@ static void on_tick(int sig, siginfo_t *si, void *ctx) {
   t->stepping = 1;
   t->bp_hits = 0;
   t->traps = t->bp_moves = t->loops = t->returns = t->predicted = t->copies = t->decodes = t->faulted = 0;
+  t->traps_at_tick = 0;
   t->zydis_decodes = 0;
   trap_start(t, uc);
   step_on(t, g);
   trap_end(t);
-  /* Block stepping keeps the timer as a watchdog while the vector waits
-   * for a stop. A vector the look-ahead interpreter completed here was
-   * written, and the timer armed for the next tick, already: one system
-   * call less. */
-  if (cks_cfg.block_step && t->stepping) cks_thread_arm(t);
+  /* The timer is a watchdog while the vector waits for a stop or a step
+   * (single_step_tick, cks_block_step_tick). A vector the look-ahead
+   * interpreter completed here was written, and the timer armed for the
+   * next tick, already: one system call less. */
+  if (t->stepping) cks_thread_arm(t);
 }
 
 static void on_trap(int sig, siginfo_t *si, void *ctx) {

@@ -86,6 +86,7 @@ struct cks_thread {
   int waiting_bp;         /* 1: the vector goes on at a breakpoint; 0: at the next single step */
   uint32_t bp_hits;       /* breakpoint hits since the last tick (a vector that stopped moving is dropped) */
   uint32_t traps, bp_moves; /* this vector's traps and breakpoint changes (CKS_ENV_STEP_STATS) */
+  uint32_t traps_at_tick;   /* its traps at the last tick (handlers.c: single-stepping that stopped) */
   uint32_t loops, returns;  /* and its counted loops, and returns passed without a stop */
   uint32_t predicted;       /* and the instructions the look-ahead interpreter ran for it */
   uint32_t copies;          /* and the memory lines it copied with process_vm_readv */
