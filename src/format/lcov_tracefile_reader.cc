@@ -100,7 +100,29 @@ class LcovRecord {
   Expected<void> fna(std::string_view v);
 
   SourceRecord source_;
-  std::unordered_map<uint32_t, size_t> branch_line_;  // line -> its entry in source_.lines holding the BRDAs
+  // The BRDAs of one line: the entry they gather on, and what finds one
+  // listed again in the record (the same block and branch), which adds to the
+  // first as lcov reads it: lcov 1.16 lists a line's branches once per function
+  // holding the line (a source #included several times, as pcre2test.c
+  // includes pcre2_printint.c). lcov writes a line's ids ascending, so only a
+  // line where one is not greater than the last pays for a lookup table.
+  struct LineBranches {
+    size_t entry = 0;  // in source_.lines
+    uint64_t last_id = 0;
+    size_t first_link = 0, last_link = 0;  // its branches' ids in links_
+    bool ascending = true;
+    std::unordered_map<uint64_t, size_t> position;  // id -> branch, once not ascending
+  };
+  struct IdLink {
+    uint64_t id;
+    size_t next;  // the line's next branch in links_ (up to its last_link)
+  };
+  uint64_t branch_id(uint64_t block, bool is_throw, std::string_view block_field, std::string_view branch_field);
+  std::optional<size_t> branch_seen(LineBranches& line, uint64_t id);
+
+  std::unordered_map<uint32_t, LineBranches> branch_lines_;  // by line number
+  std::vector<IdLink> links_;                                // every BRDA's id, chained per line
+  std::unordered_map<std::string, uint64_t> named_ids_;      // ids of fields that are not two small numbers
   std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> leaders_;  // FNL index -> start, end
   size_t negative_counts_ = 0;
 };
@@ -143,7 +165,8 @@ Expected<void> LcovRecord::brda(std::string_view v) {
   std::string_view taken = v.substr(last + 1);
   auto number = parse_line_number(*line_field);
   if (!number) return number.error();
-  std::string_view block = *block_field;
+  const std::string_view block_text = *block_field;
+  std::string_view block = block_text;
   bool is_throw = !block.empty() && block[0] == 'e';  // lcov 2: branch taken by an exception
   if (is_throw) block.remove_prefix(1);
   auto block_number = parse_digits(block, "block");
@@ -165,15 +188,72 @@ Expected<void> LcovRecord::brda(std::string_view v) {
   // on one entry for the line, with no count of its own (the line's DA, if
   // any, is another entry: a line that has branches but no DA, as llvm-cov
   // writes, stays without one).
-  auto [it, fresh] = branch_line_.try_emplace(*number, source_.lines.size());
+  auto [it, fresh] = branch_lines_.try_emplace(*number);
+  LineBranches& line = it->second;
   if (fresh) {
+    line.entry = source_.lines.size();
     LineRecord l;
     l.number = *number;
     l.no_count = true;
     source_.lines.push_back(std::move(l));
   }
-  source_.lines[it->second].branches.push_back(br);
+  std::vector<BranchRecord>& branches = source_.lines[line.entry].branches;
+  const uint64_t id = branch_id(*block_number, is_throw, block_text, v.substr(0, last));
+  if (auto seen = branch_seen(line, id)) {
+    if (br.executed) {  // "-" adds nothing; a count replaces a "-"
+      BranchRecord& first = branches[*seen];
+      if (__builtin_add_overflow(first.count, br.count, &first.count)) first.count = std::numeric_limits<int64_t>::max();
+      first.executed = true;
+    }
+    return {};
+  }
+  const size_t link = links_.size();
+  links_.push_back({id, 0});
+  if (branches.empty())
+    line.first_link = link;
+  else
+    links_[line.last_link].next = link;
+  line.last_link = link;
+  line.last_id = id;
+  if (!line.ascending) line.position.emplace(id, branches.size());
+  branches.push_back(br);
   return {};
+}
+
+// Block and branch as lcov writes them (small numbers, "e" before the block
+// of an exception branch) pack into the id; other fields (lcov 2 may write an
+// expression as the branch) are numbered as they come, above those.
+uint64_t LcovRecord::branch_id(uint64_t block, bool is_throw, std::string_view block_field,
+                               std::string_view branch_field) {
+  // Up to 9 digits: below 2^30, so block, branch and the flag fit in 63 bits.
+  constexpr uint64_t kSmall = uint64_t(1) << 30;
+  bool small = block < kSmall && !branch_field.empty() && branch_field.size() <= 9;
+  uint64_t branch = 0;
+  for (char c : branch_field) {
+    if (!small) break;
+    small = c >= '0' && c <= '9';
+    branch = branch * 10 + uint64_t(c - '0');
+  }
+  if (small) return block << 32 | branch << 1 | uint64_t(is_throw);
+  auto named = named_ids_.try_emplace(fmt::format("{},{}", block_field, branch_field),
+                                      (uint64_t(1) << 62) + named_ids_.size());
+  return named.first->second;
+}
+
+// The position of the line's branch with this id, if it has one.
+std::optional<size_t> LcovRecord::branch_seen(LineBranches& line, uint64_t id) {
+  if (line.ascending) {
+    if (source_.lines[line.entry].branches.empty() || id > line.last_id) return std::nullopt;
+    line.ascending = false;
+    size_t position = 0;
+    for (size_t link = line.first_link;; link = links_[link].next) {
+      line.position.emplace(links_[link].id, position++);
+      if (link == line.last_link) break;
+    }
+  }
+  auto found = line.position.find(id);
+  if (found == line.position.end()) return std::nullopt;
+  return found->second;
 }
 
 // FN:start,name (lcov 1) or FN:start,end,name (lcov 2). A C or C++ name never

@@ -114,6 +114,41 @@ TEST(LcovTracefileReader, DuplicateRecordsMergeByLcovRules) {
   EXPECT_EQ(b.functions[1].start_line, 9u);
 }
 
+// lcov 1.16 lists a line's branches once per function that holds the line
+// (pcre2test.c #includes pcre2_printint.c three times: BRDA:100,0,0 and
+// BRDA:100,0,1 come three times in one record); reading it back, lcov adds
+// a (block, branch) listed again, a count replacing a "-".
+TEST(LcovTracefileReader, BranchListedAgainInOneRecordAddsAsLcovReadsIt) {
+  auto p = must_read(
+      "SF:printint.c\n"
+      "DA:100,3730\n"
+      "BRDA:100,0,0,420\n"
+      "BRDA:100,0,1,3310\n"
+      "DA:100,3728\n"
+      "BRDA:100,0,0,-\n"
+      "BRDA:100,0,1,3308\n"
+      "BRDA:0100,e0,1,7\n"
+      "DA:100,3598\n"
+      "BRDA:100,0,0,411\n"
+      "BRDA:100,0,1,-\n"
+      "BRDA:100,e0,1,1\n"
+      "BRDA:100,0,(x > 0) == True,2\n"  // lcov 2's expression branches: the same text adds
+      "BRDA:100,0,(x > 0) == True,3\n"
+      "BRDA:100,0,(x > 0) == False,-\n"
+      "end_of_record\n");
+  ASSERT_EQ(p.files.size(), 1u);
+  ASSERT_EQ(p.files[0].lines.size(), 1u);
+  const model::LineCov& l = p.files[0].lines[0];
+  EXPECT_EQ(l.count, 3730 + 3728 + 3598);
+  ASSERT_EQ(l.branches.size(), 5u);
+  EXPECT_EQ(l.branches[0].count, 420 + 411);
+  EXPECT_EQ(l.branches[1].count, 3310 + 3308);
+  EXPECT_TRUE(l.branches[2].is_throw);
+  EXPECT_EQ(l.branches[2].count, 8);
+  EXPECT_EQ(l.branches[3].count, 5);
+  EXPECT_FALSE(l.branches[4].executed);
+}
+
 TEST(LcovTracefileReader, Lcov22FunctionAliasesAndThrowBranches) {
   auto p = must_read(
       "SF:t.cc\n"
