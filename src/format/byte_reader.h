@@ -49,6 +49,24 @@ class ByteReader {
   std::optional<std::string> string(bool length_in_bytes, bool* is_null);
   // The same, viewing the bytes read (valid as long as they are).
   std::optional<std::string_view> string_view(bool length_in_bytes, bool* is_null);
+  // Reads the string that follows when string_view would give `known` (which
+  // holds no NUL byte) and says so; reads nothing otherwise. Most strings
+  // of a notes file repeat the one before: compared in place, without the
+  // search for their end.
+  bool skip_string_if(bool length_in_bytes, std::string_view known) {
+    if (pos_ > end() || end() - pos_ < 4) return false;
+    uint32_t len;
+    std::memcpy(&len, data_.data() + pos_, 4);
+    if (swap_) len = __builtin_bswap32(len);
+    const uint64_t bytes = length_in_bytes ? uint64_t{len} : uint64_t{len} * 4;
+    // Length 0 is the null string; a string ends at its first NUL or its length.
+    if (len == 0 || bytes < known.size() || end() - pos_ - 4 < bytes) return false;
+    const uint8_t* p = data_.data() + pos_ + 4;
+    if (bytes > known.size() && p[known.size()] != 0) return false;
+    if (std::memcmp(p, known.data(), known.size()) != 0) return false;
+    pos_ += 4 + bytes;
+    return true;
+  }
 
   // The error text for a failed read at the current position.
   ParseError overrun(const char* what) const;

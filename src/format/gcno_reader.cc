@@ -340,6 +340,14 @@ bool NotesParser::lines_record(size_t base) {
       }
       continue;
     }
+    if (last_file_ != UINT32_MAX && r_.skip_string_if(bytes, out_.files[last_file_])) {
+      // The file the name before named (most are): no search for its end.
+      fn_->begin_location(last_file_);
+      have_location = true;
+      at = r_.position();
+      word = r_.u32();
+      continue;
+    }
     bool is_null = false;
     auto file = r_.string_view(bytes, &is_null);
     if (!file) return fail(at, fmt::format("function '{}': file name runs past the end of LINES", util::printable(fn_->name)));
