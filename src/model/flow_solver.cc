@@ -27,14 +27,12 @@ struct SolverScratch {
 class Solver {
  public:
   explicit Solver(Function& fn, SolverScratch& scratch)
-      : fn_(fn), st_(scratch.st), valid_(scratch.valid), invalid_(scratch.invalid) {
-    st_.assign(fn.blocks.size(), BlockState{});
-    valid_.clear();
-    invalid_.clear();
-  }
+      : fn_(fn), st_(scratch.st), valid_(scratch.valid), invalid_(scratch.invalid) {}
   SolveProblems run();
 
  private:
+  // kPropagate: also the block states and stacks propagate() works on.
+  template <bool kPropagate>
   void prepare_block(uint32_t i, size_t& next_counter);
   void propagate();
   void sort_by_destination(std::span<uint32_t> arcs) const;
@@ -73,6 +71,26 @@ void Solver::sort_by_destination(std::span<uint32_t> arcs) const {
 
 SolveProblems Solver::run() {
   SolveProblems problems;
+  // A function that never ran in this program (most of a library linked
+  // into a test, ~70% of zstd's) has only zero counters: every count the
+  // propagation could find is a sum or difference of zeros, and every
+  // count is 0 already. Its arcs still get their counters, kinds and order;
+  // no block state is kept for it.
+  fn_.never_ran = std::all_of(fn_.counts.begin(), fn_.counts.end(), [](int64_t c) { return c == 0; });
+  if (fn_.never_ran) {
+    if (fn_.blocks.size() < 2) {
+      problems.lacks_entry_or_exit = true;
+    } else {
+      problems.arcs_to_entry = !fn_.blocks[kEntryBlock].pred.empty();
+      problems.arcs_from_exit = !fn_.blocks[kExitBlock].succ.empty();
+    }
+    size_t next_counter = 0;
+    for (uint32_t i = 0; i < fn_.blocks.size(); ++i) prepare_block<false>(i, next_counter);
+    return problems;
+  }
+  st_.assign(fn_.blocks.size(), BlockState{});
+  valid_.clear();
+  invalid_.clear();
   for (size_t b = 0; b < fn_.blocks.size(); ++b) {
     st_[b].num_succ = int64_t(fn_.blocks[b].succ.size());
     st_[b].num_pred = int64_t(fn_.blocks[b].pred.size());
@@ -91,16 +109,12 @@ SolveProblems Solver::run() {
       st_[kExitBlock].num_succ = 0xffffffff;
   }
   size_t next_counter = 0;
-  for (uint32_t i = 0; i < fn_.blocks.size(); ++i) prepare_block(i, next_counter);
-  // A function that never ran in this program (most of a library linked
-  // into a test, ~70% of zstd's) has only zero counters: every count the
-  // propagation could find is a sum or difference of zeros, and every
-  // count is 0 already.
-  fn_.never_ran = std::all_of(fn_.counts.begin(), fn_.counts.end(), [](int64_t c) { return c == 0; });
-  if (!fn_.never_ran) propagate();
+  for (uint32_t i = 0; i < fn_.blocks.size(); ++i) prepare_block<true>(i, next_counter);
+  propagate();
   return problems;
 }
 
+template <bool kPropagate>
 void Solver::prepare_block(uint32_t i, size_t& next_counter) {
   Block& blk = fn_.blocks[i];
   int non_fake_succ = 0;
@@ -111,8 +125,10 @@ void Solver::prepare_block(uint32_t i, size_t& next_counter) {
     if (!arc.on_tree) {
       if (next_counter < fn_.counts.size()) arc.count = fn_.counts[next_counter++];
       arc.count_valid = true;
-      st_[i].num_succ--;
-      st_[arc.dst].num_pred--;
+      if constexpr (kPropagate) {
+        st_[i].num_succ--;
+        st_[arc.dst].num_pred--;
+      }
     }
   }
   if (non_fake_succ == 1) {
@@ -128,7 +144,7 @@ void Solver::prepare_block(uint32_t i, size_t& next_counter) {
     }
   }
   sort_by_destination(blk.succ);
-  push_invalid(i);
+  if constexpr (kPropagate) push_invalid(i);
 }
 
 void Solver::propagate() {
