@@ -204,6 +204,48 @@ TEST(FlowSolver, SuccessorsSortedByDestination) {
   expect_blocks(fn, {6, 6, 6, 2, 3, 1});
 }
 
+// A function that never ran takes the solver's short way (no block states,
+// no propagation): its arcs get the same kinds, order and counter slots as
+// the same graph that ran, and the same problems are found.
+TEST(FlowSolver, NeverRunGetsTheSameArcsAsRun) {
+  const std::vector<std::pair<format::NotesFunction, size_t>> graphs = {
+      {diamond(), 2},
+      {call_with_fake_exit(), 2},
+      {setjmp_receiver(), 2},
+      {notes_function(6, {{0, 2, kFall}, {2, 5, 0}, {2, 3, 0}, {2, 4, kTree | kFall}, {3, 1, kTree},
+                          {4, 1, kTree}, {5, 1, kTree}}),
+       3},
+      {notes_function(3, {{0, 2, 0}, {2, 0, kTree}, {1, 2, kTree}, {2, 1, kTree}}), 1},
+      {notes_function(1, {}), 0}};
+  for (size_t g = 0; g < graphs.size(); ++g) {
+    const auto& [notes, ncounters] = graphs[g];
+    SolveProblems ran_problems, idle_problems;
+    Function ran = solved(notes, std::vector<int64_t>(ncounters, 3), &ran_problems);
+    Function idle = solved(notes, std::vector<int64_t>(ncounters, 0), &idle_problems);
+    EXPECT_EQ(idle.never_ran, true) << g;
+    EXPECT_EQ(ran.never_ran, ncounters == 0) << g;
+    EXPECT_EQ(idle_problems.lacks_entry_or_exit, ran_problems.lacks_entry_or_exit) << g;
+    EXPECT_EQ(idle_problems.arcs_to_entry, ran_problems.arcs_to_entry) << g;
+    EXPECT_EQ(idle_problems.arcs_from_exit, ran_problems.arcs_from_exit) << g;
+    ASSERT_EQ(idle.blocks.size(), ran.blocks.size()) << g;
+    for (size_t b = 0; b < idle.blocks.size(); ++b) {
+      EXPECT_EQ(idle.blocks[b].count, 0) << g << " block " << b;
+      EXPECT_EQ(idle.blocks[b].is_call_return, ran.blocks[b].is_call_return) << g << " block " << b;
+      ASSERT_EQ(idle.blocks[b].succ.size(), ran.blocks[b].succ.size()) << g << " block " << b;
+      for (size_t i = 0; i < idle.blocks[b].succ.size(); ++i) {
+        EXPECT_EQ(idle.blocks[b].succ[i], ran.blocks[b].succ[i]) << g << " block " << b;
+        const Arc& ia = idle.arcs[idle.blocks[b].succ[i]];
+        const Arc& ra = ran.arcs[ran.blocks[b].succ[i]];
+        EXPECT_EQ(ia.count, 0) << g << " block " << b;
+        EXPECT_EQ(ia.is_unconditional, ra.is_unconditional) << g << " block " << b;
+        EXPECT_EQ(ia.is_call_non_return, ra.is_call_non_return) << g << " block " << b;
+        // The counted arcs' counts are known either way.
+        EXPECT_TRUE(ia.on_tree || ia.count_valid) << g << " block " << b;
+      }
+    }
+  }
+}
+
 TEST(FlowSolver, CountersWrapInsteadOfOverflowing) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   // Two arcs into block 4: kMax + 1 wraps to kMin, as gcov's arithmetic does.

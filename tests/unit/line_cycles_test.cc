@@ -109,6 +109,21 @@ TEST(LineCycles, NeverRunFunctionBesideOneThatRan) {
   EXPECT_EQ(line_count_from_blocks(line), 12);
 }
 
+TEST(LineCycles, LineOfFunctionsThatNeverRanCountsZero) {
+  // Several instances on one line, none of which ran: 0, whatever the
+  // shapes (they are left out before the line is split by function).
+  Function a = solved(nested_loops(), {0, 0, 0});
+  Function b = solved(loop(), {0, 0});
+  ASSERT_TRUE(a.never_ran && b.never_ran);
+  std::vector<LineBlockRef> line{{&a, 2}, {&b, 3}, {&a, 3}, {&b, 4}, {&a, 6}, {&b, 3}};
+  EXPECT_EQ(line_count_from_blocks(line), 0);
+  // One that ran among them keeps its own count, wherever it is listed.
+  Function c = solved(loop(), {2, 10});
+  line.insert(line.begin() + 2, {&c, 3});
+  line.push_back({&c, 4});
+  EXPECT_EQ(line_count_from_blocks(line), 12);
+}
+
 TEST(LineCycles, LoopNeverTakenHasNoCircuit) {
   // while (cond) body; on one line, called twice, the body never run: the
   // arc back from the body has no count, so the line is entered twice and
