@@ -85,6 +85,7 @@ class LcovRecord {
  public:
   explicit LcovRecord(std::string path) { source_.path = std::move(path); }
   const std::string& path() const { return source_.path; }
+  bool empty() const { return source_.lines.empty() && source_.functions.empty(); }
 
   Expected<void> line(std::string_view key, std::string_view value);
   SourceRecord finish() &&;
@@ -410,7 +411,11 @@ Expected<CoverageRecords> read_lcov_tracefile(std::string_view text, const Sourc
     if (!line.starts_with("SF:")) line = line.substr(0, line.find_last_not_of(" \t") + 1);
 
     if (line == "end_of_record") {
-      if (record) sink(std::move(*record).finish());
+      // A record with nothing in it (lcov 1.16 writes one for a header whose
+      // only functions have no lines, such as implicit members) is left out,
+      // as lcov -a leaves it out (and a source with no line at all, too: the
+      // model's, once the records of a source are added up).
+      if (record && !record->empty()) sink(std::move(*record).finish());
       record.reset();  // a stray end_of_record is harmless
       continue;
     }

@@ -140,6 +140,10 @@ class ProjectAdder {
       if (std::find(into_.test_names.begin(), into_.test_names.end(), t) == into_.test_names.end())
         into_.test_names.push_back(std::move(t));
     normalize(into_);
+    // lcov -a leaves out a source that has no line after reading a
+    // tracefile (lcov 1.16 writes one for a header whose only functions are
+    // implicit members clang gives no lines): so do report -a and merge.
+    drop_files_without_lines(into_);
   }
 
  private:

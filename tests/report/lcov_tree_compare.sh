@@ -10,6 +10,9 @@
 #   lcov -q -c    -d . --rc lcov_branch_coverage=1 --gcov-tool GCOV -o OUTDIR/run.info
 #   lcov -q -a base.info -a run.info --rc lcov_branch_coverage=1 -o OUTDIR/total.info
 #   lcov_compare.py ours.info total.info --strict --lcov-latin1
+#   (cd OUTDIR && COVKIT report -q --keep-system-headers --keep-cmake-probes \
+#       -a base.info -a run.info --lcov readback.info)
+#   lcov_compare.py readback.info total.info --strict
 #
 # (--lcov-latin1: lcov 1.16 writes non-ASCII function names in Latin-1, see
 # lcov_compare.py; the comparison then prints a note.)
@@ -83,6 +86,26 @@ if ! python3 "$HERE/lcov_compare.py" "$O/ours.info" "$O/total.info" --strict --l
     rc=1
 else
     grep '^note:' "$O/compare.log" >&2 || true
+fi
+
+# ------------------------------------------------ lcov's own files read back ---
+# covkit reads lcov's tracefiles as lcov reads them: base.info and run.info
+# added by `covkit report -a` must give what `lcov -a` made of them
+# (total.info). run.info is lcov's capture as it is, with a line's branches
+# listed once per function holding the line (a source included twice).
+# Run from OUTDIR: no .gcno there to add to the tracefiles. Names lcov wrote
+# in Latin-1 (see above) are bytes covkit keeps: no --lcov-latin1 here.
+readback=(-q --keep-system-headers --keep-cmake-probes -a "$O/base.info")
+[[ -f $O/run.info ]] && readback+=(-a "$O/run.info")
+if ! (cd "$O" && "$COVKIT" report "${readback[@]}" --lcov "$O/readback.info") >"$O/readback.log" 2>&1; then
+    showlog "$O/readback.log"
+    say "FAIL: covkit report -a of lcov's tracefiles failed (cd $O && $COVKIT report ${readback[*]} --lcov readback.info)"
+    rc=1
+elif ! python3 "$HERE/lcov_compare.py" "$O/readback.info" "$O/total.info" --strict "${extra[@]}" \
+        >"$O/readback-compare.log" 2>&1; then
+    cat "$O/readback-compare.log" >&2
+    say "FAIL: covkit reads lcov's tracefiles otherwise than lcov -a (covkit: $O/readback.info, lcov: $O/total.info)"
+    rc=1
 fi
 
 # ------------------------------------------------------------- cobertura ---

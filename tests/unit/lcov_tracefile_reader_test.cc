@@ -149,6 +149,23 @@ TEST(LcovTracefileReader, BranchListedAgainInOneRecordAddsAsLcovReadsIt) {
   EXPECT_FALSE(l.branches[4].executed);
 }
 
+// lcov 1.16's capture writes "SF:shapes.h" + "end_of_record" for a header
+// whose only functions (implicit members) have no lines; lcov -a drops it.
+TEST(LcovTracefileReader, RecordWithNothingInItIsLeftOutAsLcovLeavesIt) {
+  auto p = must_read(
+      "SF:shapes.h\n"
+      "end_of_record\n"
+      "SF:main.cc\n"
+      "DA:1,1\n"
+      "end_of_record\n"
+      "SF:only_functions.h\n"
+      "FN:3,f\n"
+      "end_of_record\n");
+  ASSERT_EQ(p.files.size(), 2u);
+  EXPECT_EQ(p.files[0].path, "main.cc");
+  EXPECT_EQ(p.files[1].path, "only_functions.h");
+}
+
 TEST(LcovTracefileReader, Lcov22FunctionAliasesAndThrowBranches) {
   auto p = must_read(
       "SF:t.cc\n"
