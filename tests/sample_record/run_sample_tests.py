@@ -479,6 +479,17 @@ def scenario_held_ticks(args, work):
         check(any(HELD in w for w in rec.warnings), f"running ({mode}): no warning: {rec.warnings}")
         check(rec.samples and len({s["tid"] for s in rec.samples}) == 1,
               f"running ({mode}): samples of {len({s['tid'] for s in rec.samples})} threads, expected main's only")
+        # a user in many groups: the status lines read come after a Groups
+        # line of ~7 KB (root may set its own groups)
+        if mode == "pc" and os.geteuid() == 0 and shutil.which("setpriv"):
+            out = os.path.join(work, "held_groups.rec")
+            shutil.rmtree(out, ignore_errors=True)
+            groups = ",".join(str(g) for g in range(1, 1501))
+            p = subprocess.run(["setpriv", "--groups", groups, "--", args.covkit, "sample", "record", "-o", out,
+                                "--mode", "pc", "--source", "runtime", "--period", "1ms", "--", prog, "running"],
+                               capture_output=True, text=True, timeout=120)
+            check(p.returncode == 0 and HELD in p.stderr, f"running in 1,500 groups: status {p.returncode}, "
+                  f"stderr: {p.stderr}")
         out, p = record(args, work, f"held_brief_{mode}", prog, "brief", mode=mode, source="runtime",
                         period="1ms", expect_status=0)
         rec = Recording(args.covkit, out)

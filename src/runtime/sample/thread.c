@@ -185,11 +185,8 @@ static void check_own_held_tick(void) {
   warn_held();
 }
 
-/* The signal mask line `key` ("SigPnd:", "SigBlk:") of a status text. */
-static int status_mask(const char *text, const char *key, uint64_t *mask) {
-  const char *p = strstr(text, key);
-  if (!p) return 0;
-  p += strlen(key);
+/* The value of a signal mask line ("SigPnd:\t0000000000000000"). */
+static int mask_value(const char *p, uint64_t *mask) {
   while (*p == '\t' || *p == ' ') ++p;
   uint64_t m = 0;
   int digits = 0;
@@ -202,24 +199,53 @@ static int status_mask(const char *text, const char *key, uint64_t *mask) {
   return digits > 0;
 }
 
+/* SigPnd and SigBlk of a status file, read line by line: they come after
+ * Groups, which has no bound (a user in many groups), so no fixed buffer
+ * holds the file; a line too long for the buffer is not theirs. */
+static int pending_and_blocked(int fd, uint64_t *pending, uint64_t *blocked) {
+  char buf[256];
+  size_t used = 0;
+  int skipping = 0, found = 0;
+  for (;;) {
+    ssize_t n = read(fd, buf + used, sizeof buf - 1 - used);
+    if (n <= 0) return found == 3;
+    used += (size_t)n;
+    buf[used] = 0;
+    char *line = buf, *nl;
+    while ((nl = memchr(line, '\n', (size_t)(buf + used - line)))) {
+      *nl = 0;
+      if (!skipping) {
+        if (strncmp(line, "SigPnd:", 7) == 0 && mask_value(line + 7, pending)) found |= 1;
+        if (strncmp(line, "SigBlk:", 7) == 0 && mask_value(line + 7, blocked)) found |= 2;
+        if (found == 3) return 1;
+      }
+      skipping = 0;
+      line = nl + 1;
+    }
+    used = (size_t)(buf + used - line);
+    memmove(buf, line, used);
+    if (used == sizeof buf - 1) { /* a line longer than the buffer: not one of theirs */
+      used = 0;
+      skipping = 1;
+    }
+  }
+}
+
 /* Another thread's, from the kernel's view of it: its one-shot timer fired
  * and was never re-armed (a tick's handler re-arms it), and the tick is
  * pending and blocked there. */
 static int tick_held(struct cks_thread *t) {
   struct itimerspec left;
   if (timer_gettime(t->timer, &left) != 0 || left.it_value.tv_sec || left.it_value.tv_nsec) return 0;
-  char path[64], text[2048];
+  char path[64];
   snprintf(path, sizeof path, "/proc/self/task/%d/status", t->tid);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
-  ssize_t n = read(fd, text, sizeof text - 1);
+  uint64_t pending = 0, blocked = 0;
+  const int read_both = pending_and_blocked(fd, &pending, &blocked);
   close(fd);
-  if (n <= 0) return 0;
-  text[n] = 0;
-  uint64_t pending, blocked;
   const uint64_t prof = 1ull << (SIGPROF - 1);
-  return status_mask(text, "SigPnd:", &pending) && status_mask(text, "SigBlk:", &blocked) && (pending & prof) &&
-         (blocked & prof);
+  return read_both && (pending & prof) && (blocked & prof);
 }
 
 /* At the process's end (its exiting thread, then the threads still
