@@ -80,11 +80,13 @@ struct DecodedInsn {
 };
 
 // The instruction at the start of `bytes` (which may run past it; at most
-// 15 are read), or nullopt when the bytes are no valid instruction.
+// 15 are read), or nullopt when the bytes are no valid instruction, or a
+// branch whose length and target depend on the processor's vendor (an
+// operand-size prefix without REX.W: Intel ignores it, AMD does not).
 std::optional<DecodedInsn> decode_instruction(uint64_t address, std::span<const uint8_t> bytes);
 
 // Only the length, without operands (faster): for the differential test
-// and the emulation's steps.
+// and the emulation's steps; nullopt as decode_instruction's.
 std::optional<uint32_t> instruction_length(std::span<const uint8_t> bytes);
 
 // Decodes [address, address + bytes.size()) front to back (a linear sweep);

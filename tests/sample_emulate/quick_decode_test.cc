@@ -167,4 +167,24 @@ TEST_F(QuickDecode, AgreesWithZydisOnRandomBytes) {
   EXPECT_GT(accepted_, 10000);
 }
 
+// A branch with 0x66 and no REX.W: Zydis decodes it as Intel does (rel32,
+// 8 bytes pushed), AMD's processors as rel16: single-stepped, whichever
+// decoder meets it (the quick one declines it).
+TEST_F(QuickDecode, BranchesWhoseLengthDependsOnTheVendorAreSingleStepped) {
+  const unsigned char jne[] = {0x66, 0x0f, 0x85, 1, 0, 0, 0, 0x90};
+  const unsigned char call[] = {0x66, 0xe8, 1, 0, 0, 0, 0x90};
+  const unsigned char ret[] = {0x66, 0xc3, 0x90};
+  const unsigned char tls_call[] = {0x66, 0x66, 0x48, 0xe8, 1, 0, 0, 0};
+  Facts f;
+  for (auto [p, n] : {std::pair{jne, sizeof jne}, {call, sizeof call}, {ret, sizeof ret}}) {
+    ASSERT_TRUE(ByZydis(p, n, 0x1000, &f));
+    EXPECT_EQ(f.step.kind, CKS_STEP_OTHER) << Hex(p, n);
+    EXPECT_FALSE(Quick(p, n, 0x1000, &f)) << Hex(p, n);
+  }
+  ASSERT_TRUE(ByZydis(tls_call, sizeof tls_call, 0x1000, &f));
+  EXPECT_EQ(f.step.kind, CKS_STEP_JUMP);
+  EXPECT_EQ(f.step.rsp_delta, -8);
+  EXPECT_EQ(f.step.target, 0x1009u);
+}
+
 }  // namespace

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "sample/binary_image.h"
+#include "sample/instruction_decoder.h"
 #include "sample/dominators.h"
 #include "sample/module_cfg.h"
 #include "test_support.h"
@@ -104,6 +105,32 @@ void expect_jump_table(const Compiled& c) {
     for (int s : b.succ) EXPECT_LT(size_t(s), f->blocks.size());
   }
   EXPECT_EQ(tables, 1);
+}
+
+// A branch with 0x66 and no REX.W is 7 bytes with a rel32 on Intel and 5
+// with a rel16 on AMD (this machine is one): undecodable, so its function
+// is not planted. REX.W overrides 0x66 on both (the TLS call sequence).
+TEST(SampleCfg, BranchesWhoseLengthDependsOnTheVendorAreUndecodable) {
+  const std::vector<std::vector<uint8_t>> vendor_dependent = {
+      {0x66, 0x0f, 0x85, 1, 0, 0, 0},  // jne rel16 / rel32
+      {0x66, 0xe8, 1, 0, 0, 0},        // call
+      {0x66, 0xe9, 1, 0, 0, 0},        // jmp
+      {0x66, 0xeb, 1},                 // jmp short: AMD cuts the target to 16 bits
+      {0x66, 0xff, 0xe0},              // jmp *%ax / *%rax
+      {0x66, 0xc3}};                   // ret: pops 2 bytes or 8
+  for (const auto& b : vendor_dependent) {
+    EXPECT_FALSE(decode_instruction(0x1000, b)) << int(b[1]);
+    EXPECT_FALSE(instruction_length(b)) << int(b[1]);
+  }
+  const std::vector<uint8_t> tls_call = {0x66, 0x66, 0x48, 0xe8, 1, 0, 0, 0};
+  auto call = decode_instruction(0x1000, tls_call);
+  ASSERT_TRUE(call);
+  EXPECT_EQ(call->size, 8);
+  EXPECT_EQ(call->target, 0x1009u);
+  EXPECT_EQ(instruction_length(tls_call), 8u);
+  const std::vector<uint8_t> jne = {0x0f, 0x85, 1, 0, 0, 0};
+  ASSERT_TRUE(decode_instruction(0x1000, jne));
+  EXPECT_EQ(decode_instruction(0x1000, jne)->target, 0x1007u);
 }
 
 TEST(SampleCfg, JumpTableNonPie) {

@@ -60,7 +60,10 @@ CKS_FN uint32_t cks_instruction_length(uint64_t at) {
   if (!decode_full) return 0;
   ZydisDecodedInstruction in;
   ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-  return ZYAN_SUCCESS(decode_full(&decoder, (const void *)(uintptr_t)at, 15, &in, ops)) ? in.length : 0;
+  return ZYAN_SUCCESS(decode_full(&decoder, (const void *)(uintptr_t)at, 15, &in, ops)) &&
+                 !cks_vendor_dependent_branch(&in)
+             ? in.length
+             : 0;
 }
 
 /* Loaded for single-stepping too: the lengths tell taken branches apart. */

@@ -119,6 +119,7 @@ CKS_STEP_FN void cks_step_from_zydis(const ZydisDecodedInstruction *in, const Zy
   cks_step_clear(out, emu);
   out->length = in->length;
   cks_emu_translate(in, ops, emu);
+  if (cks_vendor_dependent_branch(in)) return;
   out->cc = jcc_condition(in->mnemonic);
   switch (in->meta.category) {
     case ZYDIS_CATEGORY_COND_BR:

@@ -26,6 +26,18 @@ extern "C" {
 #define CKS_STEP_FN __attribute__((visibility("hidden")))
 #endif
 
+/* A branch with an operand-size prefix (0x66) and no REX.W: Intel's
+ * processors ignore the prefix in 64-bit mode, AMD's honour it (rel16, a
+ * 16-bit target, 2 bytes pushed or popped), and Zydis decodes as Intel
+ * does: its length and target are the machine's, so it is single-stepped
+ * (CKS_STEP_OTHER), and a step's length is not taken from it. */
+static inline int cks_vendor_dependent_branch(const ZydisDecodedInstruction *in) {
+  const ZydisInstructionCategory c = in->meta.category;
+  return (c == ZYDIS_CATEGORY_COND_BR || c == ZYDIS_CATEGORY_UNCOND_BR || c == ZYDIS_CATEGORY_CALL ||
+          c == ZYDIS_CATEGORY_RET) &&
+         (in->attributes & ZYDIS_ATTRIB_HAS_OPERANDSIZE) && !in->raw.rex.W;
+}
+
 enum cks_step_kind {
   CKS_STEP_PLAIN,    /* the next instruction follows; the stack pointer moves by `rsp_delta` */
   CKS_STEP_JUMP,     /* to `target`, whatever the state (jmp rel, call rel) */
