@@ -55,8 +55,8 @@ std::string display_text(std::string_view s) {
       continue;
     }
     const size_t n = utf8_length(s, i);
-    if (n == 0 || is_c1_control(s, i, n)) {
-      out += kReplacement;  // one for the C1 character, one for each stray byte
+    if (n == 0 || is_c1_control(s, i, n) || is_bidi_control(s, i, n)) {
+      out += kReplacement;  // one for a C1 or bidi character, one for each stray byte
       i += n ? n : 1;
       continue;
     }

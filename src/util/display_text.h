@@ -9,8 +9,9 @@
 namespace covkit::util {
 
 // `s` as well-formed UTF-8 without control characters: each byte that starts
-// no well-formed sequence, and each C0 control, DEL or C1 control (U+0080-
-// U+009F, a terminal's CSI and OSC among them), becomes U+FFFD.
+// no well-formed sequence, and each C0 control, DEL, C1 control (U+0080-
+// U+009F, a terminal's CSI and OSC among them) or bidirectional formatting
+// character (which would reorder the rest of the name), becomes U+FFFD.
 std::string display_text(std::string_view s);
 
 // Terminal columns of well-formed UTF-8 text (display_text's output): one a

@@ -16,6 +16,13 @@ std::string printable(std::string_view s) {
     // in an 8-bit one: both shown as their bytes.
     const size_t n = c < 0x80 ? 1 : utf8_length(s, i);
     const bool c1 = is_c1_control(s, i, n);
+    // A bidirectional formatting character would show the rest of the
+    // name reordered: its bytes too.
+    if (n > 1 && is_bidi_control(s, i, n)) {
+      for (size_t k = 0; k < n; ++k) out += fmt::format("\\x{:02x}", static_cast<unsigned char>(s[i + k]));
+      i += n;
+      continue;
+    }
     if (c == '\n')
       out += "\\n";
     else if (c == '\t')

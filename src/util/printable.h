@@ -6,9 +6,9 @@
 
 namespace covkit::util {
 
-// `s` with control bytes shown as \n, \t or \xNN, C1 controls (U+0080-U+009F)
-// and bytes of no well-formed UTF-8 sequence as \xNN each; unchanged when it
-// has none.
+// `s` with control bytes shown as \n, \t or \xNN, C1 controls (U+0080-U+009F),
+// bidirectional formatting characters and bytes of no well-formed UTF-8
+// sequence as \xNN each; unchanged when it has none.
 std::string printable(std::string_view s);
 
 }  // namespace covkit::util

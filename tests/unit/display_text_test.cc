@@ -24,6 +24,14 @@ TEST(DisplayText, ReplacesBytesThatAreNoUtf8AndControls) {
   // C1 controls: U+009B is CSI and U+009D OSC to xterm and VTE.
   EXPECT_EQ(display_text("\xC2\x9B" "2J\xC2\x9D" "0;t\xC2\x9C"), kFffd + "2J" + kFffd + "0;t" + kFffd);
   EXPECT_EQ(display_text("\xC2\xA0\xC4\x9B"), "\xC2\xA0\xC4\x9B");  // no-break space, e with caron
+  // bidirectional formatting: U+202E would show src/<RLO>c.exe as src/exe.c
+  EXPECT_EQ(display_text("src/\xE2\x80\xAE" "c.exe"), "src/" + kFffd + "c.exe");
+  for (const char* bidi : {"\xD8\x9C", "\xE2\x80\x8E", "\xE2\x80\x8F", "\xE2\x80\xAA", "\xE2\x80\xAD",
+                           "\xE2\x81\xA6", "\xE2\x81\xA9"})
+    EXPECT_EQ(display_text(std::string("a") + bidi + "b"), "a" + kFffd + "b") << bidi;
+  // their neighbours stay: U+200D (joiner), U+2010 (hyphen), U+2065, U+206A, U+061B
+  for (const char* kept : {"\xE2\x80\x8D", "\xE2\x80\x90", "\xE2\x80\xAF", "\xE2\x81\xA5", "\xD8\x9B"})
+    EXPECT_EQ(display_text(std::string("a") + kept + "b"), std::string("a") + kept + "b") << kept;
 }
 
 TEST(DisplayText, ColumnsCountCharactersNotBytes) {

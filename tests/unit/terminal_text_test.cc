@@ -60,6 +60,10 @@ TEST(Printable, ShowsControlsC1AndBytesOfNoUtf8) {
   EXPECT_EQ(printable("a\nb\tc\x1b[2J"), "a\\nb\\tc\\x1b[2J");
   EXPECT_EQ(printable("\xC2\x9B" "2J\xC2\x9D" "0;t\xC2\x9C"), "\\xc2\\x9b2J\\xc2\\x9d0;t\\xc2\\x9c");
   EXPECT_EQ(printable("\x9B" "31m\xFF"), "\\x9b31m\\xff");
+  // a bidirectional override would show the rest of the name reordered
+  EXPECT_EQ(printable("src/\xE2\x80\xAE" "c.exe"), "src/\\xe2\\x80\\xaec.exe");
+  EXPECT_EQ(printable("\xE2\x81\xA6x\xD8\x9C"), "\\xe2\\x81\\xa6x\\xd8\\x9c");
+  EXPECT_EQ(printable("\xE2\x80\x90"), "\xE2\x80\x90");  // a hyphen stays
 }
 
 }  // namespace
