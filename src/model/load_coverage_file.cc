@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "format/covkit_json_reader.h"
@@ -110,6 +112,7 @@ class ProjectAdder {
   }
 
   void add(FileCov&& f) {
+    note_function_lines(f);
     std::vector<size_t>& same_path = index_[f.path];
     for (size_t i : same_path) {
       FileCov& at = into_.files[i];
@@ -140,6 +143,7 @@ class ProjectAdder {
       if (std::find(into_.test_names.begin(), into_.test_names.end(), t) == into_.test_names.end())
         into_.test_names.push_back(std::move(t));
     normalize(into_);
+    take_later_function_lines();
     // lcov -a leaves out a source that has no line after reading a
     // tracefile (lcov 1.16 writes one for a header whose only functions are
     // implicit members clang gives no lines): so do report -a and merge.
@@ -148,11 +152,55 @@ class ProjectAdder {
 
  private:
   static size_t size(const FileCov& f) { return f.lines.size() + f.functions.size() + f.regions.size(); }
+  static uint64_t name_key(const std::string& name) { return std::hash<std::string_view>()(name); }
+
+  // lcov reads the records of one source in a tracefile into one entry, a
+  // later FN line of a name replacing the earlier one (a source built twice
+  // with other #ifs: zstd's pool.c); across tracefiles (lcov -a) the first
+  // file's line stays. Noted per source: the names the project had before
+  // this file, and the lines of the records after the source's first.
+  struct LaterLines {
+    std::unordered_set<uint64_t> before;
+    std::unordered_map<uint64_t, uint32_t> line;
+  };
+
+  void note_function_lines(const FileCov& f) {
+    auto [it, first] = later_.try_emplace(f.path);
+    LaterLines& l = it->second;
+    if (first) {
+      for (size_t i : index_[f.path])
+        for (const FunctionCov& fn : into_.files[i].functions) l.before.insert(name_key(fn.name));
+      return;
+    }
+    for (const FunctionCov& fn : f.functions)
+      if (fn.start_line) l.line[name_key(fn.name)] = fn.start_line;  // 0: a count (FNDA) without its FN
+  }
+
+  void take_later_function_lines() {
+    for (FileCov& f : into_.files) {
+      auto it = later_.find(f.path);
+      if (it == later_.end() || it->second.line.empty()) continue;
+      const LaterLines& l = it->second;
+      bool moved = false;
+      for (FunctionCov& fn : f.functions) {
+        const uint64_t key = name_key(fn.name);
+        auto later = l.line.find(key);
+        if (later == l.line.end() || later->second == fn.start_line || l.before.count(key)) continue;
+        fn.start_line = later->second;
+        moved = true;
+      }
+      if (moved)  // in the order normalize() keeps
+        std::stable_sort(f.functions.begin(), f.functions.end(), [](const FunctionCov& a, const FunctionCov& b) {
+          return a.start_line != b.start_line ? a.start_line < b.start_line : a.name < b.name;
+        });
+    }
+  }
 
   ProjectCov& into_;
   std::unordered_map<std::string, std::vector<size_t>> index_;  // path -> its entries in into_.files
   std::vector<size_t> folded_;    // entries (lines, functions, regions) of each file already added up
   std::vector<size_t> appended_;  // entries appended to it since
+  std::unordered_map<std::string, LaterLines> later_;  // by path, each source of this file
 };
 
 // Reads the coverage file at `path` and hands each source to `add` as a
@@ -180,9 +228,11 @@ Expected<void> read_coverage_file(const std::string& path, const std::function<v
 
 Expected<ProjectCov> load_coverage_file(const std::string& path, std::vector<std::string>& warnings) {
   ProjectCov p;
-  auto read = read_coverage_file(path, [&](FileCov&& f) { p.files.push_back(std::move(f)); }, p.test_names, warnings);
+  ProjectAdder adder(p);
+  std::vector<std::string> test_names;
+  auto read = read_coverage_file(path, [&](FileCov&& f) { adder.add(std::move(f)); }, test_names, warnings);
   if (!read) return read.error();
-  normalize(p);
+  adder.finish(std::move(test_names));
   return p;
 }
 

@@ -191,6 +191,37 @@ TEST(AddCoverageFile, EqualsLoadingThenMerging) {
   ::unlink(b.c_str());
 }
 
+// lcov 1.16 reads a tracefile's records of one source into one entry, a
+// later FN line of a name replacing the earlier (zstd's pool.c, built twice
+// with other #ifs, has POOL_create at 111 and at 326); lcov -a keeps the
+// first file's line (and warns "function data mismatch").
+TEST(AddCoverageFile, AFunctionsLastLineInAFileTheFirstFilesAcrossFiles) {
+  const std::string both = temp_tracefile("both.info",
+                                          "SF:/s/x.c\nFN:10,f\nFNDA:1,f\nFN:12,g\nDA:10,1\nend_of_record\n"
+                                          "SF:/s/x.c\nFN:20,f\nFNDA:2,f\nDA:20,2\nend_of_record\n");
+  const std::string early = temp_tracefile("early.info", "SF:/s/x.c\nFN:5,f\nFNDA:1,f\nDA:5,1\nend_of_record\n");
+  auto lines = [](const ProjectCov& p) {
+    std::vector<std::pair<std::string, uint32_t>> out;
+    for (const FunctionCov& fn : p.files.at(0).functions) out.emplace_back(fn.name, fn.start_line);
+    return out;
+  };
+  using Lines = std::vector<std::pair<std::string, uint32_t>>;
+  std::vector<std::string> warnings;
+  auto alone = load_coverage_file(both, warnings);
+  ASSERT_TRUE(alone);
+  EXPECT_EQ(lines(*alone), (Lines{{"g", 12}, {"f", 20}}));  // in line order
+  EXPECT_EQ(alone->files[0].functions[1].execution_count, 3);
+  ProjectCov added;
+  ASSERT_TRUE(add_coverage_file(added, both, warnings));
+  EXPECT_EQ(lines(added), (Lines{{"g", 12}, {"f", 20}}));
+  ProjectCov after_early;
+  ASSERT_TRUE(add_coverage_file(after_early, early, warnings));
+  ASSERT_TRUE(add_coverage_file(after_early, both, warnings));
+  EXPECT_EQ(lines(after_early), (Lines{{"f", 5}, {"g", 12}}));  // the first file's line stays
+  ::unlink(both.c_str());
+  ::unlink(early.c_str());
+}
+
 // The reader hands each record over at its end_of_record and keeps none.
 TEST(ReadLcovTracefile, HandsEachSourceOverAsItIsRead) {
   std::vector<std::string> seen;
