@@ -18,7 +18,8 @@ struct Arc {
   uint32_t src = 0;
   uint32_t dst = 0;
   int64_t count = 0;
-  bool count_valid = false;   // the solver's bookkeeping (not set where every counter is 0)
+  bool count_valid = false;   // the solver's bookkeeping (where every counter is 0, set on the counted
+                              // arcs only: the tree arcs are not propagated)
   bool on_tree = false;       // not instrumented: solved from the others
   bool fake = false;          // exceptional exit (from a call) or setjmp entry (from ENTRY)
   bool fall_through = false;
