@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -213,20 +214,18 @@ int refuse_empty(const SampleRecordOptions& o, const sample::RecordOutcome& out,
   const std::string what = breakpoint ? "no breakpoint was hit" : "no sample was taken";
   const bool none_planted =
       breakpoint && out.recording && out.recording->planted.empty() && out.recording->planted_not_kept == 0;
+  // What the runtime said of SIGPROF, in ticks modes.
+  auto runtime_said = [&](std::string_view text) {
+    return !breakpoint && out.recording &&
+           std::any_of(out.recording->warnings.begin(), out.recording->warnings.end(),
+                       [&](const std::string& w) { return w.find(text) != std::string::npos; });
+  };
   // The program took SIGPROF for itself before the first tick (GNU sort
   // catches it as a termination signal): the runtime stopped, and says so.
-  const bool sigprof_taken =
-      !breakpoint && out.recording &&
-      std::any_of(out.recording->warnings.begin(), out.recording->warnings.end(), [](const std::string& w) {
-        return w.find("set its own SIGPROF disposition") != std::string::npos;
-      });
+  const bool sigprof_taken = runtime_said("set its own SIGPROF disposition");
   // Its threads kept SIGPROF blocked (a pool blocking every signal in its
   // workers): the ticks were held back, which the runtime tells at their end.
-  const bool ticks_held =
-      !breakpoint && out.recording &&
-      std::any_of(out.recording->warnings.begin(), out.recording->warnings.end(), [](const std::string& w) {
-        return w.find("kept SIGPROF blocked") != std::string::npos;
-      });
+  const bool ticks_held = runtime_said("kept SIGPROF blocked");
   const std::string why =
       none_planted    ? nothing_planted(*out.recording)
       : breakpoint    ? "the program ran none of the planted blocks"

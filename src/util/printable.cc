@@ -15,19 +15,15 @@ std::string printable(std::string_view s) {
     // and a letter would, and a byte of no UTF-8 sequence (0x9B alone) does
     // in an 8-bit one: both shown as their bytes.
     const size_t n = c < 0x80 ? 1 : utf8_length(s, i);
-    const bool c1 = is_c1_control(s, i, n);
-    // A bidirectional formatting character would show the rest of the
-    // name reordered: its bytes too.
-    if (n > 1 && is_bidi_control(s, i, n)) {
-      for (size_t k = 0; k < n; ++k) out += fmt::format("\\x{:02x}", static_cast<unsigned char>(s[i + k]));
-      i += n;
-      continue;
-    }
+    // So is a bidirectional formatting character, which would show the
+    // rest of the name reordered: its lead byte here, the continuation
+    // bytes after it (no sequence starts at them) by the same branch.
+    const bool as_bytes = is_c1_control(s, i, n) || is_bidi_control(s, i, n);
     if (c == '\n')
       out += "\\n";
     else if (c == '\t')
       out += "\\t";
-    else if (c < 0x20 || c == 0x7f || n == 0 || c1)
+    else if (c < 0x20 || c == 0x7f || n == 0 || as_bytes)
       out += fmt::format("\\x{:02x}", c);
     else {
       out.append(s.substr(i, n));
