@@ -142,8 +142,8 @@ class ProjectAdder {
     for (std::string& t : test_names)
       if (std::find(into_.test_names.begin(), into_.test_names.end(), t) == into_.test_names.end())
         into_.test_names.push_back(std::move(t));
+    take_later_function_lines();  // before normalize(), which merges by name and sorts by line
     normalize(into_);
-    take_later_function_lines();
     // lcov -a leaves out a source that has no line after reading a
     // tracefile (lcov 1.16 writes one for a header whose only functions are
     // implicit members clang gives no lines): so do report -a and merge.
@@ -176,23 +176,18 @@ class ProjectAdder {
       if (fn.start_line) l.line[name_key(fn.name)] = fn.start_line;  // 0: a count (FNDA) without its FN
   }
 
+  // Every entry of such a name takes the later line (the source's entries
+  // are not all folded yet), so the one normalize() keeps has it.
   void take_later_function_lines() {
     for (FileCov& f : into_.files) {
       auto it = later_.find(f.path);
       if (it == later_.end() || it->second.line.empty()) continue;
       const LaterLines& l = it->second;
-      bool moved = false;
       for (FunctionCov& fn : f.functions) {
         const uint64_t key = name_key(fn.name);
         auto later = l.line.find(key);
-        if (later == l.line.end() || later->second == fn.start_line || l.before.count(key)) continue;
-        fn.start_line = later->second;
-        moved = true;
+        if (later != l.line.end() && !l.before.count(key)) fn.start_line = later->second;
       }
-      if (moved)  // in the order normalize() keeps
-        std::stable_sort(f.functions.begin(), f.functions.end(), [](const FunctionCov& a, const FunctionCov& b) {
-          return a.start_line != b.start_line ? a.start_line < b.start_line : a.name < b.name;
-        });
     }
   }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "runtime/sample/step_decode.h"  // cks_vendor_dependent_branch: the runtime's rule too
 #include "sample/zydis_library.h"
 
 namespace covkit::sample {
@@ -185,19 +186,6 @@ void fill(DecodedInsn& out, const ZydisDecodedInstruction& insn, const ZydisDeco
   }
 }
 
-// A branch with an operand-size prefix (0x66) and no REX.W: Intel's
-// processors ignore the prefix in 64-bit mode, AMD's honour it (a rel16
-// displacement, a target cut to 16 bits, 2 bytes pushed or popped), so its
-// length and target depend on the machine; Zydis decodes it as Intel does.
-// Taken as undecodable: nothing is planted in its function. (REX.W wins
-// over 0x66 on both: the TLS sequence `66 66 48 e8` is a plain call.)
-bool vendor_dependent_branch(const ZydisDecodedInstruction& insn) {
-  const ZydisInstructionCategory c = insn.meta.category;
-  return (c == ZYDIS_CATEGORY_COND_BR || c == ZYDIS_CATEGORY_UNCOND_BR || c == ZYDIS_CATEGORY_CALL ||
-          c == ZYDIS_CATEGORY_RET) &&
-         (insn.attributes & ZYDIS_ATTRIB_HAS_OPERANDSIZE) && !insn.raw.rex.W;
-}
-
 }  // namespace
 
 std::optional<DecodedInsn> decode_instruction(uint64_t address, std::span<const uint8_t> bytes) {
@@ -206,7 +194,7 @@ std::optional<DecodedInsn> decode_instruction(uint64_t address, std::span<const 
   ZydisDecodedInstruction insn;
   ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
   if (!ZYAN_SUCCESS(d0->z->ZydisDecoderDecodeFull(&d0->decoder, bytes.data(), bytes.size(), &insn, ops)) ||
-      vendor_dependent_branch(insn))
+      cks_vendor_dependent_branch(&insn))
     return std::nullopt;
   DecodedInsn d;
   d.address = address;
@@ -219,7 +207,7 @@ std::optional<uint32_t> instruction_length(std::span<const uint8_t> bytes) {
   if (!d) return std::nullopt;
   ZydisDecodedInstruction insn;
   if (!ZYAN_SUCCESS(d->z->ZydisDecoderDecodeInstruction(&d->decoder, nullptr, bytes.data(), bytes.size(), &insn)) ||
-      vendor_dependent_branch(insn))
+      cks_vendor_dependent_branch(&insn))
     return std::nullopt;
   return insn.length;
 }

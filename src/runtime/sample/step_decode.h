@@ -30,7 +30,10 @@ extern "C" {
  * processors ignore the prefix in 64-bit mode, AMD's honour it (rel16, a
  * 16-bit target, 2 bytes pushed or popped), and Zydis decodes as Intel
  * does: its length and target are the machine's, so it is single-stepped
- * (CKS_STEP_OTHER), and a step's length is not taken from it. */
+ * (CKS_STEP_OTHER), and a step's length is not taken from it. covkit's own
+ * decoder (src/sample/instruction_decoder.cc) takes it as undecodable, so
+ * nothing is planted in its function. (REX.W wins over 0x66 on both: the
+ * TLS sequence `66 66 48 e8` is a plain call.) */
 static inline int cks_vendor_dependent_branch(const ZydisDecodedInstruction *in) {
   const ZydisInstructionCategory c = in->meta.category;
   return (c == ZYDIS_CATEGORY_COND_BR || c == ZYDIS_CATEGORY_UNCOND_BR || c == ZYDIS_CATEGORY_CALL ||
