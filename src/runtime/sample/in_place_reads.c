@@ -197,37 +197,28 @@ CKS_API void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t 
 /* The mappings made before the runtime started (another preloaded
  * object's constructor): one whose path is under /dev or /sys, or that
  * is a driver's anonymous inode, ends reads in place. */
+static int device_mapping(const char *line, void *arg) {
+  (void)arg;
+  /* address perms offset dev inode path */
+  const char *p = line;
+  for (int field = 0; field < 5 && *p; field++) {
+    while (*p && *p != ' ') p++;
+    while (*p == ' ') p++;
+  }
+  int device = !strncmp(p, "/dev/", 5) || !strncmp(p, "/sys/", 5) || !strncmp(p, "anon_inode:", 11);
+  /* shared anonymous memory and POSIX shared memory: ordinary pages */
+  if (!strncmp(p, "/dev/zero", 9) || !strncmp(p, "/dev/shm/", 9)) device = 0;
+  if (device) __atomic_store_n(&device_seen, 1, __ATOMIC_RELAXED);
+  return 0;
+}
+
 static void scan_maps(void) {
   int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     __atomic_store_n(&device_seen, 1, __ATOMIC_RELAXED);
     return;
   }
-  char buf[4096], line[512];
-  size_t used = 0;
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof buf)) > 0) {
-    for (ssize_t i = 0; i < n; i++) {
-      if (buf[i] != '\n') {
-        if (used < sizeof line - 1) line[used++] = buf[i];
-        continue;
-      }
-      line[used] = 0;
-      used = 0;
-      /* address perms offset dev inode path */
-      const char *p = line;
-      for (int field = 0; field < 5 && *p; field++) {
-        while (*p && *p != ' ') p++;
-        while (*p == ' ') p++;
-      }
-      int device = !strncmp(p, "/dev/", 5) || !strncmp(p, "/sys/", 5) || !strncmp(p, "anon_inode:", 11);
-      /* shared anonymous memory and POSIX shared memory: ordinary pages */
-      if (!strncmp(p, "/dev/zero", 9) || !strncmp(p, "/dev/shm/", 9)) device = 0;
-      if (device)
-        __atomic_store_n(&device_seen, 1, __ATOMIC_RELAXED);
-    }
-  }
-  if (n < 0) __atomic_store_n(&device_seen, 1, __ATOMIC_RELAXED);
+  if (cks_for_each_line(fd, device_mapping, NULL) < 0) __atomic_store_n(&device_seen, 1, __ATOMIC_RELAXED);
   close(fd);
 }
 

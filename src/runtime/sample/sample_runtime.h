@@ -45,6 +45,13 @@ CKS_FN void cks_write_raw(const void *records, uint32_t size);
 CKS_FN void cks_write_image_record(void);
 CKS_FN void cks_warn(const char *text); /* a WARNING record; async-signal-safe */
 CKS_FN void cks_warn_once(int *flag, const char *text);
+
+/* proc_lines.c: each line of the text at `fd`, NUL-terminated and cut to
+ * its first CKS_LINE_MAX - 1 bytes (the kernel's lines read here are
+ * told by how they start), handed to `fn` until it returns nonzero.
+ * 0 at the end or when `fn` stopped, -1 when a read failed. */
+#define CKS_LINE_MAX 512
+CKS_FN int cks_for_each_line(int fd, int (*fn)(const char *line, void *arg), void *arg);
 CKS_FN void cks_warn_about(const char *subject, const char *what); /* "subject: what", cut to fit */
 CKS_FN void cks_write_end(void);
 extern uint64_t cks_lost; /* atomic */

@@ -18,6 +18,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -185,50 +186,24 @@ static void check_own_held_tick(void) {
   warn_held();
 }
 
-/* The value of a signal mask line ("SigPnd:\t0000000000000000"). */
-static int mask_value(const char *p, uint64_t *mask) {
-  while (*p == '\t' || *p == ' ') ++p;
-  uint64_t m = 0;
-  int digits = 0;
-  for (;; ++p, ++digits) {
-    int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
-    if (d < 0) break;
-    m = m << 4 | (uint64_t)d;
-  }
-  *mask = m;
-  return digits > 0;
-}
+/* SigPnd and SigBlk of a thread's status (they come after Groups, which
+ * has no bound: read line by line). */
+struct signal_masks {
+  uint64_t pending, blocked;
+  int found; /* 1: pending, 2: blocked */
+};
 
-/* SigPnd and SigBlk of a status file, read line by line: they come after
- * Groups, which has no bound (a user in many groups), so no fixed buffer
- * holds the file; a line too long for the buffer is not theirs. */
-static int pending_and_blocked(int fd, uint64_t *pending, uint64_t *blocked) {
-  char buf[256];
-  size_t used = 0;
-  int skipping = 0, found = 0;
-  for (;;) {
-    ssize_t n = read(fd, buf + used, sizeof buf - 1 - used);
-    if (n <= 0) return found == 3;
-    used += (size_t)n;
-    buf[used] = 0;
-    char *line = buf, *nl;
-    while ((nl = memchr(line, '\n', (size_t)(buf + used - line)))) {
-      *nl = 0;
-      if (!skipping) {
-        if (strncmp(line, "SigPnd:", 7) == 0 && mask_value(line + 7, pending)) found |= 1;
-        if (strncmp(line, "SigBlk:", 7) == 0 && mask_value(line + 7, blocked)) found |= 2;
-        if (found == 3) return 1;
-      }
-      skipping = 0;
-      line = nl + 1;
-    }
-    used = (size_t)(buf + used - line);
-    memmove(buf, line, used);
-    if (used == sizeof buf - 1) { /* a line longer than the buffer: not one of theirs */
-      used = 0;
-      skipping = 1;
-    }
-  }
+static int signal_mask_line(const char *line, void *arg) {
+  struct signal_masks *m = arg;
+  const int which = !strncmp(line, "SigPnd:", 7) ? 1 : !strncmp(line, "SigBlk:", 7) ? 2 : 0;
+  if (!which) return 0;
+  char *end;
+  const uint64_t value = strtoull(line + 7, &end, 16);
+  if (end == line + 7) return 0;
+  if (which == 1) m->pending = value;
+  else m->blocked = value;
+  m->found |= which;
+  return m->found == 3;
 }
 
 /* Another thread's, from the kernel's view of it: its one-shot timer fired
@@ -241,11 +216,11 @@ static int tick_held(struct cks_thread *t) {
   snprintf(path, sizeof path, "/proc/self/task/%d/status", t->tid);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
-  uint64_t pending = 0, blocked = 0;
-  const int read_both = pending_and_blocked(fd, &pending, &blocked);
+  struct signal_masks m = {0, 0, 0};
+  cks_for_each_line(fd, signal_mask_line, &m);
   close(fd);
   const uint64_t prof = 1ull << (SIGPROF - 1);
-  return read_both && (pending & prof) && (blocked & prof);
+  return m.found == 3 && (m.pending & prof) && (m.blocked & prof);
 }
 
 /* At the process's end (its exiting thread, then the threads still
