@@ -109,7 +109,6 @@ class LcovRecord {
   // line where one is not greater than the last pays for a lookup table.
   struct LineBranches {
     size_t entry = 0;  // in source_.lines
-    uint64_t last_id = 0;
     size_t first_link = 0, last_link = 0;  // its branches' ids in links_
     bool ascending = true;
     std::unordered_map<uint64_t, size_t> position;  // id -> branch, once not ascending
@@ -215,7 +214,6 @@ Expected<void> LcovRecord::brda(std::string_view v) {
   else
     links_[line.last_link].next = link;
   line.last_link = link;
-  line.last_id = id;
   if (!line.ascending) line.position.emplace(id, branches.size());
   branches.push_back(br);
   return {};
@@ -244,7 +242,7 @@ uint64_t LcovRecord::branch_id(uint64_t block, bool is_throw, std::string_view b
 // The position of the line's branch with this id, if it has one.
 std::optional<size_t> LcovRecord::branch_seen(LineBranches& line, uint64_t id) {
   if (line.ascending) {
-    if (source_.lines[line.entry].branches.empty() || id > line.last_id) return std::nullopt;
+    if (source_.lines[line.entry].branches.empty() || id > links_[line.last_link].id) return std::nullopt;
     line.ascending = false;
     size_t position = 0;
     for (size_t link = line.first_link;; link = links_[link].next) {
