@@ -11,6 +11,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <random>
+#include <thread>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -33,8 +36,8 @@ constexpr uint32_t kFall = format::kArcFallthrough;
 // f() and g() as one compilation wrote them: `stamp` and the idents vary
 // between programs the source is built into, `line` (of g) is code.
 std::vector<uint8_t> notes(Layout layout, uint32_t stamp, uint32_t checksum, uint32_t ident_f, uint32_t ident_g,
-                           uint32_t line = 10, std::string_view cwd = "/build/dir") {
-  GcovImageBuilder n(layout);
+                           uint32_t line = 10, std::string_view cwd = "/build/dir", bool big_endian = false) {
+  GcovImageBuilder n(layout, big_endian);
   n.notes_header(stamp, cwd, true, checksum);
   n.function(ident_f, 2, 3, "f", false, "s.c", 1, 1, 5, 1).blocks(5);
   n.arcs(0, {{2, kFall}});
@@ -52,8 +55,9 @@ std::vector<uint8_t> notes(Layout layout, uint32_t stamp, uint32_t checksum, uin
 }
 
 std::vector<uint8_t> data(uint32_t stamp, uint32_t checksum, uint32_t ident_f, uint32_t ident_g,
-                          const std::vector<int64_t>& f, int64_t g) {
-  GcovImageBuilder d(Layout::kGcc12);
+                          const std::vector<int64_t>& f, int64_t g, Layout layout = Layout::kGcc12,
+                          bool big_endian = false) {
+  GcovImageBuilder d(layout, big_endian);
   d.data_header(stamp, checksum).summary(1, 5);
   d.data_function(ident_f, 2, 3).counters(f);
   d.data_function(ident_g, 5, 6).counters({g});
@@ -287,6 +291,68 @@ TEST(NotesReuse, ProjectIsTheSumOfItsObjects) {
   EXPECT_EQ(line1, 5 + 1 + 0 + 2);
   EXPECT_EQ(all.objects_failed, 0u);
   EXPECT_TRUE(all.diagnostics.empty());
+}
+
+
+// Many objects of one size loaded by several threads at once, in orders
+// that put the first of a size anywhere: whichever thread reads, waits,
+// copies or takes, and whether a shape is kept or not (more kinds of code
+// of one size than are kept), every object is what it is read alone. The
+// layouts gcov reads: GCC 11's is a size of its own; GCC 12's in either
+// byte order are one size (12 kinds of code, 48 objects).
+TEST(NotesReuse, ThreadsInAnyOrderGetWhatEachReadsAlone) {
+  TempDir dir;
+  std::vector<format::ObjectFiles> files;
+  struct Kind {
+    Layout layout;
+    bool big_endian;
+  };
+  const Kind kinds[] = {{Layout::kGcc12, false}, {Layout::kGcc11, false}, {Layout::kGcc12, true}};
+  uint32_t n = 0;
+  for (const Kind& k : kinds)
+    for (uint32_t code = 0; code < 6; ++code)  // g at another line: same size, other code
+      for (uint32_t copy = 0; copy < 4; ++copy, ++n) {
+        format::ObjectFiles o;
+        const std::string name = "o" + std::to_string(n);
+        const uint32_t stamp = 1000 + n, sum = k.layout == Layout::kGcc12 ? 7000 + n : 0;
+        o.notes = dir / (name + ".gcno");
+        EXPECT_TRUE(testing::write_bytes(
+            o.notes, notes(k.layout, stamp, sum, 10 * n + 1, 10 * n + 2, 10 + 10 * code, "/build/dir", k.big_endian)));
+        if (copy != 3) {  // the last of each never ran
+          o.data = dir / (name + ".gcda");
+          const int64_t c = n;
+          EXPECT_TRUE(testing::write_bytes(
+              o.data, data(stamp, sum, 10 * n + 1, 10 * n + 2, {c, c, 0, c, 0}, c + 1, k.layout, k.big_endian)));
+        }
+        files.push_back(o);
+      }
+  std::vector<LoadedObject> alone;
+  for (const format::ObjectFiles& f : files) alone.push_back(load_object_files(f.notes, f.data));
+  for (const LoadedObject& a : alone) ASSERT_EQ(a.functions.size(), 2u) << a.notes_name;  // each readable
+  for (unsigned seed = 0; seed < 12; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    NotesReuse reuse(files);
+    std::vector<size_t> order = reuse.order();
+    if (seed > 0) std::shuffle(order.begin(), order.end(), std::mt19937(seed));
+    std::vector<LoadedObject> got(files.size());
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+      threads.emplace_back([&] {
+        for (size_t k; (k = next++) < order.size();) got[order[k]] = reuse.load(order[k]);
+      });
+    for (std::thread& t : threads) t.join();
+    for (size_t i = 0; i < files.size(); ++i) {
+      SCOPED_TRACE(files[i].notes);
+      expect_same_object(got[i], alone[i]);
+      for (size_t f = 0; f < 2; ++f) EXPECT_EQ(got[i].functions[f].fn.ident, 10 * i + 1 + f);
+    }
+    // In either size, the first object loaded is kept (nothing is yet) and
+    // the 3 others of its code come later: they are copied or take it.
+    // Which other kinds are kept depends on the order.
+    EXPECT_GE(reuse.reused(), 2u * 3u);
+    EXPECT_LT(reuse.reused(), files.size());
+  }
 }
 
 }  // namespace notes_reuse_test
