@@ -144,10 +144,14 @@ class ProjectAdder {
         into_.test_names.push_back(std::move(t));
     take_later_function_lines();  // before normalize(), which merges by name and sorts by line
     normalize(into_);
-    // lcov -a leaves out a source that has no line after reading a
-    // tracefile (lcov 1.16 writes one for a header whose only functions are
-    // implicit members clang gives no lines): so do report -a and merge.
-    drop_files_without_lines(into_);
+    // lcov -a leaves out a source that has no line count (DA) after reading
+    // a tracefile, whatever else its records hold (lcov 1.16 writes one for
+    // a header whose only functions are implicit members clang gives no
+    // lines; a source of BRDA and FN lines only is left out too): so do
+    // report -a and merge.
+    std::erase_if(into_.files, [](const FileCov& f) {
+      return std::all_of(f.lines.begin(), f.lines.end(), [](const LineCov& l) { return l.no_count; });
+    });
   }
 
  private:

@@ -222,6 +222,27 @@ TEST(AddCoverageFile, AFunctionsLastLineInAFileTheFirstFilesAcrossFiles) {
   ::unlink(early.c_str());
 }
 
+// lcov 1.16 -a leaves out a source with no DA line, though its records hold
+// functions and branches (checked against lcov 1.16: x.c is not in its
+// output); report -a and merge do too.
+TEST(AddCoverageFile, ASourceWithoutLineCountsIsLeftOut) {
+  const std::string t = temp_tracefile("nolines.info",
+                                       "SF:/s/x.c\nFN:2,f\nFNDA:1,f\nBRDA:3,0,0,1\nBRDA:3,0,1,0\nend_of_record\n"
+                                       "SF:/s/y.c\nDA:1,1\nBRDA:1,0,0,1\nBRDA:1,0,1,-\nend_of_record\n");
+  std::vector<std::string> warnings;
+  auto alone = load_coverage_file(t, warnings);
+  ASSERT_TRUE(alone);
+  ASSERT_EQ(alone->files.size(), 1u);
+  EXPECT_EQ(alone->files[0].path, "/s/y.c");
+  ProjectCov added;
+  ASSERT_TRUE(add_coverage_file(added, t, warnings));
+  ASSERT_EQ(added.files.size(), 1u);
+  EXPECT_EQ(added.files[0].path, "/s/y.c");
+  ASSERT_EQ(added.files[0].lines.size(), 1u);
+  EXPECT_EQ(added.files[0].lines[0].branches.size(), 2u);
+  ::unlink(t.c_str());
+}
+
 // The reader hands each record over at its end_of_record and keeps none.
 TEST(ReadLcovTracefile, HandsEachSourceOverAsItIsRead) {
   std::vector<std::string> seen;
