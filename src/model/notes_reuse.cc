@@ -71,26 +71,40 @@ NotesReuse::NotesReuse(const std::vector<format::ObjectFiles>& objects)
       by_size[sizes[i]].push_back(i);
     }
   }
-  std::vector<const std::vector<size_t>*> members;  // of each group, by its first object
+  // One run per size shared, one per other object; the largest first.
+  struct Run {
+    uint64_t bytes;
+    const std::vector<size_t>* members;  // null: the one object `single`
+    size_t single;
+  };
+  std::vector<Run> runs;
   for (size_t i = 0; i < objects.size(); ++i) {
-    if (!sizes[i]) continue;
+    if (!sizes[i]) {
+      runs.push_back({0, nullptr, i});
+      continue;
+    }
     const std::vector<size_t>& same = by_size[sizes[i]];
-    if (same.size() < 2 || same.front() != i) continue;
-    members.push_back(&same);
+    if (same.size() < 2) {
+      runs.push_back({sizes[i], nullptr, i});
+      continue;
+    }
+    if (same.front() != i) continue;
+    runs.push_back({uint64_t(sizes[i]) * same.size(), &same, 0});
     SizeGroup& g = *groups_.emplace_back(std::make_unique<SizeGroup>());
     g.left = same.size();
     for (size_t m : same) group_of_[m] = &g;
   }
-  // The others of a size two firsts later: by then its first has most
-  // likely been read (two threads took the firsts between), and nobody waits.
-  constexpr size_t kLag = 2;
+  std::stable_sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.bytes > b.bytes; });
   order_.reserve(objects.size());
-  for (size_t k = 0; k < members.size() + kLag; ++k) {
-    if (k < members.size()) order_.push_back(members[k]->front());
-    if (k >= kLag) order_.insert(order_.end(), members[k - kLag]->begin() + 1, members[k - kLag]->end());
+  runs_.reserve(runs.size() + 1);
+  for (const Run& r : runs) {
+    runs_.push_back(order_.size());
+    if (r.members)
+      order_.insert(order_.end(), r.members->begin(), r.members->end());
+    else
+      order_.push_back(r.single);
   }
-  for (size_t i = 0; i < objects.size(); ++i)
-    if (!group_of_[i]) order_.push_back(i);
+  runs_.push_back(order_.size());
 }
 
 NotesReuse::~NotesReuse() = default;

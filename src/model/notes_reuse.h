@@ -34,11 +34,16 @@ class NotesReuse {
   // object f = objects[i]. Thread-safe; each object loaded once.
   LoadedObject load(size_t i);
 
-  // The objects in the order to load them: those of a size together, the
-  // first of each before the others of the one two before (so that what is
-  // kept for them lives briefly, and is rarely still being read when they
-  // come), then the rest.
+  // The objects in the order to load them, in runs: the objects of one
+  // size are one run, loaded one after the other on one thread (what is
+  // kept of the first is then never waited for, and each copy of it is
+  // made in the memory the object before's session has just freed, on
+  // the same thread, instead of on fresh pages); every other object is a
+  // run of its own. The runs, largest notes first (the last to start are
+  // then the small ones, and the threads end together).
   const std::vector<size_t>& order() const { return order_; }
+  // Run r is order()[runs()[r] .. runs()[r + 1]); runs().size() - 1 runs.
+  const std::vector<size_t>& runs() const { return runs_; }
 
   // How many objects' graphs were copied (or taken) rather than read.
   size_t reused() const { return reused_.load(); }
@@ -56,6 +61,7 @@ class NotesReuse {
   std::vector<SizeGroup*> group_of_;  // per object; null when no other has its size
   std::vector<std::unique_ptr<SizeGroup>> groups_;
   std::vector<size_t> order_;
+  std::vector<size_t> runs_;
   std::atomic<size_t> reused_{0};
 };
 

@@ -327,11 +327,13 @@ BuildResult build_project(const std::vector<format::ObjectFiles>& objects, const
   std::atomic<size_t> done{0};
   SourceNameFacts source_facts;  // the objects' sources: mostly the same headers
   NotesReuse reuse(objects);      // and their notes: often the same code's
-  util::parallel_for(objects.size(), opts.threads, [&](size_t k) {
-    const size_t i = reuse.order()[k];
-    results[i] = build_object(objects[i], reuse.load(i), paths, filter, opts.instances, source_facts);
-    size_t d = ++done;
-    if (opts.progress) opts.progress(d, objects.size());
+  util::parallel_for(reuse.runs().size() - 1, opts.threads, [&](size_t r) {
+    for (size_t k = reuse.runs()[r]; k < reuse.runs()[r + 1]; ++k) {
+      const size_t i = reuse.order()[k];
+      results[i] = build_object(objects[i], reuse.load(i), paths, filter, opts.instances, source_facts);
+      size_t d = ++done;
+      if (opts.progress) opts.progress(d, objects.size());
+    }
   });
   if (opts.phase) opts.phase("objects read, counted");
   BuildResult out;

@@ -249,6 +249,21 @@ TEST(NotesReuse, EveryObjectAsReadAlone) {
   EXPECT_EQ(reuse.reused(), 2u);  // b and c
 }
 
+// The objects of one notes size are one run (loaded in turn on one
+// thread), the others a run each; every object in one run, the largest
+// run first.
+TEST(NotesReuse, ObjectsOfOneSizeAreOneRun) {
+  Objects o;
+  NotesReuse reuse(o.files);
+  const std::vector<size_t>& runs = reuse.runs();
+  ASSERT_EQ(runs.size(), 3u);  // a, b, d, c (one size); e (its cwd is longer)
+  EXPECT_EQ(runs.front(), 0u);
+  EXPECT_EQ(runs.back(), o.files.size());
+  const std::vector<size_t> first(reuse.order().begin() + long(runs[0]), reuse.order().begin() + long(runs[1]));
+  EXPECT_EQ(first, (std::vector<size_t>{0, 1, 2, 3}));
+  EXPECT_EQ(reuse.order()[runs[1]], 4u);
+}
+
 TEST(NotesReuse, UnreadableNotesLoadAsAlone) {
   Objects o;
   NotesReuse reuse(o.files);
