@@ -56,15 +56,16 @@ endif()
 # dpkg-shlibdeps cannot see them there: a stub linked with them gives their
 # Depends the same way, at packaging time (cmake/deb_dlopen_depends.cmake.in).
 add_executable(covkit_dlopen_deps cmake/dlopen_deps.c)
-target_link_libraries(covkit_dlopen_deps PRIVATE PkgConfig::GVC Zydis::Zydis BZip2::BZip2)
+target_link_libraries(covkit_dlopen_deps PRIVATE PkgConfig::GVC Zydis::Zydis BZip2::BZip2 LibLZMA::LibLZMA)
 target_link_options(covkit_dlopen_deps PRIVATE LINKER:--no-as-needed)
 set_target_properties(covkit_dlopen_deps PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 set(COVKIT_DLOPEN_STUB ${CMAKE_BINARY_DIR}/covkit_dlopen_deps)
-set(COVKIT_DLOPEN_SONAMES "${COVKIT_GVC_SONAME} ${COVKIT_ZYDIS_SONAME} ${COVKIT_BZIP2_SONAME}")
+set(COVKIT_DLOPEN_SONAMES "${COVKIT_GVC_SONAME} ${COVKIT_ZYDIS_SONAME} ${COVKIT_BZIP2_SONAME} ${COVKIT_LZMA_SONAME}")
 # The files of the dlopen'ed libraries, whose packages the Depends keep
-# (libbz2: elfutils' bzip2, util/bzip2_on_demand).
+# (libbz2 and liblzma: elfutils' bzip2 and xz, util/bzip2_on_demand and
+# util/lzma_on_demand).
 set(COVKIT_DLOPEN_FILES "")
-set(_dlopen_files ${GVC_LINK_LIBRARIES} ${BZIP2_LIBRARIES})
+set(_dlopen_files ${GVC_LINK_LIBRARIES} ${BZIP2_LIBRARIES} ${LIBLZMA_LIBRARIES})
 # mimalloc, loaded when a heavy command asks for it (CMakeLists.txt).
 if(COVKIT_MIMALLOC_SONAME)
   target_link_libraries(covkit_dlopen_deps PRIVATE ${MIMALLOC_LIBRARY})
