@@ -24,8 +24,8 @@ holds, and fails from --stale-limit of them (the ctest startup_order_fresh):
 It runs covkit under valgrind's callgrind (which counts every function that
 runs, unlike a sampling profiler) on: --version, --help, a command's --help,
 and `covkit gcov` with the options gcov's clients use, on a one-file program
-built with gcc-12 --coverage, then with -b -c on a C++ object of a real one's
-size (g++-12); it keeps the mangled names of covkit's own functions (not
+built with gcc-12 --coverage, then with -b -c on the same built and never
+run, and on a C++ object of a real one's size (g++-12); it keeps the mangled names of covkit's own functions (not
 those of shared libraries), those of the start-up first.
 """
 import argparse
@@ -98,6 +98,10 @@ COMMANDS = [
     ["gcov", "--json-format", "--stdout", "-b", "prog.c"],
     ["gcov", "-f", "-n", "prog.c"],
     ["report", "--help"],
+    # An object that never ran (no .gcda: CMake's compiler-id objects, a
+    # test never run): gcov's warning, and lcov's, gcovr's and CTest's most
+    # common single-object call.
+    ["gcov", "-b", "-c", "never.c"],
     ["gcov", "-b", "-c", "big.cpp"],
     ["gcov", "-a", "-b", "-c", "-p", "-u", "-l", "big.cpp"],
 ]
@@ -179,6 +183,9 @@ def main():
             f.write(PROGRAM)
         subprocess.run(["gcc-12", "--coverage", "-O0", "prog.c", "-o", "prog"], cwd=work, check=True)
         subprocess.run(["./prog", "3000"], cwd=work, check=True, stdout=subprocess.DEVNULL)
+        with open(os.path.join(work, "never.c"), "w") as f:
+            f.write(PROGRAM)
+        subprocess.run(["gcc-12", "--coverage", "-O0", "never.c", "-o", "never"], cwd=work, check=True)
         with open(os.path.join(work, "big.cpp"), "w") as f:
             f.write(cxx_program())
         with open(os.path.join(work, "shapes.h"), "w") as f:

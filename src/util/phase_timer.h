@@ -15,8 +15,10 @@ namespace covkit::util {
 class PhaseTimer {
  public:
   PhaseTimer()
-      // Disabled, no clock is read (CLOCK_PROCESS_CPUTIME_ID is a system call).
-      : enabled_(std::getenv("COVKIT_TIMING") != nullptr), first_(Clock::now()), last_(first_),
+      // Disabled, no clock is read (CLOCK_PROCESS_CPUTIME_ID is a system call,
+      // and the first read of the wall clock faults in the vDSO's data page).
+      : enabled_(std::getenv("COVKIT_TIMING") != nullptr), first_(enabled_ ? Clock::now() : Clock::time_point{}),
+        last_(first_),
         first_cpu_(enabled_ ? cpu_ms() : 0), last_cpu_(first_cpu_), first_faults_(enabled_ ? faults() : 0),
         last_faults_(first_faults_) {}
   bool enabled() const { return enabled_; }
