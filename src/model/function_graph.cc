@@ -1,5 +1,6 @@
 #include "model/function_graph.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "format/gcov_tags.h"
@@ -97,6 +98,25 @@ Function build_graph(const format::NotesFunction& notes) {
     }
   }
   return fn;
+}
+
+void reset_to_notes(Function& fn) {
+  fn.never_ran = false;
+  std::fill(fn.counts.begin(), fn.counts.end(), 0);
+  for (Arc& a : fn.arcs) {
+    a.count = 0;
+    a.count_valid = false;
+    a.is_unconditional = false;
+  }
+  for (Block& b : fn.blocks) {
+    b.count = 0;
+    b.count_valid = false;
+    b.exceptional = false;
+    b.is_call_return = false;
+    // Mostly one or two arcs.
+    for (size_t i = 1; i < b.succ.size(); ++i)
+      for (size_t j = i; j > 0 && b.succ[j] < b.succ[j - 1]; --j) std::swap(b.succ[j], b.succ[j - 1]);
+  }
 }
 
 }  // namespace covkit::model

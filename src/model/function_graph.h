@@ -97,6 +97,16 @@ Function build_function(const format::NotesFunction& notes, SourceOf&& source_of
 // Non-template part of build_function: blocks, arcs and flags.
 Function build_graph(const format::NotesFunction& notes);
 
+// Puts back what counting and solving changed in a graph build_function
+// made: the counters, the counts and flags the flow solver sets
+// (solve_flow_graph, find_exception_blocks), never_ran, and each block's
+// successors in the notes' order, which is the order of their arc indices
+// (the solver sorts them by destination, and gives the counters out in the
+// order it finds them). The graph is then what reading its notes again
+// gives; a location's lines a session sorted stay sorted (sessions sort
+// them before any look).
+void reset_to_notes(Function& fn);
+
 // Gives each block its view of `fn.location_list` (a block may have several
 // LINES records) and each location its view of `fn.line_list`, a copy of
 // the notes' lines; `source_of(file)` maps a location's file.

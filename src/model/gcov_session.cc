@@ -293,7 +293,10 @@ void GcovSession::read_notes(LoadedObject& obj) {
     report({DiagnosticKind::kSourceNewer, spelling, {}, {}, bbg_file_name_});
   };
   std::vector<uint32_t> global(obj.local_names.size());
-  for (size_t i = 0; i < obj.local_names.size(); ++i) global[i] = sources_.find(obj.local_names[i], bbg_file_time_, newer);
+  for (size_t i = 0; i < obj.local_names.size(); ++i) {
+    global[i] = sources_.find(obj.local_names[i], bbg_file_time_, newer);
+    if (global[i] != i) sources_as_read_ = false;
+  }
   coverage_.resize(sources_.entries().size());
 
   std::vector<SessionFunction>& kept = storage_.emplace_back(std::move(obj.functions));
@@ -686,6 +689,20 @@ void GcovSession::accumulate(uint32_t src_idx) {
   }
 }
 
+std::vector<SessionFunction> GcovSession::take_notes_graphs() {
+  std::vector<SessionFunction> out;
+  if (storage_.size() != 1 || !sources_as_read_) return out;
+  out = std::move(storage_.front());
+  release();
+  for (SessionFunction& sf : out) {
+    reset_to_notes(sf.fn);
+    SessionFunction fresh;
+    fresh.fn = std::move(sf.fn);
+    sf = std::move(fresh);
+  }
+  return out;
+}
+
 void GcovSession::release() {
   functions_.clear();
   storage_.clear();
@@ -694,6 +711,7 @@ void GcovSession::release() {
   line_branches_.clear();
   sources_.clear();
   coverage_.clear();
+  sources_as_read_ = true;
 }
 
 }  // namespace covkit::model

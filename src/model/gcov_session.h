@@ -220,6 +220,13 @@ class GcovSession {
   void accumulate(uint32_t src);
   // gcov's release_structures (JSON mode, between arguments).
   void release();
+  // The graphs of the session's one object as its notes gave them (what
+  // counting and solving changed put back: reset_to_notes), with the
+  // object's own source indices, for another object of the same notes
+  // (model/notes_reuse.h); the session has none left. Empty when the
+  // session read another number of objects than one, or gave the object's
+  // sources other indices than its own.
+  std::vector<SessionFunction> take_notes_graphs();
 
   // What was wrong with the inputs, in order; drained by the caller.
   std::vector<Diagnostic> take_diagnostics() { return std::move(diagnostics_); }
@@ -254,6 +261,7 @@ class GcovSession {
   SourceTable sources_;
   std::vector<SourceCoverage> coverage_;
   std::vector<std::vector<SessionFunction>> storage_;  // each object's functions, never resized
+  bool sources_as_read_ = true;  // every object's source indices are those its notes gave
   std::vector<SessionFunction*> functions_;  // gcov's `functions`, in reading order
   std::unordered_map<uint32_t, SessionFunction*> ident_to_fn_;
   // What the lines' lists view (reserve_line_lists).

@@ -10,58 +10,26 @@
 
 namespace covkit::model {
 
-Function copy_graph(const Function& fn) {
-  Function c;
-  c.name = fn.name;
-  c.ident = fn.ident;
-  c.lineno_checksum = fn.lineno_checksum;
-  c.cfg_checksum = fn.cfg_checksum;
-  c.artificial = fn.artificial;
-  c.has_catch = fn.has_catch;
-  c.source = fn.source;
-  c.start_line = fn.start_line;
-  c.start_column = fn.start_column;
-  c.end_line = fn.end_line;
-  c.end_column = fn.end_column;
-  c.never_ran = fn.never_ran;
-  c.blocks = fn.blocks;
-  c.arcs = fn.arcs;
-  c.counts = fn.counts;
-  c.arc_lists = fn.arc_lists;
-  c.location_list = fn.location_list;
-  c.line_list = fn.line_list;
-  // The same views, at the same offsets into the copy's arrays.
-  auto rebase = [](auto view, const auto& from, auto& to) {
-    using View = decltype(view);
-    if (view.empty()) return View(to.data(), 0);
-    return View(to.data() + (view.data() - from.data()), view.size());
-  };
-  for (Block& b : c.blocks) {
-    b.succ = rebase(b.succ, fn.arc_lists, c.arc_lists);
-    b.pred = rebase(b.pred, fn.arc_lists, c.arc_lists);
-    b.locations = rebase(b.locations, fn.location_list, c.location_list);
-  }
-  for (BlockLocation& loc : c.location_list) loc.lines = rebase(loc.lines, fn.line_list, c.line_list);
-  return c;
-}
-
 namespace {
 constexpr size_t kMaxShapes = 4;  // kept per notes size
 }  // namespace
 
-// A notes file as read, with what its graphs were then: what another file
-// of the same bytes but its varying words reads as.
+// A notes file as read, kept for the others of its size: those of the
+// same bytes outside its varying words are the same code.
 struct NotesReuse::Shape {
   util::FileData file;  // its bytes (kept, not copied: a mapping or the copy read)
   format::NotesLayout layout;
   std::vector<size_t> varying;  // layout.varying_words()
   format::NotesFile notes;      // no functions (GCC >= 8 hands them all to the graphs)
-  std::vector<SessionFunction> functions;
   std::vector<std::string> local_names;
+  // Graphs an object of these notes gave back once its session was done,
+  // as the notes gave them, for the next one to take.
+  bool have_graphs = false;
+  std::vector<SessionFunction> graphs;
 };
 
 NotesReuse::NotesReuse(const std::vector<format::ObjectFiles>& objects)
-    : objects_(objects), group_of_(objects.size(), nullptr) {
+    : objects_(objects), group_of_(objects.size(), nullptr), shape_of_(objects.size(), nullptr) {
   std::unordered_map<size_t, std::vector<size_t>> by_size;
   std::vector<size_t> sizes(objects.size(), 0);
   for (size_t i = 0; i < objects.size(); ++i) {
@@ -118,8 +86,11 @@ LoadedObject NotesReuse::load(size_t i) {
   // says why, as ever).
   auto notes_bytes = util::read_named_file(files.notes);
   if (!notes_bytes) {
-    std::lock_guard<std::mutex> lock(g.mutex);
-    if (--g.left == 0) g.shapes.clear();
+    std::vector<std::unique_ptr<Shape>> gone;
+    {
+      std::lock_guard<std::mutex> lock(g.mutex);
+      if (--g.left == 0) gone.swap(g.shapes);
+    }
     return load_object_files(files.notes, files.data, files.counts.get());
   }
   util::note_data_file(files.notes, *notes_bytes);
@@ -131,87 +102,81 @@ LoadedObject NotesReuse::load(size_t i) {
   obj.notes_mtime = notes_bytes->mtime();
   std::unique_lock<std::mutex> lock(g.mutex);
   const bool last = --g.left == 0;
-  // Another of this size being read now is most likely the same code (its
-  // size is): waited for, as reading it again would cost more.
-  g.read.wait(lock, [&] { return !g.reading; });
   // Bytes that match a kept file's outside its varying words are framed as
   // it is (the records' tags and lengths are among the bytes compared): its
   // layout is theirs, and only the words' values are their own.
   auto same = std::find_if(g.shapes.begin(), g.shapes.end(), [&](const std::unique_ptr<Shape>& shape) {
     return format::same_but_varying(shape->file.bytes(), bytes, shape->varying);
   });
-  if (same != g.shapes.end()) {
-    // Copied under the lock (the last one may take the shape meanwhile);
-    // the last one takes it (nobody else needs it: its graphs are this
-    // object's).
-    std::unique_ptr<Shape> taken;
-    if (last) {
-      taken = std::move(*same);
-      g.shapes.clear();
-      lock.unlock();
-    }
-    const Shape& shape = taken ? *taken : **same;
-    const format::NotesLayout& layout = shape.layout;
-    format::NotesFile nf = shape.notes;
+  Shape* const shape = same != g.shapes.end() ? same->get() : nullptr;
+  if (shape && shape->have_graphs) {
+    // Another object's graphs, as the notes gave them: this object's,
+    // with its own idents, stamp and checksum.
+    shape->have_graphs = false;
+    obj.functions = std::move(shape->graphs);
+    obj.local_names = shape->local_names;
+    format::NotesFile nf = shape->notes;
+    const format::NotesLayout& layout = shape->layout;
     nf.stamp = layout.word_at(bytes, layout.stamp_offset);
     if (layout.checksum_offset) nf.checksum = layout.word_at(bytes, *layout.checksum_offset);
     obj.notes = std::move(nf);
-    if (taken) {
-      obj.functions = std::move(taken->functions);
-      obj.local_names = std::move(taken->local_names);
-    } else {
-      obj.local_names = shape.local_names;
-      obj.functions.reserve(shape.functions.size());
-      for (const SessionFunction& f : shape.functions) obj.functions.emplace_back().fn = copy_graph(f.fn);
-    }
     for (size_t k = 0; k < obj.functions.size(); ++k)
       obj.functions[k].fn.ident = layout.word_at(bytes, layout.ident_offsets[k]);
-    if (lock.owns_lock()) lock.unlock();
+    shape_of_[i] = shape;
+    std::vector<std::unique_ptr<Shape>> gone;  // the last of this size: nobody needs the notes kept
+    if (last) gone.swap(g.shapes);
+    lock.unlock();
     ++reused_;
   } else {
-    // Read, and kept for the others when they can be read as it was (read
-    // whole, every FUNCTION record a graph). Files of one size that are
-    // not the same code are kept a few at most: each kept is a copy of
-    // its graphs until the last of its size is read.
-    const bool keep = !last && g.shapes.size() < kMaxShapes;
-    g.reading = keep;
-    if (last) g.shapes.clear();
+    // Read: the first of these notes, or one whose graphs are still in
+    // another's session. Kept for the others when they can be read as it
+    // was (read whole, every FUNCTION record a graph). Files of one size
+    // that are not the same code are kept a few at most.
+    shape_of_[i] = shape;
+    const bool keep = !shape && !last && g.shapes.size() < kMaxShapes;
+    std::vector<std::unique_ptr<Shape>> gone;
+    if (last) gone.swap(g.shapes);
     lock.unlock();
-    // Whatever happens (an allocation failing), the others stop waiting.
-    struct Done {
-      SizeGroup& g;
-      bool keep;
-      ~Done() {
-        if (!keep) return;
-        {
-          std::lock_guard<std::mutex> l(g.mutex);
-          g.reading = false;
-        }
-        g.read.notify_all();
-      }
-    } done{g, keep};
+    gone.clear();
     parse_notes(obj, bytes);
-    std::unique_ptr<Shape> shape;
     const auto* nf = std::get_if<format::NotesFile>(&obj.notes);
     std::optional<format::NotesLayout> layout;
     if (keep && nf && !nf->error && nf->functions.empty()) layout = format::notes_layout(bytes);
     if (layout && obj.functions.size() == layout->ident_offsets.size()) {
-      shape = std::make_unique<Shape>();
-      shape->varying = layout->varying_words();
-      shape->layout = std::move(*layout);
-      shape->notes = *nf;
-      shape->local_names = obj.local_names;
-      shape->functions.reserve(obj.functions.size());
-      for (const SessionFunction& f : obj.functions) shape->functions.emplace_back().fn = copy_graph(f.fn);
-      shape->file = std::move(*notes_bytes);
-    }
-    if (shape) {
+      auto kept = std::make_unique<Shape>();
+      kept->varying = layout->varying_words();
+      kept->layout = std::move(*layout);
+      kept->notes = *nf;
+      kept->local_names = obj.local_names;
+      kept->file = std::move(*notes_bytes);
       std::lock_guard<std::mutex> l(g.mutex);
-      if (g.left > 0) g.shapes.push_back(std::move(shape));  // else the others all came meanwhile
+      if (g.left > 0) {  // else the others all came meanwhile
+        shape_of_[i] = kept.get();
+        g.shapes.push_back(std::move(kept));
+      }
     }
   }
   load_data(obj, files.counts.get());
   return obj;
+}
+
+bool NotesReuse::wants_back(size_t i) {
+  SizeGroup* const group = group_of_[i];
+  if (!group) return false;
+  std::lock_guard<std::mutex> lock(group->mutex);
+  return group->left > 0 && shape_of_[i] && !shape_of_[i]->have_graphs;
+}
+
+void NotesReuse::give_back(size_t i, std::vector<SessionFunction>&& graphs) {
+  std::vector<SessionFunction> dropped = std::move(graphs);
+  SizeGroup* const group = group_of_[i];
+  if (!group || dropped.empty()) return;
+  std::lock_guard<std::mutex> lock(group->mutex);
+  Shape* const shape = shape_of_[i];
+  shape_of_[i] = nullptr;
+  if (group->left == 0 || !shape || shape->have_graphs || dropped.size() != shape->layout.ident_offsets.size()) return;
+  shape->graphs = std::move(dropped);
+  shape->have_graphs = true;
 }
 
 }  // namespace covkit::model

@@ -288,8 +288,11 @@ bool only_cut_short(const std::vector<Diagnostic>& diagnostics) {
          });
 }
 
+// `graphs_back`: when given, receives the object's graphs once counted, as
+// its notes gave them (GcovSession::take_notes_graphs).
 ObjectResult build_object(const format::ObjectFiles& files, LoadedObject obj, const SourcePathRules& paths,
-                          const PathFilter& filter, bool instances, SourceNameFacts& source_facts) {
+                          const PathFilter& filter, bool instances, SourceNameFacts& source_facts,
+                          std::vector<SessionFunction>* graphs_back) {
   ObjectResult r;
   const bool notes_ok = std::holds_alternative<format::NotesFile>(obj.notes);
   if (notes_ok && std::get<format::NotesFile>(obj.notes).version.is_gcc48() &&
@@ -316,6 +319,7 @@ ObjectResult build_object(const format::ObjectFiles& files, LoadedObject obj, co
     session.accumulate(s);
     r.files.push_back(extract_source(session, s, p, instances));
   }
+  if (graphs_back) *graphs_back = session.take_notes_graphs();
   return r;
 }
 
@@ -330,7 +334,11 @@ BuildResult build_project(const std::vector<format::ObjectFiles>& objects, const
   util::parallel_for(reuse.runs().size() - 1, opts.threads, [&](size_t r) {
     for (size_t k = reuse.runs()[r]; k < reuse.runs()[r + 1]; ++k) {
       const size_t i = reuse.order()[k];
-      results[i] = build_object(objects[i], reuse.load(i), paths, filter, opts.instances, source_facts);
+      std::vector<SessionFunction> graphs;
+      LoadedObject obj = reuse.load(i);
+      results[i] = build_object(objects[i], std::move(obj), paths, filter, opts.instances, source_facts,
+                                reuse.wants_back(i) ? &graphs : nullptr);
+      reuse.give_back(i, std::move(graphs));
       size_t d = ++done;
       if (opts.progress) opts.progress(d, objects.size());
     }
