@@ -143,7 +143,7 @@ void Solver::prepare_block(uint32_t i, size_t& next_counter) {
         fn_.blocks[arc.dst].is_call_return = true;
     }
   }
-  sort_by_destination(blk.succ);
+  if (blk.succ.size() > 1) sort_by_destination(blk.succ);  // most blocks have one successor
   if constexpr (kPropagate) push_invalid(i);
 }
 

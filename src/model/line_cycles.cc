@@ -270,12 +270,25 @@ int64_t line_count_from_blocks(std::span<const LineBlockRef> blocks) {
   // Functions that never ran count 0 (one_function_count): most of a
   // library's instances in a test program (zstd: macro-made functions that
   // share their lines, ~70% never ran) are left out before the sort.
-  std::vector<LineBlockRef> by_function;
+  // In a buffer kept by the thread (one allocation per such line, and
+  // stable_sort's buffer, were most of its cost), sorted by insertion when
+  // short (stable, as stable_sort).
+  thread_local std::vector<LineBlockRef> by_function;
+  by_function.clear();
   for (const LineBlockRef& r : blocks)
     if (!r.fn->never_ran) by_function.push_back(r);
   if (by_function.empty()) return 0;
-  std::stable_sort(by_function.begin(), by_function.end(),
-                   [](const LineBlockRef& a, const LineBlockRef& b) { return std::less<>()(a.fn, b.fn); });
+  const auto fn_before = [](const LineBlockRef& a, const LineBlockRef& b) { return std::less<>()(a.fn, b.fn); };
+  if (by_function.size() > 32) {
+    std::stable_sort(by_function.begin(), by_function.end(), fn_before);
+  } else {
+    for (size_t i = 1; i < by_function.size(); ++i) {
+      const LineBlockRef r = by_function[i];
+      size_t j = i;
+      for (; j > 0 && fn_before(r, by_function[j - 1]); --j) by_function[j] = by_function[j - 1];
+      by_function[j] = r;
+    }
+  }
   int64_t total = 0;
   for (size_t i = 0; i < by_function.size();) {
     size_t j = i + 1;

@@ -44,25 +44,31 @@ void check_counters(const GcovSession& session, const std::string& data_name, st
   }
 }
 
-LineCov make_line(const LineInfo& info, uint32_t number) {
-  LineCov l;
+// Appends the report's entry for `info`, line `number`, to `lines`.
+LineCov& make_line(std::vector<LineCov>& lines, const LineInfo& info, uint32_t number) {
+  LineCov& l = lines.emplace_back();
   l.number = number;
   l.count = not_negative(info.count);
   l.unexecuted_block = info.has_unexecuted_block;
+  if (info.branches.empty()) return l;
   // geninfo's rule: the branches of a line that did not run are "not executed".
   const bool executed = !(info.has_unexecuted_block && info.count == 0);
-  auto is_branch = [](const ArcRef& a) { return !a.arc->is_unconditional && !a.arc->is_call_non_return; };
-  l.branches.reserve(size_t(std::count_if(info.branches.begin(), info.branches.end(), is_branch)));
+  // Made in a buffer kept by the thread, then copied once into a list of
+  // their number (a look at each arc to count them, then another to copy
+  // them, was two walks of arcs spread over the function's graph).
+  thread_local std::vector<BranchCov> made;
+  made.clear();
   for (const ArcRef& a : info.branches) {
-    if (!is_branch(a)) continue;
-    BranchCov b;
-    b.count = not_negative(a.arc->count);
+    const Arc& arc = *a.arc;
+    if (arc.is_unconditional || arc.is_call_non_return) continue;
+    BranchCov& b = made.emplace_back();
+    b.count = not_negative(arc.count);
     b.executed = executed;
-    b.is_throw = a.arc->is_throw;
-    b.fallthrough = a.arc->fall_through;
-    b.unreachable = a.fn->blocks[a.arc->src].exceptional;
-    l.branches.push_back(b);
+    b.is_throw = arc.is_throw;
+    b.fallthrough = arc.fall_through;
+    b.unreachable = a.fn->blocks[arc.src].exceptional;
   }
+  if (!made.empty()) l.branches.assign(made.begin(), made.end());
   return l;
 }
 
@@ -128,15 +134,14 @@ FileCov extract_source(GcovSession& session, uint32_t src_idx, const SourcePaths
     for (SessionFunction* f : groups ? src.functions_at(line_num) : std::span<SessionFunction*>()) {
       for (size_t i = 0; i < f->lines.size(); ++i) {
         if (!f->lines[i].exists) continue;
-        LineCov l = make_line(f->lines[i], uint32_t(line_num + i));
+        LineCov& l = make_line(fc.lines, f->lines[i], uint32_t(line_num + i));
         // Kept only to be shown (report drops them otherwise).
         if (instances) l.instances.push_back({f->fn.name, l.count});
-        fc.lines.push_back(std::move(l));
       }
     }
     if (line_num < nlines && src.lines[line_num].exists) {
-      fc.lines.push_back(make_line(src.lines[line_num], line_num));
-      if (instances) fc.lines.back().instances = std::move(singles[line_num]);
+      LineCov& l = make_line(fc.lines, src.lines[line_num], line_num);
+      if (instances) l.instances = std::move(singles[line_num]);
     }
   }
   for (SessionFunction* f : src.functions) {
