@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <iterator>
 #include <map>
 #include <vector>
@@ -27,6 +28,22 @@ model::Totals range_totals(const model::FileCov& f, uint32_t first, uint32_t las
   return model::totals(std::span<const model::LineCov>(lo, hi));
 }
 
+// A line's condition coverage in whole percent, as gcovr 5.2 writes it:
+// the ratio rounded to one decimal first (Python's round(), on the double
+// covered / total * 100), then truncated, and never 100 unless every branch
+// was taken: 25 of 228 (10.96%) is 11%, not 10%. Only a tenths digit of 9
+// can round up into the next whole percent, so the others skip the double.
+int64_t condition_percent(int64_t covered, int64_t total) {
+  if (covered == total) return 100;
+  const int64_t truncated = covered * 100 / total;
+  if ((covered * 1000 / total) % 10 != 9) return truncated;
+  char buf[32];
+  const double pct = static_cast<double>(covered) / static_cast<double>(total) * 100.0;
+  const auto end = fmt::format_to_n(buf, sizeof buf - 1, FMT_COMPILE("{:.1f}"), pct).out;
+  *end = '\0';
+  return std::min<int64_t>(99, std::strtoll(buf, nullptr, 10));
+}
+
 void write_line(std::string& text, const model::LineCov& l, std::string_view indent) {
   LineBuilder line(text);
   if (l.branches.empty()) {  // most lines
@@ -36,8 +53,7 @@ void write_line(std::string& text, const model::LineCov& l, std::string_view ind
   const int64_t total = static_cast<int64_t>(l.branches.size());
   const int64_t covered = std::count_if(l.branches.begin(), l.branches.end(),
                                         [](const model::BranchCov& b) { return b.count > 0; });
-  // Truncated like gcovr, so a partly covered line never shows 100%.
-  const int64_t pct = covered * 100 / total;
+  const int64_t pct = condition_percent(covered, total);
   line.add(indent).add("<line number=\"").add(l.number).add("\" hits=\"").add(l.count);
   line.add("\" branch=\"true\" condition-coverage=\"").add(pct).add("% (").add(covered).add('/').add(total).add(")\">\n");
   line.add(indent).add("  <conditions>\n");

@@ -132,6 +132,31 @@ TEST(CoberturaWriter, LinesBranchesAndMethods) {
       << xml;
 }
 
+// gcovr 5.2 rounds a line's branch ratio to one decimal before it truncates
+// (int(round(100 * covered / total, 1)), at most 99.9 unless all were
+// taken): seen on simdjson's json_iterator-inl.h:126 at -O2, 25 of 228
+// branches, 11% in gcovr's report. The expected values are Python's.
+TEST(CoberturaWriter, ConditionCoverageRoundsToATenthThenTruncatesAsGcovrDoes) {
+  const std::vector<std::pair<int64_t, int64_t>> cases = {{1, 51}, {25, 228}, {199, 2000}, {1999, 2000}, {2, 3}, {0, 9}};
+  const std::vector<std::string> want = {"2% (1/51)", "11% (25/228)", "10% (199/2000)", "99% (1999/2000)", "66% (2/3)",
+                                         "0% (0/9)"};
+  model::ProjectCov p;
+  model::FileCov f;
+  f.path = "x.cc";
+  for (size_t i = 0; i < cases.size(); i++) {
+    std::vector<int64_t> branches(static_cast<size_t>(cases[i].second), 0);
+    std::fill_n(branches.begin(), cases[i].first, 1);
+    f.lines.push_back(line(static_cast<uint32_t>(i + 1), 1, branches));
+  }
+  p.files = {f};
+  const std::string xml = render_cobertura(p, {});
+  for (const std::string& w : want) {
+    EXPECT_TRUE(contains(xml, "condition-coverage=\"" + w + "\"")) << w;
+    const std::string pct = w.substr(0, w.find(' '));
+    EXPECT_TRUE(contains(xml, "type=\"jump\" coverage=\"" + pct + "\"")) << w;
+  }
+}
+
 // Streamed, a large project's text comes in several pieces, each ending at
 // a class's (a file's) end; render_cobertura is their concatenation.
 TEST(CoberturaWriter, StreamedInPiecesThatEndWithAClass) {
