@@ -1175,7 +1175,8 @@ def t_libcall(env):
     named as called (strlen); usleep's time is not main's own; an
     instrumented plugin's library calls are recorded from its first call; a
     slot still lazy when the runtime is used by hand is bound by name;
-    --no-libcall records none."""
+    --no-libcall records none; a library call that tail-calls a function of
+    the program."""
     env.need("gcc", "uftrace")
     d = env.dir("libcall")
     lib = env.compile(os.path.join(d, "libown.so"), "gcc", [mine("libcalls_lib.c")], ["-O2", "-fPIC", "-shared"],
@@ -1233,6 +1234,21 @@ def t_libcall(env):
     expect_eq("lazy: exit", r.returncode, 0)
     lazy = calls_of(env.report(tr)["functions"], libcall=True)
     expect_eq("lazy: the same calls as bound at load", lazy, calls_of(env.report(os.path.join(d, "trace-cyg-O0"))["functions"], libcall=True))
+    # A library call that tail-calls a function of the program: that function
+    # returns through the library call's hooked slot (simdjson's basictests
+    # under -finstrument-functions died of it: "an exit trampoline found no
+    # return address").
+    tail_lib = env.compile(os.path.join(d, "libtail.so"), "gcc", [mine("libcalls_tail_lib.c")],
+                           ["-O2", "-fPIC", "-shared"], instrument=False)
+    for label, inst in (("tail-cyg", ["-finstrument-functions"]), ("tail-pg", ["-pg"])):
+        exe = env.compile(os.path.join(d, f"main-{label}"), "gcc", [mine("libcalls_tail_main.c")], ["-O2"],
+                          ["-L" + d, "-ltail", "-Wl,-rpath," + d], instrument=inst)
+        tr = os.path.join(d, f"trace-{label}")
+        r = env.record(tr, exe, [4], libcall=True)
+        expect_eq(f"{label}: output", r.stdout, "10\n")
+        got = calls_of(env.report(tr)["functions"], libcall=True)
+        expect_eq(f"{label}: calls of tail_into, tail_back", (got.get("tail_into"), got.get("tail_back")), (4, 4))
+        expect_eq(f"{label}: covkit calls vs uftrace calls", got, uftrace_counts(env, d, exe, [4], label, libcall=True))
 
 
 def t_libcall_unwind(env):

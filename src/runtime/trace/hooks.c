@@ -6,10 +6,29 @@
 #include "clock.h"
 #include "events.h"
 #include "process.h"
+#include "return_hook.h"
 #include "shadow_stack.h"
 
 CKT_API void __cyg_profile_func_enter(void *this_fn, void *call_site);
 CKT_API void __cyg_profile_func_exit(void *this_fn, void *call_site);
+
+/* Tail-called by a hooked library call (its return address is the
+ * trampoline): a library's `jmp` to a function of the program, bound to the
+ * executable's copy (libstdc++'s std::string constructor to an instrumented
+ * _M_construct<const char*>). This enter closes the library call's frame
+ * (its activation is gone: ckt_pop_dead), but the function returns through
+ * its slot: the original address is kept as an orphan for that return, once
+ * (the function's inlined copies come here too, after the frame is closed). */
+CKT_COLD static void keep_tail_called_slot(struct ckt_thread *t, const uintptr_t *cfa) {
+  uintptr_t slot = ckt_find_slot(cfa, CKT_TRAMPOLINE);
+  for (uint32_t i = t->depth; i-- > 0;) {
+    const struct ckt_frame *f = &t->stack[i];
+    if (CKT_SLOT(f) == slot && (f->slot & CKT_HOOKED)) {
+      ckt_orphan_add(t, slot, f->site);
+      return;
+    }
+  }
+}
 
 CKT_API void __cyg_profile_func_enter(void *this_fn, void *call_site) {
   const uintptr_t *cfa = (const uintptr_t *)__builtin_dwarf_cfa();
@@ -25,6 +44,7 @@ CKT_API void __cyg_profile_func_enter(void *this_fn, void *call_site) {
   if (CKT_UNLIKELY(now < t->last)) now = t->last;
   uintptr_t fn = (uintptr_t)this_fn, site = (uintptr_t)call_site;
   uintptr_t ra = (uintptr_t)__builtin_return_address(0);
+  if (CKT_UNLIKELY(site == CKT_TRAMPOLINE)) keep_tail_called_slot(t, cfa);
   if (CKT_UNLIKELY((t->slow | t->lost) != 0 || now >= ckt_next_calib)) {
     ckt_enter_slow(t, fn, site, cfa, ra, now);
     goto out;
