@@ -3,7 +3,10 @@
 instruction objdump lists, and none is padding, i.e. no nop (or int3)
 of a run that follows an unconditional jmp or a ret (the alignment gcc
 puts before a label; control never falls into it, and a jump targets the
-label after it).
+label after it) -- unless a symbol starts there: a function's or a `.cold`
+part's first instruction may be a nop (gcc begins an exception landing pad
+with one: simdjson's `numeric_values_exception.cold`), reached by a call or
+by the unwinder.
 
     check_plants(covkit, recording) -> (planted, problems)
 
@@ -13,6 +16,7 @@ import re
 import subprocess
 
 INSN = re.compile(r"^\s*([0-9a-f]+):\t(.*)$")
+SYMBOL = re.compile(r"^([0-9a-f]+) <.*>:$")
 PREFIXES = {"bnd", "notrack", "rep", "repz", "repe", "lock", "data16", "cs", "ds", "es", "ss", "fs", "gs"}
 
 
@@ -24,23 +28,29 @@ def mnemonic(text):
 
 
 def instructions(path):
-    """{address: (mnemonic, text)} of every instruction objdump lists in the file."""
-    out = {}
+    """{address: (mnemonic, text)} of every instruction objdump lists in the
+    file, and the set of addresses where a symbol starts."""
+    out, symbols = {}, set()
     p = subprocess.run(["objdump", "-d", "-z", "-w", "--no-show-raw-insn", path], capture_output=True, text=True,
                        timeout=600)
     for line in p.stdout.splitlines():
         m = INSN.match(line)
         if m:
             out[int(m.group(1), 16)] = (mnemonic(m.group(2)), m.group(2).strip())
-    return out
+        elif SYMBOL.match(line):
+            symbols.add(int(SYMBOL.match(line).group(1), 16))
+    return out, symbols
 
 
-def padding(insns):
-    """The addresses of nops and int3s in a run right after a jmp or ret."""
+def padding(insns, symbols=frozenset()):
+    """The addresses of nops and int3s in a run right after a jmp or ret
+    (a symbol's start ends the run)."""
     out = set()
     after_transfer = False
     for a in sorted(insns):
         m, text = insns[a]
+        if a in symbols:
+            after_transfer = False
         if m in ("jmp", "ret") or m.startswith("ret"):
             after_transfer = True
             continue
@@ -104,8 +114,8 @@ def check_plants(covkit, recording):
     for path, vaddr in sites:
         by_file.setdefault(path, []).append(vaddr)
     for path, vaddrs in by_file.items():
-        insns = instructions(path)
-        pad = padding(insns)
+        insns, symbols = instructions(path)
+        pad = padding(insns, symbols)
         for v in vaddrs:
             if v not in insns:
                 problems.append(f"{path}: {v:#x} is no instruction start (objdump)")
