@@ -6,7 +6,9 @@
 # system, and runs (a subset of) its test suite so that .gcda files exist.
 #
 #   PKG     zstd (Debian source package libzstd), zlib, jsoncpp (C++, CMake;
-#           source package libjsoncpp), tinyxml2 (C++, one file), or lighttpd (a server
+#           source package libjsoncpp), tinyxml2 (C++, one file), simdjson
+#           (C++17 templates, AVX-512 kernels; the library and three of its
+#           programs, compiled by hand), or lighttpd (a server
 #           for tests/live/run_lighttpd.py; built with -fprofile-update=atomic
 #           too, so counters reset under load stay exact, and without pcre2,
 #           zlib, bzip2 and openssl, so it needs no library to build);
@@ -70,14 +72,18 @@ case "$PKG" in
                 # of the benchmarks, where start-up is most of a gcov run.
                 PKG=tinyxml2; SRCPKG=tinyxml2
                 DEPS="cmake ninja-build dpkg-dev xz-utils" ;;
+  simdjson)     # C++17 templates in headers compiled four times (one
+                # namespace per kernel: icelake/AVX-512, haswell, westmere,
+                # fallback), AVX-512 intrinsics, runtime dispatch
+                SRCPKG=simdjson; DEPS="dpkg-dev xz-utils" ;;
   gcctests)     # GCC's own gcov test programs (gcc-12's testsuite), each
                 # built and run in a directory of its own (build_gcc_testsuite.py)
                 SRCPKG=gcc-12; DEPS="dpkg-dev xz-utils python3 g++-$GCCVER" ;;
-  *) echo "$0: unsupported package '$PKG' (supported: zstd, zlib, lighttpd, jsoncpp, tinyxml2, lua, luaswitch, bzip2, sqlite, gcctests)" >&2; exit 2 ;;
+  *) echo "$0: unsupported package '$PKG' (supported: zstd, zlib, lighttpd, jsoncpp, tinyxml2, simdjson, lua, luaswitch, bzip2, sqlite, gcctests)" >&2; exit 2 ;;
 esac
 SOURCE_BASED=""
 case "$GCCVER" in clang*-source) SOURCE_BASED=${GCCVER%-source}; SOURCE_BASED=${SOURCE_BASED#clang} ;; esac
-if { [ "$PKG" = jsoncpp ] || [ "$PKG" = tinyxml2 ]; } && [ "$GCCVER" != clang ] && [ -z "$SOURCE_BASED" ]; then
+if { [ "$PKG" = jsoncpp ] || [ "$PKG" = tinyxml2 ] || [ "$PKG" = simdjson ]; } && [ "$GCCVER" != clang ] && [ -z "$SOURCE_BASED" ]; then
   DEPS="$DEPS g++-$GCCVER"
 fi
 
@@ -368,6 +374,29 @@ build_tinyxml2() {
 test_tinyxml2() {
   cd "$TREE/build"
   run timeout 300 ctest --output-on-failure || log "WARNING: ctest failed"
+}
+
+# simdjson: the library (src/simdjson.cpp: every kernel in one object) and
+# three of its programs, compiled by hand (its CMake's test targets download
+# their data): the DOM tests, the On Demand number tests and the quickstart,
+# run from the tree's root (their data: jsonexamples/). On an AVX-512 CPU
+# the runtime dispatch runs the icelake kernel.
+SIMDJSON_PROGS="tests/dom/basictests tests/ondemand/ondemand_number_tests examples/quickstart/quickstart_ondemand"
+build_simdjson() {
+  cd "$TREE" || return 1
+  local inc="-std=c++17 -Iinclude -Isrc -Itests -Itests/ondemand" p
+  # shellcheck disable=SC2086
+  run $CXX $CXXFLAGS $inc -c src/simdjson.cpp -o src/simdjson.o || return 1
+  for p in $SIMDJSON_PROGS; do
+    # shellcheck disable=SC2086
+    run $CXX $CXXFLAGS $inc -c "$p.cpp" -o "$p.o" && run $CXX $CXXFLAGS -o "$p" "$p.o" src/simdjson.o $LDFLAGS || return 1
+  done
+}
+test_simdjson() {
+  cd "$TREE" || return 1
+  run tests/dom/basictests || log "WARNING: basictests failed"
+  run tests/ondemand/ondemand_number_tests || log "WARNING: ondemand_number_tests failed"
+  ( cd jsonexamples && run ../examples/quickstart/quickstart_ondemand ) || log "WARNING: quickstart_ondemand failed"
 }
 
 # covkit sample's real code: built by the script its plain build uses too,
