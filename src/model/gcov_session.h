@@ -106,7 +106,10 @@ class LineTable {
   // keeps room for `room_after` entries more, made later without moving
   // the others.
   void mark(size_t ln) {
-    if (!slot_[ln]) slot_[ln] = kMarked;
+    if (!slot_[ln]) {
+      slot_[ln] = kMarked;
+      ++marked_;
+    }
   }
   void make_marked(size_t room_after = 0);
   // Every entry, in no particular order.
@@ -118,6 +121,7 @@ class LineTable {
   static constexpr uint32_t kMarked = UINT32_MAX;
   std::vector<uint32_t> slot_;  // per line number: 1 + index into entries_, or 0
   std::vector<LineInfo> entries_;
+  size_t marked_ = 0;  // slots kMarked (counted as marked: make_marked reserves for them without a scan)
 };
 
 struct SourceCoverage {
