@@ -57,6 +57,10 @@ class Solver {
 // buffer from the heap for every block of every function).
 void Solver::sort_by_destination(std::span<uint32_t> arcs) const {
   auto before = [this](uint32_t a, uint32_t b) { return fn_.arcs[a].dst < fn_.arcs[b].dst; };
+  if (arcs.size() == 2) {  // the commonest: a branch, or a call and its exceptional exit
+    if (before(arcs[1], arcs[0])) std::swap(arcs[0], arcs[1]);
+    return;
+  }
   if (arcs.size() > 32) {
     std::stable_sort(arcs.begin(), arcs.end(), before);
     return;
