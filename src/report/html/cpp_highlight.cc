@@ -7,7 +7,12 @@
 #include <cstring>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "report/html/html_escape.h"
+#include "report/html/html_out.h"
 
 namespace covkit::report::html {
 
@@ -83,34 +88,89 @@ constexpr bool starts_identifier(char c) {
 }
 bool continues_identifier(char c) { return starts_identifier(c) || is_digit(c); }
 
-// What code() needs to know of a byte, in one table look-up (it sees every
-// byte of every source page): whether it starts nothing (blanks, operators,
-// brackets: most of what is not a word) or continues an identifier, and
-// whether escaping would change it (& < > and the bytes of UTF-8
-// sequences). A run of plain code without the latter is appended as it is,
-// not looked at a second time by append_escaped.
-enum ByteClass : uint8_t {
-  kStartsNothing = 1,
-  kContinuesIdentifier = 2,
-  kEscaped = 4,
-  kStartsIdentifier = 8,
-};
-constexpr std::array<uint8_t, 256> byte_classes() {
-  std::array<uint8_t, 256> classes{};
-  for (int c = 0; c < 256; ++c) {
-    const char ch = static_cast<char>(c);
-    uint8_t k = 0;
-    if (!(starts_identifier(ch) || is_digit(ch) || ch == '/' || ch == '.' || ch == '"' || ch == '\''))
-      k |= kStartsNothing;
-    if (starts_identifier(ch) || is_digit(ch)) k |= kContinuesIdentifier;
-    if (starts_identifier(ch)) k |= kStartsIdentifier;
-    if (ch == '&' || ch == '<' || ch == '>' || ch == '"' || ch == '\'' || c >= 0x80) k |= kEscaped;
-    classes[size_t(c)] = k;
-  }
-  return classes;
+constexpr bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v'; }
+
+
+// The masks classify() makes, one bit a byte (see cpp_highlight.h).
+enum MaskKind : uint8_t { kWordBit = 1, kEventBit = 2, kEscapeBit = 4, kBlankBit = 8 };
+constexpr uint8_t mask_kinds(unsigned char c) {
+  const char ch = static_cast<char>(c);
+  uint8_t k = 0;
+  if (starts_identifier(ch) || is_digit(ch)) k |= kWordBit | kEventBit;
+  if (ch == '/' || ch == '.' || ch == '"' || ch == '\'') k |= kEventBit;
+  if (ch == '&' || ch == '<' || ch == '>' || c >= 0x80) k |= kEscapeBit;
+  if (is_blank(ch)) k |= kBlankBit;
+  return k;
 }
-constexpr std::array<uint8_t, 256> kByteClass = byte_classes();
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v'; }
+
+struct MaskWords {
+  uint64_t word = 0, event = 0, escape = 0, blank = 0;
+};
+
+#if defined(__SSE2__)
+// Bytes of `v` in [lo, lo + len): shifted so that lo is -128, then one
+// signed compare (SSE2 has no unsigned one).
+inline __m128i bytes_in_range(__m128i v, char lo, int len) {
+  const __m128i shifted = _mm_add_epi8(v, _mm_set1_epi8(static_cast<char>(0x80 - static_cast<unsigned char>(lo))));
+  return _mm_cmplt_epi8(shifted, _mm_set1_epi8(static_cast<char>(-128 + len)));
+}
+inline __m128i bytes_equal(__m128i v, char c) { return _mm_cmpeq_epi8(v, _mm_set1_epi8(c)); }
+
+// The masks of the 16 bytes at `p`, into bits [shift, shift + 16).
+inline void classify16(const char* p, unsigned shift, MaskWords& m) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i letter = bytes_in_range(_mm_or_si128(v, _mm_set1_epi8(0x20)), 'a', 26);
+  const __m128i digit = bytes_in_range(v, '0', 10);
+  // A byte's top bit: the byte is >= 0x80, or a compare matched it.
+  const __m128i word =
+      _mm_or_si128(_mm_or_si128(letter, digit), _mm_or_si128(bytes_equal(v, '_'), _mm_or_si128(bytes_equal(v, '$'), v)));
+  const __m128i event = _mm_or_si128(
+      word, _mm_or_si128(_mm_or_si128(bytes_equal(v, '/'), bytes_equal(v, '.')),
+                         _mm_or_si128(bytes_equal(v, '"'), bytes_equal(v, '\''))));
+  const __m128i escape =
+      _mm_or_si128(_mm_or_si128(bytes_equal(v, '&'), bytes_equal(v, '<')), _mm_or_si128(bytes_equal(v, '>'), v));
+  const __m128i blank = _mm_or_si128(_mm_or_si128(bytes_equal(v, ' '), bytes_equal(v, '\t')),
+                                     _mm_or_si128(bytes_equal(v, '\f'), bytes_equal(v, '\v')));
+  m.word |= uint64_t(unsigned(_mm_movemask_epi8(word))) << shift;
+  m.event |= uint64_t(unsigned(_mm_movemask_epi8(event))) << shift;
+  m.escape |= uint64_t(unsigned(_mm_movemask_epi8(escape))) << shift;
+  m.blank |= uint64_t(unsigned(_mm_movemask_epi8(blank))) << shift;
+}
+#else
+constexpr std::array<uint8_t, 256> mask_kind_table() {
+  std::array<uint8_t, 256> t{};
+  for (int c = 0; c < 256; ++c) t[size_t(c)] = mask_kinds(static_cast<unsigned char>(c));
+  return t;
+}
+constexpr std::array<uint8_t, 256> kMaskKinds = mask_kind_table();
+#endif
+
+// The first position in [from, n) whose bit is set (`set`) or clear in
+// `masks`, or n. Bits past n are clear.
+template <bool set>
+size_t next_bit(const std::vector<uint64_t>& masks, size_t from, size_t n) {
+  if (from >= n) return n;
+  size_t w = from >> 6;
+  uint64_t bits = (set ? masks[w] : ~masks[w]) & (~uint64_t(0) << (from & 63));
+  while (bits == 0) {
+    if (++w >= masks.size()) return n;
+    bits = set ? masks[w] : ~masks[w];
+  }
+  const size_t at = (w << 6) + size_t(__builtin_ctzll(bits));
+  return at < n ? at : n;
+}
+
+// Whether some bit in [from, to) is set.
+bool some_bit(const std::vector<uint64_t>& masks, size_t from, size_t to) {
+  if (from >= to) return false;
+  size_t w = from >> 6;
+  const size_t last = (to - 1) >> 6;
+  uint64_t bits = masks[w] & (~uint64_t(0) << (from & 63));
+  for (; w < last; bits = masks[++w])
+    if (bits != 0) return true;
+  const unsigned end = unsigned((to - 1) & 63);
+  return (bits & (end == 63 ? ~uint64_t(0) : (uint64_t(2) << end) - 1)) != 0;
+}
 
 
 // The end of a literal whose opening quote is before `i`: just after the
@@ -148,60 +208,6 @@ size_t end_of_number(std::string_view line, size_t i) {
 
 }  // namespace
 
-// The HTML of one line, written into room the highlighter keeps (grown to
-// its longest line's) and appended to the page at once: appending each
-// piece to the page cost a call, a capacity check and a copy, a dozen per
-// token (a tenth of a zstd report). Room for each piece is made before it
-// is written, from its length (escaping makes at most kMaxEscapedPerByte
-// bytes of one).
-class LineHtml {
- public:
-  explicit LineHtml(std::vector<char>& room) : room_(room) {
-    if (room_.empty()) room_.resize(4096);
-    p_ = room_.data();
-    end_ = p_ + room_.size();
-  }
-  void raw(std::string_view s) {
-    need(s.size());
-    put(s);
-  }
-  void escaped(std::string_view s) {
-    need(kMaxEscapedPerByte * s.size());
-    p_ = write_escaped(p_, s);
-  }
-  // <span class="cls">text</span>, nothing for no text.
-  void span(char cls, std::string_view text) {
-    if (text.empty()) return;
-    need(kSpanMarkup + kMaxEscapedPerByte * text.size());
-    put("<span class=\""sv);
-    *p_++ = cls;
-    put("\">"sv);
-    p_ = write_escaped(p_, text);
-    put("</span>"sv);
-  }
-  std::string_view text() const { return {room_.data(), size_t(p_ - room_.data())}; }
-
- private:
-  static constexpr size_t kSpanMarkup = "<span class=\"x\"></span>"sv.size();
-  void need(size_t n) {
-    if (size_t(end_ - p_) < n) grow(n);
-  }
-  void grow(size_t n) {
-    const size_t used = size_t(p_ - room_.data());
-    room_.resize(std::max(2 * room_.size(), used + n));
-    p_ = room_.data() + used;
-    end_ = room_.data() + room_.size();
-  }
-  void put(std::string_view s) {
-    std::memcpy(p_, s.data(), s.size());
-    p_ += s.size();
-  }
-
-  std::vector<char>& room_;
-  char* p_ = nullptr;
-  char* end_ = nullptr;
-};
-
 bool is_c_family_source(std::string_view path) {
   std::string_view name = path.substr(path.rfind('/') + 1);
   size_t dot = name.rfind('.');
@@ -214,12 +220,53 @@ bool is_c_family_source(std::string_view path) {
 }
 
 void CppHighlighter::append_line(std::string& page, std::string_view line) {
-  LineHtml out(room_);
-  highlight(out, line);
+  HtmlOut out;
+  begin_text(line);
+  write_line(out, line);
   page.append(out.text());
 }
 
-void CppHighlighter::highlight(LineHtml& out, std::string_view line) {
+void CppHighlighter::begin_text(std::string_view line) {
+  text_ = line;
+  const size_t n = line.size();
+  const size_t words = (n + 63) / 64;
+  word_.resize(words);
+  event_.resize(words);
+  escape_.resize(words);
+  blank_.resize(words);
+  const char* const s = line.data();
+  for (size_t w = 0; w < words; ++w) {
+    MaskWords m;
+    const size_t base = w * 64;
+#if defined(__SSE2__)
+    for (unsigned k = 0; k < 64 && base + k < n; k += 16) {
+      if (base + k + 16 <= n) {
+        classify16(s + base + k, k, m);
+      } else {  // the line's last bytes; the zeros after them are in no mask
+        char tail[16] = {};
+        std::memcpy(tail, s + base + k, n - base - k);
+        classify16(tail, k, m);
+      }
+    }
+#else
+    for (size_t k = 0; k < 64 && base + k < n; ++k) {
+      const uint8_t kinds = kMaskKinds[static_cast<unsigned char>(s[base + k])];
+      const uint64_t bit = uint64_t(1) << k;
+      if (kinds & kWordBit) m.word |= bit;
+      if (kinds & kEventBit) m.event |= bit;
+      if (kinds & kEscapeBit) m.escape |= bit;
+      if (kinds & kBlankBit) m.blank |= bit;
+    }
+#endif
+    word_[w] = m.word;
+    event_[w] = m.event;
+    escape_[w] = m.escape;
+    blank_[w] = m.blank;
+  }
+}
+
+void CppHighlighter::write_line(HtmlOut& out, std::string_view line) {
+  line_ = size_t(line.data() - text_.data());
   const bool after_continuation = continued_;
   continued_ = !line.empty() && line.back() == '\\';
   size_t i = 0;
@@ -230,7 +277,8 @@ void CppHighlighter::highlight(LineHtml& out, std::string_view line) {
       i = block_comment(out, line, 0, 0);
       break;
     case State::kLineComment:
-      out.span('c', line);
+      out.need(HtmlOut::kSpanMarkup + kMaxEscapedPerByte * line.size());
+      out.put_span('c', line);
       if (!continued_) state_ = State::kCode;
       return;
     case State::kString:
@@ -240,14 +288,15 @@ void CppHighlighter::highlight(LineHtml& out, std::string_view line) {
       i = raw_string(out, line, 0);
       break;
   }
+  if (state_ != State::kCode) return;
   // A directive's '#' comes first on a line of its own (in a continued
   // #define, a leading '#' is the stringizing operator).
   size_t plain = i;  // code() writes the blanks looked at here as they are
-  if (i == 0 && state_ == State::kCode && !after_continuation) {
-    size_t j = 0;
-    while (j < line.size() && is_blank(line[j])) ++j;
+  if (i == 0 && !after_continuation) {
+    const size_t j = next_bit<false>(blank_, line_, line_ + line.size()) - line_;
     if (j < line.size() && line[j] == '#') {
-      out.raw(line.substr(0, j));
+      out.need(j);
+      out.put(line.substr(0, j));
       plain = i = directive(out, line, j);
     } else {
       i = j;
@@ -256,46 +305,47 @@ void CppHighlighter::highlight(LineHtml& out, std::string_view line) {
   if (state_ == State::kCode) code(out, line, plain, i);
 }
 
-size_t CppHighlighter::block_comment(LineHtml& out, std::string_view line, size_t i, size_t search_from) {
-  size_t end = line.find("*/", search_from);
-  if (end == std::string_view::npos) {
-    out.span('c', line.substr(i));
-    state_ = State::kBlockComment;
-    return line.size();
-  }
-  out.span('c', line.substr(i, end + 2 - i));
-  state_ = State::kCode;
-  return end + 2;
+size_t CppHighlighter::block_comment(HtmlOut& out, std::string_view line, size_t i, size_t search_from) {
+  const size_t close = line.find("*/", search_from);
+  const size_t end = close == std::string_view::npos ? line.size() : close + 2;
+  out.need(HtmlOut::kSpanMarkup + kMaxEscapedPerByte * (end - i));
+  out.put_span('c', line.substr(i, end - i));
+  state_ = close == std::string_view::npos ? State::kBlockComment : State::kCode;
+  return end;
 }
 
 // A string or character literal continued from the previous line.
-size_t CppHighlighter::quoted(LineHtml& out, std::string_view line, size_t i) {
+size_t CppHighlighter::quoted(HtmlOut& out, std::string_view line, size_t i) {
   bool closed = false;
   size_t end = end_of_quoted(line, i, quote_, closed);
-  out.span('s', line.substr(i, end - i));
+  out.need(HtmlOut::kSpanMarkup + kMaxEscapedPerByte * (end - i));
+  out.put_span('s', line.substr(i, end - i));
   state_ = closed || !continued_ ? State::kCode : State::kString;
   return end;
 }
 
-size_t CppHighlighter::raw_string(LineHtml& out, std::string_view line, size_t i) {
+size_t CppHighlighter::raw_string(HtmlOut& out, std::string_view line, size_t i) {
   size_t end = line.find(raw_end_, i);
   if (end == std::string_view::npos) {
-    out.span('s', line.substr(i));
+    out.need(HtmlOut::kSpanMarkup + kMaxEscapedPerByte * (line.size() - i));
+    out.put_span('s', line.substr(i));
     state_ = State::kRawString;
     return line.size();
   }
   end += raw_end_.size();
-  out.span('s', line.substr(i, end - i));
+  out.need(HtmlOut::kSpanMarkup + kMaxEscapedPerByte * (end - i));
+  out.put_span('s', line.substr(i, end - i));
   state_ = State::kCode;
   return end;
 }
 
-size_t CppHighlighter::directive(LineHtml& out, std::string_view line, size_t i) {
+size_t CppHighlighter::directive(HtmlOut& out, std::string_view line, size_t i) {
   size_t j = i + 1;
   while (j < line.size() && is_blank(line[j])) ++j;
   size_t name = j;
   while (j < line.size() && continues_identifier(line[j])) ++j;
-  out.span('p', line.substr(i, j - i));
+  out.need(HtmlOut::kSpanMarkup + kMaxEscapedPerByte * (j - i));
+  out.put_span('p', line.substr(i, j - i));
   std::string_view word = line.substr(name, j - name);
   if (word != "include" && word != "include_next" && word != "import") return j;
   size_t k = j;
@@ -303,8 +353,9 @@ size_t CppHighlighter::directive(LineHtml& out, std::string_view line, size_t i)
   if (k < line.size() && line[k] == '<') {
     size_t gt = line.find('>', k);
     if (gt != std::string_view::npos) {
-      out.raw(line.substr(j, k - j));
-      out.span('s', line.substr(k, gt + 1 - k));
+      out.need(HtmlOut::kSpanMarkup + kMaxEscapedPerByte * (gt + 1 - j));
+      out.put(line.substr(j, k - j));
+      out.put_span('s', line.substr(k, gt + 1 - k));
       return gt + 1;
     }
   }
@@ -315,7 +366,7 @@ size_t CppHighlighter::directive(LineHtml& out, std::string_view line, size_t i)
 // `quote`; `raw` for R"delim(...)delim" (which falls back to an ordinary
 // string when the delimiter is not one: over 16 characters, or with a space,
 // backslash or parenthesis).
-size_t CppHighlighter::literal(LineHtml& out, std::string_view line, size_t start, size_t quote, bool raw) {
+size_t CppHighlighter::literal(HtmlOut& out, std::string_view line, size_t start, size_t quote, bool raw) {
   if (raw) {
     size_t open = quote + 1;
     while (open < line.size() && open - quote <= 17 && line[open] != '(' && line[open] != ')' && line[open] != '\\' &&
@@ -325,50 +376,55 @@ size_t CppHighlighter::literal(LineHtml& out, std::string_view line, size_t star
       raw_end_ = ")" + std::string(line.substr(quote + 1, open - quote - 1)) + "\"";
       size_t end = line.find(raw_end_, open + 1);
       if (end == std::string_view::npos) {
-        out.span('s', line.substr(start));
+        out.need(HtmlOut::kSpanMarkup + kMaxEscapedPerByte * (line.size() - start));
+        out.put_span('s', line.substr(start));
         state_ = State::kRawString;
         return line.size();
       }
       end += raw_end_.size();
-      out.span('s', line.substr(start, end - start));
+      out.need(HtmlOut::kSpanMarkup + kMaxEscapedPerByte * (end - start));
+      out.put_span('s', line.substr(start, end - start));
       return end;
     }
   }
   quote_ = line[quote];
   bool closed = false;
   size_t end = end_of_quoted(line, quote + 1, quote_, closed);
-  out.span('s', line.substr(start, end - start));
+  out.need(HtmlOut::kSpanMarkup + kMaxEscapedPerByte * (end - start));
+  out.put_span('s', line.substr(start, end - start));
   if (!closed && continued_) state_ = State::kString;
   return end;
 }
 
-size_t CppHighlighter::code(LineHtml& out, std::string_view line, size_t plain, size_t i) {
+// The tokens from `i` on: each found from the masks (classify()), the plain
+// text between them written as one run, escaped only when the masks say it
+// has a byte to escape.
+size_t CppHighlighter::code(HtmlOut& out, std::string_view line, size_t plain, size_t i) {
   const char* const s = line.data();
   const size_t n = line.size();
-  // The classes of the bytes from `plain` not yet written, or'ed together
-  // (kEscaped: one of them needs escaping; only blanks before `i`).
-  uint8_t seen = 0;
   auto flush = [&](size_t to) {
+    if (to == plain) return;
     const std::string_view run(s + plain, to - plain);
-    if (seen & kEscaped)
-      out.escaped(run);
+    out.need(kMaxEscapedPerByte * run.size());
+    if (some_bit(escape_, line_ + plain, line_ + to))
+      out.put_escaped(run);
     else
-      out.raw(run);
+      out.put(run);
     plain = to;
-    seen = 0;
   };
-  while (i < n) {
-    const uint8_t cls = kByteClass[static_cast<unsigned char>(s[i])];
-    if (cls & kStartsNothing) {
-      seen |= cls;
-      ++i;
+  while ((i = next_bit<true>(event_, line_ + i, line_ + n) - line_) < n) {
+    const char c = s[i];
+    const char next = i + 1 < n ? s[i + 1] : '\0';
+    if (is_digit(c) || (c == '.' && is_digit(next))) {
+      flush(i);
+      const size_t end = end_of_number(line, i);
+      out.need(HtmlOut::kSpanMarkup + kMaxEscapedPerByte * (end - i));
+      out.put_span('n', std::string_view(s + i, end - i));
+      i = plain = end;
       continue;
     }
-    if (cls & kStartsIdentifier) {
-      size_t j = i + 1;
-      for (uint8_t k; j < n && ((k = kByteClass[static_cast<unsigned char>(s[j])]) & kContinuesIdentifier); ++j)
-        seen |= k;
-      seen |= cls;
+    if (starts_identifier(c)) {
+      const size_t j = next_bit<false>(word_, line_ + i + 1, line_ + n) - line_;
       const std::string_view word(s + i, j - i);
       const char after = j < n ? s[j] : '\0';
       // An encoding prefix only where a quote follows (rare): the words
@@ -386,17 +442,17 @@ size_t CppHighlighter::code(LineHtml& out, std::string_view line, size_t plain, 
       }
       if (is_keyword(word)) {
         flush(i);
-        out.span('k', word);
+        out.need(HtmlOut::kSpanMarkup + word.size());
+        out.put_plain_span('k', word);
         plain = j;
       }
       i = j;
       continue;
     }
-    const char c = s[i];
-    const char next = i + 1 < n ? s[i + 1] : '\0';
     if (c == '/' && next == '/') {
       flush(i);
-      out.span('c', line.substr(i));
+      out.need(HtmlOut::kSpanMarkup + kMaxEscapedPerByte * (n - i));
+      out.put_span('c', line.substr(i));
       if (continued_) state_ = State::kLineComment;
       return n;
     }
@@ -404,13 +460,6 @@ size_t CppHighlighter::code(LineHtml& out, std::string_view line, size_t plain, 
       flush(i);
       i = plain = block_comment(out, line, i, i + 2);  // "/*/" does not close
       if (state_ != State::kCode) return i;
-      continue;
-    }
-    if (is_digit(c) || (c == '.' && is_digit(next))) {
-      flush(i);
-      const size_t end = end_of_number(line, i);
-      out.span('n', std::string_view(s + i, end - i));
-      i = plain = end;
       continue;
     }
     if (c == '"' || c == '\'') {

@@ -8,13 +8,14 @@
 // A construct that spans lines (block comments, raw strings, continued
 // strings and // comments) is closed at the end of each line and reopened on
 // the next, so every row stays a well-formed fragment. Everything is escaped.
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace covkit::report::html {
 
-class LineHtml;
+class HtmlOut;
 
 // Whether a file's name says it is C or C++ (by extension; a name without
 // one, like the standard library's <vector>, counts too).
@@ -24,25 +25,36 @@ class CppHighlighter {
  public:
   // Appends `line` (without its newline) highlighted; call once per line, in order.
   void append_line(std::string& out, std::string_view line);
+  // A whole text, line by line: begin_text() with the text, then
+  // write_line() with each of its lines (views into it), in order.
+  void begin_text(std::string_view text);
+  void write_line(HtmlOut& out, std::string_view line);
 
  private:
   enum class State { kCode, kBlockComment, kLineComment, kString, kRawString };
 
-  void highlight(LineHtml& out, std::string_view line);
   // Each scans from `i`, writes what it consumed and returns where it stopped.
   // code() writes line[plain..i) as it is (blanks) before what it scans.
-  size_t code(LineHtml& out, std::string_view line, size_t plain, size_t i);
-  size_t block_comment(LineHtml& out, std::string_view line, size_t i, size_t search_from);
-  size_t quoted(LineHtml& out, std::string_view line, size_t i);
-  size_t raw_string(LineHtml& out, std::string_view line, size_t i);
-  size_t literal(LineHtml& out, std::string_view line, size_t start, size_t quote, bool raw);
-  size_t directive(LineHtml& out, std::string_view line, size_t i);
+  size_t code(HtmlOut& out, std::string_view line, size_t plain, size_t i);
+  size_t block_comment(HtmlOut& out, std::string_view line, size_t i, size_t search_from);
+  size_t quoted(HtmlOut& out, std::string_view line, size_t i);
+  size_t raw_string(HtmlOut& out, std::string_view line, size_t i);
+  size_t literal(HtmlOut& out, std::string_view line, size_t start, size_t quote, bool raw);
+  size_t directive(HtmlOut& out, std::string_view line, size_t i);
 
   State state_ = State::kCode;
   char quote_ = '"';        // kString: the closing quote
   std::string raw_end_;     // kRawString: ")delimiter\""
   bool continued_ = false;  // the previous line ended with a backslash
-  std::vector<char> room_;  // a line's HTML, before it is appended (LineHtml)
+  // Masks of the text's bytes (begin_text), 64 a word, bit k of word w for
+  // text_[64 * w + k]: code() finds each token's start and end with them
+  // instead of looking at every byte; line_ is where the line is in text_.
+  std::string_view text_;
+  size_t line_ = 0;
+  std::vector<uint64_t> word_;    // letters, digits, '_', '$', bytes >= 0x80
+  std::vector<uint64_t> event_;   // those and / . " ' (where a token may start)
+  std::vector<uint64_t> escape_;  // & < > and bytes >= 0x80 (html_escape.h)
+  std::vector<uint64_t> blank_;   // ' ' '\t' '\f' '\v'
 };
 
 }  // namespace covkit::report::html

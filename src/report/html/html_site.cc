@@ -8,6 +8,7 @@
 #include "report/html/html_assets.h"
 #include "report/html/html_directory_page.h"
 #include "report/html/html_index_page.h"
+#include "report/html/html_out.h"
 #include "report/html/html_site_dir.h"
 #include "report/html/html_site_map.h"
 #include "report/html/html_source_page.h"
@@ -22,27 +23,27 @@ namespace {
 
 // Renders and writes one file's page, its source as the exclusion markers
 // read it, or read now.
-Expected<void> write_source_page(const model::FileCov& file, size_t index, const SiteMap& map, StagedSite& site,
-                                 const HtmlOptions& opts) {
+Expected<void> write_file_page(const model::FileCov& file, size_t index, const SiteMap& map, StagedSite& site,
+                               const HtmlOptions& opts) {
   const model::Totals& totals = map.file_totals(index);
   std::string crumb;
   map.append_linked_path(crumb, file.path);
   const std::string& where = model::SourceTexts::where(file);
   const model::SourceTexts::Text* kept = opts.sources ? opts.sources->find(where) : nullptr;
   // One buffer per thread, its pages' memory reused from page to page.
-  thread_local std::string html;
+  thread_local HtmlOut html;
   html.clear();
   if (kept) {
     if (kept->data)
-      append_source_page(html, file, totals, kept->data->text(), "", crumb, opts);
+      write_source_page(html, file, totals, kept->data->text(), "", crumb, opts);
     else
-      append_source_page(html, file, totals, std::nullopt, kept->error, crumb, opts);
+      write_source_page(html, file, totals, std::nullopt, kept->error, crumb, opts);
   } else if (auto data = util::read_source_file(where)) {  // named by the data: its owners' rights
-    append_source_page(html, file, totals, data->text(), "", crumb, opts);
+    write_source_page(html, file, totals, data->text(), "", crumb, opts);
   } else {
-    append_source_page(html, file, totals, std::nullopt, data.error().message, crumb, opts);
+    write_source_page(html, file, totals, std::nullopt, data.error().message, crumb, opts);
   }
-  return site.write(map.file_page(index), html);
+  return site.write(map.file_page(index), html.text());
 }
 
 }  // namespace
@@ -92,7 +93,7 @@ Expected<void> write_html_site(const model::ProjectCov& project, const HtmlOptio
       return;
     }
     const size_t i = largest_first[job - 1];
-    results[i] = write_source_page(project.files[i], i, map, *site, opts);
+    results[i] = write_file_page(project.files[i], i, map, *site, opts);
   });
   for (const Expected<void>& r : dir_results)
     if (!r) return r;

@@ -15,6 +15,7 @@
 #include "report/html/html_layout.h"
 #include "report/html/html_metrics.h"
 #include "report/html/html_names.h"
+#include "report/html/html_out.h"
 
 namespace covkit::report::html {
 
@@ -59,15 +60,30 @@ bool some_region_never_ran(LineRegions regions) {
   return std::any_of(regions.begin(), regions.end(), [](const model::RegionCov& r) { return r.count == 0; });
 }
 
-std::string_view line_class(const model::LineCov* line, LineRegions regions) {
-  if (!line) return "nocode";
-  if (line->excluded) return "excluded";
-  if (line->no_count) return "nocode";  // branches only: the branch cell tells them
-  if (!line->covered()) return "uncovered";
+// A row's class, padded to 16 bytes (RowWriter copies it whole).
+struct RowClass {
+  char text[16];
+  size_t size;
+};
+constexpr RowClass row_class(std::string_view name) {
+  RowClass c{};
+  for (size_t i = 0; i < name.size(); ++i) c.text[i] = name[i];
+  c.size = name.size();
+  return c;
+}
+constexpr RowClass kNocode = row_class("nocode"), kExcluded = row_class("excluded"),
+                   kUncovered = row_class("uncovered"), kPartial = row_class("partial"),
+                   kCovered = row_class("covered");
+
+const RowClass& line_class(const model::LineCov* line, LineRegions regions) {
+  if (!line) return kNocode;
+  if (line->excluded) return kExcluded;
+  if (line->no_count) return kNocode;  // branches only: the branch cell tells them
+  if (!line->covered()) return kUncovered;
   for (const model::BranchCov& b : line->branches)
-    if (b.count == 0) return "partial";
-  if (some_region_never_ran(regions)) return "partial";
-  return "covered";
+    if (b.count == 0) return kPartial;
+  if (some_region_never_ran(regions)) return kPartial;
+  return kCovered;
 }
 
 // The regions starting on a line, when they tell more than its count: two
@@ -104,41 +120,56 @@ void append_region_details(std::string& out, const model::LineCov& line, LineReg
   out += "</ul></details>"sv;
 }
 
-void append_branch_cell(std::string& out, const model::LineCov& line) {
-  out += "<td class=\"br\">"sv;
+// Written straight to the page: a zstd report has 11,000 such cells with
+// 62,000 branches, each a few pieces.
+void write_branch_cell(HtmlOut& out, const model::LineCov& line) {
+  out.need(64);
+  out.put("<td class=\"br\">"sv);
   if (!line.excluded && !line.branches.empty()) {
     size_t taken = 0;
     for (const model::BranchCov& b : line.branches) taken += b.count > 0;
-    size_t n = line.branches.size();
+    const size_t n = line.branches.size();
+    // Its markup and numbers: under 256 bytes, and under 128 a branch.
+    out.need(256 + n * 128);
     const std::string_view cls = taken == 0 ? "none"sv : taken == n ? "all"sv : "some"sv;
-    out += "<details class=\"branches "sv;
-    out += cls;
-    out += "\"><summary title=\""sv;
-    append_fraction(out, taken, n, " of "sv);
-    out += " branches taken\">"sv;
-    append_fraction(out, taken, n, "/"sv);
-    out += "</summary><ul><li class=\"caption\">"sv;
-    append_fraction(out, taken, n, "/"sv);
-    out += " branches taken</li>"sv;
+    out.put("<details class=\"branches "sv);
+    out.put(cls);
+    out.put("\"><summary title=\""sv);
+    auto fraction = [&](std::string_view between) {
+      out.put_decimal(taken);
+      out.put(between);
+      out.put_decimal(n);
+    };
+    fraction(" of "sv);
+    out.put(" branches taken\">"sv);
+    fraction("/"sv);
+    out.put("</summary><ul><li class=\"caption\">"sv);
+    fraction("/"sv);
+    out.put(" branches taken</li>"sv);
     for (size_t k = 0; k < n; ++k) {
       const model::BranchCov& b = line.branches[k];
-      out += b.count > 0 ? "<li class=\"taken\">branch "sv : "<li class=\"nottaken\">branch "sv;
-      append_int(out, int64_t(k));
-      out += ": "sv;
+      if (b.count > 0)
+        out.put("<li class=\"taken\">branch "sv);
+      else
+        out.put("<li class=\"nottaken\">branch "sv);
+      out.put_decimal(k);
+      out.put(": "sv);
       if (b.count > 0) {
-        out += "taken "sv;
-        append_int(out, b.count);
-        out += "\u00d7"sv;
+        out.put("taken "sv);
+        out.put_decimal(uint64_t(b.count));
+        out.put("\u00d7"sv);
+      } else if (b.executed) {
+        out.put("never taken"sv);
       } else {
-        out += b.executed ? "never taken"sv : "not executed"sv;
+        out.put("not executed"sv);
       }
-      if (b.is_throw) out += " (throw)"sv;
-      if (b.unreachable) out += " (unreachable)"sv;
-      out += "</li>"sv;
+      if (b.is_throw) out.put(" (throw)"sv);
+      if (b.unreachable) out.put(" (unreachable)"sv);
+      out.put("</li>"sv);
     }
-    out += "</ul></details>"sv;
+    out.put("</ul></details>"sv);
   }
-  out += "</td>"sv;
+  out.put("</td>"sv);
 }
 
 void append_count_cell(std::string& out, const model::LineCov* line, LineRegions regions, const HtmlOptions& opts) {
@@ -181,68 +212,80 @@ void append_instances(std::string& out, const model::LineCov& line) {
   }
 }
 
+// One row per line of the text, written through `out` (html_out.h): the
+// row's start with fixed-size copies (its number three times, its class,
+// its count), its code cell by the highlighter; a line with branches,
+// regions or instances has its cells made as text in `scratch` first.
 // `highlighter` is null for text that is not C or C++; when set, it sees
 // every line of the text in order.
-// A row's start, up to its code cell, assembled on the stack and appended
-// at once: a page has a row per source line, most of them a line without
-// code, and a dozen appends of a few bytes each cost more than their bytes.
-class RowHead {
+class RowWriter {
  public:
-  void put(std::string_view s) {
-    std::memcpy(end_, s.data(), s.size());
-    end_ += s.size();
+  RowWriter(HtmlOut& out, const HtmlOptions& opts) : out_(out), opts_(opts) {}
+
+  void row(uint32_t number, const model::LineCov* line, LineRegions regions, std::string_view code,
+           bool beyond_source, CppHighlighter* highlighter) {
+    const RowClass& name = line_class(line, regions);
+    // The longest start: the fixed markup below, three numbers of up to
+    // 10 digits, a class, a count of up to 20.
+    out_.need(400);
+    out_.put(R"(<tr id="L)"sv);
+    char* const digits = out_.at();
+    out_.put_decimal(number);
+    const size_t num_size = size_t(out_.at() - digits);
+    out_.put(R"(" class=")"sv);
+    out_.put_short(name.text, name.size);
+    out_.put(R"("><td class="num"><a href="#L)"sv);
+    out_.put_short(digits, num_size);
+    out_.put(R"(">)"sv);
+    out_.put_short(digits, num_size);
+    out_.put("</a></td>"sv);
+    if (!line) {
+      out_.put(R"(<td class="count"></td><td class="br"></td><td class="code">)"sv);
+    } else if (!line->excluded && !line->no_count && line->branches.empty() && regions.empty() &&
+               !(opts_.counts_are_lower_bounds && line->covered()) && !(line->inferred && line->covered())) {
+      // A line with a count and nothing more (append_count_cell's common case).
+      out_.put(R"(<td class="count">)"sv);
+      if (line->count < 0) out_.put('-');
+      out_.put_decimal(line->count < 0 ? 0 - uint64_t(line->count) : uint64_t(line->count));
+      if (line->unexecuted_block && line->covered())
+        out_.put(R"(<span class="star" title="some blocks on this line never ran">*</span>)"sv);
+      out_.put(R"(</td><td class="br"></td><td class="code">)"sv);
+    } else {
+      scratch_.clear();
+      append_count_cell(scratch_, line, regions, opts_);
+      put_text(scratch_);
+      write_branch_cell(out_, *line);
+      out_.need(32);
+      out_.put(R"(<td class="code">)"sv);
+    }
+    if (beyond_source) {
+      out_.need(64);
+      out_.put(R"(<span class="beyond">(no such line in the source)</span>)"sv);
+    } else if (highlighter) {
+      highlighter->write_line(out_, code);
+    } else {
+      out_.need(kMaxEscapedPerByte * code.size());
+      out_.put_escaped(code);
+    }
+    out_.need(16);
+    out_.put("</td></tr>\n"sv);
+    if (line && opts_.show_instances && !line->excluded && !line->instances.empty()) {
+      scratch_.clear();
+      append_instances(scratch_, *line);
+      put_text(scratch_);
+    }
   }
-  std::string_view text() const { return {buf_, size_t(end_ - buf_)}; }
 
  private:
-  char buf_[320];  // the longest head put here is under 250 bytes
-  char* end_ = buf_;
-};
-
-// `highlighter` is null for text that is not C or C++; when set, it sees
-// every line of the text in order.
-void append_line_row(std::string& out, uint32_t number, const model::LineCov* line, LineRegions regions,
-                     std::string_view code, bool beyond_source, CppHighlighter* highlighter, const HtmlOptions& opts) {
-  const fmt::format_int digits(number);
-  const std::string_view num(digits.data(), digits.size());
-  RowHead head;
-  head.put("<tr id=\"L"sv);
-  head.put(num);
-  head.put("\" class=\""sv);
-  head.put(line_class(line, regions));
-  head.put("\"><td class=\"num\"><a href=\"#L"sv);
-  head.put(num);
-  head.put("\">"sv);
-  head.put(num);
-  head.put("</a></td>"sv);
-  if (!line) {
-    head.put("<td class=\"count\"></td><td class=\"br\"></td><td class=\"code\">"sv);
-    out += head.text();
-  } else if (!line->excluded && !line->no_count && line->branches.empty() && regions.empty() &&
-             !(opts.counts_are_lower_bounds && line->covered()) && !(line->inferred && line->covered())) {
-    // A line with a count and nothing more (append_count_cell's common case).
-    const fmt::format_int count(line->count);
-    head.put("<td class=\"count\">"sv);
-    head.put(std::string_view(count.data(), count.size()));
-    if (line->unexecuted_block && line->covered())
-      head.put("<span class=\"star\" title=\"some blocks on this line never ran\">*</span>"sv);
-    head.put("</td><td class=\"br\"></td><td class=\"code\">"sv);
-    out += head.text();
-  } else {
-    out += head.text();
-    append_count_cell(out, line, regions, opts);
-    append_branch_cell(out, *line);
-    out += "<td class=\"code\">"sv;
+  void put_text(std::string_view text) {
+    out_.need(text.size());
+    out_.put(text);
   }
-  if (beyond_source)
-    out += "<span class=\"beyond\">(no such line in the source)</span>"sv;
-  else if (highlighter)
-    highlighter->append_line(out, code);
-  else
-    append_escaped(out, code);
-  out += "</td></tr>\n"sv;
-  if (line && opts.show_instances && !line->excluded) append_instances(out, *line);
-}
+
+  HtmlOut& out_;
+  const HtmlOptions& opts_;
+  std::string scratch_;
+};
 
 void append_function_table(std::string& out, const model::FileCov& file, const HtmlOptions& opts) {
   out += "<h2>Functions</h2>\n"sv;
@@ -317,11 +360,20 @@ std::string render_source_page(const model::FileCov& file, std::optional<std::st
 void append_source_page(std::string& out, const model::FileCov& file, const model::Totals& totals,
                         std::optional<std::string_view> source, std::string_view missing_reason,
                         std::string_view crumb_html, const HtmlOptions& opts) {
+  HtmlOut page;
+  write_source_page(page, file, totals, source, missing_reason, crumb_html, opts);
+  out.append(page.text());
+}
+
+void write_source_page(HtmlOut& page, const model::FileCov& file, const model::Totals& totals,
+                       std::optional<std::string_view> source, std::string_view missing_reason,
+                       std::string_view crumb_html, const HtmlOptions& opts) {
   std::vector<std::string_view> text = source ? split_lines(*source) : std::vector<std::string_view>{};
-  // Escaped text, highlighting and ~200 bytes of markup per line: one
-  // allocation for most files.
-  out.reserve(out.size() + 8192 + (source ? source->size() + source->size() / 2 : 0) +
-              (text.size() + file.lines.size()) * 200);
+  // The page's head and function table, made as text (one buffer per
+  // thread, reused) and copied to the page before its rows.
+  thread_local std::string head;
+  std::string& out = head;
+  out.clear();
   append_page_begin(out, opts, base_name_of(file.path), crumb_html);
   out += "<h2 class=\"path\" title=\""sv;
   append_escaped(out, file.absolute_path);
@@ -353,10 +405,14 @@ void append_source_page(std::string& out, const model::FileCov& file, const mode
   out +=
       "<table class=\"source\" id=\"source\">\n<thead hidden><tr><th>Line</th><th>Count</th><th>Branches</th>"
       "<th>Source</th></tr></thead>\n<tbody>\n";
+  page.need(out.size());
+  page.put(out);
   // One pass over the text and the (sorted) model lines together; model
   // lines past the end of the text, or all of them without a text, follow.
   CppHighlighter highlighter;
   CppHighlighter* hl = source && is_c_family_source(file.path) ? &highlighter : nullptr;
+  if (hl) hl->begin_text(*source);
+  RowWriter rows(page, opts);
   auto next = file.lines.begin();
   // The regions (sorted by start) that start on line `number`.
   size_t region = 0;
@@ -370,13 +426,16 @@ void append_source_page(std::string& out, const model::FileCov& file, const mode
     uint32_t number = uint32_t(i + 1);
     while (next != file.lines.end() && next->number < number) ++next;  // line 0: no row
     const model::LineCov* line = next != file.lines.end() && next->number == number ? &*next : nullptr;
-    append_line_row(out, number, line, regions_of(number), text[i], false, hl, opts);
+    rows.row(number, line, regions_of(number), text[i], false, hl);
   }
   for (; next != file.lines.end(); ++next)
     if (next->number > text.size())
-      append_line_row(out, next->number, &*next, regions_of(next->number), "", source.has_value(), nullptr, opts);
+      rows.row(next->number, &*next, regions_of(next->number), "", source.has_value(), nullptr);
+  out.clear();
   out += "</tbody>\n</table>\n"sv;
   append_page_end(out);
+  page.need(out.size());
+  page.put(out);
 }
 
 }  // namespace covkit::report::html

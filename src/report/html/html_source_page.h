@@ -14,6 +14,8 @@
 
 namespace covkit::report::html {
 
+class HtmlOut;
+
 // `source` is the file's text, or none when it could not be read (then only
 // the lines the model knows are shown, under a notice giving `missing_reason`).
 // C and C++ text is highlighted (cpp_highlight.h). `crumb_html` is the
@@ -27,5 +29,10 @@ std::string render_source_page(const model::FileCov& file, std::optional<std::st
 void append_source_page(std::string& out, const model::FileCov& file, const model::Totals& totals,
                         std::optional<std::string_view> source, std::string_view missing_reason,
                         std::string_view crumb_html, const HtmlOptions& opts);
+// The same page written to `page` (html_out.h: the site's buffer, written
+// out as it is).
+void write_source_page(HtmlOut& page, const model::FileCov& file, const model::Totals& totals,
+                       std::optional<std::string_view> source, std::string_view missing_reason,
+                       std::string_view crumb_html, const HtmlOptions& opts);
 
 }  // namespace covkit::report::html
