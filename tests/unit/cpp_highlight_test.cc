@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "report/html/html_out.h"
 #include "util/utf8.h"
 
 namespace covkit::report::html {
@@ -199,6 +200,75 @@ TEST(CppHighlight, HostileTextRoundTrips) {
       EXPECT_TRUE(only_own_tags(rows[i])) << rows[i];
     }
   }
+}
+
+// A whole text highlighted as the source pages do it (begin_text, then
+// each line as a view into the text): the masks are the text's, so tokens
+// cross their 64-byte words at every offset.
+std::vector<std::string> highlight_text(const std::string& text) {
+  CppHighlighter h;
+  h.begin_text(text);
+  std::vector<std::string> rows;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    HtmlOut out;
+    h.write_line(out, std::string_view(text).substr(pos, nl - pos));
+    rows.emplace_back(out.text());
+    pos = nl + 1;
+  }
+  return rows;
+}
+
+TEST(CppHighlight, WholeTextAgreesWithLineByLine) {
+  std::mt19937 rng(777);
+  const std::string alphabet = "abRuLU8x01.e+-'\"\\/*#<>&()  \t;_$\xc3\xa9\xff";
+  for (int file = 0; file < 100; ++file) {
+    std::vector<std::string> lines(12);
+    std::string text;
+    for (std::string& l : lines) {
+      for (size_t n = rng() % 200; n > 0; --n) l += alphabet[rng() % alphabet.size()];
+      text += l + "\n";
+    }
+    EXPECT_EQ(highlight_text(text), highlight(lines));
+  }
+  // Identifiers, keywords and numbers across the words' edges.
+  for (size_t pad = 0; pad < 70; ++pad) {
+    const std::string line = std::string(pad, ' ') + "int abcdefghij_0123456789 = 0x7f; return a<b; // c";
+    EXPECT_EQ(highlight_text(line + "\n" + line), highlight({line, line})) << pad;
+  }
+}
+
+TEST(CppHighlight, EdgeCases) {
+  // A raw string ends only at its delimiter on one line: neither )a" nor
+  // a )ab at one line's end with the quote on the next closes it.
+  std::vector<std::string> rows = highlight({"R\"ab(x)a\"", ")b\" )ab", "\" int", ")ab\" int"});
+  EXPECT_EQ(rows[0], "<span class=\"s\">R&quot;ab(x)a&quot;</span>");
+  EXPECT_EQ(rows[1], "<span class=\"s\">)b&quot; )ab</span>");
+  EXPECT_EQ(rows[2], "<span class=\"s\">&quot; int</span>");
+  EXPECT_EQ(rows[3], "<span class=\"s\">)ab&quot;</span> <span class=\"k\">int</span>");
+  // A continued #define: the second line is code, not a directive.
+  rows = highlight({"#define F(x) \\", "  if (x) return 1;"});
+  EXPECT_EQ(rows[0], "<span class=\"p\">#define</span> F(x) \\");
+  EXPECT_EQ(rows[1], "  <span class=\"k\">if</span> (x) <span class=\"k\">return</span> <span class=\"n\">1</span>;");
+  // Digraphs are punctuation: %: is not a directive, <: :> <% %> escaped.
+  EXPECT_EQ(one("%:include <x>"), "%:include &lt;x&gt;");
+  EXPECT_EQ(one("a<:1:> <% %>"), "a&lt;:<span class=\"n\">1</span>:&gt; &lt;% %&gt;");
+  // Unterminated at the end of the text: each row is closed.
+  rows = highlight({"/* open", "still <open>"});
+  EXPECT_EQ(rows[1], "<span class=\"c\">still &lt;open&gt;</span>");
+  EXPECT_EQ(one("x = \"no end"), "x = <span class=\"s\">&quot;no end</span>");
+  EXPECT_EQ(one("c = '"), "c = <span class=\"s\">&#39;</span>");
+  EXPECT_EQ(one("R\"d(never closed"), "<span class=\"s\">R&quot;d(never closed</span>");
+  // Bytes that are not UTF-8 become U+FFFD, in code, comments and strings alike.
+  EXPECT_EQ(one("a\xff b"), "a\xEF\xBF\xBD b");
+  EXPECT_EQ(one("/* \xc3 */"), "<span class=\"c\">/* \xEF\xBF\xBD */</span>");
+  EXPECT_EQ(one("\"\xe2\x82\""), "<span class=\"s\">&quot;\xEF\xBF\xBD\xEF\xBF\xBD&quot;</span>");
+  // Well-formed bidi controls (U+202E, U+2066) are kept as they are: the
+  // page shows the source's bytes (the row's cell isolates them).
+  EXPECT_EQ(one("x\xe2\x80\xae = 1;"), "x\xe2\x80\xae = <span class=\"n\">1</span>;");
+  EXPECT_EQ(one("// \xe2\x81\xa6 }"), "<span class=\"c\">// \xe2\x81\xa6 }</span>");
 }
 
 TEST(CppHighlight, WhichFilesAreCOrCxx) {
