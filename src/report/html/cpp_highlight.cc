@@ -10,6 +10,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "report/html/html_escape.h"
 #include "report/html/html_out.h"
@@ -17,6 +20,8 @@
 namespace covkit::report::html {
 
 using namespace std::string_view_literals;
+
+bool cpp_highlight_narrow_for_testing = false;
 
 namespace {
 
@@ -136,6 +141,54 @@ inline void classify16(const char* p, unsigned shift, MaskWords& m) {
   m.escape |= uint64_t(unsigned(_mm_movemask_epi8(escape))) << shift;
   m.blank |= uint64_t(unsigned(_mm_movemask_epi8(blank))) << shift;
 }
+
+#if defined(__x86_64__)
+// The same with AVX2 where the CPU has it, 32 bytes a step: classify16's
+// compares were a fifth of the highlighter's instructions.
+[[gnu::target("avx2"), gnu::always_inline]] inline __m256i bytes_in_range32(__m256i v, char lo, int len) {
+  const __m256i shifted =
+      _mm256_add_epi8(v, _mm256_set1_epi8(static_cast<char>(0x80 - static_cast<unsigned char>(lo))));
+  return _mm256_cmpgt_epi8(_mm256_set1_epi8(static_cast<char>(-128 + len)), shifted);
+}
+[[gnu::target("avx2"), gnu::always_inline]] inline __m256i bytes_equal32(__m256i v, char c) {
+  return _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c));
+}
+[[gnu::target("avx2"), gnu::always_inline]] inline void classify32(const char* p, unsigned shift, MaskWords& m) {
+  const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  const __m256i letter = bytes_in_range32(_mm256_or_si256(v, _mm256_set1_epi8(0x20)), 'a', 26);
+  const __m256i digit = bytes_in_range32(v, '0', 10);
+  const __m256i word = _mm256_or_si256(_mm256_or_si256(letter, digit),
+                                       _mm256_or_si256(bytes_equal32(v, '_'), _mm256_or_si256(bytes_equal32(v, '$'), v)));
+  const __m256i event = _mm256_or_si256(
+      word, _mm256_or_si256(_mm256_or_si256(bytes_equal32(v, '/'), bytes_equal32(v, '.')),
+                            _mm256_or_si256(bytes_equal32(v, '"'), bytes_equal32(v, '\''))));
+  const __m256i escape = _mm256_or_si256(_mm256_or_si256(bytes_equal32(v, '&'), bytes_equal32(v, '<')),
+                                         _mm256_or_si256(bytes_equal32(v, '>'), v));
+  const __m256i blank = _mm256_or_si256(_mm256_or_si256(bytes_equal32(v, ' '), bytes_equal32(v, '\t')),
+                                        _mm256_or_si256(bytes_equal32(v, '\f'), bytes_equal32(v, '\v')));
+  m.word |= uint64_t(unsigned(_mm256_movemask_epi8(word))) << shift;
+  m.event |= uint64_t(unsigned(_mm256_movemask_epi8(event))) << shift;
+  m.escape |= uint64_t(unsigned(_mm256_movemask_epi8(escape))) << shift;
+  m.blank |= uint64_t(unsigned(_mm256_movemask_epi8(blank))) << shift;
+}
+// Words [0, words) of text `s`, each 64 bytes all within it.
+[[gnu::target("avx2")]] void classify_full_words_avx2(const char* s, size_t words, uint64_t* word, uint64_t* event,
+                                                      uint64_t* escape, uint64_t* blank) {
+  for (size_t w = 0; w < words; ++w) {
+    MaskWords m;
+    classify32(s + 64 * w, 0, m);
+    classify32(s + 64 * w + 32, 32, m);
+    word[w] = m.word;
+    event[w] = m.event;
+    escape[w] = m.escape;
+    blank[w] = m.blank;
+  }
+}
+bool have_avx2() {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  return avx2 && !cpp_highlight_narrow_for_testing;
+}
+#endif
 #else
 constexpr std::array<uint8_t, 256> mask_kind_table() {
   std::array<uint8_t, 256> t{};
@@ -235,7 +288,14 @@ void CppHighlighter::begin_text(std::string_view line) {
   escape_.resize(words);
   blank_.resize(words);
   const char* const s = line.data();
-  for (size_t w = 0; w < words; ++w) {
+  size_t w = 0;
+#if defined(__x86_64__)
+  if (have_avx2()) {
+    w = n / 64;
+    classify_full_words_avx2(s, w, word_.data(), event_.data(), escape_.data(), blank_.data());
+  }
+#endif
+  for (; w < words; ++w) {
     MaskWords m;
     const size_t base = w * 64;
 #if defined(__SSE2__)

@@ -21,6 +21,10 @@ class HtmlOut;
 // one, like the standard library's <vector>, counts too).
 bool is_c_family_source(std::string_view path);
 
+// Tests set it to have the text's masks made 16 bytes a step even where the
+// CPU has AVX2 (both ways must give the same masks).
+extern bool cpp_highlight_narrow_for_testing;
+
 class CppHighlighter {
  public:
   // Appends `line` (without its newline) highlighted; call once per line, in order.
