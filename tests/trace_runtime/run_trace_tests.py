@@ -235,6 +235,28 @@ def t_recursion(env):
             raise Failure(f"chunk16k: only {t['data_bytes']} bytes, no rollover tested")
 
 
+def t_realigned(env):
+    """A function that realigns its stack, called from one site with the
+    incoming stack pointer moved by 16 bytes each time and stale copies of
+    its return address left in its frame's memory, with a copy of another
+    function inlined in it: the copy's hooks must get the host's slot, or
+    its enter closes the host's frame and the host's exit is lost (14 or 15
+    of 16 lost before the fix, whatever the initial alignment)."""
+    n = 16
+    want_calls = {"main": 1, "caller": n, "plant": n - 1, "realigned": n, "part": n}
+    want_edges = {"<root> -> main": 1, "main -> caller": n, "caller -> plant": n - 1,
+                  "caller -> realigned": n, "realigned -> part": n}
+    # part() doubles the byte realigned() fills its buffer with: (16 i) mod 64.
+    want_out = f"{sum(2 * (16 * i & 63) for i in range(n))}\n"
+    d = env.dir("realigned")
+    for label, cc, flags in variants(env):
+        exe = env.compile(os.path.join(d, f"realigned-{label}"), cc, ["realigned.c"], flags)
+        tr = os.path.join(d, f"trace-{label}")
+        r = env.run(exe, [n], tr)
+        expect_eq(f"{label}: output", r.stdout, want_out)
+        check_thread(label, one_thread(one_process(decode(tr))), want_calls, want_edges, 4)
+
+
 def t_exceptions(env):
     rounds, depth = 3, 5
     want_calls = {"main": 1, "catcher": rounds, "thrower": rounds * (depth + 1) + 2 * 3,
@@ -933,7 +955,7 @@ def t_clock(env):
 
 
 SCENARIOS = {
-    "recursion": t_recursion, "exceptions": t_exceptions, "longjmp": t_longjmp, "threads": t_threads,
+    "recursion": t_recursion, "realigned": t_realigned, "exceptions": t_exceptions, "longjmp": t_longjmp, "threads": t_threads,
     "fork": t_fork, "vfork": t_vfork, "exit_deep": t_exit_deep, "ctor_dtor": t_ctor_dtor, "dlopen": t_dlopen, "static": t_static, "inert": t_inert,
     "limits": t_limits, "signals": t_signals, "crash": t_crash, "overflow": t_overflow,
     "planted": t_planted, "exec": t_exec, "full_disk": t_full_disk, "still_running": t_still_running,

@@ -62,6 +62,7 @@ CKT_API void __cyg_profile_func_enter(void *this_fn, void *call_site) {
      * address) maybe a copy inlined in it (see ckt_pop_dead). */
     if (CKT_UNLIKELY(ts <= slot)) {
       const struct ckt_frame *fr = &t->stack[d - 1];
+      slot = ckt_host_slot(fr, slot, site, cfa);
       if (ts == slot && fr->site == site) {
         while (fr->ra != ra) {
           if (fr == t->stack || CKT_SLOT(fr - 1) != slot || fr[-1].site != site) {

@@ -70,6 +70,7 @@ CKT_FN void ckt_enter_slow(struct ckt_thread *t, uintptr_t fn, uintptr_t site, c
                            uintptr_t ra, uint64_t now) {
   if (now >= ckt_next_calib) ckt_calib_tick(now);
   uintptr_t slot = ckt_find_slot(cfa, site);
+  if (t->depth && !t->overflow) slot = ckt_host_slot(&t->stack[t->depth - 1], slot, site, cfa);
   ckt_pop_dead(t, fn, slot, site, ra, now);
   ckt_enter_push(t, fn, site, slot, ra, now);
 }

@@ -46,6 +46,27 @@ CKT_INLINE uintptr_t ckt_find_slot(const uintptr_t *cfa, uintptr_t site) {
   return (uintptr_t)cfa;
 }
 
+/* The slot for a new call from site when the top frame has the same
+ * return address and its slot lies between the call's CFA and the slot
+ * found for it, i.e. inside the new call's own frame: the top frame is
+ * either dead (its stack reused) or the same activation, whose enter took a
+ * stale copy of the return address left in its uninitialized locals (by
+ * an earlier call from that site with a shallower frame, e.g. a hook's
+ * spill: a function that realigns its stack, and rsp,-64, has its slot at a
+ * distance from the CFA that changes with the incoming alignment, so its
+ * remembered offset misses and the scan finds the copy first). Its inlined
+ * copies, whose remembered offsets hit the real slot, must share the host's
+ * slot, or the first of them closes the host's frame and its exit is lost.
+ * Taking the top's slot lets the return-address rules below decide (the
+ * same hook call site or a real call: a dead frame, closed; else a copy
+ * inlined in it); a fresh call on a dead frame's slot is still a slot of
+ * its own frame, above its CFA. */
+CKT_INLINE uintptr_t ckt_host_slot(const struct ckt_frame *top, uintptr_t slot, uintptr_t site,
+                                   const uintptr_t *cfa) {
+  uintptr_t ts = CKT_SLOT(top);
+  return ts < slot && ts >= (uintptr_t)cfa && top->site == site ? ts : slot;
+}
+
 /* Scans for the slot and remembers its offset for fn. */
 CKT_FN uintptr_t ckt_slot_rescan(struct ckt_thread *t, uintptr_t fn, const uintptr_t *cfa, uintptr_t site);
 
