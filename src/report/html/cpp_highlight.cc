@@ -11,6 +11,7 @@
 #include <emmintrin.h>
 #endif
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -184,8 +185,25 @@ inline void classify16(const char* p, unsigned shift, MaskWords& m) {
     blank[w] = m.blank;
   }
 }
+// Asked with cpuid at the first highlighted text, not with
+// __builtin_cpu_supports: that links libgcc's __cpu_indicator_init, a
+// constructor that runs a dozen cpuid instructions before main() in every
+// command, and cpuid traps to the hypervisor on a VM (~6 us each: start-up,
+// bench/README.md). AVX2 needs the CPU's flag (leaf 7, EBX bit 5) and the
+// system's saving of the YMM state (OSXSAVE, then XCR0's SSE and AVX bits).
+bool cpu_has_avx2() {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+  const unsigned kOsxsave = 1u << 27, kAvx = 1u << 28;
+  if ((c & (kOsxsave | kAvx)) != (kOsxsave | kAvx)) return false;
+  unsigned xcr0_lo, xcr0_hi;
+  __asm__("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+  if ((xcr0_lo & 0x6) != 0x6) return false;  // XMM and YMM state
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+  return b & (1u << 5);
+}
 bool have_avx2() {
-  static const bool avx2 = __builtin_cpu_supports("avx2");
+  static const bool avx2 = cpu_has_avx2();
   return avx2 && !cpp_highlight_narrow_for_testing;
 }
 #endif
