@@ -111,7 +111,43 @@ class ProjectAdder {
     appended_.resize(into.files.size(), 0);
   }
 
+  // lcov reads a tracefile's records of one source into one entry and, if
+  // none of them holds a line count (DA), leaves the source out of that
+  // tracefile, functions and branches too (lcov 1.16 writes such a record
+  // for a header whose only functions are implicit members clang gives no
+  // lines). So a record without one is held until the source's first record
+  // with one in this tracefile (then added before it, in their order) or
+  // the file's end (then dropped): per tracefile, not per project, as
+  // `lcov -a a.info -a b.info` drops b's records of x.c without DA even
+  // when a.info gave x.c lines.
   void add(FileCov&& f) {
+    const bool counted = std::any_of(f.lines.begin(), f.lines.end(), [](const LineCov& l) { return !l.no_count; });
+    std::string key = f.path + '\0' + f.absolute_path;
+    if (!counted) {
+      if (!counted_.count(key)) {
+        held_[std::move(key)].push_back(std::move(f));
+        return;
+      }
+    } else if (counted_.insert(key).second) {
+      if (auto held = held_.find(key); held != held_.end()) {
+        for (FileCov& earlier : held->second) add_record(std::move(earlier));
+        held_.erase(held);
+      }
+    }
+    add_record(std::move(f));
+  }
+
+  void finish(std::vector<std::string>&& test_names) {
+    held_.clear();  // sources with no line count in this tracefile
+    for (std::string& t : test_names)
+      if (std::find(into_.test_names.begin(), into_.test_names.end(), t) == into_.test_names.end())
+        into_.test_names.push_back(std::move(t));
+    take_later_function_lines();  // before normalize(), which merges by name and sorts by line
+    normalize(into_);
+  }
+
+ private:
+  void add_record(FileCov&& f) {
     note_function_lines(f);
     std::vector<size_t>& same_path = index_[f.path];
     for (size_t i : same_path) {
@@ -138,23 +174,6 @@ class ProjectAdder {
     into_.files.push_back(std::move(f));
   }
 
-  void finish(std::vector<std::string>&& test_names) {
-    for (std::string& t : test_names)
-      if (std::find(into_.test_names.begin(), into_.test_names.end(), t) == into_.test_names.end())
-        into_.test_names.push_back(std::move(t));
-    take_later_function_lines();  // before normalize(), which merges by name and sorts by line
-    normalize(into_);
-    // lcov -a leaves out a source that has no line count (DA) after reading
-    // a tracefile, whatever else its records hold (lcov 1.16 writes one for
-    // a header whose only functions are implicit members clang gives no
-    // lines; a source of BRDA and FN lines only is left out too): so do
-    // report -a and merge.
-    std::erase_if(into_.files, [](const FileCov& f) {
-      return std::all_of(f.lines.begin(), f.lines.end(), [](const LineCov& l) { return l.no_count; });
-    });
-  }
-
- private:
   static size_t size(const FileCov& f) { return f.lines.size() + f.functions.size() + f.regions.size(); }
   static uint64_t name_key(const std::string& name) { return std::hash<std::string_view>()(name); }
 
@@ -196,6 +215,8 @@ class ProjectAdder {
   }
 
   ProjectCov& into_;
+  std::unordered_set<std::string> counted_;  // sources with a line count in this tracefile
+  std::unordered_map<std::string, std::vector<FileCov>> held_;  // records of the others
   std::unordered_map<std::string, std::vector<size_t>> index_;  // path -> its entries in into_.files
   std::vector<size_t> folded_;    // entries (lines, functions, regions) of each file already added up
   std::vector<size_t> appended_;  // entries appended to it since

@@ -243,6 +243,50 @@ TEST(AddCoverageFile, ASourceWithoutLineCountsIsLeftOut) {
   ::unlink(t.c_str());
 }
 
+// Per tracefile, as lcov 1.16 -a drops it (checked against lcov in each
+// order): b.info's records of x.c hold no DA, so they go, though a.info
+// gave x.c lines; c.info's record of x.c without DA comes before one with
+// DA, so both count.
+TEST(AddCoverageFile, ASourceWithoutLineCountsIsLeftOutOfThatTracefileOnly) {
+  const std::string a = temp_tracefile("a.info", "SF:/s/x.c\nFN:2,f\nFNDA:1,f\nDA:2,1\nend_of_record\n");
+  const std::string b = temp_tracefile("b.info",
+                                       "SF:/s/x.c\nFN:2,f\nFNDA:5,f\nFN:7,g\nFNDA:3,g\nBRDA:3,0,0,1\nBRDA:3,0,1,0\n"
+                                       "end_of_record\nSF:/s/y.c\nDA:1,1\nend_of_record\n"
+                                       "SF:/s/x.c\nFN:9,h\nFNDA:1,h\nend_of_record\n");
+  const std::string c = temp_tracefile("c.info",
+                                       "SF:/s/x.c\nFN:2,f\nFNDA:5,f\nBRDA:3,0,0,1\nBRDA:3,0,1,0\nend_of_record\n"
+                                       "SF:/s/x.c\nDA:2,4\nFN:2,f\nend_of_record\n");
+  std::vector<std::string> warnings;
+  auto x_of = [](const ProjectCov& p) -> const FileCov& {
+    for (const FileCov& f : p.files)
+      if (f.path == "/s/x.c") return f;
+    ADD_FAILURE() << "no x.c";
+    return p.files.at(0);
+  };
+  for (bool a_first : {true, false}) {
+    ProjectCov p;
+    ASSERT_TRUE(add_coverage_file(p, a_first ? a : b, warnings));
+    ASSERT_TRUE(add_coverage_file(p, a_first ? b : a, warnings));
+    ASSERT_EQ(p.files.size(), 2u);  // x.c (a's only) and y.c
+    const FileCov& x = x_of(p);
+    ASSERT_EQ(x.functions.size(), 1u);
+    EXPECT_EQ(x.functions[0].name, "f");
+    EXPECT_EQ(x.functions[0].execution_count, 1);
+    ASSERT_EQ(x.lines.size(), 1u);
+    EXPECT_TRUE(x.lines[0].branches.empty());
+  }
+  ProjectCov q;
+  ASSERT_TRUE(add_coverage_file(q, c, warnings));
+  ASSERT_EQ(q.files.size(), 1u);
+  const FileCov& x = x_of(q);
+  ASSERT_EQ(x.functions.size(), 1u);
+  EXPECT_EQ(x.functions[0].execution_count, 5);
+  ASSERT_EQ(x.lines.size(), 2u);  // line 2 counted, line 3 branches only
+  EXPECT_EQ(x.lines[0].count, 4);
+  EXPECT_EQ(x.lines[1].branches.size(), 2u);
+  for (const std::string& t : {a, b, c}) ::unlink(t.c_str());
+}
+
 // The reader hands each record over at its end_of_record and keeps none.
 TEST(ReadLcovTracefile, HandsEachSourceOverAsItIsRead) {
   std::vector<std::string> seen;
