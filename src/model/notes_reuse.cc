@@ -122,7 +122,10 @@ LoadedObject NotesReuse::load(size_t i) {
     obj.notes = std::move(nf);
     for (size_t k = 0; k < obj.functions.size(); ++k)
       obj.functions[k].fn.ident = layout.word_at(bytes, layout.ident_offsets[k]);
-    shape_of_[i] = shape;
+    // The last of this size destroys the shape below: no pointer to it is
+    // left (wants_back/give_back look at left == 0 first, but a dangling
+    // pointer is one change away from a use after free).
+    shape_of_[i] = last ? nullptr : shape;
     std::vector<std::unique_ptr<Shape>> gone;  // the last of this size: nobody needs the notes kept
     if (last) gone.swap(g.shapes);
     lock.unlock();
@@ -132,7 +135,7 @@ LoadedObject NotesReuse::load(size_t i) {
     // another's session. Kept for the others when they can be read as it
     // was (read whole, every FUNCTION record a graph). Files of one size
     // that are not the same code are kept a few at most.
-    shape_of_[i] = shape;
+    shape_of_[i] = last ? nullptr : shape;  // the last of its size destroys it below
     const bool keep = !shape && !last && g.shapes.size() < kMaxShapes;
     std::vector<std::unique_ptr<Shape>> gone;
     if (last) gone.swap(g.shapes);
