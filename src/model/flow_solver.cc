@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/counts.h"
+#include "model/small_sort.h"
 
 namespace covkit::model {
 
@@ -61,16 +62,7 @@ void Solver::sort_by_destination(std::span<uint32_t> arcs) const {
     if (before(arcs[1], arcs[0])) std::swap(arcs[0], arcs[1]);
     return;
   }
-  if (arcs.size() > 32) {
-    std::stable_sort(arcs.begin(), arcs.end(), before);
-    return;
-  }
-  for (size_t i = 1; i < arcs.size(); ++i) {
-    const uint32_t a = arcs[i];
-    size_t j = i;
-    for (; j > 0 && before(a, arcs[j - 1]); --j) arcs[j] = arcs[j - 1];
-    arcs[j] = a;
-  }
+  small_stable_sort(arcs, before);
 }
 
 SolveProblems Solver::run() {

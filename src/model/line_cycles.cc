@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/counts.h"
+#include "model/small_sort.h"
 
 namespace covkit::model {
 
@@ -279,16 +280,7 @@ int64_t line_count_from_blocks(std::span<const LineBlockRef> blocks) {
     if (!r.fn->never_ran) by_function.push_back(r);
   if (by_function.empty()) return 0;
   const auto fn_before = [](const LineBlockRef& a, const LineBlockRef& b) { return std::less<>()(a.fn, b.fn); };
-  if (by_function.size() > 32) {
-    std::stable_sort(by_function.begin(), by_function.end(), fn_before);
-  } else {
-    for (size_t i = 1; i < by_function.size(); ++i) {
-      const LineBlockRef r = by_function[i];
-      size_t j = i;
-      for (; j > 0 && fn_before(r, by_function[j - 1]); --j) by_function[j] = by_function[j - 1];
-      by_function[j] = r;
-    }
-  }
+  small_stable_sort(std::span(by_function), fn_before);
   int64_t total = 0;
   for (size_t i = 0; i < by_function.size();) {
     size_t j = i + 1;
