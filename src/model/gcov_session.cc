@@ -440,10 +440,8 @@ void GcovSession::process_all_functions() {
     if (f->fn.start_line >= home.starts.size()) home.starts.resize(size_t(f->fn.start_line) + 1);
     home.starts[f->fn.start_line] = true;
     for (Block& b : f->fn.blocks)
-      for (BlockLocation& loc : b.locations) {
-        // Nearly always in order already (334,000 locations in zstd's
-        // report): a look instead of a sort call each.
-        if (!std::is_sorted(loc.lines.begin(), loc.lines.end())) std::sort(loc.lines.begin(), loc.lines.end());
+      for (const BlockLocation& loc : b.locations) {
+        // Sorted as read (place_locations), whether processed here or not.
         if (loc.lines.empty()) continue;
         uint32_t& last = last_line[loc.source];
         if (loc.lines.back() + 1 > last) last = loc.lines.back() + 1;

@@ -474,5 +474,49 @@ TEST(NotesReuse, ManySuccessorsInDescendingOrderPutBack) {
   expect_each_as_alone(files, {0, 1}, 1);
 }
 
+// A function without counters (every arc on the spanning tree) whose lines
+// are not in order: a session skips it when the object has a data file,
+// counts it when it has none. Its graph handed on is the same either way,
+// so each object is what it is read alone, whichever came first.
+TEST(NotesReuse, UncountedFunctionWithUnsortedLinesSameEitherWay) {
+  TempDir dir;
+  std::vector<format::ObjectFiles> files;
+  for (uint32_t k = 0; k < 2; ++k) {
+    const uint32_t stamp = 10 + k, ident_f = 20 + k, ident_g = 30 + k;
+    GcovImageBuilder b(Layout::kGcc12);
+    b.notes_header(stamp, "/build/dir", true, stamp + 1);
+    b.function(ident_f, 2, 3, "f", false, "q.c", 1, 1, 5, 1).blocks(3);
+    b.arcs(0, {{2, 0}});
+    b.arcs(2, {{1, format::kArcOnTree}});
+    b.lines(2, {{"q.c", {1, 2, 3}}});
+    b.function(ident_g, 4, 5, "g", false, "q.c", 2, 1, 4, 1).blocks(5);
+    b.arcs(0, {{2, format::kArcOnTree}});
+    b.arcs(2, {{3, format::kArcOnTree}, {4, format::kArcOnTree}});
+    b.arcs(3, {{1, format::kArcOnTree}});
+    b.arcs(4, {{1, format::kArcOnTree}});
+    b.lines(2, {{"q.c", {4, 2}}});
+    format::ObjectFiles o;
+    o.notes = dir / ("q" + std::to_string(k) + ".gcno");
+    EXPECT_TRUE(testing::write_bytes(o.notes, b.take()));
+    if (k == 0) {
+      GcovImageBuilder d(Layout::kGcc12);
+      d.data_header(stamp, stamp + 1).summary(1, 3);
+      d.data_function(ident_f, 2, 3).counters({3});
+      d.word(0);
+      o.data = dir / "q0.gcda";
+      EXPECT_TRUE(testing::write_bytes(o.data, d.take()));
+    }
+    files.push_back(o);
+  }
+  {
+    SCOPED_TRACE("with a data file first");
+    expect_each_as_alone(files, {0, 1}, 1);
+  }
+  {
+    SCOPED_TRACE("without one first");
+    expect_each_as_alone(files, {1, 0}, 1);
+  }
+}
+
 }  // namespace notes_reuse_test
 }  // namespace covkit::model
