@@ -34,7 +34,11 @@ using testing::TempDir;
 constexpr uint32_t kFall = format::kArcFallthrough;
 
 // f() and g() as one compilation wrote them: `stamp` and the idents vary
-// between programs the source is built into, `line` (of g) is code.
+// between programs the source is built into, `line` (of g) is code. g has
+// what counting changes and reset_to_notes must put back: a branch whose
+// successors the notes list in descending order, a call that can throw (a
+// fake arc out, a catch: an exceptional block), a call whose return block
+// the solver marks (its only other way out), and lines out of order.
 std::vector<uint8_t> notes(Layout layout, uint32_t stamp, uint32_t checksum, uint32_t ident_f, uint32_t ident_g,
                            uint32_t line = 10, std::string_view cwd = "/build/dir", bool big_endian = false) {
   GcovImageBuilder n(layout, big_endian);
@@ -47,10 +51,17 @@ std::vector<uint8_t> notes(Layout layout, uint32_t stamp, uint32_t checksum, uin
   n.lines(2, {{"s.c", {1, 2}}});
   n.lines(3, {{"s.c", {3}}, {"h.h", {7}}});
   n.lines(4, {{"s.c", {4}}});
-  n.function(ident_g, 5, 6, "g", false, "h.h", line, 1, line + 1, 1).blocks(3);
+  n.function(ident_g, 5, 6, "g", false, "h.h", line, 1, line + 1, 1).blocks(8);
   n.arcs(0, {{2, kFall}});
-  n.arcs(2, {{1, format::kArcOnTree}});
-  n.lines(2, {{"h.h", {line, line + 1}}});
+  n.arcs(2, {{4, 0}, {3, kFall}});
+  n.arcs(3, {{5, kFall}, {1, format::kArcFake}, {6, 0}});  // returns, throws out, or is caught
+  n.arcs(4, {{1, format::kArcOnTree}});
+  n.arcs(5, {{7, kFall}, {1, format::kArcFake}});  // a call: returns to 7 or throws out
+  n.arcs(6, {{1, format::kArcOnTree}});
+  n.arcs(7, {{1, format::kArcOnTree}});
+  n.lines(2, {{"h.h", {line + 1, line}}});
+  n.lines(3, {{"h.h", {line}}});
+  n.lines(6, {{"h.h", {line + 1}}});
   return n.take();
 }
 
@@ -60,7 +71,7 @@ std::vector<uint8_t> data(uint32_t stamp, uint32_t checksum, uint32_t ident_f, u
   GcovImageBuilder d(layout, big_endian);
   d.data_header(stamp, checksum).summary(1, 5);
   d.data_function(ident_f, 2, 3).counters(f);
-  d.data_function(ident_g, 5, 6).counters({g});
+  d.data_function(ident_g, 5, 6).counters({g, 0, g, g, 0, 0, g, 0});  // g ran: to 3, returned from both calls
   d.word(0);
   return d.take();
 }
