@@ -79,6 +79,12 @@ class HtmlOut {
     p_ += s.size();
   }
   [[gnu::always_inline]] void put(char c) { *p_++ = c; }
+  // Room made for `s` and `s` written: for text made elsewhere (a page's
+  // head, a cell made as text).
+  void append(std::string_view s) {
+    need(s.size());
+    put(s);
+  }
   // Text from a file: escaped (html_escape.h); at most kMaxEscapedPerByte
   // bytes of room per byte.
   void put_escaped(std::string_view s) { p_ = write_escaped(p_, s); }

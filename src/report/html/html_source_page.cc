@@ -256,7 +256,7 @@ class RowWriter {
       out_.advance(p);
       scratch_.clear();
       append_count_cell(scratch_, line, regions, opts_);
-      put_text(scratch_);
+      out_.append(scratch_);
       write_branch_cell(out_, *line);
       out_.need(32);
       out_.put(R"(<td class="code">)"sv);
@@ -275,16 +275,11 @@ class RowWriter {
     if (line && opts_.show_instances && !line->excluded && !line->instances.empty()) {
       scratch_.clear();
       append_instances(scratch_, *line);
-      put_text(scratch_);
+      out_.append(scratch_);
     }
   }
 
  private:
-  void put_text(std::string_view text) {
-    out_.need(text.size());
-    out_.put(text);
-  }
-
   HtmlOut& out_;
   const HtmlOptions& opts_;
   std::string scratch_;
@@ -412,8 +407,7 @@ void write_source_page(HtmlOut& page, const model::FileCov& file, const model::T
   out +=
       "<table class=\"source\" id=\"source\">\n<thead hidden><tr><th>Line</th><th>Count</th><th>Branches</th>"
       "<th>Source</th></tr></thead>\n<tbody>\n";
-  page.need(out.size());
-  page.put(out);
+  page.append(out);
   // One pass over the text and the (sorted) model lines together; model
   // lines past the end of the text, or all of them without a text, follow.
   CppHighlighter highlighter;
@@ -441,8 +435,7 @@ void write_source_page(HtmlOut& page, const model::FileCov& file, const model::T
   out.clear();
   out += "</tbody>\n</table>\n"sv;
   append_page_end(out);
-  page.need(out.size());
-  page.put(out);
+  page.append(out);
 }
 
 }  // namespace covkit::report::html
