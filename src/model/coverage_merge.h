@@ -26,7 +26,8 @@ void normalize(ProjectCov& p, unsigned threads = 1);
 // a header whose only code is implicit members has functions without
 // lines). After normalize(): another object's record may give it lines.
 // Not for models whose functions stand without lines (sampling a binary
-// without DWARF).
+// without DWARF). Tracefiles read back (report -a, merge) follow lcov's own
+// rule instead, per tracefile and on line counts (model/load_coverage_file.cc).
 void drop_files_without_lines(ProjectCov& p);
 
 }  // namespace covkit::model
