@@ -10,7 +10,8 @@
 // (cmake/deb_package.cmake). Built as an object of every executable, tests
 // included, so that nothing links libbz2 itself.
 #include <bzlib.h>
-#include <dlfcn.h>
+
+#include "util/functions_on_demand.h"
 
 namespace {
 
@@ -26,12 +27,11 @@ struct Bzip2Functions {
 const Bzip2Functions& bzip2_functions() {
   static const Bzip2Functions functions = [] {
     Bzip2Functions f;
-    void* library = ::dlopen(COVKIT_BZIP2_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!library) return f;
-    auto init = reinterpret_cast<decltype(f.init)>(::dlsym(library, "BZ2_bzDecompressInit"));
-    auto decompress = reinterpret_cast<decltype(f.decompress)>(::dlsym(library, "BZ2_bzDecompress"));
-    auto end = reinterpret_cast<decltype(f.end)>(::dlsym(library, "BZ2_bzDecompressEnd"));
-    if (init && decompress && end) f = {init, decompress, end};
+    covkit::util::resolve_functions_on_demand(
+        COVKIT_BZIP2_SONAME,
+        std::pair{&f.init, "BZ2_bzDecompressInit"},
+        std::pair{&f.decompress, "BZ2_bzDecompress"},
+        std::pair{&f.end, "BZ2_bzDecompressEnd"});
     return f;
   }();
   return functions;

@@ -9,8 +9,9 @@
 // libbz2 is (util/bzip2_on_demand.cc); the package's Depends name it
 // (cmake/deb_package.cmake). Built as an object of every executable that
 // links elfutils, tests included.
-#include <dlfcn.h>
 #include <lzma.h>
+
+#include "util/functions_on_demand.h"
 
 namespace {
 
@@ -26,12 +27,11 @@ struct LzmaFunctions {
 const LzmaFunctions& lzma_functions() {
   static const LzmaFunctions functions = [] {
     LzmaFunctions f;
-    void* library = ::dlopen(COVKIT_LZMA_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!library) return f;
-    auto auto_decoder = reinterpret_cast<decltype(f.auto_decoder)>(::dlsym(library, "lzma_auto_decoder"));
-    auto code = reinterpret_cast<decltype(f.code)>(::dlsym(library, "lzma_code"));
-    auto end = reinterpret_cast<decltype(f.end)>(::dlsym(library, "lzma_end"));
-    if (auto_decoder && code && end) f = {auto_decoder, code, end};
+    covkit::util::resolve_functions_on_demand(
+        COVKIT_LZMA_SONAME,
+        std::pair{&f.auto_decoder, "lzma_auto_decoder"},
+        std::pair{&f.code, "lzma_code"},
+        std::pair{&f.end, "lzma_end"});
     return f;
   }();
   return functions;
