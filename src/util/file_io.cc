@@ -113,17 +113,33 @@ int open_path_only(const std::string& path, NameSource source, bool& magic) {
 
 }  // namespace
 
+namespace {
+const char kMagicLinkRefused[] = "a link to a process's open files in /proc, which no data may name";
+const char kProcRefused[] = "in /proc, where /proc/self is covkit's own process: no data may name it";
+}  // namespace
+
+bool in_proc(int fd) {
+  struct statfs fs {};
+  return ::fstatfs(fd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
+}
+
+Expected<void> refuse_process_names(const std::string& path) {
+  bool magic = false;
+  UniqueFd at(open_path_only(path, NameSource::kData, magic));
+  if (magic) return Error(kMagicLinkRefused);
+  if (at.valid() && in_proc(at.get())) return Error(kProcRefused);
+  return {};
+}
+
 Expected<UniqueFd> open_regular_file(const std::string& path, NameSource source) {
   bool magic = false;
   UniqueFd at(open_path_only(path, source, magic));
-  if (magic) return Error("a link to a process's open files in /proc, which no data may name");
+  if (magic) return Error(kMagicLinkRefused);
   if (!at.valid()) return errno_error();
   struct stat st {};
   if (::fstat(at.get(), &st) != 0) return errno_error();
   if (!S_ISREG(st.st_mode)) return Error("not a regular file");
-  struct statfs fs {};
-  if (source == NameSource::kData && ::fstatfs(at.get(), &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC)
-    return Error("in /proc, where /proc/self is covkit's own process: no data may name it");
+  if (source == NameSource::kData && in_proc(at.get())) return Error(kProcRefused);
   // The file looked at, not whatever its name leads to now; the kernel
   // checks the rights to read it as for any open.
   const std::string self = fmt::format("/proc/self/fd/{}", at.get());

@@ -87,6 +87,13 @@ enum class NameSource { kCaller, kData };
 Error errno_error();
 
 Expected<UniqueFd> open_regular_file(const std::string& path, NameSource source = NameSource::kCaller);
+// What NameSource::kData refuses, asked of `path` without opening it (an
+// O_PATH look): a name into /proc or through a process's descriptor link is
+// an error saying so; any other name (one that cannot be looked at too:
+// its opening says why) passes.
+Expected<void> refuse_process_names(const std::string& path);
+// Whether `fd` is a file of /proc.
+bool in_proc(int fd);
 
 // Only regular files are read (open_regular_file): devices never end and
 // FIFOs block (a hostile notes file may name either as its source). The

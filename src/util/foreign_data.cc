@@ -407,8 +407,16 @@ Expected<FileData> read_input_file_or_stdin(const std::string& path) {
 }
 
 Expected<FileData> read_source_file(const std::string& path) {
+  // Never covkit's own process, whoever's data names it: root's build of
+  // another user's checkout (`#line 1 "/proc/self/environ"` in a source of
+  // theirs) made root's own notes name covkit's environment, command line
+  // or standard output (/dev/stdout), copied into the report. open_named
+  // refuses these only for another user's data; looked at first, and the
+  // file opened checked again (a name changed in between leads elsewhere).
+  if (auto refused = refuse_process_names(path); !refused) return refused.error();
   auto fd = open_named_file(path);
   if (!fd) return fd.error();
+  if (in_proc(fd->get())) return Error("in /proc, where /proc/self is covkit's own process: no data may name it");
   struct stat st {};
   if (::fstat(fd->get(), &st) != 0) return Error(std::strerror(errno));
   // Charged before it is read (one larger than kMaxSourceBytes is refused

@@ -102,7 +102,9 @@ inline constexpr size_t kMaxSourceBytes = size_t(64) << 20;
 inline constexpr uint64_t kMaxSourceTotalBytes = uint64_t(4) << 30;
 // A source named by data (its HTML page, its .gcov text, its exclusion
 // markers): read_named_file, at most kMaxSourceBytes, and not at all once
-// the run's sources came to kMaxSourceTotalBytes (the error says so).
+// the run's sources came to kMaxSourceTotalBytes (the error says so). Never
+// a file of /proc or a process's descriptor (/dev/stdout), whoever's data
+// names it: that would be covkit's own process.
 Expected<FileData> read_source_file(const std::string& path);
 
 // Runs the calling thread with `owner`'s file-system identity until the

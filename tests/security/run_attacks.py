@@ -1005,6 +1005,35 @@ def scenario_proc_sources(env):
     for n in names:
         check(f"{n}: source not readable" in r.stderr, f"report did not say why {n} was not shown: {r.stderr!r}")
 
+    # Root's own build of the attacker's checkout: the notes and data are
+    # root's, the names in them the attacker's (#line in their source). They
+    # were read as root's own files: covkit's environment and the file its
+    # standard output went to (/dev/stdout) were copied into the report.
+    names = ["/proc/self/environ", "/proc/self/cmdline", "/dev/stdout"]
+    extra = "".join(f'\n#line 1 "{n}"\nint own{i}(int x) {{ return x + {i}; }}\n' for i, n in enumerate(names))
+    b = env.build_hostile("proc-own", extra)
+    env.run([os.path.join(b, "hostile")], cwd=b, input="q\n")
+    owned = [f for f in os.listdir(b) if f.endswith((".gcno", ".gcda"))]
+    check(len(owned) == 2, f"not one notes and one data file: {owned}")
+    for f in owned:
+        os.chown(os.path.join(b, f), 0, 0)
+    log = os.path.join(env.rootonly, "covkit-stdout.log")
+    with open(log, "w") as f:
+        f.write("ROOT-STDOUT-TEXT\n")
+    out = os.path.join(env.base, "proc-own-html-ROOT-ARGUMENT")
+    env.log("$ covkit report --html (root's build, stdout to a root-only file)")
+    with open(log, "a") as stdout:
+        r = subprocess.run([env.covkit, "report", "--root", b, b, "--html", out], stdout=stdout, stderr=subprocess.PIPE,
+                           text=True, env=dict(os.environ, COVKIT_ATTACK_ENV="ROOT-ENVIRONMENT-TEXT"))
+    env.log(r.stderr)
+    check(r.returncode == 0, f"report (root's build) exited {r.returncode}: {r.stderr!r}")
+    pages = "".join(open(os.path.join(d, f), errors="replace").read() for d, _, fs in os.walk(out) for f in fs)
+    for leaked, what in (("ROOT-ENVIRONMENT-TEXT", "covkit's environment"), ("ROOT-ARGUMENT", "covkit's command line"),
+                         ("ROOT-STDOUT-TEXT", "covkit's standard output")):
+        check(leaked not in pages, f"report --html of root's build disclosed {what}")
+    for n in names:
+        check(f"{n}: source not readable" in r.stderr, f"report did not say why {n} was not shown: {r.stderr!r}")
+
 
 def scenario_fifo_outputs(env):
     """FIFOs the attacker planted where a root covkit writes: the .gcov file

@@ -19,6 +19,8 @@
 namespace covkit::util {
 namespace foreign_data_test {
 
+using namespace std::string_literals;
+
 constexpr uid_t kNobody = 65534;
 
 // Each thread has its own file-system identity: while one reads as nobody,
@@ -184,6 +186,44 @@ void owner_noted_without_links() {
 }
 
 TEST(ForeignData, OwnerNotedWithoutLinks) { in_child_process(owner_noted_without_links); }
+
+// A source named by covkit's own data (root's build of another user's
+// checkout: `#line 1 "/proc/self/environ"` in a source of theirs) is never
+// covkit's own process: not its /proc files, nor a descriptor of its
+// reached through /proc/self/fd, /dev/fd or a link of covkit's user to one
+// (as /dev/stdout is root's). Each was read, root's environment and what
+// covkit's standard output went to copied into the report.
+TEST(ForeignData, SourcesAreNeverCovkitsOwnProcess) {
+  const std::string dir = ::testing::TempDir() + "covkit_own_process_" + std::to_string(::getpid());
+  ::mkdir(dir.c_str(), 0700);
+  const std::string given = dir + "/given.txt";
+  {
+    std::FILE* f = std::fopen(given.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("TEXT-COVKIT-WAS-GIVEN\n", f);
+    std::fclose(f);
+  }
+  auto plain = read_source_file(given);
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_EQ(plain->text(), "TEXT-COVKIT-WAS-GIVEN\n");
+  const int fd = ::open(given.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  const std::string link = dir + "/stdout-like";
+  ::unlink(link.c_str());
+  ASSERT_EQ(::symlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), link.c_str()), 0);
+  for (const std::string& name : {"/proc/self/environ"s, "/proc/self/cmdline"s, "/proc/self/fd/" + std::to_string(fd),
+                                  "/dev/fd/" + std::to_string(fd), link}) {
+    auto read = read_source_file(name);
+    EXPECT_FALSE(read) << name << " was read: " << read->text().substr(0, 40);
+    if (!read) {
+      EXPECT_NE(read.error().message.find("/proc"), std::string::npos) << name << ": " << read.error().message;
+    }
+  }
+  ::close(fd);
+  ::unlink(link.c_str());
+  ::unlink(given.c_str());
+  ::rmdir(dir.c_str());
+}
 
 }  // namespace foreign_data_test
 }  // namespace covkit::util
