@@ -128,7 +128,9 @@ void place_blocks(const FunctionCfg& f, const std::vector<BlockState>& states, c
   // here, an instruction of that line elsewhere, under a row that begins
   // no statement, is one gcc moved away from it (a constant hoisted to
   // the entry, a load scheduled before the branch that guards it), and
-  // running it says nothing of the statement.
+  // running it says nothing of the statement -- unless its row continues
+  // the statement's (a discriminator row right after it: the statement's
+  // code in another block, LineRange::continues).
   std::unordered_set<uint64_t> starts;  // (file, line) at an address where its statement begins
   std::unordered_set<uint64_t> begins_with_code;
   auto key = [](const LineRange& r) { return uint64_t(r.file) << 32 | r.line; };
@@ -142,7 +144,8 @@ void place_blocks(const FunctionCfg& f, const std::vector<BlockState>& states, c
     if (!r.point && starts.count(start_key(r))) begins_with_code.insert(key(r));
   });
   auto moved_away = [&](const LineRange& r) {
-    return !r.is_stmt && (r.point || (begins_with_code.count(key(r)) && !starts.count(start_key(r))));
+    return !r.is_stmt && !r.continues &&
+           (r.point || (begins_with_code.count(key(r)) && !starts.count(start_key(r))));
   };
   for (size_t b = 0; b < f.blocks.size() && b < states.size(); ++b) {
     const BlockState& s = states[b];

@@ -88,7 +88,17 @@ void read_lines(Dwarf_Die* cu, const std::string& comp_dir, const std::map<uint6
   if (dwarf_getsrclines(cu, &lines, &n) != 0) return;
   const size_t first = out.size();  // the unit's rows are out[first...]
   std::vector<size_t> markers;      // rows of no length, of a line no row at their address continues
+  // The row before in the program, while it is a statement's (is_stmt, or
+  // continuing one): what a discriminator row of the same line continues.
+  struct Statement {
+    int line = 0;
+    const char* src = nullptr;
+    unsigned discriminator = 0;
+  };
+  std::optional<Statement> statement;
   for (size_t i = 0; i + 1 < n; ++i) {
+    std::optional<Statement> before;
+    before.swap(statement);  // a row skipped below continues nothing
     Dwarf_Line* l = dwarf_onesrcline(lines, i);
     Dwarf_Line* next = dwarf_onesrcline(lines, i + 1);
     bool end = false, stmt = false;
@@ -98,6 +108,8 @@ void read_lines(Dwarf_Die* cu, const std::string& comp_dir, const std::map<uint6
     if (dwarf_lineaddr(l, &lo) != 0 || dwarf_lineaddr(next, &hi) != 0 || hi < lo) continue;
     if (dwarf_lineno(l, &line) != 0 || line <= 0) continue;
     const char* src = dwarf_linesrc(l, nullptr, nullptr);
+    unsigned discriminator = 0;
+    dwarf_linediscriminator(l, &discriminator);
     // gcc's location views give a statement a row of no length when its
     // first instruction also starts the next row (`return x * 3 + 1;` is
     // an is_stmt row of length 0 then a non-statement row of the same
@@ -112,7 +124,10 @@ void read_lines(Dwarf_Die* cu, const std::string& comp_dir, const std::map<uint6
     }
     dwarf_linebeginstatement(l, &stmt);
     const bool point = hi == lo + 1 && !has_length;
-    out.push_back({lo, hi, files.index(comp_dir, src), uint32_t(line), stmt, !marker, point});
+    const bool continues = !stmt && before && before->line == line && before->src == src &&
+                           before->discriminator != discriminator;
+    if (stmt || continues) statement = Statement{line, src, discriminator};
+    out.push_back({lo, hi, files.index(comp_dir, src), uint32_t(line), stmt, !marker, point, continues});
     if (marker) markers.push_back(out.size() - 1 - first);
   }
   resolve_statement_markers(cu, std::span(out).subspan(first), markers, entries);

@@ -29,6 +29,13 @@ struct LineRange {
   // statement ran (statement_markers.h).
   bool covers = true;
   bool point = false;  // a row of no length (hi is lo + 1 only so that it overlaps its address)
+  // A row that is no statement only because its line is the row before's:
+  // gcc gives the code of a statement in another block of its own a row
+  // with a new discriminator and is_stmt 0 when it follows that statement's
+  // row (at -O0 too: the `break;` after an inner switch, where the inner
+  // cases' breaks join). Its code is the statement's own, not code moved
+  // away from it; set along a chain of such rows after an is_stmt row.
+  bool continues = false;
 };
 
 struct DeclLine {

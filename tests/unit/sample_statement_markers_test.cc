@@ -60,6 +60,51 @@ constexpr const char* kSunkProgram =
     "  return 0;\n"                                                              // 13
     "}\n";                                                                       // 14
 
+// gawk's interpreter (interpret.h:266, Op_push): the `break;` after an
+// inner switch is two blocks at -O0, the jump after the default's call
+// (its is_stmt row) and the join of the inner cases' breaks (a row of
+// discriminator 1 that is no statement, right after it). Only the join
+// runs.
+constexpr const char* kJoinProgram =
+    "#include <stdio.h>\n"                                                              // 1
+    "#include <stdlib.h>\n"                                                             // 2
+    "__attribute__((noinline)) void fail(const char *m, int n) { fprintf(stderr, \"%s %d\\n\", m, n); exit(1); }\n"  // 3
+    "int stack[64], sp;\n"                                                              // 4
+    "__attribute__((noinline)) int run(const int *code) {\n"                            // 5
+    "  int pc = 0, op;\n"                                                               // 6
+    "top:\n"                                                                            // 7
+    "  op = code[pc];\n"                                                                // 8
+    "  switch (op) {\n"                                                                 // 9
+    "  case 0:\n"                                                                       // 10
+    "  {\n"                                                                             // 11
+    "    int k = code[pc + 1];\n"                                                       // 12
+    "    switch (k) {\n"                                                                // 13
+    "    case 1:\n"                                                                     // 14
+    "      stack[sp++] = 10;\n"                                                         // 15
+    "      break;\n"                                                                    // 16
+    "    case 2:\n"                                                                     // 17
+    "      if (sp > 0)\n"                                                               // 18
+    "        stack[sp++] = 20;\n"                                                       // 19
+    "      else\n"                                                                      // 20
+    "        fail(\"empty\", k);\n"                                                     // 21
+    "      break;\n"                                                                    // 22
+    "    default:\n"                                                                    // 23
+    "      fail(\"unexpected\", k);\n"                                                  // 24
+    "    }\n"                                                                           // 25
+    "  }\n"                                                                             // 26
+    "    break;\n"                                                                      // 27
+    "  case 1:\n"                                                                       // 28
+    "    return stack[sp - 1];\n"                                                       // 29
+    "  }\n"                                                                             // 30
+    "  pc += 2;\n"                                                                      // 31
+    "  goto top;\n"                                                                     // 32
+    "}\n"                                                                               // 33
+    "int main(void) {\n"                                                                // 34
+    "  const int code[] = {0, 1, 0, 2, 1, 0};\n"                                        // 35
+    "  printf(\"%d\\n\", run(code));\n"                                                // 36
+    "  return 0;\n"                                                                     // 37
+    "}\n";                                                                              // 38
+
 using Built = test_programs::BuiltProgram;
 
 bool build(Built& b) { return test_programs::build_program(b, kProgram, "-O2 -g -DNDEBUG -no-pie -fno-pie", "m.c"); }
@@ -166,6 +211,37 @@ TEST(StatementMarkers, StatementSunkPastABranchRanAtItsMarker) {
   ASSERT_TRUE(error.empty()) << error;
   EXPECT_GT(test_programs::count_of(lines, 6), 0);
   EXPECT_EQ(test_programs::count_of(lines, 8), 0);  // listed, not run
+}
+
+// Before LineRange::continues, the join's row counted as code moved away
+// from line 27's statement: the line was missed though its join ran
+// (gawk's workload: interpret.h:266, run 250,866 times by gcov's count).
+TEST(StatementMarkers, DiscriminatorRowAfterItsStatementIsItsCode) {
+  Built b;
+  if (!test_programs::build_program(b, kJoinProgram, "-O0 -g -no-pie -fno-pie", "m.c")) GTEST_SKIP() << b.why;
+  Recorded p;
+  ASSERT_NO_FATAL_FAILURE(record_entries(b, {"main", "run"}, p));
+  const std::vector<LineRange> rows = rows_of(p.table, 27);
+  const LineRange* join = nullptr;
+  for (const LineRange& r : rows)
+    if (!r.is_stmt && !r.point) join = &r;
+  ASSERT_TRUE(join) << "gcc-12 -O0 gave line 27 no row of discriminator 1: the case is not exercised";
+  EXPECT_TRUE(join->continues);
+  for (const LineRange& r : rows) EXPECT_TRUE(!r.is_stmt || !r.continues) << std::hex << r.lo;
+  // What runs of line 27: its join only (the breaks of lines 16 and 22),
+  // not the jump after line 24's call.
+  format::SampleRecording& r = p.rec;
+  r.hits.push_back({0, join->lo});
+  for (uint32_t line : {15u, 19u, 29u})
+    for (const LineRange& l : rows_of(p.table, line))
+      if (l.is_stmt) r.hits.push_back({0, l.lo});
+
+  std::string error;
+  const auto lines = test_programs::analyzed_lines(r, b, "m.c", error);
+  ASSERT_TRUE(error.empty()) << error;
+  EXPECT_GT(test_programs::count_of(lines, 27), 0);  // was 0
+  EXPECT_EQ(test_programs::count_of(lines, 24), 0);
+  EXPECT_EQ(test_programs::count_of(lines, 21), 0);
 }
 
 }  // namespace sample_statement_markers_test
