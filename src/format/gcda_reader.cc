@@ -21,8 +21,8 @@ bool is_counter_tag(uint32_t tag) {
 bool wanted(const DataRecord& rec, const DataReadLimits& limits, uint32_t ident) {
   if (rec.tag != kTagArcCounters) return limits.everything;
   if (!limits.arcs_by_function) return true;
-  auto it = limits.arcs_by_function->find(ident);
-  return it != limits.arcs_by_function->end() && it->second == rec.num_counters;
+  const size_t* arcs = limits.arcs_by_function->find(ident);
+  return arcs && *arcs == rec.num_counters;
 }
 
 // Reads one record whose tag and length have been read; `r` is limited to it.
@@ -100,6 +100,20 @@ size_t count_records(ByteReader r, bool bytes) {
 }
 
 }  // namespace
+
+ArcCounts::ArcCounts(std::vector<std::pair<uint32_t, size_t>> counts) {
+  entries_.reserve(counts.size());
+  for (size_t i = 0; i < counts.size(); ++i) entries_.push_back({counts[i].first, uint32_t(i), counts[i].second});
+  std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
+    return a.ident != b.ident ? a.ident < b.ident : a.order < b.order;
+  });
+}
+
+const size_t* ArcCounts::find(uint32_t ident) const {
+  auto it = std::lower_bound(entries_.begin(), entries_.end(), ident,
+                             [](const Entry& e, uint32_t id) { return e.ident < id; });
+  return it != entries_.end() && it->ident == ident ? &it->arcs : nullptr;
+}
 
 DataResult read_data(std::span<const uint8_t> data, const DataReadLimits& limits) {
   DataFile file;

@@ -199,8 +199,10 @@ void load_data(LoadedObject& obj, const format::DataFile* counts) {
   // Only the arc counters of the notes' functions are used, and only when
   // they have the notes' number of them (gcov's rule): nothing else is
   // decoded, so a huge or hostile data file costs no memory.
-  std::unordered_map<uint32_t, size_t> arcs;
-  for (const SessionFunction& f : obj.functions) arcs.emplace(f.fn.ident, f.fn.counts.size());
+  std::vector<std::pair<uint32_t, size_t>> arc_counts;
+  arc_counts.reserve(obj.functions.size());
+  for (const SessionFunction& f : obj.functions) arc_counts.emplace_back(f.fn.ident, f.fn.counts.size());
+  const format::ArcCounts arcs(std::move(arc_counts));
   format::DataReadLimits limits;
   limits.arcs_by_function = &arcs;
   limits.everything = false;
