@@ -312,6 +312,47 @@ TEST(GcdaReader, AllZeroNonArcCountersHaveNoPayload) {
   EXPECT_EQ(df.records[2].counters, (std::vector<int64_t>{42}));
 }
 
+// ArcCounts: an ident's count, the first of equal idents winning (a hostile
+// notes file may repeat one), nothing for an ident the notes do not have.
+TEST(GcdaReader, ArcCountsFindsTheFirstOfEqualIdents) {
+  const ArcCounts counts({{7, 3}, {2, 5}, {7, 9}, {0xffffffffu, 1}, {2, 6}});
+  ASSERT_NE(counts.find(7), nullptr);
+  EXPECT_EQ(*counts.find(7), 3u);
+  ASSERT_NE(counts.find(2), nullptr);
+  EXPECT_EQ(*counts.find(2), 5u);
+  ASSERT_NE(counts.find(0xffffffffu), nullptr);
+  EXPECT_EQ(*counts.find(0xffffffffu), 1u);
+  EXPECT_EQ(counts.find(0), nullptr);
+  EXPECT_EQ(counts.find(3), nullptr);
+  EXPECT_EQ(ArcCounts({}).find(0), nullptr);
+}
+
+// With the notes' arc counts given, a function's arc counters are decoded
+// only when the notes have it with that many (gcov's rule); other counter
+// records keep their length only.
+TEST(GcdaReader, ArcCountersDecodedOnlyForTheNotesCount) {
+  GcovImageBuilder b(Layout::kGcc12);
+  b.data_header(5);
+  b.data_function(1, 2, 3);
+  b.counters({10, 20});
+  b.data_function(4, 2, 3);
+  b.counters({30, 40, 50});
+  b.data_function(8, 2, 3);
+  b.counters({60});
+  const ArcCounts counts({{1, 2}, {4, 2}, {1, 7}});  // 4: another count; 8: not in the notes
+  DataReadLimits limits;
+  limits.arcs_by_function = &counts;
+  limits.everything = false;
+  const DataFile df = expect_data(read_data(b.bytes(), limits));
+  EXPECT_FALSE(df.error);
+  ASSERT_EQ(df.records.size(), 6u);
+  EXPECT_EQ(df.records[1].counters, (std::vector<int64_t>{10, 20}));
+  EXPECT_TRUE(df.records[3].counters.empty());
+  EXPECT_EQ(df.records[3].num_counters, 3u);
+  EXPECT_TRUE(df.records[5].counters.empty());
+  EXPECT_EQ(df.records[5].num_counters, 1u);
+}
+
 // --- real files ---------------------------------------------------------------
 
 // Facts from `gcov-dump -l` of kKnownProgram's data file: main's 7 arc
