@@ -42,6 +42,18 @@ class ByteReader {
     pos_ += 4;
     return swap_ ? __builtin_bswap32(v) : v;
   }
+  // The whole words left before the record's end (or the data's), and
+  // word `i` of them, read without a check of its own: for a loop that
+  // reads many words after one look at how many there are (an ARCS
+  // record's arcs; a u32() per word was a third of reading a notes file).
+  // skip_words(n), n <= words_left(), moves past them.
+  size_t words_left() const { return pos_ > end() ? 0 : (end() - pos_) / 4; }
+  [[gnu::always_inline]] uint32_t word_ahead(size_t i) const {
+    uint32_t v;
+    std::memcpy(&v, data_.data() + pos_ + 4 * i, 4);
+    return swap_ ? __builtin_bswap32(v) : v;
+  }
+  void skip_words(size_t n) { pos_ += 4 * n; }
   std::optional<uint64_t> u64();  // gcov counters: low word first
   // GCC >= 12: u32 byte length (0 = null) then exactly that many bytes.
   // GCC < 12: u32 word length then that many NUL-padded words.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string_view>
 #include <unordered_map>
@@ -143,41 +144,44 @@ void NotesParser::body() {
   while (!r_.at_end()) {
     size_t tag_offset = r_.position();
     r_.clear_limit();
-    auto tag = r_.u32();
-    if (!tag) {
+    // The tag and the length, after one look at what is left.
+    const size_t head = r_.words_left();
+    if (head == 0) {
       fail(tag_offset, fmt::format("{} stray bytes at end of file", r_.remaining()));
       return;
     }
-    if (*tag == 0) return;  // explicit end marker
-    auto length = r_.u32();
-    if (!length) {
-      fail(tag_offset, fmt::format("record 0x{:08x} has no length word", *tag));
+    const uint32_t tag = r_.word_ahead(0);
+    if (tag == 0) return;  // explicit end marker
+    if (head < 2) {
+      fail(tag_offset, fmt::format("record 0x{:08x} has no length word", tag));
       return;
     }
+    const uint32_t length = r_.word_ahead(1);
+    r_.skip_words(2);
     size_t base = r_.position();
-    uint64_t len_bytes = bytes ? uint64_t{*length} : uint64_t{*length} * 4;
+    uint64_t len_bytes = bytes ? uint64_t{length} : uint64_t{length} * 4;
     if (len_bytes > r_.size() - base) {
       fail(tag_offset, fmt::format("record 0x{:08x} of {} bytes runs past the end of the file ({} bytes)",
-                                   *tag, len_bytes, r_.size()));
+                                   tag, len_bytes, r_.size()));
       return;
     }
     size_t end = base + len_bytes;
     r_.set_limit(end);
     bool ok = true;
     uint32_t words = uint32_t(len_bytes / 4);
-    if (*tag == kTagFunction) {
+    if (tag == kTagFunction) {
       ok = function_record(base);
-    } else if (fn_ && *tag == kTagBlocks) {
+    } else if (fn_ && tag == kTagBlocks) {
       ok = blocks_record(base, words);
-    } else if (fn_ && *tag == kTagArcs) {
+    } else if (fn_ && tag == kTagArcs) {
       const Marks before = marks();
       ok = arcs_record(base, words);
       if (!ok) roll_back(before);
-    } else if (fn_ && *tag == kTagLines) {
+    } else if (fn_ && tag == kTagLines) {
       const Marks before = marks();
       ok = lines_record(base);
       if (!ok) roll_back(before);
-    } else if (current_tag_ && !tag_is_subtag(current_tag_, *tag)) {
+    } else if (current_tag_ && !tag_is_subtag(current_tag_, tag)) {
       fn_ = nullptr;
       current_tag_ = 0;
     }
@@ -286,15 +290,20 @@ bool NotesParser::arcs_record(size_t base, uint32_t words) {
     return fail(base, fmt::format("function '{}': second ARCS record for block {}", util::printable(fn_->name), *src));
   uint32_t n = words >= 1 ? (words - 1) / 2 : 0;
   fn_->begin_arcs(*src);
-  for (uint32_t i = 0; i < n; ++i) {
-    size_t at = r_.position();
-    auto dst = r_.u32(), flags = r_.u32();
-    if (!dst || !flags) return fail(at, "ARCS record truncated");
-    if (*dst >= nblocks)
-      return fail(at, fmt::format("function '{}': arc destination block {} out of range ({} blocks)",
-                                  util::printable(fn_->name), *dst, nblocks));
-    fn_->add_arc(*dst, *flags);
+  // The arcs the record holds whole, read after one look at its size (a
+  // bounds check per word was a third of reading them); an arc cut short
+  // is an error where it starts.
+  const uint32_t whole = uint32_t(std::min<size_t>(n, r_.words_left() / 2));
+  for (uint32_t i = 0; i < whole; ++i) {
+    const uint32_t dst = r_.word_ahead(2 * size_t(i)), flags = r_.word_ahead(2 * size_t(i) + 1);
+    if (dst >= nblocks)
+      return fail(r_.position() + 8 * size_t(i),
+                  fmt::format("function '{}': arc destination block {} out of range ({} blocks)",
+                              util::printable(fn_->name), dst, nblocks));
+    fn_->add_arc(dst, flags);
   }
+  r_.skip_words(2 * size_t(whole));
+  if (whole < n) return fail(r_.position(), "ARCS record truncated");
   if (n) arcs_read_[*src] = true;  // a record without arcs may come again
   return true;
 }
