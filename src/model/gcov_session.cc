@@ -508,74 +508,35 @@ void GcovSession::process_all_functions() {
   return coverage_[source].lines.find(ln);
 }
 
-void GcovSession::reserve_line_lists() {
-  // First how many blocks (high half) and arcs (low half) each line will
-  // hold, kept in its count, still 0; then each line gets its piece of the
-  // session's two arrays, which add_line_counts fills.
-  constexpr int64_t kOneBlock = int64_t(1) << 32;
-  for (SessionFunction* sf : functions_) {
-    Function& fn = sf->fn;
-    const size_t nblocks = fn.blocks.size();
-    for (size_t ix = 1; ix + 1 < nblocks; ++ix) {  // the entry and exit blocks hold no code
-      const Block& block = fn.blocks[ix];
-      // Where add_line_counts puts it: after each location, on the last
-      // line so far that has a place (once per location). The last of a
-      // location's lines with a place is looked for from the end; without
-      // one, the line stays the location before's.
-      LineInfo* line = nullptr;
-      bool own_line = false;
-      for (const BlockLocation& loc : block.locations) {
-        for (auto ln = loc.lines.rbegin(); ln != loc.lines.rend(); ++ln)
-          if (LineInfo* l = line_at(*sf, loc.source, *ln, own_line)) {
-            line = l;
-            break;
-          }
-        if (line) line->count += kOneBlock + (opts_.branches ? int64_t(block.succ.size()) : 0);
-      }
-    }
-  }
-  size_t blocks = 0, branches = 0;
-  auto add = [&](const LineInfo& l) {
-    blocks += size_t(uint64_t(l.count) >> 32);
-    branches += size_t(l.count & 0xffffffff);
-  };
-  for (SourceCoverage& src : coverage_)
-    for (LineInfo& l : src.lines.entries()) add(l);
-  for (SessionFunction* sf : functions_)
-    for (LineInfo& l : sf->lines) add(l);
-  line_blocks_.assign(blocks, LineBlockRef{});
-  line_branches_.assign(branches, ArcRef{});
-  size_t at_block = 0, at_branch = 0;
-  auto place = [&](LineInfo& l) {
-    l.blocks = std::span<LineBlockRef>(line_blocks_.data() + at_block, 0);
-    l.branches = std::span<ArcRef>(line_branches_.data() + at_branch, 0);
-    at_block += size_t(uint64_t(l.count) >> 32);
-    at_branch += size_t(l.count & 0xffffffff);
-    l.count = 0;
-  };
-  for (SourceCoverage& src : coverage_)
-    for (LineInfo& l : src.lines.entries()) place(l);
-  for (SessionFunction* sf : functions_)
-    for (LineInfo& l : sf->lines) place(l);
-}
-
-namespace {
-
-// Appends to a list that reserve_line_lists gave room; never past `end`,
-// the end of the array the pieces are cut from.
-template <typename T>
-void append_to_piece(std::span<T>& list, const T& value, const T* end) {
-  if (list.data() + list.size() == end) return;  // unreachable: sized by the same walk
-  list = std::span<T>(list.data(), list.size() + 1);
-  list.back() = value;
-}
-
-}  // namespace
-
 void GcovSession::add_line_counts(std::vector<std::pair<std::string, CoverageSummary>>* summaries) {
-  reserve_line_lists();
-  const LineBlockRef* const blocks_end = line_blocks_.data() + line_blocks_.size();
-  const ArcRef* const branches_end = line_branches_.data() + line_branches_.size();
+  // Each line's lists are pieces of two arrays of the session's. One walk
+  // of every block's lines (each looked up in its table) counts the lines
+  // and notes where each block goes, in order; the pieces are then sized
+  // from those notes and filled from them. (A walk of its own to size the
+  // pieces, with every look-up again, was a third of this.)
+  struct Placement {
+    LineInfo* line;
+    const Function* fn;
+    uint32_t block;
+  };
+  // At most one a location of a block with code: room for that many, made
+  // once, and freed with the walk (kept by the thread, it was memory
+  // nothing else could reuse: ~150 more fresh pages in zstd's report).
+  std::vector<Placement> placed;
+  size_t locations = 0;
+  for (const SessionFunction* sf : functions_)
+    for (size_t ix = 1; ix + 1 < sf->fn.blocks.size(); ++ix) locations += sf->fn.blocks[ix].locations.size();
+  placed.reserve(locations);
+  // Every line starts with no count and empty lists (sized below).
+  auto reset = [](LineInfo& l) {
+    l.count = 0;
+    l.blocks = {};
+    l.branches = {};
+  };
+  for (SourceCoverage& src : coverage_)
+    for (LineInfo& l : src.lines.entries()) reset(l);
+  for (SessionFunction* sf : functions_)
+    for (LineInfo& l : sf->lines) reset(l);
   for (SessionFunction* sf : functions_) {
     CoverageSummary cov;
     Function& fn = sf->fn;
@@ -606,16 +567,47 @@ void GcovSession::add_line_counts(std::vector<std::pair<std::string, CoverageSum
         // Entry and exit blocks carry no code of their own. gcov takes the
         // last block for the exit block, a quirk kept for identical output.
         if (!ix || ix + 1 == nblocks) continue;
-        if (line) {
-          // reserve_line_lists walked the same way: the pieces have room.
-          append_to_piece(line->blocks, LineBlockRef{&fn, uint32_t(ix)}, blocks_end);
-          if (opts_.branches)
-            for (uint32_t a : block.succ) append_to_piece(line->branches, ArcRef{&fn, &fn.arcs[a]}, branches_end);
-        }
+        if (line) placed.push_back(Placement{line, &fn, uint32_t(ix)});
       }
     }
     if (!has_any_line) report({DiagnosticKind::kNoLines, bbg_file_name_, function_name(*sf)});
     if (summaries) summaries->emplace_back(function_name(*sf), cov);
+  }
+  // Sizes first (kept in the lists' sizes, their data still null), then
+  // each line's piece of the arrays, then the pieces filled in the order
+  // the walk placed them.
+  size_t branches = 0;
+  for (const Placement& p : placed) {
+    p.line->blocks = std::span<LineBlockRef>(p.line->blocks.data(), p.line->blocks.size() + 1);
+    if (!opts_.branches) continue;
+    const size_t succ = p.fn->blocks[p.block].succ.size();
+    p.line->branches = std::span<ArcRef>(p.line->branches.data(), p.line->branches.size() + succ);
+    branches += succ;
+  }
+  line_blocks_.assign(placed.size(), LineBlockRef{});
+  line_branches_.assign(branches, ArcRef{});
+  size_t at_block = 0, at_branch = 0;
+  auto give_piece = [&](LineInfo& l) {
+    const size_t nb = l.blocks.size(), na = l.branches.size();
+    l.blocks = std::span<LineBlockRef>(line_blocks_.data() + at_block, 0);
+    l.branches = std::span<ArcRef>(line_branches_.data() + at_branch, 0);
+    at_block += nb;
+    at_branch += na;
+  };
+  for (SourceCoverage& src : coverage_)
+    for (LineInfo& l : src.lines.entries()) give_piece(l);
+  for (SessionFunction* sf : functions_)
+    for (LineInfo& l : sf->lines) give_piece(l);
+  for (const Placement& p : placed) {
+    LineInfo& l = *p.line;
+    l.blocks = std::span<LineBlockRef>(l.blocks.data(), l.blocks.size() + 1);
+    l.blocks.back() = LineBlockRef{p.fn, p.block};
+    if (!opts_.branches) continue;
+    const Function& fn = *p.fn;
+    for (uint32_t a : fn.blocks[p.block].succ) {
+      l.branches = std::span<ArcRef>(l.branches.data(), l.branches.size() + 1);
+      l.branches.back() = ArcRef{&fn, &fn.arcs[a]};
+    }
   }
 }
 

@@ -257,8 +257,6 @@ class GcovSession {
   // The line `ln` of `source` as `sf` counts it (its own when a group
   // function's), or nullptr where no line was placed.
   LineInfo* line_at(SessionFunction& sf, uint32_t source, uint32_t ln, bool& own_line);
-  // Sizes every line's lists and gives each its piece of the arrays below.
-  void reserve_line_lists();
   void report(Diagnostic d) { diagnostics_.push_back(std::move(d)); }
 
   SessionOptions opts_;
@@ -268,7 +266,7 @@ class GcovSession {
   bool sources_as_read_ = true;  // every object's source indices are those its notes gave
   std::vector<SessionFunction*> functions_;  // gcov's `functions`, in reading order
   std::unordered_map<uint32_t, SessionFunction*> ident_to_fn_;
-  // What the lines' lists view (reserve_line_lists).
+  // What the lines' lists view (add_line_counts gives each line its piece).
   std::vector<ArcRef> line_branches_;
   std::vector<LineBlockRef> line_blocks_;
   std::vector<std::string> processed_files_;
