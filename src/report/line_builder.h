@@ -4,6 +4,7 @@
 // to the text whole: appended piece by piece, each was five to thirteen
 // calls into std::string (zstd's report: 97,000 such lines, ~800
 // instructions each).
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <cstdint>
@@ -34,9 +35,13 @@ class LineBuilder {
     return *this;
   }
   [[gnu::always_inline]] LineBuilder& add(char c) { return add(std::string_view(&c, 1)); }
+  // Formatted straight into the buffer (formatted apart, its digits were a
+  // memcpy call each: 300,000 calls in zstd's lcov and Cobertura).
   [[gnu::always_inline]] LineBuilder& add(int64_t n) {
-    const fmt::format_int digits(n);
-    return add(std::string_view(digits.data(), digits.size()));
+    constexpr size_t kMostDigits = 20;  // "-9223372036854775808"
+    if (kRoom - used_ < kMostDigits) flush();
+    used_ = size_t(fmt::format_to(buffer_ + used_, FMT_COMPILE("{}"), n) - buffer_);
+    return *this;
   }
   [[gnu::always_inline]] LineBuilder& add(uint32_t n) { return add(int64_t(n)); }
 
