@@ -294,17 +294,20 @@ void GcovSession::read_notes(LoadedObject& obj) {
     report({DiagnosticKind::kSourceNewer, spelling, {}, {}, bbg_file_name_});
   };
   std::vector<uint32_t> global(obj.local_names.size());
+  bool as_read = true;  // this object's indices are the session's (a report's one object: always)
   for (size_t i = 0; i < obj.local_names.size(); ++i) {
     global[i] = sources_.find(obj.local_names[i], bbg_file_time_, newer);
-    if (global[i] != i) sources_as_read_ = false;
+    if (global[i] != i) as_read = sources_as_read_ = false;
   }
   coverage_.resize(sources_.entries().size());
 
   std::vector<SessionFunction>& kept = storage_.emplace_back(std::move(obj.functions));
   for (SessionFunction& sf : kept) {
     Function& g = sf.fn;
-    g.source = global[g.source];
-    for (BlockLocation& loc : g.location_list) loc.source = global[loc.source];
+    if (!as_read) {  // else every index maps to itself: a walk of every location for nothing
+      g.source = global[g.source];
+      for (BlockLocation& loc : g.location_list) loc.source = global[loc.source];
+    }
     functions_.push_back(&sf);
     ident_to_fn_[g.ident] = &sf;
   }
