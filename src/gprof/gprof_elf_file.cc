@@ -6,6 +6,9 @@
 #include <cstring>
 #include <utility>
 
+#include <fmt/format.h>
+
+#include "format/elf_debug_expansion.h"
 #include "util/file_io.h"
 
 namespace covkit::trace {
@@ -20,6 +23,10 @@ Expected<GprofElfFile> GprofElfFile::open(const std::string& path) {
   f.fd_ = opened->release();
   f.elf_ = elf_begin(f.fd_, ELF_C_READ_MMAP, nullptr);
   if (!f.elf_ || elf_kind(f.elf_) != ELF_K_ELF) return Error("not an ELF file");
+  // libdw would expand them whole (format/elf_debug_expansion.h).
+  if (const uint64_t expanded = format::debug_expansion_past_bound(f.elf_))
+    return Error(fmt::format("its compressed debug sections would expand to {} bytes, over {} times their size",
+                             expanded, format::kMaxDebugExpansion));
   f.dwarf_ = dwarf_begin_elf(f.elf_, DWARF_C_READ, nullptr);  // null without debug info
   return f;
 }

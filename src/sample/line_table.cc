@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "format/dwarf_decl_file.h"
+#include "format/elf_debug_expansion.h"
 #include "sample/statement_markers.h"
 #include "util/foreign_data.h"
 
@@ -221,7 +222,9 @@ Expected<LineTable> load_line_table(const std::string& path) {
   std::span<const uint8_t> bytes = file->bytes();
   Elf* elf = elf_memory(const_cast<char*>(reinterpret_cast<const char*>(bytes.data())), bytes.size());
   if (!elf) return t;
-  Dwarf* dbg = dwarf_begin_elf(elf, DWARF_C_READ, nullptr);
+  // Debug sections that would expand past the bound are none
+  // (format/elf_debug_expansion.h: libdw expands them whole).
+  Dwarf* dbg = format::debug_expansion_past_bound(elf) ? nullptr : dwarf_begin_elf(elf, DWARF_C_READ, nullptr);
   if (!dbg) {
     elf_end(elf);
     return t;  // no DWARF at all

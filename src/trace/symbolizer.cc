@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "format/dwarf_decl_file.h"
+#include "format/elf_debug_expansion.h"
 #include "format/object_files.h"
 #include "util/demangle.h"
 #include "util/file_io.h"
@@ -83,8 +84,11 @@ class ElfModule {
     symbols_.erase(std::unique(symbols_.begin(), symbols_.end(),
                                [](const ElfSymbol& a, const ElfSymbol& b) { return a.addr == b.addr; }),
                    symbols_.end());
-    if (debug_elf_) dwarf_ = dwarf_begin_elf(debug_elf_, DWARF_C_READ, nullptr);
-    if (!dwarf_) dwarf_ = dwarf_begin_elf(elf_, DWARF_C_READ, nullptr);
+    // Debug sections that would expand past the bound are no debug
+    // information (format/elf_debug_expansion.h: libdw expands them whole).
+    if (debug_elf_ && !format::debug_expansion_past_bound(debug_elf_))
+      dwarf_ = dwarf_begin_elf(debug_elf_, DWARF_C_READ, nullptr);
+    if (!dwarf_ && !format::debug_expansion_past_bound(elf_)) dwarf_ = dwarf_begin_elf(elf_, DWARF_C_READ, nullptr);
   }
 
   ~ElfModule() {

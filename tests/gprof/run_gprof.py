@@ -12,8 +12,10 @@ import argparse
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
+import zlib
 import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -499,7 +501,42 @@ def sc_badinput(env):
         bad(env, d, ["-b", option, "badinput"], f"'{option[:2]}'")
     # A mistyped long option gets the one meant.
     bad(env, d, ["-b", "--widht=3", "badinput"], "unknown option '--widht=3'; did you mean '--width'?")
-
+    # A decompression bomb: a .zdebug_str (GNU's compressed section, "ZLIB"
+    # and its size) stating 1 GiB. libdw expanded every compressed debug
+    # section whole, to the size stated: a program of 1 MB whose 1 GB of
+    # zeros it held took 1 GB of covkit's memory. Refused before it is
+    # expanded (a stream this short fails after the allocation; the stated
+    # size is what is checked). Compressed debug information of an honest
+    # size (objcopy's, gABI and GNU) still reads as the plain program's.
+    d = env.build("debugbomb", "recursion.c", ["-O0", "-g"])
+    env.profile(d, "debugbomb")
+    stream = zlib.compress(bytes(1 << 20), 9)
+    with open(os.path.join(d, "bomb.zdebug_str"), "wb") as f:
+        f.write(b"ZLIB" + (1 << 30).to_bytes(8, "big") + stream)
+    env.run(["objcopy", "--remove-section", ".debug_str", "--add-section", ".zdebug_str=bomb.zdebug_str",
+             "debugbomb", "bomb"], cwd=d)
+    bad(env, d, ["-b", "bomb", "gmon.out"], "bomb: its compressed debug sections would expand to 1073741824 bytes")
+    # The same stated in a gABI section header (SHF_COMPRESSED, Elf64_Chdr):
+    # objcopy's compressed .debug_info told it expands to 1 GiB.
+    env.run(["objcopy", "--compress-debug-sections=zlib", "debugbomb", "bomb-gabi"], cwd=d)
+    elf = bytearray(open(os.path.join(d, "bomb-gabi"), "rb").read())
+    shoff, = struct.unpack_from("<Q", elf, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", elf, 0x3a)
+    names_at = struct.unpack_from("<Q", elf, shoff + shstrndx * shentsize + 0x18)[0]
+    patched = 0
+    for i in range(shnum):
+        name, _, flags, _, offset = struct.unpack_from("<IIQQQ", elf, shoff + i * shentsize)
+        if elf[names_at + name:].startswith(b".debug_info\0") and flags & 0x800:  # SHF_COMPRESSED
+            struct.pack_into("<Q", elf, offset + 8, 1 << 30)  # ch_size
+            patched += 1
+    expect(patched == 1, "objcopy left .debug_info uncompressed")
+    open(os.path.join(d, "bomb-gabi"), "wb").write(elf)
+    bad(env, d, ["-b", "bomb-gabi", "gmon.out"], "bomb-gabi: its compressed debug sections would expand to 10737")
+    plain = env.run([env.covkit, "gprof", "-b", "debugbomb", "gmon.out"], cwd=d).stdout
+    for kind in ("zlib", "zlib-gnu"):
+        env.run(["objcopy", f"--compress-debug-sections={kind}", "debugbomb", f"debugbomb-{kind}"], cwd=d)
+        got = env.run([env.covkit, "gprof", "-b", f"debugbomb-{kind}", "gmon.out"], cwd=d).stdout
+        expect(got == plain, f"covkit gprof of the program with {kind} debug sections differs from the plain one's")
 
 SCENARIOS = {
     "recursion": sc_recursion, "cycle": sc_cycle, "fnptr": sc_fnptr, "busy_pie": sc_busy_pie,
