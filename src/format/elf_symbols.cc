@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "format/elf_open.h"
 #include "util/file_io.h"
 #include "util/output_path.h"
 
@@ -32,7 +33,7 @@ Expected<OpenElf> OpenElf::open(util::UniqueFd fd, const std::string& path) {
   elf_version(EV_CURRENT);
   OpenElf f;
   f.fd_ = fd.release();
-  f.elf_ = elf_begin(f.fd_, ELF_C_READ_MMAP, nullptr);
+  f.elf_ = format::begin_elf(f.fd_);
   if (!f.elf_ || elf_kind(f.elf_) != ELF_K_ELF || gelf_getclass(f.elf_) != ELFCLASS64)
     return Error(fmt::format("{}: not a 64-bit ELF file", path));
   return f;

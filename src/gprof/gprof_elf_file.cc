@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "format/elf_debug_expansion.h"
+#include "format/elf_open.h"
 #include "util/file_io.h"
 
 namespace covkit::trace {
@@ -21,7 +22,7 @@ Expected<GprofElfFile> GprofElfFile::open(const std::string& path) {
   auto opened = util::open_regular_file(path);
   if (!opened) return opened.error();
   f.fd_ = opened->release();
-  f.elf_ = elf_begin(f.fd_, ELF_C_READ_MMAP, nullptr);
+  f.elf_ = format::begin_elf(f.fd_);
   if (!f.elf_ || elf_kind(f.elf_) != ELF_K_ELF) return Error("not an ELF file");
   // libdw would expand them whole (format/elf_debug_expansion.h).
   if (const uint64_t expanded = format::debug_expansion_past_bound(f.elf_))

@@ -11,6 +11,7 @@
 #include <set>
 #include <utility>
 
+#include "format/elf_open.h"
 #include "util/file_io.h"
 #include "util/foreign_data.h"
 #include "util/printable.h"
@@ -28,7 +29,7 @@ FileId file_build_id(const std::string& path, std::string& out) {
   const int fd = opened->release();
   FileId result = FileId::kAbsent;
   elf_version(EV_CURRENT);
-  if (Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr)) {
+  if (Elf* elf = format::begin_elf(fd)) {
     if (elf_kind(elf) == ELF_K_ELF) {
       const void* id = nullptr;
       ssize_t n = dwelf_elf_gnu_build_id(elf, &id);

@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "format/elf_open.h"
+
 namespace covkit::trace {
 
 namespace {
@@ -32,7 +34,7 @@ ProgramInfo inspect_program(const std::string& path) {
     return info;
   }
   elf_version(EV_CURRENT);
-  Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+  Elf* elf = format::begin_elf(fd);
   if (elf && elf_kind(elf) == ELF_K_ELF) {
     info.elf = true;
     size_t phnum = 0;

@@ -18,6 +18,7 @@
 
 #include "format/dwarf_decl_file.h"
 #include "format/elf_debug_expansion.h"
+#include "format/elf_open.h"
 #include "format/object_files.h"
 #include "util/demangle.h"
 #include "util/file_io.h"
@@ -68,7 +69,7 @@ class ElfModule {
   explicit ElfModule(const std::string& path) {
     fd_ = open_regular(path);
     if (fd_ < 0) return;
-    elf_ = elf_begin(fd_, ELF_C_READ_MMAP, nullptr);
+    elf_ = format::begin_elf(fd_);
     if (!elf_ || elf_kind(elf_) != ELF_K_ELF) return;
     bool full_symtab = load_symbols(elf_);
     open_debug_file(path);
@@ -207,7 +208,7 @@ class ElfModule {
       if (c == path) continue;
       int fd = open_regular(c);
       if (fd < 0) continue;
-      Elf* e = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+      Elf* e = format::begin_elf(fd);
       if (e && elf_kind(e) == ELF_K_ELF) {
         debug_fd_ = fd;
         debug_elf_ = e;

@@ -24,6 +24,8 @@ uid_t own_uid() {
   return uid;
 }
 
+bool only_ours(const struct stat& st) { return st.st_uid == own_uid() && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0; }
+
 
 namespace {
 
@@ -185,8 +187,7 @@ Expected<FileData> read_open_file(int fd, const std::string& path, size_t max_by
   // whole run (SIGBUS; a report over many users' trees, as root), and a
   // mapping shows the owner's later writes to a parser that already checked
   // the bytes. A copy does neither.
-  const bool only_ours = st.st_uid == own_uid() && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0;
-  if (size >= kMapAtLeast && only_ours) {
+  if (size >= kMapAtLeast && only_ours(st)) {
     Mapping m = map_file(fd, size, path);
     if (m.slot >= 0) {
       out.data_ = m.data;

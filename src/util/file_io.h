@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "util/default_init_allocator.h"
@@ -22,6 +23,12 @@ namespace covkit::util {
 // it (a thread that reads as another user changes its file-system ids,
 // setfsuid, not this). A report looks at it for every file it reads.
 uid_t own_uid();
+
+// Whether nobody but covkit's own user can change the file `st` describes
+// (its owner, without group or other write permission): only such a file
+// may be mapped. A mapping shows the owner's later writes, and their
+// truncating it while covkit reads turns the next read into SIGBUS.
+bool only_ours(const struct stat& st);
 
 class InputFileOpening;
 
