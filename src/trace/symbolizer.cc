@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "format/elf_debug_expansion.h"
 #include "format/elf_open.h"
 #include "format/object_files.h"
+#include "trace/debug_file_places.h"
 #include "util/demangle.h"
 #include "util/file_io.h"
 #include "util/foreign_data.h"
@@ -55,12 +57,6 @@ int open_regular(const std::string& path) {
   if (path.empty()) return -1;
   auto fd = util::open_named_file(path);
   return fd ? fd->release() : -1;
-}
-
-std::string hex(const unsigned char* p, size_t n) {
-  std::string s;
-  for (size_t i = 0; i < n; ++i) s += fmt::format("{:02x}", p[i]);
-  return s;
 }
 
 // One ELF file (and its separate debug file, if any), opened once.
@@ -188,22 +184,15 @@ class ElfModule {
     }
   }
 
-  // /usr/lib/debug/.build-id/xx/yyyy.debug, then the .gnu_debuglink places.
+  // The separate debug file, if one is found (trace/debug_file_places.h).
   void open_debug_file(const std::string& path) {
-    std::vector<std::string> candidates;
     const void* id = nullptr;
     ssize_t n = dwelf_elf_gnu_build_id(elf_, &id);
-    if (n > 1) {
-      auto* p = static_cast<const unsigned char*>(id);
-      candidates.push_back("/usr/lib/debug/.build-id/" + hex(p, 1) + "/" + hex(p + 1, size_t(n) - 1) + ".debug");
-    }
+    std::span<const unsigned char> build_id;
+    if (n > 0) build_id = {static_cast<const unsigned char*>(id), size_t(n)};
     GElf_Word crc = 0;
-    if (const char* link = dwelf_elf_gnu_debuglink(elf_, &crc)) {
-      std::string dir = path.substr(0, path.rfind('/') + 1);
-      candidates.push_back(dir + link);
-      candidates.push_back(dir + ".debug/" + link);
-      candidates.push_back("/usr/lib/debug" + dir + link);
-    }
+    const char* link = dwelf_elf_gnu_debuglink(elf_, &crc);
+    const std::vector<std::string> candidates = debug_file_places(path, build_id, link ? link : "");
     for (const std::string& c : candidates) {
       if (c == path) continue;
       int fd = open_regular(c);
