@@ -119,24 +119,12 @@ bool code_ahead(const FunctionCfg& f, int from, uint32_t file, uint32_t line, co
   return false;
 }
 
-// The executable lines of `f`: those of its is_stmt rows. Every
-// function's are listed before any block is placed: a line may be listed
-// by one function only (a template's out-of-line copy) and run in another
-// under rows that are no statement (an always-inline copy of it, as
-// fmtlib's parse_format_specs in its callers at -O0), which must not
-// depend on which of the two comes first in the module.
-void list_lines(const FunctionCfg& f, const LineTable& lines, std::map<uint32_t, FileState>& files) {
-  lines.for_each_overlapping(f.address, f.address + f.size, [&](const LineRange& r) {
-    if (r.is_stmt) files[r.file].lines.try_emplace(r.line);
-  });
-}
-
 void place_blocks(const FunctionCfg& f, const std::vector<BlockState>& states, const LineTable& lines,
                   std::map<uint32_t, FileState>& files) {
-  // What ran over the executable lines (list_lines). A statement begins
-  // where its line has an is_stmt row (gcc's location views: often a row
-  // of no length, then the same line's code under a row that is no
-  // statement). When a line's statement begins with code
+  // First the executable lines (is_stmt rows), then what ran over them.
+  // A statement begins where its line has an is_stmt row (gcc's location
+  // views: often a row of no length, then the same line's code under a
+  // row that is no statement). When a line's statement begins with code
   // here, an instruction of that line elsewhere, under a row that begins
   // no statement, is one gcc moved away from it (a constant hoisted to
   // the entry, a load scheduled before the branch that guards it), and
@@ -148,7 +136,9 @@ void place_blocks(const FunctionCfg& f, const std::vector<BlockState>& states, c
   auto key = [](const LineRange& r) { return uint64_t(r.file) << 32 | r.line; };
   auto start_key = [&](const LineRange& r) { return key(r) * 0x9e3779b97f4a7c15ull ^ r.lo; };
   lines.for_each_overlapping(f.address, f.address + f.size, [&](const LineRange& r) {
-    if (r.is_stmt) starts.insert(start_key(r));
+    if (!r.is_stmt) return;
+    files[r.file].lines.try_emplace(r.line);
+    starts.insert(start_key(r));
   });
   lines.for_each_overlapping(f.address, f.address + f.size, [&](const LineRange& r) {
     if (!r.point && starts.count(start_key(r))) begins_with_code.insert(key(r));
@@ -208,7 +198,6 @@ ModuleCoverage module_coverage(const ModuleCfg& module, const LineTable& lines, 
   }
   std::map<uint32_t, FileState> files;  // by LineTable file index
   const std::map<uint64_t, int64_t> inlined = inlined_runs(module, lines, states);
-  for (const FunctionCfg& f : module.functions) list_lines(f, lines, files);
   for (size_t i = 0; i < module.functions.size(); ++i) {
     const FunctionCfg& f = module.functions[i];
     const auto& st = i < states.functions.size() ? states.functions[i] : kNone;
