@@ -13,7 +13,8 @@
 namespace covkit::format {
 
 // The most the compressed debug sections of a file may expand to: this
-// many times the bytes they take in the file, plus kDebugExpansionSlack.
+// many times the bytes of the file they take (each byte once, however
+// many section headers point at it), plus kDebugExpansionSlack.
 inline constexpr uint64_t kMaxDebugExpansion = 32;
 inline constexpr uint64_t kDebugExpansionSlack = uint64_t(256) << 20;
 

@@ -470,6 +470,31 @@ def sc_formats(env):
     expect("fn=" in cg and "calls=" in cg and "is_odd" in cg, "callgrind: functions or calls missing")
 
 
+def overlapping_pads(d, src, dst, n, pad_bytes=0):
+    """Copies program `src` to `dst` with a .zdebug_pad section ("ZLIB", a
+    stated size of 0, then `pad_bytes` zeros) stretched to end where the
+    section headers begin, and `n` more headers of that same section."""
+    pad = os.path.join(d, dst + ".pad")
+    with open(pad, "wb") as f:
+        f.write(b"ZLIB" + bytes(8) + bytes(pad_bytes))
+    subprocess.run(["objcopy", "--add-section", f".zdebug_pad={pad}", src, dst], cwd=d, check=True)
+    elf = bytearray(open(os.path.join(d, dst), "rb").read())
+    shoff, = struct.unpack_from("<Q", elf, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", elf, 0x3a)
+    names_at = struct.unpack_from("<Q", elf, shoff + shstrndx * shentsize + 0x18)[0]
+    headers = [bytearray(elf[shoff + i * shentsize:shoff + (i + 1) * shentsize]) for i in range(shnum)]
+    pad_header = next(h for h in headers if elf[names_at + struct.unpack_from("<I", h)[0]:].startswith(b".zdebug_pad\0"))
+    offset, = struct.unpack_from("<Q", pad_header, 0x18)
+    struct.pack_into("<Q", pad_header, 0x20, shoff - offset)
+    at = len(elf) + (-len(elf) % 8)
+    elf += bytes(at - len(elf))
+    for h in headers + [pad_header] * n:
+        elf += h
+    struct.pack_into("<Q", elf, 0x28, at)
+    struct.pack_into("<H", elf, 0x3c, shnum + n)
+    open(os.path.join(d, dst), "wb").write(elf)
+
+
 def bad(env, d, args, name_in_message):
     p = env.run([env.covkit, "gprof", *args], cwd=d, check=False)
     err = p.stderr.decode(errors="replace")
@@ -533,6 +558,26 @@ def sc_badinput(env):
     open(os.path.join(d, "bomb-gabi"), "wb").write(elf)
     bad(env, d, ["-b", "bomb-gabi", "gmon.out"], "bomb-gabi: its compressed debug sections would expand to 10737")
     plain = env.run([env.covkit, "gprof", "-b", "debugbomb", "gmon.out"], cwd=d).stdout
+    # Section headers may all point at the same bytes: the bound is of the
+    # file's bytes, each once. 40 more headers of a .zdebug_pad spanning the
+    # file up to its section headers added 32 x 40 MB to the bound, and the
+    # 1 GiB bomb beside them was read (1 GB of memory, review15).
+    overlapping_pads(d, "bomb", "bomb-pads", 40, pad_bytes=1 << 20)
+    bad(env, d, ["-b", "bomb-pads", "gmon.out"], "bomb-pads: its compressed debug sections would expand to")
+    # The check reads each compressed section's header only: a file others
+    # can change is read with pread (format/elf_open), and reading 1,000
+    # headers' sections whole made 1,000 copies of the ~1 MB they share (1 GB).
+    # Its peak memory stays far below that (the sanitizers' included), and
+    # the report is the plain program's.
+    overlapping_pads(d, "debugbomb", "many-pads", 1000, pad_bytes=1 << 20)
+    if os.geteuid() == 0:
+        os.chown(os.path.join(d, "many-pads"), 65534, 65534)
+    timed = subprocess.run(["/usr/bin/time", "-f", "RSS %M", env.covkit, "gprof", "-b", "many-pads", "gmon.out"],
+                           cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    rss_kb = int(timed.stderr.splitlines()[-1].split()[1]) if "RSS " in timed.stderr else -1
+    expect(timed.returncode == 0 and timed.stdout.encode() == plain and 0 < rss_kb < 300_000,
+           f"covkit gprof of a program with 1,000 headers on one section: exit {timed.returncode}, "
+           f"peak RSS {rss_kb} KB: {timed.stderr[-300:]}")
     for kind in ("zlib", "zlib-gnu"):
         env.run(["objcopy", f"--compress-debug-sections={kind}", "debugbomb", f"debugbomb-{kind}"], cwd=d)
         got = env.run([env.covkit, "gprof", "-b", f"debugbomb-{kind}", "gmon.out"], cwd=d).stdout
