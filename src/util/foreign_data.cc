@@ -10,11 +10,13 @@
 
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -406,7 +408,27 @@ Expected<FileData> read_input_file_or_stdin(const std::string& path) {
   return read_input_file(path);
 }
 
-Expected<FileData> read_source_file(const std::string& path) {
+namespace {
+
+// A source named under /proc/self/cwd (Bazel runs the compiler with
+// PWD=/proc/self/cwd, so gcc records that as the notes' directory) is, as
+// gcov opens it, the file of that name in covkit's working directory: said
+// so without the process's link, which the checks below refuse, and then
+// checked as any other name (data may name that directory's files as
+// plainly with an absolute name).
+std::string without_own_cwd_link(const std::string& path) {
+  static constexpr std::string_view kLink = "/proc/self/cwd";
+  if (!path.starts_with(kLink) || (path.size() > kLink.size() && path[kLink.size()] != '/')) return path;
+  char cwd[PATH_MAX];
+  if (!::getcwd(cwd, sizeof cwd)) return path;
+  std::string rest = path.substr(kLink.size());
+  return rest.empty() ? std::string(cwd) : (std::string_view(cwd) == "/" ? rest : cwd + rest);
+}
+
+}  // namespace
+
+Expected<FileData> read_source_file(const std::string& named) {
+  const std::string path = without_own_cwd_link(named);
   // Never covkit's own process, whoever's data names it: root's build of
   // another user's checkout (`#line 1 "/proc/self/environ"` in a source of
   // theirs) made root's own notes name covkit's environment, command line

@@ -104,7 +104,9 @@ inline constexpr uint64_t kMaxSourceTotalBytes = uint64_t(4) << 30;
 // markers): read_named_file, at most kMaxSourceBytes, and not at all once
 // the run's sources came to kMaxSourceTotalBytes (the error says so). Never
 // a file of /proc or a process's descriptor (/dev/stdout), whoever's data
-// names it: that would be covkit's own process.
+// names it: that would be covkit's own process. A name under
+// /proc/self/cwd (Bazel's builds record it as the compiler's directory) is
+// read, as gcov reads it, from covkit's working directory, by that name.
 Expected<FileData> read_source_file(const std::string& path);
 
 // Runs the calling thread with `owner`'s file-system identity until the

@@ -5,6 +5,8 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+
+#include <climits>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -222,6 +224,39 @@ TEST(ForeignData, SourcesAreNeverCovkitsOwnProcess) {
   ::close(fd);
   ::unlink(link.c_str());
   ::unlink(given.c_str());
+  ::rmdir(dir.c_str());
+}
+
+// Bazel runs the compiler with PWD=/proc/self/cwd, so its notes name
+// sources under it; gcov reads them from its own working directory, and so
+// does covkit: by that directory's name, not through the process's link.
+TEST(ForeignData, SourcesUnderProcSelfCwdAreReadFromTheWorkingDirectory) {
+  const std::string dir = ::testing::TempDir() + "covkit_self_cwd_" + std::to_string(::getpid());
+  ::mkdir(dir.c_str(), 0700);
+  {
+    std::FILE* f = std::fopen((dir + "/p.c").c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("int main(void) { return 0; }\n", f);
+    std::fclose(f);
+  }
+  char before[PATH_MAX];
+  ASSERT_NE(::getcwd(before, sizeof before), nullptr);
+  ASSERT_EQ(::chdir(dir.c_str()), 0);
+  auto read = read_source_file("/proc/self/cwd/p.c");
+  auto missing = read_source_file("/proc/self/cwd/none.c");
+  auto sibling = read_source_file("/proc/self/cwdx/p.c");
+  auto environ_file = read_source_file("/proc/self/cwd/../environ");
+  ASSERT_EQ(::chdir(before), 0);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(read->text(), "int main(void) { return 0; }\n");
+  EXPECT_FALSE(missing);
+  EXPECT_FALSE(sibling);  // not the link: refused as /proc
+  // The rest of the name stays a name: ".." leads to the working
+  // directory's parent, never to the process's own files.
+  if (environ_file) {
+    EXPECT_EQ(environ_file->text().find("PATH="), std::string::npos);
+  }
+  ::unlink((dir + "/p.c").c_str());
   ::rmdir(dir.c_str());
 }
 
