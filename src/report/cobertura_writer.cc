@@ -52,6 +52,7 @@ void write_line(std::string& text, const model::LineCov& l, const char (&indent_
   LineBuilder line(text);
   if (l.branches.empty()) {  // most lines
     line.add(indent).add("<line number=\"").add(l.number).add("\" hits=\"").add(l.count).add("\" branch=\"false\"/>\n");
+    line.flush();
     return;
   }
   const int64_t total = static_cast<int64_t>(l.branches.size());
@@ -64,6 +65,7 @@ void write_line(std::string& text, const model::LineCov& l, const char (&indent_
   line.add(indent).add("    <condition number=\"0\" type=\"jump\" coverage=\"").add(pct).add("%\"/>\n");
   line.add(indent).add("  </conditions>\n");
   line.add(indent).add("</line>\n");
+  line.flush();
 }
 
 void write_method(std::string& text, const model::FileCov& f, const model::FunctionCov& fn) {

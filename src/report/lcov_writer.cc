@@ -69,7 +69,7 @@ void write_record(std::string& out, const model::FileCov& f, const LcovOptions& 
         line.add(b.count);  // not negative in the model; a tracefile may say otherwise
       else
         line.add('-');
-      line.add('\n');
+      line.add('\n').flush();
       ++found;
       hit += b.count > 0;
     }
@@ -79,7 +79,7 @@ void write_record(std::string& out, const model::FileCov& f, const LcovOptions& 
   found = hit = 0;
   for (const model::LineCov& l : f.lines) {
     if (l.excluded || l.no_count) continue;
-    LineBuilder(out).add("DA:").add(l.number).add(',').add(l.count).add('\n');
+    LineBuilder(out).add("DA:").add(l.number).add(',').add(l.count).add('\n').flush();
     ++found;
     hit += l.covered();
   }

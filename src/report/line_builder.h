@@ -3,7 +3,10 @@
 // Cobertura's <line> elements), made in a buffer on the stack and appended
 // to the text whole: appended piece by piece, each was five to thirteen
 // calls into std::string (zstd's report: 97,000 such lines, ~800
-// instructions each).
+// instructions each). The caller ends each line with flush(): flushed by a
+// destructor, a text that could not grow (std::bad_alloc, the CLI's "out
+// of memory" line) ended the program in std::terminate instead, leaving
+// its staged output file behind.
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
@@ -19,7 +22,6 @@ class LineBuilder {
   explicit LineBuilder(std::string& out) : out_(out) {}
   LineBuilder(const LineBuilder&) = delete;
   LineBuilder& operator=(const LineBuilder&) = delete;
-  ~LineBuilder() { flush(); }
 
   // Inlined, so that a literal's length is known and its copy a move or two.
   [[gnu::always_inline]] LineBuilder& add(std::string_view s) {
