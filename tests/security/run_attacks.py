@@ -43,6 +43,20 @@ class Skip(Exception):
     pass
 
 
+def site_text(out):
+    """Every file of the HTML site under `out`, as one text."""
+    return "".join(open(os.path.join(d, f), errors="replace").read() for d, _, fs in os.walk(out) for f in fs)
+
+
+def check_not_disclosed(pages, stderr, names, command, markers):
+    """None of `markers` (text, what it is) in the pages, and each of the
+    source `names` said to be not readable."""
+    for leaked, what in markers:
+        check(leaked not in pages, f"{command} disclosed {what}")
+    for n in names:
+        check(f"{n}: source not readable" in stderr, f"report did not say why {n} was not shown: {stderr!r}")
+
+
 def check(cond, what):
     if not cond:
         raise Failure(what)
@@ -444,7 +458,7 @@ def scenario_disclosure(env):
     try:
         out = os.path.join(env.base, "live-html")
         r = env.covkit_run(["live", "report", str(h.pid), "--html", out, "--lcov", out + ".info"], ok=True)
-        pages = "".join(open(os.path.join(d, f), errors="replace").read() for d, _, fs in os.walk(out) for f in fs)
+        pages = site_text(out)
         check("TOPSECRET" not in pages, "live report --html disclosed the secret")
         for d, _, files in os.walk(out):
             for f in files:
@@ -459,7 +473,7 @@ def scenario_disclosure(env):
     # and covkit gcov read its sources with the attacker's rights too.
     out = os.path.join(env.base, "report-html")
     env.covkit_run(["report", "-q", "--root", b, b, "--html", out], ok=True)
-    pages = "".join(open(os.path.join(d, f), errors="replace").read() for d, _, fs in os.walk(out) for f in fs)
+    pages = site_text(out)
     check("TOPSECRET" not in pages, "covkit report --html disclosed the secret")
     gcov_out = os.path.join(env.base, "gcov-cwd")
     os.makedirs(gcov_out)
@@ -503,7 +517,7 @@ def scenario_sample_disclosure(env):
         check(mode & 0o077 == 0, f"the recording directory has mode {oct(mode)}: the process's memory is private")
         out = os.path.join(env.base, "sample-html")
         env.covkit_run(["sample", "report", rec, "--html", out], ok=True)
-        pages = "".join(open(os.path.join(d, f), errors="replace").read() for d, _, fs in os.walk(out) for f in fs)
+        pages = site_text(out)
         check("TOPSECRET" not in pages, "sample report --html disclosed the secret")
     finally:
         h.kill()
@@ -998,12 +1012,10 @@ def scenario_proc_sources(env):
     with open(given) as stdin:
         r = env.run([env.covkit, "report", "--root", b, b, "--html", out], ok=False, stdin=stdin)
     check(r.returncode == 0, f"report exited {r.returncode}: {r.stderr!r}")
-    pages = "".join(open(os.path.join(d, f), errors="replace").read() for d, _, fs in os.walk(out) for f in fs)
-    for leaked, what in (("ROOT-ARGUMENT", "covkit's command line"), ("r-xp", "covkit's memory map"),
-                         ("ROOT-STDIN-TEXT", "covkit's standard input")):
-        check(leaked not in pages, f"report --html disclosed {what}")
-    for n in names:
-        check(f"{n}: source not readable" in r.stderr, f"report did not say why {n} was not shown: {r.stderr!r}")
+    pages = site_text(out)
+    check_not_disclosed(pages, r.stderr, names, "report --html",
+                        (("ROOT-ARGUMENT", "covkit's command line"), ("r-xp", "covkit's memory map"),
+                         ("ROOT-STDIN-TEXT", "covkit's standard input")))
 
     # Root's own build of the attacker's checkout: the notes and data are
     # root's, the names in them the attacker's (#line in their source). They
@@ -1027,12 +1039,10 @@ def scenario_proc_sources(env):
                            text=True, env=dict(os.environ, COVKIT_ATTACK_ENV="ROOT-ENVIRONMENT-TEXT"))
     env.log(r.stderr)
     check(r.returncode == 0, f"report (root's build) exited {r.returncode}: {r.stderr!r}")
-    pages = "".join(open(os.path.join(d, f), errors="replace").read() for d, _, fs in os.walk(out) for f in fs)
-    for leaked, what in (("ROOT-ENVIRONMENT-TEXT", "covkit's environment"), ("ROOT-ARGUMENT", "covkit's command line"),
-                         ("ROOT-STDOUT-TEXT", "covkit's standard output")):
-        check(leaked not in pages, f"report --html of root's build disclosed {what}")
-    for n in names:
-        check(f"{n}: source not readable" in r.stderr, f"report did not say why {n} was not shown: {r.stderr!r}")
+    pages = site_text(out)
+    check_not_disclosed(pages, r.stderr, names, "report --html of root's build",
+                        (("ROOT-ENVIRONMENT-TEXT", "covkit's environment"), ("ROOT-ARGUMENT", "covkit's command line"),
+                         ("ROOT-STDOUT-TEXT", "covkit's standard output")))
 
 
 def scenario_fifo_outputs(env):

@@ -5,7 +5,6 @@
 // its text, a stream whose block CRC no longer matches is refused, and a
 // cut stream never reaches its end.
 #include <bzlib.h>
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -13,6 +12,8 @@
 #include <cstdlib>
 #include <string>
 #include <vector>
+
+#include "first_use_loading.h"
 
 namespace covkit::util {
 namespace bzip2_on_demand_test {
@@ -46,21 +47,12 @@ std::string decode(const std::vector<uint8_t>& in, int& ret) {
 }
 
 TEST(Bzip2OnDemand, OpenedAtTheFirstCallAndDecodesAsLibbz2) {
-  // Nothing before the first call loads it; asked in a program of its own
-  // (the test binary run again for this test alone), since any test before
-  // this one in this process may have opened it already.
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(
-      {
-        const bool before = ::dlopen(COVKIT_BZIP2_SONAME, RTLD_NOW | RTLD_NOLOAD) == nullptr;
-        int ret = BZ_OK;
-        const bool decoded =
-            decode(kStream, ret) == "line 1 of a module elfutils decodes\nline 2\n" && ret == BZ_STREAM_END;
-        const bool after = ::dlopen(COVKIT_BZIP2_SONAME, RTLD_NOW | RTLD_NOLOAD) != nullptr;
-        std::fprintf(stderr, "unloaded before %d, decoded %d, loaded after %d\n", before, decoded, after);
-        std::_Exit(before && decoded && after ? 0 : 1);
-      },
-      ::testing::ExitedWithCode(0), "");
+  // Nothing before the first call loads it.
+  test::expect_loaded_at_first_use(COVKIT_BZIP2_SONAME, [] {
+    int ret = BZ_OK;
+    return decode(kStream, ret) == "line 1 of a module elfutils decodes\nline 2\n" && ret == BZ_STREAM_END;
+  });
+  // And here, loaded or not before.
   int ret = BZ_OK;
   EXPECT_EQ(decode(kStream, ret), "line 1 of a module elfutils decodes\nline 2\n");
   EXPECT_EQ(ret, BZ_STREAM_END);

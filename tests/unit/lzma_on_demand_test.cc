@@ -3,7 +3,6 @@
 // ran two cpuid instructions before main() in every command). The decoding
 // is liblzma's own: a stream made by xz(1) decodes to its text, and a stream
 // whose CRC-64 no longer matches its contents is refused as liblzma refuses it.
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <lzma.h>
 
@@ -12,6 +11,8 @@
 #include <cstdlib>
 #include <string>
 #include <vector>
+
+#include "first_use_loading.h"
 
 namespace covkit::util {
 namespace lzma_on_demand_test {
@@ -46,22 +47,11 @@ std::string decode(const std::vector<uint8_t>& in, lzma_ret& ret) {
 }
 
 TEST(LzmaOnDemand, OpenedAtTheFirstCallAndDecodesAsLiblzma) {
-  // Nothing before the first call loads it (the test program links elfutils
-  // as covkit does). In a program of its own (the test binary run again for
-  // this test alone): any test before this one in this process, in whatever
-  // order (--gtest_shuffle), may have opened it already.
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(
-      {
-        const bool before = ::dlopen(COVKIT_LZMA_SONAME, RTLD_NOW | RTLD_NOLOAD) == nullptr;
-        lzma_ret ret = LZMA_OK;
-        const bool decoded =
-            decode(kStream, ret) == "line 1 of a module elfutils decodes\nline 2\n" && ret == LZMA_STREAM_END;
-        const bool after = ::dlopen(COVKIT_LZMA_SONAME, RTLD_NOW | RTLD_NOLOAD) != nullptr;
-        std::fprintf(stderr, "unloaded before %d, decoded %d, loaded after %d\n", before, decoded, after);
-        std::_Exit(before && decoded && after ? 0 : 1);
-      },
-      ::testing::ExitedWithCode(0), "");
+  // Nothing before the first call loads it.
+  test::expect_loaded_at_first_use(COVKIT_LZMA_SONAME, [] {
+    lzma_ret ret = LZMA_OK;
+    return decode(kStream, ret) == "line 1 of a module elfutils decodes\nline 2\n" && ret == LZMA_STREAM_END;
+  });
   // And here, loaded or not before.
   lzma_ret ret = LZMA_OK;
   EXPECT_EQ(decode(kStream, ret), "line 1 of a module elfutils decodes\nline 2\n");
