@@ -1,18 +1,8 @@
 #include "trace/debug_file_places.h"
 
+#include "util/hex_text.h"
+
 namespace covkit::trace {
-
-namespace {
-
-void append_hex(std::string& out, std::span<const unsigned char> bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  for (unsigned char b : bytes) {
-    out += kDigits[b >> 4];
-    out += kDigits[b & 15];
-  }
-}
-
-}  // namespace
 
 bool is_plain_file_name(std::string_view name) {
   return !name.empty() && name != "." && name != ".." && name.find('/') == std::string_view::npos &&
@@ -26,9 +16,9 @@ std::vector<std::string> debug_file_places(std::string_view module, std::span<co
   // none names no file.
   if (build_id.size() > 1) {
     std::string place = "/usr/lib/debug/.build-id/";
-    append_hex(place, build_id.first(1));
+    util::append_hex(place, build_id.first(1));
     place += '/';
-    append_hex(place, build_id.subspan(1));
+    util::append_hex(place, build_id.subspan(1));
     place += ".debug";
     places.push_back(std::move(place));
   }

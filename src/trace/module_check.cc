@@ -13,6 +13,7 @@
 
 #include "format/elf_open.h"
 #include "util/file_io.h"
+#include "util/hex_text.h"
 #include "util/foreign_data.h"
 #include "util/printable.h"
 
@@ -36,7 +37,7 @@ FileId file_build_id(const std::string& path, std::string& out) {
       result = FileId::kNone;
       if (n > 0) {
         out.clear();
-        for (ssize_t i = 0; i < n; ++i) out += fmt::format("{:02x}", static_cast<const unsigned char*>(id)[i]);
+        util::append_hex(out, {static_cast<const unsigned char*>(id), size_t(n)});
         result = FileId::kFound;
       }
     }

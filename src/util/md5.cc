@@ -2,6 +2,8 @@
 
 #include <cstddef>
 
+#include "util/hex_text.h"
+
 // From libiberty (the same MD5 gcov links); its header is not installed.
 extern "C" void* md5_buffer(const char* buffer, size_t len, void* resblock);
 
@@ -10,12 +12,8 @@ namespace covkit::util {
 std::string md5_hex(std::string_view input) {
   unsigned char digest[16];
   md5_buffer(input.data(), input.size(), digest);
-  static const char* hex = "0123456789abcdef";
   std::string out;
-  for (unsigned char b : digest) {
-    out += hex[b >> 4];
-    out += hex[b & 15];
-  }
+  append_hex(out, digest);
   return out;
 }
 

@@ -4,17 +4,16 @@
 
 #include <algorithm>
 
+#include "util/hex_text.h"
 #include "util/utf8.h"
 
 namespace covkit::util {
 
 namespace {
 
-void append_hex(std::string& out, unsigned char c) {
-  static constexpr char kDigits[] = "0123456789abcdef";
+void append_escaped(std::string& out, unsigned char c) {
   out += "\\x";
-  out += kDigits[c >> 4];
-  out += kDigits[c & 15];
+  append_hex(out, {&c, 1});
 }
 
 // Length of the sequence at s[i] that gcov's colours (-k, -q) are made of,
@@ -86,7 +85,7 @@ std::string terminal_text(std::string_view s, Colours colours) {
     }
     const size_t n = c < 0x80 ? 0 : utf8_length(s, i);
     if (n == 0 || is_c1_control(s, i, n)) {
-      append_hex(out, c);
+      append_escaped(out, c);
       ++i;
       continue;
     }
