@@ -26,7 +26,6 @@ uid_t own_uid() {
 
 bool only_ours(const struct stat& st) { return st.st_uid == own_uid() && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0; }
 
-
 namespace {
 
 // Files at least this large are mapped: below it a copy is cheaper than the
@@ -113,23 +112,22 @@ int open_path_only(const std::string& path, NameSource source, bool& magic) {
   return ::open(path.c_str(), O_PATH | O_CLOEXEC);
 }
 
-}  // namespace
-
-namespace {
 const char kMagicLinkRefused[] = "a link to a process's open files in /proc, which no data may name";
-const char kProcRefused[] = "in /proc, where /proc/self is covkit's own process: no data may name it";
+
 }  // namespace
 
-bool in_proc(int fd) {
+Expected<void> refuse_proc_file(int fd) {
   struct statfs fs {};
-  return ::fstatfs(fd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
+  if (::fstatfs(fd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC)
+    return Error("in /proc, where /proc/self is covkit's own process: no data may name it");
+  return {};
 }
 
 Expected<void> refuse_process_names(const std::string& path) {
   bool magic = false;
   UniqueFd at(open_path_only(path, NameSource::kData, magic));
   if (magic) return Error(kMagicLinkRefused);
-  if (at.valid() && in_proc(at.get())) return Error(kProcRefused);
+  if (at.valid()) return refuse_proc_file(at.get());
   return {};
 }
 
@@ -141,7 +139,8 @@ Expected<UniqueFd> open_regular_file(const std::string& path, NameSource source)
   struct stat st {};
   if (::fstat(at.get(), &st) != 0) return errno_error();
   if (!S_ISREG(st.st_mode)) return Error("not a regular file");
-  if (source == NameSource::kData && in_proc(at.get())) return Error(kProcRefused);
+  if (source == NameSource::kData)
+    if (auto refused = refuse_proc_file(at.get()); !refused) return refused.error();
   // The file looked at, not whatever its name leads to now; the kernel
   // checks the rights to read it as for any open.
   const std::string self = fmt::format("/proc/self/fd/{}", at.get());

@@ -99,8 +99,9 @@ Expected<UniqueFd> open_regular_file(const std::string& path, NameSource source 
 // an error saying so; any other name (one that cannot be looked at too:
 // its opening says why) passes.
 Expected<void> refuse_process_names(const std::string& path);
-// Whether `fd` is a file of /proc.
-bool in_proc(int fd);
+// An error saying why when `fd` is a file of /proc (no data may name one:
+// /proc/self is covkit's own process).
+Expected<void> refuse_proc_file(int fd);
 
 // Only regular files are read (open_regular_file): devices never end and
 // FIFOs block (a hostile notes file may name either as its source). The

@@ -438,7 +438,7 @@ Expected<FileData> read_source_file(const std::string& named) {
   if (auto refused = refuse_process_names(path); !refused) return refused.error();
   auto fd = open_named_file(path);
   if (!fd) return fd.error();
-  if (in_proc(fd->get())) return Error("in /proc, where /proc/self is covkit's own process: no data may name it");
+  if (auto refused = refuse_proc_file(fd->get()); !refused) return refused.error();
   struct stat st {};
   if (::fstat(fd->get(), &st) != 0) return Error(std::strerror(errno));
   // Charged before it is read (one larger than kMaxSourceBytes is refused
