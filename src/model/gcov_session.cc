@@ -37,15 +37,31 @@ void LineTable::make_marked(size_t room_after) {
     }
 }
 
+namespace {
+
+// The functions of `by_start` from `first` on that start at `line`, sorted
+// as gcov sorts them each time it asks.
+std::span<SessionFunction*> starting_at(std::vector<SessionFunction*>& by_start,
+                                        std::vector<SessionFunction*>::iterator first, uint32_t line) {
+  auto last = first;
+  while (last != by_start.end() && (*last)->fn.start_line == line) ++last;
+  const std::span<SessionFunction*> fns(first, last);
+  sort_by_start(fns);
+  return fns;
+}
+
+}  // namespace
+
 std::span<SessionFunction*> SourceCoverage::functions_at(uint32_t line) {
   if (line >= starts.size() || !starts[line]) return {};
   auto first = std::partition_point(by_start_line.begin(), by_start_line.end(),
                                     [line](const SessionFunction* f) { return f->fn.start_line < line; });
-  auto last = first;
-  while (last != by_start_line.end() && (*last)->fn.start_line == line) ++last;
-  const std::span<SessionFunction*> fns(first, last);
-  sort_by_start(fns);
-  return fns;
+  return starting_at(by_start_line, first, line);
+}
+
+std::span<SessionFunction*> SourceCoverage::functions_from(size_t first) {
+  return starting_at(by_start_line, by_start_line.begin() + std::ptrdiff_t(first),
+                     by_start_line[first]->fn.start_line);
 }
 
 void derive_file_names(const std::string& arg, const std::string& object_directory, std::string& notes,

@@ -139,6 +139,19 @@ struct SourceCoverage {
   // gcov's get_functions_at_location: sorts the functions starting at `line`
   // by (line, column) in place, as gcov does each time it asks (empty: none).
   std::span<SessionFunction*> functions_at(uint32_t line);
+  // The same for a caller that asks in increasing order of lines (a
+  // listing): `cursor` (0 at first) is kept between calls and moved past
+  // the functions that start before `line`, so each line costs a compare
+  // rather than a search (inline: most lines start none).
+  std::span<SessionFunction*> functions_at(uint32_t line, size_t& cursor) {
+    while (cursor < by_start_line.size() && by_start_line[cursor]->fn.start_line < line) ++cursor;
+    if (cursor == by_start_line.size() || by_start_line[cursor]->fn.start_line != line) return {};
+    return functions_from(cursor);
+  }
+
+ private:
+  // The functions from by_start_line[first] on that start at its line, sorted.
+  std::span<SessionFunction*> functions_from(size_t first);
 };
 
 // One command-line argument's files, read ahead of the sequential merge.

@@ -570,10 +570,8 @@ std::string TextRenderer::run() {
 
   uint32_t line_start_group = 0;
   std::span<model::SessionFunction*> fns;
-  // The functions by first line, walked with the lines: only a line some
-  // function starts at is asked for its functions (asked for every line,
-  // ~35 instructions each were ~2% of the run).
-  const std::vector<model::SessionFunction*>& by_start = src_.by_start_line;
+  // The functions by first line, walked with the lines (a search for
+  // every line, ~35 instructions each, was ~2% of the run).
   size_t next_start = 0;
   for (uint32_t line_num = 1; line_num <= lines_.size(); ++line_num) {
     if (line_num >= src_.lines.size()) {
@@ -583,10 +581,7 @@ std::string TextRenderer::run() {
     }
     const model::LineInfo& line = src_.lines[line_num];
     if (line_start_group == 0) {
-      while (next_start < by_start.size() && by_start[next_start]->fn.start_line < line_num) ++next_start;
-      fns = next_start < by_start.size() && by_start[next_start]->fn.start_line == line_num
-                ? src_.functions_at(line_num)
-                : std::span<model::SessionFunction*>();
+      fns = src_.functions_at(line_num, next_start);
       if (fns.size() > 1) {
         // Functions may overlap partially: the group ends at the last end line.
         for (auto* f : fns)
