@@ -61,6 +61,21 @@ class NotesParser {
   // size (lines_record charges each file's new largest line).
   bool charge_span(size_t at, uint32_t start, uint32_t end);
   bool over_budget(size_t at);
+  // Downstream each location of a block gets an entry per arc leaving it
+  // (gcov places a block's branches on the last line of each of its
+  // locations): arcs x locations, whichever record comes second charging
+  // the pair, must stay plausible for the file's size, or a block of a
+  // few thousand arcs and locations asks for millions of entries.
+  bool charge_branches(size_t at, uint64_t pairs) {
+    branch_budget_used_ += pairs;
+    return branch_budget_used_ <= branch_budget_ || branches_over_budget(at);
+  }
+  bool branches_over_budget(size_t at);
+  // fn_'s per-block tallies, sized at its first ARCS or LINES record.
+  void tally_blocks() {
+    if (tally_fn_ != functions_read_) new_tallies();  // fn_ is function number functions_read_
+  }
+  void new_tallies();
 
   ByteReader r_;
   NotesFile& out_;
@@ -75,14 +90,31 @@ class NotesParser {
   uint32_t last_file_ = UINT32_MAX;  // the file index the last name had
   uint64_t line_budget_used_ = 0;
   NotesFunction* fn_ = nullptr;  // function that subrecords attach to
-  // The blocks of fn_ whose ARCS record was read: a duplicate is found in
-  // constant time (a scan of the earlier records made a function of n
-  // blocks cost n^2). For function number arcs_fn_ (1-based; 0: none yet,
+  // Per block of fn_, the arcs of its ARCS record (non-zero: read, so a
+  // duplicate is found in constant time; a scan of the earlier records
+  // made a function of n blocks cost n^2) and the locations of its LINES
+  // records so far. For function number tally_fn_ (1-based; 0: none yet,
   // counted as functions_read_).
-  std::vector<bool> arcs_read_;
-  size_t arcs_fn_ = 0;
+  struct BlockTally {
+    uint32_t arcs = 0, locations = 0;
+  };
+  std::vector<BlockTally> tallies_;
+  size_t tally_fn_ = 0;
+  uint64_t branch_budget_used_ = 0;
+  const uint64_t branch_budget_ = 4 * uint64_t(r_.size()) + (1u << 20);
   uint32_t current_tag_ = 0;
 };
+
+bool NotesParser::branches_over_budget(size_t at) {
+  return fail(at, fmt::format("blocks' arcs on their lines make {} branch entries, implausible for a file of {} bytes",
+                              branch_budget_used_, r_.size()));
+}
+
+void NotesParser::new_tallies() {
+  const uint32_t nblocks = fn_->num_blocks.value_or(0);
+  tallies_.assign(nblocks, BlockTally{});
+  tally_fn_ = functions_read_;
+}
 
 bool NotesParser::over_budget(size_t at) {
   const uint64_t budget = 16 * uint64_t(r_.size()) + (1u << 20);
@@ -282,11 +314,8 @@ bool NotesParser::arcs_record(size_t base, uint32_t words) {
   if (*src >= nblocks)
     return fail(base, fmt::format("function '{}': arc source block {} out of range ({} blocks)", util::printable(fn_->name),
                                   *src, nblocks));
-  if (arcs_fn_ != functions_read_) {  // fn_ is function number functions_read_
-    arcs_read_.assign(nblocks, false);
-    arcs_fn_ = functions_read_;
-  }
-  if (arcs_read_[*src])
+  tally_blocks();
+  if (tallies_[*src].arcs)
     return fail(base, fmt::format("function '{}': second ARCS record for block {}", util::printable(fn_->name), *src));
   uint32_t n = words >= 1 ? (words - 1) / 2 : 0;
   fn_->begin_arcs(*src);
@@ -304,8 +333,8 @@ bool NotesParser::arcs_record(size_t base, uint32_t words) {
   }
   r_.skip_words(2 * size_t(whole));
   if (whole < n) return fail(r_.position(), "ARCS record truncated");
-  if (n) arcs_read_[*src] = true;  // a record without arcs may come again
-  return true;
+  tallies_[*src].arcs = n;  // a record without arcs may come again
+  return charge_branches(base, uint64_t(n) * tallies_[*src].locations);
 }
 
 bool NotesParser::lines_record(size_t base) {
@@ -315,6 +344,7 @@ bool NotesParser::lines_record(size_t base) {
   if (*block >= fn_->num_blocks.value_or(0))
     return fail(base, fmt::format("function '{}': lines for block {} out of range ({} blocks)", util::printable(fn_->name),
                                   *block, fn_->num_blocks.value_or(0)));
+  tally_blocks();
   fn_->begin_lines(*block);
   bool have_location = false;
   size_t at = r_.position();
@@ -366,7 +396,9 @@ bool NotesParser::lines_record(size_t base) {
     at = r_.position();
     word = r_.u32();
   }
-  return true;
+  const uint32_t locations = fn_->lines.back().count;
+  tallies_[*block].locations += locations;
+  return charge_branches(base, uint64_t(locations) * tallies_[*block].arcs);
 }
 
 }  // namespace

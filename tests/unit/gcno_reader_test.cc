@@ -535,6 +535,39 @@ TEST(GcnoReader, LineSpanBeyondTheFileSizeBudgetIsCorruption) {
   EXPECT_NE(nf.error->message.find("implausible for a file of"), std::string::npos) << nf.error->message;
 }
 
+// A block's arcs are placed on each of its locations downstream (gcov's
+// branch lists): a block of 2,000 arcs and 2,000 locations, ~40 KB here,
+// asked for 4 M entries (a 256 KB file: 40 M, 1.8 GB in `gcov -b`). The
+// pair is charged by whichever record comes second; a block of the same
+// arcs and a few locations is read whole.
+GcovImageBuilder arcs_by_locations(bool lines_first, uint32_t locations) {
+  auto b = with_header();
+  b.function(1, 2, 3, "f", false, "f.c", 1, 1, 2, 1).blocks(3);
+  b.arcs(0, {{1, 0}});
+  const std::vector<ArcSpec> arcs(2000, ArcSpec{2, 0});
+  std::vector<testing::LineSpec> locs(locations, testing::LineSpec{"f.c", {}});
+  locs[0].lines = {1};
+  if (lines_first) b.lines(1, locs);
+  b.arcs(1, arcs);
+  if (!lines_first) b.lines(1, locs);
+  return b;
+}
+
+TEST(GcnoReader, ArcsTimesLocationsBeyondTheFileSizeBudgetIsCorruption) {
+  for (bool lines_first : {false, true}) {
+    const auto b = arcs_by_locations(lines_first, 2000);
+    const NotesFile nf = expect_notes(read_notes(b.bytes()));
+    ASSERT_TRUE(nf.error) << lines_first;
+    EXPECT_NE(nf.error->message.find("4000000 branch entries, implausible for a file of"), std::string::npos)
+        << nf.error->message;
+    // The record that broke the budget is not kept.
+    ASSERT_EQ(nf.functions.size(), 1u);
+    EXPECT_LT(nf.functions[0].arc_list.size() * nf.functions[0].location_list.size(), 4000000u);
+  }
+  const NotesFile fine = expect_notes(read_notes(arcs_by_locations(false, 3).bytes()));
+  EXPECT_FALSE(fine.error) << fine.error->message;
+}
+
 TEST(GcnoReader, ExtremeFunctionLinesAreCorruption) {
   auto b = with_header();
   b.function(1, 2, 3, "f", false, "f.c", 1, 1, 0xfffffff0u, 1).blocks(3);
