@@ -1913,6 +1913,51 @@ def select_poll(fd):
     return sum(e for _, e in poller.poll(0))
 
 
+def gmon_bytes(records):
+    """A gmon.out of histogram records (low pc, high pc, buckets), one
+    sample in each bucket."""
+    parts = [b"gmon" + struct.pack("<I", 1) + b"\0" * 12]
+    for low, high, n in records:
+        parts.append(b"\0" + struct.pack("<QQII", low, high, n, 100) + b"seconds".ljust(15, b"\0") + b"s")
+        parts.append(struct.pack("<H", 1) * n)
+    return b"".join(parts)
+
+
+def scenario_gmon_records(env):
+    """The gmon.out of root's -pg program, in the attacker's directory, which
+    they rewrote: 200,000 histogram records of disjoint ranges (8.6 MB), and
+    two records whose high pc is below their low pc. Before, each record was
+    compared with every one before it (80,000 records: 9 s; 200,000: 24 s of
+    CPU; gprof the same) and samples were assigned walking the symbols from
+    the first for each record; records upside down overlap nothing and each
+    of their buckets covers every function. covkit gprof must finish within
+    10 s of CPU (RLIMIT_CPU; it needs 0.1 s) with the report, and refuse the
+    second upside-down record in one line naming the file."""
+    import resource
+    src = os.path.join(env.root_work, "pg.c")
+    with open(src, "w") as f:
+        f.write("int f(int x) { return x * 3; }\nint main(void) { return f(1) == 3 ? 0 : 1; }\n")
+    prog = os.path.join(env.root_work, "pg")
+    env.run(["gcc-12", "-pg", "-O0", "-o", prog, src])
+    d = env.attacker_dir("gmon")
+
+    def write(name, data):
+        env.as_attacker(["sh", "-c", f"cat > {name}"], input=data.decode("latin-1"), cwd=d, encoding="latin-1")
+        return os.path.join(d, name)
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_CPU, (10, 10))
+
+    many = write("many.out", gmon_bytes([(0x1000 + 4 * i, 0x1004 + 4 * i, 1) for i in range(200000)]))
+    r = env.run([env.covkit, "gprof", "-b", prog, many], ok=False, preexec_fn=limited)
+    check(r.returncode == 0,
+          f"gprof of 200,000 histogram records: exit {r.returncode} (killed at the CPU limit: -9 or -24): {r.stderr!r}")
+    check("Flat profile:" in r.stdout, f"gprof of 200,000 histogram records printed no profile: {r.stdout[:200]!r}")
+    upside = write("upside.out", gmon_bytes([(2 + 2 * m, 2 * m, 1) for m in range(1, 3)]))
+    r = env.run([env.covkit, "gprof", "-b", prog, upside], ok=False, preexec_fn=limited)
+    one_line_error(r, "gprof of two upside-down histogram records", upside, "high pc is below its low pc")
+
+
 SCENARIOS = {
     "link_targets": scenario_link_targets,
     "object_names": scenario_object_names,
@@ -1945,6 +1990,7 @@ SCENARIOS = {
     "gcov_linked_objects": scenario_gcov_linked_objects,
     "spare_owned_file": scenario_spare_owned_file,
     "terminal_names": scenario_terminal_names,
+    "gmon_records": scenario_gmon_records,
 }
 
 

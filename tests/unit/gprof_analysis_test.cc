@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <tuple>
 #include <vector>
 
 #include "gprof/gprof_cycles.h"
@@ -267,6 +268,69 @@ TEST(GprofProfile, UpsideDownHistogramCreditsNoFunction) {
   for (size_t i = 0; i < p->function_count; ++i) EXPECT_EQ(p->nodes[i].time, 0.0) << p->nodes[i].name;
   EXPECT_DOUBLE_EQ(p->total_time, 15.0);
   EXPECT_EQ(p->nodes[1].ncalls, 3u);
+}
+
+// Records of disjoint ranges in any order are each a histogram; one
+// overlapping the record before or after it (by address, not by file
+// order), or sharing its low pc, is refused naming the file.
+TEST(GprofProfile, HistogramRecordsOverlapOnlyTheirNeighbours) {
+  auto t = table();
+  auto f = gmon({0, 0}, {});  // [0x1000, 0x1030): 2 buckets of 24 bytes
+  auto record = [](uint64_t low, uint64_t high, std::vector<uint16_t> buckets) {
+    covkit::format::GmonHistogram h;
+    h.low_pc = low;
+    h.high_pc = high;
+    h.prof_rate = 100;
+    h.dimension = "seconds";
+    h.dimension_abbrev = 's';
+    h.buckets = std::move(buckets);
+    return h;
+  };
+  f.histograms = {record(0x1018, 0x1030, {0, 2}), record(0x1000, 0x1018, {3, 0})};
+  f.histograms[0].buckets = {0};
+  f.histograms[0].high_pc = 0x1024;  // 12 bytes: the scale of 0x1000's buckets
+  f.histograms[1].buckets = {3, 0};
+  f.histograms.push_back(record(0x1024, 0x1030, {2}));
+  auto p = build_gprof_profile(t, {{"gmon.out", f}});
+  ASSERT_TRUE(p) << p.error().describe();
+  EXPECT_EQ(p->histograms.size(), 3u);
+  EXPECT_DOUBLE_EQ(p->nodes[0].time, 3.0);  // main [0x1000, 0x1010): 3 in [0x1000, 0x100c)
+  EXPECT_DOUBLE_EQ(p->nodes[3].time, 2.0);  // h [0x1020, 0x1030): [0x1024, 0x1030)
+  EXPECT_DOUBLE_EQ(p->total_time, 5.0);
+  for (auto [low, high, n] : {std::tuple<uint64_t, uint64_t, size_t>{0x1010, 0x101c, 1},  // into the one before
+                              {0x1020, 0x102c, 1},                                        // into the one after
+                              {0x1018, 0x1030, 2},                                        // the same low pc
+                              {0x0ff8, 0x1004, 1}}) {                                     // below all, into the first
+    auto g = f;
+    g.histograms.push_back(record(low, high, std::vector<uint16_t>(n, 1)));
+    auto q = build_gprof_profile(t, {{"hostile.out", g}});
+    ASSERT_FALSE(q) << std::hex << low;
+    EXPECT_EQ(q.error().path, "hostile.out");
+    EXPECT_NE(q.error().describe().find("overlapping histogram records"), std::string::npos) << q.error().describe();
+  }
+  auto g = f;
+  g.histograms.push_back(record(0x0ff4, 0x1000, {1}));  // just below: kept
+  EXPECT_TRUE(build_gprof_profile(t, {{"gmon.out", g}}));
+}
+
+// One upside-down record is read as gprof reads it (above); each bucket of
+// one covers nearly the whole address space, and such records overlap no
+// other: thousands of them cost thousands x the program's functions. A
+// second is refused, naming the file.
+TEST(GprofProfile, SecondUpsideDownHistogramIsRefused) {
+  auto t = table();
+  auto f = gmon({1}, {});
+  f.histograms[0].low_pc = 2;
+  f.histograms[0].high_pc = 0;
+  auto h = f.histograms[0];
+  h.low_pc = 4;
+  h.high_pc = 2;  // the same scale
+  f.histograms.push_back(h);
+  auto p = build_gprof_profile(t, {{"hostile.out", f}});
+  ASSERT_FALSE(p);
+  EXPECT_EQ(p.error().path, "hostile.out");
+  EXPECT_NE(p.error().describe().find("a second histogram record whose high pc is below its low pc"), std::string::npos)
+      << p.error().describe();
 }
 
 TEST(GprofProfile, HistogramWithNoBuckets) {
