@@ -62,16 +62,20 @@ void write_record(std::string& out, const model::FileCov& f, const LcovOptions& 
     for (size_t i = 0; i < l.branches.size(); ++i) {
       const model::BranchCov& b = l.branches[i];
       // A branch on a line that never ran is "-" (not executed), as geninfo
-      // writes it; a branch with a count has run, whatever the flag says.
+      // writes it, even with a count: a forked child's counters start from
+      // zero at the fork (libgcov), so the line of a daemon's fork() has no
+      // count while the arc the child took out of it has one; lcov 1.16
+      // writes "-" and does not count it in BRH (Debian's memcached,
+      // daemonize(); tests/corpus/fork_daemonize). BRH counts what is written.
       LineBuilder line(out);
       line.add("BRDA:").add(l.number).add(',').add(b.block).add(',').add(int64_t(i)).add(',');
-      if (b.executed || b.count > 0)
+      if (b.executed)
         line.add(b.count);  // not negative in the model; a tracefile may say otherwise
       else
         line.add('-');
       line.add('\n').flush();
       ++found;
-      hit += b.count > 0;
+      hit += b.executed && b.count > 0;
     }
   }
   if (found > 0) fmt::format_to(it, FMT_COMPILE("BRF:{}\nBRH:{}\n"), found, hit);

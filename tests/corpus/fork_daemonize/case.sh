@@ -1,0 +1,3 @@
+SOURCES="main.c"
+LANG_KIND=c
+RUNS="./prog; ./prog a b"
