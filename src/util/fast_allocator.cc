@@ -94,6 +94,9 @@ const FastAllocator* load_mimalloc() {
 bool use_fast_allocator() {
   if (!operator_new_switchable.load(std::memory_order_relaxed)) return false;
   static const FastAllocator* const loaded = load_mimalloc();
+  // Another heap's blocks (util/short_run_heap.h) are freed by asking it
+  // whether they are its own: it must stay the one operator new knows.
+  if (const FastAllocator* now = fast_allocator.load(std::memory_order_acquire); now && now != loaded) return false;
   if (loaded) fast_allocator.store(loaded, std::memory_order_release);
   return loaded != nullptr;
 }

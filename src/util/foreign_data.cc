@@ -140,17 +140,18 @@ void note_data_file(const std::string& path, const FileData& data) {
     note_foreign_data(file_owner(st.st_uid), 0600);
 }
 
-void note_data_path(const std::string& path) {
+uint64_t note_data_path(const std::string& path) {
   if (std::optional<uid_t> linker = untrusted_link_on_the_way(path)) note_foreign_data(file_owner(*linker), 0600);
   // One lstat for the usual plain file (`covkit gcov` notes every object's
   // two files before it reads any); a link's target is stat'ed too.
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) return;
+  if (::lstat(path.c_str(), &st) != 0) return 0;
   if (S_ISLNK(st.st_mode)) {
     if (st.st_uid != own_uid()) note_foreign_data(file_owner(st.st_uid), 0600);
-    if (::stat(path.c_str(), &st) != 0) return;
+    if (::stat(path.c_str(), &st) != 0) return 0;
   }
   if (st.st_uid != own_uid()) note_foreign_data(file_owner(st.st_uid), st.st_mode & 07777);
+  return S_ISREG(st.st_mode) ? uint64_t(st.st_size) : 0;
 }
 
 mode_t output_mode_mask() {

@@ -56,8 +56,10 @@ void note_data_file(const std::string& path, const FileData& data);
 
 // The same for a data file about to be read (stat, not read): callers that
 // read many files in parallel note them all first, so that what each read
-// may see never depends on the order the threads took.
-void note_data_path(const std::string& path);
+// may see never depends on the order the threads took. Returns the size of
+// the regular file `path` leads to (0 for anything else, or none): what
+// the stat saw, for a caller sizing its work.
+uint64_t note_data_path(const std::string& path);
 
 // The permission bits covkit's outputs may have (07777 until data of
 // another user was read, and for a thread that writes as another user).
