@@ -128,8 +128,15 @@ FileCov extract_source(GcovSession& session, uint32_t src_idx, const SourcePaths
   // have none, and then no line needs a look-up of the functions there.
   const bool groups = std::any_of(src.functions.begin(), src.functions.end(),
                                   [](const SessionFunction* f) { return !f->lines.empty(); });
+  // Room for every line made below: the file's, and the group functions'
+  // own (counted too: reserved for the file's alone, the list doubled,
+  // every line moved, when a group had lines, as in zstd's macro-made
+  // functions).
   size_t count = 0;
   for (uint32_t line_num = 1; line_num < nlines; ++line_num) count += src.lines[line_num].exists;
+  if (groups)
+    for (const SessionFunction* f : src.functions)
+      for (const LineInfo& l : f->lines) count += l.exists;
   fc.lines.reserve(count);
   for (uint32_t line_num = 1; line_num <= nlines; ++line_num) {
     for (SessionFunction* f : groups ? src.functions_at(line_num) : std::span<SessionFunction*>()) {
@@ -145,6 +152,7 @@ FileCov extract_source(GcovSession& session, uint32_t src_idx, const SourcePaths
       if (instances) l.instances = std::move(singles[line_num]);
     }
   }
+  fc.functions.reserve(src.functions.size());
   for (SessionFunction* f : src.functions) {
     FunctionCov fn;
     fn.name = f->fn.name;
