@@ -26,7 +26,7 @@ void prune_instances(ProjectCov& project) {
   for (FileCov& f : project.files) {
     const std::set<std::string_view> grouped = grouped_functions(f);
     for (LineCov& l : f.lines)
-      std::erase_if(l.instances, [&](const LineInstance& i) { return !grouped.contains(i.function); });
+      l.instances.erase_if([&](const LineInstance& i) { return !grouped.contains(i.function); });
   }
 }
 

@@ -149,7 +149,7 @@ FileCov extract_source(GcovSession& session, uint32_t src_idx, const SourcePaths
     }
     if (line_num < nlines && src.lines[line_num].exists) {
       LineCov& l = make_line(fc.lines, src.lines[line_num], line_num);
-      if (instances) l.instances = std::move(singles[line_num]);
+      if (instances) l.instances = LineInstances(std::move(singles[line_num]));
     }
   }
   fc.functions.reserve(src.functions.size());

@@ -7,8 +7,11 @@
 // counters, read as 0 per object, as lcov reads them); merging follows lcov's
 // rules (sum per line, per branch position, per function name).
 #include <cstdint>
+#include <initializer_list>
+#include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace covkit::model {
@@ -34,8 +37,55 @@ struct LineInstance {
   int64_t count = 0;
 };
 
-// The number and the flags share a word (64 bytes a line, not 72: a 1 GB
-// tracefile holds ~80 M lines).
+// A line's instances (LineCov::instances): none on nearly every line (all
+// of them unless instantiations are shown), so one pointer, not a vector's
+// three words (zstd's report holds ~125,000 lines in its objects' copies and
+// ~87,000 merged: ~5 MB of empty vectors, each page of them a fault).
+class LineInstances {
+ public:
+  LineInstances() = default;
+  LineInstances(std::initializer_list<LineInstance> list) {
+    if (list.size()) list_ = std::make_unique<std::vector<LineInstance>>(list);
+  }
+  explicit LineInstances(std::vector<LineInstance>&& list) {
+    if (!list.empty()) list_ = std::make_unique<std::vector<LineInstance>>(std::move(list));
+  }
+  LineInstances(const LineInstances& o) : list_(o.empty() ? nullptr : std::make_unique<std::vector<LineInstance>>(*o.list_)) {}
+  LineInstances(LineInstances&&) noexcept = default;
+  LineInstances& operator=(const LineInstances& o) {
+    if (this != &o) list_ = o.empty() ? nullptr : std::make_unique<std::vector<LineInstance>>(*o.list_);
+    return *this;
+  }
+  LineInstances& operator=(LineInstances&&) noexcept = default;
+
+  bool empty() const { return !list_ || list_->empty(); }
+  size_t size() const { return list_ ? list_->size() : 0; }
+  LineInstance* begin() { return list_ ? list_->data() : nullptr; }
+  LineInstance* end() { return list_ ? list_->data() + list_->size() : nullptr; }
+  const LineInstance* begin() const { return list_ ? list_->data() : nullptr; }
+  const LineInstance* end() const { return list_ ? list_->data() + list_->size() : nullptr; }
+  LineInstance& operator[](size_t i) { return (*list_)[i]; }
+  const LineInstance& operator[](size_t i) const { return (*list_)[i]; }
+  void push_back(LineInstance i) { grown().push_back(std::move(i)); }
+  void reserve(size_t n) {
+    if (n) grown().reserve(n);
+  }
+  void clear() { list_.reset(); }
+  template <typename Pred>
+  void erase_if(Pred&& pred) {
+    if (list_) std::erase_if(*list_, std::forward<Pred>(pred));
+  }
+
+ private:
+  std::vector<LineInstance>& grown() {
+    if (!list_) list_ = std::make_unique<std::vector<LineInstance>>();
+    return *list_;
+  }
+  std::unique_ptr<std::vector<LineInstance>> list_;
+};
+
+// The number and the flags share a word, the instances are a pointer (48
+// bytes a line, not 72: a 1 GB tracefile holds ~80 M lines).
 struct LineCov {
   uint32_t number = 0;
   bool unexecuted_block = false;  // gcov's '*': some block on the line never ran
@@ -52,7 +102,7 @@ struct LineCov {
   bool no_count = false;
   int64_t count = 0;
   std::vector<BranchCov> branches;  // already stripped of excluded branches
-  std::vector<LineInstance> instances;
+  LineInstances instances;
 
   bool covered() const { return count > 0; }
 };

@@ -85,7 +85,7 @@ auto fields(const model::FunctionCov& f) {
 }
 
 template <typename T>
-bool same_list(const std::vector<T>& x, const std::vector<T>& y) {
+bool same_list(const T& x, const T& y) {  // vectors, and a line's instances
   if (x.size() != y.size()) return false;
   for (size_t i = 0; i < x.size(); ++i)
     if (fields(x[i]) != fields(y[i])) return false;
