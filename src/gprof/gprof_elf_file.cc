@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <utility>
 
 #include <fmt/format.h>
@@ -29,11 +30,15 @@ Expected<GprofElfFile> GprofElfFile::open(const std::string& path) {
     return Error(fmt::format("its compressed debug sections would expand to {} bytes, over {} times their size",
                              expanded, format::kMaxDebugExpansion));
   f.dwarf_ = dwarf_begin_elf(f.elf_, DWARF_C_READ, nullptr);  // null without debug info
+  f.alt_file_.attach(f.dwarf_, std::filesystem::path(path).parent_path().string());
   return f;
 }
 
 GprofElfFile::GprofElfFile(GprofElfFile&& o) noexcept
-    : fd_(std::exchange(o.fd_, -1)), elf_(std::exchange(o.elf_, nullptr)), dwarf_(std::exchange(o.dwarf_, nullptr)) {}
+    : fd_(std::exchange(o.fd_, -1)),
+      elf_(std::exchange(o.elf_, nullptr)),
+      dwarf_(std::exchange(o.dwarf_, nullptr)),
+      alt_file_(std::move(o.alt_file_)) {}
 
 GprofElfFile::~GprofElfFile() {
   if (dwarf_) dwarf_end(dwarf_);

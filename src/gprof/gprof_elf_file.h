@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "format/dwarf_alt_file.h"
 #include "util/expected.h"
 
 namespace covkit::trace {
@@ -28,6 +29,7 @@ class GprofElfFile {
   int fd_ = -1;
   Elf* elf_ = nullptr;
   Dwarf* dwarf_ = nullptr;
+  format::DwarfAltFile alt_file_;  // destroyed after dwarf_end(dwarf_)
 };
 
 }  // namespace covkit::trace

@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "format/dwarf_alt_file.h"
 #include "format/dwarf_decl_file.h"
 #include "format/elf_debug_expansion.h"
 #include "sample/statement_markers.h"
@@ -229,6 +230,9 @@ Expected<LineTable> load_line_table(const std::string& path) {
     elf_end(elf);
     return t;  // no DWARF at all
   }
+  // Read from memory, libdw knows no directory: absolute names only.
+  format::DwarfAltFile alt_file;
+  alt_file.attach(dbg, "");
   FileTable files(t.files);
   FunctionInstances instances;
   Dwarf_Off off = 0, next = 0;

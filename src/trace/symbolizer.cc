@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "format/dwarf_alt_file.h"
 #include "format/dwarf_decl_file.h"
 #include "format/elf_debug_expansion.h"
 #include "format/elf_open.h"
@@ -85,7 +86,12 @@ class ElfModule {
     // information (format/elf_debug_expansion.h: libdw expands them whole).
     if (debug_elf_ && !format::debug_expansion_past_bound(debug_elf_))
       dwarf_ = dwarf_begin_elf(debug_elf_, DWARF_C_READ, nullptr);
-    if (!dwarf_ && !format::debug_expansion_past_bound(elf_)) dwarf_ = dwarf_begin_elf(elf_, DWARF_C_READ, nullptr);
+    if (dwarf_) {
+      alt_file_.attach(dwarf_, debug_dir_);
+    } else if (!format::debug_expansion_past_bound(elf_)) {
+      dwarf_ = dwarf_begin_elf(elf_, DWARF_C_READ, nullptr);
+      alt_file_.attach(dwarf_, std::filesystem::path(path).parent_path().string());
+    }
   }
 
   ~ElfModule() {
@@ -201,6 +207,7 @@ class ElfModule {
       if (e && elf_kind(e) == ELF_K_ELF) {
         debug_fd_ = fd;
         debug_elf_ = e;
+        debug_dir_ = std::filesystem::path(c).parent_path().string();
         return;
       }
       if (e) elf_end(e);
@@ -264,6 +271,9 @@ class ElfModule {
   Elf* elf_ = nullptr;
   Elf* debug_elf_ = nullptr;
   Dwarf* dwarf_ = nullptr;
+  std::string debug_dir_;
+  // Destroyed after dwarf_end(dwarf_) in the destructor's body.
+  format::DwarfAltFile alt_file_;
   std::vector<ElfSymbol> symbols_;
   bool units_built_ = false, ranges_disjoint_ = false;
   std::vector<CompileUnit> units_;

@@ -1958,6 +1958,67 @@ def scenario_gmon_records(env):
     one_line_error(r, "gprof of two upside-down histogram records", upside, "high pc is below its low pc")
 
 
+def elf_section(data, name):
+    """(file offset, size) of the section `name` of a little-endian ELF64."""
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    def header(i):
+        return struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize)
+    names = header(shstrndx)[4]
+    for i in range(shnum):
+        n, _, _, _, off, size = header(i)
+        if data[names + n:data.index(b"\0", names + n)] == name:
+            return off, size
+    raise Failure(f"no section {name!r}")
+
+
+def scenario_debug_alt_link(env):
+    """The attacker's program, whose debug information refers to strings of
+    a dwz file (its unit's directory in DW_FORM_strp_sup) and whose
+    .gnu_debugaltlink names, as that file, a FIFO of the attacker's. libdw
+    opens the file itself, at the first such string, with open(2) as root:
+    `covkit blocks report` of the attacker's block file naming the program
+    blocked there for good (as trace and sample reports of it, and gprof of
+    it, would). covkit opens the file before libdw does, as it opens any
+    file data names (a regular file only): the report must end, exit 0."""
+    d = env.attacker_dir("altlink")
+    src = os.path.join(d, "p.c")
+    env.as_attacker(["sh", "-c", f"cat > {src}"],
+                    input="int work(int x) { return x * 3; }\nint main(int c, char **v) { return work(c); }\n")
+    plain = os.path.join(env.root_work, "p")
+    env.run(["gcc-12", "-O0", "-g", "-o", plain, src])
+    data = bytearray(open(plain, "rb").read())
+    off, size = elf_section(data, b".debug_abbrev")
+    # The unit's DW_AT_comp_dir (0x1b) in DW_FORM_line_strp (0x1f) becomes
+    # DW_FORM_strp_sup (0x1d): an offset of the same size, into the dwz file.
+    at = data.find(bytes([0x1B, 0x1F]), off, off + size)
+    check(at >= 0, "gcc-12 wrote no DW_AT_comp_dir in DW_FORM_line_strp")
+    data[at + 1] = 0x1D
+    patched = plain + ".sup"
+    with open(patched, "wb") as f:
+        f.write(data)
+    fifo = os.path.join(d, "dwz.fifo")
+    env.as_attacker(["mkfifo", fifo])
+    link = os.path.join(env.root_work, "altlink.bin")
+    with open(link, "wb") as f:
+        f.write(fifo.encode() + b"\0" + bytes(range(1, 21)))
+    prog = os.path.join(d, "prog")
+    env.run(["objcopy", f"--add-section=.gnu_debugaltlink={link}", patched, prog])
+    subprocess.run(["chown", f"{ATTACKER}:{ATTACKER}", prog], check=True)
+    address = next(int(l.split()[0], 16) for l in env.run(["nm", prog]).stdout.splitlines() if l.endswith(" work"))
+    blocks = os.path.join(d, "covkit-blocks.4242")
+    env.as_attacker(["sh", "-c", f"cat > {blocks}"],
+                    input=f"covkit-blocks 1\npid 4242\ndropped 0 0 0 0 0 0\nmodule 0x0 {prog}\nb {address:x} 7\nend\n")
+    out = os.path.join(env.fresh_dir("altlink-out"), "out.info")
+    try:
+        r = env.run([env.covkit, "blocks", "report", blocks, "--lcov", out], ok=False, timeout=60)
+    except subprocess.TimeoutExpired:
+        raise Failure("blocks report was still blocked after 60 s (libdw opening the FIFO the program's "
+                      ".gnu_debugaltlink names)")
+    check(r.returncode == 0, f"blocks report exited {r.returncode}: {r.stderr!r}")
+    check("FNDA:7,work" in open(out).read(), f"blocks report lost the program's counts: {open(out).read()!r}")
+
+
 SCENARIOS = {
     "link_targets": scenario_link_targets,
     "object_names": scenario_object_names,
@@ -1991,6 +2052,7 @@ SCENARIOS = {
     "spare_owned_file": scenario_spare_owned_file,
     "terminal_names": scenario_terminal_names,
     "gmon_records": scenario_gmon_records,
+    "debug_alt_link": scenario_debug_alt_link,
 }
 
 
