@@ -214,13 +214,44 @@ Expected<void> append_topn(const RemoteMemory& memory, const int64_t* triple, st
   return {};
 }
 
+// libgcov's run_max: the largest value of the first counter array of
+// every function, COMDAT copies too. Taken over the union of those arrays,
+// each word once: records pointing again and again at one array (a
+// hostile process's) cost no more than the array.
+int64_t run_max_of(const std::vector<Span>& spans, const ModuleSnapshot& m) {
+  std::vector<std::pair<uint64_t, uint64_t>> firsts;
+  for (const ObjectSnapshot& o : m.objects)
+    for (const FunctionRecord& fn : o.record.functions)
+      if (fn.address != 0 && !fn.counters.empty() && fn.counters[0].num)
+        firsts.emplace_back(fn.counters[0].values, fn.counters[0].values + uint64_t(fn.counters[0].num) * 8);
+  std::sort(firsts.begin(), firsts.end());
+  int64_t run_max = 0;
+  uint64_t done = 0;  // the words below it are taken
+  for (auto [start, end] : firsts) {
+    // An array overlapping the ones before lies in their span (spans join
+    // arrays that touch): its words from `done` on.
+    const uint64_t from = std::max(start, std::min(done, end));
+    if (from >= end) continue;
+    const int64_t* v = values_at(spans, start);
+    for (uint64_t i = (from - start) / 8; i < (end - start) / 8; ++i) run_max = std::max(run_max, v[i]);
+    done = std::max(done, end);
+  }
+  return run_max;
+}
+
 Expected<void> fill_counts(const RemoteMemory& memory, const std::vector<Span>& spans, ModuleSnapshot& m,
                            size_t& counters_read) {
-  m.run_max = 0;
+  m.run_max = run_max_of(spans, m);
   for (ObjectSnapshot& o : m.objects) {
     o.counts.assign(o.record.functions.size(), {});
     for (size_t f = 0; f < o.record.functions.size(); ++f) {
       const FunctionRecord& fn = o.record.functions[f];
+      // A COMDAT copy's counters are its owner's, written by it alone
+      // (data_files_of): counted, not copied again for each copy.
+      if (fn.address == 0 || !fn.owned) {
+        for (const CounterArray& arr : fn.counters) counters_read += arr.num;
+        continue;
+      }
       for (size_t c = 0; c < fn.counters.size(); ++c) {
         const CounterArray& arr = fn.counters[c];
         const int64_t* v = arr.num ? values_at(spans, arr.values) : nullptr;
@@ -231,13 +262,37 @@ Expected<void> fill_counts(const RemoteMemory& memory, const std::vector<Span>& 
         } else {
           out.assign(v, v + arr.num);
         }
-        // libgcov's run_max: the first counter array of every function.
-        if (c == 0 && fn.address != 0)
-          for (uint32_t i = 0; i < arr.num; ++i) m.run_max = std::max(m.run_max, v[i]);
         counters_read += arr.num;
         o.counts[f].push_back(std::move(out));
       }
     }
+  }
+  return {};
+}
+
+// libgcov gives each function an object owns counter arrays of its own (in
+// .bss). Owned arrays that overlap are no program's: a process that
+// pointed 65,536 function records at one array of 4 M counters had covkit
+// copy it for each (2 TB). Before any is copied, such a process is refused.
+Expected<void> check_owned_arrays(const std::vector<ModuleSnapshot>& found) {
+  struct Owned {
+    uint64_t start, end;
+    const std::string* object;
+  };
+  std::vector<Owned> owned;
+  for (const ModuleSnapshot& m : found)
+    for (const ObjectSnapshot& o : m.objects)
+      for (const FunctionRecord& fn : o.record.functions)
+        if (fn.address != 0 && fn.owned)
+          for (const CounterArray& c : fn.counters)
+            if (c.num) owned.push_back({c.values, c.values + uint64_t(c.num) * 8, &o.record.filename});
+  std::sort(owned.begin(), owned.end(), [](const Owned& a, const Owned& b) { return a.start < b.start; });
+  uint64_t end = 0;
+  for (const Owned& a : owned) {
+    if (a.start < end)
+      return Error(fmt::format("{}: the counters of two functions overlap at 0x{:x} (each function has its own)",
+                               util::printable(*a.object), a.start));
+    end = std::max(end, a.end);
   }
   return {};
 }
@@ -476,6 +531,7 @@ Expected<void, SnapshotError> ProcessCapture::read() {
     return checked(exiting(pid_, s.at, s.memory) ? gone()
                                                  : no_coverage("no coverage data left: the modules were unloaded "
                                                                "(or the process executed another program)"));
+  if (auto ok = check_owned_arrays(d.found); !ok) return failure(ok.error());
   if (s.options.read) {
     snap_.counters_read = 0;
     auto spans = read_counter_spans(s.memory, d.found);
@@ -651,10 +707,13 @@ Expected<std::map<std::string, format::DataFile>> ProcessCapture::data_files() c
   for (ModuleSnapshot& m : zero)
     for (ObjectSnapshot& o : m.objects) {
       o.counts.assign(o.record.functions.size(), {});
-      for (size_t f = 0; f < o.record.functions.size(); ++f)
-        for (const CounterArray& c : o.record.functions[f].counters)
+      for (size_t f = 0; f < o.record.functions.size(); ++f) {
+        const FunctionRecord& fn = o.record.functions[f];
+        if (fn.address == 0 || !fn.owned) continue;  // written by its owner (as fill_counts)
+        for (const CounterArray& c : fn.counters)
           // A top-N counter on disk: its total and an empty list.
           o.counts[f].push_back(std::vector<int64_t>(is_topn_kind(c.kind) ? 2 * (c.num / 3) : c.num, 0));
+      }
     }
   return data_files_of(zero);
 }

@@ -196,8 +196,10 @@ class Env:
 class Hostile:
     """The attacker's program, running as the attacker."""
 
-    def __init__(self, env, d, name=None, text=None):
+    def __init__(self, env, d, name=None, text=None, fanout=False):
         e = {"PATH": "/usr/bin:/bin"}
+        if fanout:
+            e["HOSTILE_FANOUT"] = "1"
         if name is not None:
             e["HOSTILE_NAME"] = name
         if text is not None:
@@ -2019,6 +2021,31 @@ def scenario_debug_alt_link(env):
     check("FNDA:7,work" in open(out).read(), f"blocks report lost the program's counts: {open(out).read()!r}")
 
 
+def scenario_live_fanout(env):
+    """A process whose object's function table is 65,536 pointers at one
+    record it owns, of 4 M counters (hostile.c, $HOSTILE_FANOUT): `live
+    dump` copied the 32 MB array for each function (2 TB), until covkit ran
+    out of memory (2 GB here: RLIMIT_AS). No program's functions share
+    counters they own: refused in one line naming the object, nothing
+    written. (The process is killed, not let exit: its libgcov would write
+    the 2 TB.)"""
+    import resource
+    b = env.build_hostile("fanout")
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    h = Hostile(env, b, fanout=True)
+    try:
+        out = os.path.join(env.root_work, "fanout-out")
+        r = env.run([env.covkit, "live", "dump", str(h.pid), "-o", out], ok=False, preexec_fn=limited, timeout=120)
+        one_line_error(r, "dump of a process whose functions share one counter array", "hostile.gcda",
+                       "counters of two functions overlap")
+        check(not os.path.exists(out), f"the refused dump wrote {out}")
+    finally:
+        h.kill()
+
+
 SCENARIOS = {
     "link_targets": scenario_link_targets,
     "object_names": scenario_object_names,
@@ -2053,6 +2080,7 @@ SCENARIOS = {
     "terminal_names": scenario_terminal_names,
     "gmon_records": scenario_gmon_records,
     "debug_alt_link": scenario_debug_alt_link,
+    "live_fanout": scenario_live_fanout,
 }
 
 
