@@ -75,8 +75,13 @@ class ElfModule {
       symbols_.clear();
       if (!load_symbols(debug_elf_) || symbols_.empty()) symbols_ = std::move(main_symbols);
     }
-    // .dynsym and .symtab may both list a function: keep the best symbol per address.
-    std::sort(symbols_.begin(), symbols_.end(), [](const ElfSymbol& a, const ElfSymbol& b) {
+    // .dynsym and .symtab may both list a function: keep the best symbol per
+    // address. Among equals the first in the table, as uftrace names it: GCC's
+    // identical code folding (-fipa-icf, -O2) keeps one function's body and
+    // makes the others aliases listed after it (Debian's leveldb:
+    // EmptyIterator::SeekToFirst, then SeekToLast at the same address; the
+    // debug information gives the body to the first, and so its line).
+    std::stable_sort(symbols_.begin(), symbols_.end(), [](const ElfSymbol& a, const ElfSymbol& b) {
       return a.addr != b.addr ? a.addr < b.addr : a.rank < b.rank;
     });
     symbols_.erase(std::unique(symbols_.begin(), symbols_.end(),

@@ -1147,6 +1147,7 @@ def t_uftrace(env):
              ("threads-clang-O2", "clang", [rt("threads.c")], ["-O2", "-pthread", "-D_GNU_SOURCE"], [6]),
              ("cxx_mix-g++-O0", "g++", [mine("cxx_mix.cc")], ["-O0"], [3, 6]),
              ("cxx_mix-g++-O2", "g++", [mine("cxx_mix.cc")], ["-O2"], [3, 6]),
+             ("icf_aliases-g++-O2", "g++", [mine("icf_aliases.cc")], ["-O2"], [1]),
              ("exceptions-g++-O2", "g++", [rt("exceptions.cc")], ["-O2"], [EXC_ROUNDS, EXC_DEPTH])]
     first = True
     for label, cc, srcs, flags, args in cases:
