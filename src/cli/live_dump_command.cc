@@ -103,7 +103,7 @@ int run(LiveDumpOptions& o) {
                 util::count_of(p.counters, "counter").c_str(), pause.c_str(), o.request.reset ? "; counters reset" : "");
   }
   if (done->reads > 1)
-    std::printf("read again %d times: a thread left asleep woke meanwhile%s\n", done->reads - 1,
+    std::printf("read again %s: a thread left asleep woke meanwhile%s\n", util::count_of(done->reads - 1, "time").c_str(),
                 done->reads >= 3 ? " (the last time every thread was stopped)" : "");
   size_t added = 0;
   for (const live::WrittenFile& f : done->files) {
