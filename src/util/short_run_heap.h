@@ -7,7 +7,8 @@
 // Blocks are laid out as densely as glibc's (8 bytes of size before each,
 // 16-byte alignment), so no more fresh pages are touched; a freed block
 // goes on a list of its size class, for the next block of that class.
-// Blocks past 64 KiB are glibc's (few, and glibc gives their memory back).
+// Blocks past 256 bytes are glibc's (few, and glibc reuses their memory
+// better: it joins freed neighbours).
 #include "util/fast_allocator.h"
 
 namespace covkit::util {
