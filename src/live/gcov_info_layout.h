@@ -67,6 +67,11 @@ struct FunctionRecord {
   bool owned = false;    // key == this object: written in full; else a placeholder
   uint32_t ident = 0, lineno_checksum = 0, cfg_checksum = 0;
   std::vector<CounterArray> counters;  // one per active kind, in kind order
+
+  // The object writes this function's counters (read, reset, written in
+  // full); otherwise a placeholder: a null entry, or a COMDAT copy whose
+  // counters are another object's.
+  bool writes_counters() const { return address != 0 && owned; }
 };
 
 struct ObjectRecord {  // one gcov_info: one object file, one .gcda

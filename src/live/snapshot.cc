@@ -248,7 +248,7 @@ Expected<void> fill_counts(const RemoteMemory& memory, const std::vector<Span>& 
       const FunctionRecord& fn = o.record.functions[f];
       // A COMDAT copy's counters are its owner's, written by it alone
       // (data_files_of): counted, not copied again for each copy.
-      if (fn.address == 0 || !fn.owned) {
+      if (!fn.writes_counters()) {
         for (const CounterArray& arr : fn.counters) counters_read += arr.num;
         continue;
       }
@@ -283,7 +283,7 @@ Expected<void> check_owned_arrays(const std::vector<ModuleSnapshot>& found) {
   for (const ModuleSnapshot& m : found)
     for (const ObjectSnapshot& o : m.objects)
       for (const FunctionRecord& fn : o.record.functions)
-        if (fn.address != 0 && fn.owned)
+        if (fn.writes_counters())
           for (const CounterArray& c : fn.counters)
             if (c.num) owned.push_back({c.values, c.values + uint64_t(c.num) * 8, &o.record.filename});
   std::sort(owned.begin(), owned.end(), [](const Owned& a, const Owned& b) { return a.start < b.start; });
@@ -315,7 +315,7 @@ ResetPlan plan_reset(const std::vector<ModuleSnapshot>& found) {
       if (!o.reset_selected) continue;
       ++plan.objects;
       for (const FunctionRecord& f : o.record.functions)
-        if (f.address != 0 && f.owned)
+        if (f.writes_counters())
           for (const CounterArray& c : f.counters)
             if (c.num) plan.arrays.emplace_back(c.values, size_t(c.num) * 8);
     }
@@ -638,7 +638,7 @@ format::DataFile object_data_file(const ModuleSnapshot& m, const ObjectSnapshot&
     DataRecord rec;
     rec.kind = DataRecord::Kind::kFunction;
     rec.tag = format::kTagFunction;
-    if (fn.address == 0 || !fn.owned) {
+    if (!fn.writes_counters()) {
       rec.placeholder = true;  // written by the object that owns it
       f.records.push_back(rec);
       continue;
@@ -709,7 +709,7 @@ Expected<std::map<std::string, format::DataFile>> ProcessCapture::data_files() c
       o.counts.assign(o.record.functions.size(), {});
       for (size_t f = 0; f < o.record.functions.size(); ++f) {
         const FunctionRecord& fn = o.record.functions[f];
-        if (fn.address == 0 || !fn.owned) continue;  // written by its owner (as fill_counts)
+        if (!fn.writes_counters()) continue;  // written by its owner (as fill_counts)
         for (const CounterArray& c : fn.counters)
           // A top-N counter on disk: its total and an empty list.
           o.counts[f].push_back(std::vector<int64_t>(is_topn_kind(c.kind) ? 2 * (c.num / 3) : c.num, 0));
