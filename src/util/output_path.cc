@@ -184,7 +184,9 @@ Expected<std::optional<UniqueFd>> open_parent_below(int root, std::string_view r
       *last = std::string(relative.substr(start));
       return std::optional<UniqueFd>(std::move(dir));
     }
-    if (depth > kMaxDepth) return errno_error(printable(shown), ELOOP);
+    if (depth > kMaxDepth)
+      return Error(fmt::format("{}: more than {} directories deep below the output tree; refusing to go deeper",
+                               printable(shown), kMaxDepth));
     const std::string part(relative.substr(start, slash - start));
     shown += "/" + part;
     start = slash + 1;

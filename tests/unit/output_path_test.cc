@@ -94,6 +94,25 @@ TEST(OutputPath, BelowAnOutputNoLinkIsFollowed) {
   for (const char* bad : {"", "/a", "a//b", "a/./b", "a/../b", "a/"}) EXPECT_FALSE(plain_relative_path(bad)) << bad;
 }
 
+TEST(OutputPath, ATreeDeeperThanTheLimitIsRefusedInWordsThatSaySo) {
+  // A name from a target's stream 2,040 directories deep was refused with
+  // strerror(ELOOP), "Too many levels of symbolic links", where no link was.
+  testing::TempDir d;
+  int root = ::open(d.path().c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(root, 0);
+  std::string deep;
+  for (int i = 0; i < 600; ++i) deep += "d/";
+  std::string last;
+  auto refused = open_parent_below(root, deep + "x.gcda", true, 0755, "T", &last);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("more than 512 directories deep below the output tree"), std::string::npos)
+      << refused.error().message;
+  EXPECT_EQ(refused.error().message.find("symbolic link"), std::string::npos) << refused.error().message;
+  auto allowed = open_parent_below(root, "a/b/c/x.gcda", true, 0755, "T", &last);
+  EXPECT_TRUE(allowed && *allowed);
+  ::close(root);
+}
+
 TEST(OutputPath, RemovesATreeWithoutFollowingLinks) {
   testing::TempDir d, elsewhere;
   ASSERT_TRUE(testing::write_text(elsewhere / "keep", "kept"));
